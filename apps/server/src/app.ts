@@ -1,0 +1,129 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import fastifyCookie from '@fastify/cookie';
+import fastifyHelmet from '@fastify/helmet';
+import fastifyStatic from '@fastify/static';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Config } from './config.ts';
+import type { AppContext } from './context.ts';
+import { openDatabase, type DbHandle } from './db/index.ts';
+import { createMailer, type Mailer } from './lib/mailer.ts';
+import { RateLimiter } from './lib/rate-limit.ts';
+import { modules } from './modules/index.ts';
+import { MailWorker } from './modules/mail/mail.outbox.ts';
+import { registerErrorHandling } from './plugins/errors.ts';
+import { registerOriginCheck } from './plugins/origin.ts';
+
+z.config(z.locales.ru());
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+}
+
+export interface BuildOptions {
+  /** An already opened (and migrated) database; otherwise one is opened from the config. */
+  database?: DbHandle;
+  mailer?: Mailer;
+}
+
+/** The whole site as a Fastify instance, without listen(): main.ts listens, tests inject. */
+export async function buildApp(config: Readonly<Config>, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    trustProxy: config.trustProxy,
+    bodyLimit: 64 * 1024,
+    disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  const database = options.database ?? openDatabase(config);
+  const mailer = options.mailer ?? createMailer(config);
+  const ctx: AppContext = {
+    config,
+    db: database.db,
+    dbKind: database.kind,
+    mailer,
+    mailWorker: new MailWorker(database.db, mailer, app.log),
+    limiter: new RateLimiter(config.rateLimits.enabled, config.rateLimits.windowMs),
+  };
+  app.decorate('ctx', ctx);
+
+  registerErrorHandling(app);
+  await app.register(fastifyCookie);
+  await app.register(fastifyHelmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'blob:', 'https:', 'http:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+    hsts: config.secureCookies,
+  });
+  registerOriginCheck(app, config);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: { title: `${config.siteName} API`, description: 'API сайта игрового сервера. Ошибки: { "error": "текст" }. Вход: cookie сеанса или заголовок Authorization: Bearer <токен из /api/user/login>.', version: '1.0.0' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
+
+  for (const mod of modules) await app.register(mod(ctx));
+
+  registerWebApp(app, config);
+
+  app.addHook('onReady', async () => {
+    if (config.workers) ctx.mailWorker.start();
+  });
+  app.addHook('onClose', async () => {
+    await ctx.mailWorker.stop();
+    mailer.close();
+    if (!options.database) await database.close();
+  });
+  return app;
+}
+
+/** Serves the built single-page app, with index.html for every non-API path it does not know. */
+function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
+  const indexFile = path.join(config.webDist, 'index.html');
+  const hasWeb = existsSync(indexFile);
+  if (hasWeb) {
+    void app.register(fastifyStatic, {
+      root: config.webDist,
+      wildcard: true,
+      index: false,
+      setHeaders(res, filePath) {
+        res.header('cache-control', filePath.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      },
+    });
+  }
+  app.setNotFoundHandler((request, reply) => {
+    const url = request.url;
+    if (url.startsWith('/api/') || url === '/api' || (request.method !== 'GET' && request.method !== 'HEAD')) {
+      return reply.code(404).send({ error: 'Не найдено' });
+    }
+    if (!hasWeb) return reply.code(503).type('text/plain; charset=utf-8').send('Веб-приложение не собрано: выполните npm run build');
+    reply.header('cache-control', 'no-cache');
+    return reply.sendFile('index.html');
+  });
+}

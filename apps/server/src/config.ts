@@ -1,0 +1,112 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z.enum(['on', 'off', 'true', 'false', '1', '0']).transform((v) => v === 'on' || v === 'true' || v === '1');
+const int = (def: number, min = 0, max = 1_000_000_000) => z.coerce.number().int().min(min).max(max).default(def);
+
+const Env = z.object({
+  PORT: int(3000, 0, 65535),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z.string().optional(),
+  PUBLIC_URL: z.string().url().optional(),
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().optional(),
+  SITE_NAME: z.string().default('Kubik'),
+  TRUST_PROXY: bool.default(false),
+  SESSION_TTL_DAYS: int(30, 1, 3650),
+  RATE_LIMITS: bool.default(true),
+  RATE_LIMIT_WINDOW_SEC: int(900, 1),
+  RATE_LIMIT_LOGIN_IP: int(30, 1),
+  RATE_LIMIT_LOGIN_ACCOUNT: int(10, 1),
+  RATE_LIMIT_REGISTER_IP: int(10, 1),
+  RATE_LIMIT_FORGOT_IP: int(10, 1),
+  RATE_LIMIT_FORGOT_ACCOUNT: int(3, 1),
+  LAUNCHER_VERSION: z.string().default('v1.0.0'),
+  LAUNCHER_WINDOWS_URL: z.string().default('/downloads/KubikLauncher-1.0.0.exe'),
+  LAUNCHER_LINUX_URL: z.string().default('/downloads/KubikLauncher-1.0.0.AppImage'),
+  SUPPORT_VK_URL: z.string().default('https://vk.com/'),
+  SUPPORT_TELEGRAM_URL: z.string().default('https://t.me/'),
+  SUPPORT_DISCORD_URL: z.string().default('https://discord.com/'),
+  WEB_DIST: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** postgres://… selects PostgreSQL; otherwise SQLite at sqlitePath. */
+  databaseUrl: string | undefined;
+  sqlitePath: string;
+  publicUrl: string;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  siteName: string;
+  trustProxy: boolean;
+  secureCookies: boolean;
+  sessionTtlMs: number;
+  rateLimits: {
+    enabled: boolean;
+    windowMs: number;
+    loginPerIp: number;
+    loginPerAccount: number;
+    registerPerIp: number;
+    forgotPerIp: number;
+    forgotPerAccount: number;
+  };
+  launcher: { version: string; windowsUrl: string; linuxUrl: string };
+  support: { vk: string; telegram: string; discord: string };
+  webDist: string;
+  logLevel: string;
+  /** Background workers (mail, monitors, deliveries); tests may switch them off. */
+  workers: boolean;
+}
+
+export type ConfigOverrides = Partial<Omit<Config, 'rateLimits'>> & { rateLimits?: Partial<Config['rateLimits']> };
+
+const repoRoot = path.resolve(import.meta.dirname, '../../..');
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: ConfigOverrides = {}): Readonly<Config> {
+  const parsed = Env.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const port = overrides.port ?? e.PORT;
+  const publicUrl = (overrides.publicUrl ?? e.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const dataDir = path.resolve(overrides.dataDir ?? e.DATA_DIR);
+  const databaseUrl = overrides.databaseUrl ?? (e.DATABASE_URL || undefined);
+  const config: Config = {
+    port,
+    host: e.HOST,
+    dataDir,
+    databaseUrl,
+    sqlitePath: path.join(dataDir, 'kubik.sqlite'),
+    publicUrl,
+    smtpUrl: e.SMTP_URL || undefined,
+    mailFrom: e.MAIL_FROM ?? `${e.SITE_NAME} <no-reply@${new URL(publicUrl).hostname}>`,
+    siteName: e.SITE_NAME,
+    trustProxy: e.TRUST_PROXY,
+    secureCookies: publicUrl.startsWith('https://'),
+    sessionTtlMs: e.SESSION_TTL_DAYS * 86_400_000,
+    launcher: { version: e.LAUNCHER_VERSION, windowsUrl: e.LAUNCHER_WINDOWS_URL, linuxUrl: e.LAUNCHER_LINUX_URL },
+    support: { vk: e.SUPPORT_VK_URL, telegram: e.SUPPORT_TELEGRAM_URL, discord: e.SUPPORT_DISCORD_URL },
+    webDist: path.resolve(e.WEB_DIST ?? path.join(repoRoot, 'apps/web/dist')),
+    logLevel: e.LOG_LEVEL,
+    workers: true,
+    ...overrides,
+    rateLimits: {
+      enabled: e.RATE_LIMITS,
+      windowMs: e.RATE_LIMIT_WINDOW_SEC * 1000,
+      loginPerIp: e.RATE_LIMIT_LOGIN_IP,
+      loginPerAccount: e.RATE_LIMIT_LOGIN_ACCOUNT,
+      registerPerIp: e.RATE_LIMIT_REGISTER_IP,
+      forgotPerIp: e.RATE_LIMIT_FORGOT_IP,
+      forgotPerAccount: e.RATE_LIMIT_FORGOT_ACCOUNT,
+      ...overrides.rateLimits,
+    },
+  };
+  return Object.freeze(config);
+}

@@ -1,0 +1,15 @@
+import type { Config } from './config.ts';
+import type { Db, DbKind } from './db/index.ts';
+import type { Mailer } from './lib/mailer.ts';
+import type { RateLimiter } from './lib/rate-limit.ts';
+import type { MailWorker } from './modules/mail/mail.outbox.ts';
+
+/** What every module gets: configuration, the database and the shared services. */
+export interface AppContext {
+  config: Readonly<Config>;
+  db: Db;
+  dbKind: DbKind;
+  mailer: Mailer;
+  mailWorker: MailWorker;
+  limiter: RateLimiter;
+}

@@ -1,0 +1,74 @@
+import type { Generated } from 'kysely';
+
+/** Times are epoch milliseconds and booleans 0/1 on both databases, so one code path serves both. */
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  username_lower: string;
+  email: string;
+  email_lower: string;
+  password_hash: string;
+  is_admin: number;
+  /** Integer kopecks; always equals the sum of the user's ledger rows. */
+  balance: number;
+  email_verified_at: number | null;
+  created_at: number;
+  deleted_at: number | null;
+}
+
+export interface SessionsTable {
+  token_hash: string;
+  user_id: number;
+  created_at: number;
+  expires_at: number;
+  user_agent: string | null;
+  ip: string | null;
+}
+
+export interface EmailTokensTable {
+  id: Generated<number>;
+  user_id: number;
+  kind: 'verify' | 'reset';
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface LedgerTable {
+  id: Generated<number>;
+  user_id: number;
+  /** Signed kopecks. */
+  amount: number;
+  /** adjustment | purchase | refund | … */
+  reason: string;
+  author_id: number | null;
+  ref: string | null;
+  note: string | null;
+  created_at: number;
+}
+
+export interface MailOutboxTable {
+  id: Generated<number>;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  /** The action link, logged when no SMTP server is configured. */
+  link: string | null;
+  attempts: number;
+  next_attempt_at: number;
+  locked_until: number | null;
+  sent_at: number | null;
+  failed_at: number | null;
+  last_error: string | null;
+  created_at: number;
+}
+
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  email_tokens: EmailTokensTable;
+  ledger: LedgerTable;
+  mail_outbox: MailOutboxTable;
+}

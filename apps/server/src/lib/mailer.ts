@@ -1,0 +1,47 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import type { Config } from '../config.ts';
+
+export interface Letter {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export interface Mailer {
+  /** Throws when the letter could not be handed over; the outbox then retries it. */
+  send(letter: Letter): Promise<void>;
+  readonly kind: 'smtp' | 'files';
+  close(): void;
+}
+
+/**
+ * SMTP when SMTP_URL is set. Otherwise each letter becomes an .eml file under DATA_DIR/mail,
+ * so a local owner can still open confirmation and reset links.
+ */
+export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'>): Mailer {
+  if (config.smtpUrl) {
+    const transport = nodemailer.createTransport({ url: config.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
+    return {
+      kind: 'smtp',
+      async send(letter) {
+        await transport.sendMail({ from: config.mailFrom, ...letter });
+      },
+      close: () => transport.close(),
+    };
+  }
+  const dir = path.join(config.dataDir, 'mail');
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    kind: 'files',
+    async send(letter) {
+      const info = await transport.sendMail({ from: config.mailFrom, ...letter });
+      await fs.mkdir(dir, { recursive: true });
+      const safeTo = letter.to.replace(/[^a-zA-Z0-9@._-]/g, '_');
+      await fs.writeFile(path.join(dir, `${Date.now()}-${safeTo}.eml`), info.message as Buffer);
+    },
+    close: () => transport.close(),
+  };
+}

@@ -1,0 +1,11 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** 256 random bits, URL-safe: used for sessions and e-mail links. */
+export function newToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** Tokens are stored only as hashes, so a leaked database holds no usable link or session. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}

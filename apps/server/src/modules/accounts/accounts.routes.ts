@@ -1,0 +1,106 @@
+import {
+  ChangePasswordBody,
+  ErrorResponse,
+  ForgotPasswordBody,
+  LoginBody,
+  LoginResponse,
+  MeResponse,
+  MessageResponse,
+  RegisterBody,
+  ResetPasswordBody,
+  TokenParams,
+} from '@kubik/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { clearSessionCookie, currentUser, requireUser, sessionToken, setSessionCookie } from '../../plugins/auth.ts';
+import { deleteSession } from './accounts.repo.ts';
+import * as service from './accounts.service.ts';
+
+const tags = ['Аккаунты'];
+const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
+
+export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post('/api/user/register', {
+      schema: {
+        tags,
+        summary: 'Регистрация. is_admin и balance учитываются, только если запрос делает администратор.',
+        body: RegisterBody,
+        response: { 201: MessageResponse.extend({ id: z.number() }), ...err(400, 409, 429) },
+      },
+      handler: async (req, reply) => {
+        const actor = await currentUser(ctx, req);
+        const result = await service.register(ctx, req.body, actor, req.ip);
+        return reply.code(201).send(result);
+      },
+    });
+
+    app.get('/api/user/confirm/:token', {
+      schema: { tags, summary: 'Ссылка из письма: подтверждает почту и ведёт на /login?verified=true', params: TokenParams, response: { 302: z.null() } },
+      handler: async (req, reply) => {
+        const ok = await service.confirmEmail(ctx, req.params.token);
+        return reply.redirect(ok ? '/login?verified=true' : '/login?verified=invalid', 302);
+      },
+    });
+
+    app.post('/api/user/resend-confirmation', {
+      schema: { tags, summary: 'Отправить письмо подтверждения ещё раз', body: ForgotPasswordBody, response: { 200: MessageResponse, ...err(400, 429) } },
+      handler: async (req) => ({ message: await service.resendConfirmation(ctx, req.body.email, req.ip) }),
+    });
+
+    app.post('/api/user/login', {
+      schema: {
+        tags,
+        summary: 'Вход. Ставит httpOnly-cookie сеанса и возвращает тот же токен для заголовка Authorization: Bearer.',
+        body: LoginBody,
+        response: { 200: LoginResponse, ...err(400, 401, 403, 429) },
+      },
+      handler: async (req, reply) => {
+        const { token } = await service.login(ctx, req.body, { ip: req.ip, userAgent: req.headers['user-agent'] });
+        setSessionCookie(ctx, reply, token);
+        return { token, message: 'Вы вошли' };
+      },
+    });
+
+    app.post('/api/user/logout', {
+      schema: { tags, summary: 'Выход: завершает текущий сеанс', response: { 200: MessageResponse } },
+      handler: async (req, reply) => {
+        const token = sessionToken(req);
+        if (token && token.length <= 200) await deleteSession(ctx.db, token);
+        clearSessionCookie(ctx, reply);
+        return { message: 'Вы вышли из аккаунта' };
+      },
+    });
+
+    app.get('/api/user/me', {
+      schema: { tags, summary: 'Текущий пользователь', response: { 200: MeResponse, ...err(401) } },
+      handler: async (req) => {
+        const user = await requireUser(ctx, req);
+        return service.toMe(user, req.authState?.token ?? undefined);
+      },
+    });
+
+    app.post('/api/user/forgot-password', {
+      schema: { tags, summary: 'Письмо со ссылкой для сброса пароля (ответ одинаков, есть такая почта или нет)', body: ForgotPasswordBody, response: { 200: MessageResponse, ...err(400, 429) } },
+      handler: async (req) => ({ message: await service.forgotPassword(ctx, req.body.email, req.ip) }),
+    });
+
+    app.post('/api/user/reset-password/:token', {
+      schema: { tags, summary: 'Новый пароль по ссылке из письма; завершает все сеансы', params: TokenParams, body: ResetPasswordBody, response: { 200: MessageResponse, ...err(400) } },
+      handler: async (req) => {
+        await service.resetPassword(ctx, req.params.token, req.body.new_password);
+        return { message: service.TEXTS.resetDone };
+      },
+    });
+
+    app.post('/api/user/change-password', {
+      schema: { tags, summary: 'Смена пароля в личном кабинете; завершает другие сеансы', body: ChangePasswordBody, response: { 200: MessageResponse, ...err(400, 401, 429) } },
+      handler: async (req) => {
+        const user = await requireUser(ctx, req);
+        await service.changePassword(ctx, user, req.authState?.token ?? '', req.body.old_password, req.body.new_password);
+        return { message: service.TEXTS.passwordChanged };
+      },
+    });
+  };
+}

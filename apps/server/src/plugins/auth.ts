@@ -1,0 +1,55 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { forbidden, unauthorized } from '../lib/errors.ts';
+import { findSessionUser, type UserRow } from '../modules/accounts/accounts.repo.ts';
+
+export const SESSION_COOKIE = 'kubik_session';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Resolved lazily by currentUser(), so public routes never touch the sessions table. */
+    authState?: { token: string | null; user: UserRow | null };
+  }
+}
+
+/** The session token from the cookie, or from `Authorization: Bearer` (the launcher). */
+export function sessionToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (header?.startsWith('Bearer ')) return header.slice(7).trim() || null;
+  return request.cookies[SESSION_COOKIE] ?? null;
+}
+
+export async function currentUser(ctx: AppContext, request: FastifyRequest): Promise<UserRow | null> {
+  if (request.authState) return request.authState.user;
+  const token = sessionToken(request);
+  const user = token && token.length <= 200 ? ((await findSessionUser(ctx.db, token)) ?? null) : null;
+  request.authState = { token, user };
+  return user;
+}
+
+export function setSessionCookie(ctx: AppContext, reply: FastifyReply, token: string): void {
+  reply.setCookie(SESSION_COOKIE, token, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: ctx.config.secureCookies,
+    maxAge: Math.floor(ctx.config.sessionTtlMs / 1000),
+  });
+}
+
+export function clearSessionCookie(ctx: AppContext, reply: FastifyReply): void {
+  reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: ctx.config.secureCookies });
+}
+
+/** A logged-in user, or 401: 'Invalid token' when a token came but is no good (the client logs out). */
+export async function requireUser(ctx: AppContext, request: FastifyRequest): Promise<UserRow> {
+  const user = await currentUser(ctx, request);
+  if (user) return user;
+  throw unauthorized(request.authState?.token ? 'Invalid token' : 'Войдите в аккаунт');
+}
+
+export async function requireAdmin(ctx: AppContext, request: FastifyRequest): Promise<UserRow> {
+  const user = await requireUser(ctx, request);
+  if (user.is_admin !== 1) throw forbidden('Доступно только администраторам');
+  return user;
+}

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+/** Registration rules: the username is the in-game name, so it follows Minecraft's rules. */
+export const USERNAME_RE = /^[A-Za-z0-9_]{3,16}$/;
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 128;
+
+export const Username = z
+  .string({ error: 'Введите имя пользователя' })
+  .regex(USERNAME_RE, 'Имя пользователя: от 3 до 16 символов — латинские буквы, цифры и «_»');
+
+export const Email = z
+  .string({ error: 'Введите адрес почты' })
+  .trim()
+  .max(254, 'Слишком длинный адрес почты')
+  .pipe(z.email({ error: 'Введите корректный адрес почты' }));
+
+export const NewPassword = z
+  .string({ error: 'Введите пароль' })
+  .min(PASSWORD_MIN, `Пароль должен быть не короче ${PASSWORD_MIN} символов`)
+  .max(PASSWORD_MAX, `Пароль должен быть не длиннее ${PASSWORD_MAX} символов`);
+
+/** Login takes whatever was typed: a wrong shape is just a wrong name or password. */
+const LoginField = z.string({ error: 'Введите имя пользователя и пароль' }).min(1, 'Введите имя пользователя и пароль').max(256, 'Неверное имя пользователя или пароль');
+
+export const RegisterBody = z.strictObject({
+  username: Username,
+  email: Email,
+  password: NewPassword,
+  // Honoured only when an administrator registers someone from the admin area.
+  is_admin: z.boolean({ error: 'Поле is_admin должно быть логическим' }).optional(),
+  balance: z.number({ error: 'Баланс должен быть числом' }).finite().min(0, 'Баланс не может быть отрицательным').max(100_000_000, 'Слишком большой баланс').optional(),
+});
+export type RegisterBody = z.infer<typeof RegisterBody>;
+
+export const LoginBody = z.strictObject({ username: LoginField, password: LoginField });
+export type LoginBody = z.infer<typeof LoginBody>;
+
+export const LoginResponse = z.object({ token: z.string(), message: z.string() });
+export type LoginResponse = z.infer<typeof LoginResponse>;
+
+export const ForgotPasswordBody = z.strictObject({ email: Email });
+export type ForgotPasswordBody = z.infer<typeof ForgotPasswordBody>;
+
+export const ResetPasswordBody = z.strictObject({ new_password: NewPassword });
+export type ResetPasswordBody = z.infer<typeof ResetPasswordBody>;
+
+export const TokenParams = z.strictObject({
+  token: z.string().min(10, 'Ссылка недействительна').max(200, 'Ссылка недействительна'),
+});
+
+export const ChangePasswordBody = z.strictObject({
+  old_password: LoginField,
+  new_password: NewPassword,
+});
+export type ChangePasswordBody = z.infer<typeof ChangePasswordBody>;
+
+export const MeResponse = z.object({
+  id: z.number(),
+  username: z.string(),
+  email: z.string(),
+  is_admin: z.boolean(),
+  balance: z.number(),
+  token: z.string().optional(),
+});
+export type MeResponse = z.infer<typeof MeResponse>;
