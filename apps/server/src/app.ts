@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyHelmet from '@fastify/helmet';
@@ -105,6 +105,11 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
 /** Serves the built single-page app, with index.html for every non-API path it does not know. */
 function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
+  // Launcher builds and other files the owner publishes: DATA_DIR/downloads → /downloads/.
+  const downloads = path.join(config.dataDir, 'downloads');
+  mkdirSync(downloads, { recursive: true });
+  void app.register(fastifyStatic, { root: downloads, prefix: '/downloads/', decorateReply: false, index: false });
+
   const indexFile = path.join(config.webDist, 'index.html');
   const hasWeb = existsSync(indexFile);
   if (hasWeb) {
@@ -121,6 +126,11 @@ function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
     const url = request.url;
     if (url.startsWith('/api/') || url === '/api' || (request.method !== 'GET' && request.method !== 'HEAD')) {
       return reply.code(404).send({ error: 'Не найдено' });
+    }
+    // A missing file (a script, an image, a download) is a 404, not the app's index page.
+    const pathname = url.split('?')[0] ?? '';
+    if (pathname.startsWith('/downloads/') || /\.[a-z0-9]{1,8}$/i.test(pathname)) {
+      return reply.code(404).type('text/plain; charset=utf-8').send('Файл не найден');
     }
     if (!hasWeb) return reply.code(503).type('text/plain; charset=utf-8').send('Веб-приложение не собрано: выполните npm run build');
     reply.header('cache-control', 'no-cache');

@@ -1,0 +1,117 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import { Link, NavLink, useLocation } from 'react-router';
+import { formatRub } from '../lib/format.ts';
+import { useAuth } from './auth.tsx';
+import { Avatar } from './Avatar.tsx';
+import { useSite } from './site.tsx';
+
+const LINKS = [
+  { to: '/', label: 'Главная', end: true },
+  { to: '/servers', label: 'Серверы' },
+  { to: '/help', label: 'Помощь' },
+  { to: '/donate', label: 'Донат' },
+  { to: '/rules', label: 'Правила' },
+];
+
+export function Header() {
+  const site = useSite();
+  const { user } = useAuth();
+  const [navOpen, setNavOpen] = useState(false);
+  const location = useLocation();
+  useEffect(() => setNavOpen(false), [location.pathname]);
+
+  return (
+    <header className="site-header">
+      <div className="container header-inner">
+        <Link to="/" className="brand" aria-label={`${site.name} — на главную`}>
+          <img src="/favicon.svg" alt="" width={28} height={28} className="pixelated" />
+          <span>{site.name}</span>
+        </Link>
+        <button type="button" className="icon-button nav-toggle" aria-expanded={navOpen} aria-controls="main-nav" aria-label="Меню" onClick={() => setNavOpen((v) => !v)}>
+          ☰
+        </button>
+        <nav id="main-nav" className={`main-nav${navOpen ? ' open' : ''}`} aria-label="Основная навигация">
+          <ul>
+            {LINKS.map((l) => (
+              <li key={l.to}>
+                <NavLink to={l.to} end={l.end}>
+                  {l.label}
+                </NavLink>
+              </li>
+            ))}
+          </ul>
+          <div className="header-account">{user === undefined ? null : user ? <ProfileMenu /> : <GuestLinks />}</div>
+        </nav>
+      </div>
+    </header>
+  );
+}
+
+function GuestLinks() {
+  return (
+    <div className="row guest-links">
+      <Link to="/register" className="btn btn-ghost">
+        Регистрация
+      </Link>
+      <Link to="/login" className="btn btn-primary">
+        Вход
+      </Link>
+    </div>
+  );
+}
+
+function ProfileMenu() {
+  const { user, refresh, logout } = useAuth();
+  const [open, setOpen] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+  const menuId = useId();
+  const location = useLocation();
+  useEffect(() => setOpen(false), [location.pathname]);
+  useEffect(() => {
+    if (!open) return;
+    const onDown = (e: PointerEvent) => {
+      if (!box.current?.contains(e.target as Node)) setOpen(false);
+    };
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') setOpen(false);
+    };
+    document.addEventListener('pointerdown', onDown);
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('pointerdown', onDown);
+      document.removeEventListener('keydown', onKey);
+    };
+  }, [open]);
+  if (!user) return null;
+  return (
+    <div className="profile-menu" ref={box} onPointerEnter={refresh} onFocus={refresh}>
+      <button type="button" className="profile-button" aria-haspopup="menu" aria-expanded={open} aria-controls={menuId} onClick={() => setOpen((v) => !v)}>
+        <Avatar username={user.username} size={32} />
+        <span className="profile-name" data-testid="header-username">
+          {user.username}
+        </span>
+        <span className="profile-balance" data-testid="header-balance">
+          {formatRub(user.balance)}
+        </span>
+      </button>
+      {open && (
+        <div className="menu" id={menuId} role="menu">
+          <Link role="menuitem" to="/profile">
+            Личный кабинет
+          </Link>
+          <Link role="menuitem" to="/shop">
+            Магазин
+          </Link>
+          {user.is_admin && (
+            <Link role="menuitem" to="/admin">
+              Админ-панель
+            </Link>
+          )}
+          <button role="menuitem" type="button" onClick={() => void logout()}>
+            Выйти
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}

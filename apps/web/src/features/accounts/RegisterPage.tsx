@@ -1,0 +1,56 @@
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { useNotify } from '../../app/notifications.tsx';
+import { Field } from '../../components/Field.tsx';
+import { ApiError } from '../../lib/api.ts';
+import { useTitle } from '../../lib/title.ts';
+import { register } from './api.ts';
+
+/** The server decides what is valid (spec §5); its texts are shown as they come. */
+export function registrationError(err: unknown): string {
+  const text = err instanceof ApiError ? err.message : '';
+  if (text === 'Email already exists') return 'Пользователь с такой почтой уже зарегистрирован.';
+  if (text === 'Username already exists') return 'Пользователь с таким именем уже существует.';
+  if (text) return `Ошибка регистрации: ${text}`;
+  return 'Ошибка регистрации. Попробуйте позже.';
+}
+
+export default function RegisterPage() {
+  useTitle('Регистрация');
+  const navigate = useNavigate();
+  const notify = useNotify();
+  const [form, setForm] = useState({ username: '', email: '', password: '' });
+  const [busy, setBusy] = useState(false);
+  const set = (k: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement>) => setForm((f) => ({ ...f, [k]: e.target.value }));
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    try {
+      await register({ username: form.username.trim(), email: form.email.trim(), password: form.password });
+      notify('success', 'Письмо с подтверждением отправлено на вашу почту. Проверьте почту!');
+      navigate('/login');
+    } catch (err) {
+      notify('danger', registrationError(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section className="card card-narrow">
+      <h1>Регистрация</h1>
+      <form className="form" onSubmit={submit} noValidate>
+        <Field label="Имя пользователя" name="username" autoComplete="username" value={form.username} onChange={set('username')} hint="Это ваш ник в игре: 3–16 латинских букв, цифр или «_»." />
+        <Field label="Почта" name="email" type="email" autoComplete="email" value={form.email} onChange={set('email')} hint="На неё придёт письмо для подтверждения." />
+        <Field label="Пароль" name="password" type="password" autoComplete="new-password" value={form.password} onChange={set('password')} hint="Не короче 8 символов." />
+        <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
+          {busy ? 'Отправляем…' : 'Зарегистрироваться'}
+        </button>
+        <p className="muted">
+          Уже есть аккаунт? <Link to="/login">Войти</Link>
+        </p>
+      </form>
+    </section>
+  );
+}

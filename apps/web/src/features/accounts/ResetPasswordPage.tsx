@@ -1,0 +1,55 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { useNotify } from '../../app/notifications.tsx';
+import { Field } from '../../components/Field.tsx';
+import { useTitle } from '../../lib/title.ts';
+import { resetPassword } from './api.ts';
+import { REDIRECT_DELAY_MS } from './ForgotPasswordPage.tsx';
+
+export default function ResetPasswordPage() {
+  useTitle('Новый пароль');
+  const [params] = useSearchParams();
+  const token = params.get('token') ?? '';
+  const navigate = useNavigate();
+  const notify = useNotify();
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const timer = useRef<number | undefined>(undefined);
+  useEffect(() => () => window.clearTimeout(timer.current), []);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    try {
+      await resetPassword(token, password);
+      notify('success', 'Пароль успешно сброшен');
+      timer.current = window.setTimeout(() => navigate('/login'), REDIRECT_DELAY_MS);
+    } catch {
+      notify('danger', 'Не удалось сбросить пароль');
+      setBusy(false);
+    }
+  }
+
+  if (!token) {
+    return (
+      <section className="card card-narrow">
+        <h1>Новый пароль</h1>
+        <p className="notice notice-warning">В ссылке нет кода сброса. Запросите новую ссылку.</p>
+        <Link to="/forgot-password" className="btn btn-primary">
+          Запросить ссылку
+        </Link>
+      </section>
+    );
+  }
+  return (
+    <section className="card card-narrow">
+      <h1>Новый пароль</h1>
+      <form className="form" onSubmit={submit} noValidate>
+        <Field label="Новый пароль" name="new_password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} hint="Не короче 8 символов." required />
+        <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
+          {busy ? 'Сохраняем…' : 'Сохранить пароль'}
+        </button>
+      </form>
+    </section>
+  );
+}

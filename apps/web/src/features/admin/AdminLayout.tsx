@@ -1,0 +1,27 @@
+import { NavLink, Outlet } from 'react-router';
+import { useTitle } from '../../lib/title.ts';
+
+const SECTIONS = [
+  { to: '/admin/users', label: 'Пользователи' },
+  { to: '/admin/news', label: 'Новости' },
+  { to: '/admin/shop', label: 'Магазин' },
+  { to: '/admin/donate', label: 'Донат' },
+  { to: '/admin/servers', label: 'Серверы' },
+];
+
+export default function AdminLayout() {
+  useTitle('Админ-панель');
+  return (
+    <div className="stack admin">
+      <h1>Админ-панель</h1>
+      <nav className="admin-nav" aria-label="Разделы админ-панели">
+        {SECTIONS.map((s) => (
+          <NavLink key={s.to} to={s.to} className="btn btn-small">
+            {s.label}
+          </NavLink>
+        ))}
+      </nav>
+      <Outlet />
+    </div>
+  );
+}

@@ -1,0 +1,65 @@
+/** The one way the web app talks to the server: credentials always, { error } read on failure. */
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const AUTH_PAGES = ['/login', '/register', '/forgot-password', '/reset-password'];
+
+let onUnauthorized: () => void = () => {
+  if (!AUTH_PAGES.includes(window.location.pathname)) window.location.assign('/login');
+};
+
+/** The app replaces the full reload with a router navigation once it has started. */
+export function setUnauthorizedHandler(handler: () => void): void {
+  onUnauthorized = handler;
+}
+
+export function isAuthPage(pathname: string): boolean {
+  return AUTH_PAGES.includes(pathname);
+}
+
+export interface ApiOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** The current-user probe: a 401 there only means "guest", not "go log in". */
+  quiet401?: boolean;
+}
+
+export async function api<T>(path: string, options: ApiOptions = {}): Promise<T> {
+  const init: RequestInit = { method: options.method ?? 'GET', credentials: 'include', headers: { ...options.headers } };
+  if (options.body instanceof FormData) {
+    init.body = options.body;
+  } else if (options.body !== undefined) {
+    init.body = JSON.stringify(options.body);
+    (init.headers as Record<string, string>)['content-type'] = 'application/json';
+  }
+  let res: Response;
+  try {
+    res = await fetch(path, init);
+  } catch {
+    throw new ApiError(0, 'Нет связи с сервером. Проверьте подключение к интернету.');
+  }
+  const text = await res.text();
+  let data: unknown = undefined;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = undefined;
+    }
+  }
+  if (!res.ok) {
+    const message = (data as { error?: unknown } | undefined)?.error;
+    const error = new ApiError(res.status, typeof message === 'string' ? message : '');
+    if ((res.status === 401 || message === 'Invalid token') && !options.quiet401) onUnauthorized();
+    throw error;
+  }
+  return data as T;
+}

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { linkIn, loginUi, registerAndConfirm, see, startSite, toast, type Site } from './harness.ts';
+
+describe('accounts in the browser', () => {
+  let site: Site;
+  beforeAll(async () => {
+    site = await startSite();
+  });
+  afterAll(async () => {
+    await site?.stop();
+  });
+
+  it('register → letter → verified notice → login → header → logout', async () => {
+    const page = await site.newPage();
+    await page.goto('/register');
+    await page.getByRole('heading', { name: 'Регистрация' }).waitFor();
+    expect(await page.title()).toBe('Регистрация — Kubik');
+    await page.getByLabel('Имя пользователя').fill('Alex_2010');
+    await page.getByLabel('Почта').fill('alex@example.com');
+    await page.getByLabel('Пароль').fill('password123');
+    await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
+    await toast(page, 'success', 'Письмо с подтверждением отправлено на вашу почту. Проверьте почту!');
+    await page.waitForURL('**/login');
+
+    const letter = await site.smtp.waitFor('alex@example.com');
+    expect(letter.subject).toContain('Подтверждение почты');
+    await page.goto(linkIn(letter, '/api/user/confirm/'));
+    await page.waitForURL('**/login?verified=true');
+    await toast(page, 'success', 'Почта успешно подтверждена! Теперь вы можете войти.');
+
+    await page.getByLabel('Имя пользователя').fill('Alex_2010');
+    await page.getByLabel('Пароль').fill('password123');
+    await page.getByRole('button', { name: 'Войти' }).click();
+    await page.waitForURL(`${site.url}/`);
+    expect(await page.getByTestId('header-username').textContent()).toBe('Alex_2010');
+    expect(await page.getByTestId('header-balance').textContent()).toBe('0\u00a0₽');
+
+    // A logged-in user is sent home from guest-only screens.
+    await page.goto('/login');
+    await page.waitForURL(`${site.url}/`);
+
+    await page.getByTestId('header-username').click();
+    await page.getByRole('menuitem', { name: 'Выйти' }).click();
+    await page.waitForURL('**/login');
+    await page.getByRole('link', { name: 'Вход' }).waitFor();
+    expect(await page.getByTestId('header-username').count()).toBe(0);
+  });
+
+  it('shows the wrong-password text and the unconfirmed warning', async () => {
+    const page = await site.newPage();
+    await page.goto('/register');
+    await page.getByLabel('Имя пользователя').fill('Pending');
+    await page.getByLabel('Почта').fill('pending@example.com');
+    await page.getByLabel('Пароль').fill('password123');
+    await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
+    await page.waitForURL('**/login');
+
+    await page.getByLabel('Имя пользователя').fill('Pending');
+    await page.getByLabel('Пароль').fill('password123');
+    await page.getByRole('button', { name: 'Войти' }).click();
+    await toast(page, 'warning', 'Почта не подтверждена');
+
+    await page.getByLabel('Пароль').fill('wrong-password');
+    await page.getByRole('button', { name: 'Войти' }).click();
+    await toast(page, 'danger', 'Неверное имя пользователя или пароль');
+  });
+
+  it('shows registration errors in Russian', async () => {
+    const page = await site.newPage();
+    await registerAndConfirm(site, page, 'Taken');
+    await page.goto('/register');
+    await page.getByLabel('Имя пользователя').fill('taken');
+    await page.getByLabel('Почта').fill('other@example.com');
+    await page.getByLabel('Пароль').fill('password123');
+    await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
+    await toast(page, 'danger', 'Пользователь с таким именем уже существует.');
+    await page.getByLabel('Имя пользователя').fill('Someone');
+    await page.getByLabel('Почта').fill('TAKEN@example.com');
+    await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
+    await toast(page, 'danger', 'Пользователь с такой почтой уже зарегистрирован.');
+  });
+
+  it('forgot → letter → reset → login with the new password', async () => {
+    const page = await site.newPage();
+    await registerAndConfirm(site, page, 'Forgetful');
+    await page.getByRole('button', { name: 'Забыли пароль?' }).click();
+    await page.waitForURL('**/forgot-password');
+    await page.getByLabel('Почта').fill('forgetful@example.com');
+    await page.getByRole('button', { name: 'Отправить' }).click();
+    await toast(page, 'success', 'Письмо со ссылкой для сброса пароля отправлено');
+    await page.waitForURL('**/login', { timeout: 5000 });
+
+    const letter = await site.smtp.waitFor('forgetful@example.com', (l) => l.subject.includes('Сброс пароля'));
+    await page.goto(linkIn(letter, '/reset-password?token='));
+    await page.getByLabel('Новый пароль').fill('brand-new-pass');
+    await page.getByRole('button', { name: 'Сохранить пароль' }).click();
+    await toast(page, 'success', 'Пароль успешно сброшен');
+    await page.waitForURL('**/login', { timeout: 5000 });
+
+    await loginUi(page, 'Forgetful', 'brand-new-pass');
+    expect(await page.getByTestId('header-username').textContent()).toBe('Forgetful');
+  });
+
+  it('sends a guest who opens /profile to /login, and works on a 360 px phone', async () => {
+    const page = await site.newPage({ width: 360, height: 740 });
+    await page.goto('/profile');
+    await page.waitForURL('**/login');
+    await see(page, 'Забыли пароль?');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+    expect(overflow).toBe(false);
+    await page.getByRole('button', { name: 'Меню' }).click();
+    await page.getByRole('navigation', { name: 'Основная навигация' }).getByRole('link', { name: 'Правила' }).click();
+    await page.waitForURL('**/rules');
+    await page.getByRole('heading', { name: 'Правила', level: 1 }).waitFor();
+    expect(await page.title()).toBe('Правила — Kubik');
+  });
+
+  it('shows help for guests and for players', async () => {
+    const page = await site.newPage();
+    await page.goto('/help');
+    await see(page, 'Windows (.exe) · v1.0.0');
+    await see(page, 'Linux (AppImage) · v1.0.0');
+    await see(page, 'Как зарегистрироваться?');
+    await registerAndConfirm(site, page, 'Helper');
+    await loginUi(page, 'Helper');
+    await page.goto('/help');
+    await see(page, 'Здравствуйте, Helper!');
+    expect(await page.getByText('Как зарегистрироваться?').count()).toBe(0);
+  });
+
+  it('makes the first administrator from the command line', async () => {
+    site.createAdmin('Owner', 'owner@example.com', 'owner-password');
+    const page = await site.newPage();
+    await loginUi(page, 'Owner', 'owner-password');
+    await page.getByTestId('header-username').click();
+    await page.getByRole('menuitem', { name: 'Админ-панель' }).click();
+    await page.waitForURL('**/admin/users');
+  });
+});

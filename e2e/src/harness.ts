@@ -1,0 +1,129 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { linkIn, SmtpCatcher } from '../../apps/server/src/test/smtp-catcher.ts';
+
+export { linkIn };
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+export interface Site {
+  url: string;
+  dataDir: string;
+  smtp: SmtpCatcher;
+  env: NodeJS.ProcessEnv;
+  browser: Browser;
+  /** A fresh browser context (its own cookies) with a page on it. */
+  newPage(viewport?: { width: number; height: number }): Promise<Page>;
+  /** Runs `npm run admin:create` against this site's database. */
+  createAdmin(username: string, email: string, password: string): void;
+  stop(): Promise<void>;
+}
+
+/** Starts the built site as `npm start` would run it, on a free port with a fresh data dir. */
+export async function startSite(extraEnv: Record<string, string> = {}): Promise<Site> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-e2e-'));
+  const smtp = await new SmtpCatcher().start();
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    PUBLIC_URL: url,
+    SMTP_URL: smtp.url,
+    RATE_LIMITS: 'off',
+    LOG_LEVEL: 'warn',
+    ...extraEnv,
+  };
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`site exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${url}/api/site`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('site did not start in 30 s');
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const contexts: BrowserContext[] = [];
+  return {
+    url,
+    dataDir,
+    smtp,
+    env,
+    browser,
+    async newPage(viewport = { width: 1280, height: 800 }) {
+      const context = await browser.newContext({ baseURL: url, viewport, locale: 'ru-RU' });
+      contexts.push(context);
+      const page = await context.newPage();
+      page.setDefaultTimeout(10_000);
+      return page;
+    },
+    createAdmin(username, email, password) {
+      const res = spawnSync('npm', ['run', '--silent', 'admin:create', '--', '--username', username, '--email', email, '--password', password], { cwd: ROOT, env, encoding: 'utf8' });
+      if (res.status !== 0) throw new Error(`admin:create failed: ${res.stderr}${res.stdout}`);
+    },
+    async stop() {
+      await browser.close().catch(() => {});
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+      await smtp.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Registers through the UI and confirms through the letter's link: a ready, logged-out player. */
+export async function registerAndConfirm(site: Site, page: Page, username: string, password = 'password123'): Promise<void> {
+  const email = `${username.toLowerCase()}@example.com`;
+  await page.goto('/register');
+  await page.getByLabel('Имя пользователя').fill(username);
+  await page.getByLabel('Почта').fill(email);
+  await page.getByLabel('Пароль').fill(password);
+  await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
+  await page.waitForURL('**/login');
+  const letter = await site.smtp.waitFor(email);
+  await page.goto(linkIn(letter, '/api/user/confirm/'));
+  await page.waitForURL('**/login?verified=true');
+}
+
+export async function loginUi(page: Page, username: string, password = 'password123'): Promise<void> {
+  await page.goto('/login');
+  await page.getByLabel('Имя пользователя').fill(username);
+  await page.getByLabel('Пароль').fill(password);
+  await page.getByRole('button', { name: 'Войти' }).click();
+  await page.getByTestId('header-username').waitFor();
+}
+
+/** Waits until the text is visible somewhere on the page (first match). */
+export async function see(page: Page, text: string | RegExp, timeout = 10_000): Promise<void> {
+  await page.getByText(text).first().waitFor({ state: 'visible', timeout });
+}
+
+/** Waits for a notification of the given type with exactly this text. */
+export async function toast(page: Page, type: 'success' | 'danger' | 'info' | 'warning', text: string): Promise<void> {
+  await page.locator(`.toast[data-type="${type}"]`, { hasText: text }).first().waitFor({ state: 'visible' });
+}
