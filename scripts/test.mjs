@@ -13,7 +13,8 @@ const only = process.argv.slice(2);
 
 const suites = [
   { name: 'api', cwd: 'apps/server' },
-  { name: 'e2e', cwd: 'e2e', before: () => run('npm', ['run', 'build'], root) },
+  // WEB_DIST lets parallel checkouts build into and serve from a folder of their own.
+  { name: 'e2e', cwd: 'e2e', before: () => (process.env.WEB_DIST ? run('npx', ['vite', 'build', '--outDir', process.env.WEB_DIST, '--emptyOutDir'], path.join(root, 'apps/web')) : run('npm', ['run', 'build'], root)) },
 ].filter((s) => only.length === 0 || only.includes(s.name));
 
 function run(cmd, args, cwd) {

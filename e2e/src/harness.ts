@@ -52,6 +52,7 @@ export async function startSite(extraEnv: Record<string, string> = {}): Promise<
     SMTP_URL: smtp.url,
     RATE_LIMITS: 'off',
     LOG_LEVEL: 'warn',
+    ...(process.env.WEB_DIST ? { WEB_DIST: process.env.WEB_DIST } : {}),
     ...extraEnv,
   };
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });

@@ -28,6 +28,11 @@ const Env = z.object({
   SUPPORT_VK_URL: z.string().default('https://vk.com/'),
   SUPPORT_TELEGRAM_URL: z.string().default('https://t.me/'),
   SUPPORT_DISCORD_URL: z.string().default('https://discord.com/'),
+  MONITOR_INTERVAL_SEC: int(60, 1, 86_400),
+  MONITOR_TIMEOUT_MS: int(3000, 100, 60_000),
+  MONITOR_CONCURRENCY: int(64, 1, 10_000),
+  DELIVERY_INTERVAL_SEC: int(5, 1, 3600),
+  RCON_TIMEOUT_MS: int(5000, 100, 60_000),
   WEB_DIST: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -57,6 +62,10 @@ export interface Config {
   };
   launcher: { version: string; windowsUrl: string; linuxUrl: string };
   support: { vk: string; telegram: string; discord: string };
+  /** Server status checks (Minecraft Server List Ping). */
+  monitor: { intervalMs: number; timeoutMs: number; concurrency: number };
+  /** Shop deliveries over RCON. */
+  delivery: { intervalMs: number; timeoutMs: number };
   webDist: string;
   logLevel: string;
   /** Background workers (mail, monitors, deliveries); tests may switch them off. */
@@ -93,6 +102,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     sessionTtlMs: e.SESSION_TTL_DAYS * 86_400_000,
     launcher: { version: e.LAUNCHER_VERSION, windowsUrl: e.LAUNCHER_WINDOWS_URL, linuxUrl: e.LAUNCHER_LINUX_URL },
     support: { vk: e.SUPPORT_VK_URL, telegram: e.SUPPORT_TELEGRAM_URL, discord: e.SUPPORT_DISCORD_URL },
+    monitor: { intervalMs: e.MONITOR_INTERVAL_SEC * 1000, timeoutMs: e.MONITOR_TIMEOUT_MS, concurrency: e.MONITOR_CONCURRENCY },
+    delivery: { intervalMs: e.DELIVERY_INTERVAL_SEC * 1000, timeoutMs: e.RCON_TIMEOUT_MS },
     webDist: path.resolve(e.WEB_DIST ?? path.join(repoRoot, 'apps/web/dist')),
     logLevel: e.LOG_LEVEL,
     workers: true,

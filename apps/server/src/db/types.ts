@@ -1,4 +1,10 @@
 import type { Generated } from 'kysely';
+import type { AuditTables } from '../modules/audit/audit.tables.ts';
+import type { DonateTables } from '../modules/donate/donate.tables.ts';
+import type { NewsTables } from '../modules/news/news.tables.ts';
+import type { ServersTables } from '../modules/servers/servers.tables.ts';
+import type { ShopTables } from '../modules/shop/shop.tables.ts';
+import type { SkinsTables } from '../modules/skins/skins.tables.ts';
 
 /** Times are epoch milliseconds and booleans 0/1 on both databases, so one code path serves both. */
 export interface UsersTable {
@@ -65,10 +71,13 @@ export interface MailOutboxTable {
   created_at: number;
 }
 
-export interface Database {
+interface CoreTables {
   users: UsersTable;
   sessions: SessionsTable;
   email_tokens: EmailTokensTable;
   ledger: LedgerTable;
   mail_outbox: MailOutboxTable;
 }
+
+/** Every table: the core ones here, each feature's in modules/<feature>/<feature>.tables.ts. */
+export interface Database extends CoreTables, AuditTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables {}

@@ -1,7 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.ts';
 import { accountsRoutes } from './accounts/accounts.routes.ts';
+import { donateRoutes } from './donate/donate.routes.ts';
+import { newsRoutes } from './news/news.routes.ts';
+import { serversRoutes } from './servers/servers.routes.ts';
+import { shopRoutes } from './shop/shop.routes.ts';
 import { siteRoutes } from './site/site.routes.ts';
+import { skinsRoutes } from './skins/skins.routes.ts';
 
 /** Every feature's routes; app.ts registers them in this order. */
-export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes];
+export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes, newsRoutes, donateRoutes, serversRoutes, shopRoutes, skinsRoutes];

@@ -1,7 +1,23 @@
 import type { Migration } from 'kysely';
+import { auditMigrations } from '../../modules/audit/audit.migrations.ts';
+import { donateMigrations } from '../../modules/donate/donate.migrations.ts';
+import { newsMigrations } from '../../modules/news/news.migrations.ts';
+import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
+import { shopMigrations } from '../../modules/shop/shop.migrations.ts';
+import { skinsMigrations } from '../../modules/skins/skins.migrations.ts';
 import * as m2026112201 from './2026112201_accounts.ts';
 
-/** Every migration, in order of name. A landed migration is never edited: add a new one. */
+/**
+ * Every migration; Kysely runs them in order of name. Each feature keeps its own list with a
+ * name range of its own (news 2026112210_…, donate …15_…, servers …20_…, shop …30_…, skins …40_…).
+ * A landed migration is never edited: add a new one.
+ */
 export const migrations: Record<string, Migration> = {
   '2026112201_accounts': m2026112201,
+  ...auditMigrations,
+  ...newsMigrations,
+  ...donateMigrations,
+  ...serversMigrations,
+  ...shopMigrations,
+  ...skinsMigrations,
 };

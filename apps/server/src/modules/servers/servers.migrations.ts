@@ -1,0 +1,31 @@
+import type { Kysely, Migration } from 'kysely';
+import { bigint, notNull, withId } from '../../db/schema-helpers.ts';
+
+// Names 20261122_2x…; add new migrations here with later names, never edit a landed one.
+export const serversMigrations: Record<string, Migration> = {
+  '2026112220_servers': {
+    async up(db: Kysely<unknown>) {
+      await withId(db, db.schema.createTable('servers'))
+        .addColumn('name', 'varchar(100)', notNull)
+        .addColumn('description', 'text', notNull)
+        .addColumn('image_url', 'varchar(2048)', (c) => c.notNull().defaultTo(''))
+        .addColumn('ip_address', 'varchar(255)', (c) => c.notNull().defaultTo(''))
+        .addColumn('port', 'integer', (c) => c.notNull().defaultTo(25565))
+        .addColumn('max_online', 'integer', (c) => c.notNull().defaultTo(100))
+        .addColumn('online', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('status', 'varchar(16)', (c) => c.notNull().defaultTo('offline'))
+        .addColumn('version', 'varchar(255)')
+        .addColumn('motd', 'text')
+        .addColumn('fail_count', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('last_checked_at', bigint)
+        .addColumn('rcon_host', 'varchar(255)')
+        .addColumn('rcon_port', 'integer')
+        .addColumn('rcon_password', 'varchar(255)')
+        .addColumn('command_template', 'varchar(500)')
+        .addColumn('sort_order', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_at', bigint, notNull)
+        .addColumn('updated_at', bigint, notNull)
+        .execute();
+    },
+  },
+};
