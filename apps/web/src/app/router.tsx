@@ -22,6 +22,7 @@ const AdminNewsPage = lazy(() => import('../features/news/AdminNewsPage.tsx'));
 const AdminShopPage = lazy(() => import('../features/shop/AdminShopPage.tsx'));
 const AdminDonatePage = lazy(() => import('../features/donate/AdminDonatePage.tsx'));
 const AdminServersPage = lazy(() => import('../features/servers/AdminServersPage.tsx'));
+const AdminAuditPage = lazy(() => import('../features/admin/AdminAuditPage.tsx'));
 
 export const router = createBrowserRouter([
   {
@@ -48,6 +49,7 @@ export const router = createBrowserRouter([
           { path: 'shop', element: <AdminShopPage /> },
           { path: 'donate', element: <AdminDonatePage /> },
           { path: 'servers', element: <AdminServersPage /> },
+          { path: 'audit', element: <AdminAuditPage /> },
         ],
       },
       { path: '*', element: <NotFoundPage /> },
