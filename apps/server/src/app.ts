@@ -12,6 +12,7 @@ import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase, type DbHandle } from './db/index.ts';
 import { createMailer, type Mailer } from './lib/mailer.ts';
+import { PublicCache } from './lib/public-cache.ts';
 import { RateLimiter } from './lib/rate-limit.ts';
 import { modules } from './modules/index.ts';
 import { MailWorker } from './modules/mail/mail.outbox.ts';
@@ -52,7 +53,9 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     mailer,
     mailWorker: new MailWorker(database.db, mailer, app.log),
     limiter: new RateLimiter(config.rateLimits.enabled, config.rateLimits.windowMs),
+    publicCache: new PublicCache(database.kind === 'pg' ? config.databaseUrl : undefined),
   };
+  await ctx.publicCache.start();
   app.decorate('ctx', ctx);
 
   registerErrorHandling(app);
@@ -97,6 +100,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   });
   app.addHook('onClose', async () => {
     await ctx.mailWorker.stop();
+    await ctx.publicCache.stop();
     mailer.close();
     if (!options.database) await database.close();
   });

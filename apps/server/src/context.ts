@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import type { Db, DbKind } from './db/index.ts';
 import type { Mailer } from './lib/mailer.ts';
+import type { PublicCache } from './lib/public-cache.ts';
 import type { RateLimiter } from './lib/rate-limit.ts';
 import type { MailWorker } from './modules/mail/mail.outbox.ts';
 
@@ -12,4 +13,6 @@ export interface AppContext {
   mailer: Mailer;
   mailWorker: MailWorker;
   limiter: RateLimiter;
+  /** Serialized public answers, dropped on write on every instance (lib/public-cache.ts). */
+  publicCache: PublicCache;
 }

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPgDatabase } from '../test/test-app.ts';
+import { PublicCache } from './public-cache.ts';
+
+describe('public cache in one process', () => {
+  it('builds once, serves from memory and rebuilds after invalidate', async () => {
+    const cache = new PublicCache();
+    let builds = 0;
+    const build = async () => ({ n: ++builds });
+    const [a, b] = await Promise.all([cache.get('k', build), cache.get('k', build)]);
+    expect(builds).toBe(1);
+    expect(a).toBe(b);
+    expect(JSON.parse(a.json.toString())).toEqual({ n: 1 });
+    await cache.invalidate('k');
+    const c = await cache.get('k', build);
+    expect(JSON.parse(c.json.toString())).toEqual({ n: 2 });
+    expect(c.etag).not.toBe(a.etag);
+  });
+
+  it('does not keep a build that raced a write', async () => {
+    const cache = new PublicCache();
+    let release!: () => void;
+    const slow = cache.get('k', () => new Promise((r) => (release = () => r({ stale: true }))));
+    await cache.invalidate('k');
+    release();
+    await slow;
+    const fresh = await cache.get('k', async () => ({ stale: false }));
+    expect(JSON.parse(fresh.json.toString())).toEqual({ stale: false });
+  });
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)('public cache across instances (PostgreSQL)', () => {
+  let pgDb: Awaited<ReturnType<typeof createPgDatabase>>;
+  const a = () => new PublicCache(pgDb.url);
+  let one: PublicCache;
+  let two: PublicCache;
+  beforeAll(async () => {
+    pgDb = await createPgDatabase();
+    one = a();
+    two = a();
+    await one.start();
+    await two.start();
+  });
+  afterAll(async () => {
+    await one?.stop();
+    await two?.stop();
+    await pgDb?.drop();
+  });
+
+  it('drops an entry on the other instance when one invalidates it', async () => {
+    let version = 1;
+    const build = async () => ({ version });
+    expect(JSON.parse((await two.get('news', build)).json.toString())).toEqual({ version: 1 });
+    version = 2;
+    expect(JSON.parse((await two.get('news', build)).json.toString())).toEqual({ version: 1 });
+    await one.invalidate('news');
+    await expect.poll(async () => JSON.parse((await two.get('news', build)).json.toString()).version, { timeout: 5000 }).toBe(2);
+  });
+});

@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import pg from 'pg';
+
+/** One public answer, serialized and compressed once, served from memory until a write. */
+export interface CachedBody {
+  json: Buffer;
+  gzip: Buffer;
+  etag: string;
+}
+
+const CHANNEL = 'kubik_public_cache';
+
+/**
+ * Public reads (news, tiers, servers, shop items) change only when an admin or a background job
+ * writes, so they are built once, kept serialized and gzipped, and dropped on write. With
+ * PostgreSQL every instance LISTENs, and invalidate() NOTIFYs the others.
+ */
+export class PublicCache {
+  private readonly entries = new Map<string, CachedBody>();
+  private readonly pending = new Map<string, Promise<CachedBody>>();
+  /** Bumped on every invalidation of a key, so a build that raced a write is not kept. */
+  private readonly generations = new Map<string, number>();
+  private listener: pg.Client | null = null;
+  private notifier: pg.Client | null = null;
+
+  constructor(private readonly databaseUrl?: string) {}
+
+  /** Connects the cross-instance channel (PostgreSQL only). */
+  async start(): Promise<void> {
+    if (!this.databaseUrl) return;
+    this.listener = new pg.Client({ connectionString: this.databaseUrl });
+    this.listener.on('notification', (msg) => {
+      if (msg.channel === CHANNEL && msg.payload) this.dropLocal(msg.payload);
+    });
+    // A lost connection would leave stale entries: drop everything and stop caching across instances.
+    this.listener.on('error', () => {
+      this.entries.clear();
+      this.listener = null;
+    });
+    await this.listener.connect();
+    await this.listener.query(`listen ${CHANNEL}`);
+    this.notifier = new pg.Client({ connectionString: this.databaseUrl });
+    this.notifier.on('error', () => {
+      this.notifier = null;
+    });
+    await this.notifier.connect();
+  }
+
+  async stop(): Promise<void> {
+    await this.listener?.end().catch(() => {});
+    await this.notifier?.end().catch(() => {});
+    this.listener = this.notifier = null;
+  }
+
+  async get(key: string, build: () => Promise<unknown>): Promise<CachedBody> {
+    // With PostgreSQL but no working channel, other instances' writes would go unseen: don't cache.
+    const shared = !this.databaseUrl || this.listener !== null;
+    const hit = shared ? this.entries.get(key) : undefined;
+    if (hit) return hit;
+    const running = this.pending.get(key);
+    if (running) return running;
+    const generation = this.generations.get(key) ?? 0;
+    const promise = build()
+      .then((value) => {
+        const json = Buffer.from(JSON.stringify(value));
+        const body: CachedBody = { json, gzip: gzipSync(json), etag: `"${createHash('sha1').update(json).digest('base64url')}"` };
+        if (shared && (this.generations.get(key) ?? 0) === generation) this.entries.set(key, body);
+        return body;
+      })
+      .finally(() => this.pending.delete(key));
+    this.pending.set(key, promise);
+    return promise;
+  }
+
+  /** Drops the key here and on every other instance. Call after the write has committed. */
+  async invalidate(key: string): Promise<void> {
+    this.dropLocal(key);
+    if (this.notifier) await this.notifier.query('select pg_notify($1, $2)', [CHANNEL, key]).catch(() => {});
+  }
+
+  private dropLocal(key: string): void {
+    this.entries.delete(key);
+    this.pending.delete(key);
+    this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
+  }
+}
+
+/** Sends a cached body: 304 when the client has it, gzip when the client accepts it. */
+export function sendCached(request: FastifyRequest, reply: FastifyReply, body: CachedBody, maxAgeSec = 0): FastifyReply {
+  reply.header('etag', body.etag).header('vary', 'accept-encoding').header('cache-control', maxAgeSec > 0 ? `public, max-age=${maxAgeSec}` : 'no-cache');
+  if (request.headers['if-none-match'] === body.etag) return reply.code(304).send();
+  reply.header('content-type', 'application/json; charset=utf-8');
+  if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) return reply.header('content-encoding', 'gzip').send(body.gzip);
+  return reply.send(body.json);
+}
