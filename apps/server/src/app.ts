@@ -17,6 +17,7 @@ import { RateLimiter } from './lib/rate-limit.ts';
 import { modules } from './modules/index.ts';
 import { MailWorker } from './modules/mail/mail.outbox.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
+import { enforceAccess, type Access } from './plugins/auth.ts';
 import { registerOriginCheck } from './plugins/origin.ts';
 
 z.config(z.locales.ru());
@@ -24,7 +25,15 @@ z.config(z.locales.ru());
 declare module 'fastify' {
   interface FastifyInstance {
     ctx: AppContext;
+    /** Every API route with its declared access; the authorization matrix test walks it. */
+    apiRoutes: ApiRoute[];
   }
+}
+
+export interface ApiRoute {
+  method: string;
+  url: string;
+  access: Access;
 }
 
 export interface BuildOptions {
@@ -80,6 +89,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     hsts: config.secureCookies,
   });
   registerOriginCheck(app, config);
+  registerAccessControl(app, ctx);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -105,6 +115,24 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     if (!options.database) await database.close();
   });
   return app;
+}
+
+/**
+ * Every /api route must say who may call it (`config: { access }`); a route without a rule
+ * stops the app from starting, so nothing is exposed by accident.
+ */
+function registerAccessControl(app: FastifyInstance, ctx: AppContext): void {
+  app.decorate('apiRoutes', [] as ApiRoute[]);
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api/') || route.url.startsWith('/api/docs')) return;
+    const access = route.config?.access;
+    if (!access) {
+      app.log.warn(`route ${String(route.method)} ${route.url} declares no config.access`);
+      return;
+    }
+    for (const method of [route.method].flat()) if (method !== 'HEAD') app.apiRoutes.push({ method, url: route.url, access });
+  });
+  app.addHook('onRequest', async (request) => enforceAccess(ctx, request));
 }
 
 /** Serves the built single-page app, with index.html for every non-API path it does not know. */

@@ -5,7 +5,13 @@ import { findSessionUser, type UserRow } from '../modules/accounts/accounts.repo
 
 export const SESSION_COOKIE = 'kubik_session';
 
+/** Who may call a route; every /api route declares it in `config.access` (see app.ts). */
+export type Access = 'public' | 'user' | 'admin';
+
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
   interface FastifyRequest {
     /** Resolved lazily by currentUser(), so public routes never touch the sessions table. */
     authState?: { token: string | null; user: UserRow | null };
@@ -52,4 +58,11 @@ export async function requireAdmin(ctx: AppContext, request: FastifyRequest): Pr
   const user = await requireUser(ctx, request);
   if (user.is_admin !== 1) throw forbidden('Доступно только администраторам');
   return user;
+}
+
+/** Enforces a route's declared access before its body is even parsed. */
+export async function enforceAccess(ctx: AppContext, request: FastifyRequest): Promise<void> {
+  const access = request.routeOptions.config?.access;
+  if (access === 'user') await requireUser(ctx, request);
+  else if (access === 'admin') await requireAdmin(ctx, request);
 }

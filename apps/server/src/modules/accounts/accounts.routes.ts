@@ -23,6 +23,7 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.post('/api/user/register', {
+      config: { access: 'public' },
       schema: {
         tags,
         summary: 'Регистрация. is_admin и balance учитываются, только если запрос делает администратор.',
@@ -37,6 +38,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.get('/api/user/confirm/:token', {
+      config: { access: 'public' },
       schema: { tags, summary: 'Ссылка из письма: подтверждает почту и ведёт на /login?verified=true', params: TokenParams, response: { 302: z.null() } },
       handler: async (req, reply) => {
         const ok = await service.confirmEmail(ctx, req.params.token);
@@ -45,11 +47,13 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.post('/api/user/resend-confirmation', {
+      config: { access: 'public' },
       schema: { tags, summary: 'Отправить письмо подтверждения ещё раз', body: ForgotPasswordBody, response: { 200: MessageResponse, ...err(400, 429) } },
       handler: async (req) => ({ message: await service.resendConfirmation(ctx, req.body.email, req.ip) }),
     });
 
     app.post('/api/user/login', {
+      config: { access: 'public' },
       schema: {
         tags,
         summary: 'Вход. Ставит httpOnly-cookie сеанса и возвращает тот же токен для заголовка Authorization: Bearer.',
@@ -64,6 +68,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.post('/api/user/logout', {
+      config: { access: 'public' },
       schema: { tags, summary: 'Выход: завершает текущий сеанс', response: { 200: MessageResponse } },
       handler: async (req, reply) => {
         const token = sessionToken(req);
@@ -74,6 +79,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.get('/api/user/me', {
+      config: { access: 'user' },
       schema: { tags, summary: 'Текущий пользователь', response: { 200: MeResponse, ...err(401) } },
       handler: async (req) => {
         const user = await requireUser(ctx, req);
@@ -82,11 +88,13 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.post('/api/user/forgot-password', {
+      config: { access: 'public' },
       schema: { tags, summary: 'Письмо со ссылкой для сброса пароля (ответ одинаков, есть такая почта или нет)', body: ForgotPasswordBody, response: { 200: MessageResponse, ...err(400, 429) } },
       handler: async (req) => ({ message: await service.forgotPassword(ctx, req.body.email, req.ip) }),
     });
 
     app.post('/api/user/reset-password/:token', {
+      config: { access: 'public' },
       schema: { tags, summary: 'Новый пароль по ссылке из письма; завершает все сеансы', params: TokenParams, body: ResetPasswordBody, response: { 200: MessageResponse, ...err(400) } },
       handler: async (req) => {
         await service.resetPassword(ctx, req.params.token, req.body.new_password);
@@ -95,6 +103,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.post('/api/user/change-password', {
+      config: { access: 'user' },
       schema: { tags, summary: 'Смена пароля в личном кабинете; завершает другие сеансы', body: ChangePasswordBody, response: { 200: MessageResponse, ...err(400, 401, 429) } },
       handler: async (req) => {
         const user = await requireUser(ctx, req);

@@ -10,6 +10,7 @@ export function siteRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   };
   return async (app) => {
     app.get('/api/site', {
+      config: { access: 'public' },
       schema: { tags: ['Сайт'], summary: 'Название сайта, ссылки на лаунчер и поддержку', response: { 200: SiteInfo } },
       handler: async (_req, reply) => {
         reply.header('cache-control', 'public, max-age=60');

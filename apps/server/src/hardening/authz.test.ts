@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asUser, createTestApp, dbKinds, loginAs, seedUser, type TestApp } from '../test/test-app.ts';
+
+/** Placeholder values for path parameters: valid in shape, naming nothing that exists. */
+function fillParams(url: string): string {
+  return url
+    .replace(/:id\b/g, '999999')
+    .replace(/:token\b/g, 'x'.repeat(43))
+    .replace(/:username\b/g, 'Nobody_here')
+    .replace(/:(\w+)/g, 'x1');
+}
+
+/**
+ * The authorization matrix, generated from the app's own route table: every API route is
+ * called as a visitor, a player and an administrator. A denied role must get exactly 401
+ * (visitor) or 403 (player); an allowed role must never get 401, 403 or a 5xx.
+ */
+describe.each(dbKinds)('authorization matrix on %s', (kind) => {
+  let t: TestApp;
+  let userToken: string;
+  let adminToken: string;
+  beforeAll(async () => {
+    t = await createTestApp(kind, { rateLimits: { enabled: false }, workers: false });
+    await seedUser(t, 'Player');
+    await seedUser(t, 'Admin', { admin: true });
+    userToken = await loginAs(t, 'Player');
+    adminToken = await loginAs(t, 'Admin');
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('knows every route', () => {
+    expect(t.app.apiRoutes.length).toBeGreaterThan(5);
+  });
+
+  it('answers each role as the route declares', async () => {
+    const failures: string[] = [];
+    // Logout and password changes end sessions; they run last so the tokens stay valid.
+    const risky = (url: string) => /logout|change-password/.test(url);
+    const routes = [...t.app.apiRoutes].sort((a, b) => Number(risky(a.url)) - Number(risky(b.url)));
+    for (const route of routes) {
+      const url = fillParams(route.url);
+      const method = route.method as 'GET' | 'POST' | 'PUT' | 'DELETE';
+      const payload = method === 'GET' || method === 'DELETE' ? undefined : {};
+      for (const [role, token] of [
+        ['visitor', null],
+        ['user', userToken],
+        ['admin', adminToken],
+      ] as const) {
+        if (risky(route.url) && role !== 'visitor') continue;
+        const res = await t.app.inject(asUser(token, { method, url, payload }));
+        const allowed = route.access === 'public' || (route.access === 'user' && role !== 'visitor') || (route.access === 'admin' && role === 'admin');
+        const expected = allowed ? null : role === 'visitor' ? 401 : 403;
+        const ok = expected ? res.statusCode === expected : res.statusCode !== 401 && res.statusCode !== 403 && res.statusCode < 500;
+        if (!ok) failures.push(`${method} ${route.url} as ${role} (${route.access}): ${res.statusCode} ${res.body.slice(0, 120)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+});
