@@ -1,6 +1,50 @@
+import { DonateBody, DonateListResponse, DonateTier, ErrorResponse, IdParams, MessageResponse } from '@kubik/contract';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
+import { requireAdmin } from '../../plugins/auth.ts';
+import * as service from './donate.service.ts';
 
-export function donateRoutes(_ctx: AppContext): FastifyPluginAsyncZod {
-  return async () => {};
+const tags = ['Донат'];
+const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
+
+export function donateRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  // Checked before the body is parsed, so outsiders get 401/403 whatever they send.
+  const adminOnly = async (req: FastifyRequest) => {
+    await requireAdmin(ctx, req);
+  };
+  return async (app) => {
+    app.get('/api/donate/fully', {
+      schema: { tags, summary: 'Донаты с китами и привилегиями, в порядке администратора', response: { 200: DonateListResponse } },
+      handler: async () => service.listTiers(ctx),
+    });
+
+    app.post('/api/donate/add', {
+      onRequest: adminOnly,
+      schema: { tags, summary: 'Добавить донат (администратор)', body: DonateBody, response: { 201: DonateTier, ...err(400, 401, 403) } },
+      handler: async (req, reply) => {
+        const actor = await requireAdmin(ctx, req);
+        return reply.code(201).send(await service.createTier(ctx, actor, req.body));
+      },
+    });
+
+    app.put('/api/donate/:id', {
+      onRequest: adminOnly,
+      schema: { tags, summary: 'Изменить донат целиком, вместе с китами и привилегиями (администратор)', params: IdParams, body: DonateBody, response: { 200: DonateTier, ...err(400, 401, 403, 404) } },
+      handler: async (req) => {
+        const actor = await requireAdmin(ctx, req);
+        return service.updateTier(ctx, actor, req.params.id, req.body);
+      },
+    });
+
+    app.delete('/api/donate/:id', {
+      onRequest: adminOnly,
+      schema: { tags, summary: 'Удалить донат (администратор)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404) } },
+      handler: async (req) => {
+        const actor = await requireAdmin(ctx, req);
+        await service.deleteTier(ctx, actor, req.params.id);
+        return { message: service.TEXTS.deleted };
+      },
+    });
+  };
 }

@@ -1,3 +1,29 @@
+import type { Generated } from 'kysely';
+
 /** Tables of the donate feature; db/types.ts merges them into the Database type. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the feature
-export interface DonateTables {}
+export interface DonateTiersTable {
+  id: Generated<number>;
+  title: string;
+  /** Plain text; the web app shows it with its line breaks, never as HTML. */
+  content: string;
+  /** Price per month in hundredths of the currency (kopecks for roubles). */
+  amount_minor: number;
+  currency: string;
+  image_url: string | null;
+  is_best: number;
+  /** The admin's order of tiers, smallest first (ties by id). */
+  position: number;
+  /**
+   * The tier's kits and features, as JSON arrays in the admin's order. They have no identity
+   * of their own, are only ever read with their tier and are replaced with it as a whole, so
+   * the public list is one query over one table.
+   */
+  kits_json: string;
+  features_json: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DonateTables {
+  donate_tiers: DonateTiersTable;
+}
