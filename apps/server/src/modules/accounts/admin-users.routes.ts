@@ -1,6 +1,53 @@
+import { AdminUser, AdminUserList, AdminUserUpdateBody, ErrorResponse, IdParams, MessageResponse } from '@kubik/contract';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
+import { requireAdmin } from '../../plugins/auth.ts';
+import * as service from './admin-users.service.ts';
 
-export function adminUsersRoutes(_ctx: AppContext): FastifyPluginAsyncZod {
-  return async () => {};
+const tags = ['Пользователи (администратор)'];
+const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
+
+export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  // Checked before the body is parsed, so outsiders get 401/403 whatever they send.
+  const adminOnly = async (req: FastifyRequest) => {
+    await requireAdmin(ctx, req);
+  };
+  return async (app) => {
+    app.get('/api/user/all', {
+      onRequest: adminOnly,
+      schema: { tags, summary: 'Все пользователи, кроме удалённых', response: { 200: AdminUserList, ...err(401, 403) } },
+      handler: async () => service.listUsers(ctx),
+    });
+
+    app.put('/api/user/:id', {
+      onRequest: adminOnly,
+      schema: {
+        tags,
+        summary: 'Изменить пользователя. Меняется только присланное; пустой пароль оставляет прежний; новый баланс проводится через журнал операций.',
+        params: IdParams,
+        body: AdminUserUpdateBody,
+        response: { 200: AdminUser, ...err(400, 401, 403, 404, 409) },
+      },
+      handler: async (req) => {
+        const actor = await requireAdmin(ctx, req);
+        return service.updateUser(ctx, actor, req.authState?.token ?? null, req.params.id, req.body);
+      },
+    });
+
+    app.delete('/api/user/:id', {
+      onRequest: adminOnly,
+      schema: {
+        tags,
+        summary: 'Удалить пользователя: покупки и операции сохраняются, имя и почта освобождаются, сеансы завершаются',
+        params: IdParams,
+        response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) },
+      },
+      handler: async (req) => {
+        const actor = await requireAdmin(ctx, req);
+        await service.deleteUser(ctx, actor, req.params.id);
+        return { message: service.TEXTS.deleted };
+      },
+    });
+  };
 }
