@@ -1,2 +1,184 @@
+import { z } from 'zod';
+
 // Schemas of the servers feature, shared by the server and the web app.
-export {};
+
+export const SERVER_DEFAULTS = { port: 25565, max_online: 100 } as const;
+export const DEFAULT_RCON_PORT = 25575;
+export const DEFAULT_COMMAND_TEMPLATE = 'give {player} minecraft:{item} {quantity}';
+export const COMMAND_PLACEHOLDERS = ['player', 'item', 'quantity', 'order'] as const;
+/** The history chart: the last 24 hours in half-hour buckets. */
+export const HISTORY_BUCKETS = 48;
+export const HISTORY_STEP_MS = 30 * 60_000;
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const LABEL = /^[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?$/u;
+
+/** A host name (Cyrillic domains included), an IPv4 or an IPv6 address; no port, no scheme. */
+export function isHostOrIp(value: string): boolean {
+  if (IPV4.test(value)) return true;
+  if (value.includes(':')) return z.ipv6().safeParse(value.replace(/^\[(.*)\]$/, '$1')).success;
+  // 300.1.1.1 is a broken IP address, not a host name.
+  if (/^[\d.]+$/.test(value)) return false;
+  const name = value.replace(/\.$/, '');
+  return name.length > 0 && name.length <= 253 && name.split('.').every((l) => LABEL.test(l));
+}
+
+/** http(s)://… or a path on this site (/uploads/…); empty means no image. */
+export function isImageUrl(value: string): boolean {
+  if (value === '') return true;
+  if (/^\/(?!\/)\S*$/.test(value)) return true;
+  const m = /^https?:\/\/([^\s/?#@]+)(?:[/?#]\S*)?$/i.exec(value);
+  if (!m) return false;
+  const host = m[1]!.replace(/:\d{1,5}$/, '');
+  return isHostOrIp(host);
+}
+
+/** Why a command template is refused, or null when it is fine. */
+export function commandTemplateProblem(value: string): string | null {
+  // eslint-disable-next-line no-control-regex -- a newline would smuggle a second command
+  if (/[\u0000-\u001f\u007f]/.test(value)) return 'Шаблон команды: без переводов строки и управляющих символов';
+  const unknown = [...value.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!).filter((p) => !(COMMAND_PLACEHOLDERS as readonly string[]).includes(p));
+  if (unknown.length > 0) return `Шаблон команды: неизвестная подстановка {${unknown[0]}}. Можно: {player}, {item}, {quantity}, {order}`;
+  if (!value.includes('{player}')) return 'Шаблон команды должен содержать {player}';
+  return null;
+}
+
+/** Numbers as numbers; a numeric string from a form is taken too, anything else is refused. */
+const intField = (min: number, max: number, message: string) =>
+  z.preprocess((v) => (typeof v === 'string' && /^\s*\d{1,10}\s*$/.test(v) ? Number(v) : v), z.number({ error: message }).int(message).min(min, message).max(max, message));
+
+const PORT_TEXT = 'Порт — целое число от 1 до 65535';
+const RCON_PORT_TEXT = 'Порт RCON — целое число от 1 до 65535';
+const MAX_ONLINE_TEXT = 'Максимальный онлайн — целое число от 1';
+const HOST_TEXT = 'Адрес сервера: доменное имя или IP-адрес, без порта';
+const RCON_HOST_TEXT = 'Адрес RCON: доменное имя или IP-адрес, без порта';
+const IMAGE_TEXT = 'Ссылка на изображение: адрес http(s)://… или путь на сайте, начинающийся с /';
+
+const Name = z.string({ error: 'Введите название сервера' }).trim().min(1, 'Введите название сервера').max(100, 'Название сервера: не длиннее 100 символов');
+const Description = z.string({ error: 'Введите описание сервера' }).trim().min(1, 'Введите описание сервера').max(2000, 'Описание сервера: не длиннее 2000 символов');
+const ImageUrl = z.string({ error: IMAGE_TEXT }).trim().max(2048, 'Ссылка на изображение слишком длинная').refine(isImageUrl, IMAGE_TEXT);
+const Host = (text: string) => z.string({ error: text }).trim().max(253, text).refine((v) => v === '' || isHostOrIp(v), text);
+const Port = intField(1, 65535, PORT_TEXT);
+const MaxOnline = intField(1, 1_000_000, MAX_ONLINE_TEXT);
+/** Empty or null: use the server's own address. */
+const RconHost = z.union([z.null(), Host(RCON_HOST_TEXT)], { error: RCON_HOST_TEXT }).transform((v) => v || null);
+const RconPort = z.union([z.null(), z.literal(''), intField(1, 65535, RCON_PORT_TEXT)], { error: RCON_PORT_TEXT }).transform((v) => (v === '' ? null : v));
+/** Write-only. On update '' keeps the stored password and null removes it. */
+const RconPassword = z.union(
+  [
+    z.null(),
+    z
+      .string()
+      .max(255, 'Пароль RCON: не длиннее 255 символов')
+      // eslint-disable-next-line no-control-regex -- RCON sends it as one line
+      .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'Пароль RCON: без управляющих символов'),
+  ],
+  { error: 'Пароль RCON должен быть строкой' },
+);
+/** Empty or null: the default template. */
+const CommandTemplate = z
+  .union([z.null(), z.string().trim().max(500, 'Шаблон команды: не длиннее 500 символов')], { error: 'Шаблон команды должен быть строкой' })
+  .transform((v) => v || null)
+  .superRefine((v, ctx) => {
+    const problem = v === null ? null : commandTemplateProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+export const ServerBody = z.strictObject({
+  name: Name,
+  description: Description,
+  image_url: ImageUrl.default(''),
+  ip_address: Host(HOST_TEXT).default(''),
+  port: Port.default(SERVER_DEFAULTS.port),
+  max_online: MaxOnline.default(SERVER_DEFAULTS.max_online),
+  rcon_host: RconHost.optional(),
+  rcon_port: RconPort.optional(),
+  rcon_password: RconPassword.optional(),
+  command_template: CommandTemplate.optional(),
+});
+export type ServerBodyInput = z.input<typeof ServerBody>;
+export type ServerBody = z.output<typeof ServerBody>;
+
+/** The same fields; what is left out keeps its stored value (an older client sends only six). */
+export const ServerUpdateBody = z.strictObject({
+  name: Name,
+  description: Description,
+  image_url: ImageUrl.optional(),
+  ip_address: Host(HOST_TEXT).optional(),
+  port: Port.optional(),
+  max_online: MaxOnline.optional(),
+  rcon_host: RconHost.optional(),
+  rcon_port: RconPort.optional(),
+  rcon_password: RconPassword.optional(),
+  command_template: CommandTemplate.optional(),
+});
+export type ServerUpdateBody = z.output<typeof ServerUpdateBody>;
+
+export const ServerHistory = z.object({
+  /** Start of the first bucket, epoch ms. */
+  start: z.number(),
+  step_ms: z.number(),
+  /** Peak players online per bucket; null where no check succeeded. */
+  points: z.array(z.number().nullable()),
+});
+export type ServerHistory = z.infer<typeof ServerHistory>;
+
+const serverFields = {
+  id: z.number(),
+  name: z.string(),
+  description: z.string(),
+  image_url: z.string(),
+  ip_address: z.string(),
+  port: z.number(),
+  max_online: z.number(),
+  maxOnline: z.number(),
+  online: z.number(),
+  current_online: z.number(),
+  /** 'online', or 'offline' after two failed checks in a row (or before the first check). */
+  status: z.enum(['online', 'offline']),
+  version: z.string().nullable(),
+  motd: z.string().nullable(),
+  last_checked_at: z.number().nullable(),
+  /** The server's own icon from its status reply, when it sends one. */
+  favicon_url: z.string().nullable(),
+};
+
+export const PublicServer = z.object({ ...serverFields, history: ServerHistory });
+export type PublicServer = z.infer<typeof PublicServer>;
+
+export const ServersListResponse = z.object({ servers: z.array(PublicServer), total_online: z.number() });
+export type ServersListResponse = z.infer<typeof ServersListResponse>;
+
+export const AdminServer = z.object({
+  ...serverFields,
+  fail_count: z.number(),
+  last_error: z.string().nullable(),
+  rcon_host: z.string().nullable(),
+  rcon_port: z.number().nullable(),
+  command_template: z.string(),
+  has_rcon_password: z.boolean(),
+  /** A password is set and there is an address to send to: the shop can deliver here. */
+  rcon_configured: z.boolean(),
+});
+export type AdminServer = z.infer<typeof AdminServer>;
+
+export const AdminServersListResponse = z.object({ servers: z.array(AdminServer) });
+export type AdminServersListResponse = z.infer<typeof AdminServersListResponse>;
+
+export const ServerSaveResponse = z.object({ message: z.string(), server: AdminServer });
+export type ServerSaveResponse = z.infer<typeof ServerSaveResponse>;
+
+export const MonitorResponse = z.object({ message: z.string(), checked: z.number(), online: z.number(), offline: z.number() });
+export type MonitorResponse = z.infer<typeof MonitorResponse>;
+
+export const HistoryQuery = z.strictObject({
+  hours: intField(1, 24 * 30, 'Период: от 1 до 720 часов').default(24),
+});
+
+export const ServerHistoryResponse = z.object({
+  id: z.number(),
+  from: z.number(),
+  to: z.number(),
+  points: z.array(z.object({ at: z.number(), online: z.number().nullable() })),
+});
+export type ServerHistoryResponse = z.infer<typeof ServerHistoryResponse>;

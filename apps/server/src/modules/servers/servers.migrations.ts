@@ -28,4 +28,19 @@ export const serversMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '2026112221_servers_monitor': {
+    async up(db: Kysely<unknown>) {
+      // SQLite adds one column per statement.
+      await db.schema.alterTable('servers').addColumn('favicon', 'text').execute();
+      await db.schema.alterTable('servers').addColumn('last_error', 'varchar(255)').execute();
+      await withId(db, db.schema.createTable('server_online_history'))
+        .addColumn('server_id', 'integer', (c) => c.notNull().references('servers.id').onDelete('cascade'))
+        .addColumn('at', bigint, notNull)
+        // null: the check failed.
+        .addColumn('online', 'integer')
+        .execute();
+      await db.schema.createIndex('server_online_history_server_at_idx').on('server_online_history').columns(['server_id', 'at']).execute();
+      await db.schema.createIndex('server_online_history_at_idx').on('server_online_history').column('at').execute();
+    },
+  },
 };

@@ -1,6 +1,150 @@
+import {
+  AdminServersListResponse,
+  ErrorResponse,
+  HistoryQuery,
+  IdParams,
+  MessageResponse,
+  MonitorResponse,
+  ServerBody,
+  ServerHistoryResponse,
+  ServerSaveResponse,
+  ServersListResponse,
+  ServerUpdateBody,
+} from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import { sendCached } from '../../lib/public-cache.ts';
+import { requireAdmin } from '../../plugins/auth.ts';
+import { ServerMonitor } from './servers.monitor.ts';
+import * as service from './servers.service.ts';
 
-export function serversRoutes(_ctx: AppContext): FastifyPluginAsyncZod {
-  return async () => {};
+const tags = ['Серверы'];
+const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
+
+export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    const monitor = new ServerMonitor(ctx, app.log);
+    app.addHook('onReady', async () => {
+      if (ctx.config.workers) monitor.start();
+    });
+    app.addHook('onClose', async () => {
+      await monitor.stop();
+    });
+    /** A changed address is checked at once, so the admin sees its status without waiting a minute. */
+    const checkSoon = (id: number) => {
+      if (!ctx.config.workers) return;
+      monitor
+        .checkNow(id)
+        .then(async (changed) => {
+          if (changed) await ctx.publicCache.invalidate(service.LIST_CACHE_KEY);
+        })
+        .catch((error: unknown) => app.log.warn({ err: error, serverId: id }, 'immediate server check failed'));
+    };
+
+    // The spec's client calls /api/servers/ with the slash; both spellings answer.
+    for (const url of ['/api/servers/', '/api/servers']) {
+      const hide = url === '/api/servers';
+      app.get(url, {
+        config: { access: 'public' },
+        schema: {
+          tags,
+          hide,
+          summary: 'Список серверов с последним известным статусом и онлайном за сутки. Отвечает из сохранённых результатов, без опроса серверов.',
+          response: { 200: ServersListResponse, 304: z.null() },
+        },
+        handler: async (req, reply) => {
+          const body = await ctx.publicCache.get(service.LIST_CACHE_KEY, async () => ServersListResponse.parse(await service.buildPublicList(ctx.db)));
+          return sendCached(req, reply, body);
+        },
+      });
+
+      app.post(url, {
+        config: { access: 'admin' },
+        schema: { tags, hide, summary: 'Добавить сервер (администратор)', body: ServerBody, response: { 201: ServerSaveResponse, ...err(400, 401, 403) } },
+        handler: async (req, reply) => {
+          const admin = await requireAdmin(ctx, req);
+          const row = await service.createServer(ctx, admin.id, req.body);
+          checkSoon(row.id);
+          return reply.code(201).send({ message: service.TEXTS.created, server: service.toAdmin(row) });
+        },
+      });
+    }
+
+    app.get('/api/servers/admin', {
+      config: { access: 'admin' },
+      schema: { tags, summary: 'Список серверов с настройками RCON (без пароля) и причиной последней ошибки (администратор)', response: { 200: AdminServersListResponse, ...err(401, 403) } },
+      handler: async (req) => {
+        await requireAdmin(ctx, req);
+        return { servers: await service.listForAdmin(ctx.db) };
+      },
+    });
+
+    app.post('/api/servers/monitor', {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Проверить все серверы сейчас (администратор); отвечает, когда проверки закончены',
+        body: z.union([z.strictObject({}), z.null()]).optional(),
+        response: { 200: MonitorResponse, ...err(400, 401, 403) },
+      },
+      handler: async (req) => {
+        await requireAdmin(ctx, req);
+        const result = await monitor.sweep(true);
+        return { message: `Проверено серверов: ${result.checked}`, ...result };
+      },
+    });
+
+    app.put('/api/servers/:id', {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Изменить сервер (администратор). Не переданные необязательные поля не меняются; пустой rcon_password оставляет прежний пароль, null удаляет его.',
+        params: IdParams,
+        body: ServerUpdateBody,
+        response: { 200: ServerSaveResponse, ...err(400, 401, 403, 404) },
+      },
+      handler: async (req) => {
+        const admin = await requireAdmin(ctx, req);
+        const { row, addressChanged } = await service.updateServer(ctx, admin.id, req.params.id, req.body);
+        if (addressChanged) checkSoon(row.id);
+        return { message: service.TEXTS.updated, server: service.toAdmin(row) };
+      },
+    });
+
+    app.delete('/api/servers/:id', {
+      config: { access: 'admin' },
+      schema: { tags, summary: 'Удалить сервер (администратор)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) } },
+      handler: async (req) => {
+        const admin = await requireAdmin(ctx, req);
+        await service.deleteServer(ctx, admin.id, req.params.id);
+        return { message: service.TEXTS.deleted };
+      },
+    });
+
+    app.get('/api/servers/:id/history', {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Онлайн сервера за период: пик игроков в каждом интервале (null — сервер не отвечал)',
+        params: IdParams,
+        querystring: HistoryQuery,
+        response: { 200: ServerHistoryResponse, ...err(400, 404) },
+      },
+      handler: async (req, reply) => {
+        reply.header('cache-control', 'public, max-age=30');
+        return service.history(ctx.db, req.params.id, req.query.hours);
+      },
+    });
+
+    app.get('/api/servers/:id/favicon.png', {
+      config: { access: 'public' },
+      schema: { tags, summary: 'Значок сервера из его ответа на пинг (PNG)', params: IdParams, response: { 200: z.any(), ...err(400, 404) } },
+      handler: async (req, reply) => {
+        const png = await service.favicon(ctx.db, req.params.id);
+        // The list links it with ?v=<hash of the icon>, so a changed icon is a new address.
+        return reply.type('image/png').header('cache-control', 'public, max-age=86400').send(png);
+      },
+    });
+  };
 }

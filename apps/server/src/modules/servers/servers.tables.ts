@@ -24,10 +24,23 @@ export interface ServersTable {
   rcon_password: string | null;
   command_template: string | null;
   sort_order: number;
+  /** The server's icon from its status reply, `data:image/png;base64,…`. */
+  favicon: string | null;
+  /** Why the last check failed, for the admin list. */
+  last_error: string | null;
   created_at: number;
   updated_at: number;
 }
 
+/** One row per check: the players online, or null when the check failed. Thinned to hourly peaks after 7 days. */
+export interface ServerOnlineHistoryTable {
+  id: Generated<number>;
+  server_id: number;
+  at: number;
+  online: number | null;
+}
+
 export interface ServersTables {
   servers: ServersTable;
+  server_online_history: ServerOnlineHistoryTable;
 }

@@ -1,0 +1,212 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { sql } from 'kysely';
+import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/index.ts';
+import { DEFAULT_PORT, queryStatus, type ServerStatus, type StatusOptions } from '../../lib/minecraft/status.ts';
+import { LIST_CACHE_KEY } from './servers.service.ts';
+
+/** Failed checks in a row before a server shows as offline: one lost packet must not flap it. */
+export const FAILS_TO_OFFLINE = 2;
+const DAY_MS = 86_400_000;
+/** Every check is kept this long, then only the hourly peak. */
+export const HISTORY_FULL_MS = 7 * DAY_MS;
+export const HISTORY_KEEP_MS = 365 * DAY_MS;
+const THIN_EVERY_MS = 3_600_000;
+
+export type StatusCheck = (options: StatusOptions) => Promise<ServerStatus>;
+
+interface DueServer {
+  id: number;
+  ip_address: string;
+  port: number;
+  last_checked_at: number | null;
+}
+
+export interface SweepResult {
+  checked: number;
+  online: number;
+  offline: number;
+}
+
+/**
+ * Checks every server's status: in the background every config.monitor.intervalMs, and on demand.
+ * Each check is claimed by a conditional update of last_checked_at, so several instances (or an
+ * admin's click during a background sweep) never check one server twice at once.
+ */
+export class ServerMonitor {
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<unknown> | undefined;
+  private readonly inflight = new Map<number, Promise<boolean>>();
+  private readonly stopping = new AbortController();
+  private lastThinAt = 0;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly log: FastifyBaseLogger,
+    private readonly check: StatusCheck = queryStatus,
+  ) {}
+
+  private get db(): Db {
+    return this.ctx.db;
+  }
+
+  start(): void {
+    const { intervalMs } = this.ctx.config.monitor;
+    this.timer = setInterval(() => this.background(), intervalMs);
+    this.timer.unref();
+    this.background();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.stopping.abort();
+    await Promise.allSettled([this.sweeping, ...this.inflight.values()]);
+  }
+
+  private background(): void {
+    if (this.sweeping || this.stopping.signal.aborted) return;
+    this.sweeping = this.sweep(false)
+      .catch((err: unknown) => this.log.error({ err }, 'server monitor sweep failed'))
+      .finally(() => (this.sweeping = undefined));
+  }
+
+  /**
+   * One pass over the servers. `force` (the admin's button) checks every server now; otherwise
+   * only those whose last check is older than most of an interval (another instance may have
+   * just done it).
+   */
+  async sweep(force: boolean): Promise<SweepResult> {
+    const now = Date.now();
+    const { intervalMs, concurrency } = this.ctx.config.monitor;
+    const rows = await this.db.selectFrom('servers').select(['id', 'ip_address', 'port', 'last_checked_at']).execute();
+    const due = rows.filter((r) => force || r.last_checked_at == null || Number(r.last_checked_at) <= now - intervalMs * 0.8);
+    let changed = false;
+    const queue = [...due];
+    const workers = Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+      for (let next = queue.shift(); next && !this.stopping.signal.aborted; next = queue.shift()) {
+        if (await this.checkServer(next)) changed = true;
+      }
+    });
+    await Promise.all(workers);
+    if (changed) await this.ctx.publicCache.invalidate(LIST_CACHE_KEY);
+    await this.thinHistoryIfDue(now);
+    const counts = await this.db
+      .selectFrom('servers')
+      .select((eb) => [eb.fn.countAll<number>().as('total'), eb.fn.sum<number>(sql`case when status = 'online' then 1 else 0 end`).as('online')])
+      .executeTakeFirstOrThrow();
+    const online = Number(counts.online ?? 0);
+    return { checked: due.length, online, offline: Number(counts.total) - online };
+  }
+
+  /** Checks one server now unless it is being checked already (then waits for that check). */
+  checkNow(id: number): Promise<boolean> {
+    return this.db
+      .selectFrom('servers')
+      .select(['id', 'ip_address', 'port', 'last_checked_at'])
+      .where('id', '=', id)
+      .executeTakeFirst()
+      .then((row) => (row ? this.checkServer(row) : false));
+  }
+
+  private checkServer(row: DueServer): Promise<boolean> {
+    const running = this.inflight.get(row.id);
+    if (running) return running;
+    const job = this.runCheck(row)
+      .catch((err: unknown) => {
+        this.log.error({ err, serverId: row.id }, 'server check failed to record');
+        return false;
+      })
+      .finally(() => this.inflight.delete(row.id));
+    this.inflight.set(row.id, job);
+    return job;
+  }
+
+  /** true when the row was claimed and its result stored. */
+  private async runCheck(row: DueServer): Promise<boolean> {
+    const startedAt = Date.now();
+    const claimed = await this.db
+      .updateTable('servers')
+      .set({ last_checked_at: startedAt })
+      .where('id', '=', row.id)
+      .where((eb) => (row.last_checked_at == null ? eb('last_checked_at', 'is', null) : eb('last_checked_at', '=', row.last_checked_at)))
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) !== 1) return false;
+
+    let status: ServerStatus | null = null;
+    let error = 'Адрес сервера не указан';
+    if (row.ip_address) {
+      try {
+        // The default port means "as the game would connect": a host name may have an SRV record.
+        status = await this.check({
+          host: row.ip_address,
+          port: row.port === DEFAULT_PORT ? undefined : row.port,
+          timeoutMs: this.ctx.config.monitor.timeoutMs,
+          signal: this.stopping.signal,
+        });
+      } catch (err) {
+        error = (err as Error).message;
+      }
+    }
+    if (this.stopping.signal.aborted && !status) return false;
+
+    const at = Date.now();
+    // Only if the address is still the one we checked: an edit in between resets the readings.
+    const update = this.db.updateTable('servers').where('id', '=', row.id).where('ip_address', '=', row.ip_address).where('port', '=', row.port);
+    const result = status
+      ? await update
+          .set({
+            status: 'online',
+            online: status.online,
+            fail_count: 0,
+            version: status.version,
+            motd: status.motd || null,
+            favicon: status.favicon,
+            last_error: null,
+            last_checked_at: at,
+          })
+          .executeTakeFirst()
+      : await update
+          .set({
+            fail_count: sql<number>`fail_count + 1`,
+            // SET reads the row as it was, so fail_count here is the count before this failure.
+            status: sql<string>`case when fail_count + 1 >= ${sql.lit(FAILS_TO_OFFLINE)} then 'offline' else status end`,
+            online: sql<number>`case when fail_count + 1 >= ${sql.lit(FAILS_TO_OFFLINE)} then 0 else online end`,
+            last_error: error.slice(0, 255),
+            last_checked_at: at,
+          })
+          .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return false;
+    await this.db
+      .insertInto('server_online_history')
+      .values({ server_id: row.id, at, online: status ? status.online : null })
+      .execute()
+      .catch(() => {
+        // The server was deleted while it was being checked.
+      });
+    return true;
+  }
+
+  private async thinHistoryIfDue(now: number): Promise<void> {
+    if (now - this.lastThinAt < THIN_EVERY_MS) return;
+    this.lastThinAt = now;
+    await thinHistory(this.db, now).catch((err: unknown) => this.log.warn({ err }, 'history thinning failed'));
+  }
+}
+
+/** Keeps every check of the last 7 days; older ones only as each server's peak of each hour; nothing past a year. */
+export async function thinHistory(db: Db, now: number): Promise<number> {
+  const cutoff = now - HISTORY_FULL_MS;
+  const dropped = await db.deleteFrom('server_online_history').where('at', '<', now - HISTORY_KEEP_MS).executeTakeFirst();
+  const thinned = await sql`
+    delete from server_online_history
+    where at < ${cutoff}
+      and id not in (
+        select id from (
+          select id, row_number() over (partition by server_id, at / 3600000 order by coalesce(online, -1) desc, id) as rn
+          from server_online_history
+          where at < ${cutoff}
+        ) ranked
+        where rn = 1
+      )`.execute(db);
+  return Number(dropped.numDeletedRows) + Number(thinned.numAffectedRows ?? 0);
+}

@@ -1,0 +1,253 @@
+import { createHash } from 'node:crypto';
+import {
+  DEFAULT_COMMAND_TEMPLATE,
+  DEFAULT_RCON_PORT,
+  HISTORY_BUCKETS,
+  HISTORY_STEP_MS,
+  type AdminServer,
+  type PublicServer,
+  type ServerBody,
+  type ServerHistory,
+  type ServerHistoryResponse,
+  type ServersListResponse,
+  type ServerUpdateBody,
+} from '@kubik/contract';
+import { sql, type Selectable } from 'kysely';
+import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/index.ts';
+import { conflict, notFound } from '../../lib/errors.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import type { ServersTable } from './servers.tables.ts';
+
+export type ServerRow = Selectable<ServersTable>;
+
+export const TEXTS = {
+  notFound: 'Сервер не найден',
+  created: 'Сервер добавлен',
+  updated: 'Сервер обновлён',
+  deleted: 'Сервер удалён',
+  inUse: 'Сервер нельзя удалить: к нему привязаны товары магазина или выдачи. Сначала перенесите их на другой сервер.',
+} as const;
+
+/** The public list's key in ctx.publicCache. */
+export const LIST_CACHE_KEY = 'servers';
+
+function faviconUrl(row: ServerRow): string | null {
+  if (!row.favicon) return null;
+  const v = createHash('sha1').update(row.favicon).digest('base64url').slice(0, 10);
+  return `/api/servers/${row.id}/favicon.png?v=${v}`;
+}
+
+function publicFields(row: ServerRow) {
+  const online = row.status === 'online' ? row.online : 0;
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    image_url: row.image_url,
+    ip_address: row.ip_address,
+    port: row.port,
+    max_online: row.max_online,
+    maxOnline: row.max_online,
+    online,
+    current_online: online,
+    status: row.status === 'online' ? ('online' as const) : ('offline' as const),
+    version: row.version,
+    motd: row.motd,
+    last_checked_at: row.last_checked_at == null ? null : Number(row.last_checked_at),
+    favicon_url: faviconUrl(row),
+  };
+}
+
+export function toAdmin(row: ServerRow): AdminServer {
+  const hasPassword = !!row.rcon_password;
+  return {
+    ...publicFields(row),
+    fail_count: row.fail_count,
+    last_error: row.last_error,
+    rcon_host: row.rcon_host,
+    rcon_port: row.rcon_port,
+    command_template: row.command_template || DEFAULT_COMMAND_TEMPLATE,
+    has_rcon_password: hasPassword,
+    rcon_configured: hasPassword && !!(row.rcon_host || row.ip_address),
+  };
+}
+
+/** What the audit log keeps of a server: its settings, not the monitor's readings (recordAudit masks the password). */
+function auditView(row: ServerRow) {
+  const { name, description, image_url, ip_address, port, max_online, rcon_host, rcon_port, rcon_password, command_template } = row;
+  return { name, description, image_url, ip_address, port, max_online, rcon_host, rcon_port, rcon_password, command_template };
+}
+
+const byOrder = (db: Db) => db.selectFrom('servers').selectAll().orderBy('sort_order').orderBy('id');
+
+// Bucket bounds are inlined as integer literals: SQLite binds JS numbers as REAL, which would make
+// the division fractional.
+
+/** Peak players online per half hour over the last 24 hours, for every server at once. */
+async function recentHistory(db: Db, now: number): Promise<{ start: number; byServer: Map<number, (number | null)[]> }> {
+  const start = (Math.floor(now / HISTORY_STEP_MS) - (HISTORY_BUCKETS - 1)) * HISTORY_STEP_MS;
+  const rows = await db
+    .selectFrom(
+      db
+        .selectFrom('server_online_history')
+        .select(['server_id', 'online', sql<number>`(at - ${sql.lit(start)}) / ${sql.lit(HISTORY_STEP_MS)}`.as('bucket')])
+        .where('at', '>=', start)
+        .as('h'),
+    )
+    .select(['server_id', 'bucket', (eb) => eb.fn.max('online').as('peak')])
+    .groupBy(['server_id', 'bucket'])
+    .execute();
+  const byServer = new Map<number, (number | null)[]>();
+  for (const r of rows) {
+    const bucket = Number(r.bucket);
+    if (bucket < 0 || bucket >= HISTORY_BUCKETS) continue;
+    let points = byServer.get(r.server_id);
+    if (!points) byServer.set(r.server_id, (points = Array<number | null>(HISTORY_BUCKETS).fill(null)));
+    points[bucket] = r.peak == null ? null : Number(r.peak);
+  }
+  return { start, byServer };
+}
+
+/** The public list: stored results only, never a ping. */
+export async function buildPublicList(db: Db, now = Date.now()): Promise<ServersListResponse> {
+  const [rows, history] = await Promise.all([byOrder(db).execute(), recentHistory(db, now)]);
+  const servers: PublicServer[] = rows.map((row) => {
+    const h: ServerHistory = { start: history.start, step_ms: HISTORY_STEP_MS, points: history.byServer.get(row.id) ?? Array<number | null>(HISTORY_BUCKETS).fill(null) };
+    return { ...publicFields(row), history: h };
+  });
+  return { servers, total_online: servers.reduce((sum, s) => sum + s.online, 0) };
+}
+
+export async function listForAdmin(db: Db): Promise<AdminServer[]> {
+  return (await byOrder(db).execute()).map(toAdmin);
+}
+
+async function findRow(db: Db, id: number): Promise<ServerRow> {
+  const row = await db.selectFrom('servers').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound(TEXTS.notFound);
+  return row;
+}
+
+/** A stored RCON port: the given one, else the standard one once a password is set. */
+function rconPortFor(port: number | null | undefined, password: string | null): number | null {
+  if (port != null) return port;
+  return password ? DEFAULT_RCON_PORT : null;
+}
+
+export async function createServer(ctx: AppContext, actorId: number, input: ServerBody): Promise<ServerRow> {
+  const now = Date.now();
+  const password = input.rcon_password || null;
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const created = await trx
+      .insertInto('servers')
+      .values({
+        name: input.name,
+        description: input.description,
+        image_url: input.image_url,
+        ip_address: input.ip_address,
+        port: input.port,
+        max_online: input.max_online,
+        online: 0,
+        status: 'offline',
+        fail_count: 0,
+        rcon_host: input.rcon_host ?? null,
+        rcon_port: rconPortFor(input.rcon_port, password),
+        rcon_password: password,
+        command_template: input.command_template ?? DEFAULT_COMMAND_TEMPLATE,
+        sort_order: 0,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await recordAudit(trx, { actorId, action: 'server.create', entity: 'server', entityId: created.id, after: auditView(created) });
+    return created;
+  });
+  await ctx.publicCache.invalidate(LIST_CACHE_KEY);
+  return row;
+}
+
+export async function updateServer(ctx: AppContext, actorId: number, id: number, input: ServerUpdateBody): Promise<{ row: ServerRow; addressChanged: boolean }> {
+  const result = await ctx.db.transaction().execute(async (trx) => {
+    const before = await findRow(trx, id);
+    const ip = input.ip_address ?? before.ip_address;
+    const port = input.port ?? before.port;
+    const addressChanged = ip !== before.ip_address || port !== before.port;
+    // '' or omitted keeps the stored password; null removes it.
+    const password = input.rcon_password === null ? null : input.rcon_password || before.rcon_password;
+    const rconPort = input.rcon_port === undefined ? before.rcon_port : input.rcon_port;
+    const row = await trx
+      .updateTable('servers')
+      .set({
+        name: input.name,
+        description: input.description,
+        image_url: input.image_url ?? before.image_url,
+        ip_address: ip,
+        port,
+        max_online: input.max_online ?? before.max_online,
+        rcon_host: input.rcon_host === undefined ? before.rcon_host : input.rcon_host,
+        rcon_port: rconPortFor(rconPort, password),
+        rcon_password: password,
+        command_template: input.command_template === undefined ? (before.command_template ?? DEFAULT_COMMAND_TEMPLATE) : (input.command_template ?? DEFAULT_COMMAND_TEMPLATE),
+        updated_at: Date.now(),
+        // Readings of the old address say nothing about the new one.
+        ...(addressChanged ? { status: 'offline', online: 0, fail_count: 0, last_checked_at: null, version: null, motd: null, favicon: null, last_error: null } : {}),
+      })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await recordAudit(trx, { actorId, action: 'server.update', entity: 'server', entityId: id, before: auditView(before), after: auditView(row) });
+    return { row, addressChanged };
+  });
+  await ctx.publicCache.invalidate(LIST_CACHE_KEY);
+  return result;
+}
+
+function isForeignKeyViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  return !!e && (e.code === '23503' || e.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || /FOREIGN KEY constraint failed/.test(e.message ?? ''));
+}
+
+export async function deleteServer(ctx: AppContext, actorId: number, id: number): Promise<void> {
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      const before = await findRow(trx, id);
+      await trx.deleteFrom('server_online_history').where('server_id', '=', id).execute();
+      await trx.deleteFrom('servers').where('id', '=', id).execute();
+      await recordAudit(trx, { actorId, action: 'server.delete', entity: 'server', entityId: id, before: auditView(before) });
+    });
+  } catch (err) {
+    if (isForeignKeyViolation(err)) throw conflict(TEXTS.inUse);
+    throw err;
+  }
+  await ctx.publicCache.invalidate(LIST_CACHE_KEY);
+}
+
+export async function favicon(db: Db, id: number): Promise<Buffer> {
+  const row = await db.selectFrom('servers').select('favicon').where('id', '=', id).executeTakeFirst();
+  const data = row?.favicon?.match(/^data:image\/png;base64,([A-Za-z0-9+/=]+)$/)?.[1];
+  if (!data) throw notFound('У сервера нет значка');
+  return Buffer.from(data, 'base64');
+}
+
+/** Peak online per bucket over the last `hours`, at most ~300 points whatever the period. */
+export async function history(db: Db, id: number, hours: number, now = Date.now()): Promise<ServerHistoryResponse> {
+  await findRow(db, id);
+  const from = now - hours * 3_600_000;
+  const step = Math.max(60_000, Math.ceil((hours * 3_600_000) / 288 / 60_000) * 60_000);
+  const rows = await db
+    .selectFrom(
+      db
+        .selectFrom('server_online_history')
+        .select(['online', sql<number>`(at - ${sql.lit(from)}) / ${sql.lit(step)}`.as('bucket')])
+        .where('server_id', '=', id)
+        .where('at', '>=', from)
+        .as('h'),
+    )
+    .select(['bucket', (eb) => eb.fn.max('online').as('peak')])
+    .groupBy('bucket')
+    .orderBy('bucket')
+    .execute();
+  return { id, from, to: now, points: rows.map((r) => ({ at: from + Number(r.bucket) * step, online: r.peak == null ? null : Number(r.peak) })) };
+}
