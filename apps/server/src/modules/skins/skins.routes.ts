@@ -1,6 +1,157 @@
+import fastifyMultipart from '@fastify/multipart';
+import { ErrorResponse, HeadQuery, PlayerParams, SKIN_MAX_BYTES, SKIN_TEXTS, SkinImageQuery, SkinInfo, SkinModel, SkinModelBody, SkinUploadResponse } from '@kubik/contract';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import { HttpError } from '../../lib/errors.ts';
+import { requireUser } from '../../plugins/auth.ts';
+import { createSkinService, type SkinImage } from './skins.service.ts';
 
-export function skinsRoutes(_ctx: AppContext): FastifyPluginAsyncZod {
-  return async () => {};
+const tags = ['Скины'];
+const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
+const png = (description: string) => ({ description, content: { 'image/png': { schema: z.string().meta({ format: 'binary' }) } } });
+const notModified = { 304: z.null().meta({ description: 'Не изменилось (If-None-Match совпал с ETag)' }) };
+
+/** Room for the multipart envelope around a file of the largest allowed size. */
+const UPLOAD_BODY_MAX = SKIN_MAX_BYTES + 16 * 1024;
+
+// Multipart failures by code (@fastify/multipart); anything else the parser throws (busboy's
+// "Unexpected end of form", a missing boundary, …) is a broken form too.
+const MULTIPART_ERRORS: Record<string, [number, string]> = {
+  FST_INVALID_MULTIPART_CONTENT_TYPE: [415, SKIN_TEXTS.notMultipart],
+  FST_REQ_FILE_TOO_LARGE: [413, SKIN_TEXTS.tooBig],
+  FST_FILES_LIMIT: [400, SKIN_TEXTS.oneFile],
+  FST_FIELDS_LIMIT: [400, SKIN_TEXTS.unknownField],
+  FST_PARTS_LIMIT: [400, SKIN_TEXTS.unknownField],
+};
+
+function uploadError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  const code = (error as { code?: string } | null)?.code;
+  const known = code ? MULTIPART_ERRORS[code] : undefined;
+  return known ? new HttpError(known[0], known[1]) : new HttpError(400, SKIN_TEXTS.badForm);
+}
+
+/** The `skin` file and the optional `model` field; any other part is refused. */
+async function readUpload(request: FastifyRequest): Promise<{ file: Buffer; model: string | undefined }> {
+  if (!request.isMultipart()) throw new HttpError(415, SKIN_TEXTS.notMultipart);
+  let file: Buffer | undefined;
+  let model: string | undefined;
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'skin') {
+          part.file.resume();
+          throw new HttpError(400, SKIN_TEXTS.unknownField);
+        }
+        file = await part.toBuffer();
+      } else {
+        if (part.fieldname !== 'model' || typeof part.value !== 'string') throw new HttpError(400, SKIN_TEXTS.unknownField);
+        model = part.value;
+      }
+    }
+  } catch (error) {
+    throw uploadError(error);
+  }
+  if (!file || file.length === 0) throw new HttpError(400, SKIN_TEXTS.noFile);
+  return { file, model };
+}
+
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((t) => {
+    const tag = t.trim().replace(/^W\//, '');
+    return tag === etag || tag === '*';
+  });
+}
+
+/**
+ * Images are named by the skin's version: with the current `?v=` the answer never changes and is
+ * cached for a year; without it (or with an old one) the browser revalidates every time, and an
+ * unchanged skin costs a 304 with no body. A new skin gets a new version and a new ETag at once.
+ */
+async function sendImage(request: FastifyRequest, reply: FastifyReply, image: SkinImage, v: string | undefined, scope: 'private' | 'public') {
+  reply.header('etag', image.etag);
+  reply.header('cache-control', v === image.version ? `${scope}, max-age=31536000, immutable` : `${scope}, no-cache`);
+  if (scope === 'private') reply.header('vary', 'Cookie, Authorization');
+  if (etagMatches(request.headers['if-none-match'], image.etag)) return reply.code(304).send();
+  return reply.type('image/png').send(await image.body());
+}
+
+export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  const skins = createSkinService(ctx);
+  return async (app) => {
+    // Registered here, not app-wide: only the skin upload takes files, so no other route parses multipart.
+    await app.register(fastifyMultipart, {
+      limits: { fileSize: SKIN_MAX_BYTES, files: 1, fields: 1, parts: 2, fieldNameSize: 32, fieldSize: 16, headerPairs: 20 },
+      throwFileSizeLimit: true,
+    });
+
+    app.post('/api/user/skin', {
+      schema: {
+        tags,
+        summary: 'Загрузить скин: multipart/form-data, файл PNG в поле «skin» (64×64 или 64×32, HD до 512, не больше 256 КБ) и, по желанию, «model»: default или slim (иначе модель определяется по скину)',
+        consumes: ['multipart/form-data'],
+        body: z.object({ skin: z.string().meta({ format: 'binary' }), model: SkinModel.optional() }),
+        response: { 200: SkinUploadResponse, ...err(400, 401, 413, 415, 429) },
+      },
+      // The route has no params or query, and its multipart body is read part by part in the
+      // handler: the body schema above only documents the form.
+      validatorCompiler: () => (value) => ({ value }),
+      onRequest: async (request) => {
+        if (Number(request.headers['content-length'] ?? 0) > UPLOAD_BODY_MAX) throw new HttpError(413, SKIN_TEXTS.tooBig);
+      },
+      handler: async (req) => {
+        const user = await requireUser(ctx, req);
+        const upload = await readUpload(req);
+        return { ...(await skins.upload(user, upload.file, upload.model)), message: SKIN_TEXTS.uploaded };
+      },
+    });
+
+    app.get('/api/user/skin', {
+      schema: { tags, summary: 'Скин текущего пользователя: модель, размер, версия и адреса картинок', response: { 200: SkinInfo, ...err(401) } },
+      handler: async (req) => skins.ownInfo(await requireUser(ctx, req)),
+    });
+
+    app.put('/api/user/skin/model', {
+      schema: { tags, summary: 'Сменить модель рук своего скина (default или slim)', body: SkinModelBody, response: { 200: SkinInfo, ...err(400, 401, 409) } },
+      handler: async (req) => skins.setModel(await requireUser(ctx, req), req.body.model),
+    });
+
+    app.get('/api/user/skin.png', {
+      schema: {
+        tags,
+        summary: 'Файл скина текущего пользователя (или стандартный скин сайта). С ?v=<версия> кэшируется навсегда.',
+        querystring: SkinImageQuery,
+        response: { 200: png('PNG скина'), ...notModified, ...err(400, 401) },
+      },
+      handler: async (req, reply) => sendImage(req, reply, await skins.ownImage(await requireUser(ctx, req), 'skin', 0), req.query.v, 'private'),
+    });
+
+    app.get('/api/user/head', {
+      schema: {
+        tags,
+        summary: 'Голова текущего пользователя для аватара: лицо со слоем шапки, size×size пикселей (8–512, по умолчанию 64)',
+        querystring: HeadQuery,
+        response: { 200: png('PNG головы'), ...notModified, ...err(400, 401) },
+      },
+      handler: async (req, reply) => sendImage(req, reply, await skins.ownImage(await requireUser(ctx, req), 'head', req.query.size), req.query.v, 'private'),
+    });
+
+    app.get('/api/user/:username/skin', {
+      schema: { tags, summary: 'Скин игрока по имени: модель, размер, версия и адреса картинок', params: PlayerParams, response: { 200: SkinInfo, ...err(400, 404) } },
+      handler: async (req) => skins.playerInfo(req.params.username),
+    });
+
+    app.get('/api/user/:username/skin.png', {
+      schema: { tags, summary: 'Файл скина игрока по имени', params: PlayerParams, querystring: SkinImageQuery, response: { 200: png('PNG скина'), ...notModified, ...err(400, 404) } },
+      handler: async (req, reply) => sendImage(req, reply, await skins.playerImage(req.params.username, 'skin', 0), req.query.v, 'public'),
+    });
+
+    app.get('/api/user/:username/head', {
+      schema: { tags, summary: 'Голова игрока по имени (для списков и комментариев), size×size пикселей', params: PlayerParams, querystring: HeadQuery, response: { 200: png('PNG головы'), ...notModified, ...err(400, 404) } },
+      handler: async (req, reply) => sendImage(req, reply, await skins.playerImage(req.params.username, 'head', req.query.size), req.query.v, 'public'),
+    });
+  };
 }

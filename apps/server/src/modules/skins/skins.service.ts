@@ -1,0 +1,133 @@
+import { SKIN_TEXTS, SkinModel, type SkinInfo } from '@kubik/contract';
+import type { AppContext } from '../../context.ts';
+import { badRequest, conflict, HttpError, notFound } from '../../lib/errors.ts';
+import { drawDefaultSkin } from '../../lib/skin/default-skin.ts';
+import { BufferCache } from '../../lib/skin/lru-cache.ts';
+import { decodePng, encodePng, pixelHash, readSkin, renderHead, SkinError, type Rgba } from '../../lib/skin/skin-image.ts';
+import type { UserRow } from '../accounts/accounts.repo.ts';
+import * as repo from './skins.repo.ts';
+
+/** Uploads per player in a rate-limit window: plenty for trying skins on, too few to churn storage. */
+const UPLOADS_PER_WINDOW = 30;
+/** Rendered heads, skin files and decoded pixels kept in memory; entries never go stale (keyed by hash). */
+const CACHE_BYTES = 32 * 1024 * 1024;
+
+/** An image answer: the bytes are made only when the client does not already hold this ETag. */
+export interface SkinImage {
+  etag: string;
+  /** The version the URL must carry for the answer to be cacheable for good. */
+  version: string;
+  body: () => Promise<Buffer>;
+}
+
+const versionOf = (hash: string) => hash.slice(0, 16);
+
+function skinError(err: unknown): unknown {
+  if (!(err instanceof SkinError)) return err;
+  switch (err.problem) {
+    case 'too-big':
+      return new HttpError(413, SKIN_TEXTS.tooBig);
+    case 'not-png':
+      return new HttpError(415, SKIN_TEXTS.notPng);
+    case 'animated':
+      return new HttpError(415, SKIN_TEXTS.animated);
+    case 'bad-size':
+      return badRequest(SKIN_TEXTS.badSize(err.width, err.height));
+    case 'broken':
+      return badRequest(SKIN_TEXTS.broken);
+  }
+}
+
+export function createSkinService(ctx: AppContext) {
+  const cache = new BufferCache(CACHE_BYTES);
+  const defaultRgba = drawDefaultSkin();
+  const defaultSkin: repo.WornSkin = { hash: pixelHash(defaultRgba), width: defaultRgba.width, height: defaultRgba.height, model: 'default' };
+  cache.set(`r:${defaultSkin.hash}`, defaultRgba.data);
+
+  async function png(skin: repo.WornSkin): Promise<Buffer> {
+    if (skin.hash === defaultSkin.hash) return cache.getOrMake(`s:${skin.hash}`, () => encodePng(defaultRgba));
+    return cache.getOrMake(`s:${skin.hash}`, async () => {
+      const file = await repo.skinPng(ctx.db, skin.hash);
+      if (!file) throw notFound('Скин не найден');
+      return file;
+    });
+  }
+
+  async function pixels(skin: repo.WornSkin): Promise<Rgba> {
+    const data = await cache.getOrMake(`r:${skin.hash}`, async () => (await decodePng(await png(skin))).data);
+    return { width: skin.width, height: skin.height, data };
+  }
+
+  function info(username: string, skin: repo.WornSkin | null, base: string): SkinInfo {
+    const worn = skin ?? defaultSkin;
+    const v = versionOf(worn.hash);
+    return {
+      username,
+      custom: skin !== null,
+      model: worn.model,
+      width: worn.width,
+      height: worn.height,
+      version: v,
+      skin_url: `${base}/skin.png?v=${v}`,
+      head_url: `${base}/head?v=${v}`,
+    };
+  }
+
+  async function player(username: string): Promise<repo.Player> {
+    const found = await repo.findPlayer(ctx.db, username);
+    if (!found) throw notFound(SKIN_TEXTS.playerNotFound);
+    return found;
+  }
+
+  const skinFile = (skin: repo.WornSkin): SkinImage => ({ etag: `"${versionOf(skin.hash)}"`, version: versionOf(skin.hash), body: () => png(skin) });
+
+  const head = (skin: repo.WornSkin, size: number): SkinImage => ({
+    etag: `"${versionOf(skin.hash)}-${size}"`,
+    version: versionOf(skin.hash),
+    body: () => cache.getOrMake(`h:${skin.hash}:${size}`, async () => encodePng(renderHead(await pixels(skin), size))),
+  });
+
+  return {
+    async upload(user: UserRow, file: Buffer, modelField: string | undefined): Promise<SkinInfo> {
+      ctx.limiter.hit(`skin:upload:${user.id}`, UPLOADS_PER_WINDOW);
+      let chosen: SkinModel | undefined;
+      if (modelField !== undefined) {
+        const parsed = SkinModel.safeParse(modelField);
+        if (!parsed.success) throw badRequest(parsed.error.issues[0]?.message ?? SKIN_TEXTS.badForm);
+        chosen = parsed.data;
+      }
+      const skin = await readSkin(file).catch((err: unknown) => {
+        throw skinError(err);
+      });
+      const model = chosen ?? skin.model;
+      const before = await repo.wearSkin(ctx.db, user.id, skin, model);
+      cache.set(`s:${skin.hash}`, skin.png);
+      if (before && before !== skin.hash) await repo.deleteUnusedSkin(ctx.db, before);
+      return info(user.username, { hash: skin.hash, width: skin.width, height: skin.height, model }, '/api/user');
+    },
+
+    async setModel(user: UserRow, model: SkinModel): Promise<SkinInfo> {
+      if (!(await repo.setModel(ctx.db, user.id, model))) throw conflict(SKIN_TEXTS.noCustomSkin);
+      return info(user.username, await repo.findWornSkin(ctx.db, user.id), '/api/user');
+    },
+
+    async ownInfo(user: UserRow): Promise<SkinInfo> {
+      return info(user.username, await repo.findWornSkin(ctx.db, user.id), '/api/user');
+    },
+
+    async playerInfo(username: string): Promise<SkinInfo> {
+      const p = await player(username);
+      return info(p.username, p.skin, `/api/user/${p.username}`);
+    },
+
+    async ownImage(user: UserRow, kind: 'skin' | 'head', size: number): Promise<SkinImage> {
+      const skin = (await repo.findWornSkin(ctx.db, user.id)) ?? defaultSkin;
+      return kind === 'skin' ? skinFile(skin) : head(skin, size);
+    },
+
+    async playerImage(username: string, kind: 'skin' | 'head', size: number): Promise<SkinImage> {
+      const skin = (await player(username)).skin ?? defaultSkin;
+      return kind === 'skin' ? skinFile(skin) : head(skin, size);
+    },
+  };
+}
