@@ -17,6 +17,7 @@ export interface CommandValues {
 export class CommandError extends Error {}
 
 // Any control character would let a value end the command and start another one.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 /**

@@ -1,4 +1,76 @@
-import type { Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
+import { bigint, notNull, withId } from '../../db/schema-helpers.ts';
 
 // Names 2026112230_…. Migrations of the shop feature, merged by db/migrations/index.ts and run in order of name.
-export const shopMigrations: Record<string, Migration> = {};
+export const shopMigrations: Record<string, Migration> = {
+  '2026112230_shop': {
+    async up(db: Kysely<unknown>) {
+      // No foreign key to servers: the servers feature deletes its rows freely; a delivery whose
+      // server is gone waits and shows why.
+      await withId(db, db.schema.createTable('shop_items'))
+        .addColumn('name', 'varchar(100)', notNull)
+        .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('icon', 'varchar(2048)', notNull)
+        .addColumn('category', 'varchar(32)', (c) => c.notNull().defaultTo('Предметы'))
+        .addColumn('item_id_minecraft', 'varchar(100)', (c) => c.notNull().defaultTo('stone'))
+        .addColumn('status', 'varchar(32)', (c) => c.notNull().defaultTo('Продаётся'))
+        .addColumn('price', bigint, notNull)
+        .addColumn('count', 'integer', notNull)
+        .addColumn('server_id', 'integer')
+        .addColumn('created_at', bigint, notNull)
+        .addColumn('updated_at', bigint, notNull)
+        .addColumn('deleted_at', bigint)
+        .addCheckConstraint('shop_items_count_check', sql`count >= 0`)
+        .addCheckConstraint('shop_items_price_check', sql`price >= 0`)
+        .execute();
+
+      await withId(db, db.schema.createTable('shop_orders'))
+        .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id'))
+        .addColumn('item_id', 'integer', (c) => c.notNull().references('shop_items.id'))
+        .addColumn('item_name', 'varchar(100)', notNull)
+        .addColumn('item_id_minecraft', 'varchar(100)', notNull)
+        .addColumn('price', bigint, notNull)
+        .addColumn('quantity', 'integer', notNull)
+        .addColumn('total', bigint, notNull)
+        .addColumn('created_at', bigint, notNull)
+        .execute();
+      await db.schema.createIndex('shop_orders_user_idx').on('shop_orders').columns(['user_id', 'id']).execute();
+      await db.schema.createIndex('shop_orders_item_idx').on('shop_orders').column('item_id').execute();
+
+      await withId(db, db.schema.createTable('shop_deliveries'))
+        .addColumn('order_id', 'integer', (c) => c.notNull().references('shop_orders.id'))
+        .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id'))
+        .addColumn('server_id', 'integer')
+        .addColumn('quantity', 'integer', notNull)
+        .addColumn('state', 'varchar(16)', notNull)
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('retries', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('next_attempt_at', bigint, notNull)
+        .addColumn('lock_token', 'varchar(64)')
+        .addColumn('locked_until', bigint)
+        .addColumn('command', 'text')
+        .addColumn('reply', 'text')
+        .addColumn('last_error', 'text')
+        .addColumn('sent_at', bigint)
+        .addColumn('done_at', bigint)
+        .addColumn('refunded_at', bigint)
+        .addColumn('created_at', bigint, notNull)
+        .addColumn('updated_at', bigint, notNull)
+        .execute();
+      await db.schema.createIndex('shop_deliveries_due_idx').on('shop_deliveries').columns(['state', 'next_attempt_at']).execute();
+      await db.schema.createIndex('shop_deliveries_order_idx').on('shop_deliveries').column('order_id').execute();
+
+      await db.schema
+        .createTable('shop_idempotency')
+        .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id'))
+        .addColumn('key', 'varchar(100)', notNull)
+        .addColumn('request', 'varchar(64)', notNull)
+        .addColumn('order_id', 'integer')
+        .addColumn('response', 'text')
+        .addColumn('created_at', bigint, notNull)
+        .addPrimaryKeyConstraint('shop_idempotency_pk', ['user_id', 'key'])
+        .execute();
+      await db.schema.createIndex('shop_idempotency_created_idx').on('shop_idempotency').column('created_at').execute();
+    },
+  },
+};

@@ -1,6 +1,166 @@
+import {
+  AdminDelivery,
+  BuyBody,
+  BuyResponse,
+  DeliveriesQuery,
+  DeliveryActionResponse,
+  ErrorResponse,
+  IDEMPOTENCY_HEADER,
+  IdempotencyKey,
+  IdParams,
+  MessageResponse,
+  ShopItem,
+  ShopItemAdmin,
+  ShopItemCreateBody,
+  ShopItemUpdateBody,
+  ShopOrder,
+  ShopServersResponse,
+} from '@kubik/contract';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import { badRequest } from '../../lib/errors.ts';
+import { requireAdmin, requireUser } from '../../plugins/auth.ts';
+import * as deliveries from './delivery.service.ts';
+import { DeliveryWorker } from './delivery.worker.ts';
+import * as shop from './shop.service.ts';
 
-export function shopRoutes(_ctx: AppContext): FastifyPluginAsyncZod {
-  return async () => {};
+const tags = ['Магазин'];
+const adminTags = ['Магазин: администрирование'];
+const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
+
+export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    const worker = new DeliveryWorker(ctx.db, ctx.config.delivery, app.log);
+    app.addHook('onReady', async () => {
+      if (ctx.config.workers) worker.start();
+    });
+    app.addHook('onClose', async () => {
+      await worker.stop();
+    });
+
+    // Who may call comes before what they sent: a guest gets 401, not a validation error.
+    const user = { preValidation: async (req: FastifyRequest) => void (await requireUser(ctx, req)) };
+    const admin = { preValidation: async (req: FastifyRequest) => void (await requireAdmin(ctx, req)) };
+
+    app.get('/api/shop/all', {
+      schema: { tags, summary: 'Товары в продаже (в том числе закончившиеся)', response: { 200: z.array(ShopItem) } },
+      handler: async () => shop.listOnSale(ctx.db),
+    });
+
+    app.post('/api/shop/buy', {
+      ...user,
+      // Checked in the handler, so that the answer is the bare text the client shows ('Введите корректное количество').
+      attachValidation: true,
+      schema: {
+        tags,
+        summary:
+          'Покупка: списывает цену × количество с баланса, уменьшает остаток и ставит выдачу в игре в очередь — всё в одной транзакции. ' +
+          'С заголовком Idempotency-Key повторный запрос с тем же ключом возвращает первый ответ, а не покупает ещё раз.',
+        headers: z.object({ [IDEMPOTENCY_HEADER]: IdempotencyKey.optional() }),
+        body: BuyBody,
+        response: { 200: BuyResponse, ...err(400, 401, 404, 409) },
+      },
+      handler: async (req) => {
+        const me = await requireUser(ctx, req);
+        const body = BuyBody.safeParse(req.body);
+        if (!body.success) throw badRequest(body.error.issues[0]?.message ?? shop.TEXTS.badQuantity);
+        const rawKey = req.headers[IDEMPOTENCY_HEADER];
+        const key = rawKey === undefined ? undefined : IdempotencyKey.safeParse(rawKey);
+        if (key && !key.success) throw badRequest(key.error.issues[0]?.message ?? 'Некорректный заголовок Idempotency-Key');
+        const answer = await shop.buy(ctx, me, body.data, key?.data);
+        if (ctx.config.workers) worker.kick();
+        return answer;
+      },
+    });
+
+    app.get('/api/shop/orders', {
+      ...user,
+      schema: { tags, summary: 'Мои покупки и состояние их выдачи в игре', response: { 200: z.array(ShopOrder), ...err(401) } },
+      handler: async (req) => shop.listOrders(ctx.db, (await requireUser(ctx, req)).id),
+    });
+
+    app.get('/api/shop/admin/all', {
+      ...admin,
+      schema: { tags: adminTags, summary: 'Все товары (кроме удалённых)', response: { 200: z.array(ShopItemAdmin), ...err(401, 403) } },
+      handler: async () => shop.listAll(ctx.db),
+    });
+
+    app.get('/api/shop/admin/servers', {
+      ...admin,
+      schema: {
+        tags: adminTags,
+        summary: 'Серверы для выбора у товара; rcon — настроена ли выдача; default_server_id — единственный сервер с RCON',
+        response: { 200: ShopServersResponse, ...err(401, 403) },
+      },
+      handler: async () => shop.shopServers(ctx.db),
+    });
+
+    app.post('/api/shop/admin/create', {
+      ...admin,
+      schema: {
+        tags: adminTags,
+        summary: 'Новый товар. По умолчанию: категория «Предметы», Minecraft ID stone, статус «Продаётся», сервер — единственный с RCON.',
+        body: ShopItemCreateBody,
+        response: { 201: ShopItemAdmin, ...err(400, 401, 403) },
+      },
+      handler: async (req, reply) => reply.code(201).send(await shop.createItem(ctx, await requireAdmin(ctx, req), req.body)),
+    });
+
+    app.put('/api/shop/admin/:id', {
+      ...admin,
+      schema: { tags: adminTags, summary: 'Изменить товар (любые из полей)', params: IdParams, body: ShopItemUpdateBody, response: { 200: ShopItemAdmin, ...err(400, 401, 403, 404) } },
+      handler: async (req) => shop.updateItem(ctx, await requireAdmin(ctx, req), req.params.id, req.body),
+    });
+
+    app.delete('/api/shop/admin/:id', {
+      ...admin,
+      schema: { tags: adminTags, summary: 'Удалить товар (заказы и выдачи по нему сохраняются)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404) } },
+      handler: async (req) => {
+        await shop.deleteItem(ctx, await requireAdmin(ctx, req), req.params.id);
+        return { message: shop.TEXTS.deleted };
+      },
+    });
+
+    app.get('/api/shop/admin/deliveries', {
+      ...admin,
+      schema: {
+        tags: adminTags,
+        summary: 'Выдачи в игре: состояние, команда и ответ сервера (новые сверху)',
+        querystring: DeliveriesQuery,
+        response: { 200: z.array(AdminDelivery), ...err(400, 401, 403) },
+      },
+      handler: async (req) => deliveries.listDeliveries(ctx.db, req.query),
+    });
+
+    app.post('/api/shop/admin/deliveries/:id/resend', {
+      ...admin,
+      schema: {
+        tags: adminTags,
+        summary: 'Выдать повторно: ошибочная или неподтверждённая выдача снова встаёт в очередь, ожидающая — отправляется сразу',
+        params: IdParams,
+        response: { 200: DeliveryActionResponse, ...err(400, 401, 403, 404, 409) },
+      },
+      handler: async (req) => {
+        const delivery = await deliveries.resendDelivery(ctx, await requireAdmin(ctx, req), req.params.id);
+        if (ctx.config.workers) worker.kick();
+        return { message: deliveries.DELIVERY_TEXTS.resent, delivery };
+      },
+    });
+
+    app.post('/api/shop/admin/deliveries/:id/refund', {
+      ...admin,
+      schema: {
+        tags: adminTags,
+        summary: 'Вернуть деньги за невыданную доставку (один раз): запись «refund» в журнале баланса, предметы возвращаются на склад',
+        params: IdParams,
+        response: { 200: DeliveryActionResponse, ...err(400, 401, 403, 404, 409) },
+      },
+      handler: async (req) => {
+        const { delivery, newBalance } = await deliveries.refundDelivery(ctx, await requireAdmin(ctx, req), req.params.id);
+        return { message: deliveries.DELIVERY_TEXTS.refunded, delivery, new_balance: newBalance };
+      },
+    });
+  };
 }

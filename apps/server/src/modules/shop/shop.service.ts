@@ -1,0 +1,334 @@
+import {
+  DEFAULT_CATEGORY,
+  DEFAULT_ITEM_ID,
+  ON_SALE,
+  SHOP_TEXTS,
+  type BuyBody,
+  type BuyResponse,
+  type ShopItem,
+  type ShopItemAdmin,
+  type ShopItemCreateBody,
+  type ShopItemUpdateBody,
+  type ShopOrder,
+  type ShopServersResponse,
+} from '@kubik/contract';
+import { sql, type Selectable } from 'kysely';
+import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/index.ts';
+import { badRequest, conflict, isUniqueViolation, notFound, type HttpError } from '../../lib/errors.ts';
+import { toKopecks, toRoubles } from '../../lib/money.ts';
+import type { UserRow } from '../accounts/accounts.repo.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
+import type { ShopItemsTable } from './shop.tables.ts';
+
+export const TEXTS = {
+  ...SHOP_TEXTS,
+  notEnoughStock: (left: number) => `Недостаточно товара: в наличии ${left} шт.`,
+  serverNotFound: 'Сервер не найден',
+  keyReused: 'Этот ключ Idempotency-Key уже использован для другой покупки',
+  keyInFlight: 'Эта покупка уже выполняется. Обновите страницу через несколько секунд.',
+  created: 'Товар добавлен',
+  updated: 'Товар обновлён',
+  deleted: 'Товар удалён',
+} as const;
+
+/** Pieces per delivery: `give` accepts up to 100 stacks, and 64 fits every item's limit. */
+export const DELIVERY_CHUNK = 64;
+
+type ItemRow = Selectable<ShopItemsTable>;
+
+function toPublicItem(row: ItemRow): ShopItem {
+  return {
+    id: row.id,
+    name: row.name,
+    icon: row.icon,
+    price: toRoubles(Number(row.price)),
+    count: Number(row.count),
+    description: row.description,
+    category: row.category,
+  };
+}
+
+function toAdminItem(row: ItemRow & { server_name: string | null }): ShopItemAdmin {
+  return {
+    ...toPublicItem(row),
+    item_id_minecraft: row.item_id_minecraft,
+    status: row.status,
+    server_id: row.server_id,
+    server_name: row.server_name,
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
+  };
+}
+
+/** Items on sale, for players; sold-out ones stay in the list (shown as 'Закончился'). */
+export async function listOnSale(db: Db): Promise<ShopItem[]> {
+  const rows = await db.selectFrom('shop_items').selectAll().where('deleted_at', 'is', null).where('status', '=', ON_SALE).orderBy('id').execute();
+  return rows.map(toPublicItem);
+}
+
+function adminItems(db: Db) {
+  return db.selectFrom('shop_items').leftJoin('servers', 'servers.id', 'shop_items.server_id').selectAll('shop_items').select('servers.name as server_name').where('shop_items.deleted_at', 'is', null);
+}
+
+export async function listAll(db: Db): Promise<ShopItemAdmin[]> {
+  const rows = await adminItems(db).orderBy('shop_items.id').execute();
+  return rows.map(toAdminItem);
+}
+
+async function adminItem(db: Db, id: number): Promise<ShopItemAdmin> {
+  const row = await adminItems(db).where('shop_items.id', '=', id).executeTakeFirst();
+  if (!row) throw notFound(TEXTS.noItem);
+  return toAdminItem(row);
+}
+
+/** Servers for the item form, and the default: the only server with RCON, when there is exactly one. */
+export async function shopServers(db: Db): Promise<ShopServersResponse> {
+  const rows = await db.selectFrom('servers').select(['id', 'name', 'rcon_password']).orderBy('sort_order').orderBy('id').execute();
+  const servers = rows.map((r) => ({ id: r.id, name: r.name, rcon: !!r.rcon_password }));
+  const withRcon = servers.filter((s) => s.rcon);
+  return { servers, default_server_id: withRcon.length === 1 ? withRcon[0]!.id : null };
+}
+
+async function checkServer(db: Db, serverId: number | null | undefined): Promise<void> {
+  if (serverId == null) return;
+  const found = await db.selectFrom('servers').select('id').where('id', '=', serverId).executeTakeFirst();
+  if (!found) throw badRequest(TEXTS.serverNotFound);
+}
+
+export async function createItem(ctx: AppContext, admin: UserRow, body: ShopItemCreateBody): Promise<ShopItemAdmin> {
+  await checkServer(ctx.db, body.server_id);
+  const serverId = body.server_id === undefined ? (await shopServers(ctx.db)).default_server_id : body.server_id;
+  const now = Date.now();
+  const id = await ctx.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .insertInto('shop_items')
+      .values({
+        name: body.name,
+        description: body.description ?? '',
+        icon: body.icon,
+        category: body.category ?? DEFAULT_CATEGORY,
+        item_id_minecraft: body.item_id_minecraft ?? DEFAULT_ITEM_ID,
+        status: body.status ?? ON_SALE,
+        price: toKopecks(body.price),
+        count: body.count,
+        server_id: serverId,
+        created_at: now,
+        updated_at: now,
+        deleted_at: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await recordAudit(trx, { actorId: admin.id, action: 'shop.item.create', entity: 'shop_item', entityId: row.id, after: row });
+    return row.id;
+  });
+  return adminItem(ctx.db, id);
+}
+
+export async function updateItem(ctx: AppContext, admin: UserRow, id: number, body: ShopItemUpdateBody): Promise<ShopItemAdmin> {
+  await checkServer(ctx.db, body.server_id);
+  await ctx.db.transaction().execute(async (trx) => {
+    const before = await trx.selectFrom('shop_items').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    if (!before) throw notFound(TEXTS.noItem);
+    const changes = {
+      ...(body.name !== undefined && { name: body.name }),
+      ...(body.description !== undefined && { description: body.description }),
+      ...(body.icon !== undefined && { icon: body.icon }),
+      ...(body.category !== undefined && { category: body.category }),
+      ...(body.item_id_minecraft !== undefined && { item_id_minecraft: body.item_id_minecraft }),
+      ...(body.status !== undefined && { status: body.status }),
+      ...(body.price !== undefined && { price: toKopecks(body.price) }),
+      ...(body.count !== undefined && { count: body.count }),
+      ...(body.server_id !== undefined && { server_id: body.server_id }),
+    };
+    const after = await trx
+      .updateTable('shop_items')
+      .set({ ...changes, updated_at: Date.now() })
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    if (!after) throw notFound(TEXTS.noItem);
+    await recordAudit(trx, { actorId: admin.id, action: 'shop.item.update', entity: 'shop_item', entityId: id, before, after });
+  });
+  return adminItem(ctx.db, id);
+}
+
+/** Deleted items are kept (marked), because orders and deliveries point at them. */
+export async function deleteItem(ctx: AppContext, admin: UserRow, id: number): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const before = await trx.selectFrom('shop_items').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    if (!before) throw notFound(TEXTS.noItem);
+    const done = await trx.updateTable('shop_items').set({ deleted_at: Date.now(), updated_at: Date.now() }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    if (Number(done.numUpdatedRows) !== 1) throw notFound(TEXTS.noItem);
+    await recordAudit(trx, { actorId: admin.id, action: 'shop.item.delete', entity: 'shop_item', entityId: id, before });
+  });
+}
+
+/** Splits a quantity into deliveries of at most DELIVERY_CHUNK pieces. */
+export function deliveryChunks(quantity: number): number[] {
+  const chunks: number[] = [];
+  for (let left = quantity; left > 0; left -= DELIVERY_CHUNK) chunks.push(Math.min(left, DELIVERY_CHUNK));
+  return chunks;
+}
+
+function replay(prev: { request: string; response: string | null }, request: string): BuyResponse {
+  if (prev.request !== request) throw conflict(TEXTS.keyReused);
+  // Only a committed purchase leaves a key behind, and it commits together with its answer.
+  if (!prev.response) throw conflict(TEXTS.keyInFlight);
+  return JSON.parse(prev.response) as BuyResponse;
+}
+
+function findKey(db: Db, userId: number, key: string) {
+  return db.selectFrom('shop_idempotency').select(['request', 'response']).where('user_id', '=', userId).where('key', '=', key).executeTakeFirst();
+}
+
+/**
+ * One purchase, in one transaction: the stock and the balance move by conditional updates (never
+ * read-then-write), so however many run at once nothing is oversold and no balance goes below
+ * zero; the order, its ledger row and its deliveries commit together or not at all.
+ */
+export async function buy(ctx: AppContext, user: UserRow, body: BuyBody, key: string | undefined): Promise<BuyResponse> {
+  const request = `${body.shop_id}:${body.quantity}`;
+  if (key) {
+    const prev = await findKey(ctx.db, user.id, key);
+    if (prev) return replay(prev, request);
+  }
+  try {
+    return await ctx.db.transaction().execute(async (trx) => {
+      const now = Date.now();
+      // First, so that a concurrent request with the same key waits here (PostgreSQL) or fails on it.
+      if (key) await trx.insertInto('shop_idempotency').values({ user_id: user.id, key, request, order_id: null, response: null, created_at: now }).execute();
+
+      const item = await trx
+        .updateTable('shop_items')
+        .set({ count: sql<number>`count - ${body.quantity}`, updated_at: now })
+        .where('id', '=', body.shop_id)
+        .where('deleted_at', 'is', null)
+        .where('status', '=', ON_SALE)
+        .where('count', '>=', body.quantity)
+        .returning(['id', 'name', 'item_id_minecraft', 'price', 'server_id'])
+        .executeTakeFirst();
+      if (!item) throw await whyNotBuyable(trx, body);
+
+      const price = Number(item.price);
+      const total = price * body.quantity;
+      const order = await trx
+        .insertInto('shop_orders')
+        .values({ user_id: user.id, item_id: item.id, item_name: item.name, item_id_minecraft: item.item_id_minecraft, price, quantity: body.quantity, total, created_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      let balance: number;
+      try {
+        balance = await postLedger(trx, { userId: user.id, amount: -total, reason: 'purchase', authorId: user.id, ref: `order:${order.id}`, note: `${item.name} × ${body.quantity}` });
+      } catch (err) {
+        if (err instanceof InsufficientFunds) throw badRequest(TEXTS.noFunds);
+        throw err;
+      }
+      await trx
+        .insertInto('shop_deliveries')
+        .values(
+          deliveryChunks(body.quantity).map((quantity) => ({
+            order_id: order.id,
+            user_id: user.id,
+            server_id: item.server_id,
+            quantity,
+            state: 'pending',
+            attempts: 0,
+            retries: 0,
+            next_attempt_at: now,
+            created_at: now,
+            updated_at: now,
+          })),
+        )
+        .execute();
+      const answer: BuyResponse = { new_balance: toRoubles(balance), message: TEXTS.bought, order_id: order.id };
+      if (key) await trx.updateTable('shop_idempotency').set({ order_id: order.id, response: JSON.stringify(answer) }).where('user_id', '=', user.id).where('key', '=', key).execute();
+      return answer;
+    });
+  } catch (err) {
+    if (key && isUniqueViolation(err)) {
+      const prev = await findKey(ctx.db, user.id, key);
+      if (prev) return replay(prev, request);
+    }
+    throw err;
+  }
+}
+
+/** The reason the conditional stock update matched nothing, read inside the same transaction. */
+async function whyNotBuyable(trx: Db, body: BuyBody): Promise<HttpError> {
+  const item = await trx.selectFrom('shop_items').select(['status', 'count', 'deleted_at']).where('id', '=', body.shop_id).executeTakeFirst();
+  if (!item || item.deleted_at !== null) return notFound(TEXTS.noItem);
+  if (item.status !== ON_SALE) return conflict(TEXTS.notOnSale);
+  if (Number(item.count) <= 0) return conflict(TEXTS.soldOut);
+  return conflict(TEXTS.notEnoughStock(Number(item.count)));
+}
+
+/** The player's purchases, newest first, each with the state of its deliveries. */
+export async function listOrders(db: Db, userId: number): Promise<ShopOrder[]> {
+  const orders = await db
+    .selectFrom('shop_orders')
+    .innerJoin('shop_items', 'shop_items.id', 'shop_orders.item_id')
+    .select(['shop_orders.id', 'shop_orders.item_id', 'shop_orders.item_name', 'shop_items.icon', 'shop_orders.quantity', 'shop_orders.price', 'shop_orders.total', 'shop_orders.created_at'])
+    .where('shop_orders.user_id', '=', userId)
+    .orderBy('shop_orders.id', 'desc')
+    .limit(100)
+    .execute();
+  if (orders.length === 0) return [];
+  const deliveries = await db
+    .selectFrom('shop_deliveries')
+    .select(['id', 'order_id', 'quantity', 'state', 'updated_at'])
+    .where(
+      'order_id',
+      'in',
+      orders.map((o) => o.id),
+    )
+    .orderBy('id')
+    .execute();
+  return orders.map((o) => ({
+    id: o.id,
+    item_id: o.item_id,
+    item_name: o.item_name,
+    icon: o.icon,
+    quantity: Number(o.quantity),
+    price: toRoubles(Number(o.price)),
+    total: toRoubles(Number(o.total)),
+    created_at: Number(o.created_at),
+    deliveries: deliveries
+      .filter((d) => d.order_id === o.id)
+      .map((d) => ({ id: d.id, quantity: Number(d.quantity), state: d.state as ShopOrder['deliveries'][number]['state'], updated_at: Number(d.updated_at) })),
+  }));
+}
+
+/**
+ * Shop rows without their ledger counterpart: every order has exactly one purchase row of minus
+ * its total, every refunded delivery exactly one refund row of its worth (should be none).
+ */
+export async function findShopLedgerMismatches(db: Db): Promise<string[]> {
+  const problems: string[] = [];
+  const orders = await db
+    .selectFrom('shop_orders')
+    .leftJoin('ledger', (j) => j.on('ledger.reason', '=', 'purchase').on('ledger.ref', '=', sql<string>`'order:' || shop_orders.id`))
+    .select(['shop_orders.id', 'shop_orders.total', 'shop_orders.user_id', (eb) => eb.fn.count<number>('ledger.id').as('rows'), (eb) => eb.fn.sum<number>('ledger.amount').as('amount')])
+    .groupBy(['shop_orders.id', 'shop_orders.total', 'shop_orders.user_id'])
+    .execute();
+  for (const o of orders) {
+    if (Number(o.rows) !== 1 || Number(o.amount) !== -Number(o.total)) problems.push(`Заказ №${o.id}: записей о покупке в журнале ${Number(o.rows)}, сумма ${toRoubles(Number(o.amount ?? 0))} ₽ вместо −${toRoubles(Number(o.total))} ₽`);
+  }
+  const refunds = await db
+    .selectFrom('shop_deliveries')
+    .innerJoin('shop_orders', 'shop_orders.id', 'shop_deliveries.order_id')
+    .leftJoin('ledger', (j) => j.on('ledger.reason', '=', 'refund').on('ledger.ref', '=', sql<string>`'delivery:' || shop_deliveries.id`))
+    .select(['shop_deliveries.id', 'shop_deliveries.state', 'shop_deliveries.quantity', 'shop_orders.price', (eb) => eb.fn.count<number>('ledger.id').as('rows'), (eb) => eb.fn.sum<number>('ledger.amount').as('amount')])
+    .groupBy(['shop_deliveries.id', 'shop_deliveries.state', 'shop_deliveries.quantity', 'shop_orders.price'])
+    .execute();
+  for (const d of refunds) {
+    const expected = d.state === 'refunded' ? 1 : 0;
+    const worth = Number(d.price) * Number(d.quantity);
+    if (Number(d.rows) !== expected || (expected === 1 && Number(d.amount) !== worth)) {
+      problems.push(`Доставка №${d.id} (${d.state}): записей о возврате в журнале ${Number(d.rows)} вместо ${expected}`);
+    }
+  }
+  return problems;
+}
