@@ -1,5 +1,4 @@
 import { AdminUser, AdminUserList, AdminUserUpdateBody, ErrorResponse, IdParams, MessageResponse } from '@kubik/contract';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
 import { requireAdmin } from '../../plugins/auth.ts';
@@ -9,19 +8,15 @@ const tags = ['Пользователи (администратор)'];
 const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  // Checked before the body is parsed, so outsiders get 401/403 whatever they send.
-  const adminOnly = async (req: FastifyRequest) => {
-    await requireAdmin(ctx, req);
-  };
   return async (app) => {
     app.get('/api/user/all', {
-      onRequest: adminOnly,
+      config: { access: 'admin' },
       schema: { tags, summary: 'Все пользователи, кроме удалённых', response: { 200: AdminUserList, ...err(401, 403) } },
       handler: async () => service.listUsers(ctx),
     });
 
     app.put('/api/user/:id', {
-      onRequest: adminOnly,
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Изменить пользователя. Меняется только присланное; пустой пароль оставляет прежний; новый баланс проводится через журнал операций.',
@@ -36,7 +31,7 @@ export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.delete('/api/user/:id', {
-      onRequest: adminOnly,
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Удалить пользователя: покупки и операции сохраняются, имя и почта освобождаются, сеансы завершаются',

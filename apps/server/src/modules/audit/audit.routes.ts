@@ -1,9 +1,7 @@
 import { AuditPage, AuditQuery, ErrorResponse, type AuditEntry } from '@kubik/contract';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
-import { requireAdmin } from '../../plugins/auth.ts';
 
 const tags = ['Журнал изменений'];
 const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
@@ -48,12 +46,9 @@ export async function readAuditPage(db: Db, page: number, perPage: number, entit
 }
 
 export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  const adminOnly = async (req: FastifyRequest) => {
-    await requireAdmin(ctx, req);
-  };
   return async (app) => {
     app.get('/api/admin/audit', {
-      onRequest: adminOnly,
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Журнал изменений администраторов: кто, когда, что, до и после; новые первыми, по страницам',

@@ -1,7 +1,8 @@
 import { DonateBody, DonateListResponse, DonateTier, ErrorResponse, IdParams, MessageResponse } from '@kubik/contract';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import { sendCached } from '../../lib/public-cache.ts';
 import { requireAdmin } from '../../plugins/auth.ts';
 import * as service from './donate.service.ts';
 
@@ -9,18 +10,15 @@ const tags = ['Донат'];
 const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function donateRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  // Checked before the body is parsed, so outsiders get 401/403 whatever they send.
-  const adminOnly = async (req: FastifyRequest) => {
-    await requireAdmin(ctx, req);
-  };
   return async (app) => {
     app.get('/api/donate/fully', {
-      schema: { tags, summary: 'Донаты с китами и привилегиями, в порядке администратора', response: { 200: DonateListResponse } },
-      handler: async () => service.listTiers(ctx),
+      config: { access: 'public' },
+      schema: { tags, summary: 'Донаты с китами и привилегиями, в порядке администратора', response: { 200: DonateListResponse, 304: z.null() } },
+      handler: async (req, reply) => sendCached(req, reply, await service.listBody(ctx)),
     });
 
     app.post('/api/donate/add', {
-      onRequest: adminOnly,
+      config: { access: 'admin' },
       schema: { tags, summary: 'Добавить донат (администратор)', body: DonateBody, response: { 201: DonateTier, ...err(400, 401, 403) } },
       handler: async (req, reply) => {
         const actor = await requireAdmin(ctx, req);
@@ -29,7 +27,7 @@ export function donateRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.put('/api/donate/:id', {
-      onRequest: adminOnly,
+      config: { access: 'admin' },
       schema: { tags, summary: 'Изменить донат целиком, вместе с китами и привилегиями (администратор)', params: IdParams, body: DonateBody, response: { 200: DonateTier, ...err(400, 401, 403, 404) } },
       handler: async (req) => {
         const actor = await requireAdmin(ctx, req);
@@ -38,7 +36,7 @@ export function donateRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.delete('/api/donate/:id', {
-      onRequest: adminOnly,
+      config: { access: 'admin' },
       schema: { tags, summary: 'Удалить донат (администратор)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404) } },
       handler: async (req) => {
         const actor = await requireAdmin(ctx, req);

@@ -1,10 +1,10 @@
-import type { DonateBodyParsed, DonateFeature, DonateKit, DonateTier } from '@kubik/contract';
+import { DonateListResponse, type DonateBodyParsed, type DonateFeature, type DonateKit, type DonateTier } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import { notFound } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
+import type { CachedBody } from '../../lib/public-cache.ts';
 import type { UserRow } from '../accounts/accounts.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import { ReadCache } from '../news/read-cache.ts';
 import * as repo from './donate.repo.ts';
 
 export const TEXTS = {
@@ -12,20 +12,8 @@ export const TEXTS = {
   deleted: 'Донат удалён',
 } as const;
 
-/** How stale another instance's copy of the tiers may get (see ReadCache). */
-export const DONATE_CACHE_MAX_AGE_MS = 30_000;
-
-const caches = new WeakMap<AppContext, ReadCache<DonateTier[]>>();
-
-/** One tiers cache per app, so test apps and their databases never share one. */
-export function donateCache(ctx: AppContext): ReadCache<DonateTier[]> {
-  let cache = caches.get(ctx);
-  if (!cache) {
-    cache = new ReadCache(async () => (await repo.listTiers(ctx.db)).map(toTier), { maxAgeMs: DONATE_CACHE_MAX_AGE_MS });
-    caches.set(ctx, cache);
-  }
-  return cache;
-}
+/** Key of the public list in ctx.publicCache; every write drops it. */
+export const LIST_CACHE_KEY = 'donate.fully';
 
 export function toTier(row: repo.TierRow): DonateTier {
   return {
@@ -60,9 +48,9 @@ function columns(body: DonateBodyParsed) {
   };
 }
 
-/** In the admin's order, each with its kits and features. */
-export function listTiers(ctx: AppContext): Promise<DonateTier[]> {
-  return donateCache(ctx).get();
+/** GET /api/donate/fully, in the admin's order: one indexed query when the cache is cold. */
+export function listBody(ctx: AppContext): Promise<CachedBody> {
+  return ctx.publicCache.get(LIST_CACHE_KEY, async () => DonateListResponse.parse((await repo.listTiers(ctx.db)).map(toTier)));
 }
 
 export async function createTier(ctx: AppContext, actor: UserRow, body: DonateBodyParsed): Promise<DonateTier> {
@@ -74,7 +62,7 @@ export async function createTier(ctx: AppContext, actor: UserRow, body: DonateBo
     await recordAudit(trx, { actorId: actor.id, action: 'donate.create', entity: 'donate', entityId: row.id, after: created });
     return created;
   });
-  donateCache(ctx).invalidate();
+  await ctx.publicCache.invalidate(LIST_CACHE_KEY);
   return tier;
 }
 
@@ -88,7 +76,7 @@ export async function updateTier(ctx: AppContext, actor: UserRow, id: number, bo
     await recordAudit(trx, { actorId: actor.id, action: 'donate.update', entity: 'donate', entityId: id, before: toTier(before), after: updated });
     return updated;
   });
-  donateCache(ctx).invalidate();
+  await ctx.publicCache.invalidate(LIST_CACHE_KEY);
   return tier;
 }
 
@@ -99,5 +87,5 @@ export async function deleteTier(ctx: AppContext, actor: UserRow, id: number): P
     await repo.deleteTier(trx, id);
     await recordAudit(trx, { actorId: actor.id, action: 'donate.delete', entity: 'donate', entityId: id, before: toTier(before) });
   });
-  donateCache(ctx).invalidate();
+  await ctx.publicCache.invalidate(LIST_CACHE_KEY);
 }

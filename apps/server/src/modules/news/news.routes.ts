@@ -1,7 +1,8 @@
 import { ErrorResponse, IdParams, MessageResponse, NewsBody, NewsFeedResponse, NewsItem, NewsListResponse } from '@kubik/contract';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import { sendCached } from '../../lib/public-cache.ts';
 import { requireAdmin } from '../../plugins/auth.ts';
 import * as service from './news.service.ts';
 
@@ -9,23 +10,21 @@ const tags = ['Новости'];
 const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  // Checked before the body is parsed, so outsiders get 401/403 whatever they send.
-  const adminOnly = async (req: FastifyRequest) => {
-    await requireAdmin(ctx, req);
-  };
   return async (app) => {
     app.get('/api/tidings/news', {
-      schema: { tags, summary: 'Лента новостей для главной страницы, новые первыми', response: { 200: NewsFeedResponse } },
-      handler: async () => ({ news: await service.listNews(ctx) }),
+      config: { access: 'public' },
+      schema: { tags, summary: 'Лента новостей для главной страницы, новые первыми', response: { 200: NewsFeedResponse, 304: z.null() } },
+      handler: async (req, reply) => sendCached(req, reply, await service.feedBody(ctx)),
     });
 
     app.get('/api/tidings/all', {
-      schema: { tags, summary: 'Все новости списком, новые первыми (таблица админ-панели)', response: { 200: NewsListResponse } },
-      handler: async () => service.listNews(ctx),
+      config: { access: 'public' },
+      schema: { tags, summary: 'Все новости списком, новые первыми (таблица админ-панели)', response: { 200: NewsListResponse, 304: z.null() } },
+      handler: async (req, reply) => sendCached(req, reply, await service.listBody(ctx)),
     });
 
     app.post('/api/tidings/news', {
-      onRequest: adminOnly,
+      config: { access: 'admin' },
       schema: { tags, summary: 'Добавить новость (администратор)', body: NewsBody, response: { 201: NewsItem, ...err(400, 401, 403) } },
       handler: async (req, reply) => {
         const actor = await requireAdmin(ctx, req);
@@ -34,7 +33,7 @@ export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.put('/api/tidings/:id', {
-      onRequest: adminOnly,
+      config: { access: 'admin' },
       schema: { tags, summary: 'Изменить новость (администратор)', params: IdParams, body: NewsBody, response: { 200: NewsItem, ...err(400, 401, 403, 404) } },
       handler: async (req) => {
         const actor = await requireAdmin(ctx, req);
@@ -43,7 +42,7 @@ export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.delete('/api/tidings/:id', {
-      onRequest: adminOnly,
+      config: { access: 'admin' },
       schema: { tags, summary: 'Удалить новость (администратор)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404) } },
       handler: async (req) => {
         const actor = await requireAdmin(ctx, req);

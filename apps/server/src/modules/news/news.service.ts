@@ -1,30 +1,19 @@
-import type { NewsBody, NewsItem } from '@kubik/contract';
+import { NewsFeedResponse, NewsListResponse, type NewsBody, type NewsItem } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import { notFound } from '../../lib/errors.ts';
+import type { CachedBody } from '../../lib/public-cache.ts';
 import type { UserRow } from '../accounts/accounts.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import * as repo from './news.repo.ts';
-import { ReadCache } from './read-cache.ts';
 
 export const TEXTS = {
   notFound: 'Новость не найдена',
   deleted: 'Новость удалена',
 } as const;
 
-/** How stale another instance's copy of the feed may get (see ReadCache). */
-export const NEWS_CACHE_MAX_AGE_MS = 30_000;
-
-const caches = new WeakMap<AppContext, ReadCache<NewsItem[]>>();
-
-/** One feed cache per app, so test apps and their databases never share one. */
-export function newsCache(ctx: AppContext): ReadCache<NewsItem[]> {
-  let cache = caches.get(ctx);
-  if (!cache) {
-    cache = new ReadCache(async () => (await repo.listNewest(ctx.db)).map(toNewsItem), { maxAgeMs: NEWS_CACHE_MAX_AGE_MS });
-    caches.set(ctx, cache);
-  }
-  return cache;
-}
+/** Keys of the public answers in ctx.publicCache; every write drops both. */
+export const FEED_CACHE_KEY = 'news.feed';
+export const ALL_CACHE_KEY = 'news.all';
 
 export function toNewsItem(row: repo.NewsRow): NewsItem {
   return {
@@ -37,9 +26,19 @@ export function toNewsItem(row: repo.NewsRow): NewsItem {
   };
 }
 
-/** Newest first. */
-export function listNews(ctx: AppContext): Promise<NewsItem[]> {
-  return newsCache(ctx).get();
+/** GET /api/tidings/news, newest first: one indexed query when the cache is cold. */
+export function feedBody(ctx: AppContext): Promise<CachedBody> {
+  return ctx.publicCache.get(FEED_CACHE_KEY, async () => NewsFeedResponse.parse({ news: (await repo.listNewest(ctx.db)).map(toNewsItem) }));
+}
+
+/** GET /api/tidings/all: the same items as a plain list. */
+export function listBody(ctx: AppContext): Promise<CachedBody> {
+  return ctx.publicCache.get(ALL_CACHE_KEY, async () => NewsListResponse.parse((await repo.listNewest(ctx.db)).map(toNewsItem)));
+}
+
+/** Call after the write has committed. */
+async function invalidate(ctx: AppContext): Promise<void> {
+  await Promise.all([ctx.publicCache.invalidate(FEED_CACHE_KEY), ctx.publicCache.invalidate(ALL_CACHE_KEY)]);
 }
 
 function fields(body: NewsBody) {
@@ -54,7 +53,7 @@ export async function createNews(ctx: AppContext, actor: UserRow, body: NewsBody
     await recordAudit(trx, { actorId: actor.id, action: 'news.create', entity: 'news', entityId: row.id, after: created });
     return created;
   });
-  newsCache(ctx).invalidate();
+  await invalidate(ctx);
   return item;
 }
 
@@ -68,7 +67,7 @@ export async function updateNews(ctx: AppContext, actor: UserRow, id: number, bo
     await recordAudit(trx, { actorId: actor.id, action: 'news.update', entity: 'news', entityId: id, before: toNewsItem(before), after: updated });
     return updated;
   });
-  newsCache(ctx).invalidate();
+  await invalidate(ctx);
   return item;
 }
 
@@ -79,5 +78,5 @@ export async function deleteNews(ctx: AppContext, actor: UserRow, id: number): P
     await repo.deleteNews(trx, id);
     await recordAudit(trx, { actorId: actor.id, action: 'news.delete', entity: 'news', entityId: id, before: toNewsItem(before) });
   });
-  newsCache(ctx).invalidate();
+  await invalidate(ctx);
 }

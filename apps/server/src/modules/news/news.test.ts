@@ -78,6 +78,16 @@ describe.each(dbKinds)('news on %s', (kind) => {
     const titles = (await feed()).map((n) => n.title);
     expect(titles[0]).toBe('Свежая');
     expect(titles.slice(1).every((x) => x === 'Изменено в базе')).toBe(true);
+
+    // A browser that already has this answer gets 304; after a write the tag changes.
+    const first = await t.app.inject({ method: 'GET', url: '/api/tidings/news' });
+    const etag = first.headers.etag as string;
+    expect(etag).toBeTruthy();
+    expect((await t.app.inject({ method: 'GET', url: '/api/tidings/news', headers: { 'if-none-match': etag } })).statusCode).toBe(304);
+    await create(admin, { title: 'Ещё одна', content: 'Текст' });
+    const changed = await t.app.inject({ method: 'GET', url: '/api/tidings/news', headers: { 'if-none-match': etag } });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.json().news[0].title).toBe('Ещё одна');
   });
 
   it('refuses changes from visitors (401) and players (403), whatever they send', async () => {
