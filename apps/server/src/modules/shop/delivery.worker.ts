@@ -5,6 +5,7 @@ import type { Db } from '../../db/index.ts';
 import type { Database } from '../../db/types.ts';
 import { RconClient, RconError } from '../../lib/rcon/client.ts';
 import { CommandError, judgeReply, renderCommand } from '../../lib/rcon/command.ts';
+import { rconConfigured } from './shop.service.ts';
 
 export interface DeliveryOptions {
   /** How often the queue is polled; also the first retry delay. */
@@ -83,7 +84,7 @@ export async function drainDeliveries(db: Db, options: DeliveryOptions, log: Fas
     let id = serverId;
     if (id === null) {
       if (defaultServer === undefined) {
-        const withRcon = await db.selectFrom('servers').select('id').where('rcon_password', 'is not', null).where('rcon_password', '<>', '').limit(2).execute();
+        const withRcon = (await db.selectFrom('servers').select(['id', 'rcon_password', 'rcon_host', 'ip_address']).where('rcon_password', 'is not', null).execute()).filter(rconConfigured);
         defaultServer = withRcon.length === 1 ? withRcon[0]!.id : null;
       }
       id = defaultServer;
@@ -94,9 +95,9 @@ export async function drainDeliveries(db: Db, options: DeliveryOptions, log: Fas
     const s = await db.selectFrom('servers').select(['id', 'name', 'ip_address', 'rcon_host', 'rcon_port', 'rcon_password', 'command_template']).where('id', '=', id).executeTakeFirst();
     const found: Target | string = !s
       ? WORKER_TEXTS.serverGone
-      : !s.rcon_password
+      : !rconConfigured(s)
         ? WORKER_TEXTS.noRcon(s.name)
-        : { id: s.id, name: s.name, host: s.rcon_host || s.ip_address, port: s.rcon_port ?? DEFAULT_RCON_PORT, password: s.rcon_password, template: s.command_template };
+        : { id: s.id, name: s.name, host: s.rcon_host || s.ip_address, port: s.rcon_port ?? DEFAULT_RCON_PORT, password: s.rcon_password!, template: s.command_template };
     servers.set(id, found);
     return found;
   }

@@ -83,10 +83,15 @@ async function adminItem(db: Db, id: number): Promise<ShopItemAdmin> {
   return toAdminItem(row);
 }
 
+/** As the servers feature says it: a password, and an address to send to. */
+export function rconConfigured(s: { rcon_password: string | null; rcon_host: string | null; ip_address: string }): boolean {
+  return !!s.rcon_password && !!(s.rcon_host || s.ip_address);
+}
+
 /** Servers for the item form, and the default: the only server with RCON, when there is exactly one. */
 export async function shopServers(db: Db): Promise<ShopServersResponse> {
-  const rows = await db.selectFrom('servers').select(['id', 'name', 'rcon_password']).orderBy('sort_order').orderBy('id').execute();
-  const servers = rows.map((r) => ({ id: r.id, name: r.name, rcon: !!r.rcon_password }));
+  const rows = await db.selectFrom('servers').select(['id', 'name', 'rcon_password', 'rcon_host', 'ip_address']).orderBy('sort_order').orderBy('id').execute();
+  const servers = rows.map((r) => ({ id: r.id, name: r.name, rcon: rconConfigured(r) }));
   const withRcon = servers.filter((s) => s.rcon);
   return { servers, default_server_id: withRcon.length === 1 ? withRcon[0]!.id : null };
 }
