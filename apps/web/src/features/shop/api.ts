@@ -1,0 +1,56 @@
+import type {
+  AdminDelivery,
+  BuyBody,
+  BuyResponse,
+  DeliveryActionResponse,
+  DeliveryState,
+  MessageResponse,
+  ShopItem,
+  ShopItemAdmin,
+  ShopItemCreateBody,
+  ShopItemUpdateBody,
+  ShopOrder,
+  ShopServersResponse,
+} from '@kubik/contract';
+import { api, ApiError } from '../../lib/api.ts';
+
+export const SHOP_KEY = ['shop', 'items'] as const;
+export const ORDERS_KEY = ['shop', 'orders'] as const;
+export const ADMIN_ITEMS_KEY = ['shop', 'admin', 'items'] as const;
+export const ADMIN_SERVERS_KEY = ['shop', 'admin', 'servers'] as const;
+export const DELIVERIES_KEY = ['shop', 'admin', 'deliveries'] as const;
+
+export const fetchShop = () => api<ShopItem[]>('/api/shop/all');
+export const fetchOrders = () => api<ShopOrder[]>('/api/shop/orders');
+
+/** A fresh key per purchase attempt; crypto.getRandomValues works on plain-http sites too. */
+export function newIdempotencyKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `buy-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/**
+ * Buys with an Idempotency-Key. When the answer is lost on the way (no connection), the same
+ * request is sent once more with the same key: the server answers with the first result
+ * instead of buying twice.
+ */
+export async function buyItem(body: BuyBody, key: string): Promise<BuyResponse> {
+  const send = () => api<BuyResponse>('/api/shop/buy', { method: 'POST', body, headers: { 'Idempotency-Key': key } });
+  try {
+    return await send();
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 0) throw err;
+    await new Promise((r) => setTimeout(r, 1000));
+    return send();
+  }
+}
+
+export const fetchAdminItems = () => api<ShopItemAdmin[]>('/api/shop/admin/all');
+export const fetchShopServers = () => api<ShopServersResponse>('/api/shop/admin/servers');
+export const createItem = (body: ShopItemCreateBody) => api<ShopItemAdmin>('/api/shop/admin/create', { method: 'POST', body });
+export const updateItem = (id: number, body: ShopItemUpdateBody) => api<ShopItemAdmin>(`/api/shop/admin/${id}`, { method: 'PUT', body });
+export const deleteItem = (id: number) => api<MessageResponse>(`/api/shop/admin/${id}`, { method: 'DELETE' });
+
+export const fetchDeliveries = (state: DeliveryState | '') => api<AdminDelivery[]>(`/api/shop/admin/deliveries${state ? `?state=${state}` : ''}`);
+export const resendDelivery = (id: number) => api<DeliveryActionResponse>(`/api/shop/admin/deliveries/${id}/resend`, { method: 'POST' });
+export const refundDelivery = (id: number) => api<DeliveryActionResponse>(`/api/shop/admin/deliveries/${id}/refund`, { method: 'POST' });
