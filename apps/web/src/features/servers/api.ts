@@ -1,0 +1,23 @@
+import type { AdminServersListResponse, MessageResponse, MonitorResponse, ServerBodyInput, ServerSaveResponse, ServersListResponse } from '@kubik/contract';
+import { api } from '../../lib/api.ts';
+
+/** Every servers query starts with this key, so one invalidation refreshes the public and admin lists. */
+export const SERVERS_KEY = ['servers'] as const;
+export const SERVERS_PUBLIC_KEY = ['servers', 'public'] as const;
+export const SERVERS_ADMIN_KEY = ['servers', 'admin'] as const;
+/** The admin screen asks for fresh statuses this often while it is open (spec §9). */
+export const ADMIN_MONITOR_MS = 300_000;
+
+export const fetchServers = () => api<ServersListResponse>('/api/servers/');
+export const fetchAdminServers = () => api<AdminServersListResponse>('/api/servers/admin');
+export const runMonitor = () => api<MonitorResponse>('/api/servers/monitor', { method: 'POST' });
+export const createServer = (body: ServerBodyInput) => api<ServerSaveResponse>('/api/servers/', { method: 'POST', body });
+export const updateServer = (id: number, body: ServerBodyInput) => api<ServerSaveResponse>(`/api/servers/${id}`, { method: 'PUT', body });
+export const deleteServer = (id: number) => api<MessageResponse>(`/api/servers/${id}`, { method: 'DELETE' });
+
+/** `host` for the default port, `host:port` otherwise; IPv6 in brackets. */
+export function serverAddress(host: string, port: number): string {
+  if (!host) return '';
+  const h = host.includes(':') ? `[${host}]` : host;
+  return port === 25565 ? h : `${h}:${port}`;
+}
