@@ -3,7 +3,6 @@ import { z } from 'zod';
 // Schemas of the news feature, shared by the server and the web app.
 
 export const IMAGE_URL_MAX = 2048;
-export const NEWS_PREVIEW_CHARS = 100;
 
 /**
  * An image address the site may put into <img src>: http(s) or a path on this site. Anything

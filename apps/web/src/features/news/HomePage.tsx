@@ -1,15 +1,94 @@
+import type { NewsItem } from '@kubik/contract';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useSite } from '../../app/site.tsx';
+import { Modal } from '../../components/Modal.tsx';
+import { Empty, Loading } from '../../components/States.tsx';
+import { formatDate } from '../../lib/format.ts';
 import { useTitle } from '../../lib/title.ts';
+import { TotalOnline } from '../servers/TotalOnline.tsx';
+import { fetchNewsFeed, NEWS_FEED_KEY, preview } from './api.ts';
+import './news.css';
 
 export default function HomePage() {
   useTitle(null);
   const site = useSite();
+  const feed = useQuery({ queryKey: NEWS_FEED_KEY, queryFn: fetchNewsFeed });
+  const [opened, setOpened] = useState<NewsItem | null>(null);
+
   return (
     <div className="stack">
-      <header className="page-head">
+      <header className="page-head home-head">
         <h1>Добро пожаловать на {site.name}!</h1>
+        <TotalOnline />
       </header>
-      <div className="empty">Здесь пока нет новостей</div>
+      <section className="stack" aria-labelledby="news-heading">
+        <h2 id="news-heading">Новости</h2>
+        {feed.isPending ? (
+          <Loading text="Загрузка новостей..." />
+        ) : feed.isError ? (
+          <Empty>
+            <p>Не удалось загрузить новости.</p>
+            <button type="button" className="btn btn-small" onClick={() => void feed.refetch()}>
+              Повторить
+            </button>
+          </Empty>
+        ) : feed.data.length === 0 ? (
+          <Empty>Здесь пока нет новостей</Empty>
+        ) : (
+          <ul className="news-grid">
+            {feed.data.map((item) => (
+              <NewsCard key={item.id} item={item} onOpen={() => setOpened(item)} />
+            ))}
+          </ul>
+        )}
+      </section>
+      <Modal open={opened !== null} title={opened?.title ?? ''} onClose={() => setOpened(null)} wide>
+        {opened && <NewsFull item={opened} onClose={() => setOpened(null)} />}
+      </Modal>
     </div>
+  );
+}
+
+function NewsImage({ src, className }: { src: string; className: string }) {
+  const [broken, setBroken] = useState(false);
+  if (broken) return null;
+  return <img className={className} src={src} alt="" loading="lazy" decoding="async" onError={() => setBroken(true)} />;
+}
+
+/** The whole card opens the item; the real control is the title button, for keyboards and readers. */
+function NewsCard({ item, onOpen }: { item: NewsItem; onOpen: () => void }) {
+  return (
+    <li className="news-card" data-testid="news-card">
+      {item.image_url && <NewsImage className="news-card-image" src={item.image_url} />}
+      <div className="news-card-body">
+        <h3 className="news-card-title">
+          <button type="button" className="news-card-open" onClick={onOpen}>
+            {item.title}
+          </button>
+        </h3>
+        <p className="news-card-preview">{preview(item.content)}</p>
+        <time className="news-date" dateTime={item.created_at}>
+          {formatDate(item.created_at)}
+        </time>
+      </div>
+    </li>
+  );
+}
+
+function NewsFull({ item, onClose }: { item: NewsItem; onClose: () => void }) {
+  return (
+    <article className="stack news-full">
+      {item.image_url && <NewsImage className="news-full-image" src={item.image_url} />}
+      <time className="news-date" dateTime={item.created_at}>
+        {formatDate(item.created_at)}
+      </time>
+      <p className="preline news-full-text">{item.content}</p>
+      <div className="form-actions">
+        <button type="button" className="btn" onClick={onClose}>
+          Закрыть
+        </button>
+      </div>
+    </article>
   );
 }
