@@ -1,5 +1,98 @@
-import { Placeholder } from '../../components/Placeholder.tsx';
+import type { MeResponse } from '@kubik/contract';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { useSearchParams } from 'react-router';
+import { useAuth } from '../../app/auth.tsx';
+import { Avatar } from '../../app/Avatar.tsx';
+import { Empty, Loading } from '../../components/States.tsx';
+import { Tabs } from '../../components/Tabs.tsx';
+import { formatRub } from '../../lib/format.ts';
+import { useTitle } from '../../lib/title.ts';
+import { ShopPanel } from '../shop/ShopPanel.tsx';
+import { fetchOwnSkin, ownSkinKey } from '../skins/api.ts';
+import { ChangePasswordForm } from './ChangePasswordForm.tsx';
+import { SkinPanel } from './SkinPanel.tsx';
+import './profile.css';
 
-export default function Page() {
-  return <Placeholder title="Личный кабинет" />;
+const TABS = [
+  { id: 'info', label: 'Информация' },
+  { id: 'shop', label: 'Магазин' },
+  { id: 'settings', label: 'Настройки' },
+] as const;
+type TabId = (typeof TABS)[number]['id'];
+
+export default function ProfilePage() {
+  useTitle('Личный кабинет');
+  const { user, refresh } = useAuth();
+  const [params, setParams] = useSearchParams();
+  const tab: TabId = TABS.find((t) => t.id === params.get('tab'))?.id ?? 'info';
+
+  // The balance in the header may be stale (a purchase in another tab, an admin's top-up).
+  useEffect(() => refresh(), [refresh]);
+
+  if (!user) return <Loading />;
+  return (
+    <div className="stack">
+      <header className="page-head">
+        <h1>Личный кабинет</h1>
+      </header>
+      <div className="profile-layout">
+        <OwnSkin username={user.username} />
+        <section className="card profile-main" aria-label="Разделы личного кабинета">
+          <Tabs
+            tabs={[...TABS]}
+            active={tab}
+            label="Разделы личного кабинета"
+            onChange={(id) => setParams(id === 'info' ? {} : { tab: id }, { replace: true })}
+          >
+            {tab === 'info' && <Information user={user} />}
+            {tab === 'shop' && <ShopPanel />}
+            {tab === 'settings' && <ChangePasswordForm />}
+          </Tabs>
+        </section>
+      </div>
+    </div>
+  );
+}
+
+function OwnSkin({ username }: { username: string }) {
+  const skin = useQuery({ queryKey: ownSkinKey(username), queryFn: fetchOwnSkin });
+  if (skin.isPending) {
+    return (
+      <section className="card skin-panel">
+        <Loading text="Загрузка скина..." />
+      </section>
+    );
+  }
+  if (skin.isError) {
+    return (
+      <section className="card skin-panel">
+        <Empty>
+          <p>Не удалось загрузить скин.</p>
+          <button type="button" className="btn btn-small" onClick={() => void skin.refetch()}>
+            Повторить
+          </button>
+        </Empty>
+      </section>
+    );
+  }
+  return <SkinPanel username={username} skin={skin.data} />;
+}
+
+function Information({ user }: { user: MeResponse }) {
+  return (
+    <div className="profile-info">
+      <Avatar username={user.username} size={96} />
+      <dl className="profile-facts">
+        <dt>Имя игрока</dt>
+        <dd data-testid="profile-username">{user.username}</dd>
+        <dt>Роль</dt>
+        <dd>{user.is_admin ? 'Администратор' : 'Пользователь'}</dd>
+        <dt>Баланс</dt>
+        <dd className="profile-balance-value" data-testid="profile-balance">
+          {formatRub(user.balance)}
+        </dd>
+      </dl>
+    </div>
+  );
 }
