@@ -16,7 +16,6 @@ import {
   ShopOrder,
   ShopServersResponse,
 } from '@kubik/contract';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -40,11 +39,12 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       await worker.stop();
     });
 
-    // Who may call comes before what they sent: a guest gets 401, not a validation error.
-    const user = { preValidation: async (req: FastifyRequest) => void (await requireUser(ctx, req)) };
-    const admin = { preValidation: async (req: FastifyRequest) => void (await requireAdmin(ctx, req)) };
+    // Checked in onRequest (plugins/auth.ts): a guest gets 401 before any body is read.
+    const user = { config: { access: 'user' as const } };
+    const admin = { config: { access: 'admin' as const } };
 
     app.get('/api/shop/all', {
+      config: { access: 'public' },
       schema: { tags, summary: 'Товары в продаже (в том числе закончившиеся)', response: { 200: z.array(ShopItem) } },
       handler: async () => shop.listOnSale(ctx.db),
     });
