@@ -13,6 +13,9 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 const png = (description: string) => ({ description, content: { 'image/png': { schema: z.string().meta({ format: 'binary' }) } } });
 const notModified = { 304: z.null().meta({ description: 'Не изменилось (If-None-Match совпал с ETag)' }) };
 
+/** Valid player names that are also the first segment of another GET /api/user/<word>/:param route. */
+const SHADOWED_NAMES = ['confirm'];
+
 /** Room for the multipart envelope around a file of the largest allowed size. */
 const UPLOAD_BODY_MAX = SKIN_MAX_BYTES + 16 * 1024;
 
@@ -139,19 +142,38 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       handler: async (req, reply) => sendImage(req, reply, await skins.ownImage(await requireUser(ctx, req), 'head', req.query.size), req.query.v, 'private'),
     });
 
+    const playerSchemas = {
+      info: { tags, summary: 'Скин игрока по имени: модель, размер, версия и адреса картинок', response: { 200: SkinInfo, ...err(400, 404) } },
+      file: { tags, summary: 'Файл скина игрока по имени', querystring: SkinImageQuery, response: { 200: png('PNG скина'), ...notModified, ...err(400, 404) } },
+      head: { tags, summary: 'Голова игрока по имени (для списков и комментариев), size×size пикселей', querystring: HeadQuery, response: { 200: png('PNG головы'), ...notModified, ...err(400, 404) } },
+    };
+
     app.get('/api/user/:username/skin', {
-      schema: { tags, summary: 'Скин игрока по имени: модель, размер, версия и адреса картинок', params: PlayerParams, response: { 200: SkinInfo, ...err(400, 404) } },
+      schema: { ...playerSchemas.info, params: PlayerParams },
       handler: async (req) => skins.playerInfo(req.params.username),
     });
-
     app.get('/api/user/:username/skin.png', {
-      schema: { tags, summary: 'Файл скина игрока по имени', params: PlayerParams, querystring: SkinImageQuery, response: { 200: png('PNG скина'), ...notModified, ...err(400, 404) } },
+      schema: { ...playerSchemas.file, params: PlayerParams },
       handler: async (req, reply) => sendImage(req, reply, await skins.playerImage(req.params.username, 'skin', 0), req.query.v, 'public'),
     });
-
     app.get('/api/user/:username/head', {
-      schema: { tags, summary: 'Голова игрока по имени (для списков и комментариев), size×size пикселей', params: PlayerParams, querystring: HeadQuery, response: { 200: png('PNG головы'), ...notModified, ...err(400, 404) } },
+      schema: { ...playerSchemas.head, params: PlayerParams },
       handler: async (req, reply) => sendImage(req, reply, await skins.playerImage(req.params.username, 'head', req.query.size), req.query.v, 'public'),
     });
+
+    // Static segments win over parameters, so the e-mail link route GET /api/user/confirm/:token
+    // would answer /api/user/confirm/head for a player named "confirm". Such names get the same
+    // three routes spelled out (hidden from the docs); add any new /api/user/<word>/:x GET route here.
+    for (const name of SHADOWED_NAMES) {
+      app.get(`/api/user/${name}/skin`, { schema: { ...playerSchemas.info, hide: true }, handler: async () => skins.playerInfo(name) });
+      app.get(`/api/user/${name}/skin.png`, {
+        schema: { ...playerSchemas.file, hide: true },
+        handler: async (req, reply) => sendImage(req, reply, await skins.playerImage(name, 'skin', 0), req.query.v, 'public'),
+      });
+      app.get(`/api/user/${name}/head`, {
+        schema: { ...playerSchemas.head, hide: true },
+        handler: async (req, reply) => sendImage(req, reply, await skins.playerImage(name, 'head', req.query.size), req.query.v, 'public'),
+      });
+    }
   };
 }

@@ -307,6 +307,15 @@ describe.each(dbKinds)('skins on %s', (kind) => {
     // A player may be called "skin" or "head": the by-name routes still find them.
     expect((await get(null, '/api/user/Skin/head')).statusCode).toBe(200);
     expect((await get(null, '/api/user/skin/skin')).json().username).toBe('Skin');
+    // Even "confirm", whose name is also the e-mail link route /api/user/confirm/:token.
+    const confirm = await player('confirm');
+    expect((await upload(confirm.token, skinForm(await toPng(testSkin())))).statusCode).toBe(200);
+    const head = await get(null, '/api/user/confirm/head?size=8');
+    expect(head.statusCode).toBe(200);
+    expect((await image(head)).data.equals(renderHead(testSkin(), 8).data)).toBe(true);
+    expect((await get(null, '/api/user/confirm/skin.png')).headers['content-type']).toBe('image/png');
+    expect((await get(null, '/api/user/confirm/skin')).json()).toMatchObject({ username: 'confirm', custom: true });
+    expect((await get(null, '/api/user/confirm/not-a-real-token-0123456789')).headers.location).toBe('/login?verified=invalid');
 
     const doc = (await get(null, '/api/docs/json')).json();
     expect(doc.paths['/api/user/head'].get.responses['200'].content['image/png']).toBeDefined();
