@@ -115,6 +115,19 @@ describe('accounts in the browser', () => {
     expect(await page.title()).toBe('Правила — Kubik');
   });
 
+  it('opens the home page and reloads any screen directly', async () => {
+    const page = await site.newPage();
+    const res = await page.goto('/');
+    expect(res?.status()).toBe(200);
+    await page.getByRole('heading', { name: 'Добро пожаловать на Kubik!' }).waitFor();
+    expect(await page.title()).toBe('Kubik');
+    await page.goto('/rules');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Правила', level: 1 }).waitFor();
+    const missing = await page.request.get('/assets/nope.js');
+    expect(missing.status()).toBe(404);
+  });
+
   it('shows help for guests and for players', async () => {
     const page = await site.newPage();
     await page.goto('/help');

@@ -154,6 +154,8 @@ function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
       },
     });
   }
+  // The static plugin would treat '/' as a directory: the home page is the app's index.
+  if (hasWeb) app.get('/', { config: { access: 'public' }, schema: { hide: true } }, (_req, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html'));
   app.setNotFoundHandler((request, reply) => {
     const url = request.url;
     if (url.startsWith('/api/') || url === '/api' || (request.method !== 'GET' && request.method !== 'HEAD')) {

@@ -4,6 +4,7 @@ import { badRequest, conflict, forbidden, HttpError, isUniqueViolation, unauthor
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/passwords.ts';
 import { newToken } from '../../lib/tokens.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 import { enqueueMail } from '../mail/mail.outbox.ts';
 import * as repo from './accounts.repo.ts';
@@ -73,6 +74,13 @@ export async function register(ctx: AppContext, input: RegisterBody, actor: repo
       if (byAdmin) {
         const kopecks = toKopecks(input.balance ?? 0);
         if (kopecks > 0) await postLedger(trx, { userId: row.id, amount: kopecks, reason: 'adjustment', authorId: actor.id, note: 'Начальный баланс' });
+        await recordAudit(trx, {
+          actorId: actor.id,
+          action: 'user.create',
+          entity: 'user',
+          entityId: row.id,
+          after: { username: input.username, email: input.email, is_admin: !!input.is_admin, balance: toRoubles(kopecks) },
+        });
       } else {
         await repo.createEmailToken(trx, row.id, 'verify', verifyToken, VERIFY_TTL_MS);
         const link = `${ctx.config.publicUrl}/api/user/confirm/${verifyToken}`;

@@ -1,5 +1,4 @@
 import { NavLink, Outlet } from 'react-router';
-import { useTitle } from '../../lib/title.ts';
 
 const SECTIONS = [
   { to: '/admin/users', label: 'Пользователи' },
@@ -10,7 +9,7 @@ const SECTIONS = [
 ];
 
 export default function AdminLayout() {
-  useTitle('Админ-панель');
+  // Each section sets its own title; a layout title would overwrite theirs (parents' effects run last).
   return (
     <div className="stack admin">
       <h1>Админ-панель</h1>
