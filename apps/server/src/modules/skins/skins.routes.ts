@@ -92,6 +92,7 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.post('/api/user/skin', {
+      config: { access: 'user' },
       schema: {
         tags,
         summary: 'Загрузить скин: multipart/form-data, файл PNG в поле «skin» (64×64 или 64×32, HD до 512, не больше 256 КБ) и, по желанию, «model»: default или slim (иначе модель определяется по скину)',
@@ -113,16 +114,19 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.get('/api/user/skin', {
+      config: { access: 'user' },
       schema: { tags, summary: 'Скин текущего пользователя: модель, размер, версия и адреса картинок', response: { 200: SkinInfo, ...err(401) } },
       handler: async (req) => skins.ownInfo(await requireUser(ctx, req)),
     });
 
     app.put('/api/user/skin/model', {
+      config: { access: 'user' },
       schema: { tags, summary: 'Сменить модель рук своего скина (default или slim)', body: SkinModelBody, response: { 200: SkinInfo, ...err(400, 401, 409) } },
       handler: async (req) => skins.setModel(await requireUser(ctx, req), req.body.model),
     });
 
     app.get('/api/user/skin.png', {
+      config: { access: 'user' },
       schema: {
         tags,
         summary: 'Файл скина текущего пользователя (или стандартный скин сайта). С ?v=<версия> кэшируется навсегда.',
@@ -133,6 +137,7 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.get('/api/user/head', {
+      config: { access: 'user' },
       schema: {
         tags,
         summary: 'Голова текущего пользователя для аватара: лицо со слоем шапки, size×size пикселей (8–512, по умолчанию 64)',
@@ -149,14 +154,17 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     };
 
     app.get('/api/user/:username/skin', {
+      config: { access: 'public' },
       schema: { ...playerSchemas.info, params: PlayerParams },
       handler: async (req) => skins.playerInfo(req.params.username),
     });
     app.get('/api/user/:username/skin.png', {
+      config: { access: 'public' },
       schema: { ...playerSchemas.file, params: PlayerParams },
       handler: async (req, reply) => sendImage(req, reply, await skins.playerImage(req.params.username, 'skin', 0), req.query.v, 'public'),
     });
     app.get('/api/user/:username/head', {
+      config: { access: 'public' },
       schema: { ...playerSchemas.head, params: PlayerParams },
       handler: async (req, reply) => sendImage(req, reply, await skins.playerImage(req.params.username, 'head', req.query.size), req.query.v, 'public'),
     });
@@ -165,12 +173,14 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     // would answer /api/user/confirm/head for a player named "confirm". Such names get the same
     // three routes spelled out (hidden from the docs); add any new /api/user/<word>/:x GET route here.
     for (const name of SHADOWED_NAMES) {
-      app.get(`/api/user/${name}/skin`, { schema: { ...playerSchemas.info, hide: true }, handler: async () => skins.playerInfo(name) });
+      app.get(`/api/user/${name}/skin`, { config: { access: 'public' }, schema: { ...playerSchemas.info, hide: true }, handler: async () => skins.playerInfo(name) });
       app.get(`/api/user/${name}/skin.png`, {
+        config: { access: 'public' },
         schema: { ...playerSchemas.file, hide: true },
         handler: async (req, reply) => sendImage(req, reply, await skins.playerImage(name, 'skin', 0), req.query.v, 'public'),
       });
       app.get(`/api/user/${name}/head`, {
+        config: { access: 'public' },
         schema: { ...playerSchemas.head, hide: true },
         handler: async (req, reply) => sendImage(req, reply, await skins.playerImage(name, 'head', req.query.size), req.query.v, 'public'),
       });
