@@ -193,6 +193,24 @@ describe('servers in the browser', () => {
     expect(dialogs).toEqual(['Удалить сервер?', 'Удалить сервер?', 'Удалить сервер?']);
   });
 
+  it('the admin screen asks for fresh statuses every 5 minutes while it is open', async () => {
+    const page = await site.newPage();
+    await loginUi(page, 'Owner', 'owner-password');
+    await page.clock.install();
+    const monitorCalls: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/api/servers/monitor')) monitorCalls.push(r.method());
+    });
+    await page.goto('/admin/servers');
+    await page.getByRole('row').filter({ hasText: 'Выживание' }).waitFor();
+    await page.clock.fastForward('04:50');
+    expect(monitorCalls).toEqual([]);
+    await page.clock.fastForward('00:15');
+    await expect.poll(() => monitorCalls).toEqual(['POST']);
+    await page.clock.fastForward('05:00');
+    await expect.poll(() => monitorCalls).toEqual(['POST', 'POST']);
+  });
+
   it('the admin screen works on a 360 px phone', async () => {
     const page = await site.newPage();
     await loginUi(page, 'Owner', 'owner-password');

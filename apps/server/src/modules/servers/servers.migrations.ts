@@ -43,4 +43,10 @@ export const serversMigrations: Record<string, Migration> = {
       await db.schema.createIndex('server_online_history_at_idx').on('server_online_history').column('at').execute();
     },
   },
+  '2026112222_servers_check_claim': {
+    async up(db: Kysely<unknown>) {
+      // Set while a check runs (until its deadline): another instance leaves the server alone.
+      await db.schema.alterTable('servers').addColumn('checking_until', bigint).execute();
+    },
+  },
 };

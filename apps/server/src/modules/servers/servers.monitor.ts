@@ -19,8 +19,10 @@ interface DueServer {
   id: number;
   ip_address: string;
   port: number;
-  last_checked_at: number | null;
 }
+
+/** stored: checked and recorded; skipped: not due, or another instance is checking it; lost: checked, not recorded. */
+type CheckOutcome = 'stored' | 'skipped' | 'lost';
 
 export interface SweepResult {
   checked: number;
@@ -30,13 +32,14 @@ export interface SweepResult {
 
 /**
  * Checks every server's status: in the background every config.monitor.intervalMs, and on demand.
- * Each check is claimed by a conditional update of last_checked_at, so several instances (or an
- * admin's click during a background sweep) never check one server twice at once.
+ * Each check is claimed by a conditional update (checking_until, and for background sweeps the
+ * age of last_checked_at), so several instances never check one server twice at once; within one
+ * process a second request for a server joins the check already running.
  */
 export class ServerMonitor {
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<unknown> | undefined;
-  private readonly inflight = new Map<number, Promise<boolean>>();
+  private readonly inflight = new Map<number, Promise<CheckOutcome>>();
   private readonly stopping = new AbortController();
   private lastThinAt = 0;
 
@@ -78,13 +81,16 @@ export class ServerMonitor {
   async sweep(force: boolean): Promise<SweepResult> {
     const now = Date.now();
     const { intervalMs, concurrency } = this.ctx.config.monitor;
-    const rows = await this.db.selectFrom('servers').select(['id', 'ip_address', 'port', 'last_checked_at']).execute();
-    const due = rows.filter((r) => force || r.last_checked_at == null || Number(r.last_checked_at) <= now - intervalMs * 0.8);
+    const staleBefore = force ? null : now - intervalMs * 0.8;
+    const rows = await this.db.selectFrom('servers').select(['id', 'ip_address', 'port']).execute();
     let changed = false;
-    const queue = [...due];
+    let checked = 0;
+    const queue = [...rows];
     const workers = Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
       for (let next = queue.shift(); next && !this.stopping.signal.aborted; next = queue.shift()) {
-        if (await this.checkServer(next)) changed = true;
+        const outcome = await this.checkServer(next, staleBefore);
+        if (outcome !== 'skipped') checked += 1;
+        if (outcome === 'stored') changed = true;
       }
     });
     await Promise.all(workers);
@@ -95,42 +101,41 @@ export class ServerMonitor {
       .select((eb) => [eb.fn.countAll<number>().as('total'), eb.fn.sum<number>(sql`case when status = 'online' then 1 else 0 end`).as('online')])
       .executeTakeFirstOrThrow();
     const online = Number(counts.online ?? 0);
-    return { checked: due.length, online, offline: Number(counts.total) - online };
+    return { checked, online, offline: Number(counts.total) - online };
   }
 
-  /** Checks one server now unless it is being checked already (then waits for that check). */
-  checkNow(id: number): Promise<boolean> {
-    return this.db
-      .selectFrom('servers')
-      .select(['id', 'ip_address', 'port', 'last_checked_at'])
-      .where('id', '=', id)
-      .executeTakeFirst()
-      .then((row) => (row ? this.checkServer(row) : false));
+  /** Checks one server now unless it is being checked already (then waits for that check); true when a result was stored. */
+  async checkNow(id: number): Promise<boolean> {
+    const row = await this.db.selectFrom('servers').select(['id', 'ip_address', 'port']).where('id', '=', id).executeTakeFirst();
+    return row ? (await this.checkServer(row, null)) === 'stored' : false;
   }
 
-  private checkServer(row: DueServer): Promise<boolean> {
+  /** `staleBefore`: check only if the last check is older (background sweeps); null checks now. */
+  private checkServer(row: DueServer, staleBefore: number | null): Promise<CheckOutcome> {
     const running = this.inflight.get(row.id);
     if (running) return running;
-    const job = this.runCheck(row)
-      .catch((err: unknown) => {
+    const job = this.runCheck(row, staleBefore)
+      .catch((err: unknown): CheckOutcome => {
         this.log.error({ err, serverId: row.id }, 'server check failed to record');
-        return false;
+        return 'lost';
       })
       .finally(() => this.inflight.delete(row.id));
     this.inflight.set(row.id, job);
     return job;
   }
 
-  /** true when the row was claimed and its result stored. */
-  private async runCheck(row: DueServer): Promise<boolean> {
+  private async runCheck(row: DueServer, staleBefore: number | null): Promise<CheckOutcome> {
     const startedAt = Date.now();
+    const { timeoutMs } = this.ctx.config.monitor;
+    // The claim lasts past the check's deadline, so a crashed instance's claim runs out by itself.
     const claimed = await this.db
       .updateTable('servers')
-      .set({ last_checked_at: startedAt })
+      .set({ checking_until: startedAt + timeoutMs + 5000 })
       .where('id', '=', row.id)
-      .where((eb) => (row.last_checked_at == null ? eb('last_checked_at', 'is', null) : eb('last_checked_at', '=', row.last_checked_at)))
+      .where((eb) => eb.or([eb('checking_until', 'is', null), eb('checking_until', '<', startedAt)]))
+      .$if(staleBefore !== null, (qb) => qb.where((eb) => eb.or([eb('last_checked_at', 'is', null), eb('last_checked_at', '<=', staleBefore!)])))
       .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) !== 1) return false;
+    if (Number(claimed.numUpdatedRows) !== 1) return 'skipped';
 
     let status: ServerStatus | null = null;
     let error = 'Адрес сервера не указан';
@@ -140,14 +145,17 @@ export class ServerMonitor {
         status = await this.check({
           host: row.ip_address,
           port: row.port === DEFAULT_PORT ? undefined : row.port,
-          timeoutMs: this.ctx.config.monitor.timeoutMs,
+          timeoutMs,
           signal: this.stopping.signal,
         });
       } catch (err) {
         error = (err as Error).message;
       }
     }
-    if (this.stopping.signal.aborted && !status) return false;
+    if (this.stopping.signal.aborted && !status) {
+      await this.db.updateTable('servers').set({ checking_until: null }).where('id', '=', row.id).execute().catch(() => {});
+      return 'lost';
+    }
 
     const at = Date.now();
     // Only if the address is still the one we checked: an edit in between resets the readings.
@@ -163,6 +171,7 @@ export class ServerMonitor {
             favicon: status.favicon,
             last_error: null,
             last_checked_at: at,
+            checking_until: null,
           })
           .executeTakeFirst()
       : await update
@@ -173,9 +182,14 @@ export class ServerMonitor {
             online: sql<number>`case when fail_count + 1 >= ${sql.lit(FAILS_TO_OFFLINE)} then 0 else online end`,
             last_error: error.slice(0, 255),
             last_checked_at: at,
+            checking_until: null,
           })
           .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) return false;
+    if (Number(result.numUpdatedRows) !== 1) {
+      // Edited meanwhile (a new address resets the readings) or deleted: the result is stale.
+      await this.db.updateTable('servers').set({ checking_until: null }).where('id', '=', row.id).execute();
+      return 'lost';
+    }
     await this.db
       .insertInto('server_online_history')
       .values({ server_id: row.id, at, online: status ? status.online : null })
@@ -183,7 +197,7 @@ export class ServerMonitor {
       .catch(() => {
         // The server was deleted while it was being checked.
       });
-    return true;
+    return 'stored';
   }
 
   private async thinHistoryIfDue(now: number): Promise<void> {

@@ -192,7 +192,7 @@ export async function updateServer(ctx: AppContext, actorId: number, id: number,
         command_template: input.command_template === undefined ? (before.command_template ?? DEFAULT_COMMAND_TEMPLATE) : (input.command_template ?? DEFAULT_COMMAND_TEMPLATE),
         updated_at: Date.now(),
         // Readings of the old address say nothing about the new one.
-        ...(addressChanged ? { status: 'offline', online: 0, fail_count: 0, last_checked_at: null, version: null, motd: null, favicon: null, last_error: null } : {}),
+        ...(addressChanged ? { status: 'offline', online: 0, fail_count: 0, last_checked_at: null, checking_until: null, version: null, motd: null, favicon: null, last_error: null } : {}),
       })
       .where('id', '=', id)
       .returningAll()

@@ -18,6 +18,8 @@ export interface ServersTable {
   /** Consecutive failed checks; the server turns offline at two. */
   fail_count: number;
   last_checked_at: number | null;
+  /** A check of this server is running until then (claimed by one instance). */
+  checking_until: number | null;
   // Delivery into the game (shop): admin only, never in a public answer, never logged.
   rcon_host: string | null;
   rcon_port: number | null;
