@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import mc from 'minecraft-protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asUser, createTestApp, loginAs, seedUser } from '../../test/test-app.ts';
 import { queryStatus } from './status.ts';
 
 const FAVICON = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -39,6 +40,23 @@ describe('against the minecraft-protocol server', () => {
       expect(status.online).toBe(1);
     } finally {
       client.end('bye');
+    }
+  });
+
+  it('shows as online in the list of the site after the monitor checked it', async () => {
+    const t = await createTestApp('sqlite', { workers: false });
+    try {
+      await seedUser(t, 'Admin', { admin: true });
+      const token = await loginAs(t, 'Admin');
+      const created = await t.app.inject(asUser(token, { method: 'POST', url: '/api/servers/', payload: { name: 'Настоящий', description: 'minecraft-protocol', ip_address: '127.0.0.1', port, max_online: 42 } }));
+      expect(created.statusCode).toBe(201);
+      const swept = await t.app.inject(asUser(token, { method: 'POST', url: '/api/servers/monitor' }));
+      expect(swept.json()).toMatchObject({ checked: 1, online: 1 });
+      const list = (await t.app.inject({ method: 'GET', url: '/api/servers/' })).json();
+      expect(list.servers[0]).toMatchObject({ status: 'online', online: 0, max_online: 42, version: '1.20.4', motd: 'Кубик — выживание' });
+      expect(list.servers[0].favicon_url).toMatch(/^\/api\/servers\/\d+\/favicon\.png\?v=/);
+    } finally {
+      await t.close();
     }
   });
 });
