@@ -153,5 +153,11 @@ describe('shop in the browser', () => {
     await soldOut.waitFor();
     expect(await soldOut.isDisabled()).toBe(true);
     expect(await soldOut.textContent()).toBe('Закончился');
+
+    // The admin table scrolls inside its box on a phone; the page itself does not.
+    await admin.setViewportSize({ width: 360, height: 740 });
+    await admin.goto('/admin/shop');
+    await admin.getByRole('row', { name: /Алмаз/ }).getByText('Нет в наличии').waitFor();
+    expect(await admin.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
   });
 });

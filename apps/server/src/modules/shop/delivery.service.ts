@@ -7,6 +7,7 @@ import { toRoubles } from '../../lib/money.ts';
 import type { UserRow } from '../accounts/accounts.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
+import { dropListCache } from './shop.service.ts';
 
 export const DELIVERY_TEXTS = {
   notFound: 'Доставка не найдена',
@@ -137,5 +138,6 @@ export async function refundDelivery(ctx: AppContext, admin: UserRow, id: number
     await recordAudit(trx, { actorId: admin.id, action: 'shop.delivery.refund', entity: 'shop_delivery', entityId: id, before: { state: row.state }, after: { state: 'refunded', amount_kopecks: amount } });
     return balance;
   });
+  await dropListCache(ctx);
   return { delivery: await getDelivery(ctx.db, id), newBalance: toRoubles(newBalance) };
 }

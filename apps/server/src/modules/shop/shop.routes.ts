@@ -20,6 +20,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../lib/errors.ts';
+import { sendCached } from '../../lib/public-cache.ts';
 import { requireAdmin, requireUser } from '../../plugins/auth.ts';
 import * as deliveries from './delivery.service.ts';
 import { DeliveryWorker } from './delivery.worker.ts';
@@ -45,8 +46,8 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/shop/all', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Товары в продаже (в том числе закончившиеся)', response: { 200: z.array(ShopItem) } },
-      handler: async () => shop.listOnSale(ctx.db),
+      schema: { tags, summary: 'Товары в продаже (в том числе закончившиеся)', response: { 200: z.array(ShopItem), 304: z.null() } },
+      handler: async (req, reply) => sendCached(req, reply, await shop.listOnSaleBody(ctx)),
     });
 
     app.post('/api/shop/buy', {

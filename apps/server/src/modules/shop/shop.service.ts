@@ -3,6 +3,7 @@ import {
   DEFAULT_ITEM_ID,
   ON_SALE,
   SHOP_TEXTS,
+  ShopItem as ShopItemSchema,
   type BuyBody,
   type BuyResponse,
   type ShopItem,
@@ -13,10 +14,12 @@ import {
   type ShopServersResponse,
 } from '@kubik/contract';
 import { sql, type Selectable } from 'kysely';
+import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { badRequest, conflict, isUniqueViolation, notFound, type HttpError } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
+import type { CachedBody } from '../../lib/public-cache.ts';
 import type { UserRow } from '../accounts/accounts.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
@@ -67,6 +70,15 @@ export async function listOnSale(db: Db): Promise<ShopItem[]> {
   const rows = await db.selectFrom('shop_items').selectAll().where('deleted_at', 'is', null).where('status', '=', ON_SALE).orderBy('id').execute();
   return rows.map(toPublicItem);
 }
+
+/** Key of the public list in ctx.publicCache; every committed change of stock or items drops it. */
+export const LIST_CACHE_KEY = 'shop:all';
+
+export function listOnSaleBody(ctx: AppContext): Promise<CachedBody> {
+  return ctx.publicCache.get(LIST_CACHE_KEY, async () => z.array(ShopItemSchema).parse(await listOnSale(ctx.db)));
+}
+
+export const dropListCache = (ctx: AppContext) => ctx.publicCache.invalidate(LIST_CACHE_KEY);
 
 function adminItems(db: Db) {
   return db.selectFrom('shop_items').leftJoin('servers', 'servers.id', 'shop_items.server_id').selectAll('shop_items').select('servers.name as server_name').where('shop_items.deleted_at', 'is', null);
@@ -128,6 +140,7 @@ export async function createItem(ctx: AppContext, admin: UserRow, body: ShopItem
     await recordAudit(trx, { actorId: admin.id, action: 'shop.item.create', entity: 'shop_item', entityId: row.id, after: row });
     return row.id;
   });
+  await dropListCache(ctx);
   return adminItem(ctx.db, id);
 }
 
@@ -157,6 +170,7 @@ export async function updateItem(ctx: AppContext, admin: UserRow, id: number, bo
     if (!after) throw notFound(TEXTS.noItem);
     await recordAudit(trx, { actorId: admin.id, action: 'shop.item.update', entity: 'shop_item', entityId: id, before, after });
   });
+  await dropListCache(ctx);
   return adminItem(ctx.db, id);
 }
 
@@ -169,6 +183,7 @@ export async function deleteItem(ctx: AppContext, admin: UserRow, id: number): P
     if (Number(done.numUpdatedRows) !== 1) throw notFound(TEXTS.noItem);
     await recordAudit(trx, { actorId: admin.id, action: 'shop.item.delete', entity: 'shop_item', entityId: id, before });
   });
+  await dropListCache(ctx);
 }
 
 /** Splits a quantity into deliveries of at most DELIVERY_CHUNK pieces. */
@@ -200,8 +215,9 @@ export async function buy(ctx: AppContext, user: UserRow, body: BuyBody, key: st
     const prev = await findKey(ctx.db, user.id, key);
     if (prev) return replay(prev, request);
   }
+  let answer: BuyResponse;
   try {
-    return await ctx.db.transaction().execute(async (trx) => {
+    answer = await ctx.db.transaction().execute(async (trx) => {
       const now = Date.now();
       // First, so that a concurrent request with the same key waits here (PostgreSQL) or fails on it.
       if (key) await trx.insertInto('shop_idempotency').values({ user_id: user.id, key, request, order_id: null, response: null, created_at: now }).execute();
@@ -248,9 +264,9 @@ export async function buy(ctx: AppContext, user: UserRow, body: BuyBody, key: st
           })),
         )
         .execute();
-      const answer: BuyResponse = { new_balance: toRoubles(balance), message: TEXTS.bought, order_id: order.id };
-      if (key) await trx.updateTable('shop_idempotency').set({ order_id: order.id, response: JSON.stringify(answer) }).where('user_id', '=', user.id).where('key', '=', key).execute();
-      return answer;
+      const result: BuyResponse = { new_balance: toRoubles(balance), message: TEXTS.bought, order_id: order.id };
+      if (key) await trx.updateTable('shop_idempotency').set({ order_id: order.id, response: JSON.stringify(result) }).where('user_id', '=', user.id).where('key', '=', key).execute();
+      return result;
     });
   } catch (err) {
     if (key && isUniqueViolation(err)) {
@@ -259,6 +275,8 @@ export async function buy(ctx: AppContext, user: UserRow, body: BuyBody, key: st
     }
     throw err;
   }
+  await dropListCache(ctx);
+  return answer;
 }
 
 /** The reason the conditional stock update matched nothing, read inside the same transaction. */

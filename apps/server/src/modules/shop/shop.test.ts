@@ -77,6 +77,11 @@ describe.each(dbKinds)('shop on %s', (kind) => {
     const listed = pub.json<Record<string, unknown>[]>();
     expect(listed.find((i) => i.id === created.id)).toEqual({ id: created.id, name: 'Алмазный меч', icon: ICON, price: 149.9, count: 5, description: '', category: 'Предметы' });
     expect(listed.some((i) => i.name === 'Зелье')).toBe(false);
+    // Served from the shared cache, with an ETag the browser can revalidate.
+    expect(pub.headers.etag).toBeTruthy();
+    expect((await t.app.inject({ method: 'GET', url: '/api/shop/all', headers: { 'if-none-match': String(pub.headers.etag) } })).statusCode).toBe(304);
+    await update(hidden.json().id, { status: 'Продаётся' });
+    expect((await t.app.inject({ method: 'GET', url: '/api/shop/all' })).json().some((i: { name: string }) => i.name === 'Зелье')).toBe(true);
 
     const servers = await t.app.inject(asUser(admin, { method: 'GET', url: '/api/shop/admin/servers' }));
     expect(servers.json()).toMatchObject({ default_server_id: serverId });
@@ -174,6 +179,9 @@ describe.each(dbKinds)('shop on %s', (kind) => {
 
   it('buys: one transaction writes the order, the ledger row, the deliveries, and moves stock and balance', async () => {
     const id = await newItem({ price: 1.5, count: 200, name: 'Факел', item_id_minecraft: 'torch' });
+    const publicCount = async () => (await t.app.inject({ method: 'GET', url: '/api/shop/all' })).json<{ id: number; count: number }[]>().find((i) => i.id === id)?.count;
+    // The public list is cached; a purchase must still show at once.
+    expect(await publicCount()).toBe(200);
     const balance = await balanceOf(t, playerId);
     const res = await buy({ shop_id: id, quantity: 130 });
     expect(res.statusCode).toBe(200);
@@ -181,6 +189,7 @@ describe.each(dbKinds)('shop on %s', (kind) => {
     expect(answer).toMatchObject({ message: 'Покупка совершена! Предмет будет выдан в игре.', new_balance: (balance - 19_500) / 100 });
     expect(await balanceOf(t, playerId)).toBe(balance - 19_500);
     expect((await item(id)).count).toBe(70);
+    expect(await publicCount()).toBe(70);
 
     const order = await t.handle.db.selectFrom('shop_orders').selectAll().where('id', '=', answer.order_id).executeTakeFirstOrThrow();
     expect(order).toMatchObject({ user_id: playerId, item_id: id, item_name: 'Факел', item_id_minecraft: 'torch', quantity: 130 });
