@@ -1,0 +1,212 @@
+/**
+ * npm run bench — one run of the whole site on this machine, SQLite by default or PostgreSQL
+ * when DATABASE_URL is set (a fresh database is created beside it and dropped afterwards).
+ * Prints a table and writes bench/results.json.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { openDatabase } from '../apps/server/src/db/index.ts';
+import { migrateToLatest } from '../apps/server/src/db/migrate.ts';
+import { seed, type SeedResult } from './seed.ts';
+import { benchPurchases, benchSweep } from './workloads.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = 50;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+async function waitReady(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} not ready`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function peakRssMb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    return Math.round(kb / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+async function load(url: string, headers: Record<string, string>): Promise<LoadResult> {
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
+  return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
+}
+
+/** A bare node:http server in its own process answering the very same bytes: the ceiling. */
+async function startBare(status: number, headers: Record<string, string>, body: Buffer): Promise<{ url: string; stop: () => void }> {
+  const port = await freePort();
+  const script = `
+    const http = require('node:http');
+    const body = Buffer.from(process.env.BODY, 'base64');
+    const headers = JSON.parse(process.env.HEADERS);
+    http.createServer((req, res) => { res.writeHead(${status}, headers); res.end(body); }).listen(${port}, '127.0.0.1', () => process.send && process.send('ready'));`;
+  const child = spawn(process.execPath, ['-e', script], { env: { BODY: body.toString('base64'), HEADERS: JSON.stringify(headers) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise((r) => child.once('message', r));
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
+}
+
+/** Fetches once with raw http to capture exactly what the site sends. */
+function capture(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const h: Record<string, string> = {};
+          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && !['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)) h[k] = String(v);
+          resolve({ status: res.statusCode ?? 0, headers: h, body: Buffer.concat(chunks) });
+        });
+      })
+      .on('error', reject);
+  });
+}
+
+/** gzip size of the JavaScript the first page loads: the entry script and its module preloads. */
+function firstPageJsGzip(distDir: string): number {
+  const html = readFileSync(path.join(distDir, 'index.html'), 'utf8');
+  const files = new Set<string>();
+  for (const m of html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)) files.add(m[1]!);
+  let total = 0;
+  for (const f of files) total += gzipSync(readFileSync(path.join(distDir, f))).length;
+  return total;
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-bench-'));
+  let pgDrop: (() => Promise<void>) | null = null;
+  let databaseUrl: string | undefined;
+  if (process.env.DATABASE_URL) {
+    const base = process.env.DATABASE_URL;
+    const name = `kubik_bench_${process.pid}`;
+    const admin = new pg.Client({ connectionString: base });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const u = new URL(base);
+    u.pathname = `/${name}`;
+    databaseUrl = u.toString();
+    pgDrop = async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    };
+  }
+  const children: ChildProcess[] = [];
+  try {
+    console.log(`Kubik bench: ${databaseUrl ? 'PostgreSQL' : 'SQLite'}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
+    const handle = openDatabase({ databaseUrl, sqlitePath: path.join(dataDir, 'kubik.sqlite') });
+    await migrateToLatest(handle);
+    const seeded: SeedResult = await seed(handle);
+    await handle.close();
+
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, PUBLIC_URL: url, RATE_LIMITS: 'off', LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl ?? '', MONITOR_INTERVAL_SEC: '86400' };
+    const started = performance.now();
+    const site = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    children.push(site);
+    await waitReady(`${url}/api/site`, site);
+    const coldStartMs = Math.round(performance.now() - started);
+
+    const login = await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: seeded.player.username, password: seeded.player.password }) });
+    const token = ((await login.json()) as { token: string }).token;
+    const auth = { authorization: `Bearer ${token}` };
+
+    const endpoints: { name: string; path: string; headers: Record<string, string> }[] = [
+      { name: 'GET /api/tidings/news', path: '/api/tidings/news', headers: {} },
+      { name: 'GET /api/donate/fully', path: '/api/donate/fully', headers: {} },
+      { name: 'GET /api/servers/', path: '/api/servers/', headers: {} },
+      { name: 'GET /api/shop/all', path: '/api/shop/all', headers: {} },
+      { name: 'GET /api/user/me', path: '/api/user/me', headers: auth },
+      { name: 'GET /api/user/head (cached)', path: '/api/user/head', headers: auth },
+      { name: 'GET / (index page)', path: '/', headers: {} },
+    ];
+    const rows: Record<string, unknown>[] = [];
+    for (const e of endpoints) {
+      const headers = { 'accept-encoding': 'gzip, br', ...e.headers };
+      const sample = await capture(url + e.path, headers);
+      const site = await load(url + e.path, headers);
+      const bare = await startBare(sample.status, sample.headers, sample.body);
+      const limit = await load(bare.url + e.path, headers);
+      bare.stop();
+      rows.push({ endpoint: e.name, status: sample.status, bytes: sample.body.length, rps: site.rps, p50_ms: site.p50, p99_ms: site.p99, bare_rps: limit.rps, ratio: Number((site.rps / Math.max(1, limit.rps)).toFixed(2)), errors: site.errors + site.non2xx });
+      console.log(`${e.name}: ${site.rps} req/s (bare ${limit.rps}), p50 ${site.p50} ms, p99 ${site.p99} ms`);
+    }
+
+    const purchases = await benchPurchases(url, seeded, databaseUrl, path.join(dataDir, 'kubik.sqlite'));
+    const sweep = await benchSweep(url, seeded, databaseUrl, path.join(dataDir, 'kubik.sqlite'));
+    const peakMb = peakRssMb(site.pid!);
+    const jsGzip = firstPageJsGzip(path.join(ROOT, 'apps/web/dist'));
+
+    const results = {
+      date: new Date().toISOString(),
+      machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version, database: databaseUrl ? 'postgresql' : 'sqlite' },
+      data: seeded.counts,
+      connections: CONNECTIONS,
+      duration_s: DURATION,
+      endpoints: rows,
+      purchases,
+      monitor_sweep: sweep,
+      cold_start_ms: coldStartMs,
+      peak_memory_mb: peakMb,
+      first_page_js_gzip_kb: Number((jsGzip / 1024).toFixed(1)),
+    };
+    console.log('');
+    console.table(rows);
+    console.table([
+      { figure: 'purchases/s (100 buyers)', value: purchases.site_per_s, limit: purchases.raw_per_s, ratio: purchases.ratio },
+      { figure: 'monitor sweep, 1000 servers (5% silent)', value: `${sweep.ms} ms`, limit: `${sweep.limit_ms} ms`, ratio: '' },
+      { figure: 'cold start to ready', value: `${coldStartMs} ms`, limit: '', ratio: '' },
+      { figure: 'peak memory (RSS)', value: `${peakMb} MB`, limit: '', ratio: '' },
+      { figure: 'first-page JS (gzip)', value: `${results.first_page_js_gzip_kb} KB`, limit: '90 KB', ratio: '' },
+    ]);
+    writeFileSync(path.join(import.meta.dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    console.log('written to bench/results.json');
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    await pgDrop?.();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
