@@ -116,7 +116,8 @@ export async function loginUi(page: Page, username: string, password = 'password
   await page.getByLabel('Имя пользователя').fill(username);
   await page.getByLabel('Пароль').fill(password);
   await page.getByRole('button', { name: 'Войти' }).click();
-  await page.getByTestId('header-username').waitFor();
+  // On a phone the header's account menu sits in the collapsed navigation, so wait for the redirect.
+  await page.waitForURL((url) => url.pathname !== '/login');
 }
 
 /** Waits until the text is visible somewhere on the page (first match). */

@@ -1,18 +1,20 @@
 import { existsSync, mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import http from 'node:http';
 import path from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase, type DbHandle } from './db/index.ts';
 import { createMailer, type Mailer } from './lib/mailer.ts';
-import { PublicCache } from './lib/public-cache.ts';
+import { PublicCache, sendCached } from './lib/public-cache.ts';
 import { RateLimiter } from './lib/rate-limit.ts';
 import { modules } from './modules/index.ts';
 import { MailWorker } from './modules/mail/mail.outbox.ts';
@@ -44,11 +46,17 @@ export interface BuildOptions {
 
 /** The whole site as a Fastify instance, without listen(): main.ts listens, tests inject. */
 export async function buildApp(config: Readonly<Config>, options: BuildOptions = {}): Promise<FastifyInstance> {
+  // Public reads already answered once from the cache skip Fastify entirely (PublicCache.tryServe).
+  let fastPath: PublicCache | null = null;
   const app = Fastify({
+    serverFactory: (handler) =>
+      http.createServer((req, res) => {
+        if (!fastPath?.tryServe(req, res)) handler(req, res);
+      }),
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
     trustProxy: config.trustProxy,
     bodyLimit: 64 * 1024,
-    disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
+    logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -65,6 +73,12 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     publicCache: new PublicCache(database.kind === 'pg' ? config.databaseUrl : undefined),
   };
   await ctx.publicCache.start();
+  fastPath = ctx.publicCache;
+  app.addHook('onSend', async (request, reply, payload) => {
+    const capture = request.publicCacheCapture;
+    if (capture && reply.statusCode === 200) ctx.publicCache.remember(request.url, capture, reply.getHeaders() as Record<string, string | number | string[] | undefined>);
+    return payload;
+  });
   app.decorate('ctx', ctx);
 
   registerErrorHandling(app);
@@ -155,7 +169,9 @@ function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
     });
   }
   // The static plugin would treat '/' as a directory: the home page is the app's index.
-  if (hasWeb) app.get('/', { config: { access: 'public' }, schema: { hide: true } }, (_req, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html'));
+  const sendIndex = async (request: FastifyRequest, reply: FastifyReply) =>
+    sendCached(request, reply, await app.ctx.publicCache.get('web.index', () => readFile(indexFile), 'text/html; charset=utf-8'));
+  if (hasWeb) app.get('/', { config: { access: 'public' }, schema: { hide: true } }, sendIndex);
   app.setNotFoundHandler((request, reply) => {
     const url = request.url;
     if (url.startsWith('/api/') || url === '/api' || (request.method !== 'GET' && request.method !== 'HEAD')) {
@@ -167,7 +183,6 @@ function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
       return reply.code(404).type('text/plain; charset=utf-8').send('Файл не найден');
     }
     if (!hasWeb) return reply.code(503).type('text/plain; charset=utf-8').send('Веб-приложение не собрано: выполните npm run build');
-    reply.header('cache-control', 'no-cache');
-    return reply.sendFile('index.html');
+    return sendIndex(request, reply);
   });
 }

@@ -26,7 +26,11 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; sqlitePat
   let kind: DbKind;
   if (isPostgresUrl(opts.databaseUrl)) {
     kind = 'pg';
-    dialect = new PostgresDialect({ pool: new pg.Pool({ connectionString: opts.databaseUrl, max: 10 }) });
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    // An idle connection dropped by the server (restart, failover) must not crash the process;
+    // the pool replaces it on the next query.
+    pool.on('error', (err) => console.warn(`PostgreSQL connection lost: ${err.message}`));
+    dialect = new PostgresDialect({ pool });
   } else {
     kind = 'sqlite';
     fs.mkdirSync(path.dirname(opts.sqlitePath), { recursive: true });

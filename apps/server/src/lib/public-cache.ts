@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import pg from 'pg';
 
@@ -8,6 +9,22 @@ export interface CachedBody {
   json: Buffer;
   gzip: Buffer;
   etag: string;
+  contentType: string;
+}
+
+type Variant = 'gzip' | 'plain';
+
+/** A URL whose last answer came from the cache, with the exact headers Fastify sent for it. */
+interface FastRoute {
+  key: string;
+  body: CachedBody;
+  headers: Partial<Record<Variant, Record<string, string | number | string[]>>>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    publicCacheCapture?: { key: string; body: CachedBody; variant: Variant };
+  }
 }
 
 const CHANNEL = 'kubik_public_cache';
@@ -19,6 +36,8 @@ const CHANNEL = 'kubik_public_cache';
  */
 export class PublicCache {
   private readonly entries = new Map<string, CachedBody>();
+  private readonly keys = new WeakMap<CachedBody, string>();
+  private readonly fast = new Map<string, FastRoute>();
   private readonly pending = new Map<string, Promise<CachedBody>>();
   /** Bumped on every invalidation of a key, so a build that raced a write is not kept. */
   private readonly generations = new Map<string, number>();
@@ -54,7 +73,8 @@ export class PublicCache {
     this.listener = this.notifier = null;
   }
 
-  async get(key: string, build: () => Promise<unknown>): Promise<CachedBody> {
+  /** build() returns a value to serialize as JSON, or raw bytes served with contentType. */
+  async get(key: string, build: () => Promise<unknown>, contentType = 'application/json; charset=utf-8'): Promise<CachedBody> {
     // With PostgreSQL but no working channel, other instances' writes would go unseen: don't cache.
     const shared = !this.databaseUrl || this.listener !== null;
     const hit = shared ? this.entries.get(key) : undefined;
@@ -64,8 +84,9 @@ export class PublicCache {
     const generation = this.generations.get(key) ?? 0;
     const promise = build()
       .then((value) => {
-        const json = Buffer.from(JSON.stringify(value));
-        const body: CachedBody = { json, gzip: gzipSync(json), etag: `"${createHash('sha1').update(json).digest('base64url')}"` };
+        const json = Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value));
+        const body: CachedBody = { json, gzip: gzipSync(json), etag: `"${createHash('sha1').update(json).digest('base64url')}"`, contentType };
+        this.keys.set(body, key);
         if (shared && (this.generations.get(key) ?? 0) === generation) this.entries.set(key, body);
         return body;
       })
@@ -75,9 +96,46 @@ export class PublicCache {
   }
 
   /** Drops the key here and on every other instance. Call after the write has committed. */
+  keyOf(body: CachedBody): string | undefined {
+    return this.keys.get(body);
+  }
+
   async invalidate(key: string): Promise<void> {
     this.dropLocal(key);
     if (this.notifier) await this.notifier.query('select pg_notify($1, $2)', [CHANNEL, key]).catch(() => {});
+  }
+
+  /**
+   * Remembers the headers Fastify sent with a cached answer, so the next request for the same
+   * URL can be answered before Fastify sees it (see tryServe).
+   */
+  remember(url: string, capture: { key: string; body: CachedBody; variant: Variant }, headers: Record<string, string | number | string[] | undefined>): void {
+    if (this.entries.get(capture.key) !== capture.body) return;
+    let route = this.fast.get(url);
+    if (!route || route.body !== capture.body) {
+      route = { key: capture.key, body: capture.body, headers: {} };
+      if (this.fast.size > 1000) this.fast.clear();
+      this.fast.set(url, route);
+    }
+    route.headers[capture.variant] = Object.fromEntries(Object.entries(headers).filter((e): e is [string, string | number | string[]] => e[1] !== undefined));
+  }
+
+  /**
+   * The fast path for public reads: a GET for a URL whose current cached answer Fastify already
+   * sent once is written straight to the socket with the same bytes and headers. Anything
+   * else (stale entry, conditional request, unknown URL) goes on to Fastify.
+   */
+  tryServe(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method !== 'GET' || req.headers['if-none-match']) return false;
+    const route = this.fast.get(req.url ?? '');
+    if (!route || this.entries.get(route.key) !== route.body) return false;
+    const variant: Variant = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '') ? 'gzip' : 'plain';
+    const headers = route.headers[variant];
+    if (!headers) return false;
+    const bytes = variant === 'gzip' ? route.body.gzip : route.body.json;
+    res.writeHead(200, { ...headers, 'content-length': bytes.length });
+    res.end(bytes);
+    return true;
   }
 
   private dropLocal(key: string): void {
@@ -91,7 +149,10 @@ export class PublicCache {
 export function sendCached(request: FastifyRequest, reply: FastifyReply, body: CachedBody, maxAgeSec = 0): FastifyReply {
   reply.header('etag', body.etag).header('vary', 'accept-encoding').header('cache-control', maxAgeSec > 0 ? `public, max-age=${maxAgeSec}` : 'no-cache');
   if (request.headers['if-none-match'] === body.etag) return reply.code(304).send();
-  reply.header('content-type', 'application/json; charset=utf-8');
-  if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) return reply.header('content-encoding', 'gzip').send(body.gzip);
+  reply.header('content-type', body.contentType);
+  const gzip = /\bgzip\b/.test(request.headers['accept-encoding'] ?? '');
+  const key = request.server.ctx.publicCache.keyOf(body);
+  if (key && request.method === 'GET') request.publicCacheCapture = { key, body, variant: gzip ? 'gzip' : 'plain' };
+  if (gzip) return reply.header('content-encoding', 'gzip').send(body.gzip);
   return reply.send(body.json);
 }

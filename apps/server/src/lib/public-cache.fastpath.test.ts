@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, loginAs, seedUser, type TestApp } from '../test/test-app.ts';
+
+/** The fast path must answer exactly what Fastify answered, and never a stale answer. */
+describe('public answers served before Fastify', () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    t = await createTestApp('sqlite', { workers: false });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = t.app.server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    await seedUser(t, 'Editor', { admin: true });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const strip = (h: Headers) => Object.fromEntries([...h.entries()].filter(([k]) => k !== 'date' && k !== 'keep-alive' && k !== 'connection'));
+
+  it('repeats the same bytes and headers, and drops them on write', async () => {
+    const first = await fetch(`${base}/api/tidings/news`, { headers: { 'accept-encoding': 'gzip' } });
+    const firstBody = await first.text();
+    const second = await fetch(`${base}/api/tidings/news`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(await second.text()).toBe(firstBody);
+    expect(strip(second.headers)).toEqual(strip(first.headers));
+    expect(second.headers.get('content-security-policy')).toContain("default-src 'self'");
+
+    const token = await loginAs(t, 'Editor');
+    const created = await fetch(`${base}/api/tidings/news`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Свежая новость', content: 'Текст', image_url: '' }),
+    });
+    expect(created.status).toBeLessThan(300);
+    const after = await fetch(`${base}/api/tidings/news`);
+    expect(await after.text()).toContain('Свежая новость');
+    const again = await fetch(`${base}/api/tidings/news`);
+    expect(await again.text()).toContain('Свежая новость');
+  });
+
+  it('leaves conditional requests to Fastify (304)', async () => {
+    const first = await fetch(`${base}/api/donate/fully`);
+    const etag = first.headers.get('etag')!;
+    const cond = await fetch(`${base}/api/donate/fully`, { headers: { 'if-none-match': etag } });
+    expect(cond.status).toBe(304);
+  });
+});
