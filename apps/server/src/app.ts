@@ -140,10 +140,7 @@ function registerAccessControl(app: FastifyInstance, ctx: AppContext): void {
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/api/') || route.url.startsWith('/api/docs')) return;
     const access = route.config?.access;
-    if (!access) {
-      app.log.warn(`route ${String(route.method)} ${route.url} declares no config.access`);
-      return;
-    }
+    if (!access) throw new Error(`route ${String(route.method)} ${route.url} declares no config.access`);
     for (const method of [route.method].flat()) if (method !== 'HEAD') app.apiRoutes.push({ method, url: route.url, access });
   });
   app.addHook('onRequest', async (request) => enforceAccess(ctx, request));
