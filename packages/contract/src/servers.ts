@@ -26,6 +26,8 @@ export function isHostOrIp(value: string): boolean {
 /** http(s)://… or a path on this site (/uploads/…); empty means no image. */
 export function isImageUrl(value: string): boolean {
   if (value === '') return true;
+  // eslint-disable-next-line no-control-regex -- an address never holds control characters
+  if (/[\u0000-\u001f\u007f]/.test(value)) return false;
   if (/^\/(?!\/)\S*$/.test(value)) return true;
   const m = /^https?:\/\/([^\s/?#@]+)(?:[/?#]\S*)?$/i.exec(value);
   if (!m) return false;
@@ -54,8 +56,20 @@ const HOST_TEXT = 'Адрес сервера: доменное имя или IP-
 const RCON_HOST_TEXT = 'Адрес RCON: доменное имя или IP-адрес, без порта';
 const IMAGE_TEXT = 'Ссылка на изображение: адрес http(s)://… или путь на сайте, начинающийся с /';
 
-const Name = z.string({ error: 'Введите название сервера' }).trim().min(1, 'Введите название сервера').max(100, 'Название сервера: не длиннее 100 символов');
-const Description = z.string({ error: 'Введите описание сервера' }).trim().min(1, 'Введите описание сервера').max(2000, 'Описание сервера: не длиннее 2000 символов');
+// eslint-disable-next-line no-control-regex -- PostgreSQL refuses NUL in text; other controls are never meant
+const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const Name = z
+  .string({ error: 'Введите название сервера' })
+  .trim()
+  .min(1, 'Введите название сервера')
+  .max(100, 'Название сервера: не длиннее 100 символов')
+  .refine((v) => !CONTROLS.test(v) && !/[\r\n\t]/.test(v), 'Название сервера: одна строка без управляющих символов');
+const Description = z
+  .string({ error: 'Введите описание сервера' })
+  .trim()
+  .min(1, 'Введите описание сервера')
+  .max(2000, 'Описание сервера: не длиннее 2000 символов')
+  .refine((v) => !CONTROLS.test(v), 'Описание сервера: без управляющих символов');
 const ImageUrl = z.string({ error: IMAGE_TEXT }).trim().max(2048, 'Ссылка на изображение слишком длинная').refine(isImageUrl, IMAGE_TEXT);
 const Host = (text: string) => z.string({ error: text }).trim().max(253, text).refine((v) => v === '' || isHostOrIp(v), text);
 const Port = intField(1, 65535, PORT_TEXT);
