@@ -42,6 +42,10 @@ for (const suite of suites) {
   const r = JSON.parse(readFileSync(out, 'utf8'));
   passed += r.numPassedTests;
   failed += r.numFailedTests;
+  // A file whose setup failed fails no single test: count the file itself as a failure.
+  for (const file of r.testResults ?? []) {
+    if (file.status === 'failed' && !(file.assertionResults ?? []).some((a) => a.status === 'failed')) failed += 1;
+  }
   // A file that failed to load counts no test but must fail the run.
   if (status !== 0 && r.numFailedTests === 0) broken = true;
   if (r.numTotalTests === 0) broken = true;

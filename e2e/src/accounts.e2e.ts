@@ -54,6 +54,7 @@ describe('accounts in the browser', () => {
     await page.getByLabel('Пароль').fill('password123');
     await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
     await page.waitForURL('**/login');
+    await page.getByRole('heading', { name: 'Вход' }).waitFor();
 
     await page.getByLabel('Имя пользователя').fill('Pending');
     await page.getByLabel('Пароль').fill('password123');

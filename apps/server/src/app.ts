@@ -49,10 +49,14 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   // Public reads already answered once from the cache skip Fastify entirely (PublicCache.tryServe).
   let fastPath: PublicCache | null = null;
   const app = Fastify({
-    serverFactory: (handler) =>
-      http.createServer((req, res) => {
+    serverFactory: (handler) => {
+      const server = http.createServer((req, res) => {
         if (!fastPath?.tryServe(req, res)) handler(req, res);
-      }),
+      });
+      // Fastify's own default; Node's 5 s would close idle keep-alive sockets under clients' feet.
+      server.keepAliveTimeout = 72_000;
+      return server;
+    },
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
     trustProxy: config.trustProxy,
     bodyLimit: 64 * 1024,
