@@ -33,18 +33,23 @@ export async function currentUser(ctx: AppContext, request: FastifyRequest): Pro
   return user;
 }
 
-export function setSessionCookie(ctx: AppContext, reply: FastifyReply, token: string): void {
+/** Secure when the site is https: by PUBLIC_URL, or as a trusted proxy reports it. */
+function secure(ctx: AppContext, request: FastifyRequest): boolean {
+  return ctx.config.secureCookies || (ctx.config.trustProxy && request.protocol === 'https');
+}
+
+export function setSessionCookie(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, token: string): void {
   reply.setCookie(SESSION_COOKIE, token, {
     path: '/',
     httpOnly: true,
     sameSite: 'lax',
-    secure: ctx.config.secureCookies,
+    secure: secure(ctx, request),
     maxAge: Math.floor(ctx.config.sessionTtlMs / 1000),
   });
 }
 
-export function clearSessionCookie(ctx: AppContext, reply: FastifyReply): void {
-  reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: ctx.config.secureCookies });
+export function clearSessionCookie(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): void {
+  reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: secure(ctx, request) });
 }
 
 /** A logged-in user, or 401: 'Invalid token' when a token came but is no good (the client logs out). */

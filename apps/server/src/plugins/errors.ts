@@ -10,6 +10,8 @@ const FASTIFY_TEXTS: Record<string, string> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'Некорректный JSON в теле запроса',
   FST_ERR_CTP_EMPTY_TYPE: 'Не указан тип содержимого запроса',
   FST_ERR_CTP_INVALID_TYPE: 'Некорректный тип содержимого запроса',
+  KUBIK_BAD_TEXT: 'Недопустимые символы в тексте (нулевой байт или повреждённый Юникод)',
+  FST_ERR_CTP_INVALID_JSON_BODY_PROTO: 'Некорректный JSON в теле запроса',
 };
 
 /** Every error leaves as { error: '<Russian text>' }; internals never reach the client. */

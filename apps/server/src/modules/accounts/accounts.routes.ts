@@ -62,7 +62,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       handler: async (req, reply) => {
         const { token } = await service.login(ctx, req.body, { ip: req.ip, userAgent: req.headers['user-agent'] });
-        setSessionCookie(ctx, reply, token);
+        setSessionCookie(ctx, req, reply, token);
         return { token, message: 'Вы вошли' };
       },
     });
@@ -73,7 +73,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       handler: async (req, reply) => {
         const token = sessionToken(req);
         if (token && token.length <= 200) await deleteSession(ctx.db, token);
-        clearSessionCookie(ctx, reply);
+        clearSessionCookie(ctx, req, reply);
         return { message: 'Вы вышли из аккаунта' };
       },
     });
