@@ -127,8 +127,8 @@ describe.each(dbKinds)('headers and sessions on %s', (kind) => {
       }
     });
 
-    // Known gap, see the report: Fastify answers a malformed URL itself (FST_ERR_BAD_URL), before
-    // any hook, so this answer has no CSP and no nosniff (and English text, see bad-input).
+    // Fastify answers a malformed URL itself (FST_ERR_BAD_URL), before any hook: this answer had
+    // no CSP and no nosniff until frameworkErrors (plugins/security.ts) added them.
     it('answers a malformed URL with the same headers', async () => {
       const res = await fetch(`${base}/api/tidings/%`, { method: 'PUT' });
       await res.arrayBuffer();
@@ -197,9 +197,8 @@ describe.each(dbKinds)('headers and sessions on %s', (kind) => {
       expect(sessionCookie(res)!.attrs.has('secure')).toBe(true);
     });
 
-    // Known gap, see the report: with TRUST_PROXY=true the proxy says the browser used TLS, but
-    // only PUBLIC_URL decides the Secure flag; a site whose PUBLIC_URL was left at http sends
-    // its session cookie without Secure. The test states the wanted behaviour.
+    // With TRUST_PROXY=true the proxy says the browser used TLS; only PUBLIC_URL used to decide the
+    // Secure flag, so a site whose PUBLIC_URL was left at http sent its session cookie without it.
     it('is Secure behind a trusted proxy that forwards https, even if PUBLIC_URL says http', async () => {
       const t = await app({ publicUrl: 'http://kubik.test', trustProxy: true });
       const res = await login(t, 'Steve', { 'x-forwarded-proto': 'https' });
