@@ -49,6 +49,8 @@ export class TestRconServer {
   }
 
   private serve(socket: net.Socket): void {
+    // Like a game server's RCON: answers go out at once, not after Nagle's 40 ms.
+    socket.setNoDelay(true);
     this.sockets.add(socket);
     socket.on('close', () => this.sockets.delete(socket));
     socket.on('error', () => {});
