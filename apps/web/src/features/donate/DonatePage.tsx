@@ -54,7 +54,7 @@ function TierTabs({ tiers, selected, onSelect }: { tiers: DonateTier[]; selected
         id: String(t.id),
         label: (
           <span className="tier-tab">
-            {t.image_url && <img src={t.image_url} alt="" width={40} height={40} className="tier-tab-image pixelated" loading="lazy" />}
+            {t.image_url && <img src={t.image_url} alt="" width={40} height={40} className="tier-tab-image pixelated" />}
             <span className="tier-tab-text">
               <span className="tier-tab-title">{t.title}</span>
               <span className="tier-tab-price">{formatPrice(t.amount, t.currency)}</span>
@@ -73,7 +73,7 @@ function TierDetails({ tier }: { tier: DonateTier }) {
   return (
     <article className="tier card" data-testid="tier-details">
       <header className="tier-head">
-        {tier.image_url && <img src={tier.image_url} alt="" width={96} height={96} className="tier-image pixelated" loading="lazy" />}
+        {tier.image_url && <img src={tier.image_url} alt="" width={96} height={96} className="tier-image pixelated" />}
         <div className="stack tier-head-text">
           <div className="row">
             <h2 className="tier-title">{tier.title}</h2>

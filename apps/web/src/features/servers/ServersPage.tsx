@@ -31,8 +31,8 @@ export default function ServersPage() {
         <Empty>{list.isError ? 'Не удалось загрузить список серверов. Попробуйте обновить страницу.' : 'Серверов пока нет'}</Empty>
       ) : (
         <ul className="srv-grid" aria-label="Серверы">
-          {servers.map((s) => (
-            <ServerCard key={s.id} server={s} />
+          {servers.map((s, i) => (
+            <ServerCard key={s.id} server={s} index={i} />
           ))}
         </ul>
       )}
@@ -40,14 +40,29 @@ export default function ServersPage() {
   );
 }
 
-function ServerCard({ server }: { server: PublicServer }) {
+/** The first row's images load at once (the first is the page's largest paint); the rest when scrolled near. */
+const EAGER_CARDS = 3;
+
+function ServerCard({ server, index }: { server: PublicServer; index: number }) {
   const online = server.status === 'online';
   const address = serverAddress(server.ip_address, server.port);
   const image = server.image_url || server.favicon_url;
   return (
     <li className="srv-card" data-testid="server-card" aria-labelledby={`server-${server.id}-name`}>
       <div className={`srv-card-image${server.image_url ? '' : ' srv-card-image-icon'}`}>
-        {image ? <img src={image} alt="" loading="lazy" width={320} height={180} className={server.image_url ? undefined : 'pixelated'} /> : <span aria-hidden="true">{server.name.slice(0, 1).toUpperCase()}</span>}
+        {image ? (
+          <img
+            src={image}
+            alt=""
+            loading={index < EAGER_CARDS ? 'eager' : 'lazy'}
+            fetchPriority={index === 0 ? 'high' : undefined}
+            width={320}
+            height={180}
+            className={server.image_url ? undefined : 'pixelated'}
+          />
+        ) : (
+          <span aria-hidden="true">{server.name.slice(0, 1).toUpperCase()}</span>
+        )}
       </div>
       <div className="srv-card-body">
         <div className="srv-card-title">
