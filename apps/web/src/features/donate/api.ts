@@ -1,6 +1,6 @@
 import type { DonateBody, DonateTier, MessageResponse } from '@kubik/contract';
 import { api } from '../../lib/api.ts';
-import { formatRub } from '../../lib/format.ts';
+import { formatNumber, formatRub } from '../../lib/format.ts';
 
 export const DONATE_KEY = ['donate'] as const;
 
@@ -13,10 +13,9 @@ export const deleteTier = (id: number) => api<MessageResponse>(`/api/donate/${id
 export const DEFAULT_KIT_PERIOD_DAYS = 7;
 
 const ROUBLES = new Set(['₽', 'руб', 'руб.', 'rub', 'rur', 'р', 'р.']);
-const number = new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 2 });
 
 /** `299 ₽ / мес.`; another currency is written after the number as the admin typed it. */
 export function formatPrice(amount: number, currency: string): string {
-  const price = ROUBLES.has(currency.trim().toLowerCase()) ? formatRub(amount) : `${number.format(amount)}\u00a0${currency.trim()}`;
+  const price = ROUBLES.has(currency.trim().toLowerCase()) ? formatRub(amount) : `${formatNumber(amount)}\u00a0${currency.trim()}`;
   return `${price} / мес.`;
 }

@@ -1,10 +1,10 @@
 import type { ServerHistory } from '@kubik/contract';
 import { useId } from 'react';
+import { formatTime } from '../../lib/format.ts';
 
 const W = 240;
 const H = 56;
 const PAD = 4;
-const time = new Intl.DateTimeFormat('ru-RU', { hour: '2-digit', minute: '2-digit' });
 
 /**
  * The last 24 hours of players online as a hand-drawn SVG: a line with a soft fill, broken where
@@ -52,7 +52,7 @@ export function OnlineChart({ history, label }: { history: ServerHistory; label:
         )}
         {points.map((v, i) => (
           <rect key={i} x={x(i) - dx / 2} y={0} width={dx} height={H} className="srv-chart-hit">
-            <title>{`${time.format(start + i * step)}–${time.format(start + (i + 1) * step)}: ${v === null ? 'нет ответа' : `${v} в игре`}`}</title>
+            <title>{`${formatTime(start + i * step)}–${formatTime(start + (i + 1) * step)}: ${v === null ? 'нет ответа' : `${v} в игре`}`}</title>
           </rect>
         ))}
       </svg>
