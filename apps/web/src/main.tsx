@@ -7,9 +7,10 @@ import './styles/global.css';
 import './styles/components.css';
 import './styles/layout.css';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { StrictMode } from 'react';
+import { startTransition, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
+import { loadFirstPage } from './app/first-page.ts';
 import { NotificationsProvider } from './app/notifications.tsx';
 import { AppRoutes } from './app/router.tsx';
 
@@ -17,14 +18,22 @@ const queryClient = new QueryClient({
   defaultOptions: { queries: { staleTime: 30_000, refetchOnWindowFocus: true, retry: 1 } },
 });
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <QueryClientProvider client={queryClient}>
-      <NotificationsProvider>
-        <BrowserRouter>
-          <AppRoutes />
-        </BrowserRouter>
-      </NotificationsProvider>
-    </QueryClientProvider>
-  </StrictMode>,
-);
+// (Not a top-level await: that would make the bundler split the app into a dozen small chunks.)
+void loadFirstPage(queryClient, window.location.pathname).then(() => {
+  const root = createRoot(document.getElementById('root')!);
+  // As a transition the first render is done in slices that leave the main thread free in
+  // between, instead of one long task that a tap would have to wait for.
+  startTransition(() => {
+    root.render(
+      <StrictMode>
+        <QueryClientProvider client={queryClient}>
+          <NotificationsProvider>
+            <BrowserRouter>
+              <AppRoutes />
+            </BrowserRouter>
+          </NotificationsProvider>
+        </QueryClientProvider>
+      </StrictMode>,
+    );
+  });
+});

@@ -18,7 +18,8 @@ const AuthContext = createContext<AuthValue>({ user: undefined, refresh: () => {
 
 export const ME_KEY = ['me'] as const;
 
-async function fetchMe(): Promise<MeResponse | null> {
+/** The current user, or null for a guest. */
+export async function fetchMe(): Promise<MeResponse | null> {
   try {
     return await api<MeResponse>('/api/user/me', { quiet401: true });
   } catch (err) {

@@ -8,8 +8,11 @@ const FALLBACK: SiteInfo = {
   support: { vk: '#', telegram: '#', discord: '#' },
 };
 
+export const SITE_KEY = ['site'] as const;
+export const fetchSite = () => api<SiteInfo>('/api/site');
+
 /** Site name, launcher and support links from the server configuration. */
 export function useSite(): SiteInfo {
-  const { data } = useQuery({ queryKey: ['site'], queryFn: () => api<SiteInfo>('/api/site'), staleTime: Infinity });
+  const { data } = useQuery({ queryKey: SITE_KEY, queryFn: fetchSite, staleTime: Infinity });
   return data ?? FALLBACK;
 }

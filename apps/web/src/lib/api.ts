@@ -1,4 +1,5 @@
 /** The one way the web app talks to the server: credentials always, { error } read on failure. */
+import { takeEarly } from './early.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -42,7 +43,9 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
   }
   let res: Response;
   try {
-    res = await fetch(path, init);
+    // The first page's reads were started by boot.ts before this script arrived.
+    const early = init.method === 'GET' && !options.headers ? takeEarly(path) : undefined;
+    res = await (early ?? fetch(path, init));
   } catch {
     throw new ApiError(0, 'Нет связи с сервером. Проверьте подключение к интернету.');
   }
