@@ -148,6 +148,8 @@ function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
       root: config.webDist,
       wildcard: true,
       index: false,
+      // The build writes .br and .gz beside every text asset (apps/web/vite.config.ts).
+      preCompressed: true,
       setHeaders(res, filePath) {
         res.header('cache-control', filePath.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
       },
