@@ -74,20 +74,46 @@ function preloadFonts(): Plugin {
 }
 
 /**
+ * The pages that are chunks of their own and whose data boot.ts asks for early: boot.ts fetches
+ * their code and styles at the same time, not after the app has started and asked for them.
+ */
+const EARLY_PAGES: Record<string, string> = {
+  '/servers': 'src/features/servers/ServersPage.tsx',
+  '/donate': 'src/features/donate/DonatePage.tsx',
+};
+
+/**
  * src/boot.ts as a script of its own, the first in the page: Vite would otherwise bundle every
  * module script of index.html into one entry, and boot.ts would wait for the whole app to arrive.
+ * The files of EARLY_PAGES go into its data-page-files (index.html is never cached, the scripts
+ * are cached for good, so the names cannot go stale).
  */
 function bootScript(): Plugin {
+  let root = '';
   return {
     name: 'kubik:boot-script',
     apply: 'build',
+    configResolved(config) {
+      root = config.root;
+    },
     transformIndexHtml: {
       order: 'post',
       handler(html, ctx) {
-        const boot = Object.values(ctx.bundle ?? {}).find((c) => c.type === 'chunk' && c.isEntry && c.name === 'boot');
-        if (!boot || !html.includes('</title>')) throw new Error('the boot chunk or the <title> to put it after is missing');
+        const chunks = Object.values(ctx.bundle ?? {}).filter((c) => c.type === 'chunk');
+        const boot = chunks.find((c) => c.isEntry && c.name === 'boot');
+        const entry = chunks.find((c) => c.isEntry && c.name === 'index');
+        if (!boot || !entry || !html.includes('</title>')) throw new Error('the boot or app chunk, or the <title> to put boot after, is missing');
+        const pageFiles: Record<string, string[]> = {};
+        for (const [page, module] of Object.entries(EARLY_PAGES)) {
+          const chunk = chunks.find((c) => c.facadeModuleId === path.resolve(root, module));
+          if (!chunk) throw new Error(`no chunk of its own for ${module}`);
+          // The page's chunk, the chunks it imports that the app does not load anyway, and the CSS of all of them.
+          const js = [chunk.fileName, ...chunk.imports.filter((f) => f !== entry.fileName && !entry.imports.includes(f))];
+          const css = js.flatMap((f) => [...(chunks.find((c) => c.fileName === f)?.viteMetadata?.importedCss ?? [])]);
+          pageFiles[page] = [...js, ...css].map((f) => `/${f}`);
+        }
         // Before the app's script: module scripts run in document order, and this one is tiny.
-        return html.replace('</title>', `</title>\n    <script type="module" crossorigin src="/${boot.fileName}"></script>`);
+        return html.replace('</title>', `</title>\n    <script type="module" crossorigin src="/${boot.fileName}" data-page-files='${JSON.stringify(pageFiles)}'></script>`);
       },
     },
   };

@@ -6,7 +6,8 @@ import type { EarlyReads } from './lib/early.ts';
  * shows while the app's own JavaScript (~85 KB compressed) is still on its way, so the answers are
  * in when the app starts (lib/early.ts hands them to api(), and main.tsx renders with them). On
  * the home and servers pages it also fetches the first card's image, the page's largest picture,
- * as soon as its address is known.
+ * as soon as its address is known; and on pages that are chunks of their own, their code and
+ * styles (the build lists them in this script's data-page-files).
  *
  * Keep these paths in step with the queries in app/first-page.ts.
  */
@@ -33,6 +34,19 @@ for (const path of [...EVERY_PAGE, ...(PAGE_READS[page] ?? [])]) {
   early.reads[path] = read;
 }
 window.__kubikEarly = early;
+
+const script = document.querySelector<HTMLScriptElement>('script[data-page-files]');
+const pageFiles = (JSON.parse(script?.dataset.pageFiles ?? '{}') as Record<string, string[]>)[page] ?? [];
+for (const href of pageFiles) {
+  const link = document.createElement('link');
+  if (href.endsWith('.css')) link.rel = 'stylesheet';
+  else {
+    link.rel = 'modulepreload';
+    link.crossOrigin = '';
+  }
+  link.href = href;
+  document.head.append(link);
+}
 
 const image = FIRST_IMAGE[page];
 if (image) {

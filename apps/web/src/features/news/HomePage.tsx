@@ -51,11 +51,12 @@ export default function HomePage() {
 }
 
 /**
- * The cards of the first row (three on a wide screen) are on screen at once: their images load
- * straight away, and the first one, the page's largest paint, goes first. The rest wait for the
- * reader to scroll near them.
+ * The first card's image, the page's largest paint, loads at once and first (boot.ts has usually
+ * asked for it already). The others are lazy: on a wide screen the browser still fetches the rest
+ * of the first row as soon as it is laid out, and on a phone, where they are below the fold, they
+ * do not take bandwidth from the first.
  */
-const EAGER_CARDS = 3;
+const EAGER_CARDS = 1;
 
 interface ImageProps {
   src: string;

@@ -40,8 +40,8 @@ export default function ServersPage() {
   );
 }
 
-/** The first row's images load at once (the first is the page's largest paint); the rest when scrolled near. */
-const EAGER_CARDS = 3;
+/** The first card's image, the page's largest paint, loads at once and first; the rest when laid out near the screen. */
+const EAGER_CARDS = 1;
 
 function ServerCard({ server, index }: { server: PublicServer; index: number }) {
   const online = server.status === 'online';
