@@ -5,7 +5,8 @@
  * Builds nothing: run `npm run build` first (or point WEB_DIST at another build).
  * Each page is measured LH_RUNS times (default 3) under Lighthouse's default mobile emulation
  * (Moto G Power screen, 4× CPU slowdown, simulated slow 4G) and under its desktop preset; the run
- * with the median performance score is kept, as Lighthouse's own guidance on variance suggests.
+ * with the median performance score is kept, as Lighthouse's own guidance on variance suggests
+ * (after one warm-up run that is dropped).
  * Prints a table and writes bench/lighthouse.json; LH_REPORT_DIR=<dir> also keeps every full report.
  * LH_PAGES=/,/login and LH_PRESETS=mobile narrow a run down while working on one page;
  * LH_HOLD=1 only starts and fills the site and keeps it running (Ctrl+C stops it), to look at it
@@ -234,6 +235,8 @@ async function main(): Promise<void> {
       return;
     }
     chrome = await launchChrome(profileDir);
+    // One run whose result is dropped: the first page a fresh browser loads is slower for reasons of its own.
+    await lighthouse(`${site.url}/login`, { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: ['performance'] });
     const results: PageResult[] = [];
     let lighthouseVersion = '';
     for (const preset of PRESETS) {
