@@ -123,7 +123,7 @@ describe.each(dbKinds)('servers API on %s', (kind) => {
       [{ ...base, image_url: 'javascript:alert(1)' }, /Ссылка на изображение/],
       [{ ...base, image_url: '//evil.example/x.png' }, /Ссылка на изображение/],
       [{ ...base, image_url: 'ftp://x.example/a.png' }, /Ссылка на изображение/],
-      [{ ...base, image_url: '/a\u0000.png' }, /Ссылка на изображение/],
+      [{ ...base, image_url: '/a\u0000.png' }, /Ссылка на изображение|Недопустимые символы/],
       [{ ...base, rcon_port: 70000 }, /Порт RCON/],
       [{ ...base, rcon_host: 'a b' }, /Адрес RCON/],
       [{ ...base, rcon_password: 'line\nbreak' }, /Пароль RCON/],
