@@ -1,4 +1,5 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { useDismiss } from '../components/useDismiss.ts';
 import { Link, NavLink, useLocation } from 'react-router';
 import { formatRub } from '../lib/format.ts';
 import { useAuth } from './auth.tsx';
@@ -67,21 +68,8 @@ function ProfileMenu() {
   const menuId = useId();
   const location = useLocation();
   useEffect(() => setOpen(false), [location.pathname]);
-  useEffect(() => {
-    if (!open) return;
-    const onDown = (e: PointerEvent) => {
-      if (!box.current?.contains(e.target as Node)) setOpen(false);
-    };
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') setOpen(false);
-    };
-    document.addEventListener('pointerdown', onDown);
-    document.addEventListener('keydown', onKey);
-    return () => {
-      document.removeEventListener('pointerdown', onDown);
-      document.removeEventListener('keydown', onKey);
-    };
-  }, [open]);
+  const close = useCallback(() => setOpen(false), []);
+  useDismiss(box, open, close);
   if (!user) return null;
   return (
     <div className="profile-menu" ref={box} onPointerEnter={refresh} onFocus={refresh}>
