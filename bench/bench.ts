@@ -20,6 +20,11 @@ import { benchPurchases, benchSweep } from './workloads.ts';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
+/** BENCH_ONLY=me,head limits the endpoint figures to names containing one of the words (for profiling). */
+const ONLY = process.env.BENCH_ONLY?.split(',').filter(Boolean) ?? [];
+/** BENCH_PARTS=endpoints,purchases,sweep (default all) runs only those parts; results.json is then not written. */
+const PARTS = process.env.BENCH_PARTS?.split(',').filter(Boolean) ?? ['endpoints', 'purchases', 'sweep'];
+const PARTIAL = ONLY.length > 0 || PARTS.length < 3;
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -142,7 +147,7 @@ async function main(): Promise<void> {
     const url = `http://127.0.0.1:${port}`;
     const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, PUBLIC_URL: url, RATE_LIMITS: 'off', LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl ?? '', MONITOR_INTERVAL_SEC: '86400' };
     const started = performance.now();
-    const site = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    const site = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), '--import', 'tsx', 'apps/server/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
     children.push(site);
     await waitReady(`${url}/api/site`, site);
     const coldStartMs = Math.round(performance.now() - started);
@@ -161,7 +166,8 @@ async function main(): Promise<void> {
       { name: 'GET / (index page)', path: '/', headers: {} },
     ];
     const rows: Record<string, unknown>[] = [];
-    for (const e of endpoints) {
+    for (const e of PARTS.includes('endpoints') ? endpoints : []) {
+      if (ONLY.length && !ONLY.some((w) => e.name.includes(w))) continue;
       const headers = { 'accept-encoding': 'gzip, br', ...e.headers };
       const sample = await capture(url + e.path, headers);
       const site = await load(url + e.path, headers);
@@ -172,8 +178,11 @@ async function main(): Promise<void> {
       console.log(`${e.name}: ${site.rps} req/s (bare ${limit.rps}), p50 ${site.p50} ms, p99 ${site.p99} ms`);
     }
 
-    const purchases = await benchPurchases(url, seeded, databaseUrl, path.join(dataDir, 'kubik.sqlite'));
-    const sweep = await benchSweep(url, seeded, databaseUrl, path.join(dataDir, 'kubik.sqlite'));
+    const purchases = PARTS.includes('purchases') ? await benchPurchases(url, seeded, databaseUrl, path.join(dataDir, 'kubik.sqlite')) : null;
+    if (purchases) console.log(`purchases: ${purchases.site_per_s}/s (raw ${purchases.raw_per_s}/s)`);
+    const sweep = PARTS.includes('sweep') ? await benchSweep(url, seeded, databaseUrl, path.join(dataDir, 'kubik.sqlite')) : null;
+    if (sweep) console.log(`monitor sweep: ${sweep.ms} ms (goal ${sweep.limit_ms} ms)`);
+    if (PARTIAL || !purchases || !sweep) return;
     const peakMb = peakRssMb(site.pid!);
     const jsGzip = firstPageJsGzip(path.join(ROOT, 'apps/web/dist'));
 
