@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
 import type { Database } from './types.ts';
+import { WriteWatch } from './write-watch.ts';
 
 export type DbKind = 'sqlite' | 'pg';
 export type Db = Kysely<Database>;
@@ -18,7 +19,33 @@ export function isPostgresUrl(url: string | undefined): url is string {
 export interface DbHandle {
   db: Db;
   kind: DbKind;
+  /** Calls back on every write made through `db` (and anything derived from it), with its table. */
+  onWrite: (listener: (table: string) => void) => () => void;
   close: () => Promise<void>;
+}
+
+/**
+ * Kysely's SQLite driver prepares every statement anew, and preparing costs more than running a
+ * point query. better-sqlite3 statements are reusable (and re-prepare themselves after a schema
+ * change), so the most recent distinct SQL texts keep theirs. Nothing here streams (`iterate`),
+ * which is the one use that could find a shared statement busy.
+ */
+function withStatementCache(sqlite: SQLite.Database, max = 256): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string): SqliteStatement {
+      let statement = cache.get(sql);
+      if (statement) {
+        cache.delete(sql); // re-inserted below: Map order is the LRU order
+      } else {
+        statement = sqlite.prepare(sql) as unknown as SqliteStatement;
+        if (cache.size >= max) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(sql, statement);
+      return statement;
+    },
+  };
 }
 
 export function openDatabase(opts: { databaseUrl?: string | undefined; sqlitePath: string }): DbHandle {
@@ -39,8 +66,9 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; sqlitePat
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('synchronous = NORMAL');
-    dialect = new SqliteDialect({ database: sqlite });
+    dialect = new SqliteDialect({ database: withStatementCache(sqlite) });
   }
-  const db = new Kysely<Database>({ dialect });
-  return { db, kind, close: () => db.destroy() };
+  const watch = new WriteWatch();
+  const db = new Kysely<Database>({ dialect, plugins: [watch] });
+  return { db, kind, onWrite: (listener) => watch.on(listener), close: () => db.destroy() };
 }
