@@ -15,6 +15,7 @@ import { openDatabase, type DbHandle } from './db/index.ts';
 import { createMailer, type Mailer } from './lib/mailer.ts';
 import { PublicCache, sendCached } from './lib/public-cache.ts';
 import { RateLimiter } from './lib/rate-limit.ts';
+import { UserCache } from './lib/user-cache.ts';
 import { modules } from './modules/index.ts';
 import { MailWorker } from './modules/mail/mail.outbox.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
@@ -68,6 +69,8 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   const database = options.database ?? openDatabase(config);
   const mailer = options.mailer ?? createMailer(config);
+  const userCache = new UserCache({ databaseUrl: database.kind === 'pg' ? config.databaseUrl : undefined });
+  userCache.watch(database);
   const ctx: AppContext = {
     config,
     db: database.db,
@@ -76,8 +79,16 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     mailWorker: new MailWorker(database.db, mailer, app.log),
     limiter: new RateLimiter(config.rateLimits.enabled, config.rateLimits.windowMs),
     publicCache: new PublicCache(database.kind === 'pg' ? config.databaseUrl : undefined),
+    userCache,
   };
   await ctx.publicCache.start();
+  await ctx.userCache.start();
+  // A write request has committed by the time it answers; whatever this instance looked up
+  // meanwhile is dropped before the client can ask again (other instances hear the NOTIFY).
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') ctx.userCache.clear();
+    return payload;
+  });
   fastPath = ctx.publicCache;
   app.addHook('onSend', async (request, reply, payload) => {
     const capture = request.publicCacheCapture;
@@ -88,7 +99,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   registerErrorHandling(app);
   await app.register(fastifyCookie);
-  await registerSecurityHeaders(app, config);
+  registerSecurityHeaders(app, config);
   registerJsonParser(app);
   registerOriginCheck(app, config);
   registerAccessControl(app, ctx);
@@ -113,6 +124,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   app.addHook('onClose', async () => {
     await ctx.mailWorker.stop();
     await ctx.publicCache.stop();
+    await ctx.userCache.stop();
     mailer.close();
     if (!options.database) await database.close();
   });

@@ -3,6 +3,7 @@ import type { Db, DbKind } from './db/index.ts';
 import type { Mailer } from './lib/mailer.ts';
 import type { PublicCache } from './lib/public-cache.ts';
 import type { RateLimiter } from './lib/rate-limit.ts';
+import type { UserCache } from './lib/user-cache.ts';
 import type { MailWorker } from './modules/mail/mail.outbox.ts';
 
 /** What every module gets: configuration, the database and the shared services. */
@@ -15,4 +16,6 @@ export interface AppContext {
   limiter: RateLimiter;
   /** Serialized public answers, dropped on write on every instance (lib/public-cache.ts). */
   publicCache: PublicCache;
+  /** Session users and worn skins, dropped on any write to them on every instance (lib/user-cache.ts). */
+  userCache: UserCache;
 }

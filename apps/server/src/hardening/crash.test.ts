@@ -189,15 +189,19 @@ describe.each(dbKinds)('crash test on %s', (kind) => {
     const outcomes = new Map<string, Outcome>();
     let inDoubt: Attempt[] = [];
     let attempts = 0;
+    let inFlight = 0;
 
     async function attempt(a: Attempt): Promise<void> {
       attempts++;
+      inFlight++;
       try {
         const res = await post(`${site.url}/api/shop/buy`, a.token, { shop_id: a.itemId, quantity: a.quantity }, a.key);
         outcomes.set(a.key, { status: res.status, orderId: res.body.order_id as number | undefined, error: res.body.error as string | undefined });
       } catch {
         // The answer was lost (the site died under it): the purchase may or may not have happened.
         inDoubt.push(a);
+      } finally {
+        inFlight--;
       }
     }
     const attemptsByKey = new Map<string, Attempt>();
@@ -297,6 +301,8 @@ describe.each(dbKinds)('crash test on %s', (kind) => {
       const load = buyers(() => stopped);
       // Let purchases and deliveries run, then pull the plug at a random moment.
       await sleep(300 + Math.floor(Math.random() * 1200));
+      // ...while a purchase is on its way, so that some answers are surely lost.
+      while (inFlight === 0) await new Promise((r) => setImmediate(r));
       stopped = true;
       await site.kill('SIGKILL');
       await Promise.all(load);

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { forbidden, unauthorized } from '../lib/errors.ts';
+import { hashToken } from '../lib/tokens.ts';
 import { findSessionUser, type UserRow } from '../modules/accounts/accounts.repo.ts';
 
 export const SESSION_COOKIE = 'kubik_session';
@@ -28,7 +29,16 @@ export function sessionToken(request: FastifyRequest): string | null {
 export async function currentUser(ctx: AppContext, request: FastifyRequest): Promise<UserRow | null> {
   if (request.authState) return request.authState.user;
   const token = sessionToken(request);
-  const user = token && token.length <= 200 ? ((await findSessionUser(ctx.db, token)) ?? null) : null;
+  let user: UserRow | null = null;
+  if (token && token.length <= 200) {
+    // Keyed by the token's hash: the cache holds no usable secret.
+    const found = await ctx.userCache.get(`session:${hashToken(token)}`, async () => {
+        const session = await findSessionUser(ctx.db, token);
+        // Shared by every request of this session while cached: nobody may change it in place.
+        return session && { user: Object.freeze(session.user), expiresAt: session.expiresAt };
+      }, (s) => s.expiresAt);
+    user = found?.user ?? null;
+  }
   request.authState = { token, user };
   return user;
 }

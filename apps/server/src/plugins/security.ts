@@ -1,4 +1,4 @@
-import fastifyHelmet from '@fastify/helmet';
+import helmet from 'helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 
@@ -18,11 +18,18 @@ const CSP_DIRECTIVES: Record<string, string[]> = {
 
 const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-export async function registerSecurityHeaders(app: FastifyInstance, config: Readonly<Config>): Promise<void> {
-  await app.register(fastifyHelmet, {
+/**
+ * helmet's middleware built once (the Fastify wrapper rebuilds it, parsing the CSP, on every
+ * request) and run first for every answer.
+ */
+export function registerSecurityHeaders(app: FastifyInstance, config: Readonly<Config>): void {
+  const apply = helmet({
     contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES },
     crossOriginEmbedderPolicy: false,
     hsts: config.secureCookies,
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    apply(request.raw, reply.raw, (err?: unknown) => done(err as Error | undefined));
   });
 }
 

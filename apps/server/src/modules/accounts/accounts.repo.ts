@@ -31,15 +31,20 @@ export async function nameOrEmailTaken(db: Db, username: string, email: string):
 }
 
 /** The session's user, or undefined when the token is unknown, expired or its user deleted. */
-export function findSessionUser(db: Db, token: string, now = Date.now()): Promise<UserRow | undefined> {
-  return db
+/** The live session's user and when the session ends. */
+export async function findSessionUser(db: Db, token: string, now = Date.now()): Promise<{ user: UserRow; expiresAt: number } | undefined> {
+  const row = await db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
     .selectAll('users')
+    .select('sessions.expires_at as session_expires_at')
     .where('sessions.token_hash', '=', hashToken(token))
     .where('sessions.expires_at', '>', now)
     .where('users.deleted_at', 'is', null)
     .executeTakeFirst();
+  if (!row) return undefined;
+  const { session_expires_at: expiresAt, ...user } = row;
+  return { user, expiresAt };
 }
 
 export async function createSession(db: Db, userId: number, token: string, ttlMs: number, meta: { ip?: string; userAgent?: string }): Promise<void> {

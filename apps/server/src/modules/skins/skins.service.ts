@@ -73,8 +73,11 @@ export function createSkinService(ctx: AppContext) {
     };
   }
 
+  // Both lookups go through the user cache: heads are asked for far more often than skins change.
+  const wornSkin = async (userId: number): Promise<repo.WornSkin | null> => (await ctx.userCache.get(`skin:${userId}`, () => repo.findWornSkin(ctx.db, userId))) ?? null;
+
   async function player(username: string): Promise<repo.Player> {
-    const found = await repo.findPlayer(ctx.db, username);
+    const found = await ctx.userCache.get(`player:${username.toLowerCase()}`, async () => (await repo.findPlayer(ctx.db, username)) ?? undefined);
     if (!found) throw notFound(SKIN_TEXTS.playerNotFound);
     return found;
   }
@@ -108,11 +111,11 @@ export function createSkinService(ctx: AppContext) {
 
     async setModel(user: UserRow, model: SkinModel): Promise<SkinInfo> {
       if (!(await repo.setModel(ctx.db, user.id, model))) throw conflict(SKIN_TEXTS.noCustomSkin);
-      return info(user.username, await repo.findWornSkin(ctx.db, user.id), '/api/user');
+      return info(user.username, await wornSkin(user.id), '/api/user');
     },
 
     async ownInfo(user: UserRow): Promise<SkinInfo> {
-      return info(user.username, await repo.findWornSkin(ctx.db, user.id), '/api/user');
+      return info(user.username, await wornSkin(user.id), '/api/user');
     },
 
     async playerInfo(username: string): Promise<SkinInfo> {
@@ -121,7 +124,7 @@ export function createSkinService(ctx: AppContext) {
     },
 
     async ownImage(user: UserRow, kind: 'skin' | 'head', size: number): Promise<SkinImage> {
-      const skin = (await repo.findWornSkin(ctx.db, user.id)) ?? defaultSkin;
+      const skin = (await wornSkin(user.id)) ?? defaultSkin;
       return kind === 'skin' ? skinFile(skin) : head(skin, size);
     },
 

@@ -1,0 +1,98 @@
+import pg from 'pg';
+import type { DbHandle } from '../db/index.ts';
+
+/** Tables whose rows the cached values are made of: any write to one of them drops everything. */
+export const USER_CACHE_TABLES = ['users', 'sessions', 'user_skins'] as const;
+export const USER_CACHE_CHANNEL = 'kubik_user_cache';
+const WATCHED = new Set<string>(USER_CACHE_TABLES);
+
+interface Entry {
+  value: unknown;
+  /** Not served after this moment: the TTL, or earlier when the value itself expires (a session). */
+  until: number;
+}
+
+/**
+ * Per-instance memory of values built from users, sessions and worn skins — the signed-in user
+ * behind a session token, a player's worn skin — so /api/user/me and the player's head need no
+ * query per request.
+ *
+ * Correctness comes first: every write to those tables through this process's database handle
+ * clears the cache before and after it runs (watch()); on PostgreSQL, triggers NOTIFY every
+ * instance after each commit that changed them, which clears theirs too. A lookup that raced a
+ * write is not stored (generation counter). Without a working channel on PostgreSQL nothing is
+ * cached; entries also expire after a few seconds, which bounds writes by other processes to a
+ * SQLite file (the admin:create command).
+ */
+export class UserCache {
+  private readonly entries = new Map<string, Entry>();
+  private generation = 0;
+  private listener: pg.Client | null = null;
+  private unwatch: (() => void) | undefined;
+
+  constructor(private readonly options: { databaseUrl?: string | undefined; ttlMs?: number; max?: number } = {}) {}
+
+  private get ttlMs(): number {
+    return this.options.ttlMs ?? 10_000;
+  }
+
+  /** Clears on this process's writes to the watched tables. */
+  watch(handle: Pick<DbHandle, 'onWrite'>): void {
+    this.unwatch?.();
+    this.unwatch = handle.onWrite((table) => {
+      if (WATCHED.has(table)) this.clear();
+    });
+  }
+
+  /** Connects the cross-instance channel (PostgreSQL only). */
+  async start(): Promise<void> {
+    if (!this.options.databaseUrl) return;
+    const listener = new pg.Client({ connectionString: this.options.databaseUrl });
+    listener.on('notification', (msg) => {
+      if (msg.channel === USER_CACHE_CHANNEL) this.clear();
+    });
+    listener.on('error', () => {
+      this.listener = null;
+      this.clear();
+    });
+    await listener.connect();
+    await listener.query(`listen ${USER_CACHE_CHANNEL}`);
+    this.listener = listener;
+  }
+
+  async stop(): Promise<void> {
+    this.unwatch?.();
+    const listener = this.listener;
+    this.listener = null;
+    this.clear();
+    await listener?.end().catch(() => {});
+  }
+
+  private get enabled(): boolean {
+    return !this.options.databaseUrl || this.listener !== null;
+  }
+
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+
+  /**
+   * The value under key, loaded on a miss. `expiresAt` may shorten how long a loaded value is
+   * served (a session that ends sooner than the TTL).
+   */
+  async get<T>(key: string, load: () => Promise<T | undefined>, expiresAt?: (value: T) => number): Promise<T | undefined> {
+    const now = Date.now();
+    const hit = this.entries.get(key);
+    if (hit && hit.until > now) return hit.value as T;
+    if (hit) this.entries.delete(key);
+    const generation = this.generation;
+    const value = await load();
+    if (value !== undefined && this.enabled && generation === this.generation) {
+      const until = Math.min(now + this.ttlMs, expiresAt ? expiresAt(value) : Infinity);
+      if (this.entries.size >= (this.options.max ?? 20_000)) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(key, { value, until });
+    }
+    return value;
+  }
+}
