@@ -30,7 +30,7 @@ const Env = z.object({
   SUPPORT_DISCORD_URL: z.string().default('https://discord.com/'),
   MONITOR_INTERVAL_SEC: int(60, 1, 86_400),
   MONITOR_TIMEOUT_MS: int(3000, 100, 60_000),
-  MONITOR_CONCURRENCY: int(64, 1, 10_000),
+  MONITOR_CONCURRENCY: int(1024, 1, 10_000),
   DELIVERY_INTERVAL_SEC: int(5, 1, 3600),
   RCON_TIMEOUT_MS: int(5000, 100, 60_000),
   WEB_DIST: z.string().optional(),

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
@@ -47,7 +48,10 @@ export class ServerMonitor {
     private readonly ctx: AppContext,
     private readonly log: FastifyBaseLogger,
     private readonly check: StatusCheck = queryStatus,
-  ) {}
+  ) {
+    // Every check in flight listens for the stop; a sweep runs up to MONITOR_CONCURRENCY of them.
+    setMaxListeners(0, this.stopping.signal);
+  }
 
   private get db(): Db {
     return this.ctx.db;
