@@ -1,6 +1,5 @@
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import react from '@vitejs/plugin-react';
@@ -119,15 +118,8 @@ function bootScript(): Plugin {
   };
 }
 
-/**
- * React Router's package points every import at its development build, which differs from the
- * production one only by its warnings: a build uses the production one (half a kilobyte less).
- */
-const reactRouterProduction = fileURLToPath(import.meta.resolve('react-router')).replace(`${path.sep}development${path.sep}`, `${path.sep}production${path.sep}`);
-
-export default defineConfig(({ command }) => ({
+export default defineConfig(() => ({
   plugins: [react(), bootScript(), preloadFonts(), precompress()],
-  resolve: command === 'build' ? { alias: [{ find: /^react-router$/, replacement: reactRouterProduction }] } : {},
   server: { proxy: { '/api': 'http://localhost:3000' } },
   build: {
     target: 'es2022',

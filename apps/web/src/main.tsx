@@ -9,7 +9,6 @@ import './styles/layout.css';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { startTransition, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { BrowserRouter } from 'react-router';
 import { loadFirstPage } from './app/first-page.ts';
 import { NotificationsProvider } from './app/notifications.tsx';
 import { AppRoutes } from './app/router.tsx';
@@ -28,9 +27,7 @@ void loadFirstPage(queryClient, window.location.pathname).then(() => {
       <StrictMode>
         <QueryClientProvider client={queryClient}>
           <NotificationsProvider>
-            <BrowserRouter>
-              <AppRoutes />
-            </BrowserRouter>
+            <AppRoutes />
           </NotificationsProvider>
         </QueryClientProvider>
       </StrictMode>,

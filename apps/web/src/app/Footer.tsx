@@ -1,4 +1,4 @@
-import { Link } from 'react-router';
+import { Link } from 'wouter';
 import { useSite } from './site.tsx';
 
 export function Footer() {

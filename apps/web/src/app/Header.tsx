@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { useDismiss } from '../components/useDismiss.ts';
-import { Link, NavLink, useLocation } from 'react-router';
+import { Link, useLocation } from 'wouter';
+import { NavLink } from '../components/NavLink.tsx';
 import { formatRub } from '../lib/format.ts';
 import { useAuth } from './auth.tsx';
 import { Avatar } from './Avatar.tsx';
@@ -18,8 +19,8 @@ export function Header() {
   const site = useSite();
   const { user } = useAuth();
   const [navOpen, setNavOpen] = useState(false);
-  const location = useLocation();
-  useEffect(() => setNavOpen(false), [location.pathname]);
+  const [pathname] = useLocation();
+  useEffect(() => setNavOpen(false), [pathname]);
 
   return (
     <header className="site-header">
@@ -66,8 +67,8 @@ function ProfileMenu() {
   const [open, setOpen] = useState(false);
   const box = useRef<HTMLDivElement>(null);
   const menuId = useId();
-  const location = useLocation();
-  useEffect(() => setOpen(false), [location.pathname]);
+  const [pathname] = useLocation();
+  useEffect(() => setOpen(false), [pathname]);
   const close = useCallback(() => setOpen(false), []);
   useDismiss(box, open, close);
   if (!user) return null;

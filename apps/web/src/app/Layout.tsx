@@ -1,11 +1,10 @@
-import { Suspense } from 'react';
-import { Outlet } from 'react-router';
+import { Suspense, type ReactNode } from 'react';
 import { Loading } from '../components/States.tsx';
 import { AuthProvider } from './auth.tsx';
 import { Footer } from './Footer.tsx';
 import { Header } from './Header.tsx';
 
-export function Layout() {
+export function Layout({ children }: { children: ReactNode }) {
   return (
     <AuthProvider>
       <a href="#content" className="skip-link">
@@ -15,7 +14,7 @@ export function Layout() {
       <main id="content" tabIndex={-1}>
         <div className="container">
           <Suspense fallback={<Loading />}>
-            <Outlet />
+            {children}
           </Suspense>
         </div>
       </main>

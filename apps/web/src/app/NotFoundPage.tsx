@@ -1,4 +1,4 @@
-import { Link } from 'react-router';
+import { Link } from 'wouter';
 import { useTitle } from '../lib/title.ts';
 
 export function NotFoundPage() {

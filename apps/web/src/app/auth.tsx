@@ -1,7 +1,7 @@
 import type { MeResponse } from '@kubik/contract';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, type ReactNode } from 'react';
-import { useNavigate } from 'react-router';
+import { useLocation } from 'wouter';
 import { api, ApiError, isAuthPage, setUnauthorizedHandler } from '../lib/api.ts';
 
 /** undefined while unknown (first load), null for a guest. */
@@ -30,7 +30,7 @@ export async function fetchMe(): Promise<MeResponse | null> {
 
 export function AuthProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
-  const navigate = useNavigate();
+  const [, navigate] = useLocation();
   const me = useQuery({ queryKey: ME_KEY, queryFn: fetchMe, staleTime: 15_000, retry: 1 });
   const user: AuthUser = me.isPending ? undefined : me.isError ? null : me.data;
 

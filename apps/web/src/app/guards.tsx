@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Navigate, useLocation } from 'react-router';
+import { Redirect, useLocation } from 'wouter';
 import { Loading } from '../components/States.tsx';
 import { useAuth } from './auth.tsx';
 
@@ -7,22 +7,22 @@ import { useAuth } from './auth.tsx';
 export function GuestOnly({ children }: { children: ReactNode }) {
   const { user } = useAuth();
   if (user === undefined) return <Loading />;
-  if (user) return <Navigate to="/" replace />;
+  if (user) return <Redirect to="/" replace />;
   return children;
 }
 
 export function RequireUser({ children }: { children: ReactNode }) {
   const { user } = useAuth();
-  const location = useLocation();
+  const [pathname] = useLocation();
   if (user === undefined) return <Loading />;
-  if (!user) return <Navigate to="/login" replace state={{ from: location.pathname }} />;
+  if (!user) return <Redirect to="/login" replace state={{ from: pathname }} />;
   return children;
 }
 
 export function RequireAdmin({ children }: { children: ReactNode }) {
   const { user } = useAuth();
   if (user === undefined) return <Loading />;
-  if (!user) return <Navigate to="/login" replace />;
-  if (!user.is_admin) return <Navigate to="/" replace />;
+  if (!user) return <Redirect to="/login" replace />;
+  if (!user.is_admin) return <Redirect to="/" replace />;
   return children;
 }

@@ -1,5 +1,5 @@
-import { lazy, useState, type ComponentType } from 'react';
-import { Navigate, Route, Routes } from 'react-router';
+import { lazy, useState, type ComponentType, type ReactNode } from 'react';
+import { Redirect, Route, Switch } from 'wouter';
 import ForgotPasswordPage from '../features/accounts/ForgotPasswordPage.tsx';
 import LoginPage from '../features/accounts/LoginPage.tsx';
 import RegisterPage from '../features/accounts/RegisterPage.tsx';
@@ -59,36 +59,39 @@ export function preloadPage(pathname: string): Promise<unknown> {
   return PRELOAD[pathname]?.() ?? Promise.resolve();
 }
 
-/**
- * Declarative routes: the data-router half of React Router is not used here and would double its
- * share of the first page's JavaScript.
- */
+function Admin({ children }: { children: ReactNode }) {
+  return (
+    <RequireAdmin>
+      <AdminLayout>{children}</AdminLayout>
+    </RequireAdmin>
+  );
+}
+
+/** The first route that matches the address wins; the last one, without a path, is «not found». */
 export function AppRoutes() {
   return (
-    <Routes>
-      <Route element={<Layout />}>
-        <Route path="/" element={<HomePage />} />
-        <Route path="/help" element={<HelpPage />} />
-        <Route path="/rules" element={<RulesPage />} />
-        <Route path="/donate" element={<DonatePage />} />
-        <Route path="/servers" element={<ServersPage />} />
-        <Route path="/profile" element={<RequireUser><ProfilePage /></RequireUser>} />
-        <Route path="/shop" element={<RequireUser><ShopPage /></RequireUser>} />
-        <Route path="/login" element={<GuestOnly><LoginPage /></GuestOnly>} />
-        <Route path="/register" element={<GuestOnly><RegisterPage /></GuestOnly>} />
-        <Route path="/forgot-password" element={<GuestOnly><ForgotPasswordPage /></GuestOnly>} />
-        <Route path="/reset-password" element={<GuestOnly><ResetPasswordPage /></GuestOnly>} />
-        <Route path="/admin" element={<RequireAdmin><AdminLayout /></RequireAdmin>}>
-          <Route index element={<Navigate to="/admin/users" replace />} />
-          <Route path="users" element={<AdminUsersPage />} />
-          <Route path="news" element={<AdminNewsPage />} />
-          <Route path="shop" element={<AdminShopPage />} />
-          <Route path="donate" element={<AdminDonatePage />} />
-          <Route path="servers" element={<AdminServersPage />} />
-          <Route path="audit" element={<AdminAuditPage />} />
-        </Route>
-        <Route path="*" element={<NotFoundPage />} />
-      </Route>
-    </Routes>
+    <Layout>
+      <Switch>
+        <Route path="/"><HomePage /></Route>
+        <Route path="/help"><HelpPage /></Route>
+        <Route path="/rules"><RulesPage /></Route>
+        <Route path="/donate"><DonatePage /></Route>
+        <Route path="/servers"><ServersPage /></Route>
+        <Route path="/profile"><RequireUser><ProfilePage /></RequireUser></Route>
+        <Route path="/shop"><RequireUser><ShopPage /></RequireUser></Route>
+        <Route path="/login"><GuestOnly><LoginPage /></GuestOnly></Route>
+        <Route path="/register"><GuestOnly><RegisterPage /></GuestOnly></Route>
+        <Route path="/forgot-password"><GuestOnly><ForgotPasswordPage /></GuestOnly></Route>
+        <Route path="/reset-password"><GuestOnly><ResetPasswordPage /></GuestOnly></Route>
+        <Route path="/admin"><Redirect to="/admin/users" replace /></Route>
+        <Route path="/admin/users"><Admin><AdminUsersPage /></Admin></Route>
+        <Route path="/admin/news"><Admin><AdminNewsPage /></Admin></Route>
+        <Route path="/admin/shop"><Admin><AdminShopPage /></Admin></Route>
+        <Route path="/admin/donate"><Admin><AdminDonatePage /></Admin></Route>
+        <Route path="/admin/servers"><Admin><AdminServersPage /></Admin></Route>
+        <Route path="/admin/audit"><Admin><AdminAuditPage /></Admin></Route>
+        <Route><NotFoundPage /></Route>
+      </Switch>
+    </Layout>
   );
 }

@@ -1,7 +1,7 @@
 import type { AdminUser } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { Link } from 'react-router';
+import { Link } from 'wouter';
 import { ME_KEY, useAuth } from '../../app/auth.tsx';
 import { useNotify } from '../../app/notifications.tsx';
 import { Field } from '../../components/Field.tsx';

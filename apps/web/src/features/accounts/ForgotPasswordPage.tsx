@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Link, useLocation, useSearchParams } from 'wouter';
 import { useNotify } from '../../app/notifications.tsx';
 import { Field } from '../../components/Field.tsx';
 import { ApiError } from '../../lib/api.ts';
@@ -12,7 +12,7 @@ export default function ForgotPasswordPage() {
   const [params] = useSearchParams();
   const resend = params.get('resend') === '1';
   useTitle(resend ? 'Письмо подтверждения' : 'Восстановление пароля');
-  const navigate = useNavigate();
+  const [, navigate] = useLocation();
   const notify = useNotify();
   const [email, setEmail] = useState('');
   const [busy, setBusy] = useState(false);

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
+import { Link, useLocation, useSearchParams } from 'wouter';
+import { useHistoryState } from 'wouter/use-browser-location';
 import { ME_KEY } from '../../app/auth.tsx';
 import { useNotify } from '../../app/notifications.tsx';
 import { Field } from '../../components/Field.tsx';
@@ -11,8 +12,8 @@ import { login } from './api.ts';
 export default function LoginPage() {
   useTitle('Вход');
   const [params] = useSearchParams();
-  const navigate = useNavigate();
-  const location = useLocation();
+  const [, navigate] = useLocation();
+  const historyState = useHistoryState<{ from?: string } | null>();
   const notify = useNotify();
   const queryClient = useQueryClient();
   const [username, setUsername] = useState('');
@@ -36,7 +37,7 @@ export default function LoginPage() {
     try {
       await login({ username: username.trim(), password });
       await queryClient.invalidateQueries({ queryKey: ME_KEY });
-      const from = (location.state as { from?: string } | null)?.from;
+      const from = historyState?.from;
       navigate(from && from !== '/login' ? from : '/', { replace: true });
     } catch (err) {
       const text = err instanceof ApiError ? err.message : '';

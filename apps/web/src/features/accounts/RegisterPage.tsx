@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link, useLocation } from 'wouter';
 import { useNotify } from '../../app/notifications.tsx';
 import { Field } from '../../components/Field.tsx';
 import { ApiError } from '../../lib/api.ts';
@@ -17,7 +17,7 @@ export function registrationError(err: unknown): string {
 
 export default function RegisterPage() {
   useTitle('Регистрация');
-  const navigate = useNavigate();
+  const [, navigate] = useLocation();
   const notify = useNotify();
   const [form, setForm] = useState({ username: '', email: '', password: '' });
   const [busy, setBusy] = useState(false);

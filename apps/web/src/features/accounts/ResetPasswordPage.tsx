@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Link, useLocation, useSearchParams } from 'wouter';
 import { useNotify } from '../../app/notifications.tsx';
 import { Field } from '../../components/Field.tsx';
 import { useTitle } from '../../lib/title.ts';
@@ -10,7 +10,7 @@ export default function ResetPasswordPage() {
   useTitle('Новый пароль');
   const [params] = useSearchParams();
   const token = params.get('token') ?? '';
-  const navigate = useNavigate();
+  const [, navigate] = useLocation();
   const notify = useNotify();
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);

@@ -1,7 +1,7 @@
 import type { AuditEntry } from '@kubik/contract';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { Link } from 'react-router';
+import { Link } from 'wouter';
 import { Empty, Loading } from '../../components/States.tsx';
 import { formatDateTime } from '../../lib/format.ts';
 import { useTitle } from '../../lib/title.ts';

@@ -1,4 +1,5 @@
-import { NavLink, Outlet } from 'react-router';
+import type { ReactNode } from 'react';
+import { NavLink } from '../../components/NavLink.tsx';
 
 const SECTIONS = [
   { to: '/admin/users', label: 'Пользователи' },
@@ -8,7 +9,7 @@ const SECTIONS = [
   { to: '/admin/servers', label: 'Серверы' },
 ];
 
-export default function AdminLayout() {
+export default function AdminLayout({ children }: { children: ReactNode }) {
   // Each section sets its own title; a layout title would overwrite theirs (parents' effects run last).
   return (
     <div className="stack admin">
@@ -20,7 +21,7 @@ export default function AdminLayout() {
           </NavLink>
         ))}
       </nav>
-      <Outlet />
+      {children}
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import { Link } from 'react-router';
+import { Link } from 'wouter';
 import { useAuth } from '../../app/auth.tsx';
 import { useSite } from '../../app/site.tsx';
 import { useTitle } from '../../lib/title.ts';

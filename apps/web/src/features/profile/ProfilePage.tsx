@@ -1,7 +1,7 @@
 import type { MeResponse } from '@kubik/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { useSearchParams } from 'react-router';
+import { useSearchParams } from 'wouter';
 import { useAuth } from '../../app/auth.tsx';
 import { Avatar } from '../../app/Avatar.tsx';
 import { Empty, Loading } from '../../components/States.tsx';

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link } from 'react-router';
+import { Link } from 'wouter';
 import { plural } from '../../lib/format.ts';
 import { fetchServers, SERVERS_PUBLIC_KEY } from './api.ts';
 import './servers.css';

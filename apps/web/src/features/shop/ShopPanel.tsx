@@ -1,7 +1,7 @@
 import type { ShopItem } from '@kubik/contract';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { Link, useLocation } from 'react-router';
+import { Link, useLocation } from 'wouter';
 import { useAuth } from '../../app/auth.tsx';
 import { useNotify } from '../../app/notifications.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
@@ -15,7 +15,7 @@ export function ShopPanel() {
   const { user, setBalance } = useAuth();
   const notify = useNotify();
   const queryClient = useQueryClient();
-  const location = useLocation();
+  const [pathname] = useLocation();
   const headingId = useId();
   const items = useQuery({ queryKey: SHOP_KEY, queryFn: fetchShop });
   const [buyingId, setBuyingId] = useState<number | null>(null);
@@ -33,7 +33,7 @@ export function ShopPanel() {
           Баланс: <strong data-testid="shop-balance">{formatRub(balance)}</strong>
         </p>
       </div>
-      {location.pathname !== '/shop' && (
+      {pathname !== '/shop' && (
         <p className="muted">
           <Link to="/shop">Мои покупки и выдача в игре</Link>
         </p>
