@@ -147,6 +147,15 @@ function registerAccessControl(app: FastifyInstance, ctx: AppContext): void {
 }
 
 /** Serves the built single-page app, with index.html for every non-API path it does not know. */
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** The built index page with the site's name in the title and in the header painted before the app runs. */
+async function indexPage(indexFile: string, siteName: string): Promise<Buffer> {
+  const name = siteName.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+  const html = (await readFile(indexFile, 'utf8')).replace('<title>Kubik</title>', `<title>${name}</title>`).replace('<span data-site-name>Kubik</span>', `<span data-site-name>${name}</span>`);
+  return Buffer.from(html);
+}
+
 function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
   // Launcher builds and other files the owner publishes: DATA_DIR/downloads → /downloads/.
   const downloads = path.join(config.dataDir, 'downloads');
@@ -169,7 +178,7 @@ function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
   }
   // The static plugin would treat '/' as a directory: the home page is the app's index.
   const sendIndex = async (request: FastifyRequest, reply: FastifyReply) =>
-    sendCached(request, reply, await app.ctx.publicCache.get('web.index', () => readFile(indexFile), 'text/html; charset=utf-8'));
+    sendCached(request, reply, await app.ctx.publicCache.get('web.index', () => indexPage(indexFile, config.siteName), 'text/html; charset=utf-8'));
   if (hasWeb) app.get('/', { config: { access: 'public' }, schema: { hide: true } }, sendIndex);
   app.setNotFoundHandler((request, reply) => {
     const url = request.url;
