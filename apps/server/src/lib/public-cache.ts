@@ -18,7 +18,8 @@ type Variant = 'gzip' | 'plain';
 interface FastRoute {
   key: string;
   body: CachedBody;
-  headers: Partial<Record<Variant, Record<string, string | number | string[]>>>;
+  /** Per variant, the headers as writeHead's flat [name, value, …] list, content-length included. */
+  headers: Partial<Record<Variant, string[]>>;
 }
 
 declare module 'fastify' {
@@ -117,7 +118,14 @@ export class PublicCache {
       if (this.fast.size > 1000) this.fast.clear();
       this.fast.set(url, route);
     }
-    route.headers[capture.variant] = Object.fromEntries(Object.entries(headers).filter((e): e is [string, string | number | string[]] => e[1] !== undefined));
+    const bytes = capture.variant === 'gzip' ? capture.body.gzip : capture.body.json;
+    const flat: string[] = [];
+    for (const [name, value] of Object.entries(headers)) {
+      if (value === undefined || name === 'content-length') continue;
+      for (const v of Array.isArray(value) ? value : [value]) flat.push(name, String(v));
+    }
+    flat.push('content-length', String(bytes.length));
+    route.headers[capture.variant] = flat;
   }
 
   /**
@@ -132,9 +140,8 @@ export class PublicCache {
     const variant: Variant = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '') ? 'gzip' : 'plain';
     const headers = route.headers[variant];
     if (!headers) return false;
-    const bytes = variant === 'gzip' ? route.body.gzip : route.body.json;
-    res.writeHead(200, { ...headers, 'content-length': bytes.length });
-    res.end(bytes);
+    res.writeHead(200, headers);
+    res.end(variant === 'gzip' ? route.body.gzip : route.body.json);
     return true;
   }
 
