@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { Database } from '../../db/types.ts';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { DEFAULT_PORT, queryStatus, type ServerStatus, type StatusOptions } from '../../lib/minecraft/status.ts';
@@ -84,20 +85,31 @@ export class ServerMonitor {
    */
   async sweep(force: boolean): Promise<SweepResult> {
     const now = Date.now();
-    const { intervalMs, concurrency } = this.ctx.config.monitor;
+    const { intervalMs, timeoutMs, concurrency } = this.ctx.config.monitor;
     const staleBefore = force ? null : now - intervalMs * 0.8;
-    const rows = await this.db.selectFrom('servers').select(['id', 'ip_address', 'port']).execute();
+    const total = await this.db.selectFrom('servers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const rounds = Math.max(1, Math.ceil(Number(total.n) / concurrency));
+    // One statement claims every due server for this sweep, so that all checks start together
+    // (and silent servers' deadlines overlap) instead of each waiting for its own claim behind
+    // the others' writes. The claim outlasts the sweep, so a crashed instance's runs out by itself.
+    const queue = await this.db
+      .updateTable('servers')
+      .set({ checking_until: now + rounds * (timeoutMs + 5000) })
+      .where(this.claimable(now, staleBefore))
+      .returning(['id', 'ip_address', 'port'])
+      .execute();
     let changed = false;
     let checked = 0;
-    const queue = [...rows];
     const workers = Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
       for (let next = queue.shift(); next && !this.stopping.signal.aborted; next = queue.shift()) {
-        const outcome = await this.checkServer(next, staleBefore);
+        const outcome = await this.checkServer(next, null, true);
         if (outcome !== 'skipped') checked += 1;
         if (outcome === 'stored') changed = true;
       }
     });
     await Promise.all(workers);
+    // Stopped midway: the servers not checked are free for the next sweep at once.
+    if (queue.length > 0) await this.db.updateTable('servers').set({ checking_until: null }).where('id', 'in', queue.map((r) => r.id)).execute();
     if (changed) await this.ctx.publicCache.invalidate(LIST_CACHE_KEY);
     await this.thinHistoryIfDue(now);
     const counts = await this.db
@@ -115,10 +127,10 @@ export class ServerMonitor {
   }
 
   /** `staleBefore`: check only if the last check is older (background sweeps); null checks now. */
-  private checkServer(row: DueServer, staleBefore: number | null): Promise<CheckOutcome> {
+  private checkServer(row: DueServer, staleBefore: number | null, claimed = false): Promise<CheckOutcome> {
     const running = this.inflight.get(row.id);
     if (running) return running;
-    const job = this.runCheck(row, staleBefore)
+    const job = this.runCheck(row, staleBefore, claimed)
       .catch((err: unknown): CheckOutcome => {
         this.log.error({ err, serverId: row.id }, 'server check failed to record');
         return 'lost';
@@ -128,18 +140,29 @@ export class ServerMonitor {
     return job;
   }
 
-  private async runCheck(row: DueServer, staleBefore: number | null): Promise<CheckOutcome> {
+  /** Not being checked by anyone (an expired claim counts as none) and, for background sweeps, due. */
+  private claimable(now: number, staleBefore: number | null) {
+    return (eb: ExpressionBuilder<Database, 'servers'>) =>
+      eb.and([
+        eb.or([eb('checking_until', 'is', null), eb('checking_until', '<', now)]),
+        ...(staleBefore === null ? [] : [eb.or([eb('last_checked_at', 'is', null), eb('last_checked_at', '<=', staleBefore)])]),
+      ]);
+  }
+
+  /** `claimed`: the sweep has claimed the row already. */
+  private async runCheck(row: DueServer, staleBefore: number | null, claimed: boolean): Promise<CheckOutcome> {
     const startedAt = Date.now();
     const { timeoutMs } = this.ctx.config.monitor;
-    // The claim lasts past the check's deadline, so a crashed instance's claim runs out by itself.
-    const claimed = await this.db
-      .updateTable('servers')
-      .set({ checking_until: startedAt + timeoutMs + 5000 })
-      .where('id', '=', row.id)
-      .where((eb) => eb.or([eb('checking_until', 'is', null), eb('checking_until', '<', startedAt)]))
-      .$if(staleBefore !== null, (qb) => qb.where((eb) => eb.or([eb('last_checked_at', 'is', null), eb('last_checked_at', '<=', staleBefore!)])))
-      .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) !== 1) return 'skipped';
+    if (!claimed) {
+      // The claim lasts past the check's deadline, so a crashed instance's claim runs out by itself.
+      const res = await this.db
+        .updateTable('servers')
+        .set({ checking_until: startedAt + timeoutMs + 5000 })
+        .where('id', '=', row.id)
+        .where(this.claimable(startedAt, staleBefore))
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) return 'skipped';
+    }
 
     let status: ServerStatus | null = null;
     let error = 'Адрес сервера не указан';
