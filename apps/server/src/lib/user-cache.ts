@@ -2,8 +2,8 @@ import pg from 'pg';
 import type { DbHandle } from '../db/index.ts';
 
 /** Tables whose rows the cached values are made of: any write to one of them drops everything. */
-export const USER_CACHE_TABLES = ['users', 'sessions', 'user_skins'] as const;
-export const USER_CACHE_CHANNEL = 'kubik_user_cache';
+const USER_CACHE_TABLES = ['users', 'sessions', 'user_skins'] as const;
+const USER_CACHE_CHANNEL = 'kubik_user_cache';
 const WATCHED = new Set<string>(USER_CACHE_TABLES);
 
 interface Entry {
