@@ -34,6 +34,7 @@ const Env = z.object({
   DELIVERY_INTERVAL_SEC: int(5, 1, 3600),
   RCON_TIMEOUT_MS: int(5000, 100, 60_000),
   WEB_DIST: z.string().optional(),
+  GRAVIT_SECRET: z.string().min(16, 'не короче 16 символов').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -67,6 +68,8 @@ export interface Config {
   /** Shop deliveries over RCON. */
   delivery: { intervalMs: number; timeoutMs: number };
   webDist: string;
+  /** Bearer secret of GravitLauncher's LaunchServer; its HTTP auth endpoints are off without it. */
+  gravitSecret: string | undefined;
   logLevel: string;
   /** Background workers (mail, monitors, deliveries); tests may switch them off. */
   workers: boolean;
@@ -105,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     monitor: { intervalMs: e.MONITOR_INTERVAL_SEC * 1000, timeoutMs: e.MONITOR_TIMEOUT_MS, concurrency: e.MONITOR_CONCURRENCY },
     delivery: { intervalMs: e.DELIVERY_INTERVAL_SEC * 1000, timeoutMs: e.RCON_TIMEOUT_MS },
     webDist: path.resolve(e.WEB_DIST ?? path.join(repoRoot, 'apps/web/dist')),
+    gravitSecret: e.GRAVIT_SECRET || undefined,
     logLevel: e.LOG_LEVEL,
     workers: true,
     ...overrides,

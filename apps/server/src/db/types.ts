@@ -1,4 +1,6 @@
 import type { Generated } from 'kysely';
+import type { CapesTables } from '../modules/capes/capes.tables.ts';
+import type { GameAuthTables } from '../modules/game-auth/game-auth.tables.ts';
 import type { AuditTables } from '../modules/audit/audit.tables.ts';
 import type { DonateTables } from '../modules/donate/donate.tables.ts';
 import type { NewsTables } from '../modules/news/news.tables.ts';
@@ -80,4 +82,4 @@ interface CoreTables {
 }
 
 /** Every table: the core ones here, each feature's in modules/<feature>/<feature>.tables.ts. */
-export interface Database extends CoreTables, AuditTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables {}
+export interface Database extends CoreTables, AuditTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables, GameAuthTables, CapesTables {}

@@ -3,7 +3,9 @@ import type { AppContext } from '../context.ts';
 import { accountsRoutes } from './accounts/accounts.routes.ts';
 import { adminUsersRoutes } from './accounts/admin-users.routes.ts';
 import { auditRoutes } from './audit/audit.routes.ts';
+import { capesRoutes } from './capes/capes.routes.ts';
 import { donateRoutes } from './donate/donate.routes.ts';
+import { gameAuthRoutes } from './game-auth/game-auth.routes.ts';
 import { newsRoutes } from './news/news.routes.ts';
 import { serversRoutes } from './servers/servers.routes.ts';
 import { shopRoutes } from './shop/shop.routes.ts';
@@ -11,4 +13,4 @@ import { siteRoutes } from './site/site.routes.ts';
 import { skinsRoutes } from './skins/skins.routes.ts';
 
 /** Every feature's routes; app.ts registers them in this order. */
-export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes, adminUsersRoutes, auditRoutes, newsRoutes, donateRoutes, serversRoutes, shopRoutes, skinsRoutes];
+export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes, adminUsersRoutes, auditRoutes, newsRoutes, donateRoutes, serversRoutes, shopRoutes, skinsRoutes, capesRoutes, gameAuthRoutes];

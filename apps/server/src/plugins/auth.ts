@@ -1,13 +1,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
+import { requireBearerSecret } from '../lib/bearer-secret.ts';
 import { forbidden, unauthorized } from '../lib/errors.ts';
 import { hashToken } from '../lib/tokens.ts';
 import { findSessionUser, type UserRow } from '../modules/accounts/accounts.repo.ts';
 
 export const SESSION_COOKIE = 'kubik_session';
 
-/** Who may call a route; every /api route declares it in `config.access` (see app.ts). */
-export type Access = 'public' | 'user' | 'admin';
+/**
+ * Who may call a route; every /api route declares it in `config.access` (see app.ts).
+ * 'gravit': only GravitLauncher's LaunchServer, by the bearer secret GRAVIT_SECRET; a site
+ * session counts for nothing there.
+ */
+export type Access = 'public' | 'user' | 'admin' | 'gravit';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -80,4 +85,5 @@ export async function enforceAccess(ctx: AppContext, request: FastifyRequest): P
   const access = request.routeOptions.config?.access;
   if (access === 'user') await requireUser(ctx, request);
   else if (access === 'admin') await requireAdmin(ctx, request);
+  else if (access === 'gravit') requireBearerSecret(ctx.config.gravitSecret, request.headers.authorization);
 }

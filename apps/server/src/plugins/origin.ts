@@ -4,13 +4,20 @@ import type { Config } from '../config.ts';
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
+ * Game launcher protocols: they never read the session cookie (their own tokens or a server
+ * secret only), so a request from another page can do nothing with them, and launchers built
+ * on web engines send an Origin of their own.
+ */
+const NO_COOKIE_PREFIXES = ['/api/yggdrasil/', '/api/gravit/'];
+
+/**
  * Cookie-authenticated writes must come from our own pages: a browser request whose Origin is
  * another site is refused. Clients that send no Origin (the launcher, curl) use a bearer token.
  */
 export function registerOriginCheck(app: FastifyInstance, config: Readonly<Config>): void {
   const allowed = new URL(config.publicUrl).origin;
   app.addHook('onRequest', async (request, reply) => {
-    if (SAFE.has(request.method)) return;
+    if (SAFE.has(request.method) || NO_COOKIE_PREFIXES.some((p) => request.url.startsWith(p))) return;
     const origin = request.headers.origin;
     const fetchSite = request.headers['sec-fetch-site'];
     if (!origin && fetchSite !== 'cross-site') return;

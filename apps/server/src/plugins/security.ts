@@ -16,6 +16,14 @@ const CSP_DIRECTIVES: Record<string, string[]> = {
   frameAncestors: ["'none'"],
 };
 
+/**
+ * authlib-injector's API location indication: any page of the site names the Yggdrasil API root,
+ * so a player may type just the site's address into a launcher. Relative, so it is right behind
+ * any proxy and host name; launchers resolve it against the page they fetched.
+ */
+export const API_LOCATION_HEADER = 'x-authlib-injector-api-location';
+export const API_LOCATION = '/api/yggdrasil/';
+
 const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /**
@@ -29,6 +37,7 @@ export function registerSecurityHeaders(app: FastifyInstance, config: Readonly<C
     hsts: config.secureCookies,
   });
   app.addHook('onRequest', (request, reply, done) => {
+    reply.raw.setHeader(API_LOCATION_HEADER, API_LOCATION);
     apply(request.raw, reply.raw, (err?: unknown) => done(err as Error | undefined));
   });
 }
@@ -44,6 +53,7 @@ function baseHeaders(): Record<string, string> {
     'referrer-policy': 'no-referrer',
     'cross-origin-opener-policy': 'same-origin',
     'cross-origin-resource-policy': 'same-origin',
+    [API_LOCATION_HEADER]: API_LOCATION,
   };
 }
 

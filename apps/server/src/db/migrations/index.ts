@@ -1,4 +1,6 @@
 import type { Migration } from 'kysely';
+import { capesMigrations } from '../../modules/capes/capes.migrations.ts';
+import { gameAuthMigrations } from '../../modules/game-auth/game-auth.migrations.ts';
 import { auditMigrations } from '../../modules/audit/audit.migrations.ts';
 import { donateMigrations } from '../../modules/donate/donate.migrations.ts';
 import { newsMigrations } from '../../modules/news/news.migrations.ts';
@@ -23,4 +25,6 @@ export const migrations: Record<string, Migration> = {
   ...shopMigrations,
   ...skinsMigrations,
   '2026112250_user_cache_notify': m2026112250,
+  ...gameAuthMigrations,
+  ...capesMigrations,
 };

@@ -5,6 +5,7 @@ import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/passwords.ts';
 import { newToken } from '../../lib/tokens.ts';
 import { recordAudit } from '../audit/audit.service.ts';
+import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 import { enqueueMail } from '../mail/mail.outbox.ts';
 import * as repo from './accounts.repo.ts';
@@ -174,6 +175,7 @@ export async function resetPassword(ctx: AppContext, token: string, newPassword:
     // Opening the link proved the address, so an unconfirmed account is confirmed too.
     await trx.updateTable('users').set({ email_verified_at: now }).where('id', '=', userId).where('email_verified_at', 'is', null).execute();
     await repo.deleteSessionsOf(trx, userId);
+    await revokeGameTokens(trx, userId);
     return true;
   });
   if (!ok) throw badRequest(TEXTS.resetBad);
@@ -187,5 +189,7 @@ export async function changePassword(ctx: AppContext, user: repo.UserRow, curren
   await ctx.db.transaction().execute(async (trx) => {
     await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', user.id).execute();
     await repo.deleteSessionsOf(trx, user.id, currentToken);
+    // Launchers hold the password's game logins: a new password ends them all.
+    await revokeGameTokens(trx, user.id);
   });
 }

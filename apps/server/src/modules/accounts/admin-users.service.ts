@@ -8,6 +8,7 @@ import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { hashPassword } from '../../lib/passwords.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
+import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
 import { deleteSessionsOf, type UserRow } from './accounts.repo.ts';
 import { TEXTS as ACCOUNT_TEXTS } from './accounts.service.ts';
 import * as repo from './admin-users.repo.ts';
@@ -75,7 +76,10 @@ export async function updateUser(ctx: AppContext, actor: UserRow, actorToken: st
         if (difference !== 0) await postLedger(trx, { userId: id, amount: difference, reason: 'adjustment', authorId: actor.id, note: TEXTS.balanceNote });
       }
       // A new password logs the account out everywhere, except the admin's own current session.
-      if (passwordHash) await deleteSessionsOf(trx, id, id === actor.id ? (actorToken ?? undefined) : undefined);
+      if (passwordHash) {
+        await deleteSessionsOf(trx, id, id === actor.id ? (actorToken ?? undefined) : undefined);
+        await revokeGameTokens(trx, id);
+      }
 
       const after = await repo.findActiveUser(trx, ctx.dbKind, id);
       if (!after) throw notFound(TEXTS.notFound);
@@ -116,6 +120,7 @@ export async function deleteUser(ctx: AppContext, actor: UserRow, id: number): P
       deleted_at: Date.now(),
     });
     await deleteSessionsOf(trx, id);
+    await revokeGameTokens(trx, id);
     await repo.deleteEmailTokensOf(trx, id);
     await recordAudit(trx, { actorId: actor.id, action: 'user.delete', entity: 'user', entityId: id, before: snapshot(before), after: { username, deleted: true } });
   });

@@ -1,0 +1,125 @@
+import fastifyMultipart from '@fastify/multipart';
+import { AdminCape, CAPE_MAX_BYTES, CAPE_TEXTS, CapeGrantBody, CapeGrantParams, CapeUpdateBody, ChooseCapeBody, ErrorResponse, IdParams, MessageResponse, MyCapes } from '@kubik/contract';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { HttpError } from '../../lib/errors.ts';
+import { requireAdmin, requireUser } from '../../plugins/auth.ts';
+import { createCapeService } from './capes.service.ts';
+
+const tags = ['Плащи'];
+const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
+const UPLOAD_BODY_MAX = CAPE_MAX_BYTES + 16 * 1024;
+
+const MULTIPART_ERRORS: Record<string, [number, string]> = {
+  FST_INVALID_MULTIPART_CONTENT_TYPE: [415, CAPE_TEXTS.notMultipart],
+  FST_REQ_FILE_TOO_LARGE: [413, CAPE_TEXTS.tooBig],
+  FST_FILES_LIMIT: [400, CAPE_TEXTS.oneFile],
+  FST_FIELDS_LIMIT: [400, CAPE_TEXTS.unknownField],
+  FST_PARTS_LIMIT: [400, CAPE_TEXTS.unknownField],
+};
+
+/** The `cape` file and its `title`; any other part is refused. */
+async function readUpload(request: FastifyRequest): Promise<{ file: Buffer; title: string | undefined }> {
+  if (!request.isMultipart()) throw new HttpError(415, CAPE_TEXTS.notMultipart);
+  let file: Buffer | undefined;
+  let title: string | undefined;
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'cape') {
+          part.file.resume();
+          throw new HttpError(400, CAPE_TEXTS.unknownField);
+        }
+        file = await part.toBuffer();
+      } else {
+        if (part.fieldname !== 'title' || typeof part.value !== 'string') throw new HttpError(400, CAPE_TEXTS.unknownField);
+        title = part.value;
+      }
+    }
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    const code = (error as { code?: string } | null)?.code;
+    const known = code ? MULTIPART_ERRORS[code] : undefined;
+    throw known ? new HttpError(known[0], known[1]) : new HttpError(400, CAPE_TEXTS.badForm);
+  }
+  if (!file || file.length === 0) throw new HttpError(400, CAPE_TEXTS.noFile);
+  return { file, title };
+}
+
+export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  const capes = createCapeService(ctx);
+  return async (app) => {
+    await app.register(fastifyMultipart, {
+      limits: { fileSize: CAPE_MAX_BYTES, files: 1, fields: 1, parts: 2, fieldNameSize: 32, fieldSize: 256, headerPairs: 20 },
+      throwFileSizeLimit: true,
+    });
+
+    app.get('/api/admin/capes', {
+      config: { access: 'admin' },
+      schema: { tags, summary: 'Все плащи и кому они выданы', response: { 200: z.array(AdminCape), ...err(401, 403) } },
+      handler: async () => capes.list(),
+    });
+
+    app.post('/api/admin/capes', {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Загрузить плащ: multipart/form-data, PNG в поле «cape» (64×32 и кратные до 512×256, 22×17 или 46×23 и кратные; до 256 КБ) и название в поле «title»',
+        consumes: ['multipart/form-data'],
+        body: z.object({ cape: z.string().meta({ format: 'binary' }), title: z.string() }),
+        response: { 200: AdminCape, ...err(400, 401, 403, 409, 413, 415) },
+      },
+      // The multipart body is read part by part in the handler; the schema above documents it.
+      validatorCompiler: () => (value) => ({ value }),
+      onRequest: async (request) => {
+        if (Number(request.headers['content-length'] ?? 0) > UPLOAD_BODY_MAX) throw new HttpError(413, CAPE_TEXTS.tooBig);
+      },
+      handler: async (req) => {
+        const admin = await requireAdmin(ctx, req);
+        const upload = await readUpload(req);
+        return capes.upload(admin, upload.file, upload.title);
+      },
+    });
+
+    app.put('/api/admin/capes/:id', {
+      config: { access: 'admin' },
+      schema: { tags, summary: 'Переименовать плащ', params: IdParams, body: CapeUpdateBody, response: { 200: AdminCape, ...err(400, 401, 403, 404) } },
+      handler: async (req) => capes.rename(await requireAdmin(ctx, req), req.params.id, req.body.title),
+    });
+
+    app.delete('/api/admin/capes/:id', {
+      config: { access: 'admin' },
+      schema: { tags, summary: 'Удалить плащ (его выдачи тоже; носившие остаются без плаща)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404) } },
+      handler: async (req) => {
+        await capes.remove(await requireAdmin(ctx, req), req.params.id);
+        return { message: 'Плащ удалён' };
+      },
+    });
+
+    app.post('/api/admin/capes/:id/grants', {
+      config: { access: 'admin' },
+      schema: { tags, summary: 'Выдать плащ игроку ({username}) или донату ({tier_id}: его обладатели могут надеть плащ)', params: IdParams, body: CapeGrantBody, response: { 200: AdminCape, ...err(400, 401, 403, 404, 409) } },
+      handler: async (req) => capes.grant(await requireAdmin(ctx, req), req.params.id, req.body),
+    });
+
+    app.delete('/api/admin/capes/:id/grants/:grantId', {
+      config: { access: 'admin' },
+      schema: { tags, summary: 'Отменить выдачу плаща', params: CapeGrantParams, response: { 200: AdminCape, ...err(400, 401, 403, 404) } },
+      handler: async (req) => capes.revoke(await requireAdmin(ctx, req), req.params.id, req.params.grantId),
+    });
+
+    app.get('/api/user/capes', {
+      config: { access: 'user' },
+      schema: { tags, summary: 'Плащи, которые можно надеть, и выбранный', response: { 200: MyCapes, ...err(401) } },
+      handler: async (req) => capes.myCapes(await requireUser(ctx, req)),
+    });
+
+    app.put('/api/user/cape', {
+      config: { access: 'user' },
+      schema: { tags, summary: 'Надеть плащ ({cape_id}) или снять ({cape_id: null})', body: ChooseCapeBody, response: { 200: MyCapes, ...err(400, 401, 403) } },
+      handler: async (req) => capes.choose(await requireUser(ctx, req), req.body.cape_id),
+    });
+  };
+}

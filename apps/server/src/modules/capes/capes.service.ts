@@ -1,0 +1,165 @@
+import { CAPE_TEXTS, CapeTitle, type AdminCape, type Cape, type CapeGrantBody, type MyCapes } from '@kubik/contract';
+import type { AppContext } from '../../context.ts';
+import { badRequest, conflict, HttpError, isUniqueViolation, notFound } from '../../lib/errors.ts';
+import { readCape } from '../../lib/skin/cape-image.ts';
+import { SkinError } from '../../lib/skin/skin-image.ts';
+import type { UserRow } from '../accounts/accounts.repo.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import * as repo from './capes.repo.ts';
+
+function capeError(err: unknown): unknown {
+  if (!(err instanceof SkinError)) return err;
+  switch (err.problem) {
+    case 'too-big':
+      return new HttpError(413, CAPE_TEXTS.tooBig);
+    case 'not-png':
+      return new HttpError(415, CAPE_TEXTS.notPng);
+    case 'animated':
+      return new HttpError(415, CAPE_TEXTS.animated);
+    case 'bad-size':
+      return badRequest(CAPE_TEXTS.badSize(err.width, err.height));
+    case 'broken':
+      return badRequest(CAPE_TEXTS.broken);
+  }
+}
+
+const toCape = (c: repo.CapeRow): Cape => ({ id: c.id, title: c.title, width: c.width, height: c.height, url: `/textures/${c.hash}` });
+
+export function createCapeService(ctx: AppContext) {
+  async function adminCape(id: number): Promise<AdminCape> {
+    const cape = await repo.findCape(ctx.db, id);
+    if (!cape) throw notFound(CAPE_TEXTS.notFound);
+    const grants = (await repo.listGrants(ctx.db)).filter((g) => g.cape_id === id);
+    return { ...toCape(cape), created_at: cape.created_at, grants: grants.map(({ cape_id: _c, ...g }) => g) };
+  }
+
+  async function myCapes(userId: number): Promise<MyCapes> {
+    const [capes, worn] = await Promise.all([repo.allowedCapes(ctx.db, userId), repo.wornCape(ctx.db, userId)]);
+    return { capes: capes.map(toCape), selected: worn?.id ?? null };
+  }
+
+  return {
+    async list(): Promise<AdminCape[]> {
+      const [capes, grants] = await Promise.all([repo.listCapes(ctx.db), repo.listGrants(ctx.db)]);
+      return capes.map((c) => ({
+        ...toCape(c),
+        created_at: c.created_at,
+        grants: grants.filter((g) => g.cape_id === c.id).map(({ cape_id: _c, ...g }) => g),
+      }));
+    },
+
+    async upload(admin: UserRow, file: Buffer, titleField: string | undefined): Promise<AdminCape> {
+      const title = CapeTitle.safeParse(titleField ?? '');
+      if (!title.success) throw badRequest(title.error.issues[0]?.message ?? CAPE_TEXTS.titleRequired);
+      const cape = await readCape(file).catch((err: unknown) => {
+        throw capeError(err);
+      });
+      let id: number;
+      try {
+        id = await ctx.db.transaction().execute(async (trx) => {
+          const row = await trx
+            .insertInto('capes')
+            .values({ title: title.data, hash: cape.hash, png: cape.png, width: cape.width, height: cape.height, created_at: Date.now() })
+            .returning('id')
+            .executeTakeFirstOrThrow();
+          await recordAudit(trx, { actorId: admin.id, action: 'cape.create', entity: 'cape', entityId: row.id, after: { title: title.data, width: cape.width, height: cape.height } });
+          return row.id;
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) {
+          const same = (await repo.listCapes(ctx.db)).find((c) => c.hash === cape.hash);
+          throw conflict(`Такой плащ уже загружен${same ? `: «${same.title}»` : ''}`);
+        }
+        throw err;
+      }
+      return adminCape(id);
+    },
+
+    async rename(admin: UserRow, id: number, title: string): Promise<AdminCape> {
+      await ctx.db.transaction().execute(async (trx) => {
+        const before = await repo.findCape(trx, id);
+        if (!before) throw notFound(CAPE_TEXTS.notFound);
+        await trx.updateTable('capes').set({ title }).where('id', '=', id).execute();
+        await recordAudit(trx, { actorId: admin.id, action: 'cape.update', entity: 'cape', entityId: id, before: { title: before.title }, after: { title } });
+      });
+      return adminCape(id);
+    },
+
+    async remove(admin: UserRow, id: number): Promise<void> {
+      await ctx.db.transaction().execute(async (trx) => {
+        const before = await repo.findCape(trx, id);
+        if (!before) throw notFound(CAPE_TEXTS.notFound);
+        // Players who wore it go back to no cape; grants go with the cape.
+        await trx.deleteFrom('user_capes').where('cape_id', '=', id).execute();
+        await trx.deleteFrom('cape_grants').where('cape_id', '=', id).execute();
+        await trx.deleteFrom('capes').where('id', '=', id).execute();
+        await recordAudit(trx, { actorId: admin.id, action: 'cape.delete', entity: 'cape', entityId: id, before: { title: before.title } });
+      });
+    },
+
+    async grant(admin: UserRow, id: number, body: CapeGrantBody): Promise<AdminCape> {
+      try {
+        await ctx.db.transaction().execute(async (trx) => {
+          const cape = await repo.findCape(trx, id);
+          if (!cape) throw notFound(CAPE_TEXTS.notFound);
+          let target: { user_id: number | null; tier_id: number | null; label: string };
+          if ('username' in body) {
+            const user = await trx.selectFrom('users').select(['id', 'username']).where('username_lower', '=', body.username.toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst();
+            if (!user) throw notFound(CAPE_TEXTS.playerNotFound);
+            target = { user_id: user.id, tier_id: null, label: user.username };
+          } else {
+            const tier = await trx.selectFrom('donate_tiers').select(['id', 'title']).where('id', '=', body.tier_id).executeTakeFirst();
+            if (!tier) throw notFound(CAPE_TEXTS.tierNotFound);
+            target = { user_id: null, tier_id: tier.id, label: tier.title };
+          }
+          await trx.insertInto('cape_grants').values({ cape_id: id, user_id: target.user_id, tier_id: target.tier_id, created_at: Date.now() }).execute();
+          await recordAudit(trx, {
+            actorId: admin.id,
+            action: 'cape.grant',
+            entity: 'cape',
+            entityId: id,
+            after: target.user_id ? { player: target.label } : { tier: target.label },
+          });
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw conflict(CAPE_TEXTS.alreadyGranted);
+        throw err;
+      }
+      return adminCape(id);
+    },
+
+    async revoke(admin: UserRow, id: number, grantId: number): Promise<AdminCape> {
+      await ctx.db.transaction().execute(async (trx) => {
+        const grant = (await repo.listGrants(trx)).find((g) => g.id === grantId && g.cape_id === id);
+        if (!grant) throw notFound(CAPE_TEXTS.grantNotFound);
+        await trx.deleteFrom('cape_grants').where('id', '=', grantId).execute();
+        await recordAudit(trx, {
+          actorId: admin.id,
+          action: 'cape.revoke',
+          entity: 'cape',
+          entityId: id,
+          before: grant.user_id ? { player: grant.username } : { tier: grant.tier_title },
+        });
+      });
+      return adminCape(id);
+    },
+
+    myCapes: (user: UserRow) => myCapes(user.id),
+
+    async choose(user: UserRow, capeId: number | null): Promise<MyCapes> {
+      if (capeId === null) {
+        await ctx.db.deleteFrom('user_capes').where('user_id', '=', user.id).execute();
+        return myCapes(user.id);
+      }
+      const allowed = await repo.allowedCapes(ctx.db, user.id);
+      if (!allowed.some((c) => c.id === capeId)) throw new HttpError(403, CAPE_TEXTS.notAllowed);
+      const now = Date.now();
+      await ctx.db
+        .insertInto('user_capes')
+        .values({ user_id: user.id, cape_id: capeId, updated_at: now })
+        .onConflict((oc) => oc.column('user_id').doUpdateSet({ cape_id: capeId, updated_at: now }))
+        .execute();
+      return myCapes(user.id);
+    },
+  };
+}

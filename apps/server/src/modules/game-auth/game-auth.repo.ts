@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../../db/index.ts';
+import { hashToken } from '../../lib/tokens.ts';
+import { unhyphenated } from '../../lib/yggdrasil/textures.ts';
+import type { UserRow } from '../accounts/accounts.repo.ts';
+import type { GameTokenKind, GameTokensTable } from './game-auth.tables.ts';
+
+/**
+ * The game profile's UUID: the offline-mode UUID of the name the account registered with
+ * (UUID.nameUUIDFromBytes("OfflinePlayer:" + name)), so a server that moves from offline mode to
+ * the site keeps its players' inventories. TEMPORARY until the platform's users.uuid lands:
+ * computed from the current name, which is the registered one for every account that was never
+ * renamed.
+ */
+export function profileUuid(user: Pick<UserRow, 'username'>): string {
+  const h = createHash('md5').update(`OfflinePlayer:${user.username}`, 'utf8').digest();
+  h[6] = (h[6]! & 0x0f) | 0x30;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  return h.toString('hex');
+}
+
+/** A live (not deleted) account by its profile UUID, with or without dashes. */
+export async function findUserByUuid(db: Db, uuid: string): Promise<UserRow | undefined> {
+  const wanted = unhyphenated(uuid);
+  // TEMPORARY (see profileUuid): a scan until users.uuid can be looked up by index.
+  const rows = await db.selectFrom('users').selectAll().where('deleted_at', 'is', null).execute();
+  return rows.find((u) => profileUuid(u) === wanted);
+}
+
+/** A live account whose name is exactly `name` (the game compares names as sent). */
+export async function findUserByExactName(db: Db, name: string): Promise<UserRow | undefined> {
+  const row = await db.selectFrom('users').selectAll().where('username_lower', '=', name.toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst();
+  return row && row.username === name ? row : undefined;
+}
+
+/** Live accounts by name, ignoring case (the game's name lookups do). */
+export function findUsersByNames(db: Db, names: string[]): Promise<UserRow[]> {
+  if (names.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where(
+      'username_lower',
+      'in',
+      names.map((n) => n.toLowerCase()),
+    )
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+export type GameToken = GameTokensTable;
+
+export async function insertToken(db: Db, row: GameToken, keep: number): Promise<void> {
+  await db.insertInto('game_tokens').values(row).execute();
+  // A player keeps a few launchers logged in; the oldest logins go first.
+  const kept = db.selectFrom('game_tokens').select('access_hash').where('user_id', '=', row.user_id).where('kind', '=', row.kind).orderBy('created_at', 'desc').orderBy('access_hash').limit(keep);
+  await db.deleteFrom('game_tokens').where('user_id', '=', row.user_id).where('kind', '=', row.kind).where('access_hash', 'not in', kept).execute();
+  // Dead tokens of this player are swept here rather than by a job.
+  await db.deleteFrom('game_tokens').where('user_id', '=', row.user_id).where('refresh_until', '<=', row.created_at).execute();
+}
+
+export async function findToken(db: Db, kind: GameTokenKind, accessToken: string): Promise<{ token: GameToken; user: UserRow } | undefined> {
+  return findTokenBy(db, kind, 'access_hash', accessToken);
+}
+
+export async function findTokenByRefresh(db: Db, refreshToken: string): Promise<{ token: GameToken; user: UserRow } | undefined> {
+  return findTokenBy(db, 'gravit', 'refresh_hash', refreshToken);
+}
+
+async function findTokenBy(db: Db, kind: GameTokenKind, column: 'access_hash' | 'refresh_hash', secret: string) {
+  if (secret.length === 0 || secret.length > 512) return undefined;
+  const token = await db.selectFrom('game_tokens').selectAll().where(column, '=', hashToken(secret)).where('kind', '=', kind).executeTakeFirst();
+  if (!token) return undefined;
+  const user = await db.selectFrom('users').selectAll().where('id', '=', token.user_id).where('deleted_at', 'is', null).executeTakeFirst();
+  return user ? { token, user } : undefined;
+}
+
+/** Deletes one token; 0 when it was already gone (a concurrent refresh or invalidate won). */
+export async function deleteToken(db: Db, accessHash: string): Promise<number> {
+  const res = await db.deleteFrom('game_tokens').where('access_hash', '=', accessHash).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+export async function deleteTokenBySecret(db: Db, kind: GameTokenKind, accessToken: string): Promise<void> {
+  if (accessToken.length === 0 || accessToken.length > 512) return;
+  await db.deleteFrom('game_tokens').where('access_hash', '=', hashToken(accessToken)).where('kind', '=', kind).execute();
+}
+
+export async function deleteTokensOf(db: Db, userId: number, kind?: GameTokenKind): Promise<void> {
+  let q = db.deleteFrom('game_tokens').where('user_id', '=', userId);
+  if (kind) q = q.where('kind', '=', kind);
+  await q.execute();
+  await db.deleteFrom('game_joins').where('user_id', '=', userId).execute();
+}
+
+export async function recordJoin(db: Db, join: { serverId: string; userId: number; kind: GameTokenKind; ip: string | null; expiresAt: number }, now: number): Promise<void> {
+  await db.deleteFrom('game_joins').where('expires_at', '<=', now).execute();
+  await db
+    .insertInto('game_joins')
+    .values({ server_id: join.serverId, user_id: join.userId, kind: join.kind, ip: join.ip, expires_at: join.expiresAt })
+    .onConflict((oc) => oc.columns(['server_id', 'user_id']).doUpdateSet({ kind: join.kind, ip: join.ip, expires_at: join.expiresAt }))
+    .execute();
+}
+
+/**
+ * Uses up the player's join of this server: a game server checks a connection once, and a
+ * record that answered once cannot be replayed. With `ip`, the join must have come from it.
+ */
+export async function consumeJoin(db: Db, serverId: string, userId: number, kind: GameTokenKind, ip: string | undefined, now: number): Promise<boolean> {
+  let q = db.deleteFrom('game_joins').where('server_id', '=', serverId).where('user_id', '=', userId).where('kind', '=', kind).where('expires_at', '>', now);
+  if (ip !== undefined) q = q.where('ip', '=', ip);
+  const res = await q.executeTakeFirst();
+  return Number(res.numDeletedRows) === 1;
+}

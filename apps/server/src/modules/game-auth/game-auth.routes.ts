@@ -1,0 +1,55 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { notFound } from '../../lib/errors.ts';
+import { BufferCache } from '../../lib/skin/lru-cache.ts';
+import { capePng } from '../capes/capes.repo.ts';
+import { skinPng } from '../skins/skins.repo.ts';
+import { createGameAuth } from './game-auth.service.ts';
+import { GRAVIT_ROOT, gravitRoutes } from './gravit.routes.ts';
+import { YGGDRASIL_ROOT, yggdrasilRoutes } from './yggdrasil.routes.ts';
+
+/** Texture files kept in memory; named by the hash of their pixels, so they never go stale. */
+const TEXTURE_CACHE_BYTES = 16 * 1024 * 1024;
+
+export function gameAuthRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  const game = createGameAuth(ctx);
+  const files = new BufferCache(TEXTURE_CACHE_BYTES);
+  return async (app) => {
+    await app.register(yggdrasilRoutes(ctx, game), { prefix: YGGDRASIL_ROOT });
+    await app.register(gravitRoutes(ctx, game), { prefix: GRAVIT_ROOT });
+
+    // Skins and capes by the hash of their pixels: the address the game loads and caches them by.
+    app.get('/textures/:hash', {
+      config: { access: 'public' },
+      schema: {
+        tags: ['Скины'],
+        summary: 'Файл скина или плаща по хэшу его пикселей (адреса из текстур Yggdrasil и GravitLauncher)',
+        params: z.object({ hash: z.string().regex(/^[0-9a-f]{64}$/, 'Некорректный адрес текстуры') }),
+        response: { 200: z.string().meta({ format: 'binary' }), 304: z.null(), 400: z.object({ error: z.string() }), 404: z.object({ error: z.string() }) },
+      },
+      handler: async (req, reply) => {
+        const { hash } = req.params;
+        let png = files.get(hash);
+        if (!png) {
+          png = (await skinPng(ctx.db, hash)) ?? (await capePng(ctx.db, hash)) ?? undefined;
+          if (!png) throw notFound('Текстура не найдена');
+          files.set(hash, png);
+        }
+        return sendTexture(req, reply, hash, png);
+      },
+    });
+  };
+}
+
+function sendTexture(req: FastifyRequest, reply: FastifyReply, hash: string, png: Buffer): FastifyReply {
+  reply
+    .header('etag', `"${hash}"`)
+    .header('cache-control', 'public, max-age=31536000, immutable')
+    // Launcher pages and skin sites elsewhere may show them (an <img> or a WebGL texture).
+    .header('cross-origin-resource-policy', 'cross-origin')
+    .header('access-control-allow-origin', '*');
+  if (req.headers['if-none-match'] === `"${hash}"`) return reply.code(304).send();
+  return reply.type('image/png').send(png);
+}

@@ -1,0 +1,218 @@
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/index.ts';
+import { HttpError } from '../../lib/errors.ts';
+import { burnPasswordCheck, verifyPassword } from '../../lib/passwords.ts';
+import { hashToken } from '../../lib/tokens.ts';
+import { signProperty, texturesValue, unhyphenated } from '../../lib/yggdrasil/textures.ts';
+import { findUserByLogin, type UserRow } from '../accounts/accounts.repo.ts';
+import { wornCape } from '../capes/capes.repo.ts';
+import { findWornSkin } from '../skins/skins.repo.ts';
+import { loadSigningKey, type SigningKey } from './game-auth.keys.ts';
+import * as repo from './game-auth.repo.ts';
+import type { GameTokenKind } from './game-auth.tables.ts';
+
+/** A game login stays valid this long; launchers check it before every start and refresh it. */
+export const TOKEN_VALID_MS = 7 * 86_400_000;
+/** After that it can still be refreshed (the spec's "temporarily invalid") for this long from issue. */
+export const TOKEN_REFRESH_MS = 30 * 86_400_000;
+/** Logins kept per player and launcher kind; a new one ends the oldest. */
+export const TOKENS_PER_USER = 10;
+/** A join is checked by the game server within seconds; the record is gone after this. */
+export const JOIN_TTL_MS = 30_000;
+/**
+ * One password check per account per this interval: the Yggdrasil authenticate is a password
+ * oracle, and its specification asks for a per-account limit (the reference server allows one
+ * check per 300 ms, Blessing Skin one per second). A second try within it is refused like a
+ * wrong password without looking at the password.
+ */
+export const LOGIN_INTERVAL_MS = 1000;
+
+/** Ends every game login of a player: password change or reset, ban, logout everywhere. */
+export async function revokeGameTokens(trx: Db, userId: number): Promise<void> {
+  await repo.deleteTokensOf(trx, userId);
+}
+
+export const GAME_TEXTS = {
+  notConfirmed: 'Почта не подтверждена: откройте ссылку из письма, которое пришло после регистрации, и войдите снова.',
+} as const;
+
+/** Why an account with the right password still may not play; null when it may. */
+export type Refusal = 'unconfirmed';
+
+export function accountRefusal(user: UserRow): Refusal | null {
+  if (user.email_verified_at === null) return 'unconfirmed';
+  return null;
+}
+
+export type CredentialsResult = { ok: true; user: UserRow } | { ok: false; reason: 'unknown' | 'wrong' | 'throttled' };
+
+export interface PlayerTextures {
+  skin: { hash: string; slim: boolean } | null;
+  cape: { hash: string } | null;
+}
+
+export interface SignedProperty {
+  name: 'textures';
+  value: string;
+  signature: string;
+}
+
+/** A texture's address on this site; the last segment is the hash of the pixels (the game's cache key). */
+export const textureUrl = (ctx: AppContext, hash: string) => `${ctx.config.publicUrl}/textures/${hash}`;
+
+export function normalizeIp(ip: string): string {
+  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+}
+
+/** 128 random bits as 32 hex digits: safe in any launcher's command line and config file. */
+export const newGameSecret = () => randomBytes(16).toString('hex');
+
+/** Shared by the Yggdrasil API and GravitLauncher's HTTP auth. */
+export function createGameAuth(ctx: AppContext) {
+  const lastCheck = new Map<string, number>();
+  let signingKey: Promise<SigningKey> | null = null;
+  const signed = new Map<string, { value: string; signature: string }>();
+
+  function throttled(key: string, now: number): boolean {
+    if (!ctx.config.rateLimits.enabled) return false;
+    const last = lastCheck.get(key);
+    // A refused try does not restart the interval, so steady guessing cannot lock the owner out.
+    if (last !== undefined && now - last < LOGIN_INTERVAL_MS) return true;
+    if (lastCheck.size > 100_000) lastCheck.clear();
+    lastCheck.set(key, now);
+    return false;
+  }
+
+  return {
+    /**
+     * The account behind a login (name or e-mail) and password. Refusals are not told apart
+     * to the caller's caller unless it chooses to; the timing of an unknown name matches a
+     * wrong password.
+     */
+    async checkCredentials(login: string, password: string, now = Date.now()): Promise<CredentialsResult> {
+      const user = login.length <= 254 ? await findUserByLogin(ctx.db, login) : undefined;
+      if (throttled(user ? `u:${user.id}` : `l:${login.toLowerCase()}`, now)) return { ok: false, reason: 'throttled' };
+      if (!user) {
+        await burnPasswordCheck(password);
+        return { ok: false, reason: 'unknown' };
+      }
+      if (!(await verifyPassword(user.password_hash, password))) return { ok: false, reason: 'wrong' };
+      return { ok: true, user };
+    },
+
+    /** Issues a game login; returns the access token (and Gravit's refresh token). */
+    async issueToken(kind: GameTokenKind, user: UserRow, clientToken: string | null, now = Date.now()): Promise<{ accessToken: string; refreshToken: string | null; expiresAt: number }> {
+      const accessToken = newGameSecret();
+      const refreshToken = kind === 'gravit' ? newGameSecret() : null;
+      const expiresAt = now + TOKEN_VALID_MS;
+      await repo.insertToken(
+        ctx.db,
+        {
+          access_hash: hashToken(accessToken),
+          refresh_hash: refreshToken ? hashToken(refreshToken) : null,
+          kind,
+          user_id: user.id,
+          client_token: clientToken,
+          profile_name: user.username,
+          created_at: now,
+          expires_at: expiresAt,
+          refresh_until: now + TOKEN_REFRESH_MS,
+        },
+        TOKENS_PER_USER,
+      );
+      return { accessToken, refreshToken, expiresAt };
+    },
+
+    /**
+     * Replaces a token with a new one in one transaction; null when the old one was used up
+     * meanwhile (two refreshes of one token: only the first gets a new one).
+     */
+    async replaceToken(old: repo.GameToken, user: UserRow, now = Date.now()) {
+      return ctx.db.transaction().execute(async (trx) => {
+        if ((await repo.deleteToken(trx, old.access_hash)) !== 1) return null;
+        const accessToken = newGameSecret();
+        const refreshToken = old.kind === 'gravit' ? newGameSecret() : null;
+        const expiresAt = now + TOKEN_VALID_MS;
+        await repo.insertToken(
+          trx,
+          {
+            access_hash: hashToken(accessToken),
+            refresh_hash: refreshToken ? hashToken(refreshToken) : null,
+            kind: old.kind,
+            user_id: user.id,
+            client_token: old.client_token,
+            profile_name: user.username,
+            created_at: now,
+            expires_at: expiresAt,
+            refresh_until: now + TOKEN_REFRESH_MS,
+          },
+          TOKENS_PER_USER,
+        );
+        return { accessToken, refreshToken, expiresAt };
+      });
+    },
+
+    /** Valid: not expired, issued under the profile's current name (a rename makes it refresh-only). */
+    isValid(token: repo.GameToken, user: UserRow, now = Date.now()): boolean {
+      return now < token.expires_at && token.profile_name === user.username && accountRefusal(user) === null;
+    },
+
+    isRefreshable(token: repo.GameToken, user: UserRow, now = Date.now()): boolean {
+      return now < token.refresh_until && accountRefusal(user) === null;
+    },
+
+    async textures(user: UserRow, now = Date.now()): Promise<PlayerTextures> {
+      const [skin, cape] = await Promise.all([findWornSkin(ctx.db, user.id), wornCape(ctx.db, user.id, now)]);
+      return { skin: skin ? { hash: skin.hash, slim: skin.model === 'slim' } : null, cape: cape ? { hash: cape.hash } : null };
+    },
+
+    signingKey(): Promise<SigningKey> {
+      signingKey ??= loadSigningKey(ctx.db).catch((err: unknown) => {
+        signingKey = null;
+        throw err;
+      });
+      return signingKey;
+    },
+
+    /**
+     * The `textures` property of a profile. Signing with a 4096-bit key costs milliseconds, and
+     * anyone may ask for a signed profile, so a property is signed once per look (name, skin,
+     * model, cape) and reused; its timestamp is then the first signing's, which the game accepts.
+     */
+    async texturesProperty(user: UserRow, sign: boolean): Promise<{ name: 'textures'; value: string; signature?: string }> {
+      const t = await this.textures(user);
+      const uuid = repo.profileUuid(user);
+      const look = JSON.stringify([uuid, user.username, t.skin?.hash, t.skin?.slim, t.cape?.hash]);
+      const cached = signed.get(look);
+      if (cached) return sign ? { name: 'textures', ...cached } : { name: 'textures', value: cached.value };
+      const value = texturesValue({
+        profileId: uuid,
+        profileName: user.username,
+        skin: t.skin ? { url: textureUrl(ctx, t.skin.hash), slim: t.skin.slim } : null,
+        cape: t.cape ? { url: textureUrl(ctx, t.cape.hash) } : null,
+        timestamp: Date.now(),
+      });
+      if (!sign) return { name: 'textures', value };
+      const signature = signProperty(value, (await this.signingKey()).privateKey);
+      if (signed.size >= 10_000) signed.delete(signed.keys().next().value!);
+      signed.set(look, { value, signature });
+      return { name: 'textures', value, signature };
+    },
+
+    profileId: (user: UserRow) => unhyphenated(repo.profileUuid(user)),
+  };
+}
+
+export type GameAuth = ReturnType<typeof createGameAuth>;
+
+/** A throttled limiter hit as a boolean (the game protocols answer in their own shapes). */
+export function limited(fn: () => void): boolean {
+  try {
+    fn();
+    return false;
+  } catch (err) {
+    if (err instanceof HttpError && err.statusCode === 429) return true;
+    throw err;
+  }
+}
