@@ -58,12 +58,20 @@ function baseHeaders(): Record<string, string> {
 }
 
 /** Fastify's router errors (a broken %-escape, an over-long parameter) in our shape and language. */
-export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  const text = tooLong ? 'Слишком длинный адрес запроса' : 'Некорректный адрес запроса';
+  // Game launcher protocols read errors in their own shapes (see modules/game-auth).
+  const url = request.raw.url ?? '';
+  const body = url.startsWith('/api/yggdrasil/')
+    ? { error: tooLong ? 'URI Too Long' : 'Bad Request', errorMessage: tooLong ? '414 URI Too Long' : '400 Bad Request' }
+    : url.startsWith('/api/gravit/')
+      ? { error: text, code: 0 }
+      : { error: text };
   void reply
     .headers(baseHeaders())
     .code(tooLong ? 414 : 400)
-    .send({ error: tooLong ? 'Слишком длинный адрес запроса' : 'Некорректный адрес запроса' });
+    .send(body);
 }
 
 /** Text the database cannot keep faithfully: NUL bytes and unpaired UTF-16 surrogates. */
