@@ -39,3 +39,8 @@ export const OFFLINE_UUID: Record<string, string> = {
   Dinnerbone: '4d258a81-2358-3084-8166-05b9faccad80',
 };
 export const bare = (uuid: string) => uuid.replaceAll('-', '');
+
+/** A fetch answer's JSON body, typed for the test's reading. */
+export async function jsonOf<T = Record<string, unknown>>(res: Response): Promise<T> {
+  return (await res.json()) as T;
+}

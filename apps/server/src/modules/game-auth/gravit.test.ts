@@ -4,7 +4,7 @@ import { AuthException, GravitLaunchServer, OAuthAccessTokenExpired, type MyHttp
 import { pixelHash } from '../../lib/skin/skin-image.ts';
 import { skinForm, testSkin, toPng } from '../../lib/skin/test-images.ts';
 import { dbKinds, loginAs, seedUser } from '../../test/test-app.ts';
-import { listeningSite, OFFLINE_UUID } from './game-auth.test-helpers.ts';
+import { jsonOf, listeningSite, OFFLINE_UUID } from './game-auth.test-helpers.ts';
 
 const SECRET = 'gravit-test-secret-0123456789';
 
@@ -116,16 +116,16 @@ describe.each(dbKinds)('GravitLauncher HTTP auth (myhttp) on %s', (kind) => {
     await expect(wrong.authorize('Steve', 'correct horse')).rejects.toEqual(new AuthException('Неверный ключ доступа (Authorization: Bearer GRAVIT_SECRET)'));
     expect(await wrong.getUserByUsername('Steve')).toBeNull();
     const siteToken = await loginAs(site, 'Notch', 'correct horse');
-    for (const headers of [{}, { authorization: `Bearer ${siteToken}` }]) {
+    for (const headers of [{}, { authorization: `Bearer ${siteToken}` }] as Record<string, string>[]) {
       const res = await fetch(`${site.base}/api/gravit/authorize`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ login: 'Notch', password: 'correct horse' }) });
       expect(res.status).toBe(401);
-      expect(await res.json()).toEqual({ error: 'Неверный ключ доступа (Authorization: Bearer GRAVIT_SECRET)', code: 0 });
+      expect(await jsonOf(res)).toEqual({ error: 'Неверный ключ доступа (Authorization: Bearer GRAVIT_SECRET)', code: 0 });
     }
     const unknown = await fetch(`${site.base}/api/gravit/nothing`, { headers: { authorization: `Bearer ${SECRET}` } });
-    expect([unknown.status, await unknown.json()]).toEqual([404, { error: 'Не найдено', code: 0 }]);
+    expect([unknown.status, await jsonOf(unknown)]).toEqual([404, { error: 'Не найдено', code: 0 }]);
     const bad = await fetch(`${site.base}/api/gravit/authorize`, { method: 'POST', headers: { authorization: `Bearer ${SECRET}`, 'content-type': 'application/json' }, body: '{"login":' });
     expect(bad.status).toBe(400);
-    expect(Object.keys(await bad.json()).sort()).toEqual(['code', 'error']);
+    expect(Object.keys(await jsonOf(bad)).sort()).toEqual(['code', 'error']);
   });
 
   it('is switched off, saying so, when GRAVIT_SECRET is not set', async () => {
@@ -133,7 +133,7 @@ describe.each(dbKinds)('GravitLauncher HTTP auth (myhttp) on %s', (kind) => {
     try {
       const res = await fetch(`${off.base}/api/gravit/authorize`, { method: 'POST', headers: { authorization: 'Bearer anything', 'content-type': 'application/json' }, body: '{}' });
       expect(res.status).toBe(503);
-      expect(await res.json()).toEqual({ error: 'Вход через GravitLauncher выключен: задайте переменную окружения GRAVIT_SECRET', code: 0 });
+      expect(await jsonOf(res)).toEqual({ error: 'Вход через GravitLauncher выключен: задайте переменную окружения GRAVIT_SECRET', code: 0 });
     } finally {
       await off.close();
     }

@@ -4,7 +4,7 @@ import { AuthlibLauncher, YggdrasilFailure, type Session } from '../../../../../
 import { decodePng, pixelHash } from '../../lib/skin/skin-image.ts';
 import { fill, blank, multipart, skinForm, testSkin, toPng } from '../../lib/skin/test-images.ts';
 import { dbKinds, loginAs, seedUser } from '../../test/test-app.ts';
-import { bare, listeningSite, OFFLINE_UUID, seedSigningKey } from './game-auth.test-helpers.ts';
+import { bare, jsonOf, listeningSite, OFFLINE_UUID, seedSigningKey } from './game-auth.test-helpers.ts';
 
 type Site = Awaited<ReturnType<typeof listeningSite>>;
 
@@ -39,7 +39,7 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
 
   /** The per-account limit allows one password check per second: each login waits its turn. */
   const lastLogin = new Map<string, number>();
-  async function login(name: string, password = 'correct horse', ct = clientToken()): Promise<Session> {
+  async function login(name: string, password = 'correct horse', ct = clientToken()): ReturnType<AuthlibLauncher['authenticate']> {
     const wait = (lastLogin.get(name) ?? 0) + 1100 - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     lastLogin.set(name, Date.now());
@@ -88,7 +88,7 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
     await new Promise((r) => setTimeout(r, 1100));
     const res = await post('authserver/authenticate', { username: 'jeb_', password: 'correct horse' });
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = await jsonOf(res);
     expect(Object.keys(body).sort()).toEqual(['accessToken', 'availableProfiles', 'clientToken', 'selectedProfile']);
     expect(body.clientToken).toMatch(/^[0-9a-f]{32}$/);
 
@@ -163,7 +163,7 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
     await new Promise((r) => setTimeout(r, 1100));
     const wrong = await post('authserver/signout', { username: 'jeb_', password: 'nope' });
     expect(wrong.status).toBe(403);
-    expect(await wrong.json()).toEqual({ error: 'ForbiddenOperationException', errorMessage: 'Invalid credentials. Invalid username or password.' });
+    expect(await jsonOf(wrong)).toEqual({ error: 'ForbiddenOperationException', errorMessage: 'Invalid credentials. Invalid username or password.' });
     await launcher.validate(a);
     await new Promise((r) => setTimeout(r, 1100));
     const ok = await post('authserver/signout', { username: 'jeb_@example.com', password: 'correct horse' });
@@ -207,7 +207,7 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
       const form = multipart([{ name: 'title', data: 'Красный' }, { name: 'cape', filename: 'c.png', type: 'image/png', data: await toPng(cape) }]);
       const up = await fetch(`${site.base}/api/admin/capes`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, ...form.headers }, body: form.payload });
       expect(up.status, await up.clone().text()).toBe(200);
-      const capeId = (await up.json()).id;
+      const capeId = (await jsonOf<{ id: number }>(up)).id;
       const grant = await fetch(`${site.base}/api/admin/capes/${capeId}/grants`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ username: 'Steve' }) });
       expect(grant.status).toBe(200);
       const wear = await fetch(`${site.base}/api/user/cape`, { method: 'PUT', headers: { authorization: `Bearer ${player}`, 'content-type': 'application/json' }, body: JSON.stringify({ cape_id: capeId }) });
@@ -268,14 +268,14 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
       expect(await launcher.profile('0123456789abcdef0123456789abcdef')).toBeNull();
       const bad = await fetch(`${launcher.apiRoot}sessionserver/session/minecraft/profile/not-a-uuid`);
       expect(bad.status).toBe(400);
-      expect((await bad.json()).error).toBe('IllegalArgumentException');
+      expect((await jsonOf(bad)).error).toBe('IllegalArgumentException');
     });
   });
 
   it('api/profiles/minecraft: unknown names left out, duplicates and case collapsed, a limit', async () => {
     const ask = async (names: unknown) => {
       const res = await post('api/profiles/minecraft', names);
-      return { status: res.status, body: await res.json() };
+      return { status: res.status, body: await jsonOf<{ id: string; name: string }[] & { error?: string }>(res) };
     };
     expect(await ask([])).toEqual({ status: 200, body: [] });
     const found = await ask(['notch', 'Notch', 'NOTCH', 'Nobody_here', 'Alex']);
@@ -292,7 +292,7 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
   it('answers every failure in the protocol\'s shape: bad JSON, missing fields, big bodies, wrong type, unknown paths, foreign Origin', async () => {
     const shape = async (res: Response, status: number, error: string) => {
       expect(res.status).toBe(status);
-      const body = await res.json();
+      const body = await jsonOf(res);
       expect(Object.keys(body).sort()).toEqual(['error', 'errorMessage']);
       expect(body.error).toBe(error);
     };
