@@ -153,3 +153,109 @@ export class GravitLaunchServer {
     throw new AuthException(r.error.error);
   }
 }
+
+export interface HttpCoreConfig {
+  getUserByUsernameUrl: string;
+  getUserByUUIDUrl: string;
+  getUserByTokenUrl: string;
+  refreshTokenUrl: string;
+  authorizeUrl: string;
+  joinServerUrl: string;
+  checkServerUrl: string;
+  bearerToken: string;
+}
+
+export interface HttpCoreUser {
+  username: string;
+  uuid: string;
+  permissions: { perms: string[]; roles: string[] };
+  assets: Record<string, { url: string; digest: Buffer; metadata?: Record<string, string> }>;
+}
+
+export interface HttpAuthReport {
+  minecraftAccessToken: string;
+  oauthAccessToken: string;
+  oauthRefreshToken: string;
+  oauthExpire: number;
+  session: { id: string; user: HttpCoreUser; expireIn: number };
+}
+
+/**
+ * LaunchServer 5.2–5.4's built-in `"type": "http"` core (HttpAuthCoreProvider): the user lookups
+ * and the refresh are sent with no Authorization, the session lookup with the player's access
+ * token as the bearer, authorize/joinServer/checkServer with the secret; placeholders replaced
+ * raw; `getOrThrow` on any non-2xx (the lookups then log and give null); an expired token is
+ * told by `error == "auth.expiretoken"`. Digests are byte arrays in Gson's URL-safe base64.
+ */
+export class GravitHttpCore {
+  constructor(private readonly config: HttpCoreConfig) {}
+
+  private async send<T>(method: 'GET' | 'POST', url: string, bearer: string | null, body?: Record<string, unknown>): Promise<{ ok: boolean; result: T | null; error: { error: string; code: number } | null }> {
+    const headers: Record<string, string> = { 'content-type': 'application/json; charset=UTF-8', accept: 'application/json', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) };
+    const res = await fetch(url, { method, headers, body: body ? gson(body) : undefined, redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+    const text = await res.text();
+    const json: unknown = text === '' ? null : JSON.parse(text);
+    if (res.status >= 200 && res.status < 300) return { ok: true, result: json as T, error: null };
+    const err = json as { error?: unknown; code?: unknown } | null;
+    return { ok: false, result: null, error: err ? { error: String(err.error ?? null), code: typeof err.code === 'number' ? err.code : 0 } : null };
+  }
+
+  private user(u: unknown): HttpCoreUser {
+    const user = u as { username: string; uuid: string; permissions: { perms: unknown; roles: unknown }; assets: Record<string, { url: string; digest: string; metadata?: Record<string, string> }> };
+    if (typeof user?.username !== 'string' || !UUID_RE.test(user.uuid)) throw new Error('HttpUser: bad username or uuid');
+    if (!user.permissions || !Array.isArray(user.permissions.perms) || !Array.isArray(user.permissions.roles)) throw new Error('ClientPermissions: bad shape');
+    const assets: HttpCoreUser['assets'] = {};
+    for (const [k, t] of Object.entries(user.assets ?? {})) {
+      if (!/^[A-Za-z0-9_-]*={0,2}$/.test(t.digest)) throw new Error('byte[]: not URL-safe base64');
+      assets[k] = { url: t.url, digest: Buffer.from(t.digest, 'base64url'), ...(t.metadata ? { metadata: t.metadata } : {}) };
+    }
+    return { username: user.username, uuid: user.uuid, permissions: user.permissions as HttpCoreUser['permissions'], assets };
+  }
+
+  private report(r: unknown): HttpAuthReport {
+    const rep = r as HttpAuthReport;
+    if (typeof rep.oauthAccessToken !== 'string' || typeof rep.oauthRefreshToken !== 'string' || !Number.isInteger(rep.oauthExpire)) throw new Error('AuthReport: bad shape');
+    return { ...rep, session: { ...rep.session, user: this.user(rep.session.user) } };
+  }
+
+  async getUserByUsername(username: string): Promise<HttpCoreUser | null> {
+    const r = await this.send('GET', this.config.getUserByUsernameUrl.replace('%username%', username), null);
+    return r.ok ? this.user(r.result) : null;
+  }
+
+  async getUserByUUID(uuid: string): Promise<HttpCoreUser | null> {
+    const r = await this.send('GET', this.config.getUserByUUIDUrl.replace('%uuid%', uuid), null);
+    return r.ok ? this.user(r.result) : null;
+  }
+
+  async getUserSessionByOAuthAccessToken(accessToken: string): Promise<{ id: string; user: HttpCoreUser; expireIn: number } | null> {
+    const r = await this.send<{ id: string; user: unknown; expireIn: number }>('GET', this.config.getUserByTokenUrl, accessToken);
+    if (!r.ok) {
+      if (r.error?.error === 'auth.expiretoken') throw new OAuthAccessTokenExpired();
+      return null;
+    }
+    return { ...r.result!, user: this.user(r.result!.user) };
+  }
+
+  async refreshAccessToken(refreshToken: string): Promise<HttpAuthReport | null> {
+    const r = await this.send('POST', this.config.refreshTokenUrl, null, { refreshToken, context: { ip: '203.0.113.5', authType: 'CLIENT' } });
+    return r.ok ? this.report(r.result) : null;
+  }
+
+  async authorize(login: string, password: string): Promise<HttpAuthReport> {
+    const r = await this.send('POST', this.config.authorizeUrl, this.config.bearerToken, { login, context: { login, ip: '203.0.113.5', authType: 'CLIENT' }, password: { type: 'plain', password }, minecraftAccess: true });
+    if (!r.ok && r.error?.error != null) throw new AuthException(r.error.error);
+    if (!r.ok) throw new Error('RequestException');
+    return this.report(r.result);
+  }
+
+  async joinServer(username: string, accessToken: string, serverId: string): Promise<boolean> {
+    return (await this.send('POST', this.config.joinServerUrl, this.config.bearerToken, { username, accessToken, serverId })).ok;
+  }
+
+  async checkServer(username: string, serverId: string): Promise<HttpCoreUser> {
+    const r = await this.send('POST', this.config.checkServerUrl, this.config.bearerToken, { username, serverId });
+    if (!r.ok) throw new Error(`RequestException: ${r.error?.error}`);
+    return this.user(r.result);
+  }
+}

@@ -7,6 +7,7 @@ import { BufferCache } from '../../lib/skin/lru-cache.ts';
 import { capePng } from '../capes/capes.repo.ts';
 import { skinPng } from '../skins/skins.repo.ts';
 import { createGameAuth } from './game-auth.service.ts';
+import { GRAVIT_LEGACY_ROOT, gravitLegacyRoutes } from './gravit-legacy.routes.ts';
 import { GRAVIT_ROOT, gravitRoutes } from './gravit.routes.ts';
 import { YGGDRASIL_ROOT, yggdrasilRoutes } from './yggdrasil.routes.ts';
 
@@ -19,6 +20,7 @@ export function gameAuthRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     await app.register(yggdrasilRoutes(ctx, game), { prefix: YGGDRASIL_ROOT });
     await app.register(gravitRoutes(ctx, game), { prefix: GRAVIT_ROOT });
+    await app.register(gravitLegacyRoutes(ctx, game), { prefix: GRAVIT_LEGACY_ROOT });
 
     // Skins and capes by the hash of their pixels: the address the game loads and caches them by.
     app.get('/textures/:hash', {

@@ -31,7 +31,7 @@ export class GravitError extends Error {
 }
 
 /** `error` strings the launcher translates (runtime.request.<error>); others are shown as written. */
-const GRAVIT_TEXTS = {
+export const GRAVIT_TEXTS = {
   wrongPassword: 'auth.wrongpassword',
   userNotFound: 'auth.usernotfound',
   invalidToken: 'auth.invalidtoken',
@@ -41,7 +41,7 @@ const GRAVIT_TEXTS = {
   notJoined: 'Игрок не проходил вход на этот сервер через лаунчер',
 } as const;
 
-const GravitErrorBody = z.object({ error: z.string(), code: z.number().int() });
+export const GravitErrorBody = z.object({ error: z.string(), code: z.number().int() });
 const Texture = z.object({ url: z.string(), digest: z.string(), metadata: z.record(z.string(), z.string()).optional() });
 const User = z.object({
   username: z.string(),
@@ -66,7 +66,7 @@ const ServerIdFields = { serverID: z.string().min(1).max(128).nullish(), serverI
  */
 const filled = (value: string | undefined, placeholder: string) => (value && value !== placeholder ? value : undefined);
 
-function registerGravitErrors(app: FastifyInstance): void {
+export function registerGravitErrors(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof GravitError) return reply.code(err.statusCode).send({ error: err.error, code: err.code });
     if (err instanceof HttpError) return reply.code(err.statusCode).send({ error: err.message, code: 0 });
