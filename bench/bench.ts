@@ -6,7 +6,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -16,6 +15,8 @@ import { openDatabase } from '../apps/server/src/db/index.ts';
 import { migrateToLatest } from '../apps/server/src/db/migrate.ts';
 import { seed, type SeedResult } from './seed.ts';
 import { benchPurchases, benchSweep } from './workloads.ts';
+import { freePort } from '../testing/free-port.ts';
+
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
@@ -25,17 +26,6 @@ const ONLY = process.env.BENCH_ONLY?.split(',').filter(Boolean) ?? [];
 /** BENCH_PARTS=endpoints,purchases,sweep (default all) runs only those parts; results.json is then not written. */
 const PARTS = process.env.BENCH_PARTS?.split(',').filter(Boolean) ?? ['endpoints', 'purchases', 'sweep'];
 const PARTIAL = ONLY.length > 0 || PARTS.length < 3;
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 async function waitReady(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

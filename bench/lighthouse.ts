@@ -14,11 +14,11 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import lighthouse, { desktopConfig, type Config, type Flags, type Result } from 'lighthouse';
 import sharp from 'sharp';
+import { freePort } from '../testing/free-port.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CHROME_PATH = process.env.CHROME_PATH ?? '/usr/bin/chromium';
@@ -28,17 +28,6 @@ const PAGES = process.env.LH_PAGES?.split(',') ?? ['/', '/servers', '/donate', '
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
 const PRESETS = ([{ name: 'mobile' }, { name: 'desktop', config: desktopConfig }] as { name: string; config?: Config }[]).filter((p) => !process.env.LH_PRESETS || process.env.LH_PRESETS.split(',').includes(p.name));
 const ADMIN = { username: 'LhAdmin', email: 'lh-admin@example.com', password: 'lighthouse-password' };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 /** The site as `npm start` runs it (e2e/src/harness.ts does the same), on a free port with a fresh data dir. */
 async function startSite(dataDir: string): Promise<{ url: string; env: NodeJS.ProcessEnv; child: ChildProcess }> {

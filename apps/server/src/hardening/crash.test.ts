@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { TestRconServer } from '../lib/rcon/test-server.ts';
 import { findLedgerMismatches } from '../modules/ledger/ledger.service.ts';
 import { findShopLedgerMismatches } from '../modules/shop/shop.service.ts';
 import { createPgDatabase, dbKinds, seedUser, type TestApp } from '../test/test-app.ts';
+import { freePort } from '../../../../testing/free-port.ts';
 
 /*
  * The crash test: the real site runs as a child process (node main.ts, as `npm start` runs it)
@@ -33,17 +33,6 @@ const PRICE = 1.5; // roubles per piece
 const PLENTY = 100_000; // pieces: never sells out
 const SCARCE = 25; // pieces: sells out during the run, so refusals race with purchases
 const TEMPLATE = 'give {player} minecraft:{item} {quantity} order={order}';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

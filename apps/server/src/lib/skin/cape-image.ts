@@ -1,7 +1,5 @@
 import { CAPE_MAX_BYTES, CAPE_MAX_SCALE } from '@kubik/contract';
-import sharp, { type OutputInfo } from 'sharp';
-import { readPngHeader, PngError } from './png.ts';
-import { encodePng, pixelHash, SkinError, type Rgba } from './skin-image.ts';
+import { decodeUpload, encodePng, pixelHash, type Rgba } from './skin-image.ts';
 
 export interface Cape extends Rgba {
   png: Buffer;
@@ -28,34 +26,16 @@ export function capeCanvas(width: number, height: number): { scale: number } | n
 }
 
 const MAX_PIXELS = 64 * CAPE_MAX_SCALE * 32 * CAPE_MAX_SCALE;
-const DECODE = { limitInputPixels: MAX_PIXELS, failOn: 'warning', ignoreIcc: true, autoOrient: false } as const;
 
 /**
- * Checks an uploaded cape like a skin: the size on the PNG header before any decoding (a small
- * file may claim a huge image), then decoding with a pixel cap, padding to the layout and
- * encoding afresh, so nothing of the file but its pixels is kept.
+ * Checks an uploaded cape like a skin (decodeUpload: the size on the PNG header before any
+ * decoding), pads it to the layout and encodes it afresh, so nothing of the file but its pixels
+ * is kept.
  */
 export async function readCape(file: Buffer): Promise<Cape> {
-  if (file.length > CAPE_MAX_BYTES) throw new SkinError('too-big');
-  let header;
-  try {
-    header = readPngHeader(file);
-  } catch (err) {
-    if (err instanceof PngError) throw new SkinError(err.problem);
-    throw err;
-  }
-  const canvas = capeCanvas(header.width, header.height);
-  if (!canvas) throw new SkinError('bad-size', header.width, header.height);
-
-  let decoded: { data: Buffer; info: OutputInfo };
-  try {
-    decoded = await sharp(file, DECODE).ensureAlpha().raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
-  } catch {
-    throw new SkinError('broken');
-  }
-  const { width, height, channels } = decoded.info;
-  if (width !== header.width || height !== header.height || channels !== 4) throw new SkinError('broken');
-  const full: Rgba = { width: 64 * canvas.scale, height: 32 * canvas.scale, data: Buffer.alloc(64 * canvas.scale * 32 * canvas.scale * 4) };
-  for (let y = 0; y < height; y++) decoded.data.copy(full.data, y * full.width * 4, y * width * 4, (y + 1) * width * 4);
+  const pixels = await decodeUpload(file, CAPE_MAX_BYTES, MAX_PIXELS, (w, h) => capeCanvas(w, h) !== null);
+  const { scale } = capeCanvas(pixels.width, pixels.height)!;
+  const full: Rgba = { width: 64 * scale, height: 32 * scale, data: Buffer.alloc(64 * scale * 32 * scale * 4) };
+  for (let y = 0; y < pixels.height; y++) pixels.data.copy(full.data, y * full.width * 4, y * pixels.width * 4, (y + 1) * pixels.width * 4);
   return { ...full, png: await encodePng(full), hash: pixelHash(full) };
 }

@@ -46,7 +46,16 @@ const DECODE = { limitInputPixels: MAX_SKIN_PIXELS, failOn: 'warning', ignoreIcc
  * but its pixels is kept. Embedded colour profiles are ignored: the game does not apply them.
  */
 export async function readSkin(file: Buffer): Promise<Skin> {
-  if (file.length > SKIN_MAX_BYTES) throw new SkinError('too-big');
+  const pixels = await decodeUpload(file, SKIN_MAX_BYTES, MAX_SKIN_PIXELS, isSkinSize);
+  return { ...pixels, png: await encodePng(pixels), hash: pixelHash(pixels), model: detectModel(pixels) };
+}
+
+/**
+ * An uploaded PNG's pixels, its size checked by `sizeOk` on the header before anything is
+ * decoded; sharp then decodes under its own pixel cap, and the caller encodes the pixels afresh.
+ */
+export async function decodeUpload(file: Buffer, maxBytes: number, maxPixels: number, sizeOk: (width: number, height: number) => boolean): Promise<Rgba> {
+  if (file.length > maxBytes) throw new SkinError('too-big');
   let header;
   try {
     header = readPngHeader(file);
@@ -54,18 +63,17 @@ export async function readSkin(file: Buffer): Promise<Skin> {
     if (err instanceof PngError) throw new SkinError(err.problem);
     throw err;
   }
-  if (!isSkinSize(header.width, header.height)) throw new SkinError('bad-size', header.width, header.height);
+  if (!sizeOk(header.width, header.height)) throw new SkinError('bad-size', header.width, header.height);
 
   let decoded: { data: Buffer; info: OutputInfo };
   try {
-    decoded = await sharp(file, DECODE).ensureAlpha().raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+    decoded = await sharp(file, { ...DECODE, limitInputPixels: maxPixels }).ensureAlpha().raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
   } catch {
     throw new SkinError('broken');
   }
   const { width, height, channels } = decoded.info;
   if (width !== header.width || height !== header.height || channels !== 4) throw new SkinError('broken');
-  const pixels: Rgba = { width, height, data: decoded.data };
-  return { ...pixels, png: await encodePng(pixels), hash: pixelHash(pixels), model: detectModel(pixels) };
+  return { width, height, data: decoded.data };
 }
 
 export function encodePng({ width, height, data }: Rgba): Promise<Buffer> {

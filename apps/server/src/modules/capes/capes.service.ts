@@ -23,6 +23,9 @@ function capeError(err: unknown): unknown {
   }
 }
 
+/** Whom a grant names, for the audit log. */
+const holder = (g: { user_id: number | null; username: string | null; tier_title: string | null }) => (g.user_id ? { player: g.username } : { tier: g.tier_title });
+
 const toCape = (c: repo.CapeRow): Cape => ({ id: c.id, title: c.title, width: c.width, height: c.height, url: `/textures/${c.hash}` });
 
 export function createCapeService(ctx: AppContext) {
@@ -118,7 +121,7 @@ export function createCapeService(ctx: AppContext) {
             action: 'cape.grant',
             entity: 'cape',
             entityId: id,
-            after: target.user_id ? { player: target.label } : { tier: target.label },
+            after: holder({ user_id: target.user_id, username: target.label, tier_title: target.label }),
           });
         });
       } catch (err) {
@@ -138,7 +141,7 @@ export function createCapeService(ctx: AppContext) {
           action: 'cape.revoke',
           entity: 'cape',
           entityId: id,
-          before: grant.user_id ? { player: grant.username } : { tier: grant.tier_title },
+          before: holder(grant),
         });
       });
       return adminCape(id);

@@ -68,6 +68,28 @@ export function normalizeIp(ip: string): string {
 /** 128 random bits as 32 hex digits: safe in any launcher's command line and config file. */
 export const newGameSecret = () => randomBytes(16).toString('hex');
 
+async function insertNewToken(db: Db, kind: GameTokenKind, user: UserRow, clientToken: string | null, now: number) {
+  const accessToken = newGameSecret();
+  const refreshToken = kind === 'gravit' ? newGameSecret() : null;
+  const expiresAt = now + TOKEN_VALID_MS;
+  await repo.insertToken(
+    db,
+    {
+      access_hash: hashToken(accessToken),
+      refresh_hash: refreshToken ? hashToken(refreshToken) : null,
+      kind,
+      user_id: user.id,
+      client_token: clientToken,
+      profile_name: user.username,
+      created_at: now,
+      expires_at: expiresAt,
+      refresh_until: now + TOKEN_REFRESH_MS,
+    },
+    TOKENS_PER_USER,
+  );
+  return { accessToken, refreshToken, expiresAt };
+}
+
 /** Shared by the Yggdrasil API and GravitLauncher's HTTP auth. */
 export function createGameAuth(ctx: AppContext) {
   const lastCheck = new Map<string, number>();
@@ -102,27 +124,7 @@ export function createGameAuth(ctx: AppContext) {
     },
 
     /** Issues a game login; returns the access token (and Gravit's refresh token). */
-    async issueToken(kind: GameTokenKind, user: UserRow, clientToken: string | null, now = Date.now()): Promise<{ accessToken: string; refreshToken: string | null; expiresAt: number }> {
-      const accessToken = newGameSecret();
-      const refreshToken = kind === 'gravit' ? newGameSecret() : null;
-      const expiresAt = now + TOKEN_VALID_MS;
-      await repo.insertToken(
-        ctx.db,
-        {
-          access_hash: hashToken(accessToken),
-          refresh_hash: refreshToken ? hashToken(refreshToken) : null,
-          kind,
-          user_id: user.id,
-          client_token: clientToken,
-          profile_name: user.username,
-          created_at: now,
-          expires_at: expiresAt,
-          refresh_until: now + TOKEN_REFRESH_MS,
-        },
-        TOKENS_PER_USER,
-      );
-      return { accessToken, refreshToken, expiresAt };
-    },
+    issueToken: (kind: GameTokenKind, user: UserRow, clientToken: string | null, now = Date.now()) => insertNewToken(ctx.db, kind, user, clientToken, now),
 
     /**
      * Replaces a token with a new one in one transaction; null when the old one was used up
@@ -131,25 +133,7 @@ export function createGameAuth(ctx: AppContext) {
     async replaceToken(old: repo.GameToken, user: UserRow, now = Date.now()) {
       return ctx.db.transaction().execute(async (trx) => {
         if ((await repo.deleteToken(trx, old.access_hash)) !== 1) return null;
-        const accessToken = newGameSecret();
-        const refreshToken = old.kind === 'gravit' ? newGameSecret() : null;
-        const expiresAt = now + TOKEN_VALID_MS;
-        await repo.insertToken(
-          trx,
-          {
-            access_hash: hashToken(accessToken),
-            refresh_hash: refreshToken ? hashToken(refreshToken) : null,
-            kind: old.kind,
-            user_id: user.id,
-            client_token: old.client_token,
-            profile_name: user.username,
-            created_at: now,
-            expires_at: expiresAt,
-            refresh_until: now + TOKEN_REFRESH_MS,
-          },
-          TOKENS_PER_USER,
-        );
-        return { accessToken, refreshToken, expiresAt };
+        return insertNewToken(trx, old.kind, user, old.client_token, now);
       });
     },
 

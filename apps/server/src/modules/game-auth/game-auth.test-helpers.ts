@@ -1,19 +1,9 @@
 import { createPublicKey } from 'node:crypto';
-import net from 'node:net';
 import { TEST_SIGNING_KEY } from '../../../../../testing/authlib-launcher.ts';
 import type { ConfigOverrides } from '../../config.ts';
 import { createTestApp, type TestApp, type TestDbKind } from '../../test/test-app.ts';
+import { freePort } from '../../../../../testing/free-port.ts';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 /** The site listening on a loopback port (launchers and the game speak HTTP to it), PUBLIC_URL set to it. */
 export async function listeningSite(kind: TestDbKind, overrides: ConfigOverrides = {}): Promise<TestApp & { base: string }> {
