@@ -1,52 +1,16 @@
 import fastifyMultipart from '@fastify/multipart';
 import { AdminCape, CAPE_MAX_BYTES, CAPE_TEXTS, CapeGrantBody, CapeGrantParams, CapeUpdateBody, ChooseCapeBody, ErrorResponse, IdParams, MessageResponse, MyCapes } from '@kubik/contract';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { HttpError } from '../../lib/errors.ts';
 import { requireAdmin, requireUser } from '../../plugins/auth.ts';
+import { readUploadForm } from '../../plugins/upload-form.ts';
 import { createCapeService } from './capes.service.ts';
 
 const tags = ['Плащи'];
 const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 const UPLOAD_BODY_MAX = CAPE_MAX_BYTES + 16 * 1024;
-
-const MULTIPART_ERRORS: Record<string, [number, string]> = {
-  FST_INVALID_MULTIPART_CONTENT_TYPE: [415, CAPE_TEXTS.notMultipart],
-  FST_REQ_FILE_TOO_LARGE: [413, CAPE_TEXTS.tooBig],
-  FST_FILES_LIMIT: [400, CAPE_TEXTS.oneFile],
-  FST_FIELDS_LIMIT: [400, CAPE_TEXTS.unknownField],
-  FST_PARTS_LIMIT: [400, CAPE_TEXTS.unknownField],
-};
-
-/** The `cape` file and its `title`; any other part is refused. */
-async function readUpload(request: FastifyRequest): Promise<{ file: Buffer; title: string | undefined }> {
-  if (!request.isMultipart()) throw new HttpError(415, CAPE_TEXTS.notMultipart);
-  let file: Buffer | undefined;
-  let title: string | undefined;
-  try {
-    for await (const part of request.parts()) {
-      if (part.type === 'file') {
-        if (part.fieldname !== 'cape') {
-          part.file.resume();
-          throw new HttpError(400, CAPE_TEXTS.unknownField);
-        }
-        file = await part.toBuffer();
-      } else {
-        if (part.fieldname !== 'title' || typeof part.value !== 'string') throw new HttpError(400, CAPE_TEXTS.unknownField);
-        title = part.value;
-      }
-    }
-  } catch (error) {
-    if (error instanceof HttpError) throw error;
-    const code = (error as { code?: string } | null)?.code;
-    const known = code ? MULTIPART_ERRORS[code] : undefined;
-    throw known ? new HttpError(known[0], known[1]) : new HttpError(400, CAPE_TEXTS.badForm);
-  }
-  if (!file || file.length === 0) throw new HttpError(400, CAPE_TEXTS.noFile);
-  return { file, title };
-}
 
 export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   const capes = createCapeService(ctx);
@@ -78,8 +42,8 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       handler: async (req) => {
         const admin = await requireAdmin(ctx, req);
-        const upload = await readUpload(req);
-        return capes.upload(admin, upload.file, upload.title);
+        const upload = await readUploadForm(req, 'cape', ['title'], CAPE_TEXTS);
+        return capes.upload(admin, upload.file, upload.fields.title);
       },
     });
 

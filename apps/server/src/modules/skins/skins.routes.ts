@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { HttpError } from '../../lib/errors.ts';
 import { requireUser } from '../../plugins/auth.ts';
+import { readUploadForm } from '../../plugins/upload-form.ts';
 import { createSkinService, type SkinImage } from './skins.service.ts';
 
 const tags = ['Скины'];
@@ -18,48 +19,6 @@ const SHADOWED_NAMES = ['confirm'];
 
 /** Room for the multipart envelope around a file of the largest allowed size. */
 const UPLOAD_BODY_MAX = SKIN_MAX_BYTES + 16 * 1024;
-
-// Multipart failures by code (@fastify/multipart); anything else the parser throws (busboy's
-// "Unexpected end of form", a missing boundary, …) is a broken form too.
-const MULTIPART_ERRORS: Record<string, [number, string]> = {
-  FST_INVALID_MULTIPART_CONTENT_TYPE: [415, SKIN_TEXTS.notMultipart],
-  FST_REQ_FILE_TOO_LARGE: [413, SKIN_TEXTS.tooBig],
-  FST_FILES_LIMIT: [400, SKIN_TEXTS.oneFile],
-  FST_FIELDS_LIMIT: [400, SKIN_TEXTS.unknownField],
-  FST_PARTS_LIMIT: [400, SKIN_TEXTS.unknownField],
-};
-
-function uploadError(error: unknown): HttpError {
-  if (error instanceof HttpError) return error;
-  const code = (error as { code?: string } | null)?.code;
-  const known = code ? MULTIPART_ERRORS[code] : undefined;
-  return known ? new HttpError(known[0], known[1]) : new HttpError(400, SKIN_TEXTS.badForm);
-}
-
-/** The `skin` file and the optional `model` field; any other part is refused. */
-async function readUpload(request: FastifyRequest): Promise<{ file: Buffer; model: string | undefined }> {
-  if (!request.isMultipart()) throw new HttpError(415, SKIN_TEXTS.notMultipart);
-  let file: Buffer | undefined;
-  let model: string | undefined;
-  try {
-    for await (const part of request.parts()) {
-      if (part.type === 'file') {
-        if (part.fieldname !== 'skin') {
-          part.file.resume();
-          throw new HttpError(400, SKIN_TEXTS.unknownField);
-        }
-        file = await part.toBuffer();
-      } else {
-        if (part.fieldname !== 'model' || typeof part.value !== 'string') throw new HttpError(400, SKIN_TEXTS.unknownField);
-        model = part.value;
-      }
-    }
-  } catch (error) {
-    throw uploadError(error);
-  }
-  if (!file || file.length === 0) throw new HttpError(400, SKIN_TEXTS.noFile);
-  return { file, model };
-}
 
 function etagMatches(header: string | undefined, etag: string): boolean {
   if (!header) return false;
@@ -108,8 +67,8 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       handler: async (req) => {
         const user = await requireUser(ctx, req);
-        const upload = await readUpload(req);
-        return { ...(await skins.upload(user, upload.file, upload.model)), message: SKIN_TEXTS.uploaded };
+        const upload = await readUploadForm(req, 'skin', ['model'], SKIN_TEXTS);
+        return { ...(await skins.upload(user, upload.file, upload.fields.model)), message: SKIN_TEXTS.uploaded };
       },
     });
 
