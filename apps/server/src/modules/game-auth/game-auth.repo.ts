@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { USERNAME_RE } from '@kubik/contract';
 import type { Db } from '../../db/index.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { unhyphenated } from '../../lib/yggdrasil/textures.ts';
@@ -27,14 +28,19 @@ export async function findUserByUuid(db: Db, uuid: string): Promise<UserRow | un
   return rows.find((u) => profileUuid(u) === wanted);
 }
 
+/** What a player name can be (accounts are registered with USERNAME_RE); anything else names no one. */
+const isPlayerName = (name: string) => USERNAME_RE.test(name);
+
 /** A live account whose name is exactly `name` (the game compares names as sent). */
 export async function findUserByExactName(db: Db, name: string): Promise<UserRow | undefined> {
+  if (!isPlayerName(name)) return undefined;
   const row = await db.selectFrom('users').selectAll().where('username_lower', '=', name.toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst();
   return row && row.username === name ? row : undefined;
 }
 
 /** Live accounts by name, ignoring case (the game's name lookups do). */
 export function findUsersByNames(db: Db, names: string[]): Promise<UserRow[]> {
+  names = names.filter(isPlayerName);
   if (names.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('users')

@@ -6,7 +6,7 @@ import { hyphenated, unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import type { UserRow } from '../accounts/accounts.repo.ts';
 import { accountRefusal, GAME_TEXTS, JOIN_TTL_MS, normalizeIp, textureUrl, type GameAuth } from './game-auth.service.ts';
 import * as repo from './game-auth.repo.ts';
-import { GravitError, GravitErrorBody, GRAVIT_TEXTS, registerGravitErrors } from './gravit.routes.ts';
+import { GravitError, GravitErrorBody, GRAVIT_TEXTS, registerGravitErrors, SERVER_ID } from './gravit.routes.ts';
 
 export const GRAVIT_LEGACY_ROOT = '/api/gravit/v5';
 
@@ -136,7 +136,7 @@ export function gravitLegacyRoutes(ctx: AppContext, game: GameAuth): FastifyPlug
       schema: {
         tags,
         summary: 'Клиент игры входит на сервер (joinServerUrl)',
-        body: z.object({ username: z.string().min(1).max(64), accessToken: z.string().min(1).max(512), serverId: z.string().min(1).max(128) }),
+        body: z.object({ username: z.string().min(1).max(64), accessToken: z.string().min(1).max(512), serverId: SERVER_ID }),
         response: { 200: z.object({}), ...errors },
       },
       handler: async (req) => {
@@ -153,7 +153,7 @@ export function gravitLegacyRoutes(ctx: AppContext, game: GameAuth): FastifyPlug
       schema: {
         tags,
         summary: 'Игровой сервер проверяет вход игрока (checkServerUrl)',
-        body: z.object({ username: z.string().min(1).max(64), serverId: z.string().min(1).max(128) }),
+        body: z.object({ username: z.string().min(1).max(64), serverId: SERVER_ID }),
         response: { 200: HttpUser, ...errors },
       },
       handler: async (req) => {

@@ -52,12 +52,15 @@ const User = z.object({
 });
 const UserSession = z.object({ id: z.string(), accessToken: z.string(), refreshToken: z.string().optional(), expire: z.number().int(), user: User.optional() });
 
+/** Minecraft's hex digest, opaque to the site: printable ASCII only. */
+export const SERVER_ID = z.string().regex(/^[\x21-\x7e]{1,128}$/, 'serverID');
+
 const errors = { 400: GravitErrorBody, 401: GravitErrorBody, 403: GravitErrorBody, 404: GravitErrorBody, 413: GravitErrorBody, 415: GravitErrorBody, 503: GravitErrorBody };
 const tags = ['GravitLauncher (myhttp)'];
 
 /** The Java records' field is `serverID`; a hand-written caller may say `serverId`. */
 const serverIdOf = (b: { serverID?: string | null | undefined; serverId?: string | null | undefined }) => b.serverID ?? b.serverId ?? null;
-const ServerIdFields = { serverID: z.string().min(1).max(128).nullish(), serverId: z.string().min(1).max(128).nullish() };
+const ServerIdFields = { serverID: SERVER_ID.nullish(), serverId: SERVER_ID.nullish() };
 
 /**
  * A literal placeholder means the LaunchServer did not fill it: the module's getUserByUUID
