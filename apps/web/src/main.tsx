@@ -10,7 +10,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { startTransition, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { loadFirstPage } from './app/first-page.ts';
-import { NotificationsProvider } from './app/notifications.tsx';
+import { NotificationsProvider } from './providers/notifications.tsx';
 import { AppRoutes } from './app/router.tsx';
 
 const queryClient = new QueryClient({

@@ -1,17 +1,16 @@
 import type { AdminUser } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { Link } from 'wouter';
-import { ME_KEY, useAuth } from '../../app/auth.tsx';
-import { useNotify } from '../../app/notifications.tsx';
+import { ME_KEY, useAuth } from '../../providers/auth.tsx';
+import { useNotify } from '../../providers/notifications.tsx';
 import { Field } from '../../components/Field.tsx';
 import { Modal } from '../../components/Modal.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatRub } from '../../lib/format.ts';
-import { useTitle } from '../../lib/title.ts';
-import '../news/admin.css';
-import { ADMIN_USERS_KEY, AUDIT_KEY, deleteUser, fetchUsers, updateUser } from './admin-api.ts';
+import { useTitle } from '../../providers/title.ts';
+import { AUDIT_KEY } from '../../lib/query-keys.ts';
+import { ADMIN_USERS_KEY, deleteUser, fetchUsers, updateUser } from './admin-api.ts';
 import { register } from './api.ts';
 
 interface Draft {
@@ -108,14 +107,9 @@ export default function AdminUsersPage() {
     <section className="stack" aria-labelledby="admin-users-heading">
       <div className="admin-section-head">
         <h2 id="admin-users-heading">Пользователи</h2>
-        <div className="admin-actions">
-          <Link to="/admin/audit" className="btn">
-            Журнал изменений
-          </Link>
-          <button type="button" className="btn btn-primary" onClick={() => open(EMPTY)}>
-            Добавить пользователя
-          </button>
-        </div>
+        <button type="button" className="btn btn-primary" onClick={() => open(EMPTY)}>
+          Добавить пользователя
+        </button>
       </div>
 
       {list.isPending ? (

@@ -1,17 +1,16 @@
 import type { DonateBody, DonateTier } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { useNotify } from '../../app/notifications.tsx';
+import { useNotify } from '../../providers/notifications.tsx';
 import { Badge } from '../../components/Badge.tsx';
 import { Field } from '../../components/Field.tsx';
 import { Modal } from '../../components/Modal.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
 import { ApiError } from '../../lib/api.ts';
-import { useTitle } from '../../lib/title.ts';
-import { TextAreaField } from '../news/TextAreaField.tsx';
+import { useTitle } from '../../providers/title.ts';
+import { TextAreaField } from '../../components/TextAreaField.tsx';
 import { createTier, DEFAULT_KIT_PERIOD_DAYS, deleteTier, DONATE_KEY, fetchTiers, updateTier } from './api.ts';
-import '../news/admin.css';
 import './donate.css';
 
 interface KitDraft {

@@ -5,7 +5,7 @@ import { Badge } from '../../components/Badge.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
 import { plural } from '../../lib/format.ts';
-import { useTitle } from '../../lib/title.ts';
+import { useTitle } from '../../providers/title.ts';
 import { DONATE_KEY, fetchTiers, formatPrice } from './api.ts';
 import './donate.css';
 

@@ -1,16 +1,15 @@
 import type { NewsItem } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useNotify } from '../../app/notifications.tsx';
+import { useNotify } from '../../providers/notifications.tsx';
 import { Field } from '../../components/Field.tsx';
 import { Modal } from '../../components/Modal.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDate } from '../../lib/format.ts';
-import { useTitle } from '../../lib/title.ts';
+import { useTitle } from '../../providers/title.ts';
 import { createNews, deleteNews, fetchAllNews, NEWS_ALL_KEY, NEWS_KEY, preview, updateNews } from './api.ts';
-import { TextAreaField } from './TextAreaField.tsx';
-import './admin.css';
+import { TextAreaField } from '../../components/TextAreaField.tsx';
 
 interface Draft {
   id: number | null;

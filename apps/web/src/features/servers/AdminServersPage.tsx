@@ -1,7 +1,7 @@
 import { DEFAULT_COMMAND_TEMPLATE, DEFAULT_RCON_PORT, SERVER_DEFAULTS, ServerBody, type AdminServer, type ServerBodyInput } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState, type FormEvent, type TextareaHTMLAttributes } from 'react';
-import { useNotify } from '../../app/notifications.tsx';
+import { useNotify } from '../../providers/notifications.tsx';
 import { Badge } from '../../components/Badge.tsx';
 import { Dropdown } from '../../components/Dropdown.tsx';
 import { Field } from '../../components/Field.tsx';
@@ -9,7 +9,7 @@ import { Modal } from '../../components/Modal.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
-import { useTitle } from '../../lib/title.ts';
+import { useTitle } from '../../providers/title.ts';
 import { ADMIN_MONITOR_MS, createServer, deleteServer, fetchAdminServers, runMonitor, serverAddress, SERVERS_ADMIN_KEY, SERVERS_KEY, updateServer } from './api.ts';
 import './servers.css';
 

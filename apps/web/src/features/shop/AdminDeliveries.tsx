@@ -1,7 +1,7 @@
 import { DELIVERY_STATES, type AdminDelivery, type DeliveryState } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { useNotify } from '../../app/notifications.tsx';
+import { useNotify } from '../../providers/notifications.tsx';
 import { Badge } from '../../components/Badge.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { ApiError } from '../../lib/api.ts';

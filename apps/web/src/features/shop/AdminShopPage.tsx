@@ -1,14 +1,14 @@
 import { LOW_STOCK, ON_SALE, type ShopItemAdmin, type ShopItemCreateBody } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
-import { useNotify } from '../../app/notifications.tsx';
+import { useNotify } from '../../providers/notifications.tsx';
 import { Badge } from '../../components/Badge.tsx';
 import { Dropdown } from '../../components/Dropdown.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDateTime, formatRub } from '../../lib/format.ts';
-import { useTitle } from '../../lib/title.ts';
+import { useTitle } from '../../providers/title.ts';
 import { AdminDeliveries } from './AdminDeliveries.tsx';
 import { ADMIN_ITEMS_KEY, createItem, deleteItem, fetchAdminItems, SHOP_KEY, updateItem } from './api.ts';
 import { ItemFormModal } from './ItemFormModal.tsx';

@@ -1,13 +1,12 @@
 import type { AuditEntry } from '@kubik/contract';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { Link } from 'wouter';
 import { Empty, Loading } from '../../components/States.tsx';
 import { formatDateTime } from '../../lib/format.ts';
-import { useTitle } from '../../lib/title.ts';
-import { AUDIT_KEY, fetchAudit } from '../accounts/admin-api.ts';
-import '../news/admin.css';
-import '../accounts/admin-audit.css';
+import { useTitle } from '../../providers/title.ts';
+import { AUDIT_KEY } from '../../lib/query-keys.ts';
+import { fetchAudit } from './api.ts';
+import './audit.css';
 
 const SECTIONS: { id: string; label: string }[] = [
   { id: '', label: 'Все разделы' },
@@ -58,12 +57,7 @@ export default function AdminAuditPage() {
 
   return (
     <section className="stack" aria-labelledby="audit-heading">
-      <div className="admin-section-head">
-        <h2 id="audit-heading">Журнал изменений</h2>
-        <Link to="/admin/users" className="btn btn-small">
-          ← К пользователям
-        </Link>
-      </div>
+      <h2 id="audit-heading">Журнал изменений</h2>
       <p className="muted">Кто, когда и что изменил в админ-панели: новые записи сверху. Пароли не показываются.</p>
       <div className="field audit-filter">
         <label htmlFor={filterId}>Раздел</label>

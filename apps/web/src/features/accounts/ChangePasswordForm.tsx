@@ -1,9 +1,10 @@
 import { NewPassword, PASSWORD_MIN, type ChangePasswordBody, type MessageResponse } from '@kubik/contract';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useNotify } from '../../app/notifications.tsx';
+import { useNotify } from '../../providers/notifications.tsx';
 import { Field } from '../../components/Field.tsx';
 import { api, ApiError } from '../../lib/api.ts';
+import './accounts.css';
 
 const changePassword = (body: ChangePasswordBody) => api<MessageResponse>('/api/user/change-password', { method: 'POST', body });
 
