@@ -47,9 +47,9 @@ describe('news, donate and the admin area in the browser', () => {
     await dialog.getByLabel('Ссылка на изображение (необязательно)').fill('javascript:alert(1)');
     await dialog.getByLabel('Содержание').fill(LONG_TEXT);
     await dialog.getByRole('button', { name: 'Сохранить' }).click();
-    // The server refuses a script address; the modal stays open with its reason.
-    await toast(admin, 'danger', 'Ошибка при сохранении новости');
+    // A script address is refused with the server's own rule, before any request; the modal stays open with the reason next to the field.
     await dialog.getByText(/Ссылка на изображение должна начинаться/).waitFor();
+    expect(await dialog.getByLabel('Ссылка на изображение (необязательно)').getAttribute('aria-invalid')).toBe('true');
     await dialog.getByLabel('Ссылка на изображение (необязательно)').fill('/favicon.svg');
     await dialog.getByRole('button', { name: 'Сохранить' }).click();
     await toast(admin, 'success', 'Новость добавлена!');
