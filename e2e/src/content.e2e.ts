@@ -164,7 +164,7 @@ describe('news, donate and the admin area in the browser', () => {
 
     await visitor.reload();
     await see(visitor, '349\u00a0₽ / мес.');
-    await details.getByText('Можно получать раз в 1 день').waitFor();
+    await details.getByText('Можно получать раз в день', { exact: true }).waitFor();
 
     admin.once('dialog', (d) => void d.accept());
     await admin.getByRole('button', { name: 'Удалить донат «VIP»' }).click();

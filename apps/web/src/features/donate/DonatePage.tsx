@@ -9,8 +9,9 @@ import { useTitle } from '../../providers/title.ts';
 import { DONATE_KEY, fetchTiers, formatPrice } from './api.ts';
 import './donate.css';
 
+/** «Можно получать раз в день», «… раз в 3 дня», «… раз в 7 дней». */
 export function kitPeriod(days: number): string {
-  return `Можно получать раз в ${days} ${plural(days, ['день', 'дня', 'дней'])}`;
+  return days === 1 ? 'Можно получать раз в день' : `Можно получать раз в ${days} ${plural(days, ['день', 'дня', 'дней'])}`;
 }
 
 export default function DonatePage() {
