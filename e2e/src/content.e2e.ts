@@ -188,7 +188,8 @@ describe('news, donate and the admin area in the browser', () => {
     expect(await dialog.getByLabel('Пароль').inputValue()).toBe('');
     await dialog.getByLabel('Баланс, ₽').fill('-5');
     await dialog.getByRole('button', { name: 'Сохранить' }).click();
-    await toast(admin, 'danger', 'Баланс не может быть отрицательным');
+    await dialog.getByText('Баланс не может быть отрицательным').waitFor();
+    expect(await dialog.getByLabel('Баланс, ₽').getAttribute('aria-invalid')).toBe('true');
     await dialog.getByLabel('Баланс, ₽').fill('150');
     await dialog.getByRole('button', { name: 'Сохранить' }).click();
     await toast(admin, 'success', 'Пользователь обновлён!');
