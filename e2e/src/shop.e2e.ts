@@ -75,7 +75,7 @@ describe('shop in the browser', () => {
     const card = player.getByRole('article', { name: 'Алмаз' });
     await card.getByText('Осталось: 10 шт.').waitFor();
     expect(await player.title()).toBe('Магазин — Kubik');
-    await card.getByText(RUB('12,5')).waitFor();
+    await card.getByText(RUB('12,50')).waitFor();
     expect(await player.getByTestId('shop-balance').textContent()).toBe(RUB('100'));
 
     await card.getByRole('button', { name: 'Купить: Алмаз' }).click();
