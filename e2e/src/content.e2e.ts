@@ -208,7 +208,8 @@ describe('news, donate and the admin area in the browser', () => {
     const entry = admin.getByTestId('audit-entry').first();
     await entry.getByText('Пользователь изменён').waitFor();
     await entry.getByText('Owner').waitFor();
-    await entry.getByText('150', { exact: true }).waitFor();
+    // In Russian, the money formatted: «Баланс: 0 ₽ → 150 ₽».
+    expect(await entry.getByRole('listitem').filter({ hasText: 'Баланс:' }).textContent()).toBe('Баланс: 0\u00a0₽ → 150\u00a0₽');
     expect(await admin.title()).toMatch(/Журнал изменений|Админ-панель/);
   });
 
