@@ -2,6 +2,7 @@ import '@fontsource/golos-text/cyrillic-400.css';
 import '@fontsource/golos-text/cyrillic-700.css';
 import '@fontsource/golos-text/latin-400.css';
 import '@fontsource/golos-text/latin-700.css';
+import './styles/rouble.css';
 import './styles/tokens.css';
 import './styles/global.css';
 import './styles/components.css';
