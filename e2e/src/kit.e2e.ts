@@ -3,7 +3,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginUi, startSite, toast, type Site } from './harness.ts';
+import { callApi, loginUi, startSite, toast, type Site } from './harness.ts';
 
 /** The field's own error: the element its aria-describedby names, inside the same .field box. */
 async function errorOf(field: Locator): Promise<string | null> {
@@ -21,14 +21,7 @@ const noHorizontalScroll = (page: Page) => page.evaluate(() => document.document
 describe('the admin kit in the browser', () => {
   let site: Site;
   let admin: Page;
-  const call = (method: string, url: string, body?: unknown) =>
-    admin.evaluate(
-      async ({ method, url, body }) => {
-        const res = await fetch(url, { method, credentials: 'include', headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-        return { status: res.status, json: (await res.json().catch(() => null)) as unknown };
-      },
-      { method, url, body },
-    );
+  const call = (method: string, url: string, body?: unknown) => callApi(admin, method, url, body);
 
   beforeAll(async () => {
     site = await startSite();

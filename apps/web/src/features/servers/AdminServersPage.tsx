@@ -3,9 +3,9 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
 import { DataTable, type Column } from '../../components/admin/DataTable.tsx';
+import { RowMenu } from '../../components/admin/RowMenu.tsx';
 import { useCrud } from '../../components/admin/useCrud.ts';
 import { Badge } from '../../components/Badge.tsx';
-import { Dropdown } from '../../components/Dropdown.tsx';
 import { Modal } from '../../components/Modal.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import type { ApiError } from '../../lib/api.ts';
@@ -90,60 +90,35 @@ export default function AdminServersPage() {
 
 /** Spec §2: a '...' button with the server's details, «Изменить» and «Удалить». */
 function ServerMenu({ server: s, onEdit, onDelete, busy }: { server: AdminServer; onEdit: () => void; onDelete: () => void; busy: boolean }) {
-  return (
-    <Dropdown label={`Действия с сервером «${s.name}»`}>
-      {(close) => (
+  const details = (
+    <>
+      <dt>IP</dt>
+      <dd>{s.ip_address || '—'}</dd>
+      <dt>Порт</dt>
+      <dd>{s.port}</dd>
+      <dt>Описание</dt>
+      <dd>{s.description}</dd>
+      <dt>Статус</dt>
+      <dd>{statusText(s)}</dd>
+      <dt>Макс. онлайн</dt>
+      <dd>{s.max_online}</dd>
+      {s.version && (
         <>
-          <dl>
-            <dt>IP</dt>
-            <dd>{s.ip_address || '—'}</dd>
-            <dt>Порт</dt>
-            <dd>{s.port}</dd>
-            <dt>Описание</dt>
-            <dd>{s.description}</dd>
-            <dt>Статус</dt>
-            <dd>{statusText(s)}</dd>
-            <dt>Макс. онлайн</dt>
-            <dd>{s.max_online}</dd>
-            {s.version && (
-              <>
-                <dt>Версия</dt>
-                <dd>{s.version}</dd>
-              </>
-            )}
-            <dt>Проверка</dt>
-            <dd>{s.last_checked_at ? formatDateTime(s.last_checked_at) : 'ещё не проверялся'}</dd>
-            {s.last_error && (
-              <>
-                <dt>Ошибка</dt>
-                <dd>{s.last_error}</dd>
-              </>
-            )}
-            <dt>RCON</dt>
-            <dd>{s.rcon_configured ? `настроен (${serverAddress(s.rcon_host || s.ip_address, s.rcon_port ?? DEFAULT_RCON_PORT)})` : 'не настроен'}</dd>
-          </dl>
-          <button
-            type="button"
-            onClick={() => {
-              close();
-              onEdit();
-            }}
-          >
-            Изменить
-          </button>
-          <button
-            type="button"
-            className="admin-danger-item"
-            disabled={busy}
-            onClick={() => {
-              close();
-              onDelete();
-            }}
-          >
-            Удалить
-          </button>
+          <dt>Версия</dt>
+          <dd>{s.version}</dd>
         </>
       )}
-    </Dropdown>
+      <dt>Проверка</dt>
+      <dd>{s.last_checked_at ? formatDateTime(s.last_checked_at) : 'ещё не проверялся'}</dd>
+      {s.last_error && (
+        <>
+          <dt>Ошибка</dt>
+          <dd>{s.last_error}</dd>
+        </>
+      )}
+      <dt>RCON</dt>
+      <dd>{s.rcon_configured ? `настроен (${serverAddress(s.rcon_host || s.ip_address, s.rcon_port ?? DEFAULT_RCON_PORT)})` : 'не настроен'}</dd>
+    </>
   );
+  return <RowMenu label={`Действия с сервером «${s.name}»`} details={details} onEdit={onEdit} onDelete={onDelete} busy={busy} />;
 }

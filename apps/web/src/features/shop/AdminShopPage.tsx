@@ -2,9 +2,9 @@ import { LOW_STOCK, ON_SALE, type ShopItemAdmin, type ShopItemCreateBody } from 
 import { useState } from 'react';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
 import { DataTable, type Column } from '../../components/admin/DataTable.tsx';
+import { RowMenu } from '../../components/admin/RowMenu.tsx';
 import { useCrud } from '../../components/admin/useCrud.ts';
 import { Badge } from '../../components/Badge.tsx';
-import { Dropdown } from '../../components/Dropdown.tsx';
 import { Modal } from '../../components/Modal.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
@@ -95,45 +95,21 @@ function AdminItems() {
 
 /** Spec §2: a '...' menu with the item's details, «Изменить» and «Удалить». */
 function ItemMenu({ item, onEdit, onDelete }: { item: ShopItemAdmin; onEdit: () => void; onDelete: () => void }) {
-  return (
-    <Dropdown label={`Действия с товаром «${item.name}»`}>
-      {(close) => (
-        <>
-          <dl>
-            <dt>ID</dt>
-            <dd>{item.id}</dd>
-            <dt>Статус</dt>
-            <dd>{item.status}</dd>
-            <dt>Сервер</dt>
-            <dd>{item.server_name ?? 'не выбран'}</dd>
-            <dt>Описание</dt>
-            <dd>{item.description || '—'}</dd>
-            <dt>Иконка</dt>
-            <dd>{item.icon}</dd>
-            <dt>Изменён</dt>
-            <dd>{formatDateTime(item.updated_at)}</dd>
-          </dl>
-          <button
-            type="button"
-            onClick={() => {
-              close();
-              onEdit();
-            }}
-          >
-            Изменить
-          </button>
-          <button
-            type="button"
-            className="admin-danger-item"
-            onClick={() => {
-              close();
-              onDelete();
-            }}
-          >
-            Удалить
-          </button>
-        </>
-      )}
-    </Dropdown>
+  const details = (
+    <>
+      <dt>ID</dt>
+      <dd>{item.id}</dd>
+      <dt>Статус</dt>
+      <dd>{item.status}</dd>
+      <dt>Сервер</dt>
+      <dd>{item.server_name ?? 'не выбран'}</dd>
+      <dt>Описание</dt>
+      <dd>{item.description || '—'}</dd>
+      <dt>Иконка</dt>
+      <dd>{item.icon}</dd>
+      <dt>Изменён</dt>
+      <dd>{formatDateTime(item.updated_at)}</dd>
+    </>
   );
+  return <RowMenu label={`Действия с товаром «${item.name}»`} details={details} onEdit={onEdit} onDelete={onDelete} />;
 }
