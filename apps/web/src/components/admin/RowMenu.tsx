@@ -43,3 +43,25 @@ export function RowMenu({ label, details, onEdit, onDelete, busy }: RowMenuProps
     </Dropdown>
   );
 }
+
+interface RowActionsProps {
+  /** What the buttons act on, for their accessible names: 'новость «Открытие»' → «Изменить новость «Открытие»». */
+  what: string;
+  onEdit: () => void;
+  onDelete: () => void;
+  busy?: boolean;
+}
+
+/** A row's «Изменить» and «Удалить» buttons, named for screen readers after the record. */
+export function RowActions({ what, onEdit, onDelete, busy }: RowActionsProps) {
+  return (
+    <div className="admin-actions">
+      <button type="button" className="btn btn-small" aria-label={`Изменить ${what}`} onClick={onEdit}>
+        Изменить
+      </button>
+      <button type="button" className="btn btn-small btn-danger" aria-label={`Удалить ${what}`} disabled={busy} onClick={onDelete}>
+        Удалить
+      </button>
+    </div>
+  );
+}

@@ -1,6 +1,7 @@
 import { AdminUserUpdateBody, RegisterBody, type AdminUser } from '@kubik/contract';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
 import { DataTable, type Column } from '../../components/admin/DataTable.tsx';
+import { RowActions } from '../../components/admin/RowMenu.tsx';
 import { useCrud } from '../../components/admin/useCrud.ts';
 import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
 import { CheckboxField, MoneyField, TextField } from '../../components/form/fields.tsx';
@@ -45,16 +46,7 @@ export default function AdminUsersPage() {
     {
       header: 'Действия',
       kind: 'actions',
-      cell: (u) => (
-        <div className="admin-actions">
-          <button type="button" className="btn btn-small" aria-label={`Изменить пользователя ${u.username}`} onClick={() => crud.openEdit(u)}>
-            Изменить
-          </button>
-          <button type="button" className="btn btn-small btn-danger" aria-label={`Удалить пользователя ${u.username}`} disabled={crud.removing} onClick={() => crud.remove(u)}>
-            Удалить
-          </button>
-        </div>
-      ),
+      cell: (u) => <RowActions what={`пользователя ${u.username}`} onEdit={() => crud.openEdit(u)} onDelete={() => crud.remove(u)} busy={crud.removing} />,
     },
   ];
 

@@ -1,6 +1,7 @@
 import type { DonateBody, DonateTier } from '@kubik/contract';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
 import { DataTable, type Column } from '../../components/admin/DataTable.tsx';
+import { RowActions } from '../../components/admin/RowMenu.tsx';
 import { useCrud } from '../../components/admin/useCrud.ts';
 import { Badge } from '../../components/Badge.tsx';
 import { Modal } from '../../components/Modal.tsx';
@@ -49,16 +50,7 @@ export default function AdminDonatePage() {
     {
       header: 'Действия',
       kind: 'actions',
-      cell: (t) => (
-        <div className="admin-actions">
-          <button type="button" className="btn btn-small" aria-label={`Изменить донат «${t.title}»`} onClick={() => crud.openEdit(t)}>
-            Изменить
-          </button>
-          <button type="button" className="btn btn-small btn-danger" aria-label={`Удалить донат «${t.title}»`} disabled={crud.removing} onClick={() => crud.remove(t)}>
-            Удалить
-          </button>
-        </div>
-      ),
+      cell: (t) => <RowActions what={`донат «${t.title}»`} onEdit={() => crud.openEdit(t)} onDelete={() => crud.remove(t)} busy={crud.removing} />,
     },
   ];
 

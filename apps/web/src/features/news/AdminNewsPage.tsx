@@ -1,6 +1,7 @@
 import { NewsBody, type NewsItem } from '@kubik/contract';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
 import { DataTable, type Column } from '../../components/admin/DataTable.tsx';
+import { RowActions } from '../../components/admin/RowMenu.tsx';
 import { useCrud, type Crud } from '../../components/admin/useCrud.ts';
 import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
 import { ImageUrlField, TextAreaField, TextField } from '../../components/form/fields.tsx';
@@ -38,16 +39,7 @@ export default function AdminNewsPage() {
     {
       header: 'Действия',
       kind: 'actions',
-      cell: (n) => (
-        <div className="admin-actions">
-          <button type="button" className="btn btn-small" aria-label={`Изменить новость «${n.title}»`} onClick={() => crud.openEdit(n)}>
-            Изменить
-          </button>
-          <button type="button" className="btn btn-small btn-danger" aria-label={`Удалить новость «${n.title}»`} disabled={crud.removing} onClick={() => crud.remove(n)}>
-            Удалить
-          </button>
-        </div>
-      ),
+      cell: (n) => <RowActions what={`новость «${n.title}»`} onEdit={() => crud.openEdit(n)} onDelete={() => crud.remove(n)} busy={crud.removing} />,
     },
   ];
 
