@@ -44,7 +44,7 @@ export function useFormMeta(): FormMeta {
   return meta;
 }
 
-/** The server names the field in its own text today (« (поле «ip_address»)»); next to the field that is noise. */
+/** The server names the field in its text too («… (поле «Порт»)»): next to the field itself that is noise. */
 const FIELD_SUFFIX = /\s*\((?:поле|параметр) «[^»]*»\)\s*$/;
 const FALLBACK_ERROR = 'Не удалось сохранить. Попробуйте ещё раз.';
 
@@ -107,10 +107,10 @@ export function Form<I extends FieldValues, O>({ form, onSubmit, onInvalid, reve
         await onSubmit(values);
       } catch (err) {
         const known = err instanceof ApiError;
-        const message = (known && err.message ? err.message : FALLBACK_ERROR).replace(FIELD_SUFFIX, '');
+        const message = known && err.message ? err.message : FALLBACK_ERROR;
         const field = known ? err.field : undefined;
         if (field && fieldElement(element.current, field)) {
-          form.setError(field as Path<I>, { type: 'server', message });
+          form.setError(field as Path<I>, { type: 'server', message: message.replace(FIELD_SUFFIX, '') });
           meta.focus(field);
         } else {
           form.setError('root.server', { type: 'server', message });
