@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Locator, Page } from 'playwright-core';
+import { AUDIT_ACTION_LABELS, AUDIT_FIELD_LABELS, auditAction, auditField } from '@kubik/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi, loginUi, startSite, toast, type Site } from './harness.ts';
 
@@ -167,6 +168,19 @@ describe('the admin kit in the browser', () => {
     await admin.getByLabel('Раздел', { exact: true }).selectOption({ label: 'Товары' });
     await admin.getByTestId('audit-entry').filter({ hasText: 'Товар создан' }).first().waitFor();
     expect(await admin.getByTestId('audit-entry').filter({ hasText: 'Пользователь' }).count()).toBe(0);
+  });
+
+  it('names an action or field nobody has labelled yet in Russian, never by its key', () => {
+    expect(auditAction('shop.item.create', 'shop_item')).toBe('Товар создан');
+    expect(auditAction('payment.create', 'payment')).toBe('Запись создана');
+    expect(auditAction('server.update', 'server')).toBe('Сервер изменён');
+    expect(auditAction('capes.grant', 'server')).toBe('Изменение (Серверы)');
+    expect(auditAction('payment.chargeback', 'payment')).toBe('Изменение в админ-панели');
+    expect(auditField('payment', 'refund_kopecks')).toEqual({ label: 'Сумма', kind: 'kopecks' });
+    expect(auditField('payment', 'paid_at')).toEqual({ label: 'Время', kind: 'datetime' });
+    expect(auditField('payment', 'provider_secret')).toEqual({ label: 'Секретное поле', kind: 'secret' });
+    expect(auditField('payment', 'whatever_else').label).toBe('Другое поле');
+    for (const text of [...Object.values(AUDIT_ACTION_LABELS), ...Object.values(AUDIT_FIELD_LABELS).map((f) => f.label)]) expect(text).not.toMatch(/[a-z]_|\.[a-z]/);
   });
 
   it('draws ₽ in the site font, and FAQ entries look expandable', async () => {
