@@ -1,7 +1,7 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiRoute } from '../app.ts';
-import { animated, multipart, pngBomb, skinForm, testSkin, toPng } from '../lib/skin/test-images.ts';
+import { animated, multipart, pngBomb, skinForm, testSkin, toPng } from '../../../../testing/skin-images.ts';
 import { findLedgerMismatches } from '../modules/ledger/ledger.service.ts';
 import { asUser, createTestApp, dbKinds, loginAs, seedUser, type TestApp } from '../test/test-app.ts';
 import { changedRows, diffSnapshots, snapshot, type Snapshot } from './db-snapshot.ts';

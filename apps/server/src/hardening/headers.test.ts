@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigOverrides } from '../config.ts';
 import { hashToken } from '../lib/tokens.ts';
 import { SESSION_COOKIE } from '../plugins/auth.ts';
-import { linkIn } from '../test/smtp-catcher.ts';
+import { linkIn } from '../../../../testing/smtp-catcher.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../test/test-app.ts';
 import { diffSnapshots, snapshot } from './db-snapshot.ts';
 
