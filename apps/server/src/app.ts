@@ -12,12 +12,13 @@ import { z } from 'zod';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase, type DbHandle } from './db/index.ts';
+import { JobRunner, Scheduler } from './lib/jobs/index.ts';
 import { createMailer, type Mailer } from './lib/mailer.ts';
 import { PublicCache, sendCached } from './lib/public-cache.ts';
 import { RateLimiter } from './lib/rate-limit.ts';
 import { UserCache } from './lib/user-cache.ts';
 import { modules } from './modules/index.ts';
-import { MailWorker } from './modules/mail/mail.outbox.ts';
+import { mailJob } from './modules/mail/mail.outbox.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { enforceAccess, type Access } from './plugins/auth.ts';
 import { registerOriginCheck } from './plugins/origin.ts';
@@ -49,10 +50,13 @@ export interface BuildOptions {
 export async function buildApp(config: Readonly<Config>, options: BuildOptions = {}): Promise<FastifyInstance> {
   // Public reads already answered once from the cache skip Fastify entirely (PublicCache.tryServe).
   let fastPath: PublicCache | null = null;
+  // While shutting down, answers end their keep-alive connections, so the server can close as
+  // soon as the requests in flight are done (the fast path is skipped: it cannot say so).
+  let closing = false;
   const app = Fastify({
     serverFactory: (handler) => {
       const server = http.createServer((req, res) => {
-        if (!fastPath?.tryServe(req, res)) handler(req, res);
+        if (closing || !fastPath?.tryServe(req, res)) handler(req, res);
       });
       // Fastify's own default; Node's 5 s would close idle keep-alive sockets under clients' feet.
       server.keepAliveTimeout = 72_000;
@@ -76,7 +80,8 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     db: database.db,
     dbKind: database.kind,
     mailer,
-    mailWorker: new MailWorker(database.db, mailer, app.log),
+    jobs: new JobRunner(app.log),
+    schedule: new Scheduler(database.db),
     limiter: new RateLimiter(config.rateLimits.enabled, config.rateLimits.windowMs),
     publicCache: new PublicCache(database.kind === 'pg' ? config.databaseUrl : undefined),
     userCache,
@@ -87,6 +92,10 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   // meanwhile is dropped before the client can ask again (other instances hear the NOTIFY).
   app.addHook('onSend', async (request, _reply, payload) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') ctx.userCache.clear();
+    return payload;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
     return payload;
   });
   fastPath = ctx.publicCache;
@@ -114,15 +123,23 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
 
+  ctx.jobs.register(mailJob(database.db, mailer, app.log));
   for (const mod of modules) await app.register(mod(ctx));
 
   registerWebApp(app, config);
 
+  // The one place background work starts and stops (lib/jobs); tests switch it off and call passes directly.
   app.addHook('onReady', async () => {
-    if (config.workers) ctx.mailWorker.start();
+    if (config.workers) ctx.jobs.start();
+  });
+  // Jobs start winding down while in-flight requests finish (preClose), both within the timeout.
+  let jobsStopped: Promise<boolean> | undefined;
+  app.addHook('preClose', async () => {
+    closing = true;
+    jobsStopped = ctx.jobs.stop(config.shutdownTimeoutMs);
   });
   app.addHook('onClose', async () => {
-    await ctx.mailWorker.stop();
+    if (!(await (jobsStopped ?? ctx.jobs.stop(config.shutdownTimeoutMs)))) app.log.warn('background jobs still running at the shutdown deadline; their claims were released');
     await ctx.publicCache.stop();
     await ctx.userCache.stop();
     mailer.close();

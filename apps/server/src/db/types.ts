@@ -64,11 +64,27 @@ export interface MailOutboxTable {
   link: string | null;
   attempts: number;
   next_attempt_at: number;
+  /** Claim of one worker (lib/jobs/claim.ts). */
+  lock_token: string | null;
   locked_until: number | null;
   sent_at: number | null;
   failed_at: number | null;
   last_error: string | null;
   created_at: number;
+}
+
+/** One row per periodic singleton job (lib/jobs/schedule.ts). */
+export interface JobScheduleTable {
+  name: string;
+  next_run_at: number;
+  lock_token: string | null;
+  locked_until: number | null;
+  last_started_at: number | null;
+  last_finished_at: number | null;
+  last_error: string | null;
+  /** Failures in a row; 0 after a success. */
+  failures: number;
+  runs: number;
 }
 
 interface CoreTables {
@@ -77,6 +93,7 @@ interface CoreTables {
   email_tokens: EmailTokensTable;
   ledger: LedgerTable;
   mail_outbox: MailOutboxTable;
+  job_schedule: JobScheduleTable;
 }
 
 /** Every table: the core ones here, each feature's in modules/<feature>/<feature>.tables.ts. */

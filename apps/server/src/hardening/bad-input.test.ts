@@ -271,7 +271,7 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
     calls++;
     const res = await t.app.inject(asUser(tokens[role], { method: r.method, url: r.url, headers: { ...r.headers }, ...(r.payload !== undefined && { payload: r.payload }) }));
     // A letter a request queued is sent in the background: let it settle before comparing the database.
-    await t.app.ctx.mailWorker.idle();
+    await t.app.ctx.jobs.idle();
     return res;
   };
   const label = (role: Role, r: Request) => `${role} ${r.method} ${r.url.slice(0, 80)} ${r.what}`;

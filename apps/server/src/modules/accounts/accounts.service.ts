@@ -6,7 +6,7 @@ import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/passw
 import { newToken } from '../../lib/tokens.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
-import { enqueueMail } from '../mail/mail.outbox.ts';
+import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
 import * as repo from './accounts.repo.ts';
 import { confirmationLetter, resetLetter } from './accounts.mail.ts';
 
@@ -94,7 +94,7 @@ export async function register(ctx: AppContext, input: RegisterBody, actor: repo
     const again = await repo.nameOrEmailTaken(ctx.db, input.username, input.email);
     throw conflict(again === 'username' ? TEXTS.usernameTaken : TEXTS.emailTaken);
   }
-  ctx.mailWorker.kick();
+  ctx.jobs.kick(MAIL_JOB);
   return { id, message: byAdmin ? TEXTS.created : TEXTS.registered };
 }
 
@@ -138,7 +138,7 @@ export async function forgotPassword(ctx: AppContext, email: string, ip: string)
       const link = `${ctx.config.publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
       await enqueueMail(trx, resetLetter(ctx.config.siteName, user.email, user.username, link));
     });
-    ctx.mailWorker.kick();
+    ctx.jobs.kick(MAIL_JOB);
   }
   // The same answer either way: the form must not tell who is registered.
   return TEXTS.forgotSent;
@@ -158,7 +158,7 @@ export async function resendConfirmation(ctx: AppContext, email: string, ip: str
         const link = `${ctx.config.publicUrl}/api/user/confirm/${token}`;
         await enqueueMail(trx, confirmationLetter(ctx.config.siteName, user.email, user.username, link));
       });
-      ctx.mailWorker.kick();
+      ctx.jobs.kick(MAIL_JOB);
     }
   }
   return TEXTS.resendSent;

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { sendCached } from '../../lib/public-cache.ts';
 import { requireAdmin } from '../../plugins/auth.ts';
-import { ServerMonitor } from './servers.monitor.ts';
+import { ServerMonitor, thinHistoryJob } from './servers.monitor.ts';
 import * as service from './servers.service.ts';
 
 const tags = ['Серверы'];
@@ -25,15 +25,11 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     const monitor = new ServerMonitor(ctx, app.log);
-    app.addHook('onReady', async () => {
-      if (ctx.config.workers) monitor.start();
-    });
-    app.addHook('onClose', async () => {
-      await monitor.stop();
-    });
+    ctx.jobs.register(monitor.job());
+    ctx.jobs.register(ctx.schedule.job(thinHistoryJob(ctx.db)));
     /** A changed address is checked at once, so the admin sees its status without waiting a minute. */
     const checkSoon = (id: number) => {
-      if (!ctx.config.workers) return;
+      if (!ctx.jobs.isRunning) return;
       monitor
         .checkNow(id)
         .then(async (changed) => {

@@ -23,7 +23,9 @@ import { badRequest } from '../../lib/errors.ts';
 import { sendCached } from '../../lib/public-cache.ts';
 import { requireAdmin, requireUser } from '../../plugins/auth.ts';
 import * as deliveries from './delivery.service.ts';
-import { DeliveryWorker } from './delivery.worker.ts';
+import { drainDeliveries } from './delivery.worker.ts';
+
+const DELIVERY_JOB = 'shop.deliveries';
 import * as shop from './shop.service.ts';
 
 const tags = ['Магазин'];
@@ -32,13 +34,9 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 
 export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    const worker = new DeliveryWorker(ctx.db, ctx.config.delivery, app.log);
-    app.addHook('onReady', async () => {
-      if (ctx.config.workers) worker.start();
-    });
-    app.addHook('onClose', async () => {
-      await worker.stop();
-    });
+    // The delivery queue's own claims stay in delivery.worker.ts; the runner only schedules its passes.
+    ctx.jobs.register({ name: DELIVERY_JOB, intervalMs: ctx.config.delivery.intervalMs, run: (signal) => drainDeliveries(ctx.db, ctx.config.delivery, app.log, () => signal.aborted) });
+    ctx.jobs.register(ctx.schedule.job(shop.idempotencyCleanupJob(ctx.db)));
 
     // Checked in onRequest (plugins/auth.ts): a guest gets 401 before any body is read.
     const user = { config: { access: 'user' as const } };
@@ -71,7 +69,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const key = rawKey === undefined ? undefined : IdempotencyKey.safeParse(rawKey);
         if (key && !key.success) throw badRequest(key.error.issues[0]?.message ?? 'Некорректный заголовок Idempotency-Key');
         const answer = await shop.buy(ctx, me, body.data, key?.data);
-        if (ctx.config.workers) worker.kick();
+        ctx.jobs.kick(DELIVERY_JOB);
         return answer;
       },
     });
@@ -145,7 +143,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       handler: async (req) => {
         const delivery = await deliveries.resendDelivery(ctx, await requireAdmin(ctx, req), req.params.id);
-        if (ctx.config.workers) worker.kick();
+        ctx.jobs.kick(DELIVERY_JOB);
         return { message: deliveries.DELIVERY_TEXTS.resent, delivery };
       },
     });

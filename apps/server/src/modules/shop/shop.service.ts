@@ -17,6 +17,7 @@ import { sql, type Selectable } from 'kysely';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
+import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
 import { badRequest, conflict, isUniqueViolation, notFound, type HttpError } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import type { CachedBody } from '../../lib/public-cache.ts';
@@ -198,6 +199,17 @@ function replay(prev: { request: string; response: string | null }, request: str
   // Only a committed purchase leaves a key behind, and it commits together with its answer.
   if (!prev.response) throw conflict(TEXTS.keyInFlight);
   return JSON.parse(prev.response) as BuyResponse;
+}
+
+const IDEMPOTENCY_TTL_MS = 7 * 86_400_000;
+
+/** Idempotency keys are kept a week: an hourly job across all instances drops older ones. */
+export function idempotencyCleanupJob(db: Db): ScheduledJobSpec {
+  return {
+    name: 'shop.idempotency-cleanup',
+    everyMs: 3_600_000,
+    run: () => db.deleteFrom('shop_idempotency').where('created_at', '<', Date.now() - IDEMPOTENCY_TTL_MS).execute(),
+  };
 }
 
 function findKey(db: Db, userId: number, key: string) {
