@@ -20,7 +20,9 @@ import { UserCache } from './lib/user-cache.ts';
 import { modules } from './modules/index.ts';
 import { mailJob } from './modules/mail/mail.outbox.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
-import { enforceAccess, type Access } from './plugins/auth.ts';
+import { registerAccessCheck, type Access } from './plugins/auth.ts';
+import { hashToken } from './lib/tokens.ts';
+import { findSessionUser } from './modules/accounts/accounts.repo.ts';
 import { registerOriginCheck } from './plugins/origin.ts';
 import { frameworkErrors, registerJsonParser, registerSecurityHeaders } from './plugins/security.ts';
 
@@ -160,7 +162,18 @@ function registerAccessControl(app: FastifyInstance, ctx: AppContext): void {
     if (!access) throw new Error(`route ${String(route.method)} ${route.url} declares no config.access`);
     for (const method of [route.method].flat()) if (method !== 'HEAD') app.apiRoutes.push({ method, url: route.url, access });
   });
-  app.addHook('onRequest', async (request) => enforceAccess(ctx, request));
+  // Keyed by the token's hash: the cache holds no usable secret.
+  registerAccessCheck(app, (token) =>
+    ctx.userCache.get(
+      `session:${hashToken(token)}`,
+      async () => {
+        const session = await findSessionUser(ctx.db, token);
+        // Shared by every request of this session while cached: nobody may change it in place.
+        return session && { user: Object.freeze(session.user), expiresAt: session.expiresAt };
+      },
+      (s) => s.expiresAt,
+    ),
+  );
 }
 
 /** Serves the built single-page app, with index.html for every non-API path it does not know. */

@@ -111,6 +111,12 @@ export function asUser(token: string | null, opts: InjectOptions): InjectOptions
   return token ? { ...opts, headers: { ...opts.headers, authorization: `Bearer ${token}` } } : opts;
 }
 
+/** Sends the queued letters now (apps made with workers off do not send them in the background). */
+export async function sendQueuedMail(t: TestApp): Promise<number> {
+  const { drainOutbox } = await import('../modules/mail/mail.outbox.ts');
+  return drainOutbox(t.handle.db, t.app.ctx.mailer, t.app.log);
+}
+
 export function errorOf(res: LightMyRequestResponse): string {
   return res.json<{ error: string }>().error;
 }

@@ -15,7 +15,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { sendCached } from '../../lib/public-cache.ts';
-import { requireAdmin } from '../../plugins/auth.ts';
+import { userOf } from '../../plugins/auth.ts';
 import { ServerMonitor, thinHistoryJob } from './servers.monitor.ts';
 import * as service from './servers.service.ts';
 
@@ -59,7 +59,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         config: { access: 'admin' },
         schema: { tags, hide, summary: 'Добавить сервер (администратор)', body: ServerBody, response: { 201: ServerSaveResponse, ...err(400, 401, 403) } },
         handler: async (req, reply) => {
-          const admin = await requireAdmin(ctx, req);
+          const admin = userOf(req);
           const row = await service.createServer(ctx, admin.id, req.body);
           checkSoon(row.id);
           return reply.code(201).send({ message: service.TEXTS.created, server: service.toAdmin(row) });
@@ -70,10 +70,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get('/api/servers/admin', {
       config: { access: 'admin' },
       schema: { tags, summary: 'Список серверов с настройками RCON (без пароля) и причиной последней ошибки (администратор)', response: { 200: AdminServersListResponse, ...err(401, 403) } },
-      handler: async (req) => {
-        await requireAdmin(ctx, req);
-        return { servers: await service.listForAdmin(ctx.db) };
-      },
+      handler: async () => ({ servers: await service.listForAdmin(ctx.db) }),
     });
 
     app.post('/api/servers/monitor', {
@@ -84,8 +81,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         body: z.union([z.strictObject({}), z.null()]).optional(),
         response: { 200: MonitorResponse, ...err(400, 401, 403) },
       },
-      handler: async (req) => {
-        await requireAdmin(ctx, req);
+      handler: async () => {
         const result = await monitor.sweep(true);
         return { message: `Проверено серверов: ${result.checked}`, ...result };
       },
@@ -101,7 +97,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: ServerSaveResponse, ...err(400, 401, 403, 404) },
       },
       handler: async (req) => {
-        const admin = await requireAdmin(ctx, req);
+        const admin = userOf(req);
         const { row, addressChanged } = await service.updateServer(ctx, admin.id, req.params.id, req.body);
         if (addressChanged) checkSoon(row.id);
         return { message: service.TEXTS.updated, server: service.toAdmin(row) };
@@ -112,7 +108,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin' },
       schema: { tags, summary: 'Удалить сервер (администратор)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) } },
       handler: async (req) => {
-        const admin = await requireAdmin(ctx, req);
+        const admin = userOf(req);
         await service.deleteServer(ctx, admin.id, req.params.id);
         return { message: service.TEXTS.deleted };
       },

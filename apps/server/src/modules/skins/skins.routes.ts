@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { HttpError } from '../../lib/errors.ts';
-import { requireUser } from '../../plugins/auth.ts';
+import { userOf } from '../../plugins/auth.ts';
 import { createSkinService, type SkinImage } from './skins.service.ts';
 
 const tags = ['Скины'];
@@ -107,7 +107,7 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         if (Number(request.headers['content-length'] ?? 0) > UPLOAD_BODY_MAX) throw new HttpError(413, SKIN_TEXTS.tooBig);
       },
       handler: async (req) => {
-        const user = await requireUser(ctx, req);
+        const user = userOf(req);
         const upload = await readUpload(req);
         return { ...(await skins.upload(user, upload.file, upload.model)), message: SKIN_TEXTS.uploaded };
       },
@@ -116,13 +116,13 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get('/api/user/skin', {
       config: { access: 'user' },
       schema: { tags, summary: 'Скин текущего пользователя: модель, размер, версия и адреса картинок', response: { 200: SkinInfo, ...err(401) } },
-      handler: async (req) => skins.ownInfo(await requireUser(ctx, req)),
+      handler: async (req) => skins.ownInfo(userOf(req)),
     });
 
     app.put('/api/user/skin/model', {
       config: { access: 'user' },
       schema: { tags, summary: 'Сменить модель рук своего скина (default или slim)', body: SkinModelBody, response: { 200: SkinInfo, ...err(400, 401, 409) } },
-      handler: async (req) => skins.setModel(await requireUser(ctx, req), req.body.model),
+      handler: async (req) => skins.setModel(userOf(req), req.body.model),
     });
 
     app.get('/api/user/skin.png', {
@@ -133,7 +133,7 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         querystring: SkinImageQuery,
         response: { 200: png('PNG скина'), ...notModified, ...err(400, 401) },
       },
-      handler: async (req, reply) => sendImage(req, reply, await skins.ownImage(await requireUser(ctx, req), 'skin', 0), req.query.v, 'private'),
+      handler: async (req, reply) => sendImage(req, reply, await skins.ownImage(userOf(req), 'skin', 0), req.query.v, 'private'),
     });
 
     app.get('/api/user/head', {
@@ -144,7 +144,7 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         querystring: HeadQuery,
         response: { 200: png('PNG головы'), ...notModified, ...err(400, 401) },
       },
-      handler: async (req, reply) => sendImage(req, reply, await skins.ownImage(await requireUser(ctx, req), 'head', req.query.size), req.query.v, 'private'),
+      handler: async (req, reply) => sendImage(req, reply, await skins.ownImage(userOf(req), 'head', req.query.size), req.query.v, 'private'),
     });
 
     const playerSchemas = {
