@@ -117,7 +117,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   await app.register(fastifySwagger, {
     openapi: {
-      info: { title: `${config.siteName} API`, description: 'API сайта игрового сервера. Ошибки: { "error": "текст" }. Вход: cookie сеанса или заголовок Authorization: Bearer <токен из /api/user/login>.', version: '1.0.0' },
+      info: { title: `${config.siteName} API`, description: 'API сайта игрового сервера. Ошибки: { "error": "текст", "code": "машинный_код", "field": "путь.к.полю" } (field — только когда виновато одно поле). Вход: cookie сеанса или заголовок Authorization: Bearer <токен из /api/user/login>.', version: '1.0.0' },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
@@ -213,7 +213,7 @@ function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
   app.setNotFoundHandler((request, reply) => {
     const url = request.url;
     if (url.startsWith('/api/') || url === '/api' || (request.method !== 'GET' && request.method !== 'HEAD')) {
-      return reply.code(404).send({ error: 'Не найдено' });
+      return reply.code(404).send({ error: 'Не найдено', code: 'not_found' });
     }
     // A missing file (a script, an image, a download) is a 404, not the app's index page.
     const pathname = url.split('?')[0] ?? '';

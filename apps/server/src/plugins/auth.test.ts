@@ -52,11 +52,11 @@ describe.each(dbKinds)('access check on %s', (kind) => {
       expect((await as(token, '/api/probe/user')).json()).toEqual({ user: 'Steve' });
       expect((await as(adminToken, '/api/probe/admin')).json()).toEqual({ user: 'Boss', admin: 1 });
       const guest = await as(null, '/api/probe/user');
-      expect([guest.statusCode, guest.json()]).toMatchObject([401, { error: 'Войдите в аккаунт' }]);
+      expect([guest.statusCode, guest.json()]).toEqual([401, { error: 'Войдите в аккаунт', code: 'unauthorized' }]);
       const stale = await as('no-such-session', '/api/probe/user');
-      expect([stale.statusCode, stale.json()]).toMatchObject([401, { error: 'Invalid token' }]);
+      expect([stale.statusCode, stale.json()]).toEqual([401, { error: 'Invalid token', code: 'invalid_token' }]);
       const player = await as(token, '/api/probe/admin');
-      expect([player.statusCode, player.json()]).toMatchObject([403, { error: 'Доступно только администраторам' }]);
+      expect([player.statusCode, player.json()]).toEqual([403, { error: 'Доступно только администраторам', code: 'forbidden' }]);
     } finally {
       await app.close();
     }

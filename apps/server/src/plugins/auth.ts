@@ -95,7 +95,7 @@ export function registerAccessCheck(app: FastifyInstance, lookup: SessionLookup)
     const access = request.routeOptions.config?.access;
     if (access !== 'user' && access !== 'admin') return;
     const user = await resolve(request);
-    if (!user) throw unauthorized(request.authState?.token ? 'Invalid token' : 'Войдите в аккаунт');
+    if (!user) throw request.authState?.token ? unauthorized('Invalid token', { code: 'invalid_token' }) : unauthorized();
     if (access === 'admin' && user.is_admin !== 1) throw forbidden('Доступно только администраторам');
   });
 }

@@ -1,10 +1,14 @@
-/** The one way the web app talks to the server: credentials always, { error } read on failure. */
+/** The one way the web app talks to the server: credentials always, { error, code, field } read on failure. */
 import { takeEarly } from './early.ts';
 
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The server's stable code (`email_exists`, `invalid` …); branch on it, not on the text. */
+    readonly code?: string,
+    /** The refused field's path in dot form (`kits.0.name`), to show the text beside it. */
+    readonly field?: string,
   ) {
     super(message);
   }
@@ -59,8 +63,10 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
     }
   }
   if (!res.ok) {
-    const message = (data as { error?: unknown } | undefined)?.error;
-    const error = new ApiError(res.status, typeof message === 'string' ? message : '');
+    const body = data as { error?: unknown; code?: unknown; field?: unknown } | undefined;
+    const message = body?.error;
+    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    const error = new ApiError(res.status, str(message) ?? '', str(body?.code), str(body?.field));
     if ((res.status === 401 || message === 'Invalid token') && !options.quiet401) onUnauthorized();
     throw error;
   }

@@ -64,10 +64,10 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       handler: async (req) => {
         const me = userOf(req);
         const body = BuyBody.safeParse(req.body);
-        if (!body.success) throw badRequest(body.error.issues[0]?.message ?? shop.TEXTS.badQuantity);
+        if (!body.success) throw badRequest(body.error.issues[0]?.message ?? shop.TEXTS.badQuantity, { code: 'invalid', field: body.error.issues[0]?.path.join('.') || undefined });
         const rawKey = req.headers[IDEMPOTENCY_HEADER];
         const key = rawKey === undefined ? undefined : IdempotencyKey.safeParse(rawKey);
-        if (key && !key.success) throw badRequest(key.error.issues[0]?.message ?? 'Некорректный заголовок Idempotency-Key');
+        if (key && !key.success) throw badRequest(key.error.issues[0]?.message ?? 'Некорректный заголовок Idempotency-Key', { code: 'invalid' });
         const answer = await shop.buy(ctx, me, body.data, key?.data);
         ctx.jobs.kick(DELIVERY_JOB);
         return answer;

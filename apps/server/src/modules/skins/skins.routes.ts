@@ -33,12 +33,12 @@ function uploadError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   const code = (error as { code?: string } | null)?.code;
   const known = code ? MULTIPART_ERRORS[code] : undefined;
-  return known ? new HttpError(known[0], known[1]) : new HttpError(400, SKIN_TEXTS.badForm);
+  return known ? new HttpError(known[0], known[1], { code: known[0] === 413 ? 'file_too_large' : known[0] === 415 ? 'not_multipart' : 'bad_form' }) : new HttpError(400, SKIN_TEXTS.badForm, { code: 'bad_form' });
 }
 
 /** The `skin` file and the optional `model` field; any other part is refused. */
 async function readUpload(request: FastifyRequest): Promise<{ file: Buffer; model: string | undefined }> {
-  if (!request.isMultipart()) throw new HttpError(415, SKIN_TEXTS.notMultipart);
+  if (!request.isMultipart()) throw new HttpError(415, SKIN_TEXTS.notMultipart, { code: 'not_multipart' });
   let file: Buffer | undefined;
   let model: string | undefined;
   try {
@@ -46,18 +46,18 @@ async function readUpload(request: FastifyRequest): Promise<{ file: Buffer; mode
       if (part.type === 'file') {
         if (part.fieldname !== 'skin') {
           part.file.resume();
-          throw new HttpError(400, SKIN_TEXTS.unknownField);
+          throw new HttpError(400, SKIN_TEXTS.unknownField, { code: 'bad_form' });
         }
         file = await part.toBuffer();
       } else {
-        if (part.fieldname !== 'model' || typeof part.value !== 'string') throw new HttpError(400, SKIN_TEXTS.unknownField);
+        if (part.fieldname !== 'model' || typeof part.value !== 'string') throw new HttpError(400, SKIN_TEXTS.unknownField, { code: 'bad_form' });
         model = part.value;
       }
     }
   } catch (error) {
     throw uploadError(error);
   }
-  if (!file || file.length === 0) throw new HttpError(400, SKIN_TEXTS.noFile);
+  if (!file || file.length === 0) throw new HttpError(400, SKIN_TEXTS.noFile, { code: 'no_file', field: 'skin' });
   return { file, model };
 }
 
@@ -104,7 +104,7 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       // handler: the body schema above only documents the form.
       validatorCompiler: () => (value) => ({ value }),
       onRequest: async (request) => {
-        if (Number(request.headers['content-length'] ?? 0) > UPLOAD_BODY_MAX) throw new HttpError(413, SKIN_TEXTS.tooBig);
+        if (Number(request.headers['content-length'] ?? 0) > UPLOAD_BODY_MAX) throw new HttpError(413, SKIN_TEXTS.tooBig, { code: 'file_too_large', field: 'skin' });
       },
       handler: async (req) => {
         const user = userOf(req);
