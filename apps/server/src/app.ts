@@ -14,9 +14,12 @@ import type { AppContext } from './context.ts';
 import { openDatabase, type DbHandle } from './db/index.ts';
 import { JobRunner, Scheduler } from './lib/jobs/index.ts';
 import { createMailer, type Mailer } from './lib/mailer.ts';
+import { NotifyChannel } from './lib/notify-channel.ts';
 import { PublicCache, sendCached } from './lib/public-cache.ts';
 import { RateLimiter } from './lib/rate-limit.ts';
+import { SettingsStore } from './lib/settings.ts';
 import { UserCache } from './lib/user-cache.ts';
+import { recordAudit } from './modules/audit/audit.service.ts';
 import { modules } from './modules/index.ts';
 import { mailJob } from './modules/mail/mail.outbox.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
@@ -75,7 +78,8 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   const database = options.database ?? openDatabase(config);
   const mailer = options.mailer ?? createMailer(config);
-  const userCache = new UserCache({ databaseUrl: database.kind === 'pg' ? config.databaseUrl : undefined });
+  const notifications = new NotifyChannel(database.kind === 'pg' ? config.databaseUrl : undefined, app.log);
+  const userCache = new UserCache({ channel: notifications });
   userCache.watch(database);
   const ctx: AppContext = {
     config,
@@ -85,11 +89,12 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     jobs: new JobRunner(app.log),
     schedule: new Scheduler(database.db),
     limiter: new RateLimiter(config.rateLimits.enabled, config.rateLimits.windowMs),
-    publicCache: new PublicCache(database.kind === 'pg' ? config.databaseUrl : undefined),
+    publicCache: new PublicCache(notifications),
     userCache,
+    notifications,
+    settings: new SettingsStore(database.db, database.kind, config, notifications, (trx, e) => recordAudit(trx, { actorId: e.actorId, action: 'settings.update', entity: 'settings', entityId: e.key, before: e.before, after: e.after }), app.log),
   };
-  await ctx.publicCache.start();
-  await ctx.userCache.start();
+  await notifications.start();
   // A write request has committed by the time it answers; whatever this instance looked up
   // meanwhile is dropped before the client can ask again (other instances hear the NOTIFY).
   app.addHook('onSend', async (request, _reply, payload) => {
@@ -142,8 +147,8 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   });
   app.addHook('onClose', async () => {
     if (!(await (jobsStopped ?? ctx.jobs.stop(config.shutdownTimeoutMs)))) app.log.warn('background jobs still running at the shutdown deadline; their claims were released');
-    await ctx.publicCache.stop();
-    await ctx.userCache.stop();
+    ctx.userCache.stop();
+    await notifications.stop();
     mailer.close();
     if (!options.database) await database.close();
   });

@@ -2,8 +2,10 @@ import type { Config } from './config.ts';
 import type { Db, DbKind } from './db/index.ts';
 import type { JobRunner, Scheduler } from './lib/jobs/index.ts';
 import type { Mailer } from './lib/mailer.ts';
+import type { NotifyChannel } from './lib/notify-channel.ts';
 import type { PublicCache } from './lib/public-cache.ts';
 import type { RateLimiter } from './lib/rate-limit.ts';
+import type { SettingsStore } from './lib/settings.ts';
 import type { UserCache } from './lib/user-cache.ts';
 
 /** What every module gets: configuration, the database and the shared services. */
@@ -24,4 +26,8 @@ export interface AppContext {
   publicCache: PublicCache;
   /** Session users and worn skins, dropped on any write to them on every instance (lib/user-cache.ts). */
   userCache: UserCache;
+  /** The one PostgreSQL LISTEN/NOTIFY connection; health() feeds /readyz (lib/notify-channel.ts). */
+  notifications: NotifyChannel;
+  /** Owner-edited settings documents, cached and invalidated on every instance (lib/settings.ts). */
+  settings: SettingsStore;
 }

@@ -87,6 +87,14 @@ export interface JobScheduleTable {
   runs: number;
 }
 
+/** Owner-edited settings documents (lib/settings.ts). */
+export interface SettingsTable {
+  key: string;
+  /** JSON object of the fields the owner set; the rest come from defaults. */
+  value: string;
+  updated_at: number;
+}
+
 interface CoreTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -94,6 +102,7 @@ interface CoreTables {
   ledger: LedgerTable;
   mail_outbox: MailOutboxTable;
   job_schedule: JobScheduleTable;
+  settings: SettingsTable;
 }
 
 /** Every table: the core ones here, each feature's in modules/<feature>/<feature>.tables.ts. */

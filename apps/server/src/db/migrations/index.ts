@@ -8,6 +8,7 @@ import { skinsMigrations } from '../../modules/skins/skins.migrations.ts';
 import * as m2026112201 from './2026112201_accounts.ts';
 import * as m2026112250 from './2026112250_user_cache_notify.ts';
 import * as m2026112300 from './2026112300_jobs.ts';
+import * as m2026112301 from './2026112301_settings.ts';
 
 /**
  * Every migration; Kysely runs them in order of name. Each feature keeps its own list with a
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   ...skinsMigrations,
   '2026112250_user_cache_notify': m2026112250,
   '2026112300_jobs': m2026112300,
+  '2026112301_settings': m2026112301,
 };
