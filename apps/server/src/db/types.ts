@@ -20,6 +20,12 @@ export interface UsersTable {
   email_verified_at: number | null;
   created_at: number;
   deleted_at: number | null;
+  /**
+   * The game profile's UUID, set once at creation and never changed (not even on a rename): the
+   * offline-mode UUID of the name it was created with (lib/offline-uuid.ts), or a random one
+   * when another account holds that.
+   */
+  uuid: string;
 }
 
 export interface SessionsTable {

@@ -11,6 +11,7 @@ import { openDatabase, type DbHandle } from '../db/index.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { asUser, createPgDatabase, createTestApp, dbKinds, loginAs, seedUser, type TestApp } from '../test/test-app.ts';
 import { UserCache } from './user-cache.ts';
+import { offlineUuid } from './offline-uuid.ts';
 
 describe('user cache', () => {
   it('loads once, serves from memory, and loads again after clear()', async () => {
@@ -85,7 +86,7 @@ describe('user cache', () => {
         expect(await cached()).toBe(true);
       }
       const clears = [
-        () => db.insertInto('users').values({ username: 'Cache', username_lower: 'cache', email: 'c@x.ru', email_lower: 'c@x.ru', password_hash: 'x', is_admin: 0, balance: 0, email_verified_at: 1, created_at: 1, deleted_at: null }).execute(),
+        () => db.insertInto('users').values({ username: 'Cache', username_lower: 'cache', email: 'c@x.ru', email_lower: 'c@x.ru', password_hash: 'x', is_admin: 0, balance: 0, email_verified_at: 1, created_at: 1, deleted_at: null, uuid: offlineUuid('Cache') }).execute(),
         () => db.updateTable('users').set({ balance: 5 }).where('username_lower', '=', 'cache').execute(),
         () => db.transaction().execute((trx) => trx.updateTable('users as u').set({ balance: 6 }).execute()),
         () => db.deleteFrom('sessions').where('user_id', '=', 1).execute(),

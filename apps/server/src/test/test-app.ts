@@ -8,6 +8,7 @@ import { loadConfig, type ConfigOverrides } from '../config.ts';
 import { openDatabase, type DbHandle } from '../db/index.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { hashPassword } from '../lib/passwords.ts';
+import { profileUuidFor } from '../modules/accounts/accounts.repo.ts';
 import { SmtpCatcher } from '../../../../testing/smtp-catcher.ts';
 
 export type TestDbKind = 'sqlite' | 'pg';
@@ -88,6 +89,7 @@ export async function seedUser(t: TestApp, username: string, opts: { admin?: boo
       email_verified_at: now,
       created_at: now,
       deleted_at: null,
+      uuid: await profileUuidFor(t.handle.db, username),
     })
     .returning('id')
     .executeTakeFirstOrThrow();

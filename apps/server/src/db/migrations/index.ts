@@ -9,6 +9,7 @@ import * as m2026112201 from './2026112201_accounts.ts';
 import * as m2026112250 from './2026112250_user_cache_notify.ts';
 import * as m2026112300 from './2026112300_jobs.ts';
 import * as m2026112301 from './2026112301_settings.ts';
+import * as m2026112302 from './2026112302_user_uuid.ts';
 
 /**
  * Every migration; Kysely runs them in order of name. Each feature keeps its own list with a
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '2026112250_user_cache_notify': m2026112250,
   '2026112300_jobs': m2026112300,
   '2026112301_settings': m2026112301,
+  '2026112302_user_uuid': m2026112302,
 };

@@ -73,6 +73,7 @@ export async function register(ctx: AppContext, input: RegisterBody, actor: repo
           email_verified_at: byAdmin ? now : null,
           created_at: now,
           deleted_at: null,
+          uuid: await repo.profileUuidFor(trx, input.username),
         })
         .returning('id')
         .executeTakeFirstOrThrow();
