@@ -51,17 +51,23 @@ export interface BuildOptions {
   mailer?: Mailer;
 }
 
+const SHUTTING_DOWN_BODY = JSON.stringify({ error: 'Сайт перезапускается. Повторите через несколько секунд.', code: 'shutting_down' });
+const SHUTTING_DOWN_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(SHUTTING_DOWN_BODY)), connection: 'close', 'retry-after': '5', 'cache-control': 'no-store' };
+
 /** The whole site as a Fastify instance, without listen(): main.ts listens, tests inject. */
 export async function buildApp(config: Readonly<Config>, options: BuildOptions = {}): Promise<FastifyInstance> {
   // Public reads already answered once from the cache skip Fastify entirely (PublicCache.tryServe).
   let fastPath: PublicCache | null = null;
   // While shutting down, answers end their keep-alive connections, so the server can close as
-  // soon as the requests in flight are done (the fast path is skipped: it cannot say so).
+  // soon as the requests in flight are done.
   let closing = false;
   const app = Fastify({
     serverFactory: (handler) => {
       const server = http.createServer((req, res) => {
-        if (closing || !fastPath?.tryServe(req, res)) handler(req, res);
+        // Shutting down: a request that still arrives on a kept-alive connection is turned away
+        // (in Russian, unlike Fastify's own 503) so the client retries on another instance.
+        if (closing) return void res.writeHead(503, SHUTTING_DOWN_HEADERS).end(SHUTTING_DOWN_BODY);
+        if (!fastPath?.tryServe(req, res)) handler(req, res);
       });
       // Fastify's own default; Node's 5 s would close idle keep-alive sockets under clients' feet.
       server.keepAliveTimeout = 72_000;
