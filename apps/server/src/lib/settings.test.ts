@@ -1,14 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../app.ts';
-import { loadConfig } from '../config.ts';
-import { openDatabase, type DbHandle } from '../db/index.ts';
-import { migrateToLatest } from '../db/migrate.ts';
-import { createPgDatabase, createTestApp, dbKinds, seedUser, type TestApp } from '../test/test-app.ts';
+import { createPgDatabase, createTestApp, dbKinds, seedUser, startInstance, type TestApp } from '../test/test-app.ts';
 import { HttpError } from './errors.ts';
 import { defineSettings } from './settings.ts';
 
@@ -80,30 +73,19 @@ describe.each(dbKinds)('settings store on %s', (kind) => {
 
 describe.runIf(process.env.TEST_DATABASE_URL)('settings across instances (PostgreSQL)', () => {
   let pgDb: Awaited<ReturnType<typeof createPgDatabase>>;
-  const apps: FastifyInstance[] = [];
-  const handles: DbHandle[] = [];
-  const dirs: string[] = [];
+  const instances: Awaited<ReturnType<typeof startInstance>>[] = [];
 
   async function instance(): Promise<FastifyInstance> {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-settings-'));
-    dirs.push(dataDir);
-    const config = loadConfig({}, { dataDir, sqlitePath: path.join(dataDir, 'x.sqlite'), databaseUrl: pgDb.url, logLevel: 'silent', publicUrl: 'http://kubik.test', workers: false, siteName: 'Кубик' });
-    const handle = openDatabase(config);
-    handles.push(handle);
-    await migrateToLatest(handle);
-    const app = await buildApp(config, { database: handle });
-    await app.ready();
-    apps.push(app);
-    return app;
+    const started = await startInstance(pgDb.url, { siteName: 'Кубик' });
+    instances.push(started);
+    return started.app;
   }
 
   beforeAll(async () => {
     pgDb = await createPgDatabase();
   });
   afterAll(async () => {
-    for (const app of apps.splice(0)) await app.close();
-    for (const h of handles.splice(0)) await h.close();
-    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+    for (const i of instances.splice(0)) await i.close();
     await pgDb?.drop();
   });
 

@@ -73,6 +73,26 @@ export async function createTestApp(kind: TestDbKind, overrides: ConfigOverrides
   };
 }
 
+/** One more instance of the site on a PostgreSQL database, as a second server would run it (no SMTP, jobs off). */
+export async function startInstance(databaseUrl: string, overrides: ConfigOverrides = {}): Promise<Omit<TestApp, 'smtp'>> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-instance-'));
+  const config = loadConfig({}, { dataDir, sqlitePath: path.join(dataDir, 'x.sqlite'), databaseUrl, logLevel: 'silent', publicUrl: 'http://kubik.test', workers: false, ...overrides });
+  const handle = openDatabase(config);
+  await migrateToLatest(handle);
+  const app = await buildApp(config, { database: handle });
+  await app.ready();
+  return {
+    app,
+    handle,
+    dataDir,
+    async close() {
+      await app.close();
+      await handle.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** Inserts a confirmed user directly (tests of other features need one without the mail round trip). */
 export async function seedUser(t: TestApp, username: string, opts: { admin?: boolean; password?: string; balanceKopecks?: number } = {}): Promise<number> {
   const now = Date.now();
