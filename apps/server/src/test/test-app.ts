@@ -47,36 +47,29 @@ export async function createPgDatabase(): Promise<{ url: string; drop: () => Pro
 }
 
 export async function createTestApp(kind: TestDbKind, overrides: ConfigOverrides = {}): Promise<TestApp> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-test-'));
   const smtp = await new SmtpCatcher().start();
   const pgDb = kind === 'pg' ? await createPgDatabase() : null;
-  const config = loadConfig(
-    {},
-    { dataDir, sqlitePath: path.join(dataDir, 'test.sqlite'), databaseUrl: pgDb?.url, smtpUrl: smtp.url, logLevel: 'silent', publicUrl: 'http://kubik.test', ...overrides },
-  );
-  const handle = openDatabase(config);
-  await migrateToLatest(handle);
-  const app = await buildApp(config, { database: handle });
-  await app.ready();
+  const site = await bootSite({ databaseUrl: pgDb?.url, smtpUrl: smtp.url, ...overrides });
   return {
-    app,
-    handle,
+    ...site,
     smtp,
-    dataDir,
     async close() {
-      await app.close();
-      await handle.close();
+      await site.close();
       await smtp.stop();
       await pgDb?.drop();
-      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
 
 /** One more instance of the site on a PostgreSQL database, as a second server would run it (no SMTP, jobs off). */
-export async function startInstance(databaseUrl: string, overrides: ConfigOverrides = {}): Promise<Omit<TestApp, 'smtp'>> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-instance-'));
-  const config = loadConfig({}, { dataDir, sqlitePath: path.join(dataDir, 'x.sqlite'), databaseUrl, logLevel: 'silent', publicUrl: 'http://kubik.test', workers: false, ...overrides });
+export function startInstance(databaseUrl: string, overrides: ConfigOverrides = {}): Promise<Omit<TestApp, 'smtp'>> {
+  return bootSite({ databaseUrl, workers: false, ...overrides });
+}
+
+/** A migrated database and the app on it, in a data directory of its own that close() removes. */
+async function bootSite(overrides: ConfigOverrides): Promise<Omit<TestApp, 'smtp'>> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-test-'));
+  const config = loadConfig({}, { dataDir, sqlitePath: path.join(dataDir, 'test.sqlite'), logLevel: 'silent', publicUrl: 'http://kubik.test', ...overrides });
   const handle = openDatabase(config);
   await migrateToLatest(handle);
   const app = await buildApp(config, { database: handle });
