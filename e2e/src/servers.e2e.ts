@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultStatus, StatusPeer } from '../../apps/server/src/lib/minecraft/test-peer.ts';
+import { defaultStatus, StatusPeer } from '../../testing/minecraft-status-peer.ts';
 import { loginUi, see, startSite, toast, type Site } from './harness.ts';
 
 async function noHorizontalScroll(page: Page): Promise<boolean> {
@@ -106,7 +106,7 @@ describe('servers in the browser', () => {
 
     await dialog.getByLabel('Название').fill('Скайблок');
     await dialog.getByLabel('Описание').fill('Остров в небе и ничего лишнего');
-    await dialog.getByLabel('IP-адрес или домен (ip_address)').fill('127.0.0.1');
+    await dialog.getByLabel('IP-адрес или домен').fill('127.0.0.1');
     await dialog.getByLabel('Порт', { exact: true }).fill('70000');
     await dialog.getByRole('button', { name: 'Сохранить' }).click();
     await dialog.getByText('Порт — целое число от 1 до 65535').first().waitFor();

@@ -1,20 +1,8 @@
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestRconServer } from '../../apps/server/src/lib/rcon/test-server.ts';
-import { loginUi, registerAndConfirm, see, startSite, toast, type Site } from './harness.ts';
+import { callApi as call, loginUi, registerAndConfirm, see, startSite, toast, type Site } from './harness.ts';
 
 const RUB = (n: string) => `${n}\u00a0₽`;
-
-/** A JSON call from inside the page, with the page's session cookie (and Origin). */
-async function call(page: Page, method: string, url: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-  return page.evaluate(
-    async ({ method, url, body }) => {
-      const res = await fetch(url, { method, credentials: 'include', headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: res.status, json: await res.json().catch(() => null) };
-    },
-    { method, url, body },
-  );
-}
 
 describe('shop in the browser', () => {
   let site: Site;
@@ -75,7 +63,7 @@ describe('shop in the browser', () => {
     const card = player.getByRole('article', { name: 'Алмаз' });
     await card.getByText('Осталось: 10 шт.').waitFor();
     expect(await player.title()).toBe('Магазин — Kubik');
-    await card.getByText(RUB('12,5')).waitFor();
+    await card.getByText(RUB('12,50')).waitFor();
     expect(await player.getByTestId('shop-balance').textContent()).toBe(RUB('100'));
 
     await card.getByRole('button', { name: 'Купить: Алмаз' }).click();

@@ -35,6 +35,7 @@ const Env = z.object({
   RCON_TIMEOUT_MS: int(5000, 100, 60_000),
   WEB_DIST: z.string().optional(),
   GRAVIT_SECRET: z.string().min(16, 'не короче 16 символов').optional(),
+  SHUTDOWN_TIMEOUT_SEC: int(10, 1, 600),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -73,6 +74,8 @@ export interface Config {
   logLevel: string;
   /** Background workers (mail, monitors, deliveries); tests may switch them off. */
   workers: boolean;
+  /** On SIGTERM/SIGINT: how long in-flight requests, then background jobs, may take to finish. */
+  shutdownTimeoutMs: number;
 }
 
 export type ConfigOverrides = Partial<Omit<Config, 'rateLimits'>> & { rateLimits?: Partial<Config['rateLimits']> };
@@ -111,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     gravitSecret: e.GRAVIT_SECRET || undefined,
     logLevel: e.LOG_LEVEL,
     workers: true,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SEC * 1000,
     ...overrides,
     rateLimits: {
       enabled: e.RATE_LIMITS,

@@ -8,3 +8,4 @@ export * from './shop.ts';
 export * from './skins.ts';
 export * from './admin.ts';
 export * from './capes.ts';
+export * from './audit-labels.ts';

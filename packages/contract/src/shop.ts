@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withLabels } from './common.ts';
 
 // Schemas of the shop feature, shared by the server and the web app. Money is roubles on the wire.
 
@@ -80,18 +81,24 @@ const itemFields = {
 };
 
 /** Create: name, price, count and icon are required; the rest have defaults. */
-export const ShopItemCreateBody = z.strictObject({
-  ...itemFields,
-  description: itemFields.description.optional(),
-  category: itemFields.category.optional(),
-  item_id_minecraft: itemFields.item_id_minecraft.optional(),
-  status: itemFields.status.optional(),
-  server_id: itemFields.server_id.optional(),
-});
+export const ShopItemCreateBody = withLabels(
+  z.strictObject({
+    ...itemFields,
+    description: itemFields.description.optional(),
+    category: itemFields.category.optional(),
+    item_id_minecraft: itemFields.item_id_minecraft.optional(),
+    status: itemFields.status.optional(),
+    server_id: itemFields.server_id.optional(),
+  }),
+  { name: 'Название', price: 'Цена', count: 'Количество', icon: 'Иконка', description: 'Описание', category: 'Категория', item_id_minecraft: 'Minecraft ID', status: 'Статус', server_id: 'Сервер доставки' },
+);
 export type ShopItemCreateBody = z.infer<typeof ShopItemCreateBody>;
 
 /** Update: any subset of the fields; the others keep their values. */
-export const ShopItemUpdateBody = z.strictObject(itemFields).partial();
+export const ShopItemUpdateBody = withLabels(
+  z.strictObject(itemFields).partial(),
+  { name: 'Название', price: 'Цена', count: 'Количество', icon: 'Иконка', description: 'Описание', category: 'Категория', item_id_minecraft: 'Minecraft ID', status: 'Статус', server_id: 'Сервер доставки' },
+);
 export type ShopItemUpdateBody = z.infer<typeof ShopItemUpdateBody>;
 
 /** What players see in the shop. */
@@ -116,10 +123,13 @@ export const ShopItemAdmin = ShopItem.extend({
 });
 export type ShopItemAdmin = z.infer<typeof ShopItemAdmin>;
 
-export const BuyBody = z.strictObject({
-  shop_id: z.number({ error: SHOP_TEXTS.noItem }).int(SHOP_TEXTS.noItem).positive(SHOP_TEXTS.noItem).max(2_147_483_647, SHOP_TEXTS.noItem),
-  quantity: z.number({ error: SHOP_TEXTS.badQuantity }).int(SHOP_TEXTS.badQuantity).min(1, SHOP_TEXTS.badQuantity).max(MAX_QUANTITY, SHOP_TEXTS.badQuantity),
-}, { error: 'Некорректный запрос: ожидаются только поля shop_id и quantity' });
+export const BuyBody = withLabels(
+  z.strictObject({
+    shop_id: z.number({ error: SHOP_TEXTS.noItem }).int(SHOP_TEXTS.noItem).positive(SHOP_TEXTS.noItem).max(2_147_483_647, SHOP_TEXTS.noItem),
+    quantity: z.number({ error: SHOP_TEXTS.badQuantity }).int(SHOP_TEXTS.badQuantity).min(1, SHOP_TEXTS.badQuantity).max(MAX_QUANTITY, SHOP_TEXTS.badQuantity),
+  }, { error: 'Некорректный запрос: ожидаются только поля shop_id и quantity' }),
+  { shop_id: 'Товар', quantity: 'Количество' },
+);
 export type BuyBody = z.infer<typeof BuyBody>;
 
 export const BuyResponse = z.object({
@@ -195,10 +205,13 @@ export const AdminDelivery = z.object({
 });
 export type AdminDelivery = z.infer<typeof AdminDelivery>;
 
-export const DeliveriesQuery = z.strictObject({
-  state: z.enum(DELIVERY_STATES, { error: 'Некорректное состояние доставки' }).optional(),
-  limit: z.coerce.number({ error: 'Некорректный лимит' }).int('Некорректный лимит').min(1, 'Некорректный лимит').max(500, 'Некорректный лимит').optional(),
-});
+export const DeliveriesQuery = withLabels(
+  z.strictObject({
+    state: z.enum(DELIVERY_STATES, { error: 'Некорректное состояние доставки' }).optional(),
+    limit: z.coerce.number({ error: 'Некорректный лимит' }).int('Некорректный лимит').min(1, 'Некорректный лимит').max(500, 'Некорректный лимит').optional(),
+  }),
+  { state: 'Состояние', limit: 'Лимит' },
+);
 
 export const DeliveryActionResponse = z.object({ message: z.string(), delivery: AdminDelivery, new_balance: z.number().optional() });
 export type DeliveryActionResponse = z.infer<typeof DeliveryActionResponse>;

@@ -67,7 +67,7 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
     ? { error: tooLong ? 'URI Too Long' : 'Bad Request', errorMessage: tooLong ? '414 URI Too Long' : '400 Bad Request' }
     : url.startsWith('/api/gravit/')
       ? { error: text, code: 0 }
-      : { error: text };
+      : { error: text, code: tooLong ? 'uri_too_long' : 'bad_request' };
   void reply
     .headers(baseHeaders())
     .code(tooLong ? 414 : 400)

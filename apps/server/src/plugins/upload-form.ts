@@ -17,13 +17,13 @@ export interface UploadTexts {
  * else the parser throws (busboy's "Unexpected end of form", a missing boundary, …) is a broken form.
  */
 export async function readUploadForm(request: FastifyRequest, fileField: string, textFields: readonly string[], texts: UploadTexts): Promise<{ file: Buffer; fields: Partial<Record<string, string>> }> {
-  if (!request.isMultipart()) throw new HttpError(415, texts.notMultipart);
-  const known: Record<string, [number, string]> = {
-    FST_INVALID_MULTIPART_CONTENT_TYPE: [415, texts.notMultipart],
-    FST_REQ_FILE_TOO_LARGE: [413, texts.tooBig],
-    FST_FILES_LIMIT: [400, texts.oneFile],
-    FST_FIELDS_LIMIT: [400, texts.unknownField],
-    FST_PARTS_LIMIT: [400, texts.unknownField],
+  if (!request.isMultipart()) throw new HttpError(415, texts.notMultipart, { code: 'not_multipart' });
+  const known: Record<string, [number, string, string]> = {
+    FST_INVALID_MULTIPART_CONTENT_TYPE: [415, texts.notMultipart, 'not_multipart'],
+    FST_REQ_FILE_TOO_LARGE: [413, texts.tooBig, 'file_too_large'],
+    FST_FILES_LIMIT: [400, texts.oneFile, 'bad_form'],
+    FST_FIELDS_LIMIT: [400, texts.unknownField, 'bad_form'],
+    FST_PARTS_LIMIT: [400, texts.unknownField, 'bad_form'],
   };
   let file: Buffer | undefined;
   const fields: Partial<Record<string, string>> = {};
@@ -32,11 +32,11 @@ export async function readUploadForm(request: FastifyRequest, fileField: string,
       if (part.type === 'file') {
         if (part.fieldname !== fileField) {
           part.file.resume();
-          throw new HttpError(400, texts.unknownField);
+          throw new HttpError(400, texts.unknownField, { code: 'bad_form' });
         }
         file = await part.toBuffer();
       } else {
-        if (!textFields.includes(part.fieldname) || typeof part.value !== 'string') throw new HttpError(400, texts.unknownField);
+        if (!textFields.includes(part.fieldname) || typeof part.value !== 'string') throw new HttpError(400, texts.unknownField, { code: 'bad_form' });
         fields[part.fieldname] = part.value;
       }
     }
@@ -44,8 +44,8 @@ export async function readUploadForm(request: FastifyRequest, fileField: string,
     if (error instanceof HttpError) throw error;
     const code = (error as { code?: string } | null)?.code;
     const found = code ? known[code] : undefined;
-    throw found ? new HttpError(found[0], found[1]) : new HttpError(400, texts.badForm);
+    throw found ? new HttpError(found[0], found[1], { code: found[2] }) : new HttpError(400, texts.badForm, { code: 'bad_form' });
   }
-  if (!file || file.length === 0) throw new HttpError(400, texts.noFile);
+  if (!file || file.length === 0) throw new HttpError(400, texts.noFile, { code: 'no_file', field: fileField });
   return { file, fields };
 }

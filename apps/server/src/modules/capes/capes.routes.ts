@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { HttpError } from '../../lib/errors.ts';
-import { requireAdmin, requireUser } from '../../plugins/auth.ts';
+import { userOf } from '../../plugins/auth.ts';
 import { readUploadForm } from '../../plugins/upload-form.ts';
 import { createCapeService } from './capes.service.ts';
 
@@ -38,10 +38,10 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       // The multipart body is read part by part in the handler; the schema above documents it.
       validatorCompiler: () => (value) => ({ value }),
       onRequest: async (request) => {
-        if (Number(request.headers['content-length'] ?? 0) > UPLOAD_BODY_MAX) throw new HttpError(413, CAPE_TEXTS.tooBig);
+        if (Number(request.headers['content-length'] ?? 0) > UPLOAD_BODY_MAX) throw new HttpError(413, CAPE_TEXTS.tooBig, { code: 'file_too_large', field: 'cape' });
       },
       handler: async (req) => {
-        const admin = await requireAdmin(ctx, req);
+        const admin = userOf(req);
         const upload = await readUploadForm(req, 'cape', ['title'], CAPE_TEXTS);
         return capes.upload(admin, upload.file, upload.fields.title);
       },
@@ -50,14 +50,14 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.put('/api/admin/capes/:id', {
       config: { access: 'admin' },
       schema: { tags, summary: 'Переименовать плащ', params: IdParams, body: CapeUpdateBody, response: { 200: AdminCape, ...err(400, 401, 403, 404) } },
-      handler: async (req) => capes.rename(await requireAdmin(ctx, req), req.params.id, req.body.title),
+      handler: async (req) => capes.rename(userOf(req), req.params.id, req.body.title),
     });
 
     app.delete('/api/admin/capes/:id', {
       config: { access: 'admin' },
       schema: { tags, summary: 'Удалить плащ (его выдачи тоже; носившие остаются без плаща)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404) } },
       handler: async (req) => {
-        await capes.remove(await requireAdmin(ctx, req), req.params.id);
+        await capes.remove(userOf(req), req.params.id);
         return { message: 'Плащ удалён' };
       },
     });
@@ -65,25 +65,25 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post('/api/admin/capes/:id/grants', {
       config: { access: 'admin' },
       schema: { tags, summary: 'Выдать плащ игроку ({username}) или донату ({tier_id}: его обладатели могут надеть плащ)', params: IdParams, body: CapeGrantBody, response: { 200: AdminCape, ...err(400, 401, 403, 404, 409) } },
-      handler: async (req) => capes.grant(await requireAdmin(ctx, req), req.params.id, req.body),
+      handler: async (req) => capes.grant(userOf(req), req.params.id, req.body),
     });
 
     app.delete('/api/admin/capes/:id/grants/:grantId', {
       config: { access: 'admin' },
       schema: { tags, summary: 'Отменить выдачу плаща', params: CapeGrantParams, response: { 200: AdminCape, ...err(400, 401, 403, 404) } },
-      handler: async (req) => capes.revoke(await requireAdmin(ctx, req), req.params.id, req.params.grantId),
+      handler: async (req) => capes.revoke(userOf(req), req.params.id, req.params.grantId),
     });
 
     app.get('/api/user/capes', {
       config: { access: 'user' },
       schema: { tags, summary: 'Плащи, которые можно надеть, и выбранный', response: { 200: MyCapes, ...err(401) } },
-      handler: async (req) => capes.myCapes(await requireUser(ctx, req)),
+      handler: async (req) => capes.myCapes(userOf(req)),
     });
 
     app.put('/api/user/cape', {
       config: { access: 'user' },
       schema: { tags, summary: 'Надеть плащ ({cape_id}) или снять ({cape_id: null})', body: ChooseCapeBody, response: { 200: MyCapes, ...err(400, 401, 403) } },
-      handler: async (req) => capes.choose(await requireUser(ctx, req), req.body.cape_id),
+      handler: async (req) => capes.choose(userOf(req), req.body.cape_id),
     });
   };
 }

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.ts';
 import { badRequest, conflict, HttpError, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { readCape } from '../../lib/skin/cape-image.ts';
 import { SkinError } from '../../lib/skin/skin-image.ts';
-import type { UserRow } from '../accounts/accounts.repo.ts';
+import type { SessionUser as UserRow } from '../../plugins/auth.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import * as repo from './capes.repo.ts';
 
@@ -11,15 +11,15 @@ function capeError(err: unknown): unknown {
   if (!(err instanceof SkinError)) return err;
   switch (err.problem) {
     case 'too-big':
-      return new HttpError(413, CAPE_TEXTS.tooBig);
+      return new HttpError(413, CAPE_TEXTS.tooBig, { code: 'file_too_large', field: 'cape' });
     case 'not-png':
-      return new HttpError(415, CAPE_TEXTS.notPng);
+      return new HttpError(415, CAPE_TEXTS.notPng, { code: 'not_png', field: 'cape' });
     case 'animated':
-      return new HttpError(415, CAPE_TEXTS.animated);
+      return new HttpError(415, CAPE_TEXTS.animated, { code: 'not_png', field: 'cape' });
     case 'bad-size':
-      return badRequest(CAPE_TEXTS.badSize(err.width, err.height));
+      return badRequest(CAPE_TEXTS.badSize(err.width, err.height), { code: 'bad_size', field: 'cape' });
     case 'broken':
-      return badRequest(CAPE_TEXTS.broken);
+      return badRequest(CAPE_TEXTS.broken, { code: 'broken_png', field: 'cape' });
   }
 }
 
@@ -53,7 +53,7 @@ export function createCapeService(ctx: AppContext) {
 
     async upload(admin: UserRow, file: Buffer, titleField: string | undefined): Promise<AdminCape> {
       const title = CapeTitle.safeParse(titleField ?? '');
-      if (!title.success) throw badRequest(title.error.issues[0]?.message ?? CAPE_TEXTS.titleRequired);
+      if (!title.success) throw badRequest(title.error.issues[0]?.message ?? CAPE_TEXTS.titleRequired, { code: 'invalid', field: 'title' });
       const cape = await readCape(file).catch((err: unknown) => {
         throw capeError(err);
       });
@@ -71,7 +71,7 @@ export function createCapeService(ctx: AppContext) {
       } catch (err) {
         if (isUniqueViolation(err)) {
           const same = (await repo.listCapes(ctx.db)).find((c) => c.hash === cape.hash);
-          throw conflict(`Такой плащ уже загружен${same ? `: «${same.title}»` : ''}`);
+          throw conflict(`Такой плащ уже загружен${same ? `: «${same.title}»` : ''}`, { code: 'cape_exists', field: 'cape' });
         }
         throw err;
       }
@@ -108,11 +108,11 @@ export function createCapeService(ctx: AppContext) {
           let target: { user_id: number | null; tier_id: number | null; label: string };
           if ('username' in body) {
             const user = await trx.selectFrom('users').select(['id', 'username']).where('username_lower', '=', body.username.toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst();
-            if (!user) throw notFound(CAPE_TEXTS.playerNotFound);
+            if (!user) throw notFound(CAPE_TEXTS.playerNotFound, { code: 'player_not_found', field: 'username' });
             target = { user_id: user.id, tier_id: null, label: user.username };
           } else {
             const tier = await trx.selectFrom('donate_tiers').select(['id', 'title']).where('id', '=', body.tier_id).executeTakeFirst();
-            if (!tier) throw notFound(CAPE_TEXTS.tierNotFound);
+            if (!tier) throw notFound(CAPE_TEXTS.tierNotFound, { code: 'tier_not_found', field: 'tier_id' });
             target = { user_id: null, tier_id: tier.id, label: tier.title };
           }
           await trx.insertInto('cape_grants').values({ cape_id: id, user_id: target.user_id, tier_id: target.tier_id, created_at: Date.now() }).execute();
@@ -125,7 +125,7 @@ export function createCapeService(ctx: AppContext) {
           });
         });
       } catch (err) {
-        if (isUniqueViolation(err)) throw conflict(CAPE_TEXTS.alreadyGranted);
+        if (isUniqueViolation(err)) throw conflict(CAPE_TEXTS.alreadyGranted, { code: 'already_granted' });
         throw err;
       }
       return adminCape(id);
@@ -155,7 +155,7 @@ export function createCapeService(ctx: AppContext) {
         return myCapes(user.id);
       }
       const allowed = await repo.allowedCapes(ctx.db, user.id);
-      if (!allowed.some((c) => c.id === capeId)) throw new HttpError(403, CAPE_TEXTS.notAllowed);
+      if (!allowed.some((c) => c.id === capeId)) throw new HttpError(403, CAPE_TEXTS.notAllowed, { code: 'cape_not_granted', field: 'cape_id' });
       const now = Date.now();
       await ctx.db
         .insertInto('user_capes')

@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodePng, pixelHash, type Rgba } from '../../lib/skin/skin-image.ts';
-import { blank, chunk, chunkTypes, fill, multipart, pixelAt, pngBomb, toPng, withChunksAfterHeader } from '../../lib/skin/test-images.ts';
+import { blank, chunk, chunkTypes, fill, multipart, pixelAt, pngBomb, toPng, withChunksAfterHeader } from '../../../../../testing/skin-images.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 
 const capeForm = (file: Buffer, title: string | null = 'Плащ', type = 'image/png') =>

@@ -1,31 +1,18 @@
-import { createHash } from 'node:crypto';
 import { USERNAME_RE } from '@kubik/contract';
 import type { Db } from '../../db/index.ts';
 import { hashToken } from '../../lib/tokens.ts';
-import { unhyphenated } from '../../lib/yggdrasil/textures.ts';
+import { hyphenated, unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import type { UserRow } from '../accounts/accounts.repo.ts';
 import type { GameTokenKind, GameTokensTable } from './game-auth.tables.ts';
 
-/**
- * The game profile's UUID: the offline-mode UUID of the name the account registered with
- * (UUID.nameUUIDFromBytes("OfflinePlayer:" + name)), so a server that moves from offline mode to
- * the site keeps its players' inventories. TEMPORARY until the platform's users.uuid lands:
- * computed from the current name, which is the registered one for every account that was never
- * renamed.
- */
-export function profileUuid(user: Pick<UserRow, 'username'>): string {
-  const h = createHash('md5').update(`OfflinePlayer:${user.username}`, 'utf8').digest();
-  h[6] = (h[6]! & 0x0f) | 0x30;
-  h[8] = (h[8]! & 0x3f) | 0x80;
-  return h.toString('hex');
+/** The game profile's UUID without dashes (users.uuid: fixed when the account was created, see lib/offline-uuid.ts). */
+export function profileUuid(user: Pick<UserRow, 'uuid'>): string {
+  return unhyphenated(user.uuid);
 }
 
 /** A live (not deleted) account by its profile UUID, with or without dashes. */
-export async function findUserByUuid(db: Db, uuid: string): Promise<UserRow | undefined> {
-  const wanted = unhyphenated(uuid);
-  // TEMPORARY (see profileUuid): a scan until users.uuid can be looked up by index.
-  const rows = await db.selectFrom('users').selectAll().where('deleted_at', 'is', null).execute();
-  return rows.find((u) => profileUuid(u) === wanted);
+export function findUserByUuid(db: Db, uuid: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('uuid', '=', hyphenated(uuid)).where('deleted_at', 'is', null).executeTakeFirst();
 }
 
 /** What a player name can be (accounts are registered with USERNAME_RE); anything else names no one. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthException, GravitHttpCore, OAuthAccessTokenExpired, type HttpCoreConfig } from '../../../../../testing/gravit-launchserver.ts';
 import { pixelHash } from '../../lib/skin/skin-image.ts';
-import { skinForm, testSkin, toPng } from '../../lib/skin/test-images.ts';
+import { skinForm, testSkin, toPng } from '../../../../../testing/skin-images.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { dbKinds, loginAs, seedUser } from '../../test/test-app.ts';
 import { listeningSite, OFFLINE_UUID } from './game-auth.test-helpers.ts';

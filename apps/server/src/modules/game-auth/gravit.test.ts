@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthException, GravitLaunchServer, OAuthAccessTokenExpired, type MyHttpConfig } from '../../../../../testing/gravit-launchserver.ts';
 import { pixelHash } from '../../lib/skin/skin-image.ts';
-import { skinForm, testSkin, toPng } from '../../lib/skin/test-images.ts';
+import { skinForm, testSkin, toPng } from '../../../../../testing/skin-images.ts';
 import { dbKinds, loginAs, seedUser } from '../../test/test-app.ts';
 import { jsonOf, listeningSite, OFFLINE_UUID } from './game-auth.test-helpers.ts';
 

@@ -4,7 +4,7 @@ import mc from 'minecraft-protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthlibLauncher } from '../../../../../testing/authlib-launcher.ts';
 import { pointSessionChecksAt } from '../../../../../testing/minecraft-session-server.ts';
-import { skinForm, testSkin, toPng } from '../../lib/skin/test-images.ts';
+import { skinForm, testSkin, toPng } from '../../../../../testing/skin-images.ts';
 import { dbKinds, loginAs, seedUser } from '../../test/test-app.ts';
 import { listeningSite, OFFLINE_UUID, seedSigningKey } from './game-auth.test-helpers.ts';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthlibLauncher, YggdrasilFailure, type Session } from '../../../../../testing/authlib-launcher.ts';
 import { decodePng, pixelHash } from '../../lib/skin/skin-image.ts';
-import { fill, blank, multipart, skinForm, testSkin, toPng } from '../../lib/skin/test-images.ts';
+import { fill, blank, multipart, skinForm, testSkin, toPng } from '../../../../../testing/skin-images.ts';
 import { dbKinds, loginAs, seedUser } from '../../test/test-app.ts';
 import { bare, jsonOf, listeningSite, OFFLINE_UUID, seedSigningKey } from './game-auth.test-helpers.ts';
 
@@ -152,6 +152,21 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
     const nextHash = createHash('sha256').update(next.accessToken).digest('hex');
     await site.handle.db.updateTable('game_tokens').set({ expires_at: Date.now() - 2, refresh_until: Date.now() - 1 }).where('access_hash', '=', nextHash).execute();
     expect((await failure(launcher.refresh(next))).kind).toBe('token');
+  });
+
+  it('a renamed player keeps the UUID; the old token must be refreshed to carry the new name', async () => {
+    const id = await seedUser(site, 'OldName', { password: 'correct horse' });
+    const s = await login('OldName');
+    // The offline-mode UUID of "OldName" (Java's UUID.nameUUIDFromBytes), computed independently.
+    expect(s.selectedProfile.id).toBe('7f5a532e5b6836ab9e8057a57627d544');
+    const rename = await fetch(`${site.base}/api/user/${id}`, { method: 'PUT', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ username: 'NewName' }) });
+    expect(rename.status).toBe(200);
+    // Issued under the old name: no longer valid, but refreshable, and the new token carries the new name.
+    expect((await failure(launcher.validate(s))).kind).toBe('token');
+    const next = await launcher.refresh(s);
+    expect(next.selectedProfile).toEqual({ id: s.selectedProfile.id, name: 'NewName' });
+    await launcher.validate(next);
+    expect((await launcher.profile(s.selectedProfile.id))?.name).toBe('NewName');
   });
 
   it('signout: a wrong password is refused, the right one ends every launcher login', async () => {

@@ -218,7 +218,7 @@ export async function deleteServer(ctx: AppContext, actorId: number, id: number)
       await recordAudit(trx, { actorId, action: 'server.delete', entity: 'server', entityId: id, before: auditView(before) });
     });
   } catch (err) {
-    if (isForeignKeyViolation(err)) throw conflict(TEXTS.inUse);
+    if (isForeignKeyViolation(err)) throw conflict(TEXTS.inUse, { code: 'server_in_use' });
     throw err;
   }
   await ctx.publicCache.invalidate(LIST_CACHE_KEY);

@@ -16,7 +16,6 @@ export interface DeliveryOptions {
 
 export const DEFAULT_RCON_PORT = 25575;
 const RETRY_CAP_MS = 10 * 60_000;
-const IDEMPOTENCY_TTL_MS = 7 * 86_400_000;
 
 export const WORKER_TEXTS = {
   noServer: 'Не выбран сервер доставки: укажите сервер у товара или настройте RCON у одного сервера',
@@ -242,7 +241,6 @@ export class DeliveryWorker {
   private running: Promise<unknown> | undefined;
   private again = false;
   private stopped = false;
-  private lastSweep = 0;
 
   constructor(
     private readonly db: Db,
@@ -276,10 +274,6 @@ export class DeliveryWorker {
 
   private async run(): Promise<void> {
     await drainDeliveries(this.db, this.options, this.log, () => this.stopped);
-    if (Date.now() - this.lastSweep > 3_600_000) {
-      this.lastSweep = Date.now();
-      await this.db.deleteFrom('shop_idempotency').where('created_at', '<', Date.now() - IDEMPOTENCY_TTL_MS).execute();
-    }
   }
 
   async idle(): Promise<void> {

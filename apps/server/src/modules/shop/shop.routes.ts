@@ -21,9 +21,11 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { sendCached } from '../../lib/public-cache.ts';
-import { requireAdmin, requireUser } from '../../plugins/auth.ts';
+import { userOf } from '../../plugins/auth.ts';
 import * as deliveries from './delivery.service.ts';
-import { DeliveryWorker } from './delivery.worker.ts';
+import { drainDeliveries } from './delivery.worker.ts';
+
+const DELIVERY_JOB = 'shop.deliveries';
 import * as shop from './shop.service.ts';
 
 const tags = ['Магазин'];
@@ -32,13 +34,9 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 
 export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    const worker = new DeliveryWorker(ctx.db, ctx.config.delivery, app.log);
-    app.addHook('onReady', async () => {
-      if (ctx.config.workers) worker.start();
-    });
-    app.addHook('onClose', async () => {
-      await worker.stop();
-    });
+    // The delivery queue's own claims stay in delivery.worker.ts; the runner only schedules its passes.
+    ctx.jobs.register({ name: DELIVERY_JOB, intervalMs: ctx.config.delivery.intervalMs, run: (signal) => drainDeliveries(ctx.db, ctx.config.delivery, app.log, () => signal.aborted) });
+    ctx.jobs.register(ctx.schedule.job(shop.idempotencyCleanupJob(ctx.db)));
 
     // Checked in onRequest (plugins/auth.ts): a guest gets 401 before any body is read.
     const user = { config: { access: 'user' as const } };
@@ -64,14 +62,14 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: BuyResponse, ...err(400, 401, 404, 409) },
       },
       handler: async (req) => {
-        const me = await requireUser(ctx, req);
+        const me = userOf(req);
         const body = BuyBody.safeParse(req.body);
-        if (!body.success) throw badRequest(body.error.issues[0]?.message ?? shop.TEXTS.badQuantity);
+        if (!body.success) throw badRequest(body.error.issues[0]?.message ?? shop.TEXTS.badQuantity, { code: 'invalid', field: body.error.issues[0]?.path.join('.') || undefined });
         const rawKey = req.headers[IDEMPOTENCY_HEADER];
         const key = rawKey === undefined ? undefined : IdempotencyKey.safeParse(rawKey);
-        if (key && !key.success) throw badRequest(key.error.issues[0]?.message ?? 'Некорректный заголовок Idempotency-Key');
+        if (key && !key.success) throw badRequest(key.error.issues[0]?.message ?? 'Некорректный заголовок Idempotency-Key', { code: 'invalid' });
         const answer = await shop.buy(ctx, me, body.data, key?.data);
-        if (ctx.config.workers) worker.kick();
+        ctx.jobs.kick(DELIVERY_JOB);
         return answer;
       },
     });
@@ -79,7 +77,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get('/api/shop/orders', {
       ...user,
       schema: { tags, summary: 'Мои покупки и состояние их выдачи в игре', response: { 200: z.array(ShopOrder), ...err(401) } },
-      handler: async (req) => shop.listOrders(ctx.db, (await requireUser(ctx, req)).id),
+      handler: async (req) => shop.listOrders(ctx.db, userOf(req).id),
     });
 
     app.get('/api/shop/admin/all', {
@@ -106,20 +104,20 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         body: ShopItemCreateBody,
         response: { 201: ShopItemAdmin, ...err(400, 401, 403) },
       },
-      handler: async (req, reply) => reply.code(201).send(await shop.createItem(ctx, await requireAdmin(ctx, req), req.body)),
+      handler: async (req, reply) => reply.code(201).send(await shop.createItem(ctx, userOf(req), req.body)),
     });
 
     app.put('/api/shop/admin/:id', {
       ...admin,
       schema: { tags: adminTags, summary: 'Изменить товар (любые из полей)', params: IdParams, body: ShopItemUpdateBody, response: { 200: ShopItemAdmin, ...err(400, 401, 403, 404) } },
-      handler: async (req) => shop.updateItem(ctx, await requireAdmin(ctx, req), req.params.id, req.body),
+      handler: async (req) => shop.updateItem(ctx, userOf(req), req.params.id, req.body),
     });
 
     app.delete('/api/shop/admin/:id', {
       ...admin,
       schema: { tags: adminTags, summary: 'Удалить товар (заказы и выдачи по нему сохраняются)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404) } },
       handler: async (req) => {
-        await shop.deleteItem(ctx, await requireAdmin(ctx, req), req.params.id);
+        await shop.deleteItem(ctx, userOf(req), req.params.id);
         return { message: shop.TEXTS.deleted };
       },
     });
@@ -144,8 +142,8 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: DeliveryActionResponse, ...err(400, 401, 403, 404, 409) },
       },
       handler: async (req) => {
-        const delivery = await deliveries.resendDelivery(ctx, await requireAdmin(ctx, req), req.params.id);
-        if (ctx.config.workers) worker.kick();
+        const delivery = await deliveries.resendDelivery(ctx, userOf(req), req.params.id);
+        ctx.jobs.kick(DELIVERY_JOB);
         return { message: deliveries.DELIVERY_TEXTS.resent, delivery };
       },
     });
@@ -159,7 +157,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: DeliveryActionResponse, ...err(400, 401, 403, 404, 409) },
       },
       handler: async (req) => {
-        const { delivery, newBalance } = await deliveries.refundDelivery(ctx, await requireAdmin(ctx, req), req.params.id);
+        const { delivery, newBalance } = await deliveries.refundDelivery(ctx, userOf(req), req.params.id);
         return { message: deliveries.DELIVERY_TEXTS.refunded, delivery, new_balance: newBalance };
       },
     });

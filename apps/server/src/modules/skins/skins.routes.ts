@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { HttpError } from '../../lib/errors.ts';
-import { requireUser } from '../../plugins/auth.ts';
+import { userOf } from '../../plugins/auth.ts';
 import { readUploadForm } from '../../plugins/upload-form.ts';
 import { createSkinService, type SkinImage } from './skins.service.ts';
 
@@ -63,10 +63,10 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       // handler: the body schema above only documents the form.
       validatorCompiler: () => (value) => ({ value }),
       onRequest: async (request) => {
-        if (Number(request.headers['content-length'] ?? 0) > UPLOAD_BODY_MAX) throw new HttpError(413, SKIN_TEXTS.tooBig);
+        if (Number(request.headers['content-length'] ?? 0) > UPLOAD_BODY_MAX) throw new HttpError(413, SKIN_TEXTS.tooBig, { code: 'file_too_large', field: 'skin' });
       },
       handler: async (req) => {
-        const user = await requireUser(ctx, req);
+        const user = userOf(req);
         const upload = await readUploadForm(req, 'skin', ['model'], SKIN_TEXTS);
         return { ...(await skins.upload(user, upload.file, upload.fields.model)), message: SKIN_TEXTS.uploaded };
       },
@@ -75,13 +75,13 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get('/api/user/skin', {
       config: { access: 'user' },
       schema: { tags, summary: 'Скин текущего пользователя: модель, размер, версия и адреса картинок', response: { 200: SkinInfo, ...err(401) } },
-      handler: async (req) => skins.ownInfo(await requireUser(ctx, req)),
+      handler: async (req) => skins.ownInfo(userOf(req)),
     });
 
     app.put('/api/user/skin/model', {
       config: { access: 'user' },
       schema: { tags, summary: 'Сменить модель рук своего скина (default или slim)', body: SkinModelBody, response: { 200: SkinInfo, ...err(400, 401, 409) } },
-      handler: async (req) => skins.setModel(await requireUser(ctx, req), req.body.model),
+      handler: async (req) => skins.setModel(userOf(req), req.body.model),
     });
 
     app.get('/api/user/skin.png', {
@@ -92,7 +92,7 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         querystring: SkinImageQuery,
         response: { 200: png('PNG скина'), ...notModified, ...err(400, 401) },
       },
-      handler: async (req, reply) => sendImage(req, reply, await skins.ownImage(await requireUser(ctx, req), 'skin', 0), req.query.v, 'private'),
+      handler: async (req, reply) => sendImage(req, reply, await skins.ownImage(userOf(req), 'skin', 0), req.query.v, 'private'),
     });
 
     app.get('/api/user/head', {
@@ -103,7 +103,7 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         querystring: HeadQuery,
         response: { 200: png('PNG головы'), ...notModified, ...err(400, 401) },
       },
-      handler: async (req, reply) => sendImage(req, reply, await skins.ownImage(await requireUser(ctx, req), 'head', req.query.size), req.query.v, 'private'),
+      handler: async (req, reply) => sendImage(req, reply, await skins.ownImage(userOf(req), 'head', req.query.size), req.query.v, 'private'),
     });
 
     const playerSchemas = {

@@ -4,7 +4,7 @@ import { useId } from 'react';
 import { Badge } from '../../components/Badge.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { formatDateTime, formatRub } from '../../lib/format.ts';
-import { useTitle } from '../../lib/title.ts';
+import { useTitle } from '../../providers/title.ts';
 import { fetchOrders, ORDERS_KEY } from './api.ts';
 import { DELIVERY_TONE, deliveryText, isMoving } from './deliveryState.ts';
 import { ShopPanel } from './ShopPanel.tsx';

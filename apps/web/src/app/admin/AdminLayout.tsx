@@ -1,0 +1,30 @@
+import type { ReactNode } from 'react';
+import { NavLink } from '../../components/NavLink.tsx';
+import '../../components/admin/admin.css';
+
+const SECTIONS = [
+  { to: '/admin/users', label: 'Пользователи' },
+  { to: '/admin/news', label: 'Новости' },
+  { to: '/admin/shop', label: 'Магазин' },
+  { to: '/admin/donate', label: 'Донат' },
+  { to: '/admin/servers', label: 'Серверы' },
+  { to: '/admin/audit', label: 'Журнал изменений' },
+];
+
+/** The admin area's frame: its menu lists every feature's admin screen, each a chunk of its own (router.tsx). */
+export default function AdminLayout({ children }: { children: ReactNode }) {
+  // Each section sets its own title; a layout title would overwrite theirs (parents' effects run last).
+  return (
+    <div className="stack admin">
+      <h1>Админ-панель</h1>
+      <nav className="admin-nav" aria-label="Разделы админ-панели">
+        {SECTIONS.map((s) => (
+          <NavLink key={s.to} to={s.to} className="btn btn-small">
+            {s.label}
+          </NavLink>
+        ))}
+      </nav>
+      {children}
+    </div>
+  );
+}

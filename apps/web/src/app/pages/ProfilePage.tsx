@@ -1,0 +1,73 @@
+import type { MeResponse } from '@kubik/contract';
+import { useEffect } from 'react';
+import { useSearchParams } from 'wouter';
+import { useAuth } from '../../providers/auth.tsx';
+import { Avatar } from '../Avatar.tsx';
+import { Loading } from '../../components/States.tsx';
+import { Tabs } from '../../components/Tabs.tsx';
+import { formatRub } from '../../lib/format.ts';
+import { useTitle } from '../../providers/title.ts';
+import { ShopPanel } from '../../features/shop/ShopPanel.tsx';
+import { ChangePasswordForm } from '../../features/accounts/ChangePasswordForm.tsx';
+import { OwnSkinPanel } from '../../features/skins/SkinPanel.tsx';
+import './profile.css';
+
+const TABS = [
+  { id: 'info', label: 'Информация' },
+  { id: 'shop', label: 'Магазин' },
+  { id: 'settings', label: 'Настройки' },
+] as const;
+type TabId = (typeof TABS)[number]['id'];
+
+/** The personal cabinet: the player's skin (skins), their facts, the shop (shop) and the password form (accounts). */
+export default function ProfilePage() {
+  useTitle('Личный кабинет');
+  const { user, refresh } = useAuth();
+  const [params, setParams] = useSearchParams();
+  const tab: TabId = TABS.find((t) => t.id === params.get('tab'))?.id ?? 'info';
+
+  // The balance in the header may be stale (a purchase in another tab, an admin's top-up).
+  useEffect(() => refresh(), [refresh]);
+
+  if (!user) return <Loading />;
+  return (
+    <div className="stack">
+      <header className="page-head">
+        <h1>Личный кабинет</h1>
+      </header>
+      <div className="profile-layout">
+        <OwnSkinPanel username={user.username} />
+        <section className="card profile-main" aria-label="Разделы личного кабинета">
+          <Tabs
+            tabs={[...TABS]}
+            active={tab}
+            label="Разделы личного кабинета"
+            onChange={(id) => setParams(id === 'info' ? {} : { tab: id }, { replace: true })}
+          >
+            {tab === 'info' && <Information user={user} />}
+            {tab === 'shop' && <ShopPanel />}
+            {tab === 'settings' && <ChangePasswordForm />}
+          </Tabs>
+        </section>
+      </div>
+    </div>
+  );
+}
+
+function Information({ user }: { user: MeResponse }) {
+  return (
+    <div className="profile-info">
+      <Avatar username={user.username} size={96} />
+      <dl className="profile-facts">
+        <dt>Имя игрока</dt>
+        <dd data-testid="profile-username">{user.username}</dd>
+        <dt>Роль</dt>
+        <dd>{user.is_admin ? 'Администратор' : 'Пользователь'}</dd>
+        <dt>Баланс</dt>
+        <dd className="profile-balance-value" data-testid="profile-balance">
+          {formatRub(user.balance)}
+        </dd>
+      </dl>
+    </div>
+  );
+}

@@ -1,0 +1,113 @@
+import type { NewsItem } from '@kubik/contract';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Modal } from '../../components/Modal.tsx';
+import { Empty, Loading } from '../../components/States.tsx';
+import { formatDate } from '../../lib/format.ts';
+import { fetchNewsFeed, NEWS_FEED_KEY, preview } from './api.ts';
+import './news.css';
+
+/** The home page's news: a grid of cards, each opening the full text in a modal. */
+export function NewsFeed() {
+  const feed = useQuery({ queryKey: NEWS_FEED_KEY, queryFn: fetchNewsFeed });
+  const [opened, setOpened] = useState<NewsItem | null>(null);
+
+  return (
+    <section className="stack" aria-labelledby="news-heading">
+      <h2 id="news-heading">Новости</h2>
+      {feed.isPending ? (
+        <Loading text="Загрузка новостей..." />
+      ) : feed.isError ? (
+        <Empty>
+          <p>Не удалось загрузить новости.</p>
+          <button type="button" className="btn btn-small" onClick={() => void feed.refetch()}>
+            Повторить
+          </button>
+        </Empty>
+      ) : feed.data.length === 0 ? (
+        <Empty>Здесь пока нет новостей</Empty>
+      ) : (
+        <ul className="news-grid">
+          {feed.data.map((item, i) => (
+            <NewsCard key={item.id} item={item} index={i} onOpen={() => setOpened(item)} />
+          ))}
+        </ul>
+      )}
+      <Modal open={opened !== null} title={opened?.title ?? ''} onClose={() => setOpened(null)} wide>
+        {opened && <NewsFull item={opened} onClose={() => setOpened(null)} />}
+      </Modal>
+    </section>
+  );
+}
+
+/**
+ * The first card's image, the page's largest paint, loads at once and first (boot.ts has usually
+ * asked for it already). The others are lazy: on a wide screen the browser still fetches the rest
+ * of the first row as soon as it is laid out, and on a phone, where they are below the fold, they
+ * do not take bandwidth from the first.
+ */
+const EAGER_CARDS = 1;
+
+interface ImageProps {
+  src: string;
+  className: string;
+  /** The card's place in the feed; none for the opened item. */
+  index?: number;
+}
+
+function NewsImage({ src, className, index }: ImageProps) {
+  const [broken, setBroken] = useState(false);
+  if (broken) return null;
+  const card = index !== undefined;
+  return (
+    <img
+      className={className}
+      src={src}
+      alt=""
+      // A card's box is 16:9 whatever the image (the CSS sizes it), so nothing moves when it arrives.
+      width={card ? 640 : undefined}
+      height={card ? 360 : undefined}
+      loading={card && index >= EAGER_CARDS ? 'lazy' : 'eager'}
+      fetchPriority={index === 0 ? 'high' : undefined}
+      decoding="async"
+      onError={() => setBroken(true)}
+    />
+  );
+}
+
+/** The whole card opens the item; the real control is the title button, for keyboards and readers. */
+function NewsCard({ item, index, onOpen }: { item: NewsItem; index: number; onOpen: () => void }) {
+  return (
+    <li className="news-card" data-testid="news-card">
+      {item.image_url && <NewsImage className="news-card-image" src={item.image_url} index={index} />}
+      <div className="news-card-body">
+        <h3 className="news-card-title">
+          <button type="button" className="news-card-open" onClick={onOpen}>
+            {item.title}
+          </button>
+        </h3>
+        <p className="news-card-preview">{preview(item.content)}</p>
+        <time className="news-date" dateTime={item.created_at}>
+          {formatDate(item.created_at)}
+        </time>
+      </div>
+    </li>
+  );
+}
+
+function NewsFull({ item, onClose }: { item: NewsItem; onClose: () => void }) {
+  return (
+    <article className="stack news-full">
+      {item.image_url && <NewsImage className="news-full-image" src={item.image_url} />}
+      <time className="news-date" dateTime={item.created_at}>
+        {formatDate(item.created_at)}
+      </time>
+      <p className="preline news-full-text">{item.content}</p>
+      <div className="form-actions">
+        <button type="button" className="btn" onClick={onClose}>
+          Закрыть
+        </button>
+      </div>
+    </article>
+  );
+}

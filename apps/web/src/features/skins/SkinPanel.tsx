@@ -1,0 +1,215 @@
+import { SKIN_MAX_BYTES, SKIN_TEXTS, type SkinInfo, type SkinModel } from '@kubik/contract';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useId, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
+import { useNotify } from '../../providers/notifications.tsx';
+import { ApiError } from '../../lib/api.ts';
+import { Empty, Loading } from '../../components/States.tsx';
+import { fetchOwnSkin, ownSkinKey, saveSkinModel, uploadSkin } from './api.ts';
+import { SkinViewer, type BackEquipment, type SkinViewerHandle } from './SkinViewer.tsx';
+import './skins.css';
+
+const TURN = Math.PI / 6;
+
+/** The logged-in player's skin block, once their skin has loaded. */
+export function OwnSkinPanel({ username }: { username: string }) {
+  const skin = useQuery({ queryKey: ownSkinKey(username), queryFn: fetchOwnSkin });
+  if (skin.isPending) {
+    return (
+      <section className="card skin-panel">
+        <Loading text="Загрузка скина..." />
+      </section>
+    );
+  }
+  if (skin.isError) {
+    return (
+      <section className="card skin-panel">
+        <Empty>
+          <p>Не удалось загрузить скин.</p>
+          <button type="button" className="btn btn-small" onClick={() => void skin.refetch()}>
+            Повторить
+          </button>
+        </Empty>
+      </section>
+    );
+  }
+  return <SkinPanel username={username} skin={skin.data} />;
+}
+
+/** The left block of the profile (spec §2, §4): the 3D preview, its switches and the skin upload. */
+export function SkinPanel({ username, skin }: { username: string; skin: SkinInfo }) {
+  const queryClient = useQueryClient();
+  const notify = useNotify();
+  const viewer = useRef<SkinViewerHandle>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const ids = useId();
+  const [file, setFile] = useState<File | null>(null);
+  const [uploadError, setUploadError] = useState<string | null>(null);
+  // The switch shows the saved model until the player flips it; a new upload brings its own.
+  const [previewModel, setPreviewModel] = useState<{ version: string; model: SkinModel } | null>(null);
+  const model = previewModel?.version === skin.version ? previewModel.model : skin.model;
+  const [innerLayer, setInnerLayer] = useState(true);
+  const [outerLayer, setOuterLayer] = useState(true);
+  const [back, setBack] = useState<BackEquipment>(null);
+  const [walking, setWalking] = useState(false);
+
+  const upload = useMutation({
+    mutationFn: uploadSkin,
+    onSuccess: (info) => {
+      const { message: _message, ...saved } = info;
+      queryClient.setQueryData(ownSkinKey(username), saved);
+      setPreviewModel(null);
+      setFile(null);
+      setUploadError(null);
+      if (fileInput.current) fileInput.current.value = '';
+      notify('success', SKIN_TEXTS.uploaded);
+    },
+    onError: (err) => {
+      setUploadError(err instanceof ApiError && err.message ? err.message : null);
+      notify('danger', SKIN_TEXTS.uploadFailed);
+    },
+  });
+
+  const saveModel = useMutation({
+    mutationFn: saveSkinModel,
+    onSuccess: (info) => {
+      queryClient.setQueryData(ownSkinKey(username), info);
+      notify('success', SKIN_TEXTS.modelSaved);
+    },
+    onError: (err) => {
+      setPreviewModel(null);
+      notify('danger', err instanceof ApiError && err.message ? err.message : 'Не удалось сохранить модель');
+    },
+  });
+
+  function pick(e: ChangeEvent<HTMLInputElement>) {
+    const chosen = e.target.files?.[0] ?? null;
+    setUploadError(null);
+    if (chosen && chosen.type !== 'image/png') {
+      notify('danger', SKIN_TEXTS.pickPng);
+      e.target.value = '';
+      setFile(null);
+      return;
+    }
+    if (chosen && chosen.size > SKIN_MAX_BYTES) {
+      notify('danger', SKIN_TEXTS.tooBig);
+      e.target.value = '';
+      setFile(null);
+      return;
+    }
+    setFile(chosen);
+  }
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    if (file) upload.mutate(file);
+  }
+
+  function chooseModel(next: SkinModel) {
+    setPreviewModel({ version: skin.version, model: next });
+    if (skin.custom) saveModel.mutate(next);
+  }
+
+  function resetPose() {
+    setWalking(false);
+    viewer.current?.resetPose();
+  }
+
+  return (
+    <section className="card skin-panel" aria-labelledby={`${ids}-title`}>
+      <h2 id={`${ids}-title`}>Скин</h2>
+      <div className="skin-stage">
+        <SkinViewer
+          ref={viewer}
+          skinUrl={skin.skin_url}
+          model={model}
+          innerLayer={innerLayer}
+          outerLayer={outerLayer}
+          back={back}
+          walking={walking}
+          label={`Трёхмерный предпросмотр скина игрока ${username}`}
+        />
+        <div className="skin-turn row">
+          <button type="button" className="btn btn-small" aria-label="Повернуть влево" onClick={() => viewer.current?.rotate(-TURN)}>
+            ⟲
+          </button>
+          <button type="button" className="btn btn-small" onClick={resetPose}>
+            Сбросить позу
+          </button>
+          <button type="button" className="btn btn-small" aria-label="Повернуть вправо" onClick={() => viewer.current?.rotate(TURN)}>
+            ⟳
+          </button>
+        </div>
+      </div>
+
+      <fieldset className="skin-options">
+        <legend>Модель рук</legend>
+        <label className="checkbox">
+          <input type="radio" name={`${ids}-model`} value="default" checked={model === 'default'} onChange={() => chooseModel('default')} disabled={saveModel.isPending} />
+          Обычные (4 пикселя)
+        </label>
+        <label className="checkbox">
+          <input type="radio" name={`${ids}-model`} value="slim" checked={model === 'slim'} onChange={() => chooseModel('slim')} disabled={saveModel.isPending} />
+          Тонкие (3 пикселя)
+        </label>
+        <p className="hint">{skin.custom ? 'Модель сохраняется и видна в игре.' : 'У стандартного скина модель меняется только в предпросмотре.'}</p>
+      </fieldset>
+
+      <fieldset className="skin-options">
+        <legend>Показать</legend>
+        <label className="checkbox">
+          <input type="checkbox" checked={innerLayer} onChange={(e) => setInnerLayer(e.target.checked)} />
+          Основной слой
+        </label>
+        <label className="checkbox">
+          <input type="checkbox" checked={outerLayer} onChange={(e) => setOuterLayer(e.target.checked)} />
+          Второй слой (шапка, куртка)
+        </label>
+        <label className="checkbox">
+          <input type="checkbox" checked={walking} onChange={(e) => setWalking(e.target.checked)} />
+          Ходьба
+        </label>
+        <div className="field">
+          <label htmlFor={`${ids}-back`}>На спине</label>
+          <select id={`${ids}-back`} value={back ?? ''} onChange={(e) => setBack((e.target.value || null) as BackEquipment)}>
+            <option value="">Ничего</option>
+            <option value="cape">Плащ</option>
+            <option value="elytra">Элитры</option>
+          </select>
+        </div>
+      </fieldset>
+
+      <form className="form skin-upload" onSubmit={submit} noValidate>
+        <div className="field">
+          <label htmlFor={`${ids}-file`}>Файл скина (PNG)</label>
+          {/* The native picker speaks the browser's language; this button, its second label, speaks ours. */}
+          <input
+            ref={fileInput}
+            id={`${ids}-file`}
+            className="skin-file-input"
+            type="file"
+            accept="image/png"
+            onChange={pick}
+            aria-describedby={`${ids}-file-hint ${ids}-file-name`}
+          />
+          <label htmlFor={`${ids}-file`} className="btn skin-file-button" aria-hidden="true">
+            Выбрать файл
+          </label>
+          <span className="hint" id={`${ids}-file-hint`}>
+            64×64 или 64×32 пикселя (HD — до 512), не больше 256 КБ.
+          </span>
+        </div>
+        <p className="skin-file-name" id={`${ids}-file-name`} data-testid="skin-file-name">
+          {file ? `Выбран файл: ${file.name}` : 'Файл не выбран'}
+        </p>
+        {uploadError && (
+          <p className="notice notice-danger" role="alert">
+            {uploadError}
+          </p>
+        )}
+        <button type="submit" className="btn btn-primary btn-block" disabled={!file || upload.isPending}>
+          {upload.isPending ? 'Загружаем…' : 'Загрузить скин'}
+        </button>
+      </form>
+    </section>
+  );
+}
