@@ -2,7 +2,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiRoute } from '../app.ts';
 import { animated, multipart, pngBomb, skinForm, testSkin, toPng } from '../../../../testing/skin-images.ts';
-import { seedSigningKey } from '../modules/game-auth/game-auth.test-helpers.ts';
+import { seedSigningKey } from '../test/game-auth.ts';
 import { findLedgerMismatches } from '../modules/ledger/ledger.service.ts';
 import { asUser, createTestApp, dbKinds, loginAs, seedUser, type TestApp } from '../test/test-app.ts';
 import { changedRows, diffSnapshots, snapshot, type Snapshot } from './db-snapshot.ts';

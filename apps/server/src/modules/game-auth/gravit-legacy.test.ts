@@ -4,7 +4,7 @@ import { pixelHash } from '../../lib/skin/skin-image.ts';
 import { skinForm, testSkin, toPng } from '../../../../../testing/skin-images.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { dbKinds, loginAs, seedUser } from '../../test/test-app.ts';
-import { listeningSite, OFFLINE_UUID } from './game-auth.test-helpers.ts';
+import { listeningSite, OFFLINE_UUID } from '../../test/game-auth.ts';
 
 const SECRET = 'gravit-test-secret-0123456789';
 

@@ -4,7 +4,7 @@ import { AuthException, GravitLaunchServer, OAuthAccessTokenExpired, type MyHttp
 import { pixelHash } from '../../lib/skin/skin-image.ts';
 import { skinForm, testSkin, toPng } from '../../../../../testing/skin-images.ts';
 import { dbKinds, loginAs, seedUser } from '../../test/test-app.ts';
-import { jsonOf, listeningSite, OFFLINE_UUID } from './game-auth.test-helpers.ts';
+import { jsonOf, listeningSite, OFFLINE_UUID } from '../../test/game-auth.ts';
 
 const SECRET = 'gravit-test-secret-0123456789';
 

@@ -6,7 +6,7 @@ import { AuthlibLauncher } from '../../../../../testing/authlib-launcher.ts';
 import { pointSessionChecksAt } from '../../../../../testing/minecraft-session-server.ts';
 import { skinForm, testSkin, toPng } from '../../../../../testing/skin-images.ts';
 import { dbKinds, loginAs, seedUser } from '../../test/test-app.ts';
-import { listeningSite, OFFLINE_UUID, seedSigningKey } from './game-auth.test-helpers.ts';
+import { listeningSite, OFFLINE_UUID, seedSigningKey } from '../../test/game-auth.ts';
 
 const VERSION = '1.20.4';
 

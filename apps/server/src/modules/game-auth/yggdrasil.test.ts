@@ -4,7 +4,7 @@ import { AuthlibLauncher, YggdrasilFailure, type Session } from '../../../../../
 import { decodePng, pixelHash } from '../../lib/skin/skin-image.ts';
 import { fill, blank, multipart, skinForm, testSkin, toPng } from '../../../../../testing/skin-images.ts';
 import { dbKinds, loginAs, seedUser } from '../../test/test-app.ts';
-import { bare, jsonOf, listeningSite, OFFLINE_UUID, seedSigningKey } from './game-auth.test-helpers.ts';
+import { bare, jsonOf, listeningSite, OFFLINE_UUID, seedSigningKey } from '../../test/game-auth.ts';
 
 type Site = Awaited<ReturnType<typeof listeningSite>>;
 

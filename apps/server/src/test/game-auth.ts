@@ -1,9 +1,8 @@
 import { createPublicKey } from 'node:crypto';
-import { TEST_SIGNING_KEY } from '../../../../../testing/authlib-launcher.ts';
-import type { ConfigOverrides } from '../../config.ts';
-import { createTestApp, type TestApp, type TestDbKind } from '../../test/test-app.ts';
-import { freePort } from '../../../../../testing/free-port.ts';
-
+import { TEST_SIGNING_KEY } from '../../../../testing/authlib-launcher.ts';
+import type { ConfigOverrides } from '../config.ts';
+import { freePort } from '../../../../testing/free-port.ts';
+import { createTestApp, type TestApp, type TestDbKind } from './test-app.ts';
 
 /** The site listening on a loopback port (launchers and the game speak HTTP to it), PUBLIC_URL set to it. */
 export async function listeningSite(kind: TestDbKind, overrides: ConfigOverrides = {}): Promise<TestApp & { base: string }> {
