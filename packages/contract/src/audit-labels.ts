@@ -46,6 +46,11 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'server.create': 'Сервер добавлен',
   'server.update': 'Сервер изменён',
   'server.delete': 'Сервер удалён',
+  'cape.create': 'Плащ загружен',
+  'cape.update': 'Плащ переименован',
+  'cape.delete': 'Плащ удалён',
+  'cape.grant': 'Плащ выдан',
+  'cape.revoke': 'Выдача плаща отменена',
 };
 
 /** The log's sections (its filter), by the entity the server records. */
@@ -56,6 +61,7 @@ export const AUDIT_ENTITY_LABELS: Record<string, string> = {
   shop_item: 'Товары',
   shop_delivery: 'Выдача в игре',
   server: 'Серверы',
+  cape: 'Плащи',
 };
 
 /** Field names, the same in every entity unless AUDIT_ENTITY_FIELD_LABELS says otherwise. */
@@ -96,6 +102,12 @@ export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
   created_at: { label: 'Создано', kind: 'datetime' },
   updated_at: { label: 'Изменено', kind: 'datetime' },
   deleted_at: { label: 'Удалено', kind: 'datetime' },
+  width: { label: 'Ширина', kind: 'number' },
+  height: { label: 'Высота', kind: 'number' },
+  player: { label: 'Игрок' },
+  tier: { label: 'Донат' },
+  server_name: { label: 'Название в лаунчере' },
+  help_text: { label: 'Текст на странице помощи' },
 };
 
 /** Where a field means something else in one entity. */
@@ -104,6 +116,7 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
   donate: { content: { label: 'Описание' }, amount: { label: 'Цена в месяц', kind: 'number' } },
   // The item's row as stored: the price in kopecks.
   shop_item: { price: { label: 'Цена', kind: 'kopecks' } },
+  cape: { title: { label: 'Название' } },
 };
 
 /** Bookkeeping columns that say nothing the entry's own date and number do not. */

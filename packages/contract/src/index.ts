@@ -9,3 +9,4 @@ export * from './skins.ts';
 export * from './admin.ts';
 export * from './capes.ts';
 export * from './audit-labels.ts';
+export * from './game-login.ts';

@@ -1,12 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { ErrorResponse, GameLoginInfo, GameLoginSettingsBody } from '@kubik/contract';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { notFound } from '../../lib/errors.ts';
 import { BufferCache } from '../../lib/skin/lru-cache.ts';
 import { capePng } from '../capes/capes.repo.ts';
 import { skinPng } from '../skins/skins.repo.ts';
+import { userOf } from '../../plugins/auth.ts';
 import { createGameAuth } from './game-auth.service.ts';
+import { GameLoginSettings } from './game-auth.settings.ts';
 import { GRAVIT_LEGACY_ROOT, gravitLegacyRoutes } from './gravit-legacy.routes.ts';
 import { GRAVIT_ROOT, gravitRoutes } from './gravit.routes.ts';
 import { YGGDRASIL_ROOT, yggdrasilRoutes } from './yggdrasil.routes.ts';
@@ -21,6 +24,42 @@ export function gameAuthRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     await app.register(yggdrasilRoutes(ctx, game), { prefix: YGGDRASIL_ROOT });
     await app.register(gravitRoutes(ctx, game), { prefix: GRAVIT_ROOT });
     await app.register(gravitLegacyRoutes(ctx, game), { prefix: GRAVIT_LEGACY_ROOT });
+
+    const info = async (): Promise<GameLoginInfo> => {
+      const settings = await ctx.settings.get(GameLoginSettings);
+      return {
+        ...settings,
+        yggdrasil_url: `${ctx.config.publicUrl}${YGGDRASIL_ROOT}/`,
+        site_url: ctx.config.publicUrl,
+        gravit_enabled: !!ctx.config.gravitSecret,
+      };
+    };
+
+    app.get('/api/game-login', {
+      config: { access: 'public' },
+      schema: { tags: ['Вход в игру'], summary: 'Как подключить лаунчер к сайту: адрес authlib-injector, GravitLauncher, слова владельца', response: { 200: GameLoginInfo } },
+      handler: info,
+    });
+
+    app.get('/api/admin/game-login', {
+      config: { access: 'admin' },
+      schema: { tags: ['Вход в игру'], summary: 'Настройки входа в игру', response: { 200: GameLoginInfo, 401: ErrorResponse, 403: ErrorResponse } },
+      handler: info,
+    });
+
+    app.put('/api/admin/game-login', {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['Вход в игру'],
+        summary: 'Изменить название сервера входа (его показывают лаунчеры) и текст на странице помощи',
+        body: GameLoginSettingsBody,
+        response: { 200: GameLoginInfo, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse },
+      },
+      handler: async (req) => {
+        await ctx.settings.set(GameLoginSettings, req.body, { actorId: userOf(req).id });
+        return info();
+      },
+    });
 
     // Skins and capes by the hash of their pixels: the address the game loads and caches them by.
     app.get('/textures/:hash', {

@@ -6,6 +6,7 @@ import { unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import type { UserRow } from '../accounts/accounts.repo.ts';
 import { accountRefusal, GAME_TEXTS, JOIN_TTL_MS, limited, normalizeIp, type GameAuth } from './game-auth.service.ts';
 import * as repo from './game-auth.repo.ts';
+import { GameLoginSettings } from './game-auth.settings.ts';
 import {
   AuthenticateBody,
   AuthenticateResponse,
@@ -106,11 +107,11 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
       config: { access: 'public' },
       schema: { tags, summary: 'Метаданные сервера Yggdrasil для authlib-injector (имя, ссылки, домены текстур, открытый ключ подписи)', response: { 200: Metadata, ...errors } },
       handler: async () => {
-        const key = await game.signingKey();
+        const [key, settings] = await Promise.all([game.signingKey(), ctx.settings.get(GameLoginSettings)]);
         const site = new URL(ctx.config.publicUrl);
         return {
           meta: {
-            serverName: ctx.config.siteName,
+            serverName: settings.server_name,
             implementationName: 'kubik',
             implementationVersion: '1.0.0',
             links: { homepage: `${ctx.config.publicUrl}/`, register: `${ctx.config.publicUrl}/register` },

@@ -62,6 +62,27 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
     expect(launcher.metadata.signaturePublickey).toMatch(/^-----BEGIN PUBLIC KEY-----\n[A-Za-z0-9+/=\n]+-----END PUBLIC KEY-----\n$/);
   });
 
+  it('takes the server name launchers show, and the help text, from the owner\'s settings', async () => {
+    const asAdmin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
+    expect(await jsonOf(await fetch(`${site.base}/api/game-login`))).toEqual({
+      server_name: 'Kubik',
+      help_text: '',
+      yggdrasil_url: `${site.base}/api/yggdrasil/`,
+      site_url: site.base,
+      gravit_enabled: false,
+    });
+    const saved = await fetch(`${site.base}/api/admin/game-login`, { method: 'PUT', headers: asAdmin, body: JSON.stringify({ server_name: 'Кубик: выживание', help_text: 'Играйте через HMCL.' }) });
+    expect(saved.status).toBe(200);
+    expect((await jsonOf(await fetch(`${site.base}/api/game-login`))).help_text).toBe('Играйте через HMCL.');
+    expect((await jsonOf<{ meta: { serverName: string } }>(await fetch(`${site.base}/api/yggdrasil/`))).meta.serverName).toBe('Кубик: выживание');
+    const bad = await fetch(`${site.base}/api/admin/game-login`, { method: 'PUT', headers: asAdmin, body: JSON.stringify({ server_name: '', help_text: '' }) });
+    expect(bad.status).toBe(400);
+    expect(await jsonOf(bad)).toMatchObject({ field: 'server_name' });
+    const player = await loginAs(site, 'Alex', 'correct horse');
+    expect((await fetch(`${site.base}/api/admin/game-login`, { method: 'PUT', headers: { ...asAdmin, authorization: `Bearer ${player}` }, body: '{}' })).status).toBe(403);
+    await fetch(`${site.base}/api/admin/game-login`, { method: 'PUT', headers: asAdmin, body: JSON.stringify({ server_name: 'Kubik', help_text: '' }) });
+  });
+
   it('names the API on every answer of the site: pages, API, errors, files, cached public reads', async () => {
     const urls = ['/', '/profile', '/api/site', '/api/nothing', '/api/user/me', '/downloads/none.exe', '/api/tidings/news', '/api/tidings/news', '/api/user/%zz/skin', '/textures/' + '0'.repeat(64)];
     for (const url of urls) {
