@@ -24,6 +24,8 @@ const AdminShopPage = lazy(() => import('../features/shop/AdminShopPage.tsx'));
 const AdminDonatePage = lazy(() => import('../features/donate/AdminDonatePage.tsx'));
 const AdminServersPage = lazy(() => import('../features/servers/AdminServersPage.tsx'));
 const AdminAuditPage = lazy(() => import('../features/audit/AdminAuditPage.tsx'));
+const AdminCapesPage = lazy(() => import('../features/capes/AdminCapesPage.tsx'));
+const AdminGameLoginPage = lazy(() => import('../features/help/AdminGameLoginPage.tsx'));
 
 /**
  * lazy(), and preload() for the page the browser opens first (main.tsx): once its module is in, a
@@ -90,6 +92,8 @@ export function AppRoutes() {
         <Route path="/admin/donate"><Admin><AdminDonatePage /></Admin></Route>
         <Route path="/admin/servers"><Admin><AdminServersPage /></Admin></Route>
         <Route path="/admin/audit"><Admin><AdminAuditPage /></Admin></Route>
+        <Route path="/admin/capes"><Admin><AdminCapesPage /></Admin></Route>
+        <Route path="/admin/game-login"><Admin><AdminGameLoginPage /></Admin></Route>
         <Route><NotFoundPage /></Route>
       </Switch>
     </Layout>

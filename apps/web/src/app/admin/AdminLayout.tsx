@@ -8,6 +8,8 @@ const SECTIONS = [
   { to: '/admin/shop', label: 'Магазин' },
   { to: '/admin/donate', label: 'Донат' },
   { to: '/admin/servers', label: 'Серверы' },
+  { to: '/admin/capes', label: 'Плащи' },
+  { to: '/admin/game-login', label: 'Вход в игру' },
   { to: '/admin/audit', label: 'Журнал изменений' },
 ];
 

@@ -2,6 +2,8 @@ import { Link } from 'wouter';
 import { useAuth } from '../../providers/auth.tsx';
 import { useSite } from '../../providers/site.tsx';
 import { useTitle } from '../../providers/title.ts';
+import { GameLoginSection } from './GameLoginSection.tsx';
+import './help.css';
 
 export default function HelpPage() {
   useTitle('Помощь');
@@ -32,6 +34,8 @@ export default function HelpPage() {
           <li>2 ГБ свободного места на диске</li>
         </ul>
       </section>
+
+      <GameLoginSection />
 
       {user ? (
         <section className="card" aria-labelledby="welcome-h">

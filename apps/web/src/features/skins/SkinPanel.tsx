@@ -5,6 +5,7 @@ import { useNotify } from '../../providers/notifications.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { Empty, Loading } from '../../components/States.tsx';
 import { fetchOwnSkin, ownSkinKey, saveSkinModel, uploadSkin } from './api.ts';
+import { CapePicker, chosenCape, useMyCapes } from './CapePicker.tsx';
 import { SkinViewer, type BackEquipment, type SkinViewerHandle } from './SkinViewer.tsx';
 import './skins.css';
 
@@ -51,6 +52,7 @@ export function SkinPanel({ username, skin }: { username: string; skin: SkinInfo
   const [outerLayer, setOuterLayer] = useState(true);
   const [back, setBack] = useState<BackEquipment>(null);
   const [walking, setWalking] = useState(false);
+  const cape = chosenCape(useMyCapes().data);
 
   const upload = useMutation({
     mutationFn: uploadSkin,
@@ -125,6 +127,7 @@ export function SkinPanel({ username, skin }: { username: string; skin: SkinInfo
           innerLayer={innerLayer}
           outerLayer={outerLayer}
           back={back}
+          capeUrl={cape?.url ?? null}
           walking={walking}
           label={`Трёхмерный предпросмотр скина игрока ${username}`}
         />
@@ -172,11 +175,18 @@ export function SkinPanel({ username, skin }: { username: string; skin: SkinInfo
           <label htmlFor={`${ids}-back`}>На спине</label>
           <select id={`${ids}-back`} value={back ?? ''} onChange={(e) => setBack((e.target.value || null) as BackEquipment)}>
             <option value="">Ничего</option>
-            <option value="cape">Плащ</option>
+            <option value="cape">{cape ? `Плащ «${cape.title}»` : 'Плащ'}</option>
             <option value="elytra">Элитры</option>
           </select>
         </div>
       </fieldset>
+
+      <CapePicker
+        onChosen={(chosen) => {
+          // A new cape is shown on the back at once (as elytra if those were on).
+          if (chosen && back === null) setBack('cape');
+        }}
+      />
 
       <form className="form skin-upload" onSubmit={submit} noValidate>
         <div className="field">

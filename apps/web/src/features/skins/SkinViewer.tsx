@@ -27,6 +27,8 @@ interface SkinViewerProps {
   innerLayer: boolean;
   outerLayer: boolean;
   back: BackEquipment;
+  /** The player's cape texture (/textures/<hash>); without one the site's own drawn cape is shown on the back. */
+  capeUrl?: string | null;
   walking: boolean;
   label: string;
   ref?: Ref<SkinViewerHandle>;
@@ -57,7 +59,7 @@ function describe(error: unknown): string {
  * capes it accepts 2:1, 22:17 and 46:22 where the spec says 46:23; we follow the library, which
  * matches the real texture (the elytra region is 46×22). Our own cape is 64×32 anyway.
  */
-export function SkinViewer({ skinUrl, model, innerLayer, outerLayer, back, walking, label, ref }: SkinViewerProps) {
+export function SkinViewer({ skinUrl, model, innerLayer, outerLayer, back, capeUrl = null, walking, label, ref }: SkinViewerProps) {
   const box = useRef<HTMLDivElement>(null);
   const [loaded, setLoaded] = useState<{ lib: Lib; viewer: Viewer } | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -130,9 +132,24 @@ export function SkinViewer({ skinUrl, model, innerLayer, outerLayer, back, walki
 
   useEffect(() => {
     if (!loaded) return;
-    if (back) loaded.viewer.loadCape(drawCape(), { backEquipment: back });
-    else loaded.viewer.loadCape(null);
-  }, [loaded, back]);
+    const { viewer } = loaded;
+    if (!back) {
+      viewer.loadCape(null);
+      return;
+    }
+    if (!capeUrl) {
+      viewer.loadCape(drawCape(), { backEquipment: back });
+      return;
+    }
+    // A chosen cape is drawn as a cape or, spread on the wings, as elytra (spec §4).
+    let current = true;
+    viewer.loadCape(capeUrl, { backEquipment: back }).catch(() => {
+      if (current) viewer.loadCape(null);
+    });
+    return () => {
+      current = false;
+    };
+  }, [loaded, back, capeUrl]);
 
   useEffect(() => {
     if (!loaded) return;

@@ -1,4 +1,4 @@
-import type { SkinInfo, SkinModel, SkinUploadResponse } from '@kubik/contract';
+import type { MyCapes, SkinInfo, SkinModel, SkinUploadResponse } from '@kubik/contract';
 import { api } from '../../lib/api.ts';
 
 /**
@@ -21,3 +21,8 @@ export const saveSkinModel = (model: SkinModel) => api<SkinInfo>('/api/user/skin
 export function ownHeadUrl(size: number, version?: string): string {
   return `/api/user/head?size=${size}${version ? `&v=${version}` : ''}`;
 }
+
+export const MY_CAPES_KEY = ['capes', 'own'] as const;
+export const fetchMyCapes = () => api<MyCapes>('/api/user/capes');
+/** Puts a cape on (its id) or takes it off (null). */
+export const chooseCape = (capeId: number | null) => api<MyCapes>('/api/user/cape', { method: 'PUT', body: { cape_id: capeId } });
