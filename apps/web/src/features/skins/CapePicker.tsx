@@ -37,7 +37,9 @@ export function CapePicker({ onChosen }: { onChosen: (cape: Cape | null) => void
 
   if (capes.isPending) return <p className="muted">Загрузка плащей...</p>;
   if (capes.isError) return <p className="muted">Не удалось загрузить плащи.</p>;
-  const { capes: list, selected } = capes.data;
+  const { capes: list } = capes.data;
+  // The choice shows at once; it goes back if the server refuses it.
+  const selected = save.isPending ? (save.variables ?? null) : capes.data.selected;
   return (
     <fieldset className="skin-options cape-picker" aria-describedby={`${ids}-hint`}>
       <legend>Плащ</legend>
