@@ -3,14 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blank, fill, toPng } from '../../testing/skin-images.ts';
 import { loginUi, registerAndConfirm, see, startSite, toast, type Site } from './harness.ts';
 
-/** A 64×32 cape: the cape's back and front (x 0–21, y 0–16) bright yellow, the rest transparent. */
+/** A 64×32 cape: the cape itself (x 0–21, y 0–16) bright yellow, the elytra wings' part (x 22–45, y 0–21) cyan. */
 async function yellowCape(): Promise<Buffer> {
-  return toPng(fill(blank(64, 32), 0, 0, 22, 17, [255, 220, 0, 255]));
+  const img = fill(blank(64, 32), 0, 0, 22, 17, [255, 220, 0, 255]);
+  return toPng(fill(img, 22, 0, 24, 22, [0, 220, 255, 255]));
 }
 
-/** Pixels of the WebGL preview that look like the yellow cape (lit or shaded). */
-function yellowPixels(page: Page): Promise<number> {
-  return page.evaluate(() => {
+/** Pixels of the WebGL preview that look like the yellow cape, or the cyan wings (lit or shaded). */
+function previewPixels(page: Page, colour: 'yellow' | 'cyan'): Promise<number> {
+  return page.evaluate((colour) => {
     const gl = document.querySelector<HTMLCanvasElement>('[data-testid="skin-canvas"]');
     if (!gl || gl.width === 0) return 0;
     const c = document.createElement('canvas');
@@ -22,10 +23,11 @@ function yellowPixels(page: Page): Promise<number> {
     let n = 0;
     for (let i = 0; i < d.length; i += 4) {
       const [r, gr, b, a] = [d[i]!, d[i + 1]!, d[i + 2]!, d[i + 3]!];
-      if (a > 200 && r > 90 && gr > r * 0.6 && b * 3 < gr) n++;
+      if (a < 200) continue;
+      if (colour === 'yellow' ? r > 90 && gr > r * 0.6 && b * 3 < gr : b > 90 && gr > b * 0.6 && r * 3 < gr) n++;
     }
     return n;
-  });
+  }, colour);
 }
 
 async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, what: string, timeout = 15_000): Promise<T> {
@@ -81,16 +83,18 @@ describe('capes in the browser', () => {
     expect(await player.getByRole('radio', { name: 'Без плаща' }).isChecked()).toBe(true);
     // Turned round, with nothing on the back: no yellow.
     for (let i = 0; i < 6; i++) await player.getByRole('button', { name: 'Повернуть влево' }).click();
-    expect(await yellowPixels(player)).toBe(0);
+    expect(await previewPixels(player, 'yellow')).toBe(0);
 
     await player.getByRole('radio', { name: 'Солнце' }).check();
     await toast(player, 'success', 'Плащ выбран: «Солнце»');
-    await until(() => yellowPixels(player), (n) => n > 300, 'the yellow cape on the back of the preview');
+    await until(() => previewPixels(player, 'yellow'), (n) => n > 300, 'the yellow cape on the back of the preview');
     expect(await player.getByLabel('На спине').inputValue()).toBe('cape');
+    expect(await previewPixels(player, 'cyan')).toBe(0);
 
-    // As elytra the same texture is spread over the wings.
+    // As elytra: the wings drawn from the same texture's elytra part, and no cape.
     await player.getByLabel('На спине').selectOption('elytra');
-    await until(() => yellowPixels(player), (n) => n > 100, 'the cape texture on the elytra');
+    await until(() => previewPixels(player, 'cyan'), (n) => n > 100, 'the elytra part of the texture on the wings');
+    await until(() => previewPixels(player, 'yellow'), (n) => n === 0, 'no cape while elytra are on');
 
     // The choice is saved: after a reload the cape is still chosen, and «Без плаща» takes it off.
     await player.reload();

@@ -1,6 +1,6 @@
 import { CAPE_TEXTS, type Cape, type MyCapes } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import { ApiError } from '../../lib/api.ts';
 import { useNotify } from '../../providers/notifications.tsx';
 import { chooseCape, fetchMyCapes, MY_CAPES_KEY } from './api.ts';
@@ -24,8 +24,11 @@ export function CapePicker({ onChosen }: { onChosen: (cape: Cape | null) => void
   const notify = useNotify();
   const queryClient = useQueryClient();
   const capes = useMyCapes();
+  // The choice shows at once (set in the click's own render); it goes back if the server refuses it.
+  const [choice, setChoice] = useState<{ id: number | null } | null>(null);
   const save = useMutation({
     mutationFn: chooseCape,
+    onSettled: () => setChoice(null),
     onSuccess: (data) => {
       queryClient.setQueryData(MY_CAPES_KEY, data);
       const cape = chosenCape(data);
@@ -38,18 +41,21 @@ export function CapePicker({ onChosen }: { onChosen: (cape: Cape | null) => void
   if (capes.isPending) return <p className="muted">Загрузка плащей...</p>;
   if (capes.isError) return <p className="muted">Не удалось загрузить плащи.</p>;
   const { capes: list } = capes.data;
-  // The choice shows at once; it goes back if the server refuses it.
-  const selected = save.isPending ? (save.variables ?? null) : capes.data.selected;
+  const selected = choice ? choice.id : capes.data.selected;
+  const pick = (id: number | null) => {
+    setChoice({ id });
+    save.mutate(id);
+  };
   return (
     <fieldset className="skin-options cape-picker" aria-describedby={`${ids}-hint`}>
       <legend>Плащ</legend>
       <label className="checkbox">
-        <input type="radio" name={`${ids}-cape`} checked={selected === null} disabled={save.isPending} onChange={() => save.mutate(null)} />
+        <input type="radio" name={`${ids}-cape`} checked={selected === null} disabled={save.isPending} onChange={() => pick(null)} />
         Без плаща
       </label>
       {list.map((cape) => (
         <label key={cape.id} className="checkbox cape-option">
-          <input type="radio" name={`${ids}-cape`} checked={selected === cape.id} disabled={save.isPending} onChange={() => save.mutate(cape.id)} />
+          <input type="radio" name={`${ids}-cape`} checked={selected === cape.id} disabled={save.isPending} onChange={() => pick(cape.id)} />
           <img className="cape-thumb" src={cape.url} alt="" width={48} height={24} />
           {cape.title}
         </label>
