@@ -25,7 +25,8 @@ export default function AdminCapesPage() {
   const crud = useCrud<AdminCape, CapeUpdateBody>({
     queryKey: ADMIN_CAPES_KEY,
     list: fetchAdminCapes,
-    create: () => Promise.reject(new Error('uploads go through the upload form')),
+    // New capes come from the upload form (a file, not a schema form); the list is only renamed and deleted here.
+    create: () => Promise.reject(new Error('Плащи добавляются формой загрузки')),
     update: (cape, body) => renameCape(cape.id, body.title),
     remove: (cape) => deleteCape(cape.id),
     texts: {
