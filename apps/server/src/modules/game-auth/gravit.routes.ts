@@ -85,6 +85,11 @@ export function registerGravitErrors(app: FastifyInstance): void {
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'Не найдено', code: 0 }));
 }
 
+/** Unknown GETs under the prefix get this plugin's 404 (the web app's static files would answer them at the root). */
+export function registerUnknownGets(app: FastifyInstance, access: 'public' | 'gravit'): void {
+  app.get('/*', { config: { access }, schema: { hide: true } }, (_request, reply) => reply.callNotFound());
+}
+
 export function gravitRoutes(ctx: AppContext, game: GameAuth): FastifyPluginAsyncZod {
   async function user(u: UserRow) {
     const t = await game.textures(u);
@@ -100,6 +105,7 @@ export function gravitRoutes(ctx: AppContext, game: GameAuth): FastifyPluginAsyn
 
   return async (app) => {
     registerGravitErrors(app);
+    registerUnknownGets(app, 'gravit');
     const access = { access: 'gravit' as const };
 
     app.get('/user', {

@@ -72,6 +72,9 @@ function registerYggdrasilErrors(app: FastifyInstance): void {
     return reply.code(status).send({ error: status === 400 ? 'IllegalArgumentException' : reason, errorMessage: status === 500 ? 'Internal server error.' : `${status} ${reason}` });
   });
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'Not Found', errorMessage: '404 Not Found' }));
+  // The web app's static files answer every other GET at the root (and would answer our unknown
+  // paths in the site's shape): unknown GETs under this prefix end here instead.
+  app.get('/*', { config: { access: 'public' }, schema: { hide: true } }, (_request, reply) => reply.callNotFound());
 }
 
 const noContent = (reply: FastifyReply) => reply.code(204).send();
