@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { openDatabase } from '../apps/server/src/db/index.ts';
+import { enqueueDelivery } from '../apps/server/src/modules/deliveries/deliveries.queue.ts';
 import { postLedger } from '../apps/server/src/modules/ledger/ledger.service.ts';
 import type { SeedResult } from './seed.ts';
 
@@ -70,10 +71,7 @@ export async function benchPurchases(url: string, seeded: SeedResult, databaseUr
         .returning('id')
         .executeTakeFirstOrThrow();
       await postLedger(trx, { userId, amount: -price, reason: 'purchase', authorId: userId, ref: `order:${order.id}` });
-      await trx
-        .insertInto('shop_deliveries')
-        .values({ order_id: order.id, user_id: userId, server_id: item.server_id, quantity: 1, state: 'pending', attempts: 0, retries: 0, next_attempt_at: now, created_at: now, updated_at: now })
-        .execute();
+      await enqueueDelivery(trx, { source: 'shop', sourceId: order.id, userId, label: item.name, server: item.server_id ?? 'only', commands: null, params: { item: item.item_id_minecraft, quantity: 1, order: order.id }, quantity: 1 });
     });
     return true;
   });

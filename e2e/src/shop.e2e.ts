@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestRconServer } from '../../apps/server/src/lib/rcon/test-server.ts';
+import { VanillaRconServer } from '../../testing/rcon/vanilla-server.ts';
 import { loginUi, registerAndConfirm, see, startSite, toast, type Site } from './harness.ts';
 
 const RUB = (n: string) => `${n}\u00a0₽`;
@@ -18,7 +18,7 @@ async function call(page: Page, method: string, url: string, body?: unknown): Pr
 
 describe('shop in the browser', () => {
   let site: Site;
-  const rcon = new TestRconServer({ password: 'rcon-pass' });
+  const rcon = new VanillaRconServer({ password: 'rcon-pass', online: ['Miner'] });
 
   beforeAll(async () => {
     await rcon.start(0);
@@ -116,7 +116,7 @@ describe('shop in the browser', () => {
     await admin.getByRole('tab', { name: 'Выдача в игре' }).click();
     const delivery = admin.getByRole('row', { name: /Miner/ });
     await delivery.getByText('Выдано').waitFor();
-    await delivery.getByText('Gave 2 [minecraft:diamond] to Miner').waitFor();
+    await delivery.getByText('Gave 2 [Diamond] to Miner').waitFor();
     await delivery.getByText('give Miner minecraft:diamond 2').waitFor();
 
     // The profile's shop tab is the same shop.

@@ -16,6 +16,7 @@ import { createMailer, type Mailer } from './lib/mailer.ts';
 import { PublicCache, sendCached } from './lib/public-cache.ts';
 import { RateLimiter } from './lib/rate-limit.ts';
 import { UserCache } from './lib/user-cache.ts';
+import { DeliveryWorker } from './modules/deliveries/deliveries.worker.ts';
 import { modules } from './modules/index.ts';
 import { MailWorker } from './modules/mail/mail.outbox.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
@@ -77,6 +78,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     dbKind: database.kind,
     mailer,
     mailWorker: new MailWorker(database.db, mailer, app.log),
+    deliveries: new DeliveryWorker(database.db, config.delivery, app.log),
     limiter: new RateLimiter(config.rateLimits.enabled, config.rateLimits.windowMs),
     publicCache: new PublicCache(database.kind === 'pg' ? config.databaseUrl : undefined),
     userCache,

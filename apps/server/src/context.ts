@@ -4,6 +4,7 @@ import type { Mailer } from './lib/mailer.ts';
 import type { PublicCache } from './lib/public-cache.ts';
 import type { RateLimiter } from './lib/rate-limit.ts';
 import type { UserCache } from './lib/user-cache.ts';
+import type { DeliveryWorker } from './modules/deliveries/deliveries.worker.ts';
 import type { MailWorker } from './modules/mail/mail.outbox.ts';
 
 /** What every module gets: configuration, the database and the shared services. */
@@ -13,6 +14,8 @@ export interface AppContext {
   dbKind: DbKind;
   mailer: Mailer;
   mailWorker: MailWorker;
+  /** The delivery queue's sender: kick() after enqueueDelivery commits (modules/deliveries). */
+  deliveries: DeliveryWorker;
   limiter: RateLimiter;
   /** Serialized public answers, dropped on write on every instance (lib/public-cache.ts). */
   publicCache: PublicCache;

@@ -1,5 +1,6 @@
 import type { Generated } from 'kysely';
 import type { AuditTables } from '../modules/audit/audit.tables.ts';
+import type { DeliveriesTables } from '../modules/deliveries/deliveries.tables.ts';
 import type { DonateTables } from '../modules/donate/donate.tables.ts';
 import type { NewsTables } from '../modules/news/news.tables.ts';
 import type { ServersTables } from '../modules/servers/servers.tables.ts';
@@ -80,4 +81,4 @@ interface CoreTables {
 }
 
 /** Every table: the core ones here, each feature's in modules/<feature>/<feature>.tables.ts. */
-export interface Database extends CoreTables, AuditTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables {}
+export interface Database extends CoreTables, AuditTables, DeliveriesTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables {}

@@ -3,6 +3,7 @@ import type { AppContext } from '../context.ts';
 import { accountsRoutes } from './accounts/accounts.routes.ts';
 import { adminUsersRoutes } from './accounts/admin-users.routes.ts';
 import { auditRoutes } from './audit/audit.routes.ts';
+import { deliveriesRoutes } from './deliveries/deliveries.routes.ts';
 import { donateRoutes } from './donate/donate.routes.ts';
 import { newsRoutes } from './news/news.routes.ts';
 import { serversRoutes } from './servers/servers.routes.ts';
@@ -11,4 +12,4 @@ import { siteRoutes } from './site/site.routes.ts';
 import { skinsRoutes } from './skins/skins.routes.ts';
 
 /** Every feature's routes; app.ts registers them in this order. */
-export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes, adminUsersRoutes, auditRoutes, newsRoutes, donateRoutes, serversRoutes, shopRoutes, skinsRoutes];
+export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes, adminUsersRoutes, auditRoutes, newsRoutes, donateRoutes, serversRoutes, shopRoutes, deliveriesRoutes, skinsRoutes];

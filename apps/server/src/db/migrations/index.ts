@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import { auditMigrations } from '../../modules/audit/audit.migrations.ts';
+import { deliveriesMigrations } from '../../modules/deliveries/deliveries.migrations.ts';
 import { donateMigrations } from '../../modules/donate/donate.migrations.ts';
 import { newsMigrations } from '../../modules/news/news.migrations.ts';
 import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
@@ -11,7 +12,7 @@ import * as m2026112250 from './2026112250_user_cache_notify.ts';
 /**
  * Every migration; Kysely runs them in order of name. Each feature keeps its own list with a
  * name range of its own (news 2026112210_…, donate …15_…, servers …20_…, shop …30_…, skins …40_…;
- * cross-feature ones from …50_… here).
+ * cross-feature ones from …50_… here). Round two: 20261123NN_…, ranges per stream.
  * A landed migration is never edited: add a new one.
  */
 export const migrations: Record<string, Migration> = {
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   ...shopMigrations,
   ...skinsMigrations,
   '2026112250_user_cache_notify': m2026112250,
+  ...deliveriesMigrations,
 };

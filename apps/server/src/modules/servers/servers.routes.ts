@@ -5,6 +5,8 @@ import {
   IdParams,
   MessageResponse,
   MonitorResponse,
+  RconCheckBody,
+  RconCheckResponse,
   ServerBody,
   ServerHistoryResponse,
   ServerSaveResponse,
@@ -92,6 +94,23 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         await requireAdmin(ctx, req);
         const result = await monitor.sweep(true);
         return { message: `Проверено серверов: ${result.checked}`, ...result };
+      },
+    });
+
+    app.post('/api/servers/rcon-check', {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary:
+          'Проверить RCON (администратор): вход с указанными (или сохранёнными у server_id) настройками и команда list. ' +
+          'Отвечает ответом сервера или точной причиной: соединение отклонено, неверный пароль, нет ответа за N мс, адрес не найден.',
+        body: RconCheckBody,
+        response: { 200: RconCheckResponse, ...err(400, 401, 403, 404, 429) },
+      },
+      handler: async (req) => {
+        const admin = await requireAdmin(ctx, req);
+        ctx.limiter.hit(`rcon-check:${admin.id}`, service.RCON_CHECKS_PER_WINDOW);
+        return service.checkRcon(ctx, req.body);
       },
     });
 

@@ -49,7 +49,7 @@ export function AdminDeliveries() {
     resend.mutate(d);
   }
   function askRefund(d: AdminDelivery) {
-    if (window.confirm(`Вернуть игроку ${d.username} ${formatRub(d.amount)} за «${d.item_name}» × ${d.quantity}? Выдача будет отменена.`)) refund.mutate(d);
+    if (window.confirm(`Вернуть игроку ${d.username} ${formatRub(d.amount ?? 0)} за «${d.item_name}» × ${d.quantity}? Выдача будет отменена.`)) refund.mutate(d);
   }
 
   return (
@@ -110,7 +110,7 @@ export function AdminDeliveries() {
                   <td>
                     {d.item_name} × {d.quantity}
                     <div className="muted shop-small">
-                      Заказ №{d.order_id} · {formatRub(d.amount)}
+                      Заказ №{d.order_id} · {formatRub(d.amount ?? 0)}
                     </div>
                   </td>
                   <td>{d.server_name ?? <span className="muted">не выбран</span>}</td>

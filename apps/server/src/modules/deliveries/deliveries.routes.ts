@@ -1,0 +1,57 @@
+import { AdminDelivery, DeliveriesQuery, DeliveryActionResponse, ErrorResponse, IdParams, PlayerDeliveriesResponse, ResendBody } from '@kubik/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { requireAdmin, requireUser } from '../../plugins/auth.ts';
+import * as service from './deliveries.service.ts';
+
+const tags = ['Выдача в игре'];
+const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
+
+export function deliveriesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.addHook('onReady', async () => {
+      if (ctx.config.workers) ctx.deliveries.start();
+    });
+    app.addHook('onClose', async () => {
+      await ctx.deliveries.stop();
+    });
+
+    app.get('/api/user/deliveries', {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Мои выдачи в игре (покупки, привилегии, наборы): состояние и почему ожидает',
+        response: { 200: PlayerDeliveriesResponse, ...err(401) },
+      },
+      handler: async (req) => ({ deliveries: await service.listForPlayer(ctx.db, (await requireUser(ctx, req)).id) }),
+    });
+
+    app.get('/api/admin/deliveries', {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Очередь выдачи в игре, все источники: состояние, команда и ответ сервера (новые сверху)',
+        querystring: DeliveriesQuery,
+        response: { 200: z.array(AdminDelivery), ...err(400, 401, 403) },
+      },
+      handler: async (req) => service.listDeliveries(ctx.db, req.query),
+    });
+
+    app.post('/api/admin/deliveries/:id/resend', {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Выдать повторно: ошибочная или неподтверждённая выдача снова встаёт в очередь (с той команды, на которой остановилась), ожидающая — отправляется сразу; server_id переносит её на другой сервер',
+        params: IdParams,
+        body: ResendBody,
+        response: { 200: DeliveryActionResponse, ...err(400, 401, 403, 404, 409) },
+      },
+      handler: async (req) => {
+        const delivery = await service.resendDelivery(ctx.db, (await requireAdmin(ctx, req)).id, req.params.id, req.body?.server_id);
+        ctx.deliveries.kick();
+        return { message: service.DELIVERY_TEXTS.resent, delivery };
+      },
+    });
+  };
+}
