@@ -63,7 +63,20 @@ type Outcome =
   | { kind: 'step'; row: Row; reply: string }
   | { kind: 'failed'; row: Row; reply?: string; error: string }
   | { kind: 'unknown'; row: Row; error: string }
-  | { kind: 'wait'; row: Row; waiting: DeliveryWaiting; error: string; reply?: string };
+  | { kind: 'wait'; row: Row; waiting: DeliveryWaiting; error: string; reply?: string }
+  /** Marked 'sent' but never written to the server (the connection broke before, or the worker is stopping). */
+  | { kind: 'unsent'; row: Row };
+
+interface Item {
+  row: Row;
+  step: number;
+  commands: string[] | null;
+}
+
+/** The most rows marked 'sent' in one commit (what a crash can leave 'unknown'). */
+const MAX_WINDOW = 8;
+
+const ewma = (avg: number, sample: number) => avg * 0.8 + sample * 0.2;
 
 interface Connection {
   client: RconClient;
@@ -96,6 +109,9 @@ export class DeliveryWorker {
   private readonly lease: number;
   private readonly pg: boolean;
   private stopped = false;
+  /** Running averages (ms) of a commit and of a command's answer: they set the window. */
+  private commitMs = 0;
+  private commandMs = 1;
   /** kick() does anything only once start() was called (tests that drain by hand leave it off). */
   private started = false;
   private ticking: Promise<void> | null = null;
@@ -209,42 +225,55 @@ export class DeliveryWorker {
 
   /** Rows without a server yet: 'only' gets the only server with RCON, 'all' is fanned out to every one. */
   private async resolveUnassigned(t: number): Promise<void> {
-    const rows = await this.db
+    const unassigned = (scope: 'only' | 'all') =>
+      this.db
+        .updateTable('deliveries')
+        .where('state', '=', 'pending')
+        .where('server_id', 'is', null)
+        .where('server_scope', scope === 'all' ? '=' : '!=', 'all')
+        .where('next_attempt_at', '<=', t)
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', t)]));
+    const due = await this.db
       .selectFrom('deliveries')
-      .selectAll()
+      .select(['server_scope', (eb) => eb.fn.max('retries').as('retries'), (eb) => eb.fn.countAll<number>().as('n')])
       .where('state', '=', 'pending')
       .where('server_id', 'is', null)
       .where('next_attempt_at', '<=', t)
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', t)]))
-      .orderBy('id')
-      .limit(500)
+      .groupBy('server_scope')
       .execute();
-    if (rows.length === 0) return;
+    if (due.length === 0) return;
     const servers = await rconServerIds(this.db);
-    for (const row of rows) {
-      if (row.server_scope === 'all' && servers.length > 0) {
-        await this.db.transaction().execute(async (trx) => {
-          const taken = await trx.updateTable('deliveries').set({ server_id: servers[0]!, waiting: null, last_error: null, updated_at: t }).where('id', '=', row.id).where('server_id', 'is', null).where('state', '=', 'pending').executeTakeFirst();
-          if (Number(taken.numUpdatedRows) !== 1 || servers.length === 1) return;
-          const { id: _id, ...copy } = row;
-          await trx
-            .insertInto('deliveries')
-            .values(servers.slice(1).map((server_id) => ({ ...copy, server_id, waiting: null, last_error: null, created_at: t, updated_at: t })))
-            .execute();
-        });
-      } else if (row.server_scope !== 'all' && servers.length === 1) {
-        await this.db.updateTable('deliveries').set({ server_id: servers[0]!, updated_at: t }).where('id', '=', row.id).where('server_id', 'is', null).where('state', '=', 'pending').execute();
+    for (const group of due) {
+      const all = group.server_scope === 'all';
+      if (!all && servers.length === 1) {
+        await unassigned('only').set({ server_id: servers[0]!, updated_at: t }).execute();
+      } else if (all && servers.length > 0) {
+        await this.fanOut(t, servers);
       } else {
-        const retries = Number(row.retries) + 1;
-        this.stats.waiting += 1;
-        await this.db
-          .updateTable('deliveries')
-          .set({ waiting: 'no_server', last_error: row.server_scope === 'all' ? WORKER_TEXTS.noRconServers : WORKER_TEXTS.noServer, retries, next_attempt_at: t + retryDelayMs(retries, this.options.intervalMs), updated_at: t })
-          .where('id', '=', row.id)
-          .where('server_id', 'is', null)
-          .where('state', '=', 'pending')
-          .execute();
+        // Nothing to send to: they all wait together, without a row-by-row update.
+        const retries = Number(group.retries ?? 0) + 1;
+        const res = await unassigned(all ? 'all' : 'only')
+          .set({ waiting: 'no_server', last_error: all ? WORKER_TEXTS.noRconServers : WORKER_TEXTS.noServer, retries: sql<number>`retries + 1`, next_attempt_at: t + retryDelayMs(retries, this.options.intervalMs), updated_at: t })
+          .executeTakeFirst();
+        this.stats.waiting += Number(res.numUpdatedRows);
       }
+    }
+  }
+
+  /** A row for "every server with RCON" made when there was none becomes one row per server. */
+  private async fanOut(t: number, servers: number[]): Promise<void> {
+    const rows = await this.db.selectFrom('deliveries').selectAll().where('state', '=', 'pending').where('server_id', 'is', null).where('server_scope', '=', 'all').where('next_attempt_at', '<=', t).limit(100).execute();
+    for (const row of rows) {
+      await this.db.transaction().execute(async (trx) => {
+        const taken = await trx.updateTable('deliveries').set({ server_id: servers[0]!, waiting: null, last_error: null, updated_at: t }).where('id', '=', row.id).where('server_id', 'is', null).where('state', '=', 'pending').executeTakeFirst();
+        if (Number(taken.numUpdatedRows) !== 1 || servers.length === 1) return;
+        const { id: _id, ...copy } = row;
+        await trx
+          .insertInto('deliveries')
+          .values(servers.slice(1).map((server_id) => ({ ...copy, server_id, waiting: null, last_error: null, created_at: t, updated_at: t })))
+          .execute();
+      });
     }
   }
 
@@ -296,105 +325,180 @@ export class DeliveryWorker {
     return claimed.map((r) => ({ ...r, username: r.user_id === null ? null : (names.get(r.user_id) ?? null) })).sort((a, b) => a.id - b.id);
   }
 
-  /** Sends a claimed batch; false when the server could not be reached (its rows then wait). */
+  /**
+   * Sends a claimed batch; false when the server could not be reached (its rows then wait).
+   *
+   * Rows go out in windows: one transaction writes the previous window's outcomes and marks the
+   * next window's rows 'sent', then their commands go out one by one. The window is as wide as a
+   * commit is slower than a command (1 on SQLite, where a commit costs less than an answer; up to
+   * MAX_WINDOW on PostgreSQL, where each commit waits for a disk flush), so that the game server,
+   * not the disk, sets the pace. What it costs: after a crash of this process or of the database,
+   * up to a window's rows read 'unknown' (never resent on their own) where one would.
+   */
   private async sendBatch(target: RconTarget, rows: Row[]): Promise<boolean> {
-    let pending: Outcome | null = null;
+    const queue: Item[] = rows.map((row) => ({ row, step: Number(row.step), commands: row.commands === null ? null : (JSON.parse(row.commands) as string[]) }));
+    let outcomes: Outcome[] = [];
     let renewed = this.now();
     try {
-      for (const row of rows) {
-        if (this.stopped) break;
+      while (queue.length > 0 && !this.stopped) {
         if (this.now() - renewed > this.lease / 2) {
           renewed = this.now();
           await this.db.updateTable('deliveries').set({ locked_until: renewed + this.lease }).where('lock_token', '=', this.token).where('server_id', '=', target.id).where('state', '=', 'pending').execute();
         }
-        let step = Number(row.step);
-        const commands: string[] | null = row.commands === null ? null : (JSON.parse(row.commands) as string[]);
-        const steps = commands?.length ?? 1;
-        while (step < steps) {
-          let command: string;
+        const client = await this.connection(target);
+        if (typeof client === 'string') {
+          await this.commit(outcomes, []);
+          outcomes = [];
+          await this.waitServer(target.id, queue[0]!.row, 'server_down', client);
+          return false;
+        }
+        const window: { item: Item; command: string }[] = [];
+        while (queue.length > 0 && window.length < this.window()) {
+          const item = queue.shift()!;
+          const steps = item.commands?.length ?? 1;
+          if (item.step >= steps) continue;
           try {
-            command = renderCommand(commands ? commands[step] : target.template, { player: row.username, params: JSON.parse(row.params) as CommandParams });
+            const command = renderCommand(item.commands ? item.commands[item.step] : target.template, { player: item.row.username, params: JSON.parse(item.row.params) as CommandParams });
+            window.push({ item, command });
           } catch (err) {
             if (!(err instanceof CommandError)) throw err;
-            await this.write(pending);
-            pending = { kind: 'failed', row, error: err.message };
-            break;
+            outcomes.push({ kind: 'failed', row: item.row, error: err.message });
           }
-          const client = await this.connection(target);
-          if (typeof client === 'string') {
-            await this.write(pending);
-            pending = null;
-            await this.waitServer(target.id, row, 'server_down', client);
-            return false;
-          }
-          const sent = await this.write(pending, { row, command, step, serverId: target.id });
-          pending = null;
+        }
+        if (window.length === 0) continue;
+        const committing = performance.now();
+        const marked = await this.commit(
+          outcomes,
+          window.map((w) => ({ id: w.item.row.id, step: w.item.step, command: w.command })),
+          target.id,
+        );
+        this.commitMs = ewma(this.commitMs, performance.now() - committing);
+        outcomes = [];
+        let broken = false;
+        for (const { item, command } of window) {
+          const row = item.row;
           // Refunded, or claimed by another instance after a lapse: not ours to send any more.
-          if (!sent) break;
+          if (!marked.has(row.id)) continue;
+          if (broken || this.stopped) {
+            // Marked but never written to the server: nothing ran.
+            outcomes.push({ kind: 'unsent', row });
+            continue;
+          }
+          const sending = performance.now();
           let reply: string;
           try {
             reply = await client.command(command, this.options.timeoutMs);
           } catch (err) {
+            broken = true;
             this.closeConnection(target.id);
             if (err instanceof RconError && (err.kind === 'connect' || err.kind === 'auth')) {
               // The connection was gone before the command was written: nothing ran.
-              pending = { kind: 'wait', row, waiting: 'server_down', error: WORKER_TEXTS.unreachable(target.name, err.message) };
-              break;
-            }
-            if (err instanceof RconError) {
+              outcomes.push({ kind: 'unsent', row });
+            } else if (err instanceof RconError) {
               this.log.warn({ server: target.id, delivery: row.id }, 'delivery command got no answer');
-              pending = { kind: 'unknown', row, error: WORKER_TEXTS.noAnswer(err.message) };
+              outcomes.push({ kind: 'unknown', row, error: WORKER_TEXTS.noAnswer(err.message) });
             } else {
-              pending = { kind: 'failed', row, error: err instanceof Error ? err.message : String(err) };
+              outcomes.push({ kind: 'failed', row, error: err instanceof Error ? err.message : String(err) });
             }
-            break;
+            continue;
           }
+          this.commandMs = ewma(this.commandMs, performance.now() - sending);
           const text = reply.slice(0, 4000);
           const verdict = judgeReply(reply);
-          if (verdict === 'offline') {
-            pending = { kind: 'wait', row, waiting: 'player_offline', error: WORKER_TEXTS.offline, reply: text };
-            break;
-          }
-          if (verdict === 'failed') {
-            pending = { kind: 'failed', row, reply: text, error: WORKER_TEXTS.refused };
-            break;
-          }
-          step += 1;
-          pending = { kind: step < steps ? 'step' : 'done', row, reply: text };
+          if (verdict === 'offline') outcomes.push({ kind: 'wait', row, waiting: 'player_offline', error: WORKER_TEXTS.offline, reply: text });
+          else if (verdict === 'failed') outcomes.push({ kind: 'failed', row, reply: text, error: WORKER_TEXTS.refused });
+          else if (item.step + 1 < (item.commands?.length ?? 1)) {
+            // The next command of the same delivery goes first in the next window.
+            outcomes.push({ kind: 'step', row, reply: text });
+            queue.unshift({ ...item, step: item.step + 1 });
+          } else outcomes.push({ kind: 'done', row, reply: text });
         }
       }
-      await this.write(pending);
-      pending = null;
+      await this.commit(outcomes, []);
+      outcomes = [];
       return true;
     } finally {
-      if (pending) await this.write(pending);
+      if (outcomes.length > 0) await this.commit(outcomes, []);
       // Claimed but never sent (stopping, or an error): free for anyone at once.
       await this.db.updateTable('deliveries').set({ lock_token: null, locked_until: null }).where('lock_token', '=', this.token).where('server_id', '=', target.id).where('state', '=', 'pending').execute();
     }
   }
 
+  /** Rows to mark 'sent' in one commit: how many commands fit in the time of a commit, from 1 to MAX_WINDOW. */
+  private window(): number {
+    return Math.max(1, Math.min(MAX_WINDOW, Math.ceil(this.commitMs / Math.max(this.commandMs, 0.05))));
+  }
+
   /**
-   * Writes the previous command's outcome and marks the next command 'sent', in one transaction:
-   * the 'sent' is on disk before the command goes out, so a crash leaves it 'unknown', never resent.
-   * Returns whether the row was still ours to send.
+   * One transaction: the outcomes of commands already answered, then 'sent' on the next rows (one
+   * statement). The 'sent' is on disk before a command goes out, so a crash leaves it 'unknown',
+   * never resent. Returns the ids that were still ours to send.
    */
-  private async write(outcome: Outcome | null, next?: { row: Row; command: string; step: number; serverId: number }): Promise<boolean> {
-    if (!outcome && !next) return false;
-    const run = async (db: Db): Promise<boolean> => {
-      if (outcome) await this.apply(db, outcome);
-      if (!next) return false;
+  private async commit(outcomes: Outcome[], next: { id: number; step: number; command: string }[], serverId?: number): Promise<Set<number>> {
+    if (outcomes.length === 0 && next.length === 0) return new Set();
+    const run = async (db: Db): Promise<Set<number>> => {
+      // The common case, a window of commands that all went well, is one statement.
+      const done = outcomes.filter((o): o is Extract<Outcome, { kind: 'done' }> => o.kind === 'done');
+      if (done.length > 1) await this.applyDone(db, done);
+      for (const o of outcomes) if (done.length <= 1 || o.kind !== 'done') await this.apply(db, o);
+      if (next.length === 0) return new Set();
       const t = this.now();
-      const res = await db
+      const cases = (pick: (n: (typeof next)[number]) => string | number) => sql.join(next.map((n) => sql`when ${n.id} then ${pick(n)}`), sql` `);
+      const marked = await db
         .updateTable('deliveries')
-        .set({ state: 'sent', server_id: next.serverId, step: next.step, command: next.command, attempts: sql<number>`attempts + 1`, sent_at: t, updated_at: t })
-        .where('id', '=', next.row.id)
+        .set({
+          state: 'sent',
+          server_id: serverId!,
+          step: sql<number>`cast(case id ${cases((n) => n.step)} end as integer)`,
+          command: sql<string>`cast(case id ${cases((n) => n.command)} end as text)`,
+          waiting: null,
+          attempts: sql<number>`attempts + 1`,
+          sent_at: t,
+          updated_at: t,
+        })
+        .where(
+          'id',
+          'in',
+          next.map((n) => n.id),
+        )
         .where('lock_token', '=', this.token)
         .where('state', 'in', ['pending', 'sent'])
-        .executeTakeFirst();
-      return Number(res.numUpdatedRows) === 1;
+        .returning('id')
+        .execute();
+      return new Set(marked.map((m) => m.id));
     };
-    if (outcome && next) return this.db.transaction().execute(run);
+    if (outcomes.length + (next.length > 0 ? 1 : 0) > 1) return this.db.transaction().execute(run);
     return run(this.db);
+  }
+
+  private async applyDone(db: Db, done: Extract<Outcome, { kind: 'done' }>[]): Promise<void> {
+    const t = this.now();
+    this.stats.done += done.length;
+    await db
+      .updateTable('deliveries')
+      .set({
+        state: 'done',
+        step: sql<number>`step + 1`,
+        reply: sql<string>`cast(case id ${sql.join(
+          done.map((o) => sql`when ${o.row.id} then ${o.reply}`),
+          sql` `,
+        )} end as text)`,
+        last_error: null,
+        waiting: null,
+        retries: 0,
+        done_at: t,
+        lock_token: null,
+        locked_until: null,
+        updated_at: t,
+      })
+      .where(
+        'id',
+        'in',
+        done.map((o) => o.row.id),
+      )
+      .where('lock_token', '=', this.token)
+      .where('state', 'in', ['pending', 'sent'])
+      .execute();
   }
 
   private async apply(db: Db, o: Outcome): Promise<void> {
@@ -416,6 +520,10 @@ export class DeliveryWorker {
       case 'unknown':
         this.stats.unknown += 1;
         await mine.set({ ...release, state: 'unknown', waiting: null, last_error: o.error }).execute();
+        return;
+      case 'unsent':
+        // Back as it was before it was marked: due at once (a broken connection is tried again, a stop leaves it to the next worker).
+        await mine.set({ ...release, state: 'pending', attempts: sql<number>`attempts - 1` }).execute();
         return;
       case 'wait': {
         this.stats.waiting += 1;
