@@ -44,7 +44,7 @@ type Listener = (packet: Packet) => void;
  * with a single read of at most 1460 bytes that must hold exactly one whole packet, or it closes
  * the connection without running anything. So this client writes every packet with a write of its
  * own and never writes a packet before the previous one has been answered (see
- * docs/decisions/001-rcon-client.md).
+ * docs/decisions/011-rcon-client.md).
  */
 export class RconClient {
   private readonly reader = new PacketReader();
