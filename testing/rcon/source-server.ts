@@ -9,7 +9,8 @@
  *   end of a long answer);
  * - long answers are split into packets of at most 4096 bytes (the size field's limit).
  */
-import net from 'node:net';
+import type net from 'node:net';
+import { LocalTcpServer } from './local-server.ts';
 
 const AUTH = 3;
 const EXEC = 2;
@@ -34,37 +35,14 @@ export interface SourceRconOptions {
   trickle?: boolean;
 }
 
-export class SourceRconServer {
+export class SourceRconServer extends LocalTcpServer {
   readonly commands: string[] = [];
   readonly logins: { ok: boolean }[] = [];
-  port = 0;
-  private server: net.Server | null = null;
-  private readonly sockets = new Set<net.Socket>();
-
-  constructor(public options: SourceRconOptions) {}
-
-  async start(port = 0): Promise<number> {
-    const server = net.createServer((socket) => this.serve(socket));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => resolve());
-    });
-    this.server = server;
-    this.port = (server.address() as net.AddressInfo).port;
-    return this.port;
+  constructor(public options: SourceRconOptions) {
+    super();
   }
 
-  async stop(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    const server = this.server;
-    this.server = null;
-    if (server) await new Promise((r) => server.close(() => r(null)));
-  }
-
-  private serve(socket: net.Socket): void {
-    this.sockets.add(socket);
-    socket.on('close', () => this.sockets.delete(socket));
-    socket.on('error', () => {});
+  protected serve(socket: net.Socket): void {
     let pending = Buffer.alloc(0);
     let authed = false;
     let out = Promise.resolve();

@@ -21,7 +21,8 @@
  * survive: slow answers, silence, dropped connections, a wrong password, players who are not in
  * the game, and long answers.
  */
-import net from 'node:net';
+import type net from 'node:net';
+import { LocalTcpServer } from './local-server.ts';
 
 const SERVERDATA_AUTH = 3;
 const SERVERDATA_EXECCOMMAND = 2;
@@ -90,7 +91,7 @@ function itemName(id: string): string {
     .join(' ');
 }
 
-export class VanillaRconServer {
+export class VanillaRconServer extends LocalTcpServer {
   /** Commands the game ran, in order. */
   readonly commands: string[] = [];
   readonly logins: { ok: boolean }[] = [];
@@ -98,15 +99,13 @@ export class VanillaRconServer {
   readonly violations: ViolationRecord[] = [];
   /** Connections accepted so far. */
   connections = 0;
-  port = 0;
   readonly online = new Set<string>();
   readonly banned = new Set<string>();
-  private server: net.Server | null = null;
-  private readonly sockets = new Set<net.Socket>();
   /** The main thread: commands of every connection run one after another. */
   private mainThread: Promise<unknown> = Promise.resolve();
 
   constructor(public options: VanillaRconOptions) {
+    super();
     for (const name of options.online ?? []) this.online.add(name.toLowerCase());
   }
 
@@ -118,36 +117,9 @@ export class VanillaRconServer {
     for (const n of names) this.online.delete(n.toLowerCase());
   }
 
-  /** Listens on 127.0.0.1; port 0 picks a free one, a given port lets a test restart the server. */
-  async start(port = this.port): Promise<number> {
-    const server = net.createServer({ noDelay: false }, (socket) => this.serve(socket));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => resolve());
-    });
-    this.server = server;
-    this.port = (server.address() as net.AddressInfo).port;
-    return this.port;
-  }
-
-  /** Closes every connection at once, as a crash or a restart of the game server would. */
-  dropConnections(): void {
-    for (const s of this.sockets) s.destroy();
-    this.sockets.clear();
-  }
-
-  async stop(): Promise<void> {
-    this.dropConnections();
-    const server = this.server;
-    this.server = null;
-    if (server) await new Promise((r) => server.close(() => r(null)));
-  }
-
-  private serve(socket: net.Socket): void {
+  protected serve(socket: net.Socket): void {
     this.connections++;
     socket.setNoDelay(false);
-    this.sockets.add(socket);
-    socket.on('error', () => {});
     // Bytes the kernel holds for the thread's next read.
     let received: Buffer[] = [];
     let wake: (() => void) | null = null;
@@ -160,7 +132,6 @@ export class VanillaRconServer {
     });
     socket.on('close', () => {
       closed = true;
-      this.sockets.delete(socket);
       const w = wake;
       wake = null;
       w?.();

@@ -1,4 +1,5 @@
 import { AdminDelivery, DeliveriesQuery, DeliveryActionResponse, ErrorResponse, IdParams, PlayerDeliveriesResponse, ResendBody } from '@kubik/contract';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -7,6 +8,19 @@ import * as service from './deliveries.service.ts';
 
 const tags = ['Выдача в игре'];
 const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
+
+/** «Выдать повторно», also served under the shop's older path. */
+export function resendRoute(ctx: AppContext, summary: string) {
+  return {
+    config: { access: 'admin' as const },
+    schema: { tags, summary, params: IdParams, body: ResendBody, response: { 200: DeliveryActionResponse, ...err(400, 401, 403, 404, 409) } },
+    handler: async (req: FastifyRequest<{ Params: z.infer<typeof IdParams>; Body: z.infer<typeof ResendBody> }>) => {
+      const delivery = await service.resendDelivery(ctx.db, (await requireAdmin(ctx, req)).id, req.params.id, req.body?.server_id);
+      ctx.deliveries.kick();
+      return { message: service.DELIVERY_TEXTS.resent, delivery };
+    },
+  };
+}
 
 export function deliveriesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -38,20 +52,12 @@ export function deliveriesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       handler: async (req) => service.listDeliveries(ctx.db, req.query),
     });
 
-    app.post('/api/admin/deliveries/:id/resend', {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        summary: 'Выдать повторно: ошибочная или неподтверждённая выдача снова встаёт в очередь (с той команды, на которой остановилась), ожидающая — отправляется сразу; server_id переносит её на другой сервер',
-        params: IdParams,
-        body: ResendBody,
-        response: { 200: DeliveryActionResponse, ...err(400, 401, 403, 404, 409) },
-      },
-      handler: async (req) => {
-        const delivery = await service.resendDelivery(ctx.db, (await requireAdmin(ctx, req)).id, req.params.id, req.body?.server_id);
-        ctx.deliveries.kick();
-        return { message: service.DELIVERY_TEXTS.resent, delivery };
-      },
-    });
+    app.post(
+      '/api/admin/deliveries/:id/resend',
+      resendRoute(
+        ctx,
+        'Выдать повторно: ошибочная или неподтверждённая выдача снова встаёт в очередь (с той команды, на которой остановилась), ожидающая — отправляется сразу; server_id переносит её на другой сервер',
+      ),
+    );
   };
 }

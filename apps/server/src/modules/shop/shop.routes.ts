@@ -14,7 +14,6 @@ import {
   ShopItemCreateBody,
   ShopItemUpdateBody,
   ShopOrder,
-  ResendBody,
   ShopCategoriesResponse,
   ShopCategoryBody,
   ShopCategorySaveResponse,
@@ -26,6 +25,7 @@ import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { sendCached } from '../../lib/public-cache.ts';
 import { requireAdmin, requireUser } from '../../plugins/auth.ts';
+import { resendRoute } from '../deliveries/deliveries.routes.ts';
 import * as deliveries from '../deliveries/deliveries.service.ts';
 import { refundDelivery, REFUND_TEXTS } from './refund.service.ts';
 import * as categories from './shop.categories.ts';
@@ -133,21 +133,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       handler: async (req) => deliveries.listDeliveries(ctx.db, { ...req.query, source: req.query.source ?? 'shop' }),
     });
 
-    app.post('/api/shop/admin/deliveries/:id/resend', {
-      ...admin,
-      schema: {
-        tags: adminTags,
-        summary: 'Выдать повторно (то же, что /api/admin/deliveries/{id}/resend)',
-        params: IdParams,
-        body: ResendBody,
-        response: { 200: DeliveryActionResponse, ...err(400, 401, 403, 404, 409) },
-      },
-      handler: async (req) => {
-        const delivery = await deliveries.resendDelivery(ctx.db, (await requireAdmin(ctx, req)).id, req.params.id, req.body?.server_id);
-        ctx.deliveries.kick();
-        return { message: deliveries.DELIVERY_TEXTS.resent, delivery };
-      },
-    });
+    app.post('/api/shop/admin/deliveries/:id/resend', resendRoute(ctx, 'Выдать повторно (то же, что /api/admin/deliveries/{id}/resend)'));
 
     app.post('/api/shop/admin/deliveries/:id/refund', {
       ...admin,
