@@ -94,9 +94,9 @@ interface Lane {
  * Sends the delivery queue to the game servers. Each server with due rows gets a lane of its own:
  * one connection, kept open, and one command at a time (as RCON requires), so that a slow or silent
  * server holds back nothing but itself. A lane claims due rows in batches by one conditional update
- * (FOR UPDATE SKIP LOCKED on PostgreSQL), marks each row 'sent' before its command goes out and
- * writes the outcome in the same transaction as the next row's 'sent': one commit per command, and
- * several instances never send one row twice. How often it runs is not its business: `tick()` (and
+ * (FOR UPDATE SKIP LOCKED on PostgreSQL), marks rows 'sent' before their commands go out and
+ * writes outcomes in the same transaction as the next rows' 'sent' (see sendBatch), and several
+ * instances never send one row twice. How often it runs is not its business: `tick()` (and
  * `kick()`) may be called by any scheduler.
  */
 export class DeliveryWorker {
@@ -367,6 +367,7 @@ export class DeliveryWorker {
         }
         if (window.length === 0) continue;
         const committing = performance.now();
+        const markedAt = this.now();
         const marked = await this.commit(
           outcomes,
           window.map((w) => ({ id: w.item.row.id, step: w.item.step, command: w.command })),
@@ -379,7 +380,9 @@ export class DeliveryWorker {
           const row = item.row;
           // Refunded, or claimed by another instance after a lapse: not ours to send any more.
           if (!marked.has(row.id)) continue;
-          if (broken || this.stopped) {
+          // A window that took too long (slow answers): its last rows must not go out so late that
+          // another instance may already judge them interrupted.
+          if (broken || this.stopped || this.now() - markedAt > this.lease / 2) {
             // Marked but never written to the server: nothing ran.
             outcomes.push({ kind: 'unsent', row });
             continue;
