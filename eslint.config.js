@@ -1,7 +1,51 @@
 import js from '@eslint/js';
+import boundaries from 'eslint-plugin-boundaries';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+
+const WEB = 'apps/web/src';
+const SHARED = ['web-components', 'web-providers', 'web-lib'];
+
+/**
+ * The web app's dependencies run one way: the shell (app/) → features/<x>/ → shared code
+ * (components/, providers/, lib/). A feature never imports the shell or another feature; shared
+ * code never imports a feature or the shell; inside the shared layer components → providers →
+ * lib. A screen that needs two features is composed in the shell (app/pages/, app/admin/).
+ * scripts/check-web-layers.mjs proves each rule still fires.
+ */
+const webLayers = {
+  files: [`${WEB}/**/*.{ts,tsx}`],
+  plugins: { boundaries },
+  settings: {
+    'boundaries/include': [`${WEB}/**/*`],
+    'boundaries/elements': [
+      { type: 'web-app', pattern: `${WEB}/app` },
+      { type: 'web-feature', pattern: `${WEB}/features/*`, capture: ['feature'] },
+      { type: 'web-components', pattern: `${WEB}/components` },
+      { type: 'web-providers', pattern: `${WEB}/providers` },
+      { type: 'web-lib', pattern: `${WEB}/lib` },
+    ],
+  },
+  rules: {
+    'boundaries/dependencies': [
+      'error',
+      {
+        default: 'allow',
+        policies: [
+          { from: { element: { type: 'web-feature' } }, disallow: { to: { element: { type: 'web-app' } } } },
+          {
+            from: { element: { type: 'web-feature' } },
+            disallow: { to: { element: { type: 'web-feature', captured: { feature: '!{{ from.element.captured.feature }}' } } } },
+          },
+          { from: { element: { types: { anyOf: SHARED } } }, disallow: { to: { element: { types: { anyOf: ['web-app', 'web-feature'] } } } } },
+          { from: { element: { type: 'web-providers' } }, disallow: { to: { element: { type: 'web-components' } } } },
+          { from: { element: { type: 'web-lib' } }, disallow: { to: { element: { types: { anyOf: ['web-components', 'web-providers'] } } } } },
+        ],
+      },
+    ],
+  },
+};
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'bench/results*.json'] },
@@ -21,4 +65,5 @@ export default tseslint.config(
     rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'warn' },
   },
   { files: ['**/*.{js,mjs}'], languageOptions: { globals: globals.node } },
+  webLayers,
 );

@@ -47,9 +47,9 @@ describe('news, donate and the admin area in the browser', () => {
     await dialog.getByLabel('Ссылка на изображение (необязательно)').fill('javascript:alert(1)');
     await dialog.getByLabel('Содержание').fill(LONG_TEXT);
     await dialog.getByRole('button', { name: 'Сохранить' }).click();
-    // The server refuses a script address; the modal stays open with its reason.
-    await toast(admin, 'danger', 'Ошибка при сохранении новости');
+    // A script address is refused with the server's own rule, before any request; the modal stays open with the reason next to the field.
     await dialog.getByText(/Ссылка на изображение должна начинаться/).waitFor();
+    expect(await dialog.getByLabel('Ссылка на изображение (необязательно)').getAttribute('aria-invalid')).toBe('true');
     await dialog.getByLabel('Ссылка на изображение (необязательно)').fill('/favicon.svg');
     await dialog.getByRole('button', { name: 'Сохранить' }).click();
     await toast(admin, 'success', 'Новость добавлена!');
@@ -164,7 +164,7 @@ describe('news, donate and the admin area in the browser', () => {
 
     await visitor.reload();
     await see(visitor, '349\u00a0₽ / мес.');
-    await details.getByText('Можно получать раз в 1 день').waitFor();
+    await details.getByText('Можно получать раз в день', { exact: true }).waitFor();
 
     admin.once('dialog', (d) => void d.accept());
     await admin.getByRole('button', { name: 'Удалить донат «VIP»' }).click();
@@ -188,7 +188,8 @@ describe('news, donate and the admin area in the browser', () => {
     expect(await dialog.getByLabel('Пароль').inputValue()).toBe('');
     await dialog.getByLabel('Баланс, ₽').fill('-5');
     await dialog.getByRole('button', { name: 'Сохранить' }).click();
-    await toast(admin, 'danger', 'Баланс не может быть отрицательным');
+    await dialog.getByText('Баланс не может быть отрицательным').waitFor();
+    expect(await dialog.getByLabel('Баланс, ₽').getAttribute('aria-invalid')).toBe('true');
     await dialog.getByLabel('Баланс, ₽').fill('150');
     await dialog.getByRole('button', { name: 'Сохранить' }).click();
     await toast(admin, 'success', 'Пользователь обновлён!');
@@ -207,7 +208,8 @@ describe('news, donate and the admin area in the browser', () => {
     const entry = admin.getByTestId('audit-entry').first();
     await entry.getByText('Пользователь изменён').waitFor();
     await entry.getByText('Owner').waitFor();
-    await entry.getByText('150', { exact: true }).waitFor();
+    // In Russian, the money formatted: «Баланс: 0 ₽ → 150 ₽».
+    expect(await entry.getByRole('listitem').filter({ hasText: 'Баланс:' }).textContent()).toBe('Баланс: 0\u00a0₽ → 150\u00a0₽');
     expect(await admin.title()).toMatch(/Журнал изменений|Админ-панель/);
   });
 

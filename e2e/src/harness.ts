@@ -129,3 +129,14 @@ export async function see(page: Page, text: string | RegExp, timeout = 10_000): 
 export async function toast(page: Page, type: 'success' | 'danger' | 'info' | 'warning', text: string): Promise<void> {
   await page.locator(`.toast[data-type="${type}"]`, { hasText: text }).first().waitFor({ state: 'visible' });
 }
+
+/** A JSON call from inside the page, with the page's session cookie (and Origin). */
+export async function callApi(page: Page, method: string, url: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  return page.evaluate(
+    async ({ method, url, body }) => {
+      const res = await fetch(url, { method, credentials: 'include', headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: res.status, json: (await res.json().catch(() => null)) as unknown };
+    },
+    { method, url, body },
+  );
+}

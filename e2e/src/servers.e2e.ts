@@ -106,7 +106,7 @@ describe('servers in the browser', () => {
 
     await dialog.getByLabel('Название').fill('Скайблок');
     await dialog.getByLabel('Описание').fill('Остров в небе и ничего лишнего');
-    await dialog.getByLabel('IP-адрес или домен (ip_address)').fill('127.0.0.1');
+    await dialog.getByLabel('IP-адрес или домен').fill('127.0.0.1');
     await dialog.getByLabel('Порт', { exact: true }).fill('70000');
     await dialog.getByRole('button', { name: 'Сохранить' }).click();
     await dialog.getByText('Порт — целое число от 1 до 65535').first().waitFor();

@@ -101,6 +101,8 @@ export class VanillaRconServer extends LocalTcpServer {
   connections = 0;
   readonly online = new Set<string>();
   readonly banned = new Set<string>();
+  /** What `give` actually handed out, «player count item», in order: the game's side of exactly once. */
+  readonly given: string[] = [];
   /** The main thread: commands of every connection run one after another. */
   private mainThread: Promise<unknown> = Promise.resolve();
 
@@ -237,6 +239,7 @@ export class VanillaRconServer extends LocalTcpServer {
         if (!Number.isInteger(count) || count < 1) return `Integer must not be less than 1, found ${countText}`;
         const label = itemName(item.replace(/\{.*$/, ''));
         if (count > 6400) return `Can't give more than 6400 of [${label}]`;
+        this.given.push(`${player} ${count} ${item}`);
         return `Gave ${count} [${label}] to ${player}`;
       }
       case 'list': {

@@ -2,6 +2,7 @@ import '@fontsource/golos-text/cyrillic-400.css';
 import '@fontsource/golos-text/cyrillic-700.css';
 import '@fontsource/golos-text/latin-400.css';
 import '@fontsource/golos-text/latin-700.css';
+import './styles/rouble.css';
 import './styles/tokens.css';
 import './styles/global.css';
 import './styles/components.css';
@@ -10,7 +11,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { startTransition, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { loadFirstPage } from './app/first-page.ts';
-import { NotificationsProvider } from './app/notifications.tsx';
+import { NotificationsProvider } from './providers/notifications.tsx';
 import { AppRoutes } from './app/router.tsx';
 
 const queryClient = new QueryClient({

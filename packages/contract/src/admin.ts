@@ -30,7 +30,8 @@ export const AdminUserUpdateBody = z.strictObject({
 export type AdminUserUpdateBody = z.infer<typeof AdminUserUpdateBody>;
 
 export const AUDIT_PAGE_SIZE = 50;
-export const AUDIT_ENTITIES = ['user', 'news', 'donate', 'shop', 'server'] as const;
+/** The entities the server records (see audit-labels.ts for their names). */
+export const AUDIT_ENTITIES = ['user', 'news', 'donate', 'shop_item', 'shop_delivery', 'server'] as const;
 
 export const AuditQuery = z.strictObject({
   page: z.coerce.number({ error: 'Некорректный номер страницы' }).int('Некорректный номер страницы').min(1, 'Некорректный номер страницы').max(1_000_000, 'Некорректный номер страницы').default(1),

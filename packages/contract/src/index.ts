@@ -9,3 +9,4 @@ export * from './servers.ts';
 export * from './shop.ts';
 export * from './skins.ts';
 export * from './admin.ts';
+export * from './audit-labels.ts';

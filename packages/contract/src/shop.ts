@@ -224,3 +224,4 @@ export const ShopCategoryBody = z.strictObject({
 });
 export type ShopCategoryBody = z.infer<typeof ShopCategoryBody>;
 export const ShopCategorySaveResponse = z.object({ message: z.string(), category: ShopCategory });
+export type ShopCategorySaveResponse = z.infer<typeof ShopCategorySaveResponse>;

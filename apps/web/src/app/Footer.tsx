@@ -1,5 +1,5 @@
 import { Link } from 'wouter';
-import { useSite } from './site.tsx';
+import { useSite } from '../providers/site.tsx';
 
 export function Footer() {
   const site = useSite();

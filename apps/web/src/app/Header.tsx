@@ -3,9 +3,9 @@ import { useDismiss } from '../components/useDismiss.ts';
 import { Link, useLocation } from 'wouter';
 import { NavLink } from '../components/NavLink.tsx';
 import { formatRub } from '../lib/format.ts';
-import { useAuth } from './auth.tsx';
+import { useAuth } from '../providers/auth.tsx';
 import { Avatar } from './Avatar.tsx';
-import { useSite } from './site.tsx';
+import { useSite } from '../providers/site.tsx';
 
 const LINKS = [
   { to: '/', label: 'Главная', end: true },

@@ -1,6 +1,6 @@
 import { Suspense, type ReactNode } from 'react';
 import { Loading } from '../components/States.tsx';
-import { AuthProvider } from './auth.tsx';
+import { AuthProvider } from '../providers/auth.tsx';
 import { Footer } from './Footer.tsx';
 import { Header } from './Header.tsx';
 

@@ -1,5 +1,5 @@
 import { Link } from 'wouter';
-import { useTitle } from '../lib/title.ts';
+import { useTitle } from '../providers/title.ts';
 
 export function NotFoundPage() {
   useTitle('Страница не найдена');

@@ -2,9 +2,9 @@ import type { QueryClient, QueryKey } from '@tanstack/react-query';
 import { DONATE_KEY, fetchTiers } from '../features/donate/api.ts';
 import { fetchNewsFeed, NEWS_FEED_KEY } from '../features/news/api.ts';
 import { fetchServers, SERVERS_PUBLIC_KEY } from '../features/servers/api.ts';
-import { fetchMe, ME_KEY } from './auth.tsx';
+import { fetchMe, ME_KEY } from '../providers/auth.tsx';
 import { preloadPage } from './router.tsx';
-import { fetchSite, SITE_KEY } from './site.tsx';
+import { fetchSite, SITE_KEY } from '../providers/site.tsx';
 
 interface Read {
   queryKey: QueryKey;

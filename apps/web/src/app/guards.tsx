@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { Redirect, useLocation } from 'wouter';
 import { Loading } from '../components/States.tsx';
-import { useAuth } from './auth.tsx';
+import { useAuth } from '../providers/auth.tsx';
 
 /** Login, registration and recovery: a logged-in user goes home instead. */
 export function GuestOnly({ children }: { children: ReactNode }) {

@@ -4,7 +4,7 @@ import ForgotPasswordPage from '../features/accounts/ForgotPasswordPage.tsx';
 import LoginPage from '../features/accounts/LoginPage.tsx';
 import RegisterPage from '../features/accounts/RegisterPage.tsx';
 import ResetPasswordPage from '../features/accounts/ResetPasswordPage.tsx';
-import HomePage from '../features/news/HomePage.tsx';
+import HomePage from './pages/HomePage.tsx';
 import { GuestOnly, RequireAdmin, RequireUser } from './guards.tsx';
 import { Layout } from './Layout.tsx';
 import { NotFoundPage } from './NotFoundPage.tsx';
@@ -15,15 +15,15 @@ const HelpPage = lazyPage(() => import('../features/help/HelpPage.tsx'));
 const RulesPage = lazyPage(() => import('../features/rules/RulesPage.tsx'));
 const DonatePage = lazyPage(() => import('../features/donate/DonatePage.tsx'));
 const ServersPage = lazyPage(() => import('../features/servers/ServersPage.tsx'));
-const ProfilePage = lazyPage(() => import('../features/profile/ProfilePage.tsx'));
+const ProfilePage = lazyPage(() => import('./pages/ProfilePage.tsx'));
 const ShopPage = lazyPage(() => import('../features/shop/ShopPage.tsx'));
-const AdminLayout = lazy(() => import('../features/admin/AdminLayout.tsx'));
+const AdminLayout = lazy(() => import('./admin/AdminLayout.tsx'));
 const AdminUsersPage = lazy(() => import('../features/accounts/AdminUsersPage.tsx'));
 const AdminNewsPage = lazy(() => import('../features/news/AdminNewsPage.tsx'));
 const AdminShopPage = lazy(() => import('../features/shop/AdminShopPage.tsx'));
 const AdminDonatePage = lazy(() => import('../features/donate/AdminDonatePage.tsx'));
 const AdminServersPage = lazy(() => import('../features/servers/AdminServersPage.tsx'));
-const AdminAuditPage = lazy(() => import('../features/admin/AdminAuditPage.tsx'));
+const AdminAuditPage = lazy(() => import('../features/audit/AdminAuditPage.tsx'));
 
 /**
  * lazy(), and preload() for the page the browser opens first (main.tsx): once its module is in, a

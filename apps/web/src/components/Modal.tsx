@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { offerToastHost } from '../lib/dialogs.ts';
 
 interface ModalProps {
   open: boolean;
@@ -8,15 +9,29 @@ interface ModalProps {
   wide?: boolean;
 }
 
-/** A native <dialog>: focus trap, Esc and the backdrop come from the browser. */
+/** What a modal focuses when it opens: a control marked for it, else its first field. */
+const FIRST_FIELD = '[data-autofocus], input:not([type="hidden"]):not(:disabled), select:not(:disabled), textarea:not(:disabled)';
+
+/**
+ * A native <dialog>: focus trap, Esc and the backdrop come from the browser. On opening it
+ * focuses its first field (the browser alone would focus the close button, the first control),
+ * and it hosts the notifications while it is open (lib/dialogs.ts).
+ */
 export function Modal({ open, title, onClose, children, wide }: ModalProps) {
   const ref = useRef<HTMLDialogElement>(null);
+  const body = useRef<HTMLDivElement>(null);
+  const toasts = useRef<HTMLDivElement>(null);
   const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
+    if (!dialog || !open) return;
+    if (!dialog.open) dialog.showModal();
+    body.current?.querySelector<HTMLElement>(FIRST_FIELD)?.focus();
+    const release = offerToastHost(toasts.current!);
+    return () => {
+      release();
+      if (dialog.open) dialog.close();
+    };
   }, [open]);
   return (
     <dialog
@@ -40,9 +55,12 @@ export function Modal({ open, title, onClose, children, wide }: ModalProps) {
               ×
             </button>
           </div>
-          <div className="modal-body">{children}</div>
+          <div className="modal-body" ref={body}>
+            {children}
+          </div>
         </>
       )}
+      <div ref={toasts} />
     </dialog>
   );
 }

@@ -1,14 +1,23 @@
-/** The one way the web app talks to the server: credentials always, { error } read on failure. */
+/** The one way the web app talks to the server: credentials always, the error answer read on failure. */
 import { takeEarly } from './early.ts';
 
+/**
+ * A failed call. The API answers `{ error, code?, field? }`: `message` is its Russian text
+ * (empty when there was none), `code` a stable name for the case, `field` the dot path of the
+ * request body's field it is about (`kits.0.name`), so a form can show it next to that field.
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly code?: string,
+    readonly field?: string,
   ) {
     super(message);
   }
 }
+
+const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
 
 const AUTH_PAGES = ['/login', '/register', '/forgot-password', '/reset-password'];
 
@@ -49,18 +58,19 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
   } catch {
     throw new ApiError(0, 'Нет связи с сервером. Проверьте подключение к интернету.');
   }
-  const text = await res.text();
+  const raw = await res.text();
   let data: unknown = undefined;
-  if (text) {
+  if (raw) {
     try {
-      data = JSON.parse(text);
+      data = JSON.parse(raw);
     } catch {
       data = undefined;
     }
   }
   if (!res.ok) {
-    const message = (data as { error?: unknown } | undefined)?.error;
-    const error = new ApiError(res.status, typeof message === 'string' ? message : '');
+    const body = (data && typeof data === 'object' ? data : {}) as { error?: unknown; code?: unknown; field?: unknown };
+    const message = text(body.error) ?? '';
+    const error = new ApiError(res.status, message, text(body.code), text(body.field));
     if ((res.status === 401 || message === 'Invalid token') && !options.quiet401) onUnauthorized();
     throw error;
   }

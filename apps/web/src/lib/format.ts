@@ -13,7 +13,10 @@ let intlNumber: Intl.NumberFormat | undefined;
 
 const two = (n: number) => String(n).padStart(2, '0');
 
-/** `1 250,5` (Intl.NumberFormat('ru-RU', { maximumFractionDigits: 2 })): no-break spaces between thousands. */
+/**
+ * `1 250`, `35,50` (Intl.NumberFormat('ru-RU') with two fraction digits when there are kopecks):
+ * no-break spaces between thousands.
+ */
 export function formatNumber(amount: number): string {
   const cents = Math.abs(amount) * 100;
   const whole = Math.round(cents);
@@ -23,11 +26,11 @@ export function formatNumber(amount: number): string {
     return intlNumber.format(amount);
   }
   const units = String(Math.floor(whole / 100)).replace(/\B(?=(\d{3})+$)/g, NBSP);
-  const fraction = whole % 100 === 0 ? '' : `,${two(whole % 100).replace(/0$/, '')}`;
+  const fraction = whole % 100 === 0 ? '' : `,${two(whole % 100)}`;
   return `${amount < 0 && whole !== 0 ? '-' : ''}${units}${fraction}`;
 }
 
-/** `1 250 ₽` with a non-breaking space before the sign. */
+/** `1 250 ₽`, `35,50 ₽`, with a non-breaking space before the sign. */
 export function formatRub(amount: number): string {
   return `${formatNumber(amount)}${NBSP}₽`;
 }

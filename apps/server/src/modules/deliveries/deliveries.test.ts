@@ -319,6 +319,7 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
     const all = await t.handle.db.selectFrom('deliveries').select(['id', 'state', 'attempts']).where('source_id', 'in', orders).execute();
     expect(all.every((d) => d.state === 'done' && d.attempts === 1)).toBe(true);
     expect(rcon.commands).toHaveLength(40);
+    expect(rcon.given).toHaveLength(40);
     expect(rcon.violations).toEqual([]);
   });
 

@@ -1,216 +1,98 @@
-import type { AdminUser } from '@kubik/contract';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { Link } from 'wouter';
-import { ME_KEY, useAuth } from '../../app/auth.tsx';
-import { useNotify } from '../../app/notifications.tsx';
-import { Field } from '../../components/Field.tsx';
+import { AdminUserUpdateBody, RegisterBody, type AdminUser } from '@kubik/contract';
+import { AdminSection } from '../../components/admin/AdminSection.tsx';
+import { DataTable, type Column } from '../../components/admin/DataTable.tsx';
+import { RowActions } from '../../components/admin/RowMenu.tsx';
+import { useCrud } from '../../components/admin/useCrud.ts';
+import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
+import { CheckboxField, MoneyField, TextField } from '../../components/form/fields.tsx';
 import { Modal } from '../../components/Modal.tsx';
-import { Empty, Loading } from '../../components/States.tsx';
-import { ApiError } from '../../lib/api.ts';
+import { QueryState } from '../../components/QueryState.tsx';
 import { formatRub } from '../../lib/format.ts';
-import { useTitle } from '../../lib/title.ts';
-import '../news/admin.css';
-import { ADMIN_USERS_KEY, AUDIT_KEY, deleteUser, fetchUsers, updateUser } from './admin-api.ts';
+import { ME_KEY, useAuth } from '../../providers/auth.tsx';
+import { useTitle } from '../../providers/title.ts';
+import { ADMIN_USERS_KEY, deleteUser, fetchUsers, updateUser } from './admin-api.ts';
 import { register } from './api.ts';
+import { accountError } from './errors.ts';
 
-interface Draft {
-  id: number | null;
-  username: string;
-  email: string;
-  password: string;
-  balance: string;
-  /** The balance shown when the modal opened; see save. */
-  shownBalance: string;
-  is_admin: boolean;
-}
-
-const EMPTY: Draft = { id: null, username: '', email: '', password: '', balance: '0', shownBalance: '0', is_admin: false };
-
-/** The server's text, with the two English registration texts in Russian (spec §8). */
-function errorText(err: unknown): string {
-  const text = err instanceof ApiError ? err.message : '';
-  if (text === 'Username already exists') return 'Пользователь с таким именем уже существует.';
-  if (text === 'Email already exists') return 'Пользователь с такой почтой уже зарегистрирован.';
-  return text || 'Произошла ошибка';
-}
+type Body = AdminUserUpdateBody;
 
 export default function AdminUsersPage() {
   useTitle('Админ-панель: пользователи');
-  const notify = useNotify();
-  const queryClient = useQueryClient();
   const { user: me } = useAuth();
-  const list = useQuery({ queryKey: ADMIN_USERS_KEY, queryFn: fetchUsers });
-  const [draft, setDraft] = useState<Draft | null>(null);
-  const [formError, setFormError] = useState('');
-
-  const refresh = () => {
-    void queryClient.invalidateQueries({ queryKey: ADMIN_USERS_KEY });
-    void queryClient.invalidateQueries({ queryKey: AUDIT_KEY });
+  const crud = useCrud<AdminUser, Body>({
+    queryKey: ADMIN_USERS_KEY,
+    list: fetchUsers,
     // The admin may have changed their own name, role or balance.
-    void queryClient.invalidateQueries({ queryKey: ME_KEY });
-  };
-
-  const save = useMutation({
-    mutationFn: async (d: Draft) => {
-      const balance = Number(d.balance.trim().replace(',', '.'));
-      const fields = { username: d.username.trim(), email: d.email.trim(), is_admin: d.is_admin };
-      if (d.id === null) {
-        await register({ ...fields, balance, password: d.password });
-        return;
-      }
-      // An untouched balance is not sent: the player may have spent money since the modal opened.
-      await updateUser(d.id, { ...fields, ...(d.balance === d.shownBalance ? {} : { balance }), ...(d.password ? { password: d.password } : {}) });
-    },
-    onSuccess: (_r, d) => {
-      notify('success', d.id === null ? 'Пользователь добавлен!' : 'Пользователь обновлён!');
-      setDraft(null);
-      refresh();
-    },
-    onError: (err) => {
-      const text = errorText(err);
-      setFormError(text);
-      notify('danger', text);
+    refresh: [ADMIN_USERS_KEY, ME_KEY],
+    create: (body) => register(body as RegisterBody).catch((err: unknown) => Promise.reject(accountError(err))),
+    update: (user, body) => updateUser(user.id, body).catch((err: unknown) => Promise.reject(accountError(err))),
+    remove: (user) => deleteUser(user.id),
+    texts: {
+      created: 'Пользователь добавлен!',
+      updated: 'Пользователь обновлён!',
+      removed: 'Пользователь удалён!',
+      saveFailed: (err) => err.message || 'Произошла ошибка',
+      removeFailed: (err) => err.message || 'Произошла ошибка',
+      confirmRemove: (u) => `Удалить пользователя ${u.username}? Его покупки и история баланса сохранятся.${me?.id === u.id ? ' Это ваш собственный аккаунт.' : ''}`,
     },
   });
 
-  const remove = useMutation({
-    mutationFn: (u: AdminUser) => deleteUser(u.id),
-    onSuccess: () => notify('success', 'Пользователь удалён!'),
-    onError: (err) => notify('danger', errorText(err)),
-    onSettled: refresh,
-  });
-
-  const open = (d: Draft) => {
-    setFormError('');
-    setDraft(d);
-  };
-
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    if (!draft) return;
-    let problem = '';
-    const balance = Number(draft.balance.trim().replace(',', '.'));
-    if (!draft.username.trim() || !draft.email.trim()) problem = 'Заполните имя пользователя и почту';
-    else if (draft.balance.trim() === '' || !Number.isFinite(balance)) problem = 'Укажите баланс числом';
-    else if (balance < 0) problem = 'Баланс не может быть отрицательным';
-    if (problem) {
-      setFormError(problem);
-      notify('danger', problem);
-      return;
-    }
-    save.mutate(draft);
-  }
-
-  const set = (key: 'username' | 'email' | 'password' | 'balance') => (e: { target: { value: string } }) => setDraft((d) => (d ? { ...d, [key]: e.target.value } : d));
+  const columns: Column<AdminUser>[] = [
+    { header: 'ID', cell: (u) => u.id, kind: 'num' },
+    { header: 'Имя', cell: (u) => u.username, kind: 'main' },
+    { header: 'Почта', cell: (u) => u.email, kind: 'clip' },
+    { header: 'Админ', cell: (u) => (u.is_admin ? 'Да' : 'Нет') },
+    { header: 'Баланс', cell: (u) => formatRub(u.balance), kind: 'num' },
+    {
+      header: 'Действия',
+      kind: 'actions',
+      cell: (u) => <RowActions what={`пользователя ${u.username}`} onEdit={() => crud.openEdit(u)} onDelete={() => crud.remove(u)} busy={crud.removing} />,
+    },
+  ];
 
   return (
-    <section className="stack" aria-labelledby="admin-users-heading">
-      <div className="admin-section-head">
-        <h2 id="admin-users-heading">Пользователи</h2>
-        <div className="admin-actions">
-          <Link to="/admin/audit" className="btn">
-            Журнал изменений
-          </Link>
-          <button type="button" className="btn btn-primary" onClick={() => open(EMPTY)}>
-            Добавить пользователя
-          </button>
-        </div>
-      </div>
-
-      {list.isPending ? (
-        <Loading />
-      ) : list.isError ? (
-        <Empty>Не удалось загрузить пользователей. Обновите страницу.</Empty>
-      ) : list.data.length === 0 ? (
-        <Empty>Пользователей пока нет</Empty>
-      ) : (
-        <div className="table-wrap">
-          <table className="table admin-table">
-            <thead>
-              <tr>
-                <th className="num">ID</th>
-                <th>Имя</th>
-                <th>Почта</th>
-                <th>Админ</th>
-                <th className="num">Баланс</th>
-                <th>Действия</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((u) => (
-                <tr key={u.id} data-testid={`user-row-${u.username}`}>
-                  <td className="num">{u.id}</td>
-                  <td>{u.username}</td>
-                  <td className="clip">{u.email}</td>
-                  <td>{u.is_admin ? 'Да' : 'Нет'}</td>
-                  <td className="num">{formatRub(u.balance)}</td>
-                  <td>
-                    <div className="admin-actions">
-                      <button
-                        type="button"
-                        className="btn btn-small"
-                        aria-label={`Изменить пользователя ${u.username}`}
-                        onClick={() => open({ id: u.id, username: u.username, email: u.email, password: '', balance: String(u.balance), shownBalance: String(u.balance), is_admin: u.is_admin })}
-                      >
-                        Изменить
-                      </button>
-                      <button
-                        type="button"
-                        className="btn btn-small btn-danger"
-                        aria-label={`Удалить пользователя ${u.username}`}
-                        disabled={remove.isPending}
-                        onClick={() => {
-                          const self = me?.id === u.id ? ' Это ваш собственный аккаунт.' : '';
-                          if (window.confirm(`Удалить пользователя ${u.username}? Его покупки и история баланса сохранятся.${self}`)) remove.mutate(u);
-                        }}
-                      >
-                        Удалить
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-
-      <Modal open={draft !== null} title={draft?.id ? `Пользователь ${draft.username}` : 'Новый пользователь'} onClose={() => setDraft(null)}>
-        {draft && (
-          <form className="form" onSubmit={submit} noValidate>
-            <Field label="Имя пользователя" name="username" autoComplete="off" value={draft.username} onChange={set('username')} required hint="3–16 латинских букв, цифр или «_»." />
-            <Field label="Почта" name="email" type="email" autoComplete="off" value={draft.email} onChange={set('email')} required />
-            <Field
-              label="Пароль"
-              name="password"
-              type="password"
-              autoComplete="new-password"
-              value={draft.password}
-              onChange={set('password')}
-              hint={draft.id === null ? 'Не короче 8 символов.' : 'Оставьте пустым, чтобы не менять. Новый пароль завершит все сеансы пользователя.'}
-            />
-            <Field label="Баланс, ₽" name="balance" type="number" inputMode="decimal" min={0} step="0.01" value={draft.balance} onChange={set('balance')} required />
-            <label className="checkbox">
-              <input type="checkbox" name="is_admin" checked={draft.is_admin} onChange={(e) => setDraft((d) => (d ? { ...d, is_admin: e.target.checked } : d))} />
-              Администратор
-            </label>
-            {formError && (
-              <p className="notice notice-danger form-error" role="alert">
-                {formError}
-              </p>
-            )}
-            <div className="form-actions">
-              <button type="button" className="btn" onClick={() => setDraft(null)}>
-                Отмена
-              </button>
-              <button type="submit" className="btn btn-primary" disabled={save.isPending}>
-                {save.isPending ? 'Сохраняем…' : 'Сохранить'}
-              </button>
-            </div>
-          </form>
-        )}
+    <AdminSection
+      title="Пользователи"
+      actions={
+        <button type="button" className="btn btn-primary" onClick={crud.openNew}>
+          Добавить пользователя
+        </button>
+      }
+    >
+      <QueryState query={crud.list} error="Не удалось загрузить пользователей" empty="Пользователей пока нет">
+        {(users) => <DataTable label="Пользователи" rows={users} columns={columns} rowKey={(u) => u.id} rowProps={(u) => ({ 'data-testid': `user-row-${u.username}` })} />}
+      </QueryState>
+      <Modal open={crud.editing !== undefined} title={crud.editing ? `Пользователь ${crud.editing.username}` : 'Новый пользователь'} onClose={crud.close}>
+        {crud.editing !== undefined && <UserForm key={crud.editing?.id ?? 'new'} user={crud.editing} onSave={crud.save} onCancel={crud.close} />}
       </Modal>
-    </section>
+    </AdminSection>
+  );
+}
+
+/** A new user is registered (RegisterBody: a password is required); an edit sends only what changed. */
+function UserForm({ user, onSave, onCancel }: { user: AdminUser | null; onSave: (body: Body) => Promise<void>; onCancel: () => void }) {
+  const form = useSchemaForm<Body, Body>(user ? AdminUserUpdateBody : RegisterBody, {
+    defaultValues: { username: user?.username ?? '', email: user?.email ?? '', password: '', balance: user?.balance ?? 0, is_admin: user?.is_admin ?? false },
+  });
+  function save({ balance, password, ...rest }: Body) {
+    // An untouched balance is not sent: the player may have spent money since the form opened.
+    return onSave({ ...rest, ...(balance === user?.balance ? {} : { balance }), ...(password ? { password } : {}) });
+  }
+  return (
+    <Form form={form} onSubmit={save}>
+      <TextField name="username" label="Имя пользователя" autoComplete="off" hint="3–16 латинских букв, цифр или «_»." />
+      <TextField name="email" label="Почта" type="email" autoComplete="off" />
+      <TextField
+        name="password"
+        label="Пароль"
+        type="password"
+        autoComplete="new-password"
+        hint={user ? 'Оставьте пустым, чтобы не менять. Новый пароль завершит все сеансы пользователя.' : 'Не короче 8 символов.'}
+      />
+      <MoneyField name="balance" label="Баланс, ₽" />
+      <CheckboxField name="is_admin" label="Администратор" />
+      <FormErrors />
+      <FormActions onCancel={onCancel} />
+    </Form>
   );
 }

@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearchParams } from 'wouter';
-import { useNotify } from '../../app/notifications.tsx';
+import { useNotify } from '../../providers/notifications.tsx';
 import { Field } from '../../components/Field.tsx';
 import { ApiError } from '../../lib/api.ts';
-import { useTitle } from '../../lib/title.ts';
+import { useTitle } from '../../providers/title.ts';
 import { forgotPassword, resendConfirmation } from './api.ts';
 
 export const REDIRECT_DELAY_MS = 2000;

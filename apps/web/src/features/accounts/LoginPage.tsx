@@ -2,11 +2,11 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearchParams } from 'wouter';
 import { useHistoryState } from 'wouter/use-browser-location';
-import { ME_KEY } from '../../app/auth.tsx';
-import { useNotify } from '../../app/notifications.tsx';
+import { ME_KEY } from '../../providers/auth.tsx';
+import { useNotify } from '../../providers/notifications.tsx';
 import { Field } from '../../components/Field.tsx';
 import { ApiError } from '../../lib/api.ts';
-import { useTitle } from '../../lib/title.ts';
+import { useTitle } from '../../providers/title.ts';
 import { login } from './api.ts';
 
 export default function LoginPage() {

@@ -1,19 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
-import { useNotify } from '../../app/notifications.tsx';
+import { useNotify } from '../../providers/notifications.tsx';
 import { Field } from '../../components/Field.tsx';
-import { ApiError } from '../../lib/api.ts';
-import { useTitle } from '../../lib/title.ts';
+import { useTitle } from '../../providers/title.ts';
 import { register } from './api.ts';
-
-/** The server decides what is valid (spec §5); its texts are shown as they come. */
-export function registrationError(err: unknown): string {
-  const text = err instanceof ApiError ? err.message : '';
-  if (text === 'Email already exists') return 'Пользователь с такой почтой уже зарегистрирован.';
-  if (text === 'Username already exists') return 'Пользователь с таким именем уже существует.';
-  if (text) return `Ошибка регистрации: ${text}`;
-  return 'Ошибка регистрации. Попробуйте позже.';
-}
+import { registrationError } from './errors.ts';
 
 export default function RegisterPage() {
   useTitle('Регистрация');

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearchParams } from 'wouter';
-import { useNotify } from '../../app/notifications.tsx';
+import { useNotify } from '../../providers/notifications.tsx';
 import { Field } from '../../components/Field.tsx';
-import { useTitle } from '../../lib/title.ts';
+import { useTitle } from '../../providers/title.ts';
 import { resetPassword } from './api.ts';
 import { REDIRECT_DELAY_MS } from './ForgotPasswordPage.tsx';
 

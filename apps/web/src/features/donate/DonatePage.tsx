@@ -5,12 +5,13 @@ import { Badge } from '../../components/Badge.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
 import { plural } from '../../lib/format.ts';
-import { useTitle } from '../../lib/title.ts';
+import { useTitle } from '../../providers/title.ts';
 import { DONATE_KEY, fetchTiers, formatPrice } from './api.ts';
 import './donate.css';
 
+/** «Можно получать раз в день», «… раз в 3 дня», «… раз в 7 дней». */
 export function kitPeriod(days: number): string {
-  return `Можно получать раз в ${days} ${plural(days, ['день', 'дня', 'дней'])}`;
+  return days === 1 ? 'Можно получать раз в день' : `Можно получать раз в ${days} ${plural(days, ['день', 'дня', 'дней'])}`;
 }
 
 export default function DonatePage() {

@@ -1,7 +1,7 @@
 import { Link } from 'wouter';
-import { useAuth } from '../../app/auth.tsx';
-import { useSite } from '../../app/site.tsx';
-import { useTitle } from '../../lib/title.ts';
+import { useAuth } from '../../providers/auth.tsx';
+import { useSite } from '../../providers/site.tsx';
+import { useTitle } from '../../providers/title.ts';
 
 export default function HelpPage() {
   useTitle('Помощь');

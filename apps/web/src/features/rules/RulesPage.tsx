@@ -1,4 +1,4 @@
-import { useTitle } from '../../lib/title.ts';
+import { useTitle } from '../../providers/title.ts';
 
 export default function RulesPage() {
   useTitle('Правила');

@@ -1,10 +1,10 @@
 import type { PublicServer } from '@kubik/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { useNotify } from '../../app/notifications.tsx';
+import { useNotify } from '../../providers/notifications.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { formatDateTime } from '../../lib/format.ts';
-import { useTitle } from '../../lib/title.ts';
+import { useTitle } from '../../providers/title.ts';
 import { fetchServers, serverAddress, SERVERS_PUBLIC_KEY } from './api.ts';
 import { OnlineChart } from './OnlineChart.tsx';
 import './servers.css';

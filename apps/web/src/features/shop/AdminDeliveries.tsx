@@ -1,65 +1,155 @@
-import { DELIVERY_STATES, type AdminDelivery, type DeliveryState } from '@kubik/contract';
+import { DELIVERY_SOURCE_TEXT, DELIVERY_SOURCES, DELIVERY_STATES, type AdminDelivery, type DeliverySource, type DeliveryState } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { useNotify } from '../../app/notifications.tsx';
+import { AdminSection } from '../../components/admin/AdminSection.tsx';
+import { DataTable, type Column } from '../../components/admin/DataTable.tsx';
 import { Badge } from '../../components/Badge.tsx';
-import { Empty, Loading } from '../../components/States.tsx';
+import { QueryState } from '../../components/QueryState.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDateTime, formatRub } from '../../lib/format.ts';
-import { ADMIN_ITEMS_KEY, DELIVERIES_KEY, fetchDeliveries, refundDelivery, resendDelivery, SHOP_KEY } from './api.ts';
-import { DELIVERY_TONE, deliveryText, isMoving } from './deliveryState.ts';
+import { AUDIT_KEY } from '../../lib/query-keys.ts';
+import { useNotify } from '../../providers/notifications.tsx';
+import { ADMIN_ITEMS_KEY, ADMIN_SERVERS_KEY, DELIVERIES_KEY, fetchDeliveries, fetchShopServers, refundDelivery, resendDelivery, SHOP_KEY } from './api.ts';
+import { DELIVERY_TONE, deliveryText, isMoving, WAITING_TEXT } from './deliveryState.ts';
 
-const canResend = (s: DeliveryState) => s === 'failed' || s === 'unknown' || s === 'pending';
-const canRefund = (s: DeliveryState) => s === 'failed' || s === 'unknown' || s === 'pending';
+const canAct = (s: DeliveryState) => s === 'failed' || s === 'unknown' || s === 'pending';
 
-/** Every delivery with its state and the server's answer; resend and refund. */
+/** «Выдача в игре»: the whole delivery queue (purchases, privileges, kits, bans) with states and the server's answers. */
 export function AdminDeliveries() {
   const notify = useNotify();
   const queryClient = useQueryClient();
-  const headingId = useId();
-  const filterId = useId();
+  const stateId = useId();
+  const sourceId = useId();
   const [state, setState] = useState<DeliveryState | ''>('');
+  const [source, setSource] = useState<DeliverySource | ''>('');
   const list = useQuery({
-    queryKey: [...DELIVERIES_KEY, state],
-    queryFn: () => fetchDeliveries(state),
+    queryKey: [...DELIVERIES_KEY, state, source],
+    queryFn: () => fetchDeliveries(state, source),
     refetchInterval: (q) => (q.state.data?.some((d) => isMoving(d.state)) ? 5000 : false),
   });
+  const servers = useQuery({ queryKey: ADMIN_SERVERS_KEY, queryFn: fetchShopServers });
 
-  const done = (message: string) => {
-    notify('success', message);
-    void queryClient.invalidateQueries({ queryKey: DELIVERIES_KEY });
+  const refresh = (...keys: (readonly unknown[])[]) => {
+    for (const queryKey of [DELIVERIES_KEY, AUDIT_KEY, ...keys]) void queryClient.invalidateQueries({ queryKey });
   };
   const failed = (err: unknown) => notify('danger', err instanceof ApiError && err.message ? err.message : 'Произошла ошибка');
-
-  const resend = useMutation({ mutationFn: (d: AdminDelivery) => resendDelivery(d.id), onSuccess: (r) => done(r.message), onError: failed });
+  const resend = useMutation({
+    mutationFn: ({ d, serverId }: { d: AdminDelivery; serverId?: number }) => resendDelivery(d.id, serverId),
+    onSuccess: (r) => notify('success', r.message),
+    onError: failed,
+    onSettled: () => refresh(),
+  });
   const refund = useMutation({
     mutationFn: (d: AdminDelivery) => refundDelivery(d.id),
-    onSuccess: (r) => {
-      done(r.message);
-      // The pieces went back to stock.
-      void queryClient.invalidateQueries({ queryKey: ADMIN_ITEMS_KEY });
-      void queryClient.invalidateQueries({ queryKey: SHOP_KEY });
-    },
+    onSuccess: (r) => notify('success', r.message),
     onError: failed,
+    // The purchases went back to stock.
+    onSettled: () => refresh(ADMIN_ITEMS_KEY, SHOP_KEY),
   });
   const busy = resend.isPending || refund.isPending;
 
-  function askResend(d: AdminDelivery) {
-    if (d.state === 'unknown' && !window.confirm('Сервер не ответил на команду — предмет мог быть выдан. Проверьте в игре. Выдать ещё раз?')) return;
-    resend.mutate(d);
+  function askResend(d: AdminDelivery, serverId?: number) {
+    if (d.state === 'unknown' && !window.confirm('Сервер не ответил на команду — она могла выполниться. Проверьте в игре. Выдать ещё раз?')) return;
+    resend.mutate({ d, serverId });
   }
   function askRefund(d: AdminDelivery) {
-    if (window.confirm(`Вернуть игроку ${d.username} ${formatRub(d.amount ?? 0)} за «${d.item_name}» × ${d.quantity}? Выдача будет отменена.`)) refund.mutate(d);
+    if (window.confirm(`Вернуть игроку ${d.username ?? ''} ${formatRub(d.amount ?? 0)} за «${d.label}» × ${d.quantity ?? 1}? Выдача будет отменена.`)) refund.mutate(d);
   }
 
+  const columns: Column<AdminDelivery>[] = [
+    { header: '№', cell: (d) => d.id, kind: 'num' },
+    { header: 'Время', cell: (d) => formatDateTime(d.updated_at) },
+    { header: 'Игрок', cell: (d) => d.username ?? <span className="muted">—</span> },
+    {
+      header: 'Что выдаётся',
+      kind: 'main',
+      cell: (d) => (
+        <>
+          {d.label}
+          {d.quantity !== null && ` × ${d.quantity}`}
+          <div className="muted-small">
+            {DELIVERY_SOURCE_TEXT[d.source]}
+            {d.order_id !== null && ` · заказ №${d.order_id}`}
+            {d.amount !== null && ` · ${formatRub(d.amount)}`}
+          </div>
+        </>
+      ),
+    },
+    {
+      header: 'Сервер',
+      cell: (d) => (
+        <>
+          {d.server_name ?? <span className="muted">{d.server_scope === 'all' ? 'все серверы с RCON' : d.server_scope === 'only' ? 'единственный с RCON' : 'удалён'}</span>}
+          {d.waiting === 'no_server' && d.state === 'pending' && (
+            <MoveToServer delivery={d} servers={servers.data?.servers ?? []} disabled={busy} onMove={(serverId) => askResend(d, serverId)} />
+          )}
+        </>
+      ),
+    },
+    {
+      header: 'Состояние',
+      cell: (d) => (
+        <>
+          <Badge tone={DELIVERY_TONE[d.state]}>{deliveryText(d.state)}</Badge>
+          {d.state === 'pending' && d.waiting && <div className="muted-small">{WAITING_TEXT[d.waiting]}</div>}
+          {d.steps > 1 && (
+            <div className="muted-small">
+              команда {Math.min(d.step + (d.state === 'done' ? 0 : 1), d.steps)} из {d.steps}
+            </div>
+          )}
+          {d.attempts > 0 && <div className="muted-small">отправлено команд: {d.attempts}</div>}
+        </>
+      ),
+    },
+    {
+      header: 'Ответ сервера',
+      cell: (d) => (
+        <div className="shop-reply">
+          {d.command && <code className="shop-command">{d.command}</code>}
+          {d.reply && <div>{d.reply}</div>}
+          {d.last_error && <div className="shop-error-text">{d.last_error}</div>}
+          {d.state === 'pending' && d.next_attempt_at > Date.now() && <div className="muted-small">Следующая попытка: {formatDateTime(d.next_attempt_at)}</div>}
+        </div>
+      ),
+    },
+    {
+      header: 'Действия',
+      kind: 'actions',
+      cell: (d) =>
+        canAct(d.state) && (
+          <div className="admin-actions">
+            <button type="button" className="btn btn-small" disabled={busy} onClick={() => askResend(d)}>
+              {d.state === 'pending' ? 'Отправить сейчас' : 'Выдать повторно'}
+            </button>
+            {d.source === 'shop' && (
+              <button type="button" className="btn btn-small btn-danger" disabled={busy} onClick={() => askRefund(d)}>
+                Вернуть деньги
+              </button>
+            )}
+          </div>
+        ),
+    },
+  ];
+
   return (
-    <div className="stack">
-      <div className="shop-admin-head">
-        <h2 id={headingId}>Выдача в игре</h2>
-        <div className="row">
-          <div className="field shop-filter">
-            <label htmlFor={filterId}>Состояние</label>
-            <select id={filterId} value={state} onChange={(e) => setState(e.target.value as DeliveryState | '')}>
+    <AdminSection
+      title="Выдача в игре"
+      actions={
+        <>
+          <div className="field admin-filter">
+            <label htmlFor={sourceId}>Источник</label>
+            <select id={sourceId} value={source} onChange={(e) => setSource(e.target.value as DeliverySource | '')}>
+              <option value="">Все</option>
+              {DELIVERY_SOURCES.map((s) => (
+                <option key={s} value={s}>
+                  {DELIVERY_SOURCE_TEXT[s]}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field admin-filter">
+            <label htmlFor={stateId}>Состояние</label>
+            <select id={stateId} value={state} onChange={(e) => setState(e.target.value as DeliveryState | '')}>
               <option value="">Все</option>
               {DELIVERY_STATES.map((s) => (
                 <option key={s} value={s}>
@@ -71,79 +161,39 @@ export function AdminDeliveries() {
           <button type="button" className="btn" onClick={() => void list.refetch()} disabled={list.isFetching}>
             Обновить
           </button>
-        </div>
-      </div>
-      {list.isPending ? (
-        <Loading text="Загрузка выдач..." />
-      ) : list.isError ? (
-        <Empty>
-          <p>Не удалось загрузить выдачи</p>
-          <button type="button" className="btn btn-small" onClick={() => void list.refetch()}>
-            Повторить
-          </button>
-        </Empty>
-      ) : list.data.length === 0 ? (
-        <Empty>Выдач пока нет</Empty>
-      ) : (
-        <div className="table-wrap shop-table-wrap">
-          <table className="table shop-table" aria-labelledby={headingId}>
-            <thead>
-              <tr>
-                <th className="shop-num">№</th>
-                <th>Время</th>
-                <th>Игрок</th>
-                <th>Товар</th>
-                <th>Сервер</th>
-                <th>Состояние</th>
-                <th>Ответ сервера</th>
-                <th>
-                  <span className="visually-hidden">Действия</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((d) => (
-                <tr key={d.id} data-testid={`delivery-${d.id}`}>
-                  <td className="shop-num">{d.id}</td>
-                  <td className="shop-nowrap">{formatDateTime(d.updated_at)}</td>
-                  <td>{d.username}</td>
-                  <td>
-                    {d.item_name} × {d.quantity}
-                    <div className="muted shop-small">
-                      Заказ №{d.order_id} · {formatRub(d.amount ?? 0)}
-                    </div>
-                  </td>
-                  <td>{d.server_name ?? <span className="muted">не выбран</span>}</td>
-                  <td>
-                    <Badge tone={DELIVERY_TONE[d.state]}>{deliveryText(d.state)}</Badge>
-                    {d.attempts > 0 && <div className="muted shop-small">попыток: {d.attempts}</div>}
-                  </td>
-                  <td className="shop-reply">
-                    {d.command && <code className="shop-command">{d.command}</code>}
-                    {d.reply && <div>{d.reply}</div>}
-                    {d.last_error && <div className="shop-error-text">{d.last_error}</div>}
-                    {d.state === 'pending' && d.next_attempt_at > Date.now() && <div className="muted shop-small">Следующая попытка: {formatDateTime(d.next_attempt_at)}</div>}
-                  </td>
-                  <td>
-                    <div className="shop-actions">
-                      {canResend(d.state) && (
-                        <button type="button" className="btn btn-small" disabled={busy} onClick={() => askResend(d)}>
-                          {d.state === 'pending' ? 'Отправить сейчас' : 'Выдать повторно'}
-                        </button>
-                      )}
-                      {canRefund(d.state) && (
-                        <button type="button" className="btn btn-small btn-danger" disabled={busy} onClick={() => askRefund(d)}>
-                          Вернуть деньги
-                        </button>
-                      )}
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+        </>
+      }
+    >
+      <QueryState query={list} loading="Загрузка выдач..." error="Не удалось загрузить выдачи" empty="Выдач пока нет">
+        {(deliveries) => <DataTable label="Выдача в игре" rows={deliveries} columns={columns} rowKey={(d) => d.id} rowProps={(d) => ({ 'data-testid': `delivery-${d.id}` })} />}
+      </QueryState>
+    </AdminSection>
+  );
+}
+
+/** A delivery with no server to go to (its own was deleted, or none was chosen) can be sent to another. */
+function MoveToServer({ delivery, servers, disabled, onMove }: { delivery: AdminDelivery; servers: { id: number; name: string; rcon: boolean }[]; disabled: boolean; onMove: (serverId: number) => void }) {
+  const id = useId();
+  const choices = servers.filter((s) => s.rcon && s.id !== delivery.server_id);
+  if (choices.length === 0) return null;
+  return (
+    <div className="field admin-filter">
+      <label htmlFor={id}>Выдать на сервер</label>
+      <select
+        id={id}
+        value=""
+        disabled={disabled}
+        onChange={(e) => {
+          if (e.target.value) onMove(Number(e.target.value));
+        }}
+      >
+        <option value="">Выберите…</option>
+        {choices.map((s) => (
+          <option key={s.id} value={s.id}>
+            {s.name}
+          </option>
+        ))}
+      </select>
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { NavLink } from '../../components/NavLink.tsx';
+import '../../components/admin/admin.css';
 
 const SECTIONS = [
   { to: '/admin/users', label: 'Пользователи' },
@@ -7,8 +8,10 @@ const SECTIONS = [
   { to: '/admin/shop', label: 'Магазин' },
   { to: '/admin/donate', label: 'Донат' },
   { to: '/admin/servers', label: 'Серверы' },
+  { to: '/admin/audit', label: 'Журнал изменений' },
 ];
 
+/** The admin area's frame: its menu lists every feature's admin screen, each a chunk of its own (router.tsx). */
 export default function AdminLayout({ children }: { children: ReactNode }) {
   // Each section sets its own title; a layout title would overwrite theirs (parents' effects run last).
   return (

@@ -1,12 +1,39 @@
 import { SKIN_MAX_BYTES, SKIN_TEXTS, type SkinInfo, type SkinModel } from '@kubik/contract';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
-import { useNotify } from '../../app/notifications.tsx';
+import { useNotify } from '../../providers/notifications.tsx';
 import { ApiError } from '../../lib/api.ts';
-import { ownSkinKey, saveSkinModel, uploadSkin } from '../skins/api.ts';
-import { SkinViewer, type BackEquipment, type SkinViewerHandle } from '../skins/SkinViewer.tsx';
+import { Empty, Loading } from '../../components/States.tsx';
+import { fetchOwnSkin, ownSkinKey, saveSkinModel, uploadSkin } from './api.ts';
+import { SkinViewer, type BackEquipment, type SkinViewerHandle } from './SkinViewer.tsx';
+import './skins.css';
 
 const TURN = Math.PI / 6;
+
+/** The logged-in player's skin block, once their skin has loaded. */
+export function OwnSkinPanel({ username }: { username: string }) {
+  const skin = useQuery({ queryKey: ownSkinKey(username), queryFn: fetchOwnSkin });
+  if (skin.isPending) {
+    return (
+      <section className="card skin-panel">
+        <Loading text="Загрузка скина..." />
+      </section>
+    );
+  }
+  if (skin.isError) {
+    return (
+      <section className="card skin-panel">
+        <Empty>
+          <p>Не удалось загрузить скин.</p>
+          <button type="button" className="btn btn-small" onClick={() => void skin.refetch()}>
+            Повторить
+          </button>
+        </Empty>
+      </section>
+    );
+  }
+  return <SkinPanel username={username} skin={skin.data} />;
+}
 
 /** The left block of the profile (spec §2, §4): the 3D preview, its switches and the skin upload. */
 export function SkinPanel({ username, skin }: { username: string; skin: SkinInfo }) {

@@ -1,17 +1,16 @@
 import type { MeResponse } from '@kubik/contract';
-import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { useSearchParams } from 'wouter';
-import { useAuth } from '../../app/auth.tsx';
-import { Avatar } from '../../app/Avatar.tsx';
-import { Empty, Loading } from '../../components/States.tsx';
+import { useAuth } from '../../providers/auth.tsx';
+import { Avatar } from '../Avatar.tsx';
+import { Loading } from '../../components/States.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
 import { formatRub } from '../../lib/format.ts';
-import { useTitle } from '../../lib/title.ts';
-import { ShopPanel } from '../shop/ShopPanel.tsx';
-import { fetchOwnSkin, ownSkinKey } from '../skins/api.ts';
-import { ChangePasswordForm } from './ChangePasswordForm.tsx';
-import { SkinPanel } from './SkinPanel.tsx';
+import { useTitle } from '../../providers/title.ts';
+import { MyPurchases } from '../../features/shop/MyPurchases.tsx';
+import { ShopPanel } from '../../features/shop/ShopPanel.tsx';
+import { ChangePasswordForm } from '../../features/accounts/ChangePasswordForm.tsx';
+import { OwnSkinPanel } from '../../features/skins/SkinPanel.tsx';
 import './profile.css';
 
 const TABS = [
@@ -21,6 +20,7 @@ const TABS = [
 ] as const;
 type TabId = (typeof TABS)[number]['id'];
 
+/** The personal cabinet: the player's skin (skins), their facts, the shop (shop) and the password form (accounts). */
 export default function ProfilePage() {
   useTitle('Личный кабинет');
   const { user, refresh } = useAuth();
@@ -37,7 +37,7 @@ export default function ProfilePage() {
         <h1>Личный кабинет</h1>
       </header>
       <div className="profile-layout">
-        <OwnSkin username={user.username} />
+        <OwnSkinPanel username={user.username} />
         <section className="card profile-main" aria-label="Разделы личного кабинета">
           <Tabs
             tabs={[...TABS]}
@@ -46,37 +46,18 @@ export default function ProfilePage() {
             onChange={(id) => setParams(id === 'info' ? {} : { tab: id }, { replace: true })}
           >
             {tab === 'info' && <Information user={user} />}
-            {tab === 'shop' && <ShopPanel />}
+            {tab === 'shop' && (
+              <div className="stack">
+                <ShopPanel />
+                <MyPurchases inCard />
+              </div>
+            )}
             {tab === 'settings' && <ChangePasswordForm />}
           </Tabs>
         </section>
       </div>
     </div>
   );
-}
-
-function OwnSkin({ username }: { username: string }) {
-  const skin = useQuery({ queryKey: ownSkinKey(username), queryFn: fetchOwnSkin });
-  if (skin.isPending) {
-    return (
-      <section className="card skin-panel">
-        <Loading text="Загрузка скина..." />
-      </section>
-    );
-  }
-  if (skin.isError) {
-    return (
-      <section className="card skin-panel">
-        <Empty>
-          <p>Не удалось загрузить скин.</p>
-          <button type="button" className="btn btn-small" onClick={() => void skin.refetch()}>
-            Повторить
-          </button>
-        </Empty>
-      </section>
-    );
-  }
-  return <SkinPanel username={username} skin={skin.data} />;
 }
 
 function Information({ user }: { user: MeResponse }) {

@@ -1,52 +1,42 @@
 import type { NewsItem } from '@kubik/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useSite } from '../../app/site.tsx';
 import { Modal } from '../../components/Modal.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { formatDate } from '../../lib/format.ts';
-import { useTitle } from '../../lib/title.ts';
-import { TotalOnline } from '../servers/TotalOnline.tsx';
 import { fetchNewsFeed, NEWS_FEED_KEY, preview } from './api.ts';
 import './news.css';
 
-export default function HomePage() {
-  useTitle(null);
-  const site = useSite();
+/** The home page's news: a grid of cards, each opening the full text in a modal. */
+export function NewsFeed() {
   const feed = useQuery({ queryKey: NEWS_FEED_KEY, queryFn: fetchNewsFeed });
   const [opened, setOpened] = useState<NewsItem | null>(null);
 
   return (
-    <div className="stack">
-      <header className="page-head home-head">
-        <h1>Добро пожаловать на {site.name}!</h1>
-        <TotalOnline />
-      </header>
-      <section className="stack" aria-labelledby="news-heading">
-        <h2 id="news-heading">Новости</h2>
-        {feed.isPending ? (
-          <Loading text="Загрузка новостей..." />
-        ) : feed.isError ? (
-          <Empty>
-            <p>Не удалось загрузить новости.</p>
-            <button type="button" className="btn btn-small" onClick={() => void feed.refetch()}>
-              Повторить
-            </button>
-          </Empty>
-        ) : feed.data.length === 0 ? (
-          <Empty>Здесь пока нет новостей</Empty>
-        ) : (
-          <ul className="news-grid">
-            {feed.data.map((item, i) => (
-              <NewsCard key={item.id} item={item} index={i} onOpen={() => setOpened(item)} />
-            ))}
-          </ul>
-        )}
-      </section>
+    <section className="stack" aria-labelledby="news-heading">
+      <h2 id="news-heading">Новости</h2>
+      {feed.isPending ? (
+        <Loading text="Загрузка новостей..." />
+      ) : feed.isError ? (
+        <Empty>
+          <p>Не удалось загрузить новости.</p>
+          <button type="button" className="btn btn-small" onClick={() => void feed.refetch()}>
+            Повторить
+          </button>
+        </Empty>
+      ) : feed.data.length === 0 ? (
+        <Empty>Здесь пока нет новостей</Empty>
+      ) : (
+        <ul className="news-grid">
+          {feed.data.map((item, i) => (
+            <NewsCard key={item.id} item={item} index={i} onOpen={() => setOpened(item)} />
+          ))}
+        </ul>
+      )}
       <Modal open={opened !== null} title={opened?.title ?? ''} onClose={() => setOpened(null)} wide>
         {opened && <NewsFull item={opened} onClose={() => setOpened(null)} />}
       </Modal>
-    </div>
+    </section>
   );
 }
 

@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { useSite } from '../app/site.tsx';
+import { useSite } from './site.tsx';
 
 /** `<screen> — <site>`; the site name alone on the home page. */
 export function useTitle(screen: string | null): void {

@@ -1,0 +1,215 @@
+import { zodResolver } from '@hookform/resolvers/zod';
+import { createContext, useContext, useMemo, useRef, type ReactNode } from 'react';
+import { flushSync } from 'react-dom';
+import { FormProvider, useForm, useFormContext, type FieldErrors, type FieldValues, type Path, type UseFormProps, type UseFormReturn } from 'react-hook-form';
+import type { z } from 'zod';
+import { ApiError } from '../../lib/api.ts';
+import './form.css';
+
+/**
+ * The form kit: a react-hook-form form validated by a zod schema, usually the contract's body
+ * schema, so the browser checks with the server's own rules and words.
+ *
+ *   const form = useSchemaForm(NewsBody, { defaultValues: { title: '', image_url: '', content: '' } });
+ *   <Form form={form} onSubmit={(body) => crud.save(body)}>
+ *     <TextField name="title" label="Заголовок" />
+ *     <FormErrors />
+ *     <FormActions onCancel={crud.close} />
+ *   </Form>
+ *
+ * A failed submit shows every error at once next to its field and focuses the first invalid
+ * field; an ApiError thrown by onSubmit lands on the field its `field` names, else above the
+ * actions (<FormErrors />).
+ */
+export function useSchemaForm<I extends FieldValues, O extends FieldValues>(schema: z.ZodType<O, I>, options: Omit<UseFormProps<I, unknown, O>, 'resolver'> = {}): UseFormReturn<I, unknown, O> {
+  return useForm<I, unknown, O>({ mode: 'onSubmit', reValidateMode: 'onChange', ...options, shouldFocusError: false, resolver: zodResolver(schema) });
+}
+
+/** What the kit's fields and error list need from their form. */
+interface FormMeta {
+  /** Remembers a field's Russian name, for the error list. */
+  setLabel(name: string, label: string): void;
+  label(name: string): string | undefined;
+  /** Shows (see `reveal`) and focuses the field. */
+  focus(name: string): void;
+  /** The names in the order their fields stand in the form. */
+  inOrder(names: string[]): string[];
+}
+
+const MetaContext = createContext<FormMeta | null>(null);
+
+export function useFormMeta(): FormMeta {
+  const meta = useContext(MetaContext);
+  if (!meta) throw new Error('a form kit field outside <Form>');
+  return meta;
+}
+
+/** The server names the field in its text too («… (поле «Порт»)»): next to the field itself that is noise. */
+const FIELD_SUFFIX = /\s*\((?:поле|параметр) «[^»]*»\)\s*$/;
+const FALLBACK_ERROR = 'Не удалось сохранить. Попробуйте ещё раз.';
+
+const fieldElement = (form: HTMLFormElement | null, name: string) => form?.querySelector<HTMLElement>(`[name="${CSS.escape(name)}"]`) ?? null;
+
+/** Dot paths of every field error (`kits.0.name`), the form-level `root` left out. */
+export function errorPaths(errors: FieldErrors, prefix = ''): string[] {
+  const paths: string[] = [];
+  for (const [key, value] of Object.entries(errors)) {
+    if (!value || typeof value !== 'object' || (!prefix && key === 'root')) continue;
+    const path = prefix ? `${prefix}.${key}` : key;
+    const leaf = value as { message?: unknown; type?: unknown };
+    if (typeof leaf.message === 'string' && typeof leaf.type === 'string') paths.push(path);
+    else paths.push(...errorPaths(value as FieldErrors, path));
+  }
+  return paths;
+}
+
+interface FormProps<I extends FieldValues, O> {
+  form: UseFormReturn<I, unknown, O>;
+  /** Sends the valid values; a rejected ApiError is shown on its field or above the actions. */
+  onSubmit: (values: O) => unknown;
+  /** After a submit the schema refused (errors are shown already); e.g. the spec's toast. */
+  onInvalid?: (errors: FieldErrors<I>) => void;
+  /** Makes a field visible before it is focused, e.g. switches to the tab it is on. */
+  reveal?: (name: string) => void;
+  className?: string;
+  children: ReactNode;
+}
+
+export function Form<I extends FieldValues, O>({ form, onSubmit, onInvalid, reveal, className = 'form', children }: FormProps<I, O>) {
+  const element = useRef<HTMLFormElement>(null);
+  const labels = useRef(new Map<string, string>());
+  const revealRef = useRef(reveal);
+  revealRef.current = reveal;
+
+  const meta = useMemo<FormMeta>(() => {
+    const position = (name: string) => fieldElement(element.current, name);
+    return {
+      setLabel: (name, label) => void labels.current.set(name, label),
+      label: (name) => labels.current.get(name),
+      focus(name) {
+        const show = revealRef.current;
+        if (show) flushSync(() => show(name));
+        position(name)?.focus();
+      },
+      inOrder: (names) =>
+        [...names].sort((a, b) => {
+          const x = position(a);
+          const y = position(b);
+          if (!x || !y) return x ? -1 : y ? 1 : 0;
+          return x.compareDocumentPosition(y) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1;
+        }),
+    };
+  }, []);
+
+  const submit = form.handleSubmit(
+    async (values) => {
+      try {
+        await onSubmit(values);
+      } catch (err) {
+        const known = err instanceof ApiError;
+        const message = known && err.message ? err.message : FALLBACK_ERROR;
+        const field = known ? err.field : undefined;
+        if (field && fieldElement(element.current, field)) {
+          form.setError(field as Path<I>, { type: 'server', message: message.replace(FIELD_SUFFIX, '') });
+          meta.focus(field);
+        } else {
+          form.setError('root.server', { type: 'server', message });
+        }
+      }
+    },
+    (errors) => {
+      onInvalid?.(errors);
+      const first = meta.inOrder(errorPaths(errors))[0];
+      if (first) meta.focus(first);
+    },
+  );
+
+  return (
+    <FormProvider {...form}>
+      <MetaContext.Provider value={meta}>
+        <form
+          ref={element}
+          className={className}
+          noValidate
+          onSubmit={(e) => {
+            form.clearErrors('root');
+            void submit(e);
+          }}
+        >
+          {children}
+        </form>
+      </MetaContext.Provider>
+    </FormProvider>
+  );
+}
+
+/**
+ * The error list: the form-level error (a server answer about no one field) and, after a failed
+ * submit, the names of the fields to fix, each a button to its field. The messages themselves
+ * stand next to their fields.
+ */
+export function FormErrors() {
+  const { formState } = useFormContext();
+  const meta = useFormMeta();
+  const root = formState.errors.root?.server?.message;
+  const paths = meta.inOrder(errorPaths(formState.errors));
+  if (!root && paths.length === 0) return null;
+  return (
+    <div className="notice notice-danger form-errors" role="alert">
+      {root && <p>{root}</p>}
+      {paths.length > 0 && (
+        <>
+          <p>{paths.length === 1 ? 'Проверьте поле:' : 'Проверьте поля:'}</p>
+          <ul>
+            {paths.map((path) => {
+              const label = meta.label(path);
+              return (
+                <li key={path}>
+                  {label ? (
+                    <button type="button" className="link-button" onClick={() => meta.focus(path)}>
+                      {label}
+                    </button>
+                  ) : (
+                    errorMessage(formState.errors, path)
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+        </>
+      )}
+    </div>
+  );
+}
+
+function errorMessage(errors: FieldErrors, path: string): string {
+  let at: unknown = errors;
+  for (const key of path.split('.')) at = (at as Record<string, unknown> | undefined)?.[key];
+  return ((at as { message?: string } | undefined)?.message ?? '').replace(FIELD_SUFFIX, '');
+}
+
+interface FormActionsProps {
+  onCancel?: () => void;
+  submitLabel?: string;
+  pendingLabel?: string;
+  /** Further buttons, before Отмена. */
+  children?: ReactNode;
+}
+
+/** Отмена and the submit button, which says «Сохраняем…» and is disabled while the form is sent. */
+export function FormActions({ onCancel, submitLabel = 'Сохранить', pendingLabel = 'Сохраняем…', children }: FormActionsProps) {
+  const { formState } = useFormContext();
+  return (
+    <div className="form-actions">
+      {children}
+      {onCancel && (
+        <button type="button" className="btn" onClick={onCancel}>
+          Отмена
+        </button>
+      )}
+      <button type="submit" className="btn btn-primary" disabled={formState.isSubmitting}>
+        {formState.isSubmitting ? pendingLabel : submitLabel}
+      </button>
+    </div>
+  );
+}

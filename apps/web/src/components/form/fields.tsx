@@ -1,0 +1,195 @@
+import { createContext, useContext, useId, useState, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
+import { useController, useFormContext, useWatch } from 'react-hook-form';
+import { useFormMeta } from './Form.tsx';
+
+/*
+ * The kit's fields. Each takes the value's dot path as `name` and a Russian `label`; it shows
+ * its error next to itself and marks the control (aria-invalid, aria-describedby → its hint
+ * and error). Numbers and money are typed as text and reach the schema as numbers.
+ */
+
+interface BaseProps {
+  name: string;
+  label: string;
+  hint?: ReactNode;
+}
+
+/** Fields inside a group are named «<legend> — <label>» in the error list (Кит 2 — Название кита). */
+const GroupContext = createContext('');
+
+export function FieldGroup({ legend, className = 'field-group', children }: { legend: string; className?: string; children: ReactNode }) {
+  const outer = useContext(GroupContext);
+  return (
+    <fieldset className={className}>
+      <legend>{legend}</legend>
+      <GroupContext.Provider value={outer ? `${outer} — ${legend}` : legend}>{children}</GroupContext.Provider>
+    </fieldset>
+  );
+}
+
+function useField(name: string, label: string, hint: ReactNode) {
+  const { getFieldState, formState } = useFormContext();
+  const group = useContext(GroupContext);
+  useFormMeta().setLabel(name, group ? `${group} — ${label}` : label);
+  const id = useId();
+  const error = getFieldState(name, formState).error?.message;
+  const describedBy = [error && `${id}-error`, hint && `${id}-hint`].filter(Boolean).join(' ') || undefined;
+  return { id, error, control: { id, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy } };
+}
+
+function Frame({ id, label, hint, error, children }: { id: string; label: string; hint?: ReactNode; error?: string; children: ReactNode }) {
+  return (
+    <div className={error ? 'field field-invalid' : 'field'}>
+      <label htmlFor={id}>{label}</label>
+      {children}
+      {error && (
+        <span className="field-error" id={`${id}-error`}>
+          {error}
+        </span>
+      )}
+      {hint && (
+        <span className="hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      )}
+    </div>
+  );
+}
+
+type InputProps = BaseProps & Omit<InputHTMLAttributes<HTMLInputElement>, 'name'>;
+
+export function TextField({ name, label, hint, type = 'text', ...input }: InputProps) {
+  const { register } = useFormContext();
+  const f = useField(name, label, hint);
+  return (
+    <Frame id={f.id} label={label} hint={hint} error={f.error}>
+      <input type={type} {...input} {...register(name)} {...f.control} />
+    </Frame>
+  );
+}
+
+export function TextAreaField({ name, label, hint, ...textarea }: BaseProps & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, 'name'>) {
+  const { register } = useFormContext();
+  const f = useField(name, label, hint);
+  return (
+    <Frame id={f.id} label={label} hint={hint} error={f.error}>
+      <textarea {...textarea} {...register(name)} {...f.control} />
+    </Frame>
+  );
+}
+
+export interface Option {
+  value: string;
+  label: string;
+}
+
+/** A select of string values (a page maps them to numbers or null itself). */
+export function SelectField({ name, label, hint, options, ...select }: BaseProps & { options: readonly Option[] } & Omit<SelectHTMLAttributes<HTMLSelectElement>, 'name'>) {
+  const { register } = useFormContext();
+  const f = useField(name, label, hint);
+  return (
+    <Frame id={f.id} label={label} hint={hint} error={f.error}>
+      <select {...select} {...register(name)} {...f.control}>
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </Frame>
+  );
+}
+
+export function CheckboxField({ name, label, hint, ...input }: InputProps) {
+  const { register } = useFormContext();
+  const f = useField(name, label, hint);
+  return (
+    <div className={f.error ? 'field field-check field-invalid' : 'field field-check'}>
+      <label className="checkbox">
+        <input type="checkbox" {...input} {...register(name)} {...f.control} />
+        {label}
+      </label>
+      {f.error && (
+        <span className="field-error" id={`${f.id}-error`}>
+          {f.error}
+        </span>
+      )}
+      {hint && (
+        <span className="hint" id={`${f.id}-hint`}>
+          {hint}
+        </span>
+      )}
+    </div>
+  );
+}
+
+const SPACES = /[\s\u00a0\u202f₽]/g;
+
+/** '' → `empty`; whole numbers → number; anything else → NaN, which the schema refuses with its own words. */
+const parseInteger = (text: string, empty: unknown) => {
+  const t = text.replace(SPACES, '');
+  return t === '' ? empty : /^-?\d+$/.test(t) ? Number(t) : NaN;
+};
+const parseMoney = (text: string, empty: unknown) => {
+  const t = text.replace(SPACES, '').replace(',', '.');
+  return t === '' ? empty : /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : NaN;
+};
+const showInteger = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : '');
+/** 1250 → '1250', 12.5 → '12,50' */
+const showMoney = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? (Number.isInteger(v) ? String(v) : v.toFixed(2).replace('.', ',')) : '');
+
+interface NumberProps extends InputProps {
+  /** The value of an empty field: undefined (left out) by default, null where the API wants «none». */
+  empty?: null;
+}
+
+function NumericField({ name, label, hint, empty, parse, show, ...input }: NumberProps & { parse: (text: string, empty: unknown) => unknown; show: (v: unknown) => string }) {
+  const { field } = useController({ name });
+  const f = useField(name, label, hint);
+  // The text as typed, and the value it stood for: a value set from outside (a reset) replaces the text.
+  const [typed, setTyped] = useState(() => ({ text: show(field.value), value: field.value as unknown }));
+  if (!Object.is(typed.value, field.value)) setTyped({ text: show(field.value), value: field.value });
+  return (
+    <Frame id={f.id} label={label} hint={hint} error={f.error}>
+      <input
+        type="text"
+        autoComplete="off"
+        {...input}
+        name={field.name}
+        ref={field.ref}
+        value={typed.text}
+        onBlur={field.onBlur}
+        onChange={(e) => {
+          const value = parse(e.target.value, empty);
+          setTyped({ text: e.target.value, value });
+          field.onChange(value);
+        }}
+        {...f.control}
+      />
+    </Frame>
+  );
+}
+
+export function NumberField(props: NumberProps) {
+  return <NumericField inputMode="numeric" {...props} parse={parseInteger} show={showInteger} />;
+}
+
+/** Roubles with kopecks: «1 250», «35,50» or «35.5» are all taken. */
+export function MoneyField(props: NumberProps) {
+  return <NumericField inputMode="decimal" {...props} parse={parseMoney} show={showMoney} />;
+}
+
+const PREVIEWABLE = /^(https?:\/\/|\/(?!\/))\S+$/i;
+
+/** An image address (http(s)://… or a path on this site) with a small preview once it looks like one. */
+export function ImageUrlField({ placeholder = 'https://… или /images/…', ...props }: InputProps) {
+  const value = useWatch({ name: props.name }) as unknown;
+  const [broken, setBroken] = useState('');
+  const src = typeof value === 'string' && PREVIEWABLE.test(value.trim()) ? value.trim() : '';
+  return (
+    <div className="field-with-preview">
+      <TextField type="url" inputMode="url" autoComplete="off" spellCheck={false} placeholder={placeholder} {...props} />
+      {src && src !== broken && <img className="field-preview pixelated" src={src} alt="" width={44} height={44} onError={() => setBroken(src)} />}
+    </div>
+  );
+}

@@ -1,0 +1,103 @@
+import { AUDIT_ENTITY_LABELS, auditAction, type AuditEntry } from '@kubik/contract';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import { AdminSection } from '../../components/admin/AdminSection.tsx';
+import { QueryState } from '../../components/QueryState.tsx';
+import { formatDateTime } from '../../lib/format.ts';
+import { AUDIT_KEY } from '../../lib/query-keys.ts';
+import { useTitle } from '../../providers/title.ts';
+import { fetchAudit } from './api.ts';
+import { changesOf } from './changes.ts';
+import './audit.css';
+
+export default function AdminAuditPage() {
+  useTitle('Журнал изменений');
+  const [page, setPage] = useState(1);
+  const [entity, setEntity] = useState('');
+  const filterId = useId();
+  const log = useQuery({ queryKey: [...AUDIT_KEY, page, entity], queryFn: () => fetchAudit(page, entity), placeholderData: keepPreviousData });
+  const pages = log.data ? Math.max(1, Math.ceil(log.data.total / log.data.per_page)) : 1;
+
+  return (
+    <AdminSection title="Журнал изменений">
+      <p className="muted">Кто, когда и что изменил в админ-панели: новые записи сверху. Пароли не показываются.</p>
+      <div className="field admin-filter">
+        <label htmlFor={filterId}>Раздел</label>
+        <select
+          id={filterId}
+          value={entity}
+          onChange={(e) => {
+            setEntity(e.target.value);
+            setPage(1);
+          }}
+        >
+          <option value="">Все разделы</option>
+          {Object.entries(AUDIT_ENTITY_LABELS).map(([id, label]) => (
+            <option key={id} value={id}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </div>
+
+      <QueryState query={log} error="Не удалось загрузить журнал" empty="Записей пока нет" isEmpty={(d) => d.entries.length === 0}>
+        {(data) => (
+          <>
+            <ol className="audit-list" aria-busy={log.isFetching}>
+              {data.entries.map((e) => (
+                <li key={e.id} className="audit-entry" data-testid="audit-entry">
+                  <div className="audit-meta">
+                    <strong>{auditAction(e.action, e.entity)}</strong>
+                    {e.entity_id && <span className="muted">№{e.entity_id}</span>}
+                    <span className="muted">·</span>
+                    <span>{e.actor_username ?? 'система'}</span>
+                    <time className="muted" dateTime={e.created_at}>
+                      {formatDateTime(e.created_at)}
+                    </time>
+                  </div>
+                  <ChangeList entry={e} />
+                </li>
+              ))}
+            </ol>
+            <nav className="row audit-pages" aria-label="Страницы журнала">
+              <button type="button" className="btn btn-small" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
+                ← Новее
+              </button>
+              <span aria-live="polite">
+                Страница {page} из {pages}
+              </span>
+              <button type="button" className="btn btn-small" disabled={page >= pages} onClick={() => setPage((p) => p + 1)}>
+                Старше →
+              </button>
+            </nav>
+          </>
+        )}
+      </QueryState>
+    </AdminSection>
+  );
+}
+
+/** «Баланс: 0 ₽ → 1 000 ₽», one line per changed field. */
+function ChangeList({ entry }: { entry: AuditEntry }) {
+  const list = changesOf(entry);
+  if (list.length === 0) return null;
+  const lines = (
+    <ul className="audit-changes">
+      {list.map((c) => (
+        <li key={c.key}>
+          <span className="audit-field">{c.label}:</span> {c.before !== null && <del className="audit-before">{c.before}</del>}
+          {c.before !== null && c.after !== null && <span aria-label="стало"> → </span>}
+          {c.after !== null && <ins className="audit-after">{c.after}</ins>}
+        </li>
+      ))}
+    </ul>
+  );
+  // A whole record (a creation or a deletion) is folded; an edit of a few fields is shown as is.
+  if (list.length <= 4) return lines;
+  return (
+    <details className="audit-details">
+      <summary>Поля записи: {list.length}</summary>
+      {lines}
+    </details>
+  );
+}

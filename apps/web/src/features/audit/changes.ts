@@ -1,0 +1,54 @@
+import { AUDIT_HIDDEN_FIELDS, auditField, DELIVERY_STATE_TEXT, type AuditEntry, type AuditValueKind, type DeliveryState } from '@kubik/contract';
+import { formatDateTime, formatNumber, formatRub } from '../../lib/format.ts';
+
+export interface Change {
+  key: string;
+  label: string;
+  before: string | null;
+  after: string | null;
+}
+
+const asRecord = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+/** PostgreSQL hands big integers over as strings. */
+const asNumber = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN);
+
+/** One value as the audit log shows it: «1 000 ₽», «да», «21.11.2026, 14:05», «Старт, Премиум». */
+export function showValue(kind: AuditValueKind = 'text', value: unknown): string {
+  if (kind === 'secret') return value === null || value === undefined || value === '' ? 'не задан' : value === '***' ? 'задан' : String(value);
+  if (value === null || value === undefined || value === '') return '—';
+  const n = asNumber(value);
+  switch (kind) {
+    case 'roubles':
+      return Number.isFinite(n) ? formatRub(n) : String(value);
+    case 'kopecks':
+      return Number.isFinite(n) ? formatRub(n / 100) : String(value);
+    case 'number':
+      return Number.isFinite(n) ? formatNumber(n) : String(value);
+    case 'boolean':
+      return value === true || value === 1 || value === '1' ? 'да' : 'нет';
+    case 'datetime':
+      return formatDateTime(Number.isFinite(n) ? n : String(value));
+    case 'delivery_state':
+      return DELIVERY_STATE_TEXT[value as DeliveryState] ?? String(value);
+    case 'list': {
+      if (!Array.isArray(value)) return String(value);
+      if (value.length === 0) return 'нет';
+      return value.map((item) => String(asRecord(item).name ?? asRecord(item).title ?? '…')).join(', ');
+    }
+    default:
+      return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  }
+}
+
+/** The fields that differ between before and after, in Russian; a creation or deletion lists the whole record. */
+export function changesOf(entry: AuditEntry): Change[] {
+  const before = asRecord(entry.before);
+  const after = asRecord(entry.after);
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => !AUDIT_HIDDEN_FIELDS.includes(k));
+  return keys
+    .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
+    .map((k) => {
+      const { label, kind } = auditField(entry.entity, k);
+      return { key: k, label, before: entry.before === null ? null : showValue(kind, before[k]), after: entry.after === null ? null : showValue(kind, after[k]) };
+    });
+}

@@ -1,0 +1,151 @@
+// How the admin area's audit log reads in Russian. The server records an `action`
+// ('shop.item.create'), an `entity` ('shop_item') and the record before and after with the API's
+// or the table's own field names; these tables turn them into «Товар создан» and
+// «Цена: 10 ₽ → 12,50 ₽». A feature that records a new action, entity or field adds its words
+// here; anything not listed still reads as Russian (see auditAction and auditField), never as a
+// raw key.
+
+/** How a field's value is shown. */
+export type AuditValueKind =
+  | 'text'
+  | 'number'
+  /** Roubles, as the API speaks them. */
+  | 'roubles'
+  /** Integer kopecks, as the database keeps them. */
+  | 'kopecks'
+  | 'boolean'
+  /** Epoch milliseconds or an ISO date. */
+  | 'datetime'
+  /** A list of records, shown by their names. */
+  | 'list'
+  /** Masked by the server ('***'): only whether it is set. */
+  | 'secret'
+  | 'delivery_state';
+
+export interface AuditFieldLabel {
+  label: string;
+  kind?: AuditValueKind;
+}
+
+/** Each recorded action as a sentence. */
+export const AUDIT_ACTION_LABELS: Record<string, string> = {
+  'user.create': 'Пользователь добавлен',
+  'user.update': 'Пользователь изменён',
+  'user.delete': 'Пользователь удалён',
+  'news.create': 'Новость добавлена',
+  'news.update': 'Новость изменена',
+  'news.delete': 'Новость удалена',
+  'donate.create': 'Донат добавлен',
+  'donate.update': 'Донат изменён',
+  'donate.delete': 'Донат удалён',
+  'shop.item.create': 'Товар создан',
+  'shop.item.update': 'Товар изменён',
+  'shop.item.delete': 'Товар удалён',
+  'shop.delivery.resend': 'Выдача отправлена ещё раз',
+  'shop.delivery.refund': 'Деньги за выдачу возвращены',
+  'delivery.resend': 'Выдача отправлена ещё раз',
+  'delivery.refund': 'Деньги за выдачу возвращены',
+  'shop.category.create': 'Категория товаров добавлена',
+  'shop.category.update': 'Категория товаров изменена',
+  'shop.category.delete': 'Категория товаров удалена',
+  'server.create': 'Сервер добавлен',
+  'server.update': 'Сервер изменён',
+  'server.delete': 'Сервер удалён',
+};
+
+/** The log's sections (its filter), by the entity the server records. */
+export const AUDIT_ENTITY_LABELS: Record<string, string> = {
+  user: 'Пользователи',
+  news: 'Новости',
+  donate: 'Донат',
+  shop_item: 'Товары',
+  shop_delivery: 'Выдача в игре',
+  delivery: 'Выдача в игре',
+  shop_category: 'Категории товаров',
+  server: 'Серверы',
+};
+
+/** Field names, the same in every entity unless AUDIT_ENTITY_FIELD_LABELS says otherwise. */
+export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
+  username: { label: 'Имя' },
+  email: { label: 'Почта' },
+  password: { label: 'Пароль' },
+  is_admin: { label: 'Администратор', kind: 'boolean' },
+  balance: { label: 'Баланс', kind: 'roubles' },
+  deleted: { label: 'Удалён', kind: 'boolean' },
+  title: { label: 'Заголовок' },
+  name: { label: 'Название' },
+  description: { label: 'Описание' },
+  content: { label: 'Текст' },
+  image_url: { label: 'Изображение' },
+  amount: { label: 'Цена', kind: 'number' },
+  currency: { label: 'Валюта' },
+  is_best: { label: 'Лучший выбор', kind: 'boolean' },
+  position: { label: 'Порядок', kind: 'number' },
+  kits: { label: 'Киты', kind: 'list' },
+  features: { label: 'Привилегии', kind: 'list' },
+  price: { label: 'Цена', kind: 'roubles' },
+  count: { label: 'Количество', kind: 'number' },
+  icon: { label: 'Иконка' },
+  category: { label: 'Категория' },
+  item_id_minecraft: { label: 'Minecraft ID' },
+  status: { label: 'Статус' },
+  server_id: { label: 'Сервер выдачи (№)', kind: 'number' },
+  ip_address: { label: 'IP-адрес или домен' },
+  port: { label: 'Порт', kind: 'number' },
+  max_online: { label: 'Максимальный онлайн', kind: 'number' },
+  rcon_host: { label: 'Адрес RCON' },
+  rcon_port: { label: 'Порт RCON', kind: 'number' },
+  rcon_password: { label: 'Пароль RCON', kind: 'secret' },
+  command_template: { label: 'Шаблон команды выдачи' },
+  state: { label: 'Состояние', kind: 'delivery_state' },
+  pieces: { label: 'Штук за покупку', kind: 'number' },
+  commands: { label: 'Свои команды' },
+  server_scope: { label: 'Куда выдавать' },
+  attempts: { label: 'Отправлено команд', kind: 'number' },
+  reply: { label: 'Ответ сервера' },
+  last_error: { label: 'Причина' },
+  amount_kopecks: { label: 'Сумма', kind: 'kopecks' },
+  created_at: { label: 'Создано', kind: 'datetime' },
+  updated_at: { label: 'Изменено', kind: 'datetime' },
+  deleted_at: { label: 'Удалено', kind: 'datetime' },
+};
+
+/** Where a field means something else in one entity. */
+export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditFieldLabel>> = {
+  news: { content: { label: 'Содержание' } },
+  donate: { content: { label: 'Описание' }, amount: { label: 'Цена в месяц', kind: 'number' } },
+  // The item's row as stored: the price in kopecks.
+  shop_item: { price: { label: 'Цена', kind: 'kopecks' } },
+};
+
+/** Bookkeeping columns that say nothing the entry's own date and number do not. */
+export const AUDIT_HIDDEN_FIELDS: readonly string[] = ['id', 'created_at', 'updated_at', 'deleted_at', 'username_lower', 'email_lower', 'name_key'];
+
+const VERBS: Record<string, string> = { create: 'создана', add: 'создана', update: 'изменена', delete: 'удалена', remove: 'удалена' };
+
+/** «Товар создан»; an action nobody has named yet reads «Запись создана (Товары)» or «Изменение в админ-панели». */
+export function auditAction(action: string, entity: string): string {
+  const known = AUDIT_ACTION_LABELS[action];
+  if (known) return known;
+  const verb = VERBS[action.split('.').at(-1) ?? ''];
+  const section = AUDIT_ENTITY_LABELS[entity];
+  if (verb) return section ? `Запись ${verb} (${section})` : `Запись ${verb}`;
+  return section ? `Изменение (${section})` : 'Изменение в админ-панели';
+}
+
+/** The section's name, or a neutral one. */
+export const auditEntity = (entity: string): string => AUDIT_ENTITY_LABELS[entity] ?? 'Другой раздел';
+
+/** A field's Russian name and how to show it; an unknown field is named by what its name says it holds. */
+export function auditField(entity: string, key: string): AuditFieldLabel {
+  const known = AUDIT_ENTITY_FIELD_LABELS[entity]?.[key] ?? AUDIT_FIELD_LABELS[key];
+  if (known) return known;
+  if (/password|token|secret/i.test(key)) return { label: 'Секретное поле', kind: 'secret' };
+  if (key.endsWith('_kopecks')) return { label: 'Сумма', kind: 'kopecks' };
+  if (key.endsWith('_at')) return { label: 'Время', kind: 'datetime' };
+  if (key.startsWith('is_')) return { label: 'Признак', kind: 'boolean' };
+  if (key.endsWith('_id')) return { label: 'Связанная запись (№)', kind: 'number' };
+  if (key.endsWith('_url')) return { label: 'Ссылка' };
+  return { label: 'Другое поле' };
+}
