@@ -1,5 +1,6 @@
 import type { DbHandle } from '../apps/server/src/db/index.ts';
 import { hashPassword } from '../apps/server/src/lib/passwords.ts';
+import { offlineUuid } from '../apps/server/src/lib/offline-uuid.ts';
 import { postLedger } from '../apps/server/src/modules/ledger/ledger.service.ts';
 
 export interface SeedResult {
@@ -42,6 +43,7 @@ export async function seed(handle: DbHandle): Promise<SeedResult> {
       email_verified_at: now,
       created_at: now,
       deleted_at: null,
+      uuid: offlineUuid(username),
     };
   });
   await inChunks(users, 500, (chunk) => db.insertInto('users').values(chunk).execute());

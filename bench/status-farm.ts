@@ -3,7 +3,7 @@
  * so that answering does not share the site's event loop. argv: count silentShare.
  * Sends its ports over IPC: { ports: number[], silent: number[] }.
  */
-import { defaultStatus, StatusPeer } from '../apps/server/src/lib/minecraft/test-peer.ts';
+import { defaultStatus, StatusPeer } from '../testing/minecraft-status-peer.ts';
 
 const count = Number(process.argv[2] ?? 1000);
 const silentShare = Number(process.argv[3] ?? 0.05);

@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { linkIn, SmtpCatcher } from '../../apps/server/src/test/smtp-catcher.ts';
+import { linkIn, SmtpCatcher } from '../../testing/smtp-catcher.ts';
 
 export { linkIn };
 

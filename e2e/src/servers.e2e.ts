@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultStatus, StatusPeer } from '../../apps/server/src/lib/minecraft/test-peer.ts';
+import { defaultStatus, StatusPeer } from '../../testing/minecraft-status-peer.ts';
 import { loginUi, see, startSite, toast, type Site } from './harness.ts';
 
 async function noHorizontalScroll(page: Page): Promise<boolean> {

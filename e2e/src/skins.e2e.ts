@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { blank, fill, toPng, type Colour } from '../../apps/server/src/lib/skin/test-images.ts';
+import { blank, fill, toPng, type Colour } from '../../testing/skin-images.ts';
 import { loginUi, registerAndConfirm, see, startSite, toast, type Site } from './harness.ts';
 
 const BODY: Colour = [230, 20, 230, 255];

@@ -12,15 +12,20 @@ import { z } from 'zod';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase, type DbHandle } from './db/index.ts';
+import { JobRunner, Scheduler } from './lib/jobs/index.ts';
 import { createMailer, type Mailer } from './lib/mailer.ts';
+import { NotifyChannel } from './lib/notify-channel.ts';
 import { PublicCache, sendCached } from './lib/public-cache.ts';
 import { RateLimiter } from './lib/rate-limit.ts';
+import { SettingsStore } from './lib/settings.ts';
 import { UserCache } from './lib/user-cache.ts';
-import { DeliveryWorker } from './modules/deliveries/deliveries.worker.ts';
+import { recordAudit } from './modules/audit/audit.service.ts';
 import { modules } from './modules/index.ts';
-import { MailWorker } from './modules/mail/mail.outbox.ts';
+import { mailJob } from './modules/mail/mail.outbox.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
-import { enforceAccess, type Access } from './plugins/auth.ts';
+import { registerAccessCheck, type Access } from './plugins/auth.ts';
+import { hashToken } from './lib/tokens.ts';
+import { findSessionUser } from './modules/accounts/accounts.repo.ts';
 import { registerOriginCheck } from './plugins/origin.ts';
 import { frameworkErrors, registerJsonParser, registerSecurityHeaders } from './plugins/security.ts';
 
@@ -46,13 +51,22 @@ export interface BuildOptions {
   mailer?: Mailer;
 }
 
+const SHUTTING_DOWN_BODY = JSON.stringify({ error: 'Сайт перезапускается. Повторите через несколько секунд.', code: 'shutting_down' });
+const SHUTTING_DOWN_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(SHUTTING_DOWN_BODY)), connection: 'close', 'retry-after': '5', 'cache-control': 'no-store' };
+
 /** The whole site as a Fastify instance, without listen(): main.ts listens, tests inject. */
 export async function buildApp(config: Readonly<Config>, options: BuildOptions = {}): Promise<FastifyInstance> {
   // Public reads already answered once from the cache skip Fastify entirely (PublicCache.tryServe).
   let fastPath: PublicCache | null = null;
+  // While shutting down, answers end their keep-alive connections, so the server can close as
+  // soon as the requests in flight are done.
+  let closing = false;
   const app = Fastify({
     serverFactory: (handler) => {
       const server = http.createServer((req, res) => {
+        // Shutting down: a request that still arrives on a kept-alive connection is turned away
+        // (in Russian, unlike Fastify's own 503) so the client retries on another instance.
+        if (closing) return void res.writeHead(503, SHUTTING_DOWN_HEADERS).end(SHUTTING_DOWN_BODY);
         if (!fastPath?.tryServe(req, res)) handler(req, res);
       });
       // Fastify's own default; Node's 5 s would close idle keep-alive sockets under clients' feet.
@@ -70,25 +84,31 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   const database = options.database ?? openDatabase(config);
   const mailer = options.mailer ?? createMailer(config);
-  const userCache = new UserCache({ databaseUrl: database.kind === 'pg' ? config.databaseUrl : undefined });
+  const notifications = new NotifyChannel(database.kind === 'pg' ? config.databaseUrl : undefined, app.log);
+  const userCache = new UserCache({ channel: notifications });
   userCache.watch(database);
   const ctx: AppContext = {
     config,
     db: database.db,
     dbKind: database.kind,
     mailer,
-    mailWorker: new MailWorker(database.db, mailer, app.log),
-    deliveries: new DeliveryWorker(database.db, config.delivery, app.log),
+    jobs: new JobRunner(app.log),
+    schedule: new Scheduler(database.db),
     limiter: new RateLimiter(config.rateLimits.enabled, config.rateLimits.windowMs),
-    publicCache: new PublicCache(database.kind === 'pg' ? config.databaseUrl : undefined),
+    publicCache: new PublicCache(notifications),
     userCache,
+    notifications,
+    settings: new SettingsStore(database.db, database.kind, config, notifications, (trx, e) => recordAudit(trx, { actorId: e.actorId, action: 'settings.update', entity: 'settings', entityId: e.key, before: e.before, after: e.after }), app.log),
   };
-  await ctx.publicCache.start();
-  await ctx.userCache.start();
+  await notifications.start();
   // A write request has committed by the time it answers; whatever this instance looked up
   // meanwhile is dropped before the client can ask again (other instances hear the NOTIFY).
   app.addHook('onSend', async (request, _reply, payload) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') ctx.userCache.clear();
+    return payload;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
     return payload;
   });
   fastPath = ctx.publicCache;
@@ -108,7 +128,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   await app.register(fastifySwagger, {
     openapi: {
-      info: { title: `${config.siteName} API`, description: 'API сайта игрового сервера. Ошибки: { "error": "текст" }. Вход: cookie сеанса или заголовок Authorization: Bearer <токен из /api/user/login>.', version: '1.0.0' },
+      info: { title: `${config.siteName} API`, description: 'API сайта игрового сервера. Ошибки: { "error": "текст", "code": "машинный_код", "field": "путь.к.полю" } (field — только когда виновато одно поле). Вход: cookie сеанса или заголовок Authorization: Bearer <токен из /api/user/login>.', version: '1.0.0' },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
@@ -116,17 +136,25 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
 
+  ctx.jobs.register(mailJob(database.db, mailer, app.log));
   for (const mod of modules) await app.register(mod(ctx));
 
   registerWebApp(app, config);
 
+  // The one place background work starts and stops (lib/jobs); tests switch it off and call passes directly.
   app.addHook('onReady', async () => {
-    if (config.workers) ctx.mailWorker.start();
+    if (config.workers) ctx.jobs.start();
+  });
+  // Jobs start winding down while in-flight requests finish (preClose), both within the timeout.
+  let jobsStopped: Promise<boolean> | undefined;
+  app.addHook('preClose', async () => {
+    closing = true;
+    jobsStopped = ctx.jobs.stop(config.shutdownTimeoutMs);
   });
   app.addHook('onClose', async () => {
-    await ctx.mailWorker.stop();
-    await ctx.publicCache.stop();
-    await ctx.userCache.stop();
+    if (!(await (jobsStopped ?? ctx.jobs.stop(config.shutdownTimeoutMs)))) app.log.warn('background jobs still running at the shutdown deadline; their claims were released');
+    ctx.userCache.stop();
+    await notifications.stop();
     mailer.close();
     if (!options.database) await database.close();
   });
@@ -145,7 +173,18 @@ function registerAccessControl(app: FastifyInstance, ctx: AppContext): void {
     if (!access) throw new Error(`route ${String(route.method)} ${route.url} declares no config.access`);
     for (const method of [route.method].flat()) if (method !== 'HEAD') app.apiRoutes.push({ method, url: route.url, access });
   });
-  app.addHook('onRequest', async (request) => enforceAccess(ctx, request));
+  // Keyed by the token's hash: the cache holds no usable secret.
+  registerAccessCheck(app, (token) =>
+    ctx.userCache.get(
+      `session:${hashToken(token)}`,
+      async () => {
+        const session = await findSessionUser(ctx.db, token);
+        // Shared by every request of this session while cached: nobody may change it in place.
+        return session && { user: Object.freeze(session.user), expiresAt: session.expiresAt };
+      },
+      (s) => s.expiresAt,
+    ),
+  );
 }
 
 /** Serves the built single-page app, with index.html for every non-API path it does not know. */
@@ -185,7 +224,7 @@ function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
   app.setNotFoundHandler((request, reply) => {
     const url = request.url;
     if (url.startsWith('/api/') || url === '/api' || (request.method !== 'GET' && request.method !== 'HEAD')) {
-      return reply.code(404).send({ error: 'Не найдено' });
+      return reply.code(404).send({ error: 'Не найдено', code: 'not_found' });
     }
     // A missing file (a script, an image, a download) is a 404, not the app's index page.
     const pathname = url.split('?')[0] ?? '';

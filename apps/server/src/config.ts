@@ -34,6 +34,7 @@ const Env = z.object({
   DELIVERY_INTERVAL_SEC: int(5, 1, 3600),
   RCON_TIMEOUT_MS: int(5000, 100, 60_000),
   WEB_DIST: z.string().optional(),
+  SHUTDOWN_TIMEOUT_SEC: int(10, 1, 600),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -70,6 +71,8 @@ export interface Config {
   logLevel: string;
   /** Background workers (mail, monitors, deliveries); tests may switch them off. */
   workers: boolean;
+  /** On SIGTERM/SIGINT: how long in-flight requests, then background jobs, may take to finish. */
+  shutdownTimeoutMs: number;
 }
 
 export type ConfigOverrides = Partial<Omit<Config, 'rateLimits'>> & { rateLimits?: Partial<Config['rateLimits']> };
@@ -107,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     webDist: path.resolve(e.WEB_DIST ?? path.join(repoRoot, 'apps/web/dist')),
     logLevel: e.LOG_LEVEL,
     workers: true,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SEC * 1000,
     ...overrides,
     rateLimits: {
       enabled: e.RATE_LIMITS,

@@ -1,11 +1,12 @@
 import type { Config } from './config.ts';
 import type { Db, DbKind } from './db/index.ts';
+import type { JobRunner, Scheduler } from './lib/jobs/index.ts';
 import type { Mailer } from './lib/mailer.ts';
+import type { NotifyChannel } from './lib/notify-channel.ts';
 import type { PublicCache } from './lib/public-cache.ts';
 import type { RateLimiter } from './lib/rate-limit.ts';
+import type { SettingsStore } from './lib/settings.ts';
 import type { UserCache } from './lib/user-cache.ts';
-import type { DeliveryWorker } from './modules/deliveries/deliveries.worker.ts';
-import type { MailWorker } from './modules/mail/mail.outbox.ts';
 
 /** What every module gets: configuration, the database and the shared services. */
 export interface AppContext {
@@ -13,12 +14,20 @@ export interface AppContext {
   db: Db;
   dbKind: DbKind;
   mailer: Mailer;
-  mailWorker: MailWorker;
-  /** The delivery queue's sender: kick() after enqueueDelivery commits (modules/deliveries). */
-  deliveries: DeliveryWorker;
+  /**
+   * Background jobs of this process (lib/jobs/runner.ts): features register theirs when their
+   * routes are registered; app.ts starts them (when config.workers) and stops them.
+   */
+  jobs: JobRunner;
+  /** Periodic jobs that run once per period across all instances (lib/jobs/schedule.ts). */
+  schedule: Scheduler;
   limiter: RateLimiter;
   /** Serialized public answers, dropped on write on every instance (lib/public-cache.ts). */
   publicCache: PublicCache;
   /** Session users and worn skins, dropped on any write to them on every instance (lib/user-cache.ts). */
   userCache: UserCache;
+  /** The one PostgreSQL LISTEN/NOTIFY connection; health() feeds /readyz (lib/notify-channel.ts). */
+  notifications: NotifyChannel;
+  /** Owner-edited settings documents, cached and invalidated on every instance (lib/settings.ts). */
+  settings: SettingsStore;
 }

@@ -9,11 +9,23 @@ await migrateToLatest(database);
 const app = await buildApp(config, { database });
 
 let closing = false;
+/**
+ * SIGTERM/SIGINT: stop accepting connections, let in-flight requests finish and background jobs
+ * wind down (releasing their claims) within SHUTDOWN_TIMEOUT_SEC, then close the database.
+ */
 async function shutdown(signal: string) {
   if (closing) return;
   closing = true;
   app.log.info(`${signal}: shutting down`);
-  const force = setTimeout(() => process.exit(1), 10_000);
+  const cut = setTimeout(() => {
+    app.log.warn(`requests still running after ${config.shutdownTimeoutMs / 1000} s: closing their connections`);
+    app.server.closeAllConnections();
+  }, config.shutdownTimeoutMs);
+  cut.unref();
+  const force = setTimeout(() => {
+    app.log.error('shutdown did not finish in time');
+    process.exit(1);
+  }, config.shutdownTimeoutMs + 5000);
   force.unref();
   try {
     await app.close();

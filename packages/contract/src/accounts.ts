@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withLabels } from './common.ts';
 
 /** Registration rules: the username is the in-game name, so it follows Minecraft's rules. */
 export const USERNAME_RE = /^[A-Za-z0-9_]{3,16}$/;
@@ -23,36 +24,54 @@ export const NewPassword = z
 /** Login takes whatever was typed: a wrong shape is just a wrong name or password. */
 const LoginField = z.string({ error: 'Введите имя пользователя и пароль' }).min(1, 'Введите имя пользователя и пароль').max(256, 'Неверное имя пользователя или пароль');
 
-export const RegisterBody = z.strictObject({
-  username: Username,
-  email: Email,
-  password: NewPassword,
-  // Honoured only when an administrator registers someone from the admin area.
-  is_admin: z.boolean({ error: 'Поле is_admin должно быть логическим' }).optional(),
-  balance: z.number({ error: 'Баланс должен быть числом' }).finite().min(0, 'Баланс не может быть отрицательным').max(100_000_000, 'Слишком большой баланс').optional(),
-});
+export const RegisterBody = withLabels(
+  z.strictObject({
+    username: Username,
+    email: Email,
+    password: NewPassword,
+    // Honoured only when an administrator registers someone from the admin area.
+    is_admin: z.boolean({ error: 'Поле is_admin должно быть логическим' }).optional(),
+    balance: z.number({ error: 'Баланс должен быть числом' }).finite().min(0, 'Баланс не может быть отрицательным').max(100_000_000, 'Слишком большой баланс').optional(),
+  }),
+  { username: 'Имя пользователя', email: 'Почта', password: 'Пароль', is_admin: 'Администратор', balance: 'Баланс' },
+);
 export type RegisterBody = z.infer<typeof RegisterBody>;
 
-export const LoginBody = z.strictObject({ username: LoginField, password: LoginField });
+export const LoginBody = withLabels(
+  z.strictObject({ username: LoginField, password: LoginField }),
+  { username: 'Имя пользователя', password: 'Пароль' },
+);
 export type LoginBody = z.infer<typeof LoginBody>;
 
 export const LoginResponse = z.object({ token: z.string(), message: z.string() });
 export type LoginResponse = z.infer<typeof LoginResponse>;
 
-export const ForgotPasswordBody = z.strictObject({ email: Email });
+export const ForgotPasswordBody = withLabels(
+  z.strictObject({ email: Email }),
+  { email: 'Почта' },
+);
 export type ForgotPasswordBody = z.infer<typeof ForgotPasswordBody>;
 
-export const ResetPasswordBody = z.strictObject({ new_password: NewPassword });
+export const ResetPasswordBody = withLabels(
+  z.strictObject({ new_password: NewPassword }),
+  { new_password: 'Новый пароль' },
+);
 export type ResetPasswordBody = z.infer<typeof ResetPasswordBody>;
 
-export const TokenParams = z.strictObject({
-  token: z.string().min(10, 'Ссылка недействительна').max(200, 'Ссылка недействительна'),
-});
+export const TokenParams = withLabels(
+  z.strictObject({
+    token: z.string().min(10, 'Ссылка недействительна').max(200, 'Ссылка недействительна'),
+  }),
+  { token: 'Ссылка' },
+);
 
-export const ChangePasswordBody = z.strictObject({
-  old_password: LoginField,
-  new_password: NewPassword,
-});
+export const ChangePasswordBody = withLabels(
+  z.strictObject({
+    old_password: LoginField,
+    new_password: NewPassword,
+  }),
+  { old_password: 'Текущий пароль', new_password: 'Новый пароль' },
+);
 export type ChangePasswordBody = z.infer<typeof ChangePasswordBody>;
 
 export const MeResponse = z.object({

@@ -1,15 +1,30 @@
 import { z } from 'zod';
 
-/** Every error the API returns has this shape; the text is what the client shows. */
-export const ErrorResponse = z.object({ error: z.string() });
+/**
+ * Every error the API returns has this shape: `error` is the Russian text the client shows,
+ * `code` a stable machine code to branch on (e.g. `email_exists`, `invalid`), `field` the body
+ * or query path at fault in dot form (`kits.0.name`). Routes may add fields (kept, not stripped).
+ */
+export const ErrorResponse = z.looseObject({ error: z.string(), code: z.string().optional(), field: z.string().optional() });
 export type ErrorResponse = z.infer<typeof ErrorResponse>;
+
+/**
+ * Russian names of an object's fields, kept with the schema: the server names a refused field by
+ * them («… (поле «Адрес»)») and forms may show them. A field may instead carry `.meta({ label })`.
+ */
+export function withLabels<T extends z.ZodObject>(schema: T, labels: { [K in keyof T['shape']]?: string }): T {
+  return schema.meta({ labels }) as T;
+}
 
 export const MessageResponse = z.object({ message: z.string() });
 export type MessageResponse = z.infer<typeof MessageResponse>;
 
-export const IdParams = z.strictObject({
-  id: z.coerce.number({ error: 'Некорректный идентификатор' }).int('Некорректный идентификатор').positive('Некорректный идентификатор').max(2_147_483_647, 'Некорректный идентификатор'),
-});
+export const IdParams = withLabels(
+  z.strictObject({
+    id: z.coerce.number({ error: 'Некорректный идентификатор' }).int('Некорректный идентификатор').positive('Некорректный идентификатор').max(2_147_483_647, 'Некорректный идентификатор'),
+  }),
+  { id: 'Идентификатор' },
+);
 
 /** Roubles on the wire; the server keeps kopecks. */
 export const Roubles = z.number({ error: 'Сумма должна быть числом' }).finite('Сумма должна быть числом').min(0, 'Сумма не может быть отрицательной').max(100_000_000, 'Слишком большая сумма');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withLabels } from './common.ts';
 
 // The delivery queue: everything that goes into the game (shop purchases, privileges, kits, bans)
 // is a row of one queue, sent over RCON by one worker.
@@ -111,18 +112,24 @@ export const AdminDelivery = z.object({
 });
 export type AdminDelivery = z.infer<typeof AdminDelivery>;
 
-export const DeliveriesQuery = z.strictObject({
-  state: z.enum(DELIVERY_STATES, { error: 'Некорректное состояние доставки' }).optional(),
-  source: z.enum(DELIVERY_SOURCES, { error: 'Некорректный источник доставки' }).optional(),
-  limit: z.coerce.number({ error: 'Некорректный лимит' }).int('Некорректный лимит').min(1, 'Некорректный лимит').max(500, 'Некорректный лимит').optional(),
-});
+export const DeliveriesQuery = withLabels(
+  z.strictObject({
+    state: z.enum(DELIVERY_STATES, { error: 'Некорректное состояние доставки' }).optional(),
+    source: z.enum(DELIVERY_SOURCES, { error: 'Некорректный источник доставки' }).optional(),
+    limit: z.coerce.number({ error: 'Некорректный лимит' }).int('Некорректный лимит').min(1, 'Некорректный лимит').max(500, 'Некорректный лимит').optional(),
+  }),
+  { state: 'Состояние', source: 'Источник', limit: 'Лимит' },
+);
 
 /** Resend, optionally to another server (when the delivery's server was deleted, say). */
 export const ResendBody = z
   .union([
-    z.strictObject({
-      server_id: z.number({ error: 'Некорректный сервер' }).int('Некорректный сервер').positive('Некорректный сервер').max(2_147_483_647, 'Некорректный сервер').optional(),
-    }),
+    withLabels(
+      z.strictObject({
+        server_id: z.number({ error: 'Некорректный сервер' }).int('Некорректный сервер').positive('Некорректный сервер').max(2_147_483_647, 'Некорректный сервер').optional(),
+      }),
+      { server_id: 'Сервер' },
+    ),
     z.null(),
   ])
   .optional();

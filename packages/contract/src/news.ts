@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withLabels } from './common.ts';
 
 // Schemas of the news feature, shared by the server and the web app.
 
@@ -24,11 +25,14 @@ export const OptionalImageUrl = z
   .nullable()
   .optional();
 
-export const NewsBody = z.strictObject({
-  title: z.string({ error: 'Введите заголовок' }).trim().min(1, 'Введите заголовок').max(200, 'Заголовок не длиннее 200 символов'),
-  content: z.string({ error: 'Введите содержание' }).trim().min(1, 'Введите содержание').max(20_000, 'Текст новости не длиннее 20 000 символов'),
-  image_url: OptionalImageUrl,
-});
+export const NewsBody = withLabels(
+  z.strictObject({
+    title: z.string({ error: 'Введите заголовок' }).trim().min(1, 'Введите заголовок').max(200, 'Заголовок не длиннее 200 символов'),
+    content: z.string({ error: 'Введите содержание' }).trim().min(1, 'Введите содержание').max(20_000, 'Текст новости не длиннее 20 000 символов'),
+    image_url: OptionalImageUrl,
+  }),
+  { title: 'Заголовок', content: 'Текст', image_url: 'Картинка' },
+);
 export type NewsBody = z.input<typeof NewsBody>;
 
 export const NewsItem = z.object({

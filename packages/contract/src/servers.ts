@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { commandProblem, forbiddenProblem, ITEM_COMMAND_PLACEHOLDERS } from './commands.ts';
+import { withLabels } from './common.ts';
 
 // Schemas of the servers feature, shared by the server and the web app.
 
@@ -98,34 +99,40 @@ const CommandTemplate = z
   })
   .transform((v) => v?.trim() || null);
 
-export const ServerBody = z.strictObject({
-  name: Name,
-  description: Description,
-  image_url: ImageUrl.default(''),
-  ip_address: Host(HOST_TEXT).default(''),
-  port: Port.default(SERVER_DEFAULTS.port),
-  max_online: MaxOnline.default(SERVER_DEFAULTS.max_online),
-  rcon_host: RconHost.optional(),
-  rcon_port: RconPort.optional(),
-  rcon_password: RconPassword.optional(),
-  command_template: CommandTemplate.optional(),
-});
+export const ServerBody = withLabels(
+  z.strictObject({
+    name: Name,
+    description: Description,
+    image_url: ImageUrl.default(''),
+    ip_address: Host(HOST_TEXT).default(''),
+    port: Port.default(SERVER_DEFAULTS.port),
+    max_online: MaxOnline.default(SERVER_DEFAULTS.max_online),
+    rcon_host: RconHost.optional(),
+    rcon_port: RconPort.optional(),
+    rcon_password: RconPassword.optional(),
+    command_template: CommandTemplate.optional(),
+  }),
+  { name: 'Название', description: 'Описание', image_url: 'Картинка', ip_address: 'Адрес', port: 'Порт', max_online: 'Максимум игроков', rcon_host: 'Адрес RCON', rcon_port: 'Порт RCON', rcon_password: 'Пароль RCON', command_template: 'Шаблон команды' },
+);
 export type ServerBodyInput = z.input<typeof ServerBody>;
 export type ServerBody = z.output<typeof ServerBody>;
 
 /** The same fields; what is left out keeps its stored value (an older client sends only six). */
-export const ServerUpdateBody = z.strictObject({
-  name: Name,
-  description: Description,
-  image_url: ImageUrl.optional(),
-  ip_address: Host(HOST_TEXT).optional(),
-  port: Port.optional(),
-  max_online: MaxOnline.optional(),
-  rcon_host: RconHost.optional(),
-  rcon_port: RconPort.optional(),
-  rcon_password: RconPassword.optional(),
-  command_template: CommandTemplate.optional(),
-});
+export const ServerUpdateBody = withLabels(
+  z.strictObject({
+    name: Name,
+    description: Description,
+    image_url: ImageUrl.optional(),
+    ip_address: Host(HOST_TEXT).optional(),
+    port: Port.optional(),
+    max_online: MaxOnline.optional(),
+    rcon_host: RconHost.optional(),
+    rcon_port: RconPort.optional(),
+    rcon_password: RconPassword.optional(),
+    command_template: CommandTemplate.optional(),
+  }),
+  { name: 'Название', description: 'Описание', image_url: 'Картинка', ip_address: 'Адрес', port: 'Порт', max_online: 'Максимум игроков', rcon_host: 'Адрес RCON', rcon_port: 'Порт RCON', rcon_password: 'Пароль RCON', command_template: 'Шаблон команды' },
+);
 export type ServerUpdateBody = z.output<typeof ServerUpdateBody>;
 
 export const ServerHistory = z.object({
@@ -185,9 +192,12 @@ export type ServerSaveResponse = z.infer<typeof ServerSaveResponse>;
 export const MonitorResponse = z.object({ message: z.string(), checked: z.number(), online: z.number(), offline: z.number() });
 export type MonitorResponse = z.infer<typeof MonitorResponse>;
 
-export const HistoryQuery = z.strictObject({
-  hours: intField(1, 24 * 30, 'Период: от 1 до 720 часов').default(24),
-});
+export const HistoryQuery = withLabels(
+  z.strictObject({
+    hours: intField(1, 24 * 30, 'Период: от 1 до 720 часов').default(24),
+  }),
+  { hours: 'Период (часов)' },
+);
 
 export const ServerHistoryResponse = z.object({
   id: z.number(),
@@ -202,13 +212,16 @@ export type ServerHistoryResponse = z.infer<typeof ServerHistoryResponse>;
  * (server_id), the stored ones for whatever the form leaves out (an empty password keeps the
  * stored one, as saving does).
  */
-export const RconCheckBody = z.strictObject({
-  server_id: z.number({ error: 'Некорректный сервер' }).int('Некорректный сервер').positive('Некорректный сервер').max(2_147_483_647, 'Некорректный сервер').optional(),
-  ip_address: Host(HOST_TEXT).optional(),
-  rcon_host: RconHost.optional(),
-  rcon_port: RconPort.optional(),
-  rcon_password: RconPassword.optional(),
-});
+export const RconCheckBody = withLabels(
+  z.strictObject({
+    server_id: z.number({ error: 'Некорректный сервер' }).int('Некорректный сервер').positive('Некорректный сервер').max(2_147_483_647, 'Некорректный сервер').optional(),
+    ip_address: Host(HOST_TEXT).optional(),
+    rcon_host: RconHost.optional(),
+    rcon_port: RconPort.optional(),
+    rcon_password: RconPassword.optional(),
+  }),
+  { server_id: 'Сервер', ip_address: 'Адрес', rcon_host: 'Адрес RCON', rcon_port: 'Порт RCON', rcon_password: 'Пароль RCON' },
+);
 export type RconCheckBody = z.output<typeof RconCheckBody>;
 
 export const RconCheckResponse = z.object({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { commandProblem, ITEM_COMMAND_PLACEHOLDERS } from './commands.ts';
 import { DELIVERY_STATES, DELIVERY_WAITING } from './deliveries.ts';
+import { withLabels } from './common.ts';
 
 // Schemas of the shop feature, shared by the server and the web app. Money is roubles on the wire.
 
@@ -119,21 +120,38 @@ const itemFields = {
   commands: ShopItemCommands,
 };
 
+const ITEM_LABELS = {
+  name: 'Название',
+  price: 'Цена',
+  count: 'Количество',
+  icon: 'Иконка',
+  description: 'Описание',
+  category: 'Категория',
+  item_id_minecraft: 'Minecraft ID',
+  status: 'Статус',
+  server_id: 'Сервер доставки',
+  pieces: 'Штук за покупку',
+  commands: 'Свои команды',
+};
+
 /** Create: name, price, count and icon are required; the rest have defaults. */
-export const ShopItemCreateBody = z.strictObject({
-  ...itemFields,
-  description: itemFields.description.optional(),
-  category: itemFields.category.optional(),
-  item_id_minecraft: itemFields.item_id_minecraft.optional(),
-  status: itemFields.status.optional(),
-  server_id: itemFields.server_id.optional(),
-  pieces: itemFields.pieces.optional(),
-  commands: itemFields.commands.optional(),
-});
+export const ShopItemCreateBody = withLabels(
+  z.strictObject({
+    ...itemFields,
+    description: itemFields.description.optional(),
+    category: itemFields.category.optional(),
+    item_id_minecraft: itemFields.item_id_minecraft.optional(),
+    status: itemFields.status.optional(),
+    server_id: itemFields.server_id.optional(),
+    pieces: itemFields.pieces.optional(),
+    commands: itemFields.commands.optional(),
+  }),
+  ITEM_LABELS,
+);
 export type ShopItemCreateBody = z.infer<typeof ShopItemCreateBody>;
 
 /** Update: any subset of the fields; the others keep their values. */
-export const ShopItemUpdateBody = z.strictObject(itemFields).partial();
+export const ShopItemUpdateBody = withLabels(z.strictObject(itemFields).partial(), ITEM_LABELS);
 export type ShopItemUpdateBody = z.infer<typeof ShopItemUpdateBody>;
 
 /** What players see in the shop. */
@@ -162,10 +180,13 @@ export const ShopItemAdmin = ShopItem.extend({
 });
 export type ShopItemAdmin = z.infer<typeof ShopItemAdmin>;
 
-export const BuyBody = z.strictObject({
-  shop_id: z.number({ error: SHOP_TEXTS.noItem }).int(SHOP_TEXTS.noItem).positive(SHOP_TEXTS.noItem).max(2_147_483_647, SHOP_TEXTS.noItem),
-  quantity: z.number({ error: SHOP_TEXTS.badQuantity }).int(SHOP_TEXTS.badQuantity).min(1, SHOP_TEXTS.badQuantity).max(MAX_QUANTITY, SHOP_TEXTS.badQuantity),
-}, { error: 'Некорректный запрос: ожидаются только поля shop_id и quantity' });
+export const BuyBody = withLabels(
+  z.strictObject({
+    shop_id: z.number({ error: SHOP_TEXTS.noItem }).int(SHOP_TEXTS.noItem).positive(SHOP_TEXTS.noItem).max(2_147_483_647, SHOP_TEXTS.noItem),
+    quantity: z.number({ error: SHOP_TEXTS.badQuantity }).int(SHOP_TEXTS.badQuantity).min(1, SHOP_TEXTS.badQuantity).max(MAX_QUANTITY, SHOP_TEXTS.badQuantity),
+  }, { error: 'Некорректный запрос: ожидаются только поля shop_id и quantity' }),
+  { shop_id: 'Товар', quantity: 'Количество' },
+);
 export type BuyBody = z.infer<typeof BuyBody>;
 
 export const BuyResponse = z.object({
@@ -218,10 +239,13 @@ export const ShopCategory = z.object({ id: z.number(), name: z.string(), positio
 export type ShopCategory = z.infer<typeof ShopCategory>;
 export const ShopCategoriesResponse = z.object({ categories: z.array(ShopCategory) });
 export type ShopCategoriesResponse = z.infer<typeof ShopCategoriesResponse>;
-export const ShopCategoryBody = z.strictObject({
-  name: ShopCategoryName,
-  position: z.number({ error: 'Порядок: целое число' }).int('Порядок: целое число').min(0, 'Порядок: целое число').max(1_000_000, 'Порядок: целое число').optional(),
-});
+export const ShopCategoryBody = withLabels(
+  z.strictObject({
+    name: ShopCategoryName,
+    position: z.number({ error: 'Порядок: целое число' }).int('Порядок: целое число').min(0, 'Порядок: целое число').max(1_000_000, 'Порядок: целое число').optional(),
+  }),
+  { name: 'Название', position: 'Порядок' },
+);
 export type ShopCategoryBody = z.infer<typeof ShopCategoryBody>;
 export const ShopCategorySaveResponse = z.object({ message: z.string(), category: ShopCategory });
 export type ShopCategorySaveResponse = z.infer<typeof ShopCategorySaveResponse>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withLabels } from './common.ts';
 import { USERNAME_RE } from './accounts.ts';
 
 // Schemas of the skins feature, shared by the server and the web app.
@@ -53,24 +54,36 @@ export type SkinInfo = z.infer<typeof SkinInfo>;
 export const SkinUploadResponse = SkinInfo.extend({ message: z.string() });
 export type SkinUploadResponse = z.infer<typeof SkinUploadResponse>;
 
-export const SkinModelBody = z.strictObject({ model: SkinModel });
+export const SkinModelBody = withLabels(
+  z.strictObject({ model: SkinModel }),
+  { model: 'Модель' },
+);
 export type SkinModelBody = z.infer<typeof SkinModelBody>;
 
 const Version = z.string().max(64, 'Некорректная версия').optional();
 
 /** Unknown keys are allowed: the spec's client adds its own cache-busting parameter. */
-export const SkinImageQuery = z.object({ v: Version });
+export const SkinImageQuery = withLabels(
+  z.object({ v: Version }),
+  { v: 'Версия' },
+);
 
-export const HeadQuery = z.object({
-  size: z.coerce
-    .number({ error: `Размер головы: целое число от ${HEAD_MIN_SIZE} до ${HEAD_MAX_SIZE}` })
-    .int(`Размер головы: целое число от ${HEAD_MIN_SIZE} до ${HEAD_MAX_SIZE}`)
-    .min(HEAD_MIN_SIZE, `Размер головы: целое число от ${HEAD_MIN_SIZE} до ${HEAD_MAX_SIZE}`)
-    .max(HEAD_MAX_SIZE, `Размер головы: целое число от ${HEAD_MIN_SIZE} до ${HEAD_MAX_SIZE}`)
-    .default(HEAD_DEFAULT_SIZE),
-  v: Version,
-});
+export const HeadQuery = withLabels(
+  z.object({
+    size: z.coerce
+      .number({ error: `Размер головы: целое число от ${HEAD_MIN_SIZE} до ${HEAD_MAX_SIZE}` })
+      .int(`Размер головы: целое число от ${HEAD_MIN_SIZE} до ${HEAD_MAX_SIZE}`)
+      .min(HEAD_MIN_SIZE, `Размер головы: целое число от ${HEAD_MIN_SIZE} до ${HEAD_MAX_SIZE}`)
+      .max(HEAD_MAX_SIZE, `Размер головы: целое число от ${HEAD_MIN_SIZE} до ${HEAD_MAX_SIZE}`)
+      .default(HEAD_DEFAULT_SIZE),
+    v: Version,
+  }),
+  { v: 'Версия', size: 'Размер' },
+);
 
-export const PlayerParams = z.strictObject({
-  username: z.string().regex(USERNAME_RE, 'Имя игрока: от 3 до 16 символов — латинские буквы, цифры и «_»'),
-});
+export const PlayerParams = withLabels(
+  z.strictObject({
+    username: z.string().regex(USERNAME_RE, 'Имя игрока: от 3 до 16 символов — латинские буквы, цифры и «_»'),
+  }),
+  { username: 'Игрок' },
+);

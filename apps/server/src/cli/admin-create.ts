@@ -4,6 +4,7 @@ import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/index.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { hashPassword } from '../lib/passwords.ts';
+import { profileUuidFor } from '../modules/accounts/accounts.repo.ts';
 
 /**
  * npm run admin:create -- --username U --email E --password P
@@ -50,6 +51,7 @@ try {
         email_verified_at: Date.now(),
         created_at: Date.now(),
         deleted_at: null,
+        uuid: await profileUuidFor(db, username.data),
       })
       .execute();
     console.log(`Администратор ${username.data} создан.`);

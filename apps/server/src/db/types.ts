@@ -21,6 +21,12 @@ export interface UsersTable {
   email_verified_at: number | null;
   created_at: number;
   deleted_at: number | null;
+  /**
+   * The game profile's UUID, set once at creation and never changed (not even on a rename): the
+   * offline-mode UUID of the name it was created with (lib/offline-uuid.ts), or a random one
+   * when another account holds that.
+   */
+  uuid: string;
 }
 
 export interface SessionsTable {
@@ -65,11 +71,35 @@ export interface MailOutboxTable {
   link: string | null;
   attempts: number;
   next_attempt_at: number;
+  /** Claim of one worker (lib/jobs/claim.ts). */
+  lock_token: string | null;
   locked_until: number | null;
   sent_at: number | null;
   failed_at: number | null;
   last_error: string | null;
   created_at: number;
+}
+
+/** One row per periodic singleton job (lib/jobs/schedule.ts). */
+export interface JobScheduleTable {
+  name: string;
+  next_run_at: number;
+  lock_token: string | null;
+  locked_until: number | null;
+  last_started_at: number | null;
+  last_finished_at: number | null;
+  last_error: string | null;
+  /** Failures in a row; 0 after a success. */
+  failures: number;
+  runs: number;
+}
+
+/** Owner-edited settings documents (lib/settings.ts). */
+export interface SettingsTable {
+  key: string;
+  /** JSON object of the fields the owner set; the rest come from defaults. */
+  value: string;
+  updated_at: number;
 }
 
 interface CoreTables {
@@ -78,6 +108,8 @@ interface CoreTables {
   email_tokens: EmailTokensTable;
   ledger: LedgerTable;
   mail_outbox: MailOutboxTable;
+  job_schedule: JobScheduleTable;
+  settings: SettingsTable;
 }
 
 /** Every table: the core ones here, each feature's in modules/<feature>/<feature>.tables.ts. */

@@ -1,7 +1,7 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiRoute } from '../app.ts';
-import { animated, multipart, pngBomb, skinForm, testSkin, toPng } from '../lib/skin/test-images.ts';
+import { animated, multipart, pngBomb, skinForm, testSkin, toPng } from '../../../../testing/skin-images.ts';
 import { findLedgerMismatches } from '../modules/ledger/ledger.service.ts';
 import { asUser, createTestApp, dbKinds, loginAs, seedUser, type TestApp } from '../test/test-app.ts';
 import { changedRows, diffSnapshots, snapshot, type Snapshot } from './db-snapshot.ts';
@@ -10,7 +10,7 @@ import { conforms, fieldPaths, sampleValue, showPath, withValue, type FieldPath,
 /*
  * Bad input for every API route, generated from the app's route table and its OpenAPI document,
  * so a new route is covered without touching this file. A request that the route's declared
- * schema refuses must get a 4xx whose body is exactly { error: '<Russian text>' } and must change
+ * schema refuses must get a 4xx whose body is exactly { error: '<Russian text>', code, field? } and must change
  * nothing in the database; a request the schema allows (unicode in free text, odd but legal
  * numbers) must never get a 5xx, and when it succeeds what it stored must be what was sent.
  */
@@ -154,8 +154,14 @@ function refusalProblem(res: LightMyRequestResponse): string | null {
   } catch {
     return `${res.statusCode}, not JSON`;
   }
-  if (typeof body !== 'object' || body === null || Object.keys(body).join() !== 'error' || typeof (body as { error: unknown }).error !== 'string') return `${res.statusCode}, not { error }`;
-  const text = (body as { error: string }).error;
+  const b = body as { error?: unknown; code?: unknown; field?: unknown } | null;
+  const keys = typeof b === 'object' && b !== null ? Object.keys(b).sort().join() : '';
+  if (!b || (keys !== 'code,error' && keys !== 'code,error,field') || typeof b.error !== 'string' || typeof b.code !== 'string' || !/^[a-z_]+$/.test(b.code) || (b.field !== undefined && typeof b.field !== 'string')) {
+    return `${res.statusCode}, not { error, code, field? }`;
+  }
+  const text = b.error;
+  // A refused field is named by its Russian label, never by its code name.
+  if (b.code === 'invalid' && typeof b.field === 'string' && text.includes(`«${b.field}»`)) return `${res.statusCode}, names the field by its code name`;
   if (!/[а-яё]/i.test(text) && !SPEC_ENGLISH.has(text)) return `${res.statusCode}, error not in Russian`;
   return null;
 }
@@ -281,7 +287,7 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
     calls++;
     const res = await t.app.inject(asUser(tokens[role], { method: r.method, url: r.url, headers: { ...r.headers }, ...(r.payload !== undefined && { payload: r.payload }) }));
     // A letter a request queued is sent in the background: let it settle before comparing the database.
-    await t.app.ctx.mailWorker.idle();
+    await t.app.ctx.jobs.idle();
     return res;
   };
   const label = (role: Role, r: Request) => `${role} ${r.method} ${r.url.slice(0, 80)} ${r.what}`;
@@ -294,7 +300,7 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
       const res = await send(role, r);
       const problem = mustBe401 && res.statusCode !== 401 ? `status ${res.statusCode}, expected 401` : refusalProblem(res);
       // A refusal that names another field means the sample body was wrong and this field went untested.
-      const named = /\(поле «([^»]+)»\)$/.exec(res.body.replace(/"\}$/, ''))?.[1];
+      const named = res.statusCode === 400 ? (JSON.parse(res.body) as { field?: string }).field : undefined;
       if (r.field && named && named !== r.field && !r.field.startsWith(`${named}.`) && !named.startsWith(`${r.field}.`)) failures.push(`${label(role, r)}: refused for field «${named}» instead`);
       if (problem) failures.push(`${label(role, r)}: ${problem} ${res.body.slice(0, 160)}`);
     }

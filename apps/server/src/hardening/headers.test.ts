@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigOverrides } from '../config.ts';
 import { hashToken } from '../lib/tokens.ts';
 import { SESSION_COOKIE } from '../plugins/auth.ts';
-import { linkIn } from '../test/smtp-catcher.ts';
-import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../test/test-app.ts';
+import { linkIn } from '../../../../testing/smtp-catcher.ts';
+import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, sendQueuedMail, type TestApp } from '../test/test-app.ts';
 import { diffSnapshots, snapshot } from './db-snapshot.ts';
 
 /*
@@ -359,6 +359,7 @@ describe.each(dbKinds)('headers and sessions on %s', (kind) => {
     it('a password reset also ends sessions opened after the link was sent, by cookie and by bearer', async () => {
       await seedUser(t, 'Forgot');
       await t.app.inject({ method: 'POST', url: '/api/user/forgot-password', payload: { email: 'forgot@example.com' } });
+      await sendQueuedMail(t);
       const letter = await t.smtp.waitFor('forgot@example.com');
       const resetToken = new URL(linkIn(letter, '/reset-password?token=')).searchParams.get('token')!;
       const cookieSession = await loginAs(t, 'Forgot');

@@ -1,19 +1,67 @@
-/** An error whose message is safe to show to the user; the API answers { error: message }. */
+/** What an API error may carry beside its text; see HttpError. */
+export interface ErrorDetails {
+  /** Stable, machine-readable: clients branch on it instead of on the text. */
+  code?: string;
+  /** The body (or query) field at fault, in dot form (`kits.0.name`); forms show the text beside it. */
+  field?: string;
+  /** Further fields a route adds to the answer (e.g. `two_factor_required: true`). */
+  extra?: Record<string, unknown>;
+}
+
+/** The code an error gets when its thrower names none. */
+const DEFAULT_CODES: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'too_large',
+  414: 'uri_too_long',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  500: 'internal',
+};
+
+export function defaultCode(statusCode: number): string {
+  return DEFAULT_CODES[statusCode] ?? (statusCode >= 500 ? 'internal' : 'bad_request');
+}
+
+/** The body of every API error: `{ error: "<Russian text>", code, field?, …extra }`. */
+export interface ErrorBody {
+  error: string;
+  code: string;
+  field?: string;
+  [extra: string]: unknown;
+}
+
+/** An error whose message is safe to show to the user; the API answers `{ error: message, code, field? }`. */
 export class HttpError extends Error {
+  readonly code: string;
+  readonly field: string | undefined;
+  readonly extra: Record<string, unknown> | undefined;
+
   constructor(
     readonly statusCode: number,
     message: string,
+    details: ErrorDetails = {},
   ) {
     super(message);
+    this.code = details.code ?? defaultCode(statusCode);
+    this.field = details.field;
+    this.extra = details.extra;
+  }
+
+  toBody(): ErrorBody {
+    return { ...this.extra, error: this.message, code: this.code, ...(this.field !== undefined && { field: this.field }) };
   }
 }
 
-export const badRequest = (m: string) => new HttpError(400, m);
-export const unauthorized = (m = 'Войдите в аккаунт') => new HttpError(401, m);
-export const forbidden = (m = 'Недостаточно прав') => new HttpError(403, m);
-export const notFound = (m = 'Не найдено') => new HttpError(404, m);
-export const conflict = (m: string) => new HttpError(409, m);
-export const tooMany = (m = 'Слишком много попыток. Попробуйте позже.') => new HttpError(429, m);
+export const badRequest = (m: string, details?: ErrorDetails) => new HttpError(400, m, details);
+export const unauthorized = (m = 'Войдите в аккаунт', details?: ErrorDetails) => new HttpError(401, m, details);
+export const forbidden = (m = 'Недостаточно прав', details?: ErrorDetails) => new HttpError(403, m, details);
+export const notFound = (m = 'Не найдено', details?: ErrorDetails) => new HttpError(404, m, details);
+export const conflict = (m: string, details?: ErrorDetails) => new HttpError(409, m, details);
+export const tooMany = (m = 'Слишком много попыток. Попробуйте позже.', details?: ErrorDetails) => new HttpError(429, m, details);
 
 /** Unique-constraint violations on either database. */
 export function isUniqueViolation(err: unknown): boolean {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgDatabase } from '../test/test-app.ts';
+import { NotifyChannel } from './notify-channel.ts';
 import { PublicCache } from './public-cache.ts';
 
 describe('public cache in one process', () => {
@@ -31,19 +32,18 @@ describe('public cache in one process', () => {
 
 describe.runIf(process.env.TEST_DATABASE_URL)('public cache across instances (PostgreSQL)', () => {
   let pgDb: Awaited<ReturnType<typeof createPgDatabase>>;
-  const a = () => new PublicCache(pgDb.url);
+  const channels: NotifyChannel[] = [];
   let one: PublicCache;
   let two: PublicCache;
   beforeAll(async () => {
     pgDb = await createPgDatabase();
-    one = a();
-    two = a();
-    await one.start();
-    await two.start();
+    channels.push(new NotifyChannel(pgDb.url), new NotifyChannel(pgDb.url));
+    for (const c of channels) await c.start();
+    one = new PublicCache(channels[0]);
+    two = new PublicCache(channels[1]);
   });
   afterAll(async () => {
-    await one?.stop();
-    await two?.stop();
+    for (const c of channels) await c.stop();
     await pgDb?.drop();
   });
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import pg from 'pg';
+import { NotifyChannel } from './notify-channel.ts';
 
 /** One public answer, serialized and compressed once, served from memory until a write. */
 export interface CachedBody {
@@ -33,7 +33,8 @@ const CHANNEL = 'kubik_public_cache';
 /**
  * Public reads (news, tiers, servers, shop items) change only when an admin or a background job
  * writes, so they are built once, kept serialized and gzipped, and dropped on write. With
- * PostgreSQL every instance LISTENs, and invalidate() NOTIFYs the others.
+ * PostgreSQL invalidate() tells every instance through the shared notification channel; while
+ * that channel is down nothing is cached (another instance's write would go unseen).
  */
 export class PublicCache {
   private readonly entries = new Map<string, CachedBody>();
@@ -42,42 +43,20 @@ export class PublicCache {
   private readonly pending = new Map<string, Promise<CachedBody>>();
   /** Bumped on every invalidation of a key, so a build that raced a write is not kept. */
   private readonly generations = new Map<string, number>();
-  private listener: pg.Client | null = null;
-  private notifier: pg.Client | null = null;
 
-  constructor(private readonly databaseUrl?: string) {}
-
-  /** Connects the cross-instance channel (PostgreSQL only). */
-  async start(): Promise<void> {
-    if (!this.databaseUrl) return;
-    this.listener = new pg.Client({ connectionString: this.databaseUrl });
-    this.listener.on('notification', (msg) => {
-      if (msg.channel === CHANNEL && msg.payload) this.dropLocal(msg.payload);
-    });
-    // A lost connection would leave stale entries: drop everything and stop caching across instances.
-    this.listener.on('error', () => {
+  constructor(private readonly channel: NotifyChannel = new NotifyChannel()) {
+    channel.on(CHANNEL, (key) => this.dropLocal(key));
+    // A lost connection would leave stale entries: drop everything (get() stops caching meanwhile).
+    channel.onDown(() => {
       this.entries.clear();
-      this.listener = null;
+      this.fast.clear();
     });
-    await this.listener.connect();
-    await this.listener.query(`listen ${CHANNEL}`);
-    this.notifier = new pg.Client({ connectionString: this.databaseUrl });
-    this.notifier.on('error', () => {
-      this.notifier = null;
-    });
-    await this.notifier.connect();
-  }
-
-  async stop(): Promise<void> {
-    await this.listener?.end().catch(() => {});
-    await this.notifier?.end().catch(() => {});
-    this.listener = this.notifier = null;
   }
 
   /** build() returns a value to serialize as JSON, or raw bytes served with contentType. */
   async get(key: string, build: () => Promise<unknown>, contentType = 'application/json; charset=utf-8'): Promise<CachedBody> {
     // With PostgreSQL but no working channel, other instances' writes would go unseen: don't cache.
-    const shared = !this.databaseUrl || this.listener !== null;
+    const shared = this.channel.up;
     const hit = shared ? this.entries.get(key) : undefined;
     if (hit) return hit;
     const running = this.pending.get(key);
@@ -103,7 +82,7 @@ export class PublicCache {
 
   async invalidate(key: string): Promise<void> {
     this.dropLocal(key);
-    if (this.notifier) await this.notifier.query('select pg_notify($1, $2)', [CHANNEL, key]).catch(() => {});
+    if (this.channel.kind === 'pg') await this.channel.notify(CHANNEL, key);
   }
 
   /**

@@ -5,12 +5,11 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../app.ts';
-import { loadConfig } from '../config.ts';
 import { openDatabase, type DbHandle } from '../db/index.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { asUser, createPgDatabase, createTestApp, dbKinds, loginAs, seedUser, type TestApp } from '../test/test-app.ts';
+import { asUser, createPgDatabase, createTestApp, dbKinds, loginAs, seedUser, startInstance, type TestApp } from '../test/test-app.ts';
 import { UserCache } from './user-cache.ts';
+import { offlineUuid } from './offline-uuid.ts';
 
 describe('user cache', () => {
   it('loads once, serves from memory, and loads again after clear()', async () => {
@@ -85,7 +84,7 @@ describe('user cache', () => {
         expect(await cached()).toBe(true);
       }
       const clears = [
-        () => db.insertInto('users').values({ username: 'Cache', username_lower: 'cache', email: 'c@x.ru', email_lower: 'c@x.ru', password_hash: 'x', is_admin: 0, balance: 0, email_verified_at: 1, created_at: 1, deleted_at: null }).execute(),
+        () => db.insertInto('users').values({ username: 'Cache', username_lower: 'cache', email: 'c@x.ru', email_lower: 'c@x.ru', password_hash: 'x', is_admin: 0, balance: 0, email_verified_at: 1, created_at: 1, deleted_at: null, uuid: offlineUuid('Cache') }).execute(),
         () => db.updateTable('users').set({ balance: 5 }).where('username_lower', '=', 'cache').execute(),
         () => db.transaction().execute((trx) => trx.updateTable('users as u').set({ balance: 6 }).execute()),
         () => db.deleteFrom('sessions').where('user_id', '=', 1).execute(),
@@ -129,22 +128,13 @@ describe('user cache', () => {
 
 describe.runIf(process.env.TEST_DATABASE_URL)('user cache across instances (PostgreSQL)', () => {
   let pgDb: Awaited<ReturnType<typeof createPgDatabase>>;
-  const apps: FastifyInstance[] = [];
-  const handles: DbHandle[] = [];
-  const dirs: string[] = [];
+  const instances: Awaited<ReturnType<typeof startInstance>>[] = [];
   let base: string;
 
   async function instance(): Promise<FastifyInstance> {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-ucache-'));
-    dirs.push(dataDir);
-    const config = loadConfig({}, { dataDir, sqlitePath: path.join(dataDir, 'x.sqlite'), databaseUrl: pgDb.url, logLevel: 'silent', publicUrl: 'http://kubik.test', workers: false });
-    const handle = openDatabase(config);
-    handles.push(handle);
-    await migrateToLatest(handle);
-    const app = await buildApp(config, { database: handle });
-    await app.ready();
-    apps.push(app);
-    return app;
+    const started = await startInstance(pgDb.url);
+    instances.push(started);
+    return started.app;
   }
 
   beforeAll(async () => {
@@ -152,16 +142,14 @@ describe.runIf(process.env.TEST_DATABASE_URL)('user cache across instances (Post
     base = pgDb.url;
   });
   afterEach(async () => {
-    for (const app of apps.splice(0)) await app.close();
-    for (const h of handles.splice(0)) await h.close();
-    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+    for (const i of instances.splice(0)) await i.close();
   });
   afterAll(async () => pgDb?.drop());
 
   it('drops what another instance cached as soon as a write commits anywhere', async () => {
     const one = await instance();
     const two = await instance();
-    const t = { app: one, handle: handles[0]! } as TestApp;
+    const t = { app: one, handle: instances[0]!.handle } as TestApp;
     const playerId = await seedUser(t, 'Alex');
     await seedUser(t, 'Root', { admin: true });
     const root = await loginAs(t, 'Root');

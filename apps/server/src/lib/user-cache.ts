@@ -1,5 +1,5 @@
-import pg from 'pg';
 import type { DbHandle } from '../db/index.ts';
+import { NotifyChannel } from './notify-channel.ts';
 
 /** Tables whose rows the cached values are made of: any write to one of them drops everything. */
 const USER_CACHE_TABLES = ['users', 'sessions', 'user_skins'] as const;
@@ -27,10 +27,14 @@ interface Entry {
 export class UserCache {
   private readonly entries = new Map<string, Entry>();
   private generation = 0;
-  private listener: pg.Client | null = null;
   private unwatch: (() => void) | undefined;
+  private readonly channel: NotifyChannel;
 
-  constructor(private readonly options: { databaseUrl?: string | undefined; ttlMs?: number; max?: number } = {}) {}
+  constructor(private readonly options: { channel?: NotifyChannel; ttlMs?: number; max?: number } = {}) {
+    this.channel = options.channel ?? new NotifyChannel();
+    this.channel.on(USER_CACHE_CHANNEL, () => this.clear());
+    this.channel.onDown(() => this.clear());
+  }
 
   private get ttlMs(): number {
     return this.options.ttlMs ?? 10_000;
@@ -44,32 +48,13 @@ export class UserCache {
     });
   }
 
-  /** Connects the cross-instance channel (PostgreSQL only). */
-  async start(): Promise<void> {
-    if (!this.options.databaseUrl) return;
-    const listener = new pg.Client({ connectionString: this.options.databaseUrl });
-    listener.on('notification', (msg) => {
-      if (msg.channel === USER_CACHE_CHANNEL) this.clear();
-    });
-    listener.on('error', () => {
-      this.listener = null;
-      this.clear();
-    });
-    await listener.connect();
-    await listener.query(`listen ${USER_CACHE_CHANNEL}`);
-    this.listener = listener;
-  }
-
-  async stop(): Promise<void> {
+  stop(): void {
     this.unwatch?.();
-    const listener = this.listener;
-    this.listener = null;
     this.clear();
-    await listener?.end().catch(() => {});
   }
 
   private get enabled(): boolean {
-    return !this.options.databaseUrl || this.listener !== null;
+    return this.channel.up;
   }
 
   clear(): void {

@@ -1,21 +1,32 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Selectable } from 'kysely';
+import type { Config } from '../config.ts';
+import type { UsersTable } from '../db/types.ts';
 import { forbidden, unauthorized } from '../lib/errors.ts';
-import { hashToken } from '../lib/tokens.ts';
-import { findSessionUser, type UserRow } from '../modules/accounts/accounts.repo.ts';
 
 export const SESSION_COOKIE = 'kubik_session';
 
 /** Who may call a route; every /api route declares it in `config.access` (see app.ts). */
 export type Access = 'public' | 'user' | 'admin';
 
+/** The signed-in user behind a request: shared by every request of the session while cached, never changed in place. */
+export type SessionUser = Readonly<Selectable<UsersTable>>;
+
+/** Finds the live session's user (and when the session ends) by its token; injected by app.ts. */
+export type SessionLookup = (token: string) => Promise<{ user: SessionUser; expiresAt: number } | undefined>;
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
   }
   interface FastifyRequest {
-    /** Resolved lazily by currentUser(), so public routes never touch the sessions table. */
-    authState?: { token: string | null; user: UserRow | null };
+    /**
+     * The caller: set before the handler on 'user' and 'admin' routes (never null there); on
+     * public routes null until optionalUser() looked it up. Read it with userOf()/optionalUser().
+     */
+    user: SessionUser | null;
+    /** Set once the session was looked up for this request. */
+    authState?: { token: string | null };
   }
 }
 
@@ -26,58 +37,65 @@ export function sessionToken(request: FastifyRequest): string | null {
   return request.cookies[SESSION_COOKIE] ?? null;
 }
 
-export async function currentUser(ctx: AppContext, request: FastifyRequest): Promise<UserRow | null> {
-  if (request.authState) return request.authState.user;
+/** Where the root instance keeps the injected lookup; route plugins inherit it. */
+const LOOKUP = Symbol('kubik.sessionLookup');
+
+async function resolve(request: FastifyRequest): Promise<SessionUser | null> {
+  if (request.authState) return request.user;
   const token = sessionToken(request);
-  let user: UserRow | null = null;
-  if (token && token.length <= 200) {
-    // Keyed by the token's hash: the cache holds no usable secret.
-    const found = await ctx.userCache.get(`session:${hashToken(token)}`, async () => {
-        const session = await findSessionUser(ctx.db, token);
-        // Shared by every request of this session while cached: nobody may change it in place.
-        return session && { user: Object.freeze(session.user), expiresAt: session.expiresAt };
-      }, (s) => s.expiresAt);
-    user = found?.user ?? null;
-  }
-  request.authState = { token, user };
-  return user;
+  const lookup = (request.server as unknown as Record<symbol, SessionLookup | undefined>)[LOOKUP];
+  const found = token && token.length <= 200 && lookup ? await lookup(token) : undefined;
+  request.authState = { token };
+  request.user = found?.user ?? null;
+  return request.user;
+}
+
+/**
+ * The caller of a 'user' or 'admin' route, resolved before the handler ran. Throws on a public
+ * route: a handler there that needs the caller uses optionalUser().
+ */
+export function userOf(request: FastifyRequest): SessionUser {
+  if (!request.user) throw new Error(`userOf() on ${request.routeOptions.url ?? request.url}: the route is not declared access 'user' or 'admin'`);
+  return request.user;
+}
+
+/** The caller on a public route, or null for a guest; looked up on first use only, so guests' requests never touch the sessions table. */
+export function optionalUser(request: FastifyRequest): Promise<SessionUser | null> {
+  return resolve(request);
 }
 
 /** Secure when the site is https: by PUBLIC_URL, or as a trusted proxy reports it. */
-function secure(ctx: AppContext, request: FastifyRequest): boolean {
-  return ctx.config.secureCookies || (ctx.config.trustProxy && request.protocol === 'https');
+function secure(config: Readonly<Config>, request: FastifyRequest): boolean {
+  return config.secureCookies || (config.trustProxy && request.protocol === 'https');
 }
 
-export function setSessionCookie(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, token: string): void {
+export function setSessionCookie(ctx: { config: Readonly<Config> }, request: FastifyRequest, reply: FastifyReply, token: string): void {
   reply.setCookie(SESSION_COOKIE, token, {
     path: '/',
     httpOnly: true,
     sameSite: 'lax',
-    secure: secure(ctx, request),
+    secure: secure(ctx.config, request),
     maxAge: Math.floor(ctx.config.sessionTtlMs / 1000),
   });
 }
 
-export function clearSessionCookie(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): void {
-  reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: secure(ctx, request) });
+export function clearSessionCookie(ctx: { config: Readonly<Config> }, request: FastifyRequest, reply: FastifyReply): void {
+  reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: secure(ctx.config, request) });
 }
 
-/** A logged-in user, or 401: 'Invalid token' when a token came but is no good (the client logs out). */
-export async function requireUser(ctx: AppContext, request: FastifyRequest): Promise<UserRow> {
-  const user = await currentUser(ctx, request);
-  if (user) return user;
-  throw unauthorized(request.authState?.token ? 'Invalid token' : 'Войдите в аккаунт');
-}
-
-export async function requireAdmin(ctx: AppContext, request: FastifyRequest): Promise<UserRow> {
-  const user = await requireUser(ctx, request);
-  if (user.is_admin !== 1) throw forbidden('Доступно только администраторам');
-  return user;
-}
-
-/** Enforces a route's declared access before its body is even parsed. */
-export async function enforceAccess(ctx: AppContext, request: FastifyRequest): Promise<void> {
-  const access = request.routeOptions.config?.access;
-  if (access === 'user') await requireUser(ctx, request);
-  else if (access === 'admin') await requireAdmin(ctx, request);
+/**
+ * Checks every route's declared access once, in onRequest, before the body is even read:
+ * 'user' needs a live session (401, with 'Invalid token' when a token came but is no good, so
+ * the client logs out), 'admin' an administrator's (403). The user is then on request.user.
+ */
+export function registerAccessCheck(app: FastifyInstance, lookup: SessionLookup): void {
+  app.decorate(LOOKUP, lookup);
+  app.decorateRequest('user', null);
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config?.access;
+    if (access !== 'user' && access !== 'admin') return;
+    const user = await resolve(request);
+    if (!user) throw request.authState?.token ? unauthorized('Invalid token', { code: 'invalid_token' }) : unauthorized();
+    if (access === 'admin' && user.is_admin !== 1) throw forbidden('Доступно только администраторам');
+  });
 }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { HttpError } from '../lib/errors.ts';
+import { defaultCode, HttpError } from '../lib/errors.ts';
+import { fieldLabel } from '../lib/field-label.ts';
 
 const FASTIFY_TEXTS: Record<string, string> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'Слишком большой запрос',
@@ -14,27 +15,45 @@ const FASTIFY_TEXTS: Record<string, string> = {
   FST_ERR_CTP_INVALID_JSON_BODY_PROTO: 'Некорректный JSON в теле запроса',
 };
 
-/** Every error leaves as { error: '<Russian text>' }; internals never reach the client. */
+const FASTIFY_CODES: Record<string, string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_JSON_BODY_PROTO: 'invalid_json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  KUBIK_BAD_TEXT: 'invalid_text',
+};
+
+const CONTEXTS = { body: 'body', querystring: 'querystring', params: 'params', headers: 'headers' } as const;
+
+/**
+ * Every error leaves as `{ error: '<Russian text>', code, field? }`; internals never reach the
+ * client. A refused field is named by its Russian label from the route's schema (lib/field-label.ts),
+ * never by its code name; `field` carries the path for forms.
+ */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof HttpError) return reply.code(error.statusCode).send({ error: error.message });
+    if (error instanceof HttpError) return reply.code(error.statusCode).send(error.toBody());
     if (hasZodFastifySchemaValidationErrors(error)) {
       const issue = error.validation[0];
-      const field = issue?.instancePath?.replace(/^\//, '').replaceAll('/', '.');
+      const path = (issue?.instancePath ?? '').split('/').filter(Boolean);
+      const field = path.length > 0 ? path.join('.') : undefined;
       const message = issue?.message ?? 'Некорректный запрос';
-      const where = error.validationContext === 'params' || error.validationContext === 'querystring' ? 'параметр' : 'поле';
-      return reply.code(400).send({ error: field ? `${message} (${where} «${field}»)` : message });
+      const context = CONTEXTS[error.validationContext as keyof typeof CONTEXTS];
+      const schema = context ? (request.routeOptions.schema as Record<string, unknown> | undefined)?.[context] : undefined;
+      const label = field ? fieldLabel(schema, path) : undefined;
+      const where = context === 'params' || context === 'querystring' ? 'параметр' : 'поле';
+      return reply.code(400).send({ error: label ? `${message} (${where} «${label}»)` : message, code: 'invalid', ...(field && { field }) });
     }
     if (isResponseSerializationError(error)) {
       request.log.error({ err: error }, 'response did not match its schema');
-      return reply.code(500).send({ error: 'Внутренняя ошибка сервера. Попробуйте позже.' });
+      return reply.code(500).send({ error: 'Внутренняя ошибка сервера. Попробуйте позже.', code: 'internal' });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       const text = (error.code && FASTIFY_TEXTS[error.code]) ?? (error instanceof SyntaxError ? FASTIFY_TEXTS.FST_ERR_CTP_INVALID_JSON_BODY : 'Некорректный запрос');
-      return reply.code(status).send({ error: text });
+      const code = (error.code && FASTIFY_CODES[error.code]) ?? (error instanceof SyntaxError ? 'invalid_json' : defaultCode(status));
+      return reply.code(status).send({ error: text, code });
     }
     request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send({ error: 'Внутренняя ошибка сервера. Попробуйте позже.' });
+    return reply.code(500).send({ error: 'Внутренняя ошибка сервера. Попробуйте позже.', code: 'internal' });
   });
 }

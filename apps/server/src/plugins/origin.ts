@@ -23,6 +23,6 @@ export function registerOriginCheck(app: FastifyInstance, config: Readonly<Confi
         // An unparsable Origin is treated as foreign.
       }
     }
-    return reply.code(403).send({ error: 'Запрос с другого сайта отклонён' });
+    return reply.code(403).send({ error: 'Запрос с другого сайта отклонён', code: 'cross_site' });
   });
 }

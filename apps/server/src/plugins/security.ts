@@ -53,7 +53,7 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
   void reply
     .headers(baseHeaders())
     .code(tooLong ? 414 : 400)
-    .send({ error: tooLong ? 'Слишком длинный адрес запроса' : 'Некорректный адрес запроса' });
+    .send({ error: tooLong ? 'Слишком длинный адрес запроса' : 'Некорректный адрес запроса', code: tooLong ? 'uri_too_long' : 'bad_request' });
 }
 
 /** Text the database cannot keep faithfully: NUL bytes and unpaired UTF-16 surrogates. */

@@ -8,7 +8,8 @@ import { loadConfig, type ConfigOverrides } from '../config.ts';
 import { openDatabase, type DbHandle } from '../db/index.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { hashPassword } from '../lib/passwords.ts';
-import { SmtpCatcher } from './smtp-catcher.ts';
+import { profileUuidFor } from '../modules/accounts/accounts.repo.ts';
+import { SmtpCatcher } from '../../../../testing/smtp-catcher.ts';
 
 export type TestDbKind = 'sqlite' | 'pg';
 
@@ -46,13 +47,29 @@ export async function createPgDatabase(): Promise<{ url: string; drop: () => Pro
 }
 
 export async function createTestApp(kind: TestDbKind, overrides: ConfigOverrides = {}): Promise<TestApp> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-test-'));
   const smtp = await new SmtpCatcher().start();
   const pgDb = kind === 'pg' ? await createPgDatabase() : null;
-  const config = loadConfig(
-    {},
-    { dataDir, sqlitePath: path.join(dataDir, 'test.sqlite'), databaseUrl: pgDb?.url, smtpUrl: smtp.url, logLevel: 'silent', publicUrl: 'http://kubik.test', ...overrides },
-  );
+  const site = await bootSite({ databaseUrl: pgDb?.url, smtpUrl: smtp.url, ...overrides });
+  return {
+    ...site,
+    smtp,
+    async close() {
+      await site.close();
+      await smtp.stop();
+      await pgDb?.drop();
+    },
+  };
+}
+
+/** One more instance of the site on a PostgreSQL database, as a second server would run it (no SMTP, jobs off). */
+export function startInstance(databaseUrl: string, overrides: ConfigOverrides = {}): Promise<Omit<TestApp, 'smtp'>> {
+  return bootSite({ databaseUrl, workers: false, ...overrides });
+}
+
+/** A migrated database and the app on it, in a data directory of its own that close() removes. */
+async function bootSite(overrides: ConfigOverrides): Promise<Omit<TestApp, 'smtp'>> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-test-'));
+  const config = loadConfig({}, { dataDir, sqlitePath: path.join(dataDir, 'test.sqlite'), logLevel: 'silent', publicUrl: 'http://kubik.test', ...overrides });
   const handle = openDatabase(config);
   await migrateToLatest(handle);
   const app = await buildApp(config, { database: handle });
@@ -60,13 +77,10 @@ export async function createTestApp(kind: TestDbKind, overrides: ConfigOverrides
   return {
     app,
     handle,
-    smtp,
     dataDir,
     async close() {
       await app.close();
       await handle.close();
-      await smtp.stop();
-      await pgDb?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -88,6 +102,7 @@ export async function seedUser(t: TestApp, username: string, opts: { admin?: boo
       email_verified_at: now,
       created_at: now,
       deleted_at: null,
+      uuid: await profileUuidFor(t.handle.db, username),
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -109,6 +124,12 @@ export async function loginAs(t: TestApp, username: string, password = 'password
 
 export function asUser(token: string | null, opts: InjectOptions): InjectOptions {
   return token ? { ...opts, headers: { ...opts.headers, authorization: `Bearer ${token}` } } : opts;
+}
+
+/** Sends the queued letters now (apps made with workers off do not send them in the background). */
+export async function sendQueuedMail(t: TestApp): Promise<number> {
+  const { drainOutbox } = await import('../modules/mail/mail.outbox.ts');
+  return drainOutbox(t.handle.db, t.app.ctx.mailer, t.app.log);
 }
 
 export function errorOf(res: LightMyRequestResponse): string {

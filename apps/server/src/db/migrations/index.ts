@@ -8,11 +8,14 @@ import { shopMigrations } from '../../modules/shop/shop.migrations.ts';
 import { skinsMigrations } from '../../modules/skins/skins.migrations.ts';
 import * as m2026112201 from './2026112201_accounts.ts';
 import * as m2026112250 from './2026112250_user_cache_notify.ts';
+import * as m2026112300 from './2026112300_jobs.ts';
+import * as m2026112301 from './2026112301_settings.ts';
+import * as m2026112302 from './2026112302_user_uuid.ts';
 
 /**
  * Every migration; Kysely runs them in order of name. Each feature keeps its own list with a
  * name range of its own (news 2026112210_…, donate …15_…, servers …20_…, shop …30_…, skins …40_…;
- * cross-feature ones from …50_… here). Round two: 20261123NN_…, ranges per stream.
+ * cross-feature ones from …50_… here; the platform's from 2026112300_…).
  * A landed migration is never edited: add a new one.
  */
 export const migrations: Record<string, Migration> = {
@@ -24,5 +27,8 @@ export const migrations: Record<string, Migration> = {
   ...shopMigrations,
   ...skinsMigrations,
   '2026112250_user_cache_notify': m2026112250,
+  '2026112300_jobs': m2026112300,
+  '2026112301_settings': m2026112301,
+  '2026112302_user_uuid': m2026112302,
   ...deliveriesMigrations,
 };

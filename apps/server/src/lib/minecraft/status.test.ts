@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chatToText, motdToPlain, stripFormatting } from './motd.ts';
 import { queryStatus, StatusError, type StatusOptions } from './status.ts';
-import { defaultStatus, StatusPeer, type PeerOptions } from './test-peer.ts';
+import { defaultStatus, StatusPeer, type PeerOptions } from '../../../../../testing/minecraft-status-peer.ts';
 import { decodeVarInt, encodeVarInt } from './varint.ts';
 
 const peers: StatusPeer[] = [];

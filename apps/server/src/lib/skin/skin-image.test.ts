@@ -4,7 +4,7 @@ import { drawDefaultSkin } from './default-skin.ts';
 import { BufferCache } from './lru-cache.ts';
 import { PngError, readPngHeader } from './png.ts';
 import { decodePng, detectModel, isSkinSize, readSkin, renderHead, SkinError, type Rgba } from './skin-image.ts';
-import { animated, chunk, chunkTypes, fill, pixelAt, pngBomb, testSkin, toPng, withChunksAfterHeader } from './test-images.ts';
+import { animated, chunk, chunkTypes, fill, pixelAt, pngBomb, testSkin, toPng, withChunksAfterHeader } from '../../../../../testing/skin-images.ts';
 
 async function problemOf(file: Buffer): Promise<string> {
   try {

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import type { UsersTable } from '../../db/types.ts';
+import { newProfileUuid } from '../../lib/offline-uuid.ts';
 import { hashToken } from '../../lib/tokens.ts';
 
 export type UserRow = Selectable<UsersTable>;
@@ -30,7 +31,11 @@ export async function nameOrEmailTaken(db: Db, username: string, email: string):
   return null;
 }
 
-/** The session's user, or undefined when the token is unknown, expired or its user deleted. */
+/** The game profile UUID for a new account (lib/offline-uuid.ts): the name's offline UUID unless another account has it. */
+export function profileUuidFor(db: Db, username: string): Promise<string> {
+  return newProfileUuid(username, async (uuid) => (await db.selectFrom('users').select('id').where('uuid', '=', uuid).executeTakeFirst()) !== undefined);
+}
+
 /** The live session's user and when the session ends. */
 export async function findSessionUser(db: Db, token: string, now = Date.now()): Promise<{ user: UserRow; expiresAt: number } | undefined> {
   const row = await db

@@ -13,7 +13,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { clearSessionCookie, currentUser, requireUser, sessionToken, setSessionCookie } from '../../plugins/auth.ts';
+import { clearSessionCookie, optionalUser, sessionToken, setSessionCookie, userOf } from '../../plugins/auth.ts';
 import { deleteSession } from './accounts.repo.ts';
 import * as service from './accounts.service.ts';
 
@@ -31,7 +31,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 201: MessageResponse.extend({ id: z.number() }), ...err(400, 409, 429) },
       },
       handler: async (req, reply) => {
-        const actor = await currentUser(ctx, req);
+        const actor = await optionalUser(req);
         const result = await service.register(ctx, req.body, actor, req.ip);
         return reply.code(201).send(result);
       },
@@ -82,8 +82,8 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'user' },
       schema: { tags, summary: 'Текущий пользователь', response: { 200: MeResponse, ...err(401) } },
       handler: async (req) => {
-        const user = await requireUser(ctx, req);
-        return service.toMe(user, req.authState?.token ?? undefined);
+        const user = userOf(req);
+        return service.toMe(user, sessionToken(req) ?? undefined);
       },
     });
 
@@ -106,8 +106,8 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'user' },
       schema: { tags, summary: 'Смена пароля в личном кабинете; завершает другие сеансы', body: ChangePasswordBody, response: { 200: MessageResponse, ...err(400, 401, 429) } },
       handler: async (req) => {
-        const user = await requireUser(ctx, req);
-        await service.changePassword(ctx, user, req.authState?.token ?? '', req.body.old_password, req.body.new_password);
+        const user = userOf(req);
+        await service.changePassword(ctx, user, sessionToken(req) ?? '', req.body.old_password, req.body.new_password);
         return { message: service.TEXTS.passwordChanged };
       },
     });

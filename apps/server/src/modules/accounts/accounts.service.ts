@@ -6,7 +6,7 @@ import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/passw
 import { newToken } from '../../lib/tokens.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
-import { enqueueMail } from '../mail/mail.outbox.ts';
+import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
 import * as repo from './accounts.repo.ts';
 import { confirmationLetter, resetLetter } from './accounts.mail.ts';
 
@@ -30,6 +30,11 @@ export const TEXTS = {
   samePassword: 'Новый пароль совпадает с текущим',
 } as const;
 
+/** 409 for a name or address another account has: `username_exists` / `email_exists`, with the field. */
+export function takenError(which: 'email' | 'username'): HttpError {
+  return which === 'email' ? conflict(TEXTS.emailTaken, { code: 'email_exists', field: 'email' }) : conflict(TEXTS.usernameTaken, { code: 'username_exists', field: 'username' });
+}
+
 export function toMe(user: repo.UserRow, token?: string): MeResponse {
   return {
     id: user.id,
@@ -46,7 +51,7 @@ export async function register(ctx: AppContext, input: RegisterBody, actor: repo
   if (!byAdmin) ctx.limiter.hit(`register:ip:${ip}`, ctx.config.rateLimits.registerPerIp);
 
   const taken = await repo.nameOrEmailTaken(ctx.db, input.username, input.email);
-  if (taken) throw conflict(taken === 'email' ? TEXTS.emailTaken : TEXTS.usernameTaken);
+  if (taken) throw takenError(taken);
 
   const passwordHash = await hashPassword(input.password);
   const verifyToken = newToken();
@@ -68,6 +73,7 @@ export async function register(ctx: AppContext, input: RegisterBody, actor: repo
           email_verified_at: byAdmin ? now : null,
           created_at: now,
           deleted_at: null,
+          uuid: await repo.profileUuidFor(trx, input.username),
         })
         .returning('id')
         .executeTakeFirstOrThrow();
@@ -92,9 +98,9 @@ export async function register(ctx: AppContext, input: RegisterBody, actor: repo
     if (!isUniqueViolation(err)) throw err;
     // Lost a race with a simultaneous registration of the same name or address.
     const again = await repo.nameOrEmailTaken(ctx.db, input.username, input.email);
-    throw conflict(again === 'username' ? TEXTS.usernameTaken : TEXTS.emailTaken);
+    throw takenError(again === 'username' ? 'username' : 'email');
   }
-  ctx.mailWorker.kick();
+  ctx.jobs.kick(MAIL_JOB);
   return { id, message: byAdmin ? TEXTS.created : TEXTS.registered };
 }
 
@@ -115,11 +121,11 @@ export async function login(ctx: AppContext, input: LoginBody, meta: { ip: strin
   const user = await repo.findUserByLogin(ctx.db, input.username);
   if (!user) {
     await burnPasswordCheck(input.password);
-    throw unauthorized(TEXTS.badCredentials);
+    throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
   }
-  if (!(await verifyPassword(user.password_hash, input.password))) throw unauthorized(TEXTS.badCredentials);
+  if (!(await verifyPassword(user.password_hash, input.password))) throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
   ctx.limiter.reset(accountKey);
-  if (user.email_verified_at === null) throw forbidden(TEXTS.notConfirmed);
+  if (user.email_verified_at === null) throw forbidden(TEXTS.notConfirmed, { code: 'email_not_confirmed' });
 
   const token = newToken();
   await repo.createSession(ctx.db, user.id, token, ctx.config.sessionTtlMs, meta);
@@ -138,7 +144,7 @@ export async function forgotPassword(ctx: AppContext, email: string, ip: string)
       const link = `${ctx.config.publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
       await enqueueMail(trx, resetLetter(ctx.config.siteName, user.email, user.username, link));
     });
-    ctx.mailWorker.kick();
+    ctx.jobs.kick(MAIL_JOB);
   }
   // The same answer either way: the form must not tell who is registered.
   return TEXTS.forgotSent;
@@ -158,7 +164,7 @@ export async function resendConfirmation(ctx: AppContext, email: string, ip: str
         const link = `${ctx.config.publicUrl}/api/user/confirm/${token}`;
         await enqueueMail(trx, confirmationLetter(ctx.config.siteName, user.email, user.username, link));
       });
-      ctx.mailWorker.kick();
+      ctx.jobs.kick(MAIL_JOB);
     }
   }
   return TEXTS.resendSent;
@@ -176,13 +182,13 @@ export async function resetPassword(ctx: AppContext, token: string, newPassword:
     await repo.deleteSessionsOf(trx, userId);
     return true;
   });
-  if (!ok) throw badRequest(TEXTS.resetBad);
+  if (!ok) throw badRequest(TEXTS.resetBad, { code: 'reset_link_invalid' });
 }
 
 export async function changePassword(ctx: AppContext, user: repo.UserRow, currentToken: string, oldPassword: string, newPassword: string): Promise<void> {
   ctx.limiter.hit(`login:acct:${user.username_lower}`, ctx.config.rateLimits.loginPerAccount);
-  if (!(await verifyPassword(user.password_hash, oldPassword))) throw new HttpError(400, TEXTS.wrongOldPassword);
-  if (oldPassword === newPassword) throw badRequest(TEXTS.samePassword);
+  if (!(await verifyPassword(user.password_hash, oldPassword))) throw new HttpError(400, TEXTS.wrongOldPassword, { code: 'wrong_password', field: 'old_password' });
+  if (oldPassword === newPassword) throw badRequest(TEXTS.samePassword, { code: 'same_password', field: 'new_password' });
   const passwordHash = await hashPassword(newPassword);
   await ctx.db.transaction().execute(async (trx) => {
     await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', user.id).execute();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../lib/tokens.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
-import { linkIn } from '../../test/smtp-catcher.ts';
+import { linkIn } from '../../../../../testing/smtp-catcher.ts';
 
 describe.each(dbKinds)('accounts on %s', (kind) => {
   let t: TestApp;

@@ -1,7 +1,7 @@
 import { AdminUser, AdminUserList, AdminUserUpdateBody, ErrorResponse, IdParams, MessageResponse } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
-import { requireAdmin } from '../../plugins/auth.ts';
+import { sessionToken, userOf } from '../../plugins/auth.ts';
 import * as service from './admin-users.service.ts';
 
 const tags = ['Пользователи (администратор)'];
@@ -25,8 +25,8 @@ export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: AdminUser, ...err(400, 401, 403, 404, 409) },
       },
       handler: async (req) => {
-        const actor = await requireAdmin(ctx, req);
-        return service.updateUser(ctx, actor, req.authState?.token ?? null, req.params.id, req.body);
+        const actor = userOf(req);
+        return service.updateUser(ctx, actor, sessionToken(req) ?? null, req.params.id, req.body);
       },
     });
 
@@ -39,7 +39,7 @@ export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) },
       },
       handler: async (req) => {
-        const actor = await requireAdmin(ctx, req);
+        const actor = userOf(req);
         await service.deleteUser(ctx, actor, req.params.id);
         return { message: service.TEXTS.deleted };
       },

@@ -9,7 +9,7 @@ import { hashPassword } from '../../lib/passwords.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 import { deleteSessionsOf, type UserRow } from './accounts.repo.ts';
-import { TEXTS as ACCOUNT_TEXTS } from './accounts.service.ts';
+import { takenError } from './accounts.service.ts';
 import * as repo from './admin-users.repo.ts';
 
 export const TEXTS = {
@@ -40,7 +40,7 @@ function snapshot(user: UserRow) {
 /** Ends the transaction with a 409 when `leaving` is the only administrator. */
 async function ensureAnotherAdmin(trx: Db, ctx: AppContext, leaving: number, text: string): Promise<void> {
   const admins = await repo.lockAdmins(trx, ctx.dbKind);
-  if (!admins.some((id) => id !== leaving)) throw conflict(text);
+  if (!admins.some((id) => id !== leaving)) throw conflict(text, { code: 'last_admin' });
 }
 
 export async function listUsers(ctx: AppContext): Promise<AdminUser[]> {
@@ -60,7 +60,7 @@ export async function updateUser(ctx: AppContext, actor: UserRow, actorToken: st
       const username = body.username !== undefined && body.username !== before.username ? body.username : undefined;
       const email = body.email !== undefined && body.email !== before.email ? body.email : undefined;
       const taken = await repo.takenByOther(trx, id, username, email);
-      if (taken) throw conflict(taken === 'email' ? ACCOUNT_TEXTS.emailTaken : ACCOUNT_TEXTS.usernameTaken);
+      if (taken) throw takenError(taken);
 
       const set: Updateable<UsersTable> = {};
       if (username !== undefined) Object.assign(set, { username, username_lower: username.toLowerCase() });
@@ -89,7 +89,7 @@ export async function updateUser(ctx: AppContext, actor: UserRow, actorToken: st
     if (!isUniqueViolation(err)) throw err;
     // Lost a race with a registration or another edit taking the same name or address.
     const again = await repo.takenByOther(ctx.db, id, body.username, body.email);
-    throw conflict(again === 'username' ? ACCOUNT_TEXTS.usernameTaken : ACCOUNT_TEXTS.emailTaken);
+    throw takenError(again === 'username' ? 'username' : 'email');
   }
 }
 

@@ -34,6 +34,14 @@ export interface DeliveryRequest {
 
 export const MAX_COMMANDS = 20;
 
+/** The job runner's name of the delivery worker. */
+export const DELIVERY_JOB = 'deliveries';
+
+/** After enqueueDelivery's transaction committed: send now rather than at the next pass. */
+export function kickDeliveries(ctx: { jobs: { kick(name: string): void } }): void {
+  ctx.jobs.kick(DELIVERY_JOB);
+}
+
 /** A server can receive deliveries: it has a password and an address to send to. */
 export function rconConfigured(s: { rcon_password: string | null; rcon_host: string | null; ip_address: string }): boolean {
   return !!s.rcon_password && !!(s.rcon_host || s.ip_address);
@@ -79,8 +87,8 @@ function check(req: DeliveryRequest): void {
 
 /**
  * Queues commands to run in the game, inside the caller's transaction: they are sent only if it
- * commits, and exactly once. Call `ctx.deliveries.kick()` after the commit to send at once rather
- * than at the next poll. Returns the ids of the rows (one per server).
+ * commits, and exactly once. Call `kickDeliveries(ctx)` after the commit to send at once rather
+ * than at the next pass. Returns the ids of the rows (one per server).
  */
 export async function enqueueDelivery(trx: Db, req: DeliveryRequest): Promise<number[]> {
   return enqueueDeliveries(trx, [req]);

@@ -3,8 +3,10 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { requireAdmin, requireUser } from '../../plugins/auth.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { DELIVERY_JOB, kickDeliveries } from './deliveries.queue.ts';
 import * as service from './deliveries.service.ts';
+import { DeliveryWorker } from './deliveries.worker.ts';
 
 const tags = ['Выдача в игре'];
 const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
@@ -15,8 +17,8 @@ export function resendRoute(ctx: AppContext, summary: string) {
     config: { access: 'admin' as const },
     schema: { tags, summary, params: IdParams, body: ResendBody, response: { 200: DeliveryActionResponse, ...err(400, 401, 403, 404, 409) } },
     handler: async (req: FastifyRequest<{ Params: z.infer<typeof IdParams>; Body: z.infer<typeof ResendBody> }>) => {
-      const delivery = await service.resendDelivery(ctx.db, (await requireAdmin(ctx, req)).id, req.params.id, req.body?.server_id);
-      ctx.deliveries.kick();
+      const delivery = await service.resendDelivery(ctx.db, userOf(req).id, req.params.id, req.body?.server_id);
+      kickDeliveries(ctx);
       return { message: service.DELIVERY_TEXTS.resent, delivery };
     },
   };
@@ -24,12 +26,10 @@ export function resendRoute(ctx: AppContext, summary: string) {
 
 export function deliveriesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    app.addHook('onReady', async () => {
-      if (ctx.config.workers) ctx.deliveries.start();
-    });
-    app.addHook('onClose', async () => {
-      await ctx.deliveries.stop();
-    });
+    // Each pass starts a lane for every server with due rows and returns; the lanes stop after the
+    // command at hand when the runner stops, and release() waits for them and frees unsent claims.
+    const worker = new DeliveryWorker(ctx.db, ctx.config.delivery, app.log);
+    ctx.jobs.register({ name: DELIVERY_JOB, intervalMs: ctx.config.delivery.intervalMs, run: (signal) => worker.tick(signal), release: () => worker.stop() });
 
     app.get('/api/user/deliveries', {
       config: { access: 'user' },
@@ -38,7 +38,7 @@ export function deliveriesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Мои выдачи в игре (покупки, привилегии, наборы): состояние и почему ожидает',
         response: { 200: PlayerDeliveriesResponse, ...err(401) },
       },
-      handler: async (req) => ({ deliveries: await service.listForPlayer(ctx.db, (await requireUser(ctx, req)).id) }),
+      handler: async (req) => ({ deliveries: await service.listForPlayer(ctx.db, userOf(req).id) }),
     });
 
     app.get('/api/admin/deliveries', {

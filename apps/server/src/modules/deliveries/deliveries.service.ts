@@ -103,15 +103,15 @@ export async function listDeliveries(
 
 export async function getDelivery(db: Db, id: number): Promise<AdminDelivery> {
   const row = await deliveries(db).where('d.id', '=', id).executeTakeFirst();
-  if (!row) throw notFound(DELIVERY_TEXTS.notFound);
+  if (!row) throw notFound(DELIVERY_TEXTS.notFound, { code: 'delivery_not_found' });
   return toAdmin(row);
 }
 
 /** Why a delivery cannot be resent or refunded, from its state. */
 export function refusal(state: string) {
-  if (state === 'done') return conflict(DELIVERY_TEXTS.alreadyDone);
-  if (state === 'refunded') return conflict(DELIVERY_TEXTS.alreadyRefunded);
-  return conflict(DELIVERY_TEXTS.inFlight);
+  if (state === 'done') return conflict(DELIVERY_TEXTS.alreadyDone, { code: 'delivery_done' });
+  if (state === 'refunded') return conflict(DELIVERY_TEXTS.alreadyRefunded, { code: 'delivery_refunded' });
+  return conflict(DELIVERY_TEXTS.inFlight, { code: 'delivery_in_flight' });
 }
 
 /**
@@ -122,8 +122,8 @@ export function refusal(state: string) {
 export async function resendDelivery(db: Db, adminId: number, id: number, serverId?: number): Promise<AdminDelivery> {
   await db.transaction().execute(async (trx) => {
     const before = await trx.selectFrom('deliveries').select(['state', 'server_id', 'server_scope', 'attempts', 'reply', 'last_error']).where('id', '=', id).executeTakeFirst();
-    if (!before) throw notFound(DELIVERY_TEXTS.notFound);
-    if (serverId !== undefined && !(await trx.selectFrom('servers').select('id').where('id', '=', serverId).executeTakeFirst())) throw badRequest(DELIVERY_TEXTS.serverNotFound);
+    if (!before) throw notFound(DELIVERY_TEXTS.notFound, { code: 'delivery_not_found' });
+    if (serverId !== undefined && !(await trx.selectFrom('servers').select('id').where('id', '=', serverId).executeTakeFirst())) throw badRequest(DELIVERY_TEXTS.serverNotFound, { code: 'server_not_found', field: 'server_id' });
     const now = Date.now();
     // A delivery for "the only server with RCON" looks for it again.
     const server = serverId !== undefined ? { server_id: serverId, server_scope: 'server' } : before.server_scope === 'only' ? { server_id: null } : {};

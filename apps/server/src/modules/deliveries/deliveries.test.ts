@@ -97,11 +97,15 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
   });
 
   it("runs an item's own commands once per purchase, in order, with pieces per purchase", async () => {
-    const { rcon, itemId } = await setup({}, {}, { name: 'Алмазы ×16', pieces: 16, commands: ['give {player} minecraft:{item} {quantity}', 'say {player} купил {quantity} шт. (заказ {order})'] });
+    const lp = (c: string) => (c.startsWith('lp ') ? `[LP] Set shop.diamonds to true for ${c.split(' ')[2]}.` : undefined);
+    const { rcon, itemId } = await setup({ onCommand: lp }, {}, { name: 'Алмазы ×16', pieces: 16, commands: ['give {player} minecraft:{item} {quantity}', 'say {player} купил {quantity} шт. (заказ {order})', 'lp user {uuid} permission set shop.diamonds'] });
     const orderId = await buy(itemId, 3);
     await drain();
-    expect(rcon.commands).toEqual(['give Steve minecraft:diamond 48', `say Steve купил 48 шт. (заказ ${orderId})`]);
-    expect(await one(orderId)).toMatchObject({ state: 'done', step: 2, attempts: 2, quantity: 3, command: `say Steve купил 48 шт. (заказ ${orderId})` });
+    const { uuid } = await t.handle.db.selectFrom('users').select('uuid').where('id', '=', playerId).executeTakeFirstOrThrow();
+    expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-3[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(rcon.commands).toEqual(['give Steve minecraft:diamond 48', `say Steve купил 48 шт. (заказ ${orderId})`, `lp user ${uuid} permission set shop.diamonds`]);
+    expect(rcon.given).toEqual(['Steve 48 minecraft:diamond']);
+    expect(await one(orderId)).toMatchObject({ state: 'done', step: 3, attempts: 3, quantity: 3, command: `lp user ${uuid} permission set shop.diamonds` });
     // Without commands of its own, the pieces are split into stacks of at most 64 by the template.
     const { rcon: r2, itemId: i2 } = await setup({}, {}, { pieces: 16 });
     const o2 = await buy(i2, 5);
@@ -153,12 +157,12 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
     await rcon.start(port);
     await t.handle.db.updateTable('deliveries').set({ next_attempt_at: Date.now() }).where('source_id', '=', orderId).execute();
     const worker = new DeliveryWorker(t.handle.db, OPTS, t.app.log);
-    worker.start();
     try {
-      await until(async () => (await rows(orderId)).every((d) => d.state === 'done'));
+      await worker.drain();
     } finally {
       await worker.stop();
     }
+    expect((await rows(orderId)).map((d) => d.state)).toEqual(['done', 'done', 'done']);
     expect(rcon.commands).toEqual(['give Steve minecraft:diamond 64', 'give Steve minecraft:diamond 64', 'give Steve minecraft:diamond 2']);
     expect((await myOrder(orderId)).deliveries.map((d) => d.waiting_text)).toEqual([null, null, null]);
   });

@@ -55,7 +55,7 @@ export interface DrainStats {
   waiting: number;
 }
 
-type Row = Selectable<DeliveriesTable> & { username: string | null };
+type Row = Selectable<DeliveriesTable> & { username: string | null; uuid: string | null };
 
 /** The state a row is left in after a command, written together with the next command's 'sent'. */
 type Outcome =
@@ -96,8 +96,8 @@ interface Lane {
  * server holds back nothing but itself. A lane claims due rows in batches by one conditional update
  * (FOR UPDATE SKIP LOCKED on PostgreSQL), marks rows 'sent' before their commands go out and
  * writes outcomes in the same transaction as the next rows' 'sent' (see sendBatch), and several
- * instances never send one row twice. How often it runs is not its business: `tick()` (and
- * `kick()`) may be called by any scheduler.
+ * instances never send one row twice. It runs as the job runner's 'deliveries' job
+ * (deliveries.routes.ts): each pass is one `tick()`.
  */
 export class DeliveryWorker {
   readonly stats: DrainStats = { done: 0, failed: 0, unknown: 0, waiting: 0 };
@@ -112,11 +112,9 @@ export class DeliveryWorker {
   /** Running averages (ms) of a commit and of a command's answer: they set the window. */
   private commitMs = 0;
   private commandMs = 1;
-  /** kick() does anything only once start() was called (tests that drain by hand leave it off). */
-  private started = false;
+  private watching = false;
   private ticking: Promise<void> | null = null;
   private tickAgain = false;
-  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Db,
@@ -129,23 +127,18 @@ export class DeliveryWorker {
     this.pg = isPg(db as never);
   }
 
-  /** Polls every intervalMs (until the job runner schedules it). */
-  start(): void {
-    this.stopped = false;
-    this.started = true;
-    this.timer = setInterval(() => this.kick(), this.options.intervalMs);
-    this.timer.unref();
-    this.kick();
-  }
-
-  /** Looks for work now (after a purchase, a resend, a grant): never waits for it. */
-  kick(): void {
-    if (this.stopped || !this.started) return;
-    void this.tick().catch((err: unknown) => this.log.error({ err }, 'delivery tick failed'));
-  }
-
-  /** One look at the queue: starts a lane for every server with due rows; does not wait for the lanes. */
-  async tick(): Promise<void> {
+  /**
+   * One look at the queue: starts a lane for every server with due rows; does not wait for the
+   * lanes (a slow server's lane must not hold back the next look for the others). `signal`, the
+   * job runner's, stops the lanes after the command at hand.
+   */
+  async tick(signal?: AbortSignal): Promise<void> {
+    if (signal && !this.watching) {
+      this.watching = true;
+      if (signal.aborted) this.stopped = true;
+      else signal.addEventListener('abort', () => (this.stopped = true), { once: true });
+    }
+    if (this.stopped) return;
     if (this.ticking) {
       this.tickAgain = true;
       return this.ticking;
@@ -178,10 +171,9 @@ export class DeliveryWorker {
     }
   }
 
-  /** Lets each lane finish the command it is on, gives back unsent claims, closes connections. */
+  /** Lets each lane finish the command it is on, gives back unsent claims, closes connections (the job's release). */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
     await this.idle();
     for (const id of [...this.conns.keys()]) this.closeConnection(id);
   }
@@ -320,9 +312,15 @@ export class DeliveryWorker {
       .execute();
     if (claimed.length === 0) return [];
     const userIds = [...new Set(claimed.map((r) => r.user_id).filter((id): id is number => id !== null))];
-    const users = userIds.length === 0 ? [] : await this.db.selectFrom('users').select(['id', 'username']).where('id', 'in', userIds).execute();
-    const names = new Map(users.map((u) => [u.id, u.username]));
-    return claimed.map((r) => ({ ...r, username: r.user_id === null ? null : (names.get(r.user_id) ?? null) })).sort((a, b) => a.id - b.id);
+    // {player} and {uuid} as the account is now (a renamed player gets it under the new name).
+    const users = userIds.length === 0 ? [] : await this.db.selectFrom('users').select(['id', 'username', 'uuid']).where('id', 'in', userIds).execute();
+    const byId = new Map(users.map((u) => [u.id, u]));
+    return claimed
+      .map((r) => {
+        const u = r.user_id === null ? undefined : byId.get(r.user_id);
+        return { ...r, username: u?.username ?? null, uuid: u?.uuid ?? null };
+      })
+      .sort((a, b) => a.id - b.id);
   }
 
   /**
@@ -358,7 +356,7 @@ export class DeliveryWorker {
           const steps = item.commands?.length ?? 1;
           if (item.step >= steps) continue;
           try {
-            const command = renderCommand(item.commands ? item.commands[item.step] : target.template, { player: item.row.username, params: JSON.parse(item.row.params) as CommandParams });
+            const command = renderCommand(item.commands ? item.commands[item.step] : target.template, { player: item.row.username, uuid: item.row.uuid, params: JSON.parse(item.row.params) as CommandParams });
             window.push({ item, command });
           } catch (err) {
             if (!(err instanceof CommandError)) throw err;

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { sendCached } from '../../lib/public-cache.ts';
-import { requireAdmin } from '../../plugins/auth.ts';
+import { userOf } from '../../plugins/auth.ts';
 import * as service from './donate.service.ts';
 
 const tags = ['Донат'];
@@ -21,7 +21,7 @@ export function donateRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin' },
       schema: { tags, summary: 'Добавить донат (администратор)', body: DonateBody, response: { 201: DonateTier, ...err(400, 401, 403) } },
       handler: async (req, reply) => {
-        const actor = await requireAdmin(ctx, req);
+        const actor = userOf(req);
         return reply.code(201).send(await service.createTier(ctx, actor, req.body));
       },
     });
@@ -30,7 +30,7 @@ export function donateRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin' },
       schema: { tags, summary: 'Изменить донат целиком, вместе с китами и привилегиями (администратор)', params: IdParams, body: DonateBody, response: { 200: DonateTier, ...err(400, 401, 403, 404) } },
       handler: async (req) => {
-        const actor = await requireAdmin(ctx, req);
+        const actor = userOf(req);
         return service.updateTier(ctx, actor, req.params.id, req.body);
       },
     });
@@ -39,7 +39,7 @@ export function donateRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin' },
       schema: { tags, summary: 'Удалить донат (администратор)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404) } },
       handler: async (req) => {
-        const actor = await requireAdmin(ctx, req);
+        const actor = userOf(req);
         await service.deleteTier(ctx, actor, req.params.id);
         return { message: service.TEXTS.deleted };
       },

@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
+import { backoffMs, ClaimQueue, type Job } from '../../lib/jobs/index.ts';
 import type { Letter, Mailer } from '../../lib/mailer.ts';
 
 const MAX_ATTEMPTS = 20;
@@ -29,106 +31,60 @@ export async function enqueueMail(db: Db, letter: OutboxLetter, now = Date.now()
 
 /** Backoff after the nth failure: 30 s, 1 min, 2 min … capped at 1 h; about a day in all. */
 export function retryDelayMs(attempts: number): number {
-  return Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 3_600_000);
+  return backoffMs(attempts, { baseMs: 30_000, capMs: 3_600_000 });
+}
+
+/** Claims of the outbox by this process; one per database handle. */
+const queues = new WeakMap<Db, ClaimQueue<'mail_outbox'>>();
+
+function outboxQueue(db: Db): ClaimQueue<'mail_outbox'> {
+  let queue = queues.get(db);
+  if (!queue) {
+    queue = new ClaimQueue(db, {
+      table: 'mail_outbox',
+      leaseMs: LOCK_MS,
+      due: (eb, now) => eb.and([eb('sent_at', 'is', null), eb('failed_at', 'is', null), eb('next_attempt_at', '<=', now)]),
+    });
+    queues.set(db, queue);
+  }
+  return queue;
 }
 
 /**
- * Sends due letters. A row is claimed by a conditional update of its lock, so several
- * instances (or overlapping runs) never send the same letter twice at once.
+ * Sends due letters, ten claimed at a time (lib/jobs/claim.ts), so several instances (or
+ * overlapping runs) never send the same letter twice at once. Stops between letters when
+ * `signal` aborts; the rest of the claim is released by the runner.
  */
-export async function drainOutbox(db: Db, mailer: Mailer, log: FastifyBaseLogger, now = () => Date.now()): Promise<number> {
+export async function drainOutbox(db: Db, mailer: Mailer, log: FastifyBaseLogger, signal?: AbortSignal, now = () => Date.now()): Promise<number> {
+  const queue = outboxQueue(db);
   let sent = 0;
-  for (;;) {
-    const t = now();
-    const due = await db
-      .selectFrom('mail_outbox')
-      .selectAll()
-      .where('sent_at', 'is', null)
-      .where('failed_at', 'is', null)
-      .where('next_attempt_at', '<=', t)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', t)]))
-      .orderBy('id')
-      .limit(10)
-      .execute();
-    if (due.length === 0) return sent;
-    for (const row of due) {
-      const claimed = await db
-        .updateTable('mail_outbox')
-        .set({ locked_until: t + LOCK_MS, attempts: row.attempts + 1 })
-        .where('id', '=', row.id)
-        .where('attempts', '=', row.attempts)
-        .where('sent_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) !== 1) continue;
+  while (!signal?.aborted) {
+    const { token, rows } = await queue.claim(10, ['to_address', 'subject', 'text_body', 'html_body', 'link', 'attempts'], { now: now(), set: { attempts: sql<number>`attempts + 1` } });
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      if (signal?.aborted) break;
       try {
         await mailer.send({ to: row.to_address, subject: row.subject, text: row.text_body, html: row.html_body });
-        await db.updateTable('mail_outbox').set({ sent_at: now(), locked_until: null, last_error: null }).where('id', '=', row.id).execute();
+        await queue.complete(token, row.id, { sent_at: now(), last_error: null });
         sent += 1;
         if (mailer.kind === 'files') log.info({ to: row.to_address, link: row.link }, `Письмо «${row.subject}» сохранено в файл${row.link ? `; ссылка: ${row.link}` : ''}`);
       } catch (err) {
-        const attempts = row.attempts + 1;
-        const giveUp = attempts >= MAX_ATTEMPTS;
-        await db
-          .updateTable('mail_outbox')
-          .set({
-            locked_until: null,
-            last_error: String((err as Error).message ?? err).slice(0, 1000),
-            next_attempt_at: now() + retryDelayMs(attempts),
-            failed_at: giveUp ? now() : null,
-          })
-          .where('id', '=', row.id)
-          .execute();
-        log.warn({ mailId: row.id, attempts, err: (err as Error).message }, 'mail send failed, will retry');
+        const giveUp = row.attempts >= MAX_ATTEMPTS;
+        await queue.complete(token, row.id, {
+          last_error: String((err as Error).message ?? err).slice(0, 1000),
+          next_attempt_at: now() + retryDelayMs(row.attempts),
+          failed_at: giveUp ? now() : null,
+        });
+        log.warn({ mailId: row.id, attempts: row.attempts, err: (err as Error).message }, 'mail send failed, will retry');
       }
     }
   }
+  return sent;
 }
 
-/** Polls the outbox; kick() sends at once after a letter was queued. */
-export class MailWorker {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private again = false;
-  private stopped = false;
+export const MAIL_JOB = 'mail.outbox';
 
-  constructor(
-    private readonly db: Db,
-    private readonly mailer: Mailer,
-    private readonly log: FastifyBaseLogger,
-    private readonly intervalMs = 15_000,
-  ) {}
-
-  start(): void {
-    this.timer = setInterval(() => this.kick(), this.intervalMs);
-    this.timer.unref();
-    this.kick();
-  }
-
-  kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = drainOutbox(this.db, this.mailer, this.log)
-      .catch((err: unknown) => this.log.error({ err }, 'mail outbox run failed'))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
-  }
-
-  /** Resolves when the current run (if any) is over; for tests and shutdown. */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.idle();
-  }
+/** The outbox as a background job: polled every 15 s, and kicked after a letter is queued. */
+export function mailJob(db: Db, mailer: Mailer, log: FastifyBaseLogger): Job {
+  return { name: MAIL_JOB, intervalMs: 15_000, run: (signal) => drainOutbox(db, mailer, log, signal), release: async () => void (await outboxQueue(db).release()) };
 }

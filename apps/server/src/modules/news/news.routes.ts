@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { sendCached } from '../../lib/public-cache.ts';
-import { requireAdmin } from '../../plugins/auth.ts';
+import { userOf } from '../../plugins/auth.ts';
 import * as service from './news.service.ts';
 
 const tags = ['Новости'];
@@ -27,7 +27,7 @@ export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin' },
       schema: { tags, summary: 'Добавить новость (администратор)', body: NewsBody, response: { 201: NewsItem, ...err(400, 401, 403) } },
       handler: async (req, reply) => {
-        const actor = await requireAdmin(ctx, req);
+        const actor = userOf(req);
         return reply.code(201).send(await service.createNews(ctx, actor, req.body));
       },
     });
@@ -36,7 +36,7 @@ export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin' },
       schema: { tags, summary: 'Изменить новость (администратор)', params: IdParams, body: NewsBody, response: { 200: NewsItem, ...err(400, 401, 403, 404) } },
       handler: async (req) => {
-        const actor = await requireAdmin(ctx, req);
+        const actor = userOf(req);
         return service.updateNews(ctx, actor, req.params.id, req.body);
       },
     });
@@ -45,7 +45,7 @@ export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin' },
       schema: { tags, summary: 'Удалить новость (администратор)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404) } },
       handler: async (req) => {
-        const actor = await requireAdmin(ctx, req);
+        const actor = userOf(req);
         await service.deleteNews(ctx, actor, req.params.id);
         return { message: service.TEXTS.deleted };
       },

@@ -1,9 +1,9 @@
-import { setMaxListeners } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Database } from '../../db/types.ts';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
+import type { Job, ScheduledJobSpec } from '../../lib/jobs/index.ts';
 import { DEFAULT_PORT, queryStatus, type ServerStatus, type StatusOptions } from '../../lib/minecraft/status.ts';
 import { LIST_CACHE_KEY } from './servers.service.ts';
 
@@ -13,7 +13,12 @@ const DAY_MS = 86_400_000;
 /** Every check is kept this long, then only the hourly peak. */
 export const HISTORY_FULL_MS = 7 * DAY_MS;
 export const HISTORY_KEEP_MS = 365 * DAY_MS;
-const THIN_EVERY_MS = 3_600_000;
+export const MONITOR_JOB = 'servers.monitor';
+
+/** History thinning, once an hour across all instances (lib/jobs/schedule.ts). */
+export function thinHistoryJob(db: Db): ScheduledJobSpec {
+  return { name: 'servers.thin-history', everyMs: 3_600_000, run: () => thinHistory(db, Date.now()) };
+}
 
 export type StatusCheck = (options: StatusOptions) => Promise<ServerStatus>;
 
@@ -33,49 +38,32 @@ export interface SweepResult {
 }
 
 /**
- * Checks every server's status: in the background every config.monitor.intervalMs, and on demand.
+ * Checks every server's status: in the background every config.monitor.intervalMs (job()), and on demand.
  * Each check is claimed by a conditional update (checking_until, and for background sweeps the
  * age of last_checked_at), so several instances never check one server twice at once; within one
  * process a second request for a server joins the check already running.
  */
 export class ServerMonitor {
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<unknown> | undefined;
   private readonly inflight = new Map<number, Promise<CheckOutcome>>();
-  private readonly stopping = new AbortController();
-  private lastThinAt = 0;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly log: FastifyBaseLogger,
     private readonly check: StatusCheck = queryStatus,
-  ) {
-    // Every check in flight listens for the stop; a sweep runs up to MONITOR_CONCURRENCY of them.
-    setMaxListeners(0, this.stopping.signal);
-  }
+  ) {}
 
   private get db(): Db {
     return this.ctx.db;
   }
 
-  start(): void {
-    const { intervalMs } = this.ctx.config.monitor;
-    this.timer = setInterval(() => this.background(), intervalMs);
-    this.timer.unref();
-    this.background();
+  /** Aborts every check in flight (the sweep's and those requests asked for) when the jobs stop. */
+  private get stopping(): AbortSignal {
+    return this.ctx.jobs.signal;
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.stopping.abort();
-    await Promise.allSettled([this.sweeping, ...this.inflight.values()]);
-  }
-
-  private background(): void {
-    if (this.sweeping || this.stopping.signal.aborted) return;
-    this.sweeping = this.sweep(false)
-      .catch((err: unknown) => this.log.error({ err }, 'server monitor sweep failed'))
-      .finally(() => (this.sweeping = undefined));
+  /** The background sweep as a job of the runner (lib/jobs): every MONITOR_INTERVAL_SEC. */
+  job(): Job {
+    return { name: MONITOR_JOB, intervalMs: this.ctx.config.monitor.intervalMs, run: () => this.sweep(false) };
   }
 
   /**
@@ -101,7 +89,7 @@ export class ServerMonitor {
     let changed = false;
     let checked = 0;
     const workers = Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
-      for (let next = queue.shift(); next && !this.stopping.signal.aborted; next = queue.shift()) {
+      for (let next = queue.shift(); next && !this.stopping.aborted; next = queue.shift()) {
         const outcome = await this.checkServer(next, null, true);
         if (outcome !== 'skipped') checked += 1;
         if (outcome === 'stored') changed = true;
@@ -111,7 +99,6 @@ export class ServerMonitor {
     // Stopped midway: the servers not checked are free for the next sweep at once.
     if (queue.length > 0) await this.db.updateTable('servers').set({ checking_until: null }).where('id', 'in', queue.map((r) => r.id)).execute();
     if (changed) await this.ctx.publicCache.invalidate(LIST_CACHE_KEY);
-    await this.thinHistoryIfDue(now);
     const counts = await this.db
       .selectFrom('servers')
       .select((eb) => [eb.fn.countAll<number>().as('total'), eb.fn.sum<number>(sql`case when status = 'online' then 1 else 0 end`).as('online')])
@@ -173,13 +160,13 @@ export class ServerMonitor {
           host: row.ip_address,
           port: row.port === DEFAULT_PORT ? undefined : row.port,
           timeoutMs,
-          signal: this.stopping.signal,
+          signal: this.stopping,
         });
       } catch (err) {
         error = (err as Error).message;
       }
     }
-    if (this.stopping.signal.aborted && !status) {
+    if (this.stopping.aborted && !status) {
       await this.db.updateTable('servers').set({ checking_until: null }).where('id', '=', row.id).execute().catch(() => {});
       return 'lost';
     }
@@ -225,12 +212,6 @@ export class ServerMonitor {
         // The server was deleted while it was being checked.
       });
     return 'stored';
-  }
-
-  private async thinHistoryIfDue(now: number): Promise<void> {
-    if (now - this.lastThinAt < THIN_EVERY_MS) return;
-    this.lastThinAt = now;
-    await thinHistory(this.db, now).catch((err: unknown) => this.log.warn({ err }, 'history thinning failed'));
   }
 }
 

@@ -17,8 +17,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { sendCached } from '../../lib/public-cache.ts';
-import { requireAdmin } from '../../plugins/auth.ts';
-import { ServerMonitor } from './servers.monitor.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { ServerMonitor, thinHistoryJob } from './servers.monitor.ts';
 import * as service from './servers.service.ts';
 
 const tags = ['Серверы'];
@@ -27,15 +27,11 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     const monitor = new ServerMonitor(ctx, app.log);
-    app.addHook('onReady', async () => {
-      if (ctx.config.workers) monitor.start();
-    });
-    app.addHook('onClose', async () => {
-      await monitor.stop();
-    });
+    ctx.jobs.register(monitor.job());
+    ctx.jobs.register(ctx.schedule.job(thinHistoryJob(ctx.db)));
     /** A changed address is checked at once, so the admin sees its status without waiting a minute. */
     const checkSoon = (id: number) => {
-      if (!ctx.config.workers) return;
+      if (!ctx.jobs.isRunning) return;
       monitor
         .checkNow(id)
         .then(async (changed) => {
@@ -65,7 +61,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         config: { access: 'admin' },
         schema: { tags, hide, summary: 'Добавить сервер (администратор)', body: ServerBody, response: { 201: ServerSaveResponse, ...err(400, 401, 403) } },
         handler: async (req, reply) => {
-          const admin = await requireAdmin(ctx, req);
+          const admin = userOf(req);
           const row = await service.createServer(ctx, admin.id, req.body);
           checkSoon(row.id);
           return reply.code(201).send({ message: service.TEXTS.created, server: service.toAdmin(row) });
@@ -76,10 +72,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get('/api/servers/admin', {
       config: { access: 'admin' },
       schema: { tags, summary: 'Список серверов с настройками RCON (без пароля) и причиной последней ошибки (администратор)', response: { 200: AdminServersListResponse, ...err(401, 403) } },
-      handler: async (req) => {
-        await requireAdmin(ctx, req);
-        return { servers: await service.listForAdmin(ctx.db) };
-      },
+      handler: async () => ({ servers: await service.listForAdmin(ctx.db) }),
     });
 
     app.post('/api/servers/monitor', {
@@ -90,8 +83,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         body: z.union([z.strictObject({}), z.null()]).optional(),
         response: { 200: MonitorResponse, ...err(400, 401, 403) },
       },
-      handler: async (req) => {
-        await requireAdmin(ctx, req);
+      handler: async () => {
         const result = await monitor.sweep(true);
         return { message: `Проверено серверов: ${result.checked}`, ...result };
       },
@@ -108,8 +100,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: RconCheckResponse, ...err(400, 401, 403, 404, 429) },
       },
       handler: async (req) => {
-        const admin = await requireAdmin(ctx, req);
-        ctx.limiter.hit(`rcon-check:${admin.id}`, service.RCON_CHECKS_PER_WINDOW);
+        ctx.limiter.hit(`rcon-check:${userOf(req).id}`, service.RCON_CHECKS_PER_WINDOW);
         return service.checkRcon(ctx, req.body);
       },
     });
@@ -124,7 +115,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: ServerSaveResponse, ...err(400, 401, 403, 404) },
       },
       handler: async (req) => {
-        const admin = await requireAdmin(ctx, req);
+        const admin = userOf(req);
         const { row, addressChanged } = await service.updateServer(ctx, admin.id, req.params.id, req.body);
         if (addressChanged) checkSoon(row.id);
         return { message: service.TEXTS.updated, server: service.toAdmin(row) };
@@ -135,7 +126,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin' },
       schema: { tags, summary: 'Удалить сервер (администратор)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) } },
       handler: async (req) => {
-        const admin = await requireAdmin(ctx, req);
+        const admin = userOf(req);
         await service.deleteServer(ctx, admin.id, req.params.id);
         return { message: service.TEXTS.deleted };
       },

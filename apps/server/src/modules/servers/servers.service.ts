@@ -227,7 +227,7 @@ export async function deleteServer(ctx: AppContext, actorId: number, id: number)
       await recordAudit(trx, { actorId, action: 'server.delete', entity: 'server', entityId: id, before: auditView(before) });
     });
   } catch (err) {
-    if (isForeignKeyViolation(err)) throw conflict(TEXTS.inUse);
+    if (isForeignKeyViolation(err)) throw conflict(TEXTS.inUse, { code: 'server_in_use' });
     throw err;
   }
   await ctx.publicCache.invalidate(LIST_CACHE_KEY);
@@ -276,8 +276,8 @@ export async function checkRcon(ctx: AppContext, body: RconCheckBody): Promise<R
   // As when saving: an empty password keeps the stored one.
   const password = body.rcon_password === undefined || body.rcon_password === '' ? (stored?.rcon_password ?? null) : body.rcon_password;
   const host = rconHost || ip;
-  if (!host) throw badRequest(TEXTS.rconNoHost);
-  if (!password) throw badRequest(TEXTS.rconNoPassword);
+  if (!host) throw badRequest(TEXTS.rconNoHost, { code: 'invalid', field: 'ip_address' });
+  if (!password) throw badRequest(TEXTS.rconNoPassword, { code: 'invalid', field: 'rcon_password' });
   const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   const timeoutMs = ctx.config.delivery.timeoutMs;
   const started = performance.now();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultStatus, StatusPeer } from '../../lib/minecraft/test-peer.ts';
+import { defaultStatus, StatusPeer } from '../../../../../testing/minecraft-status-peer.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 import { ServerMonitor, thinHistory } from './servers.monitor.ts';
 

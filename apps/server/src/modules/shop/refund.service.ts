@@ -26,8 +26,8 @@ export async function refundDelivery(ctx: AppContext, adminId: number, id: numbe
       .select(['d.state', 'd.user_id', 'd.quantity', 'd.source', 'o.id as order_id', 'o.price', 'o.item_id', 'o.item_name'])
       .where('d.id', '=', id)
       .executeTakeFirst();
-    if (!row) throw notFound(DELIVERY_TEXTS.notFound);
-    if (row.source !== 'shop' || row.order_id === null || row.user_id === null) throw badRequest(REFUND_TEXTS.notShop);
+    if (!row) throw notFound(DELIVERY_TEXTS.notFound, { code: 'delivery_not_found' });
+    if (row.source !== 'shop' || row.order_id === null || row.user_id === null) throw badRequest(REFUND_TEXTS.notShop, { code: 'not_a_purchase' });
     const now = Date.now();
     const changed = await trx
       .updateTable('deliveries')

@@ -57,7 +57,7 @@ export async function createCategory(ctx: AppContext, adminId: number, body: Sho
     });
     return one(ctx.db, id);
   } catch (err) {
-    if (isUniqueViolation(err)) throw conflict(CATEGORY_TEXTS.exists(body.name));
+    if (isUniqueViolation(err)) throw conflict(CATEGORY_TEXTS.exists(body.name), { code: 'category_exists', field: 'name' });
     throw err;
   }
 }
@@ -83,7 +83,7 @@ export async function updateCategory(ctx: AppContext, adminId: number, id: numbe
       await recordAudit(trx, { actorId: adminId, action: 'shop.category.update', entity: 'shop_category', entityId: id, before, after });
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw conflict(CATEGORY_TEXTS.exists(body.name));
+    if (isUniqueViolation(err)) throw conflict(CATEGORY_TEXTS.exists(body.name), { code: 'category_exists', field: 'name' });
     throw err;
   }
   await dropListCache(ctx);
@@ -97,7 +97,7 @@ export async function deleteCategory(ctx: AppContext, adminId: number, id: numbe
     if (!before) throw notFound(CATEGORY_TEXTS.notFound);
     const items = await trx.selectFrom('shop_items').select('category').where('deleted_at', 'is', null).execute();
     const inside = items.filter((i) => categoryKey(i.category) === categoryKey(before.name)).length;
-    if (inside > 0) throw conflict(CATEGORY_TEXTS.inUse(before.name, inside));
+    if (inside > 0) throw conflict(CATEGORY_TEXTS.inUse(before.name, inside), { code: 'category_in_use' });
     await trx.deleteFrom('shop_categories').where('id', '=', id).execute();
     await recordAudit(trx, { actorId: adminId, action: 'shop.category.delete', entity: 'shop_category', entityId: id, before });
   });

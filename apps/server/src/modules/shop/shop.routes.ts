@@ -24,7 +24,8 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { sendCached } from '../../lib/public-cache.ts';
-import { requireAdmin, requireUser } from '../../plugins/auth.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { kickDeliveries } from '../deliveries/deliveries.queue.ts';
 import { resendRoute } from '../deliveries/deliveries.routes.ts';
 import * as deliveries from '../deliveries/deliveries.service.ts';
 import { refundDelivery, REFUND_TEXTS } from './refund.service.ts';
@@ -37,6 +38,8 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 
 export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
+    ctx.jobs.register(ctx.schedule.job(shop.idempotencyCleanupJob(ctx.db)));
+
     // Checked in onRequest (plugins/auth.ts): a guest gets 401 before any body is read.
     const user = { config: { access: 'user' as const } };
     const admin = { config: { access: 'admin' as const } };
@@ -61,14 +64,14 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: BuyResponse, ...err(400, 401, 404, 409) },
       },
       handler: async (req) => {
-        const me = await requireUser(ctx, req);
+        const me = userOf(req);
         const body = BuyBody.safeParse(req.body);
-        if (!body.success) throw badRequest(body.error.issues[0]?.message ?? shop.TEXTS.badQuantity);
+        if (!body.success) throw badRequest(body.error.issues[0]?.message ?? shop.TEXTS.badQuantity, { code: 'invalid', field: body.error.issues[0]?.path.join('.') || undefined });
         const rawKey = req.headers[IDEMPOTENCY_HEADER];
         const key = rawKey === undefined ? undefined : IdempotencyKey.safeParse(rawKey);
-        if (key && !key.success) throw badRequest(key.error.issues[0]?.message ?? 'Некорректный заголовок Idempotency-Key');
+        if (key && !key.success) throw badRequest(key.error.issues[0]?.message ?? 'Некорректный заголовок Idempotency-Key', { code: 'invalid' });
         const answer = await shop.buy(ctx, me, body.data, key?.data);
-        ctx.deliveries.kick();
+        kickDeliveries(ctx);
         return answer;
       },
     });
@@ -76,7 +79,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get('/api/shop/orders', {
       ...user,
       schema: { tags, summary: 'Мои покупки и состояние их выдачи в игре', response: { 200: z.array(ShopOrder), ...err(401) } },
-      handler: async (req) => shop.listOrders(ctx.db, (await requireUser(ctx, req)).id),
+      handler: async (req) => shop.listOrders(ctx.db, userOf(req).id),
     });
 
     app.get('/api/shop/admin/all', {
@@ -103,20 +106,20 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         body: ShopItemCreateBody,
         response: { 201: ShopItemAdmin, ...err(400, 401, 403) },
       },
-      handler: async (req, reply) => reply.code(201).send(await shop.createItem(ctx, await requireAdmin(ctx, req), req.body)),
+      handler: async (req, reply) => reply.code(201).send(await shop.createItem(ctx, userOf(req), req.body)),
     });
 
     app.put('/api/shop/admin/:id', {
       ...admin,
       schema: { tags: adminTags, summary: 'Изменить товар (любые из полей)', params: IdParams, body: ShopItemUpdateBody, response: { 200: ShopItemAdmin, ...err(400, 401, 403, 404) } },
-      handler: async (req) => shop.updateItem(ctx, await requireAdmin(ctx, req), req.params.id, req.body),
+      handler: async (req) => shop.updateItem(ctx, userOf(req), req.params.id, req.body),
     });
 
     app.delete('/api/shop/admin/:id', {
       ...admin,
       schema: { tags: adminTags, summary: 'Удалить товар (заказы и выдачи по нему сохраняются)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404) } },
       handler: async (req) => {
-        await shop.deleteItem(ctx, await requireAdmin(ctx, req), req.params.id);
+        await shop.deleteItem(ctx, userOf(req), req.params.id);
         return { message: shop.TEXTS.deleted };
       },
     });
@@ -144,7 +147,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: DeliveryActionResponse, ...err(400, 401, 403, 404, 409) },
       },
       handler: async (req) => {
-        const { delivery, newBalance } = await refundDelivery(ctx, (await requireAdmin(ctx, req)).id, req.params.id);
+        const { delivery, newBalance } = await refundDelivery(ctx, userOf(req).id, req.params.id);
         return { message: REFUND_TEXTS.refunded, delivery, new_balance: newBalance };
       },
     });
@@ -158,7 +161,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post('/api/shop/admin/categories', {
       ...admin,
       schema: { tags: adminTags, summary: 'Добавить категорию', body: ShopCategoryBody, response: { 201: ShopCategorySaveResponse, ...err(400, 401, 403, 409) } },
-      handler: async (req, reply) => reply.code(201).send({ message: categories.CATEGORY_TEXTS.created, category: await categories.createCategory(ctx, (await requireAdmin(ctx, req)).id, req.body) }),
+      handler: async (req, reply) => reply.code(201).send({ message: categories.CATEGORY_TEXTS.created, category: await categories.createCategory(ctx, userOf(req).id, req.body) }),
     });
 
     app.put('/api/shop/admin/categories/:id', {
@@ -170,14 +173,14 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         body: ShopCategoryBody,
         response: { 200: ShopCategorySaveResponse, ...err(400, 401, 403, 404, 409) },
       },
-      handler: async (req) => ({ message: categories.CATEGORY_TEXTS.updated, category: await categories.updateCategory(ctx, (await requireAdmin(ctx, req)).id, req.params.id, req.body) }),
+      handler: async (req) => ({ message: categories.CATEGORY_TEXTS.updated, category: await categories.updateCategory(ctx, userOf(req).id, req.params.id, req.body) }),
     });
 
     app.delete('/api/shop/admin/categories/:id', {
       ...admin,
       schema: { tags: adminTags, summary: 'Удалить пустую категорию', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) } },
       handler: async (req) => {
-        await categories.deleteCategory(ctx, (await requireAdmin(ctx, req)).id, req.params.id);
+        await categories.deleteCategory(ctx, userOf(req).id, req.params.id);
         return { message: categories.CATEGORY_TEXTS.deleted };
       },
     });

@@ -17,6 +17,7 @@ import { sql, type Selectable } from 'kysely';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
+import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
 import { badRequest, conflict, isUniqueViolation, notFound, type HttpError } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import type { CachedBody } from '../../lib/public-cache.ts';
@@ -116,14 +117,14 @@ export async function shopServers(db: Db): Promise<ShopServersResponse> {
 async function checkServer(db: Db, serverId: number | null | undefined): Promise<void> {
   if (serverId == null) return;
   const found = await db.selectFrom('servers').select('id').where('id', '=', serverId).executeTakeFirst();
-  if (!found) throw badRequest(TEXTS.serverNotFound);
+  if (!found) throw badRequest(TEXTS.serverNotFound, { code: 'server_not_found', field: 'server_id' });
 }
 
 /** The category as the owner's list spells it; a name not on the list is refused. */
 async function checkCategory(db: Db, name: string | undefined): Promise<string | undefined> {
   if (name === undefined) return undefined;
   const found = await db.selectFrom('shop_categories').select('name').where('name_key', '=', categoryKey(name)).executeTakeFirst();
-  if (!found) throw badRequest(TEXTS.noCategory(name));
+  if (!found) throw badRequest(TEXTS.noCategory(name), { code: 'category_not_found', field: 'category' });
   return found.name;
 }
 
@@ -214,10 +215,21 @@ export function deliveryChunks(quantity: number, pieces = 1): number[] {
 }
 
 function replay(prev: { request: string; response: string | null }, request: string): BuyResponse {
-  if (prev.request !== request) throw conflict(TEXTS.keyReused);
+  if (prev.request !== request) throw conflict(TEXTS.keyReused, { code: 'idempotency_key_reused' });
   // Only a committed purchase leaves a key behind, and it commits together with its answer.
-  if (!prev.response) throw conflict(TEXTS.keyInFlight);
+  if (!prev.response) throw conflict(TEXTS.keyInFlight, { code: 'idempotency_key_in_flight' });
   return JSON.parse(prev.response) as BuyResponse;
+}
+
+const IDEMPOTENCY_TTL_MS = 7 * 86_400_000;
+
+/** Idempotency keys are kept a week: an hourly job across all instances drops older ones. */
+export function idempotencyCleanupJob(db: Db): ScheduledJobSpec {
+  return {
+    name: 'shop.idempotency-cleanup',
+    everyMs: 3_600_000,
+    run: () => db.deleteFrom('shop_idempotency').where('created_at', '<', Date.now() - IDEMPOTENCY_TTL_MS).execute(),
+  };
 }
 
 function findKey(db: Db, userId: number, key: string) {
@@ -265,7 +277,7 @@ export async function buy(ctx: AppContext, user: UserRow, body: BuyBody, key: st
       try {
         balance = await postLedger(trx, { userId: user.id, amount: -total, reason: 'purchase', authorId: user.id, ref: `order:${order.id}`, note: `${item.name} × ${body.quantity}` });
       } catch (err) {
-        if (err instanceof InsufficientFunds) throw badRequest(TEXTS.noFunds);
+        if (err instanceof InsufficientFunds) throw badRequest(TEXTS.noFunds, { code: 'insufficient_funds' });
         throw err;
       }
       // Its own commands run once for the whole purchase; the server's template once per stack.
@@ -300,9 +312,9 @@ export async function buy(ctx: AppContext, user: UserRow, body: BuyBody, key: st
 async function whyNotBuyable(trx: Db, body: BuyBody): Promise<HttpError> {
   const item = await trx.selectFrom('shop_items').select(['status', 'count', 'deleted_at']).where('id', '=', body.shop_id).executeTakeFirst();
   if (!item || item.deleted_at !== null) return notFound(TEXTS.noItem);
-  if (item.status !== ON_SALE) return conflict(TEXTS.notOnSale);
-  if (Number(item.count) <= 0) return conflict(TEXTS.soldOut);
-  return conflict(TEXTS.notEnoughStock(Number(item.count)));
+  if (item.status !== ON_SALE) return conflict(TEXTS.notOnSale, { code: 'not_on_sale' });
+  if (Number(item.count) <= 0) return conflict(TEXTS.soldOut, { code: 'sold_out' });
+  return conflict(TEXTS.notEnoughStock(Number(item.count)), { code: 'not_enough_stock', field: 'quantity' });
 }
 
 /** The player's purchases, newest first, each with the state of its deliveries. */

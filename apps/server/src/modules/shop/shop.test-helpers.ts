@@ -1,5 +1,6 @@
 import type { TestApp } from '../../test/test-app.ts';
 import { newToken } from '../../lib/tokens.ts';
+import { offlineUuid } from '../../lib/offline-uuid.ts';
 import { createSession } from '../accounts/accounts.repo.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 
@@ -56,6 +57,7 @@ export async function quickPlayer(t: TestApp, username: string, balanceKopecks: 
       email_verified_at: now,
       created_at: now,
       deleted_at: null,
+      uuid: offlineUuid(username),
     })
     .returning('id')
     .executeTakeFirstOrThrow();

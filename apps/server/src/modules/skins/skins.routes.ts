@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { HttpError } from '../../lib/errors.ts';
-import { requireUser } from '../../plugins/auth.ts';
+import { userOf } from '../../plugins/auth.ts';
 import { createSkinService, type SkinImage } from './skins.service.ts';
 
 const tags = ['Скины'];
@@ -33,12 +33,12 @@ function uploadError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   const code = (error as { code?: string } | null)?.code;
   const known = code ? MULTIPART_ERRORS[code] : undefined;
-  return known ? new HttpError(known[0], known[1]) : new HttpError(400, SKIN_TEXTS.badForm);
+  return known ? new HttpError(known[0], known[1], { code: known[0] === 413 ? 'file_too_large' : known[0] === 415 ? 'not_multipart' : 'bad_form' }) : new HttpError(400, SKIN_TEXTS.badForm, { code: 'bad_form' });
 }
 
 /** The `skin` file and the optional `model` field; any other part is refused. */
 async function readUpload(request: FastifyRequest): Promise<{ file: Buffer; model: string | undefined }> {
-  if (!request.isMultipart()) throw new HttpError(415, SKIN_TEXTS.notMultipart);
+  if (!request.isMultipart()) throw new HttpError(415, SKIN_TEXTS.notMultipart, { code: 'not_multipart' });
   let file: Buffer | undefined;
   let model: string | undefined;
   try {
@@ -46,18 +46,18 @@ async function readUpload(request: FastifyRequest): Promise<{ file: Buffer; mode
       if (part.type === 'file') {
         if (part.fieldname !== 'skin') {
           part.file.resume();
-          throw new HttpError(400, SKIN_TEXTS.unknownField);
+          throw new HttpError(400, SKIN_TEXTS.unknownField, { code: 'bad_form' });
         }
         file = await part.toBuffer();
       } else {
-        if (part.fieldname !== 'model' || typeof part.value !== 'string') throw new HttpError(400, SKIN_TEXTS.unknownField);
+        if (part.fieldname !== 'model' || typeof part.value !== 'string') throw new HttpError(400, SKIN_TEXTS.unknownField, { code: 'bad_form' });
         model = part.value;
       }
     }
   } catch (error) {
     throw uploadError(error);
   }
-  if (!file || file.length === 0) throw new HttpError(400, SKIN_TEXTS.noFile);
+  if (!file || file.length === 0) throw new HttpError(400, SKIN_TEXTS.noFile, { code: 'no_file', field: 'skin' });
   return { file, model };
 }
 
@@ -104,10 +104,10 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       // handler: the body schema above only documents the form.
       validatorCompiler: () => (value) => ({ value }),
       onRequest: async (request) => {
-        if (Number(request.headers['content-length'] ?? 0) > UPLOAD_BODY_MAX) throw new HttpError(413, SKIN_TEXTS.tooBig);
+        if (Number(request.headers['content-length'] ?? 0) > UPLOAD_BODY_MAX) throw new HttpError(413, SKIN_TEXTS.tooBig, { code: 'file_too_large', field: 'skin' });
       },
       handler: async (req) => {
-        const user = await requireUser(ctx, req);
+        const user = userOf(req);
         const upload = await readUpload(req);
         return { ...(await skins.upload(user, upload.file, upload.model)), message: SKIN_TEXTS.uploaded };
       },
@@ -116,13 +116,13 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get('/api/user/skin', {
       config: { access: 'user' },
       schema: { tags, summary: 'Скин текущего пользователя: модель, размер, версия и адреса картинок', response: { 200: SkinInfo, ...err(401) } },
-      handler: async (req) => skins.ownInfo(await requireUser(ctx, req)),
+      handler: async (req) => skins.ownInfo(userOf(req)),
     });
 
     app.put('/api/user/skin/model', {
       config: { access: 'user' },
       schema: { tags, summary: 'Сменить модель рук своего скина (default или slim)', body: SkinModelBody, response: { 200: SkinInfo, ...err(400, 401, 409) } },
-      handler: async (req) => skins.setModel(await requireUser(ctx, req), req.body.model),
+      handler: async (req) => skins.setModel(userOf(req), req.body.model),
     });
 
     app.get('/api/user/skin.png', {
@@ -133,7 +133,7 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         querystring: SkinImageQuery,
         response: { 200: png('PNG скина'), ...notModified, ...err(400, 401) },
       },
-      handler: async (req, reply) => sendImage(req, reply, await skins.ownImage(await requireUser(ctx, req), 'skin', 0), req.query.v, 'private'),
+      handler: async (req, reply) => sendImage(req, reply, await skins.ownImage(userOf(req), 'skin', 0), req.query.v, 'private'),
     });
 
     app.get('/api/user/head', {
@@ -144,7 +144,7 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         querystring: HeadQuery,
         response: { 200: png('PNG головы'), ...notModified, ...err(400, 401) },
       },
-      handler: async (req, reply) => sendImage(req, reply, await skins.ownImage(await requireUser(ctx, req), 'head', req.query.size), req.query.v, 'private'),
+      handler: async (req, reply) => sendImage(req, reply, await skins.ownImage(userOf(req), 'head', req.query.size), req.query.v, 'private'),
     });
 
     const playerSchemas = {

@@ -26,15 +26,15 @@ function skinError(err: unknown): unknown {
   if (!(err instanceof SkinError)) return err;
   switch (err.problem) {
     case 'too-big':
-      return new HttpError(413, SKIN_TEXTS.tooBig);
+      return new HttpError(413, SKIN_TEXTS.tooBig, { code: 'file_too_large', field: 'skin' });
     case 'not-png':
-      return new HttpError(415, SKIN_TEXTS.notPng);
+      return new HttpError(415, SKIN_TEXTS.notPng, { code: 'not_png', field: 'skin' });
     case 'animated':
-      return new HttpError(415, SKIN_TEXTS.animated);
+      return new HttpError(415, SKIN_TEXTS.animated, { code: 'animated_png', field: 'skin' });
     case 'bad-size':
-      return badRequest(SKIN_TEXTS.badSize(err.width, err.height));
+      return badRequest(SKIN_TEXTS.badSize(err.width, err.height), { code: 'bad_skin_size', field: 'skin' });
     case 'broken':
-      return badRequest(SKIN_TEXTS.broken);
+      return badRequest(SKIN_TEXTS.broken, { code: 'broken_image', field: 'skin' });
   }
 }
 
@@ -96,7 +96,7 @@ export function createSkinService(ctx: AppContext) {
       let chosen: SkinModel | undefined;
       if (modelField !== undefined) {
         const parsed = SkinModel.safeParse(modelField);
-        if (!parsed.success) throw badRequest(parsed.error.issues[0]?.message ?? SKIN_TEXTS.badForm);
+        if (!parsed.success) throw badRequest(parsed.error.issues[0]?.message ?? SKIN_TEXTS.badForm, { code: 'invalid', field: 'model' });
         chosen = parsed.data;
       }
       const skin = await readSkin(file).catch((err: unknown) => {
@@ -110,7 +110,7 @@ export function createSkinService(ctx: AppContext) {
     },
 
     async setModel(user: UserRow, model: SkinModel): Promise<SkinInfo> {
-      if (!(await repo.setModel(ctx.db, user.id, model))) throw conflict(SKIN_TEXTS.noCustomSkin);
+      if (!(await repo.setModel(ctx.db, user.id, model))) throw conflict(SKIN_TEXTS.noCustomSkin, { code: 'no_custom_skin' });
       return info(user.username, await wornSkin(user.id), '/api/user');
     },
 

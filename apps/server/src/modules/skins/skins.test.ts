@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drawDefaultSkin } from '../../lib/skin/default-skin.ts';
 import { readPngHeader } from '../../lib/skin/png.ts';
 import { decodePng, renderHead, type Rgba } from '../../lib/skin/skin-image.ts';
-import { animated, chunk, chunkTypes, fill, multipart, pngBomb, skinForm, testSkin, toPng, withChunksAfterHeader } from '../../lib/skin/test-images.ts';
+import { animated, chunk, chunkTypes, fill, multipart, pngBomb, skinForm, testSkin, toPng, withChunksAfterHeader } from '../../../../../testing/skin-images.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 
 describe.each(dbKinds)('skins on %s', (kind) => {

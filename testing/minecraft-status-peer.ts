@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { decodeVarInt, encodeString, packet } from './varint.ts';
+import { decodeVarInt, encodeString, packet } from '../apps/server/src/lib/minecraft/varint.ts';
 
 /**
  * A Minecraft server's status side, written from the protocol, for tests (the client's and the

@@ -1,7 +1,7 @@
 import { crc32, deflateSync } from 'node:zlib';
 import sharp, { type PngOptions } from 'sharp';
-import { PNG_SIGNATURE } from './png.ts';
-import type { Rgba } from './skin-image.ts';
+import { PNG_SIGNATURE } from '../apps/server/src/lib/skin/png.ts';
+import type { Rgba } from '../apps/server/src/lib/skin/skin-image.ts';
 
 // Skins and hostile files made in the tests, so every test knows exactly which pixels it sent.
 

@@ -1,0 +1,82 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPgDatabase, dbKinds } from '../test/test-app.ts';
+
+const serverDir = path.resolve(import.meta.dirname, '../..');
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.each(dbKinds)('graceful shutdown of the real process on %s', (kind) => {
+  let child: ChildProcess | undefined;
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    child?.kill('SIGKILL');
+    for (const c of cleanups.splice(0)) await c();
+  });
+
+  it('on SIGTERM stops accepting, finishes the request in flight, and exits 0', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-shutdown-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const pgDb = kind === 'pg' ? await createPgDatabase() : null;
+    if (pgDb) cleanups.push(pgDb.drop);
+    const port = await freePort();
+    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: serverDir,
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: pgDb?.url ?? '', LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_SEC: '5', WEB_DIST: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child!.on('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 20_000;
+    while (!output.includes('Server listening')) {
+      if (Date.now() > deadline) throw new Error(`the site did not start:\n${output}`);
+      await sleep(50);
+    }
+
+    // A slow client: the headers and half the body now, the rest after the signal.
+    const body = JSON.stringify({ username: 'Nobody', password: 'password123' });
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    let answer = '';
+    socket.on('data', (d: Buffer) => (answer += d.toString()));
+    socket.write(`POST /api/user/login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`);
+    await sleep(200);
+
+    child.kill('SIGTERM');
+    await sleep(500);
+    // No new connections once shutting down.
+    const refused = await new Promise<boolean>((resolve) => {
+      const probe = net.connect(port, '127.0.0.1');
+      probe.once('connect', () => {
+        probe.destroy();
+        resolve(false);
+      });
+      probe.once('error', () => resolve(true));
+    });
+    expect(refused).toBe(true);
+
+    socket.write(body.slice(10));
+    const finishing = performance.now();
+    const code = await exited;
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    expect(answer).toContain('Неверное имя пользователя или пароль');
+    expect(code).toBe(0);
+    // Not held up by the idle keep-alive connection until SHUTDOWN_TIMEOUT_SEC.
+    expect(performance.now() - finishing).toBeLessThan(3000);
+    expect(output).toContain('SIGTERM: shutting down');
+  });
+});

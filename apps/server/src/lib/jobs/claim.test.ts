@@ -1,0 +1,86 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestApp, dbKinds, type TestApp } from '../../test/test-app.ts';
+import { backoffMs } from './backoff.ts';
+import { ClaimQueue } from './claim.ts';
+
+describe.each(dbKinds)('claim helpers on %s', (kind) => {
+  let t: TestApp;
+  const spec = {
+    table: 'mail_outbox' as const,
+    leaseMs: 60_000,
+    due: (eb: Parameters<ConstructorParameters<typeof ClaimQueue<'mail_outbox'>>[1]['due']>[0], now: number) => eb.and([eb('sent_at', 'is', null), eb('next_attempt_at', '<=', now)]),
+  };
+  const queue = () => new ClaimQueue(t.handle.db, spec);
+
+  beforeAll(async () => {
+    t = await createTestApp(kind, { workers: false });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+  beforeEach(async () => {
+    await t.handle.db.deleteFrom('mail_outbox').execute();
+    const now = Date.now();
+    for (let i = 0; i < 5; i++) {
+      await t.handle.db
+        .insertInto('mail_outbox')
+        .values({ to_address: `u${i}@example.com`, subject: 's', text_body: 't', html_body: 'h', attempts: 0, next_attempt_at: now - 1000 + i, created_at: now })
+        .execute();
+    }
+    // Not due yet: never claimed.
+    await t.handle.db.insertInto('mail_outbox').values({ to_address: 'later@example.com', subject: 's', text_body: 't', html_body: 'h', attempts: 0, next_attempt_at: now + 3_600_000, created_at: now }).execute();
+  });
+
+  it('two instances claiming at once take disjoint rows, each at most N, oldest first', async () => {
+    const [a, b] = await Promise.all([queue().claim(3, ['to_address'], { set: { attempts: sql<number>`attempts + 1` } }), queue().claim(3, ['to_address'])]);
+    const ids = [...a.rows, ...b.rows].map((r) => r.id);
+    expect(new Set(ids).size).toBe(5);
+    expect(a.rows.length).toBeLessThanOrEqual(3);
+    expect(b.rows.length).toBeLessThanOrEqual(3);
+    expect(a.token).not.toBe(b.token);
+    const locked = await t.handle.db.selectFrom('mail_outbox').select(['to_address', 'lock_token', 'locked_until']).where('lock_token', 'is not', null).execute();
+    expect(locked.map((r) => r.to_address).sort()).toEqual(['u0@example.com', 'u1@example.com', 'u2@example.com', 'u3@example.com', 'u4@example.com']);
+    // Everything due is claimed: a third instance finds nothing.
+    expect((await queue().claim(10, ['id'])).rows).toEqual([]);
+    const first = await queue().claim(10, ['id'], { now: Date.now() + 60_001 });
+    expect(first.rows.map((r) => r.id)).toEqual([...ids].sort((x, y) => x - y));
+  });
+
+  it('records an outcome only while the claim is ours', async () => {
+    const mine = queue();
+    const { token, rows } = await mine.claim(1, ['to_address']);
+    const row = rows[0]!;
+    expect(row.to_address).toBe('u0@example.com');
+    // The lease ran out and another instance took the row over.
+    const other = await queue().claim(1, ['id'], { now: Date.now() + 60_001 });
+    expect(other.rows[0]!.id).toBe(row.id);
+    expect(await mine.complete(token, row.id, { sent_at: 1 })).toBe(false);
+    expect(await queue().complete(other.token, row.id, { sent_at: 2 }, (eb) => eb('sent_at', 'is', null))).toBe(true);
+    const stored = await t.handle.db.selectFrom('mail_outbox').select(['sent_at', 'lock_token', 'locked_until']).where('id', '=', row.id).executeTakeFirstOrThrow();
+    expect(stored).toEqual({ sent_at: 2, lock_token: null, locked_until: null });
+  });
+
+  it('release gives back what this process claimed and did not record, and nothing else', async () => {
+    const mine = queue();
+    const theirs = queue();
+    const a = await mine.claim(2, ['id']);
+    const b = await theirs.claim(2, ['id']);
+    await mine.complete(a.token, a.rows[0]!.id, { sent_at: Date.now() });
+    expect(mine.openCount).toBe(1);
+    expect(await mine.release()).toBe(1);
+    expect(mine.openCount).toBe(0);
+    const again = await queue().claim(10, ['id']);
+    // The released row and the untouched fifth: not the one sent, not the other instance's.
+    expect(again.rows.map((r) => r.id)).toEqual([a.rows[1]!.id, Math.max(...b.rows.map((r) => r.id)) + 1]);
+  });
+
+  it('backs off exponentially up to a cap', () => {
+    expect([1, 2, 3, 4, 10].map((n) => backoffMs(n, { baseMs: 1000, capMs: 5000 }))).toEqual([1000, 2000, 4000, 5000, 5000]);
+    for (let i = 0; i < 20; i++) {
+      const d = backoffMs(3, { baseMs: 1000, capMs: 60_000, jitter: 0.5 });
+      expect(d).toBeGreaterThanOrEqual(2000);
+      expect(d).toBeLessThanOrEqual(4000);
+    }
+  });
+});

@@ -1,0 +1,140 @@
+import pg from 'pg';
+
+type Handler = (payload: string) => void;
+
+export interface ChannelHealth {
+  /** 'pg': instances share a database and hear each other through LISTEN/NOTIFY; 'local': one process (SQLite). */
+  kind: 'pg' | 'local';
+  /** Whether other instances' changes are heard right now (always true for 'local'). */
+  up: boolean;
+}
+
+/**
+ * The one PostgreSQL LISTEN/NOTIFY connection of this process, shared by every cache (public
+ * answers, session users, settings). Subscribers listen on named channels; notify() reaches
+ * every instance, this one included. When the connection is lost every onDown handler runs
+ * (a cache then drops what it holds and stops caching, since it would miss other instances'
+ * writes), and it reconnects with back-off; onUp handlers run once it listens again.
+ * Without PostgreSQL (SQLite: one process) it is a local bus and always up.
+ */
+export class NotifyChannel {
+  private readonly handlers = new Map<string, Set<Handler>>();
+  private readonly downHandlers = new Set<() => void>();
+  private readonly upHandlers = new Set<() => void>();
+  private client: pg.Client | null = null;
+  private listening = false;
+  private stopped = false;
+  private retry: NodeJS.Timeout | undefined;
+  private failures = 0;
+
+  constructor(
+    private readonly databaseUrl?: string,
+    private readonly log?: { warn(obj: object, msg: string): void },
+  ) {}
+
+  get kind(): ChannelHealth['kind'] {
+    return this.databaseUrl ? 'pg' : 'local';
+  }
+
+  /** True while changes on other instances are heard (always, without PostgreSQL). */
+  get up(): boolean {
+    return !this.databaseUrl || this.listening;
+  }
+
+  health(): ChannelHealth {
+    return { kind: this.kind, up: this.up };
+  }
+
+  /** Calls handler with each payload sent on the channel (by any instance). Returns an unsubscribe function. */
+  on(channel: string, handler: Handler): () => void {
+    if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`bad channel name ${channel}`);
+    let set = this.handlers.get(channel);
+    if (!set) {
+      set = new Set();
+      this.handlers.set(channel, set);
+      if (this.client && this.listening) void this.client.query(`listen ${channel}`).catch(() => {});
+    }
+    set.add(handler);
+    return () => set.delete(handler);
+  }
+
+  onDown(handler: () => void): () => void {
+    this.downHandlers.add(handler);
+    return () => this.downHandlers.delete(handler);
+  }
+
+  onUp(handler: () => void): () => void {
+    this.upHandlers.add(handler);
+    return () => this.upHandlers.delete(handler);
+  }
+
+  /** Connects (PostgreSQL only). Throws when the first connection fails: the site should not start half-blind. */
+  async start(): Promise<void> {
+    if (!this.databaseUrl || this.stopped) return;
+    await this.connect();
+  }
+
+  /** Sends payload on channel to every instance (this one included). Best effort: a lost channel is reported by health(). */
+  async notify(channel: string, payload: string): Promise<void> {
+    if (!this.databaseUrl) {
+      this.deliver(channel, payload);
+      return;
+    }
+    const client = this.client;
+    if (client && this.listening) {
+      await client.query('select pg_notify($1, $2)', [channel, payload]).catch(() => {});
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    const client = this.client;
+    this.client = null;
+    this.listening = false;
+    await client?.end().catch(() => {});
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.databaseUrl });
+    client.on('notification', (msg) => this.deliver(msg.channel, msg.payload ?? ''));
+    client.on('error', (err) => this.lost(client, err));
+    client.on('end', () => this.lost(client));
+    await client.connect();
+    for (const channel of this.handlers.keys()) await client.query(`listen ${channel}`);
+    if (this.stopped) {
+      await client.end().catch(() => {});
+      return;
+    }
+    this.client = client;
+    this.listening = true;
+    this.failures = 0;
+    for (const h of this.upHandlers) h();
+  }
+
+  private lost(client: pg.Client, err?: Error): void {
+    if (this.client !== client) return;
+    this.client = null;
+    this.listening = false;
+    client.end().catch(() => {});
+    for (const h of this.downHandlers) h();
+    if (this.stopped) return;
+    this.log?.warn({ err }, 'PostgreSQL notification channel lost: caches are off until it is back');
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    this.failures += 1;
+    const delay = Math.min(1000 * 2 ** (this.failures - 1), 30_000);
+    this.retry = setTimeout(() => {
+      this.connect().catch(() => {
+        if (!this.stopped) this.scheduleReconnect();
+      });
+    }, delay);
+    this.retry.unref();
+  }
+
+  private deliver(channel: string, payload: string): void {
+    for (const h of this.handlers.get(channel) ?? []) h(payload);
+  }
+}
