@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { VanillaRconServer, type VanillaRconOptions } from '../../../../../testing/rcon/vanilla-server.ts';
-import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
+import { asUser, createPgDatabase, createTestApp, dbKinds, errorOf, loginAs, seedUser, startInstance, type TestApp } from '../../test/test-app.ts';
 import { findLedgerMismatches } from '../ledger/ledger.service.ts';
 import { findShopLedgerMismatches } from '../shop/shop.service.ts';
 import { addServer, balanceOf, closeTestApp } from '../shop/shop.test-helpers.ts';
-import { enqueueDelivery } from './deliveries.queue.ts';
+import { enqueueDeliveries, enqueueDelivery, kickDeliveries } from './deliveries.queue.ts';
 import { drainDeliveries, DeliveryWorker, leaseMs, type DeliveryOptions } from './deliveries.worker.ts';
 
 // The deadline is generous: a loaded CI machine must not turn a slow answer into "unknown".
@@ -518,5 +518,49 @@ describe.each(dbKinds)('delivery worker inside the app on %s', (kind) => {
     await until(async () => (await row()).state === 'done');
     expect(await row()).toMatchObject({ server_id: serverId, reply: 'Gave 2 [Bread] to Alex' });
     expect(rcon.commands).toEqual(['give Alex minecraft:bread 2']);
+  });
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)('deliveries from several instances on PostgreSQL', () => {
+  it('three running sites share one queue: every delivery reaches the game exactly once', async () => {
+    const pgDb = await createPgDatabase();
+    // A few milliseconds a command, so that the backlog outlasts one instance's first claim.
+    const rcon = new VanillaRconServer({ password: 'pw', online: ['Alex', 'Steve'], delayMs: 5 });
+    await rcon.start(0);
+    const instances: Awaited<ReturnType<typeof startInstance>>[] = [];
+    try {
+      for (let i = 0; i < 3; i++) instances.push(await startInstance(pgDb.url, { workers: true, delivery: { intervalMs: 200, timeoutMs: 2000 } }));
+      const { db } = instances[0]!.handle;
+      const now = Date.now();
+      const server = await db
+        .insertInto('servers')
+        .values({ name: 'Выживание', description: 'x', image_url: '', ip_address: '127.0.0.1', port: 25565, max_online: 100, online: 0, status: 'offline', fail_count: 0, rcon_host: '127.0.0.1', rcon_port: rcon.port, rcon_password: 'pw', command_template: 'give {player} minecraft:{item}{order:{order}} {quantity}', sort_order: 0, created_at: now, updated_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const players = await Promise.all(['Alex', 'Steve'].map((name) => seedUser({ handle: instances[0]!.handle } as TestApp, name)));
+      await db.transaction().execute((trx) =>
+        enqueueDeliveries(
+          trx,
+          Array.from({ length: 300 }, (_, i) => ({ source: 'shop' as const, sourceId: null, userId: players[i % 2]!, label: 'Алмаз', server: server.id, commands: null, params: { item: 'diamond', quantity: 1, order: i + 1 }, quantity: 1 })),
+        ),
+      );
+      // Every instance is woken at once, as purchases on each of them would.
+      for (const i of instances) kickDeliveries(i.app.ctx);
+      await until(async () => {
+        const left = await db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('state', '!=', 'done').executeTakeFirstOrThrow();
+        return Number(left.n) === 0;
+      }, 30_000);
+      const rows = await db.selectFrom('deliveries').select(['attempts']).execute();
+      expect(rows.every((r) => Number(r.attempts) === 1)).toBe(true);
+      expect(rcon.commands).toHaveLength(300);
+      expect(new Set(rcon.commands).size).toBe(300);
+      expect(rcon.given).toHaveLength(300);
+      expect(rcon.violations).toEqual([]);
+    } finally {
+      for (const i of instances) await i.close();
+      await rcon.stop();
+      await new Promise((r) => setTimeout(r, 250));
+      await pgDb.drop();
+    }
   });
 });
