@@ -14,18 +14,17 @@ import pg from 'pg';
 import { openDatabase } from '../apps/server/src/db/index.ts';
 import { migrateToLatest } from '../apps/server/src/db/migrate.ts';
 import { seed, type SeedResult } from './seed.ts';
-import { benchPurchases, benchSweep } from './workloads.ts';
+import { benchDeliveries, benchPurchases, benchSweep } from './workloads.ts';
 import { freePort } from '../testing/free-port.ts';
-
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
 /** BENCH_ONLY=me,head limits the endpoint figures to names containing one of the words (for profiling). */
 const ONLY = process.env.BENCH_ONLY?.split(',').filter(Boolean) ?? [];
-/** BENCH_PARTS=endpoints,purchases,sweep (default all) runs only those parts; results.json is then not written. */
-const PARTS = process.env.BENCH_PARTS?.split(',').filter(Boolean) ?? ['endpoints', 'purchases', 'sweep'];
-const PARTIAL = ONLY.length > 0 || PARTS.length < 3;
+/** BENCH_PARTS=endpoints,purchases,sweep,deliveries (default all) runs only those parts; results.json is then not written. */
+const PARTS = process.env.BENCH_PARTS?.split(',').filter(Boolean) ?? ['endpoints', 'purchases', 'sweep', 'deliveries'];
+const PARTIAL = ONLY.length > 0 || PARTS.length < 4;
 
 async function waitReady(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -175,7 +174,9 @@ async function main(): Promise<void> {
     if (purchases) console.log(`purchases: ${purchases.site_per_s}/s (raw ${purchases.raw_per_s}/s)`);
     const sweep = PARTS.includes('sweep') ? await benchSweep(url, seeded, databaseUrl, path.join(dataDir, 'kubik.sqlite')) : null;
     if (sweep) console.log(`monitor sweep: ${sweep.ms} ms (goal ${sweep.limit_ms} ms)`);
-    if (PARTIAL || !purchases || !sweep) return;
+    const deliveries = PARTS.includes('deliveries') ? await benchDeliveries(seeded, databaseUrl, path.join(dataDir, 'kubik.sqlite')) : null;
+    if (deliveries) console.log(`deliveries: ${deliveries.backlog} in ${deliveries.ms} ms = ${deliveries.per_s}/s (exactly once: ${deliveries.exactly_once}, connections ${deliveries.connections}, refused reads ${deliveries.violations})`);
+    if (PARTIAL || !purchases || !sweep || !deliveries) return;
     const peakMb = peakRssMb(site.pid!);
     const jsGzip = firstPageJsGzip(path.join(ROOT, 'apps/web/dist'));
 
@@ -188,6 +189,7 @@ async function main(): Promise<void> {
       endpoints: rows,
       purchases,
       monitor_sweep: sweep,
+      deliveries,
       cold_start_ms: coldStartMs,
       peak_memory_mb: peakMb,
       first_page_js_gzip_kb: Number((jsGzip / 1024).toFixed(1)),
@@ -197,6 +199,7 @@ async function main(): Promise<void> {
     console.table([
       { figure: 'purchases/s (100 buyers)', value: purchases.site_per_s, limit: purchases.raw_per_s, ratio: purchases.ratio },
       { figure: 'monitor sweep, 1000 servers (5% silent)', value: `${sweep.ms} ms`, limit: `${sweep.limit_ms} ms`, ratio: '' },
+      { figure: `deliveries/s, backlog of ${deliveries.backlog} to one server`, value: deliveries.per_s, limit: 200, ratio: deliveries.exactly_once ? 'exactly once' : 'NOT exactly once' },
       { figure: 'cold start to ready', value: `${coldStartMs} ms`, limit: '', ratio: '' },
       { figure: 'peak memory (RSS)', value: `${peakMb} MB`, limit: '', ratio: '' },
       { figure: 'first-page JS (gzip)', value: `${results.first_page_js_gzip_kb} KB`, limit: '90 KB', ratio: '' },

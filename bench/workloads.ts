@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { openDatabase } from '../apps/server/src/db/index.ts';
+import { enqueueDeliveries, enqueueDelivery, type DeliveryRequest } from '../apps/server/src/modules/deliveries/deliveries.queue.ts';
 import { postLedger } from '../apps/server/src/modules/ledger/ledger.service.ts';
 import type { SeedResult } from './seed.ts';
 
@@ -70,10 +71,7 @@ export async function benchPurchases(url: string, seeded: SeedResult, databaseUr
         .returning('id')
         .executeTakeFirstOrThrow();
       await postLedger(trx, { userId, amount: -price, reason: 'purchase', authorId: userId, ref: `order:${order.id}` });
-      await trx
-        .insertInto('shop_deliveries')
-        .values({ order_id: order.id, user_id: userId, server_id: item.server_id, quantity: 1, state: 'pending', attempts: 0, retries: 0, next_attempt_at: now, created_at: now, updated_at: now })
-        .execute();
+      await enqueueDelivery(trx, { source: 'shop', sourceId: order.id, userId, label: item.name, server: item.server_id ?? 'only', commands: null, params: { item: item.item_id_minecraft, quantity: 1, order: order.id }, quantity: 1 });
     });
     return true;
   });
@@ -111,5 +109,70 @@ export async function benchSweep(url: string, seeded: SeedResult & { admin?: { u
     return { servers: all.length, silent: silent.length, ms, limit_ms: timeoutMs + 500, status: res.status };
   } finally {
     farm.kill();
+  }
+}
+
+const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 5000);
+/** The order number rides in the item's data, so that every command is told apart (and counted once). */
+const TEMPLATE = 'give {player} minecraft:{item}{order:{order}} {quantity}';
+
+interface RconStats {
+  commands: string[];
+  first: number;
+  last: number;
+  violations: number;
+  connections: number;
+  logins: number;
+}
+
+/**
+ * A backlog of one-piece deliveries to one game server (the vanilla-like RCON test server, in a
+ * process of its own) drained by the running site: the rows are queued while the server is up, and
+ * the figure counts from the first command that reaches the server to the moment the last row is
+ * recorded as done. Checks that each was sent exactly once. A second server with RCON (never
+ * reachable) sits beside it, so the deliveries left waiting by the earlier parts (for "the only
+ * server with RCON") stay where they are.
+ */
+export async function benchDeliveries(seeded: SeedResult, databaseUrl: string | undefined, sqlitePath: string) {
+  const names = seeded.buyers.map((b) => b.username);
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/rcon-server.ts'), 'bench-rcon', ...names], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ask = () =>
+    new Promise<RconStats>((resolve) => {
+      child.once('message', (m) => resolve(m as RconStats));
+      child.send('stats');
+    });
+  try {
+    const { port } = await new Promise<{ port: number }>((resolve) => child.once('message', (m) => resolve(m as { port: number })));
+    const handle = openDatabase({ databaseUrl, sqlitePath });
+    const now = Date.now();
+    const server = (name: string, rconPort: number) => ({ name, description: 'Бенчмарк выдачи', image_url: '', ip_address: '127.0.0.1', port: 25565, max_online: 100, online: 0, status: 'offline', version: null, motd: null, fail_count: 0, last_checked_at: null, rcon_host: '127.0.0.1', rcon_port: rconPort, rcon_password: 'bench-rcon', command_template: TEMPLATE, sort_order: 0, created_at: now, updated_at: now });
+    const target = await handle.db.insertInto('servers').values(server('Выдача', port)).returning('id').executeTakeFirstOrThrow();
+    await handle.db.insertInto('servers').values(server('Выключенный', 1)).execute();
+    const users = await handle.db.selectFrom('users').select(['id', 'username']).where('username', 'in', names).execute();
+    const orders = await handle.db.selectFrom('shop_orders').select(['id']).orderBy('id', 'desc').limit(1).executeTakeFirst();
+    const base = (orders?.id ?? 0) + 1_000_000;
+    const requests: DeliveryRequest[] = Array.from({ length: BACKLOG }, (_, i) => {
+      const u = users[i % users.length]!;
+      return { source: 'shop', sourceId: null, userId: u.id, label: 'Алмаз', server: target.id, commands: null, params: { item: 'diamond', quantity: 1, order: base + i }, quantity: 1 };
+    });
+    for (let i = 0; i < requests.length; i += 500) await handle.db.transaction().execute((trx) => enqueueDeliveries(trx, requests.slice(i, i + 500)));
+    const ids = (await handle.db.selectFrom('deliveries').select('id').where('server_id', '=', target.id).execute()).map((r) => r.id);
+
+    const done = async () => Number((await handle.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('server_id', '=', target.id).where('state', '=', 'done').executeTakeFirstOrThrow()).n);
+    const deadline = Date.now() + 180_000;
+    let finished = 0;
+    while ((await done()) < ids.length) {
+      if (Date.now() > deadline) throw new Error(`deliveries: ${await done()} of ${ids.length} done after 180 s`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    finished = Date.now();
+    const stats = await ask();
+    const rows = await handle.db.selectFrom('deliveries').select(['state', 'attempts']).where('server_id', '=', target.id).execute();
+    await handle.close();
+    const exactlyOnce = stats.commands.length === ids.length && new Set(stats.commands).size === ids.length && rows.every((r) => r.state === 'done' && Number(r.attempts) === 1);
+    const ms = Math.round(finished - stats.first);
+    return { backlog: ids.length, ms, per_s: Math.round(ids.length / (ms / 1000)), exactly_once: exactlyOnce, commands: stats.commands.length, connections: stats.connections, violations: stats.violations };
+  } finally {
+    child.kill();
   }
 }

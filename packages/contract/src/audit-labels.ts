@@ -43,6 +43,11 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'shop.item.delete': 'Товар удалён',
   'shop.delivery.resend': 'Выдача отправлена ещё раз',
   'shop.delivery.refund': 'Деньги за выдачу возвращены',
+  'delivery.resend': 'Выдача отправлена ещё раз',
+  'delivery.refund': 'Деньги за выдачу возвращены',
+  'shop.category.create': 'Категория товаров добавлена',
+  'shop.category.update': 'Категория товаров изменена',
+  'shop.category.delete': 'Категория товаров удалена',
   'server.create': 'Сервер добавлен',
   'server.update': 'Сервер изменён',
   'server.delete': 'Сервер удалён',
@@ -60,6 +65,8 @@ export const AUDIT_ENTITY_LABELS: Record<string, string> = {
   donate: 'Донат',
   shop_item: 'Товары',
   shop_delivery: 'Выдача в игре',
+  delivery: 'Выдача в игре',
+  shop_category: 'Категории товаров',
   server: 'Серверы',
   cape: 'Плащи',
 };
@@ -98,6 +105,12 @@ export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
   rcon_password: { label: 'Пароль RCON', kind: 'secret' },
   command_template: { label: 'Шаблон команды выдачи' },
   state: { label: 'Состояние', kind: 'delivery_state' },
+  pieces: { label: 'Штук за покупку', kind: 'number' },
+  commands: { label: 'Свои команды' },
+  server_scope: { label: 'Куда выдавать' },
+  attempts: { label: 'Отправлено команд', kind: 'number' },
+  reply: { label: 'Ответ сервера' },
+  last_error: { label: 'Причина' },
   amount_kopecks: { label: 'Сумма', kind: 'kopecks' },
   created_at: { label: 'Создано', kind: 'datetime' },
   updated_at: { label: 'Изменено', kind: 'datetime' },
@@ -120,7 +133,7 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
 };
 
 /** Bookkeeping columns that say nothing the entry's own date and number do not. */
-export const AUDIT_HIDDEN_FIELDS: readonly string[] = ['id', 'created_at', 'updated_at', 'deleted_at', 'username_lower', 'email_lower'];
+export const AUDIT_HIDDEN_FIELDS: readonly string[] = ['id', 'created_at', 'updated_at', 'deleted_at', 'username_lower', 'email_lower', 'name_key'];
 
 const VERBS: Record<string, string> = { create: 'создана', add: 'создана', update: 'изменена', delete: 'удалена', remove: 'удалена' };
 

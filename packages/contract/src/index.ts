@@ -3,6 +3,8 @@ export * from './accounts.ts';
 export * from './site.ts';
 export * from './news.ts';
 export * from './donate.ts';
+export * from './commands.ts';
+export * from './deliveries.ts';
 export * from './servers.ts';
 export * from './shop.ts';
 export * from './skins.ts';

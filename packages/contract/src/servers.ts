@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { commandProblem, forbiddenProblem, ITEM_COMMAND_PLACEHOLDERS } from './commands.ts';
 import { withLabels } from './common.ts';
 
 // Schemas of the servers feature, shared by the server and the web app.
@@ -6,7 +7,8 @@ import { withLabels } from './common.ts';
 export const SERVER_DEFAULTS = { port: 25565, max_online: 100 } as const;
 export const DEFAULT_RCON_PORT = 25575;
 export const DEFAULT_COMMAND_TEMPLATE = 'give {player} minecraft:{item} {quantity}';
-export const COMMAND_PLACEHOLDERS = ['player', 'item', 'quantity', 'order'] as const;
+/** Placeholders of the server's command template (the same as an item's own commands). */
+export const COMMAND_PLACEHOLDERS = ITEM_COMMAND_PLACEHOLDERS;
 /** The history chart: the last 24 hours in half-hour buckets. */
 export const HISTORY_BUCKETS = 48;
 export const HISTORY_STEP_MS = 30 * 60_000;
@@ -36,14 +38,9 @@ export function isImageUrl(value: string): boolean {
   return isHostOrIp(host);
 }
 
-/** Why a command template is refused, or null when it is fine. */
+/** Why a command template is refused (the same rules as when a command is sent), or null when it is fine. */
 export function commandTemplateProblem(value: string): string | null {
-  // eslint-disable-next-line no-control-regex -- a newline would smuggle a second command
-  if (/[\u0000-\u001f\u007f]/.test(value)) return 'Шаблон команды: без переводов строки и управляющих символов';
-  const unknown = [...value.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!).filter((p) => !(COMMAND_PLACEHOLDERS as readonly string[]).includes(p));
-  if (unknown.length > 0) return `Шаблон команды: неизвестная подстановка {${unknown[0]}}. Можно: {player}, {item}, {quantity}, {order}`;
-  if (!value.includes('{player}')) return 'Шаблон команды должен содержать {player}';
-  return null;
+  return commandProblem(value, { placeholders: COMMAND_PLACEHOLDERS, needsPlayer: true, label: 'Шаблон команды' });
 }
 
 /** Numbers as numbers; a numeric string from a form is taken too, anything else is refused. */
@@ -90,14 +87,17 @@ const RconPassword = z.union(
   ],
   { error: 'Пароль RCON должен быть строкой' },
 );
-/** Empty or null: the default template. */
+/**
+ * Empty or null: the default template. Checked before trimming, so that a newline or U+2028 at
+ * either end is refused with the rest rather than silently cut off.
+ */
 const CommandTemplate = z
-  .union([z.null(), z.string().trim().max(500, 'Шаблон команды: не длиннее 500 символов')], { error: 'Шаблон команды должен быть строкой' })
-  .transform((v) => v || null)
+  .union([z.null(), z.string()], { error: 'Шаблон команды должен быть строкой' })
   .superRefine((v, ctx) => {
-    const problem = v === null ? null : commandTemplateProblem(v);
+    const problem = v === null || v.trim() === '' ? forbiddenProblem(v ?? '', 'Шаблон команды') : commandTemplateProblem(v);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
+  })
+  .transform((v) => v?.trim() || null);
 
 export const ServerBody = withLabels(
   z.strictObject({
@@ -206,3 +206,33 @@ export const ServerHistoryResponse = z.object({
   points: z.array(z.object({ at: z.number(), online: z.number().nullable() })),
 });
 export type ServerHistoryResponse = z.infer<typeof ServerHistoryResponse>;
+
+/**
+ * «Проверить RCON» from the server form: the form's RCON settings, or, for a saved server
+ * (server_id), the stored ones for whatever the form leaves out (an empty password keeps the
+ * stored one, as saving does).
+ */
+export const RconCheckBody = withLabels(
+  z.strictObject({
+    server_id: z.number({ error: 'Некорректный сервер' }).int('Некорректный сервер').positive('Некорректный сервер').max(2_147_483_647, 'Некорректный сервер').optional(),
+    ip_address: Host(HOST_TEXT).optional(),
+    rcon_host: RconHost.optional(),
+    rcon_port: RconPort.optional(),
+    rcon_password: RconPassword.optional(),
+  }),
+  { server_id: 'Сервер', ip_address: 'Адрес', rcon_host: 'Адрес RCON', rcon_port: 'Порт RCON', rcon_password: 'Пароль RCON' },
+);
+export type RconCheckBody = z.output<typeof RconCheckBody>;
+
+export const RconCheckResponse = z.object({
+  /** The server logged us in and answered `list`. */
+  ok: z.boolean(),
+  /** «RCON работает…» or the exact reason it does not (refused, wrong password, no answer in N ms, address not found). */
+  message: z.string(),
+  /** The server's answer to `list`. */
+  reply: z.string().nullable(),
+  /** Where the check went, host:port. */
+  address: z.string(),
+  elapsed_ms: z.number(),
+});
+export type RconCheckResponse = z.infer<typeof RconCheckResponse>;

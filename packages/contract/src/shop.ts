@@ -1,11 +1,13 @@
 import { z } from 'zod';
+import { commandProblem, ITEM_COMMAND_PLACEHOLDERS } from './commands.ts';
+import { DELIVERY_STATES, DELIVERY_WAITING } from './deliveries.ts';
 import { withLabels } from './common.ts';
 
 // Schemas of the shop feature, shared by the server and the web app. Money is roubles on the wire.
 
+/** The spec's categories: the list an owner starts with (they are the owner's to rename, add and remove). */
 export const SHOP_CATEGORIES = ['Предметы', 'Оружие', 'Броня', 'Инструменты', 'Еда', 'Зелья', 'Блоки'] as const;
-export type ShopCategory = (typeof SHOP_CATEGORIES)[number];
-export const DEFAULT_CATEGORY: ShopCategory = 'Предметы';
+export const DEFAULT_CATEGORY = 'Предметы';
 export const DEFAULT_ITEM_ID = 'stone';
 /** The status of an item on sale; any other status is shown as inactive and cannot be bought. */
 export const ON_SALE = 'Продаётся';
@@ -13,6 +15,10 @@ export const OFF_SALE = 'Снят с продажи';
 export const LOW_STOCK = 5;
 /** Largest quantity in one purchase (far above any real stock; keeps totals and commands sane). */
 export const MAX_QUANTITY = 10_000;
+/** Pieces per purchase («Алмазы ×16»): at most what one `give` accepts (100 stacks of 64). */
+export const MAX_PIECES = 6400;
+/** An item's own console commands: at most this many per purchase. */
+export const MAX_ITEM_COMMANDS = 20;
 
 export const SHOP_TEXTS = {
   badQuantity: 'Введите корректное количество',
@@ -56,7 +62,39 @@ export const ShopItemIdMinecraft = z
   .min(1, 'Укажите Minecraft ID')
   .regex(ITEM_ID_RE, 'Minecraft ID: строчные латинские буквы, цифры и символы _ : . - / (например, diamond_sword)');
 
-export const ShopCategoryField = z.enum(SHOP_CATEGORIES, { error: `Категория: одна из ${SHOP_CATEGORIES.join(', ')}` });
+// eslint-disable-next-line no-control-regex -- a category is one line of plain text
+const LINE_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/** A category's name; whether it exists is checked against the owner's list when an item is saved. */
+export const ShopCategoryName = z
+  .string({ error: 'Укажите категорию' })
+  .trim()
+  .min(1, 'Укажите категорию')
+  .max(32, 'Категория: не длиннее 32 символов')
+  .refine((v) => !LINE_CONTROLS.test(v), 'Категория: одна строка без управляющих символов');
+export const ShopCategoryField = ShopCategoryName;
+
+/** Pieces of the item one purchase gives. */
+export const ShopPieces = z
+  .number({ error: 'Штук за покупку: целое число от 1 до 6400' })
+  .int('Штук за покупку: целое число от 1 до 6400')
+  .min(1, 'Штук за покупку: целое число от 1 до 6400')
+  .max(MAX_PIECES, 'Штук за покупку: целое число от 1 до 6400');
+
+/**
+ * The item's own console commands, run once per purchase instead of the server's template; an
+ * empty list keeps the template. Each is refused here for anything the sender would refuse later.
+ */
+export const ShopItemCommands = z
+  .array(z.string({ error: 'Команда должна быть строкой' }), { error: 'Команды: список строк' })
+  .max(MAX_ITEM_COMMANDS, `Команды: не больше ${MAX_ITEM_COMMANDS}`)
+  .superRefine((list, ctx) => {
+    list.forEach((command, i) => {
+      const problem = commandProblem(command, { placeholders: ITEM_COMMAND_PLACEHOLDERS, needsPlayer: true, label: `Команда ${i + 1}` });
+      if (problem) ctx.addIssue({ code: 'custom', message: problem, path: [i] });
+    });
+  })
+  .transform((list) => list.map((c) => c.trim()));
 
 export const ShopStatus = z.string({ error: 'Укажите статус' }).trim().min(1, 'Укажите статус').max(32, 'Статус: не длиннее 32 символов');
 
@@ -78,6 +116,22 @@ const itemFields = {
   status: ShopStatus,
   /** The game server the item is delivered on; null: none chosen (deliveries wait for one). */
   server_id: ServerId,
+  pieces: ShopPieces,
+  commands: ShopItemCommands,
+};
+
+const ITEM_LABELS = {
+  name: 'Название',
+  price: 'Цена',
+  count: 'Количество',
+  icon: 'Иконка',
+  description: 'Описание',
+  category: 'Категория',
+  item_id_minecraft: 'Minecraft ID',
+  status: 'Статус',
+  server_id: 'Сервер доставки',
+  pieces: 'Штук за покупку',
+  commands: 'Свои команды',
 };
 
 /** Create: name, price, count and icon are required; the rest have defaults. */
@@ -89,16 +143,15 @@ export const ShopItemCreateBody = withLabels(
     item_id_minecraft: itemFields.item_id_minecraft.optional(),
     status: itemFields.status.optional(),
     server_id: itemFields.server_id.optional(),
+    pieces: itemFields.pieces.optional(),
+    commands: itemFields.commands.optional(),
   }),
-  { name: 'Название', price: 'Цена', count: 'Количество', icon: 'Иконка', description: 'Описание', category: 'Категория', item_id_minecraft: 'Minecraft ID', status: 'Статус', server_id: 'Сервер доставки' },
+  ITEM_LABELS,
 );
 export type ShopItemCreateBody = z.infer<typeof ShopItemCreateBody>;
 
 /** Update: any subset of the fields; the others keep their values. */
-export const ShopItemUpdateBody = withLabels(
-  z.strictObject(itemFields).partial(),
-  { name: 'Название', price: 'Цена', count: 'Количество', icon: 'Иконка', description: 'Описание', category: 'Категория', item_id_minecraft: 'Minecraft ID', status: 'Статус', server_id: 'Сервер доставки' },
-);
+export const ShopItemUpdateBody = withLabels(z.strictObject(itemFields).partial(), ITEM_LABELS);
 export type ShopItemUpdateBody = z.infer<typeof ShopItemUpdateBody>;
 
 /** What players see in the shop. */
@@ -110,6 +163,8 @@ export const ShopItem = z.object({
   count: z.number(),
   description: z.string(),
   category: z.string(),
+  /** Pieces one purchase gives («×16»). */
+  pieces: z.number(),
 });
 export type ShopItem = z.infer<typeof ShopItem>;
 
@@ -118,6 +173,8 @@ export const ShopItemAdmin = ShopItem.extend({
   status: z.string(),
   server_id: z.number().nullable(),
   server_name: z.string().nullable(),
+  /** Own console commands; empty: the server's command template. */
+  commands: z.array(z.string()),
   created_at: z.number(),
   updated_at: z.number(),
 });
@@ -145,27 +202,15 @@ export const IdempotencyKey = z
   .string()
   .regex(/^[A-Za-z0-9_.:-]{8,100}$/, 'Заголовок Idempotency-Key: от 8 до 100 символов — латинские буквы, цифры и _ . : -');
 
-/**
- * pending: waits to be sent (or for the server / the player to be reachable); sent: the command
- * is out, no answer yet; done: the server answered; failed: the server refused it; unknown: the
- * answer never came (it may have run, so it is not resent automatically); refunded: money returned.
- */
-export const DELIVERY_STATES = ['pending', 'sent', 'done', 'failed', 'unknown', 'refunded'] as const;
-export type DeliveryState = (typeof DELIVERY_STATES)[number];
-
-export const DELIVERY_STATE_TEXT: Record<DeliveryState, string> = {
-  pending: 'Ожидает выдачи',
-  sent: 'Выдаётся',
-  done: 'Выдано',
-  failed: 'Ошибка выдачи',
-  unknown: 'Не подтверждено',
-  refunded: 'Деньги возвращены',
-};
-
 export const OrderDelivery = z.object({
   id: z.number(),
+  /** Purchases this delivery carries (pieces given: quantity × the item's pieces). */
   quantity: z.number(),
   state: z.enum(DELIVERY_STATES),
+  server_name: z.string().nullable(),
+  waiting: z.enum(DELIVERY_WAITING).nullable(),
+  /** Why it waits, for the player: «Зайдите на сервер «Выживание», чтобы получить покупку». */
+  waiting_text: z.string().nullable(),
   updated_at: z.number(),
 });
 
@@ -175,6 +220,8 @@ export const ShopOrder = z.object({
   item_name: z.string(),
   icon: z.string(),
   quantity: z.number(),
+  /** Pieces per purchase at the time of the order. */
+  pieces: z.number(),
   price: z.number(),
   total: z.number(),
   created_at: z.number(),
@@ -182,42 +229,23 @@ export const ShopOrder = z.object({
 });
 export type ShopOrder = z.infer<typeof ShopOrder>;
 
-export const AdminDelivery = z.object({
-  id: z.number(),
-  order_id: z.number(),
-  user_id: z.number(),
-  username: z.string(),
-  item_name: z.string(),
-  item_id_minecraft: z.string(),
-  quantity: z.number(),
-  /** Roubles this delivery is worth (what a refund returns). */
-  amount: z.number(),
-  server_id: z.number().nullable(),
-  server_name: z.string().nullable(),
-  state: z.enum(DELIVERY_STATES),
-  attempts: z.number(),
-  command: z.string().nullable(),
-  reply: z.string().nullable(),
-  last_error: z.string().nullable(),
-  next_attempt_at: z.number(),
-  created_at: z.number(),
-  updated_at: z.number(),
-});
-export type AdminDelivery = z.infer<typeof AdminDelivery>;
-
-export const DeliveriesQuery = withLabels(
-  z.strictObject({
-    state: z.enum(DELIVERY_STATES, { error: 'Некорректное состояние доставки' }).optional(),
-    limit: z.coerce.number({ error: 'Некорректный лимит' }).int('Некорректный лимит').min(1, 'Некорректный лимит').max(500, 'Некорректный лимит').optional(),
-  }),
-  { state: 'Состояние', limit: 'Лимит' },
-);
-
-export const DeliveryActionResponse = z.object({ message: z.string(), delivery: AdminDelivery, new_balance: z.number().optional() });
-export type DeliveryActionResponse = z.infer<typeof DeliveryActionResponse>;
-
 /** Game servers for the item form's select; `rcon` says whether delivery is configured. */
 export const ShopServerOption = z.object({ id: z.number(), name: z.string(), rcon: z.boolean() });
 export type ShopServerOption = z.infer<typeof ShopServerOption>;
 export const ShopServersResponse = z.object({ servers: z.array(ShopServerOption), default_server_id: z.number().nullable() });
 export type ShopServersResponse = z.infer<typeof ShopServersResponse>;
+
+export const ShopCategory = z.object({ id: z.number(), name: z.string(), position: z.number(), items: z.number() });
+export type ShopCategory = z.infer<typeof ShopCategory>;
+export const ShopCategoriesResponse = z.object({ categories: z.array(ShopCategory) });
+export type ShopCategoriesResponse = z.infer<typeof ShopCategoriesResponse>;
+export const ShopCategoryBody = withLabels(
+  z.strictObject({
+    name: ShopCategoryName,
+    position: z.number({ error: 'Порядок: целое число' }).int('Порядок: целое число').min(0, 'Порядок: целое число').max(1_000_000, 'Порядок: целое число').optional(),
+  }),
+  { name: 'Название', position: 'Порядок' },
+);
+export type ShopCategoryBody = z.infer<typeof ShopCategoryBody>;
+export const ShopCategorySaveResponse = z.object({ message: z.string(), category: ShopCategory });
+export type ShopCategorySaveResponse = z.infer<typeof ShopCategorySaveResponse>;

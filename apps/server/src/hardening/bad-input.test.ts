@@ -269,8 +269,18 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
     const item = await created(await admin({ method: 'POST', url: '/api/shop/admin/create', payload: { name: 'Алмаз', price: 10, count: 100, icon: '/i.png', item_id_minecraft: 'diamond', server_id: server } }));
     const bought = await t.app.inject(asUser(target, { method: 'POST', url: '/api/shop/buy', payload: { shop_id: item, quantity: 2 } }));
     expect(bought.statusCode, bought.body).toBe(200);
-    const delivery = await t.handle.db.selectFrom('shop_deliveries').select('id').executeTakeFirstOrThrow();
-    Object.assign(ids, { '/api/user/': targetId, '/api/tidings/': news, '/api/donate/': tier, '/api/servers/': server, '/api/shop/admin/': item, '/api/shop/admin/deliveries/': delivery.id });
+    const delivery = await t.handle.db.selectFrom('deliveries').select('id').executeTakeFirstOrThrow();
+    const category = await t.handle.db.selectFrom('shop_categories').select('id').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    Object.assign(ids, {
+      '/api/user/': targetId,
+      '/api/tidings/': news,
+      '/api/donate/': tier,
+      '/api/servers/': server,
+      '/api/shop/admin/': item,
+      '/api/shop/admin/deliveries/': delivery.id,
+      '/api/admin/deliveries/': delivery.id,
+      '/api/shop/admin/categories/': category.id,
+    });
 
     const docRes = await t.app.inject({ method: 'GET', url: '/api/docs/json' });
     expect(docRes.statusCode).toBe(200);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DbHandle } from '../db/index.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { TestRconServer } from '../lib/rcon/test-server.ts';
+import { VanillaRconServer } from '../../../../testing/rcon/vanilla-server.ts';
 import { findLedgerMismatches } from '../modules/ledger/ledger.service.ts';
 import { findShopLedgerMismatches } from '../modules/shop/shop.service.ts';
 import { createPgDatabase, dbKinds, seedUser, type TestApp } from '../test/test-app.ts';
@@ -126,9 +126,9 @@ describe.each(dbKinds)('crash test on %s', (kind) => {
     for (let i = 0; i < PLAYERS; i++) players.push({ id: await seedUser(seeder, `Player${i}`, { balanceKopecks: BALANCE }), name: `Player${i}` });
 
     // Answers like Minecraft to the give command of our template (the order number is there to count deliveries).
-    const rcon = new TestRconServer({
+    const rcon = new VanillaRconServer({
       password: 'rcon-secret',
-      handler: (command) => {
+      onCommand: (command) => {
         const m = /^give (\S+) (\S+) (\d+) order=\d+$/.exec(command);
         return m ? `Gave ${m[3]} [${m[2]}] to ${m[1]}` : 'Unknown or incomplete command, see below for error';
       },
@@ -223,7 +223,7 @@ describe.each(dbKinds)('crash test on %s', (kind) => {
       for (const m of await findShopLedgerMismatches(db)) say(m);
 
       const orders = await db.selectFrom('shop_orders').select(['id', 'user_id', 'item_id', 'quantity', 'total']).execute();
-      const deliveries = await db.selectFrom('shop_deliveries').select(['id', 'order_id', 'quantity', 'state', 'last_error', 'reply']).execute();
+      const deliveries = (await db.selectFrom('deliveries').select(['id', 'source_id', 'quantity', 'state', 'last_error', 'reply']).where('source', '=', 'shop').execute()).map(({ source_id, ...d }) => ({ ...d, order_id: source_id! }));
       const purchaseRows = await db.selectFrom('ledger').select(['ref', 'amount', 'user_id']).where('reason', '=', 'purchase').execute();
       const ordersById = new Map(orders.map((o) => [o.id, o]));
 
@@ -310,7 +310,7 @@ describe.each(dbKinds)('crash test on %s', (kind) => {
     // (it expires after the lease) nor interrupted mid-command ('sent', judged later) reaches the game.
     const due = () =>
       db
-        .selectFrom('shop_deliveries')
+        .selectFrom('deliveries')
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('state', '=', 'pending')
         .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', Date.now())]))
@@ -329,7 +329,7 @@ describe.each(dbKinds)('crash test on %s', (kind) => {
       if (again.status !== 200 || again.body.order_id !== o.orderId) problems.push(`replay of ${key}: ${again.status} ${JSON.stringify(again.body)}`);
     }
 
-    const stats = await db.selectFrom('shop_deliveries').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('state').execute();
+    const stats = await db.selectFrom('deliveries').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('state').execute();
     const orders = Number((await db.selectFrom('shop_orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
     const soldOut = [...outcomes.values()].filter((o) => o.status === 409).length;
     // The run must have been a real one: purchases in every state of the race, and commands delivered.

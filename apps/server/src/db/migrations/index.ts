@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import { capesMigrations } from '../../modules/capes/capes.migrations.ts';
 import { gameAuthMigrations } from '../../modules/game-auth/game-auth.migrations.ts';
 import { auditMigrations } from '../../modules/audit/audit.migrations.ts';
+import { deliveriesMigrations } from '../../modules/deliveries/deliveries.migrations.ts';
 import { donateMigrations } from '../../modules/donate/donate.migrations.ts';
 import { newsMigrations } from '../../modules/news/news.migrations.ts';
 import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
@@ -31,6 +32,7 @@ export const migrations: Record<string, Migration> = {
   '2026112300_jobs': m2026112300,
   '2026112301_settings': m2026112301,
   '2026112302_user_uuid': m2026112302,
+  ...deliveriesMigrations,
   ...gameAuthMigrations,
   ...capesMigrations,
 };

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import {
+  ANSWER_PART_CHARS,
   encodePacket,
   MAX_REQUEST_BODY,
   PacketReader,
@@ -7,6 +8,7 @@ import {
   SERVERDATA_AUTH_RESPONSE,
   SERVERDATA_EXECCOMMAND,
   SERVERDATA_RESPONSE_VALUE,
+  SOURCE_PART_BYTES,
   type Packet,
 } from './packet.ts';
 
@@ -19,7 +21,7 @@ export interface RconOptions {
 }
 
 /**
- * connect: the server could not be reached or closed the connection before the command went out
+ * connect: the server could not be reached, or closed the connection before the command went out
  * (safe to retry); auth: the password was refused (safe to retry once fixed); noanswer: the command
  * was written but no answer came (it may have run — never resend blindly).
  */
@@ -36,7 +38,14 @@ export class RconError extends Error {
 
 type Listener = (packet: Packet) => void;
 
-/** A logged-in RCON connection that runs one command at a time. */
+/**
+ * A logged-in RCON connection that runs one command at a time, in the way a Minecraft server
+ * (vanilla, CraftBukkit, Spigot, Paper) accepts it. Its RconClient thread reads each request
+ * with a single read of at most 1460 bytes that must hold exactly one whole packet, or it closes
+ * the connection without running anything. So this client writes every packet with a write of its
+ * own and never writes a packet before the previous one has been answered (see
+ * docs/decisions/011-rcon-client.md).
+ */
 export class RconClient {
   private readonly reader = new PacketReader();
   private listener: Listener | null = null;
@@ -46,6 +55,7 @@ export class RconClient {
   private busy = false;
 
   private constructor(private readonly socket: net.Socket) {
+    // Requests are written one at a time and each waits for its answer: Nagle would only delay them.
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => {
       let packets: Packet[];
@@ -63,10 +73,11 @@ export class RconClient {
 
   /** Connects and logs in, all within options.timeoutMs. */
   static connect(options: RconOptions): Promise<RconClient> {
+    if (Buffer.byteLength(options.password, 'utf8') > MAX_REQUEST_BODY) return Promise.reject(new RconError('auth', 'пароль RCON слишком длинный'));
     return new Promise((resolve, reject) => {
       const socket = net.connect({ host: options.host, port: options.port });
       const client = new RconClient(socket);
-      const authId = client.nextId++;
+      const authId = client.id();
       let settled = false;
       const finish = (err: RconError | null) => {
         if (settled) return;
@@ -92,19 +103,22 @@ export class RconClient {
   }
 
   /**
-   * Runs a command and returns its whole answer. A long answer comes in several packets; an empty
-   * RESPONSE_VALUE sent right after the command marks its end, because the server answers requests
-   * in order (Minecraft answers it with "Unknown request 0", Source mirrors it).
+   * Runs a command and returns its whole answer. Minecraft writes a long answer in parts of 4096
+   * characters; a shorter first part is the whole answer. Only when the first part is full does
+   * the client write an end marker (an empty RESPONSE_VALUE), which the server reads after it has
+   * written every part: Minecraft answers it "Unknown request 0", a Source server mirrors it.
+   * Whatever is written is one packet per write, and the marker goes out only once the command has
+   * been read (its first part has arrived), so the server never finds two packets in one read.
    */
   command(command: string, timeoutMs: number): Promise<string> {
-    if (Buffer.byteLength(command, 'utf8') > MAX_REQUEST_BODY) return Promise.reject(new Error('команда длиннее 1400 байт'));
+    if (Buffer.byteLength(command, 'utf8') > MAX_REQUEST_BODY) return Promise.reject(new Error(`команда длиннее ${MAX_REQUEST_BODY} байт`));
     if (this.busy) return Promise.reject(new Error('RCON: одна команда за раз'));
     if (this.gone) return Promise.reject(new RconError('connect', describe(this.gone)));
     this.busy = true;
     return new Promise((resolve, reject) => {
-      const id = this.nextId++;
-      const endId = this.nextId++;
-      const parts: string[] = [];
+      const id = this.id();
+      let endId: number | null = null;
+      const parts: Buffer[] = [];
       let settled = false;
       const finish = (err: Error | null) => {
         if (settled) return;
@@ -114,22 +128,33 @@ export class RconClient {
         this.onGone = null;
         this.busy = false;
         if (err) reject(err);
-        else resolve(parts.join(''));
+        else resolve(Buffer.concat(parts).toString('utf8'));
       };
-      // Without the end marker (a server that ignores it) an answer that did come still counts.
       const noMore = (why: string) => {
-        if (parts.length > 0) return finish(null);
-        finish(new RconError('noanswer', why));
-        // Whatever the server says later would be taken for the next command's answer.
+        // The command ran (a part came) but the end never did: the answer so far is all there is,
+        // and whatever the server says later would be taken for the next command's answer.
+        if (parts.length > 0) finish(null);
+        else finish(new RconError('noanswer', why));
         this.close();
       };
       const timer = setTimeout(() => noMore(`нет ответа на команду за ${timeoutMs} мс`), timeoutMs);
       this.onGone = (err) => noMore(describe(err));
       this.listener = (p) => {
-        if (p.id === id && p.type === SERVERDATA_RESPONSE_VALUE) parts.push(p.body);
-        else if (p.id === endId) finish(null);
+        if (p.id === id && p.type === SERVERDATA_RESPONSE_VALUE) {
+          parts.push(p.body);
+          if (endId !== null) return;
+          if (!mayContinue(p.body)) return finish(null);
+          endId = this.id();
+          this.socket.write(encodePacket(endId, SERVERDATA_RESPONSE_VALUE, ''));
+        } else if (endId !== null && p.id === endId) {
+          finish(null);
+        } else if (p.id === -1 && p.type === SERVERDATA_AUTH_RESPONSE) {
+          // Minecraft's answer to a command on a connection that is not logged in: nothing ran.
+          finish(new RconError('auth', 'сервер не принял вход RCON'));
+          this.close();
+        }
       };
-      this.socket.write(Buffer.concat([encodePacket(id, SERVERDATA_EXECCOMMAND, command), encodePacket(endId, SERVERDATA_RESPONSE_VALUE, '')]));
+      this.socket.write(encodePacket(id, SERVERDATA_EXECCOMMAND, command));
     });
   }
 
@@ -139,6 +164,12 @@ export class RconClient {
 
   close(): void {
     this.drop(new Error('соединение закрыто'));
+  }
+
+  private id(): number {
+    const id = this.nextId;
+    this.nextId = this.nextId >= 0x7fffffff ? 1 : this.nextId + 1;
+    return id;
   }
 
   private drop(err: Error): void {
@@ -151,10 +182,18 @@ export class RconClient {
   }
 }
 
-function describe(err: Error): string {
+/** A part this long may be followed by more: Minecraft's 4096 characters, or a full Source packet. */
+function mayContinue(body: Buffer): boolean {
+  if (body.length >= SOURCE_PART_BYTES) return true;
+  // Fewer bytes than characters is impossible, so a short body cannot hold 4096 characters.
+  return body.length >= ANSWER_PART_CHARS && body.toString('utf8').length >= ANSWER_PART_CHARS;
+}
+
+/** The reason, in Russian, for the admin: what the socket error means for an owner. */
+export function describe(err: Error): string {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ECONNREFUSED') return 'соединение отклонено (сервер выключен или RCON не включён)';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'адрес сервера не найден';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return 'адрес сервера не найден';
   if (code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'сервер недоступен';
   if (code === 'ECONNRESET' || code === 'EPIPE') return 'сервер разорвал соединение';
   return err.message;

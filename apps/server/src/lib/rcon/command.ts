@@ -1,50 +1,68 @@
-import { ITEM_ID_RE, USERNAME_RE } from '@kubik/contract';
-import { MAX_REQUEST_BODY } from './packet.ts';
+import { commandProblem, DEFAULT_COMMAND_TEMPLATE, ITEM_ID_RE, USERNAME_RE } from '@kubik/contract';
 
-export const DEFAULT_COMMAND_TEMPLATE = 'give {player} minecraft:{item} {quantity}';
+export { DEFAULT_COMMAND_TEMPLATE };
+
+/** Values other than the player's: {item}, {quantity}, {order}, {tier}, {days}, {expires}, … */
+export type CommandParams = Record<string, string | number>;
 
 export interface CommandValues {
-  /** The player's username. */
-  player: string;
-  /** item_id_minecraft of the item. */
-  item: string;
-  quantity: number;
-  /** Order number. */
-  order: number;
+  /** The player's username (null: the delivery has no player; {player} is then refused). */
+  player: string | null;
+  /** The player's UUID, when the account has one. */
+  uuid?: string | null;
+  params: CommandParams;
 }
 
 /** A command that must not be sent; the message says why, in Russian, for the admin. */
 export class CommandError extends Error {}
 
-// Any control character would let a value end the command and start another one.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A free-form value ({tier}, {expires}, …): one word of letters, digits and _ . : + - — nothing that could end the command or add an argument. */
+const WORD_RE = /^[\p{L}\p{N}_.:+-]{1,64}$/u;
+
+/** Why a parameter value would be unsafe in a command, or null. Callers of enqueueDelivery are checked with it too. */
+export function paramProblem(name: string, value: string | number): string | null {
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value) || value < 0) return `Недопустимое значение {${name}}: ${value}`;
+    if ((name === 'quantity' || name === 'order') && value < 1) return name === 'quantity' ? 'Недопустимое количество' : 'Недопустимый номер заказа';
+    return null;
+  }
+  if (name === 'item') return ITEM_ID_RE.test(value) ? null : `Недопустимый Minecraft ID: ${JSON.stringify(value.slice(0, 120))}`;
+  if (name === 'quantity' || name === 'order') return `Недопустимое значение {${name}}: должно быть числом`;
+  return WORD_RE.test(value) ? null : `Недопустимое значение {${name}}: ${JSON.stringify(value.slice(0, 80))} — одно слово из букв, цифр и _ . : + -`;
+}
 
 /**
- * Fills {player}, {item}, {quantity} and {order} into a server's command template. Every value is
- * checked against a strict pattern first and substituted in one pass, so no value can add a second
- * command, a newline or another placeholder.
+ * Fills a command template. The template obeys the same rules it was saved under (no control or
+ * invisible characters, known placeholders only), every value is checked against a strict pattern,
+ * and substitution is one pass: no value can add a second command, a newline or a placeholder.
  */
 export function renderCommand(template: string | null | undefined, values: CommandValues): string {
   let tpl = (template ?? '').trim() || DEFAULT_COMMAND_TEMPLATE;
-  if (CONTROL.test(tpl)) throw new CommandError('Шаблон команды содержит перевод строки или управляющие символы');
-  if (tpl.length > 500) throw new CommandError('Шаблон команды длиннее 500 символов');
-  if (!USERNAME_RE.test(values.player)) throw new CommandError(`Недопустимое имя игрока: ${JSON.stringify(values.player.slice(0, 40))}`);
-  if (!ITEM_ID_RE.test(values.item)) throw new CommandError(`Недопустимый Minecraft ID: ${JSON.stringify(values.item.slice(0, 120))}`);
-  if (!Number.isSafeInteger(values.quantity) || values.quantity < 1) throw new CommandError('Недопустимое количество');
-  if (!Number.isSafeInteger(values.order) || values.order < 1) throw new CommandError('Недопустимый номер заказа');
+  const names = ['player', 'uuid', ...Object.keys(values.params)];
+  const problem = commandProblem(tpl, { placeholders: names, label: 'Шаблон команды' });
+  if (problem) throw new CommandError(problem);
+  if (tpl.includes('{player}') && !(values.player !== null && USERNAME_RE.test(values.player))) throw new CommandError(`Недопустимое имя игрока: ${JSON.stringify((values.player ?? '').slice(0, 40))}`);
+  if (tpl.includes('{uuid}') && !(values.uuid && UUID_RE.test(values.uuid))) throw new CommandError('У игрока нет UUID: команда с {uuid} не может быть выполнена');
+  for (const [name, value] of Object.entries(values.params)) {
+    if (!tpl.includes(`{${name}}`)) continue;
+    const p = paramProblem(name, value);
+    if (p) throw new CommandError(p);
+  }
+  const item = values.params.item;
   // A namespaced id (mymod:gem) already names its namespace; `minecraft:mymod:gem` would be wrong.
-  if (values.item.includes(':')) tpl = tpl.replaceAll('minecraft:{item}', '{item}');
-  const map: Record<string, string> = { player: values.player, item: values.item, quantity: String(values.quantity), order: String(values.order) };
-  const command = tpl.replace(/\{(player|item|quantity|order)\}/g, (_, name: string) => map[name]!);
-  if (Buffer.byteLength(command, 'utf8') > MAX_REQUEST_BODY) throw new CommandError('Команда длиннее 1400 байт');
+  if (typeof item === 'string' && item.includes(':')) tpl = tpl.replaceAll('minecraft:{item}', '{item}');
+  const map: Record<string, string> = { player: values.player ?? '', uuid: values.uuid ?? '' };
+  for (const [name, value] of Object.entries(values.params)) map[name] = String(value);
+  const command = tpl.replace(/\{(\w+)\}/g, (whole, name: string) => map[name] ?? whole);
+  if (Buffer.byteLength(command, 'utf8') > 1446) throw new CommandError('Команда длиннее 1446 байт: столько RCON не принимает');
   return command;
 }
 
 export type ReplyVerdict = 'done' | 'failed' | 'offline';
 
-// Replies of vanilla Minecraft (and common Russian translations) that mean the command did nothing.
-const OFFLINE = [/no player was found/i, /player not found/i, /игрок не найден/i, /игрок не в сети/i, /is not online/i];
+// Replies of vanilla Minecraft, Bukkit and common plugins (and Russian translations) that mean the command did nothing.
+const OFFLINE = [/no player was found/i, /player not found/i, /that player (?:is not|isn't) online/i, /игрок не найден/i, /игрок не в сети/i, /is not online/i];
 const FAILED = [
   /unknown or incomplete command/i,
   /incorrect argument for command/i,
@@ -54,6 +72,7 @@ const FAILED = [
   /^expected\b/i,
   /^invalid\b/i,
   /^an unexpected error occurred/i,
+  /^error executing:/i,
   /неизвестная команда/i,
   /неизвестный предмет/i,
 ];

@@ -9,13 +9,21 @@ export const SERVERDATA_RESPONSE_VALUE = 0;
 
 /** Minecraft answers in bodies of 4096 characters (up to 3 bytes each); anything far larger is not RCON. */
 export const MAX_PACKET_SIZE = 64 * 1024;
-/** Minecraft reads a request into a 1460-byte buffer: the body must fit with the 14 bytes around it. */
-export const MAX_REQUEST_BODY = 1400;
+/**
+ * Minecraft reads a request with one read into a 1460-byte buffer (PktUtils.MAX_PACKET_SIZE): the
+ * body must fit with the 14 bytes around it.
+ */
+export const MAX_REQUEST_BODY = 1460 - 14;
+/** Minecraft splits a long answer into parts of 4096 Java characters (UTF-16 code units, as JS strings count). */
+export const ANSWER_PART_CHARS = 4096;
+/** A Source server's packet size field is at most 4096, so its parts carry at most 4086 bytes. */
+export const SOURCE_PART_BYTES = 4086;
 
 export interface Packet {
   id: number;
   type: number;
-  body: string;
+  /** The body's bytes, without the terminating NULs: parts of one answer are joined before decoding. */
+  body: Buffer;
 }
 
 export function encodePacket(id: number, type: number, body: string): Buffer {
@@ -47,7 +55,7 @@ export class PacketReader {
       let end = 4 + size - 2;
       // Some servers end the body with a single NUL; never let the terminators into the text.
       while (end > 12 && this.buffer[end - 1] === 0) end -= 1;
-      packets.push({ id, type, body: this.buffer.toString('utf8', 12, end) });
+      packets.push({ id, type, body: Buffer.from(this.buffer.subarray(12, end)) });
       this.buffer = this.buffer.subarray(4 + size);
     }
     return packets;

@@ -5,6 +5,8 @@ import {
   IdParams,
   MessageResponse,
   MonitorResponse,
+  RconCheckBody,
+  RconCheckResponse,
   ServerBody,
   ServerHistoryResponse,
   ServerSaveResponse,
@@ -84,6 +86,22 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       handler: async () => {
         const result = await monitor.sweep(true);
         return { message: `Проверено серверов: ${result.checked}`, ...result };
+      },
+    });
+
+    app.post('/api/servers/rcon-check', {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary:
+          'Проверить RCON (администратор): вход с указанными (или сохранёнными у server_id) настройками и команда list. ' +
+          'Отвечает ответом сервера или точной причиной: соединение отклонено, неверный пароль, нет ответа за N мс, адрес не найден.',
+        body: RconCheckBody,
+        response: { 200: RconCheckResponse, ...err(400, 401, 403, 404, 429) },
+      },
+      handler: async (req) => {
+        ctx.limiter.hit(`rcon-check:${userOf(req).id}`, service.RCON_CHECKS_PER_WINDOW);
+        return service.checkRcon(ctx, req.body);
       },
     });
 

@@ -10,12 +10,15 @@ import {
   type ServerHistory,
   type ServerHistoryResponse,
   type ServersListResponse,
+  type RconCheckBody,
+  type RconCheckResponse,
   type ServerUpdateBody,
 } from '@kubik/contract';
 import { sql, type Selectable } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
-import { conflict, notFound } from '../../lib/errors.ts';
+import { badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { RconClient, RconError } from '../../lib/rcon/client.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import type { ServersTable } from './servers.tables.ts';
 
@@ -27,6 +30,12 @@ export const TEXTS = {
   updated: 'Сервер обновлён',
   deleted: 'Сервер удалён',
   inUse: 'Сервер нельзя удалить: к нему привязаны товары магазина или выдачи. Сначала перенесите их на другой сервер.',
+  rconNoHost: 'Укажите адрес сервера или адрес RCON',
+  rconNoPassword: 'Укажите пароль RCON',
+  rconOk: (ms: number) => `RCON работает: вход выполнен, сервер ответил на list за ${ms} мс`,
+  rconBadPassword: 'Неверный пароль RCON: сервер отклонил вход (проверьте rcon.password в server.properties)',
+  rconNoAnswer: (ms: number) => `Вход выполнен, но сервер не ответил на list за ${ms} мс`,
+  rconUnreachable: (why: string) => `Нет связи с RCON: ${why}`,
 } as const;
 
 /** The public list's key in ctx.publicCache. */
@@ -250,4 +259,39 @@ export async function history(db: Db, id: number, hours: number, now = Date.now(
     .orderBy('bucket')
     .execute();
   return { id, from, to: now, points: rows.map((r) => ({ at: from + Number(r.bucket) * step, online: r.peak == null ? null : Number(r.peak) })) };
+}
+
+/** Checks per admin per rate-limit window: each one may hold a connection for up to RCON_TIMEOUT_MS. */
+export const RCON_CHECKS_PER_WINDOW = 60;
+
+/**
+ * «Проверить RCON»: logs in with the form's settings (or the stored ones for what it leaves out)
+ * and runs `list`. Answers what the server said, or exactly why it could not.
+ */
+export async function checkRcon(ctx: AppContext, body: RconCheckBody): Promise<RconCheckResponse> {
+  const stored = body.server_id === undefined ? null : await findRow(ctx.db, body.server_id);
+  const ip = body.ip_address ?? stored?.ip_address ?? '';
+  const rconHost = body.rcon_host !== undefined ? body.rcon_host : (stored?.rcon_host ?? null);
+  const port = (body.rcon_port !== undefined ? body.rcon_port : stored?.rcon_port) ?? DEFAULT_RCON_PORT;
+  // As when saving: an empty password keeps the stored one.
+  const password = body.rcon_password === undefined || body.rcon_password === '' ? (stored?.rcon_password ?? null) : body.rcon_password;
+  const host = rconHost || ip;
+  if (!host) throw badRequest(TEXTS.rconNoHost, { code: 'invalid', field: 'ip_address' });
+  if (!password) throw badRequest(TEXTS.rconNoPassword, { code: 'invalid', field: 'rcon_password' });
+  const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const timeoutMs = ctx.config.delivery.timeoutMs;
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  let client: RconClient | null = null;
+  try {
+    client = await RconClient.connect({ host, port, password, timeoutMs });
+    const reply = await client.command('list', timeoutMs);
+    return { ok: true, message: TEXTS.rconOk(elapsed()), reply: reply.slice(0, 4000), address, elapsed_ms: elapsed() };
+  } catch (err) {
+    if (!(err instanceof RconError)) throw err;
+    const message = err.kind === 'auth' ? TEXTS.rconBadPassword : err.kind === 'noanswer' ? TEXTS.rconNoAnswer(timeoutMs) : TEXTS.rconUnreachable(err.message);
+    return { ok: false, message, reply: null, address, elapsed_ms: elapsed() };
+  } finally {
+    client?.close();
+  }
 }

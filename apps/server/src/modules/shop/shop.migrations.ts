@@ -1,7 +1,9 @@
 import { sql, type Kysely, type Migration } from 'kysely';
+import { SHOP_CATEGORIES } from '@kubik/contract';
 import { bigint, notNull, withId } from '../../db/schema-helpers.ts';
+import { categoryKey } from './shop.category-key.ts';
 
-// Names 2026112230_…. Migrations of the shop feature, merged by db/migrations/index.ts and run in order of name.
+// Names 2026112230_…, and 2026112311_… (round two, with the delivery queue). Migrations of the shop feature, merged by db/migrations/index.ts and run in order of name.
 export const shopMigrations: Record<string, Migration> = {
   '2026112230_shop': {
     async up(db: Kysely<unknown>) {
@@ -71,6 +73,31 @@ export const shopMigrations: Record<string, Migration> = {
         .addPrimaryKeyConstraint('shop_idempotency_pk', ['user_id', 'key'])
         .execute();
       await db.schema.createIndex('shop_idempotency_created_idx').on('shop_idempotency').column('created_at').execute();
+    },
+  },
+  '2026112311_shop_item_commands': {
+    async up(db: Kysely<unknown>) {
+      // An item's own console commands (JSON array; null: the server's template) and pieces per purchase.
+      await db.schema.alterTable('shop_items').addColumn('commands', 'text').execute();
+      await db.schema.alterTable('shop_items').addColumn('pieces', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+      // What one purchase gave at the time of the order.
+      await db.schema.alterTable('shop_orders').addColumn('pieces', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+
+      // The owner's categories, the spec's seven to start with (and any other an item already uses).
+      await withId(db, db.schema.createTable('shop_categories'))
+        .addColumn('name', 'varchar(32)', notNull)
+        // lower-cased in JS: SQLite's lower() knows only ASCII, and «Еда» and «еда» are one category.
+        .addColumn('name_key', 'varchar(32)', notNull)
+        .addColumn('position', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_at', bigint, notNull)
+        .addColumn('updated_at', bigint, notNull)
+        .execute();
+      await db.schema.createIndex('shop_categories_name_key_idx').on('shop_categories').column('name_key').unique().execute();
+      const used = await sql<{ category: string }>`select distinct category from shop_items`.execute(db);
+      const names: string[] = [...SHOP_CATEGORIES];
+      for (const r of used.rows) if (!names.some((n) => categoryKey(n) === categoryKey(r.category))) names.push(r.category);
+      const now = Date.now();
+      await sql`insert into shop_categories (name, name_key, position, created_at, updated_at) values ${sql.join(names.map((n, i) => sql`(${n}, ${categoryKey(n)}, ${i}, ${now}, ${now})`))}`.execute(db);
     },
   },
 };

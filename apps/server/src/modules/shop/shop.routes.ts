@@ -14,6 +14,9 @@ import {
   ShopItemCreateBody,
   ShopItemUpdateBody,
   ShopOrder,
+  ShopCategoriesResponse,
+  ShopCategoryBody,
+  ShopCategorySaveResponse,
   ShopServersResponse,
 } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -22,10 +25,11 @@ import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { sendCached } from '../../lib/public-cache.ts';
 import { userOf } from '../../plugins/auth.ts';
-import * as deliveries from './delivery.service.ts';
-import { drainDeliveries } from './delivery.worker.ts';
-
-const DELIVERY_JOB = 'shop.deliveries';
+import { kickDeliveries } from '../deliveries/deliveries.queue.ts';
+import { resendRoute } from '../deliveries/deliveries.routes.ts';
+import * as deliveries from '../deliveries/deliveries.service.ts';
+import { refundDelivery, REFUND_TEXTS } from './refund.service.ts';
+import * as categories from './shop.categories.ts';
 import * as shop from './shop.service.ts';
 
 const tags = ['Магазин'];
@@ -34,8 +38,6 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 
 export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    // The delivery queue's own claims stay in delivery.worker.ts; the runner only schedules its passes.
-    ctx.jobs.register({ name: DELIVERY_JOB, intervalMs: ctx.config.delivery.intervalMs, run: (signal) => drainDeliveries(ctx.db, ctx.config.delivery, app.log, () => signal.aborted) });
     ctx.jobs.register(ctx.schedule.job(shop.idempotencyCleanupJob(ctx.db)));
 
     // Checked in onRequest (plugins/auth.ts): a guest gets 401 before any body is read.
@@ -69,7 +71,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const key = rawKey === undefined ? undefined : IdempotencyKey.safeParse(rawKey);
         if (key && !key.success) throw badRequest(key.error.issues[0]?.message ?? 'Некорректный заголовок Idempotency-Key', { code: 'invalid' });
         const answer = await shop.buy(ctx, me, body.data, key?.data);
-        ctx.jobs.kick(DELIVERY_JOB);
+        kickDeliveries(ctx);
         return answer;
       },
     });
@@ -122,43 +124,64 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
     });
 
+    // «Выдача в игре» of the shop: the delivery queue's shop rows (every source: /api/admin/deliveries).
     app.get('/api/shop/admin/deliveries', {
       ...admin,
       schema: {
         tags: adminTags,
-        summary: 'Выдачи в игре: состояние, команда и ответ сервера (новые сверху)',
+        summary: 'Выдачи покупок в игре: состояние, команда и ответ сервера (новые сверху)',
         querystring: DeliveriesQuery,
         response: { 200: z.array(AdminDelivery), ...err(400, 401, 403) },
       },
-      handler: async (req) => deliveries.listDeliveries(ctx.db, req.query),
+      handler: async (req) => deliveries.listDeliveries(ctx.db, { ...req.query, source: req.query.source ?? 'shop' }),
     });
 
-    app.post('/api/shop/admin/deliveries/:id/resend', {
-      ...admin,
-      schema: {
-        tags: adminTags,
-        summary: 'Выдать повторно: ошибочная или неподтверждённая выдача снова встаёт в очередь, ожидающая — отправляется сразу',
-        params: IdParams,
-        response: { 200: DeliveryActionResponse, ...err(400, 401, 403, 404, 409) },
-      },
-      handler: async (req) => {
-        const delivery = await deliveries.resendDelivery(ctx, userOf(req), req.params.id);
-        ctx.jobs.kick(DELIVERY_JOB);
-        return { message: deliveries.DELIVERY_TEXTS.resent, delivery };
-      },
-    });
+    app.post('/api/shop/admin/deliveries/:id/resend', resendRoute(ctx, 'Выдать повторно (то же, что /api/admin/deliveries/{id}/resend)'));
 
     app.post('/api/shop/admin/deliveries/:id/refund', {
       ...admin,
       schema: {
         tags: adminTags,
-        summary: 'Вернуть деньги за невыданную доставку (один раз): запись «refund» в журнале баланса, предметы возвращаются на склад',
+        summary: 'Вернуть деньги за невыданную покупку (один раз): запись «refund» в журнале баланса, товар возвращается на склад',
         params: IdParams,
         response: { 200: DeliveryActionResponse, ...err(400, 401, 403, 404, 409) },
       },
       handler: async (req) => {
-        const { delivery, newBalance } = await deliveries.refundDelivery(ctx, userOf(req), req.params.id);
-        return { message: deliveries.DELIVERY_TEXTS.refunded, delivery, new_balance: newBalance };
+        const { delivery, newBalance } = await refundDelivery(ctx, userOf(req).id, req.params.id);
+        return { message: REFUND_TEXTS.refunded, delivery, new_balance: newBalance };
+      },
+    });
+
+    app.get('/api/shop/admin/categories', {
+      ...admin,
+      schema: { tags: adminTags, summary: 'Категории товаров в их порядке, с числом товаров в каждой', response: { 200: ShopCategoriesResponse, ...err(401, 403) } },
+      handler: async () => ({ categories: await categories.listCategories(ctx.db) }),
+    });
+
+    app.post('/api/shop/admin/categories', {
+      ...admin,
+      schema: { tags: adminTags, summary: 'Добавить категорию', body: ShopCategoryBody, response: { 201: ShopCategorySaveResponse, ...err(400, 401, 403, 409) } },
+      handler: async (req, reply) => reply.code(201).send({ message: categories.CATEGORY_TEXTS.created, category: await categories.createCategory(ctx, userOf(req).id, req.body) }),
+    });
+
+    app.put('/api/shop/admin/categories/:id', {
+      ...admin,
+      schema: {
+        tags: adminTags,
+        summary: 'Переименовать категорию (товары переходят вместе с ней) или изменить порядок',
+        params: IdParams,
+        body: ShopCategoryBody,
+        response: { 200: ShopCategorySaveResponse, ...err(400, 401, 403, 404, 409) },
+      },
+      handler: async (req) => ({ message: categories.CATEGORY_TEXTS.updated, category: await categories.updateCategory(ctx, userOf(req).id, req.params.id, req.body) }),
+    });
+
+    app.delete('/api/shop/admin/categories/:id', {
+      ...admin,
+      schema: { tags: adminTags, summary: 'Удалить пустую категорию', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) } },
+      handler: async (req) => {
+        await categories.deleteCategory(ctx, userOf(req).id, req.params.id);
+        return { message: categories.CATEGORY_TEXTS.deleted };
       },
     });
   };

@@ -23,7 +23,11 @@ import { toKopecks, toRoubles } from '../../lib/money.ts';
 import type { CachedBody } from '../../lib/public-cache.ts';
 import type { UserRow } from '../accounts/accounts.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
+import { deliveriesOf } from '../deliveries/deliveries.service.ts';
+import { enqueueDeliveries, rconConfigured, type DeliveryRequest } from '../deliveries/deliveries.queue.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
+import { defaultCategory } from './shop.categories.ts';
+import { categoryKey } from './shop.category-key.ts';
 import type { ShopItemsTable } from './shop.tables.ts';
 
 export const TEXTS = {
@@ -32,12 +36,13 @@ export const TEXTS = {
   serverNotFound: 'Сервер не найден',
   keyReused: 'Этот ключ Idempotency-Key уже использован для другой покупки',
   keyInFlight: 'Эта покупка уже выполняется. Обновите страницу через несколько секунд.',
+  noCategory: (name: string) => `Категории «${name}» нет в списке: выберите другую или добавьте её в категориях магазина`,
   created: 'Товар добавлен',
   updated: 'Товар обновлён',
   deleted: 'Товар удалён',
 } as const;
 
-/** Pieces per delivery: `give` accepts up to 100 stacks, and 64 fits every item's limit. */
+/** Items per `give` with the server's template: up to 100 stacks are accepted, and 64 fits every item's limit. */
 export const DELIVERY_CHUNK = 64;
 
 type ItemRow = Selectable<ShopItemsTable>;
@@ -51,8 +56,12 @@ function toPublicItem(row: ItemRow): ShopItem {
     count: Number(row.count),
     description: row.description,
     category: row.category,
+    pieces: Number(row.pieces),
   };
 }
+
+const commandsOf = (row: { commands: string | null }): string[] => (row.commands ? (JSON.parse(row.commands) as string[]) : []);
+const storedCommands = (commands: string[] | undefined) => (commands === undefined ? undefined : commands.length > 0 ? JSON.stringify(commands) : null);
 
 function toAdminItem(row: ItemRow & { server_name: string | null }): ShopItemAdmin {
   return {
@@ -61,6 +70,7 @@ function toAdminItem(row: ItemRow & { server_name: string | null }): ShopItemAdm
     status: row.status,
     server_id: row.server_id,
     server_name: row.server_name,
+    commands: commandsOf(row),
     created_at: Number(row.created_at),
     updated_at: Number(row.updated_at),
   };
@@ -96,11 +106,6 @@ async function adminItem(db: Db, id: number): Promise<ShopItemAdmin> {
   return toAdminItem(row);
 }
 
-/** As the servers feature says it: a password, and an address to send to. */
-export function rconConfigured(s: { rcon_password: string | null; rcon_host: string | null; ip_address: string }): boolean {
-  return !!s.rcon_password && !!(s.rcon_host || s.ip_address);
-}
-
 /** Servers for the item form, and the default: the only server with RCON, when there is exactly one. */
 export async function shopServers(db: Db): Promise<ShopServersResponse> {
   const rows = await db.selectFrom('servers').select(['id', 'name', 'rcon_password', 'rcon_host', 'ip_address']).orderBy('sort_order').orderBy('id').execute();
@@ -115,8 +120,17 @@ async function checkServer(db: Db, serverId: number | null | undefined): Promise
   if (!found) throw badRequest(TEXTS.serverNotFound, { code: 'server_not_found', field: 'server_id' });
 }
 
+/** The category as the owner's list spells it; a name not on the list is refused. */
+async function checkCategory(db: Db, name: string | undefined): Promise<string | undefined> {
+  if (name === undefined) return undefined;
+  const found = await db.selectFrom('shop_categories').select('name').where('name_key', '=', categoryKey(name)).executeTakeFirst();
+  if (!found) throw badRequest(TEXTS.noCategory(name), { code: 'category_not_found', field: 'category' });
+  return found.name;
+}
+
 export async function createItem(ctx: AppContext, admin: UserRow, body: ShopItemCreateBody): Promise<ShopItemAdmin> {
   await checkServer(ctx.db, body.server_id);
+  const category = (await checkCategory(ctx.db, body.category ?? (await defaultCategory(ctx.db)) ?? DEFAULT_CATEGORY)) ?? DEFAULT_CATEGORY;
   const serverId = body.server_id === undefined ? (await shopServers(ctx.db)).default_server_id : body.server_id;
   const now = Date.now();
   const id = await ctx.db.transaction().execute(async (trx) => {
@@ -126,12 +140,14 @@ export async function createItem(ctx: AppContext, admin: UserRow, body: ShopItem
         name: body.name,
         description: body.description ?? '',
         icon: body.icon,
-        category: body.category ?? DEFAULT_CATEGORY,
+        category,
         item_id_minecraft: body.item_id_minecraft ?? DEFAULT_ITEM_ID,
         status: body.status ?? ON_SALE,
         price: toKopecks(body.price),
         count: body.count,
         server_id: serverId,
+        commands: storedCommands(body.commands) ?? null,
+        pieces: body.pieces ?? 1,
         created_at: now,
         updated_at: now,
         deleted_at: null,
@@ -147,6 +163,7 @@ export async function createItem(ctx: AppContext, admin: UserRow, body: ShopItem
 
 export async function updateItem(ctx: AppContext, admin: UserRow, id: number, body: ShopItemUpdateBody): Promise<ShopItemAdmin> {
   await checkServer(ctx.db, body.server_id);
+  const category = await checkCategory(ctx.db, body.category);
   await ctx.db.transaction().execute(async (trx) => {
     const before = await trx.selectFrom('shop_items').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
     if (!before) throw notFound(TEXTS.noItem);
@@ -154,12 +171,14 @@ export async function updateItem(ctx: AppContext, admin: UserRow, id: number, bo
       ...(body.name !== undefined && { name: body.name }),
       ...(body.description !== undefined && { description: body.description }),
       ...(body.icon !== undefined && { icon: body.icon }),
-      ...(body.category !== undefined && { category: body.category }),
+      ...(category !== undefined && { category }),
       ...(body.item_id_minecraft !== undefined && { item_id_minecraft: body.item_id_minecraft }),
       ...(body.status !== undefined && { status: body.status }),
       ...(body.price !== undefined && { price: toKopecks(body.price) }),
       ...(body.count !== undefined && { count: body.count }),
       ...(body.server_id !== undefined && { server_id: body.server_id }),
+      ...(body.pieces !== undefined && { pieces: body.pieces }),
+      ...(body.commands !== undefined && { commands: storedCommands(body.commands) ?? null }),
     };
     const after = await trx
       .updateTable('shop_items')
@@ -187,10 +206,11 @@ export async function deleteItem(ctx: AppContext, admin: UserRow, id: number): P
   await dropListCache(ctx);
 }
 
-/** Splits a quantity into deliveries of at most DELIVERY_CHUNK pieces. */
-export function deliveryChunks(quantity: number): number[] {
+/** Purchases per delivery row with the server's template: as many as make at most 64 items (one purchase at least). */
+export function deliveryChunks(quantity: number, pieces = 1): number[] {
+  const perRow = Math.max(1, Math.floor(DELIVERY_CHUNK / pieces));
   const chunks: number[] = [];
-  for (let left = quantity; left > 0; left -= DELIVERY_CHUNK) chunks.push(Math.min(left, DELIVERY_CHUNK));
+  for (let left = quantity; left > 0; left -= perRow) chunks.push(Math.min(left, perRow));
   return chunks;
 }
 
@@ -241,15 +261,16 @@ export async function buy(ctx: AppContext, user: UserRow, body: BuyBody, key: st
         .where('deleted_at', 'is', null)
         .where('status', '=', ON_SALE)
         .where('count', '>=', body.quantity)
-        .returning(['id', 'name', 'item_id_minecraft', 'price', 'server_id'])
+        .returning(['id', 'name', 'item_id_minecraft', 'price', 'server_id', 'pieces', 'commands'])
         .executeTakeFirst();
       if (!item) throw await whyNotBuyable(trx, body);
+      const pieces = Number(item.pieces);
 
       const price = Number(item.price);
       const total = price * body.quantity;
       const order = await trx
         .insertInto('shop_orders')
-        .values({ user_id: user.id, item_id: item.id, item_name: item.name, item_id_minecraft: item.item_id_minecraft, price, quantity: body.quantity, total, created_at: now })
+        .values({ user_id: user.id, item_id: item.id, item_name: item.name, item_id_minecraft: item.item_id_minecraft, price, quantity: body.quantity, total, pieces, created_at: now })
         .returning('id')
         .executeTakeFirstOrThrow();
       let balance: number;
@@ -259,23 +280,19 @@ export async function buy(ctx: AppContext, user: UserRow, body: BuyBody, key: st
         if (err instanceof InsufficientFunds) throw badRequest(TEXTS.noFunds, { code: 'insufficient_funds' });
         throw err;
       }
-      await trx
-        .insertInto('shop_deliveries')
-        .values(
-          deliveryChunks(body.quantity).map((quantity) => ({
-            order_id: order.id,
-            user_id: user.id,
-            server_id: item.server_id,
-            quantity,
-            state: 'pending',
-            attempts: 0,
-            retries: 0,
-            next_attempt_at: now,
-            created_at: now,
-            updated_at: now,
-          })),
-        )
-        .execute();
+      // Its own commands run once for the whole purchase; the server's template once per stack.
+      const own = commandsOf(item);
+      const delivery = (units: number): DeliveryRequest => ({
+        source: 'shop',
+        sourceId: order.id,
+        userId: user.id,
+        label: item.name,
+        server: item.server_id ?? 'only',
+        commands: own.length > 0 ? own : null,
+        params: { item: item.item_id_minecraft, quantity: units * pieces, order: order.id },
+        quantity: units,
+      });
+      await enqueueDeliveries(trx, own.length > 0 ? [delivery(body.quantity)] : deliveryChunks(body.quantity, pieces).map(delivery));
       const result: BuyResponse = { new_balance: toRoubles(balance), message: TEXTS.bought, order_id: order.id };
       if (key) await trx.updateTable('shop_idempotency').set({ order_id: order.id, response: JSON.stringify(result) }).where('user_id', '=', user.id).where('key', '=', key).execute();
       return result;
@@ -305,34 +322,28 @@ export async function listOrders(db: Db, userId: number): Promise<ShopOrder[]> {
   const orders = await db
     .selectFrom('shop_orders')
     .innerJoin('shop_items', 'shop_items.id', 'shop_orders.item_id')
-    .select(['shop_orders.id', 'shop_orders.item_id', 'shop_orders.item_name', 'shop_items.icon', 'shop_orders.quantity', 'shop_orders.price', 'shop_orders.total', 'shop_orders.created_at'])
+    .select(['shop_orders.id', 'shop_orders.item_id', 'shop_orders.item_name', 'shop_items.icon', 'shop_orders.quantity', 'shop_orders.pieces', 'shop_orders.price', 'shop_orders.total', 'shop_orders.created_at'])
     .where('shop_orders.user_id', '=', userId)
     .orderBy('shop_orders.id', 'desc')
     .limit(100)
     .execute();
   if (orders.length === 0) return [];
-  const deliveries = await db
-    .selectFrom('shop_deliveries')
-    .select(['id', 'order_id', 'quantity', 'state', 'updated_at'])
-    .where(
-      'order_id',
-      'in',
-      orders.map((o) => o.id),
-    )
-    .orderBy('id')
-    .execute();
+  const deliveries = await deliveriesOf(
+    db,
+    'shop',
+    orders.map((o) => o.id),
+  );
   return orders.map((o) => ({
     id: o.id,
     item_id: o.item_id,
     item_name: o.item_name,
     icon: o.icon,
     quantity: Number(o.quantity),
+    pieces: Number(o.pieces),
     price: toRoubles(Number(o.price)),
     total: toRoubles(Number(o.total)),
     created_at: Number(o.created_at),
-    deliveries: deliveries
-      .filter((d) => d.order_id === o.id)
-      .map((d) => ({ id: d.id, quantity: Number(d.quantity), state: d.state as ShopOrder['deliveries'][number]['state'], updated_at: Number(d.updated_at) })),
+    deliveries: (deliveries.get(o.id) ?? []).map((d) => ({ id: d.id, quantity: d.quantity ?? 0, state: d.state, server_name: d.server_name, waiting: d.waiting, waiting_text: d.waiting_text, updated_at: d.updated_at })),
   }));
 }
 
@@ -352,11 +363,12 @@ export async function findShopLedgerMismatches(db: Db): Promise<string[]> {
     if (Number(o.rows) !== 1 || Number(o.amount) !== -Number(o.total)) problems.push(`Заказ №${o.id}: записей о покупке в журнале ${Number(o.rows)}, сумма ${toRoubles(Number(o.amount ?? 0))} ₽ вместо −${toRoubles(Number(o.total))} ₽`);
   }
   const refunds = await db
-    .selectFrom('shop_deliveries')
-    .innerJoin('shop_orders', 'shop_orders.id', 'shop_deliveries.order_id')
-    .leftJoin('ledger', (j) => j.on('ledger.reason', '=', 'refund').on('ledger.ref', '=', sql<string>`'delivery:' || shop_deliveries.id`))
-    .select(['shop_deliveries.id', 'shop_deliveries.state', 'shop_deliveries.quantity', 'shop_orders.price', (eb) => eb.fn.count<number>('ledger.id').as('rows'), (eb) => eb.fn.sum<number>('ledger.amount').as('amount')])
-    .groupBy(['shop_deliveries.id', 'shop_deliveries.state', 'shop_deliveries.quantity', 'shop_orders.price'])
+    .selectFrom('deliveries')
+    .innerJoin('shop_orders', 'shop_orders.id', 'deliveries.source_id')
+    .leftJoin('ledger', (j) => j.on('ledger.reason', '=', 'refund').on('ledger.ref', '=', sql<string>`'delivery:' || deliveries.id`))
+    .select(['deliveries.id', 'deliveries.state', 'deliveries.quantity', 'shop_orders.price', (eb) => eb.fn.count<number>('ledger.id').as('rows'), (eb) => eb.fn.sum<number>('ledger.amount').as('amount')])
+    .where('deliveries.source', '=', 'shop')
+    .groupBy(['deliveries.id', 'deliveries.state', 'deliveries.quantity', 'shop_orders.price'])
     .execute();
   for (const d of refunds) {
     const expected = d.state === 'refunded' ? 1 : 0;

@@ -4,7 +4,7 @@ import type { Generated } from 'kysely';
 export interface ShopTables {
   shop_items: ShopItemsTable;
   shop_orders: ShopOrdersTable;
-  shop_deliveries: ShopDeliveriesTable;
+  shop_categories: ShopCategoriesTable;
   shop_idempotency: ShopIdempotencyTable;
 }
 
@@ -18,12 +18,16 @@ export interface ShopItemsTable {
   item_id_minecraft: string;
   /** 'Продаётся' is on sale; anything else is shown as inactive and cannot be bought. */
   status: string;
-  /** Integer kopecks per piece. */
+  /** Integer kopecks per purchase (of `pieces` pieces). */
   price: number;
-  /** Pieces left; never below zero (a CHECK and the conditional purchase update keep it so). */
+  /** Purchases left; never below zero (a CHECK and the conditional purchase update keep it so). */
   count: number;
   /** The game server the item is delivered on; null until one is chosen. */
   server_id: number | null;
+  /** JSON array of its own console commands; null: the server's command template. */
+  commands: string | null;
+  /** Pieces one purchase gives («Алмазы ×16»); 1 unless set. */
+  pieces: Generated<number>;
   created_at: number;
   updated_at: number;
   /** Deleted items stay for the orders that name them. */
@@ -41,33 +45,18 @@ export interface ShopOrdersTable {
   price: number;
   quantity: number;
   total: number;
+  /** Pieces per purchase at the time of the order; 1 unless set. */
+  pieces: Generated<number>;
   created_at: number;
 }
 
-export interface ShopDeliveriesTable {
+/** The owner's item categories, in their order. */
+export interface ShopCategoriesTable {
   id: Generated<number>;
-  order_id: number;
-  user_id: number;
-  /** Where to send it; null: the only server with RCON, resolved when it is sent. */
-  server_id: number | null;
-  /** Pieces in this delivery (an order is split into stacks of at most 64). */
-  quantity: number;
-  /** pending | sent | done | failed | unknown | refunded */
-  state: string;
-  /** Commands sent for this row. */
-  attempts: number;
-  /** Consecutive waits (server unreachable, player not in the game); drives the backoff. */
-  retries: number;
-  next_attempt_at: number;
-  /** Claim of one worker: set by a conditional update, so two instances never send the same row. */
-  lock_token: string | null;
-  locked_until: number | null;
-  command: string | null;
-  reply: string | null;
-  last_error: string | null;
-  sent_at: number | null;
-  done_at: number | null;
-  refunded_at: number | null;
+  name: string;
+  /** The name lower-cased (categoryKey): unique, so «Еда» and «еда» are one. */
+  name_key: string;
+  position: number;
   created_at: number;
   updated_at: number;
 }

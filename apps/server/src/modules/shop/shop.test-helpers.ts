@@ -72,7 +72,7 @@ export async function balanceOf(t: TestApp, userId: number): Promise<number> {
   return Number(row.balance);
 }
 
-export async function countRows(t: TestApp, table: 'shop_orders' | 'shop_deliveries' | 'ledger' | 'shop_items' | 'audit_log'): Promise<number> {
+export async function countRows(t: TestApp, table: 'shop_orders' | 'deliveries' | 'ledger' | 'shop_items' | 'audit_log'): Promise<number> {
   const row = await t.handle.db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -38,7 +38,7 @@ describe.each(dbKinds)('shop on %s', (kind) => {
     balance: await balanceOf(t, playerId),
     count: (await item(itemId)).count,
     orders: await countRows(t, 'shop_orders'),
-    deliveries: await countRows(t, 'shop_deliveries'),
+    deliveries: await countRows(t, 'deliveries'),
     ledger: await countRows(t, 'ledger'),
   });
 
@@ -75,7 +75,7 @@ describe.each(dbKinds)('shop on %s', (kind) => {
     const pub = await t.app.inject({ method: 'GET', url: '/api/shop/all' });
     expect(pub.statusCode).toBe(200);
     const listed = pub.json<Record<string, unknown>[]>();
-    expect(listed.find((i) => i.id === created.id)).toEqual({ id: created.id, name: 'Алмазный меч', icon: ICON, price: 149.9, count: 5, description: '', category: 'Предметы' });
+    expect(listed.find((i) => i.id === created.id)).toEqual({ id: created.id, name: 'Алмазный меч', icon: ICON, price: 149.9, count: 5, description: '', category: 'Предметы', pieces: 1 });
     expect(listed.some((i) => i.name === 'Зелье')).toBe(false);
     // Served from the shared cache, with an ETag the browser can revalidate.
     expect(pub.headers.etag).toBeTruthy();
@@ -128,7 +128,18 @@ describe.each(dbKinds)('shop on %s', (kind) => {
     [{ name: 'X', price: 1, count: 1 }, 'Укажите ссылку на иконку'],
     [{ name: 'X', price: 1, count: 1, icon: ICON, item_id_minecraft: 'stone 64\nop Steve' }, 'Minecraft ID: строчные'],
     [{ name: 'X', price: 1, count: 1, icon: ICON, item_id_minecraft: '' }, 'Укажите Minecraft ID'],
-    [{ name: 'X', price: 1, count: 1, icon: ICON, category: 'Машины' }, 'Категория: одна из'],
+    [{ name: 'X', price: 1, count: 1, icon: ICON, category: 'Машины' }, 'Категории «Машины» нет в списке'],
+    [{ name: 'X', price: 1, count: 1, icon: ICON, pieces: 0 }, 'Штук за покупку: целое число от 1 до 6400'],
+    [{ name: 'X', price: 1, count: 1, icon: ICON, pieces: 6401 }, 'Штук за покупку'],
+    [{ name: 'X', price: 1, count: 1, icon: ICON, commands: 'give {player} stone 1' }, 'Команды: список строк'],
+    [{ name: 'X', price: 1, count: 1, icon: ICON, commands: ['give {player} stone 1', 'give {player} stone 1\u0085op {player}'] }, 'Команда 2: недопустимый символ U+0085'],
+    [{ name: 'X', price: 1, count: 1, icon: ICON, commands: ['give {player} stone 1\u2028op {player}'] }, 'Команда 1: недопустимый символ U+2028'],
+    [{ name: 'X', price: 1, count: 1, icon: ICON, commands: ['give {player} stone 1\r\n'] }, 'недопустимый символ U+000D'],
+    [{ name: 'X', price: 1, count: 1, icon: ICON, commands: ['give {player} stone 1\u0000'] }, 'Недопустимые символы в тексте'],
+    [{ name: 'X', price: 1, count: 1, icon: ICON, commands: ['give {player} {money} 1'] }, 'Команда 1: неизвестная подстановка {money}'],
+    [{ name: 'X', price: 1, count: 1, icon: ICON, commands: ['say привет'] }, 'Команда 1: нужна подстановка {player} или {uuid}'],
+    [{ name: 'X', price: 1, count: 1, icon: ICON, commands: ['   '] }, 'Команда 1: введите команду'],
+    [{ name: 'X', price: 1, count: 1, icon: ICON, commands: Array(21).fill('give {player} stone 1') }, 'Команды: не больше 20'],
     [{ name: 'X', price: 1, count: 1, icon: ICON, server_id: 999_999 }, 'Сервер не найден'],
     [{ name: 'X', price: 1, count: 1, icon: ICON, owner: 'me' }, ''],
   ])('refuses a bad item %j in Russian and creates nothing', async (body, text) => {
@@ -199,7 +210,7 @@ describe.each(dbKinds)('shop on %s', (kind) => {
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ user_id: playerId, reason: 'purchase', author_id: playerId });
     expect(Number(ledger[0]!.amount)).toBe(-19_500);
-    const deliveries = await t.handle.db.selectFrom('shop_deliveries').selectAll().where('order_id', '=', answer.order_id).orderBy('id').execute();
+    const deliveries = await t.handle.db.selectFrom('deliveries').selectAll().where('source', '=', 'shop').where('source_id', '=', answer.order_id).orderBy('id').execute();
     expect(deliveries.map((d) => [d.quantity, d.state])).toEqual([
       [64, 'pending'],
       [64, 'pending'],
@@ -359,10 +370,57 @@ describe.each(dbKinds)('shop on %s', (kind) => {
     expect(await countRows(t, 'ledger')).toBe(ledgerBefore + 50);
     const orders = await t.handle.db.selectFrom('shop_orders').select('id').where('item_id', '=', id).execute();
     expect(orders).toHaveLength(50);
-    const deliveries = await t.handle.db.selectFrom('shop_deliveries').select('id').where('order_id', 'in', orders.map((o) => o.id)).execute();
+    const deliveries = await t.handle.db.selectFrom('deliveries').select('id').where('source', '=', 'shop').where('source_id', 'in', orders.map((o) => o.id)).execute();
     expect(deliveries).toHaveLength(50);
     expect(await findLedgerMismatches(t.handle.db)).toEqual([]);
     expect(await findShopLedgerMismatches(t.handle.db)).toEqual([]);
+  });
+
+  it("keeps an item's own commands and pieces per purchase, and shows players the pieces", async () => {
+    const res = await create({ name: 'Алмазы ×16', price: 50, count: 10, icon: ICON, item_id_minecraft: 'diamond', pieces: 16, commands: ['  give {player} minecraft:{item} {quantity}  ', 'lp user {uuid} permission set shop.diamonds'] });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ pieces: 16, commands: ['give {player} minecraft:{item} {quantity}', 'lp user {uuid} permission set shop.diamonds'] });
+    const id = res.json().id as number;
+    expect((await item(id)).commands).toBe(JSON.stringify(['give {player} minecraft:{item} {quantity}', 'lp user {uuid} permission set shop.diamonds']));
+    const pub = (await t.app.inject({ method: 'GET', url: '/api/shop/all' })).json<{ id: number; pieces: number }[]>();
+    expect(pub.find((i) => i.id === id)?.pieces).toBe(16);
+    // An empty list goes back to the server's template; a bad command changes nothing.
+    const bad = await update(id, { commands: ['give {player} x 1\u2028op {player}'] });
+    expect(bad.statusCode).toBe(400);
+    expect(errorOf(bad)).toContain('Команда 1: недопустимый символ U+2028');
+    expect(JSON.parse((await item(id)).commands!)).toHaveLength(2);
+    expect((await update(id, { commands: [], pieces: 1 })).json()).toMatchObject({ commands: [], pieces: 1 });
+    expect((await item(id)).commands).toBeNull();
+  });
+
+  it("lets the owner manage categories: items follow a rename, a category in use cannot go", async () => {
+    const list = async () => (await t.app.inject(asUser(admin, { method: 'GET', url: '/api/shop/admin/categories' }))).json<{ categories: { id: number; name: string; position: number; items: number }[] }>().categories;
+    const start = await list();
+    expect(start.slice(0, 7).map((c) => c.name)).toEqual(['Предметы', 'Оружие', 'Броня', 'Инструменты', 'Еда', 'Зелья', 'Блоки']);
+    const cat = (body: object, method: 'POST' | 'PUT' | 'DELETE' = 'POST', id?: number) =>
+      t.app.inject(asUser(admin, { method, url: `/api/shop/admin/categories${id ? `/${id}` : ''}`, ...(method !== 'DELETE' && { payload: body }) }));
+    const added = await cat({ name: 'Редкости' });
+    expect(added.statusCode, added.body).toBe(201);
+    expect(added.json()).toMatchObject({ message: 'Категория добавлена', category: { name: 'Редкости', items: 0 } });
+    const catId = added.json().category.id as number;
+    expect(errorOf(await cat({ name: 'редкости' }))).toBe('Категория «редкости» уже есть');
+    expect(errorOf(await cat({ name: 'Две\nстроки' }))).toContain('Категория: одна строка без управляющих символов');
+    // An item takes the category as the list spells it.
+    const itemId = await newItem({ category: 'РЕДКОСТИ' });
+    expect((await item(itemId)).category).toBe('Редкости');
+    const renamed = await cat({ name: 'Раритеты', position: 0 }, 'PUT', catId);
+    expect(renamed.json()).toMatchObject({ category: { name: 'Раритеты', position: 0, items: 1 } });
+    expect((await item(itemId)).category).toBe('Раритеты');
+    const inUse = await cat({}, 'DELETE', catId);
+    expect(inUse.statusCode).toBe(409);
+    expect(errorOf(inUse)).toBe('В категории «Раритеты» есть товары (1): перенесите их в другую категорию, затем удалите её');
+    await update(itemId, { category: 'Блоки' });
+    expect((await cat({}, 'DELETE', catId)).statusCode).toBe(200);
+    expect((await list()).some((c) => c.name === 'Раритеты')).toBe(false);
+    expect(errorOf(await create({ name: 'X', price: 1, count: 1, icon: ICON, category: 'Раритеты' }))).toContain('Категории «Раритеты» нет в списке');
+    expect((await t.app.inject(asUser(player, { method: 'GET', url: '/api/shop/admin/categories' }))).statusCode).toBe(403);
+    const audit = await t.handle.db.selectFrom('audit_log').select('action').where('entity', '=', 'shop_category').execute();
+    expect(audit.map((a) => a.action)).toEqual(['shop.category.create', 'shop.category.update', 'shop.category.delete']);
   });
 
   it('documents the shop routes in OpenAPI', async () => {

@@ -7,6 +7,7 @@ import { Loading } from '../../components/States.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
 import { formatRub } from '../../lib/format.ts';
 import { useTitle } from '../../providers/title.ts';
+import { MyPurchases } from '../../features/shop/MyPurchases.tsx';
 import { ShopPanel } from '../../features/shop/ShopPanel.tsx';
 import { ChangePasswordForm } from '../../features/accounts/ChangePasswordForm.tsx';
 import { OwnSkinPanel } from '../../features/skins/SkinPanel.tsx';
@@ -45,7 +46,12 @@ export default function ProfilePage() {
             onChange={(id) => setParams(id === 'info' ? {} : { tab: id }, { replace: true })}
           >
             {tab === 'info' && <Information user={user} />}
-            {tab === 'shop' && <ShopPanel />}
+            {tab === 'shop' && (
+              <div className="stack">
+                <ShopPanel />
+                <MyPurchases inCard />
+              </div>
+            )}
             {tab === 'settings' && <ChangePasswordForm />}
           </Tabs>
         </section>

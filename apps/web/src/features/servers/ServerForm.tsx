@@ -1,8 +1,11 @@
-import { DEFAULT_COMMAND_TEMPLATE, DEFAULT_RCON_PORT, SERVER_DEFAULTS, ServerBody, type AdminServer, type ServerBodyInput } from '@kubik/contract';
-import { useWatch } from 'react-hook-form';
+import { COMMAND_PLACEHOLDERS, DEFAULT_COMMAND_TEMPLATE, DEFAULT_RCON_PORT, SERVER_DEFAULTS, ServerBody, type AdminServer, type RconCheckResponse, type ServerBodyInput } from '@kubik/contract';
+import { useMutation } from '@tanstack/react-query';
+import { useFormContext, useWatch } from 'react-hook-form';
 import { z } from 'zod';
 import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
 import { CheckboxField, FieldGroup, ImageUrlField, NumberField, TextAreaField, TextField } from '../../components/form/fields.tsx';
+import { ApiError } from '../../lib/api.ts';
+import { checkRcon } from './api.ts';
 
 /** The server's body, plus the switch that removes a stored RCON password. */
 const ServerForm = ServerBody.extend({ clear_password: z.boolean() });
@@ -48,8 +51,10 @@ export function ServerFormFields({ server, onSave, onCancel }: ServerFormProps) 
         <NumberField name="max_online" label="Максимальный онлайн" />
       </div>
 
-      <FieldGroup legend="Выдача покупок (RCON)">
-        <p className="muted">Магазин отправляет команды на сервер по RCON. Включите enable-rcon в server.properties и укажите тот же пароль.</p>
+      <FieldGroup legend="Выдача в игре (RCON)">
+        <p className="muted">
+          Покупки, привилегии и наборы выдаются командами по RCON. В server.properties сервера: enable-rcon=true, rcon.port и rcon.password — тот же пароль, что здесь.
+        </p>
         <div className="form-grid">
           <TextField name="rcon_host" label="Адрес RCON" placeholder={address || 'как у сервера'} hint="Пусто — адрес сервера." autoComplete="off" spellCheck={false} />
           <NumberField name="rcon_port" label="Порт RCON" empty={null} placeholder={String(DEFAULT_RCON_PORT)} />
@@ -63,11 +68,57 @@ export function ServerFormFields({ server, onSave, onCancel }: ServerFormProps) 
           hint={server?.has_rcon_password ? 'Пароль задан. Оставьте поле пустым, чтобы не менять его.' : 'Пароль не задан.'}
         />
         {server?.has_rcon_password && <CheckboxField name="clear_password" label="Удалить пароль RCON (выдача на этот сервер отключится)" />}
-        <TextField name="command_template" label="Шаблон команды выдачи" spellCheck={false} hint="Подстановки: {player}, {item}, {quantity}, {order}." />
+        <TextField
+          name="command_template"
+          label="Шаблон команды выдачи"
+          spellCheck={false}
+          hint={`Для товаров без своих команд. Подстановки: ${COMMAND_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}.`}
+        />
+        <RconCheck serverId={server?.id} />
       </FieldGroup>
 
       <FormErrors />
       <FormActions onCancel={onCancel} />
     </Form>
+  );
+}
+
+/** «Проверить RCON»: logs in with what the form holds now and runs `list`; shows the answer or exactly why not. */
+function RconCheck({ serverId }: { serverId: number | undefined }) {
+  const { control } = useFormContext<Values>();
+  const [ip, host, port, password, clearing] = useWatch({ control, name: ['ip_address', 'rcon_host', 'rcon_port', 'rcon_password', 'clear_password'] });
+  const check = useMutation({
+    mutationFn: () =>
+      checkRcon({
+        ...(serverId !== undefined && { server_id: serverId }),
+        ip_address: (ip ?? '').trim(),
+        rcon_host: (host ?? '').trim() || null,
+        rcon_port: typeof port === 'number' && Number.isFinite(port) ? port : null,
+        rcon_password: password ?? '',
+      }),
+  });
+  const result: RconCheckResponse | undefined = check.data;
+  const failure = check.error ? (check.error instanceof ApiError && check.error.message ? check.error.message : 'Не удалось проверить RCON') : null;
+  return (
+    <div className="rcon-check">
+      <button type="button" className="btn" disabled={check.isPending || clearing} onClick={() => check.mutate()}>
+        {check.isPending ? 'Проверяем…' : 'Проверить RCON'}
+      </button>
+      <div role="status" aria-live="polite" className="rcon-check-result">
+        {result && !check.isPending && (
+          <div className={result.ok ? 'notice notice-success' : 'notice notice-danger'} data-testid="rcon-check-result">
+            <p>
+              {result.message} <span className="muted">({result.address})</span>
+            </p>
+            {result.reply !== null && <pre className="rcon-check-reply">{result.reply || '(пустой ответ)'}</pre>}
+          </div>
+        )}
+        {failure && !check.isPending && (
+          <div className="notice notice-danger" data-testid="rcon-check-result">
+            <p>{failure}</p>
+          </div>
+        )}
+      </div>
+    </div>
   );
 }

@@ -1,4 +1,4 @@
-import { DELIVERY_STATES, type AdminDelivery, type DeliveryState } from '@kubik/contract';
+import { DELIVERY_SOURCE_TEXT, DELIVERY_SOURCES, DELIVERY_STATES, type AdminDelivery, type DeliverySource, type DeliveryState } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
@@ -9,29 +9,32 @@ import { ApiError } from '../../lib/api.ts';
 import { formatDateTime, formatRub } from '../../lib/format.ts';
 import { AUDIT_KEY } from '../../lib/query-keys.ts';
 import { useNotify } from '../../providers/notifications.tsx';
-import { ADMIN_ITEMS_KEY, DELIVERIES_KEY, fetchDeliveries, refundDelivery, resendDelivery, SHOP_KEY } from './api.ts';
-import { DELIVERY_TONE, deliveryText, isMoving } from './deliveryState.ts';
+import { ADMIN_ITEMS_KEY, ADMIN_SERVERS_KEY, DELIVERIES_KEY, fetchDeliveries, fetchShopServers, refundDelivery, resendDelivery, SHOP_KEY } from './api.ts';
+import { DELIVERY_TONE, deliveryText, isMoving, WAITING_TEXT } from './deliveryState.ts';
 
 const canAct = (s: DeliveryState) => s === 'failed' || s === 'unknown' || s === 'pending';
 
-/** «Выдача в игре»: every delivery with its state and the server's answer; resend and refund. */
+/** «Выдача в игре»: the whole delivery queue (purchases, privileges, kits, bans) with states and the server's answers. */
 export function AdminDeliveries() {
   const notify = useNotify();
   const queryClient = useQueryClient();
-  const filterId = useId();
+  const stateId = useId();
+  const sourceId = useId();
   const [state, setState] = useState<DeliveryState | ''>('');
+  const [source, setSource] = useState<DeliverySource | ''>('');
   const list = useQuery({
-    queryKey: [...DELIVERIES_KEY, state],
-    queryFn: () => fetchDeliveries(state),
+    queryKey: [...DELIVERIES_KEY, state, source],
+    queryFn: () => fetchDeliveries(state, source),
     refetchInterval: (q) => (q.state.data?.some((d) => isMoving(d.state)) ? 5000 : false),
   });
+  const servers = useQuery({ queryKey: ADMIN_SERVERS_KEY, queryFn: fetchShopServers });
 
   const refresh = (...keys: (readonly unknown[])[]) => {
     for (const queryKey of [DELIVERIES_KEY, AUDIT_KEY, ...keys]) void queryClient.invalidateQueries({ queryKey });
   };
   const failed = (err: unknown) => notify('danger', err instanceof ApiError && err.message ? err.message : 'Произошла ошибка');
   const resend = useMutation({
-    mutationFn: (d: AdminDelivery) => resendDelivery(d.id),
+    mutationFn: ({ d, serverId }: { d: AdminDelivery; serverId?: number }) => resendDelivery(d.id, serverId),
     onSuccess: (r) => notify('success', r.message),
     onError: failed,
     onSettled: () => refresh(),
@@ -40,42 +43,61 @@ export function AdminDeliveries() {
     mutationFn: (d: AdminDelivery) => refundDelivery(d.id),
     onSuccess: (r) => notify('success', r.message),
     onError: failed,
-    // The pieces went back to stock.
+    // The purchases went back to stock.
     onSettled: () => refresh(ADMIN_ITEMS_KEY, SHOP_KEY),
   });
   const busy = resend.isPending || refund.isPending;
 
-  function askResend(d: AdminDelivery) {
-    if (d.state === 'unknown' && !window.confirm('Сервер не ответил на команду — предмет мог быть выдан. Проверьте в игре. Выдать ещё раз?')) return;
-    resend.mutate(d);
+  function askResend(d: AdminDelivery, serverId?: number) {
+    if (d.state === 'unknown' && !window.confirm('Сервер не ответил на команду — она могла выполниться. Проверьте в игре. Выдать ещё раз?')) return;
+    resend.mutate({ d, serverId });
   }
   function askRefund(d: AdminDelivery) {
-    if (window.confirm(`Вернуть игроку ${d.username} ${formatRub(d.amount)} за «${d.item_name}» × ${d.quantity}? Выдача будет отменена.`)) refund.mutate(d);
+    if (window.confirm(`Вернуть игроку ${d.username ?? ''} ${formatRub(d.amount ?? 0)} за «${d.label}» × ${d.quantity ?? 1}? Выдача будет отменена.`)) refund.mutate(d);
   }
 
   const columns: Column<AdminDelivery>[] = [
     { header: '№', cell: (d) => d.id, kind: 'num' },
     { header: 'Время', cell: (d) => formatDateTime(d.updated_at) },
-    { header: 'Игрок', cell: (d) => d.username },
+    { header: 'Игрок', cell: (d) => d.username ?? <span className="muted">—</span> },
     {
-      header: 'Товар',
+      header: 'Что выдаётся',
       kind: 'main',
       cell: (d) => (
         <>
-          {d.item_name} × {d.quantity}
+          {d.label}
+          {d.quantity !== null && ` × ${d.quantity}`}
           <div className="muted-small">
-            Заказ №{d.order_id} · {formatRub(d.amount)}
+            {DELIVERY_SOURCE_TEXT[d.source]}
+            {d.order_id !== null && ` · заказ №${d.order_id}`}
+            {d.amount !== null && ` · ${formatRub(d.amount)}`}
           </div>
         </>
       ),
     },
-    { header: 'Сервер', cell: (d) => d.server_name ?? <span className="muted">не выбран</span> },
+    {
+      header: 'Сервер',
+      cell: (d) => (
+        <>
+          {d.server_name ?? <span className="muted">{d.server_scope === 'all' ? 'все серверы с RCON' : d.server_scope === 'only' ? 'единственный с RCON' : 'удалён'}</span>}
+          {d.waiting === 'no_server' && d.state === 'pending' && (
+            <MoveToServer delivery={d} servers={servers.data?.servers ?? []} disabled={busy} onMove={(serverId) => askResend(d, serverId)} />
+          )}
+        </>
+      ),
+    },
     {
       header: 'Состояние',
       cell: (d) => (
         <>
           <Badge tone={DELIVERY_TONE[d.state]}>{deliveryText(d.state)}</Badge>
-          {d.attempts > 0 && <div className="muted-small">попыток: {d.attempts}</div>}
+          {d.state === 'pending' && d.waiting && <div className="muted-small">{WAITING_TEXT[d.waiting]}</div>}
+          {d.steps > 1 && (
+            <div className="muted-small">
+              команда {Math.min(d.step + (d.state === 'done' ? 0 : 1), d.steps)} из {d.steps}
+            </div>
+          )}
+          {d.attempts > 0 && <div className="muted-small">отправлено команд: {d.attempts}</div>}
         </>
       ),
     },
@@ -99,9 +121,11 @@ export function AdminDeliveries() {
             <button type="button" className="btn btn-small" disabled={busy} onClick={() => askResend(d)}>
               {d.state === 'pending' ? 'Отправить сейчас' : 'Выдать повторно'}
             </button>
-            <button type="button" className="btn btn-small btn-danger" disabled={busy} onClick={() => askRefund(d)}>
-              Вернуть деньги
-            </button>
+            {d.source === 'shop' && (
+              <button type="button" className="btn btn-small btn-danger" disabled={busy} onClick={() => askRefund(d)}>
+                Вернуть деньги
+              </button>
+            )}
           </div>
         ),
     },
@@ -113,8 +137,19 @@ export function AdminDeliveries() {
       actions={
         <>
           <div className="field admin-filter">
-            <label htmlFor={filterId}>Состояние</label>
-            <select id={filterId} value={state} onChange={(e) => setState(e.target.value as DeliveryState | '')}>
+            <label htmlFor={sourceId}>Источник</label>
+            <select id={sourceId} value={source} onChange={(e) => setSource(e.target.value as DeliverySource | '')}>
+              <option value="">Все</option>
+              {DELIVERY_SOURCES.map((s) => (
+                <option key={s} value={s}>
+                  {DELIVERY_SOURCE_TEXT[s]}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field admin-filter">
+            <label htmlFor={stateId}>Состояние</label>
+            <select id={stateId} value={state} onChange={(e) => setState(e.target.value as DeliveryState | '')}>
               <option value="">Все</option>
               {DELIVERY_STATES.map((s) => (
                 <option key={s} value={s}>
@@ -133,5 +168,32 @@ export function AdminDeliveries() {
         {(deliveries) => <DataTable label="Выдача в игре" rows={deliveries} columns={columns} rowKey={(d) => d.id} rowProps={(d) => ({ 'data-testid': `delivery-${d.id}` })} />}
       </QueryState>
     </AdminSection>
+  );
+}
+
+/** A delivery with no server to go to (its own was deleted, or none was chosen) can be sent to another. */
+function MoveToServer({ delivery, servers, disabled, onMove }: { delivery: AdminDelivery; servers: { id: number; name: string; rcon: boolean }[]; disabled: boolean; onMove: (serverId: number) => void }) {
+  const id = useId();
+  const choices = servers.filter((s) => s.rcon && s.id !== delivery.server_id);
+  if (choices.length === 0) return null;
+  return (
+    <div className="field admin-filter">
+      <label htmlFor={id}>Выдать на сервер</label>
+      <select
+        id={id}
+        value=""
+        disabled={disabled}
+        onChange={(e) => {
+          if (e.target.value) onMove(Number(e.target.value));
+        }}
+      >
+        <option value="">Выберите…</option>
+        {choices.map((s) => (
+          <option key={s.id} value={s.id}>
+            {s.name}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }

@@ -10,6 +10,7 @@ import { QueryState } from '../../components/QueryState.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
 import { formatDateTime, formatRub } from '../../lib/format.ts';
 import { useTitle } from '../../providers/title.ts';
+import { AdminCategories } from './AdminCategories.tsx';
 import { AdminDeliveries } from './AdminDeliveries.tsx';
 import { ADMIN_ITEMS_KEY, createItem, deleteItem, fetchAdminItems, SHOP_KEY, updateItem } from './api.ts';
 import { ItemForm } from './ItemForm.tsx';
@@ -17,6 +18,7 @@ import './shop.css';
 
 const TABS = [
   { id: 'items', label: 'Товары' },
+  { id: 'categories', label: 'Категории' },
   { id: 'deliveries', label: 'Выдача в игре' },
 ];
 
@@ -26,7 +28,7 @@ export default function AdminShopPage() {
   return (
     <section className="stack" aria-label="Магазин">
       <Tabs tabs={TABS} active={tab} onChange={setTab} label="Разделы магазина">
-        {tab === 'items' ? <AdminItems /> : <AdminDeliveries />}
+        {tab === 'items' ? <AdminItems /> : tab === 'categories' ? <AdminCategories /> : <AdminDeliveries />}
       </Tabs>
     </section>
   );
@@ -58,7 +60,22 @@ function AdminItems() {
 
   const columns: Column<ShopItemAdmin>[] = [
     { header: 'Иконка', kind: 'media', cell: (i) => <img src={i.icon} alt="" width={32} height={32} loading="lazy" className="pixelated shop-icon" /> },
-    { header: 'Название', cell: (i) => i.name, kind: 'main' },
+    {
+      header: 'Название',
+      kind: 'main',
+      cell: (i) => (
+        <>
+          {i.name}
+          {(i.pieces > 1 || i.commands.length > 0) && (
+            <div className="muted-small">
+              {i.pieces > 1 && `${i.pieces} шт. за покупку`}
+              {i.pieces > 1 && i.commands.length > 0 && ' · '}
+              {i.commands.length > 0 && `своих команд: ${i.commands.length}`}
+            </div>
+          )}
+        </>
+      ),
+    },
     { header: 'Цена', cell: (i) => formatRub(i.price), kind: 'num' },
     {
       header: 'Количество',

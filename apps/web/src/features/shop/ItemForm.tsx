@@ -1,9 +1,10 @@
-import { DEFAULT_CATEGORY, DEFAULT_ITEM_ID, OFF_SALE, ON_SALE, SHOP_CATEGORIES, ShopItemCreateBody, type ShopItemAdmin } from '@kubik/contract';
+import { DEFAULT_CATEGORY, DEFAULT_ITEM_ID, ITEM_COMMAND_PLACEHOLDERS, MAX_ITEM_COMMANDS, OFF_SALE, ON_SALE, ShopItemCreateBody, type ShopItemAdmin } from '@kubik/contract';
 import { useQuery } from '@tanstack/react-query';
+import { useFormContext, useWatch } from 'react-hook-form';
 import { z } from 'zod';
 import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
-import { ImageUrlField, MoneyField, NumberField, SelectField, TextAreaField, TextField } from '../../components/form/fields.tsx';
-import { ADMIN_SERVERS_KEY, fetchShopServers } from './api.ts';
+import { FieldGroup, ImageUrlField, MoneyField, NumberField, SelectField, TextAreaField, TextField } from '../../components/form/fields.tsx';
+import { ADMIN_SERVERS_KEY, CATEGORIES_KEY, fetchCategories, fetchShopServers } from './api.ts';
 
 /** The item's body with the delivery server as the select has it: 'default' (the server chooses), '' (none) or an id. */
 const ItemFormSchema = ShopItemCreateBody.omit({ server_id: true }).extend({ server: z.string() });
@@ -23,6 +24,7 @@ interface ItemFormProps {
 /** §5: name, price ≥ 0, count ≥ 0, icon URL and Minecraft ID are required; description is optional. */
 export function ItemForm({ item, onSave, onCancel }: ItemFormProps) {
   const servers = useQuery({ queryKey: ADMIN_SERVERS_KEY, queryFn: fetchShopServers });
+  const categories = useQuery({ queryKey: CATEGORIES_KEY, queryFn: fetchCategories });
   const form = useSchemaForm(ItemFormSchema, {
     defaultValues: {
       name: item?.name ?? '',
@@ -30,12 +32,18 @@ export function ItemForm({ item, onSave, onCancel }: ItemFormProps) {
       count: item?.count ?? Number.NaN,
       icon: item?.icon ?? '',
       description: item?.description ?? '',
-      category: (item?.category as Values['category']) ?? DEFAULT_CATEGORY,
+      category: item?.category ?? DEFAULT_CATEGORY,
       item_id_minecraft: item?.item_id_minecraft ?? DEFAULT_ITEM_ID,
       status: item?.status ?? ON_SALE,
       server: item ? (item.server_id === null ? '' : String(item.server_id)) : 'default',
+      pieces: item?.pieces ?? 1,
+      commands: item?.commands ?? [],
     },
   });
+  // The owner's list, in their order; an item's category that has left the list stays selectable.
+  const names = categories.data?.map((c) => c.name) ?? [];
+  const current = item?.category ?? names[0] ?? DEFAULT_CATEGORY;
+  const categoryOptions = (names.includes(current) ? names : [current, ...names]).map((c) => ({ value: c, label: c }));
   const status = item?.status ?? ON_SALE;
   const statuses = [ON_SALE, OFF_SALE, ...(status !== ON_SALE && status !== OFF_SALE ? [status] : [])];
   const fallback = servers.data?.servers.find((s) => s.id === servers.data?.default_server_id);
@@ -55,7 +63,7 @@ export function ItemForm({ item, onSave, onCancel }: ItemFormProps) {
       <ImageUrlField name="icon" label="Ссылка на иконку" placeholder="https://…" />
       <TextAreaField name="description" label="Описание" maxLength={2000} rows={3} />
       <div className="form-grid">
-        <SelectField name="category" label="Категория" options={SHOP_CATEGORIES.map((c) => ({ value: c, label: c }))} />
+        <SelectField key={categories.data ? 'categories' : 'loading'} name="category" label="Категория" options={categoryOptions} disabled={categories.isPending} />
         <SelectField name="status" label="Статус" options={statuses.map((s) => ({ value: s, label: s }))} />
       </div>
       {/* Mounted again once the servers are in, so the select shows the item's server among them. */}
@@ -67,8 +75,44 @@ export function ItemForm({ item, onSave, onCancel }: ItemFormProps) {
         disabled={servers.isPending}
         hint={servers.isError ? 'Не удалось загрузить список серверов' : undefined}
       />
+      <NumberField name="pieces" label="Штук за покупку" hint="Сколько штук получает игрок за одну покупку, например 16 для «Алмазы ×16»." />
+      <CommandsField />
       <FormErrors />
       <FormActions onCancel={onCancel} />
     </Form>
+  );
+}
+
+/**
+ * The item's own console commands, one field each (so a refusal stands next to its command);
+ * none: the server's command template gives the item.
+ */
+function CommandsField() {
+  const { control, getValues, setValue } = useFormContext<{ commands: string[] }>();
+  const commands = useWatch({ control, name: 'commands' }) ?? [];
+  const set = (list: string[]) => setValue('commands', list, { shouldDirty: true });
+  const placeholders = ITEM_COMMAND_PLACEHOLDERS.map((p) => `{${p}}`).join(', ');
+  return (
+    <FieldGroup legend="Свои команды выдачи">
+      <p className="muted">
+        {commands.length === 0
+          ? 'Команд нет: предмет выдаётся по шаблону команды сервера.'
+          : 'Выполняются по порядку один раз на покупку вместо шаблона сервера.'}{' '}
+        Подстановки: {placeholders}; {'{quantity}'} — покупок × штук за покупку.
+      </p>
+      {commands.map((_, i) => (
+        <div className="item-command" key={i}>
+          <TextField name={`commands.${i}`} label={`Команда ${i + 1}`} autoComplete="off" spellCheck={false} placeholder="give {player} minecraft:{item} {quantity}" />
+          <button type="button" className="btn btn-small" aria-label={`Удалить команду ${i + 1}`} onClick={() => set(getValues('commands').filter((__, j) => j !== i))}>
+            Удалить
+          </button>
+        </div>
+      ))}
+      {commands.length < MAX_ITEM_COMMANDS && (
+        <button type="button" className="btn btn-small" onClick={() => set([...getValues('commands'), ''])}>
+          Добавить команду
+        </button>
+      )}
+    </FieldGroup>
   );
 }

@@ -1,7 +1,6 @@
 import type { ShopItem } from '@kubik/contract';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { Link, useLocation } from 'wouter';
 import { useAuth } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
@@ -15,7 +14,6 @@ export function ShopPanel() {
   const { user, setBalance } = useAuth();
   const notify = useNotify();
   const queryClient = useQueryClient();
-  const [pathname] = useLocation();
   const headingId = useId();
   const items = useQuery({ queryKey: SHOP_KEY, queryFn: fetchShop });
   const [buyingId, setBuyingId] = useState<number | null>(null);
@@ -33,11 +31,6 @@ export function ShopPanel() {
           Баланс: <strong data-testid="shop-balance">{formatRub(balance)}</strong>
         </p>
       </div>
-      {pathname !== '/shop' && (
-        <p className="muted">
-          <Link to="/shop">Мои покупки и выдача в игре</Link>
-        </p>
-      )}
 
       {items.isPending ? (
         <Loading text="Загрузка товаров..." />

@@ -3,8 +3,12 @@ import type {
   BuyBody,
   BuyResponse,
   DeliveryActionResponse,
+  DeliverySource,
   DeliveryState,
   MessageResponse,
+  ShopCategoriesResponse,
+  ShopCategoryBody,
+  ShopCategorySaveResponse,
   ShopItem,
   ShopItemAdmin,
   ShopItemCreateBody,
@@ -19,6 +23,7 @@ export const ORDERS_KEY = ['shop', 'orders'] as const;
 export const ADMIN_ITEMS_KEY = ['shop', 'admin', 'items'] as const;
 export const ADMIN_SERVERS_KEY = ['shop', 'admin', 'servers'] as const;
 export const DELIVERIES_KEY = ['shop', 'admin', 'deliveries'] as const;
+export const CATEGORIES_KEY = ['shop', 'admin', 'categories'] as const;
 
 export const fetchShop = () => api<ShopItem[]>('/api/shop/all');
 export const fetchOrders = () => api<ShopOrder[]>('/api/shop/orders');
@@ -51,6 +56,18 @@ export const createItem = (body: ShopItemCreateBody) => api<ShopItemAdmin>('/api
 export const updateItem = (id: number, body: ShopItemUpdateBody) => api<ShopItemAdmin>(`/api/shop/admin/${id}`, { method: 'PUT', body });
 export const deleteItem = (id: number) => api<MessageResponse>(`/api/shop/admin/${id}`, { method: 'DELETE' });
 
-export const fetchDeliveries = (state: DeliveryState | '') => api<AdminDelivery[]>(`/api/shop/admin/deliveries${state ? `?state=${state}` : ''}`);
-export const resendDelivery = (id: number) => api<DeliveryActionResponse>(`/api/shop/admin/deliveries/${id}/resend`, { method: 'POST' });
+/** The whole delivery queue (every source), newest first. */
+export function fetchDeliveries(state: DeliveryState | '', source: DeliverySource | ''): Promise<AdminDelivery[]> {
+  const query = new URLSearchParams({ ...(state && { state }), ...(source && { source }) }).toString();
+  return api<AdminDelivery[]>(`/api/admin/deliveries${query ? `?${query}` : ''}`);
+}
+/** Back into the queue; serverId moves it to another server. */
+export const resendDelivery = (id: number, serverId?: number) =>
+  api<DeliveryActionResponse>(`/api/admin/deliveries/${id}/resend`, { method: 'POST', body: serverId === undefined ? {} : { server_id: serverId } });
 export const refundDelivery = (id: number) => api<DeliveryActionResponse>(`/api/shop/admin/deliveries/${id}/refund`, { method: 'POST' });
+
+/** The owner's categories in their order (one shape under CATEGORIES_KEY for every screen). */
+export const fetchCategories = async () => (await api<ShopCategoriesResponse>('/api/shop/admin/categories')).categories;
+export const createCategory = (body: ShopCategoryBody) => api<ShopCategorySaveResponse>('/api/shop/admin/categories', { method: 'POST', body });
+export const updateCategory = (id: number, body: ShopCategoryBody) => api<ShopCategorySaveResponse>(`/api/shop/admin/categories/${id}`, { method: 'PUT', body });
+export const deleteCategory = (id: number) => api<MessageResponse>(`/api/shop/admin/categories/${id}`, { method: 'DELETE' });

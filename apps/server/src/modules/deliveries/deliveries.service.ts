@@ -1,0 +1,204 @@
+import {
+  waitingText,
+  type AdminDelivery,
+  type DeliverySource,
+  type DeliveryState,
+  type DeliveryWaiting,
+  type PlayerDelivery,
+} from '@kubik/contract';
+import { sql } from 'kysely';
+import type { Db } from '../../db/index.ts';
+import { badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { toRoubles } from '../../lib/money.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+
+export const DELIVERY_TEXTS = {
+  notFound: 'Доставка не найдена',
+  resent: 'Доставка поставлена в очередь',
+  alreadyDone: 'Предмет уже выдан: эту доставку нельзя повторить или вернуть',
+  alreadyRefunded: 'Деньги за эту доставку уже возвращены',
+  inFlight: 'Команда сейчас выполняется. Подождите ответа сервера.',
+  serverNotFound: 'Сервер не найден',
+} as const;
+
+function deliveries(db: Db) {
+  return db
+    .selectFrom('deliveries as d')
+    .leftJoin('users as u', 'u.id', 'd.user_id')
+    .leftJoin('servers as s', 's.id', 'd.server_id')
+    .leftJoin('shop_orders as o', (j) => j.onRef('o.id', '=', 'd.source_id').on('d.source', '=', 'shop'))
+    .select([
+      'd.id',
+      'd.source',
+      'd.source_id',
+      'd.user_id',
+      'u.username',
+      'd.label',
+      'o.item_name',
+      'o.item_id_minecraft',
+      'd.quantity',
+      sql<number | null>`o.price * d.quantity`.as('amount'),
+      'd.server_id',
+      's.name as server_name',
+      'd.server_scope',
+      'd.state',
+      'd.waiting',
+      'd.commands',
+      'd.step',
+      'd.attempts',
+      'd.command',
+      'd.reply',
+      'd.last_error',
+      'd.next_attempt_at',
+      'd.created_at',
+      'd.updated_at',
+    ]);
+}
+
+type DeliveryRow = Awaited<ReturnType<ReturnType<typeof deliveries>['executeTakeFirstOrThrow']>>;
+
+function toAdmin(r: DeliveryRow): AdminDelivery {
+  const commands = r.commands === null ? null : (JSON.parse(r.commands) as string[]);
+  return {
+    id: r.id,
+    source: r.source as DeliverySource,
+    source_id: r.source_id,
+    order_id: r.source === 'shop' ? r.source_id : null,
+    user_id: r.user_id,
+    username: r.username,
+    label: r.label,
+    item_name: r.item_name,
+    item_id_minecraft: r.item_id_minecraft,
+    quantity: r.quantity === null ? null : Number(r.quantity),
+    amount: r.amount === null ? null : toRoubles(Number(r.amount)),
+    server_id: r.server_id,
+    server_name: r.server_name,
+    server_scope: r.server_scope as AdminDelivery['server_scope'],
+    state: r.state as DeliveryState,
+    waiting: r.waiting as DeliveryWaiting | null,
+    commands,
+    step: Number(r.step),
+    steps: commands?.length ?? 1,
+    attempts: Number(r.attempts),
+    command: r.command,
+    reply: r.reply,
+    last_error: r.last_error,
+    next_attempt_at: Number(r.next_attempt_at),
+    created_at: Number(r.created_at),
+    updated_at: Number(r.updated_at),
+  };
+}
+
+export async function listDeliveries(
+  db: Db,
+  filter: { state?: DeliveryState | undefined; source?: DeliverySource | undefined; limit?: number | undefined },
+): Promise<AdminDelivery[]> {
+  let q = deliveries(db)
+    .orderBy('d.id', 'desc')
+    .limit(filter.limit ?? 200);
+  if (filter.state) q = q.where('d.state', '=', filter.state);
+  if (filter.source) q = q.where('d.source', '=', filter.source);
+  return (await q.execute()).map(toAdmin);
+}
+
+export async function getDelivery(db: Db, id: number): Promise<AdminDelivery> {
+  const row = await deliveries(db).where('d.id', '=', id).executeTakeFirst();
+  if (!row) throw notFound(DELIVERY_TEXTS.notFound, { code: 'delivery_not_found' });
+  return toAdmin(row);
+}
+
+/** Why a delivery cannot be resent or refunded, from its state. */
+export function refusal(state: string) {
+  if (state === 'done') return conflict(DELIVERY_TEXTS.alreadyDone, { code: 'delivery_done' });
+  if (state === 'refunded') return conflict(DELIVERY_TEXTS.alreadyRefunded, { code: 'delivery_refunded' });
+  return conflict(DELIVERY_TEXTS.inFlight, { code: 'delivery_in_flight' });
+}
+
+/**
+ * Sends again: a failed or unknown delivery goes back to the queue (the admin has checked that it
+ * did not arrive), from the command it stopped at; a pending one is tried at once instead of after
+ * its backoff. `serverId` moves it to another server (its own was deleted, say).
+ */
+export async function resendDelivery(db: Db, adminId: number, id: number, serverId?: number): Promise<AdminDelivery> {
+  await db.transaction().execute(async (trx) => {
+    const before = await trx.selectFrom('deliveries').select(['state', 'server_id', 'server_scope', 'attempts', 'reply', 'last_error']).where('id', '=', id).executeTakeFirst();
+    if (!before) throw notFound(DELIVERY_TEXTS.notFound, { code: 'delivery_not_found' });
+    if (serverId !== undefined && !(await trx.selectFrom('servers').select('id').where('id', '=', serverId).executeTakeFirst())) throw badRequest(DELIVERY_TEXTS.serverNotFound, { code: 'server_not_found', field: 'server_id' });
+    const now = Date.now();
+    // A delivery for "the only server with RCON" looks for it again.
+    const server = serverId !== undefined ? { server_id: serverId, server_scope: 'server' } : before.server_scope === 'only' ? { server_id: null } : {};
+    const requeued = await trx
+      .updateTable('deliveries')
+      .set({ ...server, state: 'pending', waiting: null, retries: 0, next_attempt_at: now, lock_token: null, locked_until: null, last_error: null, updated_at: now })
+      .where('id', '=', id)
+      .where('state', 'in', ['failed', 'unknown'])
+      .executeTakeFirst();
+    if (Number(requeued.numUpdatedRows) !== 1) {
+      // A pending row may be held by a worker at this moment: only its due time (and server) change.
+      const hurried = await trx
+        .updateTable('deliveries')
+        .set({ ...server, retries: 0, next_attempt_at: now, updated_at: now })
+        .where('id', '=', id)
+        .where('state', '=', 'pending')
+        .executeTakeFirst();
+      if (Number(hurried.numUpdatedRows) !== 1) throw refusal(before.state);
+    }
+    await recordAudit(trx, { actorId: adminId, action: 'delivery.resend', entity: 'delivery', entityId: id, before, after: { state: 'pending', ...server } });
+  });
+  return getDelivery(db, id);
+}
+
+function toPlayer(r: {
+  id: number;
+  source: string;
+  source_id: number | null;
+  label: string;
+  quantity: number | null;
+  server_name: string | null;
+  state: string;
+  waiting: string | null;
+  created_at: number;
+  updated_at: number;
+}): PlayerDelivery {
+  const state = r.state as DeliveryState;
+  const waiting = state === 'pending' ? (r.waiting as DeliveryWaiting | null) : null;
+  return {
+    id: r.id,
+    source: r.source as DeliverySource,
+    source_id: r.source_id,
+    label: r.label,
+    quantity: r.quantity === null ? null : Number(r.quantity),
+    server_name: r.server_name,
+    state,
+    waiting,
+    waiting_text: waitingText(waiting, r.server_name, r.source as DeliverySource),
+    created_at: Number(r.created_at),
+    updated_at: Number(r.updated_at),
+  };
+}
+
+function playerRows(db: Db) {
+  return db
+    .selectFrom('deliveries as d')
+    .leftJoin('servers as s', 's.id', 'd.server_id')
+    .select(['d.id', 'd.source', 'd.source_id', 'd.label', 'd.quantity', 's.name as server_name', 'd.state', 'd.waiting', 'd.created_at', 'd.updated_at']);
+}
+
+/** A player's deliveries of every source, newest first (the profile). */
+export async function listForPlayer(db: Db, userId: number, limit = 100): Promise<PlayerDelivery[]> {
+  const rows = await playerRows(db).where('d.user_id', '=', userId).orderBy('d.id', 'desc').limit(limit).execute();
+  return rows.map(toPlayer);
+}
+
+/** The deliveries of some rows of one source (a shop's orders, a player's privileges), oldest first, by source id. */
+export async function deliveriesOf(db: Db, source: DeliverySource, sourceIds: number[]): Promise<Map<number, PlayerDelivery[]>> {
+  const bySource = new Map<number, PlayerDelivery[]>();
+  if (sourceIds.length === 0) return bySource;
+  const rows = await playerRows(db).where('d.source', '=', source).where('d.source_id', 'in', sourceIds).orderBy('d.id').execute();
+  for (const r of rows) {
+    const list = bySource.get(r.source_id!) ?? [];
+    list.push(toPlayer(r));
+    bySource.set(r.source_id!, list);
+  }
+  return bySource;
+}

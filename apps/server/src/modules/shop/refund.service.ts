@@ -1,0 +1,52 @@
+import type { AdminDelivery } from '@kubik/contract';
+import { sql } from 'kysely';
+import type { AppContext } from '../../context.ts';
+import { badRequest, notFound } from '../../lib/errors.ts';
+import { toRoubles } from '../../lib/money.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import { DELIVERY_TEXTS, getDelivery, refusal } from '../deliveries/deliveries.service.ts';
+import { postLedger } from '../ledger/ledger.service.ts';
+import { dropListCache } from './shop.service.ts';
+
+export const REFUND_TEXTS = {
+  refunded: 'Деньги возвращены на баланс игрока',
+  notShop: 'Вернуть деньги можно только за покупку в магазине',
+} as const;
+
+/**
+ * Returns a shop delivery's worth (price × purchases it carries) to the player's balance, once:
+ * the state change is conditional, so a second refund (or one racing the worker) finds nothing to
+ * change. The purchases go back to stock.
+ */
+export async function refundDelivery(ctx: AppContext, adminId: number, id: number): Promise<{ delivery: AdminDelivery; newBalance: number }> {
+  const newBalance = await ctx.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('deliveries as d')
+      .leftJoin('shop_orders as o', (j) => j.onRef('o.id', '=', 'd.source_id').on('d.source', '=', 'shop'))
+      .select(['d.state', 'd.user_id', 'd.quantity', 'd.source', 'o.id as order_id', 'o.price', 'o.item_id', 'o.item_name'])
+      .where('d.id', '=', id)
+      .executeTakeFirst();
+    if (!row) throw notFound(DELIVERY_TEXTS.notFound, { code: 'delivery_not_found' });
+    if (row.source !== 'shop' || row.order_id === null || row.user_id === null) throw badRequest(REFUND_TEXTS.notShop, { code: 'not_a_purchase' });
+    const now = Date.now();
+    const changed = await trx
+      .updateTable('deliveries')
+      .set({ state: 'refunded', waiting: null, refunded_at: now, lock_token: null, locked_until: null, updated_at: now })
+      .where('id', '=', id)
+      .where('state', 'in', ['pending', 'failed', 'unknown'])
+      .where('refunded_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(changed.numUpdatedRows) !== 1) {
+      const current = await trx.selectFrom('deliveries').select('state').where('id', '=', id).executeTakeFirstOrThrow();
+      throw refusal(current.state);
+    }
+    const quantity = Number(row.quantity);
+    const amount = Number(row.price) * quantity;
+    const balance = await postLedger(trx, { userId: row.user_id, amount, reason: 'refund', authorId: adminId, ref: `delivery:${id}`, note: `Возврат: ${row.item_name} × ${quantity}` });
+    await trx.updateTable('shop_items').set({ count: sql<number>`count + ${quantity}`, updated_at: now }).where('id', '=', row.item_id!).execute();
+    await recordAudit(trx, { actorId: adminId, action: 'delivery.refund', entity: 'delivery', entityId: id, before: { state: row.state }, after: { state: 'refunded', amount_kopecks: amount } });
+    return balance;
+  });
+  await dropListCache(ctx);
+  return { delivery: await getDelivery(ctx.db, id), newBalance: toRoubles(newBalance) };
+}

@@ -1,0 +1,104 @@
+import type { ShopCategory, ShopCategoryBody } from '@kubik/contract';
+import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/index.ts';
+import { conflict, isUniqueViolation, notFound } from '../../lib/errors.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import { categoryKey } from './shop.category-key.ts';
+import { dropListCache } from './shop.service.ts';
+
+export const CATEGORY_TEXTS = {
+  notFound: 'Категория не найдена',
+  exists: (name: string) => `Категория «${name}» уже есть`,
+  inUse: (name: string, items: number) => `В категории «${name}» есть товары (${items}): перенесите их в другую категорию, затем удалите её`,
+  created: 'Категория добавлена',
+  updated: 'Категория изменена',
+  deleted: 'Категория удалена',
+} as const;
+
+/** The owner's categories in their order, with how many items (not deleted) each holds. */
+export async function listCategories(db: Db): Promise<ShopCategory[]> {
+  const [rows, counts] = await Promise.all([
+    db.selectFrom('shop_categories').select(['id', 'name', 'position']).orderBy('position').orderBy('id').execute(),
+    db
+      .selectFrom('shop_items')
+      .select(['category', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('deleted_at', 'is', null)
+      .groupBy('category')
+      .execute(),
+  ]);
+  const byKey = new Map<string, number>();
+  for (const c of counts) byKey.set(categoryKey(c.category), (byKey.get(categoryKey(c.category)) ?? 0) + Number(c.n));
+  return rows.map((r) => ({ id: r.id, name: r.name, position: Number(r.position), items: byKey.get(categoryKey(r.name)) ?? 0 }));
+}
+
+/** The category new items get when none is given: the first of the list. */
+export async function defaultCategory(db: Db): Promise<string | undefined> {
+  return (await db.selectFrom('shop_categories').select('name').orderBy('position').orderBy('id').limit(1).executeTakeFirst())?.name;
+}
+
+async function one(db: Db, id: number): Promise<ShopCategory> {
+  const found = (await listCategories(db)).find((c) => c.id === id);
+  if (!found) throw notFound(CATEGORY_TEXTS.notFound);
+  return found;
+}
+
+export async function createCategory(ctx: AppContext, adminId: number, body: ShopCategoryBody): Promise<ShopCategory> {
+  const now = Date.now();
+  try {
+    const id = await ctx.db.transaction().execute(async (trx) => {
+      const last = await trx.selectFrom('shop_categories').select((eb) => eb.fn.max('position').as('p')).executeTakeFirst();
+      const row = await trx
+        .insertInto('shop_categories')
+        .values({ name: body.name, name_key: categoryKey(body.name), position: body.position ?? Number(last?.p ?? -1) + 1, created_at: now, updated_at: now })
+        .returning(['id', 'name', 'position'])
+        .executeTakeFirstOrThrow();
+      await recordAudit(trx, { actorId: adminId, action: 'shop.category.create', entity: 'shop_category', entityId: row.id, after: row });
+      return row.id;
+    });
+    return one(ctx.db, id);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(CATEGORY_TEXTS.exists(body.name), { code: 'category_exists', field: 'name' });
+    throw err;
+  }
+}
+
+/** Renames (the items in it move along) or reorders a category. */
+export async function updateCategory(ctx: AppContext, adminId: number, id: number, body: ShopCategoryBody): Promise<ShopCategory> {
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      const before = await trx.selectFrom('shop_categories').select(['id', 'name', 'position']).where('id', '=', id).executeTakeFirst();
+      if (!before) throw notFound(CATEGORY_TEXTS.notFound);
+      const now = Date.now();
+      const after = await trx
+        .updateTable('shop_categories')
+        .set({ name: body.name, name_key: categoryKey(body.name), position: body.position ?? before.position, updated_at: now })
+        .where('id', '=', id)
+        .returning(['id', 'name', 'position'])
+        .executeTakeFirstOrThrow();
+      if (before.name !== body.name) {
+        const items = await trx.selectFrom('shop_items').select(['id', 'category']).execute();
+        const ids = items.filter((i) => categoryKey(i.category) === categoryKey(before.name)).map((i) => i.id);
+        if (ids.length > 0) await trx.updateTable('shop_items').set({ category: body.name, updated_at: now }).where('id', 'in', ids).execute();
+      }
+      await recordAudit(trx, { actorId: adminId, action: 'shop.category.update', entity: 'shop_category', entityId: id, before, after });
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(CATEGORY_TEXTS.exists(body.name), { code: 'category_exists', field: 'name' });
+    throw err;
+  }
+  await dropListCache(ctx);
+  return one(ctx.db, id);
+}
+
+/** Only an empty category can go: items are never left in a category that is not on the list. */
+export async function deleteCategory(ctx: AppContext, adminId: number, id: number): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const before = await trx.selectFrom('shop_categories').select(['id', 'name', 'position']).where('id', '=', id).executeTakeFirst();
+    if (!before) throw notFound(CATEGORY_TEXTS.notFound);
+    const items = await trx.selectFrom('shop_items').select('category').where('deleted_at', 'is', null).execute();
+    const inside = items.filter((i) => categoryKey(i.category) === categoryKey(before.name)).length;
+    if (inside > 0) throw conflict(CATEGORY_TEXTS.inUse(before.name, inside), { code: 'category_in_use' });
+    await trx.deleteFrom('shop_categories').where('id', '=', id).execute();
+    await recordAudit(trx, { actorId: adminId, action: 'shop.category.delete', entity: 'shop_category', entityId: id, before });
+  });
+}
