@@ -36,6 +36,17 @@ const Env = z.object({
   WEB_DIST: z.string().optional(),
   GRAVIT_SECRET: z.string().min(16, 'не короче 16 символов').optional(),
   SHUTDOWN_TIMEOUT_SEC: int(10, 1, 600),
+  YOOKASSA_SHOP_ID: z.string().optional(),
+  YOOKASSA_SECRET_KEY: z.string().optional(),
+  YOOKASSA_API_URL: z.string().url().default('https://api.yookassa.ru/v3'),
+  YOOKASSA_RECEIPTS: bool.default(false),
+  YOOKASSA_NOTIFY_IPS: z.string().default('185.71.76.0/27,185.71.77.0/27,77.75.153.0/25,77.75.156.11,77.75.156.35,77.75.154.128/25,2a02:5180::/32'),
+  TBANK_TERMINAL_KEY: z.string().optional(),
+  TBANK_PASSWORD: z.string().optional(),
+  TBANK_API_URL: z.string().url().default('https://securepay.tinkoff.ru/v2'),
+  PAYMENT_MIN_RUB: z.coerce.number().min(1).max(1_000_000).default(10),
+  PAYMENT_MAX_RUB: z.coerce.number().min(1).max(10_000_000).default(100_000),
+  PAYMENT_RECONCILE_SEC: int(300, 10, 86_400),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -76,6 +87,17 @@ export interface Config {
   workers: boolean;
   /** On SIGTERM/SIGINT: how long in-flight requests, then background jobs, may take to finish. */
   shutdownTimeoutMs: number;
+  /** Balance top-up; a provider is on when its credentials are set. */
+  payments: PaymentsConfig;
+}
+
+export interface PaymentsConfig {
+  yookassa: { shopId: string; secretKey: string; apiUrl: string; receipts: boolean; notifyIps: string[] } | null;
+  tbank: { terminalKey: string; password: string; apiUrl: string } | null;
+  /** Kopecks. */
+  minKopecks: number;
+  maxKopecks: number;
+  reconcileMs: number;
 }
 
 export type ConfigOverrides = Partial<Omit<Config, 'rateLimits'>> & { rateLimits?: Partial<Config['rateLimits']> };
@@ -115,6 +137,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     logLevel: e.LOG_LEVEL,
     workers: true,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SEC * 1000,
+    payments: {
+      yookassa:
+        e.YOOKASSA_SHOP_ID && e.YOOKASSA_SECRET_KEY
+          ? {
+              shopId: e.YOOKASSA_SHOP_ID,
+              secretKey: e.YOOKASSA_SECRET_KEY,
+              apiUrl: e.YOOKASSA_API_URL.replace(/\/+$/, ''),
+              receipts: e.YOOKASSA_RECEIPTS,
+              notifyIps: e.YOOKASSA_NOTIFY_IPS.split(',').map((s) => s.trim()).filter(Boolean),
+            }
+          : null,
+      tbank: e.TBANK_TERMINAL_KEY && e.TBANK_PASSWORD ? { terminalKey: e.TBANK_TERMINAL_KEY, password: e.TBANK_PASSWORD, apiUrl: e.TBANK_API_URL.replace(/\/+$/, '') } : null,
+      minKopecks: Math.round(e.PAYMENT_MIN_RUB * 100),
+      maxKopecks: Math.round(e.PAYMENT_MAX_RUB * 100),
+      reconcileMs: e.PAYMENT_RECONCILE_SEC * 1000,
+    },
     ...overrides,
     rateLimits: {
       enabled: e.RATE_LIMITS,

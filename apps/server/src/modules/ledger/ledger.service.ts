@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
 
-export type LedgerReason = 'adjustment' | 'purchase' | 'refund' | 'topup';
+export type LedgerReason = 'adjustment' | 'purchase' | 'refund' | 'topup' | 'bonus' | 'topup_refund';
 
 export interface LedgerEntry {
   userId: number;

@@ -1,0 +1,105 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { PaymentsConfig } from '../../config.ts';
+import { callJson, ProviderError, type CreatedPayment, type CreateRequest, type NotificationReply, type NotificationVerdict, type PaymentAdapter, type ProviderPaymentState } from './types.ts';
+
+type TBankConfig = NonNullable<PaymentsConfig['tbank']>;
+
+/**
+ * The request signature of T-Bank internet acquiring (https://developer.tbank.ru/eacq/intro/developer/token):
+ * the root object's scalar parameters (nested objects and arrays such as DATA and Receipt take no
+ * part, nor does Token itself) plus {Password}, sorted by key, their values concatenated, SHA-256 in hex.
+ */
+export function tbankToken(params: Record<string, unknown>, password: string): string {
+  const pairs: [string, string][] = [['Password', password]];
+  for (const [key, value] of Object.entries(params)) {
+    if (key === 'Token' || value === null || value === undefined || typeof value === 'object') continue;
+    pairs.push([key, String(value)]);
+  }
+  pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return createHash('sha256').update(pairs.map(([, v]) => v).join(''), 'utf8').digest('hex');
+}
+
+const SUCCEEDED = new Set(['CONFIRMED']);
+const CANCELED = new Set(['CANCELED', 'REJECTED', 'DEADLINE_EXPIRED', 'AUTH_FAIL', 'REVERSED']);
+const REFUNDED = new Set(['REFUNDED']);
+
+interface TBankAnswer {
+  Success?: unknown;
+  ErrorCode?: unknown;
+  Message?: unknown;
+  Details?: unknown;
+  Status?: unknown;
+  PaymentId?: unknown;
+  OrderId?: unknown;
+  Amount?: unknown;
+  PaymentURL?: unknown;
+}
+
+/**
+ * T-Bank (Tinkoff) internet acquiring, API v2: JSON POSTs to Init, GetState and Cancel, each signed
+ * with Token; one-stage payments (CONFIRMED means paid). Notifications carry the same Token; even
+ * a valid one only names the payment to re-read with GetState. They must be answered `OK`.
+ */
+export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
+  async function call(method: 'Init' | 'GetState' | 'Cancel', params: Record<string, unknown>): Promise<TBankAnswer> {
+    const body = { TerminalKey: cfg.terminalKey, ...params };
+    const res = await callJson(`${cfg.apiUrl}/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ ...body, Token: tbankToken(body, cfg.password) }) });
+    const a = (typeof res.body === 'object' && res.body ? res.body : {}) as TBankAnswer;
+    if (res.status >= 500 || res.status === 429) throw new ProviderError(`Т-Банк ответил ${res.status}`, false, res.body);
+    if (res.status !== 200 || a.Success !== true || String(a.ErrorCode ?? '0') !== '0') {
+      throw new ProviderError(`Т-Банк: ${String(a.ErrorCode ?? res.status)} ${String(a.Message ?? '')} ${String(a.Details ?? '')}`.trim(), res.status < 500, res.body);
+    }
+    return a;
+  }
+
+  function state(a: TBankAnswer): ProviderPaymentState {
+    const status = typeof a.Status === 'string' ? a.Status : '';
+    const amount = Number(a.Amount);
+    if (!Number.isSafeInteger(amount)) throw new ProviderError('Т-Банк прислал платёж без суммы', true, a);
+    const ours = SUCCEEDED.has(status) ? 'succeeded' : CANCELED.has(status) ? 'canceled' : REFUNDED.has(status) ? 'refunded' : 'pending';
+    return { status: ours, providerStatus: status, amountKopecks: amount, orderId: typeof a.OrderId === 'string' ? a.OrderId : null, raw: a };
+  }
+
+  return {
+    name: 'tbank',
+    async create(req: CreateRequest): Promise<CreatedPayment> {
+      const a = await call('Init', {
+        Amount: req.amountKopecks,
+        OrderId: req.id,
+        Description: req.description.slice(0, 140),
+        NotificationURL: req.notificationUrl,
+        SuccessURL: req.returnUrl,
+        FailURL: req.returnUrl,
+        DATA: { Email: req.email },
+      });
+      if ((typeof a.PaymentId !== 'string' && typeof a.PaymentId !== 'number') || typeof a.PaymentURL !== 'string') throw new ProviderError('Т-Банк не дал ссылку на оплату', false, a);
+      return { providerPaymentId: String(a.PaymentId), confirmationUrl: a.PaymentURL, state: state(a) };
+    },
+    async fetch(providerPaymentId: string): Promise<ProviderPaymentState> {
+      return state(await call('GetState', { PaymentId: providerPaymentId }));
+    },
+    verifyNotification(_ip: string, body: unknown): NotificationVerdict {
+      const b = body as Record<string, unknown> | null;
+      if (!b || typeof b !== 'object' || typeof b.Token !== 'string' || b.TerminalKey !== cfg.terminalKey || (typeof b.PaymentId !== 'number' && typeof b.PaymentId !== 'string')) {
+        return { ok: false, reason: 'malformed', message: 'не уведомление Т-Банка этого терминала' };
+      }
+      const expected = Buffer.from(tbankToken(b, cfg.password));
+      const given = Buffer.from(b.Token.toLowerCase());
+      if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, reason: 'bad_token', message: 'неверный Token уведомления' };
+      const id = String(b.PaymentId);
+      if (!/^\d{1,20}$/.test(id)) return { ok: false, reason: 'malformed', message: 'не уведомление Т-Банка' };
+      return { ok: true, providerPaymentId: id };
+    },
+    notificationReply(accepted: boolean): NotificationReply {
+      // T-Bank repeats a notification until its answer is exactly OK.
+      return accepted ? { status: 200, contentType: 'text/plain; charset=utf-8', body: 'OK' } : { status: 403, contentType: 'text/plain; charset=utf-8', body: 'FORBIDDEN' };
+    },
+    async refund(providerPaymentId: string, amountKopecks: number) {
+      // Cancel has no idempotence key: a repeat of a done refund is recognised by GetState.
+      const now = state(await call('GetState', { PaymentId: providerPaymentId }));
+      if (now.status === 'refunded') return { providerRefundId: null, raw: now.raw };
+      const a = await call('Cancel', { PaymentId: providerPaymentId, Amount: amountKopecks });
+      return { providerRefundId: null, raw: a };
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import type { PaymentProvider } from '@kubik/contract';
+
+/** What a provider says about one of its payments, in our terms. */
+export interface ProviderPaymentState {
+  /** pending: not settled yet; succeeded: paid (captured); canceled: will never be paid; refunded: paid, then returned. */
+  status: 'pending' | 'succeeded' | 'canceled' | 'refunded';
+  /** The provider's own status word (YooKassa `succeeded`, T-Bank `CONFIRMED`…), kept for the owner. */
+  providerStatus: string;
+  /** Kopecks the provider says were (or are to be) paid. */
+  amountKopecks: number;
+  /** Our payment id as the provider keeps it (YooKassa metadata.payment_id, T-Bank OrderId); null when absent. */
+  orderId: string | null;
+  /** The provider's answer as it came, for the payment's events. */
+  raw: unknown;
+}
+
+export interface CreateRequest {
+  /** Our payment id: YooKassa's Idempotence-Key and metadata, T-Bank's OrderId. */
+  id: string;
+  amountKopecks: number;
+  description: string;
+  /** Where the player comes back: PUBLIC_URL/profile?payment={id}. */
+  returnUrl: string;
+  /** Where the provider posts notifications (T-Bank takes it per payment; YooKassa from the shop's settings). */
+  notificationUrl: string;
+  /** The player's e-mail, for the 54-ФЗ receipt. */
+  email: string;
+  /** VAT code of the receipt (YooKassa `vat_code`). */
+  vatCode: number;
+}
+
+export interface CreatedPayment {
+  providerPaymentId: string;
+  confirmationUrl: string;
+  state: ProviderPaymentState;
+}
+
+/** What a notification carries once it is judged authentic: only which payment to re-read. */
+export type NotificationVerdict =
+  | { ok: true; providerPaymentId: string }
+  | { ok: false; reason: 'foreign_ip' | 'bad_token' | 'malformed'; message: string };
+
+/** The answer a provider expects to a notification. */
+export interface NotificationReply {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/** A provider's refusal or a failed call; `definitive` when repeating the same call cannot succeed. */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly definitive: boolean,
+    readonly raw: unknown = null,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * One payment provider behind the interface the payments module uses; it never knows which.
+ * Every call may throw ProviderError.
+ */
+export interface PaymentAdapter {
+  readonly name: PaymentProvider;
+  create(req: CreateRequest): Promise<CreatedPayment>;
+  /** Re-reads a payment from the provider: the only thing the site believes. */
+  fetch(providerPaymentId: string): Promise<ProviderPaymentState>;
+  /** Judges a notification (caller IP, body); it never decides the payment's state. */
+  verifyNotification(ip: string, body: unknown): NotificationVerdict;
+  /** The reply the provider expects when a notification was taken (or refused). */
+  notificationReply(accepted: boolean): NotificationReply;
+  /** Returns the whole payment; `key` makes a repeated call return the first refund. */
+  refund(providerPaymentId: string, amountKopecks: number, key: string): Promise<{ providerRefundId: string | null; raw: unknown }>;
+}
+
+/** Kopecks as the string providers speak: 15050 → "150.50". */
+export function kopecksToValue(kopecks: number): string {
+  const sign = kopecks < 0 ? '-' : '';
+  const k = Math.abs(kopecks);
+  return `${sign}${Math.floor(k / 100)}.${String(k % 100).padStart(2, '0')}`;
+}
+
+/** "150.50" (or "150.5", "150") → 15050; NaN when it is not a money string. */
+export function valueToKopecks(value: unknown): number {
+  if (typeof value !== 'string' || !/^\d{1,12}(\.\d{1,2})?$/.test(value)) return Number.NaN;
+  const [whole, frac = ''] = value.split('.');
+  return Number(whole) * 100 + Number(frac.padEnd(2, '0'));
+}
+
+/** A JSON call with a deadline; network failures become non-definitive ProviderErrors. */
+export async function callJson(url: string, init: RequestInit, timeoutMs = 15_000): Promise<{ status: number; body: unknown }> {
+  let res: Response;
+  try {
+    res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    throw new ProviderError(`нет связи с платёжной системой: ${(err as Error).message}`, false);
+  }
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: kept as text
+  }
+  return { status: res.status, body };
+}

@@ -1,0 +1,104 @@
+import type { PaymentsConfig } from '../../config.ts';
+import { ipList } from './ip-list.ts';
+import { callJson, kopecksToValue, ProviderError, valueToKopecks, type CreatedPayment, type CreateRequest, type NotificationReply, type NotificationVerdict, type PaymentAdapter, type ProviderPaymentState } from './types.ts';
+
+type YooKassaConfig = NonNullable<PaymentsConfig['yookassa']>;
+
+interface YooPayment {
+  id?: unknown;
+  status?: unknown;
+  paid?: unknown;
+  amount?: { value?: unknown; currency?: unknown };
+  refunded_amount?: { value?: unknown };
+  confirmation?: { confirmation_url?: unknown };
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * YooKassa, API v3 (https://yookassa.ru/developers/api): plain HTTPS with Basic auth
+ * shop_id:secret_key; every POST carries an Idempotence-Key (a repeat returns the first answer).
+ * Notifications are not signed: they are taken only from the published sender addresses, and
+ * even then only name the payment to re-read with GET /payments/{id}.
+ */
+export function yookassaAdapter(cfg: YooKassaConfig): PaymentAdapter {
+  const auth = `Basic ${Buffer.from(`${cfg.shopId}:${cfg.secretKey}`).toString('base64')}`;
+  const fromYooKassa = ipList(cfg.notifyIps);
+
+  async function call(method: 'GET' | 'POST', path: string, body?: unknown, idempotenceKey?: string): Promise<unknown> {
+    const headers: Record<string, string> = { authorization: auth, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (idempotenceKey) headers['idempotence-key'] = idempotenceKey;
+    const res = await callJson(`${cfg.apiUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (res.status >= 200 && res.status < 300) return res.body;
+    const err = res.body as { code?: string; description?: string } | string;
+    const text = typeof err === 'object' && err ? `${err.code ?? ''} ${err.description ?? ''}`.trim() : String(err).slice(0, 200);
+    // 5xx and 429 may pass on a retry with the same key; 4xx will not.
+    throw new ProviderError(`ЮKassa ответила ${res.status}: ${text}`, res.status >= 400 && res.status < 500 && res.status !== 429, res.body);
+  }
+
+  function state(p: YooPayment): ProviderPaymentState {
+    const status = typeof p.status === 'string' ? p.status : '';
+    const amount = valueToKopecks(p.amount?.value);
+    if (p.amount?.currency !== 'RUB' || !Number.isFinite(amount)) throw new ProviderError('ЮKassa прислала платёж без суммы в рублях', true, p);
+    const refunded = valueToKopecks(p.refunded_amount?.value ?? '0');
+    const orderId = typeof p.metadata?.payment_id === 'string' ? p.metadata.payment_id : null;
+    let ours: ProviderPaymentState['status'] = 'pending';
+    if (status === 'succeeded' && p.paid === true) ours = refunded > 0 && refunded >= amount ? 'refunded' : 'succeeded';
+    else if (status === 'canceled') ours = 'canceled';
+    return { status: ours, providerStatus: status, amountKopecks: amount, orderId, raw: p };
+  }
+
+  return {
+    name: 'yookassa',
+    async create(req: CreateRequest): Promise<CreatedPayment> {
+      const value = kopecksToValue(req.amountKopecks);
+      const body: Record<string, unknown> = {
+        amount: { value, currency: 'RUB' },
+        capture: true,
+        confirmation: { type: 'redirect', return_url: req.returnUrl },
+        description: req.description.slice(0, 128),
+        metadata: { payment_id: req.id },
+      };
+      if (cfg.receipts) {
+        body.receipt = {
+          customer: { email: req.email },
+          items: [
+            {
+              description: 'Пополнение баланса',
+              quantity: '1.00',
+              amount: { value, currency: 'RUB' },
+              vat_code: req.vatCode,
+              payment_mode: 'full_payment',
+              payment_subject: 'service',
+            },
+          ],
+        };
+      }
+      const p = (await call('POST', '/payments', body, req.id)) as YooPayment;
+      const url = p.confirmation?.confirmation_url;
+      if (typeof p.id !== 'string' || typeof url !== 'string') throw new ProviderError('ЮKassa не дала ссылку на оплату', false, p);
+      return { providerPaymentId: p.id, confirmationUrl: url, state: state(p) };
+    },
+    async fetch(providerPaymentId: string): Promise<ProviderPaymentState> {
+      return state((await call('GET', `/payments/${encodeURIComponent(providerPaymentId)}`)) as YooPayment);
+    },
+    verifyNotification(ip: string, body: unknown): NotificationVerdict {
+      if (!fromYooKassa(ip)) return { ok: false, reason: 'foreign_ip', message: `уведомление не с адресов ЮKassa (${ip})` };
+      const b = body as { type?: unknown; event?: unknown; object?: { id?: unknown } } | null;
+      if (!b || b.type !== 'notification' || typeof b.event !== 'string' || typeof b.object?.id !== 'string') return { ok: false, reason: 'malformed', message: 'не уведомление ЮKassa' };
+      // refund.* events carry the refund; its payment_id names the payment.
+      const paymentId = b.event.startsWith('refund.') ? (b.object as { payment_id?: unknown }).payment_id : b.object.id;
+      if (typeof paymentId !== 'string' || !/^[\w-]{1,64}$/.test(paymentId)) return { ok: false, reason: 'malformed', message: 'не уведомление ЮKassa' };
+      return { ok: true, providerPaymentId: paymentId };
+    },
+    notificationReply(accepted: boolean): NotificationReply {
+      // YooKassa repeats a notification for 24 h until it gets a 200.
+      return accepted ? { status: 200, contentType: 'application/json', body: '{}' } : { status: 403, contentType: 'application/json; charset=utf-8', body: JSON.stringify({ error: 'Уведомление не принято', code: 'forbidden' }) };
+    },
+    async refund(providerPaymentId: string, amountKopecks: number, key: string) {
+      const r = (await call('POST', '/refunds', { payment_id: providerPaymentId, amount: { value: kopecksToValue(amountKopecks), currency: 'RUB' }, description: 'Возврат пополнения баланса' }, key)) as { id?: unknown; status?: unknown };
+      if (r.status === 'canceled') throw new ProviderError('ЮKassa отменила возврат', true, r);
+      return { providerRefundId: typeof r.id === 'string' ? r.id : null, raw: r };
+    },
+  };
+}

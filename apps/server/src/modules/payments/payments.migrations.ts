@@ -1,0 +1,50 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+import { bigint, notNull, withId } from '../../db/schema-helpers.ts';
+
+// Names 2026112320_… – 2026112329_…: migrations of the payments feature, merged by db/migrations/index.ts.
+export const paymentsMigrations: Record<string, Migration> = {
+  '2026112320_payments': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('payments')
+        // Our id (a UUID): YooKassa's Idempotence-Key, T-Bank's OrderId, the return URL's ?payment=.
+        .addColumn('id', 'varchar(36)', (c) => c.primaryKey())
+        .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id'))
+        .addColumn('provider', 'varchar(16)', notNull)
+        .addColumn('amount', bigint, notNull)
+        .addColumn('bonus', bigint, (c) => c.notNull().defaultTo(0))
+        .addColumn('status', 'varchar(16)', notNull)
+        .addColumn('provider_payment_id', 'varchar(64)')
+        .addColumn('provider_status', 'varchar(32)')
+        .addColumn('confirmation_url', 'text')
+        .addColumn('created_at', bigint, notNull)
+        .addColumn('updated_at', bigint, notNull)
+        .addColumn('paid_at', bigint)
+        .addColumn('canceled_at', bigint)
+        .addColumn('refunded_at', bigint)
+        .addColumn('refund_requested_by', 'integer')
+        .addColumn('checked_at', bigint)
+        .addCheckConstraint('payments_amount_check', sql`amount > 0`)
+        .execute();
+      await db.schema.createIndex('payments_user_idx').on('payments').columns(['user_id', 'created_at']).execute();
+      await db.schema.createIndex('payments_status_idx').on('payments').columns(['status', 'checked_at']).execute();
+      await db.schema.createIndex('payments_created_idx').on('payments').column('created_at').execute();
+      await db.schema.createIndex('payments_provider_id_idx').on('payments').columns(['provider', 'provider_payment_id']).unique().execute();
+
+      // Every notification and every provider answer, for the owner to see.
+      await withId(db, db.schema.createTable('payment_events'))
+        .addColumn('payment_id', 'varchar(36)')
+        .addColumn('provider', 'varchar(16)', notNull)
+        .addColumn('kind', 'varchar(24)', notNull)
+        .addColumn('ip', 'varchar(64)')
+        .addColumn('outcome', 'varchar(200)', notNull)
+        .addColumn('body', 'text')
+        .addColumn('created_at', bigint, notNull)
+        .execute();
+      await db.schema.createIndex('payment_events_payment_idx').on('payment_events').columns(['payment_id', 'id']).execute();
+
+      // A payment credits once: one `topup` (and one `bonus`) ledger row per payment.
+      await db.schema.createIndex('ledger_topup_once_idx').on('ledger').columns(['reason', 'ref']).unique().where(sql<boolean>`reason in ('topup', 'bonus', 'topup_refund')`).execute();
+    },
+  },
+};

@@ -1,0 +1,50 @@
+import type { AppContext } from '../../context.ts';
+import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
+import { PAYMENT_EXPIRY_MS, recordEvent, type PaymentsService } from './payments.service.ts';
+
+const BATCH = 200;
+
+/**
+ * One reconciliation pass: every payment still pending is re-read from its provider (so a lost
+ * notification still credits), and one pending for 24 h is canceled. Returns what it did.
+ */
+export async function reconcilePayments(ctx: AppContext, service: PaymentsService, now = Date.now(), signal?: AbortSignal): Promise<{ checked: number; expired: number; failed: number }> {
+  const rows = await ctx.db
+    .selectFrom('payments')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .orderBy('checked_at', (o) => o.nullsFirst())
+    .orderBy('created_at')
+    .limit(BATCH)
+    .execute();
+  let checked = 0;
+  let expired = 0;
+  let failed = 0;
+  for (const row of rows) {
+    if (signal?.aborted) break;
+    if (!service.adapters[row.provider as keyof typeof service.adapters]) continue;
+    try {
+      await service.refresh(row);
+      checked += 1;
+    } catch {
+      failed += 1;
+    }
+    if (now - Number(row.created_at) >= PAYMENT_EXPIRY_MS) {
+      const t = Date.now();
+      const changed = await ctx.db.updateTable('payments').set({ status: 'canceled', canceled_at: t, updated_at: t }).where('id', '=', row.id).where('status', '=', 'pending').executeTakeFirst();
+      if (Number(changed.numUpdatedRows) === 1) {
+        expired += 1;
+        await recordEvent(ctx.db, { paymentId: row.id, provider: row.provider, kind: 'expire', outcome: 'не оплачен за 24 часа: отменён' });
+      }
+    }
+  }
+  return { checked, expired, failed };
+}
+
+export function reconcileJob(ctx: AppContext, service: PaymentsService): ScheduledJobSpec {
+  return {
+    name: 'payments-reconcile',
+    everyMs: ctx.config.payments.reconcileMs,
+    run: (signal) => reconcilePayments(ctx, service, Date.now(), signal),
+  };
+}

@@ -1,0 +1,46 @@
+import type { Generated } from 'kysely';
+
+/** Tables of the payments feature; db/types.ts merges them into the Database type. */
+export interface PaymentsTables {
+  payments: PaymentsTable;
+  payment_events: PaymentEventsTable;
+}
+
+export interface PaymentsTable {
+  /** UUID; also the provider's idempotence key / order id. */
+  id: string;
+  user_id: number;
+  provider: string;
+  /** Kopecks paid. */
+  amount: number;
+  /** Kopecks of the owner's bonus credited with it. */
+  bonus: Generated<number>;
+  /** pending | succeeded | canceled | refunding | refunded; changed only forward, by conditional updates. */
+  status: string;
+  provider_payment_id: string | null;
+  provider_status: string | null;
+  confirmation_url: string | null;
+  created_at: number;
+  updated_at: number;
+  paid_at: number | null;
+  canceled_at: number | null;
+  refunded_at: number | null;
+  refund_requested_by: number | null;
+  /** Last time reconciliation asked the provider. */
+  checked_at: number | null;
+}
+
+export interface PaymentEventsTable {
+  id: Generated<number>;
+  /** Null for a notification naming no payment of ours. */
+  payment_id: string | null;
+  provider: string;
+  /** notification | create | fetch | refund | error */
+  kind: string;
+  ip: string | null;
+  /** What the site made of it, in Russian. */
+  outcome: string;
+  /** The notification or the provider's answer as JSON. */
+  body: string | null;
+  created_at: number;
+}

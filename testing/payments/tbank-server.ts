@@ -1,0 +1,201 @@
+/**
+ * A fake of T-Bank (Tinkoff) internet acquiring, API v2, written from its documentation
+ * (developer.tbank.ru/eacq), for tests: the site talks to it over real HTTP as to
+ * https://securepay.tinkoff.ru/v2.
+ *
+ * What it imitates, quirks included:
+ * - Every method is a JSON POST signed with `Token`: the root object's scalar parameters (not
+ *   nested objects such as DATA or Receipt, not Token) plus Password, sorted by key, values
+ *   concatenated, SHA-256 in lower-case hex. A wrong Token: `Success: false` with ErrorCode 204 and
+ *   HTTP 200 — errors are in the body, not in the status.
+ * - Init takes Amount in kopecks (an integer, at least 1000), OrderId (up to 36 characters),
+ *   Description, NotificationURL, SuccessURL, FailURL; answers `Status: "NEW"`, `PaymentId` as a
+ *   string and `PaymentURL`.
+ * - One-stage payments: paying goes NEW → FORM_SHOWED → AUTHORIZED → CONFIRMED, and the merchant
+ *   is notified at AUTHORIZED and at CONFIRMED; a refused card ends in REJECTED.
+ * - Notifications carry `PaymentId` as a number, `Success` as a boolean (in the Token it counts as
+ *   "true"/"false"), `Pan`, `ExpDate`, `CardId`; they are repeated until the answer is exactly `OK`.
+ * - GetState answers the current Status; Cancel turns CONFIRMED into REFUNDED (or
+ *   PARTIAL_REFUNDED), NEW into CANCELED and AUTHORIZED into REVERSED.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type http from 'node:http';
+import { close, escapeHtml, listen, postNotification, readBody, sendHtml, sendJson, type SeenRequest } from './http-util.ts';
+
+export interface TBankPayment {
+  PaymentId: number;
+  OrderId: string;
+  Amount: number;
+  Status: string;
+  Description: string;
+  NotificationURL: string | null;
+  SuccessURL: string | null;
+  FailURL: string | null;
+  code: string;
+  refunded: number;
+}
+
+/** The documented Token rule, written here on its own so a mistake in the site's copy shows. */
+export function signTBank(params: Record<string, unknown>, password: string): string {
+  const entries = Object.entries({ ...params, Password: password })
+    .filter(([k, v]) => k !== 'Token' && v !== null && v !== undefined && typeof v !== 'object')
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return createHash('sha256').update(entries.map(([, v]) => String(v)).join('')).digest('hex');
+}
+
+export class FakeTBank {
+  readonly payments = new Map<number, TBankPayment>();
+  readonly requests: SeenRequest[] = [];
+  readonly notifications: { body: Record<string, unknown>; status: number; text: string }[] = [];
+  private server: http.Server | null = null;
+  private nextId = 3_093_639_500 + Math.floor(Math.random() * 1000);
+  url = '';
+
+  constructor(
+    readonly terminalKey = '1700000000000DEMO',
+    readonly password = 'demo_password_01',
+  ) {}
+
+  get apiUrl(): string {
+    return `${this.url}/v2`;
+  }
+
+  async start(): Promise<this> {
+    const { server, url } = await listen((req, res) => void this.handle(req, res).catch((err) => sendJson(res, 500, { Success: false, ErrorCode: '9999', Message: String(err) })));
+    this.server = server;
+    this.url = url;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await close(this.server);
+    this.server = null;
+  }
+
+  private fail(res: http.ServerResponse, code: string, message: string, details = ''): void {
+    sendJson(res, 200, { Success: false, ErrorCode: code, Message: message, Details: details });
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', this.url);
+    const { text, json } = await readBody(req);
+    if (url.pathname.startsWith('/new/')) return this.paymentPage(req, res, url, text);
+    this.requests.push({ method: req.method ?? '', path: url.pathname, headers: req.headers, body: json ?? text });
+    const method = /^\/v2\/(\w+)$/.exec(url.pathname)?.[1];
+    if (req.method !== 'POST' || !method) return sendJson(res, 404, { Success: false, ErrorCode: '9999', Message: 'Метод не найден' });
+    const b = (json ?? {}) as Record<string, unknown>;
+    if (b.TerminalKey !== this.terminalKey) return this.fail(res, '202', 'Терминал не найден.');
+    if (typeof b.Token !== 'string' || b.Token !== signTBank(b, this.password)) return this.fail(res, '204', 'Неверный токен. Проверьте пару TerminalKey/SecretKey.');
+
+    if (method === 'Init') {
+      if (!Number.isSafeInteger(b.Amount) || (b.Amount as number) < 1000) return this.fail(res, '9999', 'Неверные параметры.', 'Amount: сумма в копейках, не меньше 1000.');
+      if (typeof b.OrderId !== 'string' || b.OrderId.length === 0 || b.OrderId.length > 36) return this.fail(res, '9999', 'Неверные параметры.', 'OrderId: до 36 символов.');
+      if (b.Description !== undefined && (typeof b.Description !== 'string' || b.Description.length > 140)) return this.fail(res, '9999', 'Неверные параметры.', 'Description: до 140 символов.');
+      const p: TBankPayment = {
+        PaymentId: this.nextId++,
+        OrderId: b.OrderId,
+        Amount: b.Amount as number,
+        Status: 'NEW',
+        Description: typeof b.Description === 'string' ? b.Description : '',
+        NotificationURL: typeof b.NotificationURL === 'string' ? b.NotificationURL : null,
+        SuccessURL: typeof b.SuccessURL === 'string' ? b.SuccessURL : null,
+        FailURL: typeof b.FailURL === 'string' ? b.FailURL : null,
+        code: randomBytes(6).toString('base64url'),
+        refunded: 0,
+      };
+      this.payments.set(p.PaymentId, p);
+      return sendJson(res, 200, { Success: true, ErrorCode: '0', TerminalKey: this.terminalKey, Status: p.Status, PaymentId: String(p.PaymentId), OrderId: p.OrderId, Amount: p.Amount, PaymentURL: `${this.url}/new/${p.code}` });
+    }
+    const p = this.payments.get(Number(b.PaymentId));
+    if (!p) return this.fail(res, '7', 'Неверный статус платежа.', 'Платёж не найден.');
+    if (method === 'GetState') {
+      return sendJson(res, 200, { Success: true, ErrorCode: '0', Message: 'OK', TerminalKey: this.terminalKey, Status: p.Status, PaymentId: String(p.PaymentId), OrderId: p.OrderId, Amount: p.Amount });
+    }
+    if (method === 'Cancel') {
+      const original = p.Amount;
+      const amount = b.Amount === undefined ? p.Amount - p.refunded : Number(b.Amount);
+      if (p.Status === 'NEW' || p.Status === 'FORM_SHOWED') p.Status = 'CANCELED';
+      else if (p.Status === 'AUTHORIZED') p.Status = 'REVERSED';
+      else if (p.Status === 'CONFIRMED' || p.Status === 'PARTIAL_REFUNDED') {
+        if (!Number.isSafeInteger(amount) || amount <= 0 || amount > p.Amount - p.refunded) return this.fail(res, '9999', 'Неверные параметры.', 'Сумма возврата больше оплаченной.');
+        p.refunded += amount;
+        p.Status = p.refunded === p.Amount ? 'REFUNDED' : 'PARTIAL_REFUNDED';
+      } else return this.fail(res, '7', 'Неверный статус платежа.', `Платёж в статусе ${p.Status}.`);
+      void this.notify(p);
+      return sendJson(res, 200, { Success: true, ErrorCode: '0', TerminalKey: this.terminalKey, Status: p.Status, PaymentId: String(p.PaymentId), OrderId: p.OrderId, OriginalAmount: original, NewAmount: p.Amount - p.refunded });
+    }
+    return this.fail(res, '9999', 'Метод не поддерживается.');
+  }
+
+  byOrder(orderId: string): TBankPayment {
+    const p = [...this.payments.values()].find((x) => x.OrderId === orderId);
+    if (!p) throw new Error(`no T-Bank payment for order ${orderId}`);
+    return p;
+  }
+
+  /** The notification T-Bank sends about the payment's current state, signed. */
+  notificationFor(p: TBankPayment): Record<string, unknown> {
+    const failed = p.Status === 'REJECTED';
+    const body: Record<string, unknown> = {
+      TerminalKey: this.terminalKey,
+      OrderId: p.OrderId,
+      Success: !failed,
+      Status: p.Status,
+      PaymentId: p.PaymentId,
+      ErrorCode: failed ? '1051' : '0',
+      Amount: p.Amount,
+      CardId: 123456789,
+      Pan: '430000******0777',
+      ExpDate: '1230',
+    };
+    return { ...body, Token: signTBank(body, this.password) };
+  }
+
+  /** Posts the notification to the payment's NotificationURL; T-Bank counts it delivered only on `OK`. */
+  async notify(p: TBankPayment): Promise<boolean> {
+    if (!p.NotificationURL) return false;
+    const body = this.notificationFor(p);
+    const { status, text } = await postNotification(p.NotificationURL, body);
+    this.notifications.push({ body, status, text });
+    return status === 200 && text === 'OK';
+  }
+
+  /** The payer pays with a card: AUTHORIZED, then CONFIRMED, each notified. */
+  async pay(p: TBankPayment, notify = true): Promise<void> {
+    if (p.Status !== 'NEW' && p.Status !== 'FORM_SHOWED') return;
+    p.Status = 'AUTHORIZED';
+    if (notify) await this.notify(p);
+    p.Status = 'CONFIRMED';
+    if (notify) await this.notify(p);
+  }
+
+  /** The bank refuses the card. */
+  async reject(p: TBankPayment, notify = true): Promise<void> {
+    if (p.Status !== 'NEW' && p.Status !== 'FORM_SHOWED') return;
+    p.Status = 'REJECTED';
+    if (notify) await this.notify(p);
+  }
+
+  private async paymentPage(req: http.IncomingMessage, res: http.ServerResponse, url: URL, form: string): Promise<void> {
+    const code = url.pathname.slice('/new/'.length);
+    const p = [...this.payments.values()].find((x) => x.code === code);
+    if (!p) return sendHtml(res, 404, '<!doctype html><title>Т-Банк</title><p>Платёж не найден</p>');
+    if (req.method === 'POST') {
+      if (new URLSearchParams(form).get('action') === 'pay') await this.pay(p);
+      else await this.reject(p);
+      const to = p.Status === 'CONFIRMED' ? p.SuccessURL : p.FailURL;
+      res.writeHead(302, { location: to ?? this.url });
+      return void res.end();
+    }
+    if (p.Status === 'NEW') p.Status = 'FORM_SHOWED';
+    sendHtml(
+      res,
+      200,
+      `<!doctype html><html lang="ru"><head><meta charset="utf-8"><title>Т-Банк — оплата</title></head><body>
+<h1>Оплата</h1><p>${escapeHtml(p.Description)}</p><p>Сумма: <strong>${escapeHtml((p.Amount / 100).toFixed(2).replace('.', ','))}&nbsp;₽</strong></p>
+<form method="post"><input type="hidden" name="action" value="pay"><button type="submit">Оплатить</button></form>
+<form method="post"><input type="hidden" name="action" value="reject"><button type="submit">Отменить</button></form>
+</body></html>`,
+    );
+  }
+}

@@ -1,0 +1,261 @@
+/**
+ * A fake of YooKassa (ЮKassa) API v3, written from its documentation (yookassa.ru/developers/api),
+ * for tests: the site talks to it over real HTTP exactly as to https://api.yookassa.ru/v3.
+ *
+ * What it imitates, quirks included:
+ * - HTTP Basic auth shop_id:secret_key; a wrong pair gets 401 `invalid_credentials`.
+ * - POST /v3/payments and /v3/refunds need an `Idempotence-Key` header; a repeat with the same key
+ *   and body returns the first answer (same object, same id), the same key with another body 400.
+ * - Amounts are strings with two decimals (`"150.50"`, currency `"RUB"`); a number is refused.
+ * - A shop with 54-ФЗ receipts refuses a payment without `receipt` (customer e-mail or phone, items
+ *   whose sum is the amount, each with vat_code, payment_mode, payment_subject).
+ * - Statuses pending → succeeded (capture: true) | waiting_for_capture (capture: false) | canceled,
+ *   with `paid`, `captured_at`, `cancellation_details`, `refunded_amount`.
+ * - The confirmation page (confirmation_url) has «Оплатить» and «Отменить»; either sends the shop's
+ *   notification (`{type: "notification", event: "payment.succeeded", object: {...}}`, to the URL set
+ *   in the shop's settings, here `notificationUrl`) and then redirects the payer to return_url.
+ *   Notifications are not signed and are repeated until the shop answers 200.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import { close, escapeHtml, listen, postNotification, readBody, sendHtml, sendJson, type SeenRequest } from './http-util.ts';
+
+export interface YooPayment {
+  id: string;
+  status: 'pending' | 'waiting_for_capture' | 'succeeded' | 'canceled';
+  paid: boolean;
+  amount: { value: string; currency: string };
+  income_amount?: { value: string; currency: string };
+  description?: string;
+  recipient: { account_id: string; gateway_id: string };
+  created_at: string;
+  captured_at?: string;
+  confirmation?: { type: 'redirect'; return_url: string; confirmation_url: string };
+  metadata: Record<string, string>;
+  cancellation_details?: { party: string; reason: string };
+  refunded_amount?: { value: string; currency: string };
+  refundable: boolean;
+  test: boolean;
+  receipt_registration?: 'pending' | 'succeeded';
+}
+
+const MONEY = /^\d{1,10}(\.\d{1,2})?$/;
+const toKop = (v: string) => Math.round(Number(v) * 100);
+const fromKop = (k: number) => `${Math.floor(k / 100)}.${String(k % 100).padStart(2, '0')}`;
+
+export class FakeYooKassa {
+  readonly payments = new Map<string, YooPayment>();
+  readonly requests: SeenRequest[] = [];
+  /** Notifications sent to the shop: the body and the shop's answer status. */
+  readonly notifications: { body: unknown; status: number }[] = [];
+  /** The shop's notification URL (ЮKassa: Интеграция → HTTP-уведомления). */
+  notificationUrl: string | null = null;
+  /** Shops on 54-ФЗ through YooKassa must send a receipt with each payment. */
+  receiptsRequired = false;
+  /** The next N API calls fail with this status (500: «internal_server_error»). */
+  failNext: { status: number; count: number } | null = null;
+  /** Payments created with capture: true (paid means succeeded at once). */
+  private readonly autoCapture = new Set<string>();
+  private readonly keys = new Map<string, { body: string; status: number; answer: unknown }>();
+  private server: http.Server | null = null;
+  url = '';
+
+  constructor(
+    readonly shopId = '123456',
+    readonly secretKey = 'test_secret_key_0123456789',
+  ) {}
+
+  get apiUrl(): string {
+    return `${this.url}/v3`;
+  }
+
+  async start(): Promise<this> {
+    const { server, url } = await listen((req, res) => void this.handle(req, res).catch((err) => sendJson(res, 500, { type: 'error', code: 'internal_server_error', description: String(err) })));
+    this.server = server;
+    this.url = url;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await close(this.server);
+    this.server = null;
+  }
+
+  private error(res: http.ServerResponse, status: number, code: string, description: string, parameter?: string): void {
+    sendJson(res, status, { type: 'error', id: randomUUID(), code, description, ...(parameter ? { parameter } : {}) });
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', this.url);
+    const { text, json } = await readBody(req);
+    if (url.pathname.startsWith('/checkout/')) return this.checkout(req, res, url, text);
+    this.requests.push({ method: req.method ?? '', path: url.pathname, headers: req.headers, body: json ?? text });
+    if (this.failNext && this.failNext.count > 0) {
+      this.failNext.count -= 1;
+      return this.error(res, this.failNext.status, 'internal_server_error', 'Internal server error');
+    }
+    const expected = `Basic ${Buffer.from(`${this.shopId}:${this.secretKey}`).toString('base64')}`;
+    if (req.headers.authorization !== expected) return this.error(res, 401, 'invalid_credentials', "Login or password is incorrect. Authentication by given credentials failed");
+
+    if (req.method === 'POST' && (url.pathname === '/v3/payments' || url.pathname === '/v3/refunds')) {
+      const key = req.headers['idempotence-key'];
+      if (typeof key !== 'string' || key.length === 0 || key.length > 64) return this.error(res, 400, 'invalid_request', 'Idempotence key is missing or invalid', 'Idempotence-Key');
+      const seen = this.keys.get(`${url.pathname}:${key}`);
+      if (seen) {
+        if (seen.body !== text) return this.error(res, 400, 'invalid_request', 'Idempotence key duplicated with another request body', 'Idempotence-Key');
+        return sendJson(res, seen.status, seen.answer);
+      }
+      if (json === undefined || typeof json !== 'object' || json === null) return this.error(res, 400, 'invalid_request', 'Request body is not a JSON object');
+      const out = url.pathname === '/v3/payments' ? this.createPayment(json as Record<string, unknown>) : this.createRefund(json as Record<string, unknown>);
+      this.keys.set(`${url.pathname}:${key}`, { body: text, status: out.status, answer: out.answer });
+      return sendJson(res, out.status, out.answer);
+    }
+    const m = /^\/v3\/payments\/([\w-]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && m) {
+      const p = this.payments.get(m[1]!);
+      if (!p) return this.error(res, 404, 'not_found', "Incorrect payment_id. Payment doesn't exist or access denied. Specify the payment_id created in your store.", 'payment_id');
+      return sendJson(res, 200, p);
+    }
+    return this.error(res, 404, 'not_found', 'Not found');
+  }
+
+  private createPayment(b: Record<string, unknown>): { status: number; answer: unknown } {
+    const bad = (description: string, parameter: string) => ({ status: 400, answer: { type: 'error', id: randomUUID(), code: 'invalid_request', description, parameter } });
+    const amount = b.amount as { value?: unknown; currency?: unknown } | undefined;
+    if (!amount || typeof amount.value !== 'string' || !MONEY.test(amount.value) || toKop(amount.value) <= 0) return bad('Invalid amount value', 'amount.value');
+    if (amount.currency !== 'RUB') return bad('Invalid currency', 'amount.currency');
+    const confirmation = b.confirmation as { type?: unknown; return_url?: unknown } | undefined;
+    if (!confirmation || confirmation.type !== 'redirect' || typeof confirmation.return_url !== 'string') return bad('Confirmation type redirect needs return_url', 'confirmation');
+    if (b.description !== undefined && (typeof b.description !== 'string' || b.description.length > 128)) return bad('Description is longer than 128 characters', 'description');
+    const metadata = (b.metadata ?? {}) as Record<string, unknown>;
+    if (typeof metadata !== 'object' || Object.keys(metadata).length > 16 || Object.values(metadata).some((v) => typeof v !== 'string')) return bad('Invalid metadata', 'metadata');
+    if (this.receiptsRequired) {
+      const receipt = b.receipt as { customer?: { email?: unknown; phone?: unknown }; items?: unknown } | undefined;
+      if (!receipt) return bad('Receipt is missing or illegal', 'receipt');
+      if (!receipt.customer || (typeof receipt.customer.email !== 'string' && typeof receipt.customer.phone !== 'string')) return bad('Receipt customer needs email or phone', 'receipt.customer');
+      if (!Array.isArray(receipt.items) || receipt.items.length === 0) return bad('Receipt has no items', 'receipt.items');
+      let sum = 0;
+      for (const [i, item] of (receipt.items as Record<string, unknown>[]).entries()) {
+        const ia = item.amount as { value?: unknown; currency?: unknown } | undefined;
+        const q = Number(item.quantity);
+        if (!ia || typeof ia.value !== 'string' || !MONEY.test(ia.value)) return bad('Invalid item amount', `receipt.items[${i}].amount`);
+        if (!Number.isFinite(q) || q <= 0) return bad('Invalid item quantity', `receipt.items[${i}].quantity`);
+        if (![1, 2, 3, 4, 5, 6].includes(item.vat_code as number)) return bad('Invalid vat_code', `receipt.items[${i}].vat_code`);
+        if (typeof item.description !== 'string' || item.description.length === 0 || item.description.length > 128) return bad('Invalid item description', `receipt.items[${i}].description`);
+        if (typeof item.payment_mode !== 'string' || typeof item.payment_subject !== 'string') return bad('Item needs payment_mode and payment_subject', `receipt.items[${i}]`);
+        sum += Math.round(toKop(ia.value) * q);
+      }
+      if (sum !== toKop(amount.value)) return bad('Sum of receipt items differs from the payment amount', 'receipt.items');
+    }
+    const id = `${randomBytes(4).toString('hex')}-000f-5000-8000-${randomBytes(6).toString('hex')}`;
+    const value = fromKop(toKop(amount.value));
+    const p: YooPayment = {
+      id,
+      status: 'pending',
+      paid: false,
+      amount: { value, currency: 'RUB' },
+      ...(typeof b.description === 'string' ? { description: b.description } : {}),
+      recipient: { account_id: this.shopId, gateway_id: '2345678' },
+      created_at: new Date().toISOString(),
+      confirmation: { type: 'redirect', return_url: confirmation.return_url, confirmation_url: `${this.url}/checkout/payments/v2/contract?orderId=${id}` },
+      metadata: metadata as Record<string, string>,
+      refundable: false,
+      test: true,
+    };
+    if (b.capture === true) this.autoCapture.add(id);
+    this.payments.set(id, p);
+    return { status: 200, answer: this.view(p) };
+  }
+
+  /** The payment object as the API shows it (a copy: later changes do not reach an answer already given). */
+  private view(p: YooPayment): YooPayment {
+    return structuredClone(p);
+  }
+
+  private createRefund(b: Record<string, unknown>): { status: number; answer: unknown } {
+    const bad = (status: number, code: string, description: string, parameter?: string) => ({ status, answer: { type: 'error', id: randomUUID(), code, description, ...(parameter ? { parameter } : {}) } });
+    const p = typeof b.payment_id === 'string' ? this.payments.get(b.payment_id) : undefined;
+    if (!p) return bad(400, 'invalid_request', 'Payment not found', 'payment_id');
+    const amount = b.amount as { value?: unknown; currency?: unknown } | undefined;
+    if (!amount || typeof amount.value !== 'string' || !MONEY.test(amount.value) || amount.currency !== 'RUB') return bad(400, 'invalid_request', 'Invalid amount', 'amount');
+    if (p.status !== 'succeeded') return bad(400, 'invalid_request', 'Refund is possible only for a succeeded payment', 'payment_id');
+    const refunded = p.refunded_amount ? toKop(p.refunded_amount.value) : 0;
+    if (toKop(amount.value) > toKop(p.amount.value) - refunded) return bad(400, 'invalid_request', 'Refund amount exceeds the payment amount', 'amount.value');
+    const total = refunded + toKop(amount.value);
+    p.refunded_amount = { value: fromKop(total), currency: 'RUB' };
+    p.refundable = total < toKop(p.amount.value);
+    const refund = { id: `${randomBytes(4).toString('hex')}-0015-5000-9000-${randomBytes(6).toString('hex')}`, payment_id: p.id, status: 'succeeded', created_at: new Date().toISOString(), amount: { value: fromKop(toKop(amount.value)), currency: 'RUB' }, ...(typeof b.description === 'string' ? { description: b.description } : {}) };
+    void this.notify({ type: 'notification', event: 'refund.succeeded', object: refund });
+    return { status: 200, answer: refund };
+  }
+
+  /** The payer pays: succeeded (capture: true) or waiting_for_capture; the shop is notified. */
+  pay(id: string): YooPayment {
+    const p = this.mustGet(id);
+    if (p.status !== 'pending') return p;
+    p.paid = true;
+    if (this.autoCapture.has(id)) {
+      p.status = 'succeeded';
+      p.captured_at = new Date().toISOString();
+      p.refundable = true;
+      p.income_amount = { value: fromKop(Math.round(toKop(p.amount.value) * 0.965)), currency: 'RUB' };
+    } else p.status = 'waiting_for_capture';
+    return p;
+  }
+
+  /** The payment is canceled (the payer gave up, the bank refused, or it expired). */
+  cancel(id: string, reason = 'expired_on_confirmation'): YooPayment {
+    const p = this.mustGet(id);
+    if (p.status === 'pending' || p.status === 'waiting_for_capture') {
+      p.status = 'canceled';
+      p.paid = false;
+      p.cancellation_details = { party: 'yoo_money', reason };
+    }
+    return p;
+  }
+
+  /** The notification YooKassa sends about the payment's current state. */
+  notificationFor(id: string): { type: 'notification'; event: string; object: YooPayment } {
+    const p = this.mustGet(id);
+    return { type: 'notification', event: `payment.${p.status}`, object: this.view(p) };
+  }
+
+  /** Sends the payment's notification to the shop's URL; returns the shop's answer status (0: no answer). */
+  async notify(body: unknown): Promise<number> {
+    if (!this.notificationUrl) return 0;
+    const { status } = await postNotification(this.notificationUrl, body);
+    this.notifications.push({ body, status });
+    return status;
+  }
+
+  private mustGet(id: string): YooPayment {
+    const p = this.payments.get(id);
+    if (!p) throw new Error(`no payment ${id}`);
+    return p;
+  }
+
+  /** The confirmation page the payer is sent to. */
+  private async checkout(req: http.IncomingMessage, res: http.ServerResponse, url: URL, form: string): Promise<void> {
+    const id = url.searchParams.get('orderId') ?? '';
+    const p = this.payments.get(id);
+    if (!p) return sendHtml(res, 404, '<!doctype html><title>ЮKassa</title><p>Платёж не найден</p>');
+    if (req.method === 'POST') {
+      const action = new URLSearchParams(form).get('action');
+      if (action === 'pay') this.pay(id);
+      else this.cancel(id);
+      if (p.status !== 'pending') await this.notify(this.notificationFor(id));
+      res.writeHead(302, { location: p.confirmation!.return_url });
+      return void res.end();
+    }
+    const amount = escapeHtml(p.amount.value.replace('.', ','));
+    sendHtml(
+      res,
+      200,
+      `<!doctype html><html lang="ru"><head><meta charset="utf-8"><title>ЮKassa — оплата</title></head><body>
+<h1>Оплата заказа</h1><p>${escapeHtml(p.description ?? '')}</p><p>К оплате: <strong data-testid="amount">${amount}&nbsp;₽</strong></p>
+<form method="post"><input type="hidden" name="action" value="pay"><button type="submit">Оплатить</button></form>
+<form method="post"><input type="hidden" name="action" value="cancel"><button type="submit">Отменить</button></form>
+</body></html>`,
+    );
+  }
+}
