@@ -3,12 +3,10 @@ import { Loading } from '../components/States.tsx';
 import { AuthProvider } from '../providers/auth.tsx';
 import { Footer } from './Footer.tsx';
 import { Header } from './Header.tsx';
-import { SiteHead } from './SiteHead.tsx';
 
 export function Layout({ children }: { children: ReactNode }) {
   return (
     <AuthProvider>
-      <SiteHead />
       <a href="#content" className="skip-link">
         Перейти к содержимому
       </a>

@@ -9,6 +9,7 @@ import { useNotify } from '../../providers/notifications.tsx';
 import { SITE_KEY } from '../../providers/site.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { ADMIN_SETTINGS_KEY, fetchAdminSettings, saveSettings } from './api.ts';
+import { applySiteHead } from './site-head.ts';
 import './site.css';
 
 /** Админ-панель → Настройки: the site's name, look, game address, links, footer and legal details. */
@@ -42,6 +43,7 @@ function SettingsForm({ data }: { data: AdminSiteSettings }) {
         const saved = await saveSettings(value);
         queryClient.setQueryData(ADMIN_SETTINGS_KEY, saved);
         queryClient.setQueryData(SITE_KEY, saved.value);
+        applySiteHead(saved.value);
         void queryClient.invalidateQueries({ queryKey: AUDIT_KEY });
         notify('success', 'Настройки сохранены');
       }}
