@@ -34,6 +34,7 @@ const Env = z.object({
   MONITOR_TIMEOUT_MS: int(3000, 100, 60_000),
   MONITOR_CONCURRENCY: int(1024, 1, 10_000),
   DELIVERY_INTERVAL_SEC: int(5, 1, 3600),
+  PRIVILEGES_INTERVAL_SEC: int(60, 1, 86_400),
   RCON_TIMEOUT_MS: int(5000, 100, 60_000),
   WEB_DIST: z.string().optional(),
   GRAVIT_SECRET: z.string().min(16, 'не короче 16 символов').optional(),
@@ -49,6 +50,8 @@ const Env = z.object({
   PAYMENT_MIN_RUB: z.coerce.number().min(1).max(1_000_000).default(10),
   PAYMENT_MAX_RUB: z.coerce.number().min(1).max(10_000_000).default(100_000),
   PAYMENT_RECONCILE_SEC: int(300, 10, 86_400),
+  METRICS_TOKEN: z.string().min(16, 'не короче 16 символов').optional(),
+  LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -83,6 +86,8 @@ export interface Config {
   monitor: { intervalMs: number; timeoutMs: number; concurrency: number };
   /** Shop deliveries over RCON. */
   delivery: { intervalMs: number; timeoutMs: number };
+  /** How often privileges whose time ran out are ended (once across all instances). */
+  privileges: { intervalMs: number };
   webDist: string;
   /** Bearer secret of GravitLauncher's LaunchServer; its HTTP auth endpoints are off without it. */
   gravitSecret: string | undefined;
@@ -93,6 +98,10 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Balance top-up; a provider is on when its credentials are set. */
   payments: PaymentsConfig;
+  /** When set, /metrics answers any caller with `Authorization: Bearer <token>`; otherwise only loopback callers. */
+  metricsToken: string | undefined;
+  /** 'pretty': one readable line per entry (default when stdout is a terminal); 'json': one JSON object per line. */
+  logFormat: 'pretty' | 'json';
 }
 
 export interface PaymentsConfig {
@@ -137,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     gameAddress: e.GAME_ADDRESS,
     monitor: { intervalMs: e.MONITOR_INTERVAL_SEC * 1000, timeoutMs: e.MONITOR_TIMEOUT_MS, concurrency: e.MONITOR_CONCURRENCY },
     delivery: { intervalMs: e.DELIVERY_INTERVAL_SEC * 1000, timeoutMs: e.RCON_TIMEOUT_MS },
+    privileges: { intervalMs: e.PRIVILEGES_INTERVAL_SEC * 1000 },
     webDist: path.resolve(e.WEB_DIST ?? path.join(repoRoot, 'apps/web/dist')),
     gravitSecret: e.GRAVIT_SECRET || undefined,
     logLevel: e.LOG_LEVEL,
@@ -158,6 +168,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       maxKopecks: Math.round(e.PAYMENT_MAX_RUB * 100),
       reconcileMs: e.PAYMENT_RECONCILE_SEC * 1000,
     },
+    metricsToken: e.METRICS_TOKEN || undefined,
+    logFormat: e.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     ...overrides,
     rateLimits: {
       enabled: e.RATE_LIMITS,
