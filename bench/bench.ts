@@ -141,7 +141,7 @@ async function main(): Promise<void> {
     await waitReady(`${url}/api/site`, site);
     const coldStartMs = Math.round(performance.now() - started);
 
-    const login = await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: seeded.player.username, password: seeded.player.password }) });
+    const login = await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: seeded.player.username, password: seeded.player.password, bearer: true }) });
     const token = ((await login.json()) as { token: string }).token;
     const auth = { authorization: `Bearer ${token}` };
 
