@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { asUser, createTestApp, dbKinds, errorOf, seedUser, type TestApp } from '../../test/test-app.ts';
 import { linkIn } from '../../../../../testing/smtp-catcher.ts';
 import { MAX_DELAY_MS } from './login-throttle.ts';
+import type * as Passwords from '../../lib/passwords.ts';
 
 // Counts argon2 hashing, to prove a reset with a bad link never reaches it.
 const hashing = vi.hoisted(() => ({ calls: 0 }));
 vi.mock('../../lib/passwords.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../lib/passwords.ts')>();
+  const real = await importOriginal<typeof Passwords>();
   return {
     ...real,
     hashPassword: (password: string) => {
