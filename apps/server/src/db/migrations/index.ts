@@ -8,6 +8,7 @@ import { paymentsMigrations } from '../../modules/payments/payments.migrations.t
 import { privilegesMigrations } from '../../modules/privileges/privileges.migrations.ts';
 import { newsMigrations } from '../../modules/news/news.migrations.ts';
 import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
+import { securityMigrations } from '../../modules/security/security.migrations.ts';
 import { shopMigrations } from '../../modules/shop/shop.migrations.ts';
 import { skinsMigrations } from '../../modules/skins/skins.migrations.ts';
 import * as m2026112201 from './2026112201_accounts.ts';
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   ...capesMigrations,
   ...paymentsMigrations,
   ...privilegesMigrations,
+  ...securityMigrations,
 };
