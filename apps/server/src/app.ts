@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
@@ -15,8 +15,10 @@ import { openDatabase, type DbHandle } from './db/index.ts';
 import { JobRunner, Scheduler } from './lib/jobs/index.ts';
 import { createMailer, type Mailer } from './lib/mailer.ts';
 import { NotifyChannel } from './lib/notify-channel.ts';
+import { backupJob } from './lib/backup.ts';
+import { ensurePrivateDir } from './lib/private-files.ts';
 import { PublicCache, sendCached } from './lib/public-cache.ts';
-import { RateLimiter } from './lib/rate-limit.ts';
+import { createRateLimiter, DatabaseRateLimiter } from './lib/rate-limit.ts';
 import { SettingsStore } from './lib/settings.ts';
 import { UserCache } from './lib/user-cache.ts';
 import { recordAudit } from './modules/audit/audit.service.ts';
@@ -94,7 +96,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     mailer,
     jobs: new JobRunner(app.log),
     schedule: new Scheduler(database.db),
-    limiter: new RateLimiter(config.rateLimits.enabled, config.rateLimits.windowMs),
+    limiter: createRateLimiter(database.db, database.kind, config.rateLimits),
     publicCache: new PublicCache(notifications),
     userCache,
     notifications,
@@ -137,6 +139,8 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
 
   ctx.jobs.register(mailJob(database.db, mailer, app.log));
+  if (config.backup.dir) ctx.jobs.register(ctx.schedule.job(backupJob(config, app.log)));
+  if (ctx.limiter instanceof DatabaseRateLimiter) ctx.jobs.register(ctx.schedule.job(ctx.limiter.sweepJob()));
   for (const mod of modules) await app.register(mod(ctx));
 
   registerWebApp(app, config);
@@ -201,7 +205,7 @@ async function indexPage(indexFile: string, siteName: string): Promise<Buffer> {
 function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
   // Launcher builds and other files the owner publishes: DATA_DIR/downloads → /downloads/.
   const downloads = path.join(config.dataDir, 'downloads');
-  mkdirSync(downloads, { recursive: true });
+  ensurePrivateDir(downloads);
   void app.register(fastifyStatic, { root: downloads, prefix: '/downloads/', decorateReply: false, index: false });
 
   const indexFile = path.join(config.webDist, 'index.html');

@@ -49,7 +49,7 @@ export function toMe(user: repo.UserRow, token?: string): MeResponse {
 
 export async function register(ctx: AppContext, input: RegisterBody, actor: repo.UserRow | null, ip: string): Promise<{ message: string; id: number }> {
   const byAdmin = actor?.is_admin === 1;
-  if (!byAdmin) ctx.limiter.hit(`register:ip:${ip}`, ctx.config.rateLimits.registerPerIp);
+  if (!byAdmin) await ctx.limiter.hit(`register:ip:${ip}`, ctx.config.rateLimits.registerPerIp);
 
   const taken = await repo.nameOrEmailTaken(ctx.db, input.username, input.email);
   if (taken) throw takenError(taken);
@@ -116,8 +116,8 @@ export async function confirmEmail(ctx: AppContext, token: string): Promise<bool
 
 export async function login(ctx: AppContext, input: LoginBody, meta: { ip: string; userAgent?: string }): Promise<{ token: string; user: repo.UserRow }> {
   const accountKey = `login:acct:${input.username.toLowerCase()}`;
-  ctx.limiter.hit(`login:ip:${meta.ip}`, ctx.config.rateLimits.loginPerIp);
-  ctx.limiter.hit(accountKey, ctx.config.rateLimits.loginPerAccount);
+  await ctx.limiter.hit(`login:ip:${meta.ip}`, ctx.config.rateLimits.loginPerIp);
+  await ctx.limiter.hit(accountKey, ctx.config.rateLimits.loginPerAccount);
 
   const user = await repo.findUserByLogin(ctx.db, input.username);
   if (!user) {
@@ -125,7 +125,7 @@ export async function login(ctx: AppContext, input: LoginBody, meta: { ip: strin
     throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
   }
   if (!(await verifyPassword(user.password_hash, input.password))) throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
-  ctx.limiter.reset(accountKey);
+  await ctx.limiter.reset(accountKey);
   if (user.email_verified_at === null) throw forbidden(TEXTS.notConfirmed, { code: 'email_not_confirmed' });
 
   const token = newToken();
@@ -134,8 +134,8 @@ export async function login(ctx: AppContext, input: LoginBody, meta: { ip: strin
 }
 
 export async function forgotPassword(ctx: AppContext, email: string, ip: string): Promise<string> {
-  ctx.limiter.hit(`forgot:ip:${ip}`, ctx.config.rateLimits.forgotPerIp);
-  ctx.limiter.hit(`forgot:acct:${email.toLowerCase()}`, ctx.config.rateLimits.forgotPerAccount);
+  await ctx.limiter.hit(`forgot:ip:${ip}`, ctx.config.rateLimits.forgotPerIp);
+  await ctx.limiter.hit(`forgot:acct:${email.toLowerCase()}`, ctx.config.rateLimits.forgotPerAccount);
   const user = await repo.findUserByEmail(ctx.db, email);
   if (user) {
     const token = newToken();
@@ -152,8 +152,8 @@ export async function forgotPassword(ctx: AppContext, email: string, ip: string)
 }
 
 export async function resendConfirmation(ctx: AppContext, email: string, ip: string): Promise<string> {
-  ctx.limiter.hit(`forgot:ip:${ip}`, ctx.config.rateLimits.forgotPerIp);
-  ctx.limiter.hit(`resend:acct:${email.toLowerCase()}`, ctx.config.rateLimits.forgotPerAccount);
+  await ctx.limiter.hit(`forgot:ip:${ip}`, ctx.config.rateLimits.forgotPerIp);
+  await ctx.limiter.hit(`resend:acct:${email.toLowerCase()}`, ctx.config.rateLimits.forgotPerAccount);
   const user = await repo.findUserByEmail(ctx.db, email);
   if (user && user.email_verified_at === null) {
     const last = await repo.lastTokenAt(ctx.db, user.id, 'verify');
@@ -188,7 +188,7 @@ export async function resetPassword(ctx: AppContext, token: string, newPassword:
 }
 
 export async function changePassword(ctx: AppContext, user: repo.UserRow, currentToken: string, oldPassword: string, newPassword: string): Promise<void> {
-  ctx.limiter.hit(`login:acct:${user.username_lower}`, ctx.config.rateLimits.loginPerAccount);
+  await ctx.limiter.hit(`login:acct:${user.username_lower}`, ctx.config.rateLimits.loginPerAccount);
   if (!(await verifyPassword(user.password_hash, oldPassword))) throw new HttpError(400, TEXTS.wrongOldPassword, { code: 'wrong_password', field: 'old_password' });
   if (oldPassword === newPassword) throw badRequest(TEXTS.samePassword, { code: 'same_password', field: 'new_password' });
   const passwordHash = await hashPassword(newPassword);
