@@ -56,6 +56,9 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'cape.delete': 'Плащ удалён',
   'cape.grant': 'Плащ выдан',
   'cape.revoke': 'Выдача плаща отменена',
+  'settings.update': 'Настройки изменены',
+  'page.update': 'Страница сохранена',
+  'page.delete': 'Страница удалена',
 };
 
 /** The log's sections (its filter), by the entity the server records. */
@@ -69,6 +72,8 @@ export const AUDIT_ENTITY_LABELS: Record<string, string> = {
   shop_category: 'Категории товаров',
   server: 'Серверы',
   cape: 'Плащи',
+  settings: 'Настройки',
+  page: 'Страницы',
 };
 
 /** Field names, the same in every entity unless AUDIT_ENTITY_FIELD_LABELS says otherwise. */
@@ -130,6 +135,28 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
   // The item's row as stored: the price in kopecks.
   shop_item: { price: { label: 'Цена', kind: 'kopecks' } },
   cape: { title: { label: 'Название' } },
+  // The site settings (Админ-панель → Настройки); other settings documents share the entity.
+  settings: {
+    name: { label: 'Название сайта' },
+    description: { label: 'Краткое описание' },
+    logo_url: { label: 'Логотип' },
+    favicon_url: { label: 'Значок вкладки' },
+    accent_color: { label: 'Цвет акцента' },
+    game_address: { label: 'Адрес сервера' },
+    support_vk: { label: 'ВКонтакте' },
+    support_telegram: { label: 'Telegram' },
+    support_discord: { label: 'Discord' },
+    support_email: { label: 'Почта поддержки' },
+    launcher_version: { label: 'Версия лаунчера' },
+    launcher_windows_url: { label: 'Лаунчер для Windows' },
+    launcher_linux_url: { label: 'Лаунчер для Linux' },
+    footer_text: { label: 'Текст в подвале' },
+    legal_seller: { label: 'Продавец' },
+    legal_inn: { label: 'ИНН' },
+    legal_ogrn: { label: 'ОГРН / ОГРНИП' },
+    seo_description: { label: 'Описание для поисковиков' },
+  },
+  page: { body: { label: 'Текст (Markdown)' }, place: { label: 'Где ссылка' }, slug: { label: 'Адрес' } },
 };
 
 /** Bookkeeping columns that say nothing the entry's own date and number do not. */

@@ -1,6 +1,7 @@
 export * from './common.ts';
 export * from './accounts.ts';
 export * from './site.ts';
+export * from './accent.ts';
 export * from './news.ts';
 export * from './donate.ts';
 export * from './commands.ts';

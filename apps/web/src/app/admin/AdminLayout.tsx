@@ -10,6 +10,7 @@ const SECTIONS = [
   { to: '/admin/servers', label: 'Серверы' },
   { to: '/admin/capes', label: 'Плащи' },
   { to: '/admin/game-login', label: 'Вход в игру' },
+  { to: '/admin/settings', label: 'Настройки' },
   { to: '/admin/audit', label: 'Журнал изменений' },
 ];
 
