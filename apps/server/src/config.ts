@@ -34,6 +34,7 @@ const Env = z.object({
   MONITOR_TIMEOUT_MS: int(3000, 100, 60_000),
   MONITOR_CONCURRENCY: int(1024, 1, 10_000),
   DELIVERY_INTERVAL_SEC: int(5, 1, 3600),
+  PRIVILEGES_INTERVAL_SEC: int(60, 1, 86_400),
   RCON_TIMEOUT_MS: int(5000, 100, 60_000),
   WEB_DIST: z.string().optional(),
   GRAVIT_SECRET: z.string().min(16, 'не короче 16 символов').optional(),
@@ -75,6 +76,8 @@ export interface Config {
   monitor: { intervalMs: number; timeoutMs: number; concurrency: number };
   /** Shop deliveries over RCON. */
   delivery: { intervalMs: number; timeoutMs: number };
+  /** How often privileges whose time ran out are ended (once across all instances). */
+  privileges: { intervalMs: number };
   webDist: string;
   /** Bearer secret of GravitLauncher's LaunchServer; its HTTP auth endpoints are off without it. */
   gravitSecret: string | undefined;
@@ -120,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     gameAddress: e.GAME_ADDRESS,
     monitor: { intervalMs: e.MONITOR_INTERVAL_SEC * 1000, timeoutMs: e.MONITOR_TIMEOUT_MS, concurrency: e.MONITOR_CONCURRENCY },
     delivery: { intervalMs: e.DELIVERY_INTERVAL_SEC * 1000, timeoutMs: e.RCON_TIMEOUT_MS },
+    privileges: { intervalMs: e.PRIVILEGES_INTERVAL_SEC * 1000 },
     webDist: path.resolve(e.WEB_DIST ?? path.join(repoRoot, 'apps/web/dist')),
     gravitSecret: e.GRAVIT_SECRET || undefined,
     logLevel: e.LOG_LEVEL,
