@@ -42,6 +42,8 @@ const Env = z.object({
   BACKUP_DIR: z.string().optional(),
   BACKUP_KEEP: int(7, 1, 10_000),
   BACKUP_INTERVAL_HOURS: int(24, 1, 24 * 365),
+  METRICS_TOKEN: z.string().min(16, 'не короче 16 символов').optional(),
+  LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -88,6 +90,10 @@ export interface Config {
   backup: { dir: string | undefined; keep: number; intervalMs: number };
   /** On SIGTERM/SIGINT: how long in-flight requests, then background jobs, may take to finish. */
   shutdownTimeoutMs: number;
+  /** When set, /metrics answers any caller with `Authorization: Bearer <token>`; otherwise only loopback callers. */
+  metricsToken: string | undefined;
+  /** 'pretty': one readable line per entry (default when stdout is a terminal); 'json': one JSON object per line. */
+  logFormat: 'pretty' | 'json';
 }
 
 export type ConfigOverrides = Partial<Omit<Config, 'rateLimits'>> & { rateLimits?: Partial<Config['rateLimits']> };
@@ -130,6 +136,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     workers: true,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SEC * 1000,
     backup: { dir: e.BACKUP_DIR ? path.resolve(e.BACKUP_DIR) : undefined, keep: e.BACKUP_KEEP, intervalMs: e.BACKUP_INTERVAL_HOURS * 3_600_000 },
+    metricsToken: e.METRICS_TOKEN || undefined,
+    logFormat: e.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     ...overrides,
     rateLimits: {
       enabled: e.RATE_LIMITS,
