@@ -51,6 +51,9 @@ const Env = z.object({
   PAYMENT_MIN_RUB: z.coerce.number().min(1).max(1_000_000).default(10),
   PAYMENT_MAX_RUB: z.coerce.number().min(1).max(10_000_000).default(100_000),
   PAYMENT_RECONCILE_SEC: int(300, 10, 86_400),
+  BACKUP_DIR: z.string().optional(),
+  BACKUP_KEEP: int(7, 1, 10_000),
+  BACKUP_INTERVAL_HOURS: int(24, 1, 24 * 365),
   METRICS_TOKEN: z.string().min(16, 'не короче 16 символов').optional(),
   LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -98,6 +101,8 @@ export interface Config {
   logLevel: string;
   /** Background workers (mail, monitors, deliveries); tests may switch them off. */
   workers: boolean;
+  /** The site's own periodic backups (lib/backup.ts): off unless BACKUP_DIR is set. */
+  backup: { dir: string | undefined; keep: number; intervalMs: number };
   /** On SIGTERM/SIGINT: how long in-flight requests, then background jobs, may take to finish. */
   shutdownTimeoutMs: number;
   /** Balance top-up; a provider is on when its credentials are set. */
@@ -172,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       maxKopecks: Math.round(e.PAYMENT_MAX_RUB * 100),
       reconcileMs: e.PAYMENT_RECONCILE_SEC * 1000,
     },
+    backup: { dir: e.BACKUP_DIR ? path.resolve(e.BACKUP_DIR) : undefined, keep: e.BACKUP_KEEP, intervalMs: e.BACKUP_INTERVAL_HOURS * 3_600_000 },
     metricsToken: e.METRICS_TOKEN || undefined,
     logFormat: e.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     ...overrides,
