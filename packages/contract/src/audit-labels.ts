@@ -56,6 +56,9 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'cape.delete': 'Плащ удалён',
   'cape.grant': 'Плащ выдан',
   'cape.revoke': 'Выдача плаща отменена',
+  'media.upload': 'Картинка загружена',
+  'media.delete': 'Картинка удалена',
+  'user.balance': 'Баланс изменён',
 };
 
 /** The log's sections (its filter), by the entity the server records. */
@@ -69,6 +72,7 @@ export const AUDIT_ENTITY_LABELS: Record<string, string> = {
   shop_category: 'Категории товаров',
   server: 'Серверы',
   cape: 'Плащи',
+  media: 'Картинки',
 };
 
 /** Field names, the same in every entity unless AUDIT_ENTITY_FIELD_LABELS says otherwise. */
@@ -121,6 +125,10 @@ export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
   tier: { label: 'Донат' },
   server_name: { label: 'Название в лаунчере' },
   help_text: { label: 'Текст на странице помощи' },
+  url: { label: 'Адрес' },
+  size: { label: 'Размер, байт', kind: 'number' },
+  comment: { label: 'Комментарий' },
+  change: { label: 'Изменение', kind: 'roubles' },
 };
 
 /** Where a field means something else in one entity. */
@@ -130,6 +138,7 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
   // The item's row as stored: the price in kopecks.
   shop_item: { price: { label: 'Цена', kind: 'kopecks' } },
   cape: { title: { label: 'Название' } },
+  media: { name: { label: 'Имя файла' } },
 };
 
 /** Bookkeeping columns that say nothing the entry's own date and number do not. */

@@ -12,3 +12,4 @@ export * from './admin.ts';
 export * from './capes.ts';
 export * from './audit-labels.ts';
 export * from './game-login.ts';
+export * from './media.ts';
