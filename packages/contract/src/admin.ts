@@ -78,7 +78,13 @@ export const ADMIN_USERS_PAGE_SIZE = 25;
 /** Without any of these GET /api/user/all answers the spec's plain list of every user. */
 export const AdminUserQuery = withLabels(
   z.strictObject({
-    q: z.string().trim().max(100, 'Слишком длинный запрос').optional(),
+    q: z
+      .string()
+      .trim()
+      .max(100, 'Слишком длинный запрос')
+      // eslint-disable-next-line no-control-regex -- a search never holds control characters (PostgreSQL refuses NUL)
+      .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'Некорректный запрос')
+      .optional(),
     page: z.coerce.number({ error: 'Некорректный номер страницы' }).int('Некорректный номер страницы').min(1, 'Некорректный номер страницы').max(1_000_000, 'Некорректный номер страницы').optional(),
     per_page: z.coerce.number({ error: 'Некорректный размер страницы' }).int('Некорректный размер страницы').min(1, 'Некорректный размер страницы').max(100, 'Не больше 100 пользователей на странице').optional(),
   }),
