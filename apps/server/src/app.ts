@@ -1,5 +1,4 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import fastifyCookie from '@fastify/cookie';
@@ -21,6 +20,8 @@ import { SettingsStore } from './lib/settings.ts';
 import { UserCache } from './lib/user-cache.ts';
 import { recordAudit } from './modules/audit/audit.service.ts';
 import { modules } from './modules/index.ts';
+import { indexPage } from './modules/site/site.index-page.ts';
+import { SiteSettingsDoc } from './modules/site/site.settings.ts';
 import { mailJob } from './modules/mail/mail.outbox.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerAccessCheck, type Access } from './plugins/auth.ts';
@@ -189,15 +190,6 @@ function registerAccessControl(app: FastifyInstance, ctx: AppContext): void {
 }
 
 /** Serves the built single-page app, with index.html for every non-API path it does not know. */
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** The built index page with the site's name in the title and in the header painted before the app runs. */
-async function indexPage(indexFile: string, siteName: string): Promise<Buffer> {
-  const name = siteName.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
-  const html = (await readFile(indexFile, 'utf8')).replace('<title>Kubik</title>', `<title>${name}</title>`).replace('<span data-site-name>Kubik</span>', `<span data-site-name>${name}</span>`);
-  return Buffer.from(html);
-}
-
 function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
   // Launcher builds and other files the owner publishes: DATA_DIR/downloads → /downloads/.
   const downloads = path.join(config.dataDir, 'downloads');
@@ -220,7 +212,7 @@ function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
   }
   // The static plugin would treat '/' as a directory: the home page is the app's index.
   const sendIndex = async (request: FastifyRequest, reply: FastifyReply) =>
-    sendCached(request, reply, await app.ctx.publicCache.get('web.index', () => indexPage(indexFile, config.siteName), 'text/html; charset=utf-8'));
+    sendCached(request, reply, await app.ctx.publicCache.get('web.index', async () => indexPage(indexFile, await app.ctx.settings.get(SiteSettingsDoc)), 'text/html; charset=utf-8'));
   if (hasWeb) app.get('/', { config: { access: 'public' }, schema: { hide: true } }, sendIndex);
   app.setNotFoundHandler((request, reply) => {
     const url = request.url;

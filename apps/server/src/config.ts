@@ -28,10 +28,13 @@ const Env = z.object({
   SUPPORT_VK_URL: z.string().default('https://vk.com/'),
   SUPPORT_TELEGRAM_URL: z.string().default('https://t.me/'),
   SUPPORT_DISCORD_URL: z.string().default('https://discord.com/'),
+  SUPPORT_EMAIL: z.string().default(''),
+  GAME_ADDRESS: z.string().default(''),
   MONITOR_INTERVAL_SEC: int(60, 1, 86_400),
   MONITOR_TIMEOUT_MS: int(3000, 100, 60_000),
   MONITOR_CONCURRENCY: int(1024, 1, 10_000),
   DELIVERY_INTERVAL_SEC: int(5, 1, 3600),
+  PRIVILEGES_INTERVAL_SEC: int(60, 1, 86_400),
   RCON_TIMEOUT_MS: int(5000, 100, 60_000),
   WEB_DIST: z.string().optional(),
   GRAVIT_SECRET: z.string().min(16, 'не короче 16 символов').optional(),
@@ -63,11 +66,15 @@ export interface Config {
     forgotPerAccount: number;
   };
   launcher: { version: string; windowsUrl: string; linuxUrl: string };
-  support: { vk: string; telegram: string; discord: string };
+  support: { vk: string; telegram: string; discord: string; email: string };
+  /** The game server's address the home page shows (the owner may change it in Настройки). */
+  gameAddress: string;
   /** Server status checks (Minecraft Server List Ping). */
   monitor: { intervalMs: number; timeoutMs: number; concurrency: number };
   /** Shop deliveries over RCON. */
   delivery: { intervalMs: number; timeoutMs: number };
+  /** How often privileges whose time ran out are ended (once across all instances). */
+  privileges: { intervalMs: number };
   webDist: string;
   /** Bearer secret of GravitLauncher's LaunchServer; its HTTP auth endpoints are off without it. */
   gravitSecret: string | undefined;
@@ -107,9 +114,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     secureCookies: publicUrl.startsWith('https://'),
     sessionTtlMs: e.SESSION_TTL_DAYS * 86_400_000,
     launcher: { version: e.LAUNCHER_VERSION, windowsUrl: e.LAUNCHER_WINDOWS_URL, linuxUrl: e.LAUNCHER_LINUX_URL },
-    support: { vk: e.SUPPORT_VK_URL, telegram: e.SUPPORT_TELEGRAM_URL, discord: e.SUPPORT_DISCORD_URL },
+    support: { vk: e.SUPPORT_VK_URL, telegram: e.SUPPORT_TELEGRAM_URL, discord: e.SUPPORT_DISCORD_URL, email: e.SUPPORT_EMAIL },
+    gameAddress: e.GAME_ADDRESS,
     monitor: { intervalMs: e.MONITOR_INTERVAL_SEC * 1000, timeoutMs: e.MONITOR_TIMEOUT_MS, concurrency: e.MONITOR_CONCURRENCY },
     delivery: { intervalMs: e.DELIVERY_INTERVAL_SEC * 1000, timeoutMs: e.RCON_TIMEOUT_MS },
+    privileges: { intervalMs: e.PRIVILEGES_INTERVAL_SEC * 1000 },
     webDist: path.resolve(e.WEB_DIST ?? path.join(repoRoot, 'apps/web/dist')),
     gravitSecret: e.GRAVIT_SECRET || undefined,
     logLevel: e.LOG_LEVEL,

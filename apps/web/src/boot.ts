@@ -11,7 +11,7 @@ import type { EarlyReads } from './lib/early.ts';
  *
  * Keep these paths in step with the queries in app/first-page.ts.
  */
-const EVERY_PAGE = ['/api/site', '/api/user/me'];
+const EVERY_PAGE = ['/api/site/settings', '/api/user/me'];
 const PAGE_READS: Record<string, string[]> = {
   '/': ['/api/tidings/news', '/api/servers/'],
   '/servers': ['/api/servers/'],

@@ -59,6 +59,12 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'media.upload': 'Картинка загружена',
   'media.delete': 'Картинка удалена',
   'user.balance': 'Баланс изменён',
+  'privilege.grant': 'Привилегия выдана вручную',
+  'privilege.update': 'Срок привилегии изменён',
+  'privilege.revoke': 'Привилегия снята',
+  'settings.update': 'Настройки изменены',
+  'page.update': 'Страница сохранена',
+  'page.delete': 'Страница удалена',
 };
 
 /** The log's sections (its filter), by the entity the server records. */
@@ -73,6 +79,9 @@ export const AUDIT_ENTITY_LABELS: Record<string, string> = {
   server: 'Серверы',
   cape: 'Плащи',
   media: 'Картинки',
+  privilege: 'Привилегии',
+  settings: 'Настройки',
+  page: 'Страницы',
 };
 
 /** Field names, the same in every entity unless AUDIT_ENTITY_FIELD_LABELS says otherwise. */
@@ -129,6 +138,21 @@ export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
   size: { label: 'Размер, байт', kind: 'number' },
   comment: { label: 'Комментарий' },
   change: { label: 'Изменение', kind: 'roubles' },
+  server_ids: { label: 'Серверы (№)' },
+  grant_commands: { label: 'Команды выдачи' },
+  revoke_commands: { label: 'Команды снятия' },
+  periods: { label: 'Сроки покупки' },
+  give_commands: { label: 'Команды выдачи кита' },
+  starts_at: { label: 'Начало', kind: 'datetime' },
+  expires_at: { label: 'Окончание', kind: 'datetime' },
+  ended_at: { label: 'Закончилась', kind: 'datetime' },
+  end_reason: { label: 'Причина окончания' },
+  tier_id: { label: 'Донат (№)', kind: 'number' },
+  tier_title: { label: 'Донат' },
+  user_id: { label: 'Игрок (№)', kind: 'number' },
+  days: { label: 'Дней', kind: 'number' },
+  granted_by: { label: 'Выдал (№)', kind: 'number' },
+  reminded_at: { label: 'Напоминание отправлено', kind: 'datetime' },
 };
 
 /** Where a field means something else in one entity. */
@@ -139,6 +163,29 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
   shop_item: { price: { label: 'Цена', kind: 'kopecks' } },
   cape: { title: { label: 'Название' } },
   media: { name: { label: 'Имя файла' } },
+  privilege: { title: { label: 'Донат' } },
+  // The site settings (Админ-панель → Настройки); other settings documents share the entity.
+  settings: {
+    name: { label: 'Название сайта' },
+    description: { label: 'Краткое описание' },
+    logo_url: { label: 'Логотип' },
+    favicon_url: { label: 'Значок вкладки' },
+    accent_color: { label: 'Цвет акцента' },
+    game_address: { label: 'Адрес сервера' },
+    support_vk: { label: 'ВКонтакте' },
+    support_telegram: { label: 'Telegram' },
+    support_discord: { label: 'Discord' },
+    support_email: { label: 'Почта поддержки' },
+    launcher_version: { label: 'Версия лаунчера' },
+    launcher_windows_url: { label: 'Лаунчер для Windows' },
+    launcher_linux_url: { label: 'Лаунчер для Linux' },
+    footer_text: { label: 'Текст в подвале' },
+    legal_seller: { label: 'Продавец' },
+    legal_inn: { label: 'ИНН' },
+    legal_ogrn: { label: 'ОГРН / ОГРНИП' },
+    seo_description: { label: 'Описание для поисковиков' },
+  },
+  page: { body: { label: 'Текст (Markdown)' }, place: { label: 'Где ссылка' }, slug: { label: 'Адрес' } },
 };
 
 /** Bookkeeping columns that say nothing the entry's own date and number do not. */

@@ -1,6 +1,7 @@
 export * from './common.ts';
 export * from './accounts.ts';
 export * from './site.ts';
+export * from './accent.ts';
 export * from './news.ts';
 export * from './donate.ts';
 export * from './commands.ts';
@@ -13,3 +14,4 @@ export * from './capes.ts';
 export * from './audit-labels.ts';
 export * from './game-login.ts';
 export * from './media.ts';
+export * from './privileges.ts';

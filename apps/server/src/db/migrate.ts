@@ -4,12 +4,20 @@ import { migrations } from './migrations/index.ts';
 
 const MIGRATION_LOCK_ID = 4_242_001;
 
+/** Names of the migrations this build knows and the database has not run yet (readiness, `npm run migrate`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrator works on any schema
+export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
+  return (await migratorFor(db).getMigrations()).filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrator works on any schema
+function migratorFor(db: Kysely<any>): Migrator {
+  return new Migrator({ db, provider: { getMigrations: async () => migrations } });
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrator works on any schema
 async function runMigrations(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => migrations },
-  });
+  const migrator = migratorFor(db);
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);

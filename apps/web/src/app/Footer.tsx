@@ -1,14 +1,21 @@
 import { Link } from 'wouter';
 import { useSite } from '../providers/site.tsx';
 
+/** The owner's footer: their words, the support links set in Настройки, and the seller's legal details. */
 export function Footer() {
   const site = useSite();
+  const support = [
+    { href: site.support_vk, label: 'ВКонтакте' },
+    { href: site.support_telegram, label: 'Telegram' },
+    { href: site.support_discord, label: 'Discord' },
+  ].filter((l) => l.href);
+  const legal = [site.legal_seller, site.legal_inn && `ИНН ${site.legal_inn}`, site.legal_ogrn && `${site.legal_ogrn.length === 15 ? 'ОГРНИП' : 'ОГРН'} ${site.legal_ogrn}`].filter(Boolean);
   return (
     <footer className="site-footer">
       <div className="container footer-inner">
-        <div>
+        <div className="footer-about">
           <strong>{site.name}</strong>
-          <p className="muted">Игровой сервер и его сообщество. Сайт не связан с Mojang и Microsoft.</p>
+          {site.footer_text && <p className="muted preline" data-testid="footer-text">{site.footer_text}</p>}
         </div>
         <nav aria-label="Ссылки в подвале">
           <ul>
@@ -21,14 +28,32 @@ export function Footer() {
             <li>
               <Link to="/donate">Донат</Link>
             </li>
-            <li>
-              <a href={site.support.discord} target="_blank" rel="noopener noreferrer">
-                Поддержка
-              </a>
-            </li>
           </ul>
         </nav>
-        <p className="muted copyright">© {new Date().getFullYear()} {site.name}</p>
+        {(support.length > 0 || site.support_email) && (
+          <nav aria-label="Поддержка">
+            <ul>
+              {support.map((l) => (
+                <li key={l.label}>
+                  <a href={l.href} target="_blank" rel="noopener noreferrer">
+                    {l.label}
+                  </a>
+                </li>
+              ))}
+              {site.support_email && (
+                <li>
+                  <a href={`mailto:${site.support_email}`}>{site.support_email}</a>
+                </li>
+              )}
+            </ul>
+          </nav>
+        )}
+        <div className="copyright muted">
+          <p>
+            © {new Date().getFullYear()} {site.name}
+          </p>
+          {legal.length > 0 && <p data-testid="footer-legal">{legal.join(' · ')}</p>}
+        </div>
       </div>
     </footer>
   );

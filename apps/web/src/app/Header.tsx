@@ -26,7 +26,7 @@ export function Header() {
     <header className="site-header">
       <div className="container header-inner">
         <Link to="/" className="brand" aria-label={`${site.name} — на главную`}>
-          <img src="/favicon.svg" alt="" width={28} height={28} className="pixelated" />
+          <img src={site.logo_url || '/favicon.svg'} alt="" width={28} height={28} className="pixelated" />
           <span>{site.name}</span>
         </Link>
         <button type="button" className="icon-button nav-toggle" aria-expanded={navOpen} aria-controls="main-nav" aria-label="Меню" onClick={() => setNavOpen((v) => !v)}>

@@ -27,6 +27,7 @@ const AdminAuditPage = lazy(() => import('../features/audit/AdminAuditPage.tsx')
 const AdminCapesPage = lazy(() => import('../features/capes/AdminCapesPage.tsx'));
 const AdminMediaPage = lazy(() => import('../features/media/AdminMediaPage.tsx'));
 const AdminGameLoginPage = lazy(() => import('../features/help/AdminGameLoginPage.tsx'));
+const AdminSettingsPage = lazy(() => import('../features/site/AdminSettingsPage.tsx'));
 
 /**
  * lazy(), and preload() for the page the browser opens first (main.tsx): once its module is in, a
@@ -96,6 +97,7 @@ export function AppRoutes() {
         <Route path="/admin/capes"><Admin><AdminCapesPage /></Admin></Route>
         <Route path="/admin/media"><Admin><AdminMediaPage /></Admin></Route>
         <Route path="/admin/game-login"><Admin><AdminGameLoginPage /></Admin></Route>
+        <Route path="/admin/settings"><Admin><AdminSettingsPage /></Admin></Route>
         <Route><NotFoundPage /></Route>
       </Switch>
     </Layout>

@@ -1,18 +1,35 @@
-import type { SiteInfo } from '@kubik/contract';
+import type { SiteSettings } from '@kubik/contract';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../lib/api.ts';
 
-const FALLBACK: SiteInfo = {
+/** What the shell shows until the settings arrive (and if they never do): the server's own defaults. */
+const FALLBACK: SiteSettings = {
   name: 'Kubik',
-  launcher: { version: 'v1.0.0', windows_url: '#', linux_url: '#' },
-  support: { vk: '#', telegram: '#', discord: '#' },
+  description: '',
+  logo_url: '',
+  favicon_url: '',
+  accent_color: '#4ade80',
+  game_address: '',
+  support_vk: '',
+  support_telegram: '',
+  support_discord: '',
+  support_email: '',
+  launcher_version: 'v1.0.0',
+  launcher_windows_url: '',
+  launcher_linux_url: '',
+  footer_text: '',
+  legal_seller: '',
+  legal_inn: '',
+  legal_ogrn: '',
+  seo_description: '',
 };
 
-export const SITE_KEY = ['site'] as const;
-export const fetchSite = () => api<SiteInfo>('/api/site');
+export const SITE_KEY = ['site', 'settings'] as const;
+export const SITE_SETTINGS_PATH = '/api/site/settings';
+export const fetchSite = () => api<SiteSettings>(SITE_SETTINGS_PATH);
 
-/** Site name, launcher and support links from the server configuration. */
-export function useSite(): SiteInfo {
-  const { data } = useQuery({ queryKey: SITE_KEY, queryFn: fetchSite, staleTime: Infinity });
+/** The owner's site settings (Админ-панель → Настройки): name, logo, colour, links, footer. */
+export function useSite(): SiteSettings {
+  const { data } = useQuery({ queryKey: SITE_KEY, queryFn: fetchSite, staleTime: 5 * 60_000 });
   return data ?? FALLBACK;
 }

@@ -4,6 +4,7 @@ import { gameAuthMigrations } from '../../modules/game-auth/game-auth.migrations
 import { auditMigrations } from '../../modules/audit/audit.migrations.ts';
 import { deliveriesMigrations } from '../../modules/deliveries/deliveries.migrations.ts';
 import { donateMigrations } from '../../modules/donate/donate.migrations.ts';
+import { privilegesMigrations } from '../../modules/privileges/privileges.migrations.ts';
 import { newsMigrations } from '../../modules/news/news.migrations.ts';
 import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
 import { shopMigrations } from '../../modules/shop/shop.migrations.ts';
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   ...gameAuthMigrations,
   ...capesMigrations,
   ...mediaMigrations,
+  ...privilegesMigrations,
 };

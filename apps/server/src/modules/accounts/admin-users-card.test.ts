@@ -133,6 +133,8 @@ describe.each(dbKinds)('admin users: search, card and balance changes on %s', (k
     expect(card.ledger).toHaveLength(5);
     expect(card.sessions).toHaveLength(1);
     expect(card.sessions[0]).toMatchObject({ created_at: expect.any(String), expires_at: expect.any(String) });
+    expect(card.privileges).toEqual([]);
+    expect(card.payments).toBeNull();
     expect(res.body).not.toMatch(/token_hash|password/);
     expect((await get(admin, '/api/admin/users/999999')).statusCode).toBe(404);
   });

@@ -116,3 +116,7 @@ export function sessionsOf(db: Db, userId: number, now: number) {
     .limit(20)
     .execute();
 }
+
+export function privilegesOf(db: Db, userId: number) {
+  return db.selectFrom('privileges').select(['tier_title', 'expires_at', 'ended_at']).where('user_id', '=', userId).orderBy('id', 'desc').limit(20).execute();
+}

@@ -11,6 +11,7 @@ const SECTIONS = [
   { to: '/admin/capes', label: 'Плащи' },
   { to: '/admin/media', label: 'Картинки' },
   { to: '/admin/game-login', label: 'Вход в игру' },
+  { to: '/admin/settings', label: 'Настройки' },
   { to: '/admin/audit', label: 'Журнал изменений' },
 ];
 

@@ -18,13 +18,13 @@ export default function HelpPage() {
 
       <section className="card" aria-labelledby="launcher-h">
         <h2 id="launcher-h">Скачать лаунчер</h2>
-        <p className="muted">Лаунчер сам скачает игру, обновит её и подключит вас к серверу. Версия {site.launcher.version}.</p>
+        <p className="muted">Лаунчер сам скачает игру, обновит её и подключит вас к серверу. Версия {site.launcher_version}.</p>
         <div className="row">
-          <a className="btn btn-primary" href={site.launcher.windows_url} download>
-            Windows (.exe) · {site.launcher.version}
+          <a className="btn btn-primary" href={site.launcher_windows_url} download>
+            Windows (.exe) · {site.launcher_version}
           </a>
-          <a className="btn" href={site.launcher.linux_url} download>
-            Linux (AppImage) · {site.launcher.version}
+          <a className="btn" href={site.launcher_linux_url} download>
+            Linux (AppImage) · {site.launcher_version}
           </a>
         </div>
         <h3 style={{ marginTop: 'var(--space-5)' }}>Системные требования</h3>
@@ -85,15 +85,26 @@ export default function HelpPage() {
         <h2 id="support-h">Поддержка</h2>
         <p>Не нашли ответ? Напишите нам:</p>
         <div className="row">
-          <a className="btn" href={site.support.vk} target="_blank" rel="noopener noreferrer">
-            Группа ВКонтакте
-          </a>
-          <a className="btn" href={site.support.telegram} target="_blank" rel="noopener noreferrer">
-            Telegram
-          </a>
-          <a className="btn" href={site.support.discord} target="_blank" rel="noopener noreferrer">
-            Discord-сервер
-          </a>
+          {site.support_vk && (
+            <a className="btn" href={site.support_vk} target="_blank" rel="noopener noreferrer">
+              Группа ВКонтакте
+            </a>
+          )}
+          {site.support_telegram && (
+            <a className="btn" href={site.support_telegram} target="_blank" rel="noopener noreferrer">
+              Telegram
+            </a>
+          )}
+          {site.support_discord && (
+            <a className="btn" href={site.support_discord} target="_blank" rel="noopener noreferrer">
+              Discord-сервер
+            </a>
+          )}
+          {site.support_email && (
+            <a className="btn" href={`mailto:${site.support_email}`}>
+              {site.support_email}
+            </a>
+          )}
         </div>
       </section>
     </div>

@@ -1,0 +1,85 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPgDatabase, dbKinds } from '../test/test-app.ts';
+import { freePort } from '../../../../testing/free-port.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../../../..');
+const DIST = path.join(ROOT, 'apps/server/dist');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** `npm run build`'s server part, skipped when the sources did not change since the last one. */
+function buildServer(): string {
+  const res = spawnSync(process.execPath, ['scripts/build.mjs', 'server', 'contract', '--if-changed'], { cwd: ROOT, encoding: 'utf8' });
+  expect(res.status, res.stderr).toBe(0);
+  return res.stdout;
+}
+
+describe('production build', () => {
+  beforeAll(() => void buildServer(), 120_000);
+
+  it('bundles the server into dist/ with nothing from TypeScript or node_modules inside, and skips an unchanged rebuild', () => {
+    for (const f of ['main.js', 'migrate.js', 'admin-create.js', 'check-ledger.js']) expect(existsSync(path.join(DIST, f))).toBe(true);
+    const main = readFileSync(path.join(DIST, 'main.js'), 'utf8');
+    expect(main).not.toMatch(/from ["'][^"']*\.ts["']/);
+    expect(main).not.toContain('tsx');
+    expect(buildServer()).toContain('server: up to date');
+  });
+
+  it('the compiled contract loads in plain Node under the `compiled` condition', () => {
+    const res = spawnSync(process.execPath, ['--conditions=compiled', '--input-type=module', '-e', "const c = await import('@kubik/contract'); console.log(import.meta.resolve('@kubik/contract'), typeof c.Username.parse)"], { cwd: path.join(ROOT, 'apps/server'), encoding: 'utf8' });
+    expect(res.stderr).toBe('');
+    expect(res.stdout).toMatch(/packages\/contract\/dist\/index\.js function/);
+  });
+});
+
+describe.each(dbKinds)('the built site on %s', (kind) => {
+  let dataDir: string;
+  let child: ChildProcess | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    buildServer();
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-built-'));
+    const pgDb = kind === 'pg' ? await createPgDatabase() : null;
+    drop = pgDb?.drop;
+    env = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, DATABASE_URL: pgDb?.url ?? '', LOG_LEVEL: 'info', LOG_FORMAT: 'json', WEB_DIST: dataDir };
+  }, 120_000);
+  afterAll(async () => {
+    child?.kill('SIGKILL');
+    await drop?.();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('npm run migrate applies the migrations once, then finds nothing to do', () => {
+    const first = spawnSync(process.execPath, [path.join(DIST, 'migrate.js')], { env, encoding: 'utf8' });
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^Миграции применены \(\d+\): /);
+    const again = spawnSync(process.execPath, [path.join(DIST, 'migrate.js')], { env, encoding: 'utf8' });
+    expect(again.stdout).toContain('Миграции: база уже в актуальном состоянии.');
+  });
+
+  it('runs with plain node (no loader) and answers', async () => {
+    const port = await freePort();
+    child = spawn(process.execPath, [path.join(DIST, 'main.js')], { env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const res = await fetch(`http://127.0.0.1:${port}/api/site`).catch(() => null);
+      if (res?.ok) {
+        expect(((await res.json()) as { name: string }).name).toBe('Kubik');
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`the built site did not start:\n${output}`);
+      await sleep(100);
+    }
+    const exited = new Promise<number | null>((resolve) => child!.on('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 60_000);
+});

@@ -1,0 +1,125 @@
+#!/usr/bin/env node
+// Production build: the contract package, the server and the web app, each into its dist/.
+//   node scripts/build.mjs [contract|server|web ...] [--if-changed] [--quiet]
+// --if-changed (npm start, the CLIs) skips a part whose inputs are byte for byte the ones it was
+// last built from: each dist/ keeps a stamp, the SHA-256 of every input file's path and content.
+// The server is bundled with esbuild into apps/server/dist (main.js, migrate.js, admin-create.js,
+// check-ledger.js and shared chunks): our TypeScript and the contract inlined, packages from
+// node_modules left as imports, so plain `node` runs it. The contract also gets a compiled
+// dist/index.js (+ .d.ts) of its own, exported under the `compiled` condition.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const args = process.argv.slice(2);
+const ifChanged = args.includes('--if-changed');
+const quiet = args.includes('--quiet');
+const named = args.filter((a) => !a.startsWith('--'));
+const log = (s) => quiet || console.log(s);
+
+/** Every file under the given paths (files or folders), skipping tests and build output. */
+function inputs(paths) {
+  const out = [];
+  const walk = (p) => {
+    const full = path.join(root, p);
+    if (!existsSync(full)) return;
+    if (statSync(full).isDirectory()) {
+      for (const name of readdirSync(full).sort()) if (name !== 'node_modules' && name !== 'dist') walk(path.join(p, name));
+    } else if (!/\.test\.tsx?$/.test(p)) out.push(p);
+  };
+  for (const p of paths) walk(p);
+  return out;
+}
+
+function stampOf(paths) {
+  const h = createHash('sha256');
+  for (const f of inputs(paths)) h.update(f).update('\0').update(readFileSync(path.join(root, f))).update('\0');
+  return h.digest('hex');
+}
+
+function run(cmd, cmdArgs, cwd = root) {
+  const res = spawnSync(cmd, cmdArgs, { cwd, stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit', env: process.env });
+  if (res.status !== 0) throw new Error(`${cmd} ${cmdArgs.join(' ')} failed (${res.status ?? res.signal})`);
+}
+
+const pkg = (p) => JSON.parse(readFileSync(path.join(root, p, 'package.json'), 'utf8'));
+
+const parts = {
+  contract: {
+    dist: 'packages/contract/dist',
+    inputs: ['packages/contract/src', 'packages/contract/package.json', 'packages/contract/tsconfig.json', 'scripts/build.mjs'],
+    async build() {
+      const esbuild = await import('esbuild');
+      await esbuild.build({
+        absWorkingDir: root,
+        entryPoints: ['packages/contract/src/index.ts'],
+        outfile: 'packages/contract/dist/index.js',
+        bundle: true,
+        platform: 'neutral',
+        format: 'esm',
+        target: 'es2023',
+        external: Object.keys(pkg('packages/contract').dependencies ?? {}),
+        logLevel: 'warning',
+      });
+      run(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'packages/contract', '--noEmit', 'false', '--declaration', '--emitDeclarationOnly', '--rewriteRelativeImportExtensions', '--outDir', 'packages/contract/dist']);
+    },
+  },
+  server: {
+    dist: 'apps/server/dist',
+    inputs: ['apps/server/src', 'apps/server/package.json', 'packages/contract/src', 'package-lock.json', 'scripts/build.mjs'],
+    async build() {
+      const esbuild = await import('esbuild');
+      const server = pkg('apps/server');
+      // Packages stay imports from node_modules (native ones cannot be bundled); our own contract is inlined.
+      const external = [...Object.keys(server.dependencies), ...Object.keys(server.devDependencies ?? {})].filter((n) => n !== '@kubik/contract');
+      const src = 'apps/server/src';
+      const result = await esbuild.build({
+        absWorkingDir: root,
+        // All entries and chunks sit side by side in dist/, at the depth of src/: config.ts finds
+        // the repository root from import.meta.dirname the same way in both.
+        entryPoints: { main: `${src}/main.ts`, migrate: `${src}/cli/migrate.ts`, 'admin-create': `${src}/cli/admin-create.ts`, 'check-ledger': `${src}/cli/check-ledger.ts` },
+        outdir: 'apps/server/dist',
+        chunkNames: 'chunk-[hash]',
+        bundle: true,
+        splitting: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20.19',
+        external,
+        sourcemap: 'linked',
+        keepNames: true,
+        metafile: true,
+        logLevel: 'warning',
+      });
+      const bundled = Object.keys(result.metafile.inputs).filter((f) => f.includes('node_modules') && !f.includes('packages/contract'));
+      if (bundled.length) throw new Error(`the server bundle took in files from node_modules: ${bundled.slice(0, 5).join(', ')}`);
+    },
+  },
+  web: {
+    dist: 'apps/web/dist',
+    inputs: ['apps/web/src', 'apps/web/public', 'apps/web/index.html', 'apps/web/vite.config.ts', 'apps/web/package.json', 'apps/web/tsconfig.json', 'packages/contract/src', 'package-lock.json'],
+    async build() {
+      run(process.execPath, [path.join(root, 'node_modules/vite/bin/vite.js'), 'build'], path.join(root, 'apps/web'));
+    },
+  },
+};
+
+const chosen = named.length ? named : Object.keys(parts);
+for (const name of chosen) if (!parts[name]) throw new Error(`unknown part ${name}: ${Object.keys(parts).join(', ')}`);
+for (const name of chosen) {
+  const part = parts[name];
+  const stampFile = path.join(root, part.dist, '.build-stamp');
+  const stamp = stampOf(part.inputs);
+  if (ifChanged && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) {
+    log(`${name}: up to date (${part.dist})`);
+    continue;
+  }
+  const t = performance.now();
+  if (name !== 'web') rmSync(path.join(root, part.dist), { recursive: true, force: true });
+  await part.build();
+  mkdirSync(path.join(root, part.dist), { recursive: true });
+  writeFileSync(stampFile, stamp);
+  log(`${name}: built in ${Math.round(performance.now() - t)} ms (${part.dist})`);
+}
