@@ -7,6 +7,7 @@ import { donateMigrations } from '../../modules/donate/donate.migrations.ts';
 import { privilegesMigrations } from '../../modules/privileges/privileges.migrations.ts';
 import { newsMigrations } from '../../modules/news/news.migrations.ts';
 import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
+import { securityMigrations } from '../../modules/security/security.migrations.ts';
 import { shopMigrations } from '../../modules/shop/shop.migrations.ts';
 import { mediaMigrations } from '../../modules/media/media.migrations.ts';
 import { skinsMigrations } from '../../modules/skins/skins.migrations.ts';
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   ...capesMigrations,
   ...mediaMigrations,
   ...privilegesMigrations,
+  ...securityMigrations,
 };
