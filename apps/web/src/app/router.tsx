@@ -24,7 +24,6 @@ const AdminShopPage = lazy(() => import('../features/shop/AdminShopPage.tsx'));
 const AdminDonatePage = lazy(() => import('../features/donate/AdminDonatePage.tsx'));
 const AdminServersPage = lazy(() => import('../features/servers/AdminServersPage.tsx'));
 const AdminAuditPage = lazy(() => import('../features/audit/AdminAuditPage.tsx'));
-const AdminPrivilegesPage = lazy(() => import('../features/donate/AdminPrivilegesPage.tsx'));
 const AdminCapesPage = lazy(() => import('../features/capes/AdminCapesPage.tsx'));
 const AdminGameLoginPage = lazy(() => import('../features/help/AdminGameLoginPage.tsx'));
 const AdminSettingsPage = lazy(() => import('../features/site/AdminSettingsPage.tsx'));
@@ -94,7 +93,6 @@ export function AppRoutes() {
         <Route path="/admin/donate"><Admin><AdminDonatePage /></Admin></Route>
         <Route path="/admin/servers"><Admin><AdminServersPage /></Admin></Route>
         <Route path="/admin/audit"><Admin><AdminAuditPage /></Admin></Route>
-        <Route path="/admin/privileges"><Admin><AdminPrivilegesPage /></Admin></Route>
         <Route path="/admin/capes"><Admin><AdminCapesPage /></Admin></Route>
         <Route path="/admin/game-login"><Admin><AdminGameLoginPage /></Admin></Route>
         <Route path="/admin/settings"><Admin><AdminSettingsPage /></Admin></Route>

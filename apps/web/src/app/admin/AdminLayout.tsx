@@ -7,7 +7,6 @@ const SECTIONS = [
   { to: '/admin/news', label: 'Новости' },
   { to: '/admin/shop', label: 'Магазин' },
   { to: '/admin/donate', label: 'Донат' },
-  { to: '/admin/privileges', label: 'Привилегии' },
   { to: '/admin/servers', label: 'Серверы' },
   { to: '/admin/capes', label: 'Плащи' },
   { to: '/admin/game-login', label: 'Вход в игру' },

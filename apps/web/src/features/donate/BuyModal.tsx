@@ -4,7 +4,7 @@ import { Link } from 'wouter';
 import { Modal } from '../../components/Modal.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDate, formatRub, plural } from '../../lib/format.ts';
-import { buyTier, newIdempotencyKey } from './api.ts';
+import { buyTier, newIdempotencyKey } from './privileges-api.ts';
 
 /** Where a player tops up the balance. */
 export const TOPUP_PATH = '/profile';

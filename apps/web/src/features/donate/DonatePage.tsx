@@ -10,7 +10,8 @@ import { Empty, Loading } from '../../components/States.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
 import { plural } from '../../lib/format.ts';
 import { useTitle } from '../../providers/title.ts';
-import { DONATE_KEY, fetchMyPrivileges, fetchTiers, formatPrice, MY_PRIVILEGES_KEY } from './api.ts';
+import { DONATE_KEY, fetchTiers, formatPrice } from './api.ts';
+import { fetchMyPrivileges, MY_PRIVILEGES_KEY } from './privileges-api.ts';
 import { BuyModal } from './BuyModal.tsx';
 import './donate.css';
 

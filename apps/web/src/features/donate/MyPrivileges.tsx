@@ -6,7 +6,7 @@ import { Empty, Loading } from '../../components/States.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDate, formatDateTime } from '../../lib/format.ts';
 import { useNotify } from '../../providers/notifications.tsx';
-import { claimKit, durationText, fetchMyPrivileges, MY_PRIVILEGES_KEY } from './api.ts';
+import { claimKit, durationText, fetchMyPrivileges, MY_PRIVILEGES_KEY } from './privileges-api.ts';
 import './donate.css';
 
 /** The clock the countdowns follow, a tick a minute (and at once when a countdown runs out). */

@@ -6,7 +6,7 @@ import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/f
 import { CheckboxField, FieldGroup, ImageUrlField, MoneyField, NumberField, TextAreaField, TextField } from '../../components/form/fields.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
-import { fetchTierServers, TIER_SERVERS_KEY } from './api.ts';
+import { fetchTierServers, TIER_SERVERS_KEY } from './privileges-api.ts';
 
 type Section = 'main' | 'game' | 'kits' | 'features';
 const GAME_FIELDS = ['server_ids', 'grant_commands', 'revoke_commands', 'periods'];

@@ -9,8 +9,8 @@ import { QueryState } from '../../components/QueryState.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { useNotify } from '../../providers/notifications.tsx';
-import { useTitle } from '../../providers/title.ts';
-import { ADMIN_PRIVILEGES_KEY, DONATE_KEY, fetchAdminPrivileges, fetchTiers, grantPrivilege, revokePrivilege, setPrivilegeEnd } from './api.ts';
+import { DONATE_KEY, fetchTiers } from './api.ts';
+import { ADMIN_PRIVILEGES_KEY, fetchAdminPrivileges, grantPrivilege, revokePrivilege, setPrivilegeEnd } from './privileges-api.ts';
 import './donate.css';
 
 const END_TEXT: Record<string, string> = { expired: 'Срок истёк', upgraded: 'Заменена более высокой', revoked: 'Снята администратором' };
@@ -22,9 +22,8 @@ function localInput(ms: number): string {
   return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}`;
 }
 
-/** Админ-панель → Привилегии: who holds which tier until when; grant by hand, move the end, revoke. */
-export default function AdminPrivilegesPage() {
-  useTitle('Админ-панель: привилегии');
+/** Админ-панель → Донат → «Выданные привилегии»: who holds which tier until when; grant by hand, move the end, revoke. */
+export function AdminPrivileges() {
   const [onlyActive, setOnlyActive] = useState(true);
   const list = useQuery({ queryKey: [...ADMIN_PRIVILEGES_KEY, onlyActive], queryFn: () => fetchAdminPrivileges(onlyActive) });
   const tiers = useQuery({ queryKey: DONATE_KEY, queryFn: fetchTiers });
@@ -75,7 +74,7 @@ export default function AdminPrivilegesPage() {
   ];
 
   return (
-    <AdminSection title="Привилегии">
+    <AdminSection title="Выданные привилегии">
       <GrantForm tiers={tiers.data ?? []} onGranted={reload} />
       <label className="checkbox">
         <input type="checkbox" checked={onlyActive} onChange={(e) => setOnlyActive(e.target.checked)} />
