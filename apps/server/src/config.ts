@@ -39,6 +39,8 @@ const Env = z.object({
   WEB_DIST: z.string().optional(),
   GRAVIT_SECRET: z.string().min(16, 'не короче 16 символов').optional(),
   SHUTDOWN_TIMEOUT_SEC: int(10, 1, 600),
+  METRICS_TOKEN: z.string().min(16, 'не короче 16 символов').optional(),
+  LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -83,6 +85,10 @@ export interface Config {
   workers: boolean;
   /** On SIGTERM/SIGINT: how long in-flight requests, then background jobs, may take to finish. */
   shutdownTimeoutMs: number;
+  /** When set, /metrics answers any caller with `Authorization: Bearer <token>`; otherwise only loopback callers. */
+  metricsToken: string | undefined;
+  /** 'pretty': one readable line per entry (default when stdout is a terminal); 'json': one JSON object per line. */
+  logFormat: 'pretty' | 'json';
 }
 
 export type ConfigOverrides = Partial<Omit<Config, 'rateLimits'>> & { rateLimits?: Partial<Config['rateLimits']> };
@@ -124,6 +130,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     logLevel: e.LOG_LEVEL,
     workers: true,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SEC * 1000,
+    metricsToken: e.METRICS_TOKEN || undefined,
+    logFormat: e.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     ...overrides,
     rateLimits: {
       enabled: e.RATE_LIMITS,
