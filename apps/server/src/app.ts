@@ -141,7 +141,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   await app.register(fastifySwagger, {
     openapi: {
-      info: { title: `${config.siteName} API`, description: 'API сайта игрового сервера. Ошибки: { "error": "текст", "code": "машинный_код", "field": "путь.к.полю" } (field — только когда виновато одно поле). Вход: cookie сеанса или заголовок Authorization: Bearer <токен из /api/user/login>.', version: '1.0.0' },
+      info: { title: `${config.siteName} API`, description: 'API сайта игрового сервера. Ошибки: { "error": "текст", "code": "машинный_код", "field": "путь.к.полю" } (field — только когда виновато одно поле). Вход: cookie сеанса или заголовок Authorization: Bearer <токен из /api/user/login с bearer: true>.', version: '1.0.0' },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },

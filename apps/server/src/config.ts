@@ -18,10 +18,11 @@ const Env = z.object({
   RATE_LIMITS: bool.default(true),
   RATE_LIMIT_WINDOW_SEC: int(900, 1),
   RATE_LIMIT_LOGIN_IP: int(30, 1),
-  RATE_LIMIT_LOGIN_ACCOUNT: int(10, 1),
+  RATE_LIMIT_LOGIN_ACCOUNT: int(5, 1),
   RATE_LIMIT_REGISTER_IP: int(10, 1),
   RATE_LIMIT_FORGOT_IP: int(10, 1),
   RATE_LIMIT_FORGOT_ACCOUNT: int(3, 1),
+  RATE_LIMIT_RESET_IP: int(10, 1),
   LAUNCHER_VERSION: z.string().default('v1.0.0'),
   LAUNCHER_WINDOWS_URL: z.string().default('/downloads/KubikLauncher-1.0.0.exe'),
   LAUNCHER_LINUX_URL: z.string().default('/downloads/KubikLauncher-1.0.0.AppImage'),
@@ -62,10 +63,13 @@ export interface Config {
     enabled: boolean;
     windowMs: number;
     loginPerIp: number;
+    /** Failed logins of one account (from unknown devices) before each try waits a growing delay. */
     loginPerAccount: number;
     registerPerIp: number;
     forgotPerIp: number;
     forgotPerAccount: number;
+    /** Tries of a password-reset link per IP in a window. */
+    resetPerIp: number;
   };
   launcher: { version: string; windowsUrl: string; linuxUrl: string };
   support: { vk: string; telegram: string; discord: string; email: string };
@@ -141,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       registerPerIp: e.RATE_LIMIT_REGISTER_IP,
       forgotPerIp: e.RATE_LIMIT_FORGOT_IP,
       forgotPerAccount: e.RATE_LIMIT_FORGOT_ACCOUNT,
+      resetPerIp: e.RATE_LIMIT_RESET_IP,
       ...overrides.rateLimits,
     },
   };

@@ -7,6 +7,7 @@ import { donateMigrations } from '../../modules/donate/donate.migrations.ts';
 import { privilegesMigrations } from '../../modules/privileges/privileges.migrations.ts';
 import { newsMigrations } from '../../modules/news/news.migrations.ts';
 import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
+import { securityMigrations } from '../../modules/security/security.migrations.ts';
 import { shopMigrations } from '../../modules/shop/shop.migrations.ts';
 import { skinsMigrations } from '../../modules/skins/skins.migrations.ts';
 import * as m2026112201 from './2026112201_accounts.ts';
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   ...gameAuthMigrations,
   ...capesMigrations,
   ...privilegesMigrations,
+  ...securityMigrations,
 };
