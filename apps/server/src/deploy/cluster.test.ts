@@ -319,11 +319,13 @@ describe('three instances behind nginx on one PostgreSQL (deploy/)', () => {
       body: { name: 'Выживание', description: 'Сервер за nginx', ip_address: '127.0.0.1', port: peer.port, rcon_host: '127.0.0.1', rcon_port: rcon.port, rcon_password: 'rcon-secret', command_template: TEMPLATE },
     });
     expect(server.status, server.body).toBe(201);
-    serverId = (JSON.parse(server.body) as { id: number }).id;
+    serverId = (JSON.parse(server.body) as { server: { id: number } }).server.id;
+    expect(serverId).toBeGreaterThan(0);
     serverCreatedAt = Date.now();
     const item = await via('POST', '/api/shop/admin/create', { token: admin, body: { name: 'Алмаз', price: 1.5, count: 1_000_000, icon: '/i.png', item_id_minecraft: 'diamond', server_id: serverId } });
     expect(item.status, item.body).toBe(201);
     itemId = (JSON.parse(item.body) as { id: number }).id;
+    expect(itemId).toBeGreaterThan(0);
   });
 
   it('a news change made through nginx shows on every instance at once', async () => {
