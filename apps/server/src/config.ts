@@ -40,6 +40,9 @@ const Env = z.object({
   WEB_DIST: z.string().optional(),
   GRAVIT_SECRET: z.string().min(16, 'не короче 16 символов').optional(),
   SHUTDOWN_TIMEOUT_SEC: int(10, 1, 600),
+  BACKUP_DIR: z.string().optional(),
+  BACKUP_KEEP: int(7, 1, 10_000),
+  BACKUP_INTERVAL_HOURS: int(24, 1, 24 * 365),
   METRICS_TOKEN: z.string().min(16, 'не короче 16 символов').optional(),
   LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -87,6 +90,8 @@ export interface Config {
   logLevel: string;
   /** Background workers (mail, monitors, deliveries); tests may switch them off. */
   workers: boolean;
+  /** The site's own periodic backups (lib/backup.ts): off unless BACKUP_DIR is set. */
+  backup: { dir: string | undefined; keep: number; intervalMs: number };
   /** On SIGTERM/SIGINT: how long in-flight requests, then background jobs, may take to finish. */
   shutdownTimeoutMs: number;
   /** When set, /metrics answers any caller with `Authorization: Bearer <token>`; otherwise only loopback callers. */
@@ -134,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     logLevel: e.LOG_LEVEL,
     workers: true,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SEC * 1000,
+    backup: { dir: e.BACKUP_DIR ? path.resolve(e.BACKUP_DIR) : undefined, keep: e.BACKUP_KEEP, intervalMs: e.BACKUP_INTERVAL_HOURS * 3_600_000 },
     metricsToken: e.METRICS_TOKEN || undefined,
     logFormat: e.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     ...overrides,

@@ -108,6 +108,14 @@ export interface SettingsTable {
   updated_at: number;
 }
 
+/** Rate-limit windows shared by the instances on PostgreSQL (lib/rate-limit.ts); unused on SQLite. */
+export interface RateLimitsTable {
+  key: string;
+  count: number;
+  /** When the window ends (epoch ms). */
+  reset_at: number;
+}
+
 interface CoreTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -116,6 +124,7 @@ interface CoreTables {
   mail_outbox: MailOutboxTable;
   job_schedule: JobScheduleTable;
   settings: SettingsTable;
+  rate_limits: RateLimitsTable;
 }
 
 /** Every table: the core ones here, each feature's in modules/<feature>/<feature>.tables.ts. */

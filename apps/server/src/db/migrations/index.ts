@@ -15,6 +15,7 @@ import * as m2026112250 from './2026112250_user_cache_notify.ts';
 import * as m2026112300 from './2026112300_jobs.ts';
 import * as m2026112301 from './2026112301_settings.ts';
 import * as m2026112302 from './2026112302_user_uuid.ts';
+import * as m2026112375 from './2026112375_rate_limits.ts';
 
 /**
  * Every migration; Kysely runs them in order of name. Each feature keeps its own list with a
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   ...capesMigrations,
   ...privilegesMigrations,
   ...securityMigrations,
+  '2026112375_rate_limits': m2026112375,
 };

@@ -50,7 +50,7 @@ export function toMe(user: repo.UserRow): MeResponse {
 
 export async function register(ctx: AppContext, input: RegisterBody, actor: repo.UserRow | null, ip: string): Promise<{ message: string; id: number }> {
   const byAdmin = actor?.is_admin === 1;
-  if (!byAdmin) ctx.limiter.hit(`register:ip:${ip}`, ctx.config.rateLimits.registerPerIp);
+  if (!byAdmin) await ctx.limiter.hit(`register:ip:${ip}`, ctx.config.rateLimits.registerPerIp);
 
   checkNewPassword(input.password, input, 'password');
   const taken = await repo.nameOrEmailTaken(ctx.db, input.username, input.email);
@@ -131,7 +131,7 @@ export interface LoginMeta {
  * the owner's own browser.
  */
 export async function login(ctx: AppContext, input: LoginBody, meta: LoginMeta): Promise<{ token: string; deviceToken: string; user: repo.UserRow }> {
-  ctx.limiter.hit(`login:ip:${meta.ip}`, ctx.config.rateLimits.loginPerIp);
+  await ctx.limiter.hit(`login:ip:${meta.ip}`, ctx.config.rateLimits.loginPerIp);
 
   const user = await repo.findUserByLogin(ctx.db, input.username);
   if (!user) {
@@ -141,7 +141,7 @@ export async function login(ctx: AppContext, input: LoginBody, meta: LoginMeta):
   const limits = ctx.config.rateLimits;
   if (limits.enabled) {
     if (await isKnownDevice(ctx.db, user.id, meta.deviceToken)) {
-      ctx.limiter.hit(`login:device:${user.id}:${meta.deviceToken}`, limits.loginPerAccount * 2);
+      await ctx.limiter.hit(`login:device:${user.id}:${meta.deviceToken}`, limits.loginPerAccount * 2);
     } else {
       const reserved = await reserveLoginTry(ctx.db, user.id, limits.loginPerAccount);
       if (!reserved.ok) throw tooMany(retryText(reserved.retryInMs), { code: 'rate_limited', extra: { retry_after: Math.ceil(reserved.retryInMs / 1000) } });
@@ -159,8 +159,8 @@ export async function login(ctx: AppContext, input: LoginBody, meta: LoginMeta):
 }
 
 export async function forgotPassword(ctx: AppContext, email: string, ip: string): Promise<string> {
-  ctx.limiter.hit(`forgot:ip:${ip}`, ctx.config.rateLimits.forgotPerIp);
-  ctx.limiter.hit(`forgot:acct:${email.toLowerCase()}`, ctx.config.rateLimits.forgotPerAccount);
+  await ctx.limiter.hit(`forgot:ip:${ip}`, ctx.config.rateLimits.forgotPerIp);
+  await ctx.limiter.hit(`forgot:acct:${email.toLowerCase()}`, ctx.config.rateLimits.forgotPerAccount);
   const user = await repo.findUserByEmail(ctx.db, email);
   if (user) {
     const token = newToken();
@@ -177,8 +177,8 @@ export async function forgotPassword(ctx: AppContext, email: string, ip: string)
 }
 
 export async function resendConfirmation(ctx: AppContext, email: string, ip: string): Promise<string> {
-  ctx.limiter.hit(`forgot:ip:${ip}`, ctx.config.rateLimits.forgotPerIp);
-  ctx.limiter.hit(`resend:acct:${email.toLowerCase()}`, ctx.config.rateLimits.forgotPerAccount);
+  await ctx.limiter.hit(`forgot:ip:${ip}`, ctx.config.rateLimits.forgotPerIp);
+  await ctx.limiter.hit(`resend:acct:${email.toLowerCase()}`, ctx.config.rateLimits.forgotPerAccount);
   const user = await repo.findUserByEmail(ctx.db, email);
   if (user && user.email_verified_at === null) {
     const last = await repo.lastTokenAt(ctx.db, user.id, 'verify');
@@ -201,7 +201,7 @@ export async function resendConfirmation(ctx: AppContext, email: string, ip: str
  * and memory: hashing for any token let anyone slow the site), and tries are limited per address.
  */
 export async function resetPassword(ctx: AppContext, token: string, newPassword: string, ip: string): Promise<void> {
-  ctx.limiter.hit(`reset:ip:${ip}`, ctx.config.rateLimits.resetPerIp);
+  await ctx.limiter.hit(`reset:ip:${ip}`, ctx.config.rateLimits.resetPerIp);
   const owner = await repo.findEmailTokenUser(ctx.db, 'reset', token);
   if (owner === null) throw badRequest(TEXTS.resetBad, { code: 'reset_link_invalid' });
   const account = await ctx.db.selectFrom('users').select(['username', 'email']).where('id', '=', owner).executeTakeFirst();
@@ -222,7 +222,7 @@ export async function resetPassword(ctx: AppContext, token: string, newPassword:
 }
 
 export async function changePassword(ctx: AppContext, user: repo.UserRow, currentToken: string, oldPassword: string, newPassword: string): Promise<void> {
-  ctx.limiter.hit(`password:acct:${user.id}`, ctx.config.rateLimits.loginPerAccount);
+  await ctx.limiter.hit(`password:acct:${user.id}`, ctx.config.rateLimits.loginPerAccount);
   if (!(await verifyPassword(user.password_hash, oldPassword))) throw new HttpError(400, TEXTS.wrongOldPassword, { code: 'wrong_password', field: 'old_password' });
   if (oldPassword === newPassword) throw badRequest(TEXTS.samePassword, { code: 'same_password', field: 'new_password' });
   checkNewPassword(newPassword, user, 'new_password');

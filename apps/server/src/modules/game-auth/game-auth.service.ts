@@ -196,9 +196,9 @@ export function createGameAuth(ctx: AppContext) {
 export type GameAuth = ReturnType<typeof createGameAuth>;
 
 /** A throttled limiter hit as a boolean (the game protocols answer in their own shapes). */
-export function limited(fn: () => void): boolean {
+export async function limited(fn: () => Promise<void>): Promise<boolean> {
   try {
-    fn();
+    await fn();
     return false;
   } catch (err) {
     if (err instanceof HttpError && err.statusCode === 429) return true;
