@@ -13,3 +13,4 @@ export * from './admin.ts';
 export * from './capes.ts';
 export * from './audit-labels.ts';
 export * from './game-login.ts';
+export * from './pages.ts';

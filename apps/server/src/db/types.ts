@@ -5,6 +5,7 @@ import type { AuditTables } from '../modules/audit/audit.tables.ts';
 import type { DeliveriesTables } from '../modules/deliveries/deliveries.tables.ts';
 import type { DonateTables } from '../modules/donate/donate.tables.ts';
 import type { NewsTables } from '../modules/news/news.tables.ts';
+import type { PagesTables } from '../modules/pages/pages.tables.ts';
 import type { ServersTables } from '../modules/servers/servers.tables.ts';
 import type { ShopTables } from '../modules/shop/shop.tables.ts';
 import type { SkinsTables } from '../modules/skins/skins.tables.ts';
@@ -115,4 +116,4 @@ interface CoreTables {
 }
 
 /** Every table: the core ones here, each feature's in modules/<feature>/<feature>.tables.ts. */
-export interface Database extends CoreTables, AuditTables, DeliveriesTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables, GameAuthTables, CapesTables {}
+export interface Database extends CoreTables, AuditTables, DeliveriesTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables, GameAuthTables, CapesTables, PagesTables {}

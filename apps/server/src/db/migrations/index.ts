@@ -5,6 +5,7 @@ import { auditMigrations } from '../../modules/audit/audit.migrations.ts';
 import { deliveriesMigrations } from '../../modules/deliveries/deliveries.migrations.ts';
 import { donateMigrations } from '../../modules/donate/donate.migrations.ts';
 import { newsMigrations } from '../../modules/news/news.migrations.ts';
+import { pagesMigrations } from '../../modules/pages/pages.migrations.ts';
 import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
 import { shopMigrations } from '../../modules/shop/shop.migrations.ts';
 import { skinsMigrations } from '../../modules/skins/skins.migrations.ts';
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   ...deliveriesMigrations,
   ...gameAuthMigrations,
   ...capesMigrations,
+  ...pagesMigrations,
 };
