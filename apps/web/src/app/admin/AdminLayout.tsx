@@ -11,6 +11,7 @@ const SECTIONS = [
   { to: '/admin/capes', label: 'Плащи' },
   { to: '/admin/game-login', label: 'Вход в игру' },
   { to: '/admin/settings', label: 'Настройки' },
+  { to: '/admin/pages', label: 'Страницы' },
   { to: '/admin/audit', label: 'Журнал изменений' },
 ];
 
