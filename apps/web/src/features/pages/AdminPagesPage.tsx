@@ -95,7 +95,8 @@ export default function AdminPagesPage() {
 function PageForm({ crud }: { crud: Crud<Page, Draft> }) {
   const page = crud.editing ?? null;
   const form = useSchemaForm<Draft, Draft>(page ? PageBody : NewPageBody, {
-    defaultValues: { slug: page?.slug ?? '', title: page?.title ?? '', body: page?.body ?? '', place: page?.place ?? 'footer', position: page?.position ?? 0 },
+    // The schema is strict: an edited page's form has no address field, so no slug either.
+    defaultValues: page ? { title: page.title, body: page.body, place: page.place, position: page.position } : { slug: '', title: '', body: '', place: 'footer', position: 0 },
   });
   const faq = page?.slug === 'faq';
   return (
