@@ -50,6 +50,25 @@ function peakRssMb(pid: number): number {
   }
 }
 
+function rssMb(pid: number): number {
+  try {
+    return Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time a process has used so far (user + system), from /proc/PID/stat. */
+function cpuMsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime are fields 14 and 15 of stat; here, after "pid (comm) ", indexes 11 and 12.
+    return Math.round(((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
+  } catch {
+    return 0;
+  }
+}
+
 interface LoadResult {
   rps: number;
   p50: number;
@@ -135,11 +154,33 @@ async function main(): Promise<void> {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, PUBLIC_URL: url, RATE_LIMITS: 'off', LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl ?? '', MONITOR_INTERVAL_SEC: '86400' };
-    const started = performance.now();
-    const site = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), '--import', 'tsx', 'apps/server/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    // The site runs as `npm run serve` runs it: the built bundle under plain node, with its flags.
+    const serve = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.serve!.split(/\s+/).slice(1);
+    const startSite = () => spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...serve], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    // Cold start: process spawned → first 200 from /readyz (database reached, migrations done),
+    // three times on the seeded database; the median counts. CPU time (user + system, from
+    // /proc) is printed beside it: unlike the wall clock it does not grow with the machine's load.
+    const starts: { ms: number; cpuMs: number }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      const probe = startSite();
+      await waitReady(`${url}/readyz`, probe);
+      starts.push({ ms: Math.round(performance.now() - started), cpuMs: cpuMsOf(probe.pid!) });
+      const exited = new Promise((r) => probe.once('exit', r));
+      probe.kill('SIGTERM');
+      await exited;
+    }
+    starts.sort((a, b) => a.ms - b.ms);
+    const coldStartMs = starts[1]!.ms;
+    const coldStartCpuMs = starts[1]!.cpuMs;
+    console.log(`cold start to ready: ${starts.map((s) => `${s.ms} ms (CPU ${s.cpuMs} ms)`).join(', ')}; load average ${os.loadavg()[0]!.toFixed(1)}`);
+    const site = startSite();
     children.push(site);
-    await waitReady(`${url}/api/site`, site);
-    const coldStartMs = Math.round(performance.now() - started);
+    await waitReady(`${url}/readyz`, site);
+    // Resident memory sampled every 100 ms through the whole run, beside the kernel's high-water mark.
+    let sampledPeakMb = 0;
+    const sampler = setInterval(() => (sampledPeakMb = Math.max(sampledPeakMb, rssMb(site.pid!))), 100);
+    sampler.unref();
 
     const login = await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: seeded.player.username, password: seeded.player.password }) });
     const token = ((await login.json()) as { token: string }).token;
@@ -176,8 +217,11 @@ async function main(): Promise<void> {
     if (sweep) console.log(`monitor sweep: ${sweep.ms} ms (goal ${sweep.limit_ms} ms)`);
     const deliveries = PARTS.includes('deliveries') ? await benchDeliveries(seeded, databaseUrl, path.join(dataDir, 'kubik.sqlite')) : null;
     if (deliveries) console.log(`deliveries: ${deliveries.backlog} in ${deliveries.ms} ms = ${deliveries.per_s}/s (exactly once: ${deliveries.exactly_once}, connections ${deliveries.connections}, refused reads ${deliveries.violations})`);
-    if (PARTIAL || !purchases || !sweep || !deliveries) return;
+    clearInterval(sampler);
     const peakMb = peakRssMb(site.pid!);
+    const heap = await fetch(`${url}/metrics`).then((r) => r.text()).then((t) => Math.round(Number(/^nodejs_heap_size_used_bytes (\S+)/m.exec(t)?.[1] ?? 0) / 1048576)).catch(() => 0);
+    console.log(`peak memory (RSS): ${peakMb} MB (sampled ${sampledPeakMb} MB); heap in use at the end: ${heap} MB`);
+    if (PARTIAL || !purchases || !sweep || !deliveries) return;
     const jsGzip = firstPageJsGzip(path.join(ROOT, 'apps/web/dist'));
 
     const results = {
@@ -191,6 +235,7 @@ async function main(): Promise<void> {
       monitor_sweep: sweep,
       deliveries,
       cold_start_ms: coldStartMs,
+      cold_start_cpu_ms: coldStartCpuMs,
       peak_memory_mb: peakMb,
       first_page_js_gzip_kb: Number((jsGzip / 1024).toFixed(1)),
     };
@@ -200,8 +245,8 @@ async function main(): Promise<void> {
       { figure: 'purchases/s (100 buyers)', value: purchases.site_per_s, limit: purchases.raw_per_s, ratio: purchases.ratio },
       { figure: 'monitor sweep, 1000 servers (5% silent)', value: `${sweep.ms} ms`, limit: `${sweep.limit_ms} ms`, ratio: '' },
       { figure: `deliveries/s, backlog of ${deliveries.backlog} to one server`, value: deliveries.per_s, limit: 200, ratio: deliveries.exactly_once ? 'exactly once' : 'NOT exactly once' },
-      { figure: 'cold start to ready', value: `${coldStartMs} ms`, limit: '', ratio: '' },
-      { figure: 'peak memory (RSS)', value: `${peakMb} MB`, limit: '', ratio: '' },
+      { figure: 'cold start to ready (median of 3)', value: `${coldStartMs} ms (CPU ${coldStartCpuMs} ms)`, limit: '1000 ms', ratio: '' },
+      { figure: 'peak memory (RSS)', value: `${peakMb} MB`, limit: '150 MB', ratio: '' },
       { figure: 'first-page JS (gzip)', value: `${results.first_page_js_gzip_kb} KB`, limit: '90 KB', ratio: '' },
     ]);
     writeFileSync(path.join(import.meta.dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

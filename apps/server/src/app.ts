@@ -13,6 +13,7 @@ import type { AppContext } from './context.ts';
 import { openDatabase, type DbHandle } from './db/index.ts';
 import { JobRunner, Scheduler } from './lib/jobs/index.ts';
 import { createMailer, type Mailer } from './lib/mailer.ts';
+import { Metrics } from './lib/metrics.ts';
 import { NotifyChannel } from './lib/notify-channel.ts';
 import { PublicCache, sendCached } from './lib/public-cache.ts';
 import { RateLimiter } from './lib/rate-limit.ts';
@@ -22,7 +23,7 @@ import { recordAudit } from './modules/audit/audit.service.ts';
 import { modules } from './modules/index.ts';
 import { indexPage } from './modules/site/site.index-page.ts';
 import { SiteSettingsDoc } from './modules/site/site.settings.ts';
-import { mailJob } from './modules/mail/mail.outbox.ts';
+import { mailJob, mailQueueDepth } from './modules/mail/mail.outbox.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerAccessCheck, type Access } from './plugins/auth.ts';
 import { hashToken } from './lib/tokens.ts';
@@ -59,6 +60,7 @@ const SHUTTING_DOWN_HEADERS = { 'content-type': 'application/json; charset=utf-8
 export async function buildApp(config: Readonly<Config>, options: BuildOptions = {}): Promise<FastifyInstance> {
   // Public reads already answered once from the cache skip Fastify entirely (PublicCache.tryServe).
   let fastPath: PublicCache | null = null;
+  const metrics = new Metrics();
   // While shutting down, answers end their keep-alive connections, so the server can close as
   // soon as the requests in flight are done.
   let closing = false;
@@ -68,7 +70,11 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
         // Shutting down: a request that still arrives on a kept-alive connection is turned away
         // (in Russian, unlike Fastify's own 503) so the client retries on another instance.
         if (closing) return void res.writeHead(503, SHUTTING_DOWN_HEADERS).end(SHUTTING_DOWN_BODY);
-        if (!fastPath?.tryServe(req, res)) handler(req, res);
+        if (!fastPath) return handler(req, res);
+        const started = performance.now();
+        const route = fastPath.tryServe(req, res);
+        if (route) metrics.request('GET', route, 200, (performance.now() - started) / 1000);
+        else handler(req, res);
       });
       // Fastify's own default; Node's 5 s would close idle keep-alive sockets under clients' feet.
       server.keepAliveTimeout = 72_000;
@@ -93,7 +99,8 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     db: database.db,
     dbKind: database.kind,
     mailer,
-    jobs: new JobRunner(app.log),
+    jobs: new JobRunner(app.log, (name, ms, ok) => metrics.job(name, ms, ok)),
+    metrics,
     schedule: new Scheduler(database.db),
     limiter: new RateLimiter(config.rateLimits.enabled, config.rateLimits.windowMs),
     publicCache: new PublicCache(notifications),
@@ -115,8 +122,13 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   fastPath = ctx.publicCache;
   app.addHook('onSend', async (request, reply, payload) => {
     const capture = request.publicCacheCapture;
-    if (capture && reply.statusCode === 200) ctx.publicCache.remember(request.url, capture, reply.getHeaders() as Record<string, string | number | string[] | undefined>);
+    if (capture && reply.statusCode === 200) ctx.publicCache.remember(request.url, capture, reply.getHeaders() as Record<string, string | number | string[] | undefined>, request.routeOptions.url);
     return payload;
+  });
+  // Every answer Fastify gives, by its route's pattern (bounded labels; 404s share one).
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.request(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
   app.decorate('ctx', ctx);
 
@@ -138,6 +150,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
 
   ctx.jobs.register(mailJob(database.db, mailer, app.log));
+  metrics.gauge({ name: 'kubik_mail_queue', help: 'Letters in the outbox: queued (to send now or on retry) and failed (given up)', labelNames: ['state'], read: () => mailQueueDepth(database.db) });
   for (const mod of modules) await app.register(mod(ctx));
 
   registerWebApp(app, config);

@@ -34,10 +34,13 @@ const Env = z.object({
   MONITOR_TIMEOUT_MS: int(3000, 100, 60_000),
   MONITOR_CONCURRENCY: int(1024, 1, 10_000),
   DELIVERY_INTERVAL_SEC: int(5, 1, 3600),
+  PRIVILEGES_INTERVAL_SEC: int(60, 1, 86_400),
   RCON_TIMEOUT_MS: int(5000, 100, 60_000),
   WEB_DIST: z.string().optional(),
   GRAVIT_SECRET: z.string().min(16, 'не короче 16 символов').optional(),
   SHUTDOWN_TIMEOUT_SEC: int(10, 1, 600),
+  METRICS_TOKEN: z.string().min(16, 'не короче 16 символов').optional(),
+  LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -72,6 +75,8 @@ export interface Config {
   monitor: { intervalMs: number; timeoutMs: number; concurrency: number };
   /** Shop deliveries over RCON. */
   delivery: { intervalMs: number; timeoutMs: number };
+  /** How often privileges whose time ran out are ended (once across all instances). */
+  privileges: { intervalMs: number };
   webDist: string;
   /** Bearer secret of GravitLauncher's LaunchServer; its HTTP auth endpoints are off without it. */
   gravitSecret: string | undefined;
@@ -80,6 +85,10 @@ export interface Config {
   workers: boolean;
   /** On SIGTERM/SIGINT: how long in-flight requests, then background jobs, may take to finish. */
   shutdownTimeoutMs: number;
+  /** When set, /metrics answers any caller with `Authorization: Bearer <token>`; otherwise only loopback callers. */
+  metricsToken: string | undefined;
+  /** 'pretty': one readable line per entry (default when stdout is a terminal); 'json': one JSON object per line. */
+  logFormat: 'pretty' | 'json';
 }
 
 export type ConfigOverrides = Partial<Omit<Config, 'rateLimits'>> & { rateLimits?: Partial<Config['rateLimits']> };
@@ -115,11 +124,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     gameAddress: e.GAME_ADDRESS,
     monitor: { intervalMs: e.MONITOR_INTERVAL_SEC * 1000, timeoutMs: e.MONITOR_TIMEOUT_MS, concurrency: e.MONITOR_CONCURRENCY },
     delivery: { intervalMs: e.DELIVERY_INTERVAL_SEC * 1000, timeoutMs: e.RCON_TIMEOUT_MS },
+    privileges: { intervalMs: e.PRIVILEGES_INTERVAL_SEC * 1000 },
     webDist: path.resolve(e.WEB_DIST ?? path.join(repoRoot, 'apps/web/dist')),
     gravitSecret: e.GRAVIT_SECRET || undefined,
     logLevel: e.LOG_LEVEL,
     workers: true,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SEC * 1000,
+    metricsToken: e.METRICS_TOKEN || undefined,
+    logFormat: e.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     ...overrides,
     rateLimits: {
       enabled: e.RATE_LIMITS,

@@ -2,6 +2,7 @@ import type { Config } from './config.ts';
 import type { Db, DbKind } from './db/index.ts';
 import type { JobRunner, Scheduler } from './lib/jobs/index.ts';
 import type { Mailer } from './lib/mailer.ts';
+import type { Metrics } from './lib/metrics.ts';
 import type { NotifyChannel } from './lib/notify-channel.ts';
 import type { PublicCache } from './lib/public-cache.ts';
 import type { RateLimiter } from './lib/rate-limit.ts';
@@ -28,6 +29,8 @@ export interface AppContext {
   userCache: UserCache;
   /** The one PostgreSQL LISTEN/NOTIFY connection; health() feeds /readyz (lib/notify-channel.ts). */
   notifications: NotifyChannel;
+  /** Prometheus metrics of this process (lib/metrics.ts); features add gauges read on each scrape. */
+  metrics: Metrics;
   /** Owner-edited settings documents, cached and invalidated on every instance (lib/settings.ts). */
   settings: SettingsStore;
 }

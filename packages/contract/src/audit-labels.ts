@@ -56,6 +56,9 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'cape.delete': 'Плащ удалён',
   'cape.grant': 'Плащ выдан',
   'cape.revoke': 'Выдача плаща отменена',
+  'privilege.grant': 'Привилегия выдана вручную',
+  'privilege.update': 'Срок привилегии изменён',
+  'privilege.revoke': 'Привилегия снята',
   'settings.update': 'Настройки изменены',
   'page.update': 'Страница сохранена',
   'page.delete': 'Страница удалена',
@@ -72,6 +75,7 @@ export const AUDIT_ENTITY_LABELS: Record<string, string> = {
   shop_category: 'Категории товаров',
   server: 'Серверы',
   cape: 'Плащи',
+  privilege: 'Привилегии',
   settings: 'Настройки',
   page: 'Страницы',
 };
@@ -126,6 +130,21 @@ export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
   tier: { label: 'Донат' },
   server_name: { label: 'Название в лаунчере' },
   help_text: { label: 'Текст на странице помощи' },
+  server_ids: { label: 'Серверы (№)' },
+  grant_commands: { label: 'Команды выдачи' },
+  revoke_commands: { label: 'Команды снятия' },
+  periods: { label: 'Сроки покупки' },
+  give_commands: { label: 'Команды выдачи кита' },
+  starts_at: { label: 'Начало', kind: 'datetime' },
+  expires_at: { label: 'Окончание', kind: 'datetime' },
+  ended_at: { label: 'Закончилась', kind: 'datetime' },
+  end_reason: { label: 'Причина окончания' },
+  tier_id: { label: 'Донат (№)', kind: 'number' },
+  tier_title: { label: 'Донат' },
+  user_id: { label: 'Игрок (№)', kind: 'number' },
+  days: { label: 'Дней', kind: 'number' },
+  granted_by: { label: 'Выдал (№)', kind: 'number' },
+  reminded_at: { label: 'Напоминание отправлено', kind: 'datetime' },
 };
 
 /** Where a field means something else in one entity. */
@@ -135,6 +154,7 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
   // The item's row as stored: the price in kopecks.
   shop_item: { price: { label: 'Цена', kind: 'kopecks' } },
   cape: { title: { label: 'Название' } },
+  privilege: { title: { label: 'Донат' } },
   // The site settings (Админ-панель → Настройки); other settings documents share the entity.
   settings: {
     name: { label: 'Название сайта' },

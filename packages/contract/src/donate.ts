@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { commandProblem } from './commands.ts';
 import { withLabels } from './common.ts';
 import { OptionalImageUrl } from './news.ts';
 
@@ -15,6 +16,49 @@ const text = (what: string, max: number) =>
     .max(max, `${what}: не длиннее ${max} символов`);
 const required = (what: string, max: number) => text(what, max).min(1, `${what}: заполните поле`);
 
+/** Placeholders of a tier's grant and revoke commands. */
+export const PRIVILEGE_COMMAND_PLACEHOLDERS = ['player', 'uuid', 'tier', 'days', 'expires'] as const;
+/** Placeholders of a kit's give commands. */
+export const KIT_COMMAND_PLACEHOLDERS = ['player', 'uuid', 'tier'] as const;
+export const MAX_TIER_COMMANDS = 20;
+/** Months a tier may be bought for unless the owner says otherwise. */
+export const DEFAULT_PERIOD_MONTHS = [1, 3, 6, 12] as const;
+/** A month of a privilege, in days. */
+export const PRIVILEGE_MONTH_DAYS = 30;
+
+/** A list of console commands; each checked as it will be when sent. */
+const commandList = (what: string, placeholders: readonly string[]) =>
+  z
+    .array(z.string({ error: `${what}: ожидалась строка` }).trim(), { error: `${what}: ожидался список команд` })
+    .max(MAX_TIER_COMMANDS, `${what}: не больше ${MAX_TIER_COMMANDS} команд`)
+    .default([])
+    .superRefine((list, ctx) => {
+      list.forEach((c, i) => {
+        const problem = commandProblem(c, { placeholders, label: `${what}, команда ${i + 1}` });
+        if (problem) ctx.addIssue({ code: 'custom', message: problem, path: [i] });
+      });
+    });
+
+export const TierPeriod = withLabels(
+  z.strictObject({
+    months: z.number({ error: 'Срок: ожидалось число месяцев' }).int('Срок — целое число месяцев').min(1, 'Срок — не меньше 1 месяца').max(36, 'Срок — не больше 36 месяцев'),
+    discount: z.number({ error: 'Скидка: ожидалось число процентов' }).int('Скидка — целое число процентов').min(0, 'Скидка не может быть отрицательной').max(90, 'Скидка — не больше 90 %').default(0),
+  }),
+  { months: 'Месяцев', discount: 'Скидка, %' },
+);
+export type TierPeriod = z.output<typeof TierPeriod>;
+export const DEFAULT_PERIODS: TierPeriod[] = DEFAULT_PERIOD_MONTHS.map((months) => ({ months, discount: 0 }));
+
+/** Tiers are sold only in roubles; others are shown but cannot be bought. */
+export function isRoubles(currency: string): boolean {
+  return ['₽', 'р', 'р.', 'руб', 'руб.', 'рубль', 'рублей', 'rub', 'rur'].includes(currency.trim().toLowerCase());
+}
+
+/** Kopecks for `months` of a tier of `amountKopecks` a month with `discount` percent off. */
+export function periodTotalKopecks(amountKopecks: number, months: number, discount: number): number {
+  return Math.round((amountKopecks * months * (100 - discount)) / 100);
+}
+
 export const Kit = withLabels(
   z.strictObject({
     name: required('Название кита', 100),
@@ -27,8 +71,12 @@ export const Kit = withLabels(
       .max(3650, 'Период кита — не больше 3650 дней')
       .default(DEFAULT_KIT_PERIOD_DAYS),
     kitImg: OptionalImageUrl,
+    /** The kit's id when it is kept (its claims stay with it); a kit without one is new. */
+    id: z.number({ error: 'Некорректный идентификатор кита' }).int().positive().optional(),
+    /** Console commands a claim runs («give {player} minecraft:bread 16»). */
+    give_commands: commandList('Команды выдачи кита', KIT_COMMAND_PLACEHOLDERS),
   }),
-  { name: 'Название', description: 'Описание', command: 'Команда', period: 'Период (дней)', kitImg: 'Картинка' },
+  { name: 'Название', description: 'Описание', command: 'Команда', period: 'Период (дней)', kitImg: 'Картинка', give_commands: 'Команды выдачи' },
 );
 export type KitInput = z.input<typeof Kit>;
 
@@ -55,18 +103,45 @@ export const DonateBody = withLabels(
     position: z.number({ error: 'Порядок должен быть числом' }).int('Порядок — целое число').min(0, 'Порядок не может быть отрицательным').max(100_000, 'Слишком большой порядок').optional(),
     kits: z.array(Kit, { error: 'Киты: ожидался список' }).max(MAX_KITS, `Не больше ${MAX_KITS} китов`).default([]),
     features: z.array(Feature, { error: 'Привилегии: ожидался список' }).max(MAX_FEATURES, `Не больше ${MAX_FEATURES} привилегий`).default([]),
+    /** Game servers the tier applies to; empty: every server with RCON. */
+    server_ids: z.array(z.number({ error: 'Сервер: ожидался номер' }).int().positive(), { error: 'Серверы: ожидался список' }).max(100).default([]),
+    grant_commands: commandList('Команды выдачи', PRIVILEGE_COMMAND_PLACEHOLDERS),
+    revoke_commands: commandList('Команды снятия', PRIVILEGE_COMMAND_PLACEHOLDERS),
+    periods: z
+      .array(TierPeriod, { error: 'Сроки: ожидался список' })
+      .min(1, 'Укажите хотя бы один срок покупки')
+      .max(12, 'Не больше 12 сроков')
+      .default(DEFAULT_PERIODS)
+      .refine((list) => new Set(list.map((p) => p.months)).size === list.length, 'Сроки не должны повторяться'),
   }),
-  { title: 'Название', content: 'Описание', amount: 'Цена', currency: 'Валюта', image_url: 'Картинка', is_best: 'Лучший выбор', position: 'Порядок', kits: 'Киты', features: 'Привилегии' },
+  {
+    title: 'Название',
+    content: 'Описание',
+    amount: 'Цена',
+    currency: 'Валюта',
+    image_url: 'Картинка',
+    is_best: 'Лучший выбор',
+    position: 'Порядок',
+    kits: 'Киты',
+    features: 'Привилегии',
+    server_ids: 'Серверы',
+    grant_commands: 'Команды выдачи',
+    revoke_commands: 'Команды снятия',
+    periods: 'Сроки покупки',
+  },
 );
 export type DonateBody = z.input<typeof DonateBody>;
 export type DonateBodyParsed = z.output<typeof DonateBody>;
 
 export const DonateKit = z.object({
+  /** Unique among all tiers' kits; claims name it. */
+  id: z.number(),
   name: z.string(),
   description: z.string(),
   command: z.string(),
   period: z.number(),
   kitImg: z.string().nullable(),
+  give_commands: z.array(z.string()),
 });
 export type DonateKit = z.infer<typeof DonateKit>;
 
@@ -90,6 +165,13 @@ export const DonateTier = z.object({
   position: z.number(),
   kits: z.array(DonateKit),
   features: z.array(DonateFeature),
+  server_ids: z.array(z.number()),
+  grant_commands: z.array(z.string()),
+  revoke_commands: z.array(z.string()),
+  /** Months it may be bought for, each with its discount and total in the tier's currency. */
+  periods: z.array(z.object({ months: z.number(), discount: z.number(), total: z.number() })),
+  /** Sold on the site (priced in roubles). */
+  sellable: z.boolean(),
 });
 export type DonateTier = z.infer<typeof DonateTier>;
 

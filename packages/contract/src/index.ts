@@ -14,3 +14,4 @@ export * from './capes.ts';
 export * from './audit-labels.ts';
 export * from './game-login.ts';
 export * from './pages.ts';
+export * from './privileges.ts';

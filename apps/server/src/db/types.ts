@@ -4,6 +4,7 @@ import type { GameAuthTables } from '../modules/game-auth/game-auth.tables.ts';
 import type { AuditTables } from '../modules/audit/audit.tables.ts';
 import type { DeliveriesTables } from '../modules/deliveries/deliveries.tables.ts';
 import type { DonateTables } from '../modules/donate/donate.tables.ts';
+import type { PrivilegesTables } from '../modules/privileges/privileges.tables.ts';
 import type { NewsTables } from '../modules/news/news.tables.ts';
 import type { PagesTables } from '../modules/pages/pages.tables.ts';
 import type { ServersTables } from '../modules/servers/servers.tables.ts';
@@ -116,4 +117,4 @@ interface CoreTables {
 }
 
 /** Every table: the core ones here, each feature's in modules/<feature>/<feature>.tables.ts. */
-export interface Database extends CoreTables, AuditTables, DeliveriesTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables, GameAuthTables, CapesTables, PagesTables {}
+export interface Database extends CoreTables, AuditTables, DeliveriesTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables, GameAuthTables, CapesTables, PrivilegesTables, PagesTables {}

@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
 
 export interface Letter {
@@ -21,23 +21,37 @@ export interface Mailer {
  * SMTP when SMTP_URL is set. Otherwise each letter becomes an .eml file under DATA_DIR/mail,
  * so a local owner can still open confirmation and reset links.
  */
+/** nodemailer loads with the first letter, not when the site starts (most processes never send one). */
+function lazyTransport(options: object): { get: () => Promise<Transporter>; close: () => void } {
+  let transport: Promise<Transporter> | undefined;
+  let closed = false;
+  return {
+    get: () => (transport ??= import('nodemailer').then((m) => m.default.createTransport(options))),
+    close() {
+      if (closed) return;
+      closed = true;
+      void transport?.then((t) => t.close());
+    },
+  };
+}
+
 export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'>): Mailer {
   if (config.smtpUrl) {
-    const transport = nodemailer.createTransport({ url: config.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
+    const transport = lazyTransport({ url: config.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
     return {
       kind: 'smtp',
       async send(letter) {
-        await transport.sendMail({ from: config.mailFrom, ...letter });
+        await (await transport.get()).sendMail({ from: config.mailFrom, ...letter });
       },
       close: () => transport.close(),
     };
   }
   const dir = path.join(config.dataDir, 'mail');
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const transport = lazyTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     kind: 'files',
     async send(letter) {
-      const info = await transport.sendMail({ from: config.mailFrom, ...letter });
+      const info = await (await transport.get()).sendMail({ from: config.mailFrom, ...letter });
       await fs.mkdir(dir, { recursive: true });
       const safeTo = letter.to.replace(/[^a-zA-Z0-9@._-]/g, '_');
       await fs.writeFile(path.join(dir, `${Date.now()}-${safeTo}.eml`), info.message as Buffer);

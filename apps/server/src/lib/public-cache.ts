@@ -18,6 +18,8 @@ type Variant = 'gzip' | 'plain';
 interface FastRoute {
   key: string;
   body: CachedBody;
+  /** The Fastify route pattern that built the answer (the metrics' route label). */
+  route: string;
   /** Per variant, the headers as writeHead's flat [name, value, …] list, content-length included. */
   headers: Partial<Record<Variant, string[]>>;
 }
@@ -89,11 +91,11 @@ export class PublicCache {
    * Remembers the headers Fastify sent with a cached answer, so the next request for the same
    * URL can be answered before Fastify sees it (see tryServe).
    */
-  remember(url: string, capture: { key: string; body: CachedBody; variant: Variant }, headers: Record<string, string | number | string[] | undefined>): void {
+  remember(url: string, capture: { key: string; body: CachedBody; variant: Variant }, headers: Record<string, string | number | string[] | undefined>, pattern = url): void {
     if (this.entries.get(capture.key) !== capture.body) return;
     let route = this.fast.get(url);
     if (!route || route.body !== capture.body) {
-      route = { key: capture.key, body: capture.body, headers: {} };
+      route = { key: capture.key, body: capture.body, headers: {}, route: pattern };
       if (this.fast.size > 1000) this.fast.clear();
       this.fast.set(url, route);
     }
@@ -112,16 +114,17 @@ export class PublicCache {
    * sent once is written straight to the socket with the same bytes and headers. Anything
    * else (stale entry, conditional request, unknown URL) goes on to Fastify.
    */
-  tryServe(req: IncomingMessage, res: ServerResponse): boolean {
-    if (req.method !== 'GET' || req.headers['if-none-match']) return false;
+  /** Answers from memory when it can; returns the route pattern it answered for, or null (Fastify's turn). */
+  tryServe(req: IncomingMessage, res: ServerResponse): string | null {
+    if (req.method !== 'GET' || req.headers['if-none-match']) return null;
     const route = this.fast.get(req.url ?? '');
-    if (!route || this.entries.get(route.key) !== route.body) return false;
+    if (!route || this.entries.get(route.key) !== route.body) return null;
     const variant: Variant = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '') ? 'gzip' : 'plain';
     const headers = route.headers[variant];
-    if (!headers) return false;
+    if (!headers) return null;
     res.writeHead(200, headers);
     res.end(variant === 'gzip' ? route.body.gzip : route.body.json);
-    return true;
+    return route.route;
   }
 
   private dropLocal(key: string): void {

@@ -7,12 +7,14 @@ import { capesRoutes } from './capes/capes.routes.ts';
 import { deliveriesRoutes } from './deliveries/deliveries.routes.ts';
 import { donateRoutes } from './donate/donate.routes.ts';
 import { gameAuthRoutes } from './game-auth/game-auth.routes.ts';
+import { privilegesRoutes } from './privileges/privileges.routes.ts';
 import { newsRoutes } from './news/news.routes.ts';
 import { pagesRoutes } from './pages/pages.routes.ts';
+import { opsRoutes } from './ops/ops.routes.ts';
 import { serversRoutes } from './servers/servers.routes.ts';
 import { shopRoutes } from './shop/shop.routes.ts';
 import { siteRoutes } from './site/site.routes.ts';
 import { skinsRoutes } from './skins/skins.routes.ts';
 
 /** Every feature's routes; app.ts registers them in this order. */
-export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes, adminUsersRoutes, auditRoutes, newsRoutes, donateRoutes, serversRoutes, shopRoutes, deliveriesRoutes, skinsRoutes, capesRoutes, gameAuthRoutes, pagesRoutes];
+export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes, adminUsersRoutes, auditRoutes, newsRoutes, donateRoutes, serversRoutes, shopRoutes, deliveriesRoutes, skinsRoutes, capesRoutes, gameAuthRoutes, privilegesRoutes, opsRoutes, pagesRoutes];

@@ -4,6 +4,7 @@ import { gameAuthMigrations } from '../../modules/game-auth/game-auth.migrations
 import { auditMigrations } from '../../modules/audit/audit.migrations.ts';
 import { deliveriesMigrations } from '../../modules/deliveries/deliveries.migrations.ts';
 import { donateMigrations } from '../../modules/donate/donate.migrations.ts';
+import { privilegesMigrations } from '../../modules/privileges/privileges.migrations.ts';
 import { newsMigrations } from '../../modules/news/news.migrations.ts';
 import { pagesMigrations } from '../../modules/pages/pages.migrations.ts';
 import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
@@ -36,5 +37,6 @@ export const migrations: Record<string, Migration> = {
   ...deliveriesMigrations,
   ...gameAuthMigrations,
   ...capesMigrations,
+  ...privilegesMigrations,
   ...pagesMigrations,
 };

@@ -47,7 +47,13 @@ export class JobRunner {
   private readonly controller = new AbortController();
   private started = false;
 
-  constructor(private readonly log?: JobLogger) {
+  /**
+   * `onPass` hears of every finished pass (the metrics: job durations, the monitor's sweeps).
+   */
+  constructor(
+    private readonly log?: JobLogger,
+    private readonly onPass?: (name: string, ms: number, ok: boolean) => void,
+  ) {
     // Every pass and every check inside one may listen for the stop.
     setMaxListeners(0, this.controller.signal);
   }
@@ -141,9 +147,11 @@ export class JobRunner {
   private async pass(slot: Slot): Promise<void> {
     const started = performance.now();
     slot.stats.running = true;
+    let ok = false;
     try {
       await slot.job.run(this.signal);
       slot.stats.lastError = null;
+      ok = true;
     } catch (err) {
       slot.stats.failures += 1;
       slot.stats.lastError = err instanceof Error ? err.message : String(err);
@@ -153,6 +161,7 @@ export class JobRunner {
       slot.stats.running = false;
       slot.stats.lastDurationMs = Math.round(performance.now() - started);
       slot.stats.lastFinishedAt = Date.now();
+      this.onPass?.(slot.job.name, performance.now() - started, ok);
     }
   }
 }

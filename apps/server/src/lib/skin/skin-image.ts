@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import { SKIN_MAX_BYTES, SKIN_MAX_WIDTH, SKIN_MIN_WIDTH, type SkinModel } from '@kubik/contract';
-import sharp, { type OutputInfo } from 'sharp';
+import type { OutputInfo } from 'sharp';
+import type * as SharpModule from 'sharp';
 import { readPngHeader, PngError, type PngProblem } from './png.ts';
+
+/** sharp (libvips, ~30 MB resident) loads with the first image handled, not when the site starts. */
+let sharpLoading: Promise<typeof SharpModule> | undefined;
+const loadSharp = async () => (await (sharpLoading ??= import('sharp'))).default;
 
 /** Decoded RGBA pixels, 8 bits per channel, row after row. */
 export interface Rgba {
@@ -67,6 +72,7 @@ export async function decodeUpload(file: Buffer, maxBytes: number, maxPixels: nu
 
   let decoded: { data: Buffer; info: OutputInfo };
   try {
+    const sharp = await loadSharp();
     decoded = await sharp(file, { ...DECODE, limitInputPixels: maxPixels }).ensureAlpha().raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
   } catch {
     throw new SkinError('broken');
@@ -76,13 +82,15 @@ export async function decodeUpload(file: Buffer, maxBytes: number, maxPixels: nu
   return { width, height, data: decoded.data };
 }
 
-export function encodePng({ width, height, data }: Rgba): Promise<Buffer> {
+export async function encodePng({ width, height, data }: Rgba): Promise<Buffer> {
+  const sharp = await loadSharp();
   return sharp(data, { raw: { width, height, channels: 4 } })
     .png({ compressionLevel: 9, adaptiveFiltering: true, palette: false })
     .toBuffer();
 }
 
 export async function decodePng(png: Buffer): Promise<Rgba> {
+  const sharp = await loadSharp();
   const { data, info } = await sharp(png, DECODE).ensureAlpha().raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
   return { width: info.width, height: info.height, data };
 }

@@ -1,11 +1,10 @@
 import type { Db } from '../../db/index.ts';
+import { heldTierIds as held } from '../privileges/privileges.service.ts';
 
 /**
- * The donate tiers a player holds at `now`; a cape given to a tier may be worn by its holders.
- * Tiers cannot be bought yet: the privileges feature (issue 13) owns the table of who holds
- * what, and replaces this body with a query on it. Until then nobody holds a tier, so capes
- * given to tiers are worn by no one (and nothing here pretends otherwise).
+ * The donate tiers a player holds at `now` (privileges running then); a cape given to a tier may
+ * be worn by its holders. The privileges feature owns the table and the query.
  */
-export async function heldTierIds(_db: Db, _userId: number, _now: number): Promise<number[]> {
-  return [];
+export async function heldTierIds(db: Db, userId: number, now: number): Promise<number[]> {
+  return held(db, userId, now);
 }

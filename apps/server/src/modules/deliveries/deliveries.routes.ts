@@ -30,6 +30,12 @@ export function deliveriesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     // command at hand when the runner stops, and release() waits for them and frees unsent claims.
     const worker = new DeliveryWorker(ctx.db, ctx.config.delivery, app.log);
     ctx.jobs.register({ name: DELIVERY_JOB, intervalMs: ctx.config.delivery.intervalMs, run: (signal) => worker.tick(signal), release: () => worker.stop() });
+    ctx.metrics.gauge({
+      name: 'kubik_deliveries',
+      help: 'Deliveries into the game by state',
+      labelNames: ['state'],
+      read: async () => (await ctx.db.selectFrom('deliveries').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('state').execute()).map((r) => ({ labels: { state: r.state }, value: Number(r.n) })),
+    });
 
     app.get('/api/user/deliveries', {
       config: { access: 'user' },

@@ -20,6 +20,12 @@ export interface DonateTiersTable {
    */
   kits_json: string;
   features_json: string;
+  /** JSON arrays (privileges): game servers (empty: every server with RCON), console commands run when the tier starts or is extended and when it ends. */
+  server_ids: Generated<string>;
+  grant_commands: Generated<string>;
+  revoke_commands: Generated<string>;
+  /** JSON array of {months, discount}: the periods it is sold for. */
+  periods_json: Generated<string>;
   created_at: number;
   updated_at: number;
 }

@@ -60,16 +60,29 @@ describe.each(dbKinds)('donate on %s', (kind) => {
       is_best: true,
       position: 0,
       kits: [
-        { name: 'Старт', description: 'Набор новичка', command: '/kit start', period: 1, kitImg: 'https://example.com/start.png' },
-        { name: 'Еда', description: '', command: '/kit food', period: 7, kitImg: null },
-        { name: 'Броня', description: 'Алмазная', command: '/kit armor', period: 30, kitImg: null },
+        { id: tier.kits[0].id, name: 'Старт', description: 'Набор новичка', command: '/kit start', period: 1, kitImg: 'https://example.com/start.png', give_commands: [] },
+        { id: tier.kits[1].id, name: 'Еда', description: '', command: '/kit food', period: 7, kitImg: null, give_commands: [] },
+        { id: tier.kits[2].id, name: 'Броня', description: 'Алмазная', command: '/kit armor', period: 30, kitImg: null, give_commands: [] },
       ],
       features: [
         { title: 'Полёт', value: '/fly', description: 'Летайте в лобби', check: true },
         { title: 'Приваты', value: '5 регионов', description: null, check: false },
         { title: 'Цветной ник', value: null, description: null, check: false },
       ],
+      // Privileges: every server with RCON, no commands, the default periods.
+      server_ids: [],
+      grant_commands: [],
+      revoke_commands: [],
+      periods: [
+        { months: 1, discount: 0, total: 299 },
+        { months: 3, discount: 0, total: 897 },
+        { months: 6, discount: 0, total: 1794 },
+        { months: 12, discount: 0, total: 3588 },
+      ],
+      sellable: true,
     });
+    // Kits have ids of their own, distinct across the list.
+    expect(new Set(tier.kits.map((k: { id: number }) => k.id)).size).toBe(3);
     expect(await tiers()).toEqual([tier]);
     // The price is kept in hundredths, so 199.99 survives both databases exactly.
     const cheap = await add(admin, { title: 'Mini', content: 'Для начала', amount: 199.99, currency: 'RUB' });

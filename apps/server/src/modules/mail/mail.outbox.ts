@@ -88,3 +88,18 @@ export const MAIL_JOB = 'mail.outbox';
 export function mailJob(db: Db, mailer: Mailer, log: FastifyBaseLogger): Job {
   return { name: MAIL_JOB, intervalMs: 15_000, run: (signal) => drainOutbox(db, mailer, log, signal), release: async () => void (await outboxQueue(db).release()) };
 }
+
+/** Letters waiting to be sent (due now or later) and letters given up on, for /metrics. */
+export async function mailQueueDepth(db: Db): Promise<{ labels: { state: 'queued' | 'failed' }; value: number }[]> {
+  const row = await db
+    .selectFrom('mail_outbox')
+    .select((eb) => [
+      eb.fn.sum<number>(eb.case().when(eb.and([eb('sent_at', 'is', null), eb('failed_at', 'is', null)])).then(1).else(0).end()).as('queued'),
+      eb.fn.sum<number>(eb.case().when('failed_at', 'is not', null).then(1).else(0).end()).as('failed'),
+    ])
+    .executeTakeFirstOrThrow();
+  return [
+    { labels: { state: 'queued' }, value: Number(row.queued ?? 0) },
+    { labels: { state: 'failed' }, value: Number(row.failed ?? 0) },
+  ];
+}

@@ -1,0 +1,90 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Seconds; from a fast cached answer (well under a millisecond) to a slow purchase or upload. */
+const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Seconds; a background pass: a mail batch, a delivery drain, a monitor sweep (deadline + a little). */
+const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+export interface GaugeSpec<L extends string> {
+  name: string;
+  help: string;
+  labelNames?: readonly L[];
+  /** Called on every scrape: the current values, read from the database or from memory. */
+  read(): Promise<{ labels?: Partial<Record<L, string>>; value: number }[]>;
+}
+
+/**
+ * This process's Prometheus metrics (prom-client), one registry per app (tests build many).
+ * The request and job figures are counted as they happen; queue depths and states are gauges
+ * that features register with gauge() and that are read from the database on each scrape.
+ * Process metrics (CPU, memory, heap, event-loop lag, GC) start with the first scrape, so a site
+ * nobody scrapes pays nothing for them.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Histogram<'method' | 'route' | 'status'>;
+  private readonly children = new Map<string, { observe(v: number): void }>();
+  private readonly jobDuration: Histogram<'job'>;
+  private readonly jobFailures: Counter<'job'>;
+  private readonly jobLast: Gauge<'job'>;
+  private processMetrics = false;
+
+  constructor() {
+    this.requests = new Histogram({ name: 'http_request_duration_seconds', help: 'HTTP requests by route (the route pattern, "unmatched" for 404s), method and status, with latency', labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS, registers: [this.registry] });
+    this.jobDuration = new Histogram({ name: 'kubik_job_duration_seconds', help: 'Background job passes (servers.monitor is one monitor sweep) by job, with duration', labelNames: ['job'], buckets: JOB_BUCKETS, registers: [this.registry] });
+    this.jobFailures = new Counter({ name: 'kubik_job_failures_total', help: 'Background job passes that threw, by job', labelNames: ['job'], registers: [this.registry] });
+    this.jobLast = new Gauge({ name: 'kubik_job_last_duration_seconds', help: 'Duration of the last finished pass, by job', labelNames: ['job'], registers: [this.registry] });
+  }
+
+  /** One answered request; `route` is the route's pattern (bounded), never the raw URL. */
+  request(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${status} ${route}`;
+    let child = this.children.get(key);
+    if (!child) {
+      child = this.requests.labels({ method, route, status: String(status) });
+      this.children.set(key, child);
+    }
+    child.observe(seconds);
+  }
+
+  /** One finished background pass (JobRunner's onPass). */
+  job(name: string, ms: number, ok: boolean): void {
+    this.jobDuration.labels({ job: name }).observe(ms / 1000);
+    this.jobLast.labels({ job: name }).set(ms / 1000);
+    if (!ok) this.jobFailures.labels({ job: name }).inc();
+    else this.jobFailures.labels({ job: name }).inc(0);
+  }
+
+  /** A gauge read on every scrape. A reader that throws leaves the gauge empty for that scrape. */
+  gauge<L extends string>(spec: GaugeSpec<L>): void {
+    const read = spec.read;
+    new Gauge<L>({
+      name: spec.name,
+      help: spec.help,
+      labelNames: spec.labelNames ?? [],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        let values: Awaited<ReturnType<typeof read>>;
+        try {
+          values = await read();
+        } catch {
+          return; // the database is down: /readyz says so; the rest of the scrape still answers
+        }
+        for (const { labels, value } of values) {
+          if (labels) this.set(labels, value);
+          else this.set(value);
+        }
+      },
+    });
+  }
+
+  /** The text exposition format. */
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    if (!this.processMetrics) {
+      this.processMetrics = true;
+      collectDefaultMetrics({ register: this.registry });
+    }
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

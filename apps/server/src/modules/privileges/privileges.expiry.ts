@@ -1,0 +1,79 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/index.ts';
+import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
+import { enqueueMail, type OutboxLetter } from '../mail/mail.outbox.ts';
+import { DAY_MS, endPrivilege, REMIND_BEFORE_MS } from './privileges.service.ts';
+
+const BATCH = 200;
+
+export interface ExpiryOutcome {
+  ended: number;
+  reminded: number;
+}
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export function reminderLetter(siteName: string, publicUrl: string, to: string, username: string, title: string, expiresAt: number): OutboxLetter {
+  const when = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'long', timeStyle: 'short', timeZone: 'Europe/Moscow' }).format(new Date(expiresAt));
+  const days = Math.max(1, Math.ceil((expiresAt - Date.now()) / DAY_MS));
+  const link = `${publicUrl}/donate`;
+  const lines = [`Здравствуйте, ${username}!`, `Ваша привилегия ${title} на сайте ${siteName} закончится ${when} (МСК) — осталось дней: ${days}.`, 'Продлите её заранее, чтобы не потерять возможности: новый срок добавится к концу текущего.'];
+  return {
+    to,
+    subject: `Привилегия ${title} скоро закончится — ${siteName}`,
+    link,
+    text: `${lines.join('\n\n')}\n\nПродлить: ${link}\n`,
+    html: `<!doctype html><html lang="ru"><head><meta charset="utf-8"><title>${esc(title)}</title></head><body style="font-family:Arial,sans-serif">${lines.map((l) => `<p>${esc(l)}</p>`).join('')}<p><a href="${esc(link)}">Продлить привилегию</a></p></body></html>`,
+  };
+}
+
+/**
+ * One pass: every privilege whose end has come is ended and its revoke commands queued — each in
+ * a transaction of its own whose conditional update only one pass on one instance can win, so a
+ * restart, an overlapping pass or a second instance never queues them twice. Then the «ends in
+ * 3 days» letters, once per end (an extension clears the mark).
+ */
+export async function expiryPass(db: Db, opts: { siteName: string; publicUrl: string; log?: FastifyBaseLogger }, now = Date.now()): Promise<ExpiryOutcome> {
+  const out: ExpiryOutcome = { ended: 0, reminded: 0 };
+  const due = await db.selectFrom('privileges').selectAll().where('ended_at', 'is', null).where('expires_at', '<=', now).orderBy('expires_at').limit(BATCH).execute();
+  for (const row of due) {
+    try {
+      if (await db.transaction().execute((trx) => endPrivilege(trx, row, 'expired', now))) out.ended++;
+    } catch (err) {
+      opts.log?.error({ err, privilege: row.id }, 'privilege expiry failed');
+    }
+  }
+  const soon = await db
+    .selectFrom('privileges')
+    .innerJoin('users', 'users.id', 'privileges.user_id')
+    .select(['privileges.id', 'privileges.tier_title', 'privileges.expires_at', 'users.email', 'users.username'])
+    .where('privileges.ended_at', 'is', null)
+    .where('privileges.reminded_at', 'is', null)
+    .where('privileges.expires_at', '>', now)
+    .where('privileges.expires_at', '<=', now + REMIND_BEFORE_MS)
+    .where('users.deleted_at', 'is', null)
+    .limit(BATCH)
+    .execute();
+  for (const r of soon) {
+    await db.transaction().execute(async (trx) => {
+      const marked = await trx.updateTable('privileges').set({ reminded_at: now }).where('id', '=', r.id).where('reminded_at', 'is', null).where('ended_at', 'is', null).where('expires_at', '=', r.expires_at).executeTakeFirst();
+      if (Number(marked.numUpdatedRows) !== 1) return;
+      await enqueueMail(trx, reminderLetter(opts.siteName, opts.publicUrl, r.email, r.username, r.tier_title, Number(r.expires_at)), now);
+      out.reminded++;
+    });
+  }
+  return out;
+}
+
+export const EXPIRY_JOB = 'privileges.expiry';
+
+export function expiryJob(db: Db, opts: { siteName: string; publicUrl: string; everyMs: number; log?: FastifyBaseLogger; onEnded?: () => void }): ScheduledJobSpec {
+  return {
+    name: EXPIRY_JOB,
+    everyMs: opts.everyMs,
+    run: async () => {
+      const out = await expiryPass(db, opts);
+      if (out.ended > 0) opts.onEnded?.();
+    },
+  };
+}

@@ -1,0 +1,138 @@
+import {
+  AdminPrivilege,
+  AdminPrivilegeGrantBody,
+  AdminPrivilegesQuery,
+  AdminPrivilegeUpdateBody,
+  ErrorResponse,
+  IDEMPOTENCY_HEADER,
+  IdempotencyKey,
+  IdParams,
+  KitClaimResponse,
+  KitParams,
+  MessageResponse,
+  PRIVILEGE_TEXTS,
+  PrivilegeBuyBody,
+  PrivilegeBuyResponse,
+  UserPrivilege,
+} from '@kubik/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { badRequest } from '../../lib/errors.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { kickDeliveries } from '../deliveries/deliveries.queue.ts';
+import { expiryJob } from './privileges.expiry.ts';
+import * as service from './privileges.service.ts';
+
+const tags = ['Привилегии'];
+const adminTags = ['Привилегии: администрирование'];
+const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
+
+export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    ctx.jobs.register(ctx.schedule.job(service.idempotencyCleanupJob(ctx.db)));
+    ctx.jobs.register(
+      ctx.schedule.job(expiryJob(ctx.db, { siteName: ctx.config.siteName, publicUrl: ctx.config.publicUrl, everyMs: ctx.config.privileges.intervalMs, log: app.log, onEnded: () => kickDeliveries(ctx) })),
+    );
+
+    const user = { config: { access: 'user' as const } };
+    const admin = { config: { access: 'admin' as const } };
+
+    app.post('/api/donate/:id/buy', {
+      ...user,
+      attachValidation: true,
+      schema: {
+        tags,
+        summary:
+          'Купить донат на months месяцев: списание с баланса, привилегия и её команды в игре — в одной транзакции. Тот же донат продлевается от его конца; ' +
+          'более высокий заменяет действующий низший, засчитывая его неиспользованные дни; более низкий при действующем высоком не продаётся. ' +
+          'С заголовком Idempotency-Key повтор запроса возвращает первый ответ.',
+        params: IdParams,
+        headers: z.object({ [IDEMPOTENCY_HEADER]: IdempotencyKey.optional() }),
+        body: PrivilegeBuyBody,
+        response: { 200: PrivilegeBuyResponse, ...err(400, 401, 404, 409) },
+      },
+      handler: async (req) => {
+        const me = userOf(req);
+        const params = IdParams.safeParse(req.params);
+        if (!params.success) throw badRequest(PRIVILEGE_TEXTS.notFound, { code: 'invalid', field: 'id' });
+        const body = PrivilegeBuyBody.safeParse(req.body);
+        if (!body.success) throw badRequest(body.error.issues[0]?.message ?? PRIVILEGE_TEXTS.badMonths, { code: 'invalid', field: 'months' });
+        const rawKey = req.headers[IDEMPOTENCY_HEADER];
+        const key = rawKey === undefined ? undefined : IdempotencyKey.safeParse(rawKey);
+        if (key && !key.success) throw badRequest(key.error.issues[0]?.message ?? 'Некорректный заголовок Idempotency-Key', { code: 'invalid' });
+        const answer = await service.buy(ctx, me.id, params.data.id, body.data.months, key?.data);
+        kickDeliveries(ctx);
+        return answer;
+      },
+    });
+
+    app.post('/api/donate/kits/:kitId/claim', {
+      ...user,
+      schema: {
+        tags,
+        summary: 'Получить набор своей действующей привилегии (раз в его период); 409 с оставшимся временем, если рано',
+        params: KitParams,
+        response: { 200: KitClaimResponse, ...err(400, 401, 403, 404, 409) },
+      },
+      handler: async (req) => {
+        const answer = await service.claimKit(ctx, userOf(req).id, req.params.kitId);
+        kickDeliveries(ctx);
+        return answer;
+      },
+    });
+
+    app.get('/api/user/privileges', {
+      ...user,
+      schema: { tags, summary: 'Мои привилегии (новые сверху); у действующей — её наборы и когда их можно получить', response: { 200: z.array(UserPrivilege), ...err(401) } },
+      handler: async (req) => service.listMine(ctx.db, userOf(req).id),
+    });
+
+    app.get('/api/admin/privileges', {
+      ...admin,
+      schema: { tags: adminTags, summary: 'Выданные привилегии (новые сверху); active=1 — только незакончившиеся', querystring: AdminPrivilegesQuery, response: { 200: z.array(AdminPrivilege), ...err(400, 401, 403) } },
+      handler: async (req) => service.listAdmin(ctx.db, req.query),
+    });
+
+    app.post('/api/admin/privileges', {
+      ...admin,
+      schema: {
+        tags: adminTags,
+        summary: 'Выдать привилегию вручную на days дней (без списания): тот же донат продлевается, низший заменяется, при высшем — отказ',
+        body: AdminPrivilegeGrantBody,
+        response: { 201: AdminPrivilege, ...err(400, 401, 403, 409) },
+      },
+      handler: async (req, reply) => {
+        const granted = await service.grant(ctx, userOf(req).id, req.body);
+        kickDeliveries(ctx);
+        return reply.code(201).send(granted);
+      },
+    });
+
+    app.put('/api/admin/privileges/:id', {
+      ...admin,
+      schema: {
+        tags: adminTags,
+        summary: 'Изменить окончание (expires_at, мс с 1970 г.); время в прошлом заканчивает привилегию сейчас, с командами снятия',
+        params: IdParams,
+        body: AdminPrivilegeUpdateBody,
+        response: { 200: AdminPrivilege, ...err(400, 401, 403, 404, 409) },
+      },
+      handler: async (req) => {
+        const updated = await service.setEnd(ctx, userOf(req).id, req.params.id, req.body.expires_at);
+        kickDeliveries(ctx);
+        return updated;
+      },
+    });
+
+    app.delete('/api/admin/privileges/:id', {
+      ...admin,
+      schema: { tags: adminTags, summary: 'Снять привилегию сейчас (команды снятия выполняются)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) } },
+      handler: async (req) => {
+        await service.revoke(ctx, userOf(req).id, req.params.id);
+        kickDeliveries(ctx);
+        return { message: PRIVILEGE_TEXTS.revoked };
+      },
+    });
+  };
+}
