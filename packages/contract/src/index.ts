@@ -14,4 +14,5 @@ export * from './capes.ts';
 export * from './audit-labels.ts';
 export * from './game-login.ts';
 export * from './pages.ts';
+export * from './media.ts';
 export * from './privileges.ts';
