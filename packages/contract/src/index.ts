@@ -16,3 +16,4 @@ export * from './game-login.ts';
 export * from './pages.ts';
 export * from './media.ts';
 export * from './privileges.ts';
+export * from './password-strength.ts';
