@@ -14,6 +14,7 @@ export * from './capes.ts';
 export * from './audit-labels.ts';
 export * from './game-login.ts';
 export * from './payments.ts';
+export * from './pages.ts';
 export * from './media.ts';
 export * from './privileges.ts';
 export * from './password-strength.ts';
