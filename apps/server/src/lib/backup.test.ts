@@ -197,6 +197,7 @@ describe('backup files and data files', () => {
     }
   });
 
+  // Four node processes with tsx: slow on a loaded machine.
   it('npm run backup and npm run restore work from the command line', async () => {
     const dir = tmpDir();
     try {
@@ -222,5 +223,5 @@ describe('backup files and data files', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 });
