@@ -375,7 +375,10 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
         const expected = r.value.trim().toLowerCase();
         const escaped = JSON.stringify(expected).slice(1, -1);
         const stored = content.some(({ row }) => Object.values(row).some((v) => typeof v === 'string' && (v.toLowerCase().includes(expected) || v.toLowerCase().includes(escaped))));
-        if (expected && !stored) failures.push(`${label(role, r)}: succeeded (${res.statusCode}) but ${JSON.stringify(r.value)} is not stored as sent`);
+        // A player named by a grant or a ban is looked up, not stored: fine when that player already existed.
+        const names = (before.get('users') ?? []).map((u) => String((JSON.parse(u) as { username_lower?: unknown }).username_lower));
+        const existingPlayer = r.field === 'username' && names.includes(expected);
+        if (expected && !stored && !existingPlayer) failures.push(`${label(role, r)}: succeeded (${res.statusCode}) but ${JSON.stringify(r.value)} is not stored as sent`);
       }
     }
     return allOk;
@@ -397,7 +400,10 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
     const picky = new Set<string>();
     for (const all of byValue.values()) {
       // A password is stored hashed: it is checked on its own, without the "stored as sent" test.
-      const group = all.filter((r) => r.path && !/password/.test(r.field ?? '') && !picky.has(r.field!));
+      const candidates = all.filter((r) => r.path && !/password/.test(r.field ?? '') && !picky.has(r.field!));
+      // A field inside another field of the group (kits.0.give_commands.0 under kits.0) would lose its parent: tried alone.
+      const inside = (r: Request, o: Request) => o !== r && o.path!.length < r.path!.length && o.path!.every((k, i) => r.path![i] === k);
+      const group = candidates.filter((r) => !candidates.some((o) => inside(r, o)));
       await expectSane(role, route, all.filter((r) => !group.includes(r)));
       const first = group[0];
       if (!first) continue;

@@ -102,7 +102,13 @@ function stringCandidates(name: string): string[] {
     [/token/, 'x'.repeat(43)],
     [/username|player/, 'Fuzz_Base'],
     [/minecraft/, 'stone'],
+    // Tier and kit commands know {player}, {uuid} and their own placeholders, not the shop's {item}.
+    [/give_commands|grant_commands|revoke_commands|ban_command|unban_command/, 'say {player}'],
     [/command/, 'give {player} minecraft:{item} {quantity}'],
+    [/game_address/, 'play.example.ru'],
+    [/support_(vk|telegram|discord)/, 'https://example.com/support'],
+    [/inn$/, '7707083893'],
+    [/ogrn$/, '1027700132195'],
     [/currency/, 'RUB'],
   ];
   return [...byName.filter(([re]) => re.test(name)).map(([, s]) => s), 'Проверка ввода', 'Abc_123', 'abcdefghij', 'abc', 'a'];

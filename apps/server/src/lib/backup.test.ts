@@ -183,6 +183,9 @@ describe('backup files and data files', () => {
       expect(mode(`${db}-wal`)).toBe(0o600);
       expect(mode(`${db}-shm`)).toBe(0o600);
       expect(mode(path.join(t.dataDir, 'downloads'))).toBe(0o700);
+      // A mail/ folder left 0755 by an older version is narrowed with the next letter.
+      fs.mkdirSync(path.join(t.dataDir, 'mail'), { mode: 0o755 });
+      fs.chmodSync(path.join(t.dataDir, 'mail'), 0o755);
       const mailer = createMailer({ ...t.app.ctx.config, smtpUrl: undefined });
       await mailer.send({ to: 'a@example.com', subject: 's', text: 't', html: '<p>t</p>' });
       mailer.close();
@@ -194,6 +197,7 @@ describe('backup files and data files', () => {
     }
   });
 
+  // Four node processes with tsx: slow on a loaded machine.
   it('npm run backup and npm run restore work from the command line', async () => {
     const dir = tmpDir();
     try {
@@ -219,5 +223,5 @@ describe('backup files and data files', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 });

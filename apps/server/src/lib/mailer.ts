@@ -53,8 +53,9 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'data
     kind: 'files',
     async send(letter) {
       const info = await (await transport.get()).sendMail({ from: config.mailFrom, ...letter });
-      // Letters hold sign-in links: readable by the site's user only (lib/private-files.ts).
-      ensurePrivateDir(dir);
+      // Letters hold sign-in links: readable by the site's user only (lib/private-files.ts), also
+      // a mail/ folder an older version created 0755.
+      ensurePrivateDir(dir, true);
       const safeTo = letter.to.replace(/[^a-zA-Z0-9@._-]/g, '_');
       await fs.writeFile(path.join(dir, `${Date.now()}-${safeTo}.eml`), info.message as Buffer, { mode: PRIVATE_FILE_MODE });
     },

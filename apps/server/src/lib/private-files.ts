@@ -9,11 +9,15 @@ import fs from 'node:fs';
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 
-/** Creates dir (and missing parents) as 0700; a directory the site created earlier with wider modes is narrowed. */
-export function ensurePrivateDir(dir: string): void {
+/**
+ * Creates dir (and missing parents) as 0700. An existing directory keeps its mode (the owner may
+ * have chosen it) unless `narrow`: then one owned by the site's user is made 0700 too.
+ */
+export function ensurePrivateDir(dir: string, narrow = false): void {
   const existed = fs.existsSync(dir);
   fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   if (!existed) fs.chmodSync(dir, PRIVATE_DIR_MODE);
+  else if (narrow) makePrivate(dir, PRIVATE_DIR_MODE);
 }
 
 /** Narrows a file (and an existing directory the site owns) to the site's user; missing files are skipped. */
