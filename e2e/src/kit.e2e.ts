@@ -41,7 +41,7 @@ describe('the admin kit in the browser', () => {
     // Opening the modal focuses its first field, not its close button.
     await expect.poll(() => focusedName(admin)).toBe('name');
 
-    await dialog.getByLabel('Ссылка на изображение').fill('javascript:alert(1)');
+    await dialog.getByLabel('Ссылка на изображение', { exact: true }).fill('javascript:alert(1)');
     await dialog.getByLabel('Порт', { exact: true }).fill('70000');
     await dialog.getByRole('button', { name: 'Сохранить' }).click();
 

@@ -104,7 +104,7 @@ export const DonateBody = withLabels(
     kits: z.array(Kit, { error: 'Киты: ожидался список' }).max(MAX_KITS, `Не больше ${MAX_KITS} китов`).default([]),
     features: z.array(Feature, { error: 'Привилегии: ожидался список' }).max(MAX_FEATURES, `Не больше ${MAX_FEATURES} привилегий`).default([]),
     /** Game servers the tier applies to; empty: every server with RCON. */
-    server_ids: z.array(z.number({ error: 'Сервер: ожидался номер' }).int().positive(), { error: 'Серверы: ожидался список' }).max(100).default([]),
+    server_ids: z.array(z.number({ error: 'Сервер: ожидался номер' }).int('Сервер: ожидался номер').positive('Сервер: ожидался номер').max(2_147_483_647, 'Сервер: ожидался номер'), { error: 'Серверы: ожидался список' }).max(100).default([]),
     grant_commands: commandList('Команды выдачи', PRIVILEGE_COMMAND_PLACEHOLDERS),
     revoke_commands: commandList('Команды снятия', PRIVILEGE_COMMAND_PLACEHOLDERS),
     periods: z

@@ -25,7 +25,8 @@ export const PageSlug = z
   .string({ error: 'Введите адрес страницы' })
   .trim()
   .toLowerCase()
-  .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, 'Адрес страницы: латинские буквы, цифры и дефис, до 64 символов (например, vip-rules)');
+  // Capitals are taken and lowered, so the published pattern admits them too.
+  .regex(/^[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,62}[a-zA-Z0-9])?$/, 'Адрес страницы: латинские буквы, цифры и дефис, до 64 символов (например, vip-rules)');
 
 export const PageSlugParams = withLabels(z.strictObject({ slug: PageSlug }), { slug: 'Адрес страницы' });
 

@@ -126,13 +126,19 @@ export type AdminPrivilege = z.infer<typeof AdminPrivilege>;
 export const AdminPrivilegesQuery = z.object({
   /** Only the active ones. */
   active: z.enum(['1', '0']).optional(),
-  username: z.string().trim().max(32).optional(),
+  username: z
+    .string()
+    .trim()
+    .max(32)
+    // eslint-disable-next-line no-control-regex -- a name never holds control characters (PostgreSQL refuses NUL)
+    .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'Имя игрока: недопустимые символы')
+    .optional(),
 });
 
 export const AdminPrivilegeGrantBody = withLabels(
   z.strictObject({
     username: z.string({ error: 'Введите имя игрока' }).trim().min(1, 'Введите имя игрока').max(32, 'Имя игрока: не длиннее 32 символов'),
-    tier_id: z.number({ error: 'Выберите донат' }).int('Выберите донат').positive('Выберите донат'),
+    tier_id: z.number({ error: 'Выберите донат' }).int('Выберите донат').positive('Выберите донат').max(2_147_483_647, 'Выберите донат'),
     days: z.number({ error: 'Срок: ожидалось число дней' }).int('Срок — целое число дней').min(1, 'Срок — не меньше 1 дня').max(3650, 'Срок — не больше 3650 дней'),
   }),
   { username: 'Игрок', tier_id: 'Донат', days: 'Дней' },

@@ -565,7 +565,7 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
       for (const role of ROLES) await expectRefused(role, route, 'body', refused);
     }
     expect(failures.splice(0)).toEqual([]);
-  });
+  }, 180_000);
 
   it('refuses, field by field, every value the declared schema does not allow', async () => {
     for (const route of routes()) {
@@ -585,7 +585,7 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
       for (const role of ROLES) await expectRefused(role, route, 'params', refused);
     }
     expect(failures.splice(0)).toEqual([]);
-  });
+  }, 180_000);
 
   it('refuses broken skin uploads: garbage, no boundary, a cut-off part, wrong fields, not a PNG, bombs, too big', async () => {
     const upload = t.app.apiRoutes.find((r) => bodySpec(openApiOp(doc, r)).kind === 'multipart');
@@ -674,7 +674,7 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
 
   it('refuses a NUL character in any text field (PostgreSQL answered 500, SQLite stored it)', async () => {
     await refuseTextEverywhere(['\u0000', 'a\u0000b']);
-  });
+  }, 180_000);
 
   it('refuses lone UTF-16 surrogates in any text field (they were stored as U+FFFD: one on PostgreSQL, three on SQLite)', async () => {
     await refuseTextEverywhere(['\ud800', 'x\udfffx']);
