@@ -182,7 +182,7 @@ async function main(): Promise<void> {
     const sampler = setInterval(() => (sampledPeakMb = Math.max(sampledPeakMb, rssMb(site.pid!))), 100);
     sampler.unref();
 
-    const login = await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: seeded.player.username, password: seeded.player.password }) });
+    const login = await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: seeded.player.username, password: seeded.player.password, bearer: true }) });
     const token = ((await login.json()) as { token: string }).token;
     const auth = { authorization: `Bearer ${token}` };
 

@@ -89,7 +89,7 @@ async function pixelArt(width: number, height: number, seed: number, format: 'jp
 async function seedData(url: string, env: NodeJS.ProcessEnv, dataDir: string): Promise<Record<string, number>> {
   const made = spawnSync('npm', ['run', '--silent', 'admin:create', '--', '--username', ADMIN.username, '--email', ADMIN.email, '--password', ADMIN.password], { cwd: ROOT, env, encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`admin:create failed: ${made.stderr}${made.stdout}`);
-  const login = await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.username, password: ADMIN.password }) });
+  const login = await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.username, password: ADMIN.password, bearer: true }) });
   if (!login.ok) throw new Error(`login: ${login.status} ${await login.text()}`);
   const { token } = (await login.json()) as { token: string };
   const post = async (route: string, body: unknown) => {

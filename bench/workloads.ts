@@ -11,7 +11,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const BUYERS = 100;
 
 async function login(url: string, username: string, password: string): Promise<string> {
-  const res = await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+  const res = await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password, bearer: true }) });
   if (!res.ok) throw new Error(`login ${username}: ${res.status}`);
   return ((await res.json()) as { token: string }).token;
 }

@@ -4,7 +4,7 @@
 // --if-changed (npm start, the CLIs) skips a part whose inputs are byte for byte the ones it was
 // last built from: each dist/ keeps a stamp, the SHA-256 of every input file's path and content.
 // The server is bundled with esbuild into apps/server/dist (main.js, migrate.js, admin-create.js,
-// check-ledger.js and shared chunks): our TypeScript and the contract inlined, packages from
+// check-ledger.js, backup.js, restore.js and shared chunks): our TypeScript and the contract inlined, packages from
 // node_modules left as imports, so plain `node` runs it. The contract also gets a compiled
 // dist/index.js (+ .d.ts) of its own, exported under the `compiled` condition.
 import { spawnSync } from 'node:child_process';
@@ -79,7 +79,7 @@ const parts = {
         absWorkingDir: root,
         // All entries and chunks sit side by side in dist/, at the depth of src/: config.ts finds
         // the repository root from import.meta.dirname the same way in both.
-        entryPoints: { main: `${src}/main.ts`, migrate: `${src}/cli/migrate.ts`, 'admin-create': `${src}/cli/admin-create.ts`, 'check-ledger': `${src}/cli/check-ledger.ts` },
+        entryPoints: { main: `${src}/main.ts`, migrate: `${src}/cli/migrate.ts`, 'admin-create': `${src}/cli/admin-create.ts`, 'check-ledger': `${src}/cli/check-ledger.ts`, backup: `${src}/cli/backup.ts`, restore: `${src}/cli/restore.ts` },
         outdir: 'apps/server/dist',
         chunkNames: 'chunk-[hash]',
         bundle: true,

@@ -40,7 +40,7 @@ describe('servers in the browser', () => {
     await gone.stop();
     site = await startSite({ MONITOR_INTERVAL_SEC: '1', MONITOR_TIMEOUT_MS: '500' });
     site.createAdmin('Owner', 'owner@example.com', 'owner-password');
-    const login = await fetch(`${site.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'Owner', password: 'owner-password' }) });
+    const login = await fetch(`${site.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'Owner', password: 'owner-password', bearer: true }) });
     token = ((await login.json()) as { token: string }).token;
     expect((await apiCall('POST', '/api/servers/', { name: 'Выживание', description: 'Ванильное выживание без приватов', ip_address: '127.0.0.1', port: peer.port, max_online: 50 })).status).toBe(201);
     expect((await apiCall('POST', '/api/servers/', { name: 'Мини-игры', description: 'Скоро откроемся', ip_address: '127.0.0.1', port: closedPort, max_online: 80 })).status).toBe(201);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import fastifyCookie from '@fastify/cookie';
@@ -16,8 +16,10 @@ import { createMailer, type Mailer } from './lib/mailer.ts';
 import { loggerOptions, requestIds } from './lib/logging.ts';
 import { Metrics } from './lib/metrics.ts';
 import { NotifyChannel } from './lib/notify-channel.ts';
+import { backupJob } from './lib/backup.ts';
+import { ensurePrivateDir } from './lib/private-files.ts';
 import { PublicCache, sendCached } from './lib/public-cache.ts';
-import { RateLimiter } from './lib/rate-limit.ts';
+import { createRateLimiter, DatabaseRateLimiter } from './lib/rate-limit.ts';
 import { SettingsStore } from './lib/settings.ts';
 import { UserCache } from './lib/user-cache.ts';
 import { recordAudit } from './modules/audit/audit.service.ts';
@@ -117,7 +119,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     jobs: new JobRunner(app.log, (name, ms, ok) => metrics.job(name, ms, ok)),
     metrics,
     schedule: new Scheduler(database.db),
-    limiter: new RateLimiter(config.rateLimits.enabled, config.rateLimits.windowMs),
+    limiter: createRateLimiter(database.db, database.kind, config.rateLimits),
     publicCache: new PublicCache(notifications),
     userCache,
     notifications,
@@ -165,7 +167,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   await app.register(fastifySwagger, {
     openapi: {
-      info: { title: `${config.siteName} API`, description: 'API сайта игрового сервера. Ошибки: { "error": "текст", "code": "машинный_код", "field": "путь.к.полю" } (field — только когда виновато одно поле). Вход: cookie сеанса или заголовок Authorization: Bearer <токен из /api/user/login>.', version: '1.0.0' },
+      info: { title: `${config.siteName} API`, description: 'API сайта игрового сервера. Ошибки: { "error": "текст", "code": "машинный_код", "field": "путь.к.полю" } (field — только когда виновато одно поле). Вход: cookie сеанса или заголовок Authorization: Bearer <токен из /api/user/login с bearer: true>.', version: '1.0.0' },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
@@ -175,6 +177,8 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   ctx.jobs.register(mailJob(database.db, mailer, app.log));
   metrics.gauge({ name: 'kubik_mail_queue', help: 'Letters in the outbox: queued (to send now or on retry) and failed (given up)', labelNames: ['state'], read: () => mailQueueDepth(database.db) });
+  if (config.backup.dir) ctx.jobs.register(ctx.schedule.job(backupJob(config, app.log)));
+  if (ctx.limiter instanceof DatabaseRateLimiter) ctx.jobs.register(ctx.schedule.job(ctx.limiter.sweepJob()));
   for (const mod of modules) await app.register(mod(ctx));
 
   registerWebApp(app, config);
@@ -230,7 +234,7 @@ function registerAccessControl(app: FastifyInstance, ctx: AppContext): void {
 function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
   // Launcher builds and other files the owner publishes: DATA_DIR/downloads → /downloads/.
   const downloads = path.join(config.dataDir, 'downloads');
-  mkdirSync(downloads, { recursive: true });
+  ensurePrivateDir(downloads);
   void app.register(fastifyStatic, { root: downloads, prefix: '/downloads/', decorateReply: false, index: false });
 
   const indexFile = path.join(config.webDist, 'index.html');

@@ -18,10 +18,11 @@ const Env = z.object({
   RATE_LIMITS: bool.default(true),
   RATE_LIMIT_WINDOW_SEC: int(900, 1),
   RATE_LIMIT_LOGIN_IP: int(30, 1),
-  RATE_LIMIT_LOGIN_ACCOUNT: int(10, 1),
+  RATE_LIMIT_LOGIN_ACCOUNT: int(5, 1),
   RATE_LIMIT_REGISTER_IP: int(10, 1),
   RATE_LIMIT_FORGOT_IP: int(10, 1),
   RATE_LIMIT_FORGOT_ACCOUNT: int(3, 1),
+  RATE_LIMIT_RESET_IP: int(10, 1),
   LAUNCHER_VERSION: z.string().default('v1.0.0'),
   LAUNCHER_WINDOWS_URL: z.string().default('/downloads/KubikLauncher-1.0.0.exe'),
   LAUNCHER_LINUX_URL: z.string().default('/downloads/KubikLauncher-1.0.0.AppImage'),
@@ -39,6 +40,9 @@ const Env = z.object({
   WEB_DIST: z.string().optional(),
   GRAVIT_SECRET: z.string().min(16, 'не короче 16 символов').optional(),
   SHUTDOWN_TIMEOUT_SEC: int(10, 1, 600),
+  BACKUP_DIR: z.string().optional(),
+  BACKUP_KEEP: int(7, 1, 10_000),
+  BACKUP_INTERVAL_HOURS: int(24, 1, 24 * 365),
   METRICS_TOKEN: z.string().min(16, 'не короче 16 символов').optional(),
   LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -62,10 +66,13 @@ export interface Config {
     enabled: boolean;
     windowMs: number;
     loginPerIp: number;
+    /** Failed logins of one account (from unknown devices) before each try waits a growing delay. */
     loginPerAccount: number;
     registerPerIp: number;
     forgotPerIp: number;
     forgotPerAccount: number;
+    /** Tries of a password-reset link per IP in a window. */
+    resetPerIp: number;
   };
   launcher: { version: string; windowsUrl: string; linuxUrl: string };
   support: { vk: string; telegram: string; discord: string; email: string };
@@ -83,6 +90,8 @@ export interface Config {
   logLevel: string;
   /** Background workers (mail, monitors, deliveries); tests may switch them off. */
   workers: boolean;
+  /** The site's own periodic backups (lib/backup.ts): off unless BACKUP_DIR is set. */
+  backup: { dir: string | undefined; keep: number; intervalMs: number };
   /** On SIGTERM/SIGINT: how long in-flight requests, then background jobs, may take to finish. */
   shutdownTimeoutMs: number;
   /** When set, /metrics answers any caller with `Authorization: Bearer <token>`; otherwise only loopback callers. */
@@ -130,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     logLevel: e.LOG_LEVEL,
     workers: true,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SEC * 1000,
+    backup: { dir: e.BACKUP_DIR ? path.resolve(e.BACKUP_DIR) : undefined, keep: e.BACKUP_KEEP, intervalMs: e.BACKUP_INTERVAL_HOURS * 3_600_000 },
     metricsToken: e.METRICS_TOKEN || undefined,
     logFormat: e.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     ...overrides,
@@ -141,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       registerPerIp: e.RATE_LIMIT_REGISTER_IP,
       forgotPerIp: e.RATE_LIMIT_FORGOT_IP,
       forgotPerAccount: e.RATE_LIMIT_FORGOT_ACCOUNT,
+      resetPerIp: e.RATE_LIMIT_RESET_IP,
       ...overrides.rateLimits,
     },
   };

@@ -22,6 +22,7 @@ export interface AppContext {
   jobs: JobRunner;
   /** Periodic jobs that run once per period across all instances (lib/jobs/schedule.ts). */
   schedule: Scheduler;
+  /** Rate-limit counters: in memory on SQLite, shared by all instances on PostgreSQL (lib/rate-limit.ts). */
   limiter: RateLimiter;
   /** Serialized public answers, dropped on write on every instance (lib/public-cache.ts). */
   publicCache: PublicCache;

@@ -38,12 +38,21 @@ export const RegisterBody = withLabels(
 export type RegisterBody = z.infer<typeof RegisterBody>;
 
 export const LoginBody = withLabels(
-  z.strictObject({ username: LoginField, password: LoginField }),
-  { username: 'Имя пользователя', password: 'Пароль' },
+  z.strictObject({
+    username: LoginField,
+    password: LoginField,
+    /**
+     * A client that sends `Authorization: Bearer` (a bot, a script) asks for the session token in
+     * the answer; the browser never does: its session lives in the httpOnly cookie only.
+     */
+    bearer: z.boolean({ error: 'Поле bearer должно быть логическим' }).optional(),
+  }),
+  { username: 'Имя пользователя', password: 'Пароль', bearer: 'Токен для заголовка' },
 );
 export type LoginBody = z.infer<typeof LoginBody>;
 
-export const LoginResponse = z.object({ token: z.string(), message: z.string() });
+/** `token` only when the body asked for it with `bearer: true`. */
+export const LoginResponse = z.object({ token: z.string().optional(), message: z.string() });
 export type LoginResponse = z.infer<typeof LoginResponse>;
 
 export const ForgotPasswordBody = withLabels(
@@ -80,6 +89,5 @@ export const MeResponse = z.object({
   email: z.string(),
   is_admin: z.boolean(),
   balance: z.number(),
-  token: z.string().optional(),
 });
 export type MeResponse = z.infer<typeof MeResponse>;

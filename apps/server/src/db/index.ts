@@ -3,6 +3,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
+import { ensurePrivateDir, makePrivate } from '../lib/private-files.ts';
 import type { Database } from './types.ts';
 import { WriteWatch } from './write-watch.ts';
 
@@ -60,9 +61,13 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; sqlitePat
     dialect = new PostgresDialect({ pool });
   } else {
     kind = 'sqlite';
-    fs.mkdirSync(path.dirname(opts.sqlitePath), { recursive: true });
+    ensurePrivateDir(path.dirname(opts.sqlitePath));
+    // Created 0600 before SQLite opens it; SQLite gives the -wal and -shm files the database file's mode.
+    if (!fs.existsSync(opts.sqlitePath)) fs.closeSync(fs.openSync(opts.sqlitePath, 'a', 0o600));
+    makePrivate(opts.sqlitePath);
     const sqlite = new SQLite(opts.sqlitePath);
     sqlite.pragma('journal_mode = WAL');
+    for (const suffix of ['-wal', '-shm']) makePrivate(opts.sqlitePath + suffix);
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('synchronous = NORMAL');

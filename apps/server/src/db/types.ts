@@ -9,6 +9,7 @@ import type { NewsTables } from '../modules/news/news.tables.ts';
 import type { ServersTables } from '../modules/servers/servers.tables.ts';
 import type { ShopTables } from '../modules/shop/shop.tables.ts';
 import type { SkinsTables } from '../modules/skins/skins.tables.ts';
+import type { SecurityTables } from '../modules/security/security.tables.ts';
 
 /** Times are epoch milliseconds and booleans 0/1 on both databases, so one code path serves both. */
 export interface UsersTable {
@@ -39,6 +40,8 @@ export interface SessionsTable {
   expires_at: number;
   user_agent: string | null;
   ip: string | null;
+  /** Updated at most every few minutes (each write clears the user cache). */
+  last_seen_at: number | null;
 }
 
 export interface EmailTokensTable {
@@ -105,6 +108,14 @@ export interface SettingsTable {
   updated_at: number;
 }
 
+/** Rate-limit windows shared by the instances on PostgreSQL (lib/rate-limit.ts); unused on SQLite. */
+export interface RateLimitsTable {
+  key: string;
+  count: number;
+  /** When the window ends (epoch ms). */
+  reset_at: number;
+}
+
 interface CoreTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -113,7 +124,8 @@ interface CoreTables {
   mail_outbox: MailOutboxTable;
   job_schedule: JobScheduleTable;
   settings: SettingsTable;
+  rate_limits: RateLimitsTable;
 }
 
 /** Every table: the core ones here, each feature's in modules/<feature>/<feature>.tables.ts. */
-export interface Database extends CoreTables, AuditTables, DeliveriesTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables, GameAuthTables, CapesTables, PrivilegesTables {}
+export interface Database extends CoreTables, AuditTables, DeliveriesTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables, GameAuthTables, CapesTables, PrivilegesTables, SecurityTables {}

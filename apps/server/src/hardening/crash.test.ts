@@ -153,7 +153,7 @@ describe.each(dbKinds)('crash test on %s', (kind) => {
     await site.start();
 
     const login = async (username: string) => {
-      const res = await fetch(`${site.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password: 'password123' }) });
+      const res = await fetch(`${site.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password: 'password123', bearer: true }) });
       expect(res.status).toBe(200);
       return ((await res.json()) as { token: string }).token;
     };

@@ -155,7 +155,9 @@ describe.each(dbKinds)('headers and sessions on %s', (kind) => {
       const res = await login(t, 'Steve');
       expect(res.statusCode).toBe(200);
       const cookie = sessionCookie(res)!;
-      expect(cookie.value).toBe(res.json<{ token: string }>().token);
+      // The token is in the httpOnly cookie only: the body never carries it to scripts.
+      expect(res.json()).not.toHaveProperty('token');
+      expect(res.body).not.toContain(cookie.value);
       expect(cookie.attrs.has('httponly')).toBe(true);
       expect(cookie.attrs.get('samesite')?.toLowerCase()).toBe('lax');
       expect(cookie.attrs.get('path')).toBe('/');

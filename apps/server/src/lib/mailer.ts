@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private-files.ts';
 
 export interface Letter {
   to: string;
@@ -52,9 +53,10 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'data
     kind: 'files',
     async send(letter) {
       const info = await (await transport.get()).sendMail({ from: config.mailFrom, ...letter });
-      await fs.mkdir(dir, { recursive: true });
+      // Letters hold sign-in links: readable by the site's user only (lib/private-files.ts).
+      ensurePrivateDir(dir);
       const safeTo = letter.to.replace(/[^a-zA-Z0-9@._-]/g, '_');
-      await fs.writeFile(path.join(dir, `${Date.now()}-${safeTo}.eml`), info.message as Buffer);
+      await fs.writeFile(path.join(dir, `${Date.now()}-${safeTo}.eml`), info.message as Buffer, { mode: PRIVATE_FILE_MODE });
     },
     close: () => transport.close(),
   };

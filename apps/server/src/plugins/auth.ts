@@ -6,6 +6,9 @@ import { requireBearerSecret } from '../lib/bearer-secret.ts';
 import { forbidden, unauthorized } from '../lib/errors.ts';
 
 export const SESSION_COOKIE = 'kubik_session';
+/** Marks a browser where an account logged in (login throttling skips it; new-device letters). */
+export const DEVICE_COOKIE = 'kubik_device';
+const DEVICE_COOKIE_MAX_AGE_SEC = 400 * 86_400;
 
 /**
  * Who may call a route; every /api route declares it in `config.access` (see app.ts).
@@ -82,6 +85,14 @@ export function setSessionCookie(ctx: { config: Readonly<Config> }, request: Fas
     secure: secure(ctx.config, request),
     maxAge: Math.floor(ctx.config.sessionTtlMs / 1000),
   });
+}
+
+export function deviceToken(request: FastifyRequest): string | undefined {
+  return request.cookies[DEVICE_COOKIE] || undefined;
+}
+
+export function setDeviceCookie(ctx: { config: Readonly<Config> }, request: FastifyRequest, reply: FastifyReply, token: string): void {
+  reply.setCookie(DEVICE_COOKIE, token, { path: '/', httpOnly: true, sameSite: 'lax', secure: secure(ctx.config, request), maxAge: DEVICE_COOKIE_MAX_AGE_SEC });
 }
 
 export function clearSessionCookie(ctx: { config: Readonly<Config> }, request: FastifyRequest, reply: FastifyReply): void {

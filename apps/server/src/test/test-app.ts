@@ -117,7 +117,7 @@ export async function seedUser(t: TestApp, username: string, opts: { admin?: boo
 
 /** Logs in through the API and returns the session token for `authorization: Bearer`. */
 export async function loginAs(t: TestApp, username: string, password = 'password123'): Promise<string> {
-  const res = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username, password } });
+  const res = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username, password, bearer: true } });
   if (res.statusCode !== 200) throw new Error(`login ${username}: ${res.statusCode} ${res.body}`);
   return res.json<{ token: string }>().token;
 }

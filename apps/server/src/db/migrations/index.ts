@@ -7,6 +7,7 @@ import { donateMigrations } from '../../modules/donate/donate.migrations.ts';
 import { privilegesMigrations } from '../../modules/privileges/privileges.migrations.ts';
 import { newsMigrations } from '../../modules/news/news.migrations.ts';
 import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
+import { securityMigrations } from '../../modules/security/security.migrations.ts';
 import { shopMigrations } from '../../modules/shop/shop.migrations.ts';
 import { skinsMigrations } from '../../modules/skins/skins.migrations.ts';
 import * as m2026112201 from './2026112201_accounts.ts';
@@ -14,6 +15,7 @@ import * as m2026112250 from './2026112250_user_cache_notify.ts';
 import * as m2026112300 from './2026112300_jobs.ts';
 import * as m2026112301 from './2026112301_settings.ts';
 import * as m2026112302 from './2026112302_user_uuid.ts';
+import * as m2026112375 from './2026112375_rate_limits.ts';
 
 /**
  * Every migration; Kysely runs them in order of name. Each feature keeps its own list with a
@@ -37,4 +39,6 @@ export const migrations: Record<string, Migration> = {
   ...gameAuthMigrations,
   ...capesMigrations,
   ...privilegesMigrations,
+  ...securityMigrations,
+  '2026112375_rate_limits': m2026112375,
 };

@@ -87,6 +87,19 @@ export async function createEmailToken(db: Db, userId: number, kind: 'verify' | 
     .execute();
 }
 
+/** The user of a valid, unused token of this kind, without using it up; null when there is none. */
+export async function findEmailTokenUser(db: Db, kind: 'verify' | 'reset', token: string, now = Date.now()): Promise<number | null> {
+  const row = await db
+    .selectFrom('email_tokens')
+    .select('user_id')
+    .where('token_hash', '=', hashToken(token))
+    .where('kind', '=', kind)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return row?.user_id ?? null;
+}
+
 /**
  * Marks a valid, unused token of this kind as used and returns its user id. The conditional
  * update makes a link single-use even when it is opened twice at the same moment.

@@ -13,7 +13,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { clearSessionCookie, optionalUser, sessionToken, setSessionCookie, userOf } from '../../plugins/auth.ts';
+import { clearSessionCookie, deviceToken, optionalUser, sessionToken, setDeviceCookie, setSessionCookie, userOf } from '../../plugins/auth.ts';
 import { deleteSession } from './accounts.repo.ts';
 import * as service from './accounts.service.ts';
 
@@ -56,14 +56,17 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'public' },
       schema: {
         tags,
-        summary: 'Вход. Ставит httpOnly-cookie сеанса и возвращает тот же токен для заголовка Authorization: Bearer.',
+        summary:
+          'Вход. Браузеру ставит httpOnly-cookie сеанса (и cookie устройства); токен для заголовка Authorization: Bearer возвращается, только если в теле bearer: true. После нескольких неудачных попыток вход в аккаунт с незнакомого устройства замедляется (429).',
         body: LoginBody,
         response: { 200: LoginResponse, ...err(400, 401, 403, 429) },
       },
       handler: async (req, reply) => {
-        const { token } = await service.login(ctx, req.body, { ip: req.ip, userAgent: req.headers['user-agent'] });
-        setSessionCookie(ctx, req, reply, token);
-        return { token, message: 'Вы вошли' };
+        const result = await service.login(ctx, req.body, { ip: req.ip, userAgent: req.headers['user-agent'], deviceToken: deviceToken(req) });
+        if (req.body.bearer) return { token: result.token, message: 'Вы вошли' };
+        setSessionCookie(ctx, req, reply, result.token);
+        setDeviceCookie(ctx, req, reply, result.deviceToken);
+        return { message: 'Вы вошли' };
       },
     });
 
@@ -83,7 +86,8 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: { tags, summary: 'Текущий пользователь', response: { 200: MeResponse, ...err(401) } },
       handler: async (req) => {
         const user = userOf(req);
-        return service.toMe(user, sessionToken(req) ?? undefined);
+        // Never the session token: the cookie is httpOnly so that scripts cannot read it.
+        return service.toMe(user);
       },
     });
 
@@ -95,9 +99,9 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/user/reset-password/:token', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Новый пароль по ссылке из письма; завершает все сеансы', params: TokenParams, body: ResetPasswordBody, response: { 200: MessageResponse, ...err(400) } },
+      schema: { tags, summary: 'Новый пароль по ссылке из письма; завершает все сеансы', params: TokenParams, body: ResetPasswordBody, response: { 200: MessageResponse, ...err(400, 429) } },
       handler: async (req) => {
-        await service.resetPassword(ctx, req.params.token, req.body.new_password);
+        await service.resetPassword(ctx, req.params.token, req.body.new_password, req.ip);
         return { message: service.TEXTS.resetDone };
       },
     });

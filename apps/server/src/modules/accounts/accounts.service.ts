@@ -1,9 +1,10 @@
 import type { LoginBody, MeResponse, RegisterBody } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
-import { badRequest, conflict, forbidden, HttpError, isUniqueViolation, unauthorized } from '../../lib/errors.ts';
+import { badRequest, conflict, forbidden, HttpError, isUniqueViolation, tooMany, unauthorized } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/passwords.ts';
 import { newToken } from '../../lib/tokens.ts';
+import { clearLoginFailures, isKnownDevice, rememberDevice, reserveLoginTry, retryText } from '../security/login-throttle.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
@@ -36,20 +37,19 @@ export function takenError(which: 'email' | 'username'): HttpError {
   return which === 'email' ? conflict(TEXTS.emailTaken, { code: 'email_exists', field: 'email' }) : conflict(TEXTS.usernameTaken, { code: 'username_exists', field: 'username' });
 }
 
-export function toMe(user: repo.UserRow, token?: string): MeResponse {
+export function toMe(user: repo.UserRow): MeResponse {
   return {
     id: user.id,
     username: user.username,
     email: user.email,
     is_admin: user.is_admin === 1,
     balance: toRoubles(Number(user.balance)),
-    ...(token ? { token } : {}),
   };
 }
 
 export async function register(ctx: AppContext, input: RegisterBody, actor: repo.UserRow | null, ip: string): Promise<{ message: string; id: number }> {
   const byAdmin = actor?.is_admin === 1;
-  if (!byAdmin) ctx.limiter.hit(`register:ip:${ip}`, ctx.config.rateLimits.registerPerIp);
+  if (!byAdmin) await ctx.limiter.hit(`register:ip:${ip}`, ctx.config.rateLimits.registerPerIp);
 
   const taken = await repo.nameOrEmailTaken(ctx.db, input.username, input.email);
   if (taken) throw takenError(taken);
@@ -114,28 +114,51 @@ export async function confirmEmail(ctx: AppContext, token: string): Promise<bool
   });
 }
 
-export async function login(ctx: AppContext, input: LoginBody, meta: { ip: string; userAgent?: string }): Promise<{ token: string; user: repo.UserRow }> {
-  const accountKey = `login:acct:${input.username.toLowerCase()}`;
-  ctx.limiter.hit(`login:ip:${meta.ip}`, ctx.config.rateLimits.loginPerIp);
-  ctx.limiter.hit(accountKey, ctx.config.rateLimits.loginPerAccount);
+export interface LoginMeta {
+  ip: string;
+  userAgent?: string;
+  /** The browser's `kubik_device` cookie, when it sent one. */
+  deviceToken?: string;
+}
+
+/**
+ * Checks the password and opens a session. Throttled per address (a fixed window) and per
+ * account by user id (lib: modules/security/login-throttle.ts): from an unknown device, tries
+ * after a few failures wait a growing delay; a known device (its cookie came from a successful
+ * login of this account) only has a per-device window, so guessing elsewhere never locks out
+ * the owner's own browser.
+ */
+export async function login(ctx: AppContext, input: LoginBody, meta: LoginMeta): Promise<{ token: string; deviceToken: string; user: repo.UserRow }> {
+  await ctx.limiter.hit(`login:ip:${meta.ip}`, ctx.config.rateLimits.loginPerIp);
 
   const user = await repo.findUserByLogin(ctx.db, input.username);
   if (!user) {
     await burnPasswordCheck(input.password);
     throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
   }
+  const limits = ctx.config.rateLimits;
+  if (limits.enabled) {
+    if (await isKnownDevice(ctx.db, user.id, meta.deviceToken)) {
+      await ctx.limiter.hit(`login:device:${user.id}:${meta.deviceToken}`, limits.loginPerAccount * 2);
+    } else {
+      const reserved = await reserveLoginTry(ctx.db, user.id, limits.loginPerAccount);
+      if (!reserved.ok) throw tooMany(retryText(reserved.retryInMs), { code: 'rate_limited', extra: { retry_after: Math.ceil(reserved.retryInMs / 1000) } });
+    }
+  }
   if (!(await verifyPassword(user.password_hash, input.password))) throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
-  ctx.limiter.reset(accountKey);
+  await clearLoginFailures(ctx.db, user.id);
   if (user.email_verified_at === null) throw forbidden(TEXTS.notConfirmed, { code: 'email_not_confirmed' });
 
   const token = newToken();
   await repo.createSession(ctx.db, user.id, token, ctx.config.sessionTtlMs, meta);
-  return { token, user };
+  const deviceToken = meta.deviceToken && meta.deviceToken.length <= 200 ? meta.deviceToken : newToken();
+  await rememberDevice(ctx.db, user.id, deviceToken, meta);
+  return { token, deviceToken, user };
 }
 
 export async function forgotPassword(ctx: AppContext, email: string, ip: string): Promise<string> {
-  ctx.limiter.hit(`forgot:ip:${ip}`, ctx.config.rateLimits.forgotPerIp);
-  ctx.limiter.hit(`forgot:acct:${email.toLowerCase()}`, ctx.config.rateLimits.forgotPerAccount);
+  await ctx.limiter.hit(`forgot:ip:${ip}`, ctx.config.rateLimits.forgotPerIp);
+  await ctx.limiter.hit(`forgot:acct:${email.toLowerCase()}`, ctx.config.rateLimits.forgotPerAccount);
   const user = await repo.findUserByEmail(ctx.db, email);
   if (user) {
     const token = newToken();
@@ -152,8 +175,8 @@ export async function forgotPassword(ctx: AppContext, email: string, ip: string)
 }
 
 export async function resendConfirmation(ctx: AppContext, email: string, ip: string): Promise<string> {
-  ctx.limiter.hit(`forgot:ip:${ip}`, ctx.config.rateLimits.forgotPerIp);
-  ctx.limiter.hit(`resend:acct:${email.toLowerCase()}`, ctx.config.rateLimits.forgotPerAccount);
+  await ctx.limiter.hit(`forgot:ip:${ip}`, ctx.config.rateLimits.forgotPerIp);
+  await ctx.limiter.hit(`resend:acct:${email.toLowerCase()}`, ctx.config.rateLimits.forgotPerAccount);
   const user = await repo.findUserByEmail(ctx.db, email);
   if (user && user.email_verified_at === null) {
     const last = await repo.lastTokenAt(ctx.db, user.id, 'verify');
@@ -171,7 +194,13 @@ export async function resendConfirmation(ctx: AppContext, email: string, ip: str
   return TEXTS.resendSent;
 }
 
-export async function resetPassword(ctx: AppContext, token: string, newPassword: string): Promise<void> {
+/**
+ * The link is checked before the new password is hashed (argon2 costs tens of milliseconds
+ * and memory: hashing for any token let anyone slow the site), and tries are limited per address.
+ */
+export async function resetPassword(ctx: AppContext, token: string, newPassword: string, ip: string): Promise<void> {
+  await ctx.limiter.hit(`reset:ip:${ip}`, ctx.config.rateLimits.resetPerIp);
+  if ((await repo.findEmailTokenUser(ctx.db, 'reset', token)) === null) throw badRequest(TEXTS.resetBad, { code: 'reset_link_invalid' });
   const passwordHash = await hashPassword(newPassword);
   const ok = await ctx.db.transaction().execute(async (trx) => {
     const userId = await repo.consumeEmailToken(trx, 'reset', token);
@@ -188,7 +217,7 @@ export async function resetPassword(ctx: AppContext, token: string, newPassword:
 }
 
 export async function changePassword(ctx: AppContext, user: repo.UserRow, currentToken: string, oldPassword: string, newPassword: string): Promise<void> {
-  ctx.limiter.hit(`login:acct:${user.username_lower}`, ctx.config.rateLimits.loginPerAccount);
+  await ctx.limiter.hit(`password:acct:${user.id}`, ctx.config.rateLimits.loginPerAccount);
   if (!(await verifyPassword(user.password_hash, oldPassword))) throw new HttpError(400, TEXTS.wrongOldPassword, { code: 'wrong_password', field: 'old_password' });
   if (oldPassword === newPassword) throw badRequest(TEXTS.samePassword, { code: 'same_password', field: 'new_password' });
   const passwordHash = await hashPassword(newPassword);

@@ -40,17 +40,18 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
 
     const ok = await login('STEVE_01', 'correct horse');
     expect(ok.statusCode).toBe(200);
-    const token = ok.json().token as string;
+    // The browser gets the session only as an httpOnly cookie, never in the body.
+    expect(ok.json()).toEqual({ message: 'Вы вошли' });
+    const session = ok.cookies.find((c) => c.name === 'kubik_session')!;
+    const token = session.value;
     expect(token.length).toBeGreaterThan(30);
-    const cookie = ok.headers['set-cookie'] as string;
-    expect(cookie).toMatch(/kubik_session=/);
-    expect(cookie).toMatch(/HttpOnly/i);
-    expect(cookie).toMatch(/SameSite=Lax/i);
+    expect(session.httpOnly).toBe(true);
+    expect(session.sameSite).toBe('Lax');
 
     // The cookie and the bearer token both identify the session.
     const viaCookie = await t.app.inject({ method: 'GET', url: '/api/user/me', cookies: { kubik_session: token } });
     expect(viaCookie.statusCode).toBe(200);
-    expect(viaCookie.json()).toMatchObject({ username: 'Steve_01', is_admin: false, balance: 0, token });
+    expect(viaCookie.json()).toEqual({ id: expect.any(Number), username: 'Steve_01', email: 'Steve@Example.com', is_admin: false, balance: 0 });
     const viaBearer = await t.app.inject(asUser(token, { method: 'GET', url: '/api/user/me' }));
     expect(viaBearer.json().username).toBe('Steve_01');
     expect(JSON.stringify(viaBearer.json())).not.toMatch(/argon2|password/);
@@ -252,7 +253,7 @@ describe('rate limits', () => {
     for (let i = 0; i < 5; i++) {
       const res = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'Target', password: `guess-${i}-xx` } });
       statuses.push(res.statusCode);
-      if (res.statusCode === 429) expect(errorOf(res)).toMatch(/Слишком много попыток/);
+      if (res.statusCode === 429) expect(errorOf(res)).toMatch(/Слишком много неудачных попыток входа/);
     }
     expect(statuses).toEqual([401, 401, 401, 429, 429]);
 

@@ -8,6 +8,7 @@ import { signProperty, texturesValue, unhyphenated } from '../../lib/yggdrasil/t
 import { findUserByLogin, type UserRow } from '../accounts/accounts.repo.ts';
 import { wornCape } from '../capes/capes.repo.ts';
 import { findWornSkin } from '../skins/skins.repo.ts';
+import { clearLoginFailures, reserveLoginTry } from '../security/login-throttle.ts';
 import { loadSigningKey, type SigningKey } from './game-auth.keys.ts';
 import * as repo from './game-auth.repo.ts';
 import type { GameTokenKind } from './game-auth.tables.ts';
@@ -119,7 +120,11 @@ export function createGameAuth(ctx: AppContext) {
         await burnPasswordCheck(password);
         return { ok: false, reason: 'unknown' };
       }
+      // The site login's per-account count (by user id) covers launchers too: a launcher has no
+      // device cookie, so it always counts as an unknown device.
+      if (ctx.config.rateLimits.enabled && !(await reserveLoginTry(ctx.db, user.id, ctx.config.rateLimits.loginPerAccount, now)).ok) return { ok: false, reason: 'throttled' };
       if (!(await verifyPassword(user.password_hash, password))) return { ok: false, reason: 'wrong' };
+      await clearLoginFailures(ctx.db, user.id);
       return { ok: true, user };
     },
 
@@ -191,9 +196,9 @@ export function createGameAuth(ctx: AppContext) {
 export type GameAuth = ReturnType<typeof createGameAuth>;
 
 /** A throttled limiter hit as a boolean (the game protocols answer in their own shapes). */
-export function limited(fn: () => void): boolean {
+export async function limited(fn: () => Promise<void>): Promise<boolean> {
   try {
-    fn();
+    await fn();
     return false;
   } catch (err) {
     if (err instanceof HttpError && err.statusCode === 429) return true;

@@ -97,7 +97,7 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
 
   /** Password check with the specification's per-account limit, and a per-address one. */
   async function login(username: string, password: string, ip: string): Promise<UserRow> {
-    if (limited(() => ctx.limiter.hit(`ygg:login:ip:${ip}`, ctx.config.rateLimits.loginPerIp))) throw invalidCredentials();
+    if (await limited(() => ctx.limiter.hit(`ygg:login:ip:${ip}`, ctx.config.rateLimits.loginPerIp))) throw invalidCredentials();
     const result = await game.checkCredentials(username, password);
     if (!result.ok) throw invalidCredentials();
     return result.user;

@@ -100,7 +100,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: RconCheckResponse, ...err(400, 401, 403, 404, 429) },
       },
       handler: async (req) => {
-        ctx.limiter.hit(`rcon-check:${userOf(req).id}`, service.RCON_CHECKS_PER_WINDOW);
+        await ctx.limiter.hit(`rcon-check:${userOf(req).id}`, service.RCON_CHECKS_PER_WINDOW);
         return service.checkRcon(ctx, req.body);
       },
     });

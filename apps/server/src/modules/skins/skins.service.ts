@@ -92,7 +92,7 @@ export function createSkinService(ctx: AppContext) {
 
   return {
     async upload(user: UserRow, file: Buffer, modelField: string | undefined): Promise<SkinInfo> {
-      ctx.limiter.hit(`skin:upload:${user.id}`, UPLOADS_PER_WINDOW);
+      await ctx.limiter.hit(`skin:upload:${user.id}`, UPLOADS_PER_WINDOW);
       let chosen: SkinModel | undefined;
       if (modelField !== undefined) {
         const parsed = SkinModel.safeParse(modelField);

@@ -1,0 +1,86 @@
+import type { Db } from '../../db/index.ts';
+import { hashToken } from '../../lib/tokens.ts';
+
+/**
+ * Login throttling per account (issue 15). The old per-name counter locked the owner out for
+ * fifteen minutes after ten wrong passwords from anywhere, and the name and the e-mail each had
+ * their own ten. Now every failed password check of an account counts, by user id, whatever was
+ * typed; after `free` failures each further try from an unknown device waits a delay that
+ * doubles (1 s, 2 s, 4 s … at most MAX_DELAY_MS), and a try inside the delay is refused without
+ * looking at the password (and does not extend it). The owner's browser, known by the device
+ * cookie set at a successful login, skips the delay: guessing from elsewhere never locks them out.
+ */
+export const MAX_DELAY_MS = 5 * 60_000;
+/** Failures older than this are forgotten at the next try. */
+export const FAILURE_MEMORY_MS = 3_600_000;
+
+export function delayAfter(failures: number, free: number): number {
+  if (failures < free) return 0;
+  return Math.min(MAX_DELAY_MS, 1000 * 2 ** Math.min(20, failures - free));
+}
+
+export type Reservation = { ok: true } | { ok: false; retryInMs: number };
+
+/**
+ * Counts a try of `userId` before its password is checked. A compare-and-set on the row makes
+ * parallel tries take turns: of two that read the same row, one is refused.
+ */
+export async function reserveLoginTry(db: Db, userId: number, free: number, now = Date.now()): Promise<Reservation> {
+  await db.insertInto('login_throttle').values({ user_id: userId, failures: 0, last_failure_at: 0, next_allowed_at: 0 }).onConflict((oc) => oc.column('user_id').doNothing()).execute();
+  const row = await db.selectFrom('login_throttle').selectAll().where('user_id', '=', userId).executeTakeFirstOrThrow();
+  const nextAllowed = Number(row.next_allowed_at);
+  if (now < nextAllowed) return { ok: false, retryInMs: nextAllowed - now };
+  const previous = now - Number(row.last_failure_at) > FAILURE_MEMORY_MS ? 0 : row.failures;
+  const failures = previous + 1;
+  const res = await db
+    .updateTable('login_throttle')
+    .set({ failures, last_failure_at: now, next_allowed_at: now + delayAfter(failures, free) })
+    .where('user_id', '=', userId)
+    .where('failures', '=', row.failures)
+    .where('next_allowed_at', '=', row.next_allowed_at)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) !== 1) return { ok: false, retryInMs: 1000 };
+  return { ok: true };
+}
+
+/** The password was right: the account's count starts over. */
+export async function clearLoginFailures(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('login_throttle').where('user_id', '=', userId).execute();
+}
+
+/** Whether this browser's device cookie belongs to a past successful login of the account. */
+export async function isKnownDevice(db: Db, userId: number, deviceToken: string | undefined): Promise<boolean> {
+  if (!deviceToken || deviceToken.length > 200) return false;
+  const row = await db.selectFrom('known_devices').select('user_id').where('user_id', '=', userId).where('device_hash', '=', hashToken(deviceToken)).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Remembers the browser after a successful login; true when it was new for the account. */
+export async function rememberDevice(db: Db, userId: number, deviceToken: string, meta: { ip?: string; userAgent?: string }, now = Date.now()): Promise<boolean> {
+  const device_hash = hashToken(deviceToken);
+  const res = await db
+    .updateTable('known_devices')
+    .set({ last_seen_at: now, ip: meta.ip?.slice(0, 64) ?? null })
+    .where('user_id', '=', userId)
+    .where('device_hash', '=', device_hash)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) > 0) return false;
+  await db
+    .insertInto('known_devices')
+    .values({ user_id: userId, device_hash, user_agent: meta.userAgent?.slice(0, 255) ?? null, ip: meta.ip?.slice(0, 64) ?? null, created_at: now, last_seen_at: now })
+    .onConflict((oc) => oc.columns(['user_id', 'device_hash']).doNothing())
+    .execute();
+  return true;
+}
+
+export function retryText(ms: number): string {
+  const s = Math.max(1, Math.ceil(ms / 1000));
+  if (s < 60) return `Слишком много неудачных попыток входа. Попробуйте через ${s} ${plural(s, ['секунду', 'секунды', 'секунд'])}.`;
+  const m = Math.ceil(s / 60);
+  return `Слишком много неудачных попыток входа. Попробуйте через ${m} ${plural(m, ['минуту', 'минуты', 'минут'])}.`;
+}
+
+export function plural(n: number, [one, few, many]: [string, string, string]): string {
+  const rule = new Intl.PluralRules('ru-RU').select(n);
+  return rule === 'one' ? one : rule === 'few' ? few : many;
+}
