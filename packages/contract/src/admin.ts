@@ -70,3 +70,117 @@ export const AuditPage = z.object({
   total: z.number(),
 });
 export type AuditPage = z.infer<typeof AuditPage>;
+
+// Server-side search and paging of users, a player's card and balance changes with a comment.
+
+export const ADMIN_USERS_PAGE_SIZE = 25;
+
+/** Without any of these GET /api/user/all answers the spec's plain list of every user. */
+export const AdminUserQuery = withLabels(
+  z.strictObject({
+    q: z
+      .string()
+      .trim()
+      .max(100, 'Слишком длинный запрос')
+      // eslint-disable-next-line no-control-regex -- a search never holds control characters (PostgreSQL refuses NUL)
+      .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'Некорректный запрос')
+      .optional(),
+    page: z.coerce.number({ error: 'Некорректный номер страницы' }).int('Некорректный номер страницы').min(1, 'Некорректный номер страницы').max(1_000_000, 'Некорректный номер страницы').optional(),
+    per_page: z.coerce.number({ error: 'Некорректный размер страницы' }).int('Некорректный размер страницы').min(1, 'Некорректный размер страницы').max(100, 'Не больше 100 пользователей на странице').optional(),
+  }),
+  { q: 'Поиск', page: 'Страница', per_page: 'Пользователей на странице' },
+);
+export type AdminUserQuery = z.input<typeof AdminUserQuery>;
+
+export const AdminUserPage = z.object({
+  users: z.array(AdminUser),
+  page: z.number(),
+  per_page: z.number(),
+  total: z.number(),
+});
+export type AdminUserPage = z.infer<typeof AdminUserPage>;
+
+export const BALANCE_COMMENT_MAX = 500;
+
+/** «+ / − сумма» in roubles (kopecks allowed) and why: the ledger keeps the comment. */
+export const BalanceChangeBody = withLabels(
+  z.strictObject({
+    amount: z
+      .number({ error: 'Сумма должна быть числом' })
+      .finite('Сумма должна быть числом')
+      .refine((v) => v !== 0, 'Сумма не может быть нулевой')
+      .refine((v) => Math.abs(v) <= 100_000_000, 'Слишком большая сумма')
+      .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, 'Не больше двух знаков после запятой (копейки)'),
+    comment: z.string({ error: 'Напишите комментарий' }).trim().min(3, 'Напишите комментарий: за что изменение (не короче 3 символов)').max(BALANCE_COMMENT_MAX, `Комментарий: не длиннее ${BALANCE_COMMENT_MAX} символов`),
+  }),
+  { amount: 'Сумма', comment: 'Комментарий' },
+);
+export type BalanceChangeBody = z.infer<typeof BalanceChangeBody>;
+
+export const LedgerEntryView = z.object({
+  id: z.number(),
+  /** Roubles, signed. */
+  amount: z.number(),
+  /** adjustment | purchase | refund | topup | … */
+  reason: z.string(),
+  note: z.string().nullable(),
+  author: z.string().nullable(),
+  /** ISO 8601 */
+  created_at: z.string(),
+});
+export type LedgerEntryView = z.infer<typeof LedgerEntryView>;
+
+export const BalanceChangeResponse = z.object({
+  /** Roubles after the change. */
+  balance: z.number(),
+  entry: LedgerEntryView,
+  message: z.string(),
+});
+export type BalanceChangeResponse = z.infer<typeof BalanceChangeResponse>;
+
+export const UserCardOrder = z.object({
+  id: z.number(),
+  item_name: z.string(),
+  quantity: z.number(),
+  /** Roubles. */
+  total: z.number(),
+  /** The worst state of its deliveries (pending, sent, done, failed, unknown, refunded), or null when none. */
+  delivery: z.string().nullable(),
+  created_at: z.string(),
+});
+
+export const UserCardSession = z.object({
+  created_at: z.string(),
+  expires_at: z.string(),
+  user_agent: z.string().nullable(),
+  ip: z.string().nullable(),
+});
+
+export const UserCardPayment = z.object({
+  id: z.number(),
+  /** Roubles. */
+  amount: z.number(),
+  status: z.string(),
+  provider: z.string().nullable(),
+  created_at: z.string(),
+});
+
+export const UserCardPrivilege = z.object({
+  title: z.string(),
+  /** ISO 8601; null: forever. */
+  ends_at: z.string().nullable(),
+  active: z.boolean(),
+});
+
+export const UserCard = z.object({
+  user: AdminUser,
+  uuid: z.string(),
+  orders: z.array(UserCardOrder),
+  /** null while the site has no top-ups. */
+  payments: z.array(UserCardPayment).nullable(),
+  /** null while the site has no privileges. */
+  privileges: z.array(UserCardPrivilege).nullable(),
+  ledger: z.array(LedgerEntryView),
+  sessions: z.array(UserCardSession),
+});
+export type UserCard = z.infer<typeof UserCard>;

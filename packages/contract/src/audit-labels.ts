@@ -56,6 +56,9 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'cape.delete': 'Плащ удалён',
   'cape.grant': 'Плащ выдан',
   'cape.revoke': 'Выдача плаща отменена',
+  'media.upload': 'Картинка загружена',
+  'media.delete': 'Картинка удалена',
+  'user.balance': 'Баланс изменён',
   'privilege.grant': 'Привилегия выдана вручную',
   'privilege.update': 'Срок привилегии изменён',
   'privilege.revoke': 'Привилегия снята',
@@ -75,6 +78,7 @@ export const AUDIT_ENTITY_LABELS: Record<string, string> = {
   shop_category: 'Категории товаров',
   server: 'Серверы',
   cape: 'Плащи',
+  media: 'Картинки',
   privilege: 'Привилегии',
   settings: 'Настройки',
   page: 'Страницы',
@@ -130,6 +134,10 @@ export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
   tier: { label: 'Донат' },
   server_name: { label: 'Название в лаунчере' },
   help_text: { label: 'Текст на странице помощи' },
+  url: { label: 'Адрес' },
+  size: { label: 'Размер, байт', kind: 'number' },
+  comment: { label: 'Комментарий' },
+  change: { label: 'Изменение', kind: 'roubles' },
   server_ids: { label: 'Серверы (№)' },
   grant_commands: { label: 'Команды выдачи' },
   revoke_commands: { label: 'Команды снятия' },
@@ -154,6 +162,7 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
   // The item's row as stored: the price in kopecks.
   shop_item: { price: { label: 'Цена', kind: 'kopecks' } },
   cape: { title: { label: 'Название' } },
+  media: { name: { label: 'Имя файла' } },
   privilege: { title: { label: 'Донат' } },
   // The site settings (Админ-панель → Настройки); other settings documents share the entity.
   settings: {

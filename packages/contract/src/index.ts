@@ -13,4 +13,5 @@ export * from './admin.ts';
 export * from './capes.ts';
 export * from './audit-labels.ts';
 export * from './game-login.ts';
+export * from './media.ts';
 export * from './privileges.ts';

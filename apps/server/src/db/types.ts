@@ -9,6 +9,7 @@ import type { NewsTables } from '../modules/news/news.tables.ts';
 import type { ServersTables } from '../modules/servers/servers.tables.ts';
 import type { ShopTables } from '../modules/shop/shop.tables.ts';
 import type { SkinsTables } from '../modules/skins/skins.tables.ts';
+import type { MediaTables } from '../modules/media/media.tables.ts';
 import type { SecurityTables } from '../modules/security/security.tables.ts';
 
 /** Times are epoch milliseconds and booleans 0/1 on both databases, so one code path serves both. */
@@ -128,4 +129,4 @@ interface CoreTables {
 }
 
 /** Every table: the core ones here, each feature's in modules/<feature>/<feature>.tables.ts. */
-export interface Database extends CoreTables, AuditTables, DeliveriesTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables, GameAuthTables, CapesTables, PrivilegesTables, SecurityTables {}
+export interface Database extends CoreTables, AuditTables, DeliveriesTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables, GameAuthTables, CapesTables, PrivilegesTables, SecurityTables, MediaTables {}

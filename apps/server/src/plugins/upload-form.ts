@@ -16,7 +16,7 @@ export interface UploadTexts {
  * feature with its limits); any other part is refused. Multipart failures by code, and anything
  * else the parser throws (busboy's "Unexpected end of form", a missing boundary, …) is a broken form.
  */
-export async function readUploadForm(request: FastifyRequest, fileField: string, textFields: readonly string[], texts: UploadTexts): Promise<{ file: Buffer; fields: Partial<Record<string, string>> }> {
+export async function readUploadForm(request: FastifyRequest, fileField: string, textFields: readonly string[], texts: UploadTexts): Promise<{ file: Buffer; filename: string; fields: Partial<Record<string, string>> }> {
   if (!request.isMultipart()) throw new HttpError(415, texts.notMultipart, { code: 'not_multipart' });
   const known: Record<string, [number, string, string]> = {
     FST_INVALID_MULTIPART_CONTENT_TYPE: [415, texts.notMultipart, 'not_multipart'],
@@ -26,6 +26,7 @@ export async function readUploadForm(request: FastifyRequest, fileField: string,
     FST_PARTS_LIMIT: [400, texts.unknownField, 'bad_form'],
   };
   let file: Buffer | undefined;
+  let filename = '';
   const fields: Partial<Record<string, string>> = {};
   try {
     for await (const part of request.parts()) {
@@ -35,6 +36,7 @@ export async function readUploadForm(request: FastifyRequest, fileField: string,
           throw new HttpError(400, texts.unknownField, { code: 'bad_form' });
         }
         file = await part.toBuffer();
+        filename = part.filename;
       } else {
         if (!textFields.includes(part.fieldname) || typeof part.value !== 'string') throw new HttpError(400, texts.unknownField, { code: 'bad_form' });
         fields[part.fieldname] = part.value;
@@ -47,5 +49,5 @@ export async function readUploadForm(request: FastifyRequest, fileField: string,
     throw found ? new HttpError(found[0], found[1], { code: found[2] }) : new HttpError(400, texts.badForm, { code: 'bad_form' });
   }
   if (!file || file.length === 0) throw new HttpError(400, texts.noFile, { code: 'no_file', field: fileField });
-  return { file, fields };
+  return { file, filename, fields };
 }

@@ -25,6 +25,7 @@ const AdminDonatePage = lazy(() => import('../features/donate/AdminDonatePage.ts
 const AdminServersPage = lazy(() => import('../features/servers/AdminServersPage.tsx'));
 const AdminAuditPage = lazy(() => import('../features/audit/AdminAuditPage.tsx'));
 const AdminCapesPage = lazy(() => import('../features/capes/AdminCapesPage.tsx'));
+const AdminMediaPage = lazy(() => import('../features/media/AdminMediaPage.tsx'));
 const AdminGameLoginPage = lazy(() => import('../features/help/AdminGameLoginPage.tsx'));
 const AdminSettingsPage = lazy(() => import('../features/site/AdminSettingsPage.tsx'));
 
@@ -94,6 +95,7 @@ export function AppRoutes() {
         <Route path="/admin/servers"><Admin><AdminServersPage /></Admin></Route>
         <Route path="/admin/audit"><Admin><AdminAuditPage /></Admin></Route>
         <Route path="/admin/capes"><Admin><AdminCapesPage /></Admin></Route>
+        <Route path="/admin/media"><Admin><AdminMediaPage /></Admin></Route>
         <Route path="/admin/game-login"><Admin><AdminGameLoginPage /></Admin></Route>
         <Route path="/admin/settings"><Admin><AdminSettingsPage /></Admin></Route>
         <Route><NotFoundPage /></Route>

@@ -9,6 +9,7 @@ import { newsMigrations } from '../../modules/news/news.migrations.ts';
 import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
 import { securityMigrations } from '../../modules/security/security.migrations.ts';
 import { shopMigrations } from '../../modules/shop/shop.migrations.ts';
+import { mediaMigrations } from '../../modules/media/media.migrations.ts';
 import { skinsMigrations } from '../../modules/skins/skins.migrations.ts';
 import * as m2026112201 from './2026112201_accounts.ts';
 import * as m2026112250 from './2026112250_user_cache_notify.ts';
@@ -38,6 +39,7 @@ export const migrations: Record<string, Migration> = {
   ...deliveriesMigrations,
   ...gameAuthMigrations,
   ...capesMigrations,
+  ...mediaMigrations,
   ...privilegesMigrations,
   ...securityMigrations,
   '2026112375_rate_limits': m2026112375,

@@ -1,4 +1,5 @@
-import { AdminUser, AdminUserList, AdminUserUpdateBody, ErrorResponse, IdParams, MessageResponse } from '@kubik/contract';
+import { AdminUser, AdminUserList, AdminUserPage, AdminUserQuery, AdminUserUpdateBody, BalanceChangeBody, BalanceChangeResponse, ErrorResponse, IdParams, MessageResponse, UserCard } from '@kubik/contract';
+import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
 import { sessionToken, userOf } from '../../plugins/auth.ts';
@@ -11,8 +12,31 @@ export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/user/all', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Все пользователи, кроме удалённых', response: { 200: AdminUserList, ...err(401, 403) } },
-      handler: async () => service.listUsers(ctx),
+      schema: {
+        tags,
+        summary: 'Пользователи, кроме удалённых. Без параметров — весь список (как в спецификации); с q, page или per_page — страница поиска по имени, почте или номеру: { users, page, per_page, total }, новые первыми',
+        querystring: AdminUserQuery,
+        response: { 200: z.union([AdminUserList, AdminUserPage]), ...err(400, 401, 403) },
+      },
+      handler: async (req) => service.findUsers(ctx, req.query),
+    });
+
+    app.get('/api/admin/users/:id', {
+      config: { access: 'admin' },
+      schema: { tags, summary: 'Карточка игрока: аккаунт, заказы с состоянием выдачи, пополнения, привилегии, операции по балансу и сеансы', params: IdParams, response: { 200: UserCard, ...err(400, 401, 403, 404) } },
+      handler: async (req) => service.userCard(ctx, req.params.id),
+    });
+
+    app.post('/api/admin/users/:id/balance', {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Изменить баланс на сумму (в рублях, «+» — начислить, «−» — списать) с обязательным комментарием; в журнал операций пишется adjustment с комментарием. Баланс не уходит ниже нуля (409).',
+        params: IdParams,
+        body: BalanceChangeBody,
+        response: { 200: BalanceChangeResponse, ...err(400, 401, 403, 404, 409) },
+      },
+      handler: async (req) => service.changeBalance(ctx, userOf(req), req.params.id, req.body),
     });
 
     app.put('/api/user/:id', {

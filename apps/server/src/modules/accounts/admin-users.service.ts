@@ -1,4 +1,5 @@
-import type { AdminUser, AdminUserUpdateBody } from '@kubik/contract';
+import type { AdminUser, AdminUserPage, AdminUserQuery, AdminUserUpdateBody, BalanceChangeBody, BalanceChangeResponse, LedgerEntryView, UserCard } from '@kubik/contract';
+import { ADMIN_USERS_PAGE_SIZE } from '@kubik/contract';
 import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
@@ -7,7 +8,7 @@ import { conflict, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { hashPassword } from '../../lib/passwords.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import { postLedger } from '../ledger/ledger.service.ts';
+import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
 import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
 import { deleteSessionsOf, type UserRow } from './accounts.repo.ts';
 import { takenError } from './accounts.service.ts';
@@ -19,6 +20,8 @@ export const TEXTS = {
   lastAdminDelete: 'Нельзя удалить последнего администратора: сначала назначьте другого',
   deleted: 'Пользователь удалён',
   balanceNote: 'Изменение баланса администратором',
+  balanceChanged: 'Баланс изменён',
+  balanceBelowZero: (rub: string) => `Баланс не может стать отрицательным: сейчас на счету ${rub}`,
 } as const;
 
 export function toAdminUser(user: UserRow): AdminUser {
@@ -123,5 +126,83 @@ export async function deleteUser(ctx: AppContext, actor: UserRow, id: number): P
     await revokeGameTokens(trx, id);
     await repo.deleteEmailTokensOf(trx, id);
     await recordAudit(trx, { actorId: actor.id, action: 'user.delete', entity: 'user', entityId: id, before: snapshot(before), after: { username, deleted: true } });
+  });
+}
+
+/** `1 250 ₽`, `35,50 ₽` for the texts the server writes itself. */
+function rub(kopecks: number): string {
+  const units = String(Math.floor(Math.abs(kopecks) / 100)).replace(/\B(?=(\d{3})+$)/g, '\u00a0');
+  const cents = Math.abs(kopecks) % 100;
+  return `${kopecks < 0 ? '−' : ''}${units}${cents ? `,${String(cents).padStart(2, '0')}` : ''}\u00a0₽`;
+}
+
+const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
+
+/** The spec's plain list when nothing is asked; a page of the search otherwise. */
+export async function findUsers(ctx: AppContext, query: AdminUserQuery): Promise<AdminUser[] | AdminUserPage> {
+  if (query.q === undefined && query.page === undefined && query.per_page === undefined) return listUsers(ctx);
+  const page = Number(query.page ?? 1);
+  const perPage = Number(query.per_page ?? ADMIN_USERS_PAGE_SIZE);
+  const { rows, total } = await repo.searchActiveUsers(ctx.db, query.q ?? '', page, perPage);
+  return { users: rows.map(toAdminUser), page, per_page: perPage, total };
+}
+
+// Worst first: the card shows an order's most troubling delivery.
+const DELIVERY_SEVERITY = ['failed', 'unknown', 'pending', 'sent', 'refunded', 'done'];
+
+function ledgerView(r: { id: number; amount: number | string; reason: string; note: string | null; author: string | null; created_at: number | string }): LedgerEntryView {
+  return { id: r.id, amount: toRoubles(Number(r.amount)), reason: r.reason, note: r.note, author: r.author, created_at: iso(r.created_at) };
+}
+
+/** A player's card: the account, and the latest of its orders, top-ups, privileges, balance moves and sessions. */
+export async function userCard(ctx: AppContext, id: number): Promise<UserCard> {
+  const user = await repo.findActiveUser(ctx.db, 'sqlite', id);
+  if (!user) throw notFound(TEXTS.notFound);
+  const now = Date.now();
+  const [orders, ledger, sessions, privileges] = await Promise.all([repo.ordersOf(ctx.db, id, 50), repo.ledgerOf(ctx.db, id, 100), repo.sessionsOf(ctx.db, id, now), repo.privilegesOf(ctx.db, id)]);
+  const states = new Map<number, string>();
+  for (const d of await repo.deliveryStatesOf(ctx.db, orders.map((o) => o.id))) {
+    if (d.source_id === null) continue;
+    const had = states.get(d.source_id);
+    if (had === undefined || DELIVERY_SEVERITY.indexOf(d.state) < DELIVERY_SEVERITY.indexOf(had)) states.set(d.source_id, d.state);
+  }
+  return {
+    user: toAdminUser(user),
+    uuid: user.uuid,
+    orders: orders.map((o) => ({ id: o.id, item_name: o.item_name, quantity: o.quantity, total: toRoubles(Number(o.total)), delivery: states.get(o.id) ?? null, created_at: iso(o.created_at) })),
+    // The site has no top-ups table yet: null tells the screen to leave the section out.
+    payments: null,
+    privileges: privileges.map((p) => ({ title: p.tier_title, ends_at: iso(p.expires_at), active: p.ended_at === null && Number(p.expires_at) > now })),
+    ledger: ledger.map(ledgerView),
+    sessions: sessions.map((s) => ({ created_at: iso(s.created_at), expires_at: iso(s.expires_at), user_agent: s.user_agent, ip: s.ip })),
+  };
+}
+
+/**
+ * «+ / − сумма» with a comment: one `adjustment` row in the ledger carrying the comment, the
+ * balance moved by a conditional update (never below zero), the audit entry in the same transaction.
+ */
+export async function changeBalance(ctx: AppContext, actor: UserRow, id: number, body: BalanceChangeBody): Promise<BalanceChangeResponse> {
+  const kopecks = Math.round(body.amount * 100);
+  return ctx.db.transaction().execute(async (trx) => {
+    const before = await repo.findActiveUser(trx, ctx.dbKind, id);
+    if (!before) throw notFound(TEXTS.notFound);
+    let balance: number;
+    try {
+      balance = await postLedger(trx, { userId: id, amount: kopecks, reason: 'adjustment', authorId: actor.id, note: body.comment });
+    } catch (err) {
+      if (err instanceof InsufficientFunds) throw conflict(TEXTS.balanceBelowZero(rub(Number(before.balance))), { code: 'insufficient_funds', field: 'amount' });
+      throw err;
+    }
+    const [entry] = await repo.ledgerOf(trx, id, 1);
+    await recordAudit(trx, {
+      actorId: actor.id,
+      action: 'user.balance',
+      entity: 'user',
+      entityId: id,
+      before: { username: before.username, balance: toRoubles(Number(before.balance)) },
+      after: { username: before.username, balance: toRoubles(balance), change: toRoubles(kopecks), comment: body.comment },
+    });
+    return { balance: toRoubles(balance), entry: ledgerView(entry!), message: TEXTS.balanceChanged };
   });
 }

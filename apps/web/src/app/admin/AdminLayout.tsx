@@ -9,6 +9,7 @@ const SECTIONS = [
   { to: '/admin/donate', label: 'Донат' },
   { to: '/admin/servers', label: 'Серверы' },
   { to: '/admin/capes', label: 'Плащи' },
+  { to: '/admin/media', label: 'Картинки' },
   { to: '/admin/game-login', label: 'Вход в игру' },
   { to: '/admin/settings', label: 'Настройки' },
   { to: '/admin/audit', label: 'Журнал изменений' },

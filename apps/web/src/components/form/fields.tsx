@@ -1,5 +1,7 @@
-import { createContext, useContext, useId, useState, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
+import { MEDIA_ACCEPT, MEDIA_MAX_BYTES, MEDIA_TEXTS, type MediaUploadResponse } from '@kubik/contract';
+import { createContext, useContext, useId, useRef, useState, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
 import { useController, useFormContext, useWatch } from 'react-hook-form';
+import { api, ApiError } from '../../lib/api.ts';
 import { useFormMeta } from './Form.tsx';
 
 /*
@@ -181,15 +183,51 @@ export function MoneyField(props: NumberProps) {
 
 const PREVIEWABLE = /^(https?:\/\/|\/(?!\/))\S+$/i;
 
-/** An image address (http(s)://… or a path on this site) with a small preview once it looks like one. */
-export function ImageUrlField({ placeholder = 'https://… или /images/…', ...props }: InputProps) {
+/** Sends a picture to the site's media store (admin only) and answers its address, /media/<hash>.<ext>. */
+export async function uploadImage(file: File): Promise<string> {
+  if (file.size > MEDIA_MAX_BYTES) throw new ApiError(413, MEDIA_TEXTS.tooBig, 'file_too_large', 'file');
+  const form = new FormData();
+  form.append('file', file, file.name);
+  return (await api<MediaUploadResponse>('/api/admin/media', { method: 'POST', body: form })).url;
+}
+
+/**
+ * An image: uploaded from the computer («Загрузить файл», stored by the site) or given as an
+ * address (http(s)://… or a path on this site), with a small preview once it looks like one.
+ * An upload's error shows beside the field like any other.
+ */
+export function ImageUrlField({ placeholder = 'https://… или /media/…', ...props }: InputProps) {
   const value = useWatch({ name: props.name }) as unknown;
+  const { setValue, setError, clearErrors } = useFormContext();
   const [broken, setBroken] = useState('');
+  const [busy, setBusy] = useState(false);
+  const fileInput = useRef<HTMLInputElement>(null);
   const src = typeof value === 'string' && PREVIEWABLE.test(value.trim()) ? value.trim() : '';
+
+  const upload = async (file: File | undefined) => {
+    if (!file) return;
+    setBusy(true);
+    clearErrors(props.name);
+    try {
+      setValue(props.name, await uploadImage(file), { shouldDirty: true, shouldValidate: true });
+    } catch (err) {
+      setError(props.name, { type: 'upload', message: err instanceof ApiError && err.message ? err.message : 'Не удалось загрузить картинку' }, { shouldFocus: true });
+    } finally {
+      setBusy(false);
+      if (fileInput.current) fileInput.current.value = '';
+    }
+  };
+
   return (
     <div className="field-with-preview">
-      <TextField type="url" inputMode="url" autoComplete="off" spellCheck={false} placeholder={placeholder} {...props} />
-      {src && src !== broken && <img className="field-preview pixelated" src={src} alt="" width={44} height={44} onError={() => setBroken(src)} />}
+      <TextField type="text" inputMode="url" autoComplete="off" spellCheck={false} placeholder={placeholder} {...props} />
+      <div className="field-image-side">
+        {src && src !== broken && <img className="field-preview pixelated" src={src} alt="" width={44} height={44} onError={() => setBroken(src)} />}
+        <input ref={fileInput} type="file" accept={MEDIA_ACCEPT} hidden aria-hidden="true" tabIndex={-1} onChange={(e) => void upload(e.target.files?.[0])} />
+        <button type="button" className="btn btn-small" disabled={busy} onClick={() => fileInput.current?.click()} aria-label={`${props.label}: загрузить файл`}>
+          {busy ? 'Загрузка…' : 'Загрузить файл'}
+        </button>
+      </div>
     </div>
   );
 }

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+
+// Images the owner uploads (news, shop items, donate tiers, servers, pages, settings).
+
+/** The file as uploaded, before anything is decoded. */
+export const MEDIA_MAX_BYTES = 8 * 1024 * 1024;
+/** Width and height, each, read from the file's header. */
+export const MEDIA_MAX_SIDE = 4096;
+/** All frames together (an animated GIF or WebP decodes every frame). */
+export const MEDIA_MAX_PIXELS = 40_000_000;
+export const MEDIA_TYPES = ['png', 'jpeg', 'webp', 'gif'] as const;
+export type MediaType = (typeof MEDIA_TYPES)[number];
+/** What the file input offers. */
+export const MEDIA_ACCEPT = 'image/png,image/jpeg,image/webp,image/gif';
+
+export const MEDIA_TEXTS = {
+  notMultipart: 'Отправьте картинку формой multipart/form-data с файлом в поле «file»',
+  noFile: 'Выберите файл картинки (PNG, JPEG, WebP или GIF)',
+  badForm: 'Не удалось прочитать форму загрузки. Попробуйте ещё раз.',
+  unknownField: 'В форме загрузки есть лишние поля: нужен только файл «file»',
+  oneFile: 'Загрузите один файл',
+  tooBig: 'Файл слишком большой: не больше 8 МБ',
+  wrongType: 'Поддерживаются только картинки PNG, JPEG, WebP и GIF',
+  broken: 'Файл картинки повреждён или обрезан',
+  animatedPng: 'Анимированный PNG не поддерживается: загрузите GIF или WebP',
+  tooLarge: `Картинка слишком большая: не больше ${MEDIA_MAX_SIDE}×${MEDIA_MAX_SIDE} точек`,
+  tooManyPixels: 'В анимации слишком много кадров для её размера',
+  notFound: 'Файл не найден',
+  inUse: 'Картинка используется, удалить нельзя',
+  deleted: 'Картинка удалена',
+  uploaded: 'Картинка загружена',
+} as const;
+
+export const MediaUploadResponse = z.object({
+  /** A path on this site: /media/<sha256>.<ext> */
+  url: z.string(),
+  width: z.number(),
+  height: z.number(),
+  /** Bytes of the stored (re-encoded) file. */
+  size: z.number(),
+});
+export type MediaUploadResponse = z.infer<typeof MediaUploadResponse>;
+
+export const MediaUse = z.object({
+  /** Where: «Новости», «Товары», … */
+  section: z.string(),
+  /** Which record: its title or name. */
+  title: z.string(),
+});
+export type MediaUse = z.infer<typeof MediaUse>;
+
+export const MediaItem = z.object({
+  hash: z.string(),
+  url: z.string(),
+  type: z.enum(MEDIA_TYPES),
+  width: z.number(),
+  height: z.number(),
+  size: z.number(),
+  /** The name the file had on the uploader's computer. */
+  name: z.string(),
+  /** ISO 8601 */
+  created_at: z.string(),
+  /** Empty when nothing links to it: then it may be deleted. */
+  used_in: z.array(MediaUse),
+});
+export type MediaItem = z.infer<typeof MediaItem>;
+export const MediaList = z.array(MediaItem);
+
+export const MediaHashParams = z.strictObject({
+  hash: z.string().regex(/^[0-9a-f]{64}$/, 'Некорректный идентификатор файла'),
+});
