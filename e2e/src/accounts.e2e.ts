@@ -17,7 +17,7 @@ describe('accounts in the browser', () => {
     expect(await page.title()).toBe('Регистрация — Kubik');
     await page.getByLabel('Имя пользователя').fill('Alex_2010');
     await page.getByLabel('Почта').fill('alex@example.com');
-    await page.getByLabel('Пароль').fill('password123');
+    await page.getByLabel('Пароль').fill('kubik-pass-42');
     await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
     await toast(page, 'success', 'Письмо с подтверждением отправлено на вашу почту. Проверьте почту!');
     await page.waitForURL('**/login');
@@ -29,7 +29,7 @@ describe('accounts in the browser', () => {
     await toast(page, 'success', 'Почта успешно подтверждена! Теперь вы можете войти.');
 
     await page.getByLabel('Имя пользователя').fill('Alex_2010');
-    await page.getByLabel('Пароль').fill('password123');
+    await page.getByLabel('Пароль').fill('kubik-pass-42');
     await page.getByRole('button', { name: 'Войти' }).click();
     await page.waitForURL(`${site.url}/`);
     expect(await page.getByTestId('header-username').textContent()).toBe('Alex_2010');
@@ -51,13 +51,13 @@ describe('accounts in the browser', () => {
     await page.goto('/register');
     await page.getByLabel('Имя пользователя').fill('Pending');
     await page.getByLabel('Почта').fill('pending@example.com');
-    await page.getByLabel('Пароль').fill('password123');
+    await page.getByLabel('Пароль').fill('kubik-pass-42');
     await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
     await page.waitForURL('**/login');
     await page.getByRole('heading', { name: 'Вход' }).waitFor();
 
     await page.getByLabel('Имя пользователя').fill('Pending');
-    await page.getByLabel('Пароль').fill('password123');
+    await page.getByLabel('Пароль').fill('kubik-pass-42');
     await page.getByRole('button', { name: 'Войти' }).click();
     await toast(page, 'warning', 'Почта не подтверждена');
 
@@ -72,7 +72,7 @@ describe('accounts in the browser', () => {
     await page.goto('/register');
     await page.getByLabel('Имя пользователя').fill('taken');
     await page.getByLabel('Почта').fill('other@example.com');
-    await page.getByLabel('Пароль').fill('password123');
+    await page.getByLabel('Пароль').fill('kubik-pass-42');
     await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
     await toast(page, 'danger', 'Пользователь с таким именем уже существует.');
     await page.getByLabel('Имя пользователя').fill('Someone');

@@ -87,7 +87,7 @@ export async function startSite(extraEnv: Record<string, string> = {}): Promise<
 }
 
 /** Registers through the UI and confirms through the letter's link: a ready, logged-out player. */
-export async function registerAndConfirm(site: Site, page: Page, username: string, password = 'password123'): Promise<void> {
+export async function registerAndConfirm(site: Site, page: Page, username: string, password = 'kubik-pass-42'): Promise<void> {
   const email = `${username.toLowerCase()}@example.com`;
   await page.goto('/register');
   await page.getByLabel('Имя пользователя').fill(username);
@@ -100,7 +100,7 @@ export async function registerAndConfirm(site: Site, page: Page, username: strin
   await page.waitForURL('**/login?verified=true');
 }
 
-export async function loginUi(page: Page, username: string, password = 'password123'): Promise<void> {
+export async function loginUi(page: Page, username: string, password = 'kubik-pass-42'): Promise<void> {
   await page.goto('/login');
   await page.getByLabel('Имя пользователя').fill(username);
   await page.getByLabel('Пароль').fill(password);

@@ -191,7 +191,7 @@ describe('skins and the profile in the browser', () => {
       repeat: page.getByLabel('Повторите новый пароль'),
       save: page.getByRole('button', { name: 'Сохранить' }),
     };
-    await form.old.fill('password123');
+    await form.old.fill('kubik-pass-42');
     await form.next.fill('short');
     await form.repeat.fill('short');
     await form.save.click();
@@ -206,7 +206,7 @@ describe('skins and the profile in the browser', () => {
     await form.save.click();
     await toast(page, 'danger', 'Текущий пароль указан неверно');
 
-    await form.old.fill('password123');
+    await form.old.fill('kubik-pass-42');
     await form.save.click();
     await toast(page, 'success', 'Пароль изменён. Другие сеансы завершены.');
     expect(await form.old.inputValue()).toBe('');
@@ -215,7 +215,7 @@ describe('skins and the profile in the browser', () => {
     expect(await page.evaluate(() => fetch('/api/user/me').then((r) => r.status))).toBe(200);
     const login = (password: string) =>
       other.evaluate((password) => fetch('/api/user/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'Changer', password }) }).then((r) => r.status), password);
-    expect(await login('password123')).toBe(401);
+    expect(await login('kubik-pass-42')).toBe(401);
     expect(await login('brand-new-pass')).toBe(200);
   }, 120_000);
 });

@@ -15,3 +15,4 @@ export * from './audit-labels.ts';
 export * from './game-login.ts';
 export * from './media.ts';
 export * from './privileges.ts';
+export * from './password-strength.ts';

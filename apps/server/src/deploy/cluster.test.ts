@@ -368,7 +368,7 @@ describe('three instances behind nginx on one PostgreSQL (deploy/)', () => {
     for (let i = 0; i < 4; i++) {
       const id = randomUUID();
       ids.push(id);
-      const res = await via('POST', '/api/user/register', { body: { username: `Newbie${i}`, email: `newbie${i}@example.com`, password: 'password123' }, headers: { 'x-test-id': id, 'x-forwarded-for': `203.0.113.${i}` } });
+      const res = await via('POST', '/api/user/register', { body: { username: `Newbie${i}`, email: `newbie${i}@example.com`, password: 'kubik-pass-42' }, headers: { 'x-test-id': id, 'x-forwarded-for': `203.0.113.${i}` } });
       regs.push(res.status);
     }
     expect(regs.slice(0, 3).every((s) => s >= 200 && s < 300)).toBe(true);

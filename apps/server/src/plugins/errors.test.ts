@@ -54,9 +54,9 @@ describe.each(dbKinds)('API errors on %s', (kind) => {
   });
 
   it('known refusals keep their texts and gain stable codes', async () => {
-    const taken = await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'Steve', email: 'new@example.com', password: 'password123' } });
+    const taken = await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'Steve', email: 'new@example.com', password: 'kubik-pass-42' } });
     expect([taken.statusCode, taken.json()]).toEqual([409, { error: 'Username already exists', code: 'username_exists', field: 'username' }]);
-    const email = await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'Alex', email: 'steve@example.com', password: 'password123' } });
+    const email = await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'Alex', email: 'steve@example.com', password: 'kubik-pass-42' } });
     expect([email.statusCode, email.json()]).toEqual([409, { error: 'Email already exists', code: 'email_exists', field: 'email' }]);
     const login = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'Steve', password: 'wrong-password' } });
     expect(login.json()).toEqual({ error: 'Неверное имя пользователя или пароль', code: 'bad_credentials' });
@@ -69,8 +69,8 @@ describe.each(dbKinds)('API errors on %s', (kind) => {
   });
 
   it('an unconfirmed account is told so with email_not_confirmed', async () => {
-    await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'Newbie', email: 'newbie@example.com', password: 'password123' } });
-    const res = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'Newbie', password: 'password123' } });
+    await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'Newbie', email: 'newbie@example.com', password: 'kubik-pass-42' } });
+    const res = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'Newbie', password: 'kubik-pass-42' } });
     expect([res.statusCode, res.json()]).toEqual([403, { error: 'Почта не подтверждена', code: 'email_not_confirmed' }]);
   });
 

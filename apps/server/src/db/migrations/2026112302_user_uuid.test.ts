@@ -54,10 +54,10 @@ describe.each(dbKinds)('game profile UUIDs on %s', (kind) => {
       const uuidOf = async (username: string) => (await t.handle.db.selectFrom('users').select('uuid').where('username', '=', username).executeTakeFirstOrThrow()).uuid;
       const adminId = await seedUser(t, 'Notch', { admin: true });
       expect(await uuidOf('Notch')).toBe('b50ad385-829d-3141-a216-7e7d7539ba7f');
-      expect((await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'jeb_', email: 'jeb@example.com', password: 'password123' } })).statusCode).toBe(201);
+      expect((await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'jeb_', email: 'jeb@example.com', password: 'kubik-pass-42' } })).statusCode).toBe(201);
       expect(await uuidOf('jeb_')).toBe('a762f560-4fce-3236-812a-b80efff0b62b');
       const admin = await loginAs(t, 'Notch');
-      const created = await t.app.inject({ method: 'POST', url: '/api/user/register', headers: { authorization: `Bearer ${admin}` }, payload: { username: 'Steve', email: 'steve@example.com', password: 'password123' } });
+      const created = await t.app.inject({ method: 'POST', url: '/api/user/register', headers: { authorization: `Bearer ${admin}` }, payload: { username: 'Steve', email: 'steve@example.com', password: 'kubik-pass-42' } });
       expect(created.statusCode).toBe(201);
       expect(await uuidOf('Steve')).toBe('5627dd98-e6be-3c21-b8a8-e92344183641');
 
@@ -65,7 +65,7 @@ describe.each(dbKinds)('game profile UUIDs on %s', (kind) => {
       const renamed = await t.app.inject({ method: 'PUT', url: `/api/user/${adminId}`, headers: { authorization: `Bearer ${admin}` }, payload: { username: 'Notch_Old' } });
       expect(renamed.statusCode).toBe(200);
       expect(await uuidOf('Notch_Old')).toBe('b50ad385-829d-3141-a216-7e7d7539ba7f');
-      expect((await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'Notch', email: 'notch2@example.com', password: 'password123' } })).statusCode).toBe(201);
+      expect((await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'Notch', email: 'notch2@example.com', password: 'kubik-pass-42' } })).statusCode).toBe(201);
       const fresh = await uuidOf('Notch');
       expect(fresh).not.toBe('b50ad385-829d-3141-a216-7e7d7539ba7f');
       expect(fresh).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

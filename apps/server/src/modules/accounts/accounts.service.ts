@@ -2,6 +2,7 @@ import type { LoginBody, MeResponse, RegisterBody } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import { badRequest, conflict, forbidden, HttpError, isUniqueViolation, tooMany, unauthorized } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
+import { checkNewPassword } from '../../lib/password-policy.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/passwords.ts';
 import { newToken } from '../../lib/tokens.ts';
 import { clearLoginFailures, isKnownDevice, rememberDevice, reserveLoginTry, retryText } from '../security/login-throttle.ts';
@@ -51,6 +52,7 @@ export async function register(ctx: AppContext, input: RegisterBody, actor: repo
   const byAdmin = actor?.is_admin === 1;
   if (!byAdmin) await ctx.limiter.hit(`register:ip:${ip}`, ctx.config.rateLimits.registerPerIp);
 
+  checkNewPassword(input.password, input, 'password');
   const taken = await repo.nameOrEmailTaken(ctx.db, input.username, input.email);
   if (taken) throw takenError(taken);
 
@@ -200,7 +202,10 @@ export async function resendConfirmation(ctx: AppContext, email: string, ip: str
  */
 export async function resetPassword(ctx: AppContext, token: string, newPassword: string, ip: string): Promise<void> {
   await ctx.limiter.hit(`reset:ip:${ip}`, ctx.config.rateLimits.resetPerIp);
-  if ((await repo.findEmailTokenUser(ctx.db, 'reset', token)) === null) throw badRequest(TEXTS.resetBad, { code: 'reset_link_invalid' });
+  const owner = await repo.findEmailTokenUser(ctx.db, 'reset', token);
+  if (owner === null) throw badRequest(TEXTS.resetBad, { code: 'reset_link_invalid' });
+  const account = await ctx.db.selectFrom('users').select(['username', 'email']).where('id', '=', owner).executeTakeFirst();
+  checkNewPassword(newPassword, account ?? {}, 'new_password');
   const passwordHash = await hashPassword(newPassword);
   const ok = await ctx.db.transaction().execute(async (trx) => {
     const userId = await repo.consumeEmailToken(trx, 'reset', token);
@@ -220,6 +225,7 @@ export async function changePassword(ctx: AppContext, user: repo.UserRow, curren
   await ctx.limiter.hit(`password:acct:${user.id}`, ctx.config.rateLimits.loginPerAccount);
   if (!(await verifyPassword(user.password_hash, oldPassword))) throw new HttpError(400, TEXTS.wrongOldPassword, { code: 'wrong_password', field: 'old_password' });
   if (oldPassword === newPassword) throw badRequest(TEXTS.samePassword, { code: 'same_password', field: 'new_password' });
+  checkNewPassword(newPassword, user, 'new_password');
   const passwordHash = await hashPassword(newPassword);
   await ctx.db.transaction().execute(async (trx) => {
     await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', user.id).execute();

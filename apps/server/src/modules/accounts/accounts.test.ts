@@ -78,10 +78,10 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
 
   it('refuses taken names and addresses ignoring case, with the texts the client maps', async () => {
     await seedUser(t, 'Alex');
-    const byEmail = await register({ username: 'Someone', email: 'ALEX@example.com', password: 'password123' });
+    const byEmail = await register({ username: 'Someone', email: 'ALEX@example.com', password: 'kubik-pass-42' });
     expect(byEmail.statusCode).toBe(409);
     expect(errorOf(byEmail)).toBe('Email already exists');
-    const byName = await register({ username: 'aLeX', email: 'other@example.com', password: 'password123' });
+    const byName = await register({ username: 'aLeX', email: 'other@example.com', password: 'kubik-pass-42' });
     expect(byName.statusCode).toBe(409);
     expect(errorOf(byName)).toBe('Username already exists');
   });
@@ -89,14 +89,14 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
   it('checks the registration rules on the server', async () => {
     const before = await userCount();
     const cases: [unknown, RegExp][] = [
-      [{ username: 'ab', email: 'a@b.ru', password: 'password123' }, /Имя пользователя/],
-      [{ username: 'Вася', email: 'a@b.ru', password: 'password123' }, /Имя пользователя/],
-      [{ username: 'a'.repeat(17), email: 'a@b.ru', password: 'password123' }, /Имя пользователя/],
-      [{ username: 'Valid_1', email: 'not-an-email', password: 'password123' }, /почты/],
+      [{ username: 'ab', email: 'a@b.ru', password: 'kubik-pass-42' }, /Имя пользователя/],
+      [{ username: 'Вася', email: 'a@b.ru', password: 'kubik-pass-42' }, /Имя пользователя/],
+      [{ username: 'a'.repeat(17), email: 'a@b.ru', password: 'kubik-pass-42' }, /Имя пользователя/],
+      [{ username: 'Valid_1', email: 'not-an-email', password: 'kubik-pass-42' }, /почты/],
       [{ username: 'Valid_1', email: 'a@b.ru', password: 'short' }, /не короче 8/],
       [{ username: 'Valid_1', email: 'a@b.ru' }, /пароль/i],
-      [{ username: 'Valid_1', email: 'a@b.ru', password: 'password123', extra: 1 }, /./],
-      [{ username: 123, email: 'a@b.ru', password: 'password123' }, /./],
+      [{ username: 'Valid_1', email: 'a@b.ru', password: 'kubik-pass-42', extra: 1 }, /./],
+      [{ username: 123, email: 'a@b.ru', password: 'kubik-pass-42' }, /./],
       [[], /./],
       ['just a string', /./],
     ];
@@ -111,7 +111,7 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
   });
 
   it('ignores is_admin and balance from anyone but an administrator', async () => {
-    const res = await register({ username: 'Sneaky', email: 'sneaky@example.com', password: 'password123', is_admin: true, balance: 1000 });
+    const res = await register({ username: 'Sneaky', email: 'sneaky@example.com', password: 'kubik-pass-42', is_admin: true, balance: 1000 });
     expect(res.statusCode).toBe(201);
     const row = await t.handle.db.selectFrom('users').selectAll().where('username_lower', '=', 'sneaky').executeTakeFirstOrThrow();
     expect(row.is_admin).toBe(0);
@@ -122,10 +122,10 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
     const adminId = await seedUser(t, 'Boss', { admin: true });
     const token = await loginAs(t, 'Boss');
     const res = await t.app.inject(
-      asUser(token, { method: 'POST', url: '/api/user/register', payload: { username: 'Helper', email: 'helper@example.com', password: 'password123', is_admin: true, balance: 12.5 } }),
+      asUser(token, { method: 'POST', url: '/api/user/register', payload: { username: 'Helper', email: 'helper@example.com', password: 'kubik-pass-42', is_admin: true, balance: 12.5 } }),
     );
     expect(res.statusCode).toBe(201);
-    const helper = await loginAs(t, 'Helper');
+    const helper = await loginAs(t, 'Helper', 'kubik-pass-42');
     const me = await t.app.inject(asUser(helper, { method: 'GET', url: '/api/user/me' }));
     expect(me.json()).toMatchObject({ is_admin: true, balance: 12.5 });
     const ledger = await t.handle.db.selectFrom('ledger').selectAll().where('user_id', '=', me.json().id).execute();

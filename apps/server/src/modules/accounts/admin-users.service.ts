@@ -6,6 +6,7 @@ import type { Db } from '../../db/index.ts';
 import type { UsersTable } from '../../db/types.ts';
 import { conflict, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
+import { checkNewPassword } from '../../lib/password-policy.ts';
 import { hashPassword } from '../../lib/passwords.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
@@ -52,6 +53,10 @@ export async function listUsers(ctx: AppContext): Promise<AdminUser[]> {
 }
 
 export async function updateUser(ctx: AppContext, actor: UserRow, actorToken: string | null, id: number, body: AdminUserUpdateBody): Promise<AdminUser> {
+  if (body.password) {
+    const current = await ctx.db.selectFrom('users').select(['username', 'email']).where('id', '=', id).executeTakeFirst();
+    checkNewPassword(body.password, { username: body.username ?? current?.username, email: body.email ?? current?.email }, 'password');
+  }
   const passwordHash = body.password ? await hashPassword(body.password) : null;
   try {
     const updated = await ctx.db.transaction().execute(async (trx) => {

@@ -205,7 +205,7 @@ describe.each(dbKinds)('admin users on %s', (kind) => {
     expect(JSON.parse(audit[0]!.before_json!)).toMatchObject({ username: 'Leaver', email: 'leaver@example.com', balance: 7 });
     expect(JSON.parse(audit[0]!.after_json!)).toMatchObject({ deleted: true });
 
-    const again = await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'leaver', email: 'LEAVER@example.com', password: 'password123' } });
+    const again = await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'leaver', email: 'LEAVER@example.com', password: 'kubik-pass-42' } });
     expect(again.statusCode).toBe(201);
     expect((await del(admin, id)).statusCode).toBe(404);
     expect((await put(admin, id, { balance: 5 })).statusCode).toBe(404);
@@ -215,7 +215,7 @@ describe.each(dbKinds)('admin users on %s', (kind) => {
 
   it('lets an administrator create a user with a role and a starting balance', async () => {
     const res = await t.app.inject(
-      asUser(admin, { method: 'POST', url: '/api/user/register', payload: { username: 'Guard', email: 'guard@example.com', password: 'password123', is_admin: false, balance: 15 } }),
+      asUser(admin, { method: 'POST', url: '/api/user/register', payload: { username: 'Guard', email: 'guard@example.com', password: 'kubik-pass-42', is_admin: false, balance: 15 } }),
     );
     expect(res.statusCode).toBe(201);
     const list = await t.app.inject(asUser(admin, { method: 'GET', url: '/api/user/all' }));

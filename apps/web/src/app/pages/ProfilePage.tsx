@@ -10,6 +10,7 @@ import { useTitle } from '../../providers/title.ts';
 import { MyPurchases } from '../../features/shop/MyPurchases.tsx';
 import { ShopPanel } from '../../features/shop/ShopPanel.tsx';
 import { ChangePasswordForm } from '../../features/accounts/ChangePasswordForm.tsx';
+import { MyPrivileges } from '../../features/donate/MyPrivileges.tsx';
 import { OwnSkinPanel } from '../../features/skins/SkinPanel.tsx';
 import './profile.css';
 
@@ -45,7 +46,12 @@ export default function ProfilePage() {
             label="Разделы личного кабинета"
             onChange={(id) => setParams(id === 'info' ? {} : { tab: id }, { replace: true })}
           >
-            {tab === 'info' && <Information user={user} />}
+            {tab === 'info' && (
+              <div className="stack">
+                <Information user={user} />
+                <MyPrivileges />
+              </div>
+            )}
             {tab === 'shop' && (
               <div className="stack">
                 <ShopPanel />

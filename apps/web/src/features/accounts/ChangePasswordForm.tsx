@@ -1,7 +1,9 @@
-import { ChangePasswordBody, PASSWORD_MIN, type MessageResponse } from '@kubik/contract';
+import { ChangePasswordBody, type MessageResponse } from '@kubik/contract';
 import { z } from 'zod';
 import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
 import { TextField } from '../../components/form/fields.tsx';
+import { PasswordHint } from '../../components/PasswordHint.tsx';
+import { useAuth } from '../../providers/auth.tsx';
 import { api, ApiError } from '../../lib/api.ts';
 import { useNotify } from '../../providers/notifications.tsx';
 import './accounts.css';
@@ -17,6 +19,8 @@ const PasswordChange = ChangePasswordBody.extend({ old_password: z.string().min(
 export function ChangePasswordForm() {
   const notify = useNotify();
   const form = useSchemaForm(PasswordChange, { defaultValues: { old_password: '', new_password: '', repeat_password: '' } });
+  const { user } = useAuth();
+  const typed = form.watch('new_password');
 
   async function save({ old_password, new_password }: z.output<typeof PasswordChange>) {
     try {
@@ -40,7 +44,7 @@ export function ChangePasswordForm() {
           label="Новый пароль"
           type="password"
           autoComplete="new-password"
-          hint={`Не короче ${PASSWORD_MIN} символов. Другие устройства, где вы вошли, выйдут из аккаунта.`}
+          hint={<PasswordHint password={typed} others={[user?.username, user?.email]} extra="Другие устройства, где вы вошли, выйдут из аккаунта." />}
         />
         <TextField name="repeat_password" label="Повторите новый пароль" type="password" autoComplete="new-password" />
         <FormErrors />

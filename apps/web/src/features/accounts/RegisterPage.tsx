@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useNotify } from '../../providers/notifications.tsx';
 import { Field } from '../../components/Field.tsx';
+import { PasswordHint } from '../../components/PasswordHint.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { register } from './api.ts';
 import { registrationError } from './errors.ts';
@@ -34,7 +35,7 @@ export default function RegisterPage() {
       <form className="form" onSubmit={submit} noValidate>
         <Field label="Имя пользователя" name="username" autoComplete="username" value={form.username} onChange={set('username')} hint="Это ваш ник в игре: 3–16 латинских букв, цифр или «_»." />
         <Field label="Почта" name="email" type="email" autoComplete="email" value={form.email} onChange={set('email')} hint="На неё придёт письмо для подтверждения." />
-        <Field label="Пароль" name="password" type="password" autoComplete="new-password" value={form.password} onChange={set('password')} hint="Не короче 8 символов." />
+        <Field label="Пароль" name="password" type="password" autoComplete="new-password" value={form.password} onChange={set('password')} hint={<PasswordHint password={form.password} others={[form.username, form.email]} />} />
         <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
           {busy ? 'Отправляем…' : 'Зарегистрироваться'}
         </button>

@@ -2,6 +2,8 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearchParams } from 'wouter';
 import { useNotify } from '../../providers/notifications.tsx';
 import { Field } from '../../components/Field.tsx';
+import { PasswordHint } from '../../components/PasswordHint.tsx';
+import { ApiError } from '../../lib/api.ts';
 import { useTitle } from '../../providers/title.ts';
 import { resetPassword } from './api.ts';
 import { REDIRECT_DELAY_MS } from './ForgotPasswordPage.tsx';
@@ -14,6 +16,7 @@ export default function ResetPasswordPage() {
   const notify = useNotify();
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
   const timer = useRef<number | undefined>(undefined);
   useEffect(() => () => window.clearTimeout(timer.current), []);
 
@@ -24,8 +27,11 @@ export default function ResetPasswordPage() {
       await resetPassword(token, password);
       notify('success', 'Пароль успешно сброшен');
       timer.current = window.setTimeout(() => navigate('/login'), REDIRECT_DELAY_MS);
-    } catch {
-      notify('danger', 'Не удалось сбросить пароль');
+    } catch (err) {
+      // A refused password is told beside the field; anything else keeps the spec's text.
+      const refused = err instanceof ApiError && err.code === 'weak_password' ? err.message : null;
+      setError(refused);
+      notify('danger', refused ? `Не удалось сбросить пароль: ${refused}` : 'Не удалось сбросить пароль');
       setBusy(false);
     }
   }
@@ -45,7 +51,20 @@ export default function ResetPasswordPage() {
     <section className="card card-narrow">
       <h1>Новый пароль</h1>
       <form className="form" onSubmit={submit} noValidate>
-        <Field label="Новый пароль" name="new_password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} hint="Не короче 8 символов." required />
+        <Field
+          label="Новый пароль"
+          name="new_password"
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          onChange={(e) => {
+            setPassword(e.target.value);
+            setError(null);
+          }}
+          hint={<PasswordHint password={password} />}
+          error={error}
+          required
+        />
         <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
           {busy ? 'Сохраняем…' : 'Сохранить пароль'}
         </button>

@@ -9,13 +9,34 @@ import { QueryState } from '../../components/QueryState.tsx';
 import { formatNumber } from '../../lib/format.ts';
 import { useTitle } from '../../providers/title.ts';
 import { createTier, deleteTier, DONATE_KEY, fetchTiers, updateTier } from './api.ts';
+import { AdminPrivileges } from './AdminPrivileges.tsx';
 import { TierForm } from './TierForm.tsx';
+import { Tabs } from '../../components/Tabs.tsx';
+import { useSearchParams } from 'wouter';
 import './donate.css';
 
 const clip = (s: string) => (s.length > 80 ? `${s.slice(0, 80)}…` : s);
 
+const TABS = [
+  { id: 'tiers', label: 'Донаты' },
+  { id: 'privileges', label: 'Выданные привилегии' },
+];
+
+/** The tiers, and who holds them (privileges granted and bought). */
 export default function AdminDonatePage() {
   useTitle('Админ-панель: донат');
+  const [params, setParams] = useSearchParams();
+  const tab = params.get('tab') === 'privileges' ? 'privileges' : 'tiers';
+  return (
+    <section className="stack" aria-label="Донат">
+      <Tabs tabs={TABS} active={tab} onChange={(id) => setParams(id === 'tiers' ? {} : { tab: id }, { replace: true })} label="Разделы доната">
+        {tab === 'tiers' ? <AdminTiers /> : <AdminPrivileges />}
+      </Tabs>
+    </section>
+  );
+}
+
+function AdminTiers() {
   const crud = useCrud<DonateTier, DonateBody>({
     queryKey: DONATE_KEY,
     list: fetchTiers,

@@ -1,12 +1,18 @@
-import type { DonateFeature, DonateKit, DonateTier } from '@kubik/contract';
-import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import type { DonateFeature, DonateKit, DonateTier, UserPrivilege } from '@kubik/contract';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type ReactNode } from 'react';
+import { Link } from 'wouter';
 import { Badge } from '../../components/Badge.tsx';
+import { formatDate } from '../../lib/format.ts';
+import { useAuth } from '../../providers/auth.tsx';
+import { useNotify } from '../../providers/notifications.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
 import { plural } from '../../lib/format.ts';
 import { useTitle } from '../../providers/title.ts';
 import { DONATE_KEY, fetchTiers, formatPrice } from './api.ts';
+import { fetchMyPrivileges, MY_PRIVILEGES_KEY } from './privileges-api.ts';
+import { BuyModal } from './BuyModal.tsx';
 import './donate.css';
 
 /** «Можно получать раз в день», «… раз в 3 дня», «… раз в 7 дней». */
@@ -46,7 +52,14 @@ export default function DonatePage() {
 function TierTabs({ tiers, selected, onSelect }: { tiers: DonateTier[]; selected: string | null; onSelect: (id: string) => void }) {
   // A tier that was deleted meanwhile falls back to the first one.
   const current = tiers.find((t) => String(t.id) === selected) ?? tiers[0]!;
+  const { user, setBalance } = useAuth();
+  const notify = useNotify();
+  const queryClient = useQueryClient();
+  const mine = useQuery({ queryKey: MY_PRIVILEGES_KEY, queryFn: fetchMyPrivileges, enabled: !!user });
+  const running = (user && mine.data?.find((p) => p.active)) || null;
+  const [buying, setBuying] = useState<DonateTier | null>(null);
   return (
+    <>
     <Tabs
       label="Донаты"
       active={String(current.id)}
@@ -65,12 +78,46 @@ function TierTabs({ tiers, selected, onSelect }: { tiers: DonateTier[]; selected
         ),
       }))}
     >
-      <TierDetails tier={current} />
+      <TierDetails tier={current} buy={<BuyButton tier={current} loggedIn={!!user} running={running} onBuy={() => setBuying(current)} />} />
     </Tabs>
+    <BuyModal
+      tier={buying}
+      tiers={tiers}
+      running={running}
+      balance={user?.balance ?? 0}
+      onClose={() => setBuying(null)}
+      onBought={(balance, message) => {
+        setBuying(null);
+        setBalance(balance);
+        notify('success', message);
+        void queryClient.invalidateQueries({ queryKey: MY_PRIVILEGES_KEY });
+      }}
+    />
+    </>
   );
 }
 
-function TierDetails({ tier }: { tier: DonateTier }) {
+/** «Купить» («Продлить» for the running tier); guests are sent to log in; tiers not in roubles are not sold here. */
+function BuyButton({ tier, loggedIn, running, onBuy }: { tier: DonateTier; loggedIn: boolean; running: UserPrivilege | null; onBuy: () => void }) {
+  if (!tier.sellable) return <p className="muted">Этот донат не продаётся на сайте.</p>;
+  const held = running?.tier_id === tier.id;
+  return (
+    <div className="tier-buy">
+      {held && running && <p className="tier-held">У вас действует до {formatDate(running.expires_at)}</p>}
+      {loggedIn ? (
+        <button type="button" className="btn btn-primary" onClick={onBuy}>
+          {held ? 'Продлить' : 'Купить'}
+        </button>
+      ) : (
+        <Link to="/login" className="btn btn-primary">
+          Войдите, чтобы купить
+        </Link>
+      )}
+    </div>
+  );
+}
+
+function TierDetails({ tier, buy }: { tier: DonateTier; buy: ReactNode }) {
   return (
     <article className="tier card" data-testid="tier-details">
       <header className="tier-head">
@@ -82,6 +129,7 @@ function TierDetails({ tier }: { tier: DonateTier }) {
           </div>
           <p className="tier-price">{formatPrice(tier.amount, tier.currency)}</p>
         </div>
+        {buy}
       </header>
       <p className="preline tier-content">{tier.content}</p>
 
@@ -89,8 +137,8 @@ function TierDetails({ tier }: { tier: DonateTier }) {
         <section className="stack" aria-label="Киты">
           <h3>Киты</h3>
           <ul className="kit-grid">
-            {tier.kits.map((kit, i) => (
-              <KitCard key={i} kit={kit} />
+            {tier.kits.map((kit) => (
+              <KitCard key={kit.id} kit={kit} />
             ))}
           </ul>
         </section>

@@ -1,20 +1,26 @@
-import { DEFAULT_KIT_PERIOD_DAYS, DonateBody, type DonateTier } from '@kubik/contract';
-import { useState } from 'react';
-import { useFieldArray, useFormContext } from 'react-hook-form';
+import { DEFAULT_KIT_PERIOD_DAYS, DonateBody, KIT_COMMAND_PLACEHOLDERS, MAX_TIER_COMMANDS, PRIVILEGE_COMMAND_PLACEHOLDERS, type DonateTier } from '@kubik/contract';
+import { useQuery } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import { useFieldArray, useFormContext, useWatch } from 'react-hook-form';
 import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
 import { CheckboxField, FieldGroup, ImageUrlField, MoneyField, NumberField, TextAreaField, TextField } from '../../components/form/fields.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
+import { fetchTierServers, TIER_SERVERS_KEY } from './privileges-api.ts';
 
-type Section = 'main' | 'kits' | 'features';
+type Section = 'main' | 'game' | 'kits' | 'features';
+const GAME_FIELDS = ['server_ids', 'grant_commands', 'revoke_commands', 'periods'];
 /** The tab a field stands on, so a failed submit can show it. */
-const sectionOf = (name: string): Section => (name.startsWith('kits') ? 'kits' : name.startsWith('features') ? 'features' : 'main');
+const sectionOf = (name: string): Section =>
+  name.startsWith('kits') ? 'kits' : name.startsWith('features') ? 'features' : GAME_FIELDS.some((f) => name.startsWith(f)) ? 'game' : 'main';
 
-const newKit = () => ({ name: '', description: '', command: '', period: DEFAULT_KIT_PERIOD_DAYS, kitImg: '' });
+const newKit = () => ({ name: '', description: '', command: '', period: DEFAULT_KIT_PERIOD_DAYS, kitImg: '', give_commands: [] as string[] });
+const DEFAULT_PERIODS = [1, 3, 6, 12].map((months) => ({ months, discount: 0 }));
 const newFeature = () => ({ title: '', value: '', description: '', check: true });
 
 function defaults(t: DonateTier | null): DonateBody {
-  if (!t) return { title: '', content: '', amount: Number.NaN, currency: '₽', image_url: '', is_best: false, kits: [], features: [] };
+  if (!t)
+    return { title: '', content: '', amount: Number.NaN, currency: '₽', image_url: '', is_best: false, kits: [], features: [], server_ids: [], grant_commands: [], revoke_commands: [], periods: DEFAULT_PERIODS };
   return {
     title: t.title,
     content: t.content,
@@ -25,6 +31,10 @@ function defaults(t: DonateTier | null): DonateBody {
     position: t.position,
     kits: t.kits.map((k) => ({ ...k, kitImg: k.kitImg ?? '' })),
     features: t.features.map((f) => ({ ...f, value: f.value ?? '', description: f.description ?? '' })),
+    server_ids: t.server_ids,
+    grant_commands: t.grant_commands,
+    revoke_commands: t.revoke_commands,
+    periods: t.periods.map((p) => ({ months: p.months, discount: p.discount })),
   };
 }
 
@@ -52,6 +62,7 @@ function TierTabs({ section, onChange }: { section: Section; onChange: (s: Secti
   const { control } = useFormContext<DonateBody>();
   const kits = useFieldArray({ control, name: 'kits' });
   const features = useFieldArray({ control, name: 'features' });
+  const periods = useFieldArray({ control, name: 'periods' });
   return (
     <Tabs
       label="Разделы доната"
@@ -59,6 +70,7 @@ function TierTabs({ section, onChange }: { section: Section; onChange: (s: Secti
       onChange={(id) => onChange(id as Section)}
       tabs={[
         { id: 'main', label: 'Основное' },
+        { id: 'game', label: 'Покупка и команды' },
         { id: 'kits', label: `Киты (${kits.fields.length})` },
         { id: 'features', label: `Привилегии (${features.fields.length})` },
       ]}
@@ -75,6 +87,33 @@ function TierTabs({ section, onChange }: { section: Section; onChange: (s: Secti
         <CheckboxField name="is_best" label="Отметить как «Лучший выбор»" />
       </div>
 
+      <div className="stack" hidden={section !== 'game'}>
+        <FieldGroup legend="Сроки покупки">
+          <p className="muted">Цена срока — цена в месяц × месяцев − скидка. Продаются только донаты в рублях; месяц — 30 дней.</p>
+          {periods.fields.map((period, i) => (
+            <div className="form-grid" key={period.id}>
+              <NumberField name={`periods.${i}.months`} label={`Срок ${i + 1}, месяцев`} />
+              <NumberField name={`periods.${i}.discount`} label="Скидка, %" />
+              <div className="admin-actions">
+                <button type="button" className="btn btn-small btn-danger" onClick={() => periods.remove(i)} disabled={periods.fields.length <= 1}>
+                  Удалить срок {i + 1}
+                </button>
+              </div>
+            </div>
+          ))}
+          {periods.fields.length < 12 && (
+            <div>
+              <button type="button" className="btn btn-small" onClick={() => periods.append({ months: Number.NaN, discount: 0 })}>
+                Добавить срок
+              </button>
+            </div>
+          )}
+        </FieldGroup>
+        <ServersField />
+        <CommandList name="grant_commands" legend="Команды выдачи" hint="Выполняются при каждой покупке (начало и продление)." example="lp user {player} parent add vip" placeholders={PRIVILEGE_COMMAND_PLACEHOLDERS} />
+        <CommandList name="revoke_commands" legend="Команды снятия" hint="Выполняются, когда привилегия заканчивается или заменяется более высокой." example="lp user {player} parent remove vip" placeholders={PRIVILEGE_COMMAND_PLACEHOLDERS} />
+      </div>
+
       <div className="stack" hidden={section !== 'kits'}>
         {kits.fields.length === 0 && <p className="muted">Китов пока нет.</p>}
         {kits.fields.map((kit, i) => (
@@ -86,6 +125,7 @@ function TierTabs({ section, onChange }: { section: Section; onChange: (s: Secti
             </div>
             <TextAreaField name={`kits.${i}.description`} label="Описание кита" rows={2} maxLength={1000} />
             <ImageUrlField name={`kits.${i}.kitImg`} label="Картинка кита (необязательно)" />
+            <CommandList name={`kits.${i}.give_commands`} legend="Команды выдачи кита" hint="Выполняются, когда игрок получает набор в личном кабинете." example="give {player} minecraft:bread 16" placeholders={KIT_COMMAND_PLACEHOLDERS} />
             <div className="admin-actions">
               <button type="button" className="btn btn-small btn-danger" onClick={() => kits.remove(i)}>
                 Удалить кит {i + 1}
@@ -124,5 +164,65 @@ function TierTabs({ section, onChange }: { section: Section; onChange: (s: Secti
         </div>
       </div>
     </Tabs>
+  );
+}
+
+type CommandListName = 'grant_commands' | 'revoke_commands' | `kits.${number}.give_commands`;
+
+/** Console commands, one field each (so a refusal stands next to its command). */
+function CommandList({ name, legend, hint, example, placeholders }: { name: CommandListName; legend: string; hint: string; example: string; placeholders: readonly string[] }) {
+  const { control, getValues, setValue } = useFormContext<DonateBody>();
+  const commands = (useWatch({ control, name }) as string[] | undefined) ?? [];
+  const current = () => (getValues(name) as string[] | undefined) ?? [];
+  const set = (list: string[]) => setValue(name, list, { shouldDirty: true });
+  return (
+    <FieldGroup legend={legend}>
+      <p className="muted">
+        {hint} Подстановки: {placeholders.map((p) => `{${p}}`).join(', ')}.
+      </p>
+      {commands.map((_, i) => (
+        <div className="tier-command" key={i}>
+          <TextField name={`${name}.${i}`} label={`Команда ${i + 1}`} autoComplete="off" spellCheck={false} placeholder={example} />
+          <button type="button" className="btn btn-small" aria-label={`${legend}: удалить команду ${i + 1}`} onClick={() => set(current().filter((__, j) => j !== i))}>
+            Удалить
+          </button>
+        </div>
+      ))}
+      {commands.length < MAX_TIER_COMMANDS && (
+        <div>
+          <button type="button" className="btn btn-small" onClick={() => set([...current(), ''])}>
+            Добавить команду
+          </button>
+        </div>
+      )}
+    </FieldGroup>
+  );
+}
+
+/** The game servers the tier applies to; none ticked: every server with RCON. */
+function ServersField() {
+  const { control, getValues, setValue } = useFormContext<DonateBody>();
+  const chosen = (useWatch({ control, name: 'server_ids' }) as number[] | undefined) ?? [];
+  const servers = useQuery({ queryKey: TIER_SERVERS_KEY, queryFn: fetchTierServers });
+  const hintId = useId();
+  const toggle = (id: number, on: boolean) => {
+    const now = (getValues('server_ids') as number[] | undefined) ?? [];
+    setValue('server_ids', on ? [...now, id] : now.filter((x) => x !== id), { shouldDirty: true });
+  };
+  return (
+    <FieldGroup legend="Серверы">
+      <p className="muted" id={hintId}>
+        Где выполнять команды. Ничего не отмечено — на всех серверах с настроенным RCON.
+      </p>
+      {servers.isPending && <p className="muted">Загрузка серверов…</p>}
+      {servers.isError && <p className="muted">Не удалось загрузить серверы.</p>}
+      {servers.data?.servers.map((s) => (
+        <label key={s.id} className="checkbox">
+          <input type="checkbox" checked={chosen.includes(s.id)} onChange={(e) => toggle(s.id, e.target.checked)} aria-describedby={hintId} />
+          {s.name}
+          {!s.rcon && <span className="muted"> (RCON не настроен)</span>}
+        </label>
+      ))}
+    </FieldGroup>
   );
 }
