@@ -79,6 +79,8 @@ function preloadFonts(): Plugin {
 const EARLY_PAGES: Record<string, string> = {
   '/servers': 'src/features/servers/ServersPage.tsx',
   '/donate': 'src/features/donate/DonatePage.tsx',
+  '/rules': 'src/features/pages/RulesPage.tsx',
+  '/help': 'src/app/pages/HelpPage.tsx',
 };
 
 /**

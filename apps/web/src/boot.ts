@@ -11,11 +11,13 @@ import type { EarlyReads } from './lib/early.ts';
  *
  * Keep these paths in step with the queries in app/first-page.ts.
  */
-const EVERY_PAGE = ['/api/site/settings', '/api/user/me'];
+const EVERY_PAGE = ['/api/site/settings', '/api/pages', '/api/user/me'];
 const PAGE_READS: Record<string, string[]> = {
   '/': ['/api/tidings/news', '/api/servers/'],
   '/servers': ['/api/servers/'],
   '/donate': ['/api/donate/fully'],
+  '/rules': ['/api/pages/rules'],
+  '/help': ['/api/pages/faq', '/api/pages/help'],
 };
 
 /** Where the first card's image comes from: the answer to read, and the image in it. */

@@ -13,6 +13,7 @@ export * from './admin.ts';
 export * from './capes.ts';
 export * from './audit-labels.ts';
 export * from './game-login.ts';
+export * from './pages.ts';
 export * from './media.ts';
 export * from './privileges.ts';
 export * from './password-strength.ts';

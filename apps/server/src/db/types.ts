@@ -6,6 +6,7 @@ import type { DeliveriesTables } from '../modules/deliveries/deliveries.tables.t
 import type { DonateTables } from '../modules/donate/donate.tables.ts';
 import type { PrivilegesTables } from '../modules/privileges/privileges.tables.ts';
 import type { NewsTables } from '../modules/news/news.tables.ts';
+import type { PagesTables } from '../modules/pages/pages.tables.ts';
 import type { ServersTables } from '../modules/servers/servers.tables.ts';
 import type { ShopTables } from '../modules/shop/shop.tables.ts';
 import type { SkinsTables } from '../modules/skins/skins.tables.ts';
@@ -129,4 +130,4 @@ interface CoreTables {
 }
 
 /** Every table: the core ones here, each feature's in modules/<feature>/<feature>.tables.ts. */
-export interface Database extends CoreTables, AuditTables, DeliveriesTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables, GameAuthTables, CapesTables, PrivilegesTables, SecurityTables, MediaTables {}
+export interface Database extends CoreTables, AuditTables, DeliveriesTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables, GameAuthTables, CapesTables, PrivilegesTables, SecurityTables, MediaTables, PagesTables {}

@@ -10,6 +10,7 @@ import { gameAuthRoutes } from './game-auth/game-auth.routes.ts';
 import { mediaRoutes } from './media/media.routes.ts';
 import { privilegesRoutes } from './privileges/privileges.routes.ts';
 import { newsRoutes } from './news/news.routes.ts';
+import { pagesRoutes } from './pages/pages.routes.ts';
 import { opsRoutes } from './ops/ops.routes.ts';
 import { serversRoutes } from './servers/servers.routes.ts';
 import { shopRoutes } from './shop/shop.routes.ts';
@@ -17,4 +18,4 @@ import { siteRoutes } from './site/site.routes.ts';
 import { skinsRoutes } from './skins/skins.routes.ts';
 
 /** Every feature's routes; app.ts registers them in this order. */
-export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes, adminUsersRoutes, auditRoutes, newsRoutes, donateRoutes, serversRoutes, shopRoutes, deliveriesRoutes, skinsRoutes, capesRoutes, gameAuthRoutes, mediaRoutes, privilegesRoutes, opsRoutes];
+export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes, adminUsersRoutes, auditRoutes, newsRoutes, donateRoutes, serversRoutes, shopRoutes, deliveriesRoutes, skinsRoutes, capesRoutes, gameAuthRoutes, mediaRoutes, privilegesRoutes, opsRoutes, pagesRoutes];

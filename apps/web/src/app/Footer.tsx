@@ -1,9 +1,11 @@
 import { Link } from 'wouter';
+import { usePageLinks } from '../features/pages/api.ts';
 import { useSite } from '../providers/site.tsx';
 
 /** The owner's footer: their words, the support links set in Настройки, and the seller's legal details. */
 export function Footer() {
   const site = useSite();
+  const pages = usePageLinks('footer');
   const support = [
     { href: site.support_vk, label: 'ВКонтакте' },
     { href: site.support_telegram, label: 'Telegram' },
@@ -28,6 +30,11 @@ export function Footer() {
             <li>
               <Link to="/donate">Донат</Link>
             </li>
+            {pages.map((p) => (
+              <li key={p.slug}>
+                <Link to={p.path}>{p.title}</Link>
+              </li>
+            ))}
           </ul>
         </nav>
         {(support.length > 0 || site.support_email) && (

@@ -5,7 +5,9 @@ import { NavLink } from '../components/NavLink.tsx';
 import { formatRub } from '../lib/format.ts';
 import { useAuth } from '../providers/auth.tsx';
 import { Avatar } from './Avatar.tsx';
+import { loadAuthPages } from './auth-pages.ts';
 import { useSite } from '../providers/site.tsx';
+import { usePageLinks } from '../features/pages/api.ts';
 
 const LINKS = [
   { to: '/', label: 'Главная', end: true },
@@ -17,6 +19,7 @@ const LINKS = [
 
 export function Header() {
   const site = useSite();
+  const menuPages = usePageLinks('menu');
   const { user } = useAuth();
   const [navOpen, setNavOpen] = useState(false);
   const [pathname] = useLocation();
@@ -41,6 +44,11 @@ export function Header() {
                 </NavLink>
               </li>
             ))}
+            {menuPages.map((p) => (
+              <li key={p.slug}>
+                <NavLink to={p.path}>{p.title}</NavLink>
+              </li>
+            ))}
           </ul>
           <div className="header-account">{user === undefined ? null : user ? <ProfileMenu /> : <GuestLinks />}</div>
         </nav>
@@ -50,6 +58,11 @@ export function Header() {
 }
 
 function GuestLinks() {
+  // A guest is likely to log in or register next: the forms' chunk loads now, while nothing else does.
+  useEffect(() => {
+    const id = setTimeout(() => void loadAuthPages().catch(() => {}), 0);
+    return () => clearTimeout(id);
+  }, []);
   return (
     <div className="row guest-links">
       <Link to="/register" className="btn btn-ghost">

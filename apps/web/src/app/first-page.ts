@@ -1,6 +1,7 @@
 import type { QueryClient, QueryKey } from '@tanstack/react-query';
 import { DONATE_KEY, fetchTiers } from '../features/donate/api.ts';
 import { fetchNewsFeed, NEWS_FEED_KEY } from '../features/news/api.ts';
+import { fetchPage, fetchPageLinks, PAGE_LINKS_KEY, pageKey } from '../features/pages/api.ts';
 import { fetchServers, SERVERS_PUBLIC_KEY } from '../features/servers/api.ts';
 import { fetchMe, ME_KEY } from '../providers/auth.tsx';
 import { preloadPage } from './router.tsx';
@@ -11,9 +12,12 @@ interface Read {
   queryFn: () => Promise<unknown>;
 }
 
+const pageRead = (slug: string): Read => ({ queryKey: pageKey(slug), queryFn: () => fetchPage(slug) });
+
 /** What the first page shows from the API; boot.ts has asked for the same paths already. */
 const EVERY_PAGE: Read[] = [
   { queryKey: SITE_KEY, queryFn: fetchSite },
+  { queryKey: PAGE_LINKS_KEY, queryFn: fetchPageLinks },
   { queryKey: ME_KEY, queryFn: fetchMe },
 ];
 const PAGE_READS: Record<string, Read[]> = {
@@ -23,6 +27,8 @@ const PAGE_READS: Record<string, Read[]> = {
   ],
   '/servers': [{ queryKey: SERVERS_PUBLIC_KEY, queryFn: fetchServers }],
   '/donate': [{ queryKey: DONATE_KEY, queryFn: fetchTiers }],
+  '/rules': [pageRead('rules')],
+  '/help': [pageRead('faq'), pageRead('help')],
 };
 
 /** How long the first render may wait for them: past that, the page shows its loading states. */

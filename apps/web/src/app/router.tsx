@@ -1,18 +1,20 @@
 import { lazy, useState, type ComponentType, type ReactNode } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
-import ForgotPasswordPage from '../features/accounts/ForgotPasswordPage.tsx';
-import LoginPage from '../features/accounts/LoginPage.tsx';
-import RegisterPage from '../features/accounts/RegisterPage.tsx';
-import ResetPasswordPage from '../features/accounts/ResetPasswordPage.tsx';
+import { loadAuthPages } from './auth-pages.ts';
 import HomePage from './pages/HomePage.tsx';
 import { GuestOnly, RequireAdmin, RequireUser } from './guards.tsx';
 import { Layout } from './Layout.tsx';
 import { NotFoundPage } from './NotFoundPage.tsx';
 
-// Every screen but the home page and the account forms (which follow each other quickly: a
-// lazy chunk would leave the previous form on screen while it loads) is a chunk of its own.
-const HelpPage = lazyPage(() => import('../features/help/HelpPage.tsx'));
-const RulesPage = lazyPage(() => import('../features/rules/RulesPage.tsx'));
+// Every screen but the home page is a chunk of its own. The account forms share one (they follow
+// each other quickly), which a guest's header loads at once (Header.tsx), so they do not wait for it.
+const LoginPage = lazyPage(() => loadAuthPages().then((m) => ({ default: m.LoginPage })));
+const RegisterPage = lazyPage(() => loadAuthPages().then((m) => ({ default: m.RegisterPage })));
+const ForgotPasswordPage = lazyPage(() => loadAuthPages().then((m) => ({ default: m.ForgotPasswordPage })));
+const ResetPasswordPage = lazyPage(() => loadAuthPages().then((m) => ({ default: m.ResetPasswordPage })));
+const HelpPage = lazyPage(() => import('./pages/HelpPage.tsx'));
+const RulesPage = lazyPage(() => import('../features/pages/RulesPage.tsx'));
+const CustomPage = lazyPage(() => import('../features/pages/CustomPage.tsx'));
 const DonatePage = lazyPage(() => import('../features/donate/DonatePage.tsx'));
 const ServersPage = lazyPage(() => import('../features/servers/ServersPage.tsx'));
 const ProfilePage = lazyPage(() => import('./pages/ProfilePage.tsx'));
@@ -28,6 +30,7 @@ const AdminCapesPage = lazy(() => import('../features/capes/AdminCapesPage.tsx')
 const AdminMediaPage = lazy(() => import('../features/media/AdminMediaPage.tsx'));
 const AdminGameLoginPage = lazy(() => import('../features/help/AdminGameLoginPage.tsx'));
 const AdminSettingsPage = lazy(() => import('../features/site/AdminSettingsPage.tsx'));
+const AdminPagesPage = lazy(() => import('../features/pages/AdminPagesPage.tsx'));
 
 /**
  * lazy(), and preload() for the page the browser opens first (main.tsx): once its module is in, a
@@ -56,10 +59,15 @@ const PRELOAD: Record<string, () => Promise<unknown>> = {
   '/servers': ServersPage.preload,
   '/profile': ProfilePage.preload,
   '/shop': ShopPage.preload,
+  '/login': LoginPage.preload,
+  '/register': RegisterPage.preload,
+  '/forgot-password': ForgotPasswordPage.preload,
+  '/reset-password': ResetPasswordPage.preload,
 };
 
 /** Loads the code of the page at `pathname`, when it is a chunk of its own. */
 export function preloadPage(pathname: string): Promise<unknown> {
+  if (pathname.startsWith('/p/')) return CustomPage.preload();
   return PRELOAD[pathname]?.() ?? Promise.resolve();
 }
 
@@ -79,6 +87,7 @@ export function AppRoutes() {
         <Route path="/"><HomePage /></Route>
         <Route path="/help"><HelpPage /></Route>
         <Route path="/rules"><RulesPage /></Route>
+        <Route path="/p/:slug"><CustomPage /></Route>
         <Route path="/donate"><DonatePage /></Route>
         <Route path="/servers"><ServersPage /></Route>
         <Route path="/profile"><RequireUser><ProfilePage /></RequireUser></Route>
@@ -98,6 +107,7 @@ export function AppRoutes() {
         <Route path="/admin/media"><Admin><AdminMediaPage /></Admin></Route>
         <Route path="/admin/game-login"><Admin><AdminGameLoginPage /></Admin></Route>
         <Route path="/admin/settings"><Admin><AdminSettingsPage /></Admin></Route>
+        <Route path="/admin/pages"><Admin><AdminPagesPage /></Admin></Route>
         <Route><NotFoundPage /></Route>
       </Switch>
     </Layout>

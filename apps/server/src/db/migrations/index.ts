@@ -6,6 +6,7 @@ import { deliveriesMigrations } from '../../modules/deliveries/deliveries.migrat
 import { donateMigrations } from '../../modules/donate/donate.migrations.ts';
 import { privilegesMigrations } from '../../modules/privileges/privileges.migrations.ts';
 import { newsMigrations } from '../../modules/news/news.migrations.ts';
+import { pagesMigrations } from '../../modules/pages/pages.migrations.ts';
 import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
 import { securityMigrations } from '../../modules/security/security.migrations.ts';
 import { shopMigrations } from '../../modules/shop/shop.migrations.ts';
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   ...privilegesMigrations,
   ...securityMigrations,
   '2026112375_rate_limits': m2026112375,
+  ...pagesMigrations,
 };

@@ -12,6 +12,7 @@ const SECTIONS = [
   { to: '/admin/media', label: 'Картинки' },
   { to: '/admin/game-login', label: 'Вход в игру' },
   { to: '/admin/settings', label: 'Настройки' },
+  { to: '/admin/pages', label: 'Страницы' },
   { to: '/admin/audit', label: 'Журнал изменений' },
 ];
 

@@ -1,0 +1,83 @@
+import { Link } from 'wouter';
+import { useSite } from '../../providers/site.tsx';
+import './help.css';
+
+export { GameLoginSection } from './GameLoginSection.tsx';
+
+/** /help: the launcher's downloads (Настройки → Лаунчер) and what a computer needs. */
+export function LauncherSection() {
+  const site = useSite();
+  return (
+    <section className="card" aria-labelledby="launcher-h">
+      <h2 id="launcher-h">Скачать лаунчер</h2>
+      <p className="muted">Лаунчер сам скачает игру, обновит её и подключит вас к серверу. Версия {site.launcher_version}.</p>
+      <div className="row">
+        {site.launcher_windows_url && (
+          <a className="btn btn-primary" href={site.launcher_windows_url} download>
+            Windows (.exe) · {site.launcher_version}
+          </a>
+        )}
+        {site.launcher_linux_url && (
+          <a className="btn" href={site.launcher_linux_url} download>
+            Linux (AppImage) · {site.launcher_version}
+          </a>
+        )}
+      </div>
+      <h3 style={{ marginTop: 'var(--space-5)' }}>Системные требования</h3>
+      <ul>
+        <li>Windows 10/11 64-бит или Ubuntu 20.04 и новее</li>
+        <li>4 ГБ оперативной памяти</li>
+        <li>2 ГБ свободного места на диске</li>
+      </ul>
+    </section>
+  );
+}
+
+/** /help for a logged-in player: what the personal cabinet offers. */
+export function WelcomeSection({ username }: { username: string }) {
+  return (
+    <section className="card" aria-labelledby="welcome-h">
+      <h2 id="welcome-h">Здравствуйте, {username}!</h2>
+      <p>Вы вошли в аккаунт. Вот что можно сделать в личном кабинете:</p>
+      <ul>
+        <li>
+          <Link to="/profile">Загрузить скин</Link> — он появится в игре и на сайте.
+        </li>
+        <li>Сменить пароль — во вкладке «Настройки» личного кабинета.</li>
+        <li>
+          Пополнить баланс и купить предметы в <Link to="/shop">магазине</Link> — они придут прямо в игру.
+        </li>
+        <li>Выйти из аккаунта — через меню с вашим ником в шапке сайта.</li>
+      </ul>
+    </section>
+  );
+}
+
+/** /help: the support links from Настройки → Поддержка (empty ones are left out). */
+export function SupportSection() {
+  const site = useSite();
+  const links = [
+    { href: site.support_vk, label: 'Группа ВКонтакте' },
+    { href: site.support_telegram, label: 'Telegram' },
+    { href: site.support_discord, label: 'Discord-сервер' },
+  ].filter((l) => l.href);
+  if (links.length === 0 && !site.support_email) return null;
+  return (
+    <section className="card" aria-labelledby="support-h">
+      <h2 id="support-h">Поддержка</h2>
+      <p>Не нашли ответ? Напишите нам:</p>
+      <div className="row">
+        {links.map((l) => (
+          <a key={l.label} className="btn" href={l.href} target="_blank" rel="noopener noreferrer">
+            {l.label}
+          </a>
+        ))}
+        {site.support_email && (
+          <a className="btn" href={`mailto:${site.support_email}`}>
+            {site.support_email}
+          </a>
+        )}
+      </div>
+    </section>
+  );
+}
