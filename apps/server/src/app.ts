@@ -13,6 +13,7 @@ import type { AppContext } from './context.ts';
 import { openDatabase, type DbHandle } from './db/index.ts';
 import { JobRunner, Scheduler } from './lib/jobs/index.ts';
 import { createMailer, type Mailer } from './lib/mailer.ts';
+import { loggerOptions, requestIds } from './lib/logging.ts';
 import { Metrics } from './lib/metrics.ts';
 import { NotifyChannel } from './lib/notify-channel.ts';
 import { backupJob } from './lib/backup.ts';
@@ -49,6 +50,9 @@ export interface ApiRoute {
   access: Access;
 }
 
+/** The request id made in the server's handler before Fastify sees the request (see genReqId). */
+type RequestWithId = http.IncomingMessage & { kubikRequestId?: string };
+
 export interface BuildOptions {
   /** An already opened (and migrated) database; otherwise one is opened from the config. */
   database?: DbHandle;
@@ -63,6 +67,9 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   // Public reads already answered once from the cache skip Fastify entirely (PublicCache.tryServe).
   let fastPath: PublicCache | null = null;
   const metrics = new Metrics();
+  const nextRequestId = requestIds(config);
+  // The one line per answered request (our own: Fastify's two lines per request stay off).
+  let accessLog: ((reqId: string, method: string, url: string, status: number, ms: number) => void) | null = null;
   // While shutting down, answers end their keep-alive connections, so the server can close as
   // soon as the requests in flight are done.
   let closing = false;
@@ -72,21 +79,29 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
         // Shutting down: a request that still arrives on a kept-alive connection is turned away
         // (in Russian, unlike Fastify's own 503) so the client retries on another instance.
         if (closing) return void res.writeHead(503, SHUTTING_DOWN_HEADERS).end(SHUTTING_DOWN_BODY);
+        // The id is made here, so the answer from memory carries one too; Fastify's genReqId takes it over.
+        const id = nextRequestId(req);
+        (req as RequestWithId).kubikRequestId = id;
+        res.setHeader('x-request-id', id);
         if (!fastPath) return handler(req, res);
         const started = performance.now();
         const route = fastPath.tryServe(req, res);
-        if (route) metrics.request('GET', route, 200, (performance.now() - started) / 1000);
-        else handler(req, res);
+        if (!route) return handler(req, res);
+        const seconds = (performance.now() - started) / 1000;
+        metrics.request('GET', route, 200, seconds);
+        accessLog?.(id, 'GET', req.url ?? '', 200, seconds * 1000);
       });
       // Fastify's own default; Node's 5 s would close idle keep-alive sockets under clients' feet.
       server.keepAliveTimeout = 72_000;
       return server;
     },
-    logger: config.logLevel === 'silent' ? false : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    logger: loggerOptions(config),
+    genReqId: (req) => (req as RequestWithId).kubikRequestId ?? nextRequestId(req),
+    requestIdHeader: false,
     trustProxy: config.trustProxy,
     bodyLimit: 64 * 1024,
     frameworkErrors,
-    logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
+    logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -127,9 +142,18 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     if (capture && reply.statusCode === 200) ctx.publicCache.remember(request.url, capture, reply.getHeaders() as Record<string, string | number | string[] | undefined>, request.routeOptions.url);
     return payload;
   });
+  if (config.logLevel === 'info' || config.logLevel === 'debug' || config.logLevel === 'trace') {
+    const log = app.log;
+    accessLog = (reqId, method, url, status, ms) => log.info({ reqId, method, url, status, ms: Math.round(ms * 10) / 10 }, `${method} ${url} ${status} ${ms.toFixed(1)} ms`);
+  }
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
   // Every answer Fastify gives, by its route's pattern (bounded labels; 404s share one).
   app.addHook('onResponse', (request, reply, done) => {
     metrics.request(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    accessLog?.(request.id, request.method, request.url, reply.statusCode, reply.elapsedTime);
     done();
   });
   app.decorate('ctx', ctx);

@@ -78,8 +78,14 @@ describe.each(dbKinds)('the built site on %s', (kind) => {
       if (Date.now() > deadline) throw new Error(`the built site did not start:\n${output}`);
       await sleep(100);
     }
+    // Production logs: one JSON object per line; the answer's X-Request-Id names its line.
+    const answer = await fetch(`http://127.0.0.1:${port}/api/site?probe=1`);
+    const id = answer.headers.get('x-request-id');
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-z]+$/);
     const exited = new Promise<number | null>((resolve) => child!.on('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+    const lines = output.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.find((l) => l.reqId === id)).toMatchObject({ level: 30, method: 'GET', url: '/api/site?probe=1', status: 200, msg: expect.stringMatching(/^GET \/api\/site\?probe=1 200 [\d.]+ ms$/) });
   }, 60_000);
 });

@@ -67,7 +67,8 @@ export async function drainOutbox(db: Db, mailer: Mailer, log: FastifyBaseLogger
         await mailer.send({ to: row.to_address, subject: row.subject, text: row.text_body, html: row.html_body });
         await queue.complete(token, row.id, { sent_at: now(), last_error: null });
         sent += 1;
-        if (mailer.kind === 'files') log.info({ to: row.to_address, link: row.link }, `Письмо «${row.subject}» сохранено в файл${row.link ? `; ссылка: ${row.link}` : ''}`);
+        // No SMTP: the owner acts on the letter from the log (the pretty format puts the link on a line of its own).
+        if (mailer.kind === 'files') log.info({ to: row.to_address, ...(row.link ? { link: row.link } : {}) }, `Письмо «${row.subject}» для ${row.to_address} сохранено в DATA_DIR/mail (SMTP_URL не задан)${row.link ? `; ссылка: ${row.link}` : ''}`);
       } catch (err) {
         const giveUp = row.attempts >= MAX_ATTEMPTS;
         await queue.complete(token, row.id, {

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../test/test-app.ts';
+import { formatPretty } from './logging.ts';
+
+describe('request ids', () => {
+  let t: TestApp;
+
+  it('every answer carries X-Request-Id, errors included, each one different', async () => {
+    t = await createTestApp('sqlite', { workers: false });
+    try {
+      const ids = new Set<string>();
+      for (const url of ['/api/site', '/api/site', '/api/no-such', '/api/user/me']) {
+        const res = await t.app.inject({ method: 'GET', url });
+        const id = res.headers['x-request-id'];
+        expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-z]+$/);
+        ids.add(String(id));
+      }
+      expect(ids.size).toBe(4);
+      // Without a trusted proxy, a client cannot choose its id.
+      const res = await t.app.inject({ method: 'GET', url: '/api/site', headers: { 'x-request-id': 'chosen-by-client' } });
+      expect(res.headers['x-request-id']).not.toBe('chosen-by-client');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("behind a trusted proxy the proxy's id is kept (when it looks like one)", async () => {
+    t = await createTestApp('sqlite', { workers: false, trustProxy: true });
+    try {
+      expect((await t.app.inject({ method: 'GET', url: '/api/site', headers: { 'x-request-id': 'b1946ac92492d2347c6235b4d2611184' } })).headers['x-request-id']).toBe('b1946ac92492d2347c6235b4d2611184');
+      expect((await t.app.inject({ method: 'GET', url: '/api/site', headers: { 'x-request-id': 'bad id\nINFO forged' } })).headers['x-request-id']).toMatch(/^[0-9a-f]{8}-/);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('pretty log lines', () => {
+  const time = new Date(2026, 10, 23, 5, 6, 7).getTime();
+
+  it('time, level, request id, message and the other fields on one line', () => {
+    const line = formatPretty(JSON.stringify({ level: 30, time, pid: 1, hostname: 'h', reqId: 'ab12-3', method: 'GET', url: '/api/site', status: 200, ms: 1.5, msg: 'GET /api/site 200 1.5 ms' }), false);
+    expect(line).toBe('05:06:07 INFO  [ab12-3] GET /api/site 200 1.5 ms method=GET url=/api/site status=200 ms=1.5\n');
+  });
+
+  it("a letter's link (mail without SMTP) on a line of its own; an error's stack indented below", () => {
+    const mail = formatPretty(JSON.stringify({ level: 30, time, to: 'steve@example.com', link: 'http://localhost:3000/confirm?token=abc', msg: 'Письмо «Подтверждение почты» сохранено в файл; ссылка: http://localhost:3000/confirm?token=abc' }), false);
+    expect(mail.split('\n')).toEqual(['05:06:07 INFO  Письмо «Подтверждение почты» сохранено в файл to=steve@example.com', '    ссылка из письма: http://localhost:3000/confirm?token=abc', '']);
+    const err = formatPretty(JSON.stringify({ level: 50, time, err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at x (a.ts:1)' }, msg: 'unhandled error' }), false);
+    expect(err).toBe('05:06:07 ERROR unhandled error\n    Error: boom\n        at x (a.ts:1)\n');
+  });
+
+  it('colours levels only for a terminal; passes through what is not JSON', () => {
+    expect(formatPretty(JSON.stringify({ level: 40, time, msg: 'x' }), true)).toContain('\x1b[33mWARN \x1b[0m');
+    expect(formatPretty('plain text', false)).toBe('plain text\n');
+  });
+});

@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Config } from '../config.ts';
+
+/**
+ * Request ids: a random prefix per process and a counter, unique across instances and cheap
+ * enough for every request (the cached fast path included). Behind a trusted proxy an id the
+ * proxy sent (`X-Request-Id`, e.g. nginx's $request_id) is kept, so both logs name one request
+ * alike; an id of other characters or length is not trusted.
+ */
+export function requestIds(config: Pick<Config, 'trustProxy'>): (req: IncomingMessage) => string {
+  const prefix = randomBytes(4).toString('hex');
+  let n = 0;
+  return (req) => {
+    const given = config.trustProxy ? req.headers['x-request-id'] : undefined;
+    if (typeof given === 'string' && /^[A-Za-z0-9._:-]{1,100}$/.test(given)) return given;
+    n = (n + 1) % Number.MAX_SAFE_INTEGER;
+    return `${prefix}-${n.toString(36)}`;
+  };
+}
+
+const LEVELS: Record<number, [string, string]> = {
+  10: ['TRACE', '\x1b[90m'],
+  20: ['DEBUG', '\x1b[36m'],
+  30: ['INFO ', '\x1b[32m'],
+  40: ['WARN ', '\x1b[33m'],
+  50: ['ERROR', '\x1b[31m'],
+  60: ['FATAL', '\x1b[35m'],
+};
+const HIDDEN = new Set(['level', 'time', 'pid', 'hostname', 'msg', 'reqId', 'err', 'link']);
+
+function value(v: unknown): string {
+  if (typeof v === 'string') return /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v);
+  return JSON.stringify(v) ?? String(v);
+}
+
+/**
+ * One readable line per log entry, for a person at a terminal (LOG_FORMAT=pretty): time, level,
+ * request id, message, then the other fields as key=value; an error's stack and a letter's link
+ * (mail without SMTP) on lines of their own, so they stand out and can be copied whole.
+ */
+export function formatPretty(line: string, color: boolean): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line.endsWith('\n') ? line : `${line}\n`;
+  }
+  const [name, tint] = LEVELS[Number(entry.level)] ?? ['?    ', ''];
+  const paint = (s: string, code: string) => (color && code ? `${code}${s}\x1b[0m` : s);
+  const time = new Date(Number(entry.time) || Date.now()).toTimeString().slice(0, 8);
+  const parts = [paint(time, '\x1b[90m'), paint(name, tint)];
+  if (entry.reqId) parts.push(paint(`[${String(entry.reqId)}]`, '\x1b[90m'));
+  parts.push(String(entry.msg ?? ''));
+  for (const [k, v] of Object.entries(entry)) if (!HIDDEN.has(k) && v !== undefined) parts.push(paint(`${k}=${value(v)}`, '\x1b[90m'));
+  let out = `${parts.join(' ')}\n`;
+  if (typeof entry.link === 'string') out = `${out.replace(`; ссылка: ${entry.link}`, '')}    ${paint('ссылка из письма:', '\x1b[1m')} ${paint(entry.link, color ? '\x1b[4m' : '')}\n`;
+  const err = entry.err as { stack?: string; message?: string } | undefined;
+  if (err) out += `${(err.stack ?? err.message ?? value(err)).replace(/^/gm, '    ')}\n`;
+  return out;
+}
+
+/** A pino destination that writes formatPretty lines to `out`. */
+export function prettyStream(out: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout): { write(line: string): void } {
+  const color = !!out.isTTY && !process.env.NO_COLOR;
+  return { write: (line) => void out.write(formatPretty(line, color)) };
+}
+
+/** Fastify's logger options: JSON lines, or pretty ones; secrets in headers never logged. */
+export function loggerOptions(config: Pick<Config, 'logLevel' | 'logFormat'>): false | Record<string, unknown> {
+  if (config.logLevel === 'silent') return false;
+  return {
+    level: config.logLevel,
+    redact: ['req.headers.authorization', 'req.headers.cookie'],
+    ...(config.logFormat === 'pretty' ? { stream: prettyStream() } : {}),
+  };
+}
