@@ -12,7 +12,7 @@ describe('privileges in the browser', () => {
   beforeAll(async () => {
     await rcon.start(0);
     site = await startSite({ DELIVERY_INTERVAL_SEC: '1', RCON_TIMEOUT_MS: '2000' });
-    site.createAdmin('Owner', 'owner@example.com', 'password123');
+    site.createAdmin('Owner', 'owner@example.com', 'kubik-pass-42');
   });
   afterAll(async () => {
     await site?.stop();

@@ -224,7 +224,7 @@ export function ImageUrlField({ placeholder = 'https://… или /media/…', .
       <div className="field-image-side">
         {src && src !== broken && <img className="field-preview pixelated" src={src} alt="" width={44} height={44} onError={() => setBroken(src)} />}
         <input ref={fileInput} type="file" accept={MEDIA_ACCEPT} hidden aria-hidden="true" tabIndex={-1} onChange={(e) => void upload(e.target.files?.[0])} />
-        <button type="button" className="btn btn-small" disabled={busy} onClick={() => fileInput.current?.click()} aria-label={`${props.label}: загрузить файл`}>
+        <button type="button" className="btn btn-small" disabled={busy} onClick={() => fileInput.current?.click()}>
           {busy ? 'Загрузка…' : 'Загрузить файл'}
         </button>
       </div>
