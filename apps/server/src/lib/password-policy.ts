@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type * as LanguageCommon from '@zxcvbn-ts/language-common';
 import { badRequest } from './errors.ts';
 
 /**
@@ -18,7 +19,7 @@ export const PASSWORD_TEXTS = {
 } as const;
 
 export function isCommonPassword(password: string): boolean {
-  common ??= new Set((require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common')).dictionary['passwords-common'].map((p) => p.toLowerCase()));
+  common ??= new Set((require('@zxcvbn-ts/language-common') as typeof LanguageCommon).dictionary['passwords-common'].map((p) => p.toLowerCase()));
   return common.has(password.toLowerCase());
 }
 

@@ -1,4 +1,5 @@
 import { BUILTIN_PAGES, Page, PageLinksResponse, pagePath, type PageBody, type PagePlace } from '@kubik/contract';
+import type * as Markdown from '@kubik/contract/markdown';
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
@@ -19,7 +20,7 @@ export const TEXTS = {
 } as const;
 
 // markdown-it (~10 MB resident) loads with the first page rendered, not when the site starts.
-let markdown: Promise<typeof import('@kubik/contract/markdown')> | undefined;
+let markdown: Promise<typeof Markdown> | undefined;
 
 export async function toPage(row: PageRow): Promise<Page> {
   const { renderMarkdown } = await (markdown ??= import('@kubik/contract/markdown'));
