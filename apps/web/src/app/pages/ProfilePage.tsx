@@ -1,11 +1,12 @@
 import type { MeResponse } from '@kubik/contract';
 import { useEffect } from 'react';
-import { useSearchParams } from 'wouter';
+import { Link, useSearchParams } from 'wouter';
 import { useAuth } from '../../providers/auth.tsx';
 import { Avatar } from '../Avatar.tsx';
 import { Loading } from '../../components/States.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
 import { formatRub } from '../../lib/format.ts';
+import { TOPUP_PATH } from '../../lib/paths.ts';
 import { useTitle } from '../../providers/title.ts';
 import { MyPurchases } from '../../features/shop/MyPurchases.tsx';
 import { ShopPanel } from '../../features/shop/ShopPanel.tsx';
@@ -76,8 +77,13 @@ function Information({ user }: { user: MeResponse }) {
         <dt>Роль</dt>
         <dd>{user.is_admin ? 'Администратор' : 'Пользователь'}</dd>
         <dt>Баланс</dt>
-        <dd className="profile-balance-value" data-testid="profile-balance">
-          {formatRub(user.balance)}
+        <dd className="profile-balance-row">
+          <span className="profile-balance-value" data-testid="profile-balance">
+            {formatRub(user.balance)}
+          </span>
+          <Link to={TOPUP_PATH} className="btn btn-small btn-primary">
+            Пополнить баланс
+          </Link>
         </dd>
       </dl>
     </div>
