@@ -97,6 +97,7 @@ describe('balance top-up in the browser (fake YooKassa)', () => {
     await registerAndConfirm(site, page, 'Quitter');
     await loginUi(page, 'Quitter');
     await page.goto('/profile');
+    await page.getByText('Пополнений пока не было').waitFor();
     await page.getByRole('link', { name: 'Пополнить баланс' }).click();
     await page.waitForURL('**/topup');
     await page.getByLabel('Сумма, ₽').waitFor();
@@ -153,5 +154,31 @@ describe('balance top-up in the browser (fake YooKassa)', () => {
       yookassa.failNext = null;
       yookassa.notificationUrl = notificationUrl;
     }
+  });
+  it("the owner's bonus rule: hinted on the presets and beside the amount, credited with the payment", async () => {
+    site.createAdmin('Owner', 'owner@example.com', 'kubik-pass-42');
+    const admin = await site.newPage();
+    await loginUi(admin, 'Owner');
+    const saved = await callApi(admin, 'PUT', '/api/admin/payment-settings', { vat_code: 1, bonus_rules: [{ from: 1000, percent: 10 }] });
+    expect(saved.status, JSON.stringify(saved.json)).toBe(200);
+
+    const page = await site.newPage();
+    await registerAndConfirm(site, page, 'Lucky');
+    await loginUi(page, 'Lucky');
+    await page.goto('/topup');
+    await page.getByText(`Бонусы к пополнению: от ${RUB('1\u00a0000')} — +10 %.`).waitFor();
+    await page.getByLabel('Сумма, ₽').fill('999,99');
+    expect(await page.getByTestId('topup-bonus').count()).toBe(0);
+    await page.getByRole('button', { name: `${RUB('1\u00a0000')} +${RUB('100')} бонусом` }).click();
+    expect(await page.getByTestId('topup-bonus').textContent()).toBe(`Бонус +${RUB('100')}: на баланс придёт ${RUB('1\u00a0100')}`);
+    await page.getByRole('button', { name: 'Перейти к оплате' }).click();
+    await page.waitForURL((url) => url.href.startsWith(`${yookassa.url}/checkout/`));
+    await page.getByRole('button', { name: 'Оплатить' }).click();
+    await page.waitForURL((url) => url.pathname === '/profile' && url.searchParams.has('payment'));
+    await page.getByText(`Баланс пополнен на ${RUB('1\u00a0000')}`).waitFor();
+    await page.getByText(`И бонус +${RUB('100')}.`).waitFor();
+    await page.getByTestId('header-balance').getByText(RUB('1\u00a0100')).waitFor();
+    const [payment] = await paymentsOf(page);
+    expect(payment).toMatchObject({ amount: 1000, bonus: 100, status: 'succeeded' });
   });
 });
