@@ -57,7 +57,7 @@ describe('news, donate and the admin area in the browser', () => {
 
     await openHome(visitor);
     const card = visitor.getByTestId('news-card');
-    await card.getByRole('button', { name: 'Новый мир' }).waitFor();
+    await card.getByRole('link', { name: 'Новый мир' }).waitFor();
     const previewText = await card.locator('.news-card-preview').textContent();
     expect(previewText!.endsWith('…')).toBe(true);
     expect(Array.from(previewText!.slice(0, -1)).length).toBeLessThanOrEqual(100);
@@ -77,7 +77,7 @@ describe('news, donate and the admin area in the browser', () => {
     await full.waitFor({ state: 'hidden' });
 
     // The keyboard reaches the card too.
-    await card.getByRole('button', { name: 'Новый мир' }).focus();
+    await card.getByRole('link', { name: 'Новый мир' }).focus();
     await visitor.keyboard.press('Enter');
     await full.waitFor();
     await visitor.keyboard.press('Escape');
@@ -90,7 +90,7 @@ describe('news, donate and the admin area in the browser', () => {
 
     await openHome(visitor);
     // Shown as text, never as markup.
-    await card.getByRole('button', { name: 'Новый мир <b>открыт</b>' }).waitFor();
+    await card.getByRole('link', { name: 'Новый мир <b>открыт</b>' }).waitFor();
     expect(await visitor.locator('.news-card b').count()).toBe(0);
 
     admin.once('dialog', (d) => void d.accept());

@@ -15,6 +15,7 @@ const ResetPasswordPage = lazyPage(() => loadAuthPages().then((m) => ({ default:
 const HelpPage = lazyPage(() => import('./pages/HelpPage.tsx'));
 const RulesPage = lazyPage(() => import('../features/pages/RulesPage.tsx'));
 const CustomPage = lazyPage(() => import('../features/pages/CustomPage.tsx'));
+const NewsPage = lazyPage(() => import('../features/news/NewsPage.tsx'));
 const DonatePage = lazyPage(() => import('../features/donate/DonatePage.tsx'));
 const ServersPage = lazyPage(() => import('../features/servers/ServersPage.tsx'));
 const ProfilePage = lazyPage(() => import('./pages/ProfilePage.tsx'));
@@ -68,6 +69,7 @@ const PRELOAD: Record<string, () => Promise<unknown>> = {
 /** Loads the code of the page at `pathname`, when it is a chunk of its own. */
 export function preloadPage(pathname: string): Promise<unknown> {
   if (pathname.startsWith('/p/')) return CustomPage.preload();
+  if (pathname.startsWith('/news/')) return NewsPage.preload();
   return PRELOAD[pathname]?.() ?? Promise.resolve();
 }
 
@@ -88,6 +90,7 @@ export function AppRoutes() {
         <Route path="/help"><HelpPage /></Route>
         <Route path="/rules"><RulesPage /></Route>
         <Route path="/p/:slug"><CustomPage /></Route>
+        <Route path="/news/:id"><NewsPage /></Route>
         <Route path="/donate"><DonatePage /></Route>
         <Route path="/servers"><ServersPage /></Route>
         <Route path="/profile"><RequireUser><ProfilePage /></RequireUser></Route>
