@@ -1,5 +1,5 @@
 import { lazy, useState, type ComponentType, type ReactNode } from 'react';
-import { Redirect, Route, Switch } from 'wouter';
+import { Route, Switch } from 'wouter';
 import { loadAuthPages } from './auth-pages.ts';
 import HomePage from './pages/HomePage.tsx';
 import { GuestOnly, RequireAdmin, RequireUser } from './guards.tsx';
@@ -21,6 +21,7 @@ const ServersPage = lazyPage(() => import('../features/servers/ServersPage.tsx')
 const ProfilePage = lazyPage(() => import('./pages/ProfilePage.tsx'));
 const ShopPage = lazyPage(() => import('../features/shop/ShopPage.tsx'));
 const AdminLayout = lazy(() => import('./admin/AdminLayout.tsx'));
+const AdminDashboardPage = lazy(() => import('../features/dashboard/AdminDashboardPage.tsx'));
 const AdminUsersPage = lazy(() => import('../features/accounts/AdminUsersPage.tsx'));
 const AdminNewsPage = lazy(() => import('../features/news/AdminNewsPage.tsx'));
 const AdminShopPage = lazy(() => import('../features/shop/AdminShopPage.tsx'));
@@ -99,7 +100,7 @@ export function AppRoutes() {
         <Route path="/register"><GuestOnly><RegisterPage /></GuestOnly></Route>
         <Route path="/forgot-password"><GuestOnly><ForgotPasswordPage /></GuestOnly></Route>
         <Route path="/reset-password"><GuestOnly><ResetPasswordPage /></GuestOnly></Route>
-        <Route path="/admin"><Redirect to="/admin/users" replace /></Route>
+        <Route path="/admin"><Admin><AdminDashboardPage /></Admin></Route>
         <Route path="/admin/users"><Admin><AdminUsersPage /></Admin></Route>
         <Route path="/admin/news"><Admin><AdminNewsPage /></Admin></Route>
         <Route path="/admin/shop"><Admin><AdminShopPage /></Admin></Route>

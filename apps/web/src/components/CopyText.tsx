@@ -8,7 +8,7 @@ import { useEffect, useRef, useState } from 'react';
 const loadClipboard = () => import('../lib/clipboard.ts');
 
 /**
- * A value to copy (the game address) with its button: «Копировать» → «Скопировано» for 2 s. When
+ * A value to copy (the game address) with its button: «Скопировать» → «Скопировано» for 2 s. When
  * the browser allows no way to copy, the value is selected and the button asks for Ctrl+C.
  */
 export function CopyText({ text, label, testId }: { text: string; label: string; testId?: string }) {
@@ -30,8 +30,8 @@ export function CopyText({ text, label, testId }: { text: string; label: string;
       <code ref={value} className="copy-text-value" data-testid={testId}>
         {text}
       </code>
-      <button type="button" className="btn btn-small copy-text-button" data-done={state !== '' || undefined} onClick={() => void copy()} onPointerEnter={() => void loadClipboard()} onFocus={() => void loadClipboard()} aria-label={`${state || 'Копировать'}: ${label}`}>
-        <span aria-live="polite">{state || 'Копировать'}</span>
+      <button type="button" className="btn btn-small copy-text-button" data-done={state !== '' || undefined} onClick={() => void copy()} onPointerEnter={() => void loadClipboard()} onFocus={() => void loadClipboard()} aria-label={`${state || 'Скопировать'}: ${label}`}>
+        <span aria-live="polite">{state || 'Скопировать'}</span>
       </button>
     </span>
   );
