@@ -16,7 +16,10 @@
  * - Notifications carry `PaymentId` as a number, `Success` as a boolean (in the Token it counts as
  *   "true"/"false"), `Pan`, `ExpDate`, `CardId`; they are repeated until the answer is exactly `OK`.
  * - GetState answers the current Status; Cancel turns CONFIRMED into REFUNDED (or
- *   PARTIAL_REFUNDED), NEW into CANCELED and AUTHORIZED into REVERSED.
+ *   PARTIAL_REFUNDED), NEW into CANCELED (Amount ignored) and AUTHORIZED into REVERSED; its answer
+ *   carries OriginalAmount and NewAmount. Cancel of a payment in any other status (already
+ *   REFUNDED, REJECTED…) is refused with ErrorCode 8 «Неверный статус транзакции» — codes from
+ *   developer.tbank.ru/eacq/intro/errors/error-codes (7 is «Неверный статус покупателя»).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type http from 'node:http';
@@ -48,6 +51,10 @@ export class FakeTBank {
   readonly requests: SeenRequest[] = [];
   readonly notifications: { body: Record<string, unknown>; status: number; text: string }[] = [];
   private server: http.Server | null = null;
+  /** The next Cancel calls are refused with this error (the bank's word, HTTP 200). */
+  refuseCancel: { code: string; message: string; details?: string } | null = null;
+  /** The next N API calls fail with HTTP 503 (the bank did not answer). */
+  failNext = 0;
   private nextId = 3_093_639_500 + Math.floor(Math.random() * 1000);
   url = '';
 
@@ -81,6 +88,11 @@ export class FakeTBank {
     const { text, json } = await readBody(req);
     if (url.pathname.startsWith('/new/')) return this.paymentPage(req, res, url, text);
     this.requests.push({ method: req.method ?? '', path: url.pathname, headers: req.headers, body: json ?? text });
+    if (this.failNext > 0) {
+      this.failNext -= 1;
+      res.writeHead(503, { 'content-type': 'text/html' });
+      return void res.end('<html><body>Service Unavailable</body></html>');
+    }
     const method = /^\/v2\/(\w+)$/.exec(url.pathname)?.[1];
     if (req.method !== 'POST' || !method) return sendJson(res, 404, { Success: false, ErrorCode: '9999', Message: 'Метод не найден' });
     const b = (json ?? {}) as Record<string, unknown>;
@@ -107,11 +119,12 @@ export class FakeTBank {
       return sendJson(res, 200, { Success: true, ErrorCode: '0', TerminalKey: this.terminalKey, Status: p.Status, PaymentId: String(p.PaymentId), OrderId: p.OrderId, Amount: p.Amount, PaymentURL: `${this.url}/new/${p.code}` });
     }
     const p = this.payments.get(Number(b.PaymentId));
-    if (!p) return this.fail(res, '7', 'Неверный статус платежа.', 'Платёж не найден.');
+    if (!p) return this.fail(res, '8', 'Неверный статус транзакции.', 'Платёж не найден.');
     if (method === 'GetState') {
       return sendJson(res, 200, { Success: true, ErrorCode: '0', Message: 'OK', TerminalKey: this.terminalKey, Status: p.Status, PaymentId: String(p.PaymentId), OrderId: p.OrderId, Amount: p.Amount });
     }
     if (method === 'Cancel') {
+      if (this.refuseCancel) return this.fail(res, this.refuseCancel.code, this.refuseCancel.message, this.refuseCancel.details ?? '');
       const original = p.Amount;
       const amount = b.Amount === undefined ? p.Amount - p.refunded : Number(b.Amount);
       if (p.Status === 'NEW' || p.Status === 'FORM_SHOWED') p.Status = 'CANCELED';
@@ -120,7 +133,7 @@ export class FakeTBank {
         if (!Number.isSafeInteger(amount) || amount <= 0 || amount > p.Amount - p.refunded) return this.fail(res, '9999', 'Неверные параметры.', 'Сумма возврата больше оплаченной.');
         p.refunded += amount;
         p.Status = p.refunded === p.Amount ? 'REFUNDED' : 'PARTIAL_REFUNDED';
-      } else return this.fail(res, '7', 'Неверный статус платежа.', `Платёж в статусе ${p.Status}.`);
+      } else return this.fail(res, '8', 'Неверный статус транзакции.', `Платёж в статусе ${p.Status}.`);
       void this.notify(p);
       return sendJson(res, 200, { Success: true, ErrorCode: '0', TerminalKey: this.terminalKey, Status: p.Status, PaymentId: String(p.PaymentId), OrderId: p.OrderId, OriginalAmount: original, NewAmount: p.Amount - p.refunded });
     }

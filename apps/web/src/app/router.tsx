@@ -35,6 +35,7 @@ const AdminMediaPage = lazy(() => import('../features/media/AdminMediaPage.tsx')
 const AdminGameLoginPage = lazy(() => import('../features/help/AdminGameLoginPage.tsx'));
 const AdminSettingsPage = lazy(() => import('../features/site/AdminSettingsPage.tsx'));
 const AdminPagesPage = lazy(() => import('../features/pages/AdminPagesPage.tsx'));
+const AdminPaymentsPage = lazy(() => import('../features/payments-admin/AdminPaymentsPage.tsx'));
 
 /**
  * lazy(), and preload() for the page the browser opens first (main.tsx): once its module is in, a
@@ -116,6 +117,7 @@ export function AppRoutes() {
         <Route path="/admin/game-login"><Admin><AdminGameLoginPage /></Admin></Route>
         <Route path="/admin/settings"><Admin><AdminSettingsPage /></Admin></Route>
         <Route path="/admin/pages"><Admin><AdminPagesPage /></Admin></Route>
+        <Route path="/admin/payments"><Admin><AdminPaymentsPage /></Admin></Route>
         <Route><NotFoundPage /></Route>
       </Switch>
     </Layout>
