@@ -1,4 +1,4 @@
-import { BalanceChangeBody, DELIVERY_STATE_TEXT, type AdminUser, type DeliveryState, type UserCard } from '@kubik/contract';
+import { BalanceChangeBody, DELIVERY_STATE_TEXT, PAYMENT_PROVIDER_TEXT, PAYMENT_STATUS_TEXT, type AdminUser, type DeliveryState, type PaymentProvider, type PaymentStatus, type UserCard } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { z } from 'zod';
@@ -62,7 +62,7 @@ function CardBody({ card, actions }: { card: UserCard; actions: ReactNode }) {
       <BalanceChange user={u} />
 
       <CardSection title="Заказы" empty="Заказов нет" rows={card.orders} columns={ORDER_COLUMNS} rowKey={(o) => o.id} />
-      {card.payments && <CardSection title="Пополнения" empty="Пополнений нет" rows={card.payments} columns={PAYMENT_COLUMNS} rowKey={(p) => String(p.id)} />}
+      {card.payments && <CardSection title="Пополнения" empty="Пополнений нет" rows={card.payments} columns={PAYMENT_COLUMNS} rowKey={(p) => p.id} />}
       {card.privileges && <CardSection title="Привилегии" empty="Привилегий нет" rows={card.privileges} columns={PRIVILEGE_COLUMNS} rowKey={(p) => `${p.title}-${p.ends_at}`} />}
       <CardSection title="Операции по балансу" empty="Операций нет" rows={card.ledger} columns={LEDGER_COLUMNS} rowKey={(l) => l.id} />
       <CardSection title="Открытые сеансы" empty="Открытых сеансов нет" rows={card.sessions} columns={SESSION_COLUMNS} rowKey={(s) => `${s.created_at}-${s.ip}-${s.user_agent}`} />
@@ -104,8 +104,8 @@ const ORDER_COLUMNS: Column<Order>[] = [
 ];
 const PAYMENT_COLUMNS: Column<Payment>[] = [
   { header: 'Сумма', cell: (p) => formatRub(p.amount), kind: 'main' },
-  { header: 'Состояние', cell: (p) => p.status },
-  { header: 'Касса', cell: (p) => p.provider ?? '—' },
+  { header: 'Состояние', cell: (p) => PAYMENT_STATUS_TEXT[p.status as PaymentStatus] ?? p.status },
+  { header: 'Касса', cell: (p) => (p.provider ? (PAYMENT_PROVIDER_TEXT[p.provider as PaymentProvider] ?? p.provider) : '—') },
   { header: 'Когда', cell: (p) => formatDateTime(p.created_at) },
 ];
 const PRIVILEGE_COLUMNS: Column<Privilege>[] = [

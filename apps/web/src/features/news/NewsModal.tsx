@@ -3,7 +3,7 @@ import { Link } from 'wouter';
 import { Modal } from '../../components/Modal.tsx';
 import { formatDate } from '../../lib/format.ts';
 import { newsPath } from './api.ts';
-import { NewsImage } from './NewsFeed.tsx';
+import { NewsImage } from './NewsImage.tsx';
 
 /** A news item opened from the feed: the full text, image and date, and a link to its page. */
 export default function NewsModal({ item, onClose }: { item: NewsItem; onClose: () => void }) {

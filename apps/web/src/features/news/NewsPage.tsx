@@ -5,7 +5,7 @@ import { ApiError } from '../../lib/api.ts';
 import { formatDate } from '../../lib/format.ts';
 import { useTitle } from '../../providers/title.ts';
 import { fetchNewsItem, newsItemKey } from './api.ts';
-import { NewsImage } from './NewsFeed.tsx';
+import { NewsImage } from './NewsImage.tsx';
 import './news.css';
 
 /** /news/{id}: one item on a page of its own, titled with its title. */
