@@ -182,7 +182,8 @@ describe('news, donate and the admin area in the browser', () => {
     await admin.goto('/admin/users');
     const row = admin.getByTestId('user-row-Digger');
     await row.waitFor();
-    expect(await row.getByRole('cell').nth(3).textContent()).toBe('Нет');
+    // The «Админ» column (the table also shows whether the address is confirmed).
+    expect(await row.locator('td[data-label="Админ"]').textContent()).toBe('Нет');
     await admin.getByRole('button', { name: 'Изменить пользователя Digger' }).click();
     const dialog = admin.getByRole('dialog');
     expect(await dialog.getByLabel('Пароль').inputValue()).toBe('');
@@ -228,7 +229,7 @@ describe('news, donate and the admin area in the browser', () => {
     await dialog.getByRole('button', { name: 'Сохранить' }).click();
     await toast(admin, 'success', 'Пользователь добавлен!');
     const row = admin.getByTestId('user-row-Helper');
-    await row.getByRole('cell', { name: 'Да', exact: true }).waitFor();
+    await row.locator('td[data-label="Админ"]', { hasText: 'Да' }).waitFor();
     await row.getByText('25\u00a0₽').waitFor();
 
     admin.once('dialog', (d) => void d.accept());
