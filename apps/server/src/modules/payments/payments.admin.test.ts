@@ -233,6 +233,49 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
     await ledgerClean();
   });
 
+  it('YooKassa’s refund.succeeded notification finishes a pending refund (the payment is re-read, not believed)', async () => {
+    const id = await paid('Notch', 120);
+    yoo.refundOutcome = 'pending';
+    expect((await refund(id)).statusCode).toBe(202);
+    yoo.refundOutcome = 'succeeded';
+    const row = await payment(id);
+    const pendingRefund = yoo.refunds.get(row.provider_refund_id!)!;
+    // A notification saying «succeeded» while YooKassa's API still says the payment is not refunded changes nothing.
+    const early = { type: 'notification', event: 'refund.succeeded', object: { ...pendingRefund, status: 'succeeded' } };
+    expect((await t.app.inject({ method: 'POST', url: '/api/payments/yookassa/notify', payload: early, remoteAddress: YOOKASSA_IP })).statusCode).toBe(200);
+    expect((await payment(id)).status).toBe('refunding');
+    yoo.settleRefund(row.provider_refund_id!, 'succeeded');
+    const note = { type: 'notification', event: 'refund.succeeded', object: yoo.refunds.get(row.provider_refund_id!) };
+    const answers = await Promise.all(Array.from({ length: 3 }, () => t.app.inject({ method: 'POST', url: '/api/payments/yookassa/notify', payload: note, remoteAddress: YOOKASSA_IP })));
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200]);
+    const done = await payment(id);
+    expect(done.status).toBe('refunded');
+    expect(done.refunded_at).not.toBeNull();
+    await ledgerClean();
+  });
+
+  it('check:ledger reports a second refund debit or a refund row of a payment that does not exist', async () => {
+    const id = await paid('Herobrine', 50);
+    expect((await refund(id)).statusCode).toBe(200);
+    await ledgerClean();
+    // A forged second debit of the same attempt cannot be written (unique per attempt) …
+    await expect(db().transaction().execute((trx) => postLedger(trx, { userId: players.Herobrine!.id, amount: -5_000, reason: 'topup_refund', authorId: null, ref: `payment:${id}:refund:1` }))).rejects.toThrow();
+    // … and one under a made-up attempt number, or for a payment that does not exist, is reported.
+    await db().transaction().execute(async (trx) => {
+      await postLedger(trx, { userId: players.Herobrine!.id, amount: 100, reason: 'adjustment', authorId: null });
+      await postLedger(trx, { userId: players.Herobrine!.id, amount: -100, reason: 'topup_refund', authorId: null, ref: `payment:${id}:refund:2` });
+    });
+    const problems = await findPaymentLedgerMismatches(db());
+    expect(problems).toEqual([expect.stringContaining(`payment:${id}:refund:2`)]);
+    await db().transaction().execute((trx) => postLedger(trx, { userId: players.Herobrine!.id, amount: 100, reason: 'topup_refund', authorId: null, ref: `payment:${id}:refund:2:back` }));
+    expect(await findPaymentLedgerMismatches(db())).toHaveLength(2);
+    // Tidy: the rows are the test's own; remove them so later checks see the real state.
+    await db().deleteFrom('ledger').where('ref', 'in', [`payment:${id}:refund:2`, `payment:${id}:refund:2:back`]).execute();
+    await db().deleteFrom('ledger').where('user_id', '=', players.Herobrine!.id).where('reason', '=', 'adjustment').where('amount', '=', 100).execute();
+    await db().updateTable('users').set((eb) => ({ balance: eb('balance', '-', 100) })).where('id', '=', players.Herobrine!.id).execute();
+    await ledgerClean();
+  });
+
   it('T-Bank: Cancel refunds once under 5 parallel presses; a Cancel the bank refuses puts the money back', async () => {
     const id = await paid('Steve', 150.5, 'tbank');
     const answers = await Promise.all(Array.from({ length: 5 }, () => refund(id)));
