@@ -22,7 +22,7 @@ export function tbankToken(params: Record<string, unknown>, password: string): s
 const SUCCEEDED = new Set(['CONFIRMED']);
 const CANCELED = new Set(['CANCELED', 'REJECTED', 'DEADLINE_EXPIRED', 'AUTH_FAIL', 'REVERSED']);
 const REFUNDED = new Set(['REFUNDED']);
-const TRANSIENT_CODES = new Set(['3', '21', '55']);
+const TRANSIENT_CODES = new Set(['3', '21', '55', '9999']);
 
 interface TBankAnswer {
   Success?: unknown;
@@ -48,8 +48,8 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
     const a = (typeof res.body === 'object' && res.body ? res.body : {}) as TBankAnswer;
     if (res.status >= 500 || res.status === 429) throw new ProviderError(`Т-Банк ответил ${res.status}`, false, res.body);
     if (res.status !== 200 || a.Success !== true || String(a.ErrorCode ?? '0') !== '0') {
-      // Error codes (developer.tbank.ru/eacq/intro/errors/error-codes): 3 and 21 are internal errors
-      // of the acquiring system, 55 «Повторите попытку позже» — the same call may still pass.
+      // Error codes (developer.tbank.ru/eacq/intro/errors/error-codes): 3, 21 and 9999 are internal
+      // errors of the acquiring system, 55 «Повторите попытку позже» — the same call may still pass.
       const transient = TRANSIENT_CODES.has(String(a.ErrorCode ?? ''));
       throw new ProviderError(`Т-Банк: ${String(a.ErrorCode ?? res.status)} ${String(a.Message ?? '')} ${String(a.Details ?? '')}`.trim(), res.status < 500 && !transient, res.body);
     }
@@ -99,13 +99,15 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
       return accepted ? { status: 200, contentType: 'text/plain; charset=utf-8', body: 'OK' } : { status: 403, contentType: 'text/plain; charset=utf-8', body: 'FORBIDDEN' };
     },
     async refund(req: RefundRequest): Promise<RefundResult> {
-      // Cancel has no idempotence key: GetState first, so a repeat after a done (or running) refund
-      // does not ask again; callers hold a lease so that two never run this at once.
+      // GetState first, so a repeat after a done (or running) refund does not ask again; callers
+      // hold a lease so that two never run this at once. Cancel's ExternalRequestId is T-Bank's
+      // idempotence key: «if a cancel request with this ExternalRequestId exists, the answer is the
+      // operation's current state, else the payment is canceled» (not for СБП payments — hence GetState).
       const now = state(await call('GetState', { PaymentId: req.providerPaymentId }));
       if (now.status === 'refunded') return { status: 'succeeded', providerRefundId: null, raw: now.raw };
-      if (now.providerStatus === 'REFUNDING') return { status: 'pending', providerRefundId: null, raw: now.raw };
+      if (now.providerStatus === 'REFUNDING' || now.providerStatus === 'ASYNC_REFUNDING') return { status: 'pending', providerRefundId: null, raw: now.raw };
       // Cancel of a CONFIRMED payment for its whole Amount answers Status REFUNDED (a part: PARTIAL_REFUNDED).
-      const a = await call('Cancel', { PaymentId: req.providerPaymentId, Amount: req.amountKopecks });
+      const a = await call('Cancel', { PaymentId: req.providerPaymentId, Amount: req.amountKopecks, ExternalRequestId: req.key });
       return { status: a.Status === 'REFUNDED' ? 'succeeded' : 'pending', providerRefundId: null, raw: a };
     },
   };

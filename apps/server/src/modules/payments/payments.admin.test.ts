@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeTBank } from '../../../../../testing/payments/tbank-server.ts';
+import { FakeTBank, signTBank } from '../../../../../testing/payments/tbank-server.ts';
 import { FakeYooKassa } from '../../../../../testing/payments/yookassa-server.ts';
 import { paymentsConfig, YOOKASSA_IPS } from '../../test/payments.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
@@ -282,7 +282,11 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
     expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 409, 409, 409, 409]);
     const p = tbank.byOrder(id);
     expect(p.Status).toBe('REFUNDED');
-    expect(tbank.requests.filter((r) => r.path === '/v2/Cancel' && (r.body as { PaymentId: unknown }).PaymentId === String(p.PaymentId))).toHaveLength(1);
+    const cancels = tbank.requests.filter((r) => r.path === '/v2/Cancel' && (r.body as { PaymentId: unknown }).PaymentId === String(p.PaymentId));
+    expect(cancels).toHaveLength(1);
+    // The attempt's key as T-Bank's idempotence key, signed with the rest.
+    expect(cancels[0]!.body).toMatchObject({ Amount: 15_050, ExternalRequestId: `${id}:refund:1` });
+    expect((cancels[0]!.body as { Token: string }).Token).toBe(signTBank(cancels[0]!.body as Record<string, unknown>, tbank.password));
     expect((await payment(id)).status).toBe('refunded');
 
     const other = await paid('Steve', 200, 'tbank');
@@ -294,6 +298,11 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
     expect(res.json().code).toBe('refund_refused');
     expect((await payment(other)).status).toBe('succeeded');
     expect(await balance('Steve')).toBe(before);
+
+    // A Cancel repeated with the same ExternalRequestId answers the state and returns nothing twice.
+    const repeat = await fetch(`${tbank.apiUrl}/Cancel`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...(cancels[0]!.body as object) }) });
+    expect(await repeat.json()).toMatchObject({ Success: true, Status: 'REFUNDED', NewAmount: 0 });
+    expect(p.refunded).toBe(15_050);
 
     // The bank silent (503): stays refunding, debited; the next press (GetState first) finishes it.
     tbank.failNext = 1;
