@@ -55,11 +55,12 @@ function Dashboard({ d }: { d: AdminDashboard }) {
             days={d.days}
             series={MONEY_SERIES}
             title="Деньги по дням"
+            empty="За 30 дней не было ни пополнений, ни покупок."
             summary={`Пополнения и покупки за 30 дней по дням: пополнено ${formatRub(d.totals.topups)}, потрачено ${formatRub(d.totals.purchases)}. Подробности — в таблице ниже.`}
           />
         </section>
         <section className="card">
-          <DayBars days={d.days} series={REGISTRATION_SERIES} title="Регистрации по дням" summary={`Регистрации за 30 дней по дням: всего ${d.totals.registrations}.`} />
+          <DayBars days={d.days} series={REGISTRATION_SERIES} title="Регистрации по дням" empty="За 30 дней никто не зарегистрировался." summary={`Регистрации за 30 дней по дням: всего ${d.totals.registrations}.`} />
         </section>
       </div>
       <p className="muted dash-zone">Дни считаются {zone}.</p>

@@ -33,9 +33,10 @@ const H = 100;
  * phone. Each day has a tooltip, the whole figure a summary for screen readers, and the numbers
  * are also a table under «Показать таблицей».
  */
-export function DayBars({ days, series, title, summary }: { days: DashboardDay[]; series: Series[]; title: string; summary: string }) {
+export function DayBars({ days, series, title, summary, empty }: { days: DashboardDay[]; series: Series[]; title: string; summary: string; empty: string }) {
   const id = useId();
-  const top = niceMax(Math.max(0, ...days.flatMap((d) => series.map((s) => d[s.key]))));
+  const highest = Math.max(0, ...days.flatMap((d) => series.map((s) => d[s.key])));
+  const top = niceMax(highest);
   const slot = W / Math.max(1, days.length);
   const bar = (slot * 0.8) / series.length;
   const middle = days[Math.floor((days.length - 1) / 2)];
@@ -53,6 +54,7 @@ export function DayBars({ days, series, title, summary }: { days: DashboardDay[]
         ))}
       </div>
       <div className="dash-plot">
+        {highest === 0 && <p className="dash-empty">{empty}</p>}
         <span className="dash-scale" aria-hidden="true">
           {series[0]!.format(top)}
         </span>
