@@ -20,3 +20,4 @@ export * from './privileges.ts';
 export * from './password-strength.ts';
 export * from './bans.ts';
 export * from './account-self.ts';
+export * from './dashboard.ts';

@@ -7,6 +7,7 @@ import { emailChangeRoutes } from './email-change/email-change.routes.ts';
 import { accountDeletionRoutes } from './account-deletion/account-deletion.routes.ts';
 import { auditRoutes } from './audit/audit.routes.ts';
 import { capesRoutes } from './capes/capes.routes.ts';
+import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
 import { deliveriesRoutes } from './deliveries/deliveries.routes.ts';
 import { donateRoutes } from './donate/donate.routes.ts';
 import { gameAuthRoutes } from './game-auth/game-auth.routes.ts';
@@ -23,4 +24,4 @@ import { siteRoutes } from './site/site.routes.ts';
 import { skinsRoutes } from './skins/skins.routes.ts';
 
 /** Every feature's routes; app.ts registers them in this order. */
-export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes, adminUsersRoutes, auditRoutes, newsRoutes, donateRoutes, serversRoutes, shopRoutes, deliveriesRoutes, skinsRoutes, capesRoutes, gameAuthRoutes, mediaRoutes, privilegesRoutes, opsRoutes, pagesRoutes, paymentsRoutes, paymentsAdminRoutes, bansRoutes, emailChangeRoutes, accountDeletionRoutes];
+export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes, adminUsersRoutes, auditRoutes, newsRoutes, donateRoutes, serversRoutes, shopRoutes, deliveriesRoutes, skinsRoutes, capesRoutes, gameAuthRoutes, mediaRoutes, privilegesRoutes, opsRoutes, pagesRoutes, paymentsRoutes, paymentsAdminRoutes, dashboardRoutes, bansRoutes, emailChangeRoutes, accountDeletionRoutes];

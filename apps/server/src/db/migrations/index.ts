@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import { capesMigrations } from '../../modules/capes/capes.migrations.ts';
 import { gameAuthMigrations } from '../../modules/game-auth/game-auth.migrations.ts';
 import { auditMigrations } from '../../modules/audit/audit.migrations.ts';
+import { dashboardMigrations } from '../../modules/dashboard/dashboard.migrations.ts';
 import { deliveriesMigrations } from '../../modules/deliveries/deliveries.migrations.ts';
 import { donateMigrations } from '../../modules/donate/donate.migrations.ts';
 import { paymentsMigrations } from '../../modules/payments/payments.migrations.ts';
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   ...pagesMigrations,
   ...bansMigrations,
   ...emailChangeMigrations,
+  ...dashboardMigrations,
 };
