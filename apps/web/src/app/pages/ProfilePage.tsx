@@ -11,6 +11,8 @@ import { useTitle } from '../../providers/title.ts';
 import { MyPurchases } from '../../features/shop/MyPurchases.tsx';
 import { ShopPanel } from '../../features/shop/ShopPanel.tsx';
 import { ChangePasswordForm } from '../../features/accounts/ChangePasswordForm.tsx';
+import { DeleteAccountSection } from '../../features/accounts/DeleteAccountSection.tsx';
+import { EmailChangeForm } from '../../features/accounts/EmailChangeForm.tsx';
 import { MyPrivileges } from '../../features/donate/MyPrivileges.tsx';
 import { OwnSkinPanel } from '../../features/skins/SkinPanel.tsx';
 import { MyPayments } from '../../features/payments/MyPayments.tsx';
@@ -75,7 +77,13 @@ export default function ProfilePage() {
                 <MyPurchases inCard />
               </div>
             )}
-            {tab === 'settings' && <ChangePasswordForm />}
+            {tab === 'settings' && (
+              <div className="settings-sections">
+                <ChangePasswordForm />
+                <EmailChangeForm />
+                <DeleteAccountSection />
+              </div>
+            )}
           </Tabs>
         </section>
       </div>
