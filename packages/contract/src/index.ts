@@ -18,3 +18,4 @@ export * from './pages.ts';
 export * from './media.ts';
 export * from './privileges.ts';
 export * from './password-strength.ts';
+export * from './two-factor.ts';

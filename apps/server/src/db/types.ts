@@ -13,6 +13,7 @@ import type { ShopTables } from '../modules/shop/shop.tables.ts';
 import type { SkinsTables } from '../modules/skins/skins.tables.ts';
 import type { MediaTables } from '../modules/media/media.tables.ts';
 import type { SecurityTables } from '../modules/security/security.tables.ts';
+import type { TwoFactorTables } from '../modules/security/two-factor.tables.ts';
 
 /** Times are epoch milliseconds and booleans 0/1 on both databases, so one code path serves both. */
 export interface UsersTable {
@@ -131,4 +132,4 @@ interface CoreTables {
 }
 
 /** Every table: the core ones here, each feature's in modules/<feature>/<feature>.tables.ts. */
-export interface Database extends CoreTables, AuditTables, DeliveriesTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables, GameAuthTables, CapesTables, PrivilegesTables, SecurityTables, MediaTables, PagesTables, PaymentsTables {}
+export interface Database extends CoreTables, AuditTables, DeliveriesTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables, GameAuthTables, CapesTables, PrivilegesTables, SecurityTables, MediaTables, PagesTables, PaymentsTables, TwoFactorTables {}

@@ -10,6 +10,7 @@ import { newsMigrations } from '../../modules/news/news.migrations.ts';
 import { pagesMigrations } from '../../modules/pages/pages.migrations.ts';
 import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
 import { securityMigrations } from '../../modules/security/security.migrations.ts';
+import { twoFactorMigrations } from '../../modules/security/two-factor.migrations.ts';
 import { shopMigrations } from '../../modules/shop/shop.migrations.ts';
 import { mediaMigrations } from '../../modules/media/media.migrations.ts';
 import { skinsMigrations } from '../../modules/skins/skins.migrations.ts';
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   ...securityMigrations,
   '2026112375_rate_limits': m2026112375,
   ...pagesMigrations,
+  ...twoFactorMigrations,
 };
