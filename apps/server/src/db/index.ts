@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { ensurePrivateDir, makePrivate } from '../lib/private-files.ts';
 import type { Database } from './types.ts';
 import { WriteWatch } from './write-watch.ts';
@@ -10,8 +11,20 @@ import { WriteWatch } from './write-watch.ts';
 export type DbKind = 'sqlite' | 'pg';
 export type Db = Kysely<Database>;
 
-// int8 (counts, kopecks, epoch ms) as numbers: every value we store fits in 2^53.
-pg.types.setTypeParser(20, (v) => Number(v));
+// Each driver loads only when a database of its kind is opened: a SQLite site never holds pg's
+// ~15 MB, a PostgreSQL one never better-sqlite3's (the resident-memory goal of issue 17).
+const require = createRequire(import.meta.url);
+let pgModule: typeof pg | undefined;
+/** The pg module, set up the way every connection of ours expects. */
+export function loadPg(): typeof pg {
+  if (!pgModule) {
+    pgModule = require('pg') as typeof pg;
+    // int8 (counts, kopecks, epoch ms) as numbers: every value we store fits in 2^53.
+    pgModule.types.setTypeParser(20, (v) => Number(v));
+  }
+  return pgModule;
+}
+const loadSqlite = () => require('better-sqlite3') as typeof SQLite;
 
 export function isPostgresUrl(url: string | undefined): url is string {
   return !!url && /^postgres(ql)?:\/\//.test(url);
@@ -54,7 +67,7 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; sqlitePat
   let kind: DbKind;
   if (isPostgresUrl(opts.databaseUrl)) {
     kind = 'pg';
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    const pool = new (loadPg().Pool)({ connectionString: opts.databaseUrl, max: 10 });
     // An idle connection dropped by the server (restart, failover) must not crash the process;
     // the pool replaces it on the next query.
     pool.on('error', (err) => console.warn(`PostgreSQL connection lost: ${err.message}`));
@@ -65,7 +78,7 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; sqlitePat
     // Created 0600 before SQLite opens it; SQLite gives the -wal and -shm files the database file's mode.
     if (!fs.existsSync(opts.sqlitePath)) fs.closeSync(fs.openSync(opts.sqlitePath, 'a', 0o600));
     makePrivate(opts.sqlitePath);
-    const sqlite = new SQLite(opts.sqlitePath);
+    const sqlite = new (loadSqlite())(opts.sqlitePath);
     sqlite.pragma('journal_mode = WAL');
     for (const suffix of ['-wal', '-shm']) makePrivate(opts.sqlitePath + suffix);
     sqlite.pragma('busy_timeout = 5000');

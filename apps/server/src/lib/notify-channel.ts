@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from '../db/index.ts';
 
 type Handler = (payload: string) => void;
 
@@ -96,7 +97,7 @@ export class NotifyChannel {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl });
+    const client = new (loadPg().Client)({ connectionString: this.databaseUrl });
     client.on('notification', (msg) => this.deliver(msg.channel, msg.payload ?? ''));
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client));

@@ -1,4 +1,5 @@
-import { dictionary } from '@zxcvbn-ts/language-common';
+import { createRequire } from 'node:module';
+import type * as LanguageCommon from '@zxcvbn-ts/language-common';
 import { badRequest } from './errors.ts';
 
 /**
@@ -7,6 +8,9 @@ import { badRequest } from './errors.ts';
  * password equal to the account's name or e-mail address (or the address's name part).
  */
 let common: Set<string> | undefined;
+// The package holds every zxcvbn dictionary (~14 MB resident once loaded): it loads with the first
+// password checked, not when the site starts (issue 17's memory goal).
+const require = createRequire(import.meta.url);
 
 export const PASSWORD_TEXTS = {
   common: 'Этот пароль слишком распространён: его подбирают одним из первых. Придумайте другой — например, фразу из нескольких слов.',
@@ -15,7 +19,7 @@ export const PASSWORD_TEXTS = {
 } as const;
 
 export function isCommonPassword(password: string): boolean {
-  common ??= new Set(dictionary['passwords-common'].map((p) => p.toLowerCase()));
+  common ??= new Set((require('@zxcvbn-ts/language-common') as typeof LanguageCommon).dictionary['passwords-common'].map((p) => p.toLowerCase()));
   return common.has(password.toLowerCase());
 }
 

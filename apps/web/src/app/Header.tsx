@@ -3,6 +3,7 @@ import { useDismiss } from '../components/useDismiss.ts';
 import { Link, useLocation } from 'wouter';
 import { NavLink } from '../components/NavLink.tsx';
 import { formatRub } from '../lib/format.ts';
+import { TOPUP_PATH } from '../lib/paths.ts';
 import { useAuth } from '../providers/auth.tsx';
 import { Avatar } from './Avatar.tsx';
 import { loadAuthPages } from './auth-pages.ts';
@@ -92,14 +93,18 @@ function ProfileMenu() {
         <span className="profile-name" data-testid="header-username">
           {user.username}
         </span>
-        <span className="profile-balance" data-testid="header-balance">
-          {formatRub(user.balance)}
-        </span>
       </button>
+      {/* The balance is the way to top it up (a link of its own: a link cannot sit inside the menu's button). */}
+      <Link to={TOPUP_PATH} className="profile-balance" data-testid="header-balance" aria-label={`Баланс ${formatRub(user.balance)} — пополнить`} title="Пополнить баланс">
+        {formatRub(user.balance)}
+      </Link>
       {open && (
         <div className="menu" id={menuId} role="menu">
           <Link role="menuitem" to="/profile">
             Личный кабинет
+          </Link>
+          <Link role="menuitem" to={TOPUP_PATH}>
+            Пополнить баланс
           </Link>
           <Link role="menuitem" to="/shop">
             Магазин

@@ -1,5 +1,6 @@
 import { lazy, useState, type ComponentType, type ReactNode } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
+import { TOPUP_PATH } from '../lib/paths.ts';
 import { loadAuthPages } from './auth-pages.ts';
 import HomePage from './pages/HomePage.tsx';
 import { GuestOnly, RequireAdmin, RequireUser } from './guards.tsx';
@@ -19,6 +20,7 @@ const DonatePage = lazyPage(() => import('../features/donate/DonatePage.tsx'));
 const ServersPage = lazyPage(() => import('../features/servers/ServersPage.tsx'));
 const ProfilePage = lazyPage(() => import('./pages/ProfilePage.tsx'));
 const ShopPage = lazyPage(() => import('../features/shop/ShopPage.tsx'));
+const TopUpPage = lazyPage(() => import('../features/payments/TopUpPage.tsx'));
 const AdminLayout = lazy(() => import('./admin/AdminLayout.tsx'));
 const AdminUsersPage = lazy(() => import('../features/accounts/AdminUsersPage.tsx'));
 const AdminNewsPage = lazy(() => import('../features/news/AdminNewsPage.tsx'));
@@ -60,6 +62,7 @@ const PRELOAD: Record<string, () => Promise<unknown>> = {
   '/servers': ServersPage.preload,
   '/profile': ProfilePage.preload,
   '/shop': ShopPage.preload,
+  [TOPUP_PATH]: TopUpPage.preload,
   '/login': LoginPage.preload,
   '/register': RegisterPage.preload,
   '/forgot-password': ForgotPasswordPage.preload,
@@ -93,6 +96,7 @@ export function AppRoutes() {
         <Route path="/servers"><ServersPage /></Route>
         <Route path="/profile"><RequireUser><ProfilePage /></RequireUser></Route>
         <Route path="/shop"><RequireUser><ShopPage /></RequireUser></Route>
+        <Route path={TOPUP_PATH}><RequireUser><TopUpPage /></RequireUser></Route>
         <Route path="/login"><GuestOnly><LoginPage /></GuestOnly></Route>
         <Route path="/register"><GuestOnly><RegisterPage /></GuestOnly></Route>
         <Route path="/forgot-password"><GuestOnly><ForgotPasswordPage /></GuestOnly></Route>

@@ -1,12 +1,8 @@
 import { createHash } from 'node:crypto';
 import { SKIN_MAX_BYTES, SKIN_MAX_WIDTH, SKIN_MIN_WIDTH, type SkinModel } from '@kubik/contract';
 import type { OutputInfo } from 'sharp';
-import type * as SharpModule from 'sharp';
+import { loadSharp } from '../sharp.ts';
 import { readPngHeader, PngError, type PngProblem } from './png.ts';
-
-/** sharp (libvips, ~30 MB resident) loads with the first image handled, not when the site starts. */
-let sharpLoading: Promise<typeof SharpModule> | undefined;
-const loadSharp = async () => (await (sharpLoading ??= import('sharp'))).default;
 
 /** Decoded RGBA pixels, 8 bits per channel, row after row. */
 export interface Rgba {

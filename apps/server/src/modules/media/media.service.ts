@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { MEDIA_MAX_BYTES, MEDIA_MAX_PIXELS, MEDIA_MAX_SIDE, MEDIA_TEXTS, type MediaItem, type MediaType, type MediaUploadResponse, type MediaUse } from '@kubik/contract';
 import { sql } from 'kysely';
-import sharp from 'sharp';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { HttpError, conflict, notFound } from '../../lib/errors.ts';
 import { ImageHeaderError, readImageHeader, type ImageHeader } from '../../lib/image-header.ts';
+import { loadSharp } from '../../lib/sharp.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import type { UserRow } from '../accounts/accounts.repo.ts';
 
@@ -48,6 +48,7 @@ export async function encodeUpload(file: Buffer): Promise<EncodedImage> {
 
   const animated = header.frames > 1;
   try {
+    const sharp = await loadSharp();
     let image = sharp(file, { animated, limitInputPixels: MEDIA_MAX_PIXELS, failOn: 'error', sequentialRead: true });
     if (!animated) image = image.rotate();
     switch (header.type) {

@@ -1,5 +1,5 @@
 import { BUILTIN_PAGES, Page, PageLinksResponse, pagePath, type PageBody, type PagePlace } from '@kubik/contract';
-import { renderMarkdown } from '@kubik/contract/markdown';
+import type * as Markdown from '@kubik/contract/markdown';
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
@@ -19,7 +19,11 @@ export const TEXTS = {
   deleted: 'Страница удалена',
 } as const;
 
-export function toPage(row: PageRow): Page {
+// markdown-it (~10 MB resident) loads with the first page rendered, not when the site starts.
+let markdown: Promise<typeof Markdown> | undefined;
+
+export async function toPage(row: PageRow): Promise<Page> {
+  const { renderMarkdown } = await (markdown ??= import('@kubik/contract/markdown'));
   return {
     slug: row.slug,
     title: row.title,
@@ -41,7 +45,7 @@ export function pageBody(ctx: AppContext, slug: string): Promise<CachedBody> {
     const row = await find(ctx.db, slug);
     // An empty page (оферта not written yet) is not on the site.
     if (!row || row.body.trim() === '') throw notFound(TEXTS.notFound);
-    return Page.parse(toPage(row));
+    return Page.parse(await toPage(row));
   });
 }
 
@@ -56,7 +60,7 @@ export function linksBody(ctx: AppContext): Promise<CachedBody> {
 
 export async function listAll(ctx: AppContext): Promise<Page[]> {
   const rows = await ctx.db.selectFrom('pages').selectAll().orderBy('position').orderBy('slug').execute();
-  return rows.map(toPage);
+  return Promise.all(rows.map(toPage));
 }
 
 export async function getForAdmin(ctx: AppContext, slug: string): Promise<Page> {

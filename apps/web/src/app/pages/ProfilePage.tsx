@@ -1,11 +1,12 @@
 import type { MeResponse } from '@kubik/contract';
 import { useEffect } from 'react';
-import { useSearchParams } from 'wouter';
+import { Link, useSearchParams } from 'wouter';
 import { useAuth } from '../../providers/auth.tsx';
 import { Avatar } from '../Avatar.tsx';
 import { Loading } from '../../components/States.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
 import { formatRub } from '../../lib/format.ts';
+import { TOPUP_PATH } from '../../lib/paths.ts';
 import { useTitle } from '../../providers/title.ts';
 import { MyPurchases } from '../../features/shop/MyPurchases.tsx';
 import { ShopPanel } from '../../features/shop/ShopPanel.tsx';
@@ -14,6 +15,8 @@ import { MyPrivileges } from '../../features/donate/MyPrivileges.tsx';
 import { SessionsPanel } from '../../features/security/SessionsPanel.tsx';
 import { TwoFactorPanel } from '../../features/security/TwoFactorPanel.tsx';
 import { OwnSkinPanel } from '../../features/skins/SkinPanel.tsx';
+import { MyPayments } from '../../features/payments/MyPayments.tsx';
+import { PaymentReturn } from '../../features/payments/PaymentReturn.tsx';
 import './profile.css';
 
 const TABS = [
@@ -23,12 +26,24 @@ const TABS = [
 ] as const;
 type TabId = (typeof TABS)[number]['id'];
 
-/** The personal cabinet: the player's skin (skins), their facts, the shop (shop), the password form (accounts), two-factor login and sessions (security). */
+/** The personal cabinet: the player's skin (skins), their facts, privileges (donate), payments (payments), the shop (shop), the password form (accounts), two-factor login and sessions (security). */
 export default function ProfilePage() {
   useTitle('Личный кабинет');
   const { user, refresh } = useAuth();
   const [params, setParams] = useSearchParams();
   const tab: TabId = TABS.find((t) => t.id === params.get('tab'))?.id ?? 'info';
+  // The payment provider sends the player back here with ?payment=<id>.
+  const paymentId = params.get('payment');
+  const setParam = (name: string, value: string | null) =>
+    setParams(
+      (prev) => {
+        const next = new URLSearchParams(prev);
+        if (value === null) next.delete(name);
+        else next.set(name, value);
+        return next;
+      },
+      { replace: true },
+    );
 
   // The balance in the header may be stale (a purchase in another tab, an admin's top-up).
   useEffect(() => refresh(), [refresh]);
@@ -39,6 +54,7 @@ export default function ProfilePage() {
       <header className="page-head">
         <h1>Личный кабинет</h1>
       </header>
+      {paymentId && <PaymentReturn id={paymentId} onClose={() => setParam('payment', null)} />}
       <div className="profile-layout">
         <OwnSkinPanel username={user.username} />
         <section className="card profile-main" aria-label="Разделы личного кабинета">
@@ -46,12 +62,13 @@ export default function ProfilePage() {
             tabs={[...TABS]}
             active={tab}
             label="Разделы личного кабинета"
-            onChange={(id) => setParams(id === 'info' ? {} : { tab: id }, { replace: true })}
+            onChange={(id) => setParam('tab', id === 'info' ? null : id)}
           >
             {tab === 'info' && (
               <div className="stack">
                 <Information user={user} />
                 <MyPrivileges />
+                <MyPayments />
               </div>
             )}
             {tab === 'shop' && (
@@ -84,8 +101,13 @@ function Information({ user }: { user: MeResponse }) {
         <dt>Роль</dt>
         <dd>{user.is_admin ? 'Администратор' : 'Пользователь'}</dd>
         <dt>Баланс</dt>
-        <dd className="profile-balance-value" data-testid="profile-balance">
-          {formatRub(user.balance)}
+        <dd className="profile-balance-row">
+          <span className="profile-balance-value" data-testid="profile-balance">
+            {formatRub(user.balance)}
+          </span>
+          <Link to={TOPUP_PATH} className="btn btn-small btn-primary">
+            Пополнить баланс
+          </Link>
         </dd>
       </dl>
     </div>

@@ -4,10 +4,8 @@ import { Link } from 'wouter';
 import { Modal } from '../../components/Modal.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDate, formatRub, plural } from '../../lib/format.ts';
+import { TOPUP_PATH } from '../../lib/paths.ts';
 import { buyTier, newIdempotencyKey } from './privileges-api.ts';
-
-/** Where a player tops up the balance. */
-export const TOPUP_PATH = '/profile';
 
 const NO_FUNDS = 'Недостаточно средств на балансе';
 const DAY_MS = 86_400_000;

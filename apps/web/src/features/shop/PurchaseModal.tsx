@@ -1,8 +1,10 @@
 import { SHOP_TEXTS, type ShopItem } from '@kubik/contract';
 import { useId, useState, type FormEvent } from 'react';
+import { Link } from 'wouter';
 import { Modal } from '../../components/Modal.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatRub } from '../../lib/format.ts';
+import { TOPUP_PATH } from '../../lib/paths.ts';
 import { buyItem, newIdempotencyKey } from './api.ts';
 
 interface PurchaseModalProps {
@@ -115,6 +117,14 @@ function PurchaseForm({ item, balance, onClose, onBought, onFailed }: PurchaseMo
       {shown && (
         <p className="notice notice-danger" id={errorId} role="alert">
           {shown}
+          {(insufficient || error === SHOP_TEXTS.noFunds) && (
+            <>
+              {' '}
+              <Link to={TOPUP_PATH} onClick={onClose}>
+                Пополнить баланс
+              </Link>
+            </>
+          )}
         </p>
       )}
 

@@ -1,0 +1,179 @@
+import { bonusFor, PAYMENT_PROVIDERS, PAYMENT_TEXTS, PaymentAmount, type PaymentOptions, type PaymentProvider } from '@kubik/contract';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useId, useMemo, useState } from 'react';
+import { useFormContext, useWatch } from 'react-hook-form';
+import { Link } from 'wouter';
+import { z } from 'zod';
+import { Form, FormErrors, useFormMeta, useSchemaForm } from '../../components/form/Form.tsx';
+import { MoneyField } from '../../components/form/fields.tsx';
+import { QueryState } from '../../components/QueryState.tsx';
+import { formatRub } from '../../lib/format.ts';
+import { useAuth } from '../../providers/auth.tsx';
+import { useTitle } from '../../providers/title.ts';
+import { createPayment, fetchPaymentOptions, PAYMENT_OPTIONS_KEY } from './api.ts';
+import './payments.css';
+
+/** Where the player pays: each provider shows its own page (cards, СБП…) after the redirect. */
+const PROVIDER_NOTE: Record<PaymentProvider, string> = {
+  yookassa: 'Оплата на странице ЮKassa',
+  tbank: 'Оплата на странице Т-Банка',
+};
+
+const kopecks = (roubles: number) => Math.round(roubles * 100);
+
+/** The contract's amount rule (roubles, at most two decimals) and this site's bounds, in the server's words. */
+function topUpSchema(o: PaymentOptions) {
+  return z.strictObject({
+    amount: PaymentAmount.refine((v) => kopecks(v) >= kopecks(o.min), PAYMENT_TEXTS.amountMin(formatRub(o.min))).refine((v) => kopecks(v) <= kopecks(o.max), PAYMENT_TEXTS.amountMax(formatRub(o.max))),
+    provider: z.enum(PAYMENT_PROVIDERS, { error: 'Выберите способ оплаты' }),
+  });
+}
+type TopUpValues = z.output<ReturnType<typeof topUpSchema>>;
+
+/** «Пополнить баланс»: an amount (typed or a preset), a configured provider, then the provider's payment page. */
+export default function TopUpPage() {
+  useTitle('Пополнить баланс');
+  const { user } = useAuth();
+  const options = useQuery({ queryKey: PAYMENT_OPTIONS_KEY, queryFn: fetchPaymentOptions });
+  return (
+    <div className="stack topup-page">
+      <header className="page-head">
+        <h1>Пополнить баланс</h1>
+      </header>
+      <section className="card stack topup-card" aria-label="Пополнение баланса">
+        {user && (
+          <p className="topup-current">
+            Сейчас на балансе: <strong data-testid="topup-balance">{formatRub(user.balance)}</strong>
+          </p>
+        )}
+        <QueryState query={options} loading="Загрузка способов оплаты..." error="Не удалось загрузить способы оплаты">
+          {(o) =>
+            o.providers.length === 0 ? (
+              <div className="empty" role="status">
+                <p className="state-title">Пополнение баланса пока недоступно</p>
+                <p className="muted">Администратор ещё не подключил ни одного способа оплаты. Загляните позже или напишите в поддержку.</p>
+              </div>
+            ) : (
+              <TopUpForm options={o} />
+            )
+          }
+        </QueryState>
+      </section>
+      <p className="muted topup-footer">
+        Ваши платежи и их статусы — в <Link to="/profile">личном кабинете</Link>.
+      </p>
+    </div>
+  );
+}
+
+function TopUpForm({ options }: { options: PaymentOptions }) {
+  const schema = useMemo(() => topUpSchema(options), [options]);
+  const form = useSchemaForm(schema, { mode: 'onTouched', defaultValues: { provider: options.providers[0]!.id } });
+  // Set once the provider's page is being opened: the button stays «Переходим к оплате…» until the page is gone.
+  const [leaving, setLeaving] = useState(false);
+
+  // Back from the provider's page the browser may show this page from its cache, still «leaving».
+  useEffect(() => {
+    const back = (e: PageTransitionEvent) => e.persisted && setLeaving(false);
+    window.addEventListener('pageshow', back);
+    return () => window.removeEventListener('pageshow', back);
+  }, []);
+
+  async function pay(values: TopUpValues) {
+    const created = await createPayment({ amount: values.amount, provider: values.provider });
+    setLeaving(true);
+    window.location.assign(created.confirmation_url);
+  }
+
+  const busy = form.formState.isSubmitting || leaving;
+  return (
+    <Form form={form} onSubmit={pay} className="form topup-form">
+      <AmountChoice options={options} />
+      <ProviderChoice providers={options.providers} />
+      <FormErrors />
+      <div className="form-actions">
+        <button type="submit" className="btn btn-primary topup-submit" disabled={busy}>
+          {busy ? 'Переходим к оплате…' : 'Перейти к оплате'}
+        </button>
+      </div>
+    </Form>
+  );
+}
+
+function AmountChoice({ options }: { options: PaymentOptions }) {
+  const { setValue, formState } = useFormContext<TopUpValues>();
+  const amount = useWatch<TopUpValues, 'amount'>({ name: 'amount' });
+  const presetsId = useId();
+  const valid = typeof amount === 'number' && PaymentAmount.safeParse(amount).success && kopecks(amount) >= kopecks(options.min) && kopecks(amount) <= kopecks(options.max);
+  const bonus = valid ? bonusFor(kopecks(amount), options.bonus_rules) : 0;
+  const rules = [...options.bonus_rules].sort((a, b) => a.from - b.from);
+
+  return (
+    <div className="stack topup-amount">
+      <MoneyField
+        name="amount"
+        label="Сумма, ₽"
+        placeholder="Например, 300"
+        hint={`От ${formatRub(options.min)} до ${formatRub(options.max)}, можно с копейками: 150,50`}
+      />
+      {options.presets.length > 0 && (
+        <div className="topup-presets" role="group" aria-labelledby={presetsId}>
+          <span id={presetsId} className="visually-hidden">
+            Быстрый выбор суммы
+          </span>
+          {options.presets.map((p) => {
+            const presetBonus = bonusFor(kopecks(p), options.bonus_rules);
+            return (
+              <button
+                key={p}
+                type="button"
+                className={`btn topup-preset${amount === p ? ' on' : ''}`}
+                aria-pressed={amount === p}
+                onClick={() => setValue('amount', p, { shouldDirty: true, shouldTouch: true, shouldValidate: formState.isSubmitted || !!formState.errors.amount })}
+              >
+                {formatRub(p)}
+                {presetBonus > 0 && <span className="topup-preset-bonus">+{formatRub(presetBonus / 100)}</span>}
+              </button>
+            );
+          })}
+        </div>
+      )}
+      {bonus > 0 ? (
+        <p className="notice notice-success topup-bonus" role="status" data-testid="topup-bonus">
+          Бонус +{formatRub(bonus / 100)}: на баланс придёт {formatRub((kopecks(amount!) + bonus) / 100)}
+        </p>
+      ) : rules.length > 0 ? (
+        <p className="muted topup-rules">
+          Бонусы к пополнению: {rules.map((r) => `от ${formatRub(r.from)} — +${String(r.percent).replace('.', ',')} %`).join('; ')}.
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function ProviderChoice({ providers }: { providers: PaymentOptions['providers'] }) {
+  const { register, formState } = useFormContext<TopUpValues>();
+  const meta = useFormMeta();
+  meta.setLabel('provider', 'Способ оплаты');
+  const errorId = useId();
+  const error = formState.errors.provider?.message;
+  return (
+    <fieldset className={`provider-choice${error ? ' field-invalid' : ''}`} aria-describedby={error ? errorId : undefined}>
+      <legend>Способ оплаты</legend>
+      {providers.map((p) => (
+        <label key={p.id} className="provider-option">
+          <input type="radio" value={p.id} {...register('provider')} />
+          <span className="provider-text">
+            <span className="provider-name">{p.name}</span>
+            <span className="muted provider-note">{PROVIDER_NOTE[p.id]}</span>
+          </span>
+        </label>
+      ))}
+      {error && (
+        <span className="field-error" id={errorId}>
+          {error}
+        </span>
+      )}
+    </fieldset>
+  );
+}
