@@ -53,12 +53,15 @@ export class SessionActivity {
   }
 }
 
-/** After each answer to a signed-in request, notes the session's use (modules/security). */
+/**
+ * After each answer to a signed-in request, notes the session's use (modules/security). Only
+ * accepted requests count: a refused one changes nothing in the database, this included.
+ */
 export function registerSessionActivity(app: FastifyInstance, ctx: AppContext): void {
   const activity = new SessionActivity(ctx.db);
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', async (request, reply) => {
     const token = request.authState?.token;
-    if (!request.user || !token || token.length > 200) return;
+    if (!request.user || !token || token.length > 200 || reply.statusCode >= 400) return;
     await activity.touch(hashToken(token), request.ip);
   });
 }
