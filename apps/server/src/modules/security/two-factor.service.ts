@@ -4,13 +4,13 @@ import * as OTPAuth from 'otpauth';
 import QRCode from 'qrcode';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
-import { badRequest, conflict, forbidden, unauthorized, type HttpError } from '../../lib/errors.ts';
+import { badRequest, conflict, forbidden, HttpError, unauthorized } from '../../lib/errors.ts';
 import { verifyPassword } from '../../lib/passwords.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import type { SessionUser } from '../../plugins/auth.ts';
 import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
 import { SiteSettingsDoc } from '../site/site.settings.ts';
-import { openSecret, sealSecret } from './two-factor.crypto.ts';
+import { openSecret, SecretKeyMissing, sealSecret } from './two-factor.crypto.ts';
 import { twoFactorChangedLetter } from './security.mail.ts';
 import { SecuritySettings } from './security.settings.ts';
 
@@ -38,6 +38,7 @@ export const TWO_FACTOR_TEXTS = {
   enabled: 'Двухфакторная защита включена',
   disabled: 'Двухфакторная защита отключена',
   adminSetup: 'Администраторам нужна двухфакторная защита: включите её в личном кабинете, во вкладке «Настройки»',
+  keyMissing: 'Проверка кодов из приложения временно недоступна: войдите с кодом восстановления или напишите администратору',
   enableYourself: 'Сначала включите двухфакторную защиту у себя: иначе вы сами потеряете доступ к админ-панели',
 } as const;
 
@@ -66,6 +67,16 @@ export function matchTotp(secret: string, code: string, now: number): number | n
   return delta === null ? null : Math.floor(now / 1000 / PERIOD_SEC) + delta;
 }
 
+/** The secret as the app has it. A secret sealed with a TWO_FACTOR_KEY that is no longer set cannot be read: recovery codes still work. */
+function secretOf(ctx: AppContext, stored: string, userId: number): string {
+  try {
+    return openSecret(stored, userId, ctx.config.twoFactorKey);
+  } catch (err) {
+    if (err instanceof SecretKeyMissing) throw new HttpError(503, TWO_FACTOR_TEXTS.keyMissing, { code: 'two_factor_unavailable' });
+    throw err;
+  }
+}
+
 async function rowOf(db: Db, userId: number) {
   return db.selectFrom('two_factor').selectAll().where('user_id', '=', userId).executeTakeFirst();
 }
@@ -82,7 +93,7 @@ export async function isTwoFactorOn(db: Db, userId: number): Promise<boolean> {
 async function useCode(ctx: AppContext, userId: number, secretStored: string, typed: string, now: number): Promise<boolean> {
   const code = normalizeCode(typed);
   if (TOTP_RE.test(code)) {
-    const step = matchTotp(openSecret(secretStored, userId, ctx.config.twoFactorKey), code, now);
+    const step = matchTotp(secretOf(ctx, secretStored, userId), code, now);
     if (step === null) return false;
     const res = await ctx.db
       .updateTable('two_factor')
@@ -177,7 +188,7 @@ export async function enable(ctx: AppContext, user: SessionUser, typed: string, 
   if (row?.enabled_at != null) throw conflict(TWO_FACTOR_TEXTS.alreadyOn, { code: 'two_factor_enabled' });
   if (!row?.pending_secret || row.pending_at === null || now - Number(row.pending_at) > PENDING_TTL_MS) throw badRequest(TWO_FACTOR_TEXTS.notPending, { code: 'two_factor_not_pending' });
   const code = normalizeCode(typed);
-  const step = TOTP_RE.test(code) ? matchTotp(openSecret(row.pending_secret, user.id, ctx.config.twoFactorKey), code, now) : null;
+  const step = TOTP_RE.test(code) ? matchTotp(secretOf(ctx, row.pending_secret, user.id), code, now) : null;
   if (step === null) throw badRequest(TWO_FACTOR_TEXTS.badSetupCode, { code: 'bad_two_factor_code', field: 'code' });
   const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
   const ok = await ctx.db.transaction().execute(async (trx) => {

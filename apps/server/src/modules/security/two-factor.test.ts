@@ -1,6 +1,7 @@
 import * as OTPAuth from 'otpauth';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, sendQueuedMail, type TestApp } from '../../test/test-app.ts';
+import { openSecret, SecretKeyMissing, sealSecret } from './two-factor.crypto.ts';
 
 const KEY = 'test-two-factor-key-0123456789-abcdef';
 const GRAVIT = 'gravit-test-secret-0123456789';
@@ -10,6 +11,23 @@ const PASSWORD = 'kubik-pass-42';
 const codeOf = (secret: string, steps = 0) => OTPAuth.TOTP.generate({ secret: OTPAuth.Secret.fromBase32(secret), timestamp: Date.now() + steps * 30_000 });
 /** Moves the clock to the next 30-second step, so that a new code exists (a used one is refused). */
 const nextStep = () => vi.setSystemTime(Date.now() + 30_000);
+
+describe('authenticator secrets at rest', () => {
+  it('are sealed with TWO_FACTOR_KEY, bound to their user, and open only with that key', () => {
+    const sealed = sealSecret('JBSWY3DPEHPK3PXP', 7, KEY);
+    expect(sealed).toMatch(/^v1:/);
+    expect(sealed).not.toContain('JBSWY3DPEHPK3PXP');
+    expect(sealSecret('JBSWY3DPEHPK3PXP', 7, KEY)).not.toBe(sealed);
+    expect(openSecret(sealed, 7, KEY)).toBe('JBSWY3DPEHPK3PXP');
+    expect(() => openSecret(sealed, 8, KEY)).toThrow();
+    expect(() => openSecret(sealed, 7, `${KEY}-other`)).toThrow();
+    expect(() => openSecret(sealed, 7, undefined)).toThrow(SecretKeyMissing);
+    // Without a key they are kept as they are, and still open once a key is set.
+    const plain = sealSecret('JBSWY3DPEHPK3PXP', 7, undefined);
+    expect(openSecret(plain, 7, undefined)).toBe('JBSWY3DPEHPK3PXP');
+    expect(openSecret(plain, 7, KEY)).toBe('JBSWY3DPEHPK3PXP');
+  });
+});
 
 describe.each(dbKinds)('two-factor login on %s', (kind) => {
   let t: TestApp;
