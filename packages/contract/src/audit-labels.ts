@@ -184,6 +184,8 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
     legal_inn: { label: 'ИНН' },
     legal_ogrn: { label: 'ОГРН / ОГРНИП' },
     seo_description: { label: 'Описание для поисковиков' },
+    // Админ-панель → Безопасность (settings document `security`).
+    require_admin_two_factor: { label: 'Двухфакторная защита для администраторов', kind: 'boolean' },
   },
   page: { body: { label: 'Текст (Markdown)' }, place: { label: 'Где ссылка' }, slug: { label: 'Адрес' } },
 };
