@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blank, fill, toPng } from '../../testing/skin-images.ts';
-import { loginUi, registerAndConfirm, see, startSite, toast, type Site } from './harness.ts';
+import { loginUi, registerAndConfirm, see, startSite, toast, until, type Site } from './harness.ts';
 
 /** A 64×32 cape: the cape itself (x 0–21, y 0–16) bright yellow, the elytra wings' part (x 22–45, y 0–21) cyan. */
 async function yellowCape(): Promise<Buffer> {
@@ -28,16 +28,6 @@ function previewPixels(page: Page, colour: 'yellow' | 'cyan'): Promise<number> {
     }
     return n;
   }, colour);
-}
-
-async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, what: string, timeout = 15_000): Promise<T> {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const value = await probe();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: last value ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 describe('capes in the browser', () => {

@@ -129,3 +129,14 @@ export async function callApi(page: Page, method: string, url: string, body?: un
     { method, url, body },
   );
 }
+
+/** Probes every 200 ms until the value is right; on timeout fails with what was expected and the last value seen. */
+export async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, what: string, timeout = 15_000): Promise<T> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const value = await probe();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: last value ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

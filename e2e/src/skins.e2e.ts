@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blank, fill, toPng, type Colour } from '../../testing/skin-images.ts';
-import { loginUi, registerAndConfirm, see, startSite, toast, type Site } from './harness.ts';
+import { loginUi, registerAndConfirm, see, startSite, toast, until, type Site } from './harness.ts';
 
 const BODY: Colour = [230, 20, 230, 255];
 const FACE: Colour = [20, 200, 220, 255];
@@ -52,16 +52,6 @@ function avatarCentre(page: Page): Promise<number[] | null> {
     g.drawImage(img, 0, 0);
     return [...g.getImageData(Math.floor(c.width / 2) - 1, Math.floor(c.height / 2) + 2, 1, 1).data];
   });
-}
-
-async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, what: string, timeout = 15_000): Promise<T> {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const value = await probe();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: last value ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 describe('skins and the profile in the browser', () => {

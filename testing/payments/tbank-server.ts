@@ -16,7 +16,15 @@
  * - Notifications carry `PaymentId` as a number, `Success` as a boolean (in the Token it counts as
  *   "true"/"false"), `Pan`, `ExpDate`, `CardId`; they are repeated until the answer is exactly `OK`.
  * - GetState answers the current Status; Cancel turns CONFIRMED into REFUNDED (or
- *   PARTIAL_REFUNDED), NEW into CANCELED and AUTHORIZED into REVERSED.
+ *   PARTIAL_REFUNDED), NEW into CANCELED (Amount ignored) and AUTHORIZED into REVERSED; its answer
+ *   carries OriginalAmount, NewAmount and ExternalRequestId. A Cancel repeating an ExternalRequestId
+ *   already used for the payment cancels nothing and answers the current state. Cancel of a payment
+ *   in any other status (already REFUNDED, REJECTED…) is refused with ErrorCode 8.
+ * - Error codes and texts as T-Bank's own table (developer.tbank.ru/eacq/intro/errors/error-codes,
+ *   also the `ErrorCode` description in its OpenAPI file): 8 «Неверный статус транзакции» (7 is the
+ *   customer's status), 204 «Неверный токен…», 251 amount too small, 212/213 OrderId/Description
+ *   size, 255 «Платеж не найден», 330 «Сумма в запросе больше чем в оригинальной транзакции»,
+ *   501 «Терминал не найден», 9999 «Внутренняя ошибка системы» (repeat later).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type http from 'node:http';
@@ -33,6 +41,8 @@ export interface TBankPayment {
   FailURL: string | null;
   code: string;
   refunded: number;
+  /** ExternalRequestId of the Cancel requests done: a repeat answers the state instead of canceling again. */
+  cancelRequests: Set<string>;
 }
 
 /** The documented Token rule, written here on its own so a mistake in the site's copy shows. */
@@ -48,6 +58,10 @@ export class FakeTBank {
   readonly requests: SeenRequest[] = [];
   readonly notifications: { body: Record<string, unknown>; status: number; text: string }[] = [];
   private server: http.Server | null = null;
+  /** The next Cancel calls are refused with this error (the bank's word, HTTP 200). */
+  refuseCancel: { code: string; message: string; details?: string } | null = null;
+  /** The next N API calls fail with HTTP 503 (the bank did not answer). */
+  failNext = 0;
   private nextId = 3_093_639_500 + Math.floor(Math.random() * 1000);
   url = '';
 
@@ -81,16 +95,21 @@ export class FakeTBank {
     const { text, json } = await readBody(req);
     if (url.pathname.startsWith('/new/')) return this.paymentPage(req, res, url, text);
     this.requests.push({ method: req.method ?? '', path: url.pathname, headers: req.headers, body: json ?? text });
+    if (this.failNext > 0) {
+      this.failNext -= 1;
+      res.writeHead(503, { 'content-type': 'text/html' });
+      return void res.end('<html><body>Service Unavailable</body></html>');
+    }
     const method = /^\/v2\/(\w+)$/.exec(url.pathname)?.[1];
     if (req.method !== 'POST' || !method) return sendJson(res, 404, { Success: false, ErrorCode: '9999', Message: 'Метод не найден' });
     const b = (json ?? {}) as Record<string, unknown>;
-    if (b.TerminalKey !== this.terminalKey) return this.fail(res, '202', 'Терминал не найден.');
+    if (b.TerminalKey !== this.terminalKey) return this.fail(res, '501', 'Терминал не найден.');
     if (typeof b.Token !== 'string' || b.Token !== signTBank(b, this.password)) return this.fail(res, '204', 'Неверный токен. Проверьте пару TerminalKey/SecretKey.');
 
     if (method === 'Init') {
-      if (!Number.isSafeInteger(b.Amount) || (b.Amount as number) < 1000) return this.fail(res, '9999', 'Неверные параметры.', 'Amount: сумма в копейках, не меньше 1000.');
-      if (typeof b.OrderId !== 'string' || b.OrderId.length === 0 || b.OrderId.length > 36) return this.fail(res, '9999', 'Неверные параметры.', 'OrderId: до 36 символов.');
-      if (b.Description !== undefined && (typeof b.Description !== 'string' || b.Description.length > 140)) return this.fail(res, '9999', 'Неверные параметры.', 'Description: до 140 символов.');
+      if (!Number.isSafeInteger(b.Amount) || (b.Amount as number) < 1000) return this.fail(res, '251', 'Неверная сумма. Сумма должна быть больше или равна 1000 копеек.');
+      if (typeof b.OrderId !== 'string' || b.OrderId.length === 0 || b.OrderId.length > 36) return this.fail(res, '212', 'Размер поля OrderId должен быть от 1 до 36.');
+      if (b.Description !== undefined && (typeof b.Description !== 'string' || b.Description.length > 140)) return this.fail(res, '213', 'Размер поля Description должен быть от 0 до 140.');
       const p: TBankPayment = {
         PaymentId: this.nextId++,
         OrderId: b.OrderId,
@@ -102,27 +121,34 @@ export class FakeTBank {
         FailURL: typeof b.FailURL === 'string' ? b.FailURL : null,
         code: randomBytes(6).toString('base64url'),
         refunded: 0,
+        cancelRequests: new Set(),
       };
       this.payments.set(p.PaymentId, p);
       return sendJson(res, 200, { Success: true, ErrorCode: '0', TerminalKey: this.terminalKey, Status: p.Status, PaymentId: String(p.PaymentId), OrderId: p.OrderId, Amount: p.Amount, PaymentURL: `${this.url}/new/${p.code}` });
     }
     const p = this.payments.get(Number(b.PaymentId));
-    if (!p) return this.fail(res, '7', 'Неверный статус платежа.', 'Платёж не найден.');
+    if (!p) return this.fail(res, '255', 'Платеж не найден.');
     if (method === 'GetState') {
       return sendJson(res, 200, { Success: true, ErrorCode: '0', Message: 'OK', TerminalKey: this.terminalKey, Status: p.Status, PaymentId: String(p.PaymentId), OrderId: p.OrderId, Amount: p.Amount });
     }
     if (method === 'Cancel') {
+      if (this.refuseCancel) return this.fail(res, this.refuseCancel.code, this.refuseCancel.message, this.refuseCancel.details ?? '');
+      const externalId = typeof b.ExternalRequestId === 'string' && b.ExternalRequestId !== '' ? b.ExternalRequestId : null;
+      if (externalId !== null && p.cancelRequests.has(externalId)) {
+        return sendJson(res, 200, { Success: true, ErrorCode: '0', TerminalKey: this.terminalKey, Status: p.Status, PaymentId: String(p.PaymentId), OrderId: p.OrderId, OriginalAmount: p.Amount, NewAmount: p.Amount - p.refunded, ExternalRequestId: externalId });
+      }
       const original = p.Amount;
       const amount = b.Amount === undefined ? p.Amount - p.refunded : Number(b.Amount);
       if (p.Status === 'NEW' || p.Status === 'FORM_SHOWED') p.Status = 'CANCELED';
       else if (p.Status === 'AUTHORIZED') p.Status = 'REVERSED';
       else if (p.Status === 'CONFIRMED' || p.Status === 'PARTIAL_REFUNDED') {
-        if (!Number.isSafeInteger(amount) || amount <= 0 || amount > p.Amount - p.refunded) return this.fail(res, '9999', 'Неверные параметры.', 'Сумма возврата больше оплаченной.');
+        if (!Number.isSafeInteger(amount) || amount <= 0 || amount > p.Amount - p.refunded) return this.fail(res, '330', 'Сумма в запросе больше чем в оригинальной транзакции.');
         p.refunded += amount;
         p.Status = p.refunded === p.Amount ? 'REFUNDED' : 'PARTIAL_REFUNDED';
-      } else return this.fail(res, '7', 'Неверный статус платежа.', `Платёж в статусе ${p.Status}.`);
+      } else return this.fail(res, '8', 'Неверный статус транзакции.', `Платёж в статусе ${p.Status}.`);
+      if (externalId !== null) p.cancelRequests.add(externalId);
       void this.notify(p);
-      return sendJson(res, 200, { Success: true, ErrorCode: '0', TerminalKey: this.terminalKey, Status: p.Status, PaymentId: String(p.PaymentId), OrderId: p.OrderId, OriginalAmount: original, NewAmount: p.Amount - p.refunded });
+      return sendJson(res, 200, { Success: true, ErrorCode: '0', TerminalKey: this.terminalKey, Status: p.Status, PaymentId: String(p.PaymentId), OrderId: p.OrderId, OriginalAmount: original, NewAmount: p.Amount - p.refunded, ...(externalId !== null && { ExternalRequestId: externalId }) });
     }
     return this.fail(res, '9999', 'Метод не поддерживается.');
   }

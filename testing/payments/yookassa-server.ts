@@ -11,6 +11,12 @@
  *   whose sum is the amount, each with vat_code, payment_mode, payment_subject).
  * - Statuses pending → succeeded (capture: true) | waiting_for_capture (capture: false) | canceled,
  *   with `paid`, `captured_at`, `cancellation_details`, `refunded_amount`.
+ * - Refunds: POST /v3/refunds {payment_id, amount, description, receipt} (Idempotence-Key as for
+ *   payments; a shop on 54-ФЗ receipts must send the refund's receipt too) answers the refund object
+ *   {id, payment_id, status: succeeded | pending | canceled, amount, cancellation_details}; only a
+ *   succeeded payment is refundable and never above what is left of it (400 invalid_request).
+ *   GET /v3/refunds/{id} re-reads one. A succeeded refund raises the payment's refunded_amount, and
+ *   the shop gets a `refund.succeeded` notification.
  * - The confirmation page (confirmation_url) has «Оплатить» and «Отменить»; either sends the shop's
  *   notification (`{type: "notification", event: "payment.succeeded", object: {...}}`, to the URL set
  *   in the shop's settings, here `notificationUrl`) and then redirects the payer to return_url.
@@ -39,6 +45,16 @@ export interface YooPayment {
   receipt_registration?: 'pending' | 'succeeded';
 }
 
+export interface YooRefund {
+  id: string;
+  payment_id: string;
+  status: 'pending' | 'succeeded' | 'canceled';
+  created_at: string;
+  amount: { value: string; currency: string };
+  description?: string;
+  cancellation_details?: { party: string; reason: string };
+}
+
 const MONEY = /^\d{1,10}(\.\d{1,2})?$/;
 const toKop = (v: string) => Math.round(Number(v) * 100);
 const fromKop = (k: number) => `${Math.floor(k / 100)}.${String(k % 100).padStart(2, '0')}`;
@@ -54,6 +70,9 @@ export class FakeYooKassa {
   receiptsRequired = false;
   /** The next N API calls fail with this status (500: «internal_server_error»). */
   failNext: { status: number; count: number } | null = null;
+  /** How the next refunds end: at once (succeeded), later (pending, see settleRefund) or refused (canceled). */
+  refundOutcome: 'succeeded' | 'pending' | 'canceled' = 'succeeded';
+  readonly refunds = new Map<string, YooRefund>();
   /** Payments created with capture: true (paid means succeeded at once). */
   private readonly autoCapture = new Set<string>();
   private readonly keys = new Map<string, { body: string; status: number; answer: unknown }>();
@@ -109,6 +128,12 @@ export class FakeYooKassa {
       const out = url.pathname === '/v3/payments' ? this.createPayment(json as Record<string, unknown>) : this.createRefund(json as Record<string, unknown>);
       this.keys.set(`${url.pathname}:${key}`, { body: text, status: out.status, answer: out.answer });
       return sendJson(res, out.status, out.answer);
+    }
+    const r = /^\/v3\/refunds\/([\w-]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && r) {
+      const refund = this.refunds.get(r[1]!);
+      if (!refund) return this.error(res, 404, 'not_found', "Incorrect refund_id. Refund doesn't exist or access denied.", 'refund_id');
+      return sendJson(res, 200, refund);
     }
     const m = /^\/v3\/payments\/([\w-]+)$/.exec(url.pathname);
     if (req.method === 'GET' && m) {
@@ -179,14 +204,42 @@ export class FakeYooKassa {
     const amount = b.amount as { value?: unknown; currency?: unknown } | undefined;
     if (!amount || typeof amount.value !== 'string' || !MONEY.test(amount.value) || amount.currency !== 'RUB') return bad(400, 'invalid_request', 'Invalid amount', 'amount');
     if (p.status !== 'succeeded') return bad(400, 'invalid_request', 'Refund is possible only for a succeeded payment', 'payment_id');
+    if (this.receiptsRequired) {
+      const receipt = b.receipt as { customer?: { email?: unknown; phone?: unknown }; items?: unknown } | undefined;
+      if (!receipt || !receipt.customer || (typeof receipt.customer.email !== 'string' && typeof receipt.customer.phone !== 'string') || !Array.isArray(receipt.items) || receipt.items.length === 0) return bad(400, 'invalid_request', 'Receipt is missing or illegal', 'receipt');
+    }
     const refunded = p.refunded_amount ? toKop(p.refunded_amount.value) : 0;
     if (toKop(amount.value) > toKop(p.amount.value) - refunded) return bad(400, 'invalid_request', 'Refund amount exceeds the payment amount', 'amount.value');
-    const total = refunded + toKop(amount.value);
-    p.refunded_amount = { value: fromKop(total), currency: 'RUB' };
-    p.refundable = total < toKop(p.amount.value);
-    const refund = { id: `${randomBytes(4).toString('hex')}-0015-5000-9000-${randomBytes(6).toString('hex')}`, payment_id: p.id, status: 'succeeded', created_at: new Date().toISOString(), amount: { value: fromKop(toKop(amount.value)), currency: 'RUB' }, ...(typeof b.description === 'string' ? { description: b.description } : {}) };
-    void this.notify({ type: 'notification', event: 'refund.succeeded', object: refund });
-    return { status: 200, answer: refund };
+    const refund: YooRefund = {
+      id: `${randomBytes(4).toString('hex')}-0015-5000-9000-${randomBytes(6).toString('hex')}`,
+      payment_id: p.id,
+      status: 'pending',
+      created_at: new Date().toISOString(),
+      amount: { value: fromKop(toKop(amount.value)), currency: 'RUB' },
+      ...(typeof b.description === 'string' ? { description: b.description } : {}),
+    };
+    this.refunds.set(refund.id, refund);
+    if (this.refundOutcome !== 'pending') this.settleRefund(refund.id, this.refundOutcome);
+    return { status: 200, answer: structuredClone(refund) };
+  }
+
+  /** A pending refund ends: succeeded (the payment's refunded_amount grows) or canceled; the shop is notified. */
+  settleRefund(id: string, outcome: 'succeeded' | 'canceled'): YooRefund {
+    const refund = this.refunds.get(id);
+    if (!refund) throw new Error(`no refund ${id}`);
+    if (refund.status !== 'pending') return refund;
+    const p = this.mustGet(refund.payment_id);
+    if (outcome === 'succeeded') {
+      const total = (p.refunded_amount ? toKop(p.refunded_amount.value) : 0) + toKop(refund.amount.value);
+      p.refunded_amount = { value: fromKop(total), currency: 'RUB' };
+      p.refundable = total < toKop(p.amount.value);
+      refund.status = 'succeeded';
+    } else {
+      refund.status = 'canceled';
+      refund.cancellation_details = { party: 'yoo_money', reason: 'rejected_by_payee' };
+    }
+    void this.notify({ type: 'notification', event: `refund.${refund.status}`, object: structuredClone(refund) });
+    return refund;
   }
 
   /** The payer pays: succeeded (capture: true) or waiting_for_capture; the shop is notified. */

@@ -35,7 +35,7 @@ export type AdminUserUpdateBody = z.infer<typeof AdminUserUpdateBody>;
 
 export const AUDIT_PAGE_SIZE = 50;
 /** The entities the server records (see audit-labels.ts for their names). */
-export const AUDIT_ENTITIES = ['user', 'news', 'donate', 'shop_item', 'shop_delivery', 'server'] as const;
+export const AUDIT_ENTITIES = ['user', 'news', 'donate', 'shop_item', 'shop_delivery', 'server', 'payment'] as const;
 
 export const AuditQuery = withLabels(
   z.strictObject({
@@ -157,7 +157,8 @@ export const UserCardSession = z.object({
 });
 
 export const UserCardPayment = z.object({
-  id: z.number(),
+  /** The payment's id (a UUID, as in /api/admin/payments/{id}). */
+  id: z.string(),
   /** Roubles. */
   amount: z.number(),
   status: z.string(),
@@ -176,7 +177,7 @@ export const UserCard = z.object({
   user: AdminUser,
   uuid: z.string(),
   orders: z.array(UserCardOrder),
-  /** null while the site has no top-ups. */
+  /** The player's latest top-ups (newest first); null only on a site without payments. */
   payments: z.array(UserCardPayment).nullable(),
   /** null while the site has no privileges. */
   privileges: z.array(UserCardPrivilege).nullable(),

@@ -20,7 +20,9 @@ export type AuditValueKind =
   | 'list'
   /** Masked by the server ('***'): only whether it is set. */
   | 'secret'
-  | 'delivery_state';
+  | 'delivery_state'
+  /** The owner's top-up bonus rules: «от 1 000 ₽ — +10 %». */
+  | 'bonus_rules';
 
 export interface AuditFieldLabel {
   label: string;
@@ -65,6 +67,8 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'settings.update': 'Настройки изменены',
   'page.update': 'Страница сохранена',
   'page.delete': 'Страница удалена',
+  'payment.refund': 'Возврат платежа: сумма списана с баланса',
+  'payment.refund_failed': 'Возврат платежа не удался: деньги вернулись на баланс',
 };
 
 /** The log's sections (its filter), by the entity the server records. */
@@ -82,6 +86,7 @@ export const AUDIT_ENTITY_LABELS: Record<string, string> = {
   privilege: 'Привилегии',
   settings: 'Настройки',
   page: 'Страницы',
+  payment: 'Платежи',
 };
 
 /** Field names, the same in every entity unless AUDIT_ENTITY_FIELD_LABELS says otherwise. */
@@ -184,10 +189,22 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
     legal_inn: { label: 'ИНН' },
     legal_ogrn: { label: 'ОГРН / ОГРНИП' },
     seo_description: { label: 'Описание для поисковиков' },
+    // The payments document (Админ-панель → Платежи → Бонусы).
+    vat_code: { label: 'Ставка НДС в чеке', kind: 'number' },
+    bonus_rules: { label: 'Бонусы к пополнению', kind: 'bonus_rules' },
     // Админ-панель → Безопасность (settings document `security`).
     require_admin_two_factor: { label: 'Двухфакторная защита для администраторов', kind: 'boolean' },
   },
   page: { body: { label: 'Текст (Markdown)' }, place: { label: 'Где ссылка' }, slug: { label: 'Адрес' } },
+  // A top-up and its refund (roubles, statuses in Russian as recorded).
+  payment: {
+    amount: { label: 'Сумма платежа', kind: 'roubles' },
+    bonus: { label: 'Бонус', kind: 'roubles' },
+    balance: { label: 'Баланс игрока', kind: 'roubles' },
+    provider: { label: 'Способ оплаты' },
+    reason: { label: 'Причина' },
+    attempt: { label: 'Попытка возврата', kind: 'number' },
+  },
 };
 
 /** Bookkeeping columns that say nothing the entry's own date and number do not. */

@@ -118,3 +118,146 @@ export function bonusFor(kopecks: number, rules: readonly BonusRule[]): number {
   for (const r of rules) if (kopecks >= Math.round(r.from * 100) && r.percent > percent) percent = r.percent;
   return Math.floor((kopecks * percent) / 100);
 }
+
+// ---------------------------------------------------------------- the owner's side (admin)
+
+export const ADMIN_PAYMENTS_PAGE_SIZE = 50;
+
+export const ADMIN_PAYMENT_TEXTS = {
+  refundInProgress: 'Возврат этого платежа уже выполняется',
+  alreadyRefunded: 'Платёж уже возвращён',
+  refundProviderOff: 'Этот способ оплаты отключён на сайте: вернуть платёж через сайт нельзя',
+  /** The provider refused: nothing was returned to the card, the money is back on the balance. */
+  refundRefused: (reason: string) => `Платёжная система отказала в возврате (${reason}). Деньги снова на балансе игрока.`,
+  /** The provider did not answer: the balance stays debited and the refund is asked again later. */
+  refundUnknown: 'Платёжная система не ответила. Сумма списана с баланса игрока; возврат будет повторён автоматически.',
+  badPeriod: 'Некорректная дата: укажите ГГГГ-ММ-ДД или время в миллисекундах',
+  badTimezone: 'Неизвестный часовой пояс',
+} as const;
+
+const Moment = z
+  .string()
+  .max(40, ADMIN_PAYMENT_TEXTS.badPeriod)
+  .regex(/^(\d{1,15}|\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?)?)$/, ADMIN_PAYMENT_TEXTS.badPeriod);
+
+/**
+ * Filters of the owner's payment list and its CSV: status, provider, player (part of the name),
+ * period `from` (inclusive) … `to` (exclusive) by creation time, each epoch ms or ISO 8601
+ * (a bare date is midnight UTC; the admin screen sends its own midnight in ms).
+ */
+export const AdminPaymentsFilter = z.strictObject({
+  status: z.enum(PAYMENT_STATUSES, { error: 'Неизвестный статус платежа' }).optional(),
+  provider: z.enum(PAYMENT_PROVIDERS, { error: 'Неизвестный способ оплаты' }).optional(),
+  player: z
+    .string()
+    .trim()
+    .max(16, 'Имя игрока — не длиннее 16 символов')
+    .regex(/^[A-Za-z0-9_]*$/, 'Имя игрока — латинские буквы, цифры и «_»')
+    .optional(),
+  from: Moment.optional(),
+  to: Moment.optional(),
+});
+
+export const AdminPaymentsQuery = withLabels(
+  AdminPaymentsFilter.extend({
+    page: z.coerce.number({ error: 'Некорректный номер страницы' }).int('Некорректный номер страницы').min(1, 'Некорректный номер страницы').max(1_000_000, 'Некорректный номер страницы').optional(),
+    per_page: z.coerce.number({ error: 'Некорректный размер страницы' }).int('Некорректный размер страницы').min(1, 'Некорректный размер страницы').max(200, 'Не больше 200 платежей на странице').optional(),
+  }),
+  { status: 'Статус', provider: 'Способ оплаты', player: 'Игрок', from: 'С', to: 'По', page: 'Страница', per_page: 'Платежей на странице' },
+);
+export type AdminPaymentsQuery = z.input<typeof AdminPaymentsQuery>;
+
+export const AdminPaymentsCsvQuery = withLabels(
+  AdminPaymentsFilter.extend({
+    /** IANA time zone of the dates in the file (the browser's own); Moscow when absent. */
+    tz: z.string().max(64, ADMIN_PAYMENT_TEXTS.badTimezone).regex(/^[A-Za-z][A-Za-z0-9_+\-/]*$/, ADMIN_PAYMENT_TEXTS.badTimezone).optional(),
+  }),
+  { status: 'Статус', provider: 'Способ оплаты', player: 'Игрок', from: 'С', to: 'По', tz: 'Часовой пояс' },
+);
+export type AdminPaymentsCsvQuery = z.input<typeof AdminPaymentsCsvQuery>;
+
+/** A payment as the owner sees it. Amounts in roubles, times epoch ms. */
+export const AdminPayment = z.object({
+  id: z.string(),
+  user_id: z.number(),
+  username: z.string(),
+  provider: z.enum(PAYMENT_PROVIDERS),
+  amount: z.number(),
+  bonus: z.number(),
+  status: z.enum(PAYMENT_STATUSES),
+  provider_payment_id: z.string().nullable(),
+  provider_status: z.string().nullable(),
+  created_at: z.number(),
+  paid_at: z.number().nullable(),
+  canceled_at: z.number().nullable(),
+  refunded_at: z.number().nullable(),
+  /** Who asked for the refund (the last attempt). */
+  refund_requested_by: z.string().nullable(),
+  /** Why the last refund attempt did not finish, when it did not. */
+  refund_error: z.string().nullable(),
+});
+export type AdminPayment = z.infer<typeof AdminPayment>;
+
+/**
+ * Sums of the filtered payments (all pages): `paid` — everything that was paid (including what was
+ * later refunded), `refunded` — refunded or being refunded, `net` = paid − refunded; roubles.
+ */
+export const AdminPaymentTotals = z.object({
+  count: z.number(),
+  paid: z.number(),
+  paid_count: z.number(),
+  refunded: z.number(),
+  refunded_count: z.number(),
+  net: z.number(),
+  bonus: z.number(),
+});
+export type AdminPaymentTotals = z.infer<typeof AdminPaymentTotals>;
+
+export const AdminPaymentPage = z.object({
+  payments: z.array(AdminPayment),
+  page: z.number(),
+  per_page: z.number(),
+  total: z.number(),
+  totals: AdminPaymentTotals,
+});
+export type AdminPaymentPage = z.infer<typeof AdminPaymentPage>;
+
+export const PAYMENT_EVENT_KIND_TEXT: Record<string, string> = {
+  notification: 'Уведомление',
+  create: 'Создание у провайдера',
+  fetch: 'Ответ провайдера',
+  refund: 'Возврат',
+  error: 'Ошибка',
+  expire: 'Истёк срок',
+};
+
+export const PaymentEventView = z.object({
+  id: z.number(),
+  /** notification | create | fetch | refund | error | expire */
+  kind: z.string(),
+  ip: z.string().nullable(),
+  outcome: z.string(),
+  /** The notification or the provider's answer, as JSON text. */
+  body: z.string().nullable(),
+  created_at: z.number(),
+});
+export type PaymentEventView = z.infer<typeof PaymentEventView>;
+
+export const AdminPaymentDetail = z.object({
+  payment: AdminPayment,
+  events: z.array(PaymentEventView),
+  /** The player's balance now, roubles. */
+  balance: z.number(),
+  /** Roubles a refund takes from the balance: the payment and its bonus. */
+  refund_amount: z.number(),
+  /** Null when «Вернуть» may be pressed; else why not. */
+  refund_block: z.string().nullable(),
+});
+export type AdminPaymentDetail = z.infer<typeof AdminPaymentDetail>;
+
+export const RefundResponse = z.object({ payment: AdminPayment, message: z.string() });
+export type RefundResponse = z.infer<typeof RefundResponse>;
+
+/** The owner's payment settings as the admin screen edits them. */
+export const AdminPaymentSettings = z.object({ value: PaymentSettingsBody, defaults: PaymentSettingsBody });
+export type AdminPaymentSettings = z.infer<typeof AdminPaymentSettings>;

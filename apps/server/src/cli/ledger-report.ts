@@ -33,7 +33,7 @@ export async function ledgerReport(db: Db): Promise<{ lines: string[]; failed: b
     lines.push(`Магазин: расхождений — ${shop.length}:`);
     for (const line of shop) lines.push(`  ${line}`);
   }
-  if (payments.length === 0) lines.push('Пополнения: у каждого оплаченного платежа ровно одна запись о пополнении (и бонусе), у возвращённого — одна о возврате.');
+  if (payments.length === 0) lines.push('Пополнения: у каждого оплаченного платежа ровно одна запись о пополнении (и бонусе), у каждого возврата — одно списание, у отклонённого платёжной системой — и одно возвращение на баланс.');
   else {
     lines.push(`Пополнения: расхождений — ${payments.length}:`);
     for (const line of payments) lines.push(`  ${line}`);

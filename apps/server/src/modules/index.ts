@@ -7,6 +7,7 @@ import { capesRoutes } from './capes/capes.routes.ts';
 import { deliveriesRoutes } from './deliveries/deliveries.routes.ts';
 import { donateRoutes } from './donate/donate.routes.ts';
 import { gameAuthRoutes } from './game-auth/game-auth.routes.ts';
+import { paymentsAdminRoutes } from './payments/payments.admin.routes.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
 import { mediaRoutes } from './media/media.routes.ts';
 import { privilegesRoutes } from './privileges/privileges.routes.ts';
@@ -21,4 +22,4 @@ import { sessionsRoutes } from './security/sessions.routes.ts';
 import { twoFactorRoutes } from './security/two-factor.routes.ts';
 
 /** Every feature's routes; app.ts registers them in this order. */
-export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes, adminUsersRoutes, auditRoutes, newsRoutes, donateRoutes, serversRoutes, shopRoutes, deliveriesRoutes, skinsRoutes, capesRoutes, gameAuthRoutes, mediaRoutes, privilegesRoutes, opsRoutes, pagesRoutes, paymentsRoutes, twoFactorRoutes, sessionsRoutes];
+export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes, adminUsersRoutes, auditRoutes, newsRoutes, donateRoutes, serversRoutes, shopRoutes, deliveriesRoutes, skinsRoutes, capesRoutes, gameAuthRoutes, mediaRoutes, privilegesRoutes, opsRoutes, pagesRoutes, paymentsRoutes, paymentsAdminRoutes, twoFactorRoutes, sessionsRoutes];

@@ -34,6 +34,7 @@ const AdminGameLoginPage = lazy(() => import('../features/help/AdminGameLoginPag
 const AdminSecurityPage = lazy(() => import('../features/security/AdminSecurityPage.tsx'));
 const AdminSettingsPage = lazy(() => import('../features/site/AdminSettingsPage.tsx'));
 const AdminPagesPage = lazy(() => import('../features/pages/AdminPagesPage.tsx'));
+const AdminPaymentsPage = lazy(() => import('../features/payments-admin/AdminPaymentsPage.tsx'));
 
 /**
  * lazy(), and preload() for the page the browser opens first (main.tsx): once its module is in, a
@@ -114,6 +115,7 @@ export function AppRoutes() {
         <Route path="/admin/settings"><Admin><AdminSettingsPage /></Admin></Route>
         <Route path="/admin/security"><Admin><AdminSecurityPage /></Admin></Route>
         <Route path="/admin/pages"><Admin><AdminPagesPage /></Admin></Route>
+        <Route path="/admin/payments"><Admin><AdminPaymentsPage /></Admin></Route>
         <Route><NotFoundPage /></Route>
       </Switch>
     </Layout>

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { PaymentsConfig } from '../../config.ts';
-import { callJson, ProviderError, type CreatedPayment, type CreateRequest, type NotificationReply, type NotificationVerdict, type PaymentAdapter, type ProviderPaymentState } from './types.ts';
+import { callJson, ProviderError, type CreatedPayment, type CreateRequest, type NotificationReply, type NotificationVerdict, type PaymentAdapter, type ProviderPaymentState, type RefundRequest, type RefundResult } from './types.ts';
 
 type TBankConfig = NonNullable<PaymentsConfig['tbank']>;
 
@@ -22,6 +22,7 @@ export function tbankToken(params: Record<string, unknown>, password: string): s
 const SUCCEEDED = new Set(['CONFIRMED']);
 const CANCELED = new Set(['CANCELED', 'REJECTED', 'DEADLINE_EXPIRED', 'AUTH_FAIL', 'REVERSED']);
 const REFUNDED = new Set(['REFUNDED']);
+const TRANSIENT_CODES = new Set(['3', '21', '55', '9999']);
 
 interface TBankAnswer {
   Success?: unknown;
@@ -47,7 +48,10 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
     const a = (typeof res.body === 'object' && res.body ? res.body : {}) as TBankAnswer;
     if (res.status >= 500 || res.status === 429) throw new ProviderError(`Т-Банк ответил ${res.status}`, false, res.body);
     if (res.status !== 200 || a.Success !== true || String(a.ErrorCode ?? '0') !== '0') {
-      throw new ProviderError(`Т-Банк: ${String(a.ErrorCode ?? res.status)} ${String(a.Message ?? '')} ${String(a.Details ?? '')}`.trim(), res.status < 500, res.body);
+      // Error codes (developer.tbank.ru/eacq/intro/errors/error-codes): 3, 21 and 9999 are internal
+      // errors of the acquiring system, 55 «Повторите попытку позже» — the same call may still pass.
+      const transient = TRANSIENT_CODES.has(String(a.ErrorCode ?? ''));
+      throw new ProviderError(`Т-Банк: ${String(a.ErrorCode ?? res.status)} ${String(a.Message ?? '')} ${String(a.Details ?? '')}`.trim(), res.status < 500 && !transient, res.body);
     }
     return a;
   }
@@ -94,12 +98,17 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
       // T-Bank repeats a notification until its answer is exactly OK.
       return accepted ? { status: 200, contentType: 'text/plain; charset=utf-8', body: 'OK' } : { status: 403, contentType: 'text/plain; charset=utf-8', body: 'FORBIDDEN' };
     },
-    async refund(providerPaymentId: string, amountKopecks: number) {
-      // Cancel has no idempotence key: a repeat of a done refund is recognised by GetState.
-      const now = state(await call('GetState', { PaymentId: providerPaymentId }));
-      if (now.status === 'refunded') return { providerRefundId: null, raw: now.raw };
-      const a = await call('Cancel', { PaymentId: providerPaymentId, Amount: amountKopecks });
-      return { providerRefundId: null, raw: a };
+    async refund(req: RefundRequest): Promise<RefundResult> {
+      // GetState first, so a repeat after a done (or running) refund does not ask again; callers
+      // hold a lease so that two never run this at once. Cancel's ExternalRequestId is T-Bank's
+      // idempotence key: «if a cancel request with this ExternalRequestId exists, the answer is the
+      // operation's current state, else the payment is canceled» (not for СБП payments — hence GetState).
+      const now = state(await call('GetState', { PaymentId: req.providerPaymentId }));
+      if (now.status === 'refunded') return { status: 'succeeded', providerRefundId: null, raw: now.raw };
+      if (now.providerStatus === 'REFUNDING' || now.providerStatus === 'ASYNC_REFUNDING') return { status: 'pending', providerRefundId: null, raw: now.raw };
+      // Cancel of a CONFIRMED payment for its whole Amount answers Status REFUNDED (a part: PARTIAL_REFUNDED).
+      const a = await call('Cancel', { PaymentId: req.providerPaymentId, Amount: req.amountKopecks, ExternalRequestId: req.key });
+      return { status: a.Status === 'REFUNDED' ? 'succeeded' : 'pending', providerRefundId: null, raw: a };
     },
   };
 }

@@ -71,8 +71,31 @@ export interface PaymentAdapter {
   verifyNotification(ip: string, body: unknown): NotificationVerdict;
   /** The reply the provider expects when a notification was taken (or refused). */
   notificationReply(accepted: boolean): NotificationReply;
-  /** Returns the whole payment; `key` makes a repeated call return the first refund. */
-  refund(providerPaymentId: string, amountKopecks: number, key: string): Promise<{ providerRefundId: string | null; raw: unknown }>;
+  /**
+   * Returns the whole payment to the payer. Repeating it with the same request (same `key`, the
+   * refund attempt's) never returns the money twice. Throws ProviderError: `definitive` when the
+   * provider refused this refund (nothing was returned), otherwise the outcome is unknown.
+   */
+  refund(req: RefundRequest): Promise<RefundResult>;
+}
+
+export interface RefundRequest {
+  providerPaymentId: string;
+  amountKopecks: number;
+  /** The refund attempt's own key: `{payment id}:refund:{n}` (YooKassa's Idempotence-Key). */
+  key: string;
+  /** The provider's id of this attempt's refund, when an earlier call got one: it is re-read instead. */
+  knownRefundId: string | null;
+  /** For the 54-ФЗ refund receipt. */
+  email: string;
+  vatCode: number;
+}
+
+export interface RefundResult {
+  /** succeeded: the money is on its way back; pending: the provider is still deciding. */
+  status: 'succeeded' | 'pending';
+  providerRefundId: string | null;
+  raw: unknown;
 }
 
 /** Kopecks as the string providers speak: 15050 → "150.50". */

@@ -1,8 +1,14 @@
 import type { PaymentsConfig } from '../../config.ts';
 import { ipList } from './ip-list.ts';
-import { callJson, kopecksToValue, ProviderError, valueToKopecks, type CreatedPayment, type CreateRequest, type NotificationReply, type NotificationVerdict, type PaymentAdapter, type ProviderPaymentState } from './types.ts';
+import { callJson, kopecksToValue, ProviderError, valueToKopecks, type CreatedPayment, type CreateRequest, type NotificationReply, type NotificationVerdict, type PaymentAdapter, type ProviderPaymentState, type RefundRequest, type RefundResult } from './types.ts';
 
 type YooKassaConfig = NonNullable<PaymentsConfig['yookassa']>;
+
+interface YooRefund {
+  id?: unknown;
+  status?: unknown;
+  cancellation_details?: { reason?: unknown };
+}
 
 interface YooPayment {
   id?: unknown;
@@ -95,10 +101,24 @@ export function yookassaAdapter(cfg: YooKassaConfig): PaymentAdapter {
       // YooKassa repeats a notification for 24 h until it gets a 200.
       return accepted ? { status: 200, contentType: 'application/json', body: '{}' } : { status: 403, contentType: 'application/json; charset=utf-8', body: JSON.stringify({ error: 'Уведомление не принято', code: 'forbidden' }) };
     },
-    async refund(providerPaymentId: string, amountKopecks: number, key: string) {
-      const r = (await call('POST', '/refunds', { payment_id: providerPaymentId, amount: { value: kopecksToValue(amountKopecks), currency: 'RUB' }, description: 'Возврат пополнения баланса' }, key)) as { id?: unknown; status?: unknown };
-      if (r.status === 'canceled') throw new ProviderError('ЮKassa отменила возврат', true, r);
-      return { providerRefundId: typeof r.id === 'string' ? r.id : null, raw: r };
+    async refund(req: RefundRequest): Promise<RefundResult> {
+      // POST /v3/refunds {payment_id, amount, description[, receipt]} with an Idempotence-Key: a
+      // repeat with the same key returns the first refund, never a second one. Once the refund's
+      // id is known it is re-read with GET /v3/refunds/{id} (the key's cached answer stays
+      // «pending» for 24 h, whatever happened to the refund since).
+      let r: YooRefund;
+      if (req.knownRefundId) r = (await call('GET', `/refunds/${encodeURIComponent(req.knownRefundId)}`)) as YooRefund;
+      else {
+        const amount = { value: kopecksToValue(req.amountKopecks), currency: 'RUB' };
+        const body: Record<string, unknown> = { payment_id: req.providerPaymentId, amount, description: 'Возврат пополнения баланса' };
+        // A shop with receipts from YooKassa must send the refund receipt too (54-ФЗ).
+        if (cfg.receipts) body.receipt = { customer: { email: req.email }, items: [{ description: 'Пополнение баланса', quantity: '1.00', amount, vat_code: req.vatCode, payment_mode: 'full_payment', payment_subject: 'service' }] };
+        r = (await call('POST', '/refunds', body, req.key)) as YooRefund;
+      }
+      const id = typeof r.id === 'string' ? r.id : null;
+      if (r.status === 'canceled') throw new ProviderError(`ЮKassa отменила возврат${r.cancellation_details?.reason ? `: ${String(r.cancellation_details.reason)}` : ''}`, true, r);
+      if (r.status !== 'succeeded' && r.status !== 'pending') throw new ProviderError('ЮKassa ответила на возврат непонятно', false, r);
+      return { status: r.status, providerRefundId: id, raw: r };
     },
   };
 }

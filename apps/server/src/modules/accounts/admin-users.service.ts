@@ -10,6 +10,7 @@ import { checkNewPassword } from '../../lib/password-policy.ts';
 import { hashPassword } from '../../lib/passwords.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
+import { paymentsOfUser } from '../payments/payments.admin.ts';
 import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
 import { deleteSessionsOf, type UserRow } from './accounts.repo.ts';
 import { takenError } from './accounts.service.ts';
@@ -164,7 +165,7 @@ export async function userCard(ctx: AppContext, id: number): Promise<UserCard> {
   const user = await repo.findActiveUser(ctx.db, 'sqlite', id);
   if (!user) throw notFound(TEXTS.notFound);
   const now = Date.now();
-  const [orders, ledger, sessions, privileges] = await Promise.all([repo.ordersOf(ctx.db, id, 50), repo.ledgerOf(ctx.db, id, 100), repo.sessionsOf(ctx.db, id, now), repo.privilegesOf(ctx.db, id)]);
+  const [orders, ledger, sessions, privileges, payments] = await Promise.all([repo.ordersOf(ctx.db, id, 50), repo.ledgerOf(ctx.db, id, 100), repo.sessionsOf(ctx.db, id, now), repo.privilegesOf(ctx.db, id), paymentsOfUser(ctx, id, 50)]);
   const states = new Map<number, string>();
   for (const d of await repo.deliveryStatesOf(ctx.db, orders.map((o) => o.id))) {
     if (d.source_id === null) continue;
@@ -175,8 +176,7 @@ export async function userCard(ctx: AppContext, id: number): Promise<UserCard> {
     user: toAdminUser(user),
     uuid: user.uuid,
     orders: orders.map((o) => ({ id: o.id, item_name: o.item_name, quantity: o.quantity, total: toRoubles(Number(o.total)), delivery: states.get(o.id) ?? null, created_at: iso(o.created_at) })),
-    // The site has no top-ups table yet: null tells the screen to leave the section out.
-    payments: null,
+    payments,
     privileges: privileges.map((p) => ({ title: p.tier_title, ends_at: iso(p.expires_at), active: p.ended_at === null && Number(p.expires_at) > now })),
     ledger: ledger.map(ledgerView),
     sessions: sessions.map((s) => ({ created_at: iso(s.created_at), expires_at: iso(s.expires_at), user_agent: s.user_agent, ip: s.ip })),

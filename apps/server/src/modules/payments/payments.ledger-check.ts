@@ -1,52 +1,69 @@
-import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import { formatRub } from './payments.service.ts';
 
 const CREDITED = new Set(['succeeded', 'refunding', 'refunded']);
 const REFUNDED = new Set(['refunding', 'refunded']);
 
+/** `payment:{id}` (topup, bonus), `payment:{id}:refund:{n}` (a refund's debit), `…:back` (a refused refund put back). */
+const REF = /^payment:([0-9a-f-]{36})(?::refund:(\d{1,9})(:back)?)?$/;
+
+interface Rows {
+  count: number;
+  sum: number;
+}
+
 /**
  * For npm run check:ledger: a credited payment has exactly one `topup` row of its amount (and one
- * `bonus` row when it carries a bonus), a refunded one exactly one `topup_refund` row taking back
- * both; any other payment none; and no such row names a payment that does not exist.
+ * `bonus` row when it carries a bonus), any other payment none. Each refund attempt 1…n has one
+ * `topup_refund` debit of −(amount + bonus); every attempt but a still running or finished last
+ * one (refunding, refunded) has its `…:back` row of +(amount + bonus), so the refunds take the
+ * money exactly once from a refunded payment and not at all from the others. No such row names a
+ * payment that does not exist, or an attempt that was never started.
  */
 export async function findPaymentLedgerMismatches(db: Db): Promise<string[]> {
   const problems: string[] = [];
-  const rows = await db
-    .selectFrom('payments')
-    .leftJoin('ledger', (j) => j.on('ledger.ref', '=', sql<string>`'payment:' || payments.id`).on('ledger.reason', 'in', ['topup', 'bonus', 'topup_refund']))
-    .select([
-      'payments.id',
-      'payments.status',
-      'payments.amount',
-      'payments.bonus',
-      (eb) => eb.fn.sum<number>(eb.case().when('ledger.reason', '=', 'topup').then(1).else(0).end()).as('topups'),
-      (eb) => eb.fn.sum<number>(eb.case().when('ledger.reason', '=', 'topup').then(eb.ref('ledger.amount')).else(0).end()).as('topup_sum'),
-      (eb) => eb.fn.sum<number>(eb.case().when('ledger.reason', '=', 'bonus').then(1).else(0).end()).as('bonuses'),
-      (eb) => eb.fn.sum<number>(eb.case().when('ledger.reason', '=', 'bonus').then(eb.ref('ledger.amount')).else(0).end()).as('bonus_sum'),
-      (eb) => eb.fn.sum<number>(eb.case().when('ledger.reason', '=', 'topup_refund').then(1).else(0).end()).as('refunds'),
-      (eb) => eb.fn.sum<number>(eb.case().when('ledger.reason', '=', 'topup_refund').then(eb.ref('ledger.amount')).else(0).end()).as('refund_sum'),
-    ])
-    .groupBy(['payments.id', 'payments.status', 'payments.amount', 'payments.bonus'])
-    .execute();
-  for (const r of rows) {
-    const amount = Number(r.amount);
-    const bonus = Number(r.bonus);
-    const credited = CREDITED.has(r.status);
-    const refunded = REFUNDED.has(r.status);
-    const want = { topups: credited ? 1 : 0, topupSum: credited ? amount : 0, bonuses: credited && bonus > 0 ? 1 : 0, bonusSum: credited ? bonus : 0, refunds: refunded ? 1 : 0, refundSum: refunded ? -(amount + bonus) : 0 };
-    const got = { topups: Number(r.topups ?? 0), topupSum: Number(r.topup_sum ?? 0), bonuses: Number(r.bonuses ?? 0), bonusSum: Number(r.bonus_sum ?? 0), refunds: Number(r.refunds ?? 0), refundSum: Number(r.refund_sum ?? 0) };
-    if (got.topups !== want.topups || got.topupSum !== want.topupSum) problems.push(`Платёж ${r.id} (${r.status}): записей о пополнении ${got.topups} на ${formatRub(got.topupSum)} вместо ${want.topups} на ${formatRub(want.topupSum)}`);
-    if (got.bonuses !== want.bonuses || got.bonusSum !== want.bonusSum) problems.push(`Платёж ${r.id} (${r.status}): записей о бонусе ${got.bonuses} на ${formatRub(got.bonusSum)} вместо ${want.bonuses} на ${formatRub(want.bonusSum)}`);
-    if (got.refunds !== want.refunds || got.refundSum !== want.refundSum) problems.push(`Платёж ${r.id} (${r.status}): записей о возврате ${got.refunds} на ${formatRub(got.refundSum)} вместо ${want.refunds} на ${formatRub(want.refundSum)}`);
-  }
-  const orphans = await db
+  const grouped = await db
     .selectFrom('ledger')
-    .leftJoin('payments', (j) => j.on(sql<string>`'payment:' || payments.id`, '=', sql.ref('ledger.ref')))
-    .select(['ledger.id', 'ledger.reason', 'ledger.ref'])
-    .where('ledger.reason', 'in', ['topup', 'bonus', 'topup_refund'])
-    .where('payments.id', 'is', null)
+    .select(['ref', 'reason', (eb) => eb.fn.countAll<number>().as('n'), (eb) => eb.fn.sum<number>('amount').as('total')])
+    .where('reason', 'in', ['topup', 'bonus', 'topup_refund'])
+    .groupBy(['ref', 'reason'])
     .execute();
-  for (const o of orphans) problems.push(`Запись журнала №${o.id} (${o.reason}) ссылается на несуществующий платёж ${o.ref ?? '—'}`);
+  const byRef = new Map<string, Rows>();
+  for (const g of grouped) byRef.set(`${g.reason}|${g.ref ?? ''}`, { count: Number(g.n), sum: Number(g.total ?? 0) });
+  const rowsOf = (reason: string, ref: string): Rows => byRef.get(`${reason}|${ref}`) ?? { count: 0, sum: 0 };
+
+  const payments = await db.selectFrom('payments').select(['id', 'status', 'amount', 'bonus', 'refund_attempts']).execute();
+  const known = new Map(payments.map((p) => [p.id, Number(p.refund_attempts ?? 0)]));
+  for (const p of payments) {
+    const amount = Number(p.amount);
+    const bonus = Number(p.bonus);
+    const credited = CREDITED.has(p.status);
+    const attempts = Number(p.refund_attempts ?? 0);
+    const topup = rowsOf('topup', `payment:${p.id}`);
+    const bonusRows = rowsOf('bonus', `payment:${p.id}`);
+    const want = { topups: credited ? 1 : 0, topupSum: credited ? amount : 0, bonuses: credited && bonus > 0 ? 1 : 0, bonusSum: credited ? bonus : 0 };
+    if (topup.count !== want.topups || topup.sum !== want.topupSum) problems.push(`Платёж ${p.id} (${p.status}): записей о пополнении ${topup.count} на ${formatRub(topup.sum)} вместо ${want.topups} на ${formatRub(want.topupSum)}`);
+    if (bonusRows.count !== want.bonuses || bonusRows.sum !== want.bonusSum) problems.push(`Платёж ${p.id} (${p.status}): записей о бонусе ${bonusRows.count} на ${formatRub(bonusRows.sum)} вместо ${want.bonuses} на ${formatRub(want.bonusSum)}`);
+    if (REFUNDED.has(p.status) && attempts < 1) problems.push(`Платёж ${p.id} (${p.status}): возврат не начат, но платёж помечен возвращённым`);
+    let net = 0;
+    for (let n = 1; n <= attempts; n++) {
+      const debit = rowsOf('topup_refund', `payment:${p.id}:refund:${n}`);
+      const back = rowsOf('topup_refund', `payment:${p.id}:refund:${n}:back`);
+      const open = n === attempts && REFUNDED.has(p.status);
+      if (debit.count !== 1 || debit.sum !== -(amount + bonus)) problems.push(`Платёж ${p.id}, возврат №${n}: списаний ${debit.count} на ${formatRub(debit.sum)} вместо 1 на ${formatRub(-(amount + bonus))}`);
+      if (back.count !== (open ? 0 : 1) || back.sum !== (open ? 0 : amount + bonus)) problems.push(`Платёж ${p.id}, возврат №${n}: возвращений на баланс ${back.count} на ${formatRub(back.sum)} вместо ${open ? 0 : 1}`);
+      net += debit.sum + back.sum;
+    }
+    const wantNet = REFUNDED.has(p.status) ? -(amount + bonus) : 0;
+    if (net !== wantNet) problems.push(`Платёж ${p.id} (${p.status}): возвраты в журнале дают ${formatRub(net)} вместо ${formatRub(wantNet)}`);
+  }
+
+  for (const g of grouped) {
+    const ref = g.ref ?? '';
+    const m = REF.exec(ref);
+    const attempts = m ? known.get(m[1]!) : undefined;
+    const fits = m !== null && attempts !== undefined && (g.reason === 'topup_refund' ? m[2] !== undefined && Number(m[2]) >= 1 && Number(m[2]) <= attempts : m[2] === undefined);
+    if (!fits) problems.push(`Записи журнала (${g.reason}, ${Number(g.n)} шт.) ссылаются на несуществующий платёж или возврат ${ref || '—'}`);
+  }
   return problems;
 }

@@ -1,7 +1,8 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { bigint, notNull, withId } from '../../db/schema-helpers.ts';
 
-// Names 2026112320_… – 2026112329_…: migrations of the payments feature, merged by db/migrations/index.ts.
+// Names 2026112320_… – 2026112329_… and 2026112410_… – 2026112419_… (the owner's side: refunds):
+// migrations of the payments feature, merged by db/migrations/index.ts.
 export const paymentsMigrations: Record<string, Migration> = {
   '2026112320_payments': {
     async up(db: Kysely<unknown>) {
@@ -45,6 +46,18 @@ export const paymentsMigrations: Record<string, Migration> = {
 
       // A payment credits once: one `topup` (and one `bonus`) ledger row per payment.
       await db.schema.createIndex('ledger_topup_once_idx').on('ledger').columns(['reason', 'ref']).unique().where(sql<boolean>`reason in ('topup', 'bonus', 'topup_refund')`).execute();
+    },
+  },
+  '2026112410_payment_refunds': {
+    async up(db: Kysely<unknown>) {
+      // A refund is numbered (attempt n of the payment): its ledger rows are `payment:{id}:refund:{n}`
+      // (the debit) and, when the provider refused, `payment:{id}:refund:{n}:back` (the money put
+      // back) — each unique by ledger_topup_once_idx; the provider's idempotence key carries n too.
+      await db.schema.alterTable('payments').addColumn('refund_attempts', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      // Whoever calls the provider about a refund holds this lease (epoch ms): one caller at a time.
+      await db.schema.alterTable('payments').addColumn('refund_lease_until', bigint).execute();
+      await db.schema.alterTable('payments').addColumn('provider_refund_id', 'varchar(64)').execute();
+      await db.schema.alterTable('payments').addColumn('refund_error', 'varchar(300)').execute();
     },
   },
 };

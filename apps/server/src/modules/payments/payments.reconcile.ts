@@ -1,14 +1,16 @@
 import type { AppContext } from '../../context.ts';
 import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
+import { resumeRefunds } from './payments.admin.ts';
 import { PAYMENT_EXPIRY_MS, recordEvent, type PaymentsService } from './payments.service.ts';
 
 const BATCH = 200;
 
 /**
  * One reconciliation pass: every payment still pending is re-read from its provider (so a lost
- * notification still credits), and one pending for 24 h is canceled. Returns what it did.
+ * notification still credits), and one pending for 24 h is canceled; refunds left «refunding»
+ * (no answer, or pending at the provider) are asked about again. Returns what it did.
  */
-export async function reconcilePayments(ctx: AppContext, service: PaymentsService, now = Date.now(), signal?: AbortSignal): Promise<{ checked: number; expired: number; failed: number }> {
+export async function reconcilePayments(ctx: AppContext, service: PaymentsService, now = Date.now(), signal?: AbortSignal): Promise<{ checked: number; expired: number; failed: number; refunds: number }> {
   const rows = await ctx.db
     .selectFrom('payments')
     .selectAll()
@@ -38,7 +40,8 @@ export async function reconcilePayments(ctx: AppContext, service: PaymentsServic
       }
     }
   }
-  return { checked, expired, failed };
+  const refunds = signal?.aborted ? 0 : await resumeRefunds(ctx, service, signal);
+  return { checked, expired, failed, refunds };
 }
 
 export function reconcileJob(ctx: AppContext, service: PaymentsService): ScheduledJobSpec {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { bonusFor, PAYMENT_PROVIDER_TEXT, PAYMENT_PROVIDERS, PAYMENT_TEXTS, type CreatePaymentBody, type PaymentCreated, type PaymentOptions, type PaymentProvider, type PlayerPayment } from '@kubik/contract';
+import { bonusFor, PAYMENT_PROVIDER_TEXT, PAYMENT_PROVIDERS, PAYMENT_STATUS_TEXT, PAYMENT_TEXTS, type PaymentStatus, type CreatePaymentBody, type PaymentCreated, type PaymentOptions, type PaymentProvider, type PlayerPayment } from '@kubik/contract';
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
@@ -140,6 +140,16 @@ export function createPaymentsService(ctx: AppContext, adapters: Partial<Record<
   async function apply(row: PaymentRow, state: ProviderPaymentState): Promise<string> {
     if (state.orderId !== null && state.orderId !== row.id) return `ответ о чужом платеже (${state.orderId}): ничего не изменено`;
     const now = Date.now();
+    if (state.status === 'refunded') {
+      // The provider returned the money: a refund started on the site (balance already debited) is done.
+      if (row.status === 'refunding') {
+        const changed = await db.updateTable('payments').set({ status: 'refunded', refunded_at: now, refund_lease_until: null, refund_error: null, provider_status: state.providerStatus, updated_at: now }).where('id', '=', row.id).where('status', '=', 'refunding').executeTakeFirst();
+        return Number(changed.numUpdatedRows) === 1 ? 'возврат подтверждён провайдером' : 'без изменений';
+      }
+      if (row.status === 'refunded') return 'без изменений';
+      return 'провайдер пишет, что платёж возвращён, но на сайте возврат не начат: баланс не изменён';
+    }
+    if (row.status !== 'pending') return `без изменений (${PAYMENT_STATUS_TEXT[row.status as PaymentStatus] ?? row.status})`;
     if (state.status === 'succeeded') {
       if (state.amountKopecks !== Number(row.amount)) return `сумма у провайдера ${formatRub(state.amountKopecks)} не равна ${formatRub(Number(row.amount))}: не зачислено`;
       const settings = await ctx.settings.get(PaymentSettings);

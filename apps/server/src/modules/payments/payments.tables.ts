@@ -26,6 +26,13 @@ export interface PaymentsTable {
   canceled_at: number | null;
   refunded_at: number | null;
   refund_requested_by: number | null;
+  /** How many refunds were started (the last one's number names its ledger rows and idempotence key). */
+  refund_attempts: Generated<number>;
+  /** Epoch ms until which one caller talks to the provider about the refund. */
+  refund_lease_until: number | null;
+  provider_refund_id: string | null;
+  /** Why the last refund attempt did not finish. */
+  refund_error: string | null;
   /** Last time reconciliation asked the provider. */
   checked_at: number | null;
 }

@@ -6,7 +6,7 @@ import { toRoubles } from '../../lib/money.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { DELIVERY_TEXTS, getDelivery, refusal } from '../deliveries/deliveries.service.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
-import { dropListCache } from './shop.service.ts';
+import { dropListCache } from './shop.cache.ts';
 
 export const REFUND_TEXTS = {
   refunded: 'Деньги возвращены на баланс игрока',

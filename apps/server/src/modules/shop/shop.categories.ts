@@ -4,7 +4,7 @@ import type { Db } from '../../db/index.ts';
 import { conflict, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { categoryKey } from './shop.category-key.ts';
-import { dropListCache } from './shop.service.ts';
+import { dropListCache } from './shop.cache.ts';
 
 export const CATEGORY_TEXTS = {
   notFound: 'Категория не найдена',

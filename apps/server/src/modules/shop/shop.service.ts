@@ -26,6 +26,7 @@ import { recordAudit } from '../audit/audit.service.ts';
 import { deliveriesOf } from '../deliveries/deliveries.service.ts';
 import { enqueueDeliveries, rconConfigured, type DeliveryRequest } from '../deliveries/deliveries.queue.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
+import { dropListCache, LIST_CACHE_KEY } from './shop.cache.ts';
 import { defaultCategory } from './shop.categories.ts';
 import { categoryKey } from './shop.category-key.ts';
 import type { ShopItemsTable } from './shop.tables.ts';
@@ -82,14 +83,11 @@ export async function listOnSale(db: Db): Promise<ShopItem[]> {
   return rows.map(toPublicItem);
 }
 
-/** Key of the public list in ctx.publicCache; every committed change of stock or items drops it. */
-export const LIST_CACHE_KEY = 'shop:all';
-
+/** The public list, kept in ctx.publicCache; every committed change of stock or items drops it. */
 export function listOnSaleBody(ctx: AppContext): Promise<CachedBody> {
   return ctx.publicCache.get(LIST_CACHE_KEY, async () => z.array(ShopItemSchema).parse(await listOnSale(ctx.db)));
 }
 
-export const dropListCache = (ctx: AppContext) => ctx.publicCache.invalidate(LIST_CACHE_KEY);
 
 function adminItems(db: Db) {
   return db.selectFrom('shop_items').leftJoin('servers', 'servers.id', 'shop_items.server_id').selectAll('shop_items').select('servers.name as server_name').where('shop_items.deleted_at', 'is', null);

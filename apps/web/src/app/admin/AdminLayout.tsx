@@ -7,6 +7,7 @@ const SECTIONS = [
   { to: '/admin/users', label: 'Пользователи' },
   { to: '/admin/news', label: 'Новости' },
   { to: '/admin/shop', label: 'Магазин' },
+  { to: '/admin/payments', label: 'Платежи' },
   { to: '/admin/donate', label: 'Донат' },
   { to: '/admin/servers', label: 'Серверы' },
   { to: '/admin/capes', label: 'Плащи' },

@@ -35,6 +35,11 @@ export function showValue(kind: AuditValueKind = 'text', value: unknown): string
       if (value.length === 0) return 'нет';
       return value.map((item) => String(asRecord(item).name ?? asRecord(item).title ?? '…')).join(', ');
     }
+    case 'bonus_rules': {
+      if (!Array.isArray(value)) return String(value);
+      if (value.length === 0) return 'нет';
+      return value.map((r) => `от ${formatRub(asNumber(asRecord(r).from))} — +${formatNumber(asNumber(asRecord(r).percent))} %`).join('; ');
+    }
     default:
       return typeof value === 'object' ? JSON.stringify(value) : String(value);
   }

@@ -1,11 +1,9 @@
 import { PAYMENT_PROVIDER_TEXT, PAYMENT_STATUS_TEXT, type PaymentStatus, type PlayerPayment } from '@kubik/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
-import { Link } from 'wouter';
 import { Badge, type BadgeTone } from '../../components/Badge.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { formatDateTime, formatRub } from '../../lib/format.ts';
-import { TOPUP_PATH } from '../../lib/paths.ts';
 import { fetchMyPayments, MY_PAYMENTS_KEY } from './api.ts';
 import './profile-payments.css';
 
@@ -33,11 +31,7 @@ export function MyPayments() {
         query={payments}
         loading="Загрузка платежей..."
         error="Не удалось загрузить платежи"
-        empty={
-          <p>
-            Пополнений пока не было. <Link to={TOPUP_PATH}>Пополнить баланс</Link>
-          </p>
-        }
+        empty="Пополнений пока не было"
       >
         {(list) => (
           <ul className="payments-list">

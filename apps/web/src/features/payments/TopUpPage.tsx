@@ -132,7 +132,12 @@ function AmountChoice({ options }: { options: PaymentOptions }) {
                 onClick={() => setValue('amount', p, { shouldDirty: true, shouldTouch: true, shouldValidate: formState.isSubmitted || !!formState.errors.amount })}
               >
                 {formatRub(p)}
-                {presetBonus > 0 && <span className="topup-preset-bonus">+{formatRub(presetBonus / 100)}</span>}
+                {presetBonus > 0 && (
+                  <span className="topup-preset-bonus">
+                    {' '}+{formatRub(presetBonus / 100)}
+                    <span className="visually-hidden"> бонусом</span>
+                  </span>
+                )}
               </button>
             );
           })}

@@ -1,0 +1,84 @@
+import { AdminPaymentDetail, AdminPaymentPage, AdminPaymentSettings, AdminPaymentsCsvQuery, AdminPaymentsQuery, ErrorResponse, PaymentIdParams, PaymentSettingsBody, RefundResponse } from '@kubik/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { listPayments, paymentDetail, paymentsCsv, refundPayment } from './payments.admin.ts';
+import { paymentsService, type PaymentsService } from './payments.service.ts';
+import { PaymentSettings } from './payments.settings.ts';
+
+const tags = ['Платежи (администратор)'];
+const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
+
+/** The owner's side of payments: the list, its CSV, one payment with its events, refunds, bonus rules. */
+export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = paymentsService(ctx)): FastifyPluginAsyncZod {
+  const settingsView = async (): Promise<AdminPaymentSettings> => ({ value: await ctx.settings.get(PaymentSettings), defaults: PaymentSettingsBody.parse(PaymentSettings.defaults(ctx.config)) });
+
+  return async (app) => {
+    app.get('/api/admin/payments', {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Платежи: фильтры status, provider, player (часть имени), from/to (мс или ISO 8601, по времени создания; to не включается), страницы; totals — суммы по всем отобранным',
+        querystring: AdminPaymentsQuery,
+        response: { 200: AdminPaymentPage, ...err(400, 401, 403) },
+      },
+      handler: async (req) => listPayments(ctx, req.query),
+    });
+
+    app.get('/api/admin/payments.csv', {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Те же платежи файлом CSV для Excel: UTF-8 с BOM, «;», суммы в рублях с копейками через запятую, даты в часовом поясе tz (по умолчанию Europe/Moscow)',
+        querystring: AdminPaymentsCsvQuery,
+        response: { 200: z.string(), ...err(400, 401, 403) },
+      },
+      handler: async (req, reply) => {
+        const { text, filename } = await paymentsCsv(ctx, req.query);
+        return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).header('cache-control', 'no-store').send(text);
+      },
+    });
+
+    app.get('/api/admin/payments/:id', {
+      config: { access: 'admin' },
+      schema: { tags, summary: 'Один платёж: все уведомления и ответы провайдера, баланс игрока и можно ли вернуть', params: PaymentIdParams, response: { 200: AdminPaymentDetail, ...err(400, 401, 403, 404) } },
+      handler: async (req) => paymentDetail(ctx, service, req.params.id),
+    });
+
+    app.post('/api/admin/payments/:id/refund', {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary:
+          'Вернуть оплаченный платёж через провайдера: сумма и бонус списываются с баланса игрока (409 insufficient_funds, если их там уже нет), затем провайдер возвращает деньги. 200 — возвращён, 202 — провайдер ещё решает; 502 refund_refused — отказ, деньги снова на балансе; 502 refund_unknown — нет ответа, возврат повторится сам',
+        params: PaymentIdParams,
+        response: { 200: RefundResponse, 202: RefundResponse, ...err(400, 401, 403, 404, 409, 502) },
+      },
+      handler: async (req, reply) => {
+        const { status, body } = await refundPayment(ctx, service, userOf(req).id, req.params.id);
+        return reply.code(status).send(body);
+      },
+    });
+
+    app.get('/api/admin/payment-settings', {
+      config: { access: 'admin' },
+      schema: { tags, summary: 'Настройки платежей: бонусы к пополнению и ставка НДС в чеке', response: { 200: AdminPaymentSettings, ...err(401, 403) } },
+      handler: settingsView,
+    });
+
+    app.put('/api/admin/payment-settings', {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Сохранить настройки платежей (все поля): bonus_rules [{from (₽), percent}] — к платежу от from ₽ зачисляется percent % отдельной записью «бонус» (берётся лучшее подходящее правило)',
+        body: PaymentSettingsBody,
+        response: { 200: AdminPaymentSettings, ...err(400, 401, 403) },
+      },
+      handler: async (req) => {
+        await ctx.settings.set(PaymentSettings, req.body, { actorId: userOf(req).id });
+        return settingsView();
+      },
+    });
+  };
+}

@@ -1,0 +1,412 @@
+import { ADMIN_PAYMENT_TEXTS, ADMIN_PAYMENTS_PAGE_SIZE, PAYMENT_PROVIDER_TEXT, PAYMENT_STATUS_TEXT, PAYMENT_TEXTS, type AdminPayment, type AdminPaymentDetail, type AdminPaymentPage, type AdminPaymentsCsvQuery, type AdminPaymentsQuery, type AdminPaymentTotals, type PaymentProvider, type PaymentStatus, type RefundResponse, type UserCard } from '@kubik/contract';
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { AppContext } from '../../context.ts';
+import type { Database } from '../../db/types.ts';
+import { badRequest, conflict, HttpError, notFound } from '../../lib/errors.ts';
+import { toRoubles } from '../../lib/money.ts';
+import { ProviderError, type RefundResult } from '../../lib/payments/index.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
+import { formatRub, recordEvent, type PaymentRow, type PaymentsService } from './payments.service.ts';
+import { PaymentSettings } from './payments.settings.ts';
+
+/** How long one caller may talk to the provider about a refund before another may take over. */
+export const REFUND_LEASE_MS = 60_000;
+const CSV_MAX_ROWS = 100_000;
+const EVENTS_MAX = 300;
+
+const PAID = ['succeeded', 'refunding', 'refunded'] as const;
+const REFUNDED = ['refunding', 'refunded'] as const;
+
+/** Ledger refs of refund attempt n: the debit, and the money put back when the provider refused. */
+export const refundRef = (paymentId: string, attempt: number) => `payment:${paymentId}:refund:${attempt}`;
+export const refundBackRef = (paymentId: string, attempt: number) => `${refundRef(paymentId, attempt)}:back`;
+
+type Filter = Pick<AdminPaymentsQuery, 'status' | 'provider' | 'player' | 'from' | 'to'>;
+
+/** Epoch ms of a `from`/`to` value: digits are ms, anything else ISO 8601. */
+function moment(value: string | undefined, field: 'from' | 'to'): number | null {
+  if (value === undefined || value === '') return null;
+  const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
+  if (!Number.isSafeInteger(ms) || ms < 0 || ms > 253_402_300_799_999) throw badRequest(ADMIN_PAYMENT_TEXTS.badPeriod, { code: 'invalid', field });
+  return ms;
+}
+
+type Joined = SelectQueryBuilder<Database & { p: Database['payments']; u: Database['users'] }, 'p' | 'u', object>;
+
+function filtered(ctx: AppContext, f: Filter): Joined {
+  let q = ctx.db.selectFrom('payments as p').innerJoin('users as u', 'u.id', 'p.user_id') as unknown as Joined;
+  // A payment the provider never accepted (no provider id) is not money: the owner's list leaves it out.
+  q = q.where('p.provider_payment_id', 'is not', null);
+  if (f.status) q = q.where('p.status', '=', f.status);
+  if (f.provider) q = q.where('p.provider', '=', f.provider);
+  if (f.player) q = q.where(sql<boolean>`u.username_lower like ${`%${f.player.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`} escape '\\'`);
+  const from = moment(f.from, 'from');
+  const to = moment(f.to, 'to');
+  if (from !== null) q = q.where('p.created_at', '>=', from);
+  if (to !== null) q = q.where('p.created_at', '<', to);
+  return q;
+}
+
+const COLUMNS = ['p.id', 'p.user_id', 'u.username', 'p.provider', 'p.amount', 'p.bonus', 'p.status', 'p.provider_payment_id', 'p.provider_status', 'p.created_at', 'p.paid_at', 'p.canceled_at', 'p.refunded_at', 'p.refund_requested_by', 'p.refund_error'] as const;
+
+interface ListedRow {
+  id: string;
+  user_id: number;
+  username: string;
+  provider: string;
+  amount: number | string;
+  bonus: number | string;
+  status: string;
+  provider_payment_id: string | null;
+  provider_status: string | null;
+  created_at: number | string;
+  paid_at: number | string | null;
+  canceled_at: number | string | null;
+  refunded_at: number | string | null;
+  refund_requested_by: number | null;
+  refund_error: string | null;
+}
+
+const ms = (v: number | string | null) => (v === null ? null : Number(v));
+
+async function toAdmin(ctx: AppContext, rows: ListedRow[]): Promise<AdminPayment[]> {
+  const askers = [...new Set(rows.map((r) => r.refund_requested_by).filter((id): id is number => id !== null))];
+  const names = new Map<number, string>();
+  if (askers.length > 0) for (const u of await ctx.db.selectFrom('users').select(['id', 'username']).where('id', 'in', askers).execute()) names.set(u.id, u.username);
+  return rows.map((r) => ({
+    id: r.id,
+    user_id: r.user_id,
+    username: r.username,
+    provider: r.provider as PaymentProvider,
+    amount: toRoubles(Number(r.amount)),
+    bonus: toRoubles(Number(r.bonus)),
+    status: r.status as PaymentStatus,
+    provider_payment_id: r.provider_payment_id,
+    provider_status: r.provider_status,
+    created_at: Number(r.created_at),
+    paid_at: ms(r.paid_at),
+    canceled_at: ms(r.canceled_at),
+    refunded_at: ms(r.refunded_at),
+    refund_requested_by: r.refund_requested_by === null ? null : (names.get(r.refund_requested_by) ?? `№${r.refund_requested_by}`),
+    refund_error: r.refund_error,
+  }));
+}
+
+/** The owner's list: filtered, newest first, one page, with the sums of everything that matched. */
+export async function listPayments(ctx: AppContext, query: AdminPaymentsQuery): Promise<AdminPaymentPage> {
+  const page = Number(query.page ?? 1);
+  const perPage = Number(query.per_page ?? ADMIN_PAYMENTS_PAGE_SIZE);
+  const base = filtered(ctx, query);
+  const [rows, sums] = await Promise.all([
+    base
+      .select([...COLUMNS])
+      .orderBy('p.created_at', 'desc')
+      .orderBy('p.id', 'desc')
+      .limit(perPage)
+      .offset((page - 1) * perPage)
+      .execute() as Promise<ListedRow[]>,
+    base
+      .select((eb) => [
+        eb.fn.countAll<number>().as('count'),
+        eb.fn.sum<number>(eb.case().when('p.status', 'in', [...PAID]).then(eb.ref('p.amount')).else(0).end()).as('paid'),
+        eb.fn.sum<number>(eb.case().when('p.status', 'in', [...PAID]).then(1).else(0).end()).as('paid_count'),
+        eb.fn.sum<number>(eb.case().when('p.status', 'in', [...REFUNDED]).then(eb.ref('p.amount')).else(0).end()).as('refunded'),
+        eb.fn.sum<number>(eb.case().when('p.status', 'in', [...REFUNDED]).then(1).else(0).end()).as('refunded_count'),
+        eb.fn.sum<number>(eb.case().when('p.status', '=', 'succeeded').then(eb.ref('p.bonus')).else(0).end()).as('bonus'),
+      ])
+      .executeTakeFirstOrThrow(),
+  ]);
+  const paid = Number(sums.paid ?? 0);
+  const refunded = Number(sums.refunded ?? 0);
+  const totals: AdminPaymentTotals = {
+    count: Number(sums.count ?? 0),
+    paid: toRoubles(paid),
+    paid_count: Number(sums.paid_count ?? 0),
+    refunded: toRoubles(refunded),
+    refunded_count: Number(sums.refunded_count ?? 0),
+    net: toRoubles(paid - refunded),
+    bonus: toRoubles(Number(sums.bonus ?? 0)),
+  };
+  return { payments: await toAdmin(ctx, rows), page, per_page: perPage, total: totals.count, totals };
+}
+
+// ---------------------------------------------------------------- CSV
+
+/** «150,50»: roubles with kopecks and a decimal comma, as Russian Excel reads numbers. */
+const csvMoney = (kopecks: number) => `${Math.floor(kopecks / 100)},${String(kopecks % 100).padStart(2, '0')}`;
+
+function csvCell(value: string): string {
+  // A cell Excel would run as a formula is kept as text.
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[";\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+function dateFormatter(tz: string): (ms: number | null) => string {
+  let f: Intl.DateTimeFormat;
+  try {
+    f = new Intl.DateTimeFormat('ru-RU', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+  } catch {
+    throw badRequest(ADMIN_PAYMENT_TEXTS.badTimezone, { code: 'invalid', field: 'tz' });
+  }
+  return (ms) => (ms === null ? '' : f.format(new Date(ms)).replace(',', ''));
+}
+
+export const CSV_HEADERS = ['Создан', 'Оплачен', 'Возвращён', 'Игрок', 'Способ оплаты', 'Сумма, ₽', 'Бонус, ₽', 'Статус', 'Статус у провайдера', 'Номер на сайте', 'Номер у провайдера'];
+
+/**
+ * The filtered payments as CSV for Excel: UTF-8 with a BOM (so Excel does not read it as
+ * Windows-1251), «;» between cells and a decimal comma (Russian Excel's list separator and
+ * number format), dates in the owner's time zone, Russian headers; oldest first.
+ */
+export async function paymentsCsv(ctx: AppContext, query: AdminPaymentsCsvQuery): Promise<{ text: string; filename: string }> {
+  const tz = query.tz ?? 'Europe/Moscow';
+  const date = dateFormatter(tz);
+  const rows = (await filtered(ctx, query).select([...COLUMNS]).orderBy('p.created_at').orderBy('p.id').limit(CSV_MAX_ROWS).execute()) as ListedRow[];
+  const lines = [CSV_HEADERS.map(csvCell).join(';')];
+  for (const r of rows) {
+    lines.push(
+      [
+        date(Number(r.created_at)),
+        date(ms(r.paid_at)),
+        date(ms(r.refunded_at)),
+        r.username,
+        PAYMENT_PROVIDER_TEXT[r.provider as PaymentProvider] ?? r.provider,
+        csvMoney(Number(r.amount)),
+        csvMoney(Number(r.bonus)),
+        PAYMENT_STATUS_TEXT[r.status as PaymentStatus] ?? r.status,
+        r.provider_status ?? '',
+        r.id,
+        r.provider_payment_id ?? '',
+      ]
+        .map(csvCell)
+        .join(';'),
+    );
+  }
+  const day = new Intl.DateTimeFormat('sv-SE', { timeZone: tz }).format(new Date());
+  return { text: `\uFEFF${lines.join('\r\n')}\r\n`, filename: `payments-${day}.csv` };
+}
+
+// ---------------------------------------------------------------- one payment
+
+async function paymentRow(ctx: AppContext, id: string): Promise<PaymentRow> {
+  const row = await ctx.db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound(PAYMENT_TEXTS.notFound, { code: 'payment_not_found' });
+  return row;
+}
+
+async function adminView(ctx: AppContext, id: string): Promise<AdminPayment> {
+  const rows = (await ctx.db.selectFrom('payments as p').innerJoin('users as u', 'u.id', 'p.user_id').select([...COLUMNS]).where('p.id', '=', id).execute()) as ListedRow[];
+  if (rows.length === 0) throw notFound(PAYMENT_TEXTS.notFound, { code: 'payment_not_found' });
+  return (await toAdmin(ctx, rows))[0]!;
+}
+
+/** Why «Вернуть» cannot be pressed now, or null. */
+function refundBlock(service: PaymentsService, row: PaymentRow, balance: number, now: number): string | null {
+  if (!service.adapters[row.provider as PaymentProvider]) return ADMIN_PAYMENT_TEXTS.refundProviderOff;
+  if (row.status === 'refunded') return ADMIN_PAYMENT_TEXTS.alreadyRefunded;
+  if (row.status === 'refunding') return row.refund_lease_until !== null && Number(row.refund_lease_until) > now ? ADMIN_PAYMENT_TEXTS.refundInProgress : null;
+  if (row.status !== 'succeeded' || !row.provider_payment_id) return PAYMENT_TEXTS.refundNotSucceeded;
+  if (balance < Number(row.amount) + Number(row.bonus)) return PAYMENT_TEXTS.refundNoFunds;
+  return null;
+}
+
+/** One payment with every notification and provider answer kept about it. */
+export async function paymentDetail(ctx: AppContext, service: PaymentsService, id: string): Promise<AdminPaymentDetail> {
+  const row = await paymentRow(ctx, id);
+  const [payment, events, user] = await Promise.all([
+    adminView(ctx, id),
+    ctx.db.selectFrom('payment_events').selectAll().where('payment_id', '=', id).orderBy('id').limit(EVENTS_MAX).execute(),
+    ctx.db.selectFrom('users').select('balance').where('id', '=', row.user_id).executeTakeFirstOrThrow(),
+  ]);
+  const balance = Number(user.balance);
+  return {
+    payment,
+    events: events.map((e) => ({ id: e.id, kind: e.kind, ip: e.ip, outcome: e.outcome, body: e.body, created_at: Number(e.created_at) })),
+    balance: toRoubles(balance),
+    refund_amount: toRoubles(Number(row.amount) + Number(row.bonus)),
+    refund_block: refundBlock(service, row, balance, Date.now()),
+  };
+}
+
+// ---------------------------------------------------------------- refunds
+
+/**
+ * Refund of a succeeded payment, owner's button. The bonus credited with the payment goes back
+ * too: it was given for this money, so one `topup_refund` row takes amount + bonus, and the
+ * player's balance must cover both.
+ *
+ * 1. One transaction: succeeded → refunding (conditional: of parallel requests one wins), the
+ *    attempt number n counted up, the balance debited by a conditional update (never below zero,
+ *    else nothing happened: 409), the audit entry. The winner holds the refund's lease.
+ * 2. The provider is asked with attempt n's key (YooKassa's Idempotence-Key; T-Bank: GetState
+ *    first, then Cancel).
+ * 3. Succeeded → refunded. Pending (the provider decides later) → stays refunding; reconciliation
+ *    and the provider's notification finish it. No answer → stays refunding, debited, asked again
+ *    later (never returned to the balance while the provider may still pay out). Refused → the
+ *    provider is asked once more what the payment's state is; only if it is not refunded the
+ *    money goes back to the balance (`…:back` row) and the payment is succeeded again.
+ */
+export async function refundPayment(ctx: AppContext, service: PaymentsService, actorId: number, id: string): Promise<{ status: 200 | 202; body: RefundResponse }> {
+  const row = await paymentRow(ctx, id);
+  if (!service.adapters[row.provider as PaymentProvider]) throw conflict(ADMIN_PAYMENT_TEXTS.refundProviderOff, { code: 'provider_off' });
+  if (row.status === 'refunding') return resumeRefund(ctx, service, row, actorId);
+  if (row.status === 'refunded') throw conflict(ADMIN_PAYMENT_TEXTS.alreadyRefunded, { code: 'already_refunded' });
+  if (row.status !== 'succeeded' || !row.provider_payment_id) throw conflict(PAYMENT_TEXTS.refundNotSucceeded, { code: 'not_refundable' });
+
+  const total = Number(row.amount) + Number(row.bonus);
+  const attempt = Number(row.refund_attempts) + 1;
+  const now = Date.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    const changed = await trx
+      .updateTable('payments')
+      .set({ status: 'refunding', refund_attempts: attempt, refund_requested_by: actorId, refund_lease_until: now + REFUND_LEASE_MS, refund_error: null, provider_refund_id: null, updated_at: now })
+      .where('id', '=', row.id)
+      .where('status', '=', 'succeeded')
+      .where('refund_attempts', '=', Number(row.refund_attempts))
+      .executeTakeFirst();
+    if (Number(changed.numUpdatedRows) !== 1) throw conflict(ADMIN_PAYMENT_TEXTS.refundInProgress, { code: 'refund_in_progress' });
+    let balance: number;
+    try {
+      balance = await postLedger(trx, { userId: row.user_id, amount: -total, reason: 'topup_refund', authorId: actorId, ref: refundRef(row.id, attempt), note: `Возврат пополнения на ${formatRub(Number(row.amount))}${Number(row.bonus) > 0 ? ` и бонуса ${formatRub(Number(row.bonus))}` : ''}` });
+    } catch (err) {
+      if (err instanceof InsufficientFunds) throw conflict(PAYMENT_TEXTS.refundNoFunds, { code: 'insufficient_funds' });
+      throw err;
+    }
+    await recordAudit(trx, {
+      actorId,
+      action: 'payment.refund',
+      entity: 'payment',
+      entityId: row.id,
+      before: { status: PAYMENT_STATUS_TEXT.succeeded, balance: toRoubles(balance + total) },
+      after: { status: PAYMENT_STATUS_TEXT.refunding, balance: toRoubles(balance), amount: toRoubles(Number(row.amount)), bonus: toRoubles(Number(row.bonus)), provider: PAYMENT_PROVIDER_TEXT[row.provider as PaymentProvider] ?? row.provider, attempt },
+    });
+  });
+  return askProvider(ctx, service, { ...row, status: 'refunding', refund_attempts: attempt, provider_refund_id: null }, actorId);
+}
+
+/** A refund left «refunding» (no answer, or pending at the provider): asked again by whoever takes its lease. */
+async function resumeRefund(ctx: AppContext, service: PaymentsService, row: PaymentRow, actorId: number | null): Promise<{ status: 200 | 202; body: RefundResponse }> {
+  const now = Date.now();
+  const claimed = await ctx.db
+    .updateTable('payments')
+    .set({ refund_lease_until: now + REFUND_LEASE_MS })
+    .where('id', '=', row.id)
+    .where('status', '=', 'refunding')
+    .where('refund_attempts', '=', Number(row.refund_attempts))
+    .where((eb) => eb.or([eb('refund_lease_until', 'is', null), eb('refund_lease_until', '<=', now)]))
+    .executeTakeFirst();
+  if (Number(claimed.numUpdatedRows) !== 1) throw conflict(ADMIN_PAYMENT_TEXTS.refundInProgress, { code: 'refund_in_progress' });
+  return askProvider(ctx, service, row, actorId);
+}
+
+async function askProvider(ctx: AppContext, service: PaymentsService, row: PaymentRow, actorId: number | null): Promise<{ status: 200 | 202; body: RefundResponse }> {
+  const adapter = service.adapters[row.provider as PaymentProvider]!;
+  const attempt = Number(row.refund_attempts);
+  const user = await ctx.db.selectFrom('users').select('email').where('id', '=', row.user_id).executeTakeFirstOrThrow();
+  const settings = await ctx.settings.get(PaymentSettings);
+  let result: RefundResult;
+  try {
+    result = await adapter.refund({ providerPaymentId: row.provider_payment_id!, amountKopecks: Number(row.amount), key: `${row.id}:refund:${attempt}`, knownRefundId: row.provider_refund_id, email: user.email, vatCode: settings.vat_code });
+  } catch (err) {
+    const message = (err as Error).message;
+    await recordEvent(ctx.db, { paymentId: row.id, provider: row.provider, kind: 'error', outcome: `возврат: ${message}`, body: err instanceof ProviderError ? (err.raw ?? undefined) : undefined });
+    if (err instanceof ProviderError && err.definitive) {
+      // Refused. Before the money goes back to the balance, the provider's own word on the payment:
+      // a refund done after all (an earlier call, the owner's cabinet) must not be paid twice.
+      let refundedThere: boolean;
+      try {
+        refundedThere = (await adapter.fetch(row.provider_payment_id!)).status === 'refunded';
+      } catch {
+        await release(ctx, row, message);
+        throw new HttpError(502, ADMIN_PAYMENT_TEXTS.refundUnknown, { code: 'refund_unknown' });
+      }
+      if (refundedThere) return { status: 200, body: { payment: await finish(ctx, row, null), message: PAYMENT_TEXTS.refunded } };
+      await putBack(ctx, row, actorId, message);
+      throw new HttpError(502, ADMIN_PAYMENT_TEXTS.refundRefused(message), { code: 'refund_refused' });
+    }
+    await release(ctx, row, message);
+    throw new HttpError(502, ADMIN_PAYMENT_TEXTS.refundUnknown, { code: 'refund_unknown' });
+  }
+  await recordEvent(ctx.db, { paymentId: row.id, provider: row.provider, kind: 'refund', outcome: result.status === 'succeeded' ? `возврат выполнен (попытка ${attempt})` : `возврат принят, ждёт решения провайдера (попытка ${attempt})`, body: result.raw });
+  if (result.status === 'succeeded') return { status: 200, body: { payment: await finish(ctx, row, result.providerRefundId), message: PAYMENT_TEXTS.refunded } };
+  await ctx.db.updateTable('payments').set({ provider_refund_id: result.providerRefundId ?? row.provider_refund_id, refund_lease_until: null, updated_at: Date.now() }).where('id', '=', row.id).where('status', '=', 'refunding').execute();
+  return { status: 202, body: { payment: await adminView(ctx, row.id), message: PAYMENT_TEXTS.refundStarted } };
+}
+
+/** refunding → refunded (conditional: a notification may finish it at the same moment). */
+export async function finish(ctx: AppContext, row: PaymentRow, providerRefundId: string | null): Promise<AdminPayment> {
+  const now = Date.now();
+  await ctx.db
+    .updateTable('payments')
+    .set({ status: 'refunded', refunded_at: now, refund_lease_until: null, refund_error: null, provider_refund_id: providerRefundId ?? row.provider_refund_id, updated_at: now })
+    .where('id', '=', row.id)
+    .where('status', '=', 'refunding')
+    .execute();
+  return adminView(ctx, row.id);
+}
+
+/** The outcome is unknown: stays refunding (debited) and may be asked again at once. */
+async function release(ctx: AppContext, row: PaymentRow, message: string): Promise<void> {
+  await ctx.db.updateTable('payments').set({ refund_lease_until: null, refund_error: message.slice(0, 300), updated_at: Date.now() }).where('id', '=', row.id).where('status', '=', 'refunding').execute();
+}
+
+/** The provider refused attempt n: refunding → succeeded and the money back on the balance, in one transaction. */
+async function putBack(ctx: AppContext, row: PaymentRow, actorId: number | null, message: string): Promise<void> {
+  const attempt = Number(row.refund_attempts);
+  const total = Number(row.amount) + Number(row.bonus);
+  await ctx.db.transaction().execute(async (trx) => {
+    const now = Date.now();
+    const changed = await trx
+      .updateTable('payments')
+      .set({ status: 'succeeded', refund_lease_until: null, refund_error: message.slice(0, 300), updated_at: now })
+      .where('id', '=', row.id)
+      .where('status', '=', 'refunding')
+      .where('refund_attempts', '=', attempt)
+      .executeTakeFirst();
+    if (Number(changed.numUpdatedRows) !== 1) return;
+    const balance = await postLedger(trx, { userId: row.user_id, amount: total, reason: 'topup_refund', authorId: actorId, ref: refundBackRef(row.id, attempt), note: `Возврат пополнения не выполнен: ${message}`.slice(0, 500) });
+    await recordAudit(trx, {
+      actorId,
+      action: 'payment.refund_failed',
+      entity: 'payment',
+      entityId: row.id,
+      before: { status: PAYMENT_STATUS_TEXT.refunding, balance: toRoubles(balance - total) },
+      after: { status: PAYMENT_STATUS_TEXT.succeeded, balance: toRoubles(balance), reason: message.slice(0, 300), attempt },
+    });
+  });
+}
+
+/** Reconciliation: refunds left «refunding» whose lease ran out are asked about again. */
+export async function resumeRefunds(ctx: AppContext, service: PaymentsService, signal?: AbortSignal): Promise<number> {
+  const now = Date.now();
+  const rows = await ctx.db
+    .selectFrom('payments')
+    .selectAll()
+    .where('status', '=', 'refunding')
+    .where((eb) => eb.or([eb('refund_lease_until', 'is', null), eb('refund_lease_until', '<=', now)]))
+    .orderBy('updated_at')
+    .limit(50)
+    .execute();
+  let done = 0;
+  for (const row of rows) {
+    if (signal?.aborted) break;
+    if (!service.adapters[row.provider as PaymentProvider]) continue;
+    try {
+      await resumeRefund(ctx, service, row, null);
+      done += 1;
+    } catch {
+      // Recorded as a payment event; the next pass tries again.
+    }
+  }
+  return done;
+}
+
+// ---------------------------------------------------------------- the player's card
+
+/** The player's latest top-ups for the admin user card. */
+export async function paymentsOfUser(ctx: AppContext, userId: number, limit = 50): Promise<NonNullable<UserCard['payments']>> {
+  const rows = await ctx.db.selectFrom('payments').select(['id', 'amount', 'status', 'provider', 'created_at']).where('user_id', '=', userId).where('provider_payment_id', 'is not', null).orderBy('created_at', 'desc').limit(limit).execute();
+  return rows.map((r) => ({ id: r.id, amount: toRoubles(Number(r.amount)), status: r.status, provider: r.provider, created_at: new Date(Number(r.created_at)).toISOString() }));
+}
+

@@ -1,0 +1,205 @@
+import { ADMIN_PAYMENTS_PAGE_SIZE, PAYMENT_PROVIDER_TEXT, PAYMENT_PROVIDERS, PAYMENT_STATUS_TEXT, PAYMENT_STATUSES, type AdminPayment, type AdminPaymentTotals } from '@kubik/contract';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useEffect, useId, useState } from 'react';
+import { AdminSection } from '../../components/admin/AdminSection.tsx';
+import { DataTable, type Column } from '../../components/admin/DataTable.tsx';
+import { Badge } from '../../components/Badge.tsx';
+import { Modal } from '../../components/Modal.tsx';
+import { QueryState } from '../../components/QueryState.tsx';
+import { formatDateTime, formatRub, plural } from '../../lib/format.ts';
+import { useTitle } from '../../providers/title.ts';
+import { ADMIN_PAYMENTS_KEY, csvUrl, fetchPayments, NO_FILTERS, type PaymentFilters } from './api.ts';
+import { BonusSettings } from './BonusSettings.tsx';
+import { PaymentDetail } from './PaymentDetail.tsx';
+import { STATUS_TONE } from './status.ts';
+import './payments-admin.css';
+
+const PAYMENTS = ['платёж', 'платежа', 'платежей'] as const;
+
+/** Админ-панель → Платежи: every top-up with filters, sums, a CSV for Excel, each payment's story and its refund. */
+export default function AdminPaymentsPage() {
+  useTitle('Админ-панель: платежи');
+  const [filters, setFilters] = useState<PaymentFilters>(NO_FILTERS);
+  // The name is typed letter by letter: the list follows once typing pauses.
+  const [player, setPlayer] = useState('');
+  const [page, setPage] = useState(1);
+  const [open, setOpen] = useState<string | null>(null);
+  const [settings, setSettings] = useState(false);
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      setFilters((f) => (f.player === player ? f : { ...f, player }));
+      setPage(1);
+    }, 350);
+    return () => clearTimeout(timer);
+  }, [player]);
+  const change = (patch: Partial<PaymentFilters>) => {
+    setFilters((f) => ({ ...f, ...patch }));
+    setPage(1);
+  };
+  const list = useQuery({ queryKey: [...ADMIN_PAYMENTS_KEY, 'list', filters, page], queryFn: () => fetchPayments(filters, page, ADMIN_PAYMENTS_PAGE_SIZE), placeholderData: keepPreviousData });
+  const pages = list.data ? Math.max(1, Math.ceil(list.data.total / list.data.per_page)) : 1;
+  const ids = { status: useId(), provider: useId(), player: useId(), from: useId(), to: useId() };
+  const filtered = filters !== NO_FILTERS && Object.values(filters).some((v) => v !== '');
+
+  const columns: Column<AdminPayment>[] = [
+    { header: 'Игрок', cell: (p) => p.username, kind: 'main' },
+    { header: 'Создан', cell: (p) => <time dateTime={new Date(p.created_at).toISOString()}>{formatDateTime(p.created_at)}</time> },
+    {
+      header: 'Сумма',
+      kind: 'num',
+      cell: (p) => (
+        <>
+          {formatRub(p.amount)}
+          {p.bonus > 0 && <div className="muted-small">+ бонус {formatRub(p.bonus)}</div>}
+        </>
+      ),
+    },
+    { header: 'Способ', cell: (p) => PAYMENT_PROVIDER_TEXT[p.provider] },
+    { header: 'Статус', cell: (p) => <Badge tone={STATUS_TONE[p.status]}>{PAYMENT_STATUS_TEXT[p.status]}</Badge> },
+    {
+      header: 'Действия',
+      kind: 'actions',
+      cell: (p) => (
+        <button type="button" className="btn btn-small" onClick={() => setOpen(p.id)} aria-label={`Платёж ${p.username} на ${formatRub(p.amount)}: подробнее`}>
+          Подробнее
+        </button>
+      ),
+    },
+  ];
+
+  return (
+    <AdminSection
+      title="Платежи"
+      actions={
+        <>
+          <a className="btn" href={csvUrl(filters)} download>
+            Скачать CSV
+          </a>
+          <button type="button" className="btn" onClick={() => setSettings(true)}>
+            Бонусы и чек
+          </button>
+        </>
+      }
+    >
+      <form className="payments-filters" role="search" aria-label="Отбор платежей" onSubmit={(e) => e.preventDefault()}>
+        <div className="field">
+          <label htmlFor={ids.status}>Статус</label>
+          <select id={ids.status} value={filters.status} onChange={(e) => change({ status: e.target.value as PaymentFilters['status'] })}>
+            <option value="">Все</option>
+            {PAYMENT_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {PAYMENT_STATUS_TEXT[s]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor={ids.provider}>Способ оплаты</label>
+          <select id={ids.provider} value={filters.provider} onChange={(e) => change({ provider: e.target.value as PaymentFilters['provider'] })}>
+            <option value="">Все</option>
+            {PAYMENT_PROVIDERS.map((p) => (
+              <option key={p} value={p}>
+                {PAYMENT_PROVIDER_TEXT[p]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor={ids.player}>Игрок</label>
+          <input id={ids.player} type="search" value={player} maxLength={16} autoComplete="off" spellCheck={false} placeholder="Часть имени" onChange={(e) => setPlayer(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor={ids.from}>С</label>
+          <input id={ids.from} type="date" value={filters.from} max={filters.to || undefined} onChange={(e) => change({ from: e.target.value })} />
+        </div>
+        <div className="field">
+          <label htmlFor={ids.to}>По</label>
+          <input id={ids.to} type="date" value={filters.to} min={filters.from || undefined} onChange={(e) => change({ to: e.target.value })} />
+        </div>
+        {filtered && (
+          <div className="payments-filters-reset">
+            <button
+              type="button"
+              className="btn btn-small btn-ghost"
+              onClick={() => {
+                setPlayer('');
+                change(NO_FILTERS);
+              }}
+            >
+              Сбросить
+            </button>
+          </div>
+        )}
+      </form>
+
+      <QueryState query={list} error="Не удалось загрузить платежи" empty={filtered ? 'Таких платежей нет' : 'Платежей пока нет'} isEmpty={(d) => d.payments.length === 0 && d.total === 0}>
+        {(data) => (
+          <>
+            <Totals totals={data.totals} />
+            <div aria-busy={list.isFetching}>
+              <DataTable label="Платежи" rows={data.payments} columns={columns} rowKey={(p) => p.id} rowProps={(p) => ({ 'data-testid': `payment-row-${p.id}` })} />
+            </div>
+            {pages > 1 && (
+              <nav className="row audit-pages" aria-label="Страницы платежей">
+                <button type="button" className="btn btn-small" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
+                  ← Новее
+                </button>
+                <span aria-live="polite">
+                  Страница {page} из {pages}
+                </span>
+                <button type="button" className="btn btn-small" disabled={page >= pages} onClick={() => setPage((p) => p + 1)}>
+                  Старше →
+                </button>
+              </nav>
+            )}
+          </>
+        )}
+      </QueryState>
+
+      <Modal open={open !== null} title="Платёж" onClose={() => setOpen(null)} wide>
+        {open !== null && <PaymentDetail id={open} />}
+      </Modal>
+      <Modal open={settings} title="Бонусы к пополнению и чек" onClose={() => setSettings(false)}>
+        {settings && <BonusSettings onDone={() => setSettings(false)} />}
+      </Modal>
+    </AdminSection>
+  );
+}
+
+/** The sums of everything the filters matched (all pages). */
+function Totals({ totals }: { totals: AdminPaymentTotals }) {
+  return (
+    <dl className="payments-totals" aria-label="Итоги по отобранным платежам">
+      <div>
+        <dt>Оплачено</dt>
+        <dd>
+          {formatRub(totals.paid)}
+          <span className="muted">
+            {totals.paid_count} {plural(totals.paid_count, PAYMENTS)}
+          </span>
+        </dd>
+      </div>
+      <div>
+        <dt>Возвращено</dt>
+        <dd>
+          {formatRub(totals.refunded)}
+          <span className="muted">
+            {totals.refunded_count} {plural(totals.refunded_count, PAYMENTS)}
+          </span>
+        </dd>
+      </div>
+      <div>
+        <dt>Итого</dt>
+        <dd>{formatRub(totals.net)}</dd>
+      </div>
+      <div>
+        <dt>Бонусы</dt>
+        <dd>{formatRub(totals.bonus)}</dd>
+      </div>
+      <div>
+        <dt>Всего платежей</dt>
+        <dd>{totals.count}</dd>
+      </div>
+    </dl>
+  );
+}
