@@ -57,7 +57,7 @@ describe('news, donate and the admin area in the browser', () => {
 
     await openHome(visitor);
     const card = visitor.getByTestId('news-card');
-    await card.getByRole('button', { name: 'Новый мир' }).waitFor();
+    await card.getByRole('link', { name: 'Новый мир' }).waitFor();
     const previewText = await card.locator('.news-card-preview').textContent();
     expect(previewText!.endsWith('…')).toBe(true);
     expect(Array.from(previewText!.slice(0, -1)).length).toBeLessThanOrEqual(100);
@@ -77,7 +77,7 @@ describe('news, donate and the admin area in the browser', () => {
     await full.waitFor({ state: 'hidden' });
 
     // The keyboard reaches the card too.
-    await card.getByRole('button', { name: 'Новый мир' }).focus();
+    await card.getByRole('link', { name: 'Новый мир' }).focus();
     await visitor.keyboard.press('Enter');
     await full.waitFor();
     await visitor.keyboard.press('Escape');
@@ -90,7 +90,7 @@ describe('news, donate and the admin area in the browser', () => {
 
     await openHome(visitor);
     // Shown as text, never as markup.
-    await card.getByRole('button', { name: 'Новый мир <b>открыт</b>' }).waitFor();
+    await card.getByRole('link', { name: 'Новый мир <b>открыт</b>' }).waitFor();
     expect(await visitor.locator('.news-card b').count()).toBe(0);
 
     admin.once('dialog', (d) => void d.accept());
@@ -182,7 +182,8 @@ describe('news, donate and the admin area in the browser', () => {
     await admin.goto('/admin/users');
     const row = admin.getByTestId('user-row-Digger');
     await row.waitFor();
-    expect(await row.getByRole('cell').nth(3).textContent()).toBe('Нет');
+    // The «Админ» column (the table also shows whether the address is confirmed).
+    expect(await row.locator('td[data-label="Админ"]').textContent()).toBe('Нет');
     await admin.getByRole('button', { name: 'Изменить пользователя Digger' }).click();
     const dialog = admin.getByRole('dialog');
     expect(await dialog.getByLabel('Пароль').inputValue()).toBe('');
@@ -228,7 +229,7 @@ describe('news, donate and the admin area in the browser', () => {
     await dialog.getByRole('button', { name: 'Сохранить' }).click();
     await toast(admin, 'success', 'Пользователь добавлен!');
     const row = admin.getByTestId('user-row-Helper');
-    await row.getByRole('cell', { name: 'Да', exact: true }).waitFor();
+    await row.locator('td[data-label="Админ"]', { hasText: 'Да' }).waitFor();
     await row.getByText('25\u00a0₽').waitFor();
 
     admin.once('dialog', (d) => void d.accept());

@@ -172,14 +172,16 @@ describe('the admin kit in the browser', () => {
 
   it('names an action or field nobody has labelled yet in Russian, never by its key', () => {
     expect(auditAction('shop.item.create', 'shop_item')).toBe('Товар создан');
-    expect(auditAction('payment.create', 'payment')).toBe('Запись создана');
+    // An entity nobody named (payments have their name now): the verb alone; a named one adds its section.
+    expect(auditAction('lottery.create', 'lottery')).toBe('Запись создана');
+    expect(auditAction('payment.create', 'payment')).toBe('Запись создана (Платежи)');
     expect(auditAction('server.update', 'server')).toBe('Сервер изменён');
     expect(auditAction('capes.grant', 'server')).toBe('Изменение (Серверы)');
-    expect(auditAction('payment.chargeback', 'payment')).toBe('Изменение в админ-панели');
-    expect(auditField('payment', 'refund_kopecks')).toEqual({ label: 'Сумма', kind: 'kopecks' });
-    expect(auditField('payment', 'paid_at')).toEqual({ label: 'Время', kind: 'datetime' });
-    expect(auditField('payment', 'provider_secret')).toEqual({ label: 'Секретное поле', kind: 'secret' });
-    expect(auditField('payment', 'whatever_else').label).toBe('Другое поле');
+    expect(auditAction('lottery.chargeback', 'lottery')).toBe('Изменение в админ-панели');
+    expect(auditField('lottery', 'prize_kopecks')).toEqual({ label: 'Сумма', kind: 'kopecks' });
+    expect(auditField('lottery', 'drawn_at')).toEqual({ label: 'Время', kind: 'datetime' });
+    expect(auditField('lottery', 'provider_secret')).toEqual({ label: 'Секретное поле', kind: 'secret' });
+    expect(auditField('lottery', 'whatever_else').label).toBe('Другое поле');
     for (const text of [...Object.values(AUDIT_ACTION_LABELS), ...Object.values(AUDIT_FIELD_LABELS).map((f) => f.label)]) expect(text).not.toMatch(/[a-z]_|\.[a-z]/);
   });
 

@@ -1,6 +1,7 @@
 import type { PlayerPayment } from '@kubik/contract';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeTBank } from '../../testing/payments/tbank-server.ts';
 import { FakeYooKassa } from '../../testing/payments/yookassa-server.ts';
 import { callApi, loginUi, registerAndConfirm, startSite, type Site } from './harness.ts';
 
@@ -180,5 +181,53 @@ describe('balance top-up in the browser (fake YooKassa)', () => {
     await page.getByTestId('header-balance').getByText(RUB('1\u00a0100')).waitFor();
     const [payment] = await paymentsOf(page);
     expect(payment).toMatchObject({ amount: 1000, bonus: 100, status: 'succeeded' });
+  });
+});
+
+describe('balance top-up through T-Bank, and on a site with no provider', () => {
+  let site: Site;
+  let bare: Site;
+  let tbank: FakeTBank;
+
+  beforeAll(async () => {
+    tbank = await new FakeTBank().start();
+    site = await startSite({ TBANK_TERMINAL_KEY: tbank.terminalKey, TBANK_PASSWORD: tbank.password, TBANK_API_URL: tbank.apiUrl });
+    bare = await startSite();
+  });
+  afterAll(async () => {
+    await site?.stop();
+    await bare?.stop();
+    await tbank?.stop();
+  });
+
+  it('T-Bank alone is the choice; 150.50 paid on its page credits 150,50 ₽', async () => {
+    const page = await site.newPage();
+    await registerAndConfirm(site, page, 'Tinkoff_fan');
+    await loginUi(page, 'Tinkoff_fan');
+    await page.goto('/topup');
+    expect(await page.getByRole('radio', { name: /Т-Банк/ }).isChecked()).toBe(true);
+    expect(await page.getByRole('radio', { name: /ЮKassa/ }).count()).toBe(0);
+    await page.getByLabel('Сумма, ₽').fill('150.50');
+    await page.getByRole('button', { name: 'Перейти к оплате' }).click();
+    await page.waitForURL((url) => url.href.startsWith(`${tbank.url}/new/`));
+    await page.getByRole('button', { name: 'Оплатить' }).click();
+    await page.waitForURL((url) => url.pathname === '/profile' && url.searchParams.has('payment'));
+    await page.getByText(`Баланс пополнен на ${RUB('150,50')}`).waitFor();
+    await page.getByTestId('header-balance').getByText(RUB('150,50')).waitFor();
+    // T-Bank's notifications (AUTHORIZED, CONFIRMED) were answered exactly «OK».
+    expect(tbank.notifications.map((n) => n.text)).toEqual(['OK', 'OK']);
+    const [payment] = await paymentsOf(page);
+    expect(payment).toMatchObject({ provider: 'tbank', amount: 150.5, status: 'succeeded' });
+    await page.getByTestId(`payment-${payment!.id}`).getByText('Т-Банк').waitFor();
+  });
+
+  it('with no provider configured the page says so, and offers nothing to fill', async () => {
+    const page = await bare.newPage({ width: 360, height: 740 });
+    await registerAndConfirm(bare, page, 'Early_bird');
+    await loginUi(page, 'Early_bird');
+    await page.goto('/topup');
+    await page.getByText('Пополнение баланса пока недоступно').waitFor();
+    expect(await page.getByLabel('Сумма, ₽').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Перейти к оплате' }).count()).toBe(0);
   });
 });

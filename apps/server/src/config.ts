@@ -13,6 +13,17 @@ const Env = z.object({
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().optional(),
   SITE_NAME: z.string().default('Kubik'),
+  TIME_ZONE: z
+    .string()
+    .default('Europe/Moscow')
+    .refine((tz) => {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'неизвестный часовой пояс (пример: Europe/Moscow)'),
   TRUST_PROXY: bool.default(false),
   SESSION_TTL_DAYS: int(30, 1, 3650),
   RATE_LIMITS: bool.default(true),
@@ -71,6 +82,8 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string;
   siteName: string;
+  /** IANA time zone the admin's days are counted in (the dashboard's «by day»). */
+  timeZone: string;
   trustProxy: boolean;
   secureCookies: boolean;
   sessionTtlMs: number;
@@ -150,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     smtpUrl: e.SMTP_URL || undefined,
     mailFrom: e.MAIL_FROM ?? `${e.SITE_NAME} <no-reply@${new URL(publicUrl).hostname}>`,
     siteName: e.SITE_NAME,
+    timeZone: e.TIME_ZONE,
     trustProxy: e.TRUST_PROXY,
     secureCookies: publicUrl.startsWith('https://'),
     sessionTtlMs: e.SESSION_TTL_DAYS * 86_400_000,

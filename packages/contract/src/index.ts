@@ -18,4 +18,5 @@ export * from './pages.ts';
 export * from './media.ts';
 export * from './privileges.ts';
 export * from './password-strength.ts';
+export * from './dashboard.ts';
 export * from './two-factor.ts';

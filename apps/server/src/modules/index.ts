@@ -4,6 +4,7 @@ import { accountsRoutes } from './accounts/accounts.routes.ts';
 import { adminUsersRoutes } from './accounts/admin-users.routes.ts';
 import { auditRoutes } from './audit/audit.routes.ts';
 import { capesRoutes } from './capes/capes.routes.ts';
+import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
 import { deliveriesRoutes } from './deliveries/deliveries.routes.ts';
 import { donateRoutes } from './donate/donate.routes.ts';
 import { gameAuthRoutes } from './game-auth/game-auth.routes.ts';
@@ -22,4 +23,4 @@ import { sessionsRoutes } from './security/sessions.routes.ts';
 import { twoFactorRoutes } from './security/two-factor.routes.ts';
 
 /** Every feature's routes; app.ts registers them in this order. */
-export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes, adminUsersRoutes, auditRoutes, newsRoutes, donateRoutes, serversRoutes, shopRoutes, deliveriesRoutes, skinsRoutes, capesRoutes, gameAuthRoutes, mediaRoutes, privilegesRoutes, opsRoutes, pagesRoutes, paymentsRoutes, paymentsAdminRoutes, twoFactorRoutes, sessionsRoutes];
+export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes, adminUsersRoutes, auditRoutes, newsRoutes, donateRoutes, serversRoutes, shopRoutes, deliveriesRoutes, skinsRoutes, capesRoutes, gameAuthRoutes, mediaRoutes, privilegesRoutes, opsRoutes, pagesRoutes, paymentsRoutes, paymentsAdminRoutes, dashboardRoutes, twoFactorRoutes, sessionsRoutes];

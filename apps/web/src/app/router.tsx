@@ -1,5 +1,5 @@
 import { lazy, useState, type ComponentType, type ReactNode } from 'react';
-import { Redirect, Route, Switch } from 'wouter';
+import { Route, Switch } from 'wouter';
 import { TOPUP_PATH } from '../lib/paths.ts';
 import { loadAuthPages } from './auth-pages.ts';
 import HomePage from './pages/HomePage.tsx';
@@ -16,12 +16,14 @@ const ResetPasswordPage = lazyPage(() => loadAuthPages().then((m) => ({ default:
 const HelpPage = lazyPage(() => import('./pages/HelpPage.tsx'));
 const RulesPage = lazyPage(() => import('../features/pages/RulesPage.tsx'));
 const CustomPage = lazyPage(() => import('../features/pages/CustomPage.tsx'));
+const NewsPage = lazyPage(() => import('../features/news/NewsPage.tsx'));
 const DonatePage = lazyPage(() => import('../features/donate/DonatePage.tsx'));
 const ServersPage = lazyPage(() => import('../features/servers/ServersPage.tsx'));
 const ProfilePage = lazyPage(() => import('./pages/ProfilePage.tsx'));
 const ShopPage = lazyPage(() => import('../features/shop/ShopPage.tsx'));
 const TopUpPage = lazyPage(() => import('../features/payments/TopUpPage.tsx'));
 const AdminLayout = lazy(() => import('./admin/AdminLayout.tsx'));
+const AdminDashboardPage = lazy(() => import('../features/dashboard/AdminDashboardPage.tsx'));
 const AdminUsersPage = lazy(() => import('../features/accounts/AdminUsersPage.tsx'));
 const AdminNewsPage = lazy(() => import('../features/news/AdminNewsPage.tsx'));
 const AdminShopPage = lazy(() => import('../features/shop/AdminShopPage.tsx'));
@@ -73,6 +75,7 @@ const PRELOAD: Record<string, () => Promise<unknown>> = {
 /** Loads the code of the page at `pathname`, when it is a chunk of its own. */
 export function preloadPage(pathname: string): Promise<unknown> {
   if (pathname.startsWith('/p/')) return CustomPage.preload();
+  if (pathname.startsWith('/news/')) return NewsPage.preload();
   return PRELOAD[pathname]?.() ?? Promise.resolve();
 }
 
@@ -93,6 +96,7 @@ export function AppRoutes() {
         <Route path="/help"><HelpPage /></Route>
         <Route path="/rules"><RulesPage /></Route>
         <Route path="/p/:slug"><CustomPage /></Route>
+        <Route path="/news/:id"><NewsPage /></Route>
         <Route path="/donate"><DonatePage /></Route>
         <Route path="/servers"><ServersPage /></Route>
         <Route path="/profile"><RequireUser><ProfilePage /></RequireUser></Route>
@@ -102,7 +106,7 @@ export function AppRoutes() {
         <Route path="/register"><GuestOnly><RegisterPage /></GuestOnly></Route>
         <Route path="/forgot-password"><GuestOnly><ForgotPasswordPage /></GuestOnly></Route>
         <Route path="/reset-password"><GuestOnly><ResetPasswordPage /></GuestOnly></Route>
-        <Route path="/admin"><Redirect to="/admin/users" replace /></Route>
+        <Route path="/admin"><Admin><AdminDashboardPage /></Admin></Route>
         <Route path="/admin/users"><Admin><AdminUsersPage /></Admin></Route>
         <Route path="/admin/news"><Admin><AdminNewsPage /></Admin></Route>
         <Route path="/admin/shop"><Admin><AdminShopPage /></Admin></Route>

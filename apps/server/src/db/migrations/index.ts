@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import { capesMigrations } from '../../modules/capes/capes.migrations.ts';
 import { gameAuthMigrations } from '../../modules/game-auth/game-auth.migrations.ts';
 import { auditMigrations } from '../../modules/audit/audit.migrations.ts';
+import { dashboardMigrations } from '../../modules/dashboard/dashboard.migrations.ts';
 import { deliveriesMigrations } from '../../modules/deliveries/deliveries.migrations.ts';
 import { donateMigrations } from '../../modules/donate/donate.migrations.ts';
 import { paymentsMigrations } from '../../modules/payments/payments.migrations.ts';
@@ -48,5 +49,6 @@ export const migrations: Record<string, Migration> = {
   ...securityMigrations,
   '2026112375_rate_limits': m2026112375,
   ...pagesMigrations,
+  ...dashboardMigrations,
   ...twoFactorMigrations,
 };

@@ -14,6 +14,7 @@ import { postLedger } from '../ledger/ledger.service.ts';
 import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
 import * as repo from './accounts.repo.ts';
 import { confirmationLetter, resetLetter } from './accounts.mail.ts';
+import { siteName } from '../site/site.settings.ts';
 
 export const VERIFY_TTL_MS = 24 * 3_600_000;
 export const RESET_TTL_MS = 3_600_000;
@@ -61,6 +62,8 @@ export async function register(ctx: AppContext, input: RegisterBody, actor: repo
   const passwordHash = await hashPassword(input.password);
   const verifyToken = newToken();
   const now = Date.now();
+  // Letters name the site as the owner set it (Настройки); read before the transaction (it is cached).
+  const name = byAdmin ? '' : await siteName(ctx);
   let id: number;
   try {
     id = await ctx.db.transaction().execute(async (trx) => {
@@ -95,7 +98,7 @@ export async function register(ctx: AppContext, input: RegisterBody, actor: repo
       } else {
         await repo.createEmailToken(trx, row.id, 'verify', verifyToken, VERIFY_TTL_MS);
         const link = `${ctx.config.publicUrl}/api/user/confirm/${verifyToken}`;
-        await enqueueMail(trx, confirmationLetter(ctx.config.siteName, input.email, input.username, link));
+        await enqueueMail(trx, confirmationLetter(name, input.email, input.username, link));
       }
       return row.id;
     });
@@ -172,11 +175,12 @@ export async function forgotPassword(ctx: AppContext, email: string, ip: string)
   const user = await repo.findUserByEmail(ctx.db, email);
   if (user) {
     const token = newToken();
+    const name = await siteName(ctx);
     await ctx.db.transaction().execute(async (trx) => {
       await repo.expireEmailTokens(trx, user.id, 'reset');
       await repo.createEmailToken(trx, user.id, 'reset', token, RESET_TTL_MS);
       const link = `${ctx.config.publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
-      await enqueueMail(trx, resetLetter(ctx.config.siteName, user.email, user.username, link));
+      await enqueueMail(trx, resetLetter(name, user.email, user.username, link));
     });
     ctx.jobs.kick(MAIL_JOB);
   }
@@ -192,11 +196,12 @@ export async function resendConfirmation(ctx: AppContext, email: string, ip: str
     const last = await repo.lastTokenAt(ctx.db, user.id, 'verify');
     if (last === null || Date.now() - last > RESEND_GAP_MS) {
       const token = newToken();
+      const name = await siteName(ctx);
       await ctx.db.transaction().execute(async (trx) => {
         await repo.expireEmailTokens(trx, user.id, 'verify');
         await repo.createEmailToken(trx, user.id, 'verify', token, VERIFY_TTL_MS);
         const link = `${ctx.config.publicUrl}/api/user/confirm/${token}`;
-        await enqueueMail(trx, confirmationLetter(ctx.config.siteName, user.email, user.username, link));
+        await enqueueMail(trx, confirmationLetter(name, user.email, user.username, link));
       });
       ctx.jobs.kick(MAIL_JOB);
     }

@@ -23,6 +23,13 @@ export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       handler: async (req, reply) => sendCached(req, reply, await service.listBody(ctx)),
     });
 
+    // The spec keeps one news item's address at /api/tidings/{id} (its PUT and DELETE), so reading it lives there too.
+    app.get('/api/tidings/:id', {
+      config: { access: 'public' },
+      schema: { tags, summary: 'Одна новость по номеру (страница /news/{id})', params: IdParams, response: { 200: NewsItem, ...err(400, 404) } },
+      handler: async (req) => service.getNews(ctx, req.params.id),
+    });
+
     app.post('/api/tidings/news', {
       config: { access: 'admin' },
       schema: { tags, summary: 'Добавить новость (администратор)', body: NewsBody, response: { 201: NewsItem, ...err(400, 401, 403) } },

@@ -36,6 +36,13 @@ export function listBody(ctx: AppContext): Promise<CachedBody> {
   return ctx.publicCache.get(ALL_CACHE_KEY, async () => NewsListResponse.parse((await repo.listNewest(ctx.db)).map(toNewsItem)));
 }
 
+/** GET /api/tidings/{id}: one primary-key read, not cached (the feed's cache holds every item anyway). */
+export async function getNews(ctx: AppContext, id: number): Promise<NewsItem> {
+  const row = await repo.findNews(ctx.db, id);
+  if (!row) throw notFound(TEXTS.notFound);
+  return toNewsItem(row);
+}
+
 /** Call after the write has committed. */
 async function invalidate(ctx: AppContext): Promise<void> {
   await Promise.all([ctx.publicCache.invalidate(FEED_CACHE_KEY), ctx.publicCache.invalidate(ALL_CACHE_KEY)]);

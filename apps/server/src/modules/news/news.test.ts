@@ -170,4 +170,24 @@ describe.each(dbKinds)('news on %s', (kind) => {
       expect(errorOf(res)).toMatch(/идентификатор/);
     }
   });
+
+  it('serves one item at its own address to anyone, with a Russian 404 once it is gone', async () => {
+    const made = (await create(admin, { title: 'Своя страница', content: 'Первая строка\nВторая', image_url: '/media/abc.png' })).json();
+    for (const token of [null, player, admin]) {
+      const res = await t.app.inject(asUser(token, { method: 'GET', url: `/api/tidings/${made.id}` }));
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ id: made.id, title: 'Своя страница', content: 'Первая строка\nВторая', image_url: '/media/abc.png', created_at: made.created_at, updated_at: made.updated_at });
+    }
+    // The feed's own addresses are not taken for ids.
+    expect(Array.isArray((await t.app.inject({ method: 'GET', url: '/api/tidings/all' })).json())).toBe(true);
+    expect((await t.app.inject(asUser(admin, { method: 'DELETE', url: `/api/tidings/${made.id}` }))).statusCode).toBe(200);
+    const gone = await t.app.inject({ method: 'GET', url: `/api/tidings/${made.id}` });
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json()).toMatchObject({ error: 'Новость не найдена', code: 'not_found' });
+    for (const id of ['abc', '0', '-1', '99999999999']) {
+      const res = await t.app.inject({ method: 'GET', url: `/api/tidings/${id}` });
+      expect(res.statusCode, id).toBe(400);
+      expect(errorOf(res)).toMatch(/идентификатор/);
+    }
+  });
 });

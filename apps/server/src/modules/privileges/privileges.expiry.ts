@@ -33,7 +33,10 @@ export function reminderLetter(siteName: string, publicUrl: string, to: string, 
  * restart, an overlapping pass or a second instance never queues them twice. Then the «ends in
  * 3 days» letters, once per end (an extension clears the mark).
  */
-export async function expiryPass(db: Db, opts: { siteName: string; publicUrl: string; log?: FastifyBaseLogger }, now = Date.now()): Promise<ExpiryOutcome> {
+/** The site's name for the letters: a fixed text, or read when a letter is due (the owner's setting). */
+type SiteNameSource = string | (() => Promise<string>);
+
+export async function expiryPass(db: Db, opts: { siteName: SiteNameSource; publicUrl: string; log?: FastifyBaseLogger }, now = Date.now()): Promise<ExpiryOutcome> {
   const out: ExpiryOutcome = { ended: 0, reminded: 0 };
   const due = await db.selectFrom('privileges').selectAll().where('ended_at', 'is', null).where('expires_at', '<=', now).orderBy('expires_at').limit(BATCH).execute();
   for (const row of due) {
@@ -54,11 +57,12 @@ export async function expiryPass(db: Db, opts: { siteName: string; publicUrl: st
     .where('users.deleted_at', 'is', null)
     .limit(BATCH)
     .execute();
+  const siteName = soon.length === 0 ? '' : typeof opts.siteName === 'string' ? opts.siteName : await opts.siteName();
   for (const r of soon) {
     await db.transaction().execute(async (trx) => {
       const marked = await trx.updateTable('privileges').set({ reminded_at: now }).where('id', '=', r.id).where('reminded_at', 'is', null).where('ended_at', 'is', null).where('expires_at', '=', r.expires_at).executeTakeFirst();
       if (Number(marked.numUpdatedRows) !== 1) return;
-      await enqueueMail(trx, reminderLetter(opts.siteName, opts.publicUrl, r.email, r.username, r.tier_title, Number(r.expires_at)), now);
+      await enqueueMail(trx, reminderLetter(siteName, opts.publicUrl, r.email, r.username, r.tier_title, Number(r.expires_at)), now);
       out.reminded++;
     });
   }
@@ -67,7 +71,7 @@ export async function expiryPass(db: Db, opts: { siteName: string; publicUrl: st
 
 export const EXPIRY_JOB = 'privileges.expiry';
 
-export function expiryJob(db: Db, opts: { siteName: string; publicUrl: string; everyMs: number; log?: FastifyBaseLogger; onEnded?: () => void }): ScheduledJobSpec {
+export function expiryJob(db: Db, opts: { siteName: SiteNameSource; publicUrl: string; everyMs: number; log?: FastifyBaseLogger; onEnded?: () => void }): ScheduledJobSpec {
   return {
     name: EXPIRY_JOB,
     everyMs: opts.everyMs,

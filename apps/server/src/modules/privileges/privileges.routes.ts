@@ -22,6 +22,7 @@ import { badRequest } from '../../lib/errors.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { kickDeliveries } from '../deliveries/deliveries.queue.ts';
 import { expiryJob } from './privileges.expiry.ts';
+import { siteName } from '../site/site.settings.ts';
 import * as service from './privileges.service.ts';
 
 const tags = ['Привилегии'];
@@ -32,7 +33,7 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     ctx.jobs.register(ctx.schedule.job(service.idempotencyCleanupJob(ctx.db)));
     ctx.jobs.register(
-      ctx.schedule.job(expiryJob(ctx.db, { siteName: ctx.config.siteName, publicUrl: ctx.config.publicUrl, everyMs: ctx.config.privileges.intervalMs, log: app.log, onEnded: () => kickDeliveries(ctx) })),
+      ctx.schedule.job(expiryJob(ctx.db, { siteName: () => siteName(ctx), publicUrl: ctx.config.publicUrl, everyMs: ctx.config.privileges.intervalMs, log: app.log, onEnded: () => kickDeliveries(ctx) })),
     );
 
     const user = { config: { access: 'user' as const } };

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asUser, createPgDatabase, createTestApp, dbKinds, loginAs, seedUser, startInstance, type TestApp } from '../../test/test-app.ts';
+import { asUser, createPgDatabase, createTestApp, dbKinds, loginAs, seedUser, sendQueuedMail, startInstance, type TestApp } from '../../test/test-app.ts';
 
 const webDist = mkdtempSync(path.join(os.tmpdir(), 'kubik-web-'));
 writeFileSync(path.join(webDist, 'index.html'), readFileSync(path.resolve(import.meta.dirname, '../../../../web/index.html')));
@@ -102,6 +102,22 @@ describe.each(dbKinds)('site settings on %s', (kind) => {
     const audit = await t.handle.db.selectFrom('audit_log').select(['action', 'entity']).where('entity', '=', 'settings').execute();
     expect(audit.length).toBeGreaterThanOrEqual(2);
     expect(audit[0]!.action).toBe('settings.update');
+  });
+
+  it('letters name the site as the owner set it; SITE_NAME is only the default', async () => {
+    expect((await put(admin, { name: 'Майнленд' })).statusCode).toBe(200);
+    const reg = await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'Lettered', email: 'lettered@example.com', password: 'kubik-pass-42' } });
+    expect(reg.statusCode).toBe(201);
+    expect((await t.app.inject({ method: 'POST', url: '/api/user/forgot-password', payload: { email: 'steve@example.com' } })).statusCode).toBe(200);
+    await sendQueuedMail(t);
+    const confirm = await t.smtp.waitFor('lettered@example.com');
+    expect(confirm.subject).toBe('Подтверждение почты — Майнленд');
+    expect(confirm.text).toContain('на сайте Майнленд');
+    expect(confirm.html).toContain('Майнленд');
+    const reset = await t.smtp.waitFor('steve@example.com', (l) => l.subject.includes('Сброс пароля'));
+    expect(reset.subject).toContain('Майнленд');
+    expect(`${reset.subject}${reset.text}`).not.toContain('Кубик');
+    expect((await put(admin, { name: null })).statusCode).toBe(200);
   });
 });
 

@@ -1,5 +1,6 @@
 import { DEFAULT_ACCENT, SiteSettings } from '@kubik/contract';
 import type { Config } from '../../config.ts';
+import type { AppContext } from '../../context.ts';
 import { defineSettings } from '../../lib/settings.ts';
 
 export const DEFAULT_FOOTER_TEXT = 'Игровой сервер и его сообщество. Сайт не связан с Mojang и Microsoft.';
@@ -39,3 +40,8 @@ function defaults(config: Readonly<Config>): SiteSettings {
  * (SITE_NAME, LAUNCHER_*, SUPPORT_*, GAME_ADDRESS) are the defaults.
  */
 export const SiteSettingsDoc = defineSettings({ key: 'site', schema: SiteSettings, defaults });
+
+/** The site's name as the owner set it (SITE_NAME until then), for letters and other texts. */
+export async function siteName(ctx: Pick<AppContext, 'settings'>): Promise<string> {
+  return (await ctx.settings.get(SiteSettingsDoc)).name;
+}

@@ -4,6 +4,7 @@ import { AdminTwoFactorGate } from '../../features/security/AdminTwoFactorGate.t
 import '../../components/admin/admin.css';
 
 const SECTIONS = [
+  { to: '/admin', label: 'Обзор', end: true },
   { to: '/admin/users', label: 'Пользователи' },
   { to: '/admin/news', label: 'Новости' },
   { to: '/admin/shop', label: 'Магазин' },
@@ -27,7 +28,7 @@ export default function AdminLayout({ children }: { children: ReactNode }) {
       <h1>Админ-панель</h1>
       <nav className="admin-nav" aria-label="Разделы админ-панели">
         {SECTIONS.map((s) => (
-          <NavLink key={s.to} to={s.to} className="btn btn-small">
+          <NavLink key={s.to} to={s.to} end={'end' in s} className="btn btn-small">
             {s.label}
           </NavLink>
         ))}

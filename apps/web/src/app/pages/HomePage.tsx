@@ -1,18 +1,46 @@
+import { Link } from 'wouter';
+import { CopyText } from '../../components/CopyText.tsx';
 import { NewsFeed } from '../../features/news/NewsFeed.tsx';
 import { TotalOnline } from '../../features/servers/TotalOnline.tsx';
+import { useAuth } from '../../providers/auth.tsx';
 import { useSite } from '../../providers/site.tsx';
 import { useTitle } from '../../providers/title.ts';
+import './home.css';
 
-/** The welcome, the players online across the servers, then the news. */
+/**
+ * The hero (the welcome, the game address to copy, the players online across the servers and
+ * «Начать играть»), then the news.
+ */
 export default function HomePage() {
   useTitle(null);
   const site = useSite();
+  const { user } = useAuth();
+  // null is a guest; undefined (not known yet) shows neither, so nothing flickers for a player.
+  const guest = user === null;
   return (
     <div className="stack">
-      <header className="page-head home-head">
-        <h1>Добро пожаловать на {site.name}!</h1>
+      <section className="hero" aria-labelledby="hero-h">
+        <h1 id="hero-h">Добро пожаловать на {site.name}!</h1>
+        {site.description && <p className="hero-lead">{site.description}</p>}
+        {site.game_address && (
+          <div className="hero-address">
+            <span className="hero-address-label">Адрес сервера</span>
+            <CopyText text={site.game_address} label="Адрес сервера" testId="game-address" />
+          </div>
+        )}
         <TotalOnline />
-      </header>
+        <div className="hero-actions">
+          {/* /help opens with the launcher's downloads. */}
+          <Link to="/help" className="btn btn-primary hero-play">
+            Начать играть
+          </Link>
+          {guest && (
+            <Link to="/register" className="btn">
+              Регистрация
+            </Link>
+          )}
+        </div>
+      </section>
       <NewsFeed />
     </div>
   );

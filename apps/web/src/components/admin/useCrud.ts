@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiError } from '../../lib/api.ts';
 import { AUDIT_KEY } from '../../lib/query-keys.ts';
@@ -18,10 +18,13 @@ export interface CrudTexts<T> {
   confirmRemove: (item: T) => string;
 }
 
-export interface CrudOptions<T, B> {
+export interface CrudOptions<T, B, L = T[]> {
   /** The list's query. */
   queryKey: QueryKey;
-  list: () => Promise<T[]>;
+  /** The rows, or a page of them (L: e.g. { users, total }). */
+  list: () => Promise<L>;
+  /** While another page or search loads, keep showing the last one (server-side paging). */
+  keepPrevious?: boolean;
   /** What a change makes stale (the list's key by default); the audit log always is. */
   refresh?: readonly QueryKey[];
   create: (body: B) => Promise<unknown>;
@@ -32,8 +35,8 @@ export interface CrudOptions<T, B> {
   errorText?: (err: ApiError) => string;
 }
 
-export interface Crud<T, B> {
-  list: ReturnType<typeof useQuery<T[]>>;
+export interface Crud<T, B, L = T[]> {
+  list: ReturnType<typeof useQuery<L>>;
   /** The open form: undefined when closed, null for a new record, else the record being edited. */
   editing: T | null | undefined;
   openNew(): void;
@@ -53,10 +56,10 @@ const asApiError = (err: unknown) => (err instanceof ApiError ? err : new ApiErr
  * with their toasts, invalidations (the list, what `refresh` names, the audit log) and the modal
  * that closes after a save.
  */
-export function useCrud<T, B>({ queryKey, list, refresh, create, update, remove, texts, errorText = (e) => e.message }: CrudOptions<T, B>): Crud<T, B> {
+export function useCrud<T, B, L = T[]>({ queryKey, list, keepPrevious = false, refresh, create, update, remove, texts, errorText = (e) => e.message }: CrudOptions<T, B, L>): Crud<T, B, L> {
   const notify = useNotify();
   const queryClient = useQueryClient();
-  const query = useQuery({ queryKey, queryFn: list });
+  const query = useQuery({ queryKey, queryFn: list, placeholderData: keepPrevious ? keepPreviousData : undefined });
   const [editing, setEditing] = useState<T | null | undefined>(undefined);
 
   const invalidate = () => {

@@ -1,7 +1,7 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { createContext, useContext, useMemo, useRef, type ReactNode } from 'react';
 import { flushSync } from 'react-dom';
-import { FormProvider, useForm, useFormContext, type FieldErrors, type FieldValues, type Path, type UseFormProps, type UseFormReturn } from 'react-hook-form';
+import { FormProvider, useForm, useFormContext, type FieldErrors, type FieldValues, type Path, type Resolver, type UseFormProps, type UseFormReturn } from 'react-hook-form';
 import type { z } from 'zod';
 import { ApiError } from '../../lib/api.ts';
 import './form.css';
@@ -22,7 +22,31 @@ import './form.css';
  * actions (<FormErrors />).
  */
 export function useSchemaForm<I extends FieldValues, O extends FieldValues>(schema: z.ZodType<O, I>, options: Omit<UseFormProps<I, unknown, O>, 'resolver'> = {}): UseFormReturn<I, unknown, O> {
-  return useForm<I, unknown, O>({ mode: 'onSubmit', reValidateMode: 'onChange', ...options, shouldFocusError: false, resolver: zodResolver(schema) });
+  return useForm<I, unknown, O>({ mode: 'onSubmit', reValidateMode: 'onChange', ...options, shouldFocusError: false, resolver: schemaResolver(schema) });
+}
+
+/** Where an error about the whole form (no one field) is kept: not `root`, which react-hook-form clears before it decides the form is valid. */
+export const FORM_ERROR = '_form';
+const STRAY_FIELDS = 'Форму нельзя отправить: в ней есть данные, которых сервер не принимает. Обновите страницу и попробуйте ещё раз; если не поможет — сообщите администрации сайта.';
+
+/**
+ * The zod resolver, with the schema's refusals of the whole object moved where the error list shows
+ * them. A strict schema refuses keys it does not know (initial values carrying an id, say) with an
+ * issue at the empty path; left there, nothing named it and the form just did not send.
+ */
+function schemaResolver<I extends FieldValues, O extends FieldValues>(schema: z.ZodType<O, I>): Resolver<I, unknown, O> {
+  const base = zodResolver(schema) as Resolver<I, unknown, O>;
+  return async (values, context, options) => {
+    const result = await base(values, context, options);
+    const whole = (result.errors as Record<string, { type?: unknown; message?: unknown } | undefined>)[''];
+    if (!whole) return result;
+    const { '': _whole, ...fields } = result.errors as Record<string, unknown>;
+    const stray = whole.type === 'unrecognized_keys';
+    // For whoever maintains the form: which keys the schema refused.
+    if (stray) console.error('form values carry keys the schema refuses:', whole.message);
+    const message = stray || typeof whole.message !== 'string' || !/[а-яё]/i.test(whole.message) ? STRAY_FIELDS : whole.message;
+    return { values: {}, errors: { ...fields, [FORM_ERROR]: { type: String(whole.type ?? 'form'), message } } as unknown as FieldErrors<I> };
+  };
 }
 
 /** What the kit's fields and error list need from their form. */
@@ -152,11 +176,13 @@ export function FormErrors() {
   const { formState } = useFormContext();
   const meta = useFormMeta();
   const root = formState.errors.root?.server?.message;
-  const paths = meta.inOrder(errorPaths(formState.errors));
-  if (!root && paths.length === 0) return null;
+  const whole = formState.errors[FORM_ERROR]?.message;
+  const paths = meta.inOrder(errorPaths(formState.errors).filter((p) => p !== FORM_ERROR));
+  if (!root && !whole && paths.length === 0) return null;
   return (
     <div className="notice notice-danger form-errors" role="alert">
       {root && <p>{root}</p>}
+      {typeof whole === 'string' && <p>{whole}</p>}
       {paths.length > 0 && (
         <>
           <p>{paths.length === 1 ? 'Проверьте поле:' : 'Проверьте поля:'}</p>

@@ -1,4 +1,5 @@
-import { AdminUserUpdateBody, RegisterBody, type AdminUser } from '@kubik/contract';
+import { AdminUserUpdateBody, RegisterBody, type AdminUser, type AdminUserPage } from '@kubik/contract';
+import { useEffect, useState } from 'react';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
 import { DataTable, type Column } from '../../components/admin/DataTable.tsx';
 import { RowActions } from '../../components/admin/RowMenu.tsx';
@@ -7,21 +8,45 @@ import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/f
 import { CheckboxField, MoneyField, TextField } from '../../components/form/fields.tsx';
 import { Modal } from '../../components/Modal.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
-import { formatRub } from '../../lib/format.ts';
+import { formatDate, formatRub, plural } from '../../lib/format.ts';
 import { ME_KEY, useAuth } from '../../providers/auth.tsx';
 import { useTitle } from '../../providers/title.ts';
-import { ADMIN_USERS_KEY, deleteUser, fetchUsers, updateUser } from './admin-api.ts';
+import { ADMIN_USERS_KEY, ADMIN_USERS_PER_PAGE, deleteUser, fetchUsersPage, updateUser } from './admin-api.ts';
 import { register } from './api.ts';
 import { accountError } from './errors.ts';
+import { UserCardView } from './UserCardView.tsx';
+import './accounts.css';
 
 type Body = AdminUserUpdateBody;
 
+/** ?user=ID opens that player's card (the overview links here). */
+function userFromAddress(): number | null {
+  const id = Number(new URLSearchParams(window.location.search).get('user'));
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
+}
+
+/** Админ-панель → Пользователи: searched and paged on the server, a card per player. */
 export default function AdminUsersPage() {
   useTitle('Админ-панель: пользователи');
   const { user: me } = useAuth();
-  const crud = useCrud<AdminUser, Body>({
-    queryKey: ADMIN_USERS_KEY,
-    list: fetchUsers,
+  const [typed, setTyped] = useState('');
+  const [q, setQ] = useState('');
+  const [page, setPage] = useState(1);
+  const [cardId, setCardId] = useState<number | null>(userFromAddress);
+
+  // Search as the admin types, once they pause.
+  useEffect(() => {
+    const timer = window.setTimeout(() => {
+      setQ(typed.trim());
+      setPage(1);
+    }, 300);
+    return () => window.clearTimeout(timer);
+  }, [typed]);
+
+  const crud = useCrud<AdminUser, Body, AdminUserPage>({
+    queryKey: [...ADMIN_USERS_KEY, 'page', q, page],
+    list: () => fetchUsersPage(q, page),
+    keepPrevious: true,
     // The admin may have changed their own name, role or balance.
     refresh: [ADMIN_USERS_KEY, ME_KEY],
     create: (body) => register(body as RegisterBody).catch((err: unknown) => Promise.reject(accountError(err))),
@@ -37,18 +62,39 @@ export default function AdminUsersPage() {
     },
   });
 
+  const openCard = (id: number | null) => {
+    setCardId(id);
+    const url = new URL(window.location.href);
+    if (id) url.searchParams.set('user', String(id));
+    else url.searchParams.delete('user');
+    window.history.replaceState(window.history.state, '', `${url.pathname}${url.search}`);
+  };
+
   const columns: Column<AdminUser>[] = [
     { header: 'ID', cell: (u) => u.id, kind: 'num' },
-    { header: 'Имя', cell: (u) => u.username, kind: 'main' },
+    {
+      header: 'Имя',
+      kind: 'main',
+      cell: (u) => (
+        <button type="button" className="link-button user-open" onClick={() => openCard(u.id)} aria-label={`Карточка игрока ${u.username}`}>
+          {u.username}
+        </button>
+      ),
+    },
     { header: 'Почта', cell: (u) => u.email, kind: 'clip' },
+    { header: 'Подтверждена', cell: (u) => (u.email_confirmed ? 'Да' : 'Нет') },
     { header: 'Админ', cell: (u) => (u.is_admin ? 'Да' : 'Нет') },
     { header: 'Баланс', cell: (u) => formatRub(u.balance), kind: 'num' },
+    { header: 'Регистрация', cell: (u) => formatDate(u.created_at) },
     {
       header: 'Действия',
       kind: 'actions',
       cell: (u) => <RowActions what={`пользователя ${u.username}`} onEdit={() => crud.openEdit(u)} onDelete={() => crud.remove(u)} busy={crud.removing} />,
     },
   ];
+
+  const data = crud.list.data;
+  const pages = data ? Math.max(1, Math.ceil(data.total / data.per_page)) : 1;
 
   return (
     <AdminSection
@@ -59,9 +105,50 @@ export default function AdminUsersPage() {
         </button>
       }
     >
-      <QueryState query={crud.list} error="Не удалось загрузить пользователей" empty="Пользователей пока нет">
-        {(users) => <DataTable label="Пользователи" rows={users} columns={columns} rowKey={(u) => u.id} rowProps={(u) => ({ 'data-testid': `user-row-${u.username}` })} />}
+      <div className="field admin-filter users-search">
+        <label htmlFor="users-search">Поиск</label>
+        <input id="users-search" type="search" value={typed} onChange={(e) => setTyped(e.target.value)} placeholder="Имя, почта или номер" autoComplete="off" maxLength={100} />
+      </div>
+      <QueryState query={crud.list} error="Не удалось загрузить пользователей" empty={q ? `Никого не нашлось по запросу «${q}»` : 'Пользователей пока нет'} isEmpty={(p) => p.users.length === 0}>
+        {(p) => (
+          <>
+            <p className="muted users-count" aria-live="polite">
+              {q ? 'Найдено' : 'Всего'}: {p.total} {plural(p.total, ['пользователь', 'пользователя', 'пользователей'])}
+            </p>
+            <DataTable label="Пользователи" rows={p.users} columns={columns} rowKey={(u) => u.id} rowProps={(u) => ({ 'data-testid': `user-row-${u.username}` })} />
+          </>
+        )}
       </QueryState>
+      {data && pages > 1 && (
+        <nav className="pager" aria-label="Страницы списка пользователей">
+          <button type="button" className="btn btn-small" onClick={() => setPage((n) => Math.max(1, n - 1))} disabled={page <= 1}>
+            ← Назад
+          </button>
+          <span aria-current="page">
+            Страница {page} из {pages}
+          </span>
+          <button type="button" className="btn btn-small" onClick={() => setPage((n) => Math.min(pages, n + 1))} disabled={page >= pages}>
+            Вперёд →
+          </button>
+        </nav>
+      )}
+      <p className="visually-hidden">По {ADMIN_USERS_PER_PAGE} на странице.</p>
+
+      <Modal open={cardId !== null} title="Карточка игрока" onClose={() => openCard(null)} wide>
+        {cardId !== null && (
+          <UserCardView
+            id={cardId}
+            actions={(u) => (
+              // Further account actions (a ban dialog…) go beside these.
+              <>
+                <button type="button" className="btn btn-small" onClick={() => crud.openEdit(u)}>
+                  Изменить данные
+                </button>
+              </>
+            )}
+          />
+        )}
+      </Modal>
       <Modal open={crud.editing !== undefined} title={crud.editing ? `Пользователь ${crud.editing.username}` : 'Новый пользователь'} onClose={crud.close}>
         {crud.editing !== undefined && <UserForm key={crud.editing?.id ?? 'new'} user={crud.editing} onSave={crud.save} onCancel={crud.close} />}
       </Modal>
@@ -89,7 +176,7 @@ function UserForm({ user, onSave, onCancel }: { user: AdminUser | null; onSave: 
         autoComplete="new-password"
         hint={user ? 'Оставьте пустым, чтобы не менять. Новый пароль завершит все сеансы пользователя.' : 'Не короче 8 символов.'}
       />
-      <MoneyField name="balance" label="Баланс, ₽" />
+      <MoneyField name="balance" label="Баланс, ₽" hint={user ? 'Лучше менять через карточку игрока: «+ / − сумма» с комментарием.' : undefined} />
       <CheckboxField name="is_admin" label="Администратор" />
       <FormErrors />
       <FormActions onCancel={onCancel} />

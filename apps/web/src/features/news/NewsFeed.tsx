@@ -1,13 +1,16 @@
 import type { NewsItem } from '@kubik/contract';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
-import { Modal } from '../../components/Modal.tsx';
+import { lazy, Suspense, useState, type MouseEvent } from 'react';
 import { Empty, Loading } from '../../components/States.tsx';
 import { formatDate } from '../../lib/format.ts';
-import { fetchNewsFeed, NEWS_FEED_KEY, preview } from './api.ts';
+import { NewsImage } from './NewsImage.tsx';
+import { fetchNewsFeed, NEWS_FEED_KEY, newsPath, preview } from './api.ts';
 import './news.css';
 
-/** The home page's news: a grid of cards, each opening the full text in a modal. */
+/**
+ * The home page's news: a grid of cards, each opening the full text in a modal (spec). Each card's
+ * title is a link to the item's own page, so it can be opened in a new tab, shared or bookmarked.
+ */
 export function NewsFeed() {
   const feed = useQuery({ queryKey: NEWS_FEED_KEY, queryFn: fetchNewsFeed });
   const [opened, setOpened] = useState<NewsItem | null>(null);
@@ -33,58 +36,40 @@ export function NewsFeed() {
           ))}
         </ul>
       )}
-      <Modal open={opened !== null} title={opened?.title ?? ''} onClose={() => setOpened(null)} wide>
-        {opened && <NewsFull item={opened} onClose={() => setOpened(null)} />}
-      </Modal>
+      {opened && (
+        <Suspense fallback={null}>
+          <NewsModal item={opened} onClose={() => setOpened(null)} />
+        </Suspense>
+      )}
     </section>
   );
 }
 
 /**
- * The first card's image, the page's largest paint, loads at once and first (boot.ts has usually
- * asked for it already). The others are lazy: on a wide screen the browser still fetches the rest
- * of the first row as soon as it is laid out, and on a phone, where they are below the fold, they
- * do not take bandwidth from the first.
+ * The modal is a chunk of its own (with the item's page), asked for as soon as a card is pointed
+ * at or focused: the home page's first script stays small.
  */
-const EAGER_CARDS = 1;
+const loadModal = () => import('./NewsModal.tsx');
+const NewsModal = lazy(loadModal);
 
-interface ImageProps {
-  src: string;
-  className: string;
-  /** The card's place in the feed; none for the opened item. */
-  index?: number;
-}
-
-function NewsImage({ src, className, index }: ImageProps) {
-  const [broken, setBroken] = useState(false);
-  if (broken) return null;
-  const card = index !== undefined;
-  return (
-    <img
-      className={className}
-      src={src}
-      alt=""
-      // A card's box is 16:9 whatever the image (the CSS sizes it), so nothing moves when it arrives.
-      width={card ? 640 : undefined}
-      height={card ? 360 : undefined}
-      loading={card && index >= EAGER_CARDS ? 'lazy' : 'eager'}
-      fetchPriority={index === 0 ? 'high' : undefined}
-      decoding="async"
-      onError={() => setBroken(true)}
-    />
-  );
-}
-
-/** The whole card opens the item; the real control is the title button, for keyboards and readers. */
+/**
+ * The whole card opens the item; the real control is the title link, for keyboards and readers. A
+ * plain click opens the modal; with a modifier key or the middle button the browser opens the page.
+ */
 function NewsCard({ item, index, onOpen }: { item: NewsItem; index: number; onOpen: () => void }) {
+  const open = (event: MouseEvent) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    onOpen();
+  };
   return (
-    <li className="news-card" data-testid="news-card">
+    <li className="news-card" data-testid="news-card" onPointerEnter={() => void loadModal()} onFocus={() => void loadModal()}>
       {item.image_url && <NewsImage className="news-card-image" src={item.image_url} index={index} />}
       <div className="news-card-body">
         <h3 className="news-card-title">
-          <button type="button" className="news-card-open" onClick={onOpen}>
+          <a className="news-card-open" href={newsPath(item.id)} onClick={open}>
             {item.title}
-          </button>
+          </a>
         </h3>
         <p className="news-card-preview">{preview(item.content)}</p>
         <time className="news-date" dateTime={item.created_at}>
@@ -92,22 +77,5 @@ function NewsCard({ item, index, onOpen }: { item: NewsItem; index: number; onOp
         </time>
       </div>
     </li>
-  );
-}
-
-function NewsFull({ item, onClose }: { item: NewsItem; onClose: () => void }) {
-  return (
-    <article className="stack news-full">
-      {item.image_url && <NewsImage className="news-full-image" src={item.image_url} />}
-      <time className="news-date" dateTime={item.created_at}>
-        {formatDate(item.created_at)}
-      </time>
-      <p className="preline news-full-text">{item.content}</p>
-      <div className="form-actions">
-        <button type="button" className="btn" onClick={onClose}>
-          Закрыть
-        </button>
-      </div>
-    </article>
   );
 }

@@ -7,6 +7,10 @@ export const NEWS_FEED_KEY = [...NEWS_KEY, 'feed'] as const;
 export const NEWS_ALL_KEY = [...NEWS_KEY, 'all'] as const;
 
 export const fetchNewsFeed = async () => (await api<NewsFeedResponse>('/api/tidings/news')).news;
+export const newsItemKey = (id: number) => [...NEWS_KEY, 'item', id] as const;
+export const fetchNewsItem = (id: number) => api<NewsItem>(`/api/tidings/${id}`);
+/** The item's own page. */
+export const newsPath = (id: number) => `/news/${id}`;
 export const fetchAllNews = () => api<NewsItem[]>('/api/tidings/all');
 export const createNews = (body: NewsBody) => api<NewsItem>('/api/tidings/news', { method: 'POST', body });
 export const updateNews = (id: number, body: NewsBody) => api<NewsItem>(`/api/tidings/${id}`, { method: 'PUT', body });

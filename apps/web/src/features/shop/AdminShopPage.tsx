@@ -24,7 +24,11 @@ const TABS = [
 
 export default function AdminShopPage() {
   useTitle('Админ-панель: магазин');
-  const [tab, setTab] = useState('items');
+  // ?tab=deliveries opens a tab directly (the overview links to the delivery queue).
+  const [tab, setTab] = useState(() => {
+    const asked = new URLSearchParams(window.location.search).get('tab');
+    return TABS.some((t) => t.id === asked) ? asked! : 'items';
+  });
   return (
     <section className="stack" aria-label="Магазин">
       <Tabs tabs={TABS} active={tab} onChange={setTab} label="Разделы магазина">
