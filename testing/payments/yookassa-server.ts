@@ -11,8 +11,9 @@
  *   whose sum is the amount, each with vat_code, payment_mode, payment_subject).
  * - Statuses pending → succeeded (capture: true) | waiting_for_capture (capture: false) | canceled,
  *   with `paid`, `captured_at`, `cancellation_details`, `refunded_amount`.
- * - Refunds: POST /v3/refunds {payment_id, amount, description, receipt} (Idempotence-Key as for
- *   payments; a shop on 54-ФЗ receipts must send the refund's receipt too) answers the refund object
+ * - Refunds: POST /v3/refunds {payment_id, amount, description} (Idempotence-Key as for payments;
+ *   a shop on receipts from YooKassa sends a receipt only with a partial refund — a full one takes
+ *   the payment's own, and a receipt sent with it is refused) answers the refund object
  *   {id, payment_id, status: succeeded | pending | canceled, amount, cancellation_details}; only a
  *   succeeded payment is refundable and never above what is left of it (400 invalid_request).
  *   GET /v3/refunds/{id} re-reads one. A succeeded refund raises the payment's refunded_amount, and
@@ -204,11 +205,13 @@ export class FakeYooKassa {
     const amount = b.amount as { value?: unknown; currency?: unknown } | undefined;
     if (!amount || typeof amount.value !== 'string' || !MONEY.test(amount.value) || amount.currency !== 'RUB') return bad(400, 'invalid_request', 'Invalid amount', 'amount');
     if (p.status !== 'succeeded') return bad(400, 'invalid_request', 'Refund is possible only for a succeeded payment', 'payment_id');
-    if (this.receiptsRequired) {
-      const receipt = b.receipt as { customer?: { email?: unknown; phone?: unknown }; items?: unknown } | undefined;
-      if (!receipt || !receipt.customer || (typeof receipt.customer.email !== 'string' && typeof receipt.customer.phone !== 'string') || !Array.isArray(receipt.items) || receipt.items.length === 0) return bad(400, 'invalid_request', 'Receipt is missing or illegal', 'receipt');
-    }
     const refunded = p.refunded_amount ? toKop(p.refunded_amount.value) : 0;
+    if (this.receiptsRequired) {
+      const full = refunded === 0 && toKop(amount.value) === toKop(p.amount.value);
+      const receipt = b.receipt as { customer?: { email?: unknown; phone?: unknown }; items?: unknown } | undefined;
+      if (full && receipt !== undefined) return bad(400, 'invalid_request', 'Receipt is not needed for a full refund', 'receipt');
+      if (!full && (!receipt || !receipt.customer || (typeof receipt.customer.email !== 'string' && typeof receipt.customer.phone !== 'string') || !Array.isArray(receipt.items) || receipt.items.length === 0)) return bad(400, 'invalid_request', 'Receipt is missing or illegal', 'receipt');
+    }
     if (toKop(amount.value) > toKop(p.amount.value) - refunded) return bad(400, 'invalid_request', 'Refund amount exceeds the payment amount', 'amount.value');
     const refund: YooRefund = {
       id: `${randomBytes(4).toString('hex')}-0015-5000-9000-${randomBytes(6).toString('hex')}`,

@@ -86,9 +86,6 @@ export interface RefundRequest {
   key: string;
   /** The provider's id of this attempt's refund, when an earlier call got one: it is re-read instead. */
   knownRefundId: string | null;
-  /** For the 54-ФЗ refund receipt. */
-  email: string;
-  vatCode: number;
 }
 
 export interface RefundResult {

@@ -102,19 +102,15 @@ export function yookassaAdapter(cfg: YooKassaConfig): PaymentAdapter {
       return accepted ? { status: 200, contentType: 'application/json', body: '{}' } : { status: 403, contentType: 'application/json; charset=utf-8', body: JSON.stringify({ error: 'Уведомление не принято', code: 'forbidden' }) };
     },
     async refund(req: RefundRequest): Promise<RefundResult> {
-      // POST /v3/refunds {payment_id, amount, description[, receipt]} with an Idempotence-Key: a
-      // repeat with the same key returns the first refund, never a second one. Once the refund's
-      // id is known it is re-read with GET /v3/refunds/{id} (the key's cached answer stays
+      // POST /v3/refunds {payment_id, amount, description} with an Idempotence-Key: a repeat with
+      // the same key returns the first refund, never a second one. A full refund carries no
+      // receipt even with receipts on: YooKassa makes the refund receipt from the payment's own
+      // (yookassa.ru/developers/payment-acceptance/receipts/54fz/yoomoney/refunds). Once the
+      // refund's id is known it is re-read with GET /v3/refunds/{id} (the key's cached answer stays
       // «pending» for 24 h, whatever happened to the refund since).
       let r: YooRefund;
       if (req.knownRefundId) r = (await call('GET', `/refunds/${encodeURIComponent(req.knownRefundId)}`)) as YooRefund;
-      else {
-        const amount = { value: kopecksToValue(req.amountKopecks), currency: 'RUB' };
-        const body: Record<string, unknown> = { payment_id: req.providerPaymentId, amount, description: 'Возврат пополнения баланса' };
-        // A shop with receipts from YooKassa must send the refund receipt too (54-ФЗ).
-        if (cfg.receipts) body.receipt = { customer: { email: req.email }, items: [{ description: 'Пополнение баланса', quantity: '1.00', amount, vat_code: req.vatCode, payment_mode: 'full_payment', payment_subject: 'service' }] };
-        r = (await call('POST', '/refunds', body, req.key)) as YooRefund;
-      }
+      else r = (await call('POST', '/refunds', { payment_id: req.providerPaymentId, amount: { value: kopecksToValue(req.amountKopecks), currency: 'RUB' }, description: 'Возврат пополнения баланса' }, req.key)) as YooRefund;
       const id = typeof r.id === 'string' ? r.id : null;
       if (r.status === 'canceled') throw new ProviderError(`ЮKassa отменила возврат${r.cancellation_details?.reason ? `: ${String(r.cancellation_details.reason)}` : ''}`, true, r);
       if (r.status !== 'succeeded' && r.status !== 'pending') throw new ProviderError('ЮKassa ответила на возврат непонятно', false, r);

@@ -8,7 +8,6 @@ import { ProviderError, type RefundResult } from '../../lib/payments/index.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
 import { formatRub, recordEvent, type PaymentRow, type PaymentsService } from './payments.service.ts';
-import { PaymentSettings } from './payments.settings.ts';
 
 /** How long one caller may talk to the provider about a refund before another may take over. */
 export const REFUND_LEASE_MS = 60_000;
@@ -303,11 +302,9 @@ async function resumeRefund(ctx: AppContext, service: PaymentsService, row: Paym
 async function askProvider(ctx: AppContext, service: PaymentsService, row: PaymentRow, actorId: number | null): Promise<{ status: 200 | 202; body: RefundResponse }> {
   const adapter = service.adapters[row.provider as PaymentProvider]!;
   const attempt = Number(row.refund_attempts);
-  const user = await ctx.db.selectFrom('users').select('email').where('id', '=', row.user_id).executeTakeFirstOrThrow();
-  const settings = await ctx.settings.get(PaymentSettings);
   let result: RefundResult;
   try {
-    result = await adapter.refund({ providerPaymentId: row.provider_payment_id!, amountKopecks: Number(row.amount), key: `${row.id}:refund:${attempt}`, knownRefundId: row.provider_refund_id, email: user.email, vatCode: settings.vat_code });
+    result = await adapter.refund({ providerPaymentId: row.provider_payment_id!, amountKopecks: Number(row.amount), key: `${row.id}:refund:${attempt}`, knownRefundId: row.provider_refund_id });
   } catch (err) {
     const message = (err as Error).message;
     await recordEvent(ctx.db, { paymentId: row.id, provider: row.provider, kind: 'error', outcome: `возврат: ${message}`, body: err instanceof ProviderError ? (err.raw ?? undefined) : undefined });
