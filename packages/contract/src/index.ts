@@ -18,5 +18,7 @@ export * from './pages.ts';
 export * from './media.ts';
 export * from './privileges.ts';
 export * from './password-strength.ts';
+export * from './bans.ts';
+export * from './account-self.ts';
 export * from './dashboard.ts';
 export * from './two-factor.ts';

@@ -9,6 +9,7 @@ import { notifyNewDevice } from '../security/sessions.service.ts';
 import { checkSecondFactor, secondFactorError } from '../security/two-factor.service.ts';
 import { clearLoginFailures, isKnownDevice, rememberDevice, reserveLoginTry, retryText } from '../security/login-throttle.ts';
 import { recordAudit } from '../audit/audit.service.ts';
+import { assertNotBanned } from '../bans/ban-status.ts';
 import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
@@ -158,6 +159,7 @@ export async function login(ctx: AppContext, input: LoginBody, meta: LoginMeta):
   const second = await checkSecondFactor(ctx, user.id, input.code);
   if (second === 'missing' || second === 'wrong') throw secondFactorError(second);
   await clearLoginFailures(ctx.db, user.id);
+  assertNotBanned(user);
   if (user.email_verified_at === null) throw forbidden(TEXTS.notConfirmed, { code: 'email_not_confirmed' });
 
   const token = newToken();
