@@ -36,7 +36,8 @@ describe.each(dbKinds)('sessions and devices on %s', (kind) => {
     expect(res.statusCode, res.body).toBe(200);
     return { session: res.cookies.find((c) => c.name === 'kubik_session')!.value, device: res.cookies.find((c) => c.name === 'kubik_device')!.value };
   }
-  const as = (session: string, method: 'GET' | 'POST' | 'DELETE', url: string) => t.app.inject({ method, url, cookies: { kubik_session: session } });
+  // From the address the first browser logged in from: a use from elsewhere would change the address its session shows.
+  const as = (session: string, method: 'GET' | 'POST' | 'DELETE', url: string) => t.app.inject({ method, url, cookies: { kubik_session: session }, remoteAddress: '10.7.0.1' });
   type Listed = { id: string; device: string; ip: string | null; created_at: number; last_seen_at: number; current: boolean };
   const list = async (session: string) => (await as(session, 'GET', '/api/user/sessions')).json<{ sessions: Listed[] }>().sessions;
 
