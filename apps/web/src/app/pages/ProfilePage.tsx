@@ -14,6 +14,8 @@ import { ChangePasswordForm } from '../../features/accounts/ChangePasswordForm.t
 import { DeleteAccountSection } from '../../features/accounts/DeleteAccountSection.tsx';
 import { EmailChangeForm } from '../../features/accounts/EmailChangeForm.tsx';
 import { MyPrivileges } from '../../features/donate/MyPrivileges.tsx';
+import { SessionsPanel } from '../../features/security/SessionsPanel.tsx';
+import { TwoFactorPanel } from '../../features/security/TwoFactorPanel.tsx';
 import { OwnSkinPanel } from '../../features/skins/SkinPanel.tsx';
 import { MyPayments } from '../../features/payments/MyPayments.tsx';
 import { PaymentReturn } from '../../features/payments/PaymentReturn.tsx';
@@ -26,7 +28,7 @@ const TABS = [
 ] as const;
 type TabId = (typeof TABS)[number]['id'];
 
-/** The personal cabinet: the player's skin (skins), their facts, privileges (donate), payments (payments), the shop (shop) and the password form (accounts). */
+/** The personal cabinet: the player's skin (skins), their facts, privileges (donate), payments (payments), the shop (shop), the password form (accounts), two-factor login and sessions (security). */
 export default function ProfilePage() {
   useTitle('Личный кабинет');
   const { user, refresh } = useAuth();
@@ -81,6 +83,8 @@ export default function ProfilePage() {
               <div className="settings-sections">
                 <ChangePasswordForm />
                 <EmailChangeForm />
+                <TwoFactorPanel />
+                <SessionsPanel />
                 <DeleteAccountSection />
               </div>
             )}
