@@ -115,6 +115,11 @@ describe('the owner sees payments, exports them and refunds one', () => {
     // Nothing scrolls sideways on the phone.
     expect(await owner.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     await owner.keyboard.press('Escape');
+    // A link may carry the filters: only the refunded one.
+    await owner.goto('/admin/payments?status=refunded&player=Payer');
+    await owner.getByTestId(`payment-row-${big}`).waitFor();
+    expect(await rows.count()).toBe(1);
+    expect(await owner.getByLabel('Статус').inputValue()).toBe('refunded');
     await owner.goto('/admin/audit');
     await see(owner, 'Возврат платежа не удался: деньги вернулись на баланс');
     await see(owner, 'Возврат платежа: сумма списана с баланса');

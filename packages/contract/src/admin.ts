@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { withLabels } from './common.ts';
 import { Email, NewPassword, Username } from './accounts.ts';
+import { BanInfo } from './bans.ts';
 
 // Schemas of the admin feature, shared by the server and the web app.
 
@@ -14,6 +15,8 @@ export const AdminUser = z.object({
   email_confirmed: z.boolean(),
   /** ISO 8601 */
   created_at: z.string(),
+  /** The ban in force (modules/bans), null when none. */
+  ban: BanInfo.nullable().optional(),
 });
 export type AdminUser = z.infer<typeof AdminUser>;
 

@@ -67,6 +67,13 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'settings.update': 'Настройки изменены',
   'page.update': 'Страница сохранена',
   'page.delete': 'Страница удалена',
+  'user.ban': 'Игрок заблокирован',
+  'user.ban.update': 'Блокировка изменена',
+  'user.unban': 'Блокировка снята',
+  'server.ban_commands': 'Команды бана на сервере изменены',
+  'user.email.change': 'Почта изменена игроком',
+  'user.email.revert': 'Смена почты отменена со старого адреса',
+  'user.delete.self': 'Игрок удалил свой аккаунт',
   'payment.refund': 'Возврат платежа: сумма списана с баланса',
   'payment.refund_failed': 'Возврат платежа не удался: деньги вернулись на баланс',
 };
@@ -158,6 +165,11 @@ export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
   days: { label: 'Дней', kind: 'number' },
   granted_by: { label: 'Выдал (№)', kind: 'number' },
   reminded_at: { label: 'Напоминание отправлено', kind: 'datetime' },
+  reason: { label: 'Причина' },
+  term: { label: 'Срок' },
+  lift_reason: { label: 'Почему снята' },
+  ban_command: { label: 'Команда бана' },
+  unban_command: { label: 'Команда разбана' },
 };
 
 /** Where a field means something else in one entity. */

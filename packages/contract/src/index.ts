@@ -18,4 +18,6 @@ export * from './pages.ts';
 export * from './media.ts';
 export * from './privileges.ts';
 export * from './password-strength.ts';
+export * from './bans.ts';
+export * from './account-self.ts';
 export * from './dashboard.ts';

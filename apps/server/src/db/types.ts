@@ -13,6 +13,8 @@ import type { ShopTables } from '../modules/shop/shop.tables.ts';
 import type { SkinsTables } from '../modules/skins/skins.tables.ts';
 import type { MediaTables } from '../modules/media/media.tables.ts';
 import type { SecurityTables } from '../modules/security/security.tables.ts';
+import type { BansTables } from '../modules/bans/bans.tables.ts';
+import type { EmailChangeTables } from '../modules/email-change/email-change.tables.ts';
 
 /** Times are epoch milliseconds and booleans 0/1 on both databases, so one code path serves both. */
 export interface UsersTable {
@@ -34,6 +36,11 @@ export interface UsersTable {
    * when another account holds that.
    */
   uuid: string;
+  /** The ban in force (modules/bans): since when; null when not banned. The bans table keeps the history. */
+  banned_at: number | null;
+  /** Its end (epoch ms); null with banned_at set: forever. A passed end no longer counts, even before the expiry job clears it. */
+  ban_until: number | null;
+  ban_reason: string | null;
 }
 
 export interface SessionsTable {
@@ -131,4 +138,4 @@ interface CoreTables {
 }
 
 /** Every table: the core ones here, each feature's in modules/<feature>/<feature>.tables.ts. */
-export interface Database extends CoreTables, AuditTables, DeliveriesTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables, GameAuthTables, CapesTables, PrivilegesTables, SecurityTables, MediaTables, PagesTables, PaymentsTables {}
+export interface Database extends CoreTables, AuditTables, DeliveriesTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables, GameAuthTables, CapesTables, PrivilegesTables, SecurityTables, MediaTables, PagesTables, PaymentsTables, BansTables, EmailChangeTables {}

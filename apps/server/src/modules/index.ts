@@ -2,6 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.ts';
 import { accountsRoutes } from './accounts/accounts.routes.ts';
 import { adminUsersRoutes } from './accounts/admin-users.routes.ts';
+import { bansRoutes } from './bans/bans.routes.ts';
+import { emailChangeRoutes } from './email-change/email-change.routes.ts';
+import { accountDeletionRoutes } from './account-deletion/account-deletion.routes.ts';
 import { auditRoutes } from './audit/audit.routes.ts';
 import { capesRoutes } from './capes/capes.routes.ts';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
@@ -21,4 +24,4 @@ import { siteRoutes } from './site/site.routes.ts';
 import { skinsRoutes } from './skins/skins.routes.ts';
 
 /** Every feature's routes; app.ts registers them in this order. */
-export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes, adminUsersRoutes, auditRoutes, newsRoutes, donateRoutes, serversRoutes, shopRoutes, deliveriesRoutes, skinsRoutes, capesRoutes, gameAuthRoutes, mediaRoutes, privilegesRoutes, opsRoutes, pagesRoutes, paymentsRoutes, paymentsAdminRoutes, dashboardRoutes];
+export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes, adminUsersRoutes, auditRoutes, newsRoutes, donateRoutes, serversRoutes, shopRoutes, deliveriesRoutes, skinsRoutes, capesRoutes, gameAuthRoutes, mediaRoutes, privilegesRoutes, opsRoutes, pagesRoutes, paymentsRoutes, paymentsAdminRoutes, dashboardRoutes, bansRoutes, emailChangeRoutes, accountDeletionRoutes];

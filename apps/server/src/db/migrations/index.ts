@@ -10,6 +10,8 @@ import { privilegesMigrations } from '../../modules/privileges/privileges.migrat
 import { newsMigrations } from '../../modules/news/news.migrations.ts';
 import { pagesMigrations } from '../../modules/pages/pages.migrations.ts';
 import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
+import { bansMigrations } from '../../modules/bans/bans.migrations.ts';
+import { emailChangeMigrations } from '../../modules/email-change/email-change.migrations.ts';
 import { securityMigrations } from '../../modules/security/security.migrations.ts';
 import { shopMigrations } from '../../modules/shop/shop.migrations.ts';
 import { mediaMigrations } from '../../modules/media/media.migrations.ts';
@@ -48,5 +50,7 @@ export const migrations: Record<string, Migration> = {
   ...securityMigrations,
   '2026112375_rate_limits': m2026112375,
   ...pagesMigrations,
+  ...bansMigrations,
+  ...emailChangeMigrations,
   ...dashboardMigrations,
 };

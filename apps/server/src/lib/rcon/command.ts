@@ -19,6 +19,26 @@ export class CommandError extends Error {}
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** A free-form value ({tier}, {expires}, …): one word of letters, digits and _ . : + - — nothing that could end the command or add an argument. */
 const WORD_RE = /^[\p{L}\p{N}_.:+-]{1,64}$/u;
+/**
+ * {reason} (a ban's reason) is the one value with spaces: it is the last, greedy argument of every
+ * ban command (vanilla, Essentials, LiteBans). Letters, digits, spaces and plain punctuation only —
+ * no slash, quote, brace, backslash, @ or § — so it can neither start a command nor form a selector;
+ * it starts with a letter or digit and no word starts with - or +, so it cannot pass a plugin's flag (`-s`).
+ */
+const REASON_RE = /^(?!.* [-+])[\p{L}\p{N}][\p{L}\p{N}_.,:;!?()+\- ]{0,119}$/u;
+
+/** A ban reason made safe for {reason}: anything else becomes a space; never empty. */
+export function commandReason(text: string): string {
+  const cleaned = text
+    .replace(/[^\p{L}\p{N}_.,:;!?()+\- ]/gu, ' ')
+    // No word may start with - or + (plugins' flags: LiteBans' -s anywhere in the arguments).
+    .replace(/(^| )[-+]+/g, '$1')
+    .replace(/ +/g, ' ')
+    .replace(/^[^\p{L}\p{N}]+/u, '')
+    .slice(0, 120)
+    .trim();
+  return cleaned === '' ? 'Нарушение правил' : cleaned;
+}
 
 /** Why a parameter value would be unsafe in a command, or null. Callers of enqueueDelivery are checked with it too. */
 export function paramProblem(name: string, value: string | number): string | null {
@@ -29,6 +49,7 @@ export function paramProblem(name: string, value: string | number): string | nul
   }
   if (name === 'item') return ITEM_ID_RE.test(value) ? null : `Недопустимый Minecraft ID: ${JSON.stringify(value.slice(0, 120))}`;
   if (name === 'quantity' || name === 'order') return `Недопустимое значение {${name}}: должно быть числом`;
+  if (name === 'reason') return REASON_RE.test(value) && value.trim() === value ? null : `Недопустимая причина: ${JSON.stringify(value.slice(0, 80))} — буквы, цифры, пробелы и знаки препинания`;
   return WORD_RE.test(value) ? null : `Недопустимое значение {${name}}: ${JSON.stringify(value.slice(0, 80))} — одно слово из букв, цифр и _ . : + -`;
 }
 

@@ -2,7 +2,7 @@ import type { OutboxLetter } from '../mail/mail.outbox.ts';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function layout(siteName: string, title: string, paragraphs: string[], button: { text: string; href: string }, footer: string): string {
+export function layout(siteName: string, title: string, paragraphs: string[], button: { text: string; href: string }, footer: string): string {
   const body = paragraphs.map((p) => `<p style="margin:0 0 16px;line-height:1.5">${esc(p)}</p>`).join('');
   return `<!doctype html><html lang="ru"><head><meta charset="utf-8"><title>${esc(title)}</title></head>
 <body style="margin:0;background:#0f172a;font-family:Arial,sans-serif;color:#e2e8f0">

@@ -46,6 +46,8 @@ export async function findSessionUser(db: Db, token: string, now = Date.now()): 
     .where('sessions.token_hash', '=', hashToken(token))
     .where('sessions.expires_at', '>', now)
     .where('users.deleted_at', 'is', null)
+    // A ban ends the sessions; this also refuses one a login racing the ban created.
+    .where((eb) => eb.or([eb('users.banned_at', 'is', null), eb.and([eb('users.ban_until', 'is not', null), eb('users.ban_until', '<=', now)])]))
     .executeTakeFirst();
   if (!row) return undefined;
   const { session_expires_at: expiresAt, ...user } = row;

@@ -7,6 +7,7 @@ import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/passw
 import { newToken } from '../../lib/tokens.ts';
 import { clearLoginFailures, isKnownDevice, rememberDevice, reserveLoginTry, retryText } from '../security/login-throttle.ts';
 import { recordAudit } from '../audit/audit.service.ts';
+import { assertNotBanned } from '../bans/ban-status.ts';
 import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
@@ -152,6 +153,7 @@ export async function login(ctx: AppContext, input: LoginBody, meta: LoginMeta):
   }
   if (!(await verifyPassword(user.password_hash, input.password))) throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
   await clearLoginFailures(ctx.db, user.id);
+  assertNotBanned(user);
   if (user.email_verified_at === null) throw forbidden(TEXTS.notConfirmed, { code: 'email_not_confirmed' });
 
   const token = newToken();

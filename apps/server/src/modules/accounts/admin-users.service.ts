@@ -12,6 +12,7 @@ import { recordAudit } from '../audit/audit.service.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
 import { paymentsOfUser } from '../payments/payments.admin.ts';
 import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
+import { banOf } from '../bans/bans.service.ts';
 import { deleteSessionsOf, type UserRow } from './accounts.repo.ts';
 import { takenError } from './accounts.service.ts';
 import * as repo from './admin-users.repo.ts';
@@ -35,6 +36,7 @@ export function toAdminUser(user: UserRow): AdminUser {
     balance: toRoubles(Number(user.balance)),
     email_confirmed: user.email_verified_at !== null,
     created_at: new Date(Number(user.created_at)).toISOString(),
+    ban: banOf(user),
   };
 }
 
@@ -116,23 +118,43 @@ export async function deleteUser(ctx: AppContext, actor: UserRow, id: number): P
     const before = await repo.findActiveUser(trx, ctx.dbKind, id);
     if (!before) throw notFound(TEXTS.notFound);
     if (before.is_admin === 1) await ensureAnotherAdmin(trx, ctx, id, TEXTS.lastAdminDelete);
-    const username = `Удалён #${id}`;
-    const email = `deleted#${id}`;
-    await repo.updateUser(trx, id, {
-      username,
-      username_lower: username.toLowerCase(),
-      email,
-      email_lower: email,
-      // Not a hash any password can match.
-      password_hash: '!',
-      is_admin: 0,
-      deleted_at: Date.now(),
-    });
-    await deleteSessionsOf(trx, id);
-    await revokeGameTokens(trx, id);
-    await repo.deleteEmailTokensOf(trx, id);
+    const { username } = await eraseAccount(trx, id);
     await recordAudit(trx, { actorId: actor.id, action: 'user.delete', entity: 'user', entityId: id, before: snapshot(before), after: { username, deleted: true } });
   });
+}
+
+/**
+ * What deleting an account removes, by an admin or by the player: the name, address and password
+ * are replaced, sessions, game logins, e-mail links, pending address changes and known devices
+ * end. Purchases, payments and ledger rows
+ * keep pointing at the row. The caller holds the transaction and has checked the last-admin rule.
+ */
+export async function eraseAccount(trx: Db, id: number): Promise<{ username: string }> {
+  const username = `Удалён #${id}`;
+  const email = `deleted#${id}`;
+  await repo.updateUser(trx, id, {
+    username,
+    username_lower: username.toLowerCase(),
+    email,
+    email_lower: email,
+    // Not a hash any password can match.
+    password_hash: '!',
+    is_admin: 0,
+    deleted_at: Date.now(),
+  });
+  await deleteSessionsOf(trx, id);
+  await revokeGameTokens(trx, id);
+  await repo.deleteEmailTokensOf(trx, id);
+  // Addresses and devices are personal data too.
+  await trx.deleteFrom('email_changes').where('user_id', '=', id).execute();
+  await trx.deleteFrom('known_devices').where('user_id', '=', id).execute();
+  return { username };
+}
+
+/** The last-admin rule for a player deleting their own account (the same text as the admin's). */
+export async function ensureNotLastAdmin(trx: Db, ctx: AppContext, user: UserRow): Promise<void> {
+  if (ctx.dbKind === 'pg') await repo.lockAdmins(trx, ctx.dbKind);
+  if (user.is_admin === 1) await ensureAnotherAdmin(trx, ctx, user.id, TEXTS.lastAdminDelete);
 }
 
 /** `1 250 ₽`, `35,50 ₽` for the texts the server writes itself. */

@@ -31,8 +31,8 @@ describe.each(dbKinds)('admin users on %s', (kind) => {
     expect(res.statusCode).toBe(200);
     const list = res.json();
     expect(list).toEqual([
-      { id: adminId, username: 'Chief', email: 'chief@example.com', is_admin: true, balance: 0, email_confirmed: true, created_at: expect.any(String) },
-      { id: playerId, username: 'Miner', email: 'miner@example.com', is_admin: false, balance: 50, email_confirmed: true, created_at: expect.any(String) },
+      { id: adminId, username: 'Chief', email: 'chief@example.com', is_admin: true, balance: 0, email_confirmed: true, created_at: expect.any(String), ban: null },
+      { id: playerId, username: 'Miner', email: 'miner@example.com', is_admin: false, balance: 50, email_confirmed: true, created_at: expect.any(String), ban: null },
     ]);
     expect(res.body).not.toMatch(/argon2|password|token/);
     expect((await t.app.inject({ method: 'GET', url: '/api/user/all' })).statusCode).toBe(401);

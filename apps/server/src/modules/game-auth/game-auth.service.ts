@@ -6,6 +6,7 @@ import { burnPasswordCheck, verifyPassword } from '../../lib/passwords.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { signProperty, texturesValue, unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import { findUserByLogin, type UserRow } from '../accounts/accounts.repo.ts';
+import { activeBan, banText } from '../bans/ban-status.ts';
 import { wornCape } from '../capes/capes.repo.ts';
 import { findWornSkin } from '../skins/skins.repo.ts';
 import { clearLoginFailures, reserveLoginTry } from '../security/login-throttle.ts';
@@ -39,11 +40,18 @@ export const GAME_TEXTS = {
 } as const;
 
 /** Why an account with the right password still may not play; null when it may. */
-export type Refusal = 'unconfirmed';
+export type Refusal = 'unconfirmed' | 'banned';
 
-export function accountRefusal(user: UserRow): Refusal | null {
+export function accountRefusal(user: UserRow, now = Date.now()): Refusal | null {
+  if (activeBan(user, now)) return 'banned';
   if (user.email_verified_at === null) return 'unconfirmed';
   return null;
+}
+
+/** What the launcher shows for a refusal: the ban's reason and end (modules/bans), or the unconfirmed address. */
+export function refusalText(user: UserRow, now = Date.now()): string {
+  const ban = activeBan(user, now);
+  return ban ? banText(ban) : GAME_TEXTS.notConfirmed;
 }
 
 export type CredentialsResult = { ok: true; user: UserRow } | { ok: false; reason: 'unknown' | 'wrong' | 'throttled' };

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { hyphenated, unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import type { UserRow } from '../accounts/accounts.repo.ts';
-import { accountRefusal, GAME_TEXTS, JOIN_TTL_MS, normalizeIp, textureUrl, type GameAuth } from './game-auth.service.ts';
+import { accountRefusal, JOIN_TTL_MS, normalizeIp, refusalText, textureUrl, type GameAuth } from './game-auth.service.ts';
 import * as repo from './game-auth.repo.ts';
 import { GravitError, GravitErrorBody, GRAVIT_TEXTS, registerGravitErrors, SERVER_ID } from './gravit.routes.ts';
 
@@ -126,7 +126,7 @@ export function gravitLegacyRoutes(ctx: AppContext, game: GameAuth): FastifyPlug
           if (result.reason === 'throttled') throw new GravitError(400, GRAVIT_TEXTS.throttled);
           throw new GravitError(400, result.reason === 'unknown' ? GRAVIT_TEXTS.userNotFound : GRAVIT_TEXTS.wrongPassword);
         }
-        if (accountRefusal(result.user)) throw new GravitError(400, GAME_TEXTS.notConfirmed);
+        if (accountRefusal(result.user)) throw new GravitError(400, refusalText(result.user));
         return report(result.user, await game.issueToken('gravit', result.user, null));
       },
     });

@@ -6,7 +6,7 @@ import { HttpError } from '../../lib/errors.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { hyphenated, unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import type { UserRow } from '../accounts/accounts.repo.ts';
-import { accountRefusal, GAME_TEXTS, JOIN_TTL_MS, normalizeIp, textureUrl, type GameAuth } from './game-auth.service.ts';
+import { accountRefusal, JOIN_TTL_MS, normalizeIp, refusalText, textureUrl, type GameAuth } from './game-auth.service.ts';
 import * as repo from './game-auth.repo.ts';
 
 export const GRAVIT_ROOT = '/api/gravit';
@@ -141,7 +141,7 @@ export function gravitRoutes(ctx: AppContext, game: GameAuth): FastifyPluginAsyn
           if (result.reason === 'throttled') throw new GravitError(400, GRAVIT_TEXTS.throttled);
           throw new GravitError(400, result.reason === 'unknown' ? GRAVIT_TEXTS.userNotFound : GRAVIT_TEXTS.wrongPassword);
         }
-        if (accountRefusal(result.user)) throw new GravitError(400, GAME_TEXTS.notConfirmed);
+        if (accountRefusal(result.user)) throw new GravitError(400, refusalText(result.user));
         const issued = await game.issueToken('gravit', result.user, null);
         return { id: sessionId(issued.accessToken), accessToken: issued.accessToken, refreshToken: issued.refreshToken!, expire: secondsLeft(issued.expiresAt), user: await user(result.user) };
       },

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
 import { unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import type { UserRow } from '../accounts/accounts.repo.ts';
-import { accountRefusal, GAME_TEXTS, JOIN_TTL_MS, limited, normalizeIp, type GameAuth } from './game-auth.service.ts';
+import { accountRefusal, JOIN_TTL_MS, limited, normalizeIp, refusalText, type GameAuth } from './game-auth.service.ts';
 import * as repo from './game-auth.repo.ts';
 import { GameLoginSettings } from './game-auth.settings.ts';
 import {
@@ -44,7 +44,7 @@ export class YggdrasilError extends Error {
 const invalidToken = () => new YggdrasilError(403, 'ForbiddenOperationException', 'Invalid token.');
 const invalidCredentials = () => new YggdrasilError(403, 'ForbiddenOperationException', 'Invalid credentials. Invalid username or password.');
 const profileAssigned = () => new YggdrasilError(400, 'IllegalArgumentException', 'Access token already has a profile assigned.');
-const refused = () => new YggdrasilError(403, 'ForbiddenOperationException', GAME_TEXTS.notConfirmed);
+const refused = (user: UserRow) => new YggdrasilError(403, 'ForbiddenOperationException', refusalText(user));
 
 /** Names per request to api/profiles/minecraft (the specification asks for a limit of at least 2). */
 export const NAMES_PER_QUERY = 10;
@@ -131,7 +131,7 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
       schema: { tags, summary: 'Вход лаунчера: имя или почта и пароль → токен игры', body: AuthenticateBody, response: { 200: AuthenticateResponse, ...errors } },
       handler: async (req) => {
         const user = await login(req.body.username, req.body.password, req.ip);
-        if (accountRefusal(user)) throw refused();
+        if (accountRefusal(user)) throw refused(user);
         const clientToken = req.body.clientToken ?? unhyphenated(crypto.randomUUID());
         const { accessToken } = await game.issueToken('yggdrasil', user, clientToken);
         const profile = simple(user);
@@ -144,6 +144,8 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
       schema: { tags, summary: 'Новый токен игры взамен старого (старый перестаёт действовать)', body: RefreshBody, response: { 200: RefreshResponse, ...errors } },
       handler: async (req) => {
         const found = await repo.findToken(ctx.db, 'yggdrasil', req.body.accessToken);
+        // A banned player's tokens end with the ban; one issued in a race still gets the reason.
+        if (found && accountRefusal(found.user) === 'banned') throw refused(found.user);
         if (!found || !game.isRefreshable(found.token, found.user)) throw invalidToken();
         if (req.body.clientToken != null && found.token.client_token !== req.body.clientToken) throw invalidToken();
         // Every token is bound to the account's one profile from the start.

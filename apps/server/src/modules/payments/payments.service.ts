@@ -8,6 +8,7 @@ import { toRoubles } from '../../lib/money.ts';
 import { createAdapters, ProviderError, type NotificationReply, type PaymentAdapter, type ProviderPaymentState } from '../../lib/payments/index.ts';
 import type { SessionUser } from '../../plugins/auth.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
+import { siteName } from '../site/site.settings.ts';
 import type { PaymentsTable } from './payments.tables.ts';
 import { PaymentSettings } from './payments.settings.ts';
 
@@ -82,7 +83,7 @@ export function createPaymentsService(ctx: AppContext, adapters: Partial<Record<
       const created = await adapter.create({
         id,
         amountKopecks: amount,
-        description: `Пополнение баланса ${user.username} на ${formatRub(amount)} (${config.siteName})`,
+        description: `Пополнение баланса ${user.username} на ${formatRub(amount)} (${await siteName(ctx)})`,
         returnUrl: `${config.publicUrl}/profile?payment=${id}`,
         notificationUrl: `${config.publicUrl}/api/payments/${body.provider}/notify`,
         email: user.email,

@@ -4,6 +4,7 @@ import { FakeYooKassa } from '../../../../../testing/payments/yookassa-server.ts
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 import { findLedgerMismatches } from '../ledger/ledger.service.ts';
 import { findPaymentLedgerMismatches } from './payments.ledger-check.ts';
+import { SiteSettingsDoc } from '../site/site.settings.ts';
 import { reconcilePayments } from './payments.reconcile.ts';
 import { PAYMENT_EXPIRY_MS, paymentsService } from './payments.service.ts';
 import { paymentsConfig } from '../../test/payments.ts';
@@ -86,6 +87,17 @@ describe.each(dbKinds)('payments on %s', (kind) => {
     const row = await payment(body.id);
     expect(body.confirmation_url).toBe(yoo.payments.get(row.provider_payment_id!)!.confirmation!.confirmation_url);
     expect(Number(row.amount)).toBe(15050);
+  });
+
+  it('names the site in the payment description as the owner set it, not as the environment did', async () => {
+    const { name } = await t.app.ctx.settings.get(SiteSettingsDoc);
+    await t.app.ctx.settings.set(SiteSettingsDoc, { name: 'Остров Кубов' }, { actorId: null });
+    try {
+      expect((await create(100)).statusCode).toBe(201);
+      expect((yoo.requests.at(-1)!.body as { description: string }).description).toMatch(/ \(Остров Кубов\)$/);
+    } finally {
+      await t.app.ctx.settings.set(SiteSettingsDoc, { name }, { actorId: null });
+    }
   });
 
   it('credits a paid YooKassa payment once when its notification comes 5 times at once', async () => {

@@ -8,7 +8,7 @@ import { Modal } from '../../components/Modal.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { formatDateTime, formatRub, plural } from '../../lib/format.ts';
 import { useTitle } from '../../providers/title.ts';
-import { ADMIN_PAYMENTS_KEY, csvUrl, fetchPayments, NO_FILTERS, type PaymentFilters } from './api.ts';
+import { ADMIN_PAYMENTS_KEY, csvUrl, fetchPayments, filtersFromSearch, NO_FILTERS, type PaymentFilters } from './api.ts';
 import { BonusSettings } from './BonusSettings.tsx';
 import { PaymentDetail } from './PaymentDetail.tsx';
 import { STATUS_TONE } from './status.ts';
@@ -25,9 +25,9 @@ function playerError(typed: string): string | null {
 /** Админ-панель → Платежи: every top-up with filters, sums, a CSV for Excel, each payment's story and its refund. */
 export default function AdminPaymentsPage() {
   useTitle('Админ-панель: платежи');
-  const [filters, setFilters] = useState<PaymentFilters>(NO_FILTERS);
+  const [filters, setFilters] = useState<PaymentFilters>(() => filtersFromSearch(window.location.search));
   // The name is typed letter by letter: the list follows once typing pauses.
-  const [player, setPlayer] = useState('');
+  const [player, setPlayer] = useState(filters.player);
   const [page, setPage] = useState(1);
   const [open, setOpen] = useState<string | null>(null);
   const [settings, setSettings] = useState(false);

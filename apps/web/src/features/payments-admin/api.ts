@@ -1,4 +1,4 @@
-import type { AdminPaymentDetail, AdminPaymentPage, AdminPaymentSettings, PaymentProvider, PaymentSettingsBody, PaymentStatus, RefundResponse } from '@kubik/contract';
+import { PAYMENT_PROVIDERS, PAYMENT_STATUSES, type AdminPaymentDetail, type AdminPaymentPage, type AdminPaymentSettings, type PaymentProvider, type PaymentSettingsBody, type PaymentStatus, type RefundResponse } from '@kubik/contract';
 import { api } from '../../lib/api.ts';
 
 export const ADMIN_PAYMENTS_KEY = ['admin', 'payments'] as const;
@@ -14,6 +14,23 @@ export interface PaymentFilters {
 }
 
 export const NO_FILTERS: PaymentFilters = { status: '', provider: '', player: '', from: '', to: '' };
+
+/** Filters a link may carry: /admin/payments?player=Steve&status=succeeded&from=2026-11-01&to=2026-11-30. */
+export function filtersFromSearch(search: string): PaymentFilters {
+  const q = new URLSearchParams(search);
+  const day = (v: string | null) => (v && /^\d{4}-\d{2}-\d{2}$/.test(v) ? v : '');
+  const status = q.get('status') ?? '';
+  const provider = q.get('provider') ?? '';
+  const player = q.get('player') ?? '';
+  const filters: PaymentFilters = {
+    status: (PAYMENT_STATUSES as readonly string[]).includes(status) ? (status as PaymentStatus) : '',
+    provider: (PAYMENT_PROVIDERS as readonly string[]).includes(provider) ? (provider as PaymentProvider) : '',
+    player: /^[A-Za-z0-9_]{1,16}$/.test(player) ? player : '',
+    from: day(q.get('from')),
+    to: day(q.get('to')),
+  };
+  return Object.values(filters).some((v) => v !== '') ? filters : NO_FILTERS;
+}
 
 /** Local midnight of a YYYY-MM-DD day, in ms; `next` gives the following day's (the API's `to` is exclusive). */
 function midnight(day: string, next = false): string | null {

@@ -1,0 +1,65 @@
+import { BanBody, BanCommandsBody, BanListQuery, BanRecord, BanResponse, BanServerCommands, ErrorResponse, IdParams, MessageResponse, ProfileParams, PublicProfile } from '@kubik/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { userOf } from '../../plugins/auth.ts';
+import * as service from './bans.service.ts';
+
+const tags = ['Баны'];
+const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
+
+export function bansRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    ctx.jobs.register(ctx.schedule.job(service.banExpiryJob(ctx)));
+    const admin = { config: { access: 'admin' as const } };
+
+    app.post('/api/admin/users/:id/ban', {
+      ...admin,
+      schema: {
+        tags,
+        summary:
+          'Заблокировать игрока: { reason, until } — until в мс или null (навсегда). Завершает сеансы сайта и входы в игру, пишет в журнал и отправляет команду бана на серверы, где она задана. Повторный вызов меняет причину и срок. Администратора (и себя) заблокировать нельзя (409).',
+        params: IdParams,
+        body: BanBody,
+        response: { 200: BanResponse, ...err(400, 401, 403, 404, 409) },
+      },
+      handler: async (req) => service.banUser(ctx, userOf(req), req.params.id, req.body),
+    });
+
+    app.delete('/api/admin/users/:id/ban', {
+      ...admin,
+      schema: { tags, summary: 'Снять блокировку досрочно; на серверы, где задана команда разбана, она отправляется', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) } },
+      handler: async (req) => ({ message: await service.unbanUser(ctx, userOf(req), req.params.id) }),
+    });
+
+    app.get('/api/admin/bans', {
+      ...admin,
+      schema: { tags, summary: 'Блокировки, новые первыми (до 500): active=1 — только действующие; user_id — одного игрока', querystring: BanListQuery, response: { 200: z.array(BanRecord), ...err(400, 401, 403) } },
+      handler: async (req) => service.listBans(ctx, { active: req.query.active === '1', userId: req.query.user_id }),
+    });
+
+    app.get('/api/admin/bans/commands', {
+      ...admin,
+      schema: { tags, summary: 'Команды бана и разбана по серверам (подстановки {player}, {uuid}, {reason}, {until}, {duration})', response: { 200: z.array(BanServerCommands), ...err(401, 403) } },
+      handler: async () => service.banCommands(ctx),
+    });
+
+    app.put('/api/admin/bans/commands/:id', {
+      ...admin,
+      schema: {
+        tags,
+        summary: 'Задать команды бана и разбана сервера (id — номер сервера); пустая строка или null — не отправлять',
+        params: IdParams,
+        body: BanCommandsBody,
+        response: { 200: BanServerCommands, ...err(400, 401, 403, 404) },
+      },
+      handler: async (req) => service.setBanCommands(ctx, userOf(req), req.params.id, req.body),
+    });
+
+    app.get('/api/user/:username/profile', {
+      config: { access: 'public' },
+      schema: { tags: ['Аккаунты'], summary: 'Открытый профиль игрока: имя, UUID, роль, дата регистрации и блокировка, если она действует', params: ProfileParams, response: { 200: PublicProfile, ...err(400, 404) } },
+      handler: async (req) => service.publicProfile(ctx, req.params.username),
+    });
+  };
+}

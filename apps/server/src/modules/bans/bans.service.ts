@@ -1,0 +1,239 @@
+import { USERNAME_RE, type BanBody, type BanCommandsBody, type BanInfo, type BanRecord, type BanResponse, type BanServerCommands, type PublicProfile } from '@kubik/contract';
+import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/index.ts';
+import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
+import { badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { commandReason } from '../../lib/rcon/command.ts';
+import type { UserRow } from '../accounts/accounts.repo.ts';
+import { deleteSessionsOf } from '../accounts/accounts.repo.ts';
+import { findActiveUser } from '../accounts/admin-users.repo.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import { enqueueDelivery, kickDeliveries, rconConfigured } from '../deliveries/deliveries.queue.ts';
+import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
+import { activeBan, banEndText, banText, type BanState } from './ban-status.ts';
+import * as repo from './bans.repo.ts';
+
+export const BAN_TEXTS = {
+  banned: 'Игрок заблокирован',
+  banChanged: 'Блокировка изменена',
+  unbanned: 'Блокировка снята',
+  notFound: 'Пользователь не найден',
+  playerNotFound: 'Игрок не найден',
+  self: 'Нельзя заблокировать самого себя',
+  admin: 'Нельзя заблокировать администратора: сначала снимите с него права администратора',
+  notBanned: 'Игрок не заблокирован',
+  pastEnd: 'Срок: дата окончания должна быть в будущем',
+  serverNotFound: 'Сервер не найден',
+  commandsSaved: 'Команды сохранены',
+  expired: 'Срок блокировки истёк',
+} as const;
+
+export const BAN_EXPIRY_JOB = 'bans.expiry';
+const EXPIRY_BATCH = 200;
+
+export function banInfo(state: BanState): BanInfo {
+  return { reason: state.reason, until: state.until, since: state.since, text: banText(state) };
+}
+
+/** The ban in force on a user row, as the API shows it. */
+export function banOf(user: UserRow, now = Date.now()): BanInfo | null {
+  const state = activeBan(user, now);
+  return state ? banInfo(state) : null;
+}
+
+const termText = (until: number | null) => (until === null ? 'навсегда' : `до ${banEndText(until)}`);
+
+/** {until}: `2026-12-01T12:00:00Z` or `permanent`; {duration}: what is left as `30d`, `12h`, `90m` (tempban plugins) or `permanent`. */
+function commandParams(reason: string, until: number | null, now: number) {
+  if (until === null) return { reason: commandReason(reason), until: 'permanent', duration: 'permanent' };
+  const minutes = Math.max(1, Math.ceil((until - now) / 60_000));
+  const duration = minutes % 1440 === 0 ? `${minutes / 1440}d` : minutes % 60 === 0 ? `${minutes / 60}h` : `${minutes}m`;
+  return { reason: commandReason(reason), until: new Date(until).toISOString().slice(0, 19) + 'Z', duration };
+}
+
+/**
+ * Queues the server's ban or unban command on every server that has one and can receive it,
+ * inside the caller's transaction. Returns how many were queued.
+ */
+async function queueCommands(trx: Db, which: 'ban' | 'unban', userId: number, banId: number, reason: string, until: number | null, now: number): Promise<number> {
+  const servers = (await repo.commandServers(trx, which === 'ban' ? 'ban_command' : 'unban_command')).filter(rconConfigured);
+  for (const s of servers) {
+    await enqueueDelivery(trx, {
+      source: which,
+      sourceId: banId,
+      userId,
+      label: which === 'ban' ? 'Бан' : 'Разбан',
+      server: s.id,
+      commands: [s.command!],
+      params: commandParams(reason, until, now),
+    });
+  }
+  return servers.length;
+}
+
+/**
+ * Bans a player, or changes the reason and end of the ban in force. In one transaction: the ban,
+ * the mark on the account, the end of every site session and game login, the audit entry and the
+ * in-game ban commands. Administrators cannot be banned (demote first) — nor can anyone ban
+ * themselves: a ban is one administrator's decision about a player, and losing the last admin
+ * to a typo must be impossible.
+ */
+export async function banUser(ctx: AppContext, actor: UserRow, id: number, body: BanBody): Promise<BanResponse> {
+  const now = Date.now();
+  if (body.until !== null && body.until <= now) throw badRequest(BAN_TEXTS.pastEnd, { code: 'invalid', field: 'until' });
+  if (id === actor.id) throw conflict(BAN_TEXTS.self, { code: 'cannot_ban_self' });
+  let queued = 0;
+  const result = await ctx.db.transaction().execute(async (trx) => {
+    const target = await findActiveUser(trx, ctx.dbKind, id);
+    if (!target) throw notFound(BAN_TEXTS.notFound);
+    if (target.is_admin === 1) throw conflict(BAN_TEXTS.admin, { code: 'cannot_ban_admin' });
+    let existing = await repo.activeBanRow(trx, id);
+    // A ban whose end passed and that the job has not lifted yet is over: this is a new ban.
+    if (existing && existing.until !== null && Number(existing.until) <= now) {
+      await repo.markLifted(trx, existing.id, now, null, 'expired');
+      existing = undefined;
+    }
+    const state: BanState = { reason: body.reason, until: body.until, since: existing ? Number(existing.created_at) : now };
+    let banId: number;
+    if (existing) {
+      banId = existing.id;
+      await trx.updateTable('bans').set({ reason: body.reason, until: body.until }).where('id', '=', banId).execute();
+      await recordAudit(trx, {
+        actorId: actor.id,
+        action: 'user.ban.update',
+        entity: 'user',
+        entityId: id,
+        before: { username: target.username, reason: existing.reason, term: termText(existing.until === null ? null : Number(existing.until)) },
+        after: { username: target.username, reason: body.reason, term: termText(body.until) },
+      });
+    } else {
+      const row = await trx.insertInto('bans').values({ user_id: id, reason: body.reason, until: body.until, created_at: now, created_by: actor.id }).returning('id').executeTakeFirstOrThrow();
+      banId = row.id;
+      await recordAudit(trx, { actorId: actor.id, action: 'user.ban', entity: 'user', entityId: id, after: { username: target.username, reason: body.reason, term: termText(body.until) } });
+      queued = await queueCommands(trx, 'ban', id, banId, body.reason, body.until, now);
+    }
+    await repo.setUserBan(trx, id, state);
+    // Writes to users and sessions drop the user cache here and, through the trigger's NOTIFY at
+    // commit, on every other instance: a cookie of this player is refused from the next request.
+    await deleteSessionsOf(trx, id);
+    await revokeGameTokens(trx, id);
+    return { message: existing ? BAN_TEXTS.banChanged : BAN_TEXTS.banned, ban: banInfo(state) };
+  });
+  if (queued > 0) kickDeliveries(ctx);
+  return result;
+}
+
+export async function unbanUser(ctx: AppContext, actor: UserRow, id: number): Promise<string> {
+  const now = Date.now();
+  let queued = 0;
+  await ctx.db.transaction().execute(async (trx) => {
+    const target = await findActiveUser(trx, ctx.dbKind, id);
+    if (!target) throw notFound(BAN_TEXTS.notFound);
+    const ban = await repo.activeBanRow(trx, id);
+    if (!ban || !(await repo.markLifted(trx, ban.id, now, actor.id, 'admin'))) throw conflict(BAN_TEXTS.notBanned, { code: 'not_banned' });
+    await repo.setUserBan(trx, id, null);
+    await recordAudit(trx, {
+      actorId: actor.id,
+      action: 'user.unban',
+      entity: 'user',
+      entityId: id,
+      before: { username: target.username, reason: ban.reason, term: termText(ban.until === null ? null : Number(ban.until)) },
+      after: { username: target.username },
+    });
+    queued = await queueCommands(trx, 'unban', id, ban.id, ban.reason, null, now);
+  });
+  if (queued > 0) kickDeliveries(ctx);
+  return BAN_TEXTS.unbanned;
+}
+
+/**
+ * One pass of the expiry job: every ban whose end has come is lifted, audited and its unban
+ * commands queued — each in a transaction of its own whose conditional update only one pass on
+ * one instance can win, so restarts and several instances never send them twice.
+ */
+export async function liftExpiredBans(db: Db, now = Date.now()): Promise<number> {
+  let lifted = 0;
+  for (const ban of await repo.dueBans(db, now, EXPIRY_BATCH)) {
+    await db.transaction().execute(async (trx) => {
+      if (!(await repo.markLifted(trx, ban.id, now, null, 'expired'))) return;
+      const user = await trx.selectFrom('users').select(['username', 'deleted_at']).where('id', '=', ban.user_id).executeTakeFirst();
+      await repo.setUserBan(trx, ban.user_id, null);
+      await recordAudit(trx, {
+        actorId: null,
+        action: 'user.unban',
+        entity: 'user',
+        entityId: ban.user_id,
+        before: { username: user?.username, reason: ban.reason, term: termText(Number(ban.until)) },
+        after: { username: user?.username, lift_reason: BAN_TEXTS.expired },
+      });
+      if (user && user.deleted_at === null) await queueCommands(trx, 'unban', ban.user_id, ban.id, ban.reason, null, now);
+      lifted++;
+    });
+  }
+  return lifted;
+}
+
+export function banExpiryJob(ctx: AppContext, everyMs = 60_000): ScheduledJobSpec {
+  return {
+    name: BAN_EXPIRY_JOB,
+    everyMs,
+    run: async () => {
+      if ((await liftExpiredBans(ctx.db)) > 0) kickDeliveries(ctx);
+    },
+  };
+}
+
+export async function listBans(ctx: AppContext, filter: { active?: boolean; userId?: number }): Promise<BanRecord[]> {
+  const rows = await repo.listBans(ctx.db, filter);
+  return rows.map((r) => ({
+    id: r.id,
+    user_id: r.user_id,
+    username: r.username,
+    reason: r.reason,
+    until: r.until === null ? null : Number(r.until),
+    created_at: Number(r.created_at),
+    created_by: r.created_by ?? null,
+    lifted_at: r.lifted_at === null ? null : Number(r.lifted_at),
+    lifted_by: r.lifted_by ?? null,
+    lift_reason: r.lift_reason,
+    active: r.lifted_at === null,
+  }));
+}
+
+export async function banCommands(ctx: AppContext): Promise<BanServerCommands[]> {
+  const rows = await ctx.db
+    .selectFrom('servers')
+    .leftJoin('ban_server_commands', 'ban_server_commands.server_id', 'servers.id')
+    .select(['servers.id', 'servers.name', 'servers.rcon_password', 'servers.rcon_host', 'servers.ip_address', 'ban_server_commands.ban_command', 'ban_server_commands.unban_command'])
+    .orderBy('servers.sort_order')
+    .orderBy('servers.id')
+    .execute();
+  return rows.map((r) => ({ server_id: r.id, server_name: r.name, rcon: rconConfigured(r), ban_command: r.ban_command ?? null, unban_command: r.unban_command ?? null }));
+}
+
+export async function setBanCommands(ctx: AppContext, actor: UserRow, serverId: number, body: BanCommandsBody): Promise<BanServerCommands> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const server = await trx.selectFrom('servers').select(['id', 'name']).where('id', '=', serverId).executeTakeFirst();
+    if (!server) throw notFound(BAN_TEXTS.serverNotFound);
+    const before = await trx.selectFrom('ban_server_commands').select(['ban_command', 'unban_command']).where('server_id', '=', serverId).executeTakeFirst();
+    const values = { ban_command: body.ban_command, unban_command: body.unban_command, updated_at: Date.now() };
+    await trx
+      .insertInto('ban_server_commands')
+      .values({ server_id: serverId, ...values })
+      .onConflict((oc) => oc.column('server_id').doUpdateSet(values))
+      .execute();
+    const was = { name: server.name, ban_command: before?.ban_command ?? null, unban_command: before?.unban_command ?? null };
+    const now = { name: server.name, ban_command: body.ban_command, unban_command: body.unban_command };
+    if (JSON.stringify(was) !== JSON.stringify(now)) await recordAudit(trx, { actorId: actor.id, action: 'server.ban_commands', entity: 'server', entityId: serverId, before: was, after: now });
+  });
+  const all = await banCommands(ctx);
+  return all.find((s) => s.server_id === serverId)!;
+}
+
+export async function publicProfile(ctx: AppContext, username: string): Promise<PublicProfile> {
+  // Only a possible player name is looked up (PostgreSQL refuses NUL bytes in text).
+  if (!USERNAME_RE.test(username)) throw notFound(BAN_TEXTS.playerNotFound);
+  const user = await ctx.db.selectFrom('users').selectAll().where('username_lower', '=', username.toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst();
+  if (!user) throw notFound(BAN_TEXTS.playerNotFound);
+  return { username: user.username, uuid: user.uuid, is_admin: user.is_admin === 1, created_at: new Date(Number(user.created_at)).toISOString(), ban: banOf(user) };
+}

@@ -1,0 +1,173 @@
+import type { EmailChangeResponse, EmailStatus } from '@kubik/contract';
+import type { AppContext } from '../../context.ts';
+import { badRequest, conflict, HttpError, isUniqueViolation } from '../../lib/errors.ts';
+import { verifyPassword } from '../../lib/passwords.ts';
+import { hashToken, newToken } from '../../lib/tokens.ts';
+import { deleteSessionsOf, expireEmailTokens, type UserRow } from '../accounts/accounts.repo.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
+import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
+import { confirmNewEmailLetter, emailChangeNoticeLetter } from './email-change.mail.ts';
+
+/** The link to the new address works this long. */
+export const CONFIRM_TTL_MS = 24 * 3_600_000;
+/** The old address may undo the change this long after the request (confirmed or not). */
+export const CANCEL_DAYS = 7;
+export const CANCEL_TTL_MS = CANCEL_DAYS * 86_400_000;
+
+export const EMAIL_TEXTS = {
+  sent: 'Мы отправили письмо на новый адрес. Почта сменится, когда вы откроете ссылку из него; на старый адрес ушло уведомление.',
+  wrongPassword: 'Пароль указан неверно',
+  same: 'Это ваша текущая почта',
+  taken: 'Пользователь с такой почтой уже зарегистрирован.',
+  confirmed: 'Почта изменена',
+  confirmBad: 'Ссылка подтверждения недействительна или устарела',
+  cancelled: 'Смена почты отменена. Все сеансы аккаунта завершены: войдите снова и смените пароль, если почту меняли не вы.',
+  cancelBad: 'Ссылка отмены недействительна или устарела',
+  cancelTaken: 'Прежний адрес уже занят другим аккаунтом: вернуть его нельзя. Напишите в поддержку.',
+  withdrawn: 'Запрос на смену почты отменён',
+  nothingPending: 'Нет запроса на смену почты',
+} as const;
+
+const invalidConfirm = () => badRequest(EMAIL_TEXTS.confirmBad, { code: 'email_link_invalid' });
+const invalidCancel = () => badRequest(EMAIL_TEXTS.cancelBad, { code: 'email_link_invalid' });
+
+async function addressTaken(db: AppContext['db'], email: string, exceptUserId: number): Promise<boolean> {
+  const row = await db.selectFrom('users').select('id').where('email_lower', '=', email.toLowerCase()).where('id', '!=', exceptUserId).executeTakeFirst();
+  return row !== undefined;
+}
+
+function pendingOf(db: AppContext['db'], userId: number, now: number) {
+  return db
+    .selectFrom('email_changes')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('confirmed_at', 'is', null)
+    .where('cancelled_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+}
+
+export async function emailStatus(ctx: AppContext, user: UserRow): Promise<EmailStatus> {
+  const pending = await pendingOf(ctx.db, user.id, Date.now());
+  return { email: user.email, pending: pending ? { email: pending.new_email, expires_at: Number(pending.expires_at) } : null };
+}
+
+/**
+ * Asks for a new address: the password is checked (the request is the player's, not a stolen
+ * session's), the address must be free; a link goes to the new address and a notice with a
+ * cancel link to the old one. A newer request replaces an older pending one.
+ */
+export async function requestEmailChange(ctx: AppContext, user: UserRow, email: string, password: string): Promise<EmailChangeResponse> {
+  // Each try checks the password and a good one sends two letters: as many per window as logins of an account.
+  await ctx.limiter.hit(`email-change:acct:${user.id}`, ctx.config.rateLimits.loginPerAccount);
+  if (!(await verifyPassword(user.password_hash, password))) throw new HttpError(400, EMAIL_TEXTS.wrongPassword, { code: 'wrong_password', field: 'password' });
+  if (email.toLowerCase() === user.email_lower) throw badRequest(EMAIL_TEXTS.same, { code: 'same_email', field: 'email' });
+  if (await addressTaken(ctx.db, email, user.id)) throw conflict(EMAIL_TEXTS.taken, { code: 'email_exists', field: 'email' });
+  const now = Date.now();
+  const confirm = newToken();
+  const cancel = newToken();
+  const expiresAt = now + CONFIRM_TTL_MS;
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.updateTable('email_changes').set({ cancelled_at: now }).where('user_id', '=', user.id).where('confirmed_at', 'is', null).where('cancelled_at', 'is', null).execute();
+    await trx
+      .insertInto('email_changes')
+      .values({
+        user_id: user.id,
+        old_email: user.email,
+        new_email: email,
+        confirm_hash: hashToken(confirm),
+        cancel_hash: hashToken(cancel),
+        created_at: now,
+        expires_at: expiresAt,
+        cancel_until: now + CANCEL_TTL_MS,
+      })
+      .execute();
+    const base = ctx.config.publicUrl;
+    await enqueueMail(trx, confirmNewEmailLetter(ctx.config.siteName, email, user.username, `${base}/email-change?confirm=${encodeURIComponent(confirm)}`), now);
+    await enqueueMail(trx, emailChangeNoticeLetter(ctx.config.siteName, user.email, user.username, email, `${base}/email-change?cancel=${encodeURIComponent(cancel)}`, CANCEL_DAYS), now);
+  });
+  ctx.jobs.kick(MAIL_JOB);
+  return { message: EMAIL_TEXTS.sent, pending: { email, expires_at: expiresAt } };
+}
+
+/** Withdraws the player's own pending request (settings). */
+export async function withdrawEmailChange(ctx: AppContext, user: UserRow): Promise<string> {
+  const res = await ctx.db.updateTable('email_changes').set({ cancelled_at: Date.now() }).where('user_id', '=', user.id).where('confirmed_at', 'is', null).where('cancelled_at', 'is', null).executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) throw conflict(EMAIL_TEXTS.nothingPending, { code: 'no_pending_change' });
+  return EMAIL_TEXTS.withdrawn;
+}
+
+/**
+ * The link from the new address. Only a SHA-256 lookup happens before the token is known good
+ * (tries limited per address); the change is a conditional update, so a link works once.
+ */
+export async function confirmEmailChange(ctx: AppContext, token: string, ip: string): Promise<string> {
+  await ctx.limiter.hit(`email-link:ip:${ip}`, ctx.config.rateLimits.resetPerIp);
+  const now = Date.now();
+  const change = await ctx.db.selectFrom('email_changes').selectAll().where('confirm_hash', '=', hashToken(token)).executeTakeFirst();
+  if (!change || change.confirmed_at !== null || change.cancelled_at !== null || Number(change.expires_at) <= now) throw invalidConfirm();
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      const user = await trx.selectFrom('users').select(['id', 'username', 'email', 'email_lower', 'deleted_at']).where('id', '=', change.user_id).executeTakeFirst();
+      // The address changed some other way since (an admin's edit): this link is for the old state.
+      if (!user || user.deleted_at !== null || user.email_lower !== change.old_email.toLowerCase()) throw invalidConfirm();
+      if (await addressTaken(trx, change.new_email, user.id)) throw conflict(EMAIL_TEXTS.taken, { code: 'email_exists' });
+      const used = await trx.updateTable('email_changes').set({ confirmed_at: now }).where('id', '=', change.id).where('confirmed_at', 'is', null).where('cancelled_at', 'is', null).executeTakeFirst();
+      if (Number(used.numUpdatedRows) !== 1) throw invalidConfirm();
+      // Opening the link proves the new address, so an unconfirmed account is confirmed too.
+      await trx.updateTable('users').set({ email: change.new_email, email_lower: change.new_email.toLowerCase() }).where('id', '=', user.id).execute();
+      await trx.updateTable('users').set({ email_verified_at: now }).where('id', '=', user.id).where('email_verified_at', 'is', null).execute();
+      // Letters sent to the old address (reset, confirmation) stop working.
+      await expireEmailTokens(trx, user.id, 'reset', now);
+      await expireEmailTokens(trx, user.id, 'verify', now);
+      await recordAudit(trx, { actorId: user.id, action: 'user.email.change', entity: 'user', entityId: user.id, before: { username: user.username, email: user.email }, after: { username: user.username, email: change.new_email } });
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(EMAIL_TEXTS.taken, { code: 'email_exists' });
+    throw err;
+  }
+  return EMAIL_TEXTS.confirmed;
+}
+
+/**
+ * The link from the old address: undoes the change — a pending one is dropped, a confirmed one
+ * is reverted — and ends every session and game login of the account (someone who knew the
+ * password asked for it).
+ */
+export async function cancelEmailChange(ctx: AppContext, token: string, ip: string): Promise<string> {
+  await ctx.limiter.hit(`email-link:ip:${ip}`, ctx.config.rateLimits.resetPerIp);
+  const now = Date.now();
+  const change = await ctx.db.selectFrom('email_changes').selectAll().where('cancel_hash', '=', hashToken(token)).executeTakeFirst();
+  if (!change || change.cancelled_at !== null || Number(change.cancel_until) <= now) throw invalidCancel();
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      const used = await trx.updateTable('email_changes').set({ cancelled_at: now }).where('id', '=', change.id).where('cancelled_at', 'is', null).executeTakeFirst();
+      if (Number(used.numUpdatedRows) !== 1) throw invalidCancel();
+      const user = await trx.selectFrom('users').select(['id', 'username', 'email', 'email_lower', 'deleted_at']).where('id', '=', change.user_id).executeTakeFirst();
+      if (!user || user.deleted_at !== null) throw invalidCancel();
+      // Re-read: a confirmation may have landed between the first look and this transaction.
+      const fresh = await trx.selectFrom('email_changes').select('confirmed_at').where('id', '=', change.id).executeTakeFirstOrThrow();
+      if (fresh.confirmed_at !== null && user.email_lower === change.new_email.toLowerCase()) {
+        if (await addressTaken(trx, change.old_email, user.id)) throw conflict(EMAIL_TEXTS.cancelTaken, { code: 'email_exists' });
+        await trx.updateTable('users').set({ email: change.old_email, email_lower: change.old_email.toLowerCase() }).where('id', '=', user.id).execute();
+        await expireEmailTokens(trx, user.id, 'reset', now);
+        await recordAudit(trx, {
+          actorId: user.id,
+          action: 'user.email.revert',
+          entity: 'user',
+          entityId: user.id,
+          before: { username: user.username, email: user.email },
+          after: { username: user.username, email: change.old_email },
+        });
+      }
+      await deleteSessionsOf(trx, user.id);
+      await revokeGameTokens(trx, user.id);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(EMAIL_TEXTS.cancelTaken, { code: 'email_exists' });
+    throw err;
+  }
+  return EMAIL_TEXTS.cancelled;
+}

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { commandProblem, forbiddenCharacter } from './commands.ts';
+import { withLabels } from './common.ts';
+
+// Schemas of bans (issue 15), shared by the server and the web app.
+
+export const BAN_REASON_MAX = 200;
+/** Placeholders of a server's ban and unban commands. */
+export const BAN_COMMAND_PLACEHOLDERS = ['player', 'uuid', 'reason', 'until', 'duration'] as const;
+/** The furthest end a ban may be given (year 9999); beyond that, ban forever. */
+export const BAN_UNTIL_MAX = 253_402_300_799_000;
+
+/** A ban in force, as the admin, the public profile and refused logins see it. */
+export const BanInfo = z.object({
+  reason: z.string(),
+  /** Epoch ms; null: forever. */
+  until: z.number().nullable(),
+  /** Epoch ms. */
+  since: z.number(),
+  /** «Аккаунт заблокирован до 01.12.2026, 14:05 (МСК): причина» */
+  text: z.string(),
+});
+export type BanInfo = z.infer<typeof BanInfo>;
+
+export const BanBody = withLabels(
+  z.strictObject({
+    reason: z
+      .string({ error: 'Причина: ожидалась строка' })
+      .trim()
+      .min(1, 'Укажите причину блокировки')
+      .max(BAN_REASON_MAX, `Причина: не длиннее ${BAN_REASON_MAX} символов`)
+      .refine((s) => !forbiddenCharacter(s), 'Причина: без переводов строки, управляющих и невидимых символов'),
+    /** Epoch ms of the end; null: forever. */
+    until: z
+      .number({ error: 'Срок: ожидалась дата окончания (мс) или null — навсегда' })
+      .int('Срок: ожидалась дата окончания (мс)')
+      .min(0, 'Срок: дата окончания должна быть в будущем')
+      .max(BAN_UNTIL_MAX, 'Срок: слишком далёкая дата — выберите «навсегда»')
+      .nullable(),
+  }),
+  { reason: 'Причина', until: 'До' },
+);
+export type BanBody = z.infer<typeof BanBody>;
+
+export const BanResponse = z.object({ message: z.string(), ban: BanInfo });
+export type BanResponse = z.infer<typeof BanResponse>;
+
+/** One ban of the history (Админ-панель → Баны). */
+export const BanRecord = z.object({
+  id: z.number(),
+  user_id: z.number(),
+  username: z.string(),
+  reason: z.string(),
+  until: z.number().nullable(),
+  created_at: z.number(),
+  created_by: z.string().nullable(),
+  lifted_at: z.number().nullable(),
+  lifted_by: z.string().nullable(),
+  /** admin | expired | deleted; null while in force */
+  lift_reason: z.string().nullable(),
+  active: z.boolean(),
+});
+export type BanRecord = z.infer<typeof BanRecord>;
+
+export const BanListQuery = withLabels(
+  z.strictObject({
+    active: z.enum(['0', '1'], { error: 'active: 0 или 1' }).optional(),
+    user_id: z.coerce.number({ error: 'Некорректный идентификатор' }).int('Некорректный идентификатор').positive('Некорректный идентификатор').max(2_147_483_647, 'Некорректный идентификатор').optional(),
+  }),
+  { active: 'Только действующие', user_id: 'Игрок' },
+);
+export type BanListQuery = z.infer<typeof BanListQuery>;
+
+const banCommand = (label: string) =>
+  z
+    .string({ error: `${label}: ожидалась строка` })
+    .trim()
+    .nullable()
+    .transform((s) => (s === '' ? null : s))
+    .superRefine((s, ctx) => {
+      if (s === null) return;
+      const problem = commandProblem(s, { placeholders: BAN_COMMAND_PLACEHOLDERS, needsPlayer: true, label });
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
+
+/** A server's in-game ban and unban commands; empty or null: none (nothing is sent to that server). */
+export const BanCommandsBody = withLabels(
+  z.strictObject({
+    ban_command: banCommand('Команда бана'),
+    unban_command: banCommand('Команда разбана'),
+  }),
+  { ban_command: 'Команда бана', unban_command: 'Команда разбана' },
+);
+export type BanCommandsBody = z.infer<typeof BanCommandsBody>;
+
+export const BanServerCommands = z.object({
+  server_id: z.number(),
+  server_name: z.string(),
+  /** The server can receive commands (RCON set up). */
+  rcon: z.boolean(),
+  ban_command: z.string().nullable(),
+  unban_command: z.string().nullable(),
+});
+export type BanServerCommands = z.infer<typeof BanServerCommands>;
+
+/** What anyone may see of a player (GET /api/user/profile/{username}). */
+export const PublicProfile = z.object({
+  username: z.string(),
+  uuid: z.string(),
+  is_admin: z.boolean(),
+  /** ISO 8601 */
+  created_at: z.string(),
+  ban: BanInfo.nullable(),
+});
+export type PublicProfile = z.infer<typeof PublicProfile>;
+
+export const ProfileParams = withLabels(
+  z.strictObject({ username: z.string({ error: 'Введите имя игрока' }).min(1, 'Введите имя игрока').max(64, 'Игрок не найден') }),
+  { username: 'Имя игрока' },
+);
