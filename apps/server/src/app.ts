@@ -31,6 +31,8 @@ import { registerErrorHandling } from './plugins/errors.ts';
 import { registerAccessCheck, type Access } from './plugins/auth.ts';
 import { hashToken } from './lib/tokens.ts';
 import { findSessionUser } from './modules/accounts/accounts.repo.ts';
+import { requireAdminTwoFactor } from './modules/security/two-factor.service.ts';
+import { registerSessionActivity } from './modules/security/sessions.service.ts';
 import { registerOriginCheck } from './plugins/origin.ts';
 import { frameworkErrors, registerJsonParser, registerSecurityHeaders } from './plugins/security.ts';
 
@@ -164,6 +166,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   registerJsonParser(app);
   registerOriginCheck(app, config);
   registerAccessControl(app, ctx);
+  registerSessionActivity(app, ctx);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -227,6 +230,7 @@ function registerAccessControl(app: FastifyInstance, ctx: AppContext): void {
       (s) => s.expiresAt,
     ),
     ctx.config.gravitSecret,
+    (user) => requireAdminTwoFactor(ctx, user),
   );
 }
 

@@ -66,6 +66,7 @@ const Env = z.object({
   BACKUP_KEEP: int(7, 1, 10_000),
   BACKUP_INTERVAL_HOURS: int(24, 1, 24 * 365),
   METRICS_TOKEN: z.string().min(16, 'не короче 16 символов').optional(),
+  TWO_FACTOR_KEY: z.string().min(32, 'не короче 32 символов').optional(),
   LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -122,6 +123,8 @@ export interface Config {
   payments: PaymentsConfig;
   /** When set, /metrics answers any caller with `Authorization: Bearer <token>`; otherwise only loopback callers. */
   metricsToken: string | undefined;
+  /** Seals authenticator secrets in the database (AES-256-GCM); without it they are stored as they are (never shown again after enabling). */
+  twoFactorKey: string | undefined;
   /** 'pretty': one readable line per entry (default when stdout is a terminal); 'json': one JSON object per line. */
   logFormat: 'pretty' | 'json';
 }
@@ -193,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     },
     backup: { dir: e.BACKUP_DIR ? path.resolve(e.BACKUP_DIR) : undefined, keep: e.BACKUP_KEEP, intervalMs: e.BACKUP_INTERVAL_HOURS * 3_600_000 },
     metricsToken: e.METRICS_TOKEN || undefined,
+    twoFactorKey: e.TWO_FACTOR_KEY || undefined,
     logFormat: e.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     ...overrides,
     rateLimits: {

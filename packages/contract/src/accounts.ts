@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { withLabels } from './common.ts';
+import { TwoFactorCode } from './two-factor.ts';
 
 /** Registration rules: the username is the in-game name, so it follows Minecraft's rules. */
 export const USERNAME_RE = /^[A-Za-z0-9_]{3,16}$/;
@@ -46,8 +47,10 @@ export const LoginBody = withLabels(
      * the answer; the browser never does: its session lives in the httpOnly cookie only.
      */
     bearer: z.boolean({ error: 'Поле bearer должно быть логическим' }).optional(),
+    /** With two-factor login on: the authenticator's 6 digits or a recovery code (see two-factor.ts). */
+    code: TwoFactorCode.optional(),
   }),
-  { username: 'Имя пользователя', password: 'Пароль', bearer: 'Токен для заголовка' },
+  { username: 'Имя пользователя', password: 'Пароль', bearer: 'Токен для заголовка', code: 'Код подтверждения' },
 );
 export type LoginBody = z.infer<typeof LoginBody>;
 

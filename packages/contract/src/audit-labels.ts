@@ -204,6 +204,8 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
     // The payments document (Админ-панель → Платежи → Бонусы).
     vat_code: { label: 'Ставка НДС в чеке', kind: 'number' },
     bonus_rules: { label: 'Бонусы к пополнению', kind: 'bonus_rules' },
+    // Админ-панель → Безопасность (settings document `security`).
+    require_admin_two_factor: { label: 'Двухфакторная защита для администраторов', kind: 'boolean' },
   },
   page: { body: { label: 'Текст (Markdown)' }, place: { label: 'Где ссылка' }, slug: { label: 'Адрес' } },
   // A top-up and its refund (roubles, statuses in Russian as recorded).

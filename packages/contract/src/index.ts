@@ -21,3 +21,4 @@ export * from './password-strength.ts';
 export * from './bans.ts';
 export * from './account-self.ts';
 export * from './dashboard.ts';
+export * from './two-factor.ts';

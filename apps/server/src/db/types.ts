@@ -15,6 +15,7 @@ import type { MediaTables } from '../modules/media/media.tables.ts';
 import type { SecurityTables } from '../modules/security/security.tables.ts';
 import type { BansTables } from '../modules/bans/bans.tables.ts';
 import type { EmailChangeTables } from '../modules/email-change/email-change.tables.ts';
+import type { TwoFactorTables } from '../modules/security/two-factor.tables.ts';
 
 /** Times are epoch milliseconds and booleans 0/1 on both databases, so one code path serves both. */
 export interface UsersTable {
@@ -138,4 +139,4 @@ interface CoreTables {
 }
 
 /** Every table: the core ones here, each feature's in modules/<feature>/<feature>.tables.ts. */
-export interface Database extends CoreTables, AuditTables, DeliveriesTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables, GameAuthTables, CapesTables, PrivilegesTables, SecurityTables, MediaTables, PagesTables, PaymentsTables, BansTables, EmailChangeTables {}
+export interface Database extends CoreTables, AuditTables, DeliveriesTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables, GameAuthTables, CapesTables, PrivilegesTables, SecurityTables, MediaTables, PagesTables, PaymentsTables, BansTables, EmailChangeTables, TwoFactorTables {}

@@ -104,7 +104,7 @@ export function clearSessionCookie(ctx: { config: Readonly<Config> }, request: F
  * 'user' needs a live session (401, with 'Invalid token' when a token came but is no good, so
  * the client logs out), 'admin' an administrator's (403). The user is then on request.user.
  */
-export function registerAccessCheck(app: FastifyInstance, lookup: SessionLookup, gravitSecret?: string): void {
+export function registerAccessCheck(app: FastifyInstance, lookup: SessionLookup, gravitSecret?: string, adminGate?: (user: SessionUser) => Promise<void>): void {
   app.decorate(LOOKUP, lookup);
   app.decorateRequest('user', null);
   app.addHook('onRequest', async (request) => {
@@ -114,5 +114,7 @@ export function registerAccessCheck(app: FastifyInstance, lookup: SessionLookup,
     const user = await resolve(request);
     if (!user) throw request.authState?.token ? unauthorized('Invalid token', { code: 'invalid_token' }) : unauthorized();
     if (access === 'admin' && user.is_admin !== 1) throw forbidden('Доступно только администраторам');
+    // The owner may require administrators to use two-factor login (modules/security).
+    if (access === 'admin' && adminGate) await adminGate(user);
   });
 }

@@ -33,6 +33,7 @@ const AdminAuditPage = lazy(() => import('../features/audit/AdminAuditPage.tsx')
 const AdminCapesPage = lazy(() => import('../features/capes/AdminCapesPage.tsx'));
 const AdminMediaPage = lazy(() => import('../features/media/AdminMediaPage.tsx'));
 const AdminGameLoginPage = lazy(() => import('../features/help/AdminGameLoginPage.tsx'));
+const AdminSecurityPage = lazy(() => import('../features/security/AdminSecurityPage.tsx'));
 const AdminSettingsPage = lazy(() => import('../features/site/AdminSettingsPage.tsx'));
 const AdminPagesPage = lazy(() => import('../features/pages/AdminPagesPage.tsx'));
 const AdminPaymentsPage = lazy(() => import('../features/payments-admin/AdminPaymentsPage.tsx'));
@@ -116,6 +117,7 @@ export function AppRoutes() {
         <Route path="/admin/media"><Admin><AdminMediaPage /></Admin></Route>
         <Route path="/admin/game-login"><Admin><AdminGameLoginPage /></Admin></Route>
         <Route path="/admin/settings"><Admin><AdminSettingsPage /></Admin></Route>
+        <Route path="/admin/security"><Admin><AdminSecurityPage /></Admin></Route>
         <Route path="/admin/pages"><Admin><AdminPagesPage /></Admin></Route>
         <Route path="/admin/payments"><Admin><AdminPaymentsPage /></Admin></Route>
         <Route><NotFoundPage /></Route>

@@ -13,6 +13,7 @@ import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
 import { bansMigrations } from '../../modules/bans/bans.migrations.ts';
 import { emailChangeMigrations } from '../../modules/email-change/email-change.migrations.ts';
 import { securityMigrations } from '../../modules/security/security.migrations.ts';
+import { twoFactorMigrations } from '../../modules/security/two-factor.migrations.ts';
 import { shopMigrations } from '../../modules/shop/shop.migrations.ts';
 import { mediaMigrations } from '../../modules/media/media.migrations.ts';
 import { skinsMigrations } from '../../modules/skins/skins.migrations.ts';
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   ...bansMigrations,
   ...emailChangeMigrations,
   ...dashboardMigrations,
+  ...twoFactorMigrations,
 };

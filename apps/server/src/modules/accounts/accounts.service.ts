@@ -5,6 +5,8 @@ import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { checkNewPassword } from '../../lib/password-policy.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/passwords.ts';
 import { newToken } from '../../lib/tokens.ts';
+import { notifyNewDevice } from '../security/sessions.service.ts';
+import { checkSecondFactor, secondFactorError } from '../security/two-factor.service.ts';
 import { clearLoginFailures, isKnownDevice, rememberDevice, reserveLoginTry, retryText } from '../security/login-throttle.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { assertNotBanned } from '../bans/ban-status.ts';
@@ -152,6 +154,10 @@ export async function login(ctx: AppContext, input: LoginBody, meta: LoginMeta):
     }
   }
   if (!(await verifyPassword(user.password_hash, input.password))) throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
+  // Two-factor login (modules/security/two-factor.service.ts): a missing or wrong code leaves the
+  // try counted by the throttle above, so codes cannot be guessed faster than passwords.
+  const second = await checkSecondFactor(ctx, user.id, input.code);
+  if (second === 'missing' || second === 'wrong') throw secondFactorError(second);
   await clearLoginFailures(ctx.db, user.id);
   assertNotBanned(user);
   if (user.email_verified_at === null) throw forbidden(TEXTS.notConfirmed, { code: 'email_not_confirmed' });
@@ -159,7 +165,9 @@ export async function login(ctx: AppContext, input: LoginBody, meta: LoginMeta):
   const token = newToken();
   await repo.createSession(ctx.db, user.id, token, ctx.config.sessionTtlMs, meta);
   const deviceToken = meta.deviceToken && meta.deviceToken.length <= 200 ? meta.deviceToken : newToken();
-  await rememberDevice(ctx.db, user.id, deviceToken, meta);
+  // A browser the account never used: a letter (modules/security/sessions.service.ts). Bearer
+  // clients (scripts) have no device cookie, so each of their logins would count as new.
+  if ((await rememberDevice(ctx.db, user.id, deviceToken, meta)) && !input.bearer) await notifyNewDevice(ctx, user, deviceToken, meta);
   return { token, deviceToken, user };
 }
 

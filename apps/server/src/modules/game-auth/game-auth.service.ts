@@ -10,6 +10,7 @@ import { activeBan, banText } from '../bans/ban-status.ts';
 import { wornCape } from '../capes/capes.repo.ts';
 import { findWornSkin } from '../skins/skins.repo.ts';
 import { clearLoginFailures, reserveLoginTry } from '../security/login-throttle.ts';
+import { checkSecondFactor, launcherCredentials } from '../security/two-factor.service.ts';
 import { loadSigningKey, type SigningKey } from './game-auth.keys.ts';
 import * as repo from './game-auth.repo.ts';
 import type { GameTokenKind } from './game-auth.tables.ts';
@@ -54,7 +55,8 @@ export function refusalText(user: UserRow, now = Date.now()): string {
   return ban ? banText(ban) : GAME_TEXTS.notConfirmed;
 }
 
-export type CredentialsResult = { ok: true; user: UserRow } | { ok: false; reason: 'unknown' | 'wrong' | 'throttled' };
+/** 'two_factor': the password was right but the account needs a code too; 'bad_code': the code was wrong or used before. */
+export type CredentialsResult = { ok: true; user: UserRow } | { ok: false; reason: 'unknown' | 'wrong' | 'throttled' | 'two_factor' | 'bad_code' };
 
 export interface PlayerTextures {
   skin: { hash: string; slim: boolean } | null;
@@ -121,7 +123,7 @@ export function createGameAuth(ctx: AppContext) {
      * to the caller's caller unless it chooses to; the timing of an unknown name matches a
      * wrong password.
      */
-    async checkCredentials(login: string, password: string, now = Date.now()): Promise<CredentialsResult> {
+    async checkCredentials(login: string, password: string, now = Date.now(), totpCode?: string | null): Promise<CredentialsResult> {
       const user = login.length <= 254 ? await findUserByLogin(ctx.db, login) : undefined;
       if (throttled(user ? `u:${user.id}` : `l:${login.toLowerCase()}`, now)) return { ok: false, reason: 'throttled' };
       if (!user) {
@@ -131,7 +133,15 @@ export function createGameAuth(ctx: AppContext) {
       // The site login's per-account count (by user id) covers launchers too: a launcher has no
       // device cookie, so it always counts as an unknown device.
       if (ctx.config.rateLimits.enabled && !(await reserveLoginTry(ctx.db, user.id, ctx.config.rateLimits.loginPerAccount, now)).ok) return { ok: false, reason: 'throttled' };
-      if (!(await verifyPassword(user.password_hash, password))) return { ok: false, reason: 'wrong' };
+      // With two-factor login on, the code comes after the password (`пароль:123456`) or apart (Gravit's totpCode).
+      const given = await launcherCredentials(ctx.db, user.id, password, totpCode);
+      if (!(await verifyPassword(user.password_hash, given.password))) return { ok: false, reason: 'wrong' };
+      if (given.twoFactor) {
+        // Like a wrong password, a missing or wrong code leaves the try counted.
+        const second = await checkSecondFactor(ctx, user.id, given.code, now);
+        if (second === 'missing') return { ok: false, reason: 'two_factor' };
+        if (second === 'wrong') return { ok: false, reason: 'bad_code' };
+      }
       await clearLoginFailures(ctx.db, user.id);
       return { ok: true, user };
     },

@@ -9,6 +9,8 @@ import * as repo from './game-auth.repo.ts';
 import { GravitError, GravitErrorBody, GRAVIT_TEXTS, registerGravitErrors, SERVER_ID } from './gravit.routes.ts';
 
 export const GRAVIT_LEGACY_ROOT = '/api/gravit/v5';
+/** LaunchServer 5.2–5.4 sends only the plain password, so the player types the code after it. */
+const LEGACY_2FA_TEXT = 'Включена двухфакторная защита: в поле пароля введите пароль, двоеточие и код из приложения (пароль:123456)';
 
 // LaunchServer 5.2–5.4's built-in `"type": "http"` core (HttpAuthCoreProvider, removed in 5.5).
 // Its calls differ from myhttp's: the user lookups and the refresh come with no Authorization at
@@ -124,6 +126,9 @@ export function gravitLegacyRoutes(ctx: AppContext, game: GameAuth): FastifyPlug
         const result = await game.checkCredentials(req.body.login, req.body.password.password);
         if (!result.ok) {
           if (result.reason === 'throttled') throw new GravitError(400, GRAVIT_TEXTS.throttled);
+          // This core sends plain passwords only: the code goes after the password with a colon.
+          if (result.reason === 'two_factor') throw new GravitError(400, LEGACY_2FA_TEXT);
+          if (result.reason === 'bad_code') throw new GravitError(400, GRAVIT_TEXTS.wrongCode);
           throw new GravitError(400, result.reason === 'unknown' ? GRAVIT_TEXTS.userNotFound : GRAVIT_TEXTS.wrongPassword);
         }
         if (accountRefusal(result.user)) throw new GravitError(400, refusalText(result.user));

@@ -36,6 +36,9 @@ export const GRAVIT_TEXTS = {
   userNotFound: 'auth.usernotfound',
   invalidToken: 'auth.invalidtoken',
   expiredToken: 'auth.expiretoken',
+  /** The launcher then asks for the authenticator's code and repeats the login with `totpCode`. */
+  require2fa: 'auth.require2fa',
+  wrongCode: 'Неверный код двухфакторной защиты: введите код, который приложение показывает сейчас',
   throttled: 'Слишком частые попытки входа: подождите секунду и попробуйте снова',
   joinRefused: 'Вход в игру не подтверждён: перезапустите лаунчер и войдите снова',
   notJoined: 'Игрок не проходил вход на этот сервер через лаунчер',
@@ -136,9 +139,11 @@ export function gravitRoutes(ctx: AppContext, game: GameAuth): FastifyPluginAsyn
         response: { 200: UserSession, ...errors },
       },
       handler: async (req) => {
-        const result = await game.checkCredentials(req.body.login, req.body.password);
+        const result = await game.checkCredentials(req.body.login, req.body.password, Date.now(), req.body.totpCode);
         if (!result.ok) {
           if (result.reason === 'throttled') throw new GravitError(400, GRAVIT_TEXTS.throttled);
+          if (result.reason === 'two_factor') throw new GravitError(400, GRAVIT_TEXTS.require2fa);
+          if (result.reason === 'bad_code') throw new GravitError(400, GRAVIT_TEXTS.wrongCode);
           throw new GravitError(400, result.reason === 'unknown' ? GRAVIT_TEXTS.userNotFound : GRAVIT_TEXTS.wrongPassword);
         }
         if (accountRefusal(result.user)) throw new GravitError(400, refusalText(result.user));

@@ -99,6 +99,9 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
   async function login(username: string, password: string, ip: string): Promise<UserRow> {
     if (await limited(() => ctx.limiter.hit(`ygg:login:ip:${ip}`, ctx.config.rateLimits.loginPerIp))) throw invalidCredentials();
     const result = await game.checkCredentials(username, password);
+    // Ely.by's answer, which launchers that support two-factor login recognise: they then ask
+    // for the code and send `password:code` (README, «Двухфакторная защита»).
+    if (!result.ok && result.reason === 'two_factor') throw new YggdrasilError(401, 'ForbiddenOperationException', 'Account protected with two factor auth.');
     if (!result.ok) throw invalidCredentials();
     return result.user;
   }

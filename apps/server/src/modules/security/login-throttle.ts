@@ -65,12 +65,13 @@ export async function rememberDevice(db: Db, userId: number, deviceToken: string
     .where('device_hash', '=', device_hash)
     .executeTakeFirst();
   if (Number(res.numUpdatedRows) > 0) return false;
-  await db
+  const added = await db
     .insertInto('known_devices')
     .values({ user_id: userId, device_hash, user_agent: meta.userAgent?.slice(0, 255) ?? null, ip: meta.ip?.slice(0, 64) ?? null, created_at: now, last_seen_at: now })
     .onConflict((oc) => oc.columns(['user_id', 'device_hash']).doNothing())
-    .execute();
-  return true;
+    .executeTakeFirst();
+  // Two logins from one new browser at once: only the one that added it says so.
+  return Number(added.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
 export function retryText(ms: number): string {

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { NavLink } from '../../components/NavLink.tsx';
+import { AdminTwoFactorGate } from '../../features/security/AdminTwoFactorGate.tsx';
 import '../../components/admin/admin.css';
 
 const SECTIONS = [
@@ -14,6 +15,7 @@ const SECTIONS = [
   { to: '/admin/media', label: 'Картинки' },
   { to: '/admin/game-login', label: 'Вход в игру' },
   { to: '/admin/settings', label: 'Настройки' },
+  { to: '/admin/security', label: 'Безопасность' },
   { to: '/admin/pages', label: 'Страницы' },
   { to: '/admin/audit', label: 'Журнал изменений' },
 ];
@@ -31,7 +33,7 @@ export default function AdminLayout({ children }: { children: ReactNode }) {
           </NavLink>
         ))}
       </nav>
-      {children}
+      <AdminTwoFactorGate>{children}</AdminTwoFactorGate>
     </div>
   );
 }

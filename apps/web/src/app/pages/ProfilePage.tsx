@@ -12,6 +12,8 @@ import { MyPurchases } from '../../features/shop/MyPurchases.tsx';
 import { ShopPanel } from '../../features/shop/ShopPanel.tsx';
 import { ChangePasswordForm } from '../../features/accounts/ChangePasswordForm.tsx';
 import { MyPrivileges } from '../../features/donate/MyPrivileges.tsx';
+import { SessionsPanel } from '../../features/security/SessionsPanel.tsx';
+import { TwoFactorPanel } from '../../features/security/TwoFactorPanel.tsx';
 import { OwnSkinPanel } from '../../features/skins/SkinPanel.tsx';
 import { MyPayments } from '../../features/payments/MyPayments.tsx';
 import { PaymentReturn } from '../../features/payments/PaymentReturn.tsx';
@@ -24,7 +26,7 @@ const TABS = [
 ] as const;
 type TabId = (typeof TABS)[number]['id'];
 
-/** The personal cabinet: the player's skin (skins), their facts, privileges (donate), payments (payments), the shop (shop) and the password form (accounts). */
+/** The personal cabinet: the player's skin (skins), their facts, privileges (donate), payments (payments), the shop (shop), the password form (accounts), two-factor login and sessions (security). */
 export default function ProfilePage() {
   useTitle('Личный кабинет');
   const { user, refresh } = useAuth();
@@ -75,7 +77,13 @@ export default function ProfilePage() {
                 <MyPurchases inCard />
               </div>
             )}
-            {tab === 'settings' && <ChangePasswordForm />}
+            {tab === 'settings' && (
+              <div className="stack">
+                <ChangePasswordForm />
+                <TwoFactorPanel />
+                <SessionsPanel />
+              </div>
+            )}
           </Tabs>
         </section>
       </div>

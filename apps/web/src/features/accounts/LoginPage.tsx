@@ -20,6 +20,10 @@ export default function LoginPage() {
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [unconfirmed, setUnconfirmed] = useState(false);
+  // Two-factor login: the server asked for the authenticator's code (401 two_factor_required).
+  const [needCode, setNeedCode] = useState(false);
+  const [code, setCode] = useState('');
+  const [codeError, setCodeError] = useState<string | null>(null);
   const shown = useRef(false);
 
   const verified = params.get('verified');
@@ -34,14 +38,21 @@ export default function LoginPage() {
     e.preventDefault();
     setBusy(true);
     setUnconfirmed(false);
+    setCodeError(null);
     try {
-      await login({ username: username.trim(), password });
+      await login({ username: username.trim(), password, ...(needCode && code.trim() ? { code: code.trim() } : {}) });
       await queryClient.invalidateQueries({ queryKey: ME_KEY });
       const from = historyState?.from;
       navigate(from && from !== '/login' ? from : '/', { replace: true });
     } catch (err) {
       const text = err instanceof ApiError ? err.message : '';
-      if (err instanceof ApiError && err.status === 403 && text) {
+      if (err instanceof ApiError && (err.code === 'two_factor_required' || err.code === 'bad_two_factor_code')) {
+        setNeedCode(true);
+        if (err.code === 'bad_two_factor_code') setCodeError(text);
+        else if (needCode) setCodeError(text);
+        setCode('');
+        setTimeout(() => document.querySelector<HTMLInputElement>('input[name="code"]')?.focus(), 0);
+      } else if (err instanceof ApiError && err.status === 403 && text) {
         if (text.includes('Почта не подтверждена')) {
           setUnconfirmed(true);
           notify('warning', text);
@@ -62,6 +73,19 @@ export default function LoginPage() {
       <form className="form" onSubmit={submit} noValidate>
         <Field label="Имя пользователя" name="username" autoComplete="username" value={username} onChange={(e) => setUsername(e.target.value)} required />
         <Field label="Пароль" name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+        {needCode && (
+          <Field
+            label="Код подтверждения"
+            name="code"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            maxLength={32}
+            value={code}
+            onChange={(e) => setCode(e.target.value)}
+            error={codeError}
+            hint="Включена двухфакторная защита: введите 6 цифр из приложения-аутентификатора или один из кодов восстановления."
+          />
+        )}
         {unconfirmed && (
           <p className="notice notice-warning">
             Почта не подтверждена. Откройте ссылку из письма, которое мы отправили при регистрации.{' '}

@@ -1,0 +1,133 @@
+import { createHash } from 'node:crypto';
+import type { SessionInfo } from '@kubik/contract';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/index.ts';
+import { notFound } from '../../lib/errors.ts';
+import { hashToken } from '../../lib/tokens.ts';
+import type { SessionUser } from '../../plugins/auth.ts';
+import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
+import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
+import { deviceName } from './device-name.ts';
+import { newDeviceLetter } from './security.mail.ts';
+
+/**
+ * The player's open logins (profile → Настройки → «Сеансы и устройства»): list, end one, end all
+ * others. Sessions are stored by the hash of their token only; the list names each by a hash of
+ * that hash, so nothing in it can be turned back into a usable cookie.
+ */
+export const SESSION_TEXTS = {
+  notFound: 'Сеанс не найден: возможно, он уже завершён',
+  ended: 'Сеанс завершён',
+  endedAll: 'Все другие сеансы завершены, лаунчеры вышли из аккаунта',
+} as const;
+
+export function sessionId(tokenHash: string): string {
+  return createHash('sha256').update(`session:${tokenHash}`).digest('hex').slice(0, 24);
+}
+
+/** How often one instance writes a session's last use (a write per request would be wasteful). */
+export const ACTIVITY_EVERY_MS = 60_000;
+
+/** Remembers when each session was last used; written at most once a minute per session and instance. */
+export class SessionActivity {
+  private readonly written = new Map<string, number>();
+
+  constructor(private readonly db: Db) {}
+
+  async touch(tokenHash: string, ip: string, now = Date.now()): Promise<void> {
+    const last = this.written.get(tokenHash);
+    if (last !== undefined && now - last < ACTIVITY_EVERY_MS) return;
+    if (this.written.size > 50_000) this.written.clear();
+    this.written.set(tokenHash, now);
+    const values = { last_seen_at: now, ip: ip.slice(0, 64) };
+    try {
+      await this.db
+        .insertInto('session_activity')
+        .values({ token_hash: tokenHash, ...values })
+        .onConflict((oc) => oc.column('token_hash').doUpdateSet(values))
+        .execute();
+    } catch {
+      // The session ended meanwhile (the foreign key refuses the row): nothing to remember.
+    }
+  }
+}
+
+/**
+ * After each answer to a signed-in request, notes the session's use (modules/security). Only
+ * accepted requests count: a refused one changes nothing in the database, this included.
+ */
+export function registerSessionActivity(app: FastifyInstance, ctx: AppContext): void {
+  const activity = new SessionActivity(ctx.db);
+  app.addHook('onResponse', async (request, reply) => {
+    const token = request.authState?.token;
+    if (!request.user || !token || token.length > 200 || reply.statusCode >= 400) return;
+    await activity.touch(hashToken(token), request.ip);
+  });
+}
+
+export async function listSessions(db: Db, userId: number, currentToken: string | null, now = Date.now()): Promise<SessionInfo[]> {
+  const rows = await db
+    .selectFrom('sessions')
+    .leftJoin('session_activity', 'session_activity.token_hash', 'sessions.token_hash')
+    .select(['sessions.token_hash', 'sessions.created_at', 'sessions.ip', 'sessions.user_agent', 'session_activity.last_seen_at', 'session_activity.ip as last_ip'])
+    .where('sessions.user_id', '=', userId)
+    .where('sessions.expires_at', '>', now)
+    .execute();
+  const current = currentToken ? hashToken(currentToken) : null;
+  return rows
+    .map((r) => ({
+      id: sessionId(r.token_hash),
+      device: deviceName(r.user_agent),
+      ip: r.last_ip ?? r.ip,
+      created_at: Number(r.created_at),
+      last_seen_at: Number(r.last_seen_at ?? r.created_at),
+      current: r.token_hash === current,
+    }))
+    .sort((a, b) => Number(b.current) - Number(a.current) || b.last_seen_at - a.last_seen_at);
+}
+
+/** Ends one session of the player by its id from the list; true when it was the caller's own. */
+export async function endSession(ctx: AppContext, user: SessionUser, id: string, currentToken: string | null): Promise<{ current: boolean }> {
+  const rows = await ctx.db.selectFrom('sessions').select('token_hash').where('user_id', '=', user.id).execute();
+  const hit = rows.find((r) => sessionId(r.token_hash) === id);
+  if (!hit) throw notFound(SESSION_TEXTS.notFound, { code: 'session_not_found' });
+  await ctx.db.deleteFrom('sessions').where('token_hash', '=', hit.token_hash).where('user_id', '=', user.id).execute();
+  return { current: currentToken !== null && hashToken(currentToken) === hit.token_hash };
+}
+
+/**
+ * «Выйти на всех устройствах»: every session but the caller's own ends, every launcher's game
+ * login too, and other browsers stop counting as known devices (they get the login delay and a
+ * new-device letter again). The caller's own session stays, so they can go on securing the account.
+ */
+export async function endOtherSessions(ctx: AppContext, user: SessionUser, currentToken: string | null, deviceToken: string | undefined): Promise<number> {
+  return ctx.db.transaction().execute(async (trx) => {
+    let q = trx.deleteFrom('sessions').where('user_id', '=', user.id);
+    if (currentToken) q = q.where('token_hash', '!=', hashToken(currentToken));
+    const res = await q.executeTakeFirst();
+    await revokeGameTokens(trx, user.id);
+    let devices = trx.deleteFrom('known_devices').where('user_id', '=', user.id);
+    if (deviceToken && deviceToken.length <= 200) devices = devices.where('device_hash', '!=', hashToken(deviceToken));
+    await devices.execute();
+    return Number(res.numDeletedRows);
+  });
+}
+
+/** «23.11.2026, 14:05 (МСК)»: letters are read far from the server, so the zone is named. */
+export function moscowTime(ms: number): string {
+  const text = new Intl.DateTimeFormat('ru-RU', { timeZone: 'Europe/Moscow', day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit' }).format(ms);
+  return `${text} (МСК)`;
+}
+
+/**
+ * A login from a browser the account has not used before: a letter with the time, address and
+ * device and a link to the sessions list. Not for the account's very first device (nothing to
+ * compare with), and once per device: the caller passes whether rememberDevice() added it.
+ */
+export async function notifyNewDevice(ctx: AppContext, user: { id: number; email: string; username: string }, deviceToken: string, meta: { ip: string; userAgent?: string }, now = Date.now()): Promise<void> {
+  const others = await ctx.db.selectFrom('known_devices').select('user_id').where('user_id', '=', user.id).where('device_hash', '!=', hashToken(deviceToken)).limit(1).executeTakeFirst();
+  if (!others) return;
+  await enqueueMail(ctx.db, newDeviceLetter(ctx.config.siteName, ctx.config.publicUrl, user.email, user.username, { when: moscowTime(now), ip: meta.ip, device: deviceName(meta.userAgent) }));
+  ctx.jobs.kick(MAIL_JOB);
+}

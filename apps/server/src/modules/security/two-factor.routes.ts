@@ -1,0 +1,66 @@
+import { ErrorResponse, MessageResponse, SecuritySettingsBody, TwoFactorDisableBody, TwoFactorEnableBody, TwoFactorEnableResponse, TwoFactorSetupResponse, TwoFactorStatus } from '@kubik/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppContext } from '../../context.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { SecuritySettings } from './security.settings.ts';
+import * as service from './two-factor.service.ts';
+
+const tags = ['Двухфакторная защита'];
+const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
+
+export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get('/api/user/2fa', {
+      config: { access: 'user' },
+      schema: { tags, summary: 'Включена ли двухфакторная защита, сколько кодов восстановления осталось, требует ли её админ-панель', response: { 200: TwoFactorStatus, ...err(401) } },
+      handler: (req) => service.status(ctx, userOf(req)),
+    });
+
+    app.post('/api/user/2fa/setup', {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Новый секрет для приложения-аутентификатора (TOTP, 6 цифр, 30 секунд) и QR-код; защита включится после POST /api/user/2fa/enable с кодом из приложения',
+        response: { 200: TwoFactorSetupResponse, ...err(401, 409) },
+      },
+      handler: (req) => service.setup(ctx, userOf(req)),
+    });
+
+    app.post('/api/user/2fa/enable', {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Включить защиту кодом из приложения; ответ — 10 одноразовых кодов восстановления (показываются один раз)',
+        body: TwoFactorEnableBody,
+        response: { 200: TwoFactorEnableResponse, ...err(400, 401, 409, 429) },
+      },
+      handler: (req) => service.enable(ctx, userOf(req), req.body.code),
+    });
+
+    app.post('/api/user/2fa/disable', {
+      config: { access: 'user' },
+      schema: { tags, summary: 'Отключить защиту: нужны пароль и код из приложения (или код восстановления)', body: TwoFactorDisableBody, response: { 200: MessageResponse, ...err(400, 401, 429) } },
+      handler: async (req) => {
+        await service.disable(ctx, userOf(req), req.body.password, req.body.code);
+        return { message: service.TWO_FACTOR_TEXTS.disabled };
+      },
+    });
+
+    app.get('/api/admin/security', {
+      config: { access: 'admin' },
+      schema: { tags, summary: 'Настройки безопасности: обязательна ли двухфакторная защита администраторам', response: { 200: SecuritySettingsBody, ...err(401, 403) } },
+      handler: () => ctx.settings.get(SecuritySettings),
+    });
+
+    app.put('/api/admin/security', {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Изменить настройки безопасности. Потребовать защиту у администраторов можно, только включив её у себя.',
+        body: SecuritySettingsBody,
+        response: { 200: SecuritySettingsBody, ...err(400, 401, 403, 409) },
+      },
+      handler: (req) => service.setSecuritySettings(ctx, userOf(req), req.body),
+    });
+  };
+}

@@ -1,0 +1,245 @@
+import { randomInt } from 'node:crypto';
+import type { TwoFactorEnableResponse, TwoFactorSetupResponse, TwoFactorStatus } from '@kubik/contract';
+import * as OTPAuth from 'otpauth';
+import QRCode from 'qrcode';
+import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/index.ts';
+import { badRequest, conflict, forbidden, HttpError, unauthorized } from '../../lib/errors.ts';
+import { verifyPassword } from '../../lib/passwords.ts';
+import { hashToken } from '../../lib/tokens.ts';
+import type { SessionUser } from '../../plugins/auth.ts';
+import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
+import { SiteSettingsDoc } from '../site/site.settings.ts';
+import { openSecret, SecretKeyMissing, sealSecret } from './two-factor.crypto.ts';
+import { twoFactorChangedLetter } from './security.mail.ts';
+import { SecuritySettings } from './security.settings.ts';
+
+/**
+ * Two-factor login with an authenticator app (TOTP, RFC 6238: SHA-1, 6 digits, 30-second steps;
+ * a code of the step before or after is accepted for clocks that drift). A code is accepted once:
+ * the last accepted step is kept and only a later one passes, with a conditional update so that
+ * two logins with one code at the same moment cannot both pass. Ten single-use recovery codes,
+ * stored as hashes, stand in for a lost phone.
+ */
+export const PERIOD_SEC = 30;
+export const WINDOW = 1;
+export const RECOVERY_CODES = 10;
+/** A secret from «setup» must be confirmed within this time. */
+export const PENDING_TTL_MS = 3_600_000;
+
+export const TWO_FACTOR_TEXTS = {
+  required: 'Введите код из приложения-аутентификатора (или код восстановления)',
+  badCode: 'Неверный код. Введите код, который приложение показывает сейчас, или неиспользованный код восстановления.',
+  badSetupCode: 'Неверный код. Проверьте время на телефоне и введите код, который приложение показывает сейчас.',
+  notPending: 'Время на подключение истекло: нажмите «Подключить» ещё раз и добавьте новый ключ в приложение',
+  alreadyOn: 'Двухфакторная защита уже включена',
+  notOn: 'Двухфакторная защита не включена',
+  wrongPassword: 'Пароль указан неверно',
+  enabled: 'Двухфакторная защита включена',
+  disabled: 'Двухфакторная защита отключена',
+  adminSetup: 'Администраторам нужна двухфакторная защита: включите её в личном кабинете, во вкладке «Настройки»',
+  keyMissing: 'Проверка кодов из приложения временно недоступна: войдите с кодом восстановления или напишите администратору',
+  enableYourself: 'Сначала включите двухфакторную защиту у себя: иначе вы сами потеряете доступ к админ-панели',
+} as const;
+
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
+const TOTP_RE = /^\d{6}$/;
+const RECOVERY_RE = /^[a-z2-7]{10}$/;
+
+/** What was typed, as compared: letters and digits only, lower case («123 456», «ABCDE-FGHIJ»). */
+export function normalizeCode(code: string): string {
+  return code.replace(/[\s-]/g, '').toLowerCase();
+}
+
+export function newRecoveryCode(): string {
+  let s = '';
+  for (let i = 0; i < 10; i++) s += ALPHABET[randomInt(ALPHABET.length)];
+  return `${s.slice(0, 5)}-${s.slice(5)}`;
+}
+
+function totp(secret: string, label = '', issuer = ''): OTPAuth.TOTP {
+  return new OTPAuth.TOTP({ issuer, label, issuerInLabel: !!issuer, algorithm: 'SHA1', digits: 6, period: PERIOD_SEC, secret: OTPAuth.Secret.fromBase32(secret) });
+}
+
+/** The 30-second step a 6-digit code belongs to (now ± WINDOW), or null. */
+export function matchTotp(secret: string, code: string, now: number): number | null {
+  const delta = totp(secret).validate({ token: code, timestamp: now, window: WINDOW });
+  return delta === null ? null : Math.floor(now / 1000 / PERIOD_SEC) + delta;
+}
+
+/** The secret as the app has it. A secret sealed with a TWO_FACTOR_KEY that is no longer set cannot be read: recovery codes still work. */
+function secretOf(ctx: AppContext, stored: string, userId: number): string {
+  try {
+    return openSecret(stored, userId, ctx.config.twoFactorKey);
+  } catch (err) {
+    if (err instanceof SecretKeyMissing) throw new HttpError(503, TWO_FACTOR_TEXTS.keyMissing, { code: 'two_factor_unavailable' });
+    throw err;
+  }
+}
+
+async function rowOf(db: Db, userId: number) {
+  return db.selectFrom('two_factor').selectAll().where('user_id', '=', userId).executeTakeFirst();
+}
+
+export async function isTwoFactorOn(db: Db, userId: number): Promise<boolean> {
+  const row = await db.selectFrom('two_factor').select('user_id').where('user_id', '=', userId).where('enabled_at', 'is not', null).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Checks a second factor of an account with two-factor login on and uses it up: a TOTP code's
+ * step becomes the last accepted one, a recovery code is marked used. False for anything else.
+ */
+async function useCode(ctx: AppContext, userId: number, secretStored: string, typed: string, now: number): Promise<boolean> {
+  const code = normalizeCode(typed);
+  if (TOTP_RE.test(code)) {
+    const step = matchTotp(secretOf(ctx, secretStored, userId), code, now);
+    if (step === null) return false;
+    const res = await ctx.db
+      .updateTable('two_factor')
+      .set({ last_step: step })
+      .where('user_id', '=', userId)
+      .where('enabled_at', 'is not', null)
+      .where((eb) => eb.or([eb('last_step', 'is', null), eb('last_step', '<', step)]))
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+  if (RECOVERY_RE.test(code)) {
+    const res = await ctx.db
+      .updateTable('two_factor_recovery')
+      .set({ used_at: now })
+      .where('user_id', '=', userId)
+      .where('code_hash', '=', hashToken(code))
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+  return false;
+}
+
+/** 'off': the account has no second factor; 'missing': one is needed and none came; 'wrong': it did not match (or was used before). */
+export type SecondFactor = 'off' | 'ok' | 'missing' | 'wrong';
+
+/** The second step of a login, after the password was found right. */
+export async function checkSecondFactor(ctx: AppContext, userId: number, code: string | null | undefined, now = Date.now()): Promise<SecondFactor> {
+  const row = await rowOf(ctx.db, userId);
+  if (!row || row.enabled_at === null || row.secret === null) return 'off';
+  if (!code || normalizeCode(code) === '') return 'missing';
+  return (await useCode(ctx, userId, row.secret, code, now)) ? 'ok' : 'wrong';
+}
+
+/** The site login's answer when the second factor is missing or wrong: 401 with `two_factor_required: true`. */
+export function secondFactorError(result: 'missing' | 'wrong'): HttpError {
+  return result === 'missing'
+    ? unauthorized(TWO_FACTOR_TEXTS.required, { code: 'two_factor_required', extra: { two_factor_required: true } })
+    : unauthorized(TWO_FACTOR_TEXTS.badCode, { code: 'bad_two_factor_code', field: 'code', extra: { two_factor_required: true } });
+}
+
+/**
+ * Launchers have one password field. With two-factor login on, the code is typed after the
+ * password with a colon: `пароль:123456` (or `пароль:abcde-fghij`), as Ely.by's authserver takes
+ * it. Split at the last colon when what follows looks like a code; a launcher that sends the code
+ * separately (GravitLauncher's `totpCode`) passes it as `code`.
+ */
+export async function launcherCredentials(db: Db, userId: number, password: string, code: string | null | undefined): Promise<{ password: string; code: string | null; twoFactor: boolean }> {
+  if (!(await isTwoFactorOn(db, userId))) return { password, code: null, twoFactor: false };
+  if (code) return { password, code, twoFactor: true };
+  const at = password.lastIndexOf(':');
+  if (at > 0) {
+    const tail = normalizeCode(password.slice(at + 1));
+    if (TOTP_RE.test(tail) || RECOVERY_RE.test(tail)) return { password: password.slice(0, at), code: tail, twoFactor: true };
+  }
+  return { password, code: null, twoFactor: true };
+}
+
+export async function status(ctx: AppContext, user: SessionUser): Promise<TwoFactorStatus> {
+  const row = await rowOf(ctx.db, user.id);
+  const enabledAt = row?.enabled_at ?? null;
+  const left = enabledAt === null ? 0 : Number((await ctx.db.selectFrom('two_factor_recovery').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', user.id).where('used_at', 'is', null).executeTakeFirst())?.n ?? 0);
+  const required = user.is_admin === 1 && (await ctx.settings.get(SecuritySettings)).require_admin_two_factor;
+  return { enabled: enabledAt !== null, enabled_at: enabledAt === null ? null : Number(enabledAt), recovery_codes_left: left, required };
+}
+
+/** A new secret, pending until a code from it is sent to enable(); replaces an earlier pending one. */
+export async function setup(ctx: AppContext, user: SessionUser, now = Date.now()): Promise<TwoFactorSetupResponse> {
+  const row = await rowOf(ctx.db, user.id);
+  if (row?.enabled_at != null) throw conflict(TWO_FACTOR_TEXTS.alreadyOn, { code: 'two_factor_enabled' });
+  const secret = new OTPAuth.Secret({ size: 20 }).base32;
+  const sealed = sealSecret(secret, user.id, ctx.config.twoFactorKey);
+  await ctx.db
+    .insertInto('two_factor')
+    .values({ user_id: user.id, secret: null, pending_secret: sealed, pending_at: now, enabled_at: null, last_step: null })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ pending_secret: sealed, pending_at: now }))
+    .execute();
+  const issuer = (await ctx.settings.get(SiteSettingsDoc)).name;
+  const url = totp(secret, user.username, issuer).toString();
+  const svg = await QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  return { secret, otpauth_url: url, qr_data_url: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
+}
+
+/** Guessing codes (or the password on disable) is limited per account, as logins are. */
+async function limitTries(ctx: AppContext, userId: number): Promise<void> {
+  await ctx.limiter.hit(`2fa:acct:${userId}`, ctx.config.rateLimits.loginPerAccount * 2);
+}
+
+export async function enable(ctx: AppContext, user: SessionUser, typed: string, now = Date.now()): Promise<TwoFactorEnableResponse> {
+  await limitTries(ctx, user.id);
+  const row = await rowOf(ctx.db, user.id);
+  if (row?.enabled_at != null) throw conflict(TWO_FACTOR_TEXTS.alreadyOn, { code: 'two_factor_enabled' });
+  if (!row?.pending_secret || row.pending_at === null || now - Number(row.pending_at) > PENDING_TTL_MS) throw badRequest(TWO_FACTOR_TEXTS.notPending, { code: 'two_factor_not_pending' });
+  const code = normalizeCode(typed);
+  const step = TOTP_RE.test(code) ? matchTotp(secretOf(ctx, row.pending_secret, user.id), code, now) : null;
+  if (step === null) throw badRequest(TWO_FACTOR_TEXTS.badSetupCode, { code: 'bad_two_factor_code', field: 'code' });
+  const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
+  const ok = await ctx.db.transaction().execute(async (trx) => {
+    const res = await trx
+      .updateTable('two_factor')
+      .set({ secret: row.pending_secret, pending_secret: null, pending_at: null, enabled_at: now, last_step: step })
+      .where('user_id', '=', user.id)
+      .where('enabled_at', 'is', null)
+      .where('pending_secret', '=', row.pending_secret)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) return false;
+    await trx.deleteFrom('two_factor_recovery').where('user_id', '=', user.id).execute();
+    await trx
+      .insertInto('two_factor_recovery')
+      .values(codes.map((c) => ({ user_id: user.id, code_hash: hashToken(normalizeCode(c)), used_at: null })))
+      .execute();
+    await enqueueMail(trx, twoFactorChangedLetter(ctx.config.siteName, ctx.config.publicUrl, user.email, user.username, true));
+    return true;
+  });
+  // Another tab enabled it, or started a new setup, in between.
+  if (!ok) throw conflict(TWO_FACTOR_TEXTS.notPending, { code: 'two_factor_not_pending' });
+  ctx.jobs.kick(MAIL_JOB);
+  return { recovery_codes: codes, message: TWO_FACTOR_TEXTS.enabled };
+}
+
+/** Turning it off needs both the password and a code (or a recovery code): a stolen session alone cannot. */
+export async function disable(ctx: AppContext, user: SessionUser, password: string, code: string, now = Date.now()): Promise<void> {
+  await limitTries(ctx, user.id);
+  const row = await rowOf(ctx.db, user.id);
+  if (!row || row.enabled_at === null || row.secret === null) throw badRequest(TWO_FACTOR_TEXTS.notOn, { code: 'two_factor_off' });
+  if (!(await verifyPassword(user.password_hash, password))) throw badRequest(TWO_FACTOR_TEXTS.wrongPassword, { code: 'wrong_password', field: 'password' });
+  if (!(await useCode(ctx, user.id, row.secret, code, now))) throw badRequest(TWO_FACTOR_TEXTS.badCode, { code: 'bad_two_factor_code', field: 'code' });
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('two_factor_recovery').where('user_id', '=', user.id).execute();
+    await trx.deleteFrom('two_factor').where('user_id', '=', user.id).execute();
+    await enqueueMail(trx, twoFactorChangedLetter(ctx.config.siteName, ctx.config.publicUrl, user.email, user.username, false));
+  });
+  ctx.jobs.kick(MAIL_JOB);
+}
+
+/**
+ * Admin routes, when the owner requires two-factor login of administrators: an administrator
+ * without it gets 403 `two_factor_setup_required` until they turn it on in the profile.
+ */
+export async function requireAdminTwoFactor(ctx: AppContext, user: SessionUser): Promise<void> {
+  if (!(await ctx.settings.get(SecuritySettings)).require_admin_two_factor) return;
+  if (!(await isTwoFactorOn(ctx.db, user.id))) throw forbidden(TWO_FACTOR_TEXTS.adminSetup, { code: 'two_factor_setup_required' });
+}
+
+/** Turning the requirement on is refused to an administrator who has no second factor (they would lock themselves out). */
+export async function setSecuritySettings(ctx: AppContext, user: SessionUser, body: { require_admin_two_factor: boolean }) {
+  if (body.require_admin_two_factor && !(await isTwoFactorOn(ctx.db, user.id))) throw conflict(TWO_FACTOR_TEXTS.enableYourself, { code: 'two_factor_setup_required', field: 'require_admin_two_factor' });
+  return ctx.settings.set(SecuritySettings, body, { actorId: user.id });
+}
