@@ -69,6 +69,19 @@ describe('the owner sees payments, exports them and refunds one', () => {
     await see(owner, 'Таких платежей нет');
     await owner.getByRole('button', { name: 'Сбросить' }).click();
     await expect.poll(() => rows.count()).toBe(2);
+    // A name the API refuses (Cyrillic) is said under the field and not sent: the list and totals stay.
+    const sent: string[] = [];
+    const onRequest = (r: { url(): string }) => void (r.url().includes('/api/admin/payments?') && sent.push(r.url()));
+    owner.on('request', onRequest);
+    await owner.getByLabel('Игрок').fill('Игрок');
+    await owner.getByText('Имя игрока — латинские буквы, цифры и «_»').waitFor();
+    expect(await owner.getByLabel('Игрок').getAttribute('aria-invalid')).toBe('true');
+    await new Promise((r) => setTimeout(r, 700));
+    owner.off('request', onRequest);
+    expect(sent).toEqual([]);
+    expect(await rows.count()).toBe(2);
+    await owner.getByRole('button', { name: 'Сбросить' }).click();
+    expect(await owner.getByText('Имя игрока — латинские буквы, цифры и «_»').count()).toBe(0);
 
     // The CSV Excel opens: BOM, Russian headers, roubles with kopecks.
     const [download] = await Promise.all([owner.waitForEvent('download'), owner.getByRole('link', { name: 'Скачать CSV' }).click()]);

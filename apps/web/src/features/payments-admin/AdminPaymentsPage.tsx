@@ -1,4 +1,4 @@
-import { ADMIN_PAYMENTS_PAGE_SIZE, PAYMENT_PROVIDER_TEXT, PAYMENT_PROVIDERS, PAYMENT_STATUS_TEXT, PAYMENT_STATUSES, type AdminPayment, type AdminPaymentTotals } from '@kubik/contract';
+import { ADMIN_PAYMENTS_PAGE_SIZE, AdminPaymentsFilter, PAYMENT_PROVIDER_TEXT, PAYMENT_PROVIDERS, PAYMENT_STATUS_TEXT, PAYMENT_STATUSES, type AdminPayment, type AdminPaymentTotals } from '@kubik/contract';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
@@ -16,6 +16,12 @@ import './payments-admin.css';
 
 const PAYMENTS = ['платёж', 'платежа', 'платежей'] as const;
 
+/** Why the typed name cannot be a filter (the API's own rule), or null when it can. */
+function playerError(typed: string): string | null {
+  const checked = AdminPaymentsFilter.shape.player.safeParse(typed);
+  return checked.success ? null : (checked.error.issues[0]?.message ?? 'Некорректное имя игрока');
+}
+
 /** Админ-панель → Платежи: every top-up with filters, sums, a CSV for Excel, each payment's story and its refund. */
 export default function AdminPaymentsPage() {
   useTitle('Админ-панель: платежи');
@@ -25,13 +31,16 @@ export default function AdminPaymentsPage() {
   const [page, setPage] = useState(1);
   const [open, setOpen] = useState<string | null>(null);
   const [settings, setSettings] = useState(false);
+  // A name the API would refuse is not sent: the error shows under the field and the list stays.
+  const badPlayer = playerError(player);
   useEffect(() => {
+    if (badPlayer) return;
     const timer = setTimeout(() => {
       setFilters((f) => (f.player === player ? f : { ...f, player }));
       setPage(1);
     }, 350);
     return () => clearTimeout(timer);
-  }, [player]);
+  }, [player, badPlayer]);
   const change = (patch: Partial<PaymentFilters>) => {
     setFilters((f) => ({ ...f, ...patch }));
     setPage(1);
@@ -39,7 +48,9 @@ export default function AdminPaymentsPage() {
   const list = useQuery({ queryKey: [...ADMIN_PAYMENTS_KEY, 'list', filters, page], queryFn: () => fetchPayments(filters, page, ADMIN_PAYMENTS_PAGE_SIZE), placeholderData: keepPreviousData });
   const pages = list.data ? Math.max(1, Math.ceil(list.data.total / list.data.per_page)) : 1;
   const ids = { status: useId(), provider: useId(), player: useId(), from: useId(), to: useId() };
-  const filtered = filters !== NO_FILTERS && Object.values(filters).some((v) => v !== '');
+  const filtered = player !== '' || (filters !== NO_FILTERS && Object.values(filters).some((v) => v !== ''));
+  // Typed dates (the picker keeps to min/max, the keyboard does not): an empty period is a mistake, said under «По».
+  const badPeriod = filters.from !== '' && filters.to !== '' && filters.from > filters.to ? 'Дата «По» раньше даты «С»' : null;
 
   const columns: Column<AdminPayment>[] = [
     { header: 'Игрок', cell: (p) => p.username, kind: 'main' },
@@ -104,17 +115,46 @@ export default function AdminPaymentsPage() {
             ))}
           </select>
         </div>
-        <div className="field">
+        <div className={badPlayer ? 'field field-invalid' : 'field'}>
           <label htmlFor={ids.player}>Игрок</label>
-          <input id={ids.player} type="search" value={player} maxLength={16} autoComplete="off" spellCheck={false} placeholder="Часть имени" onChange={(e) => setPlayer(e.target.value)} />
+          <input
+            id={ids.player}
+            type="search"
+            value={player}
+            maxLength={16}
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="Часть имени"
+            aria-invalid={badPlayer ? true : undefined}
+            aria-describedby={badPlayer ? `${ids.player}-error` : undefined}
+            onChange={(e) => setPlayer(e.target.value)}
+          />
+          {badPlayer && (
+            <span className="field-error" id={`${ids.player}-error`}>
+              {badPlayer}
+            </span>
+          )}
         </div>
         <div className="field">
           <label htmlFor={ids.from}>С</label>
           <input id={ids.from} type="date" value={filters.from} max={filters.to || undefined} onChange={(e) => change({ from: e.target.value })} />
         </div>
-        <div className="field">
+        <div className={badPeriod ? 'field field-invalid' : 'field'}>
           <label htmlFor={ids.to}>По</label>
-          <input id={ids.to} type="date" value={filters.to} min={filters.from || undefined} onChange={(e) => change({ to: e.target.value })} />
+          <input
+            id={ids.to}
+            type="date"
+            value={filters.to}
+            min={filters.from || undefined}
+            aria-invalid={badPeriod ? true : undefined}
+            aria-describedby={badPeriod ? `${ids.to}-error` : undefined}
+            onChange={(e) => change({ to: e.target.value })}
+          />
+          {badPeriod && (
+            <span className="field-error" id={`${ids.to}-error`}>
+              {badPeriod}
+            </span>
+          )}
         </div>
         {filtered && (
           <div className="payments-filters-reset">
