@@ -186,5 +186,7 @@ export const UserCard = z.object({
   privileges: z.array(UserCardPrivilege).nullable(),
   ledger: z.array(LedgerEntryView),
   sessions: z.array(UserCardSession),
+  /** Two-factor login is on (Админ-панель can reset it for a player who lost the phone and the codes). */
+  two_factor: z.boolean().optional(),
 });
 export type UserCard = z.infer<typeof UserCard>;

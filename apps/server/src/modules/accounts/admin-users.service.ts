@@ -13,6 +13,7 @@ import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
 import { paymentsOfUser } from '../payments/payments.admin.ts';
 import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
 import { banOf } from '../bans/bans.service.ts';
+import { forgetTwoFactor, isTwoFactorOn } from '../security/two-factor.service.ts';
 import { deleteSessionsOf, type UserRow } from './accounts.repo.ts';
 import { takenError } from './accounts.service.ts';
 import * as repo from './admin-users.repo.ts';
@@ -125,8 +126,8 @@ export async function deleteUser(ctx: AppContext, actor: UserRow, id: number): P
 
 /**
  * What deleting an account removes, by an admin or by the player: the name, address and password
- * are replaced, sessions, game logins, e-mail links, pending address changes and known devices
- * end. Purchases, payments and ledger rows
+ * are replaced, sessions, game logins, e-mail links, pending address changes, known devices and
+ * the authenticator end. Purchases, payments and ledger rows
  * keep pointing at the row. The caller holds the transaction and has checked the last-admin rule.
  */
 export async function eraseAccount(trx: Db, id: number): Promise<{ username: string }> {
@@ -148,6 +149,7 @@ export async function eraseAccount(trx: Db, id: number): Promise<{ username: str
   // Addresses and devices are personal data too.
   await trx.deleteFrom('email_changes').where('user_id', '=', id).execute();
   await trx.deleteFrom('known_devices').where('user_id', '=', id).execute();
+  await forgetTwoFactor(trx, id);
   return { username };
 }
 
@@ -202,6 +204,7 @@ export async function userCard(ctx: AppContext, id: number): Promise<UserCard> {
     privileges: privileges.map((p) => ({ title: p.tier_title, ends_at: iso(p.expires_at), active: p.ended_at === null && Number(p.expires_at) > now })),
     ledger: ledger.map(ledgerView),
     sessions: sessions.map((s) => ({ created_at: iso(s.created_at), expires_at: iso(s.expires_at), user_agent: s.user_agent, ip: s.ip })),
+    two_factor: await isTwoFactorOn(ctx.db, id),
   };
 }
 

@@ -1,5 +1,6 @@
 import { ErrorResponse, MessageResponse, SecuritySettingsBody, TwoFactorDisableBody, TwoFactorEnableBody, TwoFactorEnableResponse, TwoFactorSetupResponse, TwoFactorStatus } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { SecuritySettings } from './security.settings.ts';
@@ -43,6 +44,20 @@ export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       handler: async (req) => {
         await service.disable(ctx, userOf(req), req.body.password, req.body.code);
         return { message: service.TWO_FACTOR_TEXTS.disabled };
+      },
+    });
+
+    app.delete('/api/admin/users/:id/2fa', {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Сбросить двухфакторную защиту игрока (потерял и телефон, и коды восстановления): он войдёт по паролю; его сеансы и входы лаунчеров завершаются',
+        params: z.object({ id: z.coerce.number({ error: 'Некорректный номер игрока' }).int('Некорректный номер игрока').min(1, 'Некорректный номер игрока').max(2_147_483_647, 'Некорректный номер игрока') }),
+        response: { 200: MessageResponse, ...err(400, 401, 403, 404) },
+      },
+      handler: async (req) => {
+        await service.resetByAdmin(ctx, userOf(req), req.params.id);
+        return { message: service.TWO_FACTOR_TEXTS.resetDone };
       },
     });
 

@@ -4,11 +4,13 @@ import * as OTPAuth from 'otpauth';
 import QRCode from 'qrcode';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
-import { badRequest, conflict, forbidden, HttpError, unauthorized } from '../../lib/errors.ts';
+import { badRequest, conflict, forbidden, HttpError, notFound, unauthorized } from '../../lib/errors.ts';
 import { verifyPassword } from '../../lib/passwords.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import type { SessionUser } from '../../plugins/auth.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
+import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
 import { SiteSettingsDoc } from '../site/site.settings.ts';
 import { openSecret, SecretKeyMissing, sealSecret } from './two-factor.crypto.ts';
 import { twoFactorChangedLetter } from './security.mail.ts';
@@ -39,6 +41,8 @@ export const TWO_FACTOR_TEXTS = {
   disabled: 'Двухфакторная защита отключена',
   adminSetup: 'Администраторам нужна двухфакторная защита: включите её в личном кабинете, во вкладке «Настройки»',
   keyMissing: 'Проверка кодов из приложения временно недоступна: войдите с кодом восстановления или напишите администратору',
+  resetNone: 'У игрока двухфакторная защита не включена',
+  resetDone: 'Двухфакторная защита игрока сброшена: он войдёт по паролю и сможет включить её заново',
   enableYourself: 'Сначала включите двухфакторную защиту у себя: иначе вы сами потеряете доступ к админ-панели',
 } as const;
 
@@ -242,4 +246,29 @@ export async function requireAdminTwoFactor(ctx: AppContext, user: SessionUser):
 export async function setSecuritySettings(ctx: AppContext, user: SessionUser, body: { require_admin_two_factor: boolean }) {
   if (body.require_admin_two_factor && !(await isTwoFactorOn(ctx.db, user.id))) throw conflict(TWO_FACTOR_TEXTS.enableYourself, { code: 'two_factor_setup_required', field: 'require_admin_two_factor' });
   return ctx.settings.set(SecuritySettings, body, { actorId: user.id });
+}
+
+/** Removes the player's authenticator and recovery codes (account deletion, an administrator's reset). */
+export async function forgetTwoFactor(trx: Db, userId: number): Promise<boolean> {
+  await trx.deleteFrom('two_factor_recovery').where('user_id', '=', userId).execute();
+  const res = await trx.deleteFrom('two_factor').where('user_id', '=', userId).executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
+}
+
+/**
+ * A player lost both the phone and the recovery codes: an administrator turns two-factor login
+ * off for them (audited, and the player gets the usual letter). Their sessions and game logins
+ * end too, in case the request came from whoever has the password.
+ */
+export async function resetByAdmin(ctx: AppContext, actor: SessionUser, userId: number): Promise<void> {
+  const user = await ctx.db.selectFrom('users').select(['id', 'username', 'email']).where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
+  if (!user || !(await isTwoFactorOn(ctx.db, userId))) throw notFound(TWO_FACTOR_TEXTS.resetNone, { code: 'two_factor_off' });
+  await ctx.db.transaction().execute(async (trx) => {
+    await forgetTwoFactor(trx, userId);
+    await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
+    await revokeGameTokens(trx, userId);
+    await recordAudit(trx, { actorId: actor.id, action: 'user.2fa_reset', entity: 'user', entityId: userId, before: { two_factor: true }, after: { two_factor: false } });
+    await enqueueMail(trx, twoFactorChangedLetter(ctx.config.siteName, ctx.config.publicUrl, user.email, user.username, false));
+  });
+  ctx.jobs.kick(MAIL_JOB);
 }

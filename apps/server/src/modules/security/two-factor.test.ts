@@ -225,6 +225,30 @@ describe.each(dbKinds)('two-factor login on %s', (kind) => {
     expect(res.statusCode).toBe(200);
   });
 
+  it('an administrator can reset a player\u2019s two-factor login (lost phone and codes); deleting an account removes it', async () => {
+    const player = await withTwoFactor('Lost_Phone');
+    await seedUser(t, 'Reset_Admin', { admin: true, password: PASSWORD });
+    const admin = await loginAs(t, 'Reset_Admin', PASSWORD);
+    const reset = (id: number, token = admin) => t.app.inject(asUser(token, { method: 'DELETE', url: `/api/admin/users/${id}/2fa` }));
+    expect((await reset(player.id, player.token)).statusCode).toBe(403);
+    const card = await t.app.inject(asUser(admin, { method: 'GET', url: `/api/admin/users/${player.id}` }));
+    expect(card.json()).toMatchObject({ two_factor: true });
+    const done = await reset(player.id);
+    expect(done.statusCode, done.body).toBe(200);
+    // The player's sessions end; the password alone logs in again.
+    expect((await t.app.inject(asUser(player.token, { method: 'GET', url: '/api/user/me' }))).statusCode).toBe(401);
+    expect((await login({ username: 'Lost_Phone', password: PASSWORD })).statusCode).toBe(200);
+    expect((await t.app.inject(asUser(admin, { method: 'GET', url: `/api/admin/users/${player.id}` }))).json()).toMatchObject({ two_factor: false });
+    expect((await reset(player.id)).json()).toMatchObject({ code: 'two_factor_off' });
+    const audit = await t.handle.db.selectFrom('audit_log').selectAll().where('action', '=', 'user.2fa_reset').where('entity_id', '=', String(player.id)).execute();
+    expect(audit).toHaveLength(1);
+
+    const gone = await withTwoFactor('Gone_2fa');
+    expect((await t.app.inject(asUser(admin, { method: 'DELETE', url: `/api/user/${gone.id}` }))).statusCode).toBe(200);
+    expect(await t.handle.db.selectFrom('two_factor').select('user_id').where('user_id', '=', gone.id).executeTakeFirst()).toBeUndefined();
+    expect(await t.handle.db.selectFrom('two_factor_recovery').select('id').where('user_id', '=', gone.id).execute()).toHaveLength(0);
+  });
+
   it('the owner may require two-factor login of administrators: admin routes answer 403 two_factor_setup_required until it is on', async () => {
     await seedUser(t, 'Plain_Admin', { admin: true, password: PASSWORD });
     const plain = await loginAs(t, 'Plain_Admin', PASSWORD);

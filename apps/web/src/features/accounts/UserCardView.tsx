@@ -11,7 +11,7 @@ import { formatDate, formatDateTime, formatRub } from '../../lib/format.ts';
 import { AUDIT_KEY } from '../../lib/query-keys.ts';
 import { ME_KEY } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
-import { ADMIN_USERS_KEY, changeBalance, fetchUserCard, userCardKey } from './admin-api.ts';
+import { ADMIN_USERS_KEY, changeBalance, fetchUserCard, resetTwoFactor, userCardKey } from './admin-api.ts';
 
 const REASON_TEXT: Record<string, string> = {
   adjustment: 'Изменение администратором',
@@ -50,6 +50,11 @@ function CardBody({ card, actions }: { card: UserCard; actions: ReactNode }) {
         <Fact term="Баланс">
           <strong data-testid="user-card-balance">{formatRub(u.balance)}</strong>
         </Fact>
+        {card.two_factor !== undefined && (
+          <Fact term="Двухфакторная защита">
+            {card.two_factor ? <span className="badge badge-success">включена</span> : 'не включена'}
+          </Fact>
+        )}
         <Fact term="UUID в игре">
           <code className="user-card-uuid">{card.uuid}</code>
         </Fact>
@@ -57,6 +62,7 @@ function CardBody({ card, actions }: { card: UserCard; actions: ReactNode }) {
       {/* Every action on the account stands here, in one row. */}
       <div className="admin-actions user-card-actions" aria-label="Действия с аккаунтом" role="group">
         {actions}
+        {card.two_factor && <ResetTwoFactor user={u} />}
       </div>
 
       <BalanceChange user={u} />
@@ -140,6 +146,32 @@ const BalanceForm = z.object({
 });
 type BalanceFormIn = z.input<typeof BalanceForm>;
 type BalanceFormOut = z.output<typeof BalanceForm>;
+
+/** For a player who lost both the phone and the recovery codes: after checking it is really them. */
+function ResetTwoFactor({ user }: { user: AdminUser }) {
+  const notify = useNotify();
+  const queryClient = useQueryClient();
+  const reset = useMutation({
+    mutationFn: () => resetTwoFactor(user.id),
+    onSuccess: (res) => notify('success', res.message),
+    onError: (err) => notify('danger', err instanceof ApiError && err.message ? err.message : 'Не удалось сбросить двухфакторную защиту'),
+    onSettled: () => {
+      for (const key of [userCardKey(user.id), AUDIT_KEY]) void queryClient.invalidateQueries({ queryKey: key });
+    },
+  });
+  return (
+    <button
+      type="button"
+      className="btn btn-small btn-danger"
+      disabled={reset.isPending}
+      onClick={() => {
+        if (window.confirm(`Сбросить двухфакторную защиту игрока ${user.username}? Он сможет войти только по паролю, его сеансы завершатся. Делайте это, только убедившись, что просит сам игрок.`)) reset.mutate();
+      }}
+    >
+      Сбросить двухфакторную защиту
+    </button>
+  );
+}
 
 function BalanceChange({ user }: { user: AdminUser }) {
   const notify = useNotify();

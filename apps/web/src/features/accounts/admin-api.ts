@@ -16,3 +16,5 @@ export const fetchUserCard = (id: number) => api<UserCard>(`/api/admin/users/${i
 export const changeBalance = (id: number, body: BalanceChangeBody) => api<BalanceChangeResponse>(`/api/admin/users/${id}/balance`, { method: 'POST', body });
 export const updateUser = (id: number, body: AdminUserUpdateBody) => api<AdminUser>(`/api/user/${id}`, { method: 'PUT', body });
 export const deleteUser = (id: number) => api<MessageResponse>(`/api/user/${id}`, { method: 'DELETE' });
+/** A player lost the phone and the recovery codes: their two-factor login is turned off (and their sessions end). */
+export const resetTwoFactor = (id: number) => api<MessageResponse>(`/api/admin/users/${id}/2fa`, { method: 'DELETE' });
