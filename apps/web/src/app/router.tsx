@@ -14,6 +14,7 @@ const RegisterPage = lazyPage(() => loadAuthPages().then((m) => ({ default: m.Re
 const ForgotPasswordPage = lazyPage(() => loadAuthPages().then((m) => ({ default: m.ForgotPasswordPage })));
 const ResetPasswordPage = lazyPage(() => loadAuthPages().then((m) => ({ default: m.ResetPasswordPage })));
 const HelpPage = lazyPage(() => import('./pages/HelpPage.tsx'));
+const EmailChangePage = lazyPage(() => import('../features/accounts/EmailChangePage.tsx'));
 const RulesPage = lazyPage(() => import('../features/pages/RulesPage.tsx'));
 const CustomPage = lazyPage(() => import('../features/pages/CustomPage.tsx'));
 const NewsPage = lazyPage(() => import('../features/news/NewsPage.tsx'));
@@ -106,6 +107,7 @@ export function AppRoutes() {
         <Route path="/register"><GuestOnly><RegisterPage /></GuestOnly></Route>
         <Route path="/forgot-password"><GuestOnly><ForgotPasswordPage /></GuestOnly></Route>
         <Route path="/reset-password"><GuestOnly><ResetPasswordPage /></GuestOnly></Route>
+        <Route path="/email-change"><EmailChangePage /></Route>
         <Route path="/admin"><Admin><AdminDashboardPage /></Admin></Route>
         <Route path="/admin/users"><Admin><AdminUsersPage /></Admin></Route>
         <Route path="/admin/news"><Admin><AdminNewsPage /></Admin></Route>

@@ -11,6 +11,8 @@ import { useTitle } from '../../providers/title.ts';
 import { MyPurchases } from '../../features/shop/MyPurchases.tsx';
 import { ShopPanel } from '../../features/shop/ShopPanel.tsx';
 import { ChangePasswordForm } from '../../features/accounts/ChangePasswordForm.tsx';
+import { DeleteAccountSection } from '../../features/accounts/DeleteAccountSection.tsx';
+import { EmailChangeForm } from '../../features/accounts/EmailChangeForm.tsx';
 import { MyPrivileges } from '../../features/donate/MyPrivileges.tsx';
 import { SessionsPanel } from '../../features/security/SessionsPanel.tsx';
 import { TwoFactorPanel } from '../../features/security/TwoFactorPanel.tsx';
@@ -78,10 +80,12 @@ export default function ProfilePage() {
               </div>
             )}
             {tab === 'settings' && (
-              <div className="stack">
+              <div className="settings-sections">
                 <ChangePasswordForm />
+                <EmailChangeForm />
                 <TwoFactorPanel />
                 <SessionsPanel />
+                <DeleteAccountSection />
               </div>
             )}
           </Tabs>

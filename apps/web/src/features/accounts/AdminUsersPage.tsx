@@ -16,6 +16,8 @@ import { register } from './api.ts';
 import { accountError } from './errors.ts';
 import { UserCardView } from './UserCardView.tsx';
 import './accounts.css';
+import { BanControls } from './BanDialog.tsx';
+import { BanCommandsPanel } from './BanCommandsPanel.tsx';
 
 type Body = AdminUserUpdateBody;
 
@@ -86,6 +88,7 @@ export default function AdminUsersPage() {
     { header: 'Админ', cell: (u) => (u.is_admin ? 'Да' : 'Нет') },
     { header: 'Баланс', cell: (u) => formatRub(u.balance), kind: 'num' },
     { header: 'Регистрация', cell: (u) => formatDate(u.created_at) },
+    { header: 'Блокировка', cell: (u) => <BanControls user={u} self={me?.id === u.id} /> },
     {
       header: 'Действия',
       kind: 'actions',
@@ -144,6 +147,7 @@ export default function AdminUsersPage() {
                 <button type="button" className="btn btn-small" onClick={() => crud.openEdit(u)}>
                   Изменить данные
                 </button>
+                <BanControls user={u} self={me?.id === u.id} />
               </>
             )}
           />
@@ -152,6 +156,7 @@ export default function AdminUsersPage() {
       <Modal open={crud.editing !== undefined} title={crud.editing ? `Пользователь ${crud.editing.username}` : 'Новый пользователь'} onClose={crud.close}>
         {crud.editing !== undefined && <UserForm key={crud.editing?.id ?? 'new'} user={crud.editing} onSave={crud.save} onCancel={crud.close} />}
       </Modal>
+      <BanCommandsPanel />
     </AdminSection>
   );
 }
