@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Locator, Page } from 'playwright-core';
-import { AUDIT_ACTION_LABELS, AUDIT_FIELD_LABELS, auditAction, auditField } from '@kubik/contract';
+import { AUDIT_ACTION_LABELS, AUDIT_FIELD_LABELS, auditAction, auditField, auditSubject } from '@kubik/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi, loginUi, startSite, toast, type Site } from './harness.ts';
 
@@ -168,6 +168,20 @@ describe('the admin kit in the browser', () => {
     await admin.getByLabel('Раздел', { exact: true }).selectOption({ label: 'Товары' });
     await admin.getByTestId('audit-entry').filter({ hasText: 'Товар создан' }).first().waitFor();
     expect(await admin.getByTestId('audit-entry').filter({ hasText: 'Пользователь' }).count()).toBe(0);
+  });
+
+  it('a settings entry names the settings and the VAT rate, not their keys («№payments», «1»)', async () => {
+    const saved = await call('PUT', '/api/admin/payment-settings', { vat_code: 4, bonus_rules: [{ from: 1000, percent: 10 }] });
+    expect(saved.status, JSON.stringify(saved.json)).toBe(200);
+    await admin.goto('/admin/audit');
+    const entry = admin.getByTestId('audit-entry').filter({ hasText: 'Настройки изменены' }).first();
+    await entry.getByText('Платежи: бонусы и чек').waitFor();
+    await entry.getByText(/^Ставка НДС в чеке: .*→ НДС 20 %$/).waitFor();
+    expect(await entry.innerText()).not.toMatch(/payments|vat_code/);
+    expect(auditSubject('settings', 'site')).toBe('Настройки сайта');
+    expect(auditSubject('settings', 'someday_new')).toBe('Другие настройки');
+    expect(auditSubject('news', '12')).toBe('№12');
+    expect(auditSubject('news', null)).toBeNull();
   });
 
   it('names an action or field nobody has labelled yet in Russian, never by its key', () => {

@@ -68,4 +68,40 @@ describe('two-factor login in the browser', () => {
     await site.smtp.waitFor('guard_2fa@example.com', (l) => l.subject.startsWith('Двухфакторная защита включена'));
     expect(site.smtp.letters.some((l) => l.to.includes('guard_2fa@example.com') && l.subject.startsWith('Вход с нового устройства'))).toBe(false);
   });
+
+  it('sessions: another browser is listed in words, «Завершить» ends it, «Выйти на всех устройствах» keeps this one', async () => {
+    const pc = await site.newPage();
+    await registerAndConfirm(site, pc, 'Many_Devices');
+    await loginUi(pc, 'Many_Devices');
+    const phone = await site.newPage({ width: 360, height: 740 });
+    await loginUi(phone, 'Many_Devices');
+    const tablet = await site.newPage({ width: 800, height: 1000 });
+    await loginUi(tablet, 'Many_Devices');
+    // A new browser of an account that had one already: the letter names it.
+    const letter = await site.smtp.waitFor('many_devices@example.com', (l) => l.subject.startsWith('Вход с нового устройства'));
+    expect(letter.text).toMatch(/Устройство: Chrome \d+, Linux/);
+    expect(letter.text).toContain('/profile?tab=settings#sessions');
+
+    await pc.goto('/profile?tab=settings#sessions');
+    const rows = pc.getByTestId('session');
+    await rows.nth(2).waitFor();
+    expect(await rows.count()).toBe(3);
+    expect(await rows.first().textContent()).toContain('Это устройство');
+    pc.on('dialog', (d) => void d.accept());
+    await rows.nth(1).getByRole('button', { name: 'Завершить' }).click();
+    await toast(pc, 'success', 'Сеанс завершён');
+    await pc.waitForFunction(() => document.querySelectorAll('[data-testid="session"]').length === 2);
+
+    await pc.getByRole('button', { name: 'Выйти на всех устройствах' }).click();
+    await toast(pc, 'success', 'Все другие сеансы завершены, лаунчеры вышли из аккаунта');
+    await pc.waitForFunction(() => document.querySelectorAll('[data-testid="session"]').length === 1);
+    // The other browsers are logged out at once; this one stays.
+    for (const other of [phone, tablet]) {
+      await other.goto('/profile');
+      await other.waitForURL('**/login');
+    }
+    await pc.reload();
+    await pc.getByTestId('session').first().waitFor();
+    expect(pc.url()).toContain('/profile');
+  });
 });

@@ -23,5 +23,12 @@ export type EmailStatus = z.infer<typeof EmailStatus>;
 export const EmailChangeResponse = z.object({ message: z.string(), pending: PendingEmailChange });
 export type EmailChangeResponse = z.infer<typeof EmailChangeResponse>;
 
-export const DeleteAccountBody = withLabels(z.strictObject({ password: CurrentPassword }), { password: 'Пароль' });
+export const DeleteAccountBody = withLabels(
+  z.strictObject({
+    password: CurrentPassword,
+    /** With two-factor login on: a code from the app or a recovery code. */
+    code: z.string({ error: 'Код: ожидалась строка' }).max(64, 'Неверный код').optional(),
+  }),
+  { password: 'Пароль', code: 'Код из приложения' },
+);
 export type DeleteAccountBody = z.infer<typeof DeleteAccountBody>;

@@ -22,7 +22,9 @@ export type AuditValueKind =
   | 'secret'
   | 'delivery_state'
   /** The owner's top-up bonus rules: «от 1 000 ₽ — +10 %». */
-  | 'bonus_rules';
+  | 'bonus_rules'
+  /** A receipt's VAT code (1…6), shown as its rate: «Без НДС». */
+  | 'vat_code';
 
 export interface AuditFieldLabel {
   label: string;
@@ -204,7 +206,7 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
     legal_ogrn: { label: 'ОГРН / ОГРНИП' },
     seo_description: { label: 'Описание для поисковиков' },
     // The payments document (Админ-панель → Платежи → Бонусы).
-    vat_code: { label: 'Ставка НДС в чеке', kind: 'number' },
+    vat_code: { label: 'Ставка НДС в чеке', kind: 'vat_code' },
     bonus_rules: { label: 'Бонусы к пополнению', kind: 'bonus_rules' },
     // Админ-панель → Безопасность (settings document `security`).
     require_admin_two_factor: { label: 'Двухфакторная защита для администраторов', kind: 'boolean' },
@@ -234,6 +236,20 @@ export function auditAction(action: string, entity: string): string {
   const section = AUDIT_ENTITY_LABELS[entity];
   if (verb) return section ? `Запись ${verb} (${section})` : `Запись ${verb}`;
   return section ? `Изменение (${section})` : 'Изменение в админ-панели';
+}
+
+/** The settings documents by the key the server records as a «Настройки изменены» entry's id. */
+export const AUDIT_SETTINGS_LABELS: Record<string, string> = {
+  site: 'Настройки сайта',
+  payments: 'Платежи: бонусы и чек',
+  game_login: 'Вход в игру',
+};
+
+/** What an entry is about, after its action: «№12», or a settings document's Russian name instead of its key. */
+export function auditSubject(entity: string, entityId: string | null | undefined): string | null {
+  if (entityId === null || entityId === undefined || entityId === '') return null;
+  if (entity === 'settings') return AUDIT_SETTINGS_LABELS[entityId] ?? 'Другие настройки';
+  return `№${entityId}`;
 }
 
 /** The section's name, or a neutral one. */

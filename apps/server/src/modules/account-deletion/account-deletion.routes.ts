@@ -13,12 +13,12 @@ export function accountDeletionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags: ['Аккаунты'],
         summary:
-          'Удалить свой аккаунт: { password }. Имя, почта и пароль стираются, все сеансы и входы в игру завершаются; покупки, платежи и операции по балансу сохраняются. Последний администратор удалить себя не может (409).',
+          'Удалить свой аккаунт: { password, code } (code — код из приложения или код восстановления, если включена двухфакторная защита). Имя, почта и пароль стираются, все сеансы и входы в игру завершаются; покупки, платежи и операции по балансу сохраняются. Последний администратор удалить себя не может (409).',
         body: DeleteAccountBody,
         response: { 200: MessageResponse, ...err(400, 401, 409, 429) },
       },
       handler: async (req, reply) => {
-        const message = await service.deleteOwnAccount(ctx, userOf(req), req.body.password);
+        const message = await service.deleteOwnAccount(ctx, userOf(req), req.body.password, req.body.code);
         clearSessionCookie(ctx, req, reply);
         return { message };
       },

@@ -1,14 +1,17 @@
+import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asUser, createTestApp, dbKinds, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 import { findLedgerMismatches } from '../ledger/ledger.service.ts';
 import { ledgerReport } from '../../cli/ledger-report.ts';
 
 const PASSWORD = 'kubik-pass-42';
+const KEY = 'account-deletion-test-key-0123456789abcdef';
+const codeOf = (secret: string) => OTPAuth.TOTP.generate({ secret: OTPAuth.Secret.fromBase32(secret), timestamp: Date.now() });
 
 describe.each(dbKinds)('self-service deletion on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp(kind);
+    t = await createTestApp(kind, { twoFactorKey: KEY });
   });
   afterAll(async () => {
     await t?.close();
@@ -63,6 +66,30 @@ describe.each(dbKinds)('self-service deletion on %s', (kind) => {
     expect(letter.text).toContain('105,50');
     const audit = await t.handle.db.selectFrom('audit_log').select(['action', 'actor_id']).where('entity_id', '=', String(id)).execute();
     expect(audit).toEqual([{ action: 'user.delete.self', actor_id: id }]);
+  });
+
+  it('with two-factor login on, a code is needed too (a wrong or missing one refused without logging out)', async () => {
+    const id = await seedUser(t, 'Careful', { password: PASSWORD });
+    const session = await loginAs(t, 'Careful', PASSWORD);
+    const setup = await t.app.inject(asUser(session, { method: 'POST', url: '/api/user/2fa/setup' }));
+    expect(setup.statusCode, setup.body).toBe(200);
+    const secret = setup.json<{ secret: string }>().secret;
+    const enabled = await t.app.inject(asUser(session, { method: 'POST', url: '/api/user/2fa/enable', payload: { code: codeOf(secret) } }));
+    expect(enabled.statusCode, enabled.body).toBe(200);
+    const recovery = enabled.json<{ recovery_codes: string[] }>().recovery_codes;
+
+    const missing = await del(session, { password: PASSWORD });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json()).toMatchObject({ code: 'two_factor_required', field: 'code' });
+    const wrong = await del(session, { password: PASSWORD, code: '000000' === codeOf(secret) ? '111111' : '000000' });
+    expect(wrong.json()).toMatchObject({ code: 'bad_two_factor_code', field: 'code' });
+    expect((await t.app.inject(asUser(session, { method: 'GET', url: '/api/user/me' }))).statusCode).toBe(200);
+    const ok = await del(session, { password: PASSWORD, code: recovery[0] });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect((await t.handle.db.selectFrom('users').select('deleted_at').where('id', '=', id).executeTakeFirstOrThrow()).deleted_at).not.toBeNull();
+    // The secret goes with the account.
+    expect(await t.handle.db.selectFrom('two_factor').select('user_id').where('user_id', '=', id).execute()).toEqual([]);
+    expect(await t.handle.db.selectFrom('two_factor_recovery').select('user_id').where('user_id', '=', id).execute()).toEqual([]);
   });
 
   it('the only administrator cannot delete their account', async () => {

@@ -149,6 +149,8 @@ export async function eraseAccount(trx: Db, id: number): Promise<{ username: str
   // Addresses and devices are personal data too.
   await trx.deleteFrom('email_changes').where('user_id', '=', id).execute();
   await trx.deleteFrom('known_devices').where('user_id', '=', id).execute();
+  await trx.deleteFrom('two_factor_recovery').where('user_id', '=', id).execute();
+  await trx.deleteFrom('two_factor').where('user_id', '=', id).execute();
   await forgetTwoFactor(trx, id);
   return { username };
 }

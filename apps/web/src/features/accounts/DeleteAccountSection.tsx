@@ -31,9 +31,9 @@ export function DeleteAccountSection() {
 function DeleteAccountForm({ onCancel }: { onCancel: () => void }) {
   const { user, logout } = useAuth();
   const notify = useNotify();
-  const form = useSchemaForm(DeleteAccountBody, { defaultValues: { password: '' } });
-  async function remove(body: DeleteAccountBody) {
-    const res = await deleteAccount(body);
+  const form = useSchemaForm(DeleteAccountBody, { defaultValues: { password: '', code: '' } });
+  async function remove({ password, code }: DeleteAccountBody) {
+    const res = await deleteAccount({ password, ...(code ? { code } : {}) });
     notify('success', res.message);
     await logout();
   }
@@ -42,6 +42,7 @@ function DeleteAccountForm({ onCancel }: { onCancel: () => void }) {
       <p>Это нельзя отменить. Аккаунт {user?.username} будет удалён, имя и почта освободятся.</p>
       {user && user.balance > 0 && <p className="notice notice-warning">На балансе {formatRub(user.balance)} — они пропадут вместе с аккаунтом.</p>}
       <TextField name="password" label="Пароль" type="password" autoComplete="current-password" hint="Введите пароль, чтобы подтвердить удаление." />
+      <TextField name="code" label="Код из приложения" inputMode="numeric" autoComplete="one-time-code" hint="Только если включена двухфакторная защита: код из приложения или код восстановления." />
       <FormErrors />
       <FormActions onCancel={onCancel} submitLabel="Удалить навсегда" pendingLabel="Удаляем…" />
     </Form>

@@ -1,4 +1,4 @@
-import { AUDIT_ENTITY_LABELS, auditAction, type AuditEntry } from '@kubik/contract';
+import { AUDIT_ENTITY_LABELS, auditAction, auditSubject, type AuditEntry } from '@kubik/contract';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
@@ -48,7 +48,7 @@ export default function AdminAuditPage() {
                 <li key={e.id} className="audit-entry" data-testid="audit-entry">
                   <div className="audit-meta">
                     <strong>{auditAction(e.action, e.entity)}</strong>
-                    {e.entity_id && <span className="muted">№{e.entity_id}</span>}
+                    {auditSubject(e.entity, e.entity_id) && <span className="muted">{auditSubject(e.entity, e.entity_id)}</span>}
                     <span className="muted">·</span>
                     <span>{e.actor_username ?? 'система'}</span>
                     <time className="muted" dateTime={e.created_at}>

@@ -1,4 +1,4 @@
-import { AUDIT_HIDDEN_FIELDS, auditField, DELIVERY_STATE_TEXT, type AuditEntry, type AuditValueKind, type DeliveryState } from '@kubik/contract';
+import { AUDIT_HIDDEN_FIELDS, auditField, DELIVERY_STATE_TEXT, VAT_CODE_TEXT, type AuditEntry, type AuditValueKind, type DeliveryState } from '@kubik/contract';
 import { formatDateTime, formatNumber, formatRub } from '../../lib/format.ts';
 
 export interface Change {
@@ -28,6 +28,8 @@ export function showValue(kind: AuditValueKind = 'text', value: unknown): string
       return value === true || value === 1 || value === '1' ? 'да' : 'нет';
     case 'datetime':
       return formatDateTime(Number.isFinite(n) ? n : String(value));
+    case 'vat_code':
+      return (Number.isFinite(n) ? VAT_CODE_TEXT[n] : undefined) ?? String(value);
     case 'delivery_state':
       return DELIVERY_STATE_TEXT[value as DeliveryState] ?? String(value);
     case 'list': {
