@@ -24,6 +24,8 @@ export class NotifyChannel {
   private readonly upHandlers = new Set<() => void>();
   private client: pg.Client | null = null;
   private listening = false;
+  /** LISTENs sent for channels subscribed while connected and not yet confirmed by the server. */
+  private pendingListens = 0;
   private stopped = false;
   private retry: NodeJS.Timeout | undefined;
   private failures = 0;
@@ -39,7 +41,9 @@ export class NotifyChannel {
 
   /** True while changes on other instances are heard (always, without PostgreSQL). */
   get up(): boolean {
-    return !this.databaseUrl || this.listening;
+    // A channel subscribed a moment ago is not heard until its LISTEN is done: a cache filled in
+    // that window would keep an entry whose invalidation went unheard, for good.
+    return !this.databaseUrl || (this.listening && this.pendingListens === 0);
   }
 
   health(): ChannelHealth {
@@ -53,7 +57,13 @@ export class NotifyChannel {
     if (!set) {
       set = new Set();
       this.handlers.set(channel, set);
-      if (this.client && this.listening) void this.client.query(`listen ${channel}`).catch(() => {});
+      if (this.client && this.listening) {
+        this.pendingListens++;
+        void this.client
+          .query(`listen ${channel}`)
+          .catch(() => {})
+          .finally(() => this.pendingListens--);
+      }
     }
     set.add(handler);
     return () => set.delete(handler);

@@ -41,6 +41,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('public cache across instances (Po
     for (const c of channels) await c.start();
     one = new PublicCache(channels[0]);
     two = new PublicCache(channels[1]);
+    // The caches subscribed after the channels connected: their LISTEN is under way, and until it
+    // is done the channel is not up (nothing is cached then).
+    for (let i = 0; i < 200 && !channels.every((c) => c.up); i++) await new Promise((r) => setTimeout(r, 50));
   });
   afterAll(async () => {
     for (const c of channels) await c.stop();
@@ -54,6 +57,18 @@ describe.runIf(process.env.TEST_DATABASE_URL)('public cache across instances (Po
     version = 2;
     expect(JSON.parse((await two.get('news', build)).json.toString())).toEqual({ version: 1 });
     await one.invalidate('news');
-    await expect.poll(async () => JSON.parse((await two.get('news', build)).json.toString()).version, { timeout: 5000 }).toBe(2);
+    await expect.poll(async () => JSON.parse((await two.get('news', build)).json.toString()).version, { timeout: 10_000 }).toBe(2);
+  }, 20_000);
+
+  it('a channel subscribed while connected is not up until its LISTEN is done', async () => {
+    const subscribed = new NotifyChannel(pgDb.url);
+    await subscribed.start();
+    try {
+      subscribed.on('late_channel', () => {});
+      expect(subscribed.up).toBe(false);
+      await expect.poll(() => subscribed.up).toBe(true);
+    } finally {
+      await subscribed.stop();
+    }
   });
 });

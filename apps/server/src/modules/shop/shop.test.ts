@@ -419,7 +419,7 @@ describe.each(dbKinds)('shop on %s', (kind) => {
     expect((await list()).some((c) => c.name === 'Раритеты')).toBe(false);
     expect(errorOf(await create({ name: 'X', price: 1, count: 1, icon: ICON, category: 'Раритеты' }))).toContain('Категории «Раритеты» нет в списке');
     expect((await t.app.inject(asUser(player, { method: 'GET', url: '/api/shop/admin/categories' }))).statusCode).toBe(403);
-    const audit = await t.handle.db.selectFrom('audit_log').select('action').where('entity', '=', 'shop_category').execute();
+    const audit = await t.handle.db.selectFrom('audit_log').select('action').where('entity', '=', 'shop_category').orderBy('id').execute();
     expect(audit.map((a) => a.action)).toEqual(['shop.category.create', 'shop.category.update', 'shop.category.delete']);
   });
 
