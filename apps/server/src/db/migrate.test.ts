@@ -1,8 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { createPgDatabase } from '../test/test-app.ts';
+import { createPgDatabase, dbKinds } from '../test/test-app.ts';
 import { openDatabase } from './index.ts';
-import { migrateToLatest } from './migrate.ts';
+import { migrateToLatest, runMigrations } from './migrate.ts';
 import { migrations } from './migrations/index.ts';
 
 describe.runIf(process.env.TEST_DATABASE_URL)('migrations on PostgreSQL', () => {
@@ -16,6 +19,28 @@ describe.runIf(process.env.TEST_DATABASE_URL)('migrations on PostgreSQL', () => 
     } finally {
       await Promise.all(handles.map((h) => h.close()));
       await pgDb.drop();
+    }
+  });
+});
+
+describe.each(dbKinds)('migrations landed out of name order on %s', (kind) => {
+  it('a database migrated without a migration that has an earlier name takes it on the next start', async () => {
+    const pgDb = kind === 'pg' ? await createPgDatabase() : null;
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'kubik-migrate-'));
+    const handle = openDatabase({ databaseUrl: pgDb?.url, sqlitePath: path.join(dir, 'kubik.sqlite') });
+    try {
+      // As a site updated while a feature's migration (bans, …30_) had not landed yet but a later-named one (…40_) had.
+      const late = '2026112430_bans';
+      expect(Object.keys(migrations)).toContain(late);
+      const { [late]: _held, ...without } = migrations;
+      await runMigrations(handle.db, without);
+      await migrateToLatest(handle);
+      const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(handle.db);
+      expect(rows.map((r) => r.name).sort()).toEqual(Object.keys(migrations).sort());
+    } finally {
+      await handle.close();
+      await pgDb?.drop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

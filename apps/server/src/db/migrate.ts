@@ -1,4 +1,4 @@
-import { Migrator, sql, type Kysely } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import type { DbHandle } from './index.ts';
 import { migrations } from './migrations/index.ts';
 
@@ -11,13 +11,15 @@ export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrator works on any schema
-function migratorFor(db: Kysely<any>): Migrator {
-  return new Migrator({ db, provider: { getMigrations: async () => migrations } });
+function migratorFor(db: Kysely<any>, list: Record<string, Migration> = migrations): Migrator {
+  // Features keep name ranges of their own, so a migration can land in main after one with a later
+  // name; a database migrated in between must still take it (Kysely refuses that by default).
+  return new Migrator({ db, provider: { getMigrations: async () => list }, allowUnorderedMigrations: true });
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrator works on any schema
-async function runMigrations(db: Kysely<any>): Promise<void> {
-  const migrator = migratorFor(db);
+export async function runMigrations(db: Kysely<any>, list?: Record<string, Migration>): Promise<void> {
+  const migrator = migratorFor(db, list);
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);

@@ -28,7 +28,8 @@ import * as m2026112375 from './2026112375_rate_limits.ts';
  * Every migration; Kysely runs them in order of name. Each feature keeps its own list with a
  * name range of its own (news 2026112210_…, donate …15_…, servers …20_…, shop …30_…, skins …40_…;
  * cross-feature ones from …50_… here; the platform's from 2026112300_…).
- * A landed migration is never edited: add a new one.
+ * A landed migration is never edited: add a new one. One that lands after a later-named one is
+ * still run on databases that have the later one (allowUnorderedMigrations, db/migrate.ts).
  */
 export const migrations: Record<string, Migration> = {
   '2026112201_accounts': m2026112201,
