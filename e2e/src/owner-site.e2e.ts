@@ -109,5 +109,11 @@ describe('the owner runs the site from the admin area', () => {
     expect(await guest.getByRole('link', { name: 'Политика конфиденциальности' }).count()).toBe(0);
     await guest.goto('/p/privacy');
     await guest.getByRole('heading', { name: 'Страница не найдена' }).waitFor();
+    // An address no page can have (a typo with «_», Cyrillic) is «not found» too, not the admin's slug rule.
+    for (const address of ['/p/vip_zone', '/p/%D0%BF%D1%80%D0%B0%D0%B2%D0%B8%D0%BB%D0%B0']) {
+      await guest.goto(address);
+      await guest.getByRole('heading', { name: 'Страница не найдена' }).waitFor();
+      expect(await guest.getByText('латинские буквы').count()).toBe(0);
+    }
   });
 });
