@@ -38,9 +38,15 @@ const webLayers = {
             from: { element: { type: 'web-feature' } },
             disallow: { to: { element: { type: 'web-feature', captured: { feature: '!{{ from.element.captured.feature }}' } } } },
           },
-          { from: { element: { types: { anyOf: SHARED } } }, disallow: { to: { element: { types: { anyOf: ['web-app', 'web-feature'] } } } } },
+          {
+            from: { element: { types: { anyOf: SHARED } } },
+            disallow: { to: { element: { types: { anyOf: ['web-app', 'web-feature'] } } } },
+          },
           { from: { element: { type: 'web-providers' } }, disallow: { to: { element: { type: 'web-components' } } } },
-          { from: { element: { type: 'web-lib' } }, disallow: { to: { element: { types: { anyOf: ['web-components', 'web-providers'] } } } } },
+          {
+            from: { element: { type: 'web-lib' } },
+            disallow: { to: { element: { types: { anyOf: ['web-components', 'web-providers'] } } } },
+          },
         ],
       },
     ],
@@ -69,7 +75,10 @@ export default tseslint.config(
     files: ['apps/server/src/**/*.ts'],
     ignores: ['apps/server/src/**/*.test.ts', 'apps/server/src/test/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)testing/', message: 'Test doubles (testing/) are for tests only.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '(^|/)testing/', message: 'Test doubles (testing/) are for tests only.' }] },
+      ],
     },
   },
   { files: ['**/*.{js,mjs}'], languageOptions: { globals: globals.node } },

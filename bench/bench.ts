@@ -90,7 +90,10 @@ async function startBare(status: number, headers: Record<string, string>, body: 
     const body = Buffer.from(process.env.BODY, 'base64');
     const headers = JSON.parse(process.env.HEADERS);
     http.createServer((req, res) => { res.writeHead(${status}, headers); res.end(body); }).listen(${port}, '127.0.0.1', () => process.send && process.send('ready'));`;
-  const child = spawn(process.execPath, ['-e', script], { env: { BODY: body.toString('base64'), HEADERS: JSON.stringify(headers) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, ['-e', script], {
+    env: { BODY: body.toString('base64'), HEADERS: JSON.stringify(headers) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   await new Promise((r) => child.once('message', r));
   return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
 }
@@ -104,7 +107,8 @@ function capture(url: string, headers: Record<string, string>): Promise<{ status
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const h: Record<string, string> = {};
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && !['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)) h[k] = String(v);
+          for (const [k, v] of Object.entries(res.headers))
+            if (v !== undefined && !['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)) h[k] = String(v);
           resolve({ status: res.statusCode ?? 0, headers: h, body: Buffer.concat(chunks) });
         });
       })
@@ -145,7 +149,9 @@ async function main(): Promise<void> {
   }
   const children: ChildProcess[] = [];
   try {
-    console.log(`Kubik bench: ${databaseUrl ? 'PostgreSQL' : 'SQLite'}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
+    console.log(
+      `Kubik bench: ${databaseUrl ? 'PostgreSQL' : 'SQLite'}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+    );
     const handle = openDatabase({ databaseUrl, sqlitePath: path.join(dataDir, 'kubik.sqlite') });
     await migrateToLatest(handle);
     const seeded: SeedResult = await seed(handle);
@@ -153,10 +159,27 @@ async function main(): Promise<void> {
 
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, PUBLIC_URL: url, RATE_LIMITS: 'off', LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl ?? '', MONITOR_INTERVAL_SEC: '86400' };
+    const env = {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      PUBLIC_URL: url,
+      RATE_LIMITS: 'off',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: databaseUrl ?? '',
+      MONITOR_INTERVAL_SEC: '86400',
+    };
     // The site runs as `npm run serve` runs it: the built bundle under plain node, with its flags.
-    const serve = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.serve!.split(/\s+/).slice(1);
-    const startSite = () => spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...serve], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    const serve = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
+      .serve!.split(/\s+/)
+      .slice(1);
+    const startSite = () =>
+      spawn(
+        process.execPath,
+        [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...serve],
+        { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] },
+      );
     // Cold start: process spawned → first 200 from /readyz (database reached, migrations done),
     // three times on the seeded database; the median counts. CPU time (user + system, from
     // /proc) is printed beside it: unlike the wall clock it does not grow with the machine's load.
@@ -173,7 +196,9 @@ async function main(): Promise<void> {
     starts.sort((a, b) => a.ms - b.ms);
     const coldStartMs = starts[1]!.ms;
     const coldStartCpuMs = starts[1]!.cpuMs;
-    console.log(`cold start to ready: ${starts.map((s) => `${s.ms} ms (CPU ${s.cpuMs} ms)`).join(', ')}; load average ${os.loadavg()[0]!.toFixed(1)}`);
+    console.log(
+      `cold start to ready: ${starts.map((s) => `${s.ms} ms (CPU ${s.cpuMs} ms)`).join(', ')}; load average ${os.loadavg()[0]!.toFixed(1)}`,
+    );
     const site = startSite();
     children.push(site);
     await waitReady(`${url}/readyz`, site);
@@ -182,7 +207,11 @@ async function main(): Promise<void> {
     const sampler = setInterval(() => (sampledPeakMb = Math.max(sampledPeakMb, rssMb(site.pid!))), 100);
     sampler.unref();
 
-    const login = await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: seeded.player.username, password: seeded.player.password, bearer: true }) });
+    const login = await fetch(`${url}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: seeded.player.username, password: seeded.player.password, bearer: true }),
+    });
     const token = ((await login.json()) as { token: string }).token;
     const auth = { authorization: `Bearer ${token}` };
 
@@ -203,30 +232,65 @@ async function main(): Promise<void> {
       const bare = await startBare(sample.status, sample.headers, sample.body);
       // Site and bare server take turns (site, bare, site, bare; half the time each), so that a
       // slower stretch of this shared machine does not fall on one of them only.
-      const [s1, b1, s2, b2] = [await load(url + e.path, headers, DURATION / 2), await load(bare.url + e.path, headers, DURATION / 2), await load(url + e.path, headers, DURATION / 2), await load(bare.url + e.path, headers, DURATION / 2)];
+      const [s1, b1, s2, b2] = [
+        await load(url + e.path, headers, DURATION / 2),
+        await load(bare.url + e.path, headers, DURATION / 2),
+        await load(url + e.path, headers, DURATION / 2),
+        await load(bare.url + e.path, headers, DURATION / 2),
+      ];
       bare.stop();
-      const site = { rps: Math.round((s1.rps + s2.rps) / 2), p50: Math.max(s1.p50, s2.p50), p99: Math.max(s1.p99, s2.p99), errors: s1.errors + s2.errors, non2xx: s1.non2xx + s2.non2xx };
+      const site = {
+        rps: Math.round((s1.rps + s2.rps) / 2),
+        p50: Math.max(s1.p50, s2.p50),
+        p99: Math.max(s1.p99, s2.p99),
+        errors: s1.errors + s2.errors,
+        non2xx: s1.non2xx + s2.non2xx,
+      };
       const limit = { rps: Math.round((b1.rps + b2.rps) / 2) };
-      rows.push({ endpoint: e.name, status: sample.status, bytes: sample.body.length, rps: site.rps, p50_ms: site.p50, p99_ms: site.p99, bare_rps: limit.rps, ratio: Number((site.rps / Math.max(1, limit.rps)).toFixed(2)), errors: site.errors + site.non2xx });
+      rows.push({
+        endpoint: e.name,
+        status: sample.status,
+        bytes: sample.body.length,
+        rps: site.rps,
+        p50_ms: site.p50,
+        p99_ms: site.p99,
+        bare_rps: limit.rps,
+        ratio: Number((site.rps / Math.max(1, limit.rps)).toFixed(2)),
+        errors: site.errors + site.non2xx,
+      });
       console.log(`${e.name}: ${site.rps} req/s (bare ${limit.rps}), p50 ${site.p50} ms, p99 ${site.p99} ms`);
     }
 
-    const purchases = PARTS.includes('purchases') ? await benchPurchases(url, seeded, databaseUrl, path.join(dataDir, 'kubik.sqlite')) : null;
+    const purchases = PARTS.includes('purchases')
+      ? await benchPurchases(url, seeded, databaseUrl, path.join(dataDir, 'kubik.sqlite'))
+      : null;
     if (purchases) console.log(`purchases: ${purchases.site_per_s}/s (raw ${purchases.raw_per_s}/s)`);
     const sweep = PARTS.includes('sweep') ? await benchSweep(url, seeded, databaseUrl, path.join(dataDir, 'kubik.sqlite')) : null;
     if (sweep) console.log(`monitor sweep: ${sweep.ms} ms (goal ${sweep.limit_ms} ms)`);
     const deliveries = PARTS.includes('deliveries') ? await benchDeliveries(seeded, databaseUrl, path.join(dataDir, 'kubik.sqlite')) : null;
-    if (deliveries) console.log(`deliveries: ${deliveries.backlog} in ${deliveries.ms} ms = ${deliveries.per_s}/s (exactly once: ${deliveries.exactly_once}, connections ${deliveries.connections}, refused reads ${deliveries.violations})`);
+    if (deliveries)
+      console.log(
+        `deliveries: ${deliveries.backlog} in ${deliveries.ms} ms = ${deliveries.per_s}/s (exactly once: ${deliveries.exactly_once}, connections ${deliveries.connections}, refused reads ${deliveries.violations})`,
+      );
     clearInterval(sampler);
     const peakMb = peakRssMb(site.pid!);
-    const heap = await fetch(`${url}/metrics`).then((r) => r.text()).then((t) => Math.round(Number(/^nodejs_heap_size_used_bytes (\S+)/m.exec(t)?.[1] ?? 0) / 1048576)).catch(() => 0);
+    const heap = await fetch(`${url}/metrics`)
+      .then((r) => r.text())
+      .then((t) => Math.round(Number(/^nodejs_heap_size_used_bytes (\S+)/m.exec(t)?.[1] ?? 0) / 1048576))
+      .catch(() => 0);
     console.log(`peak memory (RSS): ${peakMb} MB (sampled ${sampledPeakMb} MB); heap in use at the end: ${heap} MB`);
     if (PARTIAL || !purchases || !sweep || !deliveries) return;
     const jsGzip = firstPageJsGzip(path.join(ROOT, 'apps/web/dist'));
 
     const results = {
       date: new Date().toISOString(),
-      machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version, database: databaseUrl ? 'postgresql' : 'sqlite' },
+      machine: {
+        cores: os.cpus().length,
+        cpu: os.cpus()[0]?.model,
+        memory_gib: Math.round(os.totalmem() / 2 ** 30),
+        node: process.version,
+        database: databaseUrl ? 'postgresql' : 'sqlite',
+      },
       data: seeded.counts,
       connections: CONNECTIONS,
       duration_s: DURATION,
@@ -244,7 +308,12 @@ async function main(): Promise<void> {
     console.table([
       { figure: 'purchases/s (100 buyers)', value: purchases.site_per_s, limit: purchases.raw_per_s, ratio: purchases.ratio },
       { figure: 'monitor sweep, 1000 servers (5% silent)', value: `${sweep.ms} ms`, limit: `${sweep.limit_ms} ms`, ratio: '' },
-      { figure: `deliveries/s, backlog of ${deliveries.backlog} to one server`, value: deliveries.per_s, limit: 200, ratio: deliveries.exactly_once ? 'exactly once' : 'NOT exactly once' },
+      {
+        figure: `deliveries/s, backlog of ${deliveries.backlog} to one server`,
+        value: deliveries.per_s,
+        limit: 200,
+        ratio: deliveries.exactly_once ? 'exactly once' : 'NOT exactly once',
+      },
       { figure: 'cold start to ready (median of 3)', value: `${coldStartMs} ms (CPU ${coldStartCpuMs} ms)`, limit: '1000 ms', ratio: '' },
       { figure: 'peak memory (RSS)', value: `${peakMb} MB`, limit: '150 MB', ratio: '' },
       { figure: 'first-page JS (gzip)', value: `${results.first_page_js_gzip_kb} KB`, limit: '90 KB', ratio: '' },

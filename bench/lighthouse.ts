@@ -22,11 +22,22 @@ import { freePort } from '../testing/free-port.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CHROME_PATH = process.env.CHROME_PATH ?? '/usr/bin/chromium';
-const CHROME_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROME_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const RUNS = Math.max(1, Number(process.env.LH_RUNS ?? 3));
 const PAGES = process.env.LH_PAGES?.split(',') ?? ['/', '/servers', '/donate', '/login'];
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
-const PRESETS = ([{ name: 'mobile' }, { name: 'desktop', config: desktopConfig }] as { name: string; config?: Config }[]).filter((p) => !process.env.LH_PRESETS || process.env.LH_PRESETS.split(',').includes(p.name));
+const PRESETS = ([{ name: 'mobile' }, { name: 'desktop', config: desktopConfig }] as { name: string; config?: Config }[]).filter(
+  (p) => !process.env.LH_PRESETS || process.env.LH_PRESETS.split(',').includes(p.name),
+);
 const ADMIN = { username: 'LhAdmin', email: 'lh-admin@example.com', password: 'lighthouse-password' };
 
 /** The site as `npm start` runs it (e2e/src/harness.ts does the same), on a free port with a fresh data dir. */
@@ -57,7 +68,8 @@ async function startSite(dataDir: string): Promise<{ url: string; env: NodeJS.Pr
     await new Promise((r) => setTimeout(r, 150));
   }
   const index = await fetch(url);
-  if (!(await index.text()).includes('<div id="root">')) throw new Error('the site serves no web app: run `npm run build` first or set WEB_DIST');
+  if (!(await index.text()).includes('<div id="root">'))
+    throw new Error('the site serves no web app: run `npm run build` first or set WEB_DIST');
   return { url, env, child };
 }
 
@@ -66,7 +78,7 @@ async function pixelArt(width: number, height: number, seed: number, format: 'jp
   const block = format === 'png' ? Math.max(1, Math.round(width / 16)) : 8;
   const raw = Buffer.alloc(width * height * 3);
   let s = seed * 9301 + 49297;
-  const rnd = () => ((s = (s * 9301 + 49297) % 233280) / 233280);
+  const rnd = () => (s = (s * 9301 + 49297) % 233280) / 233280;
   const cols = Math.ceil(width / block);
   const ground = Array.from({ length: cols }, () => Math.round(height * (0.45 + rnd() * 0.2)));
   const noise = Array.from({ length: cols * Math.ceil(height / block) }, () => rnd());
@@ -87,13 +99,25 @@ async function pixelArt(width: number, height: number, seed: number, format: 'jp
 }
 
 async function seedData(url: string, env: NodeJS.ProcessEnv, dataDir: string): Promise<Record<string, number>> {
-  const made = spawnSync('npm', ['run', '--silent', 'admin:create', '--', '--username', ADMIN.username, '--email', ADMIN.email, '--password', ADMIN.password], { cwd: ROOT, env, encoding: 'utf8' });
+  const made = spawnSync(
+    'npm',
+    ['run', '--silent', 'admin:create', '--', '--username', ADMIN.username, '--email', ADMIN.email, '--password', ADMIN.password],
+    { cwd: ROOT, env, encoding: 'utf8' },
+  );
   if (made.status !== 0) throw new Error(`admin:create failed: ${made.stderr}${made.stdout}`);
-  const login = await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.username, password: ADMIN.password, bearer: true }) });
+  const login = await fetch(`${url}/api/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: ADMIN.username, password: ADMIN.password, bearer: true }),
+  });
   if (!login.ok) throw new Error(`login: ${login.status} ${await login.text()}`);
   const { token } = (await login.json()) as { token: string };
   const post = async (route: string, body: unknown) => {
-    const res = await fetch(`${url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+    const res = await fetch(`${url}${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`POST ${route}: ${res.status} ${await res.text()}`);
   };
 
@@ -105,10 +129,17 @@ async function seedData(url: string, env: NodeJS.ProcessEnv, dataDir: string): P
     return `/downloads/${name}`;
   };
 
-  const text = 'Мы обновили сервер: новые биомы, исправления ошибок и большой ивент на выходных. Заходите, зовите друзей и делитесь скриншотами в нашей группе. '.repeat(3);
+  const text =
+    'Мы обновили сервер: новые биомы, исправления ошибок и большой ивент на выходных. Заходите, зовите друзей и делитесь скриншотами в нашей группе. '.repeat(
+      3,
+    );
   const news = 6;
   for (let i = 1; i <= news; i++) {
-    await post('/api/tidings/news', { title: `Обновление ${i}: новые биомы и ивенты`, content: text, image_url: i % 3 === 0 ? '' : await image(`news-${i}.jpg`, 800, 450, i, 'jpeg') });
+    await post('/api/tidings/news', {
+      title: `Обновление ${i}: новые биомы и ивенты`,
+      content: text,
+      image_url: i % 3 === 0 ? '' : await image(`news-${i}.jpg`, 800, 450, i, 'jpeg'),
+    });
   }
   const tiers = [
     { title: 'VIP', amount: 149, is_best: false },
@@ -124,8 +155,20 @@ async function seedData(url: string, env: NodeJS.ProcessEnv, dataDir: string): P
       image_url: await image(`tier-${i}.png`, 96, 96, 20 + i, 'png'),
       is_best: t.is_best,
       kits: [
-        { name: `Старт ${t.title}`, description: 'Железная броня, инструменты и еда', command: `/kit ${t.title.toLowerCase()}`, period: 7, kitImg: await image(`kit-${i}.png`, 64, 64, 30 + i, 'png') },
-        { name: `Строитель ${t.title}`, description: '64 блока камня, дерева и стекла', command: `/kit build-${t.title.toLowerCase()}`, period: 3, kitImg: '' },
+        {
+          name: `Старт ${t.title}`,
+          description: 'Железная броня, инструменты и еда',
+          command: `/kit ${t.title.toLowerCase()}`,
+          period: 7,
+          kitImg: await image(`kit-${i}.png`, 64, 64, 30 + i, 'png'),
+        },
+        {
+          name: `Строитель ${t.title}`,
+          description: '64 блока камня, дерева и стекла',
+          command: `/kit build-${t.title.toLowerCase()}`,
+          period: 3,
+          kitImg: '',
+        },
       ],
       features: [
         { title: 'Цветной ник', check: true },
@@ -137,14 +180,23 @@ async function seedData(url: string, env: NodeJS.ProcessEnv, dataDir: string): P
   const servers = 3;
   for (let i = 1; i <= servers; i++) {
     // Nothing listens on these ports, so the monitor lists them offline without leaving the machine.
-    await post('/api/servers/', { name: `Выживание #${i}`, description: 'Ванильное выживание с приватами и экономикой.', image_url: i === 3 ? '' : await image(`server-${i}.jpg`, 640, 360, 40 + i, 'jpeg'), ip_address: '127.0.0.1', port: 1 + i, max_online: 100 });
+    await post('/api/servers/', {
+      name: `Выживание #${i}`,
+      description: 'Ванильное выживание с приватами и экономикой.',
+      image_url: i === 3 ? '' : await image(`server-${i}.jpg`, 640, 360, 40 + i, 'jpeg'),
+      ip_address: '127.0.0.1',
+      port: 1 + i,
+      max_online: 100,
+    });
   }
   return { news, tiers: tiers.length, servers };
 }
 
 /** Chromium with the project's flags and a DevTools port that Lighthouse connects to. */
 async function launchChrome(profileDir: string): Promise<{ port: number; stop: () => Promise<void> }> {
-  const child = spawn(CHROME_PATH, [...CHROME_FLAGS, '--remote-debugging-port=0', `--user-data-dir=${profileDir}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(CHROME_PATH, [...CHROME_FLAGS, '--remote-debugging-port=0', `--user-data-dir=${profileDir}`, 'about:blank'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => reject(new Error(`chromium did not start: ${seen}`)), 30_000);
@@ -185,11 +237,17 @@ interface PageResult {
 function summarize(lhr: Result, page: string, preset: string, perfRuns: number[]): PageResult {
   const score = (id: string) => lhr.categories[id]?.score ?? 0;
   const num = (id: string) => Math.round((lhr.audits[id]?.numericValue ?? 0) * 1000) / 1000;
-  const items = ((lhr.audits['resource-summary']?.details as { items?: { resourceType: string; transferSize: number }[] } | undefined)?.items ?? []);
+  const items =
+    (lhr.audits['resource-summary']?.details as { items?: { resourceType: string; transferSize: number }[] } | undefined)?.items ?? [];
   const kb = (type: string) => Math.round((items.find((i) => i.resourceType === type)?.transferSize ?? 0) / 102.4) / 10;
-  const relevant = new Set(CATEGORIES.flatMap((c) => lhr.categories[c]?.auditRefs.filter((r) => r.weight > 0 || c === 'performance').map((r) => r.id) ?? []));
+  const relevant = new Set(
+    CATEGORIES.flatMap((c) => lhr.categories[c]?.auditRefs.filter((r) => r.weight > 0 || c === 'performance').map((r) => r.id) ?? []),
+  );
   const failing = Object.values(lhr.audits)
-    .filter((a) => relevant.has(a.id) && a.score !== null && a.score < 0.9 && a.scoreDisplayMode !== 'informative' && a.scoreDisplayMode !== 'manual')
+    .filter(
+      (a) =>
+        relevant.has(a.id) && a.score !== null && a.score < 0.9 && a.scoreDisplayMode !== 'informative' && a.scoreDisplayMode !== 'manual',
+    )
     .map((a) => ({ id: a.id, score: a.score, title: a.title }));
   return {
     page,
@@ -237,7 +295,11 @@ async function main(): Promise<void> {
           if (!out) throw new Error(`lighthouse gave no result for ${page}`);
           if (out.lhr.runtimeError) throw new Error(`lighthouse on ${page}: ${out.lhr.runtimeError.message}`);
           runs.push(out.lhr);
-          if (reportDir) writeFileSync(path.join(reportDir, `${preset.name}${page === '/' ? '-home' : page.replace(/\//g, '-')}-${i + 1}.json`), JSON.stringify(out.lhr));
+          if (reportDir)
+            writeFileSync(
+              path.join(reportDir, `${preset.name}${page === '/' ? '-home' : page.replace(/\//g, '-')}-${i + 1}.json`),
+              JSON.stringify(out.lhr),
+            );
         }
         const perf = (r: Result) => r.categories.performance?.score ?? 0;
         const sorted = [...runs].sort((a, b) => perf(a) - perf(b));
@@ -271,13 +333,18 @@ async function main(): Promise<void> {
       chromium: CHROME_PATH,
       runs_per_page: RUNS,
       kept: 'the run with the median performance score',
-      emulation: { mobile: 'Lighthouse default: Moto G Power, 4x CPU slowdown, simulated slow 4G (150 ms RTT, 1.6 Mbps)', desktop: 'Lighthouse desktop preset: 1350x940, no CPU slowdown, simulated 40 ms RTT, 10 Mbps' },
+      emulation: {
+        mobile: 'Lighthouse default: Moto G Power, 4x CPU slowdown, simulated slow 4G (150 ms RTT, 1.6 Mbps)',
+        desktop: 'Lighthouse desktop preset: 1350x940, no CPU slowdown, simulated 40 ms RTT, 10 Mbps',
+      },
       data,
       goals: { performance: '>= 0.98', accessibility: '1.0', met: goals },
       results,
     };
     writeFileSync(path.join(import.meta.dirname, 'lighthouse.json'), `${JSON.stringify(report, null, 2)}\n`);
-    console.log(`written to bench/lighthouse.json; goals (performance >= 0.98, accessibility 1.0 on every page): ${goals ? 'met' : 'NOT met'}`);
+    console.log(
+      `written to bench/lighthouse.json; goals (performance >= 0.98, accessibility 1.0 on every page): ${goals ? 'met' : 'NOT met'}`,
+    );
   } finally {
     await chrome?.stop();
     if (site) {

@@ -24,6 +24,13 @@ const port = await server.start(0);
 process.send?.({ port });
 process.on('message', (m) => {
   if (m !== 'stats') return;
-  process.send?.({ commands: server.commands, first, last, violations: server.violations.length, connections: server.connections, logins: server.logins.length });
+  process.send?.({
+    commands: server.commands,
+    first,
+    last,
+    violations: server.violations.length,
+    connections: server.connections,
+    logins: server.logins.length,
+  });
 });
 process.on('disconnect', () => void server.stop().then(() => process.exit(0)));

@@ -49,35 +49,105 @@ export async function seed(handle: DbHandle): Promise<SeedResult> {
   await inChunks(users, 500, (chunk) => db.insertInto('users').values(chunk).execute());
   const buyerRows = await db.selectFrom('users').select(['id', 'username']).where('username', 'like', 'Buyer_%').execute();
   await db.transaction().execute(async (trx) => {
-    for (const b of buyerRows) await postLedger(trx, { userId: b.id, amount: 100_000_000, reason: 'adjustment', authorId: null, note: 'bench' });
+    for (const b of buyerRows)
+      await postLedger(trx, { userId: b.id, amount: 100_000_000, reason: 'adjustment', authorId: null, note: 'bench' });
   });
 
   const text = 'Обновление сервера: новые биомы, исправления и ивент на выходных. '.repeat(6);
   await inChunks(
-    Array.from({ length: NEWS }, (_, i) => ({ title: `Новость №${i + 1}`, content: text, image_url: i % 3 === 0 ? '/favicon.svg' : null, author_id: null, created_at: now - i * 60_000, updated_at: now - i * 60_000 })),
+    Array.from({ length: NEWS }, (_, i) => ({
+      title: `Новость №${i + 1}`,
+      content: text,
+      image_url: i % 3 === 0 ? '/favicon.svg' : null,
+      author_id: null,
+      created_at: now - i * 60_000,
+      updated_at: now - i * 60_000,
+    })),
     100,
     (chunk) => db.insertInto('news').values(chunk).execute(),
   );
 
-  const kits = JSON.stringify(Array.from({ length: 4 }, (_, k) => ({ name: `Кит ${k + 1}`, description: 'Набор ресурсов и брони', command: `/kit vip${k + 1}`, period: 7, kitImg: '' })));
-  const features = JSON.stringify(Array.from({ length: 6 }, (_, f) => ({ title: `Привилегия ${f + 1}`, value: 'x2', description: 'Описание привилегии', check: f % 2 === 0 })));
+  const kits = JSON.stringify(
+    Array.from({ length: 4 }, (_, k) => ({
+      name: `Кит ${k + 1}`,
+      description: 'Набор ресурсов и брони',
+      command: `/kit vip${k + 1}`,
+      period: 7,
+      kitImg: '',
+    })),
+  );
+  const features = JSON.stringify(
+    Array.from({ length: 6 }, (_, f) => ({
+      title: `Привилегия ${f + 1}`,
+      value: 'x2',
+      description: 'Описание привилегии',
+      check: f % 2 === 0,
+    })),
+  );
   await db
     .insertInto('donate_tiers')
-    .values(Array.from({ length: TIERS }, (_, i) => ({ title: `Тир ${i + 1}`, content: 'Доступ к привилегиям', amount_minor: (i + 1) * 9900, currency: 'RUB', image_url: null, is_best: i === 2 ? 1 : 0, position: i, kits_json: kits, features_json: features, created_at: now, updated_at: now })))
+    .values(
+      Array.from({ length: TIERS }, (_, i) => ({
+        title: `Тир ${i + 1}`,
+        content: 'Доступ к привилегиям',
+        amount_minor: (i + 1) * 9900,
+        currency: 'RUB',
+        image_url: null,
+        is_best: i === 2 ? 1 : 0,
+        position: i,
+        kits_json: kits,
+        features_json: features,
+        created_at: now,
+        updated_at: now,
+      })),
+    )
     .execute();
 
   const serverIds: number[] = [];
   for (let i = 0; i < SERVERS; i++) {
     const row = await db
       .insertInto('servers')
-      .values({ name: `Сервер ${i + 1}`, description: 'Выживание с друзьями', image_url: '', ip_address: '127.0.0.1', port: 1, max_online: 100, online: i, status: i % 5 === 0 ? 'offline' : 'online', version: '1.21', motd: 'Kubik', fail_count: 0, last_checked_at: now, rcon_host: null, rcon_port: null, rcon_password: null, command_template: null, sort_order: i, created_at: now, updated_at: now })
+      .values({
+        name: `Сервер ${i + 1}`,
+        description: 'Выживание с друзьями',
+        image_url: '',
+        ip_address: '127.0.0.1',
+        port: 1,
+        max_online: 100,
+        online: i,
+        status: i % 5 === 0 ? 'offline' : 'online',
+        version: '1.21',
+        motd: 'Kubik',
+        fail_count: 0,
+        last_checked_at: now,
+        rcon_host: null,
+        rcon_port: null,
+        rcon_password: null,
+        command_template: null,
+        sort_order: i,
+        created_at: now,
+        updated_at: now,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     serverIds.push(row.id);
   }
 
   await inChunks(
-    Array.from({ length: ITEMS }, (_, i) => ({ name: `Предмет ${i + 1}`, description: 'Полезный предмет', icon: '/favicon.svg', category: 'Предметы', item_id_minecraft: 'diamond', status: 'Продаётся', price: 1000 + i, count: i === 0 ? 10_000_000 : 500, server_id: null, created_at: now, updated_at: now, deleted_at: null })),
+    Array.from({ length: ITEMS }, (_, i) => ({
+      name: `Предмет ${i + 1}`,
+      description: 'Полезный предмет',
+      icon: '/favicon.svg',
+      category: 'Предметы',
+      item_id_minecraft: 'diamond',
+      status: 'Продаётся',
+      price: 1000 + i,
+      count: i === 0 ? 10_000_000 : 500,
+      server_id: null,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
+    })),
     50,
     (chunk) => db.insertInto('shop_items').values(chunk).execute(),
   );

@@ -12,7 +12,9 @@ const ports: number[] = [];
 const silent: number[] = [];
 for (let i = 0; i < count; i++) {
   const isSilent = i % silentEvery === silentEvery - 1;
-  const peer = await new StatusPeer(isSilent ? { mode: 'silent' } : { mode: 'modern', status: defaultStatus(i % 50, 100, `Сервер ${i}`) }).start();
+  const peer = await new StatusPeer(
+    isSilent ? { mode: 'silent' } : { mode: 'modern', status: defaultStatus(i % 50, 100, `Сервер ${i}`) },
+  ).start();
   (isSilent ? silent : ports).push(peer.port);
 }
 process.send?.({ ports, silent });

@@ -11,7 +11,11 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const BUYERS = 100;
 
 async function login(url: string, username: string, password: string): Promise<string> {
-  const res = await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password, bearer: true }) });
+  const res = await fetch(`${url}/api/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password, bearer: true }),
+  });
   if (!res.ok) throw new Error(`login ${username}: ${res.status}`);
   return ((await res.json()) as { token: string }).token;
 }
@@ -50,7 +54,9 @@ export async function benchPurchases(url: string, seeded: SeedResult, databaseUr
   });
 
   const handle = openDatabase({ databaseUrl, sqlitePath });
-  const buyerIds = (await handle.db.selectFrom('users').select('id').where('username', 'like', 'Buyer_%').orderBy('id').limit(BUYERS).execute()).map((r) => r.id);
+  const buyerIds = (
+    await handle.db.selectFrom('users').select('id').where('username', 'like', 'Buyer_%').orderBy('id').limit(BUYERS).execute()
+  ).map((r) => r.id);
   const raw = await closedLoop(BUYERS, async (i) => {
     const userId = buyerIds[i]!;
     await handle.db.transaction().execute(async (trx) => {
@@ -67,26 +73,59 @@ export async function benchPurchases(url: string, seeded: SeedResult, databaseUr
       const price = Number(item.price);
       const order = await trx
         .insertInto('shop_orders')
-        .values({ user_id: userId, item_id: item.id, item_name: item.name, item_id_minecraft: item.item_id_minecraft, price, quantity: 1, total: price, created_at: now })
+        .values({
+          user_id: userId,
+          item_id: item.id,
+          item_name: item.name,
+          item_id_minecraft: item.item_id_minecraft,
+          price,
+          quantity: 1,
+          total: price,
+          created_at: now,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       await postLedger(trx, { userId, amount: -price, reason: 'purchase', authorId: userId, ref: `order:${order.id}` });
-      await enqueueDelivery(trx, { source: 'shop', sourceId: order.id, userId, label: item.name, server: item.server_id ?? 'only', commands: null, params: { item: item.item_id_minecraft, quantity: 1, order: order.id }, quantity: 1 });
+      await enqueueDelivery(trx, {
+        source: 'shop',
+        sourceId: order.id,
+        userId,
+        label: item.name,
+        server: item.server_id ?? 'only',
+        commands: null,
+        params: { item: item.item_id_minecraft, quantity: 1, order: order.id },
+        quantity: 1,
+      });
     });
     return true;
   });
   await handle.close();
-  return { site_per_s: site.perSecond, site_failures: site.failures, raw_per_s: raw.perSecond, ratio: Number((site.perSecond / Math.max(1, raw.perSecond)).toFixed(2)) };
+  return {
+    site_per_s: site.perSecond,
+    site_failures: site.failures,
+    raw_per_s: raw.perSecond,
+    ratio: Number((site.perSecond / Math.max(1, raw.perSecond)).toFixed(2)),
+  };
 }
 
 /**
  * One monitor sweep over 1,000 local status servers of which 5 % never answer, triggered as the
  * admin's refresh button does (POST /api/servers/monitor).
  */
-export async function benchSweep(url: string, seeded: SeedResult & { admin?: { username: string; password: string } }, databaseUrl: string | undefined, sqlitePath: string, timeoutMs = 3000) {
-  const farm = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/status-farm.ts'), '1000', '0.05'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export async function benchSweep(
+  url: string,
+  seeded: SeedResult & { admin?: { username: string; password: string } },
+  databaseUrl: string | undefined,
+  sqlitePath: string,
+  timeoutMs = 3000,
+) {
+  const farm = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/status-farm.ts'), '1000', '0.05'], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   try {
-    const { ports, silent } = await new Promise<{ ports: number[]; silent: number[] }>((resolve) => farm.once('message', (m) => resolve(m as { ports: number[]; silent: number[] })));
+    const { ports, silent } = await new Promise<{ ports: number[]; silent: number[] }>((resolve) =>
+      farm.once('message', (m) => resolve(m as { ports: number[]; silent: number[] })),
+    );
     const handle = openDatabase({ databaseUrl, sqlitePath });
     const now = Date.now();
     await handle.db.deleteFrom('servers').execute();
@@ -95,7 +134,27 @@ export async function benchSweep(url: string, seeded: SeedResult & { admin?: { u
       await handle.db
         .insertInto('servers')
         .values(
-          all.slice(i, i + 200).map((port, k) => ({ name: `Бенч ${i + k}`, description: 'Бенчмарк', image_url: '', ip_address: '127.0.0.1', port, max_online: 100, online: 0, status: 'offline', version: null, motd: null, fail_count: 0, last_checked_at: null, rcon_host: null, rcon_port: null, rcon_password: null, command_template: null, sort_order: i + k, created_at: now, updated_at: now })),
+          all.slice(i, i + 200).map((port, k) => ({
+            name: `Бенч ${i + k}`,
+            description: 'Бенчмарк',
+            image_url: '',
+            ip_address: '127.0.0.1',
+            port,
+            max_online: 100,
+            online: 0,
+            status: 'offline',
+            version: null,
+            motd: null,
+            fail_count: 0,
+            last_checked_at: null,
+            rcon_host: null,
+            rcon_port: null,
+            rcon_password: null,
+            command_template: null,
+            sort_order: i + k,
+            created_at: now,
+            updated_at: now,
+          })),
         )
         .execute();
     }
@@ -135,7 +194,9 @@ interface RconStats {
  */
 export async function benchDeliveries(seeded: SeedResult, databaseUrl: string | undefined, sqlitePath: string) {
   const names = seeded.buyers.map((b) => b.username);
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/rcon-server.ts'), 'bench-rcon', ...names], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/rcon-server.ts'), 'bench-rcon', ...names], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const ask = () =>
     new Promise<RconStats>((resolve) => {
       child.once('message', (m) => resolve(m as RconStats));
@@ -145,7 +206,27 @@ export async function benchDeliveries(seeded: SeedResult, databaseUrl: string | 
     const { port } = await new Promise<{ port: number }>((resolve) => child.once('message', (m) => resolve(m as { port: number })));
     const handle = openDatabase({ databaseUrl, sqlitePath });
     const now = Date.now();
-    const server = (name: string, rconPort: number) => ({ name, description: 'Бенчмарк выдачи', image_url: '', ip_address: '127.0.0.1', port: 25565, max_online: 100, online: 0, status: 'offline', version: null, motd: null, fail_count: 0, last_checked_at: null, rcon_host: '127.0.0.1', rcon_port: rconPort, rcon_password: 'bench-rcon', command_template: TEMPLATE, sort_order: 0, created_at: now, updated_at: now });
+    const server = (name: string, rconPort: number) => ({
+      name,
+      description: 'Бенчмарк выдачи',
+      image_url: '',
+      ip_address: '127.0.0.1',
+      port: 25565,
+      max_online: 100,
+      online: 0,
+      status: 'offline',
+      version: null,
+      motd: null,
+      fail_count: 0,
+      last_checked_at: null,
+      rcon_host: '127.0.0.1',
+      rcon_port: rconPort,
+      rcon_password: 'bench-rcon',
+      command_template: TEMPLATE,
+      sort_order: 0,
+      created_at: now,
+      updated_at: now,
+    });
     const target = await handle.db.insertInto('servers').values(server('Выдача', port)).returning('id').executeTakeFirstOrThrow();
     await handle.db.insertInto('servers').values(server('Выключенный', 1)).execute();
     const users = await handle.db.selectFrom('users').select(['id', 'username']).where('username', 'in', names).execute();
@@ -153,12 +234,32 @@ export async function benchDeliveries(seeded: SeedResult, databaseUrl: string | 
     const base = (orders?.id ?? 0) + 1_000_000;
     const requests: DeliveryRequest[] = Array.from({ length: BACKLOG }, (_, i) => {
       const u = users[i % users.length]!;
-      return { source: 'shop', sourceId: null, userId: u.id, label: 'Алмаз', server: target.id, commands: null, params: { item: 'diamond', quantity: 1, order: base + i }, quantity: 1 };
+      return {
+        source: 'shop',
+        sourceId: null,
+        userId: u.id,
+        label: 'Алмаз',
+        server: target.id,
+        commands: null,
+        params: { item: 'diamond', quantity: 1, order: base + i },
+        quantity: 1,
+      };
     });
-    for (let i = 0; i < requests.length; i += 500) await handle.db.transaction().execute((trx) => enqueueDeliveries(trx, requests.slice(i, i + 500)));
+    for (let i = 0; i < requests.length; i += 500)
+      await handle.db.transaction().execute((trx) => enqueueDeliveries(trx, requests.slice(i, i + 500)));
     const ids = (await handle.db.selectFrom('deliveries').select('id').where('server_id', '=', target.id).execute()).map((r) => r.id);
 
-    const done = async () => Number((await handle.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('server_id', '=', target.id).where('state', '=', 'done').executeTakeFirstOrThrow()).n);
+    const done = async () =>
+      Number(
+        (
+          await handle.db
+            .selectFrom('deliveries')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('server_id', '=', target.id)
+            .where('state', '=', 'done')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const deadline = Date.now() + 180_000;
     let finished = 0;
     while ((await done()) < ids.length) {
@@ -169,9 +270,20 @@ export async function benchDeliveries(seeded: SeedResult, databaseUrl: string | 
     const stats = await ask();
     const rows = await handle.db.selectFrom('deliveries').select(['state', 'attempts']).where('server_id', '=', target.id).execute();
     await handle.close();
-    const exactlyOnce = stats.commands.length === ids.length && new Set(stats.commands).size === ids.length && rows.every((r) => r.state === 'done' && Number(r.attempts) === 1);
+    const exactlyOnce =
+      stats.commands.length === ids.length &&
+      new Set(stats.commands).size === ids.length &&
+      rows.every((r) => r.state === 'done' && Number(r.attempts) === 1);
     const ms = Math.round(finished - stats.first);
-    return { backlog: ids.length, ms, per_s: Math.round(ids.length / (ms / 1000)), exactly_once: exactlyOnce, commands: stats.commands.length, connections: stats.connections, violations: stats.violations };
+    return {
+      backlog: ids.length,
+      ms,
+      per_s: Math.round(ids.length / (ms / 1000)),
+      exactly_once: exactlyOnce,
+      commands: stats.commands.length,
+      connections: stats.connections,
+      violations: stats.violations,
+    };
   } finally {
     child.kill();
   }

@@ -35,7 +35,11 @@ function inputs(paths) {
 
 function stampOf(paths) {
   const h = createHash('sha256');
-  for (const f of inputs(paths)) h.update(f).update('\0').update(readFileSync(path.join(root, f))).update('\0');
+  for (const f of inputs(paths))
+    h.update(f)
+      .update('\0')
+      .update(readFileSync(path.join(root, f)))
+      .update('\0');
   return h.digest('hex');
 }
 
@@ -63,7 +67,18 @@ const parts = {
         external: Object.keys(pkg('packages/contract').dependencies ?? {}),
         logLevel: 'warning',
       });
-      run(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'packages/contract', '--noEmit', 'false', '--declaration', '--emitDeclarationOnly', '--rewriteRelativeImportExtensions', '--outDir', 'packages/contract/dist']);
+      run(process.execPath, [
+        path.join(root, 'node_modules/typescript/bin/tsc'),
+        '-p',
+        'packages/contract',
+        '--noEmit',
+        'false',
+        '--declaration',
+        '--emitDeclarationOnly',
+        '--rewriteRelativeImportExtensions',
+        '--outDir',
+        'packages/contract/dist',
+      ]);
     },
   },
   server: {
@@ -73,13 +88,22 @@ const parts = {
       const esbuild = await import('esbuild');
       const server = pkg('apps/server');
       // Packages stay imports from node_modules (native ones cannot be bundled); our own contract is inlined.
-      const external = [...Object.keys(server.dependencies), ...Object.keys(server.devDependencies ?? {})].filter((n) => n !== '@kubik/contract');
+      const external = [...Object.keys(server.dependencies), ...Object.keys(server.devDependencies ?? {})].filter(
+        (n) => n !== '@kubik/contract',
+      );
       const src = 'apps/server/src';
       const result = await esbuild.build({
         absWorkingDir: root,
         // All entries and chunks sit side by side in dist/, at the depth of src/: config.ts finds
         // the repository root from import.meta.dirname the same way in both.
-        entryPoints: { main: `${src}/main.ts`, migrate: `${src}/cli/migrate.ts`, 'admin-create': `${src}/cli/admin-create.ts`, 'check-ledger': `${src}/cli/check-ledger.ts`, backup: `${src}/cli/backup.ts`, restore: `${src}/cli/restore.ts` },
+        entryPoints: {
+          main: `${src}/main.ts`,
+          migrate: `${src}/cli/migrate.ts`,
+          'admin-create': `${src}/cli/admin-create.ts`,
+          'check-ledger': `${src}/cli/check-ledger.ts`,
+          backup: `${src}/cli/backup.ts`,
+          restore: `${src}/cli/restore.ts`,
+        },
         outdir: 'apps/server/dist',
         chunkNames: 'chunk-[hash]',
         bundle: true,
@@ -99,7 +123,16 @@ const parts = {
   },
   web: {
     dist: 'apps/web/dist',
-    inputs: ['apps/web/src', 'apps/web/public', 'apps/web/index.html', 'apps/web/vite.config.ts', 'apps/web/package.json', 'apps/web/tsconfig.json', 'packages/contract/src', 'package-lock.json'],
+    inputs: [
+      'apps/web/src',
+      'apps/web/public',
+      'apps/web/index.html',
+      'apps/web/vite.config.ts',
+      'apps/web/package.json',
+      'apps/web/tsconfig.json',
+      'packages/contract/src',
+      'package-lock.json',
+    ],
     async build() {
       run(process.execPath, [path.join(root, 'node_modules/vite/bin/vite.js'), 'build'], path.join(root, 'apps/web'));
     },

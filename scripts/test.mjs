@@ -14,7 +14,14 @@ const only = process.argv.slice(2);
 const suites = [
   { name: 'api', cwd: 'apps/server' },
   // WEB_DIST lets parallel checkouts build into and serve from a folder of their own.
-  { name: 'e2e', cwd: 'e2e', before: () => (process.env.WEB_DIST ? run('npx', ['vite', 'build', '--outDir', process.env.WEB_DIST, '--emptyOutDir'], path.join(root, 'apps/web')) : run('npm', ['run', 'build'], root)) },
+  {
+    name: 'e2e',
+    cwd: 'e2e',
+    before: () =>
+      process.env.WEB_DIST
+        ? run('npx', ['vite', 'build', '--outDir', process.env.WEB_DIST, '--emptyOutDir'], path.join(root, 'apps/web'))
+        : run('npm', ['run', 'build'], root),
+  },
 ].filter((s) => only.length === 0 || only.includes(s.name));
 
 function run(cmd, args, cwd) {
@@ -33,7 +40,11 @@ for (const suite of suites) {
     continue;
   }
   const out = path.join(tmp, `${suite.name}.json`);
-  const status = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`], path.join(root, suite.cwd));
+  const status = run(
+    'npx',
+    ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`],
+    path.join(root, suite.cwd),
+  );
   if (!existsSync(out)) {
     console.error(`${suite.name}: no results (exit ${status})`);
     broken = true;

@@ -24,7 +24,8 @@ export class YggdrasilFailure extends Error {
   }
   /** HMCL's classification of ForbiddenOperationException texts. */
   get kind(): 'credentials' | 'token' | 'other' {
-    if (this.error === 'ForbiddenOperationException' && /Invalid credentials|Invalid username or password/.test(this.errorMessage ?? '')) return 'credentials';
+    if (this.error === 'ForbiddenOperationException' && /Invalid credentials|Invalid username or password/.test(this.errorMessage ?? ''))
+      return 'credentials';
     if (this.error === 'ForbiddenOperationException' && /Invalid token/.test(this.errorMessage ?? '')) return 'token';
     return 'other';
   }
@@ -81,7 +82,8 @@ const isUnsignedUuid = (s: unknown) => typeof s === 'string' && /^[0-9a-f]{32}$/
 function exactKeys(obj: unknown, keys: string[], what: string): void {
   if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new Error(`${what}: not an object`);
   const got = Object.keys(obj).sort();
-  if (JSON.stringify(got) !== JSON.stringify([...keys].sort())) throw new Error(`${what}: keys ${got.join(',')} instead of ${keys.join(',')}`);
+  if (JSON.stringify(got) !== JSON.stringify([...keys].sort()))
+    throw new Error(`${what}: keys ${got.join(',')} instead of ${keys.join(',')}`);
 }
 
 function checkSimpleProfile(p: unknown, what: string): Profile {
@@ -123,8 +125,13 @@ export class AuthlibLauncher {
     }
     this.apiRoot = root.endsWith('/') ? root : `${root}/`;
     const metadata = JSON.parse(body) as Metadata;
-    if (!metadata || typeof metadata !== 'object' || typeof metadata.meta !== 'object' || metadata.meta === null) throw new Error('metadata: no meta');
-    if (!Array.isArray(metadata.skinDomains) || metadata.skinDomains.length === 0 || !metadata.skinDomains.every((d) => typeof d === 'string' && d !== '' && !/\s/.test(d))) {
+    if (!metadata || typeof metadata !== 'object' || typeof metadata.meta !== 'object' || metadata.meta === null)
+      throw new Error('metadata: no meta');
+    if (
+      !Array.isArray(metadata.skinDomains) ||
+      metadata.skinDomains.length === 0 ||
+      !metadata.skinDomains.every((d) => typeof d === 'string' && d !== '' && !/\s/.test(d))
+    ) {
       throw new Error('metadata: bad skinDomains');
     }
     this.publicKey = parsePublicKey(metadata.signaturePublickey);
@@ -141,7 +148,13 @@ export class AuthlibLauncher {
     const text = await res.text();
     let json: unknown = null;
     if (text !== '') json = JSON.parse(text);
-    if (json && typeof json === 'object' && !Array.isArray(json) && typeof (json as { error?: unknown }).error === 'string' && (json as { error: string }).error.trim() !== '') {
+    if (
+      json &&
+      typeof json === 'object' &&
+      !Array.isArray(json) &&
+      typeof (json as { error?: unknown }).error === 'string' &&
+      (json as { error: string }).error.trim() !== ''
+    ) {
       const e = json as { error: string; errorMessage?: string };
       throw new YggdrasilFailure(res.status, e.error, e.errorMessage);
     }
@@ -149,9 +162,26 @@ export class AuthlibLauncher {
     return { status: res.status, headers: res.headers, text, json };
   }
 
-  async authenticate(username: string, password: string, clientToken: string, requestUser = true): Promise<Session & { availableProfiles: Profile[]; user?: unknown }> {
-    const a = await this.call('POST', 'authserver/authenticate', { agent: { name: 'Minecraft', version: 1 }, username, password, clientToken, requestUser });
-    const r = a.json as { accessToken: string; clientToken: string; availableProfiles: unknown[]; selectedProfile?: unknown; user?: unknown };
+  async authenticate(
+    username: string,
+    password: string,
+    clientToken: string,
+    requestUser = true,
+  ): Promise<Session & { availableProfiles: Profile[]; user?: unknown }> {
+    const a = await this.call('POST', 'authserver/authenticate', {
+      agent: { name: 'Minecraft', version: 1 },
+      username,
+      password,
+      clientToken,
+      requestUser,
+    });
+    const r = a.json as {
+      accessToken: string;
+      clientToken: string;
+      availableProfiles: unknown[];
+      selectedProfile?: unknown;
+      user?: unknown;
+    };
     if (typeof r.accessToken !== 'string' || r.accessToken === '') throw new Error('authenticate: no accessToken');
     if (r.clientToken !== clientToken) throw new Error('authenticate: clientToken changed');
     if (!Array.isArray(r.availableProfiles)) throw new Error('authenticate: no availableProfiles');
@@ -167,7 +197,12 @@ export class AuthlibLauncher {
   }
 
   async refresh(session: Session, extra: Record<string, unknown> = {}): Promise<Session> {
-    const a = await this.call('POST', 'authserver/refresh', { accessToken: session.accessToken, clientToken: session.clientToken, requestUser: true, ...extra });
+    const a = await this.call('POST', 'authserver/refresh', {
+      accessToken: session.accessToken,
+      clientToken: session.clientToken,
+      requestUser: true,
+      ...extra,
+    });
     const r = a.json as { accessToken: string; clientToken: string; selectedProfile: unknown };
     if (r.clientToken !== session.clientToken) throw new Error('refresh: clientToken changed');
     if (r.accessToken === session.accessToken) throw new Error('refresh: same accessToken');
@@ -183,7 +218,11 @@ export class AuthlibLauncher {
 
   /** The game client's session join (what the vanilla client does on the server's encryption request). */
   async join(session: Session, serverId: string): Promise<void> {
-    const a = await this.call('POST', 'sessionserver/session/minecraft/join', { accessToken: session.accessToken, selectedProfile: session.selectedProfile.id, serverId });
+    const a = await this.call('POST', 'sessionserver/session/minecraft/join', {
+      accessToken: session.accessToken,
+      selectedProfile: session.selectedProfile.id,
+      serverId,
+    });
     if (a.status !== 204 || a.text !== '') throw new Error(`join: ${a.status} ${a.text}`);
   }
 
@@ -221,10 +260,12 @@ export class AuthlibLauncher {
     const textures = p.properties.find((x) => x.name === 'textures');
     if (textures) {
       const payload = JSON.parse(Buffer.from(textures.value, 'base64').toString('utf8')) as TexturesPayload;
-      if (payload.profileId !== p.id || payload.profileName !== p.name || typeof payload.timestamp !== 'number') throw new Error('textures: payload does not match the profile');
+      if (payload.profileId !== p.id || payload.profileName !== p.name || typeof payload.timestamp !== 'number')
+        throw new Error('textures: payload does not match the profile');
       for (const [type, t] of Object.entries(payload.textures)) {
         if (type !== 'SKIN' && type !== 'CAPE') throw new Error(`textures: ${type}`);
-        if (!textureHostAllowed(t.url, this.metadata.skinDomains)) throw new Error('Textures payload has been tampered with (non-whitelisted domain)');
+        if (!textureHostAllowed(t.url, this.metadata.skinDomains))
+          throw new Error('Textures payload has been tampered with (non-whitelisted domain)');
         if (type === 'CAPE' && t.metadata) throw new Error('cape metadata');
         if (t.metadata && !(t.metadata.model === 'slim' || t.metadata.model === 'default')) throw new Error('bad model');
       }

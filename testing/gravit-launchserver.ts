@@ -63,7 +63,8 @@ function gson(body: Record<string, unknown>): string {
 function checkUser(u: unknown): GravitUser {
   const user = u as GravitUser;
   if (!user || typeof user.username !== 'string') throw new Error('User: no username');
-  if (typeof user.uuid !== 'string' || !UUID_RE.test(user.uuid)) throw new Error(`UUID.fromString: Invalid UUID string: ${String(user.uuid)}`);
+  if (typeof user.uuid !== 'string' || !UUID_RE.test(user.uuid))
+    throw new Error(`UUID.fromString: Invalid UUID string: ${String(user.uuid)}`);
   if (!Array.isArray(user.permissions) || !Array.isArray(user.roles)) throw new Error('ClientPermissions: NullPointerException');
   if (!user.assets || typeof user.assets !== 'object') throw new Error('getSkinTexture: NullPointerException');
   for (const t of Object.values(user.assets)) {
@@ -76,7 +77,14 @@ function checkUser(u: unknown): GravitUser {
 
 function checkSession(s: unknown, needUser: boolean): GravitSession {
   const session = s as GravitSession;
-  if (!session || typeof session.id !== 'string' || typeof session.accessToken !== 'string' || !Number.isInteger(session.expire) || session.expire < 0) throw new Error('UserSession: bad shape');
+  if (
+    !session ||
+    typeof session.id !== 'string' ||
+    typeof session.accessToken !== 'string' ||
+    !Number.isInteger(session.expire) ||
+    session.expire < 0
+  )
+    throw new Error('UserSession: bad shape');
   if (needUser) session.user = checkUser(session.user);
   return session;
 }
@@ -88,7 +96,11 @@ export class GravitLaunchServer {
   constructor(private readonly config: MyHttpConfig) {}
 
   private async send<T>(method: 'GET' | 'POST', url: string, body?: Record<string, unknown>): Promise<HttpResult<T>> {
-    const headers: Record<string, string> = { 'content-type': 'application/json; charset=UTF-8', accept: 'application/json', authorization: `Bearer ${this.config.bearerToken}` };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json; charset=UTF-8',
+      accept: 'application/json',
+      authorization: `Bearer ${this.config.bearerToken}`,
+    };
     const payload = body ? gson(body) : undefined;
     this.sent.push({ method, url, headers, body: payload });
     const res = await fetch(url, { method, headers, body: payload, redirect: 'manual', signal: AbortSignal.timeout(10_000) });
@@ -97,11 +109,19 @@ export class GravitLaunchServer {
     const ok = res.status >= 200 && res.status < 300;
     if (ok) return { status: res.status, ok, result: json as T, error: null };
     const err = json as { error?: unknown; code?: unknown } | null;
-    return { status: res.status, ok, result: null, error: err ? { error: String(err.error ?? null), code: typeof err.code === 'number' ? err.code : 0 } : null };
+    return {
+      status: res.status,
+      ok,
+      result: null,
+      error: err ? { error: String(err.error ?? null), code: typeof err.code === 'number' ? err.code : 0 } : null,
+    };
   }
 
   async getUserByUsername(username: string): Promise<GravitUser | null> {
-    const r = await this.send<GravitUser>('GET', this.config.userByUsername.replace('%username%', encodeURIComponent(username).replace(/%20/g, '+')));
+    const r = await this.send<GravitUser>(
+      'GET',
+      this.config.userByUsername.replace('%username%', encodeURIComponent(username).replace(/%20/g, '+')),
+    );
     if (r.ok) return checkUser(r.result);
     if (r.status === 404) return null;
     if (!r.error) throw new Error('NullPointerException: response.error()');
@@ -190,20 +210,45 @@ export interface HttpAuthReport {
 export class GravitHttpCore {
   constructor(private readonly config: HttpCoreConfig) {}
 
-  private async send<T>(method: 'GET' | 'POST', url: string, bearer: string | null, body?: Record<string, unknown>): Promise<{ ok: boolean; result: T | null; error: { error: string; code: number } | null }> {
-    const headers: Record<string, string> = { 'content-type': 'application/json; charset=UTF-8', accept: 'application/json', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) };
-    const res = await fetch(url, { method, headers, body: body ? gson(body) : undefined, redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+  private async send<T>(
+    method: 'GET' | 'POST',
+    url: string,
+    bearer: string | null,
+    body?: Record<string, unknown>,
+  ): Promise<{ ok: boolean; result: T | null; error: { error: string; code: number } | null }> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json; charset=UTF-8',
+      accept: 'application/json',
+      ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+    };
+    const res = await fetch(url, {
+      method,
+      headers,
+      body: body ? gson(body) : undefined,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(10_000),
+    });
     const text = await res.text();
     const json: unknown = text === '' ? null : JSON.parse(text);
     if (res.status >= 200 && res.status < 300) return { ok: true, result: json as T, error: null };
     const err = json as { error?: unknown; code?: unknown } | null;
-    return { ok: false, result: null, error: err ? { error: String(err.error ?? null), code: typeof err.code === 'number' ? err.code : 0 } : null };
+    return {
+      ok: false,
+      result: null,
+      error: err ? { error: String(err.error ?? null), code: typeof err.code === 'number' ? err.code : 0 } : null,
+    };
   }
 
   private user(u: unknown): HttpCoreUser {
-    const user = u as { username: string; uuid: string; permissions: { perms: unknown; roles: unknown }; assets: Record<string, { url: string; digest: string; metadata?: Record<string, string> }> };
+    const user = u as {
+      username: string;
+      uuid: string;
+      permissions: { perms: unknown; roles: unknown };
+      assets: Record<string, { url: string; digest: string; metadata?: Record<string, string> }>;
+    };
     if (typeof user?.username !== 'string' || !UUID_RE.test(user.uuid)) throw new Error('HttpUser: bad username or uuid');
-    if (!user.permissions || !Array.isArray(user.permissions.perms) || !Array.isArray(user.permissions.roles)) throw new Error('ClientPermissions: bad shape');
+    if (!user.permissions || !Array.isArray(user.permissions.perms) || !Array.isArray(user.permissions.roles))
+      throw new Error('ClientPermissions: bad shape');
     const assets: HttpCoreUser['assets'] = {};
     for (const [k, t] of Object.entries(user.assets ?? {})) {
       if (!/^[A-Za-z0-9_-]*={0,2}$/.test(t.digest)) throw new Error('byte[]: not URL-safe base64');
@@ -214,7 +259,8 @@ export class GravitHttpCore {
 
   private report(r: unknown): HttpAuthReport {
     const rep = r as HttpAuthReport;
-    if (typeof rep.oauthAccessToken !== 'string' || typeof rep.oauthRefreshToken !== 'string' || !Number.isInteger(rep.oauthExpire)) throw new Error('AuthReport: bad shape');
+    if (typeof rep.oauthAccessToken !== 'string' || typeof rep.oauthRefreshToken !== 'string' || !Number.isInteger(rep.oauthExpire))
+      throw new Error('AuthReport: bad shape');
     return { ...rep, session: { ...rep.session, user: this.user(rep.session.user) } };
   }
 
@@ -238,12 +284,20 @@ export class GravitHttpCore {
   }
 
   async refreshAccessToken(refreshToken: string): Promise<HttpAuthReport | null> {
-    const r = await this.send('POST', this.config.refreshTokenUrl, null, { refreshToken, context: { ip: '203.0.113.5', authType: 'CLIENT' } });
+    const r = await this.send('POST', this.config.refreshTokenUrl, null, {
+      refreshToken,
+      context: { ip: '203.0.113.5', authType: 'CLIENT' },
+    });
     return r.ok ? this.report(r.result) : null;
   }
 
   async authorize(login: string, password: string): Promise<HttpAuthReport> {
-    const r = await this.send('POST', this.config.authorizeUrl, this.config.bearerToken, { login, context: { login, ip: '203.0.113.5', authType: 'CLIENT' }, password: { type: 'plain', password }, minecraftAccess: true });
+    const r = await this.send('POST', this.config.authorizeUrl, this.config.bearerToken, {
+      login,
+      context: { login, ip: '203.0.113.5', authType: 'CLIENT' },
+      password: { type: 'plain', password },
+      minecraftAccess: true,
+    });
     if (!r.ok && r.error?.error != null) throw new AuthException(r.error.error);
     if (!r.ok) throw new Error('RequestException');
     return this.report(r.result);

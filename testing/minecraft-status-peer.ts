@@ -83,7 +83,10 @@ export class StatusPeer {
       buf = Buffer.concat([buf, chunk]);
       if (mode === 'garbage') {
         // What a player gets when the address points at a web server.
-        socket.end(this.options.garbage ?? 'HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 11\r\nConnection: close\r\n\r\nBad Request');
+        socket.end(
+          this.options.garbage ??
+            'HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 11\r\nConnection: close\r\n\r\nBad Request',
+        );
         return;
       }
       if (mode === 'legacy') return this.legacy(socket, buf);

@@ -44,12 +44,21 @@ export function testSkin(opts: { height?: 64 | 32; slim?: boolean; body?: Colour
   for (let y = 0; y < 8; y++) for (let x = 0; x < 8; x++) fill(img, 8 + x, 8 + y, 1, 1, [10 + x * 20, 10 + y * 20, 200, 255]);
   fill(img, 40 + 1, 8 + 1, 1, 1, [255, 0, 0, 255]);
   fill(img, 40 + 6, 8 + 2, 1, 1, [0, 0, 255, 128]);
-  if (opts.slim) for (const [x, y, w, h] of [[50, 16, 2, 4], [54, 20, 2, 12], [42, 48, 2, 4], [46, 52, 2, 12]] as const) fill(img, x, y, w, h, [0, 0, 0, 0]);
+  if (opts.slim)
+    for (const [x, y, w, h] of [
+      [50, 16, 2, 4],
+      [54, 20, 2, 12],
+      [42, 48, 2, 4],
+      [46, 52, 2, 12],
+    ] as const)
+      fill(img, x, y, w, h, [0, 0, 0, 0]);
   return img;
 }
 
 export function toPng(img: Rgba, opts: PngOptions = {}): Promise<Buffer> {
-  return sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } }).png(opts).toBuffer();
+  return sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } })
+    .png(opts)
+    .toBuffer();
 }
 
 export function chunk(type: string, data: Buffer): Buffer {
@@ -108,10 +117,15 @@ export function multipart(parts: Part[], boundary = 'kubikTestBoundary7MA4YWxk')
   for (const p of parts) {
     const disposition = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ''}`;
     const type = p.filename !== undefined ? `\r\nContent-Type: ${p.type ?? 'application/octet-stream'}` : '';
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}${type}\r\n\r\n`), Buffer.from(p.data), Buffer.from('\r\n'));
+    chunks.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}${type}\r\n\r\n`),
+      Buffer.from(p.data),
+      Buffer.from('\r\n'),
+    );
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
-export const skinForm = (file: Buffer, filename = 'skin.png', type = 'image/png') => multipart([{ name: 'skin', filename, type, data: file }]);
+export const skinForm = (file: Buffer, filename = 'skin.png', type = 'image/png') =>
+  multipart([{ name: 'skin', filename, type, data: file }]);

@@ -35,7 +35,12 @@ export class SmtpCatcher {
           simpleParser(Buffer.concat(chunks))
             .then((mail) => {
               const to = Array.isArray(mail.to) ? mail.to.map((a) => a.text).join(', ') : (mail.to?.text ?? '');
-              this.letters.push({ to, subject: mail.subject ?? '', text: mail.text ?? '', html: typeof mail.html === 'string' ? mail.html : '' });
+              this.letters.push({
+                to,
+                subject: mail.subject ?? '',
+                text: mail.text ?? '',
+                html: typeof mail.html === 'string' ? mail.html : '',
+              });
               this.waiters.splice(0).forEach((w) => w());
               callback();
             })

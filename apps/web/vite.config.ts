@@ -64,9 +64,15 @@ function preloadFonts(): Plugin {
     transformIndexHtml: {
       order: 'post',
       handler(_html, ctx) {
-        const fonts = Object.keys(ctx.bundle ?? {}).filter((name) => FONT.test(name)).sort();
+        const fonts = Object.keys(ctx.bundle ?? {})
+          .filter((name) => FONT.test(name))
+          .sort();
         if (fonts.length !== 4) throw new Error(`expected 4 Golos Text fonts to preload, found ${fonts.length}`);
-        return fonts.map((name) => ({ tag: 'link', attrs: { rel: 'preload', href: `/${name}`, as: 'font', type: 'font/woff2', crossorigin: '' }, injectTo: 'head' as const }));
+        return fonts.map((name) => ({
+          tag: 'link',
+          attrs: { rel: 'preload', href: `/${name}`, as: 'font', type: 'font/woff2', crossorigin: '' },
+          injectTo: 'head' as const,
+        }));
       },
     },
   };
@@ -103,7 +109,8 @@ function bootScript(): Plugin {
         const chunks = Object.values(ctx.bundle ?? {}).filter((c) => c.type === 'chunk');
         const boot = chunks.find((c) => c.isEntry && c.name === 'boot');
         const entry = chunks.find((c) => c.isEntry && c.name === 'index');
-        if (!boot || !entry || !html.includes('</title>')) throw new Error('the boot or app chunk, or the <title> to put boot after, is missing');
+        if (!boot || !entry || !html.includes('</title>'))
+          throw new Error('the boot or app chunk, or the <title> to put boot after, is missing');
         const pageFiles: Record<string, string[]> = {};
         for (const [page, module] of Object.entries(EARLY_PAGES)) {
           const chunk = chunks.find((c) => c.facadeModuleId === path.resolve(root, module));
@@ -114,7 +121,10 @@ function bootScript(): Plugin {
           pageFiles[page] = [...js, ...css].map((f) => `/${f}`);
         }
         // Before the app's script: module scripts run in document order, and this one is tiny.
-        return html.replace('</title>', `</title>\n    <script type="module" crossorigin src="/${boot.fileName}" data-page-files='${JSON.stringify(pageFiles)}'></script>`);
+        return html.replace(
+          '</title>',
+          `</title>\n    <script type="module" crossorigin src="/${boot.fileName}" data-page-files='${JSON.stringify(pageFiles)}'></script>`,
+        );
       },
     },
   };
@@ -127,6 +137,8 @@ export default defineConfig(() => ({
     target: 'es2022',
     sourcemap: false,
     chunkSizeWarningLimit: 700,
-    rolldownOptions: { input: { index: path.resolve(import.meta.dirname, 'index.html'), boot: path.resolve(import.meta.dirname, 'src/boot.ts') } },
+    rolldownOptions: {
+      input: { index: path.resolve(import.meta.dirname, 'index.html'), boot: path.resolve(import.meta.dirname, 'src/boot.ts') },
+    },
   },
 }));

@@ -49,8 +49,15 @@ describe('bans, e-mail change and account deletion in the browser', () => {
     expect(await player.getByTestId('header-username').textContent()).toBe('Griefer');
   });
 
-  it('an admin sets a server\'s in-game ban commands; a template with an unknown placeholder is refused beside the field', async () => {
-    const created = await callApi(admin, 'POST', '/api/servers/', { name: 'Выживание', description: 'Основной', image_url: '', ip_address: '127.0.0.1', port: 25565, max_online: 100 });
+  it("an admin sets a server's in-game ban commands; a template with an unknown placeholder is refused beside the field", async () => {
+    const created = await callApi(admin, 'POST', '/api/servers/', {
+      name: 'Выживание',
+      description: 'Основной',
+      image_url: '',
+      ip_address: '127.0.0.1',
+      port: 25565,
+      max_online: 100,
+    });
     expect(created.status).toBe(201);
     await admin.goto('/admin/users');
     await admin.getByText('Команды бана в игре').click();
@@ -63,7 +70,9 @@ describe('bans, e-mail change and account deletion in the browser', () => {
     await admin.getByRole('button', { name: 'Сохранить' }).last().click();
     await toast(admin, 'success', 'Команды сервера «Выживание» сохранены');
     const saved = await callApi(admin, 'GET', '/api/admin/bans/commands');
-    expect(saved.json).toEqual([expect.objectContaining({ server_name: 'Выживание', ban_command: 'ban {player} {reason}', unban_command: 'pardon {player}' })]);
+    expect(saved.json).toEqual([
+      expect.objectContaining({ server_name: 'Выживание', ban_command: 'ban {player} {reason}', unban_command: 'pardon {player}' }),
+    ]);
   });
 
   it('a player changes the e-mail in the settings and confirms it from the new address; a phone fits it', async () => {

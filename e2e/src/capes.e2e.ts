@@ -51,7 +51,9 @@ describe('capes in the browser', () => {
     await admin.getByRole('button', { name: 'Загрузить плащ' }).click();
     // A file that is not a cape is refused next to the file field.
     await admin.getByLabel('Название').fill('Солнце');
-    await admin.getByLabel('Файл плаща (PNG)').setInputFiles({ name: 'square.png', mimeType: 'image/png', buffer: await toPng(blank(64, 64)) });
+    await admin
+      .getByLabel('Файл плаща (PNG)')
+      .setInputFiles({ name: 'square.png', mimeType: 'image/png', buffer: await toPng(blank(64, 64)) });
     await admin.getByRole('button', { name: 'Загрузить', exact: true }).click();
     await see(admin, 'Неподходящий размер плаща: 64×64');
     await admin.getByLabel('Файл плаща (PNG)').setInputFiles({ name: 'sun.png', mimeType: 'image/png', buffer: await yellowCape() });
@@ -77,14 +79,26 @@ describe('capes in the browser', () => {
 
     await player.getByRole('radio', { name: 'Солнце' }).check();
     await toast(player, 'success', 'Плащ выбран: «Солнце»');
-    await until(() => previewPixels(player, 'yellow'), (n) => n > 300, 'the yellow cape on the back of the preview');
+    await until(
+      () => previewPixels(player, 'yellow'),
+      (n) => n > 300,
+      'the yellow cape on the back of the preview',
+    );
     expect(await player.getByLabel('На спине').inputValue()).toBe('cape');
     expect(await previewPixels(player, 'cyan')).toBe(0);
 
     // As elytra: the wings drawn from the same texture's elytra part, and no cape.
     await player.getByLabel('На спине').selectOption('elytra');
-    await until(() => previewPixels(player, 'cyan'), (n) => n > 100, 'the elytra part of the texture on the wings');
-    await until(() => previewPixels(player, 'yellow'), (n) => n === 0, 'no cape while elytra are on');
+    await until(
+      () => previewPixels(player, 'cyan'),
+      (n) => n > 100,
+      'the elytra part of the texture on the wings',
+    );
+    await until(
+      () => previewPixels(player, 'yellow'),
+      (n) => n === 0,
+      'no cape while elytra are on',
+    );
 
     // The choice is saved: after a reload the cape is still chosen, and «Без плаща» takes it off.
     await player.reload();

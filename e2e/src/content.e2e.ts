@@ -63,7 +63,9 @@ describe('news, donate and the admin area in the browser', () => {
     expect(Array.from(previewText!.slice(0, -1)).length).toBeLessThanOrEqual(100);
     expect(LONG_TEXT.replace(/\s+/g, ' ').startsWith(previewText!.slice(0, -1))).toBe(true);
     expect(await card.locator('img').getAttribute('src')).toBe('/favicon.svg');
-    const today = new Intl.DateTimeFormat('ru-RU', { day: 'numeric', month: 'long', year: 'numeric' }).format(new Date()).replace(/\s*г\.$/, '');
+    const today = new Intl.DateTimeFormat('ru-RU', { day: 'numeric', month: 'long', year: 'numeric' })
+      .format(new Date())
+      .replace(/\s*г\.$/, '');
     await card.getByText(today).waitFor();
     expect(await noHorizontalScroll(visitor)).toBe(true);
 

@@ -10,7 +10,16 @@ export { linkIn };
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export interface Site {
   url: string;
@@ -44,7 +53,11 @@ export async function startSite(extraEnv: Record<string, string> = {}): Promise<
     ...(process.env.WEB_DIST ? { WEB_DIST: process.env.WEB_DIST } : {}),
     ...extraEnv,
   };
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`site exited with ${child.exitCode}`);
@@ -73,7 +86,11 @@ export async function startSite(extraEnv: Record<string, string> = {}): Promise<
       return page;
     },
     createAdmin(username, email, password) {
-      const res = spawnSync('npm', ['run', '--silent', 'admin:create', '--', '--username', username, '--email', email, '--password', password], { cwd: ROOT, env, encoding: 'utf8' });
+      const res = spawnSync(
+        'npm',
+        ['run', '--silent', 'admin:create', '--', '--username', username, '--email', email, '--password', password],
+        { cwd: ROOT, env, encoding: 'utf8' },
+      );
       if (res.status !== 0) throw new Error(`admin:create failed: ${res.stderr}${res.stdout}`);
     },
     async stop() {
@@ -123,7 +140,12 @@ export async function toast(page: Page, type: 'success' | 'danger' | 'info' | 'w
 export async function callApi(page: Page, method: string, url: string, body?: unknown): Promise<{ status: number; json: unknown }> {
   return page.evaluate(
     async ({ method, url, body }) => {
-      const res = await fetch(url, { method, credentials: 'include', headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(url, {
+        method,
+        credentials: 'include',
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: res.status, json: (await res.json().catch(() => null)) as unknown };
     },
     { method, url, body },

@@ -93,7 +93,9 @@ describe('the admin kit in the browser', () => {
     await admin.goto('/admin/news');
     let answer = { error: 'Такой заголовок уже есть', code: 'news_title_taken', field: 'title' } as Record<string, string>;
     await admin.route('**/api/tidings/news', (route) =>
-      route.request().method() === 'POST' ? route.fulfill({ status: 409, contentType: 'application/json', body: JSON.stringify(answer) }) : route.fallback(),
+      route.request().method() === 'POST'
+        ? route.fulfill({ status: 409, contentType: 'application/json', body: JSON.stringify(answer) })
+        : route.fallback(),
     );
     await admin.getByRole('button', { name: 'Добавить новость' }).click();
     const news = admin.getByRole('dialog', { name: 'Новая новость' });
@@ -122,7 +124,10 @@ describe('the admin kit in the browser', () => {
     expect(await errorOf(dialog.getByLabel('Заголовок'))).toBe('Введите заголовок');
 
     const box = (await shown.boundingBox())!;
-    const hit = await admin.evaluate(([x, y]) => !!document.elementFromPoint(x!, y!)?.closest('.toast'), [box.x + box.width / 2, box.y + box.height / 2]);
+    const hit = await admin.evaluate(
+      ([x, y]) => !!document.elementFromPoint(x!, y!)?.closest('.toast'),
+      [box.x + box.width / 2, box.y + box.height / 2],
+    );
     expect(hit).toBe(true);
     await shown.getByRole('button', { name: 'Закрыть уведомление' }).click();
     await shown.waitFor({ state: 'detached' });
@@ -130,7 +135,12 @@ describe('the admin kit in the browser', () => {
   });
 
   it('admin screens fit a 360 px phone: tables become cards, nothing scrolls sideways', async () => {
-    const item = await call('POST', '/api/shop/admin/create', { name: 'Незерит с очень длинным названием для проверки', price: 35.5, count: 3, icon: '/favicon.svg' });
+    const item = await call('POST', '/api/shop/admin/create', {
+      name: 'Незерит с очень длинным названием для проверки',
+      price: 35.5,
+      count: 3,
+      icon: '/favicon.svg',
+    });
     expect(item.status).toBe(201);
     const phone = await site.newPage({ width: 360, height: 740 });
     await loginUi(phone, 'Owner', 'owner-password');
@@ -154,11 +164,16 @@ describe('the admin kit in the browser', () => {
     }
     // A price with kopecks keeps them.
     await phone.goto('/admin/shop');
-    await phone.getByRole('row', { name: /Незерит/ }).getByText('35,50\u00a0₽').waitFor();
+    await phone
+      .getByRole('row', { name: /Незерит/ })
+      .getByText('35,50\u00a0₽')
+      .waitFor();
   });
 
   it('reads the audit log in Russian, money formatted', async () => {
-    expect((await call('POST', '/api/shop/admin/create', { name: 'Алмазная кирка', price: 1250.5, count: 1, icon: '/favicon.svg' })).status).toBe(201);
+    expect(
+      (await call('POST', '/api/shop/admin/create', { name: 'Алмазная кирка', price: 1250.5, count: 1, icon: '/favicon.svg' })).status,
+    ).toBe(201);
     await admin.goto('/admin/audit');
     const entry = admin.getByTestId('audit-entry').filter({ hasText: 'Алмазная кирка' }).first();
     await entry.getByText('Товар создан').waitFor();
@@ -196,14 +211,19 @@ describe('the admin kit in the browser', () => {
     expect(auditField('lottery', 'drawn_at')).toEqual({ label: 'Время', kind: 'datetime' });
     expect(auditField('lottery', 'provider_secret')).toEqual({ label: 'Секретное поле', kind: 'secret' });
     expect(auditField('lottery', 'whatever_else').label).toBe('Другое поле');
-    for (const text of [...Object.values(AUDIT_ACTION_LABELS), ...Object.values(AUDIT_FIELD_LABELS).map((f) => f.label)]) expect(text).not.toMatch(/[a-z]_|\.[a-z]/);
+    for (const text of [...Object.values(AUDIT_ACTION_LABELS), ...Object.values(AUDIT_FIELD_LABELS).map((f) => f.label)])
+      expect(text).not.toMatch(/[a-z]_|\.[a-z]/);
   });
 
   it('draws ₽ in the site font, and FAQ entries look expandable', async () => {
     await admin.goto('/shop');
     await admin.getByTestId('header-balance').waitFor();
     await expect
-      .poll(() => admin.evaluate(() => performance.getEntriesByType('resource').some((r) => /golos-text-latin-ext-\d+-normal-.*\.woff2$/.test(r.name))))
+      .poll(() =>
+        admin.evaluate(() =>
+          performance.getEntriesByType('resource').some((r) => /golos-text-latin-ext-\d+-normal-.*\.woff2$/.test(r.name)),
+        ),
+      )
       .toBe(true);
 
     const guest = await site.newPage();

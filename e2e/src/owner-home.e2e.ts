@@ -41,7 +41,9 @@ describe('the owner’s home page, overview and players', () => {
     await dialog.getByLabel('Содержание').fill('Первая строка.\nВторая строка.');
     const chooser = owner.waitForEvent('filechooser');
     await dialog.getByRole('button', { name: 'Загрузить файл' }).click();
-    await (await chooser).setFiles({ name: 'world.png', mimeType: 'image/png', buffer: await toPng(fill(blank(64, 36), 0, 0, 64, 36, [40, 160, 80, 255])) });
+    await (
+      await chooser
+    ).setFiles({ name: 'world.png', mimeType: 'image/png', buffer: await toPng(fill(blank(64, 36), 0, 0, 64, 36, [40, 160, 80, 255])) });
     const imageField = dialog.getByLabel('Ссылка на изображение (необязательно)', { exact: true });
     await expect.poll(() => imageField.inputValue()).toMatch(/^\/media\//);
     const imageUrl = await imageField.inputValue();
@@ -123,7 +125,13 @@ describe('the owner’s home page, overview and players', () => {
 
   it('players are searched on the server, and a balance changes by «+ / − сумма» with a comment', async () => {
     for (const name of ['Alex', 'Alexis', 'Bob']) {
-      const res = await callApi(owner, 'POST', '/api/user/register', { username: name, email: `${name.toLowerCase()}@example.com`, password: 'kubik-pass-42', is_admin: false, balance: 0 });
+      const res = await callApi(owner, 'POST', '/api/user/register', {
+        username: name,
+        email: `${name.toLowerCase()}@example.com`,
+        password: 'kubik-pass-42',
+        is_admin: false,
+        balance: 0,
+      });
       expect(res.status).toBe(201);
     }
     await owner.goto('/admin/users');
@@ -151,7 +159,10 @@ describe('the owner’s home page, overview and players', () => {
     await card.getByLabel('Комментарий').fill('Слишком много');
     await card.getByRole('button', { name: 'Провести' }).click();
     // Refused by the server: the reason stands next to the amount, and the toast is above the modal.
-    await card.getByText(/Баланс не может стать отрицательным/).first().waitFor();
+    await card
+      .getByText(/Баланс не может стать отрицательным/)
+      .first()
+      .waitFor();
     expect(await card.locator('.toast[data-type="danger"]').count()).toBeGreaterThan(0);
 
     await owner.goto('/admin/audit');
@@ -170,7 +181,10 @@ describe('the owner’s home page, overview and players', () => {
     await owner.goto('/admin/settings');
     await owner.getByLabel('Название сайта').fill('Кубик Дом 2');
     await owner.getByRole('button', { name: 'Сохранить' }).click();
-    await owner.locator('.form-errors').getByText(/Форму нельзя отправить/).waitFor();
+    await owner
+      .locator('.form-errors')
+      .getByText(/Форму нельзя отправить/)
+      .waitFor();
     await owner.unroute('**/api/admin/settings');
   });
 });

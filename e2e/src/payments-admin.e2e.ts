@@ -9,7 +9,12 @@ describe('the owner sees payments, exports them and refunds one', () => {
   let yoo: FakeYooKassa;
   beforeAll(async () => {
     yoo = await new FakeYooKassa().start();
-    site = await startSite({ YOOKASSA_SHOP_ID: yoo.shopId, YOOKASSA_SECRET_KEY: yoo.secretKey, YOOKASSA_API_URL: yoo.apiUrl, YOOKASSA_NOTIFY_IPS: '127.0.0.1,::1' });
+    site = await startSite({
+      YOOKASSA_SHOP_ID: yoo.shopId,
+      YOOKASSA_SECRET_KEY: yoo.secretKey,
+      YOOKASSA_API_URL: yoo.apiUrl,
+      YOOKASSA_NOTIFY_IPS: '127.0.0.1,::1',
+    });
     yoo.notificationUrl = `${site.url}/api/payments/yookassa/notify`;
     site.createAdmin('Owner', 'owner@example.com', 'owner-password');
   }, 120_000);
@@ -94,13 +99,19 @@ describe('the owner sees payments, exports them and refunds one', () => {
 
     // One payment: its events; the provider refuses the refund, the error is shown and the money stays.
     owner.on('dialog', (d) => void d.accept());
-    await owner.getByTestId(`payment-row-${big}`).getByRole('button', { name: /подробнее/ }).click();
+    await owner
+      .getByTestId(`payment-row-${big}`)
+      .getByRole('button', { name: /подробнее/ })
+      .click();
     const detail = owner.getByTestId('payment-detail');
     await detail.getByText('Уведомление').first().waitFor();
     await detail.getByText('с адреса 127.0.0.1').first().waitFor();
     yoo.refundOutcome = 'canceled';
     await detail.getByRole('button', { name: 'Вернуть 1 100 ₽' }).click();
-    await detail.getByRole('alert').getByText(/Платёжная система отказала в возврате .*Деньги снова на балансе игрока\./).waitFor();
+    await detail
+      .getByRole('alert')
+      .getByText(/Платёжная система отказала в возврате .*Деньги снова на балансе игрока\./)
+      .waitFor();
     await detail.locator('.badge', { hasText: 'Оплачен' }).waitFor();
 
     // Now it goes through.

@@ -54,11 +54,17 @@ describe('balance top-up in the browser (fake YooKassa)', () => {
     // Refused next to the field, in the server's words, before anything is sent.
     await amount.fill('5');
     await page.getByRole('button', { name: 'Перейти к оплате' }).click();
-    await page.getByText(`Минимальная сумма пополнения — ${RUB('10')}`).first().waitFor();
+    await page
+      .getByText(`Минимальная сумма пополнения — ${RUB('10')}`)
+      .first()
+      .waitFor();
     await amount.fill('150,505');
     await page.getByText('Введите сумму в рублях, не больше двух знаков после запятой').first().waitFor();
     await amount.fill('200000');
-    await page.getByText(`Максимальная сумма пополнения — ${RUB('100\u00a0000')}`).first().waitFor();
+    await page
+      .getByText(`Максимальная сумма пополнения — ${RUB('100\u00a0000')}`)
+      .first()
+      .waitFor();
     expect(yookassa.payments.size).toBe(0);
     // A preset fills the field; the player then types the exact sum with a comma.
     await page.getByRole('button', { name: RUB('300'), exact: true }).click();

@@ -22,7 +22,13 @@ describe('privileges in the browser', () => {
   it('admin sets up VIP with commands and a kit → the player buys a month → sees it in the profile → claims the kit, then sees the countdown', async () => {
     const admin = await site.newPage();
     await loginUi(admin, 'Owner');
-    const server = await call(admin, 'POST', '/api/servers/', { name: 'Выживание', description: 'Сервер для выдачи', ip_address: '127.0.0.1', rcon_port: rcon.port, rcon_password: 'rcon-pass' });
+    const server = await call(admin, 'POST', '/api/servers/', {
+      name: 'Выживание',
+      description: 'Сервер для выдачи',
+      ip_address: '127.0.0.1',
+      rcon_port: rcon.port,
+      rcon_password: 'rcon-pass',
+    });
     expect(server.status, JSON.stringify(server.json)).toBe(201);
 
     // The tier through the admin form: main tab, then «Покупка и команды», then a kit with its give command.
@@ -35,7 +41,10 @@ describe('privileges in the browser', () => {
     await form.getByRole('tab', { name: 'Покупка и команды' }).click();
     await form.getByLabel('Срок 1, месяцев').waitFor();
     await form.getByRole('group', { name: 'Команды выдачи', exact: true }).getByRole('button', { name: 'Добавить команду' }).click();
-    await form.getByRole('group', { name: 'Команды выдачи', exact: true }).getByLabel('Команда 1').fill('say {player} теперь {tier} на {days} дн.');
+    await form
+      .getByRole('group', { name: 'Команды выдачи', exact: true })
+      .getByLabel('Команда 1')
+      .fill('say {player} теперь {tier} на {days} дн.');
     await form.getByRole('group', { name: 'Команды снятия' }).getByRole('button', { name: 'Добавить команду' }).click();
     await form.getByRole('group', { name: 'Команды снятия' }).getByLabel('Команда 1').fill('say {player} больше не {tier}');
     await form.getByRole('tab', { name: /Киты/ }).click();
@@ -49,7 +58,8 @@ describe('privileges in the browser', () => {
 
     const player = await site.newPage();
     await registerAndConfirm(site, player, 'Knight');
-    const users = (await call(admin, 'GET', '/api/user/all')).json as { id: number; username: string }[] | { users: { id: number; username: string }[] };
+    const users = (await call(admin, 'GET', '/api/user/all')).json as
+      { id: number; username: string }[] | { users: { id: number; username: string }[] };
     const knight = (Array.isArray(users) ? users : users.users).find((u) => u.username === 'Knight')!;
     expect((await call(admin, 'PUT', `/api/user/${knight.id}`, { balance: 200 })).status).toBe(200);
 
@@ -77,7 +87,10 @@ describe('privileges in the browser', () => {
     const kit = privilege.getByRole('listitem').filter({ hasText: 'Хлеб' });
     await kit.getByRole('button', { name: 'Получить' }).click();
     await toast(player, 'success', 'Набор «Хлеб» будет выдан в игре');
-    await kit.getByTestId('kit-countdown').getByText(/Через (6 дней 23 часа|7 дней)/).waitFor();
+    await kit
+      .getByTestId('kit-countdown')
+      .getByText(/Через (6 дней 23 часа|7 дней)/)
+      .waitFor();
 
     // Both reached the game through the delivery queue.
     const until = Date.now() + 15_000;

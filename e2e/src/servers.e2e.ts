@@ -40,10 +40,34 @@ describe('servers in the browser', () => {
     await gone.stop();
     site = await startSite({ MONITOR_INTERVAL_SEC: '1', MONITOR_TIMEOUT_MS: '500' });
     site.createAdmin('Owner', 'owner@example.com', 'owner-password');
-    const login = await fetch(`${site.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'Owner', password: 'owner-password', bearer: true }) });
+    const login = await fetch(`${site.url}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'Owner', password: 'owner-password', bearer: true }),
+    });
     token = ((await login.json()) as { token: string }).token;
-    expect((await apiCall('POST', '/api/servers/', { name: 'Выживание', description: 'Ванильное выживание без приватов', ip_address: '127.0.0.1', port: peer.port, max_online: 50 })).status).toBe(201);
-    expect((await apiCall('POST', '/api/servers/', { name: 'Мини-игры', description: 'Скоро откроемся', ip_address: '127.0.0.1', port: closedPort, max_online: 80 })).status).toBe(201);
+    expect(
+      (
+        await apiCall('POST', '/api/servers/', {
+          name: 'Выживание',
+          description: 'Ванильное выживание без приватов',
+          ip_address: '127.0.0.1',
+          port: peer.port,
+          max_online: 50,
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await apiCall('POST', '/api/servers/', {
+          name: 'Мини-игры',
+          description: 'Скоро откроемся',
+          ip_address: '127.0.0.1',
+          port: closedPort,
+          max_online: 80,
+        })
+      ).status,
+    ).toBe(201);
   });
   afterAll(async () => {
     await site?.stop();
@@ -81,7 +105,9 @@ describe('servers in the browser', () => {
 
   it('shows the load error and an empty list when the list cannot be loaded', async () => {
     const page = await site.newPage();
-    await page.route('**/api/servers/', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"Внутренняя ошибка сервера"}' }));
+    await page.route('**/api/servers/', (route) =>
+      route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"Внутренняя ошибка сервера"}' }),
+    );
     await page.goto('/servers');
     await toast(page, 'danger', 'Ошибка загрузки серверов');
     expect(await page.getByTestId('server-card').count()).toBe(0);
@@ -147,19 +173,25 @@ describe('servers in the browser', () => {
     await renamed.waitFor();
     const admin = await apiCall('GET', '/api/servers/admin');
     expect(JSON.stringify(admin.json)).not.toContain('rcon-secret-1');
-    expect((admin.json.servers as { name: string; has_rcon_password: boolean }[]).find((s) => s.name === 'Скайблок 2')?.has_rcon_password).toBe(true);
+    expect(
+      (admin.json.servers as { name: string; has_rcon_password: boolean }[]).find((s) => s.name === 'Скайблок 2')?.has_rcon_password,
+    ).toBe(true);
 
     await page.getByRole('button', { name: 'Обновить статусы' }).click();
     await renamed.getByText('Онлайн', { exact: true }).waitFor();
     await renamed.getByRole('cell', { name: '5', exact: true }).waitFor();
 
     // Failures show the spec's texts.
-    await page.route('**/api/servers/monitor', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"Внутренняя ошибка сервера"}' }));
+    await page.route('**/api/servers/monitor', (route) =>
+      route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"Внутренняя ошибка сервера"}' }),
+    );
     await page.getByRole('button', { name: 'Обновить статусы' }).click();
     await toast(page, 'danger', 'Ошибка мониторинга');
     await page.unroute('**/api/servers/monitor');
 
-    await page.route('**/api/servers/*', (route) => (route.request().method() === 'PUT' ? route.fulfill({ status: 500, contentType: 'application/json', body: '{}' }) : route.fallback()));
+    await page.route('**/api/servers/*', (route) =>
+      route.request().method() === 'PUT' ? route.fulfill({ status: 500, contentType: 'application/json', body: '{}' }) : route.fallback(),
+    );
     await renamed.getByRole('button', { name: 'Действия с сервером «Скайблок 2»' }).click();
     await renamed.locator('.dropdown-panel').getByRole('button', { name: 'Изменить' }).click();
     await edit.getByRole('button', { name: 'Сохранить' }).click();
@@ -179,7 +211,11 @@ describe('servers in the browser', () => {
     await page.waitForTimeout(300);
     expect(await renamed.count()).toBe(1);
 
-    await page.route('**/api/servers/*', (route) => (route.request().method() === 'DELETE' ? route.fulfill({ status: 500, contentType: 'application/json', body: '{}' }) : route.fallback()));
+    await page.route('**/api/servers/*', (route) =>
+      route.request().method() === 'DELETE'
+        ? route.fulfill({ status: 500, contentType: 'application/json', body: '{}' })
+        : route.fallback(),
+    );
     accept = true;
     await renamed.getByRole('button', { name: 'Действия с сервером «Скайблок 2»' }).click();
     await renamed.locator('.dropdown-panel').getByRole('button', { name: 'Удалить' }).click();

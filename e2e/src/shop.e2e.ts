@@ -27,10 +27,17 @@ describe('shop in the browser', () => {
     const admin = await site.newPage();
     await loginUi(admin, 'Owner');
     // The game server with RCON, through the servers feature's admin API.
-    const server = await call(admin, 'POST', '/api/servers/', { name: 'Выживание', description: 'Сервер для выдачи', ip_address: '127.0.0.1', rcon_port: rcon.port, rcon_password: 'rcon-pass' });
+    const server = await call(admin, 'POST', '/api/servers/', {
+      name: 'Выживание',
+      description: 'Сервер для выдачи',
+      ip_address: '127.0.0.1',
+      rcon_port: rcon.port,
+      rcon_password: 'rcon-pass',
+    });
     expect(server.status, JSON.stringify(server.json)).toBe(201);
     // The balance, through the admin users API (PUT /api/user/{id} with { balance }).
-    const users = (await call(admin, 'GET', '/api/user/all')).json as { id: number; username: string }[] | { users: { id: number; username: string }[] };
+    const users = (await call(admin, 'GET', '/api/user/all')).json as
+      { id: number; username: string }[] | { users: { id: number; username: string }[] };
     const list = Array.isArray(users) ? users : users.users;
     const miner = list.find((u) => u.username === 'Miner')!;
     const topUp = await call(admin, 'PUT', `/api/user/${miner.id}`, { balance: 100 });
@@ -203,7 +210,9 @@ describe('shop in the browser', () => {
     await item.getByRole('button', { name: 'Добавить команду' }).click();
     await item.getByLabel('Команда 2').fill('say {player} купил {quantity} шт.');
     await item.getByRole('button', { name: 'Сохранить' }).click();
-    await item.getByText('Команда 1: недопустимый символ U+2028 — переводы строк, управляющие и невидимые символы в командах запрещены').waitFor();
+    await item
+      .getByText('Команда 1: недопустимый символ U+2028 — переводы строк, управляющие и невидимые символы в командах запрещены')
+      .waitFor();
     await item.getByLabel('Команда 1').fill('give {player} minecraft:{item} {quantity}');
     await item.getByRole('button', { name: 'Сохранить' }).click();
     await toast(admin, 'success', 'Товар добавлен!');

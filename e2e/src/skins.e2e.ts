@@ -102,9 +102,17 @@ describe('skins and the profile in the browser', () => {
     await page.waitForFunction(() => !document.querySelector('.skin-viewer[aria-busy="true"]'));
     const box = await canvas.boundingBox();
     expect([Math.round(box!.width), Math.round(box!.height)]).toEqual([180, 270]);
-    await until(() => previewPixels(page, 'green'), (n) => n > 300, 'the default skin in the WebGL preview');
+    await until(
+      () => previewPixels(page, 'green'),
+      (n) => n > 300,
+      'the default skin in the WebGL preview',
+    );
     expect(await previewPixels(page, 'magenta')).toBe(0);
-    const headerBefore = await until(() => avatarCentre(page), (v) => v !== null, 'header avatar loaded');
+    const headerBefore = await until(
+      () => avatarCentre(page),
+      (v) => v !== null,
+      'header avatar loaded',
+    );
     const srcBefore = await page.locator('.profile-button img').getAttribute('src');
 
     const upload = page.getByRole('button', { name: 'Загрузить скин' });
@@ -117,12 +125,24 @@ describe('skins and the profile in the browser', () => {
     await toast(page, 'success', 'Скин успешно загружен!');
     await see(page, 'Файл не выбран');
 
-    const magenta = await until(() => previewPixels(page, 'magenta'), (n) => n > 500, 'magenta in the WebGL preview');
+    const magenta = await until(
+      () => previewPixels(page, 'magenta'),
+      (n) => n > 500,
+      'magenta in the WebGL preview',
+    );
     expect(magenta).toBeGreaterThan(500);
 
-    const srcAfter = await until(() => page.locator('.profile-button img').getAttribute('src'), (s) => s !== srcBefore, 'header avatar URL changed');
+    const srcAfter = await until(
+      () => page.locator('.profile-button img').getAttribute('src'),
+      (s) => s !== srcBefore,
+      'header avatar URL changed',
+    );
     expect(srcAfter).toMatch(/[?&]v=[0-9a-f]{16}/);
-    const headerAfter = await until(() => avatarCentre(page), (v) => v !== null && v[0] === FACE[0] && v[1] === FACE[1] && v[2] === FACE[2], 'header avatar shows the new face');
+    const headerAfter = await until(
+      () => avatarCentre(page),
+      (v) => v !== null && v[0] === FACE[0] && v[1] === FACE[1] && v[2] === FACE[2],
+      'header avatar shows the new face',
+    );
     expect(headerAfter).not.toEqual(headerBefore);
 
     // The skin keeps its detected model; switching it is saved for the game.
@@ -134,7 +154,11 @@ describe('skins and the profile in the browser', () => {
 
     // After a reload the avatar asks for the same versioned URL and the preview still shows the skin.
     await page.reload();
-    await until(() => previewPixels(page, 'magenta'), (n) => n > 500, 'magenta after reload');
+    await until(
+      () => previewPixels(page, 'magenta'),
+      (n) => n > 500,
+      'magenta after reload',
+    );
     expect(await page.getByRole('radio', { name: 'Тонкие (3 пикселя)' }).isChecked()).toBe(true);
   });
 
@@ -204,7 +228,15 @@ describe('skins and the profile in the browser', () => {
     expect(await other.evaluate(() => fetch('/api/user/me').then((r) => r.status))).toBe(401);
     expect(await page.evaluate(() => fetch('/api/user/me').then((r) => r.status))).toBe(200);
     const login = (password: string) =>
-      other.evaluate((password) => fetch('/api/user/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'Changer', password }) }).then((r) => r.status), password);
+      other.evaluate(
+        (password) =>
+          fetch('/api/user/login', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ username: 'Changer', password }),
+          }).then((r) => r.status),
+        password,
+      );
     expect(await login('kubik-pass-42')).toBe(401);
     expect(await login('brand-new-pass')).toBe(200);
   }, 120_000);

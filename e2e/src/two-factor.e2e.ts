@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginUi, registerAndConfirm, see, startSite, toast, type Site } from './harness.ts';
 
 /** What an authenticator app shows for the secret typed from the screen, `steps` 30-second steps from now. */
-const codeOf = (secret: string, steps = 0) => OTPAuth.TOTP.generate({ secret: OTPAuth.Secret.fromBase32(secret.replace(/\s+/g, '')), timestamp: Date.now() + steps * 30_000 });
+const codeOf = (secret: string, steps = 0) =>
+  OTPAuth.TOTP.generate({ secret: OTPAuth.Secret.fromBase32(secret.replace(/\s+/g, '')), timestamp: Date.now() + steps * 30_000 });
 
 describe('two-factor login in the browser', () => {
   let site: Site;
@@ -66,7 +67,9 @@ describe('two-factor login in the browser', () => {
 
     // A new-device letter was not sent: this browser was known.
     await site.smtp.waitFor('guard_2fa@example.com', (l) => l.subject.startsWith('Двухфакторная защита включена'));
-    expect(site.smtp.letters.some((l) => l.to.includes('guard_2fa@example.com') && l.subject.startsWith('Вход с нового устройства'))).toBe(false);
+    expect(site.smtp.letters.some((l) => l.to.includes('guard_2fa@example.com') && l.subject.startsWith('Вход с нового устройства'))).toBe(
+      false,
+    );
   });
 
   it('sessions: another browser is listed in words, «Завершить» ends it, «Выйти на всех устройствах» keeps this one', async () => {

@@ -52,7 +52,12 @@ export async function close(server: http.Server | null): Promise<void> {
 /** POSTs a notification the way a provider does; returns the site's status and body text. */
 export async function postNotification(url: string, body: unknown): Promise<{ status: number; text: string }> {
   try {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
     return { status: res.status, text: await res.text() };
   } catch (err) {
     return { status: 0, text: (err as Error).message };

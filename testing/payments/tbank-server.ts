@@ -50,7 +50,9 @@ export function signTBank(params: Record<string, unknown>, password: string): st
   const entries = Object.entries({ ...params, Password: password })
     .filter(([k, v]) => k !== 'Token' && v !== null && v !== undefined && typeof v !== 'object')
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return createHash('sha256').update(entries.map(([, v]) => String(v)).join('')).digest('hex');
+  return createHash('sha256')
+    .update(entries.map(([, v]) => String(v)).join(''))
+    .digest('hex');
 }
 
 export class FakeTBank {
@@ -75,7 +77,10 @@ export class FakeTBank {
   }
 
   async start(): Promise<this> {
-    const { server, url } = await listen((req, res) => void this.handle(req, res).catch((err) => sendJson(res, 500, { Success: false, ErrorCode: '9999', Message: String(err) })));
+    const { server, url } = await listen(
+      (req, res) =>
+        void this.handle(req, res).catch((err) => sendJson(res, 500, { Success: false, ErrorCode: '9999', Message: String(err) })),
+    );
     this.server = server;
     this.url = url;
     return this;
@@ -104,12 +109,16 @@ export class FakeTBank {
     if (req.method !== 'POST' || !method) return sendJson(res, 404, { Success: false, ErrorCode: '9999', Message: 'Метод не найден' });
     const b = (json ?? {}) as Record<string, unknown>;
     if (b.TerminalKey !== this.terminalKey) return this.fail(res, '501', 'Терминал не найден.');
-    if (typeof b.Token !== 'string' || b.Token !== signTBank(b, this.password)) return this.fail(res, '204', 'Неверный токен. Проверьте пару TerminalKey/SecretKey.');
+    if (typeof b.Token !== 'string' || b.Token !== signTBank(b, this.password))
+      return this.fail(res, '204', 'Неверный токен. Проверьте пару TerminalKey/SecretKey.');
 
     if (method === 'Init') {
-      if (!Number.isSafeInteger(b.Amount) || (b.Amount as number) < 1000) return this.fail(res, '251', 'Неверная сумма. Сумма должна быть больше или равна 1000 копеек.');
-      if (typeof b.OrderId !== 'string' || b.OrderId.length === 0 || b.OrderId.length > 36) return this.fail(res, '212', 'Размер поля OrderId должен быть от 1 до 36.');
-      if (b.Description !== undefined && (typeof b.Description !== 'string' || b.Description.length > 140)) return this.fail(res, '213', 'Размер поля Description должен быть от 0 до 140.');
+      if (!Number.isSafeInteger(b.Amount) || (b.Amount as number) < 1000)
+        return this.fail(res, '251', 'Неверная сумма. Сумма должна быть больше или равна 1000 копеек.');
+      if (typeof b.OrderId !== 'string' || b.OrderId.length === 0 || b.OrderId.length > 36)
+        return this.fail(res, '212', 'Размер поля OrderId должен быть от 1 до 36.');
+      if (b.Description !== undefined && (typeof b.Description !== 'string' || b.Description.length > 140))
+        return this.fail(res, '213', 'Размер поля Description должен быть от 0 до 140.');
       const p: TBankPayment = {
         PaymentId: this.nextId++,
         OrderId: b.OrderId,
@@ -124,31 +133,70 @@ export class FakeTBank {
         cancelRequests: new Set(),
       };
       this.payments.set(p.PaymentId, p);
-      return sendJson(res, 200, { Success: true, ErrorCode: '0', TerminalKey: this.terminalKey, Status: p.Status, PaymentId: String(p.PaymentId), OrderId: p.OrderId, Amount: p.Amount, PaymentURL: `${this.url}/new/${p.code}` });
+      return sendJson(res, 200, {
+        Success: true,
+        ErrorCode: '0',
+        TerminalKey: this.terminalKey,
+        Status: p.Status,
+        PaymentId: String(p.PaymentId),
+        OrderId: p.OrderId,
+        Amount: p.Amount,
+        PaymentURL: `${this.url}/new/${p.code}`,
+      });
     }
     const p = this.payments.get(Number(b.PaymentId));
     if (!p) return this.fail(res, '255', 'Платеж не найден.');
     if (method === 'GetState') {
-      return sendJson(res, 200, { Success: true, ErrorCode: '0', Message: 'OK', TerminalKey: this.terminalKey, Status: p.Status, PaymentId: String(p.PaymentId), OrderId: p.OrderId, Amount: p.Amount });
+      return sendJson(res, 200, {
+        Success: true,
+        ErrorCode: '0',
+        Message: 'OK',
+        TerminalKey: this.terminalKey,
+        Status: p.Status,
+        PaymentId: String(p.PaymentId),
+        OrderId: p.OrderId,
+        Amount: p.Amount,
+      });
     }
     if (method === 'Cancel') {
       if (this.refuseCancel) return this.fail(res, this.refuseCancel.code, this.refuseCancel.message, this.refuseCancel.details ?? '');
       const externalId = typeof b.ExternalRequestId === 'string' && b.ExternalRequestId !== '' ? b.ExternalRequestId : null;
       if (externalId !== null && p.cancelRequests.has(externalId)) {
-        return sendJson(res, 200, { Success: true, ErrorCode: '0', TerminalKey: this.terminalKey, Status: p.Status, PaymentId: String(p.PaymentId), OrderId: p.OrderId, OriginalAmount: p.Amount, NewAmount: p.Amount - p.refunded, ExternalRequestId: externalId });
+        return sendJson(res, 200, {
+          Success: true,
+          ErrorCode: '0',
+          TerminalKey: this.terminalKey,
+          Status: p.Status,
+          PaymentId: String(p.PaymentId),
+          OrderId: p.OrderId,
+          OriginalAmount: p.Amount,
+          NewAmount: p.Amount - p.refunded,
+          ExternalRequestId: externalId,
+        });
       }
       const original = p.Amount;
       const amount = b.Amount === undefined ? p.Amount - p.refunded : Number(b.Amount);
       if (p.Status === 'NEW' || p.Status === 'FORM_SHOWED') p.Status = 'CANCELED';
       else if (p.Status === 'AUTHORIZED') p.Status = 'REVERSED';
       else if (p.Status === 'CONFIRMED' || p.Status === 'PARTIAL_REFUNDED') {
-        if (!Number.isSafeInteger(amount) || amount <= 0 || amount > p.Amount - p.refunded) return this.fail(res, '330', 'Сумма в запросе больше чем в оригинальной транзакции.');
+        if (!Number.isSafeInteger(amount) || amount <= 0 || amount > p.Amount - p.refunded)
+          return this.fail(res, '330', 'Сумма в запросе больше чем в оригинальной транзакции.');
         p.refunded += amount;
         p.Status = p.refunded === p.Amount ? 'REFUNDED' : 'PARTIAL_REFUNDED';
       } else return this.fail(res, '8', 'Неверный статус транзакции.', `Платёж в статусе ${p.Status}.`);
       if (externalId !== null) p.cancelRequests.add(externalId);
       void this.notify(p);
-      return sendJson(res, 200, { Success: true, ErrorCode: '0', TerminalKey: this.terminalKey, Status: p.Status, PaymentId: String(p.PaymentId), OrderId: p.OrderId, OriginalAmount: original, NewAmount: p.Amount - p.refunded, ...(externalId !== null && { ExternalRequestId: externalId }) });
+      return sendJson(res, 200, {
+        Success: true,
+        ErrorCode: '0',
+        TerminalKey: this.terminalKey,
+        Status: p.Status,
+        PaymentId: String(p.PaymentId),
+        OrderId: p.OrderId,
+        OriginalAmount: original,
+        NewAmount: p.Amount - p.refunded,
+        ...(externalId !== null && { ExternalRequestId: externalId }),
+      });
     }
     return this.fail(res, '9999', 'Метод не поддерживается.');
   }

@@ -90,7 +90,12 @@ export class FakeYooKassa {
   }
 
   async start(): Promise<this> {
-    const { server, url } = await listen((req, res) => void this.handle(req, res).catch((err) => sendJson(res, 500, { type: 'error', code: 'internal_server_error', description: String(err) })));
+    const { server, url } = await listen(
+      (req, res) =>
+        void this.handle(req, res).catch((err) =>
+          sendJson(res, 500, { type: 'error', code: 'internal_server_error', description: String(err) }),
+        ),
+    );
     this.server = server;
     this.url = url;
     return this;
@@ -115,18 +120,25 @@ export class FakeYooKassa {
       return this.error(res, this.failNext.status, 'internal_server_error', 'Internal server error');
     }
     const expected = `Basic ${Buffer.from(`${this.shopId}:${this.secretKey}`).toString('base64')}`;
-    if (req.headers.authorization !== expected) return this.error(res, 401, 'invalid_credentials', "Login or password is incorrect. Authentication by given credentials failed");
+    if (req.headers.authorization !== expected)
+      return this.error(res, 401, 'invalid_credentials', 'Login or password is incorrect. Authentication by given credentials failed');
 
     if (req.method === 'POST' && (url.pathname === '/v3/payments' || url.pathname === '/v3/refunds')) {
       const key = req.headers['idempotence-key'];
-      if (typeof key !== 'string' || key.length === 0 || key.length > 64) return this.error(res, 400, 'invalid_request', 'Idempotence key is missing or invalid', 'Idempotence-Key');
+      if (typeof key !== 'string' || key.length === 0 || key.length > 64)
+        return this.error(res, 400, 'invalid_request', 'Idempotence key is missing or invalid', 'Idempotence-Key');
       const seen = this.keys.get(`${url.pathname}:${key}`);
       if (seen) {
-        if (seen.body !== text) return this.error(res, 400, 'invalid_request', 'Idempotence key duplicated with another request body', 'Idempotence-Key');
+        if (seen.body !== text)
+          return this.error(res, 400, 'invalid_request', 'Idempotence key duplicated with another request body', 'Idempotence-Key');
         return sendJson(res, seen.status, seen.answer);
       }
-      if (json === undefined || typeof json !== 'object' || json === null) return this.error(res, 400, 'invalid_request', 'Request body is not a JSON object');
-      const out = url.pathname === '/v3/payments' ? this.createPayment(json as Record<string, unknown>) : this.createRefund(json as Record<string, unknown>);
+      if (json === undefined || typeof json !== 'object' || json === null)
+        return this.error(res, 400, 'invalid_request', 'Request body is not a JSON object');
+      const out =
+        url.pathname === '/v3/payments'
+          ? this.createPayment(json as Record<string, unknown>)
+          : this.createRefund(json as Record<string, unknown>);
       this.keys.set(`${url.pathname}:${key}`, { body: text, status: out.status, answer: out.answer });
       return sendJson(res, out.status, out.answer);
     }
@@ -139,26 +151,41 @@ export class FakeYooKassa {
     const m = /^\/v3\/payments\/([\w-]+)$/.exec(url.pathname);
     if (req.method === 'GET' && m) {
       const p = this.payments.get(m[1]!);
-      if (!p) return this.error(res, 404, 'not_found', "Incorrect payment_id. Payment doesn't exist or access denied. Specify the payment_id created in your store.", 'payment_id');
+      if (!p)
+        return this.error(
+          res,
+          404,
+          'not_found',
+          "Incorrect payment_id. Payment doesn't exist or access denied. Specify the payment_id created in your store.",
+          'payment_id',
+        );
       return sendJson(res, 200, p);
     }
     return this.error(res, 404, 'not_found', 'Not found');
   }
 
   private createPayment(b: Record<string, unknown>): { status: number; answer: unknown } {
-    const bad = (description: string, parameter: string) => ({ status: 400, answer: { type: 'error', id: randomUUID(), code: 'invalid_request', description, parameter } });
+    const bad = (description: string, parameter: string) => ({
+      status: 400,
+      answer: { type: 'error', id: randomUUID(), code: 'invalid_request', description, parameter },
+    });
     const amount = b.amount as { value?: unknown; currency?: unknown } | undefined;
-    if (!amount || typeof amount.value !== 'string' || !MONEY.test(amount.value) || toKop(amount.value) <= 0) return bad('Invalid amount value', 'amount.value');
+    if (!amount || typeof amount.value !== 'string' || !MONEY.test(amount.value) || toKop(amount.value) <= 0)
+      return bad('Invalid amount value', 'amount.value');
     if (amount.currency !== 'RUB') return bad('Invalid currency', 'amount.currency');
     const confirmation = b.confirmation as { type?: unknown; return_url?: unknown } | undefined;
-    if (!confirmation || confirmation.type !== 'redirect' || typeof confirmation.return_url !== 'string') return bad('Confirmation type redirect needs return_url', 'confirmation');
-    if (b.description !== undefined && (typeof b.description !== 'string' || b.description.length > 128)) return bad('Description is longer than 128 characters', 'description');
+    if (!confirmation || confirmation.type !== 'redirect' || typeof confirmation.return_url !== 'string')
+      return bad('Confirmation type redirect needs return_url', 'confirmation');
+    if (b.description !== undefined && (typeof b.description !== 'string' || b.description.length > 128))
+      return bad('Description is longer than 128 characters', 'description');
     const metadata = (b.metadata ?? {}) as Record<string, unknown>;
-    if (typeof metadata !== 'object' || Object.keys(metadata).length > 16 || Object.values(metadata).some((v) => typeof v !== 'string')) return bad('Invalid metadata', 'metadata');
+    if (typeof metadata !== 'object' || Object.keys(metadata).length > 16 || Object.values(metadata).some((v) => typeof v !== 'string'))
+      return bad('Invalid metadata', 'metadata');
     if (this.receiptsRequired) {
       const receipt = b.receipt as { customer?: { email?: unknown; phone?: unknown }; items?: unknown } | undefined;
       if (!receipt) return bad('Receipt is missing or illegal', 'receipt');
-      if (!receipt.customer || (typeof receipt.customer.email !== 'string' && typeof receipt.customer.phone !== 'string')) return bad('Receipt customer needs email or phone', 'receipt.customer');
+      if (!receipt.customer || (typeof receipt.customer.email !== 'string' && typeof receipt.customer.phone !== 'string'))
+        return bad('Receipt customer needs email or phone', 'receipt.customer');
       if (!Array.isArray(receipt.items) || receipt.items.length === 0) return bad('Receipt has no items', 'receipt.items');
       let sum = 0;
       for (const [i, item] of (receipt.items as Record<string, unknown>[]).entries()) {
@@ -167,8 +194,10 @@ export class FakeYooKassa {
         if (!ia || typeof ia.value !== 'string' || !MONEY.test(ia.value)) return bad('Invalid item amount', `receipt.items[${i}].amount`);
         if (!Number.isFinite(q) || q <= 0) return bad('Invalid item quantity', `receipt.items[${i}].quantity`);
         if (![1, 2, 3, 4, 5, 6].includes(item.vat_code as number)) return bad('Invalid vat_code', `receipt.items[${i}].vat_code`);
-        if (typeof item.description !== 'string' || item.description.length === 0 || item.description.length > 128) return bad('Invalid item description', `receipt.items[${i}].description`);
-        if (typeof item.payment_mode !== 'string' || typeof item.payment_subject !== 'string') return bad('Item needs payment_mode and payment_subject', `receipt.items[${i}]`);
+        if (typeof item.description !== 'string' || item.description.length === 0 || item.description.length > 128)
+          return bad('Invalid item description', `receipt.items[${i}].description`);
+        if (typeof item.payment_mode !== 'string' || typeof item.payment_subject !== 'string')
+          return bad('Item needs payment_mode and payment_subject', `receipt.items[${i}]`);
         sum += Math.round(toKop(ia.value) * q);
       }
       if (sum !== toKop(amount.value)) return bad('Sum of receipt items differs from the payment amount', 'receipt.items');
@@ -183,7 +212,11 @@ export class FakeYooKassa {
       ...(typeof b.description === 'string' ? { description: b.description } : {}),
       recipient: { account_id: this.shopId, gateway_id: '2345678' },
       created_at: new Date().toISOString(),
-      confirmation: { type: 'redirect', return_url: confirmation.return_url, confirmation_url: `${this.url}/checkout/payments/v2/contract?orderId=${id}` },
+      confirmation: {
+        type: 'redirect',
+        return_url: confirmation.return_url,
+        confirmation_url: `${this.url}/checkout/payments/v2/contract?orderId=${id}`,
+      },
       metadata: metadata as Record<string, string>,
       refundable: false,
       test: true,
@@ -199,20 +232,33 @@ export class FakeYooKassa {
   }
 
   private createRefund(b: Record<string, unknown>): { status: number; answer: unknown } {
-    const bad = (status: number, code: string, description: string, parameter?: string) => ({ status, answer: { type: 'error', id: randomUUID(), code, description, ...(parameter ? { parameter } : {}) } });
+    const bad = (status: number, code: string, description: string, parameter?: string) => ({
+      status,
+      answer: { type: 'error', id: randomUUID(), code, description, ...(parameter ? { parameter } : {}) },
+    });
     const p = typeof b.payment_id === 'string' ? this.payments.get(b.payment_id) : undefined;
     if (!p) return bad(400, 'invalid_request', 'Payment not found', 'payment_id');
     const amount = b.amount as { value?: unknown; currency?: unknown } | undefined;
-    if (!amount || typeof amount.value !== 'string' || !MONEY.test(amount.value) || amount.currency !== 'RUB') return bad(400, 'invalid_request', 'Invalid amount', 'amount');
+    if (!amount || typeof amount.value !== 'string' || !MONEY.test(amount.value) || amount.currency !== 'RUB')
+      return bad(400, 'invalid_request', 'Invalid amount', 'amount');
     if (p.status !== 'succeeded') return bad(400, 'invalid_request', 'Refund is possible only for a succeeded payment', 'payment_id');
     const refunded = p.refunded_amount ? toKop(p.refunded_amount.value) : 0;
     if (this.receiptsRequired) {
       const full = refunded === 0 && toKop(amount.value) === toKop(p.amount.value);
       const receipt = b.receipt as { customer?: { email?: unknown; phone?: unknown }; items?: unknown } | undefined;
       if (full && receipt !== undefined) return bad(400, 'invalid_request', 'Receipt is not needed for a full refund', 'receipt');
-      if (!full && (!receipt || !receipt.customer || (typeof receipt.customer.email !== 'string' && typeof receipt.customer.phone !== 'string') || !Array.isArray(receipt.items) || receipt.items.length === 0)) return bad(400, 'invalid_request', 'Receipt is missing or illegal', 'receipt');
+      if (
+        !full &&
+        (!receipt ||
+          !receipt.customer ||
+          (typeof receipt.customer.email !== 'string' && typeof receipt.customer.phone !== 'string') ||
+          !Array.isArray(receipt.items) ||
+          receipt.items.length === 0)
+      )
+        return bad(400, 'invalid_request', 'Receipt is missing or illegal', 'receipt');
     }
-    if (toKop(amount.value) > toKop(p.amount.value) - refunded) return bad(400, 'invalid_request', 'Refund amount exceeds the payment amount', 'amount.value');
+    if (toKop(amount.value) > toKop(p.amount.value) - refunded)
+      return bad(400, 'invalid_request', 'Refund amount exceeds the payment amount', 'amount.value');
     const refund: YooRefund = {
       id: `${randomBytes(4).toString('hex')}-0015-5000-9000-${randomBytes(6).toString('hex')}`,
       payment_id: p.id,

@@ -62,7 +62,13 @@ export interface BuildOptions {
 }
 
 const SHUTTING_DOWN_BODY = JSON.stringify({ error: 'Сайт перезапускается. Повторите через несколько секунд.', code: 'shutting_down' });
-const SHUTTING_DOWN_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(SHUTTING_DOWN_BODY)), connection: 'close', 'retry-after': '5', 'cache-control': 'no-store' };
+const SHUTTING_DOWN_HEADERS = {
+  'content-type': 'application/json; charset=utf-8',
+  'content-length': String(Buffer.byteLength(SHUTTING_DOWN_BODY)),
+  connection: 'close',
+  'retry-after': '5',
+  'cache-control': 'no-store',
+};
 
 /** The whole site as a Fastify instance, without listen(): main.ts listens, tests inject. */
 export async function buildApp(config: Readonly<Config>, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -125,7 +131,22 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     publicCache: new PublicCache(notifications),
     userCache,
     notifications,
-    settings: new SettingsStore(database.db, database.kind, config, notifications, (trx, e) => recordAudit(trx, { actorId: e.actorId, action: 'settings.update', entity: 'settings', entityId: e.key, before: e.before, after: e.after }), app.log),
+    settings: new SettingsStore(
+      database.db,
+      database.kind,
+      config,
+      notifications,
+      (trx, e) =>
+        recordAudit(trx, {
+          actorId: e.actorId,
+          action: 'settings.update',
+          entity: 'settings',
+          entityId: e.key,
+          before: e.before,
+          after: e.after,
+        }),
+      app.log,
+    ),
   };
   await notifications.start();
   // A write request has committed by the time it answers; whatever this instance looked up
@@ -141,12 +162,19 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   fastPath = ctx.publicCache;
   app.addHook('onSend', async (request, reply, payload) => {
     const capture = request.publicCacheCapture;
-    if (capture && reply.statusCode === 200) ctx.publicCache.remember(request.url, capture, reply.getHeaders() as Record<string, string | number | string[] | undefined>, request.routeOptions.url);
+    if (capture && reply.statusCode === 200)
+      ctx.publicCache.remember(
+        request.url,
+        capture,
+        reply.getHeaders() as Record<string, string | number | string[] | undefined>,
+        request.routeOptions.url,
+      );
     return payload;
   });
   if (config.logLevel === 'info' || config.logLevel === 'debug' || config.logLevel === 'trace') {
     const log = app.log;
-    accessLog = (reqId, method, url, status, ms) => log.info({ reqId, method, url, status, ms: Math.round(ms * 10) / 10 }, `${method} ${url} ${status} ${ms.toFixed(1)} ms`);
+    accessLog = (reqId, method, url, status, ms) =>
+      log.info({ reqId, method, url, status, ms: Math.round(ms * 10) / 10 }, `${method} ${url} ${status} ${ms.toFixed(1)} ms`);
   }
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -170,7 +198,12 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   await app.register(fastifySwagger, {
     openapi: {
-      info: { title: `${config.siteName} API`, description: 'API сайта игрового сервера. Ошибки: { "error": "текст", "code": "машинный_код", "field": "путь.к.полю" } (field — только когда виновато одно поле). Вход: cookie сеанса или заголовок Authorization: Bearer <токен из /api/user/login с bearer: true>.', version: '1.0.0' },
+      info: {
+        title: `${config.siteName} API`,
+        description:
+          'API сайта игрового сервера. Ошибки: { "error": "текст", "code": "машинный_код", "field": "путь.к.полю" } (field — только когда виновато одно поле). Вход: cookie сеанса или заголовок Authorization: Bearer <токен из /api/user/login с bearer: true>.',
+        version: '1.0.0',
+      },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
@@ -179,7 +212,12 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
 
   ctx.jobs.register(mailJob(database.db, mailer, app.log));
-  metrics.gauge({ name: 'kubik_mail_queue', help: 'Letters in the outbox: queued (to send now or on retry) and failed (given up)', labelNames: ['state'], read: () => mailQueueDepth(database.db) });
+  metrics.gauge({
+    name: 'kubik_mail_queue',
+    help: 'Letters in the outbox: queued (to send now or on retry) and failed (given up)',
+    labelNames: ['state'],
+    read: () => mailQueueDepth(database.db),
+  });
   if (config.backup.dir) ctx.jobs.register(ctx.schedule.job(backupJob(config, app.log)));
   if (ctx.limiter instanceof DatabaseRateLimiter) ctx.jobs.register(ctx.schedule.job(ctx.limiter.sweepJob()));
   for (const mod of modules) await app.register(mod(ctx));
@@ -197,7 +235,8 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     jobsStopped = ctx.jobs.stop(config.shutdownTimeoutMs);
   });
   app.addHook('onClose', async () => {
-    if (!(await (jobsStopped ?? ctx.jobs.stop(config.shutdownTimeoutMs)))) app.log.warn('background jobs still running at the shutdown deadline; their claims were released');
+    if (!(await (jobsStopped ?? ctx.jobs.stop(config.shutdownTimeoutMs))))
+      app.log.warn('background jobs still running at the shutdown deadline; their claims were released');
     ctx.userCache.stop();
     await notifications.stop();
     mailer.close();
@@ -219,16 +258,18 @@ function registerAccessControl(app: FastifyInstance, ctx: AppContext): void {
     for (const method of [route.method].flat()) if (method !== 'HEAD') app.apiRoutes.push({ method, url: route.url, access });
   });
   // Keyed by the token's hash: the cache holds no usable secret.
-  registerAccessCheck(app, (token) =>
-    ctx.userCache.get(
-      `session:${hashToken(token)}`,
-      async () => {
-        const session = await findSessionUser(ctx.db, token);
-        // Shared by every request of this session while cached: nobody may change it in place.
-        return session && { user: Object.freeze(session.user), expiresAt: session.expiresAt };
-      },
-      (s) => s.expiresAt,
-    ),
+  registerAccessCheck(
+    app,
+    (token) =>
+      ctx.userCache.get(
+        `session:${hashToken(token)}`,
+        async () => {
+          const session = await findSessionUser(ctx.db, token);
+          // Shared by every request of this session while cached: nobody may change it in place.
+          return session && { user: Object.freeze(session.user), expiresAt: session.expiresAt };
+        },
+        (s) => s.expiresAt,
+      ),
     ctx.config.gravitSecret,
     (user) => requireAdminTwoFactor(ctx, user),
   );
@@ -257,7 +298,15 @@ function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
   }
   // The static plugin would treat '/' as a directory: the home page is the app's index.
   const sendIndex = async (request: FastifyRequest, reply: FastifyReply) =>
-    sendCached(request, reply, await app.ctx.publicCache.get('web.index', async () => indexPage(indexFile, await app.ctx.settings.get(SiteSettingsDoc)), 'text/html; charset=utf-8'));
+    sendCached(
+      request,
+      reply,
+      await app.ctx.publicCache.get(
+        'web.index',
+        async () => indexPage(indexFile, await app.ctx.settings.get(SiteSettingsDoc)),
+        'text/html; charset=utf-8',
+      ),
+    );
   if (hasWeb) app.get('/', { config: { access: 'public' }, schema: { hide: true } }, sendIndex);
   app.setNotFoundHandler((request, reply) => {
     const url = request.url;

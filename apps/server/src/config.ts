@@ -55,7 +55,9 @@ const Env = z.object({
   YOOKASSA_SECRET_KEY: z.string().optional(),
   YOOKASSA_API_URL: z.string().url().default('https://api.yookassa.ru/v3'),
   YOOKASSA_RECEIPTS: bool.default(false),
-  YOOKASSA_NOTIFY_IPS: z.string().default('185.71.76.0/27,185.71.77.0/27,77.75.153.0/25,77.75.156.11,77.75.156.35,77.75.154.128/25,2a02:5180::/32'),
+  YOOKASSA_NOTIFY_IPS: z
+    .string()
+    .default('185.71.76.0/27,185.71.77.0/27,77.75.153.0/25,77.75.156.11,77.75.156.35,77.75.154.128/25,2a02:5180::/32'),
   TBANK_TERMINAL_KEY: z.string().optional(),
   TBANK_PASSWORD: z.string().optional(),
   TBANK_API_URL: z.string().url().default('https://securepay.tinkoff.ru/v2'),
@@ -186,15 +188,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
               secretKey: e.YOOKASSA_SECRET_KEY,
               apiUrl: e.YOOKASSA_API_URL.replace(/\/+$/, ''),
               receipts: e.YOOKASSA_RECEIPTS,
-              notifyIps: e.YOOKASSA_NOTIFY_IPS.split(',').map((s) => s.trim()).filter(Boolean),
+              notifyIps: e.YOOKASSA_NOTIFY_IPS.split(',')
+                .map((s) => s.trim())
+                .filter(Boolean),
             }
           : null,
-      tbank: e.TBANK_TERMINAL_KEY && e.TBANK_PASSWORD ? { terminalKey: e.TBANK_TERMINAL_KEY, password: e.TBANK_PASSWORD, apiUrl: e.TBANK_API_URL.replace(/\/+$/, '') } : null,
+      tbank:
+        e.TBANK_TERMINAL_KEY && e.TBANK_PASSWORD
+          ? { terminalKey: e.TBANK_TERMINAL_KEY, password: e.TBANK_PASSWORD, apiUrl: e.TBANK_API_URL.replace(/\/+$/, '') }
+          : null,
       minKopecks: Math.round(e.PAYMENT_MIN_RUB * 100),
       maxKopecks: Math.round(e.PAYMENT_MAX_RUB * 100),
       reconcileMs: e.PAYMENT_RECONCILE_SEC * 1000,
     },
-    backup: { dir: e.BACKUP_DIR ? path.resolve(e.BACKUP_DIR) : undefined, keep: e.BACKUP_KEEP, intervalMs: e.BACKUP_INTERVAL_HOURS * 3_600_000 },
+    backup: {
+      dir: e.BACKUP_DIR ? path.resolve(e.BACKUP_DIR) : undefined,
+      keep: e.BACKUP_KEEP,
+      intervalMs: e.BACKUP_INTERVAL_HOURS * 3_600_000,
+    },
     metricsToken: e.METRICS_TOKEN || undefined,
     twoFactorKey: e.TWO_FACTOR_KEY || undefined,
     logFormat: e.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),

@@ -19,7 +19,13 @@ export function accentPalette(hex: string): { accent: string; strong: string; in
     return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
   });
   const luminance = 0.2126 * lin[0]! + 0.7152 * lin[1]! + 0.0722 * lin[2]!;
-  const strong = `#${rgb.map((c) => Math.round(c * 0.85).toString(16).padStart(2, '0')).join('')}`;
+  const strong = `#${rgb
+    .map((c) =>
+      Math.round(c * 0.85)
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
   return { accent: safe, strong, ink: luminance > 0.3 ? '#0b1120' : '#ffffff' };
 }
 

@@ -7,7 +7,10 @@ import { Email } from './accounts.ts';
 /** The password as typed: any wrong shape is just a wrong password. */
 const CurrentPassword = z.string({ error: 'Введите пароль' }).min(1, 'Введите пароль').max(256, 'Пароль указан неверно');
 
-export const EmailChangeBody = withLabels(z.strictObject({ email: Email, password: CurrentPassword }), { email: 'Новая почта', password: 'Пароль' });
+export const EmailChangeBody = withLabels(z.strictObject({ email: Email, password: CurrentPassword }), {
+  email: 'Новая почта',
+  password: 'Пароль',
+});
 export type EmailChangeBody = z.infer<typeof EmailChangeBody>;
 
 export const PendingEmailChange = z.object({

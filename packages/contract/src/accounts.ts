@@ -23,7 +23,10 @@ export const NewPassword = z
   .max(PASSWORD_MAX, `Пароль должен быть не длиннее ${PASSWORD_MAX} символов`);
 
 /** Login takes whatever was typed: a wrong shape is just a wrong name or password. */
-const LoginField = z.string({ error: 'Введите имя пользователя и пароль' }).min(1, 'Введите имя пользователя и пароль').max(256, 'Неверное имя пользователя или пароль');
+const LoginField = z
+  .string({ error: 'Введите имя пользователя и пароль' })
+  .min(1, 'Введите имя пользователя и пароль')
+  .max(256, 'Неверное имя пользователя или пароль');
 
 export const RegisterBody = withLabels(
   z.strictObject({
@@ -32,7 +35,12 @@ export const RegisterBody = withLabels(
     password: NewPassword,
     // Honoured only when an administrator registers someone from the admin area.
     is_admin: z.boolean({ error: 'Поле is_admin должно быть логическим' }).optional(),
-    balance: z.number({ error: 'Баланс должен быть числом' }).finite().min(0, 'Баланс не может быть отрицательным').max(100_000_000, 'Слишком большой баланс').optional(),
+    balance: z
+      .number({ error: 'Баланс должен быть числом' })
+      .finite()
+      .min(0, 'Баланс не может быть отрицательным')
+      .max(100_000_000, 'Слишком большой баланс')
+      .optional(),
   }),
   { username: 'Имя пользователя', email: 'Почта', password: 'Пароль', is_admin: 'Администратор', balance: 'Баланс' },
 );
@@ -58,16 +66,10 @@ export type LoginBody = z.infer<typeof LoginBody>;
 export const LoginResponse = z.object({ token: z.string().optional(), message: z.string() });
 export type LoginResponse = z.infer<typeof LoginResponse>;
 
-export const ForgotPasswordBody = withLabels(
-  z.strictObject({ email: Email }),
-  { email: 'Почта' },
-);
+export const ForgotPasswordBody = withLabels(z.strictObject({ email: Email }), { email: 'Почта' });
 export type ForgotPasswordBody = z.infer<typeof ForgotPasswordBody>;
 
-export const ResetPasswordBody = withLabels(
-  z.strictObject({ new_password: NewPassword }),
-  { new_password: 'Новый пароль' },
-);
+export const ResetPasswordBody = withLabels(z.strictObject({ new_password: NewPassword }), { new_password: 'Новый пароль' });
 export type ResetPasswordBody = z.infer<typeof ResetPasswordBody>;
 
 export const TokenParams = withLabels(

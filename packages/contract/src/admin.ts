@@ -30,7 +30,12 @@ export const AdminUserUpdateBody = withLabels(
     password: z.union([z.literal(''), NewPassword], { error: 'Пароль должен быть не короче 8 символов или пустым' }).optional(),
     is_admin: z.boolean({ error: 'Поле is_admin должно быть логическим' }).optional(),
     /** Roubles; the server posts the difference to the ledger. */
-    balance: z.number({ error: 'Баланс должен быть числом' }).finite('Баланс должен быть числом').min(0, 'Баланс не может быть отрицательным').max(100_000_000, 'Слишком большой баланс').optional(),
+    balance: z
+      .number({ error: 'Баланс должен быть числом' })
+      .finite('Баланс должен быть числом')
+      .min(0, 'Баланс не может быть отрицательным')
+      .max(100_000_000, 'Слишком большой баланс')
+      .optional(),
   }),
   { username: 'Имя пользователя', email: 'Почта', password: 'Пароль', is_admin: 'Администратор', balance: 'Баланс' },
 );
@@ -42,9 +47,23 @@ export const AUDIT_ENTITIES = ['user', 'news', 'donate', 'shop_item', 'shop_deli
 
 export const AuditQuery = withLabels(
   z.strictObject({
-    page: z.coerce.number({ error: 'Некорректный номер страницы' }).int('Некорректный номер страницы').min(1, 'Некорректный номер страницы').max(1_000_000, 'Некорректный номер страницы').default(1),
-    per_page: z.coerce.number({ error: 'Некорректный размер страницы' }).int('Некорректный размер страницы').min(1, 'Некорректный размер страницы').max(200, 'Не больше 200 записей на странице').default(AUDIT_PAGE_SIZE),
-    entity: z.string().max(32, 'Некорректный раздел').regex(/^[a-z_]+$/, 'Некорректный раздел').optional(),
+    page: z.coerce
+      .number({ error: 'Некорректный номер страницы' })
+      .int('Некорректный номер страницы')
+      .min(1, 'Некорректный номер страницы')
+      .max(1_000_000, 'Некорректный номер страницы')
+      .default(1),
+    per_page: z.coerce
+      .number({ error: 'Некорректный размер страницы' })
+      .int('Некорректный размер страницы')
+      .min(1, 'Некорректный размер страницы')
+      .max(200, 'Не больше 200 записей на странице')
+      .default(AUDIT_PAGE_SIZE),
+    entity: z
+      .string()
+      .max(32, 'Некорректный раздел')
+      .regex(/^[a-z_]+$/, 'Некорректный раздел')
+      .optional(),
   }),
   { page: 'Страница', per_page: 'Записей на странице', entity: 'Раздел' },
 );
@@ -88,8 +107,18 @@ export const AdminUserQuery = withLabels(
       // eslint-disable-next-line no-control-regex -- a search never holds control characters (PostgreSQL refuses NUL)
       .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'Некорректный запрос')
       .optional(),
-    page: z.coerce.number({ error: 'Некорректный номер страницы' }).int('Некорректный номер страницы').min(1, 'Некорректный номер страницы').max(1_000_000, 'Некорректный номер страницы').optional(),
-    per_page: z.coerce.number({ error: 'Некорректный размер страницы' }).int('Некорректный размер страницы').min(1, 'Некорректный размер страницы').max(100, 'Не больше 100 пользователей на странице').optional(),
+    page: z.coerce
+      .number({ error: 'Некорректный номер страницы' })
+      .int('Некорректный номер страницы')
+      .min(1, 'Некорректный номер страницы')
+      .max(1_000_000, 'Некорректный номер страницы')
+      .optional(),
+    per_page: z.coerce
+      .number({ error: 'Некорректный размер страницы' })
+      .int('Некорректный размер страницы')
+      .min(1, 'Некорректный размер страницы')
+      .max(100, 'Не больше 100 пользователей на странице')
+      .optional(),
   }),
   { q: 'Поиск', page: 'Страница', per_page: 'Пользователей на странице' },
 );
@@ -114,7 +143,11 @@ export const BalanceChangeBody = withLabels(
       .refine((v) => v !== 0, 'Сумма не может быть нулевой')
       .refine((v) => Math.abs(v) <= 100_000_000, 'Слишком большая сумма')
       .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, 'Не больше двух знаков после запятой (копейки)'),
-    comment: z.string({ error: 'Напишите комментарий' }).trim().min(3, 'Напишите комментарий: за что изменение (не короче 3 символов)').max(BALANCE_COMMENT_MAX, `Комментарий: не длиннее ${BALANCE_COMMENT_MAX} символов`),
+    comment: z
+      .string({ error: 'Напишите комментарий' })
+      .trim()
+      .min(3, 'Напишите комментарий: за что изменение (не короче 3 символов)')
+      .max(BALANCE_COMMENT_MAX, `Комментарий: не длиннее ${BALANCE_COMMENT_MAX} символов`),
   }),
   { amount: 'Сумма', comment: 'Комментарий' },
 );

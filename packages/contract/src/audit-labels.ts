@@ -224,7 +224,15 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
 };
 
 /** Bookkeeping columns that say nothing the entry's own date and number do not. */
-export const AUDIT_HIDDEN_FIELDS: readonly string[] = ['id', 'created_at', 'updated_at', 'deleted_at', 'username_lower', 'email_lower', 'name_key'];
+export const AUDIT_HIDDEN_FIELDS: readonly string[] = [
+  'id',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+  'username_lower',
+  'email_lower',
+  'name_key',
+];
 
 const VERBS: Record<string, string> = { create: 'создана', add: 'создана', update: 'изменена', delete: 'удалена', remove: 'удалена' };
 

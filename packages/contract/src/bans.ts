@@ -65,7 +65,12 @@ export type BanRecord = z.infer<typeof BanRecord>;
 export const BanListQuery = withLabels(
   z.strictObject({
     active: z.enum(['0', '1'], { error: 'active: 0 или 1' }).optional(),
-    user_id: z.coerce.number({ error: 'Некорректный идентификатор' }).int('Некорректный идентификатор').positive('Некорректный идентификатор').max(2_147_483_647, 'Некорректный идентификатор').optional(),
+    user_id: z.coerce
+      .number({ error: 'Некорректный идентификатор' })
+      .int('Некорректный идентификатор')
+      .positive('Некорректный идентификатор')
+      .max(2_147_483_647, 'Некорректный идентификатор')
+      .optional(),
   }),
   { active: 'Только действующие', user_id: 'Игрок' },
 );

@@ -19,7 +19,8 @@ export const CAPE_TEXTS = {
   notPng: 'Плащ должен быть PNG-изображением',
   broken: 'Файл PNG повреждён или обрезан',
   animated: 'Анимированный PNG не подходит для плаща: нужен обычный PNG',
-  badSize: (w: number, h: number) => `Неподходящий размер плаща: ${w}×${h}. Нужен 64×32 (HD: 128×64 … 512×256), 22×17 или 46×23 и их кратные`,
+  badSize: (w: number, h: number) =>
+    `Неподходящий размер плаща: ${w}×${h}. Нужен 64×32 (HD: 128×64 … 512×256), 22×17 или 46×23 и их кратные`,
   titleRequired: 'Введите название плаща',
   titleTooLong: 'Название плаща: не длиннее 64 символов',
   notFound: 'Плащ не найден',
@@ -34,7 +35,11 @@ export const CAPE_TEXTS = {
   removed: 'Плащ снят',
 } as const;
 
-export const CapeTitle = z.string({ error: CAPE_TEXTS.titleRequired }).trim().min(1, CAPE_TEXTS.titleRequired).max(64, CAPE_TEXTS.titleTooLong);
+export const CapeTitle = z
+  .string({ error: CAPE_TEXTS.titleRequired })
+  .trim()
+  .min(1, CAPE_TEXTS.titleRequired)
+  .max(64, CAPE_TEXTS.titleTooLong);
 
 export const CapeGrant = z.object({
   id: z.number(),
@@ -63,10 +68,13 @@ export type AdminCape = z.infer<typeof AdminCape>;
 export const CapeUpdateBody = z.strictObject({ title: CapeTitle });
 export type CapeUpdateBody = z.infer<typeof CapeUpdateBody>;
 
-export const CapeGrantBody = z.union([
-  z.strictObject({ username: z.string().regex(USERNAME_RE, CAPE_TEXTS.playerNotFound) }),
-  z.strictObject({ tier_id: z.number({ error: CAPE_TEXTS.grantTarget }).int().positive(CAPE_TEXTS.tierNotFound) }),
-], { error: CAPE_TEXTS.grantTarget });
+export const CapeGrantBody = z.union(
+  [
+    z.strictObject({ username: z.string().regex(USERNAME_RE, CAPE_TEXTS.playerNotFound) }),
+    z.strictObject({ tier_id: z.number({ error: CAPE_TEXTS.grantTarget }).int().positive(CAPE_TEXTS.tierNotFound) }),
+  ],
+  { error: CAPE_TEXTS.grantTarget },
+);
 export type CapeGrantBody = z.infer<typeof CapeGrantBody>;
 
 const Id = IdParams.shape.id;

@@ -59,8 +59,11 @@ export function commandProblem(text: string, rules: CommandRules): string | null
   if (text.length > COMMAND_MAX_CHARS) return `${label}: не длиннее ${COMMAND_MAX_CHARS} символов`;
   const used = [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   const unknown = used.find((p) => !rules.placeholders.includes(p));
-  if (unknown !== undefined) return `${label}: неизвестная подстановка {${unknown}}. Можно: ${rules.placeholders.map((p) => `{${p}}`).join(', ')}`;
-  if (rules.needsPlayer && !used.includes('player') && !used.includes('uuid')) return `${label}: нужна подстановка {player} или {uuid} — иначе неизвестно, кому выдавать`;
-  if (utf8Length(text) + used.length * VALUE_BYTES > COMMAND_MAX_BYTES) return `${label}: слишком длинная — вместе с подставленными значениями может не уместиться в ${COMMAND_MAX_BYTES} байт, которые принимает RCON`;
+  if (unknown !== undefined)
+    return `${label}: неизвестная подстановка {${unknown}}. Можно: ${rules.placeholders.map((p) => `{${p}}`).join(', ')}`;
+  if (rules.needsPlayer && !used.includes('player') && !used.includes('uuid'))
+    return `${label}: нужна подстановка {player} или {uuid} — иначе неизвестно, кому выдавать`;
+  if (utf8Length(text) + used.length * VALUE_BYTES > COMMAND_MAX_BYTES)
+    return `${label}: слишком длинная — вместе с подставленными значениями может не уместиться в ${COMMAND_MAX_BYTES} байт, которые принимает RCON`;
   return null;
 }

@@ -21,10 +21,18 @@ export type MessageResponse = z.infer<typeof MessageResponse>;
 
 export const IdParams = withLabels(
   z.strictObject({
-    id: z.coerce.number({ error: 'Некорректный идентификатор' }).int('Некорректный идентификатор').positive('Некорректный идентификатор').max(2_147_483_647, 'Некорректный идентификатор'),
+    id: z.coerce
+      .number({ error: 'Некорректный идентификатор' })
+      .int('Некорректный идентификатор')
+      .positive('Некорректный идентификатор')
+      .max(2_147_483_647, 'Некорректный идентификатор'),
   }),
   { id: 'Идентификатор' },
 );
 
 /** Roubles on the wire; the server keeps kopecks. */
-export const Roubles = z.number({ error: 'Сумма должна быть числом' }).finite('Сумма должна быть числом').min(0, 'Сумма не может быть отрицательной').max(100_000_000, 'Слишком большая сумма');
+export const Roubles = z
+  .number({ error: 'Сумма должна быть числом' })
+  .finite('Сумма должна быть числом')
+  .min(0, 'Сумма не может быть отрицательной')
+  .max(100_000_000, 'Слишком большая сумма');

@@ -116,7 +116,12 @@ export const DeliveriesQuery = withLabels(
   z.strictObject({
     state: z.enum(DELIVERY_STATES, { error: 'Некорректное состояние доставки' }).optional(),
     source: z.enum(DELIVERY_SOURCES, { error: 'Некорректный источник доставки' }).optional(),
-    limit: z.coerce.number({ error: 'Некорректный лимит' }).int('Некорректный лимит').min(1, 'Некорректный лимит').max(500, 'Некорректный лимит').optional(),
+    limit: z.coerce
+      .number({ error: 'Некорректный лимит' })
+      .int('Некорректный лимит')
+      .min(1, 'Некорректный лимит')
+      .max(500, 'Некорректный лимит')
+      .optional(),
   }),
   { state: 'Состояние', source: 'Источник', limit: 'Лимит' },
 );
@@ -126,7 +131,12 @@ export const ResendBody = z
   .union([
     withLabels(
       z.strictObject({
-        server_id: z.number({ error: 'Некорректный сервер' }).int('Некорректный сервер').positive('Некорректный сервер').max(2_147_483_647, 'Некорректный сервер').optional(),
+        server_id: z
+          .number({ error: 'Некорректный сервер' })
+          .int('Некорректный сервер')
+          .positive('Некорректный сервер')
+          .max(2_147_483_647, 'Некорректный сервер')
+          .optional(),
       }),
       { server_id: 'Сервер' },
     ),

@@ -41,8 +41,17 @@ const commandList = (what: string, placeholders: readonly string[]) =>
 
 export const TierPeriod = withLabels(
   z.strictObject({
-    months: z.number({ error: 'Срок: ожидалось число месяцев' }).int('Срок — целое число месяцев').min(1, 'Срок — не меньше 1 месяца').max(36, 'Срок — не больше 36 месяцев'),
-    discount: z.number({ error: 'Скидка: ожидалось число процентов' }).int('Скидка — целое число процентов').min(0, 'Скидка не может быть отрицательной').max(90, 'Скидка — не больше 90 %').default(0),
+    months: z
+      .number({ error: 'Срок: ожидалось число месяцев' })
+      .int('Срок — целое число месяцев')
+      .min(1, 'Срок — не меньше 1 месяца')
+      .max(36, 'Срок — не больше 36 месяцев'),
+    discount: z
+      .number({ error: 'Скидка: ожидалось число процентов' })
+      .int('Скидка — целое число процентов')
+      .min(0, 'Скидка не может быть отрицательной')
+      .max(90, 'Скидка — не больше 90 %')
+      .default(0),
   }),
   { months: 'Месяцев', discount: 'Скидка, %' },
 );
@@ -76,7 +85,14 @@ export const Kit = withLabels(
     /** Console commands a claim runs («give {player} minecraft:bread 16»). */
     give_commands: commandList('Команды выдачи кита', KIT_COMMAND_PLACEHOLDERS),
   }),
-  { name: 'Название', description: 'Описание', command: 'Команда', period: 'Период (дней)', kitImg: 'Картинка', give_commands: 'Команды выдачи' },
+  {
+    name: 'Название',
+    description: 'Описание',
+    command: 'Команда',
+    period: 'Период (дней)',
+    kitImg: 'Картинка',
+    give_commands: 'Команды выдачи',
+  },
 );
 export type KitInput = z.input<typeof Kit>;
 
@@ -95,16 +111,38 @@ export const DonateBody = withLabels(
   z.strictObject({
     title: required('Название доната', 100),
     content: required('Описание доната', 5000),
-    amount: z.number({ error: 'Цена должна быть числом' }).finite('Цена должна быть числом').min(0, 'Цена не может быть отрицательной').max(1_000_000, 'Слишком большая цена'),
+    amount: z
+      .number({ error: 'Цена должна быть числом' })
+      .finite('Цена должна быть числом')
+      .min(0, 'Цена не может быть отрицательной')
+      .max(1_000_000, 'Слишком большая цена'),
     currency: required('Валюта', 16),
     image_url: OptionalImageUrl,
     is_best: z.boolean({ error: 'Поле is_best должно быть логическим' }).default(false),
     /** Place among the tiers, smallest first; a new tier without it goes last. */
-    position: z.number({ error: 'Порядок должен быть числом' }).int('Порядок — целое число').min(0, 'Порядок не может быть отрицательным').max(100_000, 'Слишком большой порядок').optional(),
+    position: z
+      .number({ error: 'Порядок должен быть числом' })
+      .int('Порядок — целое число')
+      .min(0, 'Порядок не может быть отрицательным')
+      .max(100_000, 'Слишком большой порядок')
+      .optional(),
     kits: z.array(Kit, { error: 'Киты: ожидался список' }).max(MAX_KITS, `Не больше ${MAX_KITS} китов`).default([]),
-    features: z.array(Feature, { error: 'Привилегии: ожидался список' }).max(MAX_FEATURES, `Не больше ${MAX_FEATURES} привилегий`).default([]),
+    features: z
+      .array(Feature, { error: 'Привилегии: ожидался список' })
+      .max(MAX_FEATURES, `Не больше ${MAX_FEATURES} привилегий`)
+      .default([]),
     /** Game servers the tier applies to; empty: every server with RCON. */
-    server_ids: z.array(z.number({ error: 'Сервер: ожидался номер' }).int('Сервер: ожидался номер').positive('Сервер: ожидался номер').max(2_147_483_647, 'Сервер: ожидался номер'), { error: 'Серверы: ожидался список' }).max(100).default([]),
+    server_ids: z
+      .array(
+        z
+          .number({ error: 'Сервер: ожидался номер' })
+          .int('Сервер: ожидался номер')
+          .positive('Сервер: ожидался номер')
+          .max(2_147_483_647, 'Сервер: ожидался номер'),
+        { error: 'Серверы: ожидался список' },
+      )
+      .max(100)
+      .default([]),
     grant_commands: commandList('Команды выдачи', PRIVILEGE_COMMAND_PLACEHOLDERS),
     revoke_commands: commandList('Команды снятия', PRIVILEGE_COMMAND_PLACEHOLDERS),
     periods: z

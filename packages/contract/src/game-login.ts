@@ -9,7 +9,10 @@ export const GAME_LOGIN_HELP_MAX = 5000;
 export const GameLoginSettingsBody = withLabels(
   z.strictObject({
     server_name: z.string({ error: 'Введите название' }).trim().min(1, 'Введите название').max(64, 'Название: не длиннее 64 символов'),
-    help_text: z.string({ error: 'Текст должен быть строкой' }).trim().max(GAME_LOGIN_HELP_MAX, `Текст: не длиннее ${GAME_LOGIN_HELP_MAX} символов`),
+    help_text: z
+      .string({ error: 'Текст должен быть строкой' })
+      .trim()
+      .max(GAME_LOGIN_HELP_MAX, `Текст: не длиннее ${GAME_LOGIN_HELP_MAX} символов`),
   }),
   { server_name: 'Название в лаунчере', help_text: 'Текст на странице помощи' },
 );

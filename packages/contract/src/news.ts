@@ -28,7 +28,11 @@ export const OptionalImageUrl = z
 export const NewsBody = withLabels(
   z.strictObject({
     title: z.string({ error: 'Введите заголовок' }).trim().min(1, 'Введите заголовок').max(200, 'Заголовок не длиннее 200 символов'),
-    content: z.string({ error: 'Введите содержание' }).trim().min(1, 'Введите содержание').max(20_000, 'Текст новости не длиннее 20 000 символов'),
+    content: z
+      .string({ error: 'Введите содержание' })
+      .trim()
+      .min(1, 'Введите содержание')
+      .max(20_000, 'Текст новости не длиннее 20 000 символов'),
     image_url: OptionalImageUrl,
   }),
   { title: 'Заголовок', content: 'Текст', image_url: 'Картинка' },

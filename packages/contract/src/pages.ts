@@ -26,7 +26,10 @@ export const PageSlug = z
   .trim()
   .toLowerCase()
   // Capitals are taken and lowered, so the published pattern admits them too.
-  .regex(/^[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,62}[a-zA-Z0-9])?$/, 'Адрес страницы: латинские буквы, цифры и дефис, до 64 символов (например, vip-rules)');
+  .regex(
+    /^[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,62}[a-zA-Z0-9])?$/,
+    'Адрес страницы: латинские буквы, цифры и дефис, до 64 символов (например, vip-rules)',
+  );
 
 export const PageSlugParams = withLabels(z.strictObject({ slug: PageSlug }), { slug: 'Адрес страницы' });
 
@@ -37,9 +40,16 @@ export const PAGE_PLACE_LABELS: Record<PagePlace, string> = { none: 'Нигде'
 export const PageBody = withLabels(
   z.strictObject({
     title: z.string({ error: 'Введите заголовок' }).trim().min(1, 'Введите заголовок').max(120, 'Заголовок: не длиннее 120 символов'),
-    body: z.string({ error: 'Текст страницы должен быть строкой' }).max(PAGE_BODY_MAX, `Текст страницы: не длиннее ${PAGE_BODY_MAX.toLocaleString('ru-RU')} символов`),
+    body: z
+      .string({ error: 'Текст страницы должен быть строкой' })
+      .max(PAGE_BODY_MAX, `Текст страницы: не длиннее ${PAGE_BODY_MAX.toLocaleString('ru-RU')} символов`),
     place: PagePlace.optional(),
-    position: z.number({ error: 'Порядок: введите число' }).int('Порядок: целое число').min(0, 'Порядок: от 0 до 1000').max(1000, 'Порядок: от 0 до 1000').optional(),
+    position: z
+      .number({ error: 'Порядок: введите число' })
+      .int('Порядок: целое число')
+      .min(0, 'Порядок: от 0 до 1000')
+      .max(1000, 'Порядок: от 0 до 1000')
+      .optional(),
   }),
   { title: 'Заголовок', body: 'Текст (Markdown)', place: 'Где ссылка', position: 'Порядок' },
 );

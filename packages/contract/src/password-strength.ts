@@ -8,7 +8,8 @@ export interface PasswordStrength {
 }
 
 // Patterns every guessing list tries first (the server also refuses a list of common passwords).
-const OBVIOUS = /^(?:(.)\1+|\d+|(?:qwerty|йцукен|asdf|zxcv|1234|password|passw0rd|пароль|minecraft|майнкрафт|admin|letmein|iloveyou)\w{0,4})$/i;
+const OBVIOUS =
+  /^(?:(.)\1+|\d+|(?:qwerty|йцукен|asdf|zxcv|1234|password|passw0rd|пароль|minecraft|майнкрафт|admin|letmein|iloveyou)\w{0,4})$/i;
 
 /**
  * A rough strength hint for the password forms, computed in the browser as the player types.
@@ -21,7 +22,8 @@ export function passwordStrength(password: string, others: (string | undefined)[
     const v = o?.trim().toLowerCase();
     return !!v && (v === lower || v.split('@')[0] === lower);
   });
-  if (same) return { score: 0, label: 'Совпадает с именем или почтой', tip: 'Пароль не должен повторять имя пользователя или адрес почты.' };
+  if (same)
+    return { score: 0, label: 'Совпадает с именем или почтой', tip: 'Пароль не должен повторять имя пользователя или адрес почты.' };
   if (password.length < PASSWORD_MIN) return { score: 0, label: 'Слишком короткий', tip: `Нужно не меньше ${PASSWORD_MIN} символов.` };
   const classes = [/[a-zа-яё]/, /[A-ZА-ЯЁ]/, /\d/, /[^\p{L}\d]/u].filter((re) => re.test(password)).length;
   const tip = 'Длинная фраза из нескольких слов надёжнее коротких замен букв на цифры.';

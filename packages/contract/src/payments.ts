@@ -93,19 +93,38 @@ export type PaymentOptions = z.infer<typeof PaymentOptions>;
 /** An owner's bonus rule: from this many roubles paid, credit this percent more (a separate ledger row). */
 export const BonusRule = withLabels(
   z.strictObject({
-    from: z.number({ error: 'Введите сумму' }).finite('Введите сумму').positive('Сумма должна быть больше нуля').max(10_000_000, 'Слишком большая сумма'),
-    percent: z.number({ error: 'Введите процент' }).finite('Введите процент').positive('Процент должен быть больше нуля').max(100, 'Не больше 100 %'),
+    from: z
+      .number({ error: 'Введите сумму' })
+      .finite('Введите сумму')
+      .positive('Сумма должна быть больше нуля')
+      .max(10_000_000, 'Слишком большая сумма'),
+    percent: z
+      .number({ error: 'Введите процент' })
+      .finite('Введите процент')
+      .positive('Процент должен быть больше нуля')
+      .max(100, 'Не больше 100 %'),
   }),
   { from: 'От суммы', percent: 'Бонус, %' },
 );
 export type BonusRule = z.infer<typeof BonusRule>;
 
 /** YooKassa receipt VAT codes (vat_code): 1 без НДС, 2 0 %, 3 10 %, 4 20 %, 5 10/110, 6 20/120. */
-export const VAT_CODE_TEXT: Record<number, string> = { 1: 'Без НДС', 2: 'НДС 0 %', 3: 'НДС 10 %', 4: 'НДС 20 %', 5: 'НДС 10/110', 6: 'НДС 20/120' };
+export const VAT_CODE_TEXT: Record<number, string> = {
+  1: 'Без НДС',
+  2: 'НДС 0 %',
+  3: 'НДС 10 %',
+  4: 'НДС 20 %',
+  5: 'НДС 10/110',
+  6: 'НДС 20/120',
+};
 
 export const PaymentSettingsBody = withLabels(
   z.strictObject({
-    vat_code: z.number({ error: 'Выберите ставку НДС' }).int('Выберите ставку НДС').min(1, 'Выберите ставку НДС').max(6, 'Выберите ставку НДС'),
+    vat_code: z
+      .number({ error: 'Выберите ставку НДС' })
+      .int('Выберите ставку НДС')
+      .min(1, 'Выберите ставку НДС')
+      .max(6, 'Выберите ставку НДС'),
     bonus_rules: z.array(BonusRule).max(20, 'Не больше 20 правил'),
   }),
   { vat_code: 'Ставка НДС в чеке', bonus_rules: 'Бонусы к пополнению' },
@@ -160,8 +179,18 @@ export const AdminPaymentsFilter = z.strictObject({
 
 export const AdminPaymentsQuery = withLabels(
   AdminPaymentsFilter.extend({
-    page: z.coerce.number({ error: 'Некорректный номер страницы' }).int('Некорректный номер страницы').min(1, 'Некорректный номер страницы').max(1_000_000, 'Некорректный номер страницы').optional(),
-    per_page: z.coerce.number({ error: 'Некорректный размер страницы' }).int('Некорректный размер страницы').min(1, 'Некорректный размер страницы').max(200, 'Не больше 200 платежей на странице').optional(),
+    page: z.coerce
+      .number({ error: 'Некорректный номер страницы' })
+      .int('Некорректный номер страницы')
+      .min(1, 'Некорректный номер страницы')
+      .max(1_000_000, 'Некорректный номер страницы')
+      .optional(),
+    per_page: z.coerce
+      .number({ error: 'Некорректный размер страницы' })
+      .int('Некорректный размер страницы')
+      .min(1, 'Некорректный размер страницы')
+      .max(200, 'Не больше 200 платежей на странице')
+      .optional(),
   }),
   { status: 'Статус', provider: 'Способ оплаты', player: 'Игрок', from: 'С', to: 'По', page: 'Страница', per_page: 'Платежей на странице' },
 );
@@ -170,7 +199,11 @@ export type AdminPaymentsQuery = z.input<typeof AdminPaymentsQuery>;
 export const AdminPaymentsCsvQuery = withLabels(
   AdminPaymentsFilter.extend({
     /** IANA time zone of the dates in the file (the browser's own); Moscow when absent. */
-    tz: z.string().max(64, ADMIN_PAYMENT_TEXTS.badTimezone).regex(/^[A-Za-z][A-Za-z0-9_+\-/]*$/, ADMIN_PAYMENT_TEXTS.badTimezone).optional(),
+    tz: z
+      .string()
+      .max(64, ADMIN_PAYMENT_TEXTS.badTimezone)
+      .regex(/^[A-Za-z][A-Za-z0-9_+\-/]*$/, ADMIN_PAYMENT_TEXTS.badTimezone)
+      .optional(),
   }),
   { status: 'Статус', provider: 'Способ оплаты', player: 'Игрок', from: 'С', to: 'По', tz: 'Часовой пояс' },
 );

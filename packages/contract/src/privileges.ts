@@ -11,7 +11,8 @@ export const PRIVILEGE_TEXTS = {
   badMonths: 'Выберите срок покупки',
   notSold: 'Этот донат нельзя купить на сайте: он продаётся не в рублях',
   periodNotSold: (months: number) => `На ${months} мес. этот донат не продаётся: выберите другой срок`,
-  downgrade: (held: string, wanted: string) => `У вас действует более высокая привилегия ${held}. Купить ${wanted}, пока она не закончилась, нельзя — можно продлить ${held}.`,
+  downgrade: (held: string, wanted: string) =>
+    `У вас действует более высокая привилегия ${held}. Купить ${wanted}, пока она не закончилась, нельзя — можно продлить ${held}.`,
   noFunds: 'Недостаточно средств на балансе',
   notFound: 'Донат не найден',
   kitNotFound: 'Набор не найден',
@@ -49,7 +50,11 @@ export function durationText(ms: number): string {
 export const PrivilegeBuyBody = withLabels(
   z.strictObject(
     {
-      months: z.number({ error: PRIVILEGE_TEXTS.badMonths }).int(PRIVILEGE_TEXTS.badMonths).min(1, PRIVILEGE_TEXTS.badMonths).max(36, PRIVILEGE_TEXTS.badMonths),
+      months: z
+        .number({ error: PRIVILEGE_TEXTS.badMonths })
+        .int(PRIVILEGE_TEXTS.badMonths)
+        .min(1, PRIVILEGE_TEXTS.badMonths)
+        .max(36, PRIVILEGE_TEXTS.badMonths),
     },
     { error: 'Некорректный запрос: ожидается поле months' },
   ),
@@ -96,7 +101,11 @@ export type KitClaimResponse = z.infer<typeof KitClaimResponse>;
 
 export const KitParams = withLabels(
   z.strictObject({
-    kitId: z.coerce.number({ error: PRIVILEGE_TEXTS.kitNotFound }).int(PRIVILEGE_TEXTS.kitNotFound).positive(PRIVILEGE_TEXTS.kitNotFound).max(2_147_483_647, PRIVILEGE_TEXTS.kitNotFound),
+    kitId: z.coerce
+      .number({ error: PRIVILEGE_TEXTS.kitNotFound })
+      .int(PRIVILEGE_TEXTS.kitNotFound)
+      .positive(PRIVILEGE_TEXTS.kitNotFound)
+      .max(2_147_483_647, PRIVILEGE_TEXTS.kitNotFound),
   }),
   { kitId: 'Набор' },
 );
@@ -104,7 +113,11 @@ export const KitParams = withLabels(
 /** expired: its time ran out; upgraded: replaced by a higher tier; revoked: taken away by an admin. */
 export const PRIVILEGE_END_REASONS = ['expired', 'upgraded', 'revoked'] as const;
 export type PrivilegeEndReason = (typeof PRIVILEGE_END_REASONS)[number];
-export const PRIVILEGE_END_TEXT: Record<PrivilegeEndReason, string> = { expired: 'Срок истёк', upgraded: 'Заменена более высокой', revoked: 'Снята администратором' };
+export const PRIVILEGE_END_TEXT: Record<PrivilegeEndReason, string> = {
+  expired: 'Срок истёк',
+  upgraded: 'Заменена более высокой',
+  revoked: 'Снята администратором',
+};
 
 export const AdminPrivilege = z.object({
   id: z.number(),
@@ -139,7 +152,11 @@ export const AdminPrivilegeGrantBody = withLabels(
   z.strictObject({
     username: z.string({ error: 'Введите имя игрока' }).trim().min(1, 'Введите имя игрока').max(32, 'Имя игрока: не длиннее 32 символов'),
     tier_id: z.number({ error: 'Выберите донат' }).int('Выберите донат').positive('Выберите донат').max(2_147_483_647, 'Выберите донат'),
-    days: z.number({ error: 'Срок: ожидалось число дней' }).int('Срок — целое число дней').min(1, 'Срок — не меньше 1 дня').max(3650, 'Срок — не больше 3650 дней'),
+    days: z
+      .number({ error: 'Срок: ожидалось число дней' })
+      .int('Срок — целое число дней')
+      .min(1, 'Срок — не меньше 1 дня')
+      .max(3650, 'Срок — не больше 3650 дней'),
   }),
   { username: 'Игрок', tier_id: 'Донат', days: 'Дней' },
 );
@@ -148,7 +165,11 @@ export type AdminPrivilegeGrantBody = z.infer<typeof AdminPrivilegeGrantBody>;
 export const AdminPrivilegeUpdateBody = withLabels(
   z.strictObject({
     /** The new end, epoch ms; one in the past ends the privilege now. */
-    expires_at: z.number({ error: 'Дата окончания: ожидалось время в миллисекундах' }).int('Дата окончания: ожидалось время в миллисекундах').min(0).max(8_640_000_000_000),
+    expires_at: z
+      .number({ error: 'Дата окончания: ожидалось время в миллисекундах' })
+      .int('Дата окончания: ожидалось время в миллисекундах')
+      .min(0)
+      .max(8_640_000_000_000),
   }),
   { expires_at: 'Окончание' },
 );

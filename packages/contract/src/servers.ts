@@ -45,7 +45,10 @@ export function commandTemplateProblem(value: string): string | null {
 
 /** Numbers as numbers; a numeric string from a form is taken too, anything else is refused. */
 const intField = (min: number, max: number, message: string) =>
-  z.preprocess((v) => (typeof v === 'string' && /^\s*\d{1,10}\s*$/.test(v) ? Number(v) : v), z.number({ error: message }).int(message).min(min, message).max(max, message));
+  z.preprocess(
+    (v) => (typeof v === 'string' && /^\s*\d{1,10}\s*$/.test(v) ? Number(v) : v),
+    z.number({ error: message }).int(message).min(min, message).max(max, message),
+  );
 
 const PORT_TEXT = 'Порт — целое число от 1 до 65535';
 const RCON_PORT_TEXT = 'Порт RCON — целое число от 1 до 65535';
@@ -69,12 +72,19 @@ const Description = z
   .max(2000, 'Описание сервера: не длиннее 2000 символов')
   .refine((v) => !CONTROLS.test(v), 'Описание сервера: без управляющих символов');
 const ImageUrl = z.string({ error: IMAGE_TEXT }).trim().max(2048, 'Ссылка на изображение слишком длинная').refine(isImageUrl, IMAGE_TEXT);
-const Host = (text: string) => z.string({ error: text }).trim().max(253, text).refine((v) => v === '' || isHostOrIp(v), text);
+const Host = (text: string) =>
+  z
+    .string({ error: text })
+    .trim()
+    .max(253, text)
+    .refine((v) => v === '' || isHostOrIp(v), text);
 const Port = intField(1, 65535, PORT_TEXT);
 const MaxOnline = intField(1, 1_000_000, MAX_ONLINE_TEXT);
 /** Empty or null: use the server's own address. */
 const RconHost = z.union([z.null(), Host(RCON_HOST_TEXT)], { error: RCON_HOST_TEXT }).transform((v) => v || null);
-const RconPort = z.union([z.null(), z.literal(''), intField(1, 65535, RCON_PORT_TEXT)], { error: RCON_PORT_TEXT }).transform((v) => (v === '' ? null : v));
+const RconPort = z
+  .union([z.null(), z.literal(''), intField(1, 65535, RCON_PORT_TEXT)], { error: RCON_PORT_TEXT })
+  .transform((v) => (v === '' ? null : v));
 /** Write-only. On update '' keeps the stored password and null removes it. */
 const RconPassword = z.union(
   [
@@ -112,7 +122,18 @@ export const ServerBody = withLabels(
     rcon_password: RconPassword.optional(),
     command_template: CommandTemplate.optional(),
   }),
-  { name: 'Название', description: 'Описание', image_url: 'Картинка', ip_address: 'Адрес', port: 'Порт', max_online: 'Максимум игроков', rcon_host: 'Адрес RCON', rcon_port: 'Порт RCON', rcon_password: 'Пароль RCON', command_template: 'Шаблон команды' },
+  {
+    name: 'Название',
+    description: 'Описание',
+    image_url: 'Картинка',
+    ip_address: 'Адрес',
+    port: 'Порт',
+    max_online: 'Максимум игроков',
+    rcon_host: 'Адрес RCON',
+    rcon_port: 'Порт RCON',
+    rcon_password: 'Пароль RCON',
+    command_template: 'Шаблон команды',
+  },
 );
 export type ServerBodyInput = z.input<typeof ServerBody>;
 export type ServerBody = z.output<typeof ServerBody>;
@@ -131,7 +152,18 @@ export const ServerUpdateBody = withLabels(
     rcon_password: RconPassword.optional(),
     command_template: CommandTemplate.optional(),
   }),
-  { name: 'Название', description: 'Описание', image_url: 'Картинка', ip_address: 'Адрес', port: 'Порт', max_online: 'Максимум игроков', rcon_host: 'Адрес RCON', rcon_port: 'Порт RCON', rcon_password: 'Пароль RCON', command_template: 'Шаблон команды' },
+  {
+    name: 'Название',
+    description: 'Описание',
+    image_url: 'Картинка',
+    ip_address: 'Адрес',
+    port: 'Порт',
+    max_online: 'Максимум игроков',
+    rcon_host: 'Адрес RCON',
+    rcon_port: 'Порт RCON',
+    rcon_password: 'Пароль RCON',
+    command_template: 'Шаблон команды',
+  },
 );
 export type ServerUpdateBody = z.output<typeof ServerUpdateBody>;
 
@@ -214,7 +246,12 @@ export type ServerHistoryResponse = z.infer<typeof ServerHistoryResponse>;
  */
 export const RconCheckBody = withLabels(
   z.strictObject({
-    server_id: z.number({ error: 'Некорректный сервер' }).int('Некорректный сервер').positive('Некорректный сервер').max(2_147_483_647, 'Некорректный сервер').optional(),
+    server_id: z
+      .number({ error: 'Некорректный сервер' })
+      .int('Некорректный сервер')
+      .positive('Некорректный сервер')
+      .max(2_147_483_647, 'Некорректный сервер')
+      .optional(),
     ip_address: Host(HOST_TEXT).optional(),
     rcon_host: RconHost.optional(),
     rcon_port: RconPort.optional(),

@@ -47,7 +47,11 @@ export const ShopCount = z
   .min(0, 'Количество не может быть отрицательным')
   .max(1_000_000_000, 'Слишком большое количество');
 
-export const ShopItemName = z.string({ error: 'Введите название' }).trim().min(1, 'Введите название').max(100, 'Название: не длиннее 100 символов');
+export const ShopItemName = z
+  .string({ error: 'Введите название' })
+  .trim()
+  .min(1, 'Введите название')
+  .max(100, 'Название: не длиннее 100 символов');
 
 export const ShopIcon = z
   .string({ error: 'Укажите ссылку на иконку' })
@@ -181,10 +185,21 @@ export const ShopItemAdmin = ShopItem.extend({
 export type ShopItemAdmin = z.infer<typeof ShopItemAdmin>;
 
 export const BuyBody = withLabels(
-  z.strictObject({
-    shop_id: z.number({ error: SHOP_TEXTS.noItem }).int(SHOP_TEXTS.noItem).positive(SHOP_TEXTS.noItem).max(2_147_483_647, SHOP_TEXTS.noItem),
-    quantity: z.number({ error: SHOP_TEXTS.badQuantity }).int(SHOP_TEXTS.badQuantity).min(1, SHOP_TEXTS.badQuantity).max(MAX_QUANTITY, SHOP_TEXTS.badQuantity),
-  }, { error: 'Некорректный запрос: ожидаются только поля shop_id и quantity' }),
+  z.strictObject(
+    {
+      shop_id: z
+        .number({ error: SHOP_TEXTS.noItem })
+        .int(SHOP_TEXTS.noItem)
+        .positive(SHOP_TEXTS.noItem)
+        .max(2_147_483_647, SHOP_TEXTS.noItem),
+      quantity: z
+        .number({ error: SHOP_TEXTS.badQuantity })
+        .int(SHOP_TEXTS.badQuantity)
+        .min(1, SHOP_TEXTS.badQuantity)
+        .max(MAX_QUANTITY, SHOP_TEXTS.badQuantity),
+    },
+    { error: 'Некорректный запрос: ожидаются только поля shop_id и quantity' },
+  ),
   { shop_id: 'Товар', quantity: 'Количество' },
 );
 export type BuyBody = z.infer<typeof BuyBody>;
@@ -242,7 +257,12 @@ export type ShopCategoriesResponse = z.infer<typeof ShopCategoriesResponse>;
 export const ShopCategoryBody = withLabels(
   z.strictObject({
     name: ShopCategoryName,
-    position: z.number({ error: 'Порядок: целое число' }).int('Порядок: целое число').min(0, 'Порядок: целое число').max(1_000_000, 'Порядок: целое число').optional(),
+    position: z
+      .number({ error: 'Порядок: целое число' })
+      .int('Порядок: целое число')
+      .min(0, 'Порядок: целое число')
+      .max(1_000_000, 'Порядок: целое число')
+      .optional(),
   }),
   { name: 'Название', position: 'Порядок' },
 );

@@ -42,7 +42,10 @@ export const SiteSettings = withLabels(
       .string({ error: 'Адрес сервера: введите адрес' })
       .trim()
       .max(255, 'Адрес сервера: не длиннее 255 символов')
-      .refine((v) => v === '' || GAME_ADDRESS.test(v), 'Адрес сервера: укажите домен или IP, при необходимости с портом (play.example.ru:25565)')
+      .refine(
+        (v) => v === '' || GAME_ADDRESS.test(v),
+        'Адрес сервера: укажите домен или IP, при необходимости с портом (play.example.ru:25565)',
+      )
       .refine((v) => v === '' || !v.includes(':') || Number(v.split(':')[1]) <= 65535, 'Адрес сервера: порт от 1 до 65535'),
     support_vk: link('ВКонтакте'),
     support_telegram: link('Telegram'),
@@ -92,7 +95,11 @@ export type SiteSettings = z.infer<typeof SiteSettings>;
 
 /** PUT /api/admin/settings: any of the fields; a field left out keeps its value, `null` returns it to the default. */
 export const SiteSettingsPatch = withLabels(
-  z.strictObject(Object.fromEntries(Object.entries(SiteSettings.shape).map(([k, v]) => [k, v.nullable().optional()])) as { [K in keyof typeof SiteSettings.shape]: z.ZodOptional<z.ZodNullable<(typeof SiteSettings.shape)[K]>> }),
+  z.strictObject(
+    Object.fromEntries(Object.entries(SiteSettings.shape).map(([k, v]) => [k, v.nullable().optional()])) as {
+      [K in keyof typeof SiteSettings.shape]: z.ZodOptional<z.ZodNullable<(typeof SiteSettings.shape)[K]>>;
+    },
+  ),
   (SiteSettings.meta()?.labels ?? {}) as Record<string, string>,
 );
 export type SiteSettingsPatch = z.input<typeof SiteSettingsPatch>;
@@ -100,4 +107,3 @@ export type SiteSettingsPatch = z.input<typeof SiteSettingsPatch>;
 /** GET /api/admin/settings: the values, the defaults (from the server's environment) and which fields the owner set. */
 export const AdminSiteSettings = z.object({ value: SiteSettings, defaults: SiteSettings, stored: z.array(z.string()) });
 export type AdminSiteSettings = z.infer<typeof AdminSiteSettings>;
-

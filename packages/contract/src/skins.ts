@@ -31,7 +31,8 @@ export const SKIN_TEXTS = {
   notPng: 'Скин должен быть PNG-изображением',
   broken: 'Файл PNG повреждён или обрезан',
   animated: 'Анимированный PNG не подходит для скина: нужен обычный PNG',
-  badSize: (w: number, h: number) => `Неподходящий размер скина: ${w}×${h}. Нужен 64×64 или 64×32 (HD: 128×128, 256×256, 512×512 или вдвое ниже)`,
+  badSize: (w: number, h: number) =>
+    `Неподходящий размер скина: ${w}×${h}. Нужен 64×64 или 64×32 (HD: 128×128, 256×256, 512×512 или вдвое ниже)`,
   modelSaved: 'Модель сохранена',
   noCustomSkin: 'Сначала загрузите свой скин',
   playerNotFound: 'Игрок не найден',
@@ -54,19 +55,13 @@ export type SkinInfo = z.infer<typeof SkinInfo>;
 export const SkinUploadResponse = SkinInfo.extend({ message: z.string() });
 export type SkinUploadResponse = z.infer<typeof SkinUploadResponse>;
 
-export const SkinModelBody = withLabels(
-  z.strictObject({ model: SkinModel }),
-  { model: 'Модель' },
-);
+export const SkinModelBody = withLabels(z.strictObject({ model: SkinModel }), { model: 'Модель' });
 export type SkinModelBody = z.infer<typeof SkinModelBody>;
 
 const Version = z.string().max(64, 'Некорректная версия').optional();
 
 /** Unknown keys are allowed: the spec's client adds its own cache-busting parameter. */
-export const SkinImageQuery = withLabels(
-  z.object({ v: Version }),
-  { v: 'Версия' },
-);
+export const SkinImageQuery = withLabels(z.object({ v: Version }), { v: 'Версия' });
 
 export const HeadQuery = withLabels(
   z.object({

@@ -47,10 +47,9 @@ export const TwoFactorDisableBody = withLabels(
 export type TwoFactorDisableBody = z.infer<typeof TwoFactorDisableBody>;
 
 /** The owner's security settings (Админ-панель): administrators must use two-factor login. */
-export const SecuritySettingsBody = withLabels(
-  z.strictObject({ require_admin_two_factor: z.boolean({ error: 'Укажите да или нет' }) }),
-  { require_admin_two_factor: 'Двухфакторная защита для администраторов' },
-);
+export const SecuritySettingsBody = withLabels(z.strictObject({ require_admin_two_factor: z.boolean({ error: 'Укажите да или нет' }) }), {
+  require_admin_two_factor: 'Двухфакторная защита для администраторов',
+});
 export type SecuritySettingsBody = z.infer<typeof SecuritySettingsBody>;
 
 /** One open login of the player (`GET /api/user/sessions`). */

@@ -26,10 +26,20 @@ const database = openDatabase(loadConfig());
 try {
   await migrateToLatest(database);
   const { db } = database;
-  const existing = await db.selectFrom('users').select(['id', 'username']).where('username_lower', '=', username.data.toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst();
+  const existing = await db
+    .selectFrom('users')
+    .select(['id', 'username'])
+    .where('username_lower', '=', username.data.toLowerCase())
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   if (existing) {
     await db.updateTable('users').set({ is_admin: 1 }).where('id', '=', existing.id).execute();
-    await db.updateTable('users').set({ email_verified_at: Date.now() }).where('id', '=', existing.id).where('email_verified_at', 'is', null).execute();
+    await db
+      .updateTable('users')
+      .set({ email_verified_at: Date.now() })
+      .where('id', '=', existing.id)
+      .where('email_verified_at', 'is', null)
+      .execute();
     console.log(`Пользователь ${existing.username} теперь администратор.`);
   } else {
     const email = Email.safeParse(values.email);

@@ -14,8 +14,22 @@ const money = (kopecks: number) => `${rub.format(toRoubles(kopecks))}\u00a0₽`;
  */
 export async function ledgerReport(db: Db): Promise<{ lines: string[]; failed: boolean }> {
   const lines: string[] = [];
-  const users = Number((await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-  const rows = Number((await db.selectFrom('ledger').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const users = Number(
+    (
+      await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+  const rows = Number(
+    (
+      await db
+        .selectFrom('ledger')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
   const balances = await findLedgerMismatches(db);
   const shop = await findShopLedgerMismatches(db);
   const payments = await findPaymentLedgerMismatches(db);
@@ -25,7 +39,9 @@ export async function ledgerReport(db: Db): Promise<{ lines: string[]; failed: b
   else {
     lines.push(`Балансы: расхождений — ${balances.length}:`);
     for (const m of balances) {
-      lines.push(`  ${m.username} (id ${m.id}): баланс ${money(m.balance)}, сумма по журналу ${money(m.ledger)}, разница ${money(m.balance - m.ledger)}`);
+      lines.push(
+        `  ${m.username} (id ${m.id}): баланс ${money(m.balance)}, сумма по журналу ${money(m.ledger)}, разница ${money(m.balance - m.ledger)}`,
+      );
     }
   }
   if (shop.length === 0) lines.push('Магазин: у каждой покупки и каждого возврата ровно одна запись в журнале.');
@@ -33,7 +49,10 @@ export async function ledgerReport(db: Db): Promise<{ lines: string[]; failed: b
     lines.push(`Магазин: расхождений — ${shop.length}:`);
     for (const line of shop) lines.push(`  ${line}`);
   }
-  if (payments.length === 0) lines.push('Пополнения: у каждого оплаченного платежа ровно одна запись о пополнении (и бонусе), у каждого возврата — одно списание, у отклонённого платёжной системой — и одно возвращение на баланс.');
+  if (payments.length === 0)
+    lines.push(
+      'Пополнения: у каждого оплаченного платежа ровно одна запись о пополнении (и бонусе), у каждого возврата — одно списание, у отклонённого платёжной системой — и одно возвращение на баланс.',
+    );
   else {
     lines.push(`Пополнения: расхождений — ${payments.length}:`);
     for (const line of payments) lines.push(`  ${line}`);

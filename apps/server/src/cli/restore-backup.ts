@@ -11,7 +11,8 @@ import { ledgerReport } from './ledger-report.ts';
 
 export const RESTORE_TEXTS = {
   missing: (f: string) => `Нет файла ${f}.\nNo such file: ${f}.`,
-  unknown: (f: string) => `${f} — не резервная копия сайта (ни SQLite, ни pg_dump).\n${f} is not a backup of the site (neither SQLite nor a pg_dump archive).`,
+  unknown: (f: string) =>
+    `${f} — не резервная копия сайта (ни SQLite, ни pg_dump).\n${f} is not a backup of the site (neither SQLite nor a pg_dump archive).`,
   kindMismatch: (file: string, target: string) =>
     `Копия сделана с ${file}, а сайт настроен на ${target} (DATABASE_URL) — восстановить нельзя.\nThe backup is of ${file} but the site is configured for ${target} (DATABASE_URL).`,
   sqliteNotEmpty: (f: string) =>
@@ -35,7 +36,11 @@ export interface RestoreOptions {
 }
 
 /** Restores file into the empty database the config names; see cli/restore.ts. */
-export async function restoreBackup(config: Pick<Config, 'databaseUrl' | 'sqlitePath'>, file: string, opts: RestoreOptions): Promise<{ ok: boolean }> {
+export async function restoreBackup(
+  config: Pick<Config, 'databaseUrl' | 'sqlitePath'>,
+  file: string,
+  opts: RestoreOptions,
+): Promise<{ ok: boolean }> {
   const from = path.resolve(file);
   if (!fs.existsSync(from)) throw new BackupError(RESTORE_TEXTS.missing(from));
   const kind = detectBackupKind(from);
@@ -86,14 +91,20 @@ async function restoreSqlite(target: string, from: string, opts: RestoreOptions)
 async function restorePg(url: string, from: string, opts: RestoreOptions): Promise<{ ok: boolean }> {
   const handle = openDatabase({ databaseUrl: url, sqlitePath: '' });
   try {
-    const tables = await sql<{ n: number }>`select count(*)::int as n from pg_tables where schemaname not in ('pg_catalog', 'information_schema')`.execute(handle.db);
+    const tables = await sql<{
+      n: number;
+    }>`select count(*)::int as n from pg_tables where schemaname not in ('pg_catalog', 'information_schema')`.execute(handle.db);
     const n = Number(tables.rows[0]?.n ?? 0);
     if (n > 0) throw new BackupError(RESTORE_TEXTS.pgNotEmpty(n));
   } finally {
     await handle.close();
   }
   const { dbname, env } = pgConnection(url);
-  await runPgTool('pg_restore', ['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', '--dbname', dbname, from], env);
+  await runPgTool(
+    'pg_restore',
+    ['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', '--dbname', dbname, from],
+    env,
+  );
   opts.log('pg_restore: ok.');
   const ok = await migrateAndCheck(openDatabase({ databaseUrl: url, sqlitePath: '' }), opts);
   if (!ok) opts.log(RESTORE_TEXTS.pgChecksFailed);

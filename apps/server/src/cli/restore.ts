@@ -22,7 +22,10 @@ if (!values.from) {
   process.exit(2);
 }
 try {
-  const result = await restoreBackup(loadConfig(), values.from, { acceptMismatches: values['accept-mismatches'] ?? false, log: (line) => console.log(line) });
+  const result = await restoreBackup(loadConfig(), values.from, {
+    acceptMismatches: values['accept-mismatches'] ?? false,
+    log: (line) => console.log(line),
+  });
   process.exit(result.ok ? 0 : 1);
 } catch (err) {
   console.error(err instanceof BackupError ? err.message : `Не удалось восстановить / Restore failed: ${(err as Error).message}`);

@@ -139,4 +139,23 @@ interface CoreTables {
 }
 
 /** Every table: the core ones here, each feature's in modules/<feature>/<feature>.tables.ts. */
-export interface Database extends CoreTables, AuditTables, DeliveriesTables, NewsTables, DonateTables, ServersTables, ShopTables, SkinsTables, GameAuthTables, CapesTables, PrivilegesTables, SecurityTables, MediaTables, PagesTables, PaymentsTables, BansTables, EmailChangeTables, TwoFactorTables {}
+export interface Database
+  extends
+    CoreTables,
+    AuditTables,
+    DeliveriesTables,
+    NewsTables,
+    DonateTables,
+    ServersTables,
+    ShopTables,
+    SkinsTables,
+    GameAuthTables,
+    CapesTables,
+    PrivilegesTables,
+    SecurityTables,
+    MediaTables,
+    PagesTables,
+    PaymentsTables,
+    BansTables,
+    EmailChangeTables,
+    TwoFactorTables {}

@@ -41,7 +41,10 @@ interface Answer {
 }
 
 /** The site file of deploy/, with the test's ports, certificate and paths; every swap must apply. */
-export function testSiteConfig(source: string, o: { upstreams: number[]; httpPort: number; httpsPort: number; cert: string; key: string; dir: string }): string {
+export function testSiteConfig(
+  source: string,
+  o: { upstreams: number[]; httpPort: number; httpsPort: number; cert: string; key: string; dir: string },
+): string {
   let s = source;
   const swap = (re: RegExp, to: string | ((...m: string[]) => string), times: number) => {
     let n = 0;
@@ -52,11 +55,15 @@ export function testSiteConfig(source: string, o: { upstreams: number[]; httpPor
     if (n !== times) throw new Error(`deploy/nginx/kubik.conf changed shape: ${re} matched ${n} times, expected ${times}`);
   };
   let first = true;
-  swap(/^(\s*)server 127\.0\.0\.1:\d+ (.*);$/gm, (_m, indent, rest) => {
-    if (!first) return '';
-    first = false;
-    return o.upstreams.map((p) => `${indent}server 127.0.0.1:${p} ${rest};`).join('\n');
-  }, 3);
+  swap(
+    /^(\s*)server 127\.0\.0\.1:\d+ (.*);$/gm,
+    (_m, indent, rest) => {
+      if (!first) return '';
+      first = false;
+      return o.upstreams.map((p) => `${indent}server 127.0.0.1:${p} ${rest};`).join('\n');
+    },
+    3,
+  );
   swap(/^(\s*)listen 80;$/m, `    listen 127.0.0.1:${o.httpPort};`, 1);
   swap(/^(\s*)listen 443 ssl http2;$/m, `    listen 127.0.0.1:${o.httpsPort} ssl http2;`, 1);
   swap(/^\s*listen \[::\]:\d+.*;$/gm, '', 2);
@@ -100,7 +107,10 @@ class Nginx {
       ].join('\n'),
     );
     // The generated config must pass nginx's own check first (its message is the test's failure).
-    execFileSync(NGINX, ['-t', '-q', '-p', d, '-e', `${d}/error.log`, '-c', `${d}/nginx.conf`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    execFileSync(NGINX, ['-t', '-q', '-p', d, '-e', `${d}/error.log`, '-c', `${d}/nginx.conf`], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const child = spawn(NGINX, ['-p', d, '-e', `${d}/error.log`, '-c', `${d}/nginx.conf`], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     child.stderr!.on('data', (c: Buffer) => this.log.push(c.toString()));
@@ -152,7 +162,12 @@ class Nginx {
 const agent = new https.Agent({ keepAlive: true, maxSockets: 64, rejectUnauthorized: false });
 
 /** One HTTPS request to nginx (its certificate is the test's own, self-signed). */
-function request(port: number, method: string, url: string, opts: { body?: unknown; token?: string; headers?: Record<string, string>; plain?: boolean } = {}): Promise<Answer> {
+function request(
+  port: number,
+  method: string,
+  url: string,
+  opts: { body?: unknown; token?: string; headers?: Record<string, string>; plain?: boolean } = {},
+): Promise<Answer> {
   const payload = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
   const headers: Record<string, string> = { ...opts.headers };
   if (payload) {
@@ -162,12 +177,15 @@ function request(port: number, method: string, url: string, opts: { body?: unkno
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   const lib = opts.plain ? http : https;
   return new Promise((resolve, reject) => {
-    const req = lib.request({ host: '127.0.0.1', port, method, path: url, headers, ...(opts.plain ? {} : { agent }), timeout: 30_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
-      res.on('error', reject);
-    });
+    const req = lib.request(
+      { host: '127.0.0.1', port, method, path: url, headers, ...(opts.plain ? {} : { agent }), timeout: 30_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', reject);
     req.end(payload);
@@ -211,7 +229,8 @@ describe('three instances behind nginx on one PostgreSQL (deploy/)', () => {
   const via = (method: string, url: string, opts: Parameters<typeof request>[3] = {}) => request(httpsPort, method, url, opts);
 
   beforeAll(async () => {
-    if (!fs.existsSync(NGINX)) throw new Error(`${NGINX} is missing: install Debian's nginx (apt-get install nginx-light), as .ci/run does, or set NGINX_BIN`);
+    if (!fs.existsSync(NGINX))
+      throw new Error(`${NGINX} is missing: install Debian's nginx (apt-get install nginx-light), as .ci/run does, or set NGINX_BIN`);
     buildServer();
     pgDb = await createPgDatabase();
     await rcon.start(0);
@@ -251,7 +270,27 @@ describe('three instances behind nginx on one PostgreSQL (deploy/)', () => {
     for (const s of sites) s.spawn();
     await Promise.all(sites.map((s) => s.ready()));
 
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', '/CN=localhost', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=localhost',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     const site = testSiteConfig(fs.readFileSync(path.join(REPO_ROOT, 'deploy/nginx/kubik.conf'), 'utf8'), {
       upstreams: ports,
       httpPort,
@@ -292,7 +331,12 @@ describe('three instances behind nginx on one PostgreSQL (deploy/)', () => {
     expect(redirect.status).toBe(301);
     expect(redirect.headers.location).toBe(`https://127.0.0.1/news?page=2`);
 
-    const tagged = await Promise.all(Array.from({ length: 9 }, () => randomUUID()).map(async (id) => ({ id, res: await via('GET', '/api/site', { headers: { 'x-test-id': id } }) })));
+    const tagged = await Promise.all(
+      Array.from({ length: 9 }, () => randomUUID()).map(async (id) => ({
+        id,
+        res: await via('GET', '/api/site', { headers: { 'x-test-id': id } }),
+      })),
+    );
     expect(tagged.every((r) => r.res.status === 200)).toBe(true);
     await sleep(100);
     const log = nginx.accessLog();
@@ -316,13 +360,25 @@ describe('three instances behind nginx on one PostgreSQL (deploy/)', () => {
   it('sets up a game server and an item through nginx', async () => {
     const server = await via('POST', '/api/servers/', {
       token: admin,
-      body: { name: 'Выживание', description: 'Сервер за nginx', ip_address: '127.0.0.1', port: peer.port, rcon_host: '127.0.0.1', rcon_port: rcon.port, rcon_password: 'rcon-secret', command_template: TEMPLATE },
+      body: {
+        name: 'Выживание',
+        description: 'Сервер за nginx',
+        ip_address: '127.0.0.1',
+        port: peer.port,
+        rcon_host: '127.0.0.1',
+        rcon_port: rcon.port,
+        rcon_password: 'rcon-secret',
+        command_template: TEMPLATE,
+      },
     });
     expect(server.status, server.body).toBe(201);
     serverId = (JSON.parse(server.body) as { server: { id: number } }).server.id;
     expect(serverId).toBeGreaterThan(0);
     serverCreatedAt = Date.now();
-    const item = await via('POST', '/api/shop/admin/create', { token: admin, body: { name: 'Алмаз', price: 1.5, count: 1_000_000, icon: '/i.png', item_id_minecraft: 'diamond', server_id: serverId } });
+    const item = await via('POST', '/api/shop/admin/create', {
+      token: admin,
+      body: { name: 'Алмаз', price: 1.5, count: 1_000_000, icon: '/i.png', item_id_minecraft: 'diamond', server_id: serverId },
+    });
     expect(item.status, item.body).toBe(201);
     itemId = (JSON.parse(item.body) as { id: number }).id;
     expect(itemId).toBeGreaterThan(0);
@@ -337,7 +393,10 @@ describe('three instances behind nginx on one PostgreSQL (deploy/)', () => {
     // Every instance has the list cached before the change.
     for (const s of sites) expect(await titles(s)).not.toContain('Вайп в субботу');
     for (const s of sites) await titles(s);
-    const created = await via('POST', '/api/tidings/news', { token: admin, body: { title: 'Вайп в субботу', content: 'Сервер обновится в субботу в 12:00.' } });
+    const created = await via('POST', '/api/tidings/news', {
+      token: admin,
+      body: { title: 'Вайп в субботу', content: 'Сервер обновится в субботу в 12:00.' },
+    });
     expect(created.status, created.body).toBe(201);
     const answered = Date.now();
     const delays: number[] = [];
@@ -360,7 +419,10 @@ describe('three instances behind nginx on one PostgreSQL (deploy/)', () => {
       const id = randomUUID();
       ids.push(id);
       // A different X-Forwarded-For every time: nginx replaces it with the real address.
-      const res = await via('POST', '/api/user/login', { body: { username: 'Steve', password: 'not-his-password' }, headers: { 'x-test-id': id, 'x-forwarded-for': `198.51.100.${i}` } });
+      const res = await via('POST', '/api/user/login', {
+        body: { username: 'Steve', password: 'not-his-password' },
+        headers: { 'x-test-id': id, 'x-forwarded-for': `198.51.100.${i}` },
+      });
       codes.push(res.status);
     }
     expect(codes).toEqual([401, 401, 401, 401, 401, 429]);
@@ -368,7 +430,10 @@ describe('three instances behind nginx on one PostgreSQL (deploy/)', () => {
     for (let i = 0; i < 4; i++) {
       const id = randomUUID();
       ids.push(id);
-      const res = await via('POST', '/api/user/register', { body: { username: `Newbie${i}`, email: `newbie${i}@example.com`, password: 'kubik-pass-42' }, headers: { 'x-test-id': id, 'x-forwarded-for': `203.0.113.${i}` } });
+      const res = await via('POST', '/api/user/register', {
+        body: { username: `Newbie${i}`, email: `newbie${i}@example.com`, password: 'kubik-pass-42' },
+        headers: { 'x-test-id': id, 'x-forwarded-for': `203.0.113.${i}` },
+      });
       regs.push(res.status);
     }
     expect(regs.slice(0, 3).every((s) => s >= 200 && s < 300)).toBe(true);
@@ -391,8 +456,20 @@ describe('three instances behind nginx on one PostgreSQL (deploy/)', () => {
       { op: 'servers', weight: 2, run: () => ({ method: 'GET', url: '/api/servers' }) },
       { op: 'shop', weight: 2, run: () => ({ method: 'GET', url: '/api/shop/all' }) },
       { op: 'me', weight: 2, run: (p: (typeof players)[0]) => ({ method: 'GET', url: '/api/user/me', token: p.token }) },
-      { op: 'login', weight: 1, run: () => ({ method: 'POST', url: '/api/user/login', body: { username: `ghost${Math.floor(Math.random() * 1e9)}`, password: 'password123' } }) },
-      { op: 'buy', weight: 2, run: (p: (typeof players)[0]) => ({ method: 'POST', url: '/api/shop/buy', token: p.token, body: { shop_id: itemId, quantity: 1 } }) },
+      {
+        op: 'login',
+        weight: 1,
+        run: () => ({
+          method: 'POST',
+          url: '/api/user/login',
+          body: { username: `ghost${Math.floor(Math.random() * 1e9)}`, password: 'password123' },
+        }),
+      },
+      {
+        op: 'buy',
+        weight: 2,
+        run: (p: (typeof players)[0]) => ({ method: 'POST', url: '/api/shop/buy', token: p.token, body: { shop_id: itemId, quantity: 1 } }),
+      },
     ];
     const bag = ops.flatMap((o) => Array.from({ length: o.weight }, () => o));
     const worker = async (w: number) => {
@@ -402,10 +479,22 @@ describe('three instances behind nginx on one PostgreSQL (deploy/)', () => {
         const spec = o.run(player) as { method: string; url: string; token?: string; body?: unknown };
         const id = randomUUID();
         const key = o.op === 'buy' ? randomUUID() : undefined;
-        const r: LoadResult = { id, op: o.op, method: spec.method, start: Date.now(), end: 0, status: null, ...(key && { key, token: player.token }) };
+        const r: LoadResult = {
+          id,
+          op: o.op,
+          method: spec.method,
+          start: Date.now(),
+          end: 0,
+          status: null,
+          ...(key && { key, token: player.token }),
+        };
         results.push(r);
         try {
-          const res = await via(spec.method, spec.url, { body: spec.body, token: spec.token, headers: { 'x-test-id': id, ...(key && { 'idempotency-key': key }) } });
+          const res = await via(spec.method, spec.url, {
+            body: spec.body,
+            token: spec.token,
+            headers: { 'x-test-id': id, ...(key && { 'idempotency-key': key }) },
+          });
           r.status = res.status;
           if (o.op === 'buy' && res.status === 200) r.orderId = (JSON.parse(res.body) as { order_id: number }).order_id;
         } catch (err) {
@@ -444,7 +533,11 @@ describe('three instances behind nginx on one PostgreSQL (deploy/)', () => {
     // A careful client retries a purchase whose answer was lost, with the same key: bought once.
     const bought = results.filter((r) => r.op === 'buy');
     for (const r of bought.filter((b) => b.status !== 200)) {
-      const res = await via('POST', '/api/shop/buy', { token: r.token, body: { shop_id: itemId, quantity: 1 }, headers: { 'idempotency-key': r.key! } });
+      const res = await via('POST', '/api/shop/buy', {
+        token: r.token,
+        body: { shop_id: itemId, quantity: 1 },
+        headers: { 'idempotency-key': r.key! },
+      });
       expect(res.status, res.body).toBe(200);
       r.orderId = (JSON.parse(res.body) as { order_id: number }).order_id;
       r.status = 200;
@@ -456,7 +549,11 @@ describe('three instances behind nginx on one PostgreSQL (deploy/)', () => {
     // is marked 'unknown' once its lease ends (never resent on its own): the only exception.
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const open = await db.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('state', 'in', ['pending', 'sent']).executeTakeFirstOrThrow();
+      const open = await db.db
+        .selectFrom('deliveries')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('state', 'in', ['pending', 'sent'])
+        .executeTakeFirstOrThrow();
       if (Number(open.n) === 0) break;
       if (Date.now() > deadline) throw new Error(`${open.n} deliveries still open a minute after the load`);
       await sleep(250);
@@ -469,7 +566,10 @@ describe('three instances behind nginx on one PostgreSQL (deploy/)', () => {
       expect(m, `unexpected command ${c}`).not.toBeNull();
       given.set(Number(m![1]), (given.get(Number(m![1])) ?? 0) + 1);
     }
-    expect([...given.values()].every((n) => n === 1), 'no order given twice').toBe(true);
+    expect(
+      [...given.values()].every((n) => n === 1),
+      'no order given twice',
+    ).toBe(true);
     for (const d of deliveries) {
       if (d.state === 'done') expect(given.get(Number(d.source_id))).toBe(1);
       else expect(d.state).toBe('unknown');
@@ -480,11 +580,22 @@ describe('three instances behind nginx on one PostgreSQL (deploy/)', () => {
     // Monitor: three instances sweep every second, yet each check happens once — one status
     // handshake per stored check (one more at most: a check the killed instance had begun).
     const elapsed = (Date.now() - serverCreatedAt) / 1000;
-    const checks = await db.db.selectFrom('server_online_history').select((eb) => eb.fn.countAll<number>().as('n')).where('server_id', '=', serverId).executeTakeFirstOrThrow();
+    const checks = await db.db
+      .selectFrom('server_online_history')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('server_id', '=', serverId)
+      .executeTakeFirstOrThrow();
     const rows = Number(checks.n);
     const handshakes = peer.handshakes.length;
-    const server = await db.db.selectFrom('servers').select(['status', 'last_checked_at', 'last_error', 'checking_until']).where('id', '=', serverId).executeTakeFirst();
-    expect(rows, `history rows; handshakes ${handshakes}; server ${JSON.stringify(server)}; log ${sites[0]!.log.slice(-5).join("\n")}`).toBeGreaterThanOrEqual(2);
+    const server = await db.db
+      .selectFrom('servers')
+      .select(['status', 'last_checked_at', 'last_error', 'checking_until'])
+      .where('id', '=', serverId)
+      .executeTakeFirst();
+    expect(
+      rows,
+      `history rows; handshakes ${handshakes}; server ${JSON.stringify(server)}; log ${sites[0]!.log.slice(-5).join('\n')}`,
+    ).toBeGreaterThanOrEqual(2);
     expect(handshakes - rows).toBeGreaterThanOrEqual(0);
     expect(handshakes - rows).toBeLessThanOrEqual(1);
     // One instance alone checks at most every 0.8 s (a check is due when 80 % of the interval passed).

@@ -51,7 +51,8 @@ describe.each(dbKinds)('authorization matrix on %s', (kind) => {
       ] as const) {
         if (risky(route.url) && role !== 'visitor') continue;
         const res = await t.app.inject(asUser(token, { method, url, payload }));
-        const allowed = route.access === 'public' || (route.access === 'user' && role !== 'visitor') || (route.access === 'admin' && role === 'admin');
+        const allowed =
+          route.access === 'public' || (route.access === 'user' && role !== 'visitor') || (route.access === 'admin' && role === 'admin');
         // GravitLauncher's endpoints answer only its bearer secret: a site session is nobody there.
         const expected = route.access === 'gravit' ? 401 : allowed ? null : role === 'visitor' ? 401 : 403;
         const ok = expected ? res.statusCode === expected : res.statusCode !== 401 && res.statusCode !== 403 && res.statusCode < 500;

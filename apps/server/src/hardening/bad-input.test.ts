@@ -83,7 +83,8 @@ function junkFor(schema: JsonSchema): unknown[] {
   const types = new Set([schema.type, ...(schema.anyOf ?? []).map((s) => s.type)]);
   const values: unknown[] = [...SHAPES];
   if (types.has('string') || schema.enum) values.push(0, 1e308, -1e9, false, '', ' ', 'NaN', ...UNICODE_JUNK);
-  if (types.has('number') || types.has('integer')) values.push(false, ...NUMBERS, ...MONEY, ...NUMBER_STRINGS, UNICODE_JUNK[0], UNICODE_JUNK[4]);
+  if (types.has('number') || types.has('integer'))
+    values.push(false, ...NUMBERS, ...MONEY, ...NUMBER_STRINGS, UNICODE_JUNK[0], UNICODE_JUNK[4]);
   if (types.has('boolean')) values.push(false, 'true', 'false', 1, 0, 'yes', '');
   if (types.has('array')) values.push('[]', 1, [null], [[]], ['x']);
   if (types.has('object')) values.push('{}', 1, [{}]);
@@ -127,12 +128,49 @@ const OTHER_TYPES: { type: string | undefined; body: string; parsesAs: string | 
   { type: 'text/plain', body: '{"a":1}', parsesAs: '{"a":1}' },
   { type: 'application/x-www-form-urlencoded', body: 'a=1&is_admin=true', parsesAs: null },
   { type: 'application/xml', body: '<a>1</a>', parsesAs: null },
-  { type: 'multipart/form-data; boundary=X', body: '--X\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--X--\r\n', parsesAs: null },
+  {
+    type: 'multipart/form-data; boundary=X',
+    body: '--X\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--X--\r\n',
+    parsesAs: null,
+  },
   { type: undefined, body: '{"a":1}', parsesAs: null },
 ];
 
-const PATH_VALUES = ['abc', '-1', '0', '1.5', '1e308', '1e15', '99999999999999999999', 'NaN', 'Infinity', '%00', '%F0%9F%98%80', '%E2%80%AE', 'x'.repeat(300), '..%2F..%2Fetc', '%20', '%', '%ED%A0%80'];
-const QUERY_VALUES = ['abc', '-1', '0', '1.5', '1e308', '1e15', '-1e9', 'NaN', 'Infinity', '', '%00', '%F0%9F%98%80', 'x'.repeat(300), ['1', '2']];
+const PATH_VALUES = [
+  'abc',
+  '-1',
+  '0',
+  '1.5',
+  '1e308',
+  '1e15',
+  '99999999999999999999',
+  'NaN',
+  'Infinity',
+  '%00',
+  '%F0%9F%98%80',
+  '%E2%80%AE',
+  'x'.repeat(300),
+  '..%2F..%2Fetc',
+  '%20',
+  '%',
+  '%ED%A0%80',
+];
+const QUERY_VALUES = [
+  'abc',
+  '-1',
+  '0',
+  '1.5',
+  '1e308',
+  '1e15',
+  '-1e9',
+  'NaN',
+  'Infinity',
+  '',
+  '%00',
+  '%F0%9F%98%80',
+  'x'.repeat(300),
+  ['1', '2'],
+];
 
 // ---------------------------------------------------------------- helpers
 
@@ -164,21 +202,35 @@ function refusalProblem(res: LightMyRequestResponse): string | null {
   const url = (res.raw.req as { url?: string }).url ?? '';
   if (url.startsWith('/api/yggdrasil/')) {
     const b = body as Record<string, unknown>;
-    return Object.keys(b).sort().join() === 'error,errorMessage' && typeof b.error === 'string' && b.error !== '' && typeof b.errorMessage === 'string' ? null : `${res.statusCode}, not { error, errorMessage }`;
+    return Object.keys(b).sort().join() === 'error,errorMessage' &&
+      typeof b.error === 'string' &&
+      b.error !== '' &&
+      typeof b.errorMessage === 'string'
+      ? null
+      : `${res.statusCode}, not { error, errorMessage }`;
   }
   if (url.startsWith('/api/gravit/')) {
     const b = body as Record<string, unknown>;
-    if (Object.keys(b).sort().join() !== 'code,error' || typeof b.error !== 'string' || !Number.isInteger(b.code)) return `${res.statusCode}, not { error, code }`;
+    if (Object.keys(b).sort().join() !== 'code,error' || typeof b.error !== 'string' || !Number.isInteger(b.code))
+      return `${res.statusCode}, not { error, code }`;
     return /[а-яё]/i.test(b.error) || /^auth\./.test(b.error) ? null : `${res.statusCode}, error neither Russian nor a launcher key`;
   }
   const b = body as { error?: unknown; code?: unknown; field?: unknown } | null;
   const keys = typeof b === 'object' && b !== null ? Object.keys(b).sort().join() : '';
-  if (!b || (keys !== 'code,error' && keys !== 'code,error,field') || typeof b.error !== 'string' || typeof b.code !== 'string' || !/^[a-z_]+$/.test(b.code) || (b.field !== undefined && typeof b.field !== 'string')) {
+  if (
+    !b ||
+    (keys !== 'code,error' && keys !== 'code,error,field') ||
+    typeof b.error !== 'string' ||
+    typeof b.code !== 'string' ||
+    !/^[a-z_]+$/.test(b.code) ||
+    (b.field !== undefined && typeof b.field !== 'string')
+  ) {
     return `${res.statusCode}, not { error, code, field? }`;
   }
   const text = b.error;
   // A refused field is named by its Russian label, never by its code name.
-  if (b.code === 'invalid' && typeof b.field === 'string' && text.includes(`«${b.field}»`)) return `${res.statusCode}, names the field by its code name`;
+  if (b.code === 'invalid' && typeof b.field === 'string' && text.includes(`«${b.field}»`))
+    return `${res.statusCode}, names the field by its code name`;
   if (!/[а-яё]/i.test(text) && !SPEC_ENGLISH.has(text)) return `${res.statusCode}, error not in Russian`;
   return null;
 }
@@ -261,12 +313,38 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
       expect(res.statusCode, res.body).toBe(201);
       return (res.json() as { id?: number; server?: { id: number } }).id ?? (res.json() as { server: { id: number } }).server.id;
     };
-    const news = await created(await admin({ method: 'POST', url: '/api/tidings/news', payload: { title: 'Новость', content: 'Текст', image_url: null } }));
-    const tier = await created(await admin({ method: 'POST', url: '/api/donate/add', payload: { title: 'VIP', content: 'Плюсы', amount: 100, currency: '₽', kits: [{ name: 'Старт' }], features: [{ title: 'Полёт' }] } }));
-    const server = await created(
-      await admin({ method: 'POST', url: '/api/servers/', payload: { name: 'Выживание', description: 'Сервер', ip_address: '127.0.0.1', port: 1, rcon_host: '127.0.0.1', rcon_port: 1, rcon_password: 'secret' } }),
+    const news = await created(
+      await admin({ method: 'POST', url: '/api/tidings/news', payload: { title: 'Новость', content: 'Текст', image_url: null } }),
     );
-    const item = await created(await admin({ method: 'POST', url: '/api/shop/admin/create', payload: { name: 'Алмаз', price: 10, count: 100, icon: '/i.png', item_id_minecraft: 'diamond', server_id: server } }));
+    const tier = await created(
+      await admin({
+        method: 'POST',
+        url: '/api/donate/add',
+        payload: { title: 'VIP', content: 'Плюсы', amount: 100, currency: '₽', kits: [{ name: 'Старт' }], features: [{ title: 'Полёт' }] },
+      }),
+    );
+    const server = await created(
+      await admin({
+        method: 'POST',
+        url: '/api/servers/',
+        payload: {
+          name: 'Выживание',
+          description: 'Сервер',
+          ip_address: '127.0.0.1',
+          port: 1,
+          rcon_host: '127.0.0.1',
+          rcon_port: 1,
+          rcon_password: 'secret',
+        },
+      }),
+    );
+    const item = await created(
+      await admin({
+        method: 'POST',
+        url: '/api/shop/admin/create',
+        payload: { name: 'Алмаз', price: 10, count: 100, icon: '/i.png', item_id_minecraft: 'diamond', server_id: server },
+      }),
+    );
     const bought = await t.app.inject(asUser(target, { method: 'POST', url: '/api/shop/buy', payload: { shop_id: item, quantity: 2 } }));
     expect(bought.statusCode, bought.body).toBe(200);
     const delivery = await t.handle.db.selectFrom('deliveries').select('id').executeTakeFirstOrThrow();
@@ -306,7 +384,9 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
     calls++;
     // GravitLauncher's endpoints are called by its LaunchServer with the shared secret, whatever the role.
     const token = r.url.startsWith('/api/gravit/') ? GRAVIT_SECRET : tokens[role];
-    const res = await t.app.inject(asUser(token, { method: r.method, url: r.url, headers: { ...r.headers }, ...(r.payload !== undefined && { payload: r.payload }) }));
+    const res = await t.app.inject(
+      asUser(token, { method: r.method, url: r.url, headers: { ...r.headers }, ...(r.payload !== undefined && { payload: r.payload }) }),
+    );
     // A letter a request queued is sent in the background: let it settle before comparing the database.
     await t.app.ctx.jobs.idle();
     return res;
@@ -322,7 +402,8 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
       const problem = mustBe401 && res.statusCode !== 401 ? `status ${res.statusCode}, expected 401` : refusalProblem(res);
       // A refusal that names another field means the sample body was wrong and this field went untested.
       const named = res.statusCode === 400 ? (JSON.parse(res.body) as { field?: string }).field : undefined;
-      if (r.field && named && named !== r.field && !r.field.startsWith(`${named}.`) && !named.startsWith(`${r.field}.`)) failures.push(`${label(role, r)}: refused for field «${named}» instead`);
+      if (r.field && named && named !== r.field && !r.field.startsWith(`${named}.`) && !named.startsWith(`${r.field}.`))
+        failures.push(`${label(role, r)}: refused for field «${named}» instead`);
       if (problem) failures.push(`${label(role, r)}: ${problem} ${res.body.slice(0, 160)}`);
     }
     const after = await snapshot(t.handle.db);
@@ -348,7 +429,8 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
       state = after;
       if (res.statusCode >= 400) allOk = false;
       if (tentative && res.statusCode >= 400) {
-        if (diff.length) failures.push(`${label(role, r)}: answered ${res.statusCode} but changed the database:\n    ${diff.slice(0, 6).join('\n    ')}`);
+        if (diff.length)
+          failures.push(`${label(role, r)}: answered ${res.statusCode} but changed the database:\n    ${diff.slice(0, 6).join('\n    ')}`);
         continue;
       }
       if (res.statusCode >= 500) {
@@ -358,27 +440,38 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
       if (res.statusCode >= 400) {
         const problem = refusalProblem(res);
         if (problem) failures.push(`${label(role, r)}: ${problem} ${res.body.slice(0, 160)}`);
-        if (diff.length) failures.push(`${label(role, r)}: refused with ${res.statusCode} but changed the database:\n    ${diff.slice(0, 6).join('\n    ')}`);
+        if (diff.length)
+          failures.push(
+            `${label(role, r)}: refused with ${res.statusCode} but changed the database:\n    ${diff.slice(0, 6).join('\n    ')}`,
+          );
         continue;
       }
-      if (route.method === 'GET' && diff.length) failures.push(`${label(role, r)}: a GET changed the database:\n    ${diff.slice(0, 6).join('\n    ')}`);
+      if (route.method === 'GET' && diff.length)
+        failures.push(`${label(role, r)}: a GET changed the database:\n    ${diff.slice(0, 6).join('\n    ')}`);
       const rows = changedRows(before, after);
       for (const { table, row } of rows) {
         for (const [column, v] of Object.entries(row)) {
-          if (typeof v === 'number' && !Number.isSafeInteger(v)) failures.push(`${label(role, r)}: stored ${table}.${column} = ${v}, not an integer`);
+          if (typeof v === 'number' && !Number.isSafeInteger(v))
+            failures.push(`${label(role, r)}: stored ${table}.${column} = ${v}, not an integer`);
         }
       }
-      if (rows.length && (await findLedgerMismatches(t.handle.db)).length) failures.push(`${label(role, r)}: balances no longer match the ledger`);
+      if (rows.length && (await findLedgerMismatches(t.handle.db)).length)
+        failures.push(`${label(role, r)}: balances no longer match the ledger`);
       // A string that was accepted is stored as sent (trimmed; inside JSON columns, escaped).
       const content = rows.filter(({ table }) => table !== 'sessions' && table !== 'audit_log');
       if (typeof r.value === 'string' && !/password/.test(r.field ?? '') && content.length) {
         const expected = r.value.trim().toLowerCase();
         const escaped = JSON.stringify(expected).slice(1, -1);
-        const stored = content.some(({ row }) => Object.values(row).some((v) => typeof v === 'string' && (v.toLowerCase().includes(expected) || v.toLowerCase().includes(escaped))));
+        const stored = content.some(({ row }) =>
+          Object.values(row).some(
+            (v) => typeof v === 'string' && (v.toLowerCase().includes(expected) || v.toLowerCase().includes(escaped)),
+          ),
+        );
         // A player named by a grant or a ban is looked up, not stored: fine when that player already existed.
         const names = (before.get('users') ?? []).map((u) => String((JSON.parse(u) as { username_lower?: unknown }).username_lower));
         const existingPlayer = r.field === 'username' && names.includes(expected);
-        if (expected && !stored && !existingPlayer) failures.push(`${label(role, r)}: succeeded (${res.statusCode}) but ${JSON.stringify(r.value)} is not stored as sent`);
+        if (expected && !stored && !existingPlayer)
+          failures.push(`${label(role, r)}: succeeded (${res.statusCode}) but ${JSON.stringify(r.value)} is not stored as sent`);
       }
     }
     return allOk;
@@ -404,16 +497,28 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
       // A field inside another field of the group (kits.0.give_commands.0 under kits.0) would lose its parent: tried alone.
       const inside = (r: Request, o: Request) => o !== r && o.path!.length < r.path!.length && o.path!.every((k, i) => r.path![i] === k);
       const group = candidates.filter((r) => !candidates.some((o) => inside(r, o)));
-      await expectSane(role, route, all.filter((r) => !group.includes(r)));
+      await expectSane(
+        role,
+        route,
+        all.filter((r) => !group.includes(r)),
+      );
       const first = group[0];
       if (!first) continue;
-      const body = group.reduce<unknown>((doc, r) => withValue(doc, r.path!, r.value), sampleValue((spec as { schema: JsonSchema }).schema));
+      const body = group.reduce<unknown>(
+        (doc, r) => withValue(doc, r.path!, r.value),
+        sampleValue((spec as { schema: JsonSchema }).schema),
+      );
       if (group.length === 1 || spec.kind !== 'json' || !conforms(spec.schema, body)) {
         await expectSane(role, route, group);
         continue;
       }
       const fields = group.map((r) => r.field).join(',');
-      const combined: Request = { ...first, what: `{${fields}}=${first.what.slice(first.field!.length + 1)}`, payload: bodyText(body), field: fields };
+      const combined: Request = {
+        ...first,
+        what: `{${fields}}=${first.what.slice(first.field!.length + 1)}`,
+        payload: bodyText(body),
+        field: fields,
+      };
       if (await expectSane(role, route, [combined], true)) continue;
       for (const r of group) if (!(await expectSane(role, route, [r]))) picky.add(r.field!);
     }
@@ -425,7 +530,8 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
     return [...t.app.apiRoutes].sort((a, b) => order(a) - order(b));
   };
   /** A second spelling of a route (with or without the trailing slash) shares its handler and schema. */
-  const isAlias = (route: ApiRoute) => !route.url.endsWith('/') && t.app.apiRoutes.some((r) => r.method === route.method && r.url === `${route.url}/`);
+  const isAlias = (route: ApiRoute) =>
+    !route.url.endsWith('/') && t.app.apiRoutes.some((r) => r.method === route.method && r.url === `${route.url}/`);
   const ROLES: Role[] = ['admin', 'visitor'];
 
   /** Broken bodies of any kind, for every route that is not a GET. */
@@ -441,7 +547,13 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
     }
     for (const o of OTHER_TYPES) {
       if (spec.kind === 'multipart' && o.type?.startsWith('multipart/')) continue; // the upload's own test
-      const r: Request = { what: `${o.type ?? 'no content-type'} ${brief(o.body)}`, method, url, payload: o.body, headers: o.type ? { 'content-type': o.type } : {} };
+      const r: Request = {
+        what: `${o.type ?? 'no content-type'} ${brief(o.body)}`,
+        method,
+        url,
+        payload: o.body,
+        headers: o.type ? { 'content-type': o.type } : {},
+      };
       const accepted = o.parsesAs !== null && (spec.kind === 'none' || (spec.kind === 'json' && conforms(spec.schema, o.parsesAs)));
       (accepted ? allowed : refused).push(r);
     }
@@ -467,14 +579,20 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
         const body = withValue(base, path, value);
         const r: Request = { what: `${field}=${what}`, method, url, payload: bodyText(body), headers, value, field, path };
         // A number sent as a string ("25565") may be coerced by a lenient server: not invalid by construction.
-        const numeric = schema.type === 'integer' || schema.type === 'number' || !!schema.anyOf?.some((b) => b.type === 'integer' || b.type === 'number');
-        const coercible = numeric && typeof value === 'string' && value.trim() !== '' && conforms(spec.schema, withValue(base, path, Number(value)));
+        const numeric =
+          schema.type === 'integer' || schema.type === 'number' || !!schema.anyOf?.some((b) => b.type === 'integer' || b.type === 'number');
+        const coercible =
+          numeric && typeof value === 'string' && value.trim() !== '' && conforms(spec.schema, withValue(base, path, Number(value)));
         if ((!conforms(spec.schema, body) && !coercible) || badText(value) || Buffer.byteLength(r.payload!) > 64 * 1024) refused.push(r);
         else allowed.push(r);
       };
       for (const v of junkFor(schema)) add(v, brief(JSON.stringify(v) ?? 'undefined'));
       if (schema.maxLength !== undefined) add('я'.repeat(schema.maxLength + 1), `${schema.maxLength + 1} × я`);
-      if (schema.maxItems !== undefined && schema.items) add(Array.from({ length: schema.maxItems + 1 }, () => sampleValue(schema.items!)), `${schema.maxItems + 1} items`);
+      if (schema.maxItems !== undefined && schema.items)
+        add(
+          Array.from({ length: schema.maxItems + 1 }, () => sampleValue(schema.items!)),
+          `${schema.maxItems + 1} items`,
+        );
       if (!bigDone) {
         add('я'.repeat(1_000_000), '1 MB string');
         bigDone = true;
@@ -496,7 +614,13 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
     }
     const unknown: Request[] = [
       { what: 'unknown field', method, url, payload: bodyText({ ...(base as object), zz_unknown: 1 }), headers },
-      { what: 'is_admin smuggled', method, url, payload: bodyText({ ...(base as object), is_admin: true, role: 'admin', balance: 1e6 }), headers },
+      {
+        what: 'is_admin smuggled',
+        method,
+        url,
+        payload: bodyText({ ...(base as object), is_admin: true, role: 'admin', balance: 1e6 }),
+        headers,
+      },
       { what: '__proto__ field', method, url, payload: bodyText(base).replace(/^\{/, '{"__proto__":{"is_admin":true},'), headers },
     ];
     groups.push({
@@ -513,7 +637,8 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
     const method = route.method as Method;
     const spec = bodySpec(op);
     const base = spec.kind === 'json' ? sampleValue(spec.schema) : undefined;
-    const withBody = (r: Request): Request => (base === undefined ? r : { ...r, payload: bodyText(base), headers: { ...r.headers, 'content-type': 'application/json' } });
+    const withBody = (r: Request): Request =>
+      base === undefined ? r : { ...r, payload: bodyText(base), headers: { ...r.headers, 'content-type': 'application/json' } };
     const refused: Request[] = [];
     const allowed: Request[] = [];
     const params = op?.parameters ?? [];
@@ -552,7 +677,8 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
       if (route.method === 'GET') continue;
       if (!op) missing.push(`${route.method} ${route.url}: not in /api/docs/json, so its fields are not fuzzed`);
       const spec = bodySpec(op);
-      if (spec.kind === 'json' && !conforms(spec.schema, sampleValue(spec.schema))) missing.push(`${route.method} ${route.url}: no valid sample body`);
+      if (spec.kind === 'json' && !conforms(spec.schema, sampleValue(spec.schema)))
+        missing.push(`${route.method} ${route.url}: no valid sample body`);
     }
     expect(missing).toEqual([]);
     expect(t.app.apiRoutes.filter((r) => bodySpec(openApiOp(doc, r)).kind === 'json').length).toBeGreaterThan(10);
@@ -594,7 +720,13 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
     const png = await toPng(testSkin());
     const form = skinForm(png);
     const cut = form.payload.subarray(0, form.payload.length - 40);
-    const mp = (what: string, payload: Buffer | string, type: string): Request => ({ what, method: route.method as Method, url: route.url, payload, headers: { 'content-type': type } });
+    const mp = (what: string, payload: Buffer | string, type: string): Request => ({
+      what,
+      method: route.method as Method,
+      url: route.url,
+      payload,
+      headers: { 'content-type': type },
+    });
     const ct = form.headers['content-type']!;
     const requests: Request[] = [
       mp('garbage', 'this is not a form at all', ct),
@@ -611,12 +743,36 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
     ];
     const forms: [string, ReturnType<typeof multipart>][] = [
       ['wrong field name', multipart([{ name: 'avatar', filename: 'a.png', type: 'image/png', data: png }])],
-      ['two files', multipart([{ name: 'skin', filename: 'a.png', data: png }, { name: 'skin', filename: 'b.png', data: png }])],
+      [
+        'two files',
+        multipart([
+          { name: 'skin', filename: 'a.png', data: png },
+          { name: 'skin', filename: 'b.png', data: png },
+        ]),
+      ],
       ['text field only', multipart([{ name: 'model', data: 'slim' }])],
       ['skin as a text field', multipart([{ name: 'skin', data: png.toString('latin1') }])],
-      ['model junk', multipart([{ name: 'skin', filename: 'a.png', data: png }, { name: 'model', data: '\u202eslim' }])],
-      ['model NUL', multipart([{ name: 'skin', filename: 'a.png', data: png }, { name: 'model', data: 'slim\u0000' }])],
-      ['extra field', multipart([{ name: 'skin', filename: 'a.png', data: png }, { name: 'is_admin', data: 'true' }])],
+      [
+        'model junk',
+        multipart([
+          { name: 'skin', filename: 'a.png', data: png },
+          { name: 'model', data: '\u202eslim' },
+        ]),
+      ],
+      [
+        'model NUL',
+        multipart([
+          { name: 'skin', filename: 'a.png', data: png },
+          { name: 'model', data: 'slim\u0000' },
+        ]),
+      ],
+      [
+        'extra field',
+        multipart([
+          { name: 'skin', filename: 'a.png', data: png },
+          { name: 'is_admin', data: 'true' },
+        ]),
+      ],
       ['empty file', multipart([{ name: 'skin', filename: 'a.png', data: Buffer.alloc(0) }])],
       ['not a PNG', multipart([{ name: 'skin', filename: 'a.png', type: 'image/png', data: 'GIF89a not really' }])],
       ['cut-off PNG', multipart([{ name: 'skin', filename: 'a.png', data: png.subarray(0, 60) }])],
@@ -666,7 +822,15 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
       const method = route.method as Method;
       const requests = fieldPaths(spec.schema, base)
         .filter(({ schema }) => schema.type === 'string' || !!schema.anyOf?.some((b) => b.type === 'string'))
-        .flatMap(({ path }) => texts.map((v): Request => ({ what: `${showPath(path)}=${JSON.stringify(v)}`, method, url: urlOf(route), payload: bodyText(withValue(base, path, v)), headers: { 'content-type': 'application/json' } })));
+        .flatMap(({ path }) =>
+          texts.map((v): Request => ({
+            what: `${showPath(path)}=${JSON.stringify(v)}`,
+            method,
+            url: urlOf(route),
+            payload: bodyText(withValue(base, path, v)),
+            headers: { 'content-type': 'application/json' },
+          })),
+        );
       await expectRefused(route.access === 'public' ? 'visitor' : 'admin', route, 'bad text', requests);
     }
     expect(failures.splice(0)).toEqual([]);
@@ -684,7 +848,14 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
   async function refuseUrls(values: string[]): Promise<void> {
     for (const route of routes()) {
       const names = [...route.url.matchAll(/:(\w+)/g)].map((m) => m[1]!);
-      const requests = names.flatMap((name) => values.map((raw): Request => ({ what: `:${name}=${raw.slice(0, 20)}`, method: route.method as Method, url: urlOf(route, { [name]: raw }), beforeRouting: true })));
+      const requests = names.flatMap((name) =>
+        values.map((raw): Request => ({
+          what: `:${name}=${raw.slice(0, 20)}`,
+          method: route.method as Method,
+          url: urlOf(route, { [name]: raw }),
+          beforeRouting: true,
+        })),
+      );
       await expectRefused(route.access === 'public' ? 'visitor' : 'admin', route, 'url', requests);
     }
     expect(failures.splice(0)).toEqual([]);

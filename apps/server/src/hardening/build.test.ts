@@ -29,7 +29,16 @@ describe('production build', () => {
   });
 
   it('the compiled contract loads in plain Node under the `compiled` condition', () => {
-    const res = spawnSync(process.execPath, ['--conditions=compiled', '--input-type=module', '-e', "const c = await import('@kubik/contract'); console.log(import.meta.resolve('@kubik/contract'), typeof c.Username.parse)"], { cwd: path.join(ROOT, 'apps/server'), encoding: 'utf8' });
+    const res = spawnSync(
+      process.execPath,
+      [
+        '--conditions=compiled',
+        '--input-type=module',
+        '-e',
+        "const c = await import('@kubik/contract'); console.log(import.meta.resolve('@kubik/contract'), typeof c.Username.parse)",
+      ],
+      { cwd: path.join(ROOT, 'apps/server'), encoding: 'utf8' },
+    );
     expect(res.stderr).toBe('');
     expect(res.stdout).toMatch(/packages\/contract\/dist\/index\.js function/);
   });
@@ -46,7 +55,15 @@ describe.each(dbKinds)('the built site on %s', (kind) => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-built-'));
     const pgDb = kind === 'pg' ? await createPgDatabase() : null;
     drop = pgDb?.drop;
-    env = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, DATABASE_URL: pgDb?.url ?? '', LOG_LEVEL: 'info', LOG_FORMAT: 'json', WEB_DIST: dataDir };
+    env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATA_DIR: dataDir,
+      DATABASE_URL: pgDb?.url ?? '',
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+      WEB_DIST: dataDir,
+    };
   }, 120_000);
   afterAll(async () => {
     child?.kill('SIGKILL');
@@ -64,7 +81,10 @@ describe.each(dbKinds)('the built site on %s', (kind) => {
 
   it('runs with plain node (no loader) and answers', async () => {
     const port = await freePort();
-    child = spawn(process.execPath, [path.join(DIST, 'main.js')], { env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, [path.join(DIST, 'main.js')], {
+      env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
@@ -85,7 +105,16 @@ describe.each(dbKinds)('the built site on %s', (kind) => {
     const exited = new Promise<number | null>((resolve) => child!.on('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    const lines = output.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines.find((l) => l.reqId === id)).toMatchObject({ level: 30, method: 'GET', url: '/api/site?probe=1', status: 200, msg: expect.stringMatching(/^GET \/api\/site\?probe=1 200 [\d.]+ ms$/) });
+    const lines = output
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.find((l) => l.reqId === id)).toMatchObject({
+      level: 30,
+      method: 'GET',
+      url: '/api/site?probe=1',
+      status: 200,
+      msg: expect.stringMatching(/^GET \/api\/site\?probe=1 200 [\d.]+ ms$/),
+    });
   }, 60_000);
 });

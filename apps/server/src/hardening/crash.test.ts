@@ -47,7 +47,11 @@ class Site {
   async start(): Promise<void> {
     const port = await freePort();
     this.url = `http://127.0.0.1:${port}`;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], { cwd: ROOT, env: { ...this.env, PORT: String(port), PUBLIC_URL: this.url }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
+      cwd: ROOT,
+      env: { ...this.env, PORT: String(port), PUBLIC_URL: this.url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child = child;
     const keep = (chunk: Buffer) => this.log.push(...chunk.toString().split('\n').filter(Boolean).slice(0, 20));
     child.stdout!.on('data', keep);
@@ -123,7 +127,8 @@ describe.each(dbKinds)('crash test on %s', (kind) => {
     const seeder = { handle } as unknown as TestApp;
     await seedUser(seeder, 'Owner', { admin: true });
     const players: { id: number; name: string }[] = [];
-    for (let i = 0; i < PLAYERS; i++) players.push({ id: await seedUser(seeder, `Player${i}`, { balanceKopecks: BALANCE }), name: `Player${i}` });
+    for (let i = 0; i < PLAYERS; i++)
+      players.push({ id: await seedUser(seeder, `Player${i}`, { balanceKopecks: BALANCE }), name: `Player${i}` });
 
     // Answers like Minecraft to the give command of our template (the order number is there to count deliveries).
     const rcon = new VanillaRconServer({
@@ -153,12 +158,25 @@ describe.each(dbKinds)('crash test on %s', (kind) => {
     await site.start();
 
     const login = async (username: string) => {
-      const res = await fetch(`${site.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password: 'password123', bearer: true }) });
+      const res = await fetch(`${site.url}/api/user/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username, password: 'password123', bearer: true }),
+      });
       expect(res.status).toBe(200);
       return ((await res.json()) as { token: string }).token;
     };
     const owner = await login('Owner');
-    const server = await post(`${site.url}/api/servers/`, owner, { name: 'Выживание', description: 'Сервер для теста', ip_address: '127.0.0.1', port: 25565, rcon_host: '127.0.0.1', rcon_port: rcon.port, rcon_password: 'rcon-secret', command_template: TEMPLATE });
+    const server = await post(`${site.url}/api/servers/`, owner, {
+      name: 'Выживание',
+      description: 'Сервер для теста',
+      ip_address: '127.0.0.1',
+      port: 25565,
+      rcon_host: '127.0.0.1',
+      rcon_port: rcon.port,
+      rcon_password: 'rcon-secret',
+      command_template: TEMPLATE,
+    });
     expect(server.status, JSON.stringify(server.body)).toBe(201);
     const serverId = (server.body.server as { id: number }).id;
     const items: { id: number; stock: number }[] = [];
@@ -166,7 +184,14 @@ describe.each(dbKinds)('crash test on %s', (kind) => {
       ['Алмаз', PLENTY],
       ['Элитры', SCARCE],
     ] as const) {
-      const res = await post(`${site.url}/api/shop/admin/create`, owner, { name, price: PRICE, count: stock, icon: '/i.png', item_id_minecraft: name === 'Алмаз' ? 'diamond' : 'elytra', server_id: serverId });
+      const res = await post(`${site.url}/api/shop/admin/create`, owner, {
+        name,
+        price: PRICE,
+        count: stock,
+        icon: '/i.png',
+        item_id_minecraft: name === 'Алмаз' ? 'diamond' : 'elytra',
+        server_id: serverId,
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       items.push({ id: res.body.id as number, stock });
     }
@@ -185,7 +210,11 @@ describe.each(dbKinds)('crash test on %s', (kind) => {
       inFlight++;
       try {
         const res = await post(`${site.url}/api/shop/buy`, a.token, { shop_id: a.itemId, quantity: a.quantity }, a.key);
-        outcomes.set(a.key, { status: res.status, orderId: res.body.order_id as number | undefined, error: res.body.error as string | undefined });
+        outcomes.set(a.key, {
+          status: res.status,
+          orderId: res.body.order_id as number | undefined,
+          error: res.body.error as string | undefined,
+        });
       } catch {
         // The answer was lost (the site died under it): the purchase may or may not have happened.
         inDoubt.push(a);
@@ -199,7 +228,13 @@ describe.each(dbKinds)('crash test on %s', (kind) => {
         while (!stopped()) {
           const player = players[(i + Math.floor(Math.random() * PLAYERS)) % PLAYERS]!;
           const item = Math.random() < 0.3 ? items[1]! : items[0]!;
-          const a: Attempt = { key: `crash-${randomUUID()}`, token: tokens.get(player.id)!, userId: player.id, itemId: item.id, quantity: 1 + Math.floor(Math.random() * 3) };
+          const a: Attempt = {
+            key: `crash-${randomUUID()}`,
+            token: tokens.get(player.id)!,
+            userId: player.id,
+            itemId: item.id,
+            quantity: 1 + Math.floor(Math.random() * 3),
+          };
           attemptsByKey.set(a.key, a);
           const before = inDoubt.length;
           await attempt(a);
@@ -223,11 +258,18 @@ describe.each(dbKinds)('crash test on %s', (kind) => {
       for (const m of await findShopLedgerMismatches(db)) say(m);
 
       const orders = await db.selectFrom('shop_orders').select(['id', 'user_id', 'item_id', 'quantity', 'total']).execute();
-      const deliveries = (await db.selectFrom('deliveries').select(['id', 'source_id', 'quantity', 'state', 'last_error', 'reply']).where('source', '=', 'shop').execute()).map(({ source_id, ...d }) => ({ ...d, order_id: source_id! }));
+      const deliveries = (
+        await db
+          .selectFrom('deliveries')
+          .select(['id', 'source_id', 'quantity', 'state', 'last_error', 'reply'])
+          .where('source', '=', 'shop')
+          .execute()
+      ).map(({ source_id, ...d }) => ({ ...d, order_id: source_id! }));
       const purchaseRows = await db.selectFrom('ledger').select(['ref', 'amount', 'user_id']).where('reason', '=', 'purchase').execute();
       const ordersById = new Map(orders.map((o) => [o.id, o]));
 
-      for (const [key, o] of outcomes) if (o.status !== 200 && o.status !== 409) say(`purchase ${key} was answered ${o.status}: ${o.error}`);
+      for (const [key, o] of outcomes)
+        if (o.status !== 200 && o.status !== 409) say(`purchase ${key} was answered ${o.status}: ${o.error}`);
 
       // Every acknowledged purchase has its order (the one it was told), ledger row and deliveries; every order was acknowledged once.
       const acknowledged = new Map<number, string>();
@@ -239,17 +281,20 @@ describe.each(dbKinds)('crash test on %s', (kind) => {
           say(`purchase ${key} was answered 200 with order ${o.orderId}, which does not exist`);
           continue;
         }
-        if (order.user_id !== a.userId || order.item_id !== a.itemId || Number(order.quantity) !== a.quantity) say(`order ${order.id} is not what ${key} bought`);
+        if (order.user_id !== a.userId || order.item_id !== a.itemId || Number(order.quantity) !== a.quantity)
+          say(`order ${order.id} is not what ${key} bought`);
         const other = acknowledged.get(order.id);
         if (other && other !== key) say(`order ${order.id} was acknowledged to two purchases: ${other} and ${key}`);
         acknowledged.set(order.id, key);
-        if (!purchaseRows.some((r) => r.ref === `order:${order.id}` && Number(r.amount) === -Number(order.total))) say(`order ${order.id} has no ledger row`);
+        if (!purchaseRows.some((r) => r.ref === `order:${order.id}` && Number(r.amount) === -Number(order.total)))
+          say(`order ${order.id} has no ledger row`);
       }
       for (const order of orders) {
         if (!acknowledged.has(order.id)) say(`order ${order.id} was never acknowledged to anybody`);
         const mine = deliveries.filter((d) => d.order_id === order.id);
         const pieces = mine.reduce((s, d) => s + Number(d.quantity), 0);
-        if (mine.length === 0 || pieces !== Number(order.quantity)) say(`order ${order.id} of ${order.quantity} pieces has ${mine.length} deliveries of ${pieces} pieces`);
+        if (mine.length === 0 || pieces !== Number(order.quantity))
+          say(`order ${order.id} of ${order.quantity} pieces has ${mine.length} deliveries of ${pieces} pieces`);
       }
 
       // Stock moves only with orders; balances only with purchases.
@@ -268,7 +313,8 @@ describe.each(dbKinds)('crash test on %s', (kind) => {
       // Deliveries: none lost, none failed, and none sent twice.
       for (const d of deliveries) {
         if (!ordersById.has(d.order_id)) say(`delivery ${d.id} belongs to no order`);
-        if (!['pending', 'sent', 'done', 'unknown'].includes(d.state)) say(`delivery ${d.id} is ${d.state}: ${d.last_error ?? ''} ${d.reply ?? ''}`);
+        if (!['pending', 'sent', 'done', 'unknown'].includes(d.state))
+          say(`delivery ${d.id} is ${d.state}: ${d.last_error ?? ''} ${d.reply ?? ''}`);
       }
       const times = new Map<number, number>();
       for (const id of rcon.commands.map(orderOf)) times.set(id, (times.get(id) ?? 0) + 1);
@@ -277,8 +323,12 @@ describe.each(dbKinds)('crash test on %s', (kind) => {
         if (n > 1) say(`order ${orderId} was given ${n} times`);
       }
       // A command that reached the game must never be waiting to be sent again.
-      for (const d of deliveries) if (d.state === 'pending' && seenBefore.has(d.order_id)) say(`delivery ${d.id} of order ${d.order_id} reached the game but is pending again`);
-      for (const d of deliveries) if (d.state === 'done' && times.get(d.order_id) !== 1) say(`delivery ${d.id} is done but its order was given ${times.get(d.order_id) ?? 0} times`);
+      for (const d of deliveries)
+        if (d.state === 'pending' && seenBefore.has(d.order_id))
+          say(`delivery ${d.id} of order ${d.order_id} reached the game but is pending again`);
+      for (const d of deliveries)
+        if (d.state === 'done' && times.get(d.order_id) !== 1)
+          say(`delivery ${d.id} is done but its order was given ${times.get(d.order_id) ?? 0} times`);
       return problems;
     }
 
@@ -318,7 +368,8 @@ describe.each(dbKinds)('crash test on %s', (kind) => {
     const deadline = Date.now() + 20_000;
     while (Number((await due()).n) > 0 && Date.now() < deadline) await sleep(200);
     const left = Number((await due()).n);
-    if (left > 0) problems.push(`${left} deliveries still waiting 20 s after the last restart (site log: ${site.log.slice(-5).join(' | ')})`);
+    if (left > 0)
+      problems.push(`${left} deliveries still waiting 20 s after the last restart (site log: ${site.log.slice(-5).join(' | ')})`);
     problems.push(...(await check('at the end')));
 
     // Replaying an acknowledged purchase gives its first answer, not a second purchase.
@@ -326,11 +377,23 @@ describe.each(dbKinds)('crash test on %s', (kind) => {
     for (const [key, o] of acked) {
       const a = attemptsByKey.get(key)!;
       const again = await post(`${site.url}/api/shop/buy`, a.token, { shop_id: a.itemId, quantity: a.quantity }, key);
-      if (again.status !== 200 || again.body.order_id !== o.orderId) problems.push(`replay of ${key}: ${again.status} ${JSON.stringify(again.body)}`);
+      if (again.status !== 200 || again.body.order_id !== o.orderId)
+        problems.push(`replay of ${key}: ${again.status} ${JSON.stringify(again.body)}`);
     }
 
-    const stats = await db.selectFrom('deliveries').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('state').execute();
-    const orders = Number((await db.selectFrom('shop_orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const stats = await db
+      .selectFrom('deliveries')
+      .select(['state', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('state')
+      .execute();
+    const orders = Number(
+      (
+        await db
+          .selectFrom('shop_orders')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     const soldOut = [...outcomes.values()].filter((o) => o.status === 409).length;
     // The run must have been a real one: purchases in every state of the race, and commands delivered.
     expect(problems).toEqual([]);

@@ -15,7 +15,16 @@ const tableNames = new WeakMap<Db, Promise<string[]>>();
 const BOOKKEEPING = new Set(['session_activity']);
 
 export async function snapshot(db: Db): Promise<Snapshot> {
-  if (!tableNames.has(db)) tableNames.set(db, db.introspection.getTables().then((ts) => ts.filter((t) => !t.isView && !BOOKKEEPING.has(t.name)).map((t) => t.name).sort()));
+  if (!tableNames.has(db))
+    tableNames.set(
+      db,
+      db.introspection.getTables().then((ts) =>
+        ts
+          .filter((t) => !t.isView && !BOOKKEEPING.has(t.name))
+          .map((t) => t.name)
+          .sort(),
+      ),
+    );
   const names = await tableNames.get(db)!;
   // In parallel: PostgreSQL answers on several pooled connections; SQLite runs them one by one anyway.
   const all = await Promise.all(names.map((name) => sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(db)));

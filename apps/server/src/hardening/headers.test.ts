@@ -34,7 +34,8 @@ function cspProblems(header: string | undefined): string[] {
   const csp = parseCsp(header);
   const problems: string[] = [];
   const exactly = (name: string, sources: string[]) => {
-    if (JSON.stringify(csp[name]) !== JSON.stringify(sources)) problems.push(`${name} is ${JSON.stringify(csp[name])}, expected ${JSON.stringify(sources)}`);
+    if (JSON.stringify(csp[name]) !== JSON.stringify(sources))
+      problems.push(`${name} is ${JSON.stringify(csp[name])}, expected ${JSON.stringify(sources)}`);
   };
   exactly('default-src', ["'self'"]);
   exactly('script-src', ["'self'"]);
@@ -44,12 +45,15 @@ function cspProblems(header: string | undefined): string[] {
   exactly('form-action', ["'self'"]);
   exactly('connect-src', ["'self'"]);
   const img = csp['img-src'] ?? [];
-  if (!img.includes("'self'") || !img.includes('https:')) problems.push(`img-src ${JSON.stringify(img)} must allow 'self' and https: (news images)`);
+  if (!img.includes("'self'") || !img.includes('https:'))
+    problems.push(`img-src ${JSON.stringify(img)} must allow 'self' and https: (news images)`);
   // Nothing may allow any host, inline script or eval, whatever the directive.
   for (const [name, sources] of Object.entries(csp)) {
-    for (const bad of ['*', "'unsafe-eval'", "'strict-dynamic'", "'wasm-unsafe-eval'"]) if (sources.includes(bad)) problems.push(`${name} allows ${bad}`);
+    for (const bad of ['*', "'unsafe-eval'", "'strict-dynamic'", "'wasm-unsafe-eval'"])
+      if (sources.includes(bad)) problems.push(`${name} allows ${bad}`);
     if (name !== 'style-src' && sources.includes("'unsafe-inline'")) problems.push(`${name} allows 'unsafe-inline'`);
-    if (name !== 'img-src' && sources.some((s) => /^(https?:|data:|blob:)$/.test(s) && !(name === 'font-src' && s === 'data:'))) problems.push(`${name} allows ${sources.join(' ')}`);
+    if (name !== 'img-src' && sources.some((s) => /^(https?:|data:|blob:)$/.test(s) && !(name === 'font-src' && s === 'data:')))
+      problems.push(`${name} allows ${sources.join(' ')}`);
   }
   return problems;
 }
@@ -76,7 +80,10 @@ describe.each(dbKinds)('headers and sessions on %s', (kind) => {
     beforeAll(async () => {
       // A stand-in for the built web app: the HTML answers come from the same code as in production.
       webDist = mkdtempSync(path.join(os.tmpdir(), 'kubik-web-'));
-      writeFileSync(path.join(webDist, 'index.html'), '<!doctype html><html lang="ru"><head><script type="module" src="/assets/app.js"></script></head><body><div id="root"></div></body></html>');
+      writeFileSync(
+        path.join(webDist, 'index.html'),
+        '<!doctype html><html lang="ru"><head><script type="module" src="/assets/app.js"></script></head><body><div id="root"></div></body></html>',
+      );
       t = await createTestApp(kind, { rateLimits: { enabled: false }, workers: false, webDist });
       await seedUser(t, 'Admin', { admin: true });
       // Over a socket: repeated public reads are answered before Fastify (PublicCache), and must carry the headers too.
@@ -90,20 +97,40 @@ describe.each(dbKinds)('headers and sessions on %s', (kind) => {
 
     it('is on HTML pages, API answers, errors and cached public reads, and allows only what the site needs', async () => {
       const problems: string[] = [];
-      const paths = ['/', '/servers', '/shop', '/api/tidings/news', '/api/tidings/news', '/api/donate/fully', '/api/donate/fully', '/api/servers/', '/api/servers/', '/api/shop/all', '/api/shop/all', '/api/site', '/api/user/me', '/api/nope', '/assets/missing.js', '/api/docs/'];
+      const paths = [
+        '/',
+        '/servers',
+        '/shop',
+        '/api/tidings/news',
+        '/api/tidings/news',
+        '/api/donate/fully',
+        '/api/donate/fully',
+        '/api/servers/',
+        '/api/servers/',
+        '/api/shop/all',
+        '/api/shop/all',
+        '/api/site',
+        '/api/user/me',
+        '/api/nope',
+        '/assets/missing.js',
+        '/api/docs/',
+      ];
       for (const p of paths) {
         const res = await fetch(base + p);
-        for (const problem of cspProblems(res.headers.get('content-security-policy') ?? undefined)) problems.push(`GET ${p} (${res.status}): ${problem}`);
+        for (const problem of cspProblems(res.headers.get('content-security-policy') ?? undefined))
+          problems.push(`GET ${p} (${res.status}): ${problem}`);
         if (res.headers.get('x-content-type-options') !== 'nosniff') problems.push(`GET ${p}: no X-Content-Type-Options: nosniff`);
         await res.arrayBuffer();
       }
       const write = await fetch(`${base}/api/tidings/news`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
-      for (const problem of cspProblems(write.headers.get('content-security-policy') ?? undefined)) problems.push(`POST (${write.status}): ${problem}`);
+      for (const problem of cspProblems(write.headers.get('content-security-policy') ?? undefined))
+        problems.push(`POST (${write.status}): ${problem}`);
       expect(problems).toEqual([]);
     });
 
     it('is checked strictly enough to catch a policy that allows inline scripts, eval or any host', () => {
-      const good = "default-src 'self';script-src 'self';style-src 'self' 'unsafe-inline';img-src 'self' data: blob: https:;font-src 'self' data:;connect-src 'self';object-src 'none';base-uri 'self';form-action 'self';frame-ancestors 'none'";
+      const good =
+        "default-src 'self';script-src 'self';style-src 'self' 'unsafe-inline';img-src 'self' data: blob: https:;font-src 'self' data:;connect-src 'self';object-src 'none';base-uri 'self';form-action 'self';frame-ancestors 'none'";
       expect(cspProblems(good)).toEqual([]);
       expect(cspProblems(good.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'"))).not.toEqual([]);
       expect(cspProblems(good.replace("script-src 'self'", "script-src 'self' 'unsafe-eval'"))).not.toEqual([]);
@@ -165,7 +192,11 @@ describe.each(dbKinds)('headers and sessions on %s', (kind) => {
       expect(cookie.attrs.has('secure')).toBe(false);
       const ttl = t.app.ctx.config.sessionTtlMs;
       expect(Number(cookie.attrs.get('max-age'))).toBe(Math.floor(ttl / 1000));
-      const row = await t.handle.db.selectFrom('sessions').select('expires_at').where('token_hash', '=', hashToken(cookie.value)).executeTakeFirstOrThrow();
+      const row = await t.handle.db
+        .selectFrom('sessions')
+        .select('expires_at')
+        .where('token_hash', '=', hashToken(cookie.value))
+        .executeTakeFirstOrThrow();
       expect(Number(row.expires_at)).toBeGreaterThanOrEqual(before + ttl);
       expect(Number(row.expires_at)).toBeLessThanOrEqual(Date.now() + ttl);
       expect(res.headers['strict-transport-security']).toBeUndefined();
@@ -179,7 +210,12 @@ describe.each(dbKinds)('headers and sessions on %s', (kind) => {
       expect(cookie.attrs.has('httponly')).toBe(true);
       expect(res.headers['strict-transport-security']).toMatch(/max-age=\d+/);
       // Logging out clears it with the same flags, so the browser really drops it.
-      const out = await t.app.inject({ method: 'POST', url: '/api/user/logout', cookies: { [SESSION_COOKIE]: cookie.value }, headers: { origin: 'https://kubik.test' } });
+      const out = await t.app.inject({
+        method: 'POST',
+        url: '/api/user/logout',
+        cookies: { [SESSION_COOKIE]: cookie.value },
+        headers: { origin: 'https://kubik.test' },
+      });
       const cleared = sessionCookie(out)!;
       expect(cleared.value).toBe('');
       expect(cleared.attrs.get('max-age')).toBe('0');
@@ -212,7 +248,12 @@ describe.each(dbKinds)('headers and sessions on %s', (kind) => {
     let t: TestApp;
     let admin: string;
     beforeAll(async () => {
-      t = await createTestApp(kind, { rateLimits: { enabled: false }, workers: false, publicUrl: 'http://kubik.test', gravitSecret: 'launchserver-secret-0123456789' });
+      t = await createTestApp(kind, {
+        rateLimits: { enabled: false },
+        workers: false,
+        publicUrl: 'http://kubik.test',
+        gravitSecret: 'launchserver-secret-0123456789',
+      });
       await seedUser(t, 'Admin', { admin: true, balanceKopecks: 100_000 });
       admin = await loginAs(t, 'Admin');
     });
@@ -220,12 +261,20 @@ describe.each(dbKinds)('headers and sessions on %s', (kind) => {
       await t?.close();
     });
 
-    const fill = (url: string) => url.replace(/:id\b/g, '999999').replace(/:token\b/g, 'x'.repeat(43)).replace(/:(\w+)/g, 'x1');
+    const fill = (url: string) =>
+      url
+        .replace(/:id\b/g, '999999')
+        .replace(/:token\b/g, 'x'.repeat(43))
+        .replace(/:(\w+)/g, 'x1');
     // Ending sessions last: the change of password (refused for its empty body) and then the logout.
     const writes = () =>
       t.app.apiRoutes
         .filter((r) => r.method !== 'GET')
-        .sort((a, b) => Number(/logout/.test(a.url)) - Number(/logout/.test(b.url)) || Number(/change-password/.test(a.url)) - Number(/change-password/.test(b.url)));
+        .sort(
+          (a, b) =>
+            Number(/logout/.test(a.url)) - Number(/logout/.test(b.url)) ||
+            Number(/change-password/.test(a.url)) - Number(/change-password/.test(b.url)),
+        );
     // Game launcher protocols never read the cookie (their own tokens, or the LaunchServer's
     // secret), so the cross-site guard leaves them to launchers that send an Origin of their own.
     const cookieless = (r: { url: string }) => r.url.startsWith('/api/gravit/') || r.url.startsWith('/api/yggdrasil/');
@@ -247,7 +296,11 @@ describe.each(dbKinds)('headers and sessions on %s', (kind) => {
       for (const route of writes()) {
         for (const headers of foreign) {
           for (const auth of ['cookie', 'bearer', 'none'] as const) {
-            const res = await call(route, { headers, ...(auth === 'cookie' && { cookies: { [SESSION_COOKIE]: admin } }), ...(auth === 'bearer' && { headers: { ...headers, authorization: `Bearer ${admin}` } }) });
+            const res = await call(route, {
+              headers,
+              ...(auth === 'cookie' && { cookies: { [SESSION_COOKIE]: admin } }),
+              ...(auth === 'bearer' && { headers: { ...headers, authorization: `Bearer ${admin}` } }),
+            });
             const refused = res.statusCode === 403 && res.body.includes('Запрос с другого сайта отклонён');
             if (cookieless(route) ? refused || res.statusCode >= 500 : !refused || errorOf(res) !== 'Запрос с другого сайта отклонён') {
               problems.push(`${route.method} ${route.url} ${JSON.stringify(headers)} ${auth}: ${res.statusCode} ${res.body.slice(0, 100)}`);
@@ -267,7 +320,13 @@ describe.each(dbKinds)('headers and sessions on %s', (kind) => {
       };
       for (const route of writes()) {
         const label = `${route.method} ${route.url}`;
-        notRefused(`${label} same origin, cookie`, await call(route, { cookies: { [SESSION_COOKIE]: admin }, headers: { origin: 'http://kubik.test', 'sec-fetch-site': 'same-origin' } }));
+        notRefused(
+          `${label} same origin, cookie`,
+          await call(route, {
+            cookies: { [SESSION_COOKIE]: admin },
+            headers: { origin: 'http://kubik.test', 'sec-fetch-site': 'same-origin' },
+          }),
+        );
         notRefused(`${label} no Origin, bearer`, await call(route, asUser(admin, {})));
       }
       expect(problems).toEqual([]);
@@ -295,11 +354,20 @@ describe.each(dbKinds)('headers and sessions on %s', (kind) => {
       await seedUser(t, 'Expiring');
       const token = await loginAs(t, 'Expiring');
       expect((await me(byCookie(token))).statusCode).toBe(200);
-      await t.handle.db.updateTable('sessions').set({ expires_at: Date.now() - 1 }).where('token_hash', '=', hashToken(token)).execute();
+      await t.handle.db
+        .updateTable('sessions')
+        .set({ expires_at: Date.now() - 1 })
+        .where('token_hash', '=', hashToken(token))
+        .execute();
       expectInvalid(await me(byCookie(token)));
       expectInvalid(await me(byBearer(token)));
       // Writes too, and before their body is read.
-      const buy = await t.app.inject({ method: 'POST', url: '/api/shop/buy', payload: '{', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
+      const buy = await t.app.inject({
+        method: 'POST',
+        url: '/api/shop/buy',
+        payload: '{',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      });
       expectInvalid(buy);
     });
 
@@ -323,7 +391,9 @@ describe.each(dbKinds)('headers and sessions on %s', (kind) => {
       const out = await t.app.inject({ method: 'POST', url: '/api/user/logout', ...byCookie(laptop) });
       expect(out.statusCode).toBe(200);
       expect(sessionCookie(out)!.attrs.get('max-age')).toBe('0');
-      expect(await t.handle.db.selectFrom('sessions').select('user_id').where('token_hash', '=', hashToken(laptop)).executeTakeFirst()).toBeUndefined();
+      expect(
+        await t.handle.db.selectFrom('sessions').select('user_id').where('token_hash', '=', hashToken(laptop)).executeTakeFirst(),
+      ).toBeUndefined();
       expectInvalid(await me(byCookie(laptop)));
       expect((await me(byBearer(phone))).statusCode).toBe(200);
     });
@@ -347,7 +417,9 @@ describe.each(dbKinds)('headers and sessions on %s', (kind) => {
       const resetB = await loginAs(t, 'Reset');
       expect((await t.app.inject(asUser(admin, { method: 'DELETE', url: `/api/user/${goneId}` }))).statusCode).toBe(200);
       expectInvalid(await me(byCookie(gone)));
-      const put = await t.app.inject(asUser(admin, { method: 'PUT', url: `/api/user/${resetId}`, payload: { password: 'brand-new-password' } }));
+      const put = await t.app.inject(
+        asUser(admin, { method: 'PUT', url: `/api/user/${resetId}`, payload: { password: 'brand-new-password' } }),
+      );
       expect(put.statusCode, put.body).toBe(200);
       expectInvalid(await me(byCookie(resetA)));
       expectInvalid(await me(byBearer(resetB)));
@@ -359,7 +431,9 @@ describe.each(dbKinds)('headers and sessions on %s', (kind) => {
       const modId = await seedUser(t, 'Moderator', { admin: true });
       const mod = await loginAs(t, 'Moderator');
       expect((await t.app.inject(asUser(mod, { method: 'GET', url: '/api/user/all' }))).statusCode).toBe(200);
-      expect((await t.app.inject(asUser(owner, { method: 'PUT', url: `/api/user/${modId}`, payload: { is_admin: false } }))).statusCode).toBe(200);
+      expect(
+        (await t.app.inject(asUser(owner, { method: 'PUT', url: `/api/user/${modId}`, payload: { is_admin: false } }))).statusCode,
+      ).toBe(200);
       const after = await t.app.inject(asUser(mod, { method: 'GET', url: '/api/user/all' }));
       expect(after.statusCode).toBe(403);
     });
@@ -372,11 +446,22 @@ describe.each(dbKinds)('headers and sessions on %s', (kind) => {
       const resetToken = new URL(linkIn(letter, '/reset-password?token=')).searchParams.get('token')!;
       const cookieSession = await loginAs(t, 'Forgot');
       const bearerSession = await loginAs(t, 'Forgot');
-      const res = await t.app.inject({ method: 'POST', url: `/api/user/reset-password/${resetToken}`, payload: { new_password: 'another-password' } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/user/reset-password/${resetToken}`,
+        payload: { new_password: 'another-password' },
+      });
       expect(res.statusCode, res.body).toBe(200);
       expectInvalid(await me(byCookie(cookieSession)));
       expectInvalid(await me(byBearer(bearerSession)));
-      expect(await t.handle.db.selectFrom('sessions').innerJoin('users', 'users.id', 'sessions.user_id').select('sessions.token_hash').where('users.username', '=', 'Forgot').execute()).toEqual([]);
+      expect(
+        await t.handle.db
+          .selectFrom('sessions')
+          .innerJoin('users', 'users.id', 'sessions.user_id')
+          .select('sessions.token_hash')
+          .where('users.username', '=', 'Forgot')
+          .execute(),
+      ).toEqual([]);
     });
   });
 });

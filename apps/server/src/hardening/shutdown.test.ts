@@ -27,7 +27,16 @@ describe.each(dbKinds)('graceful shutdown of the real process on %s', (kind) => 
     const port = await freePort();
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: serverDir,
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: pgDb?.url ?? '', LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_SEC: '5', WEB_DIST: dataDir },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        DATABASE_URL: pgDb?.url ?? '',
+        LOG_LEVEL: 'info',
+        SHUTDOWN_TIMEOUT_SEC: '5',
+        WEB_DIST: dataDir,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -46,7 +55,9 @@ describe.each(dbKinds)('graceful shutdown of the real process on %s', (kind) => 
     await new Promise((r) => socket.once('connect', r));
     let answer = '';
     socket.on('data', (d: Buffer) => (answer += d.toString()));
-    socket.write(`POST /api/user/login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`);
+    socket.write(
+      `POST /api/user/login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+    );
     await sleep(200);
 
     child.kill('SIGTERM');

@@ -18,7 +18,10 @@ const quiet = { acceptMismatches: false, log: () => {} };
 async function countUsers(databaseUrl: string | undefined, sqlitePath: string): Promise<number> {
   const h = openDatabase({ databaseUrl, sqlitePath });
   try {
-    const r = await h.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const r = await h.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(r.n);
   } finally {
     await h.close();
@@ -102,7 +105,10 @@ describe.each(dbKinds)('backup and restore on %s', (kind) => {
     const target = await emptyTarget();
     await expect(restoreBackup(target, existing, quiet)).rejects.toThrow(RESTORE_TEXTS.unknown(existing));
     await expect(restoreBackup(target, path.join(dir, 'nope'), quiet)).rejects.toThrow(/Нет файла/);
-    const other = kind === 'sqlite' ? { databaseUrl: 'postgres://nobody@127.0.0.1:1/x', sqlitePath: '' } : { databaseUrl: undefined, sqlitePath: path.join(dir, 'k.sqlite') };
+    const other =
+      kind === 'sqlite'
+        ? { databaseUrl: 'postgres://nobody@127.0.0.1:1/x', sqlitePath: '' }
+        : { databaseUrl: undefined, sqlitePath: path.join(dir, 'k.sqlite') };
     const out = path.join(dir, 'b');
     await makeBackup(config(), out);
     await expect(restoreBackup(other, out, quiet)).rejects.toThrow(/сайт настроен на/);
@@ -114,7 +120,8 @@ describe.each(dbKinds)('backup and restore on %s', (kind) => {
     const job = backupJob({ ...config(), backup: { dir, keep: 2, intervalMs: 86_400_000 } }, { info: () => {} });
     // Older backups already there (and a file of someone else's that is left alone).
     fs.mkdirSync(dir, { mode: 0o700 });
-    for (const name of ['kubik-20200101-000000.sqlite', 'kubik-20200102-000000.sqlite', 'notes.txt']) fs.writeFileSync(path.join(dir, name), 'old');
+    for (const name of ['kubik-20200101-000000.sqlite', 'kubik-20200102-000000.sqlite', 'notes.txt'])
+      fs.writeFileSync(path.join(dir, name), 'old');
     expect(await t.app.ctx.schedule.runIfDue(job)).toBe('ran');
     expect(await t.app.ctx.schedule.runIfDue(job)).toBe('not_due');
     const names = fs.readdirSync(dir).sort();
@@ -152,7 +159,10 @@ describe('backup files and data files', () => {
     const saved = process.env.PATH;
     process.env.PATH = dir;
     try {
-      const err = await makeBackup({ databaseUrl: 'postgres://kubik:secret@127.0.0.1:5432/kubik', sqlitePath: '' }, path.join(dir, 'x.pgdump')).catch((e: unknown) => e);
+      const err = await makeBackup(
+        { databaseUrl: 'postgres://kubik:secret@127.0.0.1:5432/kubik', sqlitePath: '' },
+        path.join(dir, 'x.pgdump'),
+      ).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(BackupError);
       expect((err as Error).message).toBe(BACKUP_TEXTS.pgDumpMissing('pg_dump'));
       expect((err as Error).message).toMatch(/Не найдена программа pg_dump[\s\S]*pg_dump not found/);
@@ -167,7 +177,8 @@ describe('backup files and data files', () => {
     expect(backupFileName('sqlite', new Date('2026-11-23T04:15:09.123Z'))).toBe('kubik-20261123-041509.sqlite');
     expect(backupFileName('pg', new Date('2026-11-23T04:15:09Z'))).toBe('kubik-20261123-041509.pgdump');
     const dir = tmpDir();
-    for (const n of ['kubik-20260101-000000.sqlite', 'kubik-20260102-000000.pgdump', 'kubik-20260103-000000.sqlite', 'other.sqlite']) fs.writeFileSync(path.join(dir, n), '');
+    for (const n of ['kubik-20260101-000000.sqlite', 'kubik-20260102-000000.pgdump', 'kubik-20260103-000000.sqlite', 'other.sqlite'])
+      fs.writeFileSync(path.join(dir, n), '');
     expect(pruneBackups(dir, 1)).toEqual(['kubik-20260101-000000.sqlite', 'kubik-20260102-000000.pgdump']);
     expect(fs.readdirSync(dir).sort()).toEqual(['kubik-20260103-000000.sqlite', 'other.sqlite']);
     fs.rmSync(dir, { recursive: true, force: true });
@@ -204,7 +215,10 @@ describe('backup files and data files', () => {
       const src = path.join(dir, 'site');
       const dst = path.join(dir, 'restored');
       const cli = (name: string, args: string[], dataDir: string) =>
-        spawnSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, `../cli/${name}.ts`), ...args], { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' }, encoding: 'utf8' });
+        spawnSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, `../cli/${name}.ts`), ...args], {
+          env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
+          encoding: 'utf8',
+        });
       const cfg = loadConfig({ DATA_DIR: src });
       const h = openDatabase(cfg);
       await h.close();

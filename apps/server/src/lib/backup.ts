@@ -67,13 +67,18 @@ export function runPgTool(tool: string, args: string[], env: NodeJS.ProcessEnv):
     const child = spawn(tool, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-    child.on('error', (err: NodeJS.ErrnoException) => reject(err.code === 'ENOENT' ? new BackupError(BACKUP_TEXTS.pgDumpMissing(tool)) : err));
+    child.on('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'ENOENT' ? new BackupError(BACKUP_TEXTS.pgDumpMissing(tool)) : err),
+    );
     child.on('close', (code) => (code === 0 ? resolve() : reject(new BackupError(`${tool}: ${stderr.trim() || `exit ${code}`}`))));
   });
 }
 
 /** Writes a consistent copy of the site's database to outFile (which must not exist yet). */
-export async function makeBackup(config: Pick<Config, 'databaseUrl' | 'sqlitePath'>, outFile: string): Promise<{ kind: BackupKind; bytes: number }> {
+export async function makeBackup(
+  config: Pick<Config, 'databaseUrl' | 'sqlitePath'>,
+  outFile: string,
+): Promise<{ kind: BackupKind; bytes: number }> {
   const out = path.resolve(outFile);
   if (fs.existsSync(out)) throw new BackupError(BACKUP_TEXTS.exists(out));
   ensurePrivateDir(path.dirname(out));

@@ -24,7 +24,9 @@ function layers(schema: ZodLike | undefined): ZodLike[] {
     out.push(s);
     const def = s._zod?.def;
     if (!def) break;
-    s = (def.innerType ?? (def.type === 'pipe' ? def.in : undefined) ?? (def.type === 'lazy' && typeof def.getter === 'function' ? (def.getter as () => ZodLike)() : undefined)) as ZodLike | undefined;
+    s = (def.innerType ??
+      (def.type === 'pipe' ? def.in : undefined) ??
+      (def.type === 'lazy' && typeof def.getter === 'function' ? (def.getter as () => ZodLike)() : undefined)) as ZodLike | undefined;
   }
   return out;
 }
@@ -34,7 +36,8 @@ function child(schema: ZodLike, key: string): { schema: ZodLike; label?: string 
     const def = layer._zod?.def;
     if (!def) continue;
     if (def.type === 'object') {
-      const shape = (typeof def.shape === 'function' ? (def.shape as () => Record<string, ZodLike>)() : def.shape) as Record<string, ZodLike> | undefined;
+      const shape = (typeof def.shape === 'function' ? (def.shape as () => Record<string, ZodLike>)() : def.shape) as
+        Record<string, ZodLike> | undefined;
       const next = shape?.[key];
       if (!next) return undefined;
       const labels = metaOf(layer)?.labels as Record<string, string> | undefined;

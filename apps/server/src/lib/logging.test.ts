@@ -27,8 +27,16 @@ describe('request ids', () => {
   it("behind a trusted proxy the proxy's id is kept (when it looks like one)", async () => {
     t = await createTestApp('sqlite', { workers: false, trustProxy: true });
     try {
-      expect((await t.app.inject({ method: 'GET', url: '/api/site', headers: { 'x-request-id': 'b1946ac92492d2347c6235b4d2611184' } })).headers['x-request-id']).toBe('b1946ac92492d2347c6235b4d2611184');
-      expect((await t.app.inject({ method: 'GET', url: '/api/site', headers: { 'x-request-id': 'bad id\nINFO forged' } })).headers['x-request-id']).toMatch(/^[0-9a-f]{8}-/);
+      expect(
+        (await t.app.inject({ method: 'GET', url: '/api/site', headers: { 'x-request-id': 'b1946ac92492d2347c6235b4d2611184' } })).headers[
+          'x-request-id'
+        ],
+      ).toBe('b1946ac92492d2347c6235b4d2611184');
+      expect(
+        (await t.app.inject({ method: 'GET', url: '/api/site', headers: { 'x-request-id': 'bad id\nINFO forged' } })).headers[
+          'x-request-id'
+        ],
+      ).toMatch(/^[0-9a-f]{8}-/);
     } finally {
       await t.close();
     }
@@ -39,14 +47,49 @@ describe('pretty log lines', () => {
   const time = new Date(2026, 10, 23, 5, 6, 7).getTime();
 
   it('time, level, request id, message and the other fields on one line', () => {
-    const line = formatPretty(JSON.stringify({ level: 30, time, pid: 1, hostname: 'h', reqId: 'ab12-3', method: 'GET', url: '/api/site', status: 200, ms: 1.5, msg: 'GET /api/site 200 1.5 ms' }), false);
+    const line = formatPretty(
+      JSON.stringify({
+        level: 30,
+        time,
+        pid: 1,
+        hostname: 'h',
+        reqId: 'ab12-3',
+        method: 'GET',
+        url: '/api/site',
+        status: 200,
+        ms: 1.5,
+        msg: 'GET /api/site 200 1.5 ms',
+      }),
+      false,
+    );
     expect(line).toBe('05:06:07 INFO  [ab12-3] GET /api/site 200 1.5 ms method=GET url=/api/site status=200 ms=1.5\n');
   });
 
   it("a letter's link (mail without SMTP) on a line of its own; an error's stack indented below", () => {
-    const mail = formatPretty(JSON.stringify({ level: 30, time, to: 'steve@example.com', link: 'http://localhost:3000/confirm?token=abc', msg: 'Письмо «Подтверждение почты» сохранено в файл; ссылка: http://localhost:3000/confirm?token=abc' }), false);
-    expect(mail.split('\n')).toEqual(['05:06:07 INFO  Письмо «Подтверждение почты» сохранено в файл to=steve@example.com', '    ссылка из письма: http://localhost:3000/confirm?token=abc', '']);
-    const err = formatPretty(JSON.stringify({ level: 50, time, err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at x (a.ts:1)' }, msg: 'unhandled error' }), false);
+    const mail = formatPretty(
+      JSON.stringify({
+        level: 30,
+        time,
+        to: 'steve@example.com',
+        link: 'http://localhost:3000/confirm?token=abc',
+        msg: 'Письмо «Подтверждение почты» сохранено в файл; ссылка: http://localhost:3000/confirm?token=abc',
+      }),
+      false,
+    );
+    expect(mail.split('\n')).toEqual([
+      '05:06:07 INFO  Письмо «Подтверждение почты» сохранено в файл to=steve@example.com',
+      '    ссылка из письма: http://localhost:3000/confirm?token=abc',
+      '',
+    ]);
+    const err = formatPretty(
+      JSON.stringify({
+        level: 50,
+        time,
+        err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at x (a.ts:1)' },
+        msg: 'unhandled error',
+      }),
+      false,
+    );
     expect(err).toBe('05:06:07 ERROR unhandled error\n    Error: boom\n        at x (a.ts:1)\n');
   });
 

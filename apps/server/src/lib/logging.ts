@@ -54,7 +54,8 @@ export function formatPretty(line: string, color: boolean): string {
   parts.push(String(entry.msg ?? ''));
   for (const [k, v] of Object.entries(entry)) if (!HIDDEN.has(k) && v !== undefined) parts.push(paint(`${k}=${value(v)}`, '\x1b[90m'));
   let out = `${parts.join(' ')}\n`;
-  if (typeof entry.link === 'string') out = `${out.replace(`; ссылка: ${entry.link}`, '')}    ${paint('ссылка из письма:', '\x1b[1m')} ${paint(entry.link, color ? '\x1b[4m' : '')}\n`;
+  if (typeof entry.link === 'string')
+    out = `${out.replace(`; ссылка: ${entry.link}`, '')}    ${paint('ссылка из письма:', '\x1b[1m')} ${paint(entry.link, color ? '\x1b[4m' : '')}\n`;
   const err = entry.err as { stack?: string; message?: string } | undefined;
   if (err) out += `${(err.stack ?? err.message ?? value(err)).replace(/^/gm, '    ')}\n`;
   return out;

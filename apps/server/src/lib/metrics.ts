@@ -30,10 +30,32 @@ export class Metrics {
   private processMetrics = false;
 
   constructor() {
-    this.requests = new Histogram({ name: 'http_request_duration_seconds', help: 'HTTP requests by route (the route pattern, "unmatched" for 404s), method and status, with latency', labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS, registers: [this.registry] });
-    this.jobDuration = new Histogram({ name: 'kubik_job_duration_seconds', help: 'Background job passes (servers.monitor is one monitor sweep) by job, with duration', labelNames: ['job'], buckets: JOB_BUCKETS, registers: [this.registry] });
-    this.jobFailures = new Counter({ name: 'kubik_job_failures_total', help: 'Background job passes that threw, by job', labelNames: ['job'], registers: [this.registry] });
-    this.jobLast = new Gauge({ name: 'kubik_job_last_duration_seconds', help: 'Duration of the last finished pass, by job', labelNames: ['job'], registers: [this.registry] });
+    this.requests = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP requests by route (the route pattern, "unmatched" for 404s), method and status, with latency',
+      labelNames: ['method', 'route', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers: [this.registry],
+    });
+    this.jobDuration = new Histogram({
+      name: 'kubik_job_duration_seconds',
+      help: 'Background job passes (servers.monitor is one monitor sweep) by job, with duration',
+      labelNames: ['job'],
+      buckets: JOB_BUCKETS,
+      registers: [this.registry],
+    });
+    this.jobFailures = new Counter({
+      name: 'kubik_job_failures_total',
+      help: 'Background job passes that threw, by job',
+      labelNames: ['job'],
+      registers: [this.registry],
+    });
+    this.jobLast = new Gauge({
+      name: 'kubik_job_last_duration_seconds',
+      help: 'Duration of the last finished pass, by job',
+      labelNames: ['job'],
+      registers: [this.registry],
+    });
   }
 
   /** One answered request; `route` is the route's pattern (bounded), never the raw URL. */

@@ -38,7 +38,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('notification channel on PostgreSQ
       expect(two.health()).toEqual({ kind: 'pg', up: true });
       const admin = new pg.Client({ connectionString: pgDb.url });
       await admin.connect();
-      const listeners = await admin.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and query like 'listen %'`);
+      const listeners = await admin.query(
+        `select count(*)::int as n from pg_stat_activity where datname = current_database() and query like 'listen %'`,
+      );
       // Public cache, user cache and the test's own channel share one LISTEN connection.
       expect(listeners.rows[0].n).toBe(1);
 
@@ -51,7 +53,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('notification channel on PostgreSQ
       const publicCache = caches[0] as PublicCache;
       let builds = 0;
       await publicCache.get('k', async () => ({ n: ++builds }));
-      await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like 'listen %'`);
+      await admin.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like 'listen %'`,
+      );
       await expect.poll(() => two.up, { timeout: 2000 }).toBe(false);
       expect(downs).toBe(1);
       await publicCache.get('k', async () => ({ n: ++builds }));

@@ -14,7 +14,8 @@ describe('offline-mode UUID', () => {
 
   it('is a version 3 UUID of the IETF variant, and case matters as in the game', () => {
     expect(offlineUuid('steve')).not.toBe(offlineUuid('Steve'));
-    for (const name of ['steve', 'x', 'Player_123']) expect(offlineUuid(name)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-3[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    for (const name of ['steve', 'x', 'Player_123'])
+      expect(offlineUuid(name)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-3[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
   it('a new account gets a random UUID when another account holds its name’s offline UUID', async () => {

@@ -19,7 +19,9 @@ export const PASSWORD_TEXTS = {
 } as const;
 
 export function isCommonPassword(password: string): boolean {
-  common ??= new Set((require('@zxcvbn-ts/language-common') as typeof LanguageCommon).dictionary['passwords-common'].map((p) => p.toLowerCase()));
+  common ??= new Set(
+    (require('@zxcvbn-ts/language-common') as typeof LanguageCommon).dictionary['passwords-common'].map((p) => p.toLowerCase()),
+  );
   return common.has(password.toLowerCase());
 }
 

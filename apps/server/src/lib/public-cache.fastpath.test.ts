@@ -16,7 +16,8 @@ describe('public answers served before Fastify', () => {
     await t?.close();
   });
 
-  const strip = (h: Headers) => Object.fromEntries([...h.entries()].filter(([k]) => k !== 'date' && k !== 'keep-alive' && k !== 'connection'));
+  const strip = (h: Headers) =>
+    Object.fromEntries([...h.entries()].filter(([k]) => k !== 'date' && k !== 'keep-alive' && k !== 'connection'));
 
   it('repeats the same bytes and headers, and drops them on write', async () => {
     const first = await fetch(`${base}/api/tidings/news`, { headers: { 'accept-encoding': 'gzip' } });

@@ -67,7 +67,12 @@ export class PublicCache {
     const promise = build()
       .then((value) => {
         const json = Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value));
-        const body: CachedBody = { json, gzip: gzipSync(json), etag: `"${createHash('sha1').update(json).digest('base64url')}"`, contentType };
+        const body: CachedBody = {
+          json,
+          gzip: gzipSync(json),
+          etag: `"${createHash('sha1').update(json).digest('base64url')}"`,
+          contentType,
+        };
         this.keys.set(body, key);
         if (shared && (this.generations.get(key) ?? 0) === generation) this.entries.set(key, body);
         return body;
@@ -91,7 +96,12 @@ export class PublicCache {
    * Remembers the headers Fastify sent with a cached answer, so the next request for the same
    * URL can be answered before Fastify sees it (see tryServe).
    */
-  remember(url: string, capture: { key: string; body: CachedBody; variant: Variant }, headers: Record<string, string | number | string[] | undefined>, pattern = url): void {
+  remember(
+    url: string,
+    capture: { key: string; body: CachedBody; variant: Variant },
+    headers: Record<string, string | number | string[] | undefined>,
+    pattern = url,
+  ): void {
     if (this.entries.get(capture.key) !== capture.body) return;
     let route = this.fast.get(url);
     if (!route || route.body !== capture.body) {
@@ -136,7 +146,10 @@ export class PublicCache {
 
 /** Sends a cached body: 304 when the client has it, gzip when the client accepts it. */
 export function sendCached(request: FastifyRequest, reply: FastifyReply, body: CachedBody, maxAgeSec = 0): FastifyReply {
-  reply.header('etag', body.etag).header('vary', 'accept-encoding').header('cache-control', maxAgeSec > 0 ? `public, max-age=${maxAgeSec}` : 'no-cache');
+  reply
+    .header('etag', body.etag)
+    .header('vary', 'accept-encoding')
+    .header('cache-control', maxAgeSec > 0 ? `public, max-age=${maxAgeSec}` : 'no-cache');
   if (request.headers['if-none-match'] === body.etag) return reply.code(304).send();
   reply.header('content-type', body.contentType);
   const gzip = /\bgzip\b/.test(request.headers['accept-encoding'] ?? '');

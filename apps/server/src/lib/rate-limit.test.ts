@@ -54,7 +54,12 @@ describe.each(dbKinds)('rate limiter on %s', (kind) => {
     const limit = t.app.ctx.config.rateLimits.loginPerAccount;
     const codes: number[] = [];
     for (let i = 0; i <= limit; i++) {
-      const res = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'Limited', password: 'wrong-password' }, remoteAddress: `10.0.0.${i + 1}` });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/user/login',
+        payload: { username: 'Limited', password: 'wrong-password' },
+        remoteAddress: `10.0.0.${i + 1}`,
+      });
       codes.push(res.statusCode);
     }
     expect(codes.slice(0, limit).every((c) => c === 401)).toBe(true);
@@ -94,13 +99,28 @@ describe.runIf(dbKinds.includes('pg'))('rate limits across instances on one Post
   it('two app instances count one address together: the fifth login anywhere is refused', async () => {
     const [a, b] = instances as [(typeof instances)[0], (typeof instances)[0]];
     const login = (app: typeof a, n: number) =>
-      app.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: `nobody${n}`, password: 'wrong-password' }, remoteAddress: '203.0.113.7' });
-    const codes = [(await login(a, 1)).statusCode, (await login(b, 2)).statusCode, (await login(a, 3)).statusCode, (await login(b, 4)).statusCode];
+      app.app.inject({
+        method: 'POST',
+        url: '/api/user/login',
+        payload: { username: `nobody${n}`, password: 'wrong-password' },
+        remoteAddress: '203.0.113.7',
+      });
+    const codes = [
+      (await login(a, 1)).statusCode,
+      (await login(b, 2)).statusCode,
+      (await login(a, 3)).statusCode,
+      (await login(b, 4)).statusCode,
+    ];
     expect(codes).toEqual([401, 401, 401, 401]);
     expect((await login(a, 5)).statusCode).toBe(429);
     expect((await login(b, 6)).statusCode).toBe(429);
     // Another address is still welcome on both.
-    const other = await b.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'nobody', password: 'wrong-password' }, remoteAddress: '203.0.113.8' });
+    const other = await b.app.inject({
+      method: 'POST',
+      url: '/api/user/login',
+      payload: { username: 'nobody', password: 'wrong-password' },
+      remoteAddress: '203.0.113.8',
+    });
     expect(other.statusCode).toBe(401);
   });
 });

@@ -57,12 +57,19 @@ describe.each(dbKinds)('settings store on %s', (kind) => {
 
   it('two admins saving different fields at once keep both', async () => {
     const settings = t.app.ctx.settings;
-    await Promise.all([settings.set(Site, { name: 'Один' }, { actorId: adminId }), settings.set(Site, { links: ['https://vk.com/kubik'] }, { actorId: adminId })]);
+    await Promise.all([
+      settings.set(Site, { name: 'Один' }, { actorId: adminId }),
+      settings.set(Site, { links: ['https://vk.com/kubik'] }, { actorId: adminId }),
+    ]);
     expect(await settings.get(Site)).toEqual({ name: 'Один', accent: '#3fa34d', links: ['https://vk.com/kubik'] });
   });
 
   it('a stored field that no longer fits the schema falls back to its default alone', async () => {
-    await t.handle.db.updateTable('settings').set({ value: JSON.stringify({ name: 'Старый', accent: 42 }) }).where('key', '=', 'test.site').execute();
+    await t.handle.db
+      .updateTable('settings')
+      .set({ value: JSON.stringify({ name: 'Старый', accent: 42 }) })
+      .where('key', '=', 'test.site')
+      .execute();
     const fresh = { ...Site, key: 'test.site' };
     // A new store on the same database: nothing cached yet.
     const { SettingsStore } = await import('./settings.ts');

@@ -70,10 +70,18 @@ export class SettingsStore {
    * with an audit row; every instance sees the change at once. Refuses a value the schema does
    * not accept (400, code 'invalid', field). Returns the new value.
    */
-  async set<S extends z.ZodObject>(doc: SettingsDoc<S>, patch: Partial<z.input<S>>, options: { actorId: number | null }): Promise<z.output<S>> {
+  async set<S extends z.ZodObject>(
+    doc: SettingsDoc<S>,
+    patch: Partial<z.input<S>>,
+    options: { actorId: number | null },
+  ): Promise<z.output<S>> {
     const value = await this.db.transaction().execute(async (trx) => {
       const now = Date.now();
-      await trx.insertInto('settings').values({ key: doc.key, value: '{}', updated_at: now }).onConflict((oc) => oc.column('key').doNothing()).execute();
+      await trx
+        .insertInto('settings')
+        .values({ key: doc.key, value: '{}', updated_at: now })
+        .onConflict((oc) => oc.column('key').doNothing())
+        .execute();
       // Two admins saving different fields at once must not undo each other.
       let read = trx.selectFrom('settings').select('value').where('key', '=', doc.key);
       if (this.dbKind === 'pg') read = read.forUpdate();
@@ -84,7 +92,11 @@ export class SettingsStore {
         else after[k] = v;
       }
       const parsed = this.parse(doc, after);
-      await trx.updateTable('settings').set({ value: JSON.stringify(after), updated_at: now }).where('key', '=', doc.key).execute();
+      await trx
+        .updateTable('settings')
+        .set({ value: JSON.stringify(after), updated_at: now })
+        .where('key', '=', doc.key)
+        .execute();
       await this.audit?.(trx, { actorId: options.actorId, key: doc.key, before, after });
       return parsed;
     });
@@ -111,7 +123,10 @@ export class SettingsStore {
     const result = doc.schema.safeParse({ ...doc.defaults(this.config), ...stored });
     if (result.success) return result.data;
     const issue = result.error.issues[0];
-    throw badRequest(issue?.message ?? 'Некорректные настройки', { code: 'invalid', ...(issue && issue.path.length > 0 && { field: issue.path.join('.') }) });
+    throw badRequest(issue?.message ?? 'Некорректные настройки', {
+      code: 'invalid',
+      ...(issue && issue.path.length > 0 && { field: issue.path.join('.') }),
+    });
   }
 
   /** Like parse(), but a stored field the schema no longer accepts (an older release wrote it) falls back to its default. */
@@ -136,4 +151,3 @@ function parseStored(text: string): Record<string, unknown> {
     return {};
   }
 }
-

@@ -41,7 +41,11 @@ describe('user cache', () => {
     expect(await cache.get('ttl', async () => ++n)).toBe(2);
 
     const long = new UserCache({ ttlMs: 60_000 });
-    await long.get('session', async () => ({ until: Date.now() + 30 }), (v) => v.until);
+    await long.get(
+      'session',
+      async () => ({ until: Date.now() + 30 }),
+      (v) => v.until,
+    );
     await new Promise((r) => setTimeout(r, 50));
     expect(await long.get('session', async () => 'reloaded')).toBe('reloaded');
 
@@ -76,7 +80,11 @@ describe('user cache', () => {
       await cache.get('probe', async () => true);
       const keeps = [
         () => db.selectFrom('users').selectAll().execute(),
-        () => db.insertInto('news').values({ title: 't', content: 'x', image_url: null, author_id: null, created_at: 1, updated_at: 1 }).execute(),
+        () =>
+          db
+            .insertInto('news')
+            .values({ title: 't', content: 'x', image_url: null, author_id: null, created_at: 1, updated_at: 1 })
+            .execute(),
         () => db.updateTable('news').set({ title: 'u' }).execute(),
       ];
       for (const q of keeps) {
@@ -84,7 +92,23 @@ describe('user cache', () => {
         expect(await cached()).toBe(true);
       }
       const clears = [
-        () => db.insertInto('users').values({ username: 'Cache', username_lower: 'cache', email: 'c@x.ru', email_lower: 'c@x.ru', password_hash: 'x', is_admin: 0, balance: 0, email_verified_at: 1, created_at: 1, deleted_at: null, uuid: offlineUuid('Cache') }).execute(),
+        () =>
+          db
+            .insertInto('users')
+            .values({
+              username: 'Cache',
+              username_lower: 'cache',
+              email: 'c@x.ru',
+              email_lower: 'c@x.ru',
+              password_hash: 'x',
+              is_admin: 0,
+              balance: 0,
+              email_verified_at: 1,
+              created_at: 1,
+              deleted_at: null,
+              uuid: offlineUuid('Cache'),
+            })
+            .execute(),
         () => db.updateTable('users').set({ balance: 5 }).where('username_lower', '=', 'cache').execute(),
         () => db.transaction().execute((trx) => trx.updateTable('users as u').set({ balance: 6 }).execute()),
         () => db.deleteFrom('sessions').where('user_id', '=', 1).execute(),
@@ -114,7 +138,9 @@ describe('user cache', () => {
       const me = async () => t.app.inject(asUser(steve, { method: 'GET', url: '/api/user/me' }));
       expect((await me()).json()).toMatchObject({ balance: 0 });
       expect((await me()).json()).toMatchObject({ balance: 0 });
-      const put = await t.app.inject(asUser(boss, { method: 'PUT', url: `/api/user/${playerId}`, payload: { balance: 150, is_admin: true } }));
+      const put = await t.app.inject(
+        asUser(boss, { method: 'PUT', url: `/api/user/${playerId}`, payload: { balance: 150, is_admin: true } }),
+      );
       expect(put.statusCode).toBe(200);
       expect((await me()).json()).toMatchObject({ balance: 150, is_admin: true });
       expect((await t.app.inject(asUser(steve, { method: 'GET', url: '/api/user/all' }))).statusCode).toBe(200);

@@ -26,6 +26,10 @@ describe('days in a time zone', () => {
     const skipped = zonedMidnight(2026, 9, 6, 'America/Santiago');
     expect(zonedDate(skipped, 'America/Santiago')).toBe('2026-09-06');
     expect(zonedDate(skipped - 1, 'America/Santiago')).toBe('2026-09-05');
-    expect(lastDays(Date.parse('2026-11-23T08:00:00Z'), 1, 'UTC')[0]).toEqual({ date: '2026-11-23', start: Date.parse('2026-11-23T00:00:00Z'), end: Date.parse('2026-11-24T00:00:00Z') });
+    expect(lastDays(Date.parse('2026-11-23T08:00:00Z'), 1, 'UTC')[0]).toEqual({
+      date: '2026-11-23',
+      start: Date.parse('2026-11-23T00:00:00Z'),
+      end: Date.parse('2026-11-24T00:00:00Z'),
+    });
   });
 });

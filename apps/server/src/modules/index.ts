@@ -26,4 +26,29 @@ import { sessionsRoutes } from './security/sessions.routes.ts';
 import { twoFactorRoutes } from './security/two-factor.routes.ts';
 
 /** Every feature's routes; app.ts registers them in this order. */
-export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [siteRoutes, accountsRoutes, adminUsersRoutes, auditRoutes, newsRoutes, donateRoutes, serversRoutes, shopRoutes, deliveriesRoutes, skinsRoutes, capesRoutes, gameAuthRoutes, mediaRoutes, privilegesRoutes, opsRoutes, pagesRoutes, paymentsRoutes, paymentsAdminRoutes, dashboardRoutes, bansRoutes, emailChangeRoutes, accountDeletionRoutes, twoFactorRoutes, sessionsRoutes];
+export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
+  siteRoutes,
+  accountsRoutes,
+  adminUsersRoutes,
+  auditRoutes,
+  newsRoutes,
+  donateRoutes,
+  serversRoutes,
+  shopRoutes,
+  deliveriesRoutes,
+  skinsRoutes,
+  capesRoutes,
+  gameAuthRoutes,
+  mediaRoutes,
+  privilegesRoutes,
+  opsRoutes,
+  pagesRoutes,
+  paymentsRoutes,
+  paymentsAdminRoutes,
+  dashboardRoutes,
+  bansRoutes,
+  emailChangeRoutes,
+  accountDeletionRoutes,
+  twoFactorRoutes,
+  sessionsRoutes,
+];

@@ -34,7 +34,10 @@ describe.each(dbKinds)('access check on %s', (kind) => {
     });
     app.get('/api/probe/public-untouched', { config: { access: 'public' } }, async (req) => ({ user: req.user?.username ?? null }));
     app.get('/api/probe/user', { config: { access: 'user' } }, async (req) => ({ user: userOf(req).username }));
-    app.get('/api/probe/admin', { config: { access: 'admin' } }, async (req) => ({ user: userOf(req).username, admin: userOf(req).is_admin }));
+    app.get('/api/probe/admin', { config: { access: 'admin' } }, async (req) => ({
+      user: userOf(req).username,
+      admin: userOf(req).is_admin,
+    }));
     app.get('/api/probe/misuse', { config: { access: 'public' } }, async (req) => ({ user: userOf(req).username }));
     const get = app.ctx.userCache.get.bind(app.ctx.userCache);
     app.ctx.userCache.get = ((key: string, load: () => Promise<unknown>, expiresAt?: (v: unknown) => number) => {

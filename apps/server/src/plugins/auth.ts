@@ -63,7 +63,8 @@ async function resolve(request: FastifyRequest): Promise<SessionUser | null> {
  * route: a handler there that needs the caller uses optionalUser().
  */
 export function userOf(request: FastifyRequest): SessionUser {
-  if (!request.user) throw new Error(`userOf() on ${request.routeOptions.url ?? request.url}: the route is not declared access 'user' or 'admin'`);
+  if (!request.user)
+    throw new Error(`userOf() on ${request.routeOptions.url ?? request.url}: the route is not declared access 'user' or 'admin'`);
   return request.user;
 }
 
@@ -92,7 +93,13 @@ export function deviceToken(request: FastifyRequest): string | undefined {
 }
 
 export function setDeviceCookie(ctx: { config: Readonly<Config> }, request: FastifyRequest, reply: FastifyReply, token: string): void {
-  reply.setCookie(DEVICE_COOKIE, token, { path: '/', httpOnly: true, sameSite: 'lax', secure: secure(ctx.config, request), maxAge: DEVICE_COOKIE_MAX_AGE_SEC });
+  reply.setCookie(DEVICE_COOKIE, token, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: secure(ctx.config, request),
+    maxAge: DEVICE_COOKIE_MAX_AGE_SEC,
+  });
 }
 
 export function clearSessionCookie(ctx: { config: Readonly<Config> }, request: FastifyRequest, reply: FastifyReply): void {
@@ -104,7 +111,12 @@ export function clearSessionCookie(ctx: { config: Readonly<Config> }, request: F
  * 'user' needs a live session (401, with 'Invalid token' when a token came but is no good, so
  * the client logs out), 'admin' an administrator's (403). The user is then on request.user.
  */
-export function registerAccessCheck(app: FastifyInstance, lookup: SessionLookup, gravitSecret?: string, adminGate?: (user: SessionUser) => Promise<void>): void {
+export function registerAccessCheck(
+  app: FastifyInstance,
+  lookup: SessionLookup,
+  gravitSecret?: string,
+  adminGate?: (user: SessionUser) => Promise<void>,
+): void {
   app.decorate(LOOKUP, lookup);
   app.decorateRequest('user', null);
   app.addHook('onRequest', async (request) => {

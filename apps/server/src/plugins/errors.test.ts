@@ -35,7 +35,9 @@ describe.each(dbKinds)('API errors on %s', (kind) => {
   });
 
   it('a refused field comes with code invalid, its path, and its Russian name in the text', async () => {
-    const res = await t.app.inject(asUser(admin, { method: 'POST', url: '/api/servers/', payload: { name: 'Выживание', description: 'Сервер', ip_address: 42 } }));
+    const res = await t.app.inject(
+      asUser(admin, { method: 'POST', url: '/api/servers/', payload: { name: 'Выживание', description: 'Сервер', ip_address: 42 } }),
+    );
     expect(res.statusCode).toBe(400);
     const body = res.json();
     expect(body).toMatchObject({ code: 'invalid', field: 'ip_address' });
@@ -43,7 +45,11 @@ describe.each(dbKinds)('API errors on %s', (kind) => {
     expect(body.error).not.toContain('ip_address');
 
     const nested = await t.app.inject(
-      asUser(admin, { method: 'POST', url: '/api/donate/add', payload: { title: 'VIP', content: 'Лучший', amount: 100, currency: 'RUB', kits: [{ name: 'Старт' }, { name: 5 }] } }),
+      asUser(admin, {
+        method: 'POST',
+        url: '/api/donate/add',
+        payload: { title: 'VIP', content: 'Лучший', amount: 100, currency: 'RUB', kits: [{ name: 'Старт' }, { name: 5 }] },
+      }),
     );
     expect(nested.statusCode).toBe(400);
     expect(nested.json()).toMatchObject({ code: 'invalid', field: 'kits.1.name' });
@@ -54,28 +60,64 @@ describe.each(dbKinds)('API errors on %s', (kind) => {
   });
 
   it('known refusals keep their texts and gain stable codes', async () => {
-    const taken = await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'Steve', email: 'new@example.com', password: 'kubik-pass-42' } });
-    expect([taken.statusCode, taken.json()]).toEqual([409, { error: 'Username already exists', code: 'username_exists', field: 'username' }]);
-    const email = await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'Alex', email: 'steve@example.com', password: 'kubik-pass-42' } });
+    const taken = await t.app.inject({
+      method: 'POST',
+      url: '/api/user/register',
+      payload: { username: 'Steve', email: 'new@example.com', password: 'kubik-pass-42' },
+    });
+    expect([taken.statusCode, taken.json()]).toEqual([
+      409,
+      { error: 'Username already exists', code: 'username_exists', field: 'username' },
+    ]);
+    const email = await t.app.inject({
+      method: 'POST',
+      url: '/api/user/register',
+      payload: { username: 'Alex', email: 'steve@example.com', password: 'kubik-pass-42' },
+    });
     expect([email.statusCode, email.json()]).toEqual([409, { error: 'Email already exists', code: 'email_exists', field: 'email' }]);
-    const login = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'Steve', password: 'wrong-password' } });
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/user/login',
+      payload: { username: 'Steve', password: 'wrong-password' },
+    });
     expect(login.json()).toEqual({ error: 'Неверное имя пользователя или пароль', code: 'bad_credentials' });
     const missing = await t.app.inject({ method: 'GET', url: '/api/nothing-here' });
     expect(missing.json()).toEqual({ error: 'Не найдено', code: 'not_found' });
-    const wrongOld = await t.app.inject(asUser(player, { method: 'POST', url: '/api/user/change-password', payload: { old_password: 'nope-nope', new_password: 'password456' } }));
+    const wrongOld = await t.app.inject(
+      asUser(player, {
+        method: 'POST',
+        url: '/api/user/change-password',
+        payload: { old_password: 'nope-nope', new_password: 'password456' },
+      }),
+    );
     expect(wrongOld.json()).toEqual({ error: 'Текущий пароль указан неверно', code: 'wrong_password', field: 'old_password' });
-    const badJson = await t.app.inject({ method: 'POST', url: '/api/user/login', headers: { 'content-type': 'application/json' }, payload: '{"username":' });
+    const badJson = await t.app.inject({
+      method: 'POST',
+      url: '/api/user/login',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"username":',
+    });
     expect(badJson.json()).toEqual({ error: 'Некорректный JSON в теле запроса', code: 'invalid_json' });
   });
 
   it('an unconfirmed account is told so with email_not_confirmed', async () => {
-    await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'Newbie', email: 'newbie@example.com', password: 'kubik-pass-42' } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/user/register',
+      payload: { username: 'Newbie', email: 'newbie@example.com', password: 'kubik-pass-42' },
+    });
     const res = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'Newbie', password: 'kubik-pass-42' } });
     expect([res.statusCode, res.json()]).toEqual([403, { error: 'Почта не подтверждена', code: 'email_not_confirmed' }]);
   });
 
   it('the shop says why a purchase failed: insufficient_funds, sold_out', async () => {
-    const item = await t.app.inject(asUser(admin, { method: 'POST', url: '/api/shop/admin/create', payload: { name: 'Алмаз', price: 10, count: 1, icon: '/icons/diamond.png' } }));
+    const item = await t.app.inject(
+      asUser(admin, {
+        method: 'POST',
+        url: '/api/shop/admin/create',
+        payload: { name: 'Алмаз', price: 10, count: 1, icon: '/icons/diamond.png' },
+      }),
+    );
     expect(item.statusCode).toBe(201);
     const id = item.json().id as number;
     const poor = await t.app.inject(asUser(player, { method: 'POST', url: '/api/shop/buy', payload: { shop_id: id, quantity: 1 } }));

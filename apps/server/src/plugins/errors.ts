@@ -41,7 +41,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const schema = context ? (request.routeOptions.schema as Record<string, unknown> | undefined)?.[context] : undefined;
       const label = field ? fieldLabel(schema, path) : undefined;
       const where = context === 'params' || context === 'querystring' ? 'параметр' : 'поле';
-      return reply.code(400).send({ error: label ? `${message} (${where} «${label}»)` : message, code: 'invalid', ...(field && { field }) });
+      return reply
+        .code(400)
+        .send({ error: label ? `${message} (${where} «${label}»)` : message, code: 'invalid', ...(field && { field }) });
     }
     if (isResponseSerializationError(error)) {
       request.log.error({ err: error }, 'response did not match its schema');
@@ -49,7 +51,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      const text = (error.code && FASTIFY_TEXTS[error.code]) ?? (error instanceof SyntaxError ? FASTIFY_TEXTS.FST_ERR_CTP_INVALID_JSON_BODY : 'Некорректный запрос');
+      const text =
+        (error.code && FASTIFY_TEXTS[error.code]) ??
+        (error instanceof SyntaxError ? FASTIFY_TEXTS.FST_ERR_CTP_INVALID_JSON_BODY : 'Некорректный запрос');
       const code = (error.code && FASTIFY_CODES[error.code]) ?? (error instanceof SyntaxError ? 'invalid_json' : defaultCode(status));
       return reply.code(status).send({ error: text, code });
     }

@@ -94,7 +94,8 @@ export function registerJsonParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     parse(request, String(body), (err, value) => {
       if (err) return done(err, undefined);
-      if (hasBadText(value)) return done(Object.assign(new Error('Недопустимые символы в тексте'), { statusCode: 400, code: 'KUBIK_BAD_TEXT' }), undefined);
+      if (hasBadText(value))
+        return done(Object.assign(new Error('Недопустимые символы в тексте'), { statusCode: 400, code: 'KUBIK_BAD_TEXT' }), undefined);
       done(null, value);
     });
   });

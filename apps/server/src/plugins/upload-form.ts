@@ -16,7 +16,12 @@ export interface UploadTexts {
  * feature with its limits); any other part is refused. Multipart failures by code, and anything
  * else the parser throws (busboy's "Unexpected end of form", a missing boundary, …) is a broken form.
  */
-export async function readUploadForm(request: FastifyRequest, fileField: string, textFields: readonly string[], texts: UploadTexts): Promise<{ file: Buffer; filename: string; fields: Partial<Record<string, string>> }> {
+export async function readUploadForm(
+  request: FastifyRequest,
+  fileField: string,
+  textFields: readonly string[],
+  texts: UploadTexts,
+): Promise<{ file: Buffer; filename: string; fields: Partial<Record<string, string>> }> {
   if (!request.isMultipart()) throw new HttpError(415, texts.notMultipart, { code: 'not_multipart' });
   const known: Record<string, [number, string, string]> = {
     FST_INVALID_MULTIPART_CONTENT_TYPE: [415, texts.notMultipart, 'not_multipart'],
@@ -38,7 +43,8 @@ export async function readUploadForm(request: FastifyRequest, fileField: string,
         file = await part.toBuffer();
         filename = part.filename;
       } else {
-        if (!textFields.includes(part.fieldname) || typeof part.value !== 'string') throw new HttpError(400, texts.unknownField, { code: 'bad_form' });
+        if (!textFields.includes(part.fieldname) || typeof part.value !== 'string')
+          throw new HttpError(400, texts.unknownField, { code: 'bad_form' });
         fields[part.fieldname] = part.value;
       }
     }

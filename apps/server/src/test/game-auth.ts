@@ -16,7 +16,10 @@ export async function listeningSite(kind: TestDbKind, overrides: ConfigOverrides
 /** Stores the test key as the site's signing key, as the site would have on its first start. */
 export async function seedSigningKey(t: TestApp): Promise<void> {
   const publicPem = createPublicKey(TEST_SIGNING_KEY).export({ type: 'spki', format: 'pem' }).toString();
-  await t.handle.db.insertInto('site_keys').values({ name: 'yggdrasil', private_pem: TEST_SIGNING_KEY, public_pem: publicPem, created_at: Date.now() }).execute();
+  await t.handle.db
+    .insertInto('site_keys')
+    .values({ name: 'yggdrasil', private_pem: TEST_SIGNING_KEY, public_pem: publicPem, created_at: Date.now() })
+    .execute();
 }
 
 /** Known offline-mode UUIDs (Java's UUID.nameUUIDFromBytes("OfflinePlayer:" + name)). */

@@ -3,7 +3,15 @@ import type { FakeTBank } from '../../../../testing/payments/tbank-server.ts';
 import type { FakeYooKassa } from '../../../../testing/payments/yookassa-server.ts';
 
 /** YooKassa's published notification senders (the default of YOOKASSA_NOTIFY_IPS). */
-export const YOOKASSA_IPS = ['185.71.76.0/27', '185.71.77.0/27', '77.75.153.0/25', '77.75.156.11', '77.75.156.35', '77.75.154.128/25', '2a02:5180::/32'];
+export const YOOKASSA_IPS = [
+  '185.71.76.0/27',
+  '185.71.77.0/27',
+  '77.75.153.0/25',
+  '77.75.156.11',
+  '77.75.156.35',
+  '77.75.154.128/25',
+  '2a02:5180::/32',
+];
 
 /** The site's payments configuration pointed at the fakes. */
 export function paymentsConfig(yoo: FakeYooKassa | null, tbank: FakeTBank | null, extra: Partial<PaymentsConfig> = {}): PaymentsConfig {

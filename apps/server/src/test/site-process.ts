@@ -52,14 +52,16 @@ export class SiteProcess {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const child = this.child;
-      if (!child || child.exitCode !== null) throw new Error(`site on ${this.port} exited with ${child?.exitCode}:\n${this.log.slice(-20).join('\n')}`);
+      if (!child || child.exitCode !== null)
+        throw new Error(`site on ${this.port} exited with ${child?.exitCode}:\n${this.log.slice(-20).join('\n')}`);
       try {
         const res = await fetch(`${this.url}/readyz`, { signal: AbortSignal.timeout(5000) });
         if (res.ok) return;
       } catch {
         // not listening yet
       }
-      if (Date.now() > deadline) throw new Error(`site on ${this.port} did not start in ${timeoutMs / 1000} s:\n${this.log.slice(-20).join('\n')}`);
+      if (Date.now() > deadline)
+        throw new Error(`site on ${this.port} did not start in ${timeoutMs / 1000} s:\n${this.log.slice(-20).join('\n')}`);
       await sleep(150);
     }
   }

@@ -69,7 +69,10 @@ export function startInstance(databaseUrl: string, overrides: ConfigOverrides = 
 /** A migrated database and the app on it, in a data directory of its own that close() removes. */
 async function bootSite(overrides: ConfigOverrides): Promise<Omit<TestApp, 'smtp'>> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-test-'));
-  const config = loadConfig({}, { dataDir, sqlitePath: path.join(dataDir, 'test.sqlite'), logLevel: 'silent', publicUrl: 'http://kubik.test', ...overrides });
+  const config = loadConfig(
+    {},
+    { dataDir, sqlitePath: path.join(dataDir, 'test.sqlite'), logLevel: 'silent', publicUrl: 'http://kubik.test', ...overrides },
+  );
   const handle = openDatabase(config);
   await migrateToLatest(handle);
   const app = await buildApp(config, { database: handle });
@@ -87,7 +90,11 @@ async function bootSite(overrides: ConfigOverrides): Promise<Omit<TestApp, 'smtp
 }
 
 /** Inserts a confirmed user directly (tests of other features need one without the mail round trip). */
-export async function seedUser(t: TestApp, username: string, opts: { admin?: boolean; password?: string; balanceKopecks?: number } = {}): Promise<number> {
+export async function seedUser(
+  t: TestApp,
+  username: string,
+  opts: { admin?: boolean; password?: string; balanceKopecks?: number } = {},
+): Promise<number> {
   const now = Date.now();
   const row = await t.handle.db
     .insertInto('users')

@@ -19,5 +19,7 @@ export function Avatar({ username, size = 32, src }: { username: string; size?: 
       </span>
     );
   }
-  return <img className="avatar pixelated" src={url} width={size} height={size} alt="" data-testid="avatar" onError={() => setFailed(url)} />;
+  return (
+    <img className="avatar pixelated" src={url} width={size} height={size} alt="" data-testid="avatar" onError={() => setFailed(url)} />
+  );
 }

@@ -11,13 +11,21 @@ export function Footer() {
     { href: site.support_telegram, label: 'Telegram' },
     { href: site.support_discord, label: 'Discord' },
   ].filter((l) => l.href);
-  const legal = [site.legal_seller, site.legal_inn && `ИНН ${site.legal_inn}`, site.legal_ogrn && `${site.legal_ogrn.length === 15 ? 'ОГРНИП' : 'ОГРН'} ${site.legal_ogrn}`].filter(Boolean);
+  const legal = [
+    site.legal_seller,
+    site.legal_inn && `ИНН ${site.legal_inn}`,
+    site.legal_ogrn && `${site.legal_ogrn.length === 15 ? 'ОГРНИП' : 'ОГРН'} ${site.legal_ogrn}`,
+  ].filter(Boolean);
   return (
     <footer className="site-footer">
       <div className="container footer-inner">
         <div className="footer-about">
           <strong>{site.name}</strong>
-          {site.footer_text && <p className="muted preline" data-testid="footer-text">{site.footer_text}</p>}
+          {site.footer_text && (
+            <p className="muted preline" data-testid="footer-text">
+              {site.footer_text}
+            </p>
+          )}
         </div>
         <nav aria-label="Ссылки в подвале">
           <ul>

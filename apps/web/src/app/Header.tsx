@@ -33,7 +33,14 @@ export function Header() {
           <img src={site.logo_url || '/favicon.svg'} alt="" width={28} height={28} className="pixelated" />
           <span>{site.name}</span>
         </Link>
-        <button type="button" className="icon-button nav-toggle" aria-expanded={navOpen} aria-controls="main-nav" aria-label="Меню" onClick={() => setNavOpen((v) => !v)}>
+        <button
+          type="button"
+          className="icon-button nav-toggle"
+          aria-expanded={navOpen}
+          aria-controls="main-nav"
+          aria-label="Меню"
+          onClick={() => setNavOpen((v) => !v)}
+        >
           ☰
         </button>
         <nav id="main-nav" className={`main-nav${navOpen ? ' open' : ''}`} aria-label="Основная навигация">
@@ -88,14 +95,27 @@ function ProfileMenu() {
   if (!user) return null;
   return (
     <div className="profile-menu" ref={box} onPointerEnter={refresh} onFocus={refresh}>
-      <button type="button" className="profile-button" aria-haspopup="menu" aria-expanded={open} aria-controls={menuId} onClick={() => setOpen((v) => !v)}>
+      <button
+        type="button"
+        className="profile-button"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-controls={menuId}
+        onClick={() => setOpen((v) => !v)}
+      >
         <Avatar username={user.username} size={32} />
         <span className="profile-name" data-testid="header-username">
           {user.username}
         </span>
       </button>
       {/* The balance is the way to top it up (a link of its own: a link cannot sit inside the menu's button). */}
-      <Link to={TOPUP_PATH} className="profile-balance" data-testid="header-balance" aria-label={`Баланс ${formatRub(user.balance)} — пополнить`} title="Пополнить баланс">
+      <Link
+        to={TOPUP_PATH}
+        className="profile-balance"
+        data-testid="header-balance"
+        aria-label={`Баланс ${formatRub(user.balance)} — пополнить`}
+        title="Пополнить баланс"
+      >
         {formatRub(user.balance)}
       </Link>
       {open && (

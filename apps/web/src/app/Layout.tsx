@@ -13,9 +13,7 @@ export function Layout({ children }: { children: ReactNode }) {
       <Header />
       <main id="content" tabIndex={-1}>
         <div className="container">
-          <Suspense fallback={<Loading />}>
-            {children}
-          </Suspense>
+          <Suspense fallback={<Loading />}>{children}</Suspense>
         </div>
       </main>
       <Footer />

@@ -93,36 +93,138 @@ export function AppRoutes() {
   return (
     <Layout>
       <Switch>
-        <Route path="/"><HomePage /></Route>
-        <Route path="/help"><HelpPage /></Route>
-        <Route path="/rules"><RulesPage /></Route>
-        <Route path="/p/:slug"><CustomPage /></Route>
-        <Route path="/news/:id"><NewsPage /></Route>
-        <Route path="/donate"><DonatePage /></Route>
-        <Route path="/servers"><ServersPage /></Route>
-        <Route path="/profile"><RequireUser><ProfilePage /></RequireUser></Route>
-        <Route path="/shop"><RequireUser><ShopPage /></RequireUser></Route>
-        <Route path={TOPUP_PATH}><RequireUser><TopUpPage /></RequireUser></Route>
-        <Route path="/login"><GuestOnly><LoginPage /></GuestOnly></Route>
-        <Route path="/register"><GuestOnly><RegisterPage /></GuestOnly></Route>
-        <Route path="/forgot-password"><GuestOnly><ForgotPasswordPage /></GuestOnly></Route>
-        <Route path="/reset-password"><GuestOnly><ResetPasswordPage /></GuestOnly></Route>
-        <Route path="/email-change"><EmailChangePage /></Route>
-        <Route path="/admin"><Admin><AdminDashboardPage /></Admin></Route>
-        <Route path="/admin/users"><Admin><AdminUsersPage /></Admin></Route>
-        <Route path="/admin/news"><Admin><AdminNewsPage /></Admin></Route>
-        <Route path="/admin/shop"><Admin><AdminShopPage /></Admin></Route>
-        <Route path="/admin/donate"><Admin><AdminDonatePage /></Admin></Route>
-        <Route path="/admin/servers"><Admin><AdminServersPage /></Admin></Route>
-        <Route path="/admin/audit"><Admin><AdminAuditPage /></Admin></Route>
-        <Route path="/admin/capes"><Admin><AdminCapesPage /></Admin></Route>
-        <Route path="/admin/media"><Admin><AdminMediaPage /></Admin></Route>
-        <Route path="/admin/game-login"><Admin><AdminGameLoginPage /></Admin></Route>
-        <Route path="/admin/settings"><Admin><AdminSettingsPage /></Admin></Route>
-        <Route path="/admin/security"><Admin><AdminSecurityPage /></Admin></Route>
-        <Route path="/admin/pages"><Admin><AdminPagesPage /></Admin></Route>
-        <Route path="/admin/payments"><Admin><AdminPaymentsPage /></Admin></Route>
-        <Route><NotFoundPage /></Route>
+        <Route path="/">
+          <HomePage />
+        </Route>
+        <Route path="/help">
+          <HelpPage />
+        </Route>
+        <Route path="/rules">
+          <RulesPage />
+        </Route>
+        <Route path="/p/:slug">
+          <CustomPage />
+        </Route>
+        <Route path="/news/:id">
+          <NewsPage />
+        </Route>
+        <Route path="/donate">
+          <DonatePage />
+        </Route>
+        <Route path="/servers">
+          <ServersPage />
+        </Route>
+        <Route path="/profile">
+          <RequireUser>
+            <ProfilePage />
+          </RequireUser>
+        </Route>
+        <Route path="/shop">
+          <RequireUser>
+            <ShopPage />
+          </RequireUser>
+        </Route>
+        <Route path={TOPUP_PATH}>
+          <RequireUser>
+            <TopUpPage />
+          </RequireUser>
+        </Route>
+        <Route path="/login">
+          <GuestOnly>
+            <LoginPage />
+          </GuestOnly>
+        </Route>
+        <Route path="/register">
+          <GuestOnly>
+            <RegisterPage />
+          </GuestOnly>
+        </Route>
+        <Route path="/forgot-password">
+          <GuestOnly>
+            <ForgotPasswordPage />
+          </GuestOnly>
+        </Route>
+        <Route path="/reset-password">
+          <GuestOnly>
+            <ResetPasswordPage />
+          </GuestOnly>
+        </Route>
+        <Route path="/email-change">
+          <EmailChangePage />
+        </Route>
+        <Route path="/admin">
+          <Admin>
+            <AdminDashboardPage />
+          </Admin>
+        </Route>
+        <Route path="/admin/users">
+          <Admin>
+            <AdminUsersPage />
+          </Admin>
+        </Route>
+        <Route path="/admin/news">
+          <Admin>
+            <AdminNewsPage />
+          </Admin>
+        </Route>
+        <Route path="/admin/shop">
+          <Admin>
+            <AdminShopPage />
+          </Admin>
+        </Route>
+        <Route path="/admin/donate">
+          <Admin>
+            <AdminDonatePage />
+          </Admin>
+        </Route>
+        <Route path="/admin/servers">
+          <Admin>
+            <AdminServersPage />
+          </Admin>
+        </Route>
+        <Route path="/admin/audit">
+          <Admin>
+            <AdminAuditPage />
+          </Admin>
+        </Route>
+        <Route path="/admin/capes">
+          <Admin>
+            <AdminCapesPage />
+          </Admin>
+        </Route>
+        <Route path="/admin/media">
+          <Admin>
+            <AdminMediaPage />
+          </Admin>
+        </Route>
+        <Route path="/admin/game-login">
+          <Admin>
+            <AdminGameLoginPage />
+          </Admin>
+        </Route>
+        <Route path="/admin/settings">
+          <Admin>
+            <AdminSettingsPage />
+          </Admin>
+        </Route>
+        <Route path="/admin/security">
+          <Admin>
+            <AdminSecurityPage />
+          </Admin>
+        </Route>
+        <Route path="/admin/pages">
+          <Admin>
+            <AdminPagesPage />
+          </Admin>
+        </Route>
+        <Route path="/admin/payments">
+          <Admin>
+            <AdminPaymentsPage />
+          </Admin>
+        </Route>
+        <Route>
+          <NotFoundPage />
+        </Route>
       </Switch>
     </Layout>
   );

@@ -30,7 +30,15 @@ export function CopyText({ text, label, testId }: { text: string; label: string;
       <code ref={value} className="copy-text-value" data-testid={testId}>
         {text}
       </code>
-      <button type="button" className="btn btn-small copy-text-button" data-done={state !== '' || undefined} onClick={() => void copy()} onPointerEnter={() => void loadClipboard()} onFocus={() => void loadClipboard()} aria-label={`${state || 'Скопировать'}: ${label}`}>
+      <button
+        type="button"
+        className="btn btn-small copy-text-button"
+        data-done={state !== '' || undefined}
+        onClick={() => void copy()}
+        onPointerEnter={() => void loadClipboard()}
+        onFocus={() => void loadClipboard()}
+        aria-label={`${state || 'Скопировать'}: ${label}`}
+      >
         <span aria-live="polite">{state || 'Скопировать'}</span>
       </button>
     </span>

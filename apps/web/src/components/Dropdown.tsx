@@ -18,7 +18,14 @@ export function Dropdown({ label, trigger = '...', children }: DropdownProps) {
   useDismiss(box, open, close);
   return (
     <div className="dropdown" ref={box}>
-      <button type="button" className="btn btn-small" aria-label={label} aria-expanded={open} aria-controls={panelId} onClick={() => setOpen((v) => !v)}>
+      <button
+        type="button"
+        className="btn btn-small"
+        aria-label={label}
+        aria-expanded={open}
+        aria-controls={panelId}
+        onClick={() => setOpen((v) => !v)}
+      >
         {trigger}
       </button>
       {open && (

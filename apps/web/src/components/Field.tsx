@@ -15,7 +15,12 @@ export function Field({ label, hint, error, id, ...input }: FieldProps) {
   return (
     <div className="field">
       <label htmlFor={inputId}>{label}</label>
-      <input id={inputId} aria-invalid={error ? true : undefined} aria-describedby={[hintId, errorId].filter(Boolean).join(' ') || undefined} {...input} />
+      <input
+        id={inputId}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={[hintId, errorId].filter(Boolean).join(' ') || undefined}
+        {...input}
+      />
       {hint && (
         <span className="hint" id={hintId}>
           {hint}

@@ -20,7 +20,14 @@ interface QueryStateProps<T> {
  * error with the server's reason and «Повторить», the empty text, or the content. When a
  * refresh fails while earlier data is shown, the data stays with a note above it.
  */
-export function QueryState<T>({ query, loading, error, empty, isEmpty = (d) => Array.isArray(d) && d.length === 0, children }: QueryStateProps<T>) {
+export function QueryState<T>({
+  query,
+  loading,
+  error,
+  empty,
+  isEmpty = (d) => Array.isArray(d) && d.length === 0,
+  children,
+}: QueryStateProps<T>) {
   if (query.isPending) return <Loading text={loading} />;
   const retry = (
     <button type="button" className="btn btn-small" onClick={() => void query.refetch()} disabled={query.isFetching}>

@@ -34,7 +34,10 @@ export function NotificationsProvider({ children }: { children: ReactNode }) {
     (type: NoticeType, text: string) => {
       const id = nextId.current++;
       setNotices((list) => [...list.slice(-4), { id, type, text, at: Date.now() }]);
-      timers.current.set(id, window.setTimeout(() => close(id), NOTICE_MS));
+      timers.current.set(
+        id,
+        window.setTimeout(() => close(id), NOTICE_MS),
+      );
     },
     [close],
   );
@@ -51,7 +54,11 @@ export function NotificationsProvider({ children }: { children: ReactNode }) {
             ×
           </button>
           {/* Moving into or out of a dialog re-creates the toast: its bar goes on from where it was. */}
-          <span className="toast-progress" style={{ animationDuration: `${NOTICE_MS}ms`, animationDelay: `${n.at - Date.now()}ms` }} aria-hidden="true" />
+          <span
+            className="toast-progress"
+            style={{ animationDuration: `${NOTICE_MS}ms`, animationDelay: `${n.at - Date.now()}ms` }}
+            aria-hidden="true"
+          />
         </div>
       ))}
     </div>

@@ -15,11 +15,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   const rows = await users.selectFrom('users').select(['id', 'username']).orderBy('id').execute();
   for (let i = 0; i < rows.length; i += 500) {
     const chunk = rows.slice(i, i + 500);
-    const cases = sql.join(chunk.map((r) => sql`when ${r.id} then ${offlineUuid(r.username)}`), sql` `);
+    const cases = sql.join(
+      chunk.map((r) => sql`when ${r.id} then ${offlineUuid(r.username)}`),
+      sql` `,
+    );
     await users
       .updateTable('users')
       .set({ uuid: sql<string>`case id ${cases} end` })
-      .where('id', 'in', chunk.map((r) => r.id))
+      .where(
+        'id',
+        'in',
+        chunk.map((r) => r.id),
+      )
       .execute();
   }
   if (isPg(db)) await sql`alter table users alter column uuid set not null`.execute(db);

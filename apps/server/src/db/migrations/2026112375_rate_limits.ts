@@ -9,7 +9,9 @@ import { isPg } from '../schema-helpers.ts';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (isPg(db)) {
-    await sql`create unlogged table rate_limits (key varchar(200) primary key, count integer not null, reset_at bigint not null)`.execute(db);
+    await sql`create unlogged table rate_limits (key varchar(200) primary key, count integer not null, reset_at bigint not null)`.execute(
+      db,
+    );
   } else {
     await db.schema
       .createTable('rate_limits')

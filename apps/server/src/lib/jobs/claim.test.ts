@@ -9,7 +9,8 @@ describe.each(dbKinds)('claim helpers on %s', (kind) => {
   const spec = {
     table: 'mail_outbox' as const,
     leaseMs: 60_000,
-    due: (eb: Parameters<ConstructorParameters<typeof ClaimQueue<'mail_outbox'>>[1]['due']>[0], now: number) => eb.and([eb('sent_at', 'is', null), eb('next_attempt_at', '<=', now)]),
+    due: (eb: Parameters<ConstructorParameters<typeof ClaimQueue<'mail_outbox'>>[1]['due']>[0], now: number) =>
+      eb.and([eb('sent_at', 'is', null), eb('next_attempt_at', '<=', now)]),
   };
   const queue = () => new ClaimQueue(t.handle.db, spec);
 
@@ -25,22 +26,54 @@ describe.each(dbKinds)('claim helpers on %s', (kind) => {
     for (let i = 0; i < 5; i++) {
       await t.handle.db
         .insertInto('mail_outbox')
-        .values({ to_address: `u${i}@example.com`, subject: 's', text_body: 't', html_body: 'h', attempts: 0, next_attempt_at: now - 1000 + i, created_at: now })
+        .values({
+          to_address: `u${i}@example.com`,
+          subject: 's',
+          text_body: 't',
+          html_body: 'h',
+          attempts: 0,
+          next_attempt_at: now - 1000 + i,
+          created_at: now,
+        })
         .execute();
     }
     // Not due yet: never claimed.
-    await t.handle.db.insertInto('mail_outbox').values({ to_address: 'later@example.com', subject: 's', text_body: 't', html_body: 'h', attempts: 0, next_attempt_at: now + 3_600_000, created_at: now }).execute();
+    await t.handle.db
+      .insertInto('mail_outbox')
+      .values({
+        to_address: 'later@example.com',
+        subject: 's',
+        text_body: 't',
+        html_body: 'h',
+        attempts: 0,
+        next_attempt_at: now + 3_600_000,
+        created_at: now,
+      })
+      .execute();
   });
 
   it('two instances claiming at once take disjoint rows, each at most N, oldest first', async () => {
-    const [a, b] = await Promise.all([queue().claim(3, ['to_address'], { set: { attempts: sql<number>`attempts + 1` } }), queue().claim(3, ['to_address'])]);
+    const [a, b] = await Promise.all([
+      queue().claim(3, ['to_address'], { set: { attempts: sql<number>`attempts + 1` } }),
+      queue().claim(3, ['to_address']),
+    ]);
     const ids = [...a.rows, ...b.rows].map((r) => r.id);
     expect(new Set(ids).size).toBe(5);
     expect(a.rows.length).toBeLessThanOrEqual(3);
     expect(b.rows.length).toBeLessThanOrEqual(3);
     expect(a.token).not.toBe(b.token);
-    const locked = await t.handle.db.selectFrom('mail_outbox').select(['to_address', 'lock_token', 'locked_until']).where('lock_token', 'is not', null).execute();
-    expect(locked.map((r) => r.to_address).sort()).toEqual(['u0@example.com', 'u1@example.com', 'u2@example.com', 'u3@example.com', 'u4@example.com']);
+    const locked = await t.handle.db
+      .selectFrom('mail_outbox')
+      .select(['to_address', 'lock_token', 'locked_until'])
+      .where('lock_token', 'is not', null)
+      .execute();
+    expect(locked.map((r) => r.to_address).sort()).toEqual([
+      'u0@example.com',
+      'u1@example.com',
+      'u2@example.com',
+      'u3@example.com',
+      'u4@example.com',
+    ]);
     // Everything due is claimed: a third instance finds nothing.
     expect((await queue().claim(10, ['id'])).rows).toEqual([]);
     const first = await queue().claim(10, ['id'], { now: Date.now() + 60_001 });
@@ -57,7 +90,11 @@ describe.each(dbKinds)('claim helpers on %s', (kind) => {
     expect(other.rows[0]!.id).toBe(row.id);
     expect(await mine.complete(token, row.id, { sent_at: 1 })).toBe(false);
     expect(await queue().complete(other.token, row.id, { sent_at: 2 }, (eb) => eb('sent_at', 'is', null))).toBe(true);
-    const stored = await t.handle.db.selectFrom('mail_outbox').select(['sent_at', 'lock_token', 'locked_until']).where('id', '=', row.id).executeTakeFirstOrThrow();
+    const stored = await t.handle.db
+      .selectFrom('mail_outbox')
+      .select(['sent_at', 'lock_token', 'locked_until'])
+      .where('id', '=', row.id)
+      .executeTakeFirstOrThrow();
     expect(stored).toEqual({ sent_at: 2, lock_token: null, locked_until: null });
   });
 

@@ -90,7 +90,12 @@ export class ClaimQueue<T extends QueueTable> {
    * not lapse and get taken by another worker). `where` narrows further (e.g. a state). True when
    * the row was updated.
    */
-  async complete(token: string, id: number, set: UpdateObject<Database, T>, where?: (eb: ExpressionBuilder<Database, T>) => Expression<SqlBool>): Promise<boolean> {
+  async complete(
+    token: string,
+    id: number,
+    set: UpdateObject<Database, T>,
+    where?: (eb: ExpressionBuilder<Database, T>) => Expression<SqlBool>,
+  ): Promise<boolean> {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const db = this.db as unknown as Kysely<any>;
     let update = db
@@ -111,7 +116,11 @@ export class ClaimQueue<T extends QueueTable> {
     if (tokens.length === 0) return 0;
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const db = this.db as unknown as Kysely<any>;
-    const res = await db.updateTable(this.spec.table as string).set({ lock_token: null, locked_until: null }).where('lock_token', 'in', tokens).executeTakeFirst();
+    const res = await db
+      .updateTable(this.spec.table as string)
+      .set({ lock_token: null, locked_until: null })
+      .where('lock_token', 'in', tokens)
+      .executeTakeFirst();
     return Number(res.numUpdatedRows);
   }
 

@@ -65,7 +65,13 @@ export class JobRunner {
 
   register(job: Job): void {
     if (this.slots.has(job.name)) throw new Error(`job ${job.name} is registered twice`);
-    const slot: Slot = { job, stats: { runs: 0, failures: 0, lastDurationMs: null, lastError: null, lastFinishedAt: null, running: false }, running: null, queued: false, timer: null };
+    const slot: Slot = {
+      job,
+      stats: { runs: 0, failures: 0, lastDurationMs: null, lastError: null, lastFinishedAt: null, running: false },
+      running: null,
+      queued: false,
+      timer: null,
+    };
     this.slots.set(job.name, slot);
     if (this.started) this.kick(job.name);
   }
@@ -130,7 +136,10 @@ export class JobRunner {
       slot.queued = false;
     }
     let timer: NodeJS.Timeout | undefined;
-    const inTime = await Promise.race([this.idle().then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), deadlineMs)))]);
+    const inTime = await Promise.race([
+      this.idle().then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), deadlineMs))),
+    ]);
     clearTimeout(timer);
     for (const slot of this.slots.values()) {
       await slot.job.release?.().catch((err: unknown) => this.log?.error({ err, job: slot.job.name }, 'job failed to release its claims'));

@@ -27,14 +27,23 @@ describe.each(dbKinds)('scheduled jobs on %s', (kind) => {
     };
     const now = Date.now();
     // Three instances ask at once: one runs it.
-    const outcomes = await Promise.all([new Scheduler(t.handle.db), new Scheduler(t.handle.db), new Scheduler(t.handle.db)].map((s) => s.runIfDue(spec, undefined, now)));
+    const outcomes = await Promise.all(
+      [new Scheduler(t.handle.db), new Scheduler(t.handle.db), new Scheduler(t.handle.db)].map((s) => s.runIfDue(spec, undefined, now)),
+    );
     expect(outcomes.sort()).toEqual(['not_due', 'not_due', 'ran']);
     expect(runs).toBe(1);
     // A restarted instance (a new scheduler) finds it done for this period.
     expect(await new Scheduler(t.handle.db).runIfDue(spec, undefined, now + HOUR - 1)).toBe('not_due');
     expect(await new Scheduler(t.handle.db).runIfDue(spec, undefined, now + HOUR)).toBe('ran');
     expect(runs).toBe(2);
-    expect(await row('test.once')).toMatchObject({ runs: 2, failures: 0, last_error: null, lock_token: null, locked_until: null, next_run_at: now + 2 * HOUR });
+    expect(await row('test.once')).toMatchObject({
+      runs: 2,
+      failures: 0,
+      last_error: null,
+      lock_token: null,
+      locked_until: null,
+      next_run_at: now + 2 * HOUR,
+    });
   });
 
   it('backs off after a failure and resets on success', async () => {

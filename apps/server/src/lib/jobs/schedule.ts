@@ -53,7 +53,15 @@ export class Scheduler {
     try {
       await spec.run(signal);
       await mine()
-        .set({ lock_token: null, locked_until: null, next_run_at: now + spec.everyMs, last_finished_at: Date.now(), last_error: null, failures: 0, runs: sql<number>`runs + 1` })
+        .set({
+          lock_token: null,
+          locked_until: null,
+          next_run_at: now + spec.everyMs,
+          last_finished_at: Date.now(),
+          last_error: null,
+          failures: 0,
+          runs: sql<number>`runs + 1`,
+        })
         .execute();
       return 'ran';
     } catch (err) {
@@ -90,6 +98,7 @@ export class Scheduler {
   async release(): Promise<void> {
     const tokens = [...this.held.values()];
     this.held.clear();
-    if (tokens.length > 0) await this.db.updateTable('job_schedule').set({ lock_token: null, locked_until: null }).where('lock_token', 'in', tokens).execute();
+    if (tokens.length > 0)
+      await this.db.updateTable('job_schedule').set({ lock_token: null, locked_until: null }).where('lock_token', 'in', tokens).execute();
   }
 }

@@ -12,10 +12,18 @@ describe('against the minecraft-protocol server', () => {
   let server: mc.Server;
   let port = 0;
   beforeAll(async () => {
-    server = mc.createServer({ 'online-mode': false, host: '127.0.0.1', port: 0, version: '1.20.4', motd: '§aКубик §7— выживание', maxPlayers: 42, favicon: FAVICON });
+    server = mc.createServer({
+      'online-mode': false,
+      host: '127.0.0.1',
+      port: 0,
+      version: '1.20.4',
+      motd: '§aКубик §7— выживание',
+      maxPlayers: 42,
+      favicon: FAVICON,
+    });
     await new Promise<void>((resolve) => server.on('listening', () => resolve()));
     // socketServer is there at run time but missing from the package's types.
-    port = ((server as unknown as { socketServer: { address(): AddressInfo } }).socketServer.address()).port;
+    port = (server as unknown as { socketServer: { address(): AddressInfo } }).socketServer.address().port;
   });
   afterAll(() => server?.close());
 
@@ -48,7 +56,13 @@ describe('against the minecraft-protocol server', () => {
     try {
       await seedUser(t, 'Admin', { admin: true });
       const token = await loginAs(t, 'Admin');
-      const created = await t.app.inject(asUser(token, { method: 'POST', url: '/api/servers/', payload: { name: 'Настоящий', description: 'minecraft-protocol', ip_address: '127.0.0.1', port, max_online: 42 } }));
+      const created = await t.app.inject(
+        asUser(token, {
+          method: 'POST',
+          url: '/api/servers/',
+          payload: { name: 'Настоящий', description: 'minecraft-protocol', ip_address: '127.0.0.1', port, max_online: 42 },
+        }),
+      );
       expect(created.statusCode).toBe(201);
       const swept = await t.app.inject(asUser(token, { method: 'POST', url: '/api/servers/monitor' }));
       expect(swept.json()).toMatchObject({ checked: 1, online: 1 });

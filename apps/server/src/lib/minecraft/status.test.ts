@@ -56,7 +56,15 @@ describe('VarInt', () => {
 describe('MOTD to text', () => {
   it('flattens chat components and drops § codes', () => {
     expect(stripFormatting('§aЗелёный §l§kжирный§r')).toBe('Зелёный жирный');
-    expect(chatToText({ text: 'Привет', extra: [{ text: ', ', bold: true }, { text: 'мир', extra: ['!'] }] })).toBe('Привет, мир!');
+    expect(
+      chatToText({
+        text: 'Привет',
+        extra: [
+          { text: ', ', bold: true },
+          { text: 'мир', extra: ['!'] },
+        ],
+      }),
+    ).toBe('Привет, мир!');
     expect(chatToText([{ text: 'a' }, 'b', { translate: 'x %s y %s', with: ['1', { text: '2' }] }])).toBe('abx 1 y 2');
     expect(motdToPlain({ text: '  §6Kubik\n§7 строка два ', extra: [{ text: '\u0007' }] })).toBe('Kubik\nстрока два');
     // A hostile, deeply nested description costs nothing.
@@ -71,14 +79,29 @@ describe('Server List Ping client', () => {
     const favicon = 'data:image/png;base64,iVBORw0KGgo=';
     const p = await peer({ status: { ...(defaultStatus(7, 50, 'Сервер') as object), favicon } });
     const status = await queryStatus({ host: '127.0.0.1', port: p.port, timeoutMs: 2000 });
-    expect(status).toMatchObject({ online: 7, max: 50, playersKnown: true, version: '1.21.4', protocol: 769, motd: 'Сервер', favicon, legacy: false, address: { host: '127.0.0.1', port: p.port } });
+    expect(status).toMatchObject({
+      online: 7,
+      max: 50,
+      playersKnown: true,
+      version: '1.21.4',
+      protocol: 769,
+      motd: 'Сервер',
+      favicon,
+      legacy: false,
+      address: { host: '127.0.0.1', port: p.port },
+    });
     expect(status.latencyMs).toBeGreaterThanOrEqual(0);
     expect(p.handshakes).toEqual([{ protocol: -1, host: '127.0.0.1', port: p.port, nextState: 1 }]);
     expect(await p.drained()).toBe(true);
   });
 
   it('reads a Cyrillic MOTD from a chat object with § codes', async () => {
-    const p = await peer({ status: defaultStatus(1, 10, { text: '§aДобро пожаловать', extra: [{ text: ' на §6Кубик', color: 'gold' }, { text: '\n§7Выживание 1.21' }] }) });
+    const p = await peer({
+      status: defaultStatus(1, 10, {
+        text: '§aДобро пожаловать',
+        extra: [{ text: ' на §6Кубик', color: 'gold' }, { text: '\n§7Выживание 1.21' }],
+      }),
+    });
     const status = await queryStatus({ host: '127.0.0.1', port: p.port, timeoutMs: 2000 });
     expect(status.motd).toBe('Добро пожаловать на Кубик\nВыживание 1.21');
   });
@@ -115,7 +138,11 @@ describe('Server List Ping client', () => {
     expect(error.code).toBe('protocol');
     expect(ms).toBeLessThan(1500);
     expect(await p.drained()).toBe(true);
-    for (const garbage of [Buffer.from([0x00, 0xde, 0xad]), Buffer.from([0x05, 0x07, 1, 2, 3, 4]), Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff])]) {
+    for (const garbage of [
+      Buffer.from([0x00, 0xde, 0xad]),
+      Buffer.from([0x05, 0x07, 1, 2, 3, 4]),
+      Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+    ]) {
       const noise = await peer({ mode: 'garbage', garbage });
       expect((await failure({ host: '127.0.0.1', port: noise.port, timeoutMs: 3000 })).error.code).toBe('protocol');
     }

@@ -259,10 +259,18 @@ function parseStatusJson(text: string): Omit<ServerStatus, 'latencyMs' | 'legacy
     throw new ProtocolError('ответ не JSON');
   }
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw new ProtocolError('ответ не объект');
-  const d = data as { version?: { name?: unknown; protocol?: unknown }; players?: { online?: unknown; max?: unknown }; description?: unknown; favicon?: unknown };
+  const d = data as {
+    version?: { name?: unknown; protocol?: unknown };
+    players?: { online?: unknown; max?: unknown };
+    description?: unknown;
+    favicon?: unknown;
+  };
   const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.min(Math.max(0, Math.trunc(v)), 10_000_000) : 0);
   const players = d.players && typeof d.players === 'object' ? d.players : null;
-  const favicon = typeof d.favicon === 'string' && d.favicon.startsWith('data:image/png;base64,') && d.favicon.length <= MAX_FAVICON ? d.favicon.replace(/\s+/g, '') : null;
+  const favicon =
+    typeof d.favicon === 'string' && d.favicon.startsWith('data:image/png;base64,') && d.favicon.length <= MAX_FAVICON
+      ? d.favicon.replace(/\s+/g, '')
+      : null;
   return {
     online: count(players?.online),
     max: count(players?.max),
@@ -283,7 +291,10 @@ async function modernPing(originalHost: string, target: { host: string; port: nu
   return exchange<ServerStatus>(target, deadline, {
     greeting: () => {
       sentAt = performance.now();
-      return Buffer.concat([packet(0x00, encodeVarInt(STATUS_PROTOCOL), encodeString(handshakeHost), portBytes, encodeVarInt(1)), packet(0x00)]);
+      return Buffer.concat([
+        packet(0x00, encodeVarInt(STATUS_PROTOCOL), encodeString(handshakeHost), portBytes, encodeVarInt(1)),
+        packet(0x00),
+      ]);
     },
     onData: (buf, write) => {
       // A pre-1.7 server kicks an unknown packet: 0xFF, then a big-endian length whose high byte is
@@ -314,7 +325,8 @@ async function modernPing(originalHost: string, target: { host: string; port: nu
       throw new ProtocolError(`неожиданный пакет ${id.value}`);
     },
     // The status is what we came for; a server that closes instead of answering the ping still answered.
-    onClose: (received) => status ?? (received > 0 ? new StatusError('protocol', 'обрыв пакета') : new StatusError('closed', undefined, true)),
+    onClose: (received) =>
+      status ?? (received > 0 ? new StatusError('protocol', 'обрыв пакета') : new StatusError('closed', undefined, true)),
     onDeadline: () => status ?? deadline.error(),
   });
 }
@@ -349,7 +361,9 @@ async function legacyPing(originalHost: string, target: { host: string; port: nu
       if (buf.length < 3) return null;
       const chars = buf.readUInt16BE(1);
       if (buf.length < 3 + chars * 2) return null;
-      const text = Buffer.from(buf.subarray(3, 3 + chars * 2)).swap16().toString('utf16le');
+      const text = Buffer.from(buf.subarray(3, 3 + chars * 2))
+        .swap16()
+        .toString('utf16le');
       return { done: parseLegacy(text, Math.round(performance.now() - sentAt), target) };
     },
     onClose: () => new StatusError('closed'),
@@ -362,7 +376,11 @@ function parseLegacy(text: string, latencyMs: number, address: { host: string; p
     const n = Number.parseInt(s ?? '', 10);
     return Number.isFinite(n) && n >= 0 ? Math.min(n, 10_000_000) : null;
   };
-  let motd: string, online: number | null, max: number | null, version: string | null = null, protocol: number | null = null;
+  let motd: string,
+    online: number | null,
+    max: number | null,
+    version: string | null = null,
+    protocol: number | null = null;
   if (text.startsWith('§1\u0000')) {
     // 1.4–1.6: §1 \0 protocol \0 version \0 motd \0 online \0 max
     const parts = text.split('\u0000');

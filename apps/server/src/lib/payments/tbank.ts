@@ -1,6 +1,17 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { PaymentsConfig } from '../../config.ts';
-import { callJson, ProviderError, type CreatedPayment, type CreateRequest, type NotificationReply, type NotificationVerdict, type PaymentAdapter, type ProviderPaymentState, type RefundRequest, type RefundResult } from './types.ts';
+import {
+  callJson,
+  ProviderError,
+  type CreatedPayment,
+  type CreateRequest,
+  type NotificationReply,
+  type NotificationVerdict,
+  type PaymentAdapter,
+  type ProviderPaymentState,
+  type RefundRequest,
+  type RefundResult,
+} from './types.ts';
 
 type TBankConfig = NonNullable<PaymentsConfig['tbank']>;
 
@@ -16,7 +27,9 @@ export function tbankToken(params: Record<string, unknown>, password: string): s
     pairs.push([key, String(value)]);
   }
   pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return createHash('sha256').update(pairs.map(([, v]) => v).join(''), 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(pairs.map(([, v]) => v).join(''), 'utf8')
+    .digest('hex');
 }
 
 const SUCCEEDED = new Set(['CONFIRMED']);
@@ -44,14 +57,22 @@ interface TBankAnswer {
 export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
   async function call(method: 'Init' | 'GetState' | 'Cancel', params: Record<string, unknown>): Promise<TBankAnswer> {
     const body = { TerminalKey: cfg.terminalKey, ...params };
-    const res = await callJson(`${cfg.apiUrl}/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ ...body, Token: tbankToken(body, cfg.password) }) });
+    const res = await callJson(`${cfg.apiUrl}/${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ ...body, Token: tbankToken(body, cfg.password) }),
+    });
     const a = (typeof res.body === 'object' && res.body ? res.body : {}) as TBankAnswer;
     if (res.status >= 500 || res.status === 429) throw new ProviderError(`Т-Банк ответил ${res.status}`, false, res.body);
     if (res.status !== 200 || a.Success !== true || String(a.ErrorCode ?? '0') !== '0') {
       // Error codes (developer.tbank.ru/eacq/intro/errors/error-codes): 3, 21 and 9999 are internal
       // errors of the acquiring system, 55 «Повторите попытку позже» — the same call may still pass.
       const transient = TRANSIENT_CODES.has(String(a.ErrorCode ?? ''));
-      throw new ProviderError(`Т-Банк: ${String(a.ErrorCode ?? res.status)} ${String(a.Message ?? '')} ${String(a.Details ?? '')}`.trim(), res.status < 500 && !transient, res.body);
+      throw new ProviderError(
+        `Т-Банк: ${String(a.ErrorCode ?? res.status)} ${String(a.Message ?? '')} ${String(a.Details ?? '')}`.trim(),
+        res.status < 500 && !transient,
+        res.body,
+      );
     }
     return a;
   }
@@ -61,7 +82,13 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
     const amount = Number(a.Amount);
     if (!Number.isSafeInteger(amount)) throw new ProviderError('Т-Банк прислал платёж без суммы', true, a);
     const ours = SUCCEEDED.has(status) ? 'succeeded' : CANCELED.has(status) ? 'canceled' : REFUNDED.has(status) ? 'refunded' : 'pending';
-    return { status: ours, providerStatus: status, amountKopecks: amount, orderId: typeof a.OrderId === 'string' ? a.OrderId : null, raw: a };
+    return {
+      status: ours,
+      providerStatus: status,
+      amountKopecks: amount,
+      orderId: typeof a.OrderId === 'string' ? a.OrderId : null,
+      raw: a,
+    };
   }
 
   return {
@@ -76,7 +103,8 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
         FailURL: req.returnUrl,
         DATA: { Email: req.email },
       });
-      if ((typeof a.PaymentId !== 'string' && typeof a.PaymentId !== 'number') || typeof a.PaymentURL !== 'string') throw new ProviderError('Т-Банк не дал ссылку на оплату', false, a);
+      if ((typeof a.PaymentId !== 'string' && typeof a.PaymentId !== 'number') || typeof a.PaymentURL !== 'string')
+        throw new ProviderError('Т-Банк не дал ссылку на оплату', false, a);
       return { providerPaymentId: String(a.PaymentId), confirmationUrl: a.PaymentURL, state: state(a) };
     },
     async fetch(providerPaymentId: string): Promise<ProviderPaymentState> {
@@ -84,19 +112,28 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
     },
     verifyNotification(_ip: string, body: unknown): NotificationVerdict {
       const b = body as Record<string, unknown> | null;
-      if (!b || typeof b !== 'object' || typeof b.Token !== 'string' || b.TerminalKey !== cfg.terminalKey || (typeof b.PaymentId !== 'number' && typeof b.PaymentId !== 'string')) {
+      if (
+        !b ||
+        typeof b !== 'object' ||
+        typeof b.Token !== 'string' ||
+        b.TerminalKey !== cfg.terminalKey ||
+        (typeof b.PaymentId !== 'number' && typeof b.PaymentId !== 'string')
+      ) {
         return { ok: false, reason: 'malformed', message: 'не уведомление Т-Банка этого терминала' };
       }
       const expected = Buffer.from(tbankToken(b, cfg.password));
       const given = Buffer.from(b.Token.toLowerCase());
-      if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, reason: 'bad_token', message: 'неверный Token уведомления' };
+      if (expected.length !== given.length || !timingSafeEqual(expected, given))
+        return { ok: false, reason: 'bad_token', message: 'неверный Token уведомления' };
       const id = String(b.PaymentId);
       if (!/^\d{1,20}$/.test(id)) return { ok: false, reason: 'malformed', message: 'не уведомление Т-Банка' };
       return { ok: true, providerPaymentId: id };
     },
     notificationReply(accepted: boolean): NotificationReply {
       // T-Bank repeats a notification until its answer is exactly OK.
-      return accepted ? { status: 200, contentType: 'text/plain; charset=utf-8', body: 'OK' } : { status: 403, contentType: 'text/plain; charset=utf-8', body: 'FORBIDDEN' };
+      return accepted
+        ? { status: 200, contentType: 'text/plain; charset=utf-8', body: 'OK' }
+        : { status: 403, contentType: 'text/plain; charset=utf-8', body: 'FORBIDDEN' };
     },
     async refund(req: RefundRequest): Promise<RefundResult> {
       // GetState first, so a repeat after a done (or running) refund does not ask again; callers
@@ -105,7 +142,8 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
       // operation's current state, else the payment is canceled» (not for СБП payments — hence GetState).
       const now = state(await call('GetState', { PaymentId: req.providerPaymentId }));
       if (now.status === 'refunded') return { status: 'succeeded', providerRefundId: null, raw: now.raw };
-      if (now.providerStatus === 'REFUNDING' || now.providerStatus === 'ASYNC_REFUNDING') return { status: 'pending', providerRefundId: null, raw: now.raw };
+      if (now.providerStatus === 'REFUNDING' || now.providerStatus === 'ASYNC_REFUNDING')
+        return { status: 'pending', providerRefundId: null, raw: now.raw };
       // Cancel of a CONFIRMED payment for its whole Amount answers Status REFUNDED (a part: PARTIAL_REFUNDED).
       const a = await call('Cancel', { PaymentId: req.providerPaymentId, Amount: req.amountKopecks, ExternalRequestId: req.key });
       return { status: a.Status === 'REFUNDED' ? 'succeeded' : 'pending', providerRefundId: null, raw: a };

@@ -37,8 +37,7 @@ export interface CreatedPayment {
 
 /** What a notification carries once it is judged authentic: only which payment to re-read. */
 export type NotificationVerdict =
-  | { ok: true; providerPaymentId: string }
-  | { ok: false; reason: 'foreign_ip' | 'bad_token' | 'malformed'; message: string };
+  { ok: true; providerPaymentId: string } | { ok: false; reason: 'foreign_ip' | 'bad_token' | 'malformed'; message: string };
 
 /** The answer a provider expects to a notification. */
 export interface NotificationReply {

@@ -1,6 +1,19 @@
 import type { PaymentsConfig } from '../../config.ts';
 import { ipList } from './ip-list.ts';
-import { callJson, kopecksToValue, ProviderError, valueToKopecks, type CreatedPayment, type CreateRequest, type NotificationReply, type NotificationVerdict, type PaymentAdapter, type ProviderPaymentState, type RefundRequest, type RefundResult } from './types.ts';
+import {
+  callJson,
+  kopecksToValue,
+  ProviderError,
+  valueToKopecks,
+  type CreatedPayment,
+  type CreateRequest,
+  type NotificationReply,
+  type NotificationVerdict,
+  type PaymentAdapter,
+  type ProviderPaymentState,
+  type RefundRequest,
+  type RefundResult,
+} from './types.ts';
 
 type YooKassaConfig = NonNullable<PaymentsConfig['yookassa']>;
 
@@ -39,13 +52,18 @@ export function yookassaAdapter(cfg: YooKassaConfig): PaymentAdapter {
     const err = res.body as { code?: string; description?: string } | string;
     const text = typeof err === 'object' && err ? `${err.code ?? ''} ${err.description ?? ''}`.trim() : String(err).slice(0, 200);
     // 5xx and 429 may pass on a retry with the same key; 4xx will not.
-    throw new ProviderError(`ЮKassa ответила ${res.status}: ${text}`, res.status >= 400 && res.status < 500 && res.status !== 429, res.body);
+    throw new ProviderError(
+      `ЮKassa ответила ${res.status}: ${text}`,
+      res.status >= 400 && res.status < 500 && res.status !== 429,
+      res.body,
+    );
   }
 
   function state(p: YooPayment): ProviderPaymentState {
     const status = typeof p.status === 'string' ? p.status : '';
     const amount = valueToKopecks(p.amount?.value);
-    if (p.amount?.currency !== 'RUB' || !Number.isFinite(amount)) throw new ProviderError('ЮKassa прислала платёж без суммы в рублях', true, p);
+    if (p.amount?.currency !== 'RUB' || !Number.isFinite(amount))
+      throw new ProviderError('ЮKassa прислала платёж без суммы в рублях', true, p);
     const refunded = valueToKopecks(p.refunded_amount?.value ?? '0');
     const orderId = typeof p.metadata?.payment_id === 'string' ? p.metadata.payment_id : null;
     let ours: ProviderPaymentState['status'] = 'pending';
@@ -91,15 +109,23 @@ export function yookassaAdapter(cfg: YooKassaConfig): PaymentAdapter {
     verifyNotification(ip: string, body: unknown): NotificationVerdict {
       if (!fromYooKassa(ip)) return { ok: false, reason: 'foreign_ip', message: `уведомление не с адресов ЮKassa (${ip})` };
       const b = body as { type?: unknown; event?: unknown; object?: { id?: unknown } } | null;
-      if (!b || b.type !== 'notification' || typeof b.event !== 'string' || typeof b.object?.id !== 'string') return { ok: false, reason: 'malformed', message: 'не уведомление ЮKassa' };
+      if (!b || b.type !== 'notification' || typeof b.event !== 'string' || typeof b.object?.id !== 'string')
+        return { ok: false, reason: 'malformed', message: 'не уведомление ЮKassa' };
       // refund.* events carry the refund; its payment_id names the payment.
       const paymentId = b.event.startsWith('refund.') ? (b.object as { payment_id?: unknown }).payment_id : b.object.id;
-      if (typeof paymentId !== 'string' || !/^[\w-]{1,64}$/.test(paymentId)) return { ok: false, reason: 'malformed', message: 'не уведомление ЮKassa' };
+      if (typeof paymentId !== 'string' || !/^[\w-]{1,64}$/.test(paymentId))
+        return { ok: false, reason: 'malformed', message: 'не уведомление ЮKassa' };
       return { ok: true, providerPaymentId: paymentId };
     },
     notificationReply(accepted: boolean): NotificationReply {
       // YooKassa repeats a notification for 24 h until it gets a 200.
-      return accepted ? { status: 200, contentType: 'application/json', body: '{}' } : { status: 403, contentType: 'application/json; charset=utf-8', body: JSON.stringify({ error: 'Уведомление не принято', code: 'forbidden' }) };
+      return accepted
+        ? { status: 200, contentType: 'application/json', body: '{}' }
+        : {
+            status: 403,
+            contentType: 'application/json; charset=utf-8',
+            body: JSON.stringify({ error: 'Уведомление не принято', code: 'forbidden' }),
+          };
     },
     async refund(req: RefundRequest): Promise<RefundResult> {
       // POST /v3/refunds {payment_id, amount, description} with an Idempotence-Key: a repeat with
@@ -110,9 +136,24 @@ export function yookassaAdapter(cfg: YooKassaConfig): PaymentAdapter {
       // «pending» for 24 h, whatever happened to the refund since).
       let r: YooRefund;
       if (req.knownRefundId) r = (await call('GET', `/refunds/${encodeURIComponent(req.knownRefundId)}`)) as YooRefund;
-      else r = (await call('POST', '/refunds', { payment_id: req.providerPaymentId, amount: { value: kopecksToValue(req.amountKopecks), currency: 'RUB' }, description: 'Возврат пополнения баланса' }, req.key)) as YooRefund;
+      else
+        r = (await call(
+          'POST',
+          '/refunds',
+          {
+            payment_id: req.providerPaymentId,
+            amount: { value: kopecksToValue(req.amountKopecks), currency: 'RUB' },
+            description: 'Возврат пополнения баланса',
+          },
+          req.key,
+        )) as YooRefund;
       const id = typeof r.id === 'string' ? r.id : null;
-      if (r.status === 'canceled') throw new ProviderError(`ЮKassa отменила возврат${r.cancellation_details?.reason ? `: ${String(r.cancellation_details.reason)}` : ''}`, true, r);
+      if (r.status === 'canceled')
+        throw new ProviderError(
+          `ЮKassa отменила возврат${r.cancellation_details?.reason ? `: ${String(r.cancellation_details.reason)}` : ''}`,
+          true,
+          r,
+        );
       if (r.status !== 'succeeded' && r.status !== 'pending') throw new ProviderError('ЮKassa ответила на возврат непонятно', false, r);
       return { status: r.status, providerRefundId: id, raw: r };
     },

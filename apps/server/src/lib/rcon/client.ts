@@ -73,7 +73,8 @@ export class RconClient {
 
   /** Connects and logs in, all within options.timeoutMs. */
   static connect(options: RconOptions): Promise<RconClient> {
-    if (Buffer.byteLength(options.password, 'utf8') > MAX_REQUEST_BODY) return Promise.reject(new RconError('auth', 'пароль RCON слишком длинный'));
+    if (Buffer.byteLength(options.password, 'utf8') > MAX_REQUEST_BODY)
+      return Promise.reject(new RconError('auth', 'пароль RCON слишком длинный'));
     return new Promise((resolve, reject) => {
       const socket = net.connect({ host: options.host, port: options.port });
       const client = new RconClient(socket);

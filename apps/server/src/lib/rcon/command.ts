@@ -44,13 +44,19 @@ export function commandReason(text: string): string {
 export function paramProblem(name: string, value: string | number): string | null {
   if (typeof value === 'number') {
     if (!Number.isSafeInteger(value) || value < 0) return `Недопустимое значение {${name}}: ${value}`;
-    if ((name === 'quantity' || name === 'order') && value < 1) return name === 'quantity' ? 'Недопустимое количество' : 'Недопустимый номер заказа';
+    if ((name === 'quantity' || name === 'order') && value < 1)
+      return name === 'quantity' ? 'Недопустимое количество' : 'Недопустимый номер заказа';
     return null;
   }
   if (name === 'item') return ITEM_ID_RE.test(value) ? null : `Недопустимый Minecraft ID: ${JSON.stringify(value.slice(0, 120))}`;
   if (name === 'quantity' || name === 'order') return `Недопустимое значение {${name}}: должно быть числом`;
-  if (name === 'reason') return REASON_RE.test(value) && value.trim() === value ? null : `Недопустимая причина: ${JSON.stringify(value.slice(0, 80))} — буквы, цифры, пробелы и знаки препинания`;
-  return WORD_RE.test(value) ? null : `Недопустимое значение {${name}}: ${JSON.stringify(value.slice(0, 80))} — одно слово из букв, цифр и _ . : + -`;
+  if (name === 'reason')
+    return REASON_RE.test(value) && value.trim() === value
+      ? null
+      : `Недопустимая причина: ${JSON.stringify(value.slice(0, 80))} — буквы, цифры, пробелы и знаки препинания`;
+  return WORD_RE.test(value)
+    ? null
+    : `Недопустимое значение {${name}}: ${JSON.stringify(value.slice(0, 80))} — одно слово из букв, цифр и _ . : + -`;
 }
 
 /**
@@ -63,8 +69,10 @@ export function renderCommand(template: string | null | undefined, values: Comma
   const names = ['player', 'uuid', ...Object.keys(values.params)];
   const problem = commandProblem(tpl, { placeholders: names, label: 'Шаблон команды' });
   if (problem) throw new CommandError(problem);
-  if (tpl.includes('{player}') && !(values.player !== null && USERNAME_RE.test(values.player))) throw new CommandError(`Недопустимое имя игрока: ${JSON.stringify((values.player ?? '').slice(0, 40))}`);
-  if (tpl.includes('{uuid}') && !(values.uuid && UUID_RE.test(values.uuid))) throw new CommandError('У игрока нет UUID: команда с {uuid} не может быть выполнена');
+  if (tpl.includes('{player}') && !(values.player !== null && USERNAME_RE.test(values.player)))
+    throw new CommandError(`Недопустимое имя игрока: ${JSON.stringify((values.player ?? '').slice(0, 40))}`);
+  if (tpl.includes('{uuid}') && !(values.uuid && UUID_RE.test(values.uuid)))
+    throw new CommandError('У игрока нет UUID: команда с {uuid} не может быть выполнена');
   for (const [name, value] of Object.entries(values.params)) {
     if (!tpl.includes(`{${name}}`)) continue;
     const p = paramProblem(name, value);
@@ -83,7 +91,14 @@ export function renderCommand(template: string | null | undefined, values: Comma
 export type ReplyVerdict = 'done' | 'failed' | 'offline';
 
 // Replies of vanilla Minecraft, Bukkit and common plugins (and Russian translations) that mean the command did nothing.
-const OFFLINE = [/no player was found/i, /player not found/i, /that player (?:is not|isn't) online/i, /игрок не найден/i, /игрок не в сети/i, /is not online/i];
+const OFFLINE = [
+  /no player was found/i,
+  /player not found/i,
+  /that player (?:is not|isn't) online/i,
+  /игрок не найден/i,
+  /игрок не в сети/i,
+  /is not online/i,
+];
 const FAILED = [
   /unknown or incomplete command/i,
   /incorrect argument for command/i,

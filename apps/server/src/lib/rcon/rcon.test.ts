@@ -18,7 +18,8 @@ async function vanilla(options: Partial<VanillaRconOptions> = {}) {
   return server;
 }
 
-const connect = (port: number, password = 'secret', timeoutMs = 2000) => RconClient.connect({ host: '127.0.0.1', port, password, timeoutMs });
+const connect = (port: number, password = 'secret', timeoutMs = 2000) =>
+  RconClient.connect({ host: '127.0.0.1', port, password, timeoutMs });
 
 async function rejection(p: Promise<unknown>): Promise<RconError> {
   try {
@@ -187,7 +188,9 @@ describe('RCON client against the vanilla-like server', () => {
     const long = Array.from({ length: 3000 }, (_, i) => `игрок${i}`).join(', ');
     expect(long.length).toBeGreaterThan(3 * 4096);
     const exact = 'y'.repeat(4096);
-    const server = await vanilla({ onCommand: (c) => (c === 'list' ? long : c === 'exact' ? exact : c === 'cyr' ? 'ж'.repeat(2100) : undefined) });
+    const server = await vanilla({
+      onCommand: (c) => (c === 'list' ? long : c === 'exact' ? exact : c === 'cyr' ? 'ж'.repeat(2100) : undefined),
+    });
     const client = await connect(server.port);
     expect(await client.command('list', 3000)).toBe(long);
     // Exactly one full part: the end marker tells that nothing follows.
@@ -313,10 +316,16 @@ describe('command templates', () => {
     expect(renderCommand(null, values)).toBe('give Steve_01 minecraft:diamond_sword 3');
     expect(renderCommand('  ', values)).toBe(renderCommand(DEFAULT_COMMAND_TEMPLATE, values));
     expect(renderCommand('eco give {player} {quantity} заказ-{order}', values)).toBe('eco give Steve_01 3 заказ-42');
-    expect(renderCommand('lp user {uuid} parent add vip', { ...values, uuid: '5a7f0d0e-4f8e-3c0a-9b52-0d3d3a9f7d11' })).toBe('lp user 5a7f0d0e-4f8e-3c0a-9b52-0d3d3a9f7d11 parent add vip');
+    expect(renderCommand('lp user {uuid} parent add vip', { ...values, uuid: '5a7f0d0e-4f8e-3c0a-9b52-0d3d3a9f7d11' })).toBe(
+      'lp user 5a7f0d0e-4f8e-3c0a-9b52-0d3d3a9f7d11 parent add vip',
+    );
     // NBT-like braces in a template stay as written.
-    expect(renderCommand('give {player} {item}{display:{Name:"x"}} {quantity}', values)).toBe('give Steve_01 diamond_sword{display:{Name:"x"}} 3');
-    expect(renderCommand('lp user {player} parent addtemp {tier} {days}d', { player: 'Steve_01', params: { tier: 'vip+', days: 30 } })).toBe('lp user Steve_01 parent addtemp vip+ 30d');
+    expect(renderCommand('give {player} {item}{display:{Name:"x"}} {quantity}', values)).toBe(
+      'give Steve_01 diamond_sword{display:{Name:"x"}} 3',
+    );
+    expect(
+      renderCommand('lp user {player} parent addtemp {tier} {days}d', { player: 'Steve_01', params: { tier: 'vip+', days: 30 } }),
+    ).toBe('lp user Steve_01 parent addtemp vip+ 30d');
   });
 
   it('keeps a namespaced id from getting a second namespace', () => {

@@ -48,7 +48,14 @@ export function readPngHeader(buf: Buffer): PngHeader {
       const compression = data[10];
       const filter = data[11];
       const interlace = data[12]!;
-      if (header.width === 0 || header.height === 0 || !DEPTHS[header.colorType]?.includes(header.bitDepth) || compression !== 0 || filter !== 0 || interlace > 1) {
+      if (
+        header.width === 0 ||
+        header.height === 0 ||
+        !DEPTHS[header.colorType]?.includes(header.bitDepth) ||
+        compression !== 0 ||
+        filter !== 0 ||
+        interlace > 1
+      ) {
         throw new PngError('broken');
       }
     } else if (type === 'acTL') {

@@ -4,7 +4,17 @@ import { drawDefaultSkin } from './default-skin.ts';
 import { BufferCache } from './lru-cache.ts';
 import { PngError, readPngHeader } from './png.ts';
 import { decodePng, detectModel, isSkinSize, readSkin, renderHead, SkinError, type Rgba } from './skin-image.ts';
-import { animated, chunk, chunkTypes, fill, pixelAt, pngBomb, testSkin, toPng, withChunksAfterHeader } from '../../../../../testing/skin-images.ts';
+import {
+  animated,
+  chunk,
+  chunkTypes,
+  fill,
+  pixelAt,
+  pngBomb,
+  testSkin,
+  toPng,
+  withChunksAfterHeader,
+} from '../../../../../testing/skin-images.ts';
 
 async function problemOf(file: Buffer): Promise<string> {
   try {
@@ -20,7 +30,8 @@ async function problemOf(file: Buffer): Promise<string> {
 function expectedFace(x: number, y: number): [number, number, number, number] {
   if (x === 1 && y === 1) return [255, 0, 0, 255];
   const [r, g, b] = [10 + x * 20, 10 + y * 20, 200];
-  if (x === 6 && y === 2) return [Math.round((0 * 128 + r * 127) / 255), Math.round((0 * 128 + g * 127) / 255), Math.round((255 * 128 + b * 127) / 255), 255];
+  if (x === 6 && y === 2)
+    return [Math.round((0 * 128 + r * 127) / 255), Math.round((0 * 128 + g * 127) / 255), Math.round((255 * 128 + b * 127) / 255), 255];
   return [r, g, b, 255];
 }
 
@@ -28,7 +39,9 @@ describe('PNG header', () => {
   it('reads the size of a real PNG and refuses other files by their bytes', async () => {
     const png = await toPng(testSkin());
     expect(readPngHeader(png)).toMatchObject({ width: 64, height: 64, bitDepth: 8, colorType: 6 });
-    const jpeg = await sharp(testSkin().data, { raw: { width: 64, height: 64, channels: 4 } }).jpeg().toBuffer();
+    const jpeg = await sharp(testSkin().data, { raw: { width: 64, height: 64, channels: 4 } })
+      .jpeg()
+      .toBuffer();
     expect(() => readPngHeader(jpeg)).toThrow(new PngError('not-png'));
     expect(() => readPngHeader(Buffer.from('GIF89a'))).toThrow(new PngError('not-png'));
   });
@@ -48,8 +61,27 @@ describe('PNG header', () => {
 
 describe('reading an uploaded skin', () => {
   it('accepts 64×64, 64×32 and HD sizes, and nothing else', () => {
-    for (const [w, h] of [[64, 64], [64, 32], [128, 128], [128, 64], [192, 96], [512, 512], [512, 256]]) expect(isSkinSize(w!, h!), `${w}x${h}`).toBe(true);
-    for (const [w, h] of [[65, 64], [64, 65], [32, 32], [64, 128], [576, 576], [1024, 512], [96, 96], [128, 96]]) expect(isSkinSize(w!, h!), `${w}x${h}`).toBe(false);
+    for (const [w, h] of [
+      [64, 64],
+      [64, 32],
+      [128, 128],
+      [128, 64],
+      [192, 96],
+      [512, 512],
+      [512, 256],
+    ])
+      expect(isSkinSize(w!, h!), `${w}x${h}`).toBe(true);
+    for (const [w, h] of [
+      [65, 64],
+      [64, 65],
+      [32, 32],
+      [64, 128],
+      [576, 576],
+      [1024, 512],
+      [96, 96],
+      [128, 96],
+    ])
+      expect(isSkinSize(w!, h!), `${w}x${h}`).toBe(false);
   });
 
   it('refuses a PNG bomb from its header, before decoding anything', async () => {
@@ -63,8 +95,12 @@ describe('reading an uploaded skin', () => {
   });
 
   it('refuses wrong sizes, non-PNG files, cut-off, animated and oversized files', async () => {
-    expect(await problemOf(await toPng(fill({ width: 65, height: 64, data: Buffer.alloc(65 * 64 * 4) }, 0, 0, 65, 64, [1, 2, 3, 255])))).toBe('bad-size 65x64');
-    const jpeg = await sharp(testSkin().data, { raw: { width: 64, height: 64, channels: 4 } }).jpeg().toBuffer();
+    expect(
+      await problemOf(await toPng(fill({ width: 65, height: 64, data: Buffer.alloc(65 * 64 * 4) }, 0, 0, 65, 64, [1, 2, 3, 255]))),
+    ).toBe('bad-size 65x64');
+    const jpeg = await sharp(testSkin().data, { raw: { width: 64, height: 64, channels: 4 } })
+      .jpeg()
+      .toBuffer();
     expect(await problemOf(jpeg)).toBe('not-png');
     const png = await toPng(testSkin());
     expect(await problemOf(png.subarray(0, Math.floor(png.length / 2)))).toBe('broken');
@@ -74,7 +110,10 @@ describe('reading an uploaded skin', () => {
 
   it('keeps exactly the pixels and nothing else of the file', async () => {
     const img = testSkin();
-    const exif = await sharp(img.data, { raw: { width: 64, height: 64, channels: 4 } }).png().withMetadata({ exif: { IFD0: { Copyright: 'secret location' } } }).toBuffer();
+    const exif = await sharp(img.data, { raw: { width: 64, height: 64, channels: 4 } })
+      .png()
+      .withMetadata({ exif: { IFD0: { Copyright: 'secret location' } } })
+      .toBuffer();
     const tagged = withChunksAfterHeader(exif, chunk('tEXt', Buffer.from('Comment\0made at home, 12 Secret St.')));
     expect(chunkTypes(tagged)).toEqual(expect.arrayContaining(['iCCP', 'eXIf', 'tEXt']));
     const skin = await readSkin(tagged);
@@ -88,7 +127,10 @@ describe('reading an uploaded skin', () => {
 
   it('turns a 16-bit PNG into an ordinary 8-bit one with the same colours', async () => {
     const img = testSkin();
-    const deep = await sharp(img.data, { raw: { width: 64, height: 64, channels: 4 } }).toColourspace('rgb16').png().toBuffer();
+    const deep = await sharp(img.data, { raw: { width: 64, height: 64, channels: 4 } })
+      .toColourspace('rgb16')
+      .png()
+      .toBuffer();
     expect(readPngHeader(deep).bitDepth).toBe(16);
     const skin = await readSkin(deep);
     expect(readPngHeader(skin.png).bitDepth).toBe(8);
@@ -111,7 +153,13 @@ describe('model detection', () => {
     expect(detectModel(testSkin({ slim: true }))).toBe('slim');
     expect((await readSkin(await toPng(testSkin({ slim: true })))).model).toBe('slim');
     const black = testSkin();
-    for (const [x, y, w, h] of [[50, 16, 2, 4], [54, 20, 2, 12], [42, 48, 2, 4], [46, 52, 2, 12]] as const) fill(black, x, y, w, h, [0, 0, 0, 255]);
+    for (const [x, y, w, h] of [
+      [50, 16, 2, 4],
+      [54, 20, 2, 12],
+      [42, 48, 2, 4],
+      [46, 52, 2, 12],
+    ] as const)
+      fill(black, x, y, w, h, [0, 0, 0, 255]);
     expect(detectModel(black)).toBe('slim');
     expect(detectModel(testSkin({ height: 32 }))).toBe('default');
   });
@@ -125,9 +173,11 @@ describe('head rendering', () => {
 
   it('scales by nearest neighbour: each skin pixel becomes a square block', () => {
     const head = renderHead(testSkin(), 64);
-    for (let y = 0; y < 64; y++) for (let x = 0; x < 64; x++) expect(pixelAt(head, x, y)).toEqual(expectedFace(Math.floor(x / 8), Math.floor(y / 8)));
+    for (let y = 0; y < 64; y++)
+      for (let x = 0; x < 64; x++) expect(pixelAt(head, x, y)).toEqual(expectedFace(Math.floor(x / 8), Math.floor(y / 8)));
     const odd = renderHead(testSkin(), 12);
-    for (let y = 0; y < 12; y++) for (let x = 0; x < 12; x++) expect(pixelAt(odd, x, y)).toEqual(expectedFace(Math.floor((x * 8) / 12), Math.floor((y * 8) / 12)));
+    for (let y = 0; y < 12; y++)
+      for (let x = 0; x < 12; x++) expect(pixelAt(odd, x, y)).toEqual(expectedFace(Math.floor((x * 8) / 12), Math.floor((y * 8) / 12)));
   });
 
   it('reads HD skins at their scale and legacy skins from the same places', () => {
@@ -155,8 +205,23 @@ describe('the default skin', () => {
     const skin = drawDefaultSkin();
     expect([skin.width, skin.height]).toEqual([64, 64]);
     expect(detectModel(skin)).toBe('default');
-    for (const [x, y] of [[8, 8], [20, 20], [44, 20], [4, 20], [20, 52], [36, 52]] as const) expect(pixelAt(skin, x, y)[3]).toBe(255);
-    for (const [x, y] of [[40, 8], [20, 36], [4, 52], [52, 52], [0, 0]] as const) expect(pixelAt(skin, x, y)[3]).toBe(0);
+    for (const [x, y] of [
+      [8, 8],
+      [20, 20],
+      [44, 20],
+      [4, 20],
+      [20, 52],
+      [36, 52],
+    ] as const)
+      expect(pixelAt(skin, x, y)[3]).toBe(255);
+    for (const [x, y] of [
+      [40, 8],
+      [20, 36],
+      [4, 52],
+      [52, 52],
+      [0, 0],
+    ] as const)
+      expect(pixelAt(skin, x, y)[3]).toBe(0);
     const read = await readSkin(await toPng(skin));
     expect(read.data.equals(skin.data)).toBe(true);
   });

@@ -55,7 +55,12 @@ export async function readSkin(file: Buffer): Promise<Skin> {
  * An uploaded PNG's pixels, its size checked by `sizeOk` on the header before anything is
  * decoded; sharp then decodes under its own pixel cap, and the caller encodes the pixels afresh.
  */
-export async function decodeUpload(file: Buffer, maxBytes: number, maxPixels: number, sizeOk: (width: number, height: number) => boolean): Promise<Rgba> {
+export async function decodeUpload(
+  file: Buffer,
+  maxBytes: number,
+  maxPixels: number,
+  sizeOk: (width: number, height: number) => boolean,
+): Promise<Rgba> {
   if (file.length > maxBytes) throw new SkinError('too-big');
   let header;
   try {
@@ -69,7 +74,10 @@ export async function decodeUpload(file: Buffer, maxBytes: number, maxPixels: nu
   let decoded: { data: Buffer; info: OutputInfo };
   try {
     const sharp = await loadSharp();
-    decoded = await sharp(file, { ...DECODE, limitInputPixels: maxPixels }).ensureAlpha().raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+    decoded = await sharp(file, { ...DECODE, limitInputPixels: maxPixels })
+      .ensureAlpha()
+      .raw({ depth: 'uchar' })
+      .toBuffer({ resolveWithObject: true });
   } catch {
     throw new SkinError('broken');
   }
@@ -134,7 +142,9 @@ const SLIM_UNUSED = [
 export function detectModel(img: Rgba): SkinModel {
   if (img.height !== img.width) return 'default';
   const slim =
-    SLIM_UNUSED.some(([x, y, w, h]) => anyTransparent(img, x!, y!, w!, h!)) || allColour(img, SLIM_UNUSED, 0) || allColour(img, SLIM_UNUSED, 255);
+    SLIM_UNUSED.some(([x, y, w, h]) => anyTransparent(img, x!, y!, w!, h!)) ||
+    allColour(img, SLIM_UNUSED, 0) ||
+    allColour(img, SLIM_UNUSED, 255);
   return slim ? 'slim' : 'default';
 }
 

@@ -28,11 +28,13 @@ function rub(kopecks: number): string {
  */
 export async function deleteOwnAccount(ctx: AppContext, user: UserRow, password: string, code?: string): Promise<string> {
   await ctx.limiter.hit(`delete-account:acct:${user.id}`, ctx.config.rateLimits.loginPerAccount);
-  if (!(await verifyPassword(user.password_hash, password))) throw new HttpError(400, DELETION_TEXTS.wrongPassword, { code: 'wrong_password', field: 'password' });
+  if (!(await verifyPassword(user.password_hash, password)))
+    throw new HttpError(400, DELETION_TEXTS.wrongPassword, { code: 'wrong_password', field: 'password' });
   // With two-factor login on, a code too: a stolen session and password alone cannot delete the account.
   // 400 rather than the login's 401, so the page is not sent to /login.
   const second = await checkSecondFactor(ctx, user.id, code);
-  if (second === 'missing') throw badRequest(TWO_FACTOR_TEXTS.required, { code: 'two_factor_required', field: 'code', extra: { two_factor_required: true } });
+  if (second === 'missing')
+    throw badRequest(TWO_FACTOR_TEXTS.required, { code: 'two_factor_required', field: 'code', extra: { two_factor_required: true } });
   if (second === 'wrong') throw badRequest(TWO_FACTOR_TEXTS.badCode, { code: 'bad_two_factor_code', field: 'code' });
   await ctx.db.transaction().execute(async (trx) => {
     await ensureNotLastAdmin(trx, ctx, user);

@@ -17,7 +17,8 @@ describe.each(dbKinds)('self-service deletion on %s', (kind) => {
     await t?.close();
   });
 
-  const del = (token: string | null, body: unknown) => t.app.inject(asUser(token, { method: 'POST', url: '/api/user/delete-account', payload: body as object }));
+  const del = (token: string | null, body: unknown) =>
+    t.app.inject(asUser(token, { method: 'POST', url: '/api/user/delete-account', payload: body as object }));
 
   it('needs the right password; deletes as the admin deletion does, keeps the money history, says goodbye by e-mail', async () => {
     const id = await seedUser(t, 'Leaver', { password: PASSWORD, balanceKopecks: 12_550 });
@@ -30,7 +31,17 @@ describe.each(dbKinds)('self-service deletion on %s', (kind) => {
     });
     await t.handle.db
       .insertInto('game_tokens')
-      .values({ access_hash: 'b'.repeat(64), refresh_hash: null, kind: 'yggdrasil', user_id: id, client_token: null, profile_name: 'Leaver', created_at: Date.now(), expires_at: Date.now() + 1e6, refresh_until: Date.now() + 1e6 })
+      .values({
+        access_hash: 'b'.repeat(64),
+        refresh_hash: null,
+        kind: 'yggdrasil',
+        user_id: id,
+        client_token: null,
+        profile_name: 'Leaver',
+        created_at: Date.now(),
+        expires_at: Date.now() + 1e6,
+        refresh_until: Date.now() + 1e6,
+      })
       .execute();
 
     expect((await del(null, { password: PASSWORD })).statusCode).toBe(401);
@@ -51,8 +62,18 @@ describe.each(dbKinds)('self-service deletion on %s', (kind) => {
     // Every session and game login ended; the name and address are free again.
     expect((await t.app.inject(asUser(other, { method: 'GET', url: '/api/user/me' }))).statusCode).toBe(401);
     expect(await t.handle.db.selectFrom('game_tokens').select('user_id').where('user_id', '=', id).execute()).toEqual([]);
-    expect((await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'Leaver', password: PASSWORD } })).statusCode).toBe(401);
-    expect((await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'Leaver', email: 'leaver@example.com', password: PASSWORD } })).statusCode).toBe(201);
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'Leaver', password: PASSWORD } })).statusCode,
+    ).toBe(401);
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/user/register',
+          payload: { username: 'Leaver', email: 'leaver@example.com', password: PASSWORD },
+        })
+      ).statusCode,
+    ).toBe(201);
 
     // The money history stays, and it still adds up.
     const ledger = await t.handle.db.selectFrom('ledger').select('amount').where('user_id', '=', id).execute();
@@ -86,7 +107,9 @@ describe.each(dbKinds)('self-service deletion on %s', (kind) => {
     expect((await t.app.inject(asUser(session, { method: 'GET', url: '/api/user/me' }))).statusCode).toBe(200);
     const ok = await del(session, { password: PASSWORD, code: recovery[0] });
     expect(ok.statusCode, ok.body).toBe(200);
-    expect((await t.handle.db.selectFrom('users').select('deleted_at').where('id', '=', id).executeTakeFirstOrThrow()).deleted_at).not.toBeNull();
+    expect(
+      (await t.handle.db.selectFrom('users').select('deleted_at').where('id', '=', id).executeTakeFirstOrThrow()).deleted_at,
+    ).not.toBeNull();
     // The secret goes with the account.
     expect(await t.handle.db.selectFrom('two_factor').select('user_id').where('user_id', '=', id).execute()).toEqual([]);
     expect(await t.handle.db.selectFrom('two_factor_recovery').select('user_id').where('user_id', '=', id).execute()).toEqual([]);

@@ -2,7 +2,13 @@ import type { OutboxLetter } from '../mail/mail.outbox.ts';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export function layout(siteName: string, title: string, paragraphs: string[], button: { text: string; href: string }, footer: string): string {
+export function layout(
+  siteName: string,
+  title: string,
+  paragraphs: string[],
+  button: { text: string; href: string },
+  footer: string,
+): string {
   const body = paragraphs.map((p) => `<p style="margin:0 0 16px;line-height:1.5">${esc(p)}</p>`).join('');
   return `<!doctype html><html lang="ru"><head><meta charset="utf-8"><title>${esc(title)}</title></head>
 <body style="margin:0;background:#0f172a;font-family:Arial,sans-serif;color:#e2e8f0">
@@ -30,8 +36,12 @@ export function confirmationLetter(siteName: string, to: string, username: strin
 
 export function resetLetter(siteName: string, to: string, username: string, link: string): OutboxLetter {
   const subject = `Сброс пароля — ${siteName}`;
-  const footer = 'Ссылка действует 1 час и сработает один раз. Если вы не просили сбросить пароль, ничего не делайте: пароль останется прежним.';
-  const intro = [`Здравствуйте, ${username}!`, 'Мы получили запрос на сброс пароля вашего аккаунта. Чтобы задать новый пароль, перейдите по ссылке.'];
+  const footer =
+    'Ссылка действует 1 час и сработает один раз. Если вы не просили сбросить пароль, ничего не делайте: пароль останется прежним.';
+  const intro = [
+    `Здравствуйте, ${username}!`,
+    'Мы получили запрос на сброс пароля вашего аккаунта. Чтобы задать новый пароль, перейдите по ссылке.',
+  ];
   return {
     to,
     subject,

@@ -17,7 +17,12 @@ export function findUserByLogin(db: Db, login: string): Promise<UserRow | undefi
 }
 
 export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('email_lower', '=', email.toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('email_lower', '=', email.toLowerCase())
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }
 
 export async function nameOrEmailTaken(db: Db, username: string, email: string): Promise<'email' | 'username' | null> {
@@ -33,7 +38,10 @@ export async function nameOrEmailTaken(db: Db, username: string, email: string):
 
 /** The game profile UUID for a new account (lib/offline-uuid.ts): the name's offline UUID unless another account has it. */
 export function profileUuidFor(db: Db, username: string): Promise<string> {
-  return newProfileUuid(username, async (uuid) => (await db.selectFrom('users').select('id').where('uuid', '=', uuid).executeTakeFirst()) !== undefined);
+  return newProfileUuid(
+    username,
+    async (uuid) => (await db.selectFrom('users').select('id').where('uuid', '=', uuid).executeTakeFirst()) !== undefined,
+  );
 }
 
 /** The live session's user and when the session ends. */
@@ -47,14 +55,22 @@ export async function findSessionUser(db: Db, token: string, now = Date.now()): 
     .where('sessions.expires_at', '>', now)
     .where('users.deleted_at', 'is', null)
     // A ban ends the sessions; this also refuses one a login racing the ban created.
-    .where((eb) => eb.or([eb('users.banned_at', 'is', null), eb.and([eb('users.ban_until', 'is not', null), eb('users.ban_until', '<=', now)])]))
+    .where((eb) =>
+      eb.or([eb('users.banned_at', 'is', null), eb.and([eb('users.ban_until', 'is not', null), eb('users.ban_until', '<=', now)])]),
+    )
     .executeTakeFirst();
   if (!row) return undefined;
   const { session_expires_at: expiresAt, ...user } = row;
   return { user, expiresAt };
 }
 
-export async function createSession(db: Db, userId: number, token: string, ttlMs: number, meta: { ip?: string; userAgent?: string }): Promise<void> {
+export async function createSession(
+  db: Db,
+  userId: number,
+  token: string,
+  ttlMs: number,
+  meta: { ip?: string; userAgent?: string },
+): Promise<void> {
   const now = Date.now();
   await db
     .insertInto('sessions')
@@ -116,7 +132,12 @@ export async function consumeEmailToken(db: Db, kind: 'verify' | 'reset', token:
     .where('expires_at', '>', now)
     .executeTakeFirst();
   if (!row) return null;
-  const res = await db.updateTable('email_tokens').set({ used_at: now }).where('id', '=', row.id).where('used_at', 'is', null).executeTakeFirst();
+  const res = await db
+    .updateTable('email_tokens')
+    .set({ used_at: now })
+    .where('id', '=', row.id)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1 ? row.user_id : null;
 }
 
@@ -132,5 +153,11 @@ export async function lastTokenAt(db: Db, userId: number, kind: 'verify' | 'rese
 
 /** Older unused links of this kind stop working when a new one is sent. */
 export async function expireEmailTokens(db: Db, userId: number, kind: 'verify' | 'reset', now = Date.now()): Promise<void> {
-  await db.updateTable('email_tokens').set({ used_at: now }).where('user_id', '=', userId).where('kind', '=', kind).where('used_at', 'is', null).execute();
+  await db
+    .updateTable('email_tokens')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('kind', '=', kind)
+    .where('used_at', 'is', null)
+    .execute();
 }

@@ -13,7 +13,15 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { clearSessionCookie, deviceToken, optionalUser, sessionToken, setDeviceCookie, setSessionCookie, userOf } from '../../plugins/auth.ts';
+import {
+  clearSessionCookie,
+  deviceToken,
+  optionalUser,
+  sessionToken,
+  setDeviceCookie,
+  setSessionCookie,
+  userOf,
+} from '../../plugins/auth.ts';
 import { deleteSession } from './accounts.repo.ts';
 import * as service from './accounts.service.ts';
 
@@ -39,7 +47,12 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/user/confirm/:token', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Ссылка из письма: подтверждает почту и ведёт на /login?verified=true', params: TokenParams, response: { 302: z.null() } },
+      schema: {
+        tags,
+        summary: 'Ссылка из письма: подтверждает почту и ведёт на /login?verified=true',
+        params: TokenParams,
+        response: { 302: z.null() },
+      },
       handler: async (req, reply) => {
         const ok = await service.confirmEmail(ctx, req.params.token);
         return reply.redirect(ok ? '/login?verified=true' : '/login?verified=invalid', 302);
@@ -48,7 +61,12 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/user/resend-confirmation', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Отправить письмо подтверждения ещё раз', body: ForgotPasswordBody, response: { 200: MessageResponse, ...err(400, 429) } },
+      schema: {
+        tags,
+        summary: 'Отправить письмо подтверждения ещё раз',
+        body: ForgotPasswordBody,
+        response: { 200: MessageResponse, ...err(400, 429) },
+      },
       handler: async (req) => ({ message: await service.resendConfirmation(ctx, req.body.email, req.ip) }),
     });
 
@@ -62,7 +80,11 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: LoginResponse, ...err(400, 401, 403, 429) },
       },
       handler: async (req, reply) => {
-        const result = await service.login(ctx, req.body, { ip: req.ip, userAgent: req.headers['user-agent'], deviceToken: deviceToken(req) });
+        const result = await service.login(ctx, req.body, {
+          ip: req.ip,
+          userAgent: req.headers['user-agent'],
+          deviceToken: deviceToken(req),
+        });
         if (req.body.bearer) return { token: result.token, message: 'Вы вошли' };
         setSessionCookie(ctx, req, reply, result.token);
         setDeviceCookie(ctx, req, reply, result.deviceToken);
@@ -93,13 +115,24 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/user/forgot-password', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Письмо со ссылкой для сброса пароля (ответ одинаков, есть такая почта или нет)', body: ForgotPasswordBody, response: { 200: MessageResponse, ...err(400, 429) } },
+      schema: {
+        tags,
+        summary: 'Письмо со ссылкой для сброса пароля (ответ одинаков, есть такая почта или нет)',
+        body: ForgotPasswordBody,
+        response: { 200: MessageResponse, ...err(400, 429) },
+      },
       handler: async (req) => ({ message: await service.forgotPassword(ctx, req.body.email, req.ip) }),
     });
 
     app.post('/api/user/reset-password/:token', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Новый пароль по ссылке из письма; завершает все сеансы', params: TokenParams, body: ResetPasswordBody, response: { 200: MessageResponse, ...err(400, 429) } },
+      schema: {
+        tags,
+        summary: 'Новый пароль по ссылке из письма; завершает все сеансы',
+        params: TokenParams,
+        body: ResetPasswordBody,
+        response: { 200: MessageResponse, ...err(400, 429) },
+      },
       handler: async (req) => {
         await service.resetPassword(ctx, req.params.token, req.body.new_password, req.ip);
         return { message: service.TEXTS.resetDone };
@@ -108,7 +141,12 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/user/change-password', {
       config: { access: 'user' },
-      schema: { tags, summary: 'Смена пароля в личном кабинете; завершает другие сеансы', body: ChangePasswordBody, response: { 200: MessageResponse, ...err(400, 401, 429) } },
+      schema: {
+        tags,
+        summary: 'Смена пароля в личном кабинете; завершает другие сеансы',
+        body: ChangePasswordBody,
+        response: { 200: MessageResponse, ...err(400, 401, 429) },
+      },
       handler: async (req) => {
         const user = userOf(req);
         await service.changePassword(ctx, user, sessionToken(req) ?? '', req.body.old_password, req.body.new_password);

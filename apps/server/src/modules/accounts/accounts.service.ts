@@ -39,7 +39,9 @@ export const TEXTS = {
 
 /** 409 for a name or address another account has: `username_exists` / `email_exists`, with the field. */
 export function takenError(which: 'email' | 'username'): HttpError {
-  return which === 'email' ? conflict(TEXTS.emailTaken, { code: 'email_exists', field: 'email' }) : conflict(TEXTS.usernameTaken, { code: 'username_exists', field: 'username' });
+  return which === 'email'
+    ? conflict(TEXTS.emailTaken, { code: 'email_exists', field: 'email' })
+    : conflict(TEXTS.usernameTaken, { code: 'username_exists', field: 'username' });
 }
 
 export function toMe(user: repo.UserRow): MeResponse {
@@ -52,7 +54,12 @@ export function toMe(user: repo.UserRow): MeResponse {
   };
 }
 
-export async function register(ctx: AppContext, input: RegisterBody, actor: repo.UserRow | null, ip: string): Promise<{ message: string; id: number }> {
+export async function register(
+  ctx: AppContext,
+  input: RegisterBody,
+  actor: repo.UserRow | null,
+  ip: string,
+): Promise<{ message: string; id: number }> {
   const byAdmin = actor?.is_admin === 1;
   if (!byAdmin) await ctx.limiter.hit(`register:ip:${ip}`, ctx.config.rateLimits.registerPerIp);
 
@@ -88,7 +95,8 @@ export async function register(ctx: AppContext, input: RegisterBody, actor: repo
         .executeTakeFirstOrThrow();
       if (byAdmin) {
         const kopecks = toKopecks(input.balance ?? 0);
-        if (kopecks > 0) await postLedger(trx, { userId: row.id, amount: kopecks, reason: 'adjustment', authorId: actor.id, note: 'Начальный баланс' });
+        if (kopecks > 0)
+          await postLedger(trx, { userId: row.id, amount: kopecks, reason: 'adjustment', authorId: actor.id, note: 'Начальный баланс' });
         await recordAudit(trx, {
           actorId: actor.id,
           action: 'user.create',
@@ -117,7 +125,12 @@ export async function confirmEmail(ctx: AppContext, token: string): Promise<bool
   return ctx.db.transaction().execute(async (trx) => {
     const userId = await repo.consumeEmailToken(trx, 'verify', token);
     if (userId === null) return false;
-    await trx.updateTable('users').set({ email_verified_at: Date.now() }).where('id', '=', userId).where('email_verified_at', 'is', null).execute();
+    await trx
+      .updateTable('users')
+      .set({ email_verified_at: Date.now() })
+      .where('id', '=', userId)
+      .where('email_verified_at', 'is', null)
+      .execute();
     return true;
   });
 }
@@ -136,7 +149,11 @@ export interface LoginMeta {
  * login of this account) only has a per-device window, so guessing elsewhere never locks out
  * the owner's own browser.
  */
-export async function login(ctx: AppContext, input: LoginBody, meta: LoginMeta): Promise<{ token: string; deviceToken: string; user: repo.UserRow }> {
+export async function login(
+  ctx: AppContext,
+  input: LoginBody,
+  meta: LoginMeta,
+): Promise<{ token: string; deviceToken: string; user: repo.UserRow }> {
   await ctx.limiter.hit(`login:ip:${meta.ip}`, ctx.config.rateLimits.loginPerIp);
 
   const user = await repo.findUserByLogin(ctx.db, input.username);
@@ -150,7 +167,11 @@ export async function login(ctx: AppContext, input: LoginBody, meta: LoginMeta):
       await ctx.limiter.hit(`login:device:${user.id}:${meta.deviceToken}`, limits.loginPerAccount * 2);
     } else {
       const reserved = await reserveLoginTry(ctx.db, user.id, limits.loginPerAccount);
-      if (!reserved.ok) throw tooMany(retryText(reserved.retryInMs), { code: 'rate_limited', extra: { retry_after: Math.ceil(reserved.retryInMs / 1000) } });
+      if (!reserved.ok)
+        throw tooMany(retryText(reserved.retryInMs), {
+          code: 'rate_limited',
+          extra: { retry_after: Math.ceil(reserved.retryInMs / 1000) },
+        });
     }
   }
   if (!(await verifyPassword(user.password_hash, input.password))) throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
@@ -228,7 +249,12 @@ export async function resetPassword(ctx: AppContext, token: string, newPassword:
     const now = Date.now();
     await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
     // Opening the link proved the address, so an unconfirmed account is confirmed too.
-    await trx.updateTable('users').set({ email_verified_at: now }).where('id', '=', userId).where('email_verified_at', 'is', null).execute();
+    await trx
+      .updateTable('users')
+      .set({ email_verified_at: now })
+      .where('id', '=', userId)
+      .where('email_verified_at', 'is', null)
+      .execute();
     await repo.deleteSessionsOf(trx, userId);
     await revokeGameTokens(trx, userId);
     return true;
@@ -236,9 +262,16 @@ export async function resetPassword(ctx: AppContext, token: string, newPassword:
   if (!ok) throw badRequest(TEXTS.resetBad, { code: 'reset_link_invalid' });
 }
 
-export async function changePassword(ctx: AppContext, user: repo.UserRow, currentToken: string, oldPassword: string, newPassword: string): Promise<void> {
+export async function changePassword(
+  ctx: AppContext,
+  user: repo.UserRow,
+  currentToken: string,
+  oldPassword: string,
+  newPassword: string,
+): Promise<void> {
   await ctx.limiter.hit(`password:acct:${user.id}`, ctx.config.rateLimits.loginPerAccount);
-  if (!(await verifyPassword(user.password_hash, oldPassword))) throw new HttpError(400, TEXTS.wrongOldPassword, { code: 'wrong_password', field: 'old_password' });
+  if (!(await verifyPassword(user.password_hash, oldPassword)))
+    throw new HttpError(400, TEXTS.wrongOldPassword, { code: 'wrong_password', field: 'old_password' });
   if (oldPassword === newPassword) throw badRequest(TEXTS.samePassword, { code: 'same_password', field: 'new_password' });
   checkNewPassword(newPassword, user, 'new_password');
   const passwordHash = await hashPassword(newPassword);

@@ -13,8 +13,17 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
   });
 
   const register = (body: unknown) => t.app.inject({ method: 'POST', url: '/api/user/register', payload: body as object });
-  const login = (username: string, password: string) => t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username, password } });
-  const userCount = async () => Number((await t.handle.db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const login = (username: string, password: string) =>
+    t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username, password } });
+  const userCount = async () =>
+    Number(
+      (
+        await t.handle.db
+          .selectFrom('users')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it('registers, mails a confirmation link, confirms once and logs in', async () => {
     const res = await register({ username: 'Steve_01', email: 'Steve@Example.com', password: 'correct horse' });
@@ -51,7 +60,13 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
     // The cookie and the bearer token both identify the session.
     const viaCookie = await t.app.inject({ method: 'GET', url: '/api/user/me', cookies: { kubik_session: token } });
     expect(viaCookie.statusCode).toBe(200);
-    expect(viaCookie.json()).toEqual({ id: expect.any(Number), username: 'Steve_01', email: 'Steve@Example.com', is_admin: false, balance: 0 });
+    expect(viaCookie.json()).toEqual({
+      id: expect.any(Number),
+      username: 'Steve_01',
+      email: 'Steve@Example.com',
+      is_admin: false,
+      balance: 0,
+    });
     const viaBearer = await t.app.inject(asUser(token, { method: 'GET', url: '/api/user/me' }));
     expect(viaBearer.json().username).toBe('Steve_01');
     expect(JSON.stringify(viaBearer.json())).not.toMatch(/argon2|password/);
@@ -60,7 +75,11 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
     const stored = await t.handle.db.selectFrom('sessions').select('token_hash').execute();
     expect(stored.some((s) => s.token_hash === token)).toBe(false);
     expect(stored.some((s) => s.token_hash === hashToken(token))).toBe(true);
-    const user = await t.handle.db.selectFrom('users').select('password_hash').where('username_lower', '=', 'steve_01').executeTakeFirstOrThrow();
+    const user = await t.handle.db
+      .selectFrom('users')
+      .select('password_hash')
+      .where('username_lower', '=', 'steve_01')
+      .executeTakeFirstOrThrow();
     expect(user.password_hash.startsWith('$argon2id$')).toBe(true);
 
     const out = await t.app.inject(asUser(token, { method: 'POST', url: '/api/user/logout' }));
@@ -111,7 +130,13 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
   });
 
   it('ignores is_admin and balance from anyone but an administrator', async () => {
-    const res = await register({ username: 'Sneaky', email: 'sneaky@example.com', password: 'kubik-pass-42', is_admin: true, balance: 1000 });
+    const res = await register({
+      username: 'Sneaky',
+      email: 'sneaky@example.com',
+      password: 'kubik-pass-42',
+      is_admin: true,
+      balance: 1000,
+    });
     expect(res.statusCode).toBe(201);
     const row = await t.handle.db.selectFrom('users').selectAll().where('username_lower', '=', 'sneaky').executeTakeFirstOrThrow();
     expect(row.is_admin).toBe(0);
@@ -122,7 +147,11 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
     const adminId = await seedUser(t, 'Boss', { admin: true });
     const token = await loginAs(t, 'Boss');
     const res = await t.app.inject(
-      asUser(token, { method: 'POST', url: '/api/user/register', payload: { username: 'Helper', email: 'helper@example.com', password: 'kubik-pass-42', is_admin: true, balance: 12.5 } }),
+      asUser(token, {
+        method: 'POST',
+        url: '/api/user/register',
+        payload: { username: 'Helper', email: 'helper@example.com', password: 'kubik-pass-42', is_admin: true, balance: 12.5 },
+      }),
     );
     expect(res.statusCode).toBe(201);
     const helper = await loginAs(t, 'Helper', 'kubik-pass-42');
@@ -162,7 +191,11 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
 
     const res = await t.app.inject({ method: 'POST', url: `/api/user/reset-password/${token}`, payload: { new_password: 'new-password' } });
     expect(res.statusCode).toBe(200);
-    const reuse = await t.app.inject({ method: 'POST', url: `/api/user/reset-password/${token}`, payload: { new_password: 'third-password' } });
+    const reuse = await t.app.inject({
+      method: 'POST',
+      url: `/api/user/reset-password/${token}`,
+      payload: { new_password: 'third-password' },
+    });
     expect(reuse.statusCode).toBe(400);
     expect(errorOf(reuse)).toBe('Ссылка для сброса пароля недействительна или устарела');
 
@@ -176,11 +209,19 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
     await t.app.inject({ method: 'POST', url: '/api/user/forgot-password', payload: { email: 'late@example.com' } });
     const letter = await t.smtp.waitFor('late@example.com');
     const token = new URL(linkIn(letter, 'token=')).searchParams.get('token')!;
-    await t.handle.db.updateTable('email_tokens').set({ expires_at: Date.now() - 1 }).where('user_id', '=', id).execute();
+    await t.handle.db
+      .updateTable('email_tokens')
+      .set({ expires_at: Date.now() - 1 })
+      .where('user_id', '=', id)
+      .execute();
     const res = await t.app.inject({ method: 'POST', url: `/api/user/reset-password/${token}`, payload: { new_password: 'new-password' } });
     expect(res.statusCode).toBe(400);
 
-    const row = await t.handle.db.selectFrom('email_tokens').select(['created_at', 'expires_at']).where('user_id', '=', id).executeTakeFirstOrThrow();
+    const row = await t.handle.db
+      .selectFrom('email_tokens')
+      .select(['created_at', 'expires_at'])
+      .where('user_id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(row.expires_at - row.created_at).toBeLessThanOrEqual(3_600_000);
   });
 
@@ -188,17 +229,27 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
     await seedUser(t, 'Changer', { password: 'first-pass' });
     const a = await loginAs(t, 'Changer', 'first-pass');
     const b = await loginAs(t, 'Changer', 'first-pass');
-    const wrong = await t.app.inject(asUser(a, { method: 'POST', url: '/api/user/change-password', payload: { old_password: 'nope-nope', new_password: 'second-pass' } }));
+    const wrong = await t.app.inject(
+      asUser(a, { method: 'POST', url: '/api/user/change-password', payload: { old_password: 'nope-nope', new_password: 'second-pass' } }),
+    );
     expect(wrong.statusCode).toBe(400);
     expect(errorOf(wrong)).toBe('Текущий пароль указан неверно');
-    const ok = await t.app.inject(asUser(a, { method: 'POST', url: '/api/user/change-password', payload: { old_password: 'first-pass', new_password: 'second-pass' } }));
+    const ok = await t.app.inject(
+      asUser(a, { method: 'POST', url: '/api/user/change-password', payload: { old_password: 'first-pass', new_password: 'second-pass' } }),
+    );
     expect(ok.statusCode).toBe(200);
     expect((await t.app.inject(asUser(a, { method: 'GET', url: '/api/user/me' }))).statusCode).toBe(200);
     expect((await t.app.inject(asUser(b, { method: 'GET', url: '/api/user/me' }))).statusCode).toBe(401);
   });
 
   it('answers bad input of any shape with a Russian 4xx and never a 500', async () => {
-    const routes = ['/api/user/register', '/api/user/login', '/api/user/forgot-password', '/api/user/reset-password/abcdefghijklmnop', '/api/user/resend-confirmation'];
+    const routes = [
+      '/api/user/register',
+      '/api/user/login',
+      '/api/user/forgot-password',
+      '/api/user/reset-password/abcdefghijklmnop',
+      '/api/user/resend-confirmation',
+    ];
     const bodies: { payload: string; type: string }[] = [
       { payload: '{"username":', type: 'application/json' },
       { payload: '', type: 'application/json' },
@@ -232,7 +283,14 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
     const res = await t.app.inject({ method: 'GET', url: '/api/docs/json' });
     expect(res.statusCode).toBe(200);
     const paths = Object.keys(res.json().paths);
-    for (const p of ['/api/user/register', '/api/user/login', '/api/user/logout', '/api/user/me', '/api/user/forgot-password', '/api/user/reset-password/{token}']) {
+    for (const p of [
+      '/api/user/register',
+      '/api/user/login',
+      '/api/user/logout',
+      '/api/user/me',
+      '/api/user/forgot-password',
+      '/api/user/reset-password/{token}',
+    ]) {
       expect(paths).toContain(p);
     }
   });
@@ -251,14 +309,21 @@ describe('rate limits', () => {
     await seedUser(t, 'Target');
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {
-      const res = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'Target', password: `guess-${i}-xx` } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/user/login',
+        payload: { username: 'Target', password: `guess-${i}-xx` },
+      });
       statuses.push(res.statusCode);
       if (res.statusCode === 429) expect(errorOf(res)).toMatch(/Слишком много неудачных попыток входа/);
     }
     expect(statuses).toEqual([401, 401, 401, 429, 429]);
 
     const f = [];
-    for (let i = 0; i < 3; i++) f.push((await t.app.inject({ method: 'POST', url: '/api/user/forgot-password', payload: { email: `x${i}@example.com` } })).statusCode);
+    for (let i = 0; i < 3; i++)
+      f.push(
+        (await t.app.inject({ method: 'POST', url: '/api/user/forgot-password', payload: { email: `x${i}@example.com` } })).statusCode,
+      );
     expect(f).toEqual([200, 200, 429]);
   });
 
@@ -266,7 +331,11 @@ describe('rate limits', () => {
     const off = await createTestApp('sqlite', { rateLimits: { enabled: false, loginPerAccount: 1 } });
     try {
       for (let i = 0; i < 4; i++) {
-        const res = await off.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'Nobody', password: 'whatever1' } });
+        const res = await off.app.inject({
+          method: 'POST',
+          url: '/api/user/login',
+          payload: { username: 'Nobody', password: 'whatever1' },
+        });
         expect(res.statusCode).toBe(401);
       }
     } finally {

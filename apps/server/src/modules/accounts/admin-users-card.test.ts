@@ -24,7 +24,8 @@ describe.each(dbKinds)('admin users: search, card and balance changes on %s', (k
   });
 
   const get = (token: string | null, url: string) => t.app.inject(asUser(token, { method: 'GET', url }));
-  const change = (token: string | null, id: number, payload: unknown) => t.app.inject(asUser(token, { method: 'POST', url: `/api/admin/users/${id}/balance`, payload: payload as object }));
+  const change = (token: string | null, id: number, payload: unknown) =>
+    t.app.inject(asUser(token, { method: 'POST', url: `/api/admin/users/${id}/balance`, payload: payload as object }));
 
   it('keeps the plain list without paging parameters, and pages a search on the server', async () => {
     const plain = (await get(admin, '/api/user/all')).json();
@@ -68,13 +69,21 @@ describe.each(dbKinds)('admin users: search, card and balance changes on %s', (k
   it('changes a balance by «+ / − сумма» with a comment: an adjustment in the ledger, audited in Russian', async () => {
     const plus = await change(admin, playerId, { amount: 12.5, comment: 'Компенсация за вайп' });
     expect(plus.statusCode).toBe(200);
-    expect(plus.json()).toMatchObject({ balance: 62.5, message: 'Баланс изменён', entry: { amount: 12.5, reason: 'adjustment', note: 'Компенсация за вайп', author: 'Chief' } });
+    expect(plus.json()).toMatchObject({
+      balance: 62.5,
+      message: 'Баланс изменён',
+      entry: { amount: 12.5, reason: 'adjustment', note: 'Компенсация за вайп', author: 'Chief' },
+    });
     const minus = await change(admin, playerId, { amount: -2.5, comment: 'Ошибочное начисление' });
     expect(minus.json().balance).toBe(60);
 
     const below = await change(admin, playerId, { amount: -60.01, comment: 'Слишком много' });
     expect(below.statusCode).toBe(409);
-    expect(below.json()).toMatchObject({ error: 'Баланс не может стать отрицательным: сейчас на счету 60\u00a0₽', code: 'insufficient_funds', field: 'amount' });
+    expect(below.json()).toMatchObject({
+      error: 'Баланс не может стать отрицательным: сейчас на счету 60\u00a0₽',
+      code: 'insufficient_funds',
+      field: 'amount',
+    });
     expect((await change(admin, playerId, { amount: -60, comment: 'Обнулить' })).json().balance).toBe(0);
 
     for (const [payload, field] of [
@@ -90,7 +99,12 @@ describe.each(dbKinds)('admin users: search, card and balance changes on %s', (k
     }
     expect((await change(admin, 999999, { amount: 1, comment: 'никому' })).statusCode).toBe(404);
 
-    const ledger = await t.handle.db.selectFrom('ledger').select(['amount', 'reason', 'note']).where('user_id', '=', playerId).orderBy('id').execute();
+    const ledger = await t.handle.db
+      .selectFrom('ledger')
+      .select(['amount', 'reason', 'note'])
+      .where('user_id', '=', playerId)
+      .orderBy('id')
+      .execute();
     expect(ledger.map((r) => [Number(r.amount), r.reason, r.note])).toEqual([
       [5000, 'adjustment', 'test'],
       [1250, 'adjustment', 'Компенсация за вайп'],
@@ -98,7 +112,12 @@ describe.each(dbKinds)('admin users: search, card and balance changes on %s', (k
       [-6000, 'adjustment', 'Обнулить'],
     ]);
     expect(await findLedgerMismatches(t.handle.db)).toEqual([]);
-    const audit = await t.handle.db.selectFrom('audit_log').select(['action', 'before_json', 'after_json']).where('action', '=', 'user.balance').orderBy('id').execute();
+    const audit = await t.handle.db
+      .selectFrom('audit_log')
+      .select(['action', 'before_json', 'after_json'])
+      .where('action', '=', 'user.balance')
+      .orderBy('id')
+      .execute();
     expect(audit).toHaveLength(3);
     expect(JSON.parse(audit[0]!.before_json!)).toEqual({ username: 'Miner', balance: 50 });
     expect(JSON.parse(audit[0]!.after_json!)).toEqual({ username: 'Miner', balance: 62.5, change: 12.5, comment: 'Компенсация за вайп' });
@@ -109,18 +128,67 @@ describe.each(dbKinds)('admin users: search, card and balance changes on %s', (k
     const now = Date.now();
     const item = await t.handle.db
       .insertInto('shop_items')
-      .values({ name: 'Алмаз', description: '', icon: '/i.png', category: 'Ресурсы', item_id_minecraft: 'minecraft:diamond', status: 'Продаётся', price: 1050, count: 10, server_id: null, commands: null, created_at: now, updated_at: now, deleted_at: null })
+      .values({
+        name: 'Алмаз',
+        description: '',
+        icon: '/i.png',
+        category: 'Ресурсы',
+        item_id_minecraft: 'minecraft:diamond',
+        status: 'Продаётся',
+        price: 1050,
+        count: 10,
+        server_id: null,
+        commands: null,
+        created_at: now,
+        updated_at: now,
+        deleted_at: null,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     const order = await t.handle.db
       .insertInto('shop_orders')
-      .values({ user_id: playerId, item_id: item.id, item_name: 'Алмаз', item_id_minecraft: 'minecraft:diamond', price: 1050, quantity: 2, total: 2100, created_at: now })
+      .values({
+        user_id: playerId,
+        item_id: item.id,
+        item_name: 'Алмаз',
+        item_id_minecraft: 'minecraft:diamond',
+        price: 1050,
+        quantity: 2,
+        total: 2100,
+        created_at: now,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     for (const state of ['done', 'failed']) {
       await t.handle.db
         .insertInto('deliveries')
-        .values({ source: 'shop', source_id: order.id, user_id: playerId, label: 'Алмаз', server_id: null, server_scope: 'only', commands: null, params: '{}', step: 0, quantity: 1, state, waiting: null, attempts: 1, retries: 0, next_attempt_at: now, lock_token: null, locked_until: null, command: null, reply: null, last_error: null, sent_at: null, done_at: null, refunded_at: null, created_at: now, updated_at: now })
+        .values({
+          source: 'shop',
+          source_id: order.id,
+          user_id: playerId,
+          label: 'Алмаз',
+          server_id: null,
+          server_scope: 'only',
+          commands: null,
+          params: '{}',
+          step: 0,
+          quantity: 1,
+          state,
+          waiting: null,
+          attempts: 1,
+          retries: 0,
+          next_attempt_at: now,
+          lock_token: null,
+          locked_until: null,
+          command: null,
+          reply: null,
+          last_error: null,
+          sent_at: null,
+          done_at: null,
+          refunded_at: null,
+          created_at: now,
+          updated_at: now,
+        })
         .execute();
     }
     const res = await get(admin, `/api/admin/users/${playerId}`);
@@ -128,7 +196,9 @@ describe.each(dbKinds)('admin users: search, card and balance changes on %s', (k
     const card = res.json();
     expect(card.user).toMatchObject({ id: playerId, username: 'Miner', email_confirmed: true, balance: 100 });
     expect(card.uuid).toMatch(/^[0-9a-f-]{36}$/);
-    expect(card.orders).toEqual([{ id: order.id, item_name: 'Алмаз', quantity: 2, total: 21, delivery: 'failed', created_at: expect.any(String) }]);
+    expect(card.orders).toEqual([
+      { id: order.id, item_name: 'Алмаз', quantity: 2, total: 21, delivery: 'failed', created_at: expect.any(String) },
+    ]);
     expect(card.ledger[0]).toMatchObject({ amount: 100, reason: 'adjustment', note: 'На покупку', author: 'Chief' });
     expect(card.ledger).toHaveLength(5);
     expect(card.sessions).toHaveLength(1);

@@ -27,7 +27,12 @@ export async function lockAdmins(db: Db, kind: DbKind): Promise<number[]> {
 }
 
 /** Which of the name and address another account (deleted ones included) already uses. */
-export async function takenByOther(db: Db, id: number, username: string | undefined, email: string | undefined): Promise<'email' | 'username' | null> {
+export async function takenByOther(
+  db: Db,
+  id: number,
+  username: string | undefined,
+  email: string | undefined,
+): Promise<'email' | 'username' | null> {
   const name = username?.toLowerCase();
   const mail = email?.toLowerCase();
   if (!name && !mail) return null;
@@ -73,7 +78,12 @@ export async function searchActiveUsers(db: Db, q: string, page: number, perPage
     );
   }
   const [rows, count] = await Promise.all([
-    query.selectAll().orderBy('id', 'desc').limit(perPage).offset((page - 1) * perPage).execute(),
+    query
+      .selectAll()
+      .orderBy('id', 'desc')
+      .limit(perPage)
+      .offset((page - 1) * perPage)
+      .execute(),
     query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.n) };
@@ -92,7 +102,12 @@ export function ordersOf(db: Db, userId: number, limit: number) {
 /** The deliveries of these shop orders: the card shows the worst state of each order's. */
 export async function deliveryStatesOf(db: Db, orderIds: number[]): Promise<{ source_id: number | null; state: string }[]> {
   if (orderIds.length === 0) return [];
-  return db.selectFrom('deliveries').select(['source_id', 'state']).where('source', '=', 'shop').where('source_id', 'in', orderIds).execute();
+  return db
+    .selectFrom('deliveries')
+    .select(['source_id', 'state'])
+    .where('source', '=', 'shop')
+    .where('source_id', 'in', orderIds)
+    .execute();
 }
 
 export function ledgerOf(db: Db, userId: number, limit: number) {
@@ -118,5 +133,11 @@ export function sessionsOf(db: Db, userId: number, now: number) {
 }
 
 export function privilegesOf(db: Db, userId: number) {
-  return db.selectFrom('privileges').select(['tier_title', 'expires_at', 'ended_at']).where('user_id', '=', userId).orderBy('id', 'desc').limit(20).execute();
+  return db
+    .selectFrom('privileges')
+    .select(['tier_title', 'expires_at', 'ended_at'])
+    .where('user_id', '=', userId)
+    .orderBy('id', 'desc')
+    .limit(20)
+    .execute();
 }

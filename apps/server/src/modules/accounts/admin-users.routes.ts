@@ -1,4 +1,16 @@
-import { AdminUser, AdminUserList, AdminUserPage, AdminUserQuery, AdminUserUpdateBody, BalanceChangeBody, BalanceChangeResponse, ErrorResponse, IdParams, MessageResponse, UserCard } from '@kubik/contract';
+import {
+  AdminUser,
+  AdminUserList,
+  AdminUserPage,
+  AdminUserQuery,
+  AdminUserUpdateBody,
+  BalanceChangeBody,
+  BalanceChangeResponse,
+  ErrorResponse,
+  IdParams,
+  MessageResponse,
+  UserCard,
+} from '@kubik/contract';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
@@ -14,7 +26,8 @@ export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin' },
       schema: {
         tags,
-        summary: 'Пользователи, кроме удалённых. Без параметров — весь список (как в спецификации); с q, page или per_page — страница поиска по имени, почте или номеру: { users, page, per_page, total }, новые первыми',
+        summary:
+          'Пользователи, кроме удалённых. Без параметров — весь список (как в спецификации); с q, page или per_page — страница поиска по имени, почте или номеру: { users, page, per_page, total }, новые первыми',
         querystring: AdminUserQuery,
         response: { 200: z.union([AdminUserList, AdminUserPage]), ...err(400, 401, 403) },
       },
@@ -23,7 +36,12 @@ export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/admin/users/:id', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Карточка игрока: аккаунт, заказы с состоянием выдачи, пополнения, привилегии, операции по балансу и сеансы', params: IdParams, response: { 200: UserCard, ...err(400, 401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Карточка игрока: аккаунт, заказы с состоянием выдачи, пополнения, привилегии, операции по балансу и сеансы',
+        params: IdParams,
+        response: { 200: UserCard, ...err(400, 401, 403, 404) },
+      },
       handler: async (req) => service.userCard(ctx, req.params.id),
     });
 
@@ -31,7 +49,8 @@ export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin' },
       schema: {
         tags,
-        summary: 'Изменить баланс на сумму (в рублях, «+» — начислить, «−» — списать) с обязательным комментарием; в журнал операций пишется adjustment с комментарием. Баланс не уходит ниже нуля (409).',
+        summary:
+          'Изменить баланс на сумму (в рублях, «+» — начислить, «−» — списать) с обязательным комментарием; в журнал операций пишется adjustment с комментарием. Баланс не уходит ниже нуля (409).',
         params: IdParams,
         body: BalanceChangeBody,
         response: { 200: BalanceChangeResponse, ...err(400, 401, 403, 404, 409) },
@@ -43,7 +62,8 @@ export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin' },
       schema: {
         tags,
-        summary: 'Изменить пользователя. Меняется только присланное; пустой пароль оставляет прежний; новый баланс проводится через журнал операций.',
+        summary:
+          'Изменить пользователя. Меняется только присланное; пустой пароль оставляет прежний; новый баланс проводится через журнал операций.',
         params: IdParams,
         body: AdminUserUpdateBody,
         response: { 200: AdminUser, ...err(400, 401, 403, 404, 409) },

@@ -1,4 +1,13 @@
-import type { AdminUser, AdminUserPage, AdminUserQuery, AdminUserUpdateBody, BalanceChangeBody, BalanceChangeResponse, LedgerEntryView, UserCard } from '@kubik/contract';
+import type {
+  AdminUser,
+  AdminUserPage,
+  AdminUserQuery,
+  AdminUserUpdateBody,
+  BalanceChangeBody,
+  BalanceChangeResponse,
+  LedgerEntryView,
+  UserCard,
+} from '@kubik/contract';
 import { ADMIN_USERS_PAGE_SIZE } from '@kubik/contract';
 import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context.ts';
@@ -56,7 +65,13 @@ export async function listUsers(ctx: AppContext): Promise<AdminUser[]> {
   return (await repo.listActiveUsers(ctx.db)).map(toAdminUser);
 }
 
-export async function updateUser(ctx: AppContext, actor: UserRow, actorToken: string | null, id: number, body: AdminUserUpdateBody): Promise<AdminUser> {
+export async function updateUser(
+  ctx: AppContext,
+  actor: UserRow,
+  actorToken: string | null,
+  id: number,
+  body: AdminUserUpdateBody,
+): Promise<AdminUser> {
   if (body.password) {
     const current = await ctx.db.selectFrom('users').select(['username', 'email']).where('id', '=', id).executeTakeFirst();
     checkNewPassword(body.password, { username: body.username ?? current?.username, email: body.email ?? current?.email }, 'password');
@@ -85,7 +100,8 @@ export async function updateUser(ctx: AppContext, actor: UserRow, actorToken: st
       // The balance only moves through the ledger, so it always equals the sum of its rows.
       if (body.balance !== undefined) {
         const difference = toKopecks(body.balance) - Number(before.balance);
-        if (difference !== 0) await postLedger(trx, { userId: id, amount: difference, reason: 'adjustment', authorId: actor.id, note: TEXTS.balanceNote });
+        if (difference !== 0)
+          await postLedger(trx, { userId: id, amount: difference, reason: 'adjustment', authorId: actor.id, note: TEXTS.balanceNote });
       }
       // A new password logs the account out everywhere, except the admin's own current session.
       if (passwordHash) {
@@ -97,7 +113,8 @@ export async function updateUser(ctx: AppContext, actor: UserRow, actorToken: st
       if (!after) throw notFound(TEXTS.notFound);
       const was = snapshot(before);
       const now = { ...snapshot(after), ...(passwordHash ? { password: 'изменён' } : {}) };
-      if (JSON.stringify(was) !== JSON.stringify(now)) await recordAudit(trx, { actorId: actor.id, action: 'user.update', entity: 'user', entityId: id, before: was, after: now });
+      if (JSON.stringify(was) !== JSON.stringify(now))
+        await recordAudit(trx, { actorId: actor.id, action: 'user.update', entity: 'user', entityId: id, before: was, after: now });
       return after;
     });
     return toAdminUser(updated);
@@ -120,7 +137,14 @@ export async function deleteUser(ctx: AppContext, actor: UserRow, id: number): P
     if (!before) throw notFound(TEXTS.notFound);
     if (before.is_admin === 1) await ensureAnotherAdmin(trx, ctx, id, TEXTS.lastAdminDelete);
     const { username } = await eraseAccount(trx, id);
-    await recordAudit(trx, { actorId: actor.id, action: 'user.delete', entity: 'user', entityId: id, before: snapshot(before), after: { username, deleted: true } });
+    await recordAudit(trx, {
+      actorId: actor.id,
+      action: 'user.delete',
+      entity: 'user',
+      entityId: id,
+      before: snapshot(before),
+      after: { username, deleted: true },
+    });
   });
 }
 
@@ -182,7 +206,14 @@ export async function findUsers(ctx: AppContext, query: AdminUserQuery): Promise
 // Worst first: the card shows an order's most troubling delivery.
 const DELIVERY_SEVERITY = ['failed', 'unknown', 'pending', 'sent', 'refunded', 'done'];
 
-function ledgerView(r: { id: number; amount: number | string; reason: string; note: string | null; author: string | null; created_at: number | string }): LedgerEntryView {
+function ledgerView(r: {
+  id: number;
+  amount: number | string;
+  reason: string;
+  note: string | null;
+  author: string | null;
+  created_at: number | string;
+}): LedgerEntryView {
   return { id: r.id, amount: toRoubles(Number(r.amount)), reason: r.reason, note: r.note, author: r.author, created_at: iso(r.created_at) };
 }
 
@@ -191,9 +222,18 @@ export async function userCard(ctx: AppContext, id: number): Promise<UserCard> {
   const user = await repo.findActiveUser(ctx.db, 'sqlite', id);
   if (!user) throw notFound(TEXTS.notFound);
   const now = Date.now();
-  const [orders, ledger, sessions, privileges, payments] = await Promise.all([repo.ordersOf(ctx.db, id, 50), repo.ledgerOf(ctx.db, id, 100), repo.sessionsOf(ctx.db, id, now), repo.privilegesOf(ctx.db, id), paymentsOfUser(ctx, id, 50)]);
+  const [orders, ledger, sessions, privileges, payments] = await Promise.all([
+    repo.ordersOf(ctx.db, id, 50),
+    repo.ledgerOf(ctx.db, id, 100),
+    repo.sessionsOf(ctx.db, id, now),
+    repo.privilegesOf(ctx.db, id),
+    paymentsOfUser(ctx, id, 50),
+  ]);
   const states = new Map<number, string>();
-  for (const d of await repo.deliveryStatesOf(ctx.db, orders.map((o) => o.id))) {
+  for (const d of await repo.deliveryStatesOf(
+    ctx.db,
+    orders.map((o) => o.id),
+  )) {
     if (d.source_id === null) continue;
     const had = states.get(d.source_id);
     if (had === undefined || DELIVERY_SEVERITY.indexOf(d.state) < DELIVERY_SEVERITY.indexOf(had)) states.set(d.source_id, d.state);
@@ -201,9 +241,20 @@ export async function userCard(ctx: AppContext, id: number): Promise<UserCard> {
   return {
     user: toAdminUser(user),
     uuid: user.uuid,
-    orders: orders.map((o) => ({ id: o.id, item_name: o.item_name, quantity: o.quantity, total: toRoubles(Number(o.total)), delivery: states.get(o.id) ?? null, created_at: iso(o.created_at) })),
+    orders: orders.map((o) => ({
+      id: o.id,
+      item_name: o.item_name,
+      quantity: o.quantity,
+      total: toRoubles(Number(o.total)),
+      delivery: states.get(o.id) ?? null,
+      created_at: iso(o.created_at),
+    })),
     payments,
-    privileges: privileges.map((p) => ({ title: p.tier_title, ends_at: iso(p.expires_at), active: p.ended_at === null && Number(p.expires_at) > now })),
+    privileges: privileges.map((p) => ({
+      title: p.tier_title,
+      ends_at: iso(p.expires_at),
+      active: p.ended_at === null && Number(p.expires_at) > now,
+    })),
     ledger: ledger.map(ledgerView),
     sessions: sessions.map((s) => ({ created_at: iso(s.created_at), expires_at: iso(s.expires_at), user_agent: s.user_agent, ip: s.ip })),
     two_factor: await isTwoFactorOn(ctx.db, id),
@@ -223,7 +274,8 @@ export async function changeBalance(ctx: AppContext, actor: UserRow, id: number,
     try {
       balance = await postLedger(trx, { userId: id, amount: kopecks, reason: 'adjustment', authorId: actor.id, note: body.comment });
     } catch (err) {
-      if (err instanceof InsufficientFunds) throw conflict(TEXTS.balanceBelowZero(rub(Number(before.balance))), { code: 'insufficient_funds', field: 'amount' });
+      if (err instanceof InsufficientFunds)
+        throw conflict(TEXTS.balanceBelowZero(rub(Number(before.balance))), { code: 'insufficient_funds', field: 'amount' });
       throw err;
     }
     const [entry] = await repo.ledgerOf(trx, id, 1);

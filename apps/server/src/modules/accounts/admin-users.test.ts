@@ -19,11 +19,19 @@ describe.each(dbKinds)('admin users on %s', (kind) => {
     await t?.close();
   });
 
-  const put = (token: string | null, id: number, payload: unknown) => t.app.inject(asUser(token, { method: 'PUT', url: `/api/user/${id}`, payload: payload as object }));
+  const put = (token: string | null, id: number, payload: unknown) =>
+    t.app.inject(asUser(token, { method: 'PUT', url: `/api/user/${id}`, payload: payload as object }));
   const del = (token: string | null, id: number) => t.app.inject(asUser(token, { method: 'DELETE', url: `/api/user/${id}` }));
   const me = (token: string) => t.app.inject(asUser(token, { method: 'GET', url: '/api/user/me' }));
   const ledgerOf = (id: number) => t.handle.db.selectFrom('ledger').selectAll().where('user_id', '=', id).orderBy('id').execute();
-  const auditOf = (action: string, id: number) => t.handle.db.selectFrom('audit_log').selectAll().where('action', '=', action).where('entity_id', '=', String(id)).orderBy('id').execute();
+  const auditOf = (action: string, id: number) =>
+    t.handle.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', action)
+      .where('entity_id', '=', String(id))
+      .orderBy('id')
+      .execute();
   const userRow = (id: number) => t.handle.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   it('lists users for administrators only, without secrets', async () => {
@@ -31,8 +39,26 @@ describe.each(dbKinds)('admin users on %s', (kind) => {
     expect(res.statusCode).toBe(200);
     const list = res.json();
     expect(list).toEqual([
-      { id: adminId, username: 'Chief', email: 'chief@example.com', is_admin: true, balance: 0, email_confirmed: true, created_at: expect.any(String), ban: null },
-      { id: playerId, username: 'Miner', email: 'miner@example.com', is_admin: false, balance: 50, email_confirmed: true, created_at: expect.any(String), ban: null },
+      {
+        id: adminId,
+        username: 'Chief',
+        email: 'chief@example.com',
+        is_admin: true,
+        balance: 0,
+        email_confirmed: true,
+        created_at: expect.any(String),
+        ban: null,
+      },
+      {
+        id: playerId,
+        username: 'Miner',
+        email: 'miner@example.com',
+        is_admin: false,
+        balance: 50,
+        email_confirmed: true,
+        created_at: expect.any(String),
+        ban: null,
+      },
     ]);
     expect(res.body).not.toMatch(/argon2|password|token/);
     expect((await t.app.inject({ method: 'GET', url: '/api/user/all' })).statusCode).toBe(401);
@@ -83,7 +109,11 @@ describe.each(dbKinds)('admin users on %s', (kind) => {
     expect(change.json().is_admin).toBe(true);
     // A new password ends the user's sessions.
     expect((await me(session)).statusCode).toBe(401);
-    const bad = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'Builder_2', password: 'first-password' } });
+    const bad = await t.app.inject({
+      method: 'POST',
+      url: '/api/user/login',
+      payload: { username: 'Builder_2', password: 'first-password' },
+    });
     expect(bad.statusCode).toBe(401);
     const fresh = await loginAs(t, 'Builder_2', 'second-password');
     expect((await me(fresh)).json().is_admin).toBe(true);
@@ -91,7 +121,12 @@ describe.each(dbKinds)('admin users on %s', (kind) => {
     const audit = await auditOf('user.update', id);
     expect(audit).toHaveLength(2);
     expect(JSON.parse(audit[0]!.before_json!)).toEqual({ username: 'Builder', email: 'builder@example.com', is_admin: false, balance: 0 });
-    expect(JSON.parse(audit[0]!.after_json!)).toEqual({ username: 'Builder_2', email: 'Builder2@Example.com', is_admin: false, balance: 0 });
+    expect(JSON.parse(audit[0]!.after_json!)).toEqual({
+      username: 'Builder_2',
+      email: 'Builder2@Example.com',
+      is_admin: false,
+      balance: 0,
+    });
     // The log says the password changed and never holds it.
     expect(JSON.parse(audit[1]!.after_json!)).toMatchObject({ password: '***', is_admin: true });
     expect(audit[1]!.after_json).not.toMatch(/second-password|argon2/);
@@ -131,7 +166,14 @@ describe.each(dbKinds)('admin users on %s', (kind) => {
       [null, /./],
     ];
     for (const [body, text] of cases) {
-      const res = await t.app.inject(asUser(admin, { method: 'PUT', url: `/api/user/${playerId}`, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }));
+      const res = await t.app.inject(
+        asUser(admin, {
+          method: 'PUT',
+          url: `/api/user/${playerId}`,
+          payload: JSON.stringify(body),
+          headers: { 'content-type': 'application/json' },
+        }),
+      );
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
       expect(errorOf(res), JSON.stringify(body)).toMatch(text);
       expect(errorOf(res)).toMatch(/[а-яё]/i);
@@ -205,21 +247,37 @@ describe.each(dbKinds)('admin users on %s', (kind) => {
     expect(JSON.parse(audit[0]!.before_json!)).toMatchObject({ username: 'Leaver', email: 'leaver@example.com', balance: 7 });
     expect(JSON.parse(audit[0]!.after_json!)).toMatchObject({ deleted: true });
 
-    const again = await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'leaver', email: 'LEAVER@example.com', password: 'kubik-pass-42' } });
+    const again = await t.app.inject({
+      method: 'POST',
+      url: '/api/user/register',
+      payload: { username: 'leaver', email: 'LEAVER@example.com', password: 'kubik-pass-42' },
+    });
     expect(again.statusCode).toBe(201);
     expect((await del(admin, id)).statusCode).toBe(404);
     expect((await put(admin, id, { balance: 5 })).statusCode).toBe(404);
-    const login = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: `Удалён #${id}`, password: 'password123' } });
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/user/login',
+      payload: { username: `Удалён #${id}`, password: 'password123' },
+    });
     expect(login.statusCode).toBe(401);
   });
 
   it('lets an administrator create a user with a role and a starting balance', async () => {
     const res = await t.app.inject(
-      asUser(admin, { method: 'POST', url: '/api/user/register', payload: { username: 'Guard', email: 'guard@example.com', password: 'kubik-pass-42', is_admin: false, balance: 15 } }),
+      asUser(admin, {
+        method: 'POST',
+        url: '/api/user/register',
+        payload: { username: 'Guard', email: 'guard@example.com', password: 'kubik-pass-42', is_admin: false, balance: 15 },
+      }),
     );
     expect(res.statusCode).toBe(201);
     const list = await t.app.inject(asUser(admin, { method: 'GET', url: '/api/user/all' }));
-    expect(list.json().find((u: { username: string }) => u.username === 'Guard')).toMatchObject({ balance: 15, is_admin: false, email_confirmed: true });
+    expect(list.json().find((u: { username: string }) => u.username === 'Guard')).toMatchObject({
+      balance: 15,
+      is_admin: false,
+      email_confirmed: true,
+    });
   });
 });
 
@@ -237,7 +295,16 @@ describe.each(dbKinds)('the last administrator under concurrency on %s', (kind) 
     const bId = await seedUser(t, 'TwinB', { admin: true });
     const a = await loginAs(t, 'TwinA');
     const b = await loginAs(t, 'TwinB');
-    const admins = async () => Number((await t.handle.db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).where('is_admin', '=', 1).executeTakeFirstOrThrow()).n);
+    const admins = async () =>
+      Number(
+        (
+          await t.handle.db
+            .selectFrom('users')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('is_admin', '=', 1)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     for (let round = 0; round < 5; round++) {
       const results = await Promise.all([
         t.app.inject(asUser(a, { method: 'PUT', url: `/api/user/${bId}`, payload: { is_admin: false } })),

@@ -32,9 +32,13 @@ describe.each(dbKinds)('audit log on %s', (kind) => {
     const empty = await audit(admin);
     expect(empty.json()).toEqual({ entries: [], page: 1, per_page: 50, total: 0 });
 
-    const news = await t.app.inject(asUser(admin, { method: 'POST', url: '/api/tidings/news', payload: { title: 'Первая', content: 'Текст' } }));
+    const news = await t.app.inject(
+      asUser(admin, { method: 'POST', url: '/api/tidings/news', payload: { title: 'Первая', content: 'Текст' } }),
+    );
     const newsId = news.json().id;
-    await t.app.inject(asUser(admin, { method: 'PUT', url: `/api/user/${playerId}`, payload: { balance: 42, password: 'new-password-1' } }));
+    await t.app.inject(
+      asUser(admin, { method: 'PUT', url: `/api/user/${playerId}`, payload: { balance: 42, password: 'new-password-1' } }),
+    );
     await t.app.inject(asUser(admin, { method: 'DELETE', url: `/api/tidings/${newsId}` }));
 
     const res = await audit(admin);
@@ -43,10 +47,22 @@ describe.each(dbKinds)('audit log on %s', (kind) => {
     expect(body.total).toBe(3);
     expect(body.entries.map((e: { action: string }) => e.action)).toEqual(['news.delete', 'user.update', 'news.create']);
     const [deleted, user, created] = body.entries;
-    expect(created).toMatchObject({ actor_id: adminId, actor_username: 'Auditor', entity: 'news', entity_id: String(newsId), before: null, after: { title: 'Первая', content: 'Текст' } });
+    expect(created).toMatchObject({
+      actor_id: adminId,
+      actor_username: 'Auditor',
+      entity: 'news',
+      entity_id: String(newsId),
+      before: null,
+      after: { title: 'Первая', content: 'Текст' },
+    });
     expect(Date.now() - new Date(created.created_at).getTime()).toBeLessThan(60_000);
     expect(deleted).toMatchObject({ before: { title: 'Первая' }, after: null });
-    expect(user).toMatchObject({ entity: 'user', entity_id: String(playerId), before: { balance: 0 }, after: { balance: 42, password: '***' } });
+    expect(user).toMatchObject({
+      entity: 'user',
+      entity_id: String(playerId),
+      before: { balance: 0 },
+      after: { balance: 42, password: '***' },
+    });
     expect(res.body).not.toMatch(/new-password-1|argon2/);
   });
 

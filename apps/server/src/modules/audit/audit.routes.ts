@@ -16,13 +16,28 @@ function parseJson(text: string | null): unknown {
 }
 
 /** One page of the log, newest first, with the name each actor has now. */
-export async function readAuditPage(db: Db, page: number, perPage: number, entity?: string): Promise<{ entries: AuditEntry[]; total: number }> {
+export async function readAuditPage(
+  db: Db,
+  page: number,
+  perPage: number,
+  entity?: string,
+): Promise<{ entries: AuditEntry[]; total: number }> {
   let base = db.selectFrom('audit_log');
   if (entity) base = base.where('audit_log.entity', '=', entity);
   const [rows, count] = await Promise.all([
     base
       .leftJoin('users', 'users.id', 'audit_log.actor_id')
-      .select(['audit_log.id', 'audit_log.created_at', 'audit_log.actor_id', 'users.username as actor_username', 'audit_log.action', 'audit_log.entity', 'audit_log.entity_id', 'audit_log.before_json', 'audit_log.after_json'])
+      .select([
+        'audit_log.id',
+        'audit_log.created_at',
+        'audit_log.actor_id',
+        'users.username as actor_username',
+        'audit_log.action',
+        'audit_log.entity',
+        'audit_log.entity_id',
+        'audit_log.before_json',
+        'audit_log.after_json',
+      ])
       .orderBy('audit_log.id', 'desc')
       .limit(perPage)
       .offset((page - 1) * perPage)

@@ -15,7 +15,9 @@ const SECRET_KEYS = /password|token|secret|hash/i;
 function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_KEYS.test(k) ? (v == null || v === '' ? v : '***') : redact(v)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, SECRET_KEYS.test(k) ? (v == null || v === '' ? v : '***') : redact(v)]),
+    );
   }
   return value;
 }

@@ -26,7 +26,14 @@ export function activeBan(user: BanFields, now = Date.now()): BanState | null {
   return { reason: user.ban_reason ?? '', until, since: Number(user.banned_at) };
 }
 
-const dateFormat = new Intl.DateTimeFormat('ru-RU', { day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'Europe/Moscow' });
+const dateFormat = new Intl.DateTimeFormat('ru-RU', {
+  day: '2-digit',
+  month: '2-digit',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  timeZone: 'Europe/Moscow',
+});
 
 /** «01.12.2026, 14:05 (МСК)» — the site's players are in Moscow time unless they say otherwise. */
 export function banEndText(until: number): string {
@@ -42,5 +49,9 @@ export function banText(ban: Pick<BanState, 'reason' | 'until'>): string {
 /** The site login's refusal of a banned account: 403 with the reason and end (code `banned`, `ban` in the body). */
 export function assertNotBanned(user: BanFields, now = Date.now()): void {
   const ban = activeBan(user, now);
-  if (ban) throw forbidden(banText(ban), { code: 'banned', extra: { ban: { reason: ban.reason, until: ban.until, since: ban.since, text: banText(ban) } } });
+  if (ban)
+    throw forbidden(banText(ban), {
+      code: 'banned',
+      extra: { ban: { reason: ban.reason, until: ban.until, since: ban.since, text: banText(ban) } },
+    });
 }

@@ -6,19 +6,44 @@ export async function activeBanRow(db: Db, userId: number) {
 
 /** Bans in force whose end has come, oldest end first. */
 export function dueBans(db: Db, now: number, limit: number) {
-  return db.selectFrom('bans').selectAll().where('lifted_at', 'is', null).where('until', 'is not', null).where('until', '<=', now).orderBy('until').limit(limit).execute();
+  return db
+    .selectFrom('bans')
+    .selectAll()
+    .where('lifted_at', 'is', null)
+    .where('until', 'is not', null)
+    .where('until', '<=', now)
+    .orderBy('until')
+    .limit(limit)
+    .execute();
 }
 
 /** Marks the ban lifted; false when another pass or admin lifted it first. */
-export async function markLifted(db: Db, banId: number, now: number, by: number | null, reason: 'admin' | 'expired' | 'deleted'): Promise<boolean> {
-  const res = await db.updateTable('bans').set({ lifted_at: now, lifted_by: by, lift_reason: reason }).where('id', '=', banId).where('lifted_at', 'is', null).executeTakeFirst();
+export async function markLifted(
+  db: Db,
+  banId: number,
+  now: number,
+  by: number | null,
+  reason: 'admin' | 'expired' | 'deleted',
+): Promise<boolean> {
+  const res = await db
+    .updateTable('bans')
+    .set({ lifted_at: now, lifted_by: by, lift_reason: reason })
+    .where('id', '=', banId)
+    .where('lifted_at', 'is', null)
+    .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }
 
-export async function setUserBan(db: Db, userId: number, ban: { since: number; until: number | null; reason: string } | null): Promise<void> {
+export async function setUserBan(
+  db: Db,
+  userId: number,
+  ban: { since: number; until: number | null; reason: string } | null,
+): Promise<void> {
   await db
     .updateTable('users')
-    .set(ban ? { banned_at: ban.since, ban_until: ban.until, ban_reason: ban.reason } : { banned_at: null, ban_until: null, ban_reason: null })
+    .set(
+      ban ? { banned_at: ban.since, ban_until: ban.until, ban_reason: ban.reason } : { banned_at: null, ban_until: null, ban_reason: null },
+    )
     .where('id', '=', userId)
     .execute();
 }

@@ -1,4 +1,16 @@
-import { BanBody, BanCommandsBody, BanListQuery, BanRecord, BanResponse, BanServerCommands, ErrorResponse, IdParams, MessageResponse, ProfileParams, PublicProfile } from '@kubik/contract';
+import {
+  BanBody,
+  BanCommandsBody,
+  BanListQuery,
+  BanRecord,
+  BanResponse,
+  BanServerCommands,
+  ErrorResponse,
+  IdParams,
+  MessageResponse,
+  ProfileParams,
+  PublicProfile,
+} from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -28,19 +40,33 @@ export function bansRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.delete('/api/admin/users/:id/ban', {
       ...admin,
-      schema: { tags, summary: 'Снять блокировку досрочно; на серверы, где задана команда разбана, она отправляется', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) } },
+      schema: {
+        tags,
+        summary: 'Снять блокировку досрочно; на серверы, где задана команда разбана, она отправляется',
+        params: IdParams,
+        response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) },
+      },
       handler: async (req) => ({ message: await service.unbanUser(ctx, userOf(req), req.params.id) }),
     });
 
     app.get('/api/admin/bans', {
       ...admin,
-      schema: { tags, summary: 'Блокировки, новые первыми (до 500): active=1 — только действующие; user_id — одного игрока', querystring: BanListQuery, response: { 200: z.array(BanRecord), ...err(400, 401, 403) } },
+      schema: {
+        tags,
+        summary: 'Блокировки, новые первыми (до 500): active=1 — только действующие; user_id — одного игрока',
+        querystring: BanListQuery,
+        response: { 200: z.array(BanRecord), ...err(400, 401, 403) },
+      },
       handler: async (req) => service.listBans(ctx, { active: req.query.active === '1', userId: req.query.user_id }),
     });
 
     app.get('/api/admin/bans/commands', {
       ...admin,
-      schema: { tags, summary: 'Команды бана и разбана по серверам (подстановки {player}, {uuid}, {reason}, {until}, {duration})', response: { 200: z.array(BanServerCommands), ...err(401, 403) } },
+      schema: {
+        tags,
+        summary: 'Команды бана и разбана по серверам (подстановки {player}, {uuid}, {reason}, {until}, {duration})',
+        response: { 200: z.array(BanServerCommands), ...err(401, 403) },
+      },
       handler: async () => service.banCommands(ctx),
     });
 
@@ -58,7 +84,12 @@ export function bansRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/user/:username/profile', {
       config: { access: 'public' },
-      schema: { tags: ['Аккаунты'], summary: 'Открытый профиль игрока: имя, UUID, роль, дата регистрации и блокировка, если она действует', params: ProfileParams, response: { 200: PublicProfile, ...err(400, 404) } },
+      schema: {
+        tags: ['Аккаунты'],
+        summary: 'Открытый профиль игрока: имя, UUID, роль, дата регистрации и блокировка, если она действует',
+        params: ProfileParams,
+        response: { 200: PublicProfile, ...err(400, 404) },
+      },
       handler: async (req) => service.publicProfile(ctx, req.params.username),
     });
   };

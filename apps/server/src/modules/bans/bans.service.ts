@@ -1,4 +1,13 @@
-import { USERNAME_RE, type BanBody, type BanCommandsBody, type BanInfo, type BanRecord, type BanResponse, type BanServerCommands, type PublicProfile } from '@kubik/contract';
+import {
+  USERNAME_RE,
+  type BanBody,
+  type BanCommandsBody,
+  type BanInfo,
+  type BanRecord,
+  type BanResponse,
+  type BanServerCommands,
+  type PublicProfile,
+} from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
@@ -55,7 +64,15 @@ function commandParams(reason: string, until: number | null, now: number) {
  * Queues the server's ban or unban command on every server that has one and can receive it,
  * inside the caller's transaction. Returns how many were queued.
  */
-async function queueCommands(trx: Db, which: 'ban' | 'unban', userId: number, banId: number, reason: string, until: number | null, now: number): Promise<number> {
+async function queueCommands(
+  trx: Db,
+  which: 'ban' | 'unban',
+  userId: number,
+  banId: number,
+  reason: string,
+  until: number | null,
+  now: number,
+): Promise<number> {
   const servers = (await repo.commandServers(trx, which === 'ban' ? 'ban_command' : 'unban_command')).filter(rconConfigured);
   for (const s of servers) {
     await enqueueDelivery(trx, {
@@ -103,13 +120,27 @@ export async function banUser(ctx: AppContext, actor: UserRow, id: number, body:
         action: 'user.ban.update',
         entity: 'user',
         entityId: id,
-        before: { username: target.username, reason: existing.reason, term: termText(existing.until === null ? null : Number(existing.until)) },
+        before: {
+          username: target.username,
+          reason: existing.reason,
+          term: termText(existing.until === null ? null : Number(existing.until)),
+        },
         after: { username: target.username, reason: body.reason, term: termText(body.until) },
       });
     } else {
-      const row = await trx.insertInto('bans').values({ user_id: id, reason: body.reason, until: body.until, created_at: now, created_by: actor.id }).returning('id').executeTakeFirstOrThrow();
+      const row = await trx
+        .insertInto('bans')
+        .values({ user_id: id, reason: body.reason, until: body.until, created_at: now, created_by: actor.id })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       banId = row.id;
-      await recordAudit(trx, { actorId: actor.id, action: 'user.ban', entity: 'user', entityId: id, after: { username: target.username, reason: body.reason, term: termText(body.until) } });
+      await recordAudit(trx, {
+        actorId: actor.id,
+        action: 'user.ban',
+        entity: 'user',
+        entityId: id,
+        after: { username: target.username, reason: body.reason, term: termText(body.until) },
+      });
       queued = await queueCommands(trx, 'ban', id, banId, body.reason, body.until, now);
     }
     await repo.setUserBan(trx, id, state);
@@ -204,18 +235,36 @@ export async function banCommands(ctx: AppContext): Promise<BanServerCommands[]>
   const rows = await ctx.db
     .selectFrom('servers')
     .leftJoin('ban_server_commands', 'ban_server_commands.server_id', 'servers.id')
-    .select(['servers.id', 'servers.name', 'servers.rcon_password', 'servers.rcon_host', 'servers.ip_address', 'ban_server_commands.ban_command', 'ban_server_commands.unban_command'])
+    .select([
+      'servers.id',
+      'servers.name',
+      'servers.rcon_password',
+      'servers.rcon_host',
+      'servers.ip_address',
+      'ban_server_commands.ban_command',
+      'ban_server_commands.unban_command',
+    ])
     .orderBy('servers.sort_order')
     .orderBy('servers.id')
     .execute();
-  return rows.map((r) => ({ server_id: r.id, server_name: r.name, rcon: rconConfigured(r), ban_command: r.ban_command ?? null, unban_command: r.unban_command ?? null }));
+  return rows.map((r) => ({
+    server_id: r.id,
+    server_name: r.name,
+    rcon: rconConfigured(r),
+    ban_command: r.ban_command ?? null,
+    unban_command: r.unban_command ?? null,
+  }));
 }
 
 export async function setBanCommands(ctx: AppContext, actor: UserRow, serverId: number, body: BanCommandsBody): Promise<BanServerCommands> {
   await ctx.db.transaction().execute(async (trx) => {
     const server = await trx.selectFrom('servers').select(['id', 'name']).where('id', '=', serverId).executeTakeFirst();
     if (!server) throw notFound(BAN_TEXTS.serverNotFound);
-    const before = await trx.selectFrom('ban_server_commands').select(['ban_command', 'unban_command']).where('server_id', '=', serverId).executeTakeFirst();
+    const before = await trx
+      .selectFrom('ban_server_commands')
+      .select(['ban_command', 'unban_command'])
+      .where('server_id', '=', serverId)
+      .executeTakeFirst();
     const values = { ban_command: body.ban_command, unban_command: body.unban_command, updated_at: Date.now() };
     await trx
       .insertInto('ban_server_commands')
@@ -224,7 +273,15 @@ export async function setBanCommands(ctx: AppContext, actor: UserRow, serverId: 
       .execute();
     const was = { name: server.name, ban_command: before?.ban_command ?? null, unban_command: before?.unban_command ?? null };
     const now = { name: server.name, ban_command: body.ban_command, unban_command: body.unban_command };
-    if (JSON.stringify(was) !== JSON.stringify(now)) await recordAudit(trx, { actorId: actor.id, action: 'server.ban_commands', entity: 'server', entityId: serverId, before: was, after: now });
+    if (JSON.stringify(was) !== JSON.stringify(now))
+      await recordAudit(trx, {
+        actorId: actor.id,
+        action: 'server.ban_commands',
+        entity: 'server',
+        entityId: serverId,
+        before: was,
+        after: now,
+      });
   });
   const all = await banCommands(ctx);
   return all.find((s) => s.server_id === serverId)!;
@@ -233,7 +290,18 @@ export async function setBanCommands(ctx: AppContext, actor: UserRow, serverId: 
 export async function publicProfile(ctx: AppContext, username: string): Promise<PublicProfile> {
   // Only a possible player name is looked up (PostgreSQL refuses NUL bytes in text).
   if (!USERNAME_RE.test(username)) throw notFound(BAN_TEXTS.playerNotFound);
-  const user = await ctx.db.selectFrom('users').selectAll().where('username_lower', '=', username.toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst();
+  const user = await ctx.db
+    .selectFrom('users')
+    .selectAll()
+    .where('username_lower', '=', username.toLowerCase())
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   if (!user) throw notFound(BAN_TEXTS.playerNotFound);
-  return { username: user.username, uuid: user.uuid, is_admin: user.is_admin === 1, created_at: new Date(Number(user.created_at)).toISOString(), ban: banOf(user) };
+  return {
+    username: user.username,
+    uuid: user.uuid,
+    is_admin: user.is_admin === 1,
+    created_at: new Date(Number(user.created_at)).toISOString(),
+    ban: banOf(user),
+  };
 }

@@ -45,15 +45,33 @@ describe.each(dbKinds)('bans on %s', (kind) => {
     vi.useRealTimers();
   });
 
-  const ban = (token: string | null, id: number, body: unknown) => t.app.inject(asUser(token, { method: 'POST', url: `/api/admin/users/${id}/ban`, payload: body as object }));
+  const ban = (token: string | null, id: number, body: unknown) =>
+    t.app.inject(asUser(token, { method: 'POST', url: `/api/admin/users/${id}/ban`, payload: body as object }));
   const unban = (token: string | null, id: number) => t.app.inject(asUser(token, { method: 'DELETE', url: `/api/admin/users/${id}/ban` }));
-  const siteLogin = (username: string, password = PASSWORD) => t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username, password, bearer: true } });
+  const siteLogin = (username: string, password = PASSWORD) =>
+    t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username, password, bearer: true } });
   const me = (token: string) => t.app.inject(asUser(token, { method: 'GET', url: '/api/user/me' }));
-  const ygg = (path: string, body: unknown) => fetch(`${t.base}/api/yggdrasil/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const ygg = (path: string, body: unknown) =>
+    fetch(`${t.base}/api/yggdrasil/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const gravit = (path: string, body: unknown) =>
-    fetch(`${t.base}/api/gravit/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${GRAVIT_SECRET}` }, body: JSON.stringify(body) });
+    fetch(`${t.base}/api/gravit/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${GRAVIT_SECRET}` },
+      body: JSON.stringify(body),
+    });
   const drain = () => drainDeliveries(t.handle.db, DELIVERY, t.app.log);
-  const auditOf = (userId: number) => t.handle.db.selectFrom('audit_log').selectAll().where('entity', '=', 'user').where('entity_id', '=', String(userId)).orderBy('id').execute();
+  const auditOf = (userId: number) =>
+    t.handle.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('entity', '=', 'user')
+      .where('entity_id', '=', String(userId))
+      .orderBy('id')
+      .execute();
 
   it('only administrators ban; nobody bans themselves or another administrator; bad input is refused in Russian', async () => {
     const id = await seedUser(t, 'Victim', { password: PASSWORD });
@@ -96,7 +114,9 @@ describe.each(dbKinds)('bans on %s', (kind) => {
     expect(auth.status).toBe(200);
     const { accessToken, selectedProfile } = (await auth.json()) as { accessToken: string; selectedProfile: { id: string } };
     const serverId = 'abcdef0123456789';
-    expect((await ygg('sessionserver/session/minecraft/join', { accessToken, selectedProfile: selectedProfile.id, serverId })).status).toBe(204);
+    expect((await ygg('sessionserver/session/minecraft/join', { accessToken, selectedProfile: selectedProfile.id, serverId })).status).toBe(
+      204,
+    );
     const gravitAuth = await gravit('authorize', { login: 'Griefer', password: PASSWORD });
     expect(gravitAuth.status).toBe(200);
     const gravitToken = ((await gravitAuth.json()) as { accessToken: string }).accessToken;
@@ -142,7 +162,10 @@ describe.each(dbKinds)('bans on %s', (kind) => {
     const profile = await t.app.inject({ method: 'GET', url: '/api/user/griefer/profile' });
     expect(profile.statusCode).toBe(200);
     expect(profile.json()).toMatchObject({ username: 'Griefer', ban: { reason: 'Гриф базы', until, text } });
-    const list = (await t.app.inject(asUser(admin, { method: 'GET', url: '/api/user/all' }))).json() as { username: string; ban: unknown }[];
+    const list = (await t.app.inject(asUser(admin, { method: 'GET', url: '/api/user/all' }))).json() as {
+      username: string;
+      ban: unknown;
+    }[];
     expect(list.find((u) => u.username === 'Griefer')?.ban).toMatchObject({ reason: 'Гриф базы', until });
     expect(list.find((u) => u.username === 'Admin')?.ban).toBeNull();
     expect((await t.app.inject({ method: 'GET', url: '/api/user/Nobody_here/profile' })).statusCode).toBe(404);
@@ -154,7 +177,10 @@ describe.each(dbKinds)('bans on %s', (kind) => {
 
     // Banning again changes the terms; the account stays banned. Unbanning lets the player in.
     const forever = await ban(admin, id, { reason: 'Читы', until: null });
-    expect(forever.json()).toMatchObject({ message: 'Блокировка изменена', ban: { until: null, text: 'Аккаунт заблокирован навсегда: Читы' } });
+    expect(forever.json()).toMatchObject({
+      message: 'Блокировка изменена',
+      ban: { until: null, text: 'Аккаунт заблокирован навсегда: Читы' },
+    });
     expect((await siteLogin('Griefer')).json().error).toBe('Аккаунт заблокирован навсегда: Читы');
     const lifted = await unban(admin, id);
     expect(lifted.statusCode).toBe(200);
@@ -164,22 +190,70 @@ describe.each(dbKinds)('bans on %s', (kind) => {
     expect((await t.app.inject({ method: 'GET', url: '/api/user/Griefer/profile' })).json().ban).toBeNull();
     expect((await auditOf(id)).map((e) => e.action).slice(-3)).toEqual(['user.ban', 'user.ban.update', 'user.unban']);
     const history = (await t.app.inject(asUser(admin, { method: 'GET', url: `/api/admin/bans?user_id=${id}` }))).json();
-    expect(history).toEqual([expect.objectContaining({ username: 'Griefer', reason: 'Читы', until: null, created_by: 'Admin', lifted_by: 'Admin', lift_reason: 'admin', active: false })]);
+    expect(history).toEqual([
+      expect.objectContaining({
+        username: 'Griefer',
+        reason: 'Читы',
+        until: null,
+        created_by: 'Admin',
+        lifted_by: 'Admin',
+        lift_reason: 'admin',
+        active: false,
+      }),
+    ]);
   });
 
   it('sends the in-game ban and unban only to servers where they are set and RCON works; the reason cannot add a command', async () => {
-    const bad = await t.app.inject(asUser(admin, { method: 'PUT', url: `/api/admin/bans/commands/${serverA}`, payload: { ban_command: 'ban {name}', unban_command: null } }));
+    const bad = await t.app.inject(
+      asUser(admin, {
+        method: 'PUT',
+        url: `/api/admin/bans/commands/${serverA}`,
+        payload: { ban_command: 'ban {name}', unban_command: null },
+      }),
+    );
     expect(bad.statusCode).toBe(400);
     expect(errorOf(bad)).toMatch(/неизвестная подстановка \{name\}/);
-    const noPlayer = await t.app.inject(asUser(admin, { method: 'PUT', url: `/api/admin/bans/commands/${serverA}`, payload: { ban_command: 'say hi', unban_command: null } }));
+    const noPlayer = await t.app.inject(
+      asUser(admin, { method: 'PUT', url: `/api/admin/bans/commands/${serverA}`, payload: { ban_command: 'say hi', unban_command: null } }),
+    );
     expect(noPlayer.statusCode).toBe(400);
-    const set = await t.app.inject(asUser(admin, { method: 'PUT', url: `/api/admin/bans/commands/${serverA}`, payload: { ban_command: 'ban {player} {reason}', unban_command: 'pardon {player}' } }));
+    const set = await t.app.inject(
+      asUser(admin, {
+        method: 'PUT',
+        url: `/api/admin/bans/commands/${serverA}`,
+        payload: { ban_command: 'ban {player} {reason}', unban_command: 'pardon {player}' },
+      }),
+    );
     expect(set.statusCode, set.body).toBe(200);
-    expect(set.json()).toEqual({ server_id: serverA, server_name: 'Выживание', rcon: true, ban_command: 'ban {player} {reason}', unban_command: 'pardon {player}' });
+    expect(set.json()).toEqual({
+      server_id: serverA,
+      server_name: 'Выживание',
+      rcon: true,
+      ban_command: 'ban {player} {reason}',
+      unban_command: 'pardon {player}',
+    });
     // A server without RCON keeps its commands but is never sent to.
-    expect((await t.app.inject(asUser(admin, { method: 'PUT', url: `/api/admin/bans/commands/${serverNoRcon}`, payload: { ban_command: 'ban {player}', unban_command: '' } }))).json()).toMatchObject({ rcon: false, unban_command: null });
-    expect((await t.app.inject(asUser(admin, { method: 'PUT', url: '/api/admin/bans/commands/999999', payload: { ban_command: null, unban_command: null } }))).statusCode).toBe(404);
-    const listed = (await t.app.inject(asUser(admin, { method: 'GET', url: '/api/admin/bans/commands' }))).json() as { server_id: number }[];
+    expect(
+      (
+        await t.app.inject(
+          asUser(admin, {
+            method: 'PUT',
+            url: `/api/admin/bans/commands/${serverNoRcon}`,
+            payload: { ban_command: 'ban {player}', unban_command: '' },
+          }),
+        )
+      ).json(),
+    ).toMatchObject({ rcon: false, unban_command: null });
+    expect(
+      (
+        await t.app.inject(
+          asUser(admin, { method: 'PUT', url: '/api/admin/bans/commands/999999', payload: { ban_command: null, unban_command: null } }),
+        )
+      ).statusCode,
+    ).toBe(404);
+    const listed = (await t.app.inject(asUser(admin, { method: 'GET', url: '/api/admin/bans/commands' }))).json() as {
+      server_id: number;
+    }[];
     expect(listed.map((s) => s.server_id)).toEqual(expect.arrayContaining([serverA, serverB, serverNoRcon]));
 
     const id = await seedUser(t, 'Cheater', { password: PASSWORD });
@@ -197,7 +271,12 @@ describe.each(dbKinds)('bans on %s', (kind) => {
     expect(rconA.commands).toContain('pardon Cheater');
     expect(rconA.banned.has('cheater')).toBe(false);
     expect(rconB.commands).toEqual([]);
-    const audit = await t.handle.db.selectFrom('audit_log').select(['action']).where('entity', '=', 'server').where('entity_id', '=', String(serverA)).execute();
+    const audit = await t.handle.db
+      .selectFrom('audit_log')
+      .select(['action'])
+      .where('entity', '=', 'server')
+      .where('entity_id', '=', String(serverA))
+      .execute();
     expect(audit.map((a) => a.action)).toEqual(['server.ban_commands']);
   });
 
@@ -222,7 +301,11 @@ describe.each(dbKinds)('bans on %s', (kind) => {
     await drain();
     vi.useRealTimers();
 
-    const user = await t.handle.db.selectFrom('users').select(['banned_at', 'ban_until', 'ban_reason']).where('id', '=', id).executeTakeFirstOrThrow();
+    const user = await t.handle.db
+      .selectFrom('users')
+      .select(['banned_at', 'ban_until', 'ban_reason'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(user).toEqual({ banned_at: null, ban_until: null, ban_reason: null });
     const row = await t.handle.db.selectFrom('bans').selectAll().where('user_id', '=', id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ lift_reason: 'expired', lifted_by: null });

@@ -39,7 +39,14 @@ export function listGrants(db: Db): Promise<CapeGrant[]> {
     .selectFrom('cape_grants')
     .leftJoin('users', 'users.id', 'cape_grants.user_id')
     .leftJoin('donate_tiers', 'donate_tiers.id', 'cape_grants.tier_id')
-    .select(['cape_grants.id', 'cape_grants.cape_id', 'cape_grants.user_id', 'users.username', 'cape_grants.tier_id', 'donate_tiers.title as tier_title'])
+    .select([
+      'cape_grants.id',
+      'cape_grants.cape_id',
+      'cape_grants.user_id',
+      'users.username',
+      'cape_grants.tier_id',
+      'donate_tiers.title as tier_title',
+    ])
     .orderBy('cape_grants.id')
     .execute();
 }
@@ -59,7 +66,11 @@ export async function allowedCapes(db: Db, userId: number, now = Date.now()): Pr
           .selectFrom('cape_grants')
           .select('cape_grants.id')
           .whereRef('cape_grants.cape_id', '=', 'capes.id')
-          .where((g) => (tiers.length > 0 ? g.or([g('cape_grants.user_id', '=', userId), g('cape_grants.tier_id', 'in', tiers)]) : g('cape_grants.user_id', '=', userId))),
+          .where((g) =>
+            tiers.length > 0
+              ? g.or([g('cape_grants.user_id', '=', userId), g('cape_grants.tier_id', 'in', tiers)])
+              : g('cape_grants.user_id', '=', userId),
+          ),
       ),
     )
     .orderBy('capes.id')

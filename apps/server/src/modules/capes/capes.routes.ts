@@ -1,5 +1,17 @@
 import fastifyMultipart from '@fastify/multipart';
-import { AdminCape, CAPE_MAX_BYTES, CAPE_TEXTS, CapeGrantBody, CapeGrantParams, CapeUpdateBody, ChooseCapeBody, ErrorResponse, IdParams, MessageResponse, MyCapes } from '@kubik/contract';
+import {
+  AdminCape,
+  CAPE_MAX_BYTES,
+  CAPE_TEXTS,
+  CapeGrantBody,
+  CapeGrantParams,
+  CapeUpdateBody,
+  ChooseCapeBody,
+  ErrorResponse,
+  IdParams,
+  MessageResponse,
+  MyCapes,
+} from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -30,7 +42,8 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin' },
       schema: {
         tags,
-        summary: 'Загрузить плащ: multipart/form-data, PNG в поле «cape» (64×32 и кратные до 512×256, 22×17 или 46×23 и кратные; до 256 КБ) и название в поле «title»',
+        summary:
+          'Загрузить плащ: multipart/form-data, PNG в поле «cape» (64×32 и кратные до 512×256, 22×17 или 46×23 и кратные; до 256 КБ) и название в поле «title»',
         consumes: ['multipart/form-data'],
         body: z.object({ cape: z.string().meta({ format: 'binary' }), title: z.string() }),
         response: { 200: AdminCape, ...err(400, 401, 403, 409, 413, 415) },
@@ -38,7 +51,8 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       // The multipart body is read part by part in the handler; the schema above documents it.
       validatorCompiler: () => (value) => ({ value }),
       onRequest: async (request) => {
-        if (Number(request.headers['content-length'] ?? 0) > UPLOAD_BODY_MAX) throw new HttpError(413, CAPE_TEXTS.tooBig, { code: 'file_too_large', field: 'cape' });
+        if (Number(request.headers['content-length'] ?? 0) > UPLOAD_BODY_MAX)
+          throw new HttpError(413, CAPE_TEXTS.tooBig, { code: 'file_too_large', field: 'cape' });
       },
       handler: async (req) => {
         const admin = userOf(req);
@@ -49,13 +63,24 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.put('/api/admin/capes/:id', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Переименовать плащ', params: IdParams, body: CapeUpdateBody, response: { 200: AdminCape, ...err(400, 401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Переименовать плащ',
+        params: IdParams,
+        body: CapeUpdateBody,
+        response: { 200: AdminCape, ...err(400, 401, 403, 404) },
+      },
       handler: async (req) => capes.rename(userOf(req), req.params.id, req.body.title),
     });
 
     app.delete('/api/admin/capes/:id', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Удалить плащ (его выдачи тоже; носившие остаются без плаща)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Удалить плащ (его выдачи тоже; носившие остаются без плаща)',
+        params: IdParams,
+        response: { 200: MessageResponse, ...err(400, 401, 403, 404) },
+      },
       handler: async (req) => {
         await capes.remove(userOf(req), req.params.id);
         return { message: 'Плащ удалён' };
@@ -64,7 +89,13 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/admin/capes/:id/grants', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Выдать плащ игроку ({username}) или донату ({tier_id}: его обладатели могут надеть плащ)', params: IdParams, body: CapeGrantBody, response: { 200: AdminCape, ...err(400, 401, 403, 404, 409) } },
+      schema: {
+        tags,
+        summary: 'Выдать плащ игроку ({username}) или донату ({tier_id}: его обладатели могут надеть плащ)',
+        params: IdParams,
+        body: CapeGrantBody,
+        response: { 200: AdminCape, ...err(400, 401, 403, 404, 409) },
+      },
       handler: async (req) => capes.grant(userOf(req), req.params.id, req.body),
     });
 
@@ -82,7 +113,12 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.put('/api/user/cape', {
       config: { access: 'user' },
-      schema: { tags, summary: 'Надеть плащ ({cape_id}) или снять ({cape_id: null})', body: ChooseCapeBody, response: { 200: MyCapes, ...err(400, 401, 403) } },
+      schema: {
+        tags,
+        summary: 'Надеть плащ ({cape_id}) или снять ({cape_id: null})',
+        body: ChooseCapeBody,
+        response: { 200: MyCapes, ...err(400, 401, 403) },
+      },
       handler: async (req) => capes.choose(userOf(req), req.body.cape_id),
     });
   };

@@ -24,7 +24,8 @@ function capeError(err: unknown): unknown {
 }
 
 /** Whom a grant names, for the audit log. */
-const holder = (g: { user_id: number | null; username: string | null; tier_title: string | null }) => (g.user_id ? { player: g.username } : { tier: g.tier_title });
+const holder = (g: { user_id: number | null; username: string | null; tier_title: string | null }) =>
+  g.user_id ? { player: g.username } : { tier: g.tier_title };
 
 const toCape = (c: repo.CapeRow): Cape => ({ id: c.id, title: c.title, width: c.width, height: c.height, url: `/textures/${c.hash}` });
 
@@ -65,7 +66,13 @@ export function createCapeService(ctx: AppContext) {
             .values({ title: title.data, hash: cape.hash, png: cape.png, width: cape.width, height: cape.height, created_at: Date.now() })
             .returning('id')
             .executeTakeFirstOrThrow();
-          await recordAudit(trx, { actorId: admin.id, action: 'cape.create', entity: 'cape', entityId: row.id, after: { title: title.data, width: cape.width, height: cape.height } });
+          await recordAudit(trx, {
+            actorId: admin.id,
+            action: 'cape.create',
+            entity: 'cape',
+            entityId: row.id,
+            after: { title: title.data, width: cape.width, height: cape.height },
+          });
           return row.id;
         });
       } catch (err) {
@@ -83,7 +90,14 @@ export function createCapeService(ctx: AppContext) {
         const before = await repo.findCape(trx, id);
         if (!before) throw notFound(CAPE_TEXTS.notFound);
         await trx.updateTable('capes').set({ title }).where('id', '=', id).execute();
-        await recordAudit(trx, { actorId: admin.id, action: 'cape.update', entity: 'cape', entityId: id, before: { title: before.title }, after: { title } });
+        await recordAudit(trx, {
+          actorId: admin.id,
+          action: 'cape.update',
+          entity: 'cape',
+          entityId: id,
+          before: { title: before.title },
+          after: { title },
+        });
       });
       return adminCape(id);
     },
@@ -107,7 +121,12 @@ export function createCapeService(ctx: AppContext) {
           if (!cape) throw notFound(CAPE_TEXTS.notFound);
           let target: { user_id: number | null; tier_id: number | null; label: string };
           if ('username' in body) {
-            const user = await trx.selectFrom('users').select(['id', 'username']).where('username_lower', '=', body.username.toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst();
+            const user = await trx
+              .selectFrom('users')
+              .select(['id', 'username'])
+              .where('username_lower', '=', body.username.toLowerCase())
+              .where('deleted_at', 'is', null)
+              .executeTakeFirst();
             if (!user) throw notFound(CAPE_TEXTS.playerNotFound, { code: 'player_not_found', field: 'username' });
             target = { user_id: user.id, tier_id: null, label: user.username };
           } else {
@@ -115,7 +134,10 @@ export function createCapeService(ctx: AppContext) {
             if (!tier) throw notFound(CAPE_TEXTS.tierNotFound, { code: 'tier_not_found', field: 'tier_id' });
             target = { user_id: null, tier_id: tier.id, label: tier.title };
           }
-          await trx.insertInto('cape_grants').values({ cape_id: id, user_id: target.user_id, tier_id: target.tier_id, created_at: Date.now() }).execute();
+          await trx
+            .insertInto('cape_grants')
+            .values({ cape_id: id, user_id: target.user_id, tier_id: target.tier_id, created_at: Date.now() })
+            .execute();
           await recordAudit(trx, {
             actorId: admin.id,
             action: 'cape.grant',
@@ -155,7 +177,8 @@ export function createCapeService(ctx: AppContext) {
         return myCapes(user.id);
       }
       const allowed = await repo.allowedCapes(ctx.db, user.id);
-      if (!allowed.some((c) => c.id === capeId)) throw new HttpError(403, CAPE_TEXTS.notAllowed, { code: 'cape_not_granted', field: 'cape_id' });
+      if (!allowed.some((c) => c.id === capeId))
+        throw new HttpError(403, CAPE_TEXTS.notAllowed, { code: 'cape_not_granted', field: 'cape_id' });
       const now = Date.now();
       await ctx.db
         .insertInto('user_capes')

@@ -2,7 +2,17 @@ import type { LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodePng, pixelHash, type Rgba } from '../../lib/skin/skin-image.ts';
-import { blank, chunk, chunkTypes, fill, multipart, pixelAt, pngBomb, toPng, withChunksAfterHeader } from '../../../../../testing/skin-images.ts';
+import {
+  blank,
+  chunk,
+  chunkTypes,
+  fill,
+  multipart,
+  pixelAt,
+  pngBomb,
+  toPng,
+  withChunksAfterHeader,
+} from '../../../../../testing/skin-images.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 
 const capeForm = (file: Buffer, title: string | null = 'Плащ', type = 'image/png') =>
@@ -29,14 +39,23 @@ describe.each(dbKinds)('capes on %s', (kind) => {
     await t?.close();
   });
 
-  const upload = (token: string | null, form: { payload: Buffer; headers: Record<string, string> }) => t.app.inject(asUser(token, { method: 'POST', url: '/api/admin/capes', payload: form.payload, headers: form.headers }));
-  const call = (token: string | null, method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, payload?: unknown) => t.app.inject(asUser(token, { method, url, ...(payload !== undefined ? { payload: payload as object } : {}) }));
+  const upload = (token: string | null, form: { payload: Buffer; headers: Record<string, string> }) =>
+    t.app.inject(asUser(token, { method: 'POST', url: '/api/admin/capes', payload: form.payload, headers: form.headers }));
+  const call = (token: string | null, method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, payload?: unknown) =>
+    t.app.inject(asUser(token, { method, url, ...(payload !== undefined ? { payload: payload as object } : {}) }));
   const capeCount = async () => (await t.handle.db.selectFrom('capes').select('id').execute()).length;
   let seq = 0;
 
-  async function uploaded(width: number, height: number, title?: string): Promise<{ id: number; url: string; width: number; height: number }> {
+  async function uploaded(
+    width: number,
+    height: number,
+    title?: string,
+  ): Promise<{ id: number; url: string; width: number; height: number }> {
     seq += 1;
-    const res = await upload(admin, capeForm(await toPng(capeImage(width, height, [(seq * 7) % 256, 100, 50, 255])), title ?? `Плащ ${seq}`));
+    const res = await upload(
+      admin,
+      capeForm(await toPng(capeImage(width, height, [(seq * 7) % 256, 100, 50, 255])), title ?? `Плащ ${seq}`),
+    );
     expect(res.statusCode, res.body).toBe(200);
     return res.json();
   }
@@ -78,7 +97,8 @@ describe.each(dbKinds)('capes on %s', (kind) => {
       expect(errorOf(res)).toBe(text);
       expect(await capeCount()).toBe(before);
     };
-    const size = (w: number, h: number) => `Неподходящий размер плаща: ${w}×${h}. Нужен 64×32 (HD: 128×64 … 512×256), 22×17 или 46×23 и их кратные`;
+    const size = (w: number, h: number) =>
+      `Неподходящий размер плаща: ${w}×${h}. Нужен 64×32 (HD: 128×64 … 512×256), 22×17 или 46×23 и их кратные`;
     await refused(await upload(admin, capeForm(await toPng(capeImage(64, 64)))), 400, size(64, 64));
     await refused(await upload(admin, capeForm(await toPng(capeImage(65, 32)))), 400, size(65, 32));
     await refused(await upload(admin, capeForm(await toPng(capeImage(1024, 512)))), 400, size(1024, 512));
@@ -86,13 +106,23 @@ describe.each(dbKinds)('capes on %s', (kind) => {
     const rss = process.memoryUsage().rss;
     await refused(await upload(admin, capeForm(pngBomb(32768, 16384))), 400, size(32768, 16384));
     expect(process.memoryUsage().rss - rss).toBeLessThan(64 * 1024 * 1024);
-    const jpeg = await sharp(capeImage(64, 32).data, { raw: { width: 64, height: 32, channels: 4 } }).jpeg().toBuffer();
+    const jpeg = await sharp(capeImage(64, 32).data, { raw: { width: 64, height: 32, channels: 4 } })
+      .jpeg()
+      .toBuffer();
     await refused(await upload(admin, capeForm(jpeg)), 415, 'Плащ должен быть PNG-изображением');
-    await refused(await upload(admin, capeForm(Buffer.concat([await toPng(capeImage(64, 32)), Buffer.alloc(300 * 1024)]))), 413, 'Файл плаща слишком большой: не больше 256 КБ');
+    await refused(
+      await upload(admin, capeForm(Buffer.concat([await toPng(capeImage(64, 32)), Buffer.alloc(300 * 1024)]))),
+      413,
+      'Файл плаща слишком большой: не больше 256 КБ',
+    );
     await refused(await upload(admin, capeForm(await toPng(capeImage(64, 32)), null)), 400, 'Введите название плаща');
     await refused(await upload(admin, capeForm(await toPng(capeImage(64, 32)), ' ')), 400, 'Введите название плаща');
     await refused(await upload(admin, multipart([{ name: 'title', data: 'x' }])), 400, 'Выберите файл плаща (PNG) в поле «cape»');
-    await refused(await upload(admin, multipart([{ name: 'skin', filename: 'a.png', data: await toPng(capeImage(64, 32)) }])), 400, 'В форме загрузки есть лишние поля: нужен файл «cape» и название «title»');
+    await refused(
+      await upload(admin, multipart([{ name: 'skin', filename: 'a.png', data: await toPng(capeImage(64, 32)) }])),
+      400,
+      'В форме загрузки есть лишние поля: нужен файл «cape» и название «title»',
+    );
     const same = await uploaded(64, 32);
     const again = await upload(admin, capeForm(Buffer.from((await t.app.inject({ method: 'GET', url: same.url })).rawPayload)));
     expect(again.statusCode).toBe(409);
@@ -118,7 +148,9 @@ describe.each(dbKinds)('capes on %s', (kind) => {
 
     const granted = await call(admin, 'POST', `/api/admin/capes/${cape.id}/grants`, { username: 'wearer' });
     expect(granted.statusCode, granted.body).toBe(200);
-    expect(granted.json().grants).toEqual([{ id: expect.any(Number), user_id: expect.any(Number), username: 'Wearer', tier_id: null, tier_title: null }]);
+    expect(granted.json().grants).toEqual([
+      { id: expect.any(Number), user_id: expect.any(Number), username: 'Wearer', tier_id: null, tier_title: null },
+    ]);
     const twice = await call(admin, 'POST', `/api/admin/capes/${cape.id}/grants`, { username: 'Wearer' });
     expect([twice.statusCode, errorOf(twice)]).toEqual([409, 'Этот плащ уже выдан']);
     expect(errorOf(await call(admin, 'POST', `/api/admin/capes/${cape.id}/grants`, { username: 'Nobody_here' }))).toBe('Игрок не найден');
@@ -152,12 +184,21 @@ describe.each(dbKinds)('capes on %s', (kind) => {
   });
 
   it('a cape given to a tier is held by its holders only (and tiers cannot be bought yet, so by no one)', async () => {
-    const tier = await call(admin, 'POST', '/api/donate/add', { title: 'VIP', content: 'Плюсы', amount: 100, currency: '₽', kits: [], features: [] });
+    const tier = await call(admin, 'POST', '/api/donate/add', {
+      title: 'VIP',
+      content: 'Плюсы',
+      amount: 100,
+      currency: '₽',
+      kits: [],
+      features: [],
+    });
     expect(tier.statusCode, tier.body).toBe(201);
     const cape = await uploaded(64, 32, 'VIP');
     const granted = await call(admin, 'POST', `/api/admin/capes/${cape.id}/grants`, { tier_id: tier.json().id });
     expect(granted.statusCode).toBe(200);
-    expect(granted.json().grants).toEqual([{ id: expect.any(Number), user_id: null, username: null, tier_id: tier.json().id, tier_title: 'VIP' }]);
+    expect(granted.json().grants).toEqual([
+      { id: expect.any(Number), user_id: null, username: null, tier_id: tier.json().id, tier_title: 'VIP' },
+    ]);
     expect(errorOf(await call(admin, 'POST', `/api/admin/capes/${cape.id}/grants`, { tier_id: 999999 }))).toBe('Донат не найден');
     expect((await call(admin, 'POST', `/api/admin/capes/${cape.id}/grants`, {})).statusCode).toBe(400);
     expect((await call(player, 'GET', '/api/user/capes')).json().capes).toEqual([]);

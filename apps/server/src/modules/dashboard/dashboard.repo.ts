@@ -95,7 +95,9 @@ export function deliveriesNeedingAttention(db: Db, waitingBefore: number, limit:
     .selectFrom('deliveries as d')
     .leftJoin('users as u', 'u.id', 'd.user_id')
     .leftJoin('servers as s', 's.id', 'd.server_id')
-    .where((eb) => eb.or([eb('d.state', 'in', ['failed', 'unknown']), eb.and([eb('d.state', '=', 'pending'), eb('d.created_at', '<', waitingBefore)])]))
+    .where((eb) =>
+      eb.or([eb('d.state', 'in', ['failed', 'unknown']), eb.and([eb('d.state', '=', 'pending'), eb('d.created_at', '<', waitingBefore)])]),
+    )
     .select(['d.id', 'd.source', 'd.label', 'd.state', 'd.last_error', 'd.created_at', 'u.username', 's.name as server'])
     .orderBy('d.id', 'desc')
     .limit(limit)

@@ -15,19 +15,20 @@ export async function dashboard(ctx: AppContext, now = Date.now()): Promise<Admi
   const waitingBefore = now - DASHBOARD_WAITING_LONG_MIN * 60_000;
   // A check period is the finest the history has for the last 7 days; older rows are hourly peaks.
   const checkBucket = Math.max(ctx.config.monitor.intervalMs, 1000);
-  const [topups, spending, registrations, online, peak24, peak30, counts, attention, shopOrders, privilegeOrders, payments] = await Promise.all([
-    repo.topupsByDay(ctx.db, days),
-    repo.spendingByDay(ctx.db, days),
-    repo.registrationsByDay(ctx.db, days),
-    repo.onlineNow(ctx.db),
-    repo.peakOnline(ctx.db, now - 24 * HOUR, now + 1, checkBucket),
-    repo.peakOnline(ctx.db, now - DASHBOARD_DAYS * 24 * HOUR, now + 1, HOUR),
-    repo.deliveryCounts(ctx.db, waitingBefore),
-    repo.deliveriesNeedingAttention(ctx.db, waitingBefore, LATEST),
-    repo.latestShopOrders(ctx.db, LATEST),
-    repo.latestPrivilegePurchases(ctx.db, LATEST),
-    repo.latestPayments(ctx.db, LATEST),
-  ]);
+  const [topups, spending, registrations, online, peak24, peak30, counts, attention, shopOrders, privilegeOrders, payments] =
+    await Promise.all([
+      repo.topupsByDay(ctx.db, days),
+      repo.spendingByDay(ctx.db, days),
+      repo.registrationsByDay(ctx.db, days),
+      repo.onlineNow(ctx.db),
+      repo.peakOnline(ctx.db, now - 24 * HOUR, now + 1, checkBucket),
+      repo.peakOnline(ctx.db, now - DASHBOARD_DAYS * 24 * HOUR, now + 1, HOUR),
+      repo.deliveryCounts(ctx.db, waitingBefore),
+      repo.deliveriesNeedingAttention(ctx.db, waitingBefore, LATEST),
+      repo.latestShopOrders(ctx.db, LATEST),
+      repo.latestPrivilegePurchases(ctx.db, LATEST),
+      repo.latestPayments(ctx.db, LATEST),
+    ]);
 
   const series = days.map((d, i) => ({
     date: d.date,
@@ -62,7 +63,8 @@ export async function dashboard(ctx: AppContext, now = Date.now()): Promise<Admi
     .slice(0, LATEST);
 
   // The live count may be above anything the history holds yet.
-  const peak = (p: { total: number; at: number } | null) => (p && p.total >= online.now ? { n: p.total, at: iso(p.at) } : { n: online.now, at: online.now > 0 ? iso(now) : p ? iso(p.at) : null });
+  const peak = (p: { total: number; at: number } | null) =>
+    p && p.total >= online.now ? { n: p.total, at: iso(p.at) } : { n: online.now, at: online.now > 0 ? iso(now) : p ? iso(p.at) : null };
   const p24 = peak(peak24);
   const p30 = peak(peak30);
 
@@ -75,7 +77,16 @@ export async function dashboard(ctx: AppContext, now = Date.now()): Promise<Admi
       refunds: toRoubles(sum((i) => spending[i]?.refunds ?? 0)),
       registrations: sum((i) => registrations[i] ?? 0),
     },
-    online: { now: online.now, max: online.max, servers_online: online.up, servers_total: online.total, peak_24h: p24.n, peak_24h_at: p24.at, peak_30d: p30.n, peak_30d_at: p30.at },
+    online: {
+      now: online.now,
+      max: online.max,
+      servers_online: online.up,
+      servers_total: online.total,
+      peak_24h: p24.n,
+      peak_24h_at: p24.at,
+      peak_30d: p30.n,
+      peak_30d_at: p30.at,
+    },
     deliveries: {
       ...counts,
       items: attention.map((d) => ({
@@ -91,6 +102,14 @@ export async function dashboard(ctx: AppContext, now = Date.now()): Promise<Admi
       })),
     },
     latest_orders: orders,
-    latest_payments: payments.map((p) => ({ id: p.id, user_id: p.user_id, username: p.username, provider: p.provider, amount: toRoubles(Number(p.amount)), status: p.status, created_at: iso(p.created_at) })),
+    latest_payments: payments.map((p) => ({
+      id: p.id,
+      user_id: p.user_id,
+      username: p.username,
+      provider: p.provider,
+      amount: toRoubles(Number(p.amount)),
+      status: p.status,
+      created_at: iso(p.created_at),
+    })),
   });
 }

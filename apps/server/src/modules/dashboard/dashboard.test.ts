@@ -26,16 +26,38 @@ describe.each(dbKinds)('admin dashboard on %s', (kind) => {
     admin = await loginAs(t, 'DashChief');
     player = await loginAs(t, 'DashMiner');
     // Registrations: two on the 23rd in Moscow (one at its first millisecond), one at the last millisecond of the 22nd.
-    await db.updateTable('users').set({ created_at: at('2026-01-01T00:00:00Z') }).where('username', 'in', ['DashChief', 'DashMiner']).execute();
+    await db
+      .updateTable('users')
+      .set({ created_at: at('2026-01-01T00:00:00Z') })
+      .where('username', 'in', ['DashChief', 'DashMiner'])
+      .execute();
     await db.updateTable('users').set({ created_at: MSK_TODAY }).where('id', '=', early).execute();
-    await db.updateTable('users').set({ created_at: at('2026-11-23T08:59:00Z') }).where('id', '=', late).execute();
-    await db.updateTable('users').set({ created_at: MSK_TODAY - 1 }).where('id', '=', night).execute();
+    await db
+      .updateTable('users')
+      .set({ created_at: at('2026-11-23T08:59:00Z') })
+      .where('id', '=', late)
+      .execute();
+    await db
+      .updateTable('users')
+      .set({ created_at: MSK_TODAY - 1 })
+      .where('id', '=', night)
+      .execute();
 
     let n = 0;
     const payment = (amount: number, status: string, paidAt: number | null, createdAt = paidAt ?? NOW) =>
       db
         .insertInto('payments')
-        .values({ id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`, user_id: miner, provider: 'yookassa', amount, bonus: 0, status, created_at: createdAt, updated_at: createdAt, paid_at: paidAt })
+        .values({
+          id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
+          user_id: miner,
+          provider: 'yookassa',
+          amount,
+          bonus: 0,
+          status,
+          created_at: createdAt,
+          updated_at: createdAt,
+          paid_at: paidAt,
+        })
         .execute();
     await payment(10_000, 'succeeded', MSK_TODAY); // today, the first millisecond
     await payment(5_000, 'succeeded', at('2026-11-22T22:30:00Z')); // 01:30 on the 23rd in Moscow, still the 22nd in UTC
@@ -45,7 +67,11 @@ describe.each(dbKinds)('admin dashboard on %s', (kind) => {
     await payment(700, 'succeeded', MSK_FIRST); // the first day of the window
     await payment(800, 'succeeded', MSK_FIRST - 1); // just before it
 
-    const ledger = (amount: number, reason: string, createdAt: number) => db.insertInto('ledger').values({ user_id: miner, amount, reason, author_id: null, ref: null, note: null, created_at: createdAt }).execute();
+    const ledger = (amount: number, reason: string, createdAt: number) =>
+      db
+        .insertInto('ledger')
+        .values({ user_id: miner, amount, reason, author_id: null, ref: null, note: null, created_at: createdAt })
+        .execute();
     await ledger(-1_250, 'purchase', at('2026-11-22T21:10:00Z'));
     await ledger(-350, 'purchase', at('2026-11-22T20:50:00Z'));
     await ledger(350, 'refund', at('2026-11-23T06:00:00Z'));
@@ -55,12 +81,36 @@ describe.each(dbKinds)('admin dashboard on %s', (kind) => {
     const server = (name: string, status: string, online: number, max: number) =>
       db
         .insertInto('servers')
-        .values({ name, description: '', image_url: '', ip_address: '127.0.0.1', port: 25565, max_online: max, online, status, version: null, motd: null, fail_count: 0, last_checked_at: NOW, checking_until: null, rcon_host: null, rcon_port: null, rcon_password: null, command_template: null, sort_order: 0, favicon: null, last_error: null, created_at: NOW, updated_at: NOW })
+        .values({
+          name,
+          description: '',
+          image_url: '',
+          ip_address: '127.0.0.1',
+          port: 25565,
+          max_online: max,
+          online,
+          status,
+          version: null,
+          motd: null,
+          fail_count: 0,
+          last_checked_at: NOW,
+          checking_until: null,
+          rcon_host: null,
+          rcon_port: null,
+          rcon_password: null,
+          command_template: null,
+          sort_order: 0,
+          favicon: null,
+          last_error: null,
+          created_at: NOW,
+          updated_at: NOW,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
     const s1 = (await server('Выживание', 'online', 12, 100)).id;
     const s2 = (await server('Мини-игры', 'offline', 5, 50)).id;
-    const history = (serverId: number, when: number, online: number | null) => db.insertInto('server_online_history').values({ server_id: serverId, at: when, online }).execute();
+    const history = (serverId: number, when: number, online: number | null) =>
+      db.insertInto('server_online_history').values({ server_id: serverId, at: when, online }).execute();
     // 24 h: 20 + 15 in one check period two hours ago beats 30 alone an hour before that.
     await history(s1, at('2026-11-23T07:00:00Z'), 20);
     await history(s2, at('2026-11-23T07:00:10Z'), 15);
@@ -74,7 +124,33 @@ describe.each(dbKinds)('admin dashboard on %s', (kind) => {
     const delivery = (state: string, createdAt: number, label: string, lastError: string | null = null) =>
       db
         .insertInto('deliveries')
-        .values({ source: 'shop', source_id: null, user_id: miner, label, server_id: s1, server_scope: 'server', commands: null, params: '{}', step: 0, quantity: 1, state, waiting: state === 'pending' ? 'player_offline' : null, attempts: 1, retries: 0, next_attempt_at: createdAt, lock_token: null, locked_until: null, command: null, reply: null, last_error: lastError, sent_at: null, done_at: null, refunded_at: null, created_at: createdAt, updated_at: createdAt })
+        .values({
+          source: 'shop',
+          source_id: null,
+          user_id: miner,
+          label,
+          server_id: s1,
+          server_scope: 'server',
+          commands: null,
+          params: '{}',
+          step: 0,
+          quantity: 1,
+          state,
+          waiting: state === 'pending' ? 'player_offline' : null,
+          attempts: 1,
+          retries: 0,
+          next_attempt_at: createdAt,
+          lock_token: null,
+          locked_until: null,
+          command: null,
+          reply: null,
+          last_error: lastError,
+          sent_at: null,
+          done_at: null,
+          refunded_at: null,
+          created_at: createdAt,
+          updated_at: createdAt,
+        })
         .execute();
     await delivery('failed', NOW - 3_600_000, 'Алмаз', 'Unknown item');
     await delivery('unknown', NOW - 7_200_000, 'Золото');
@@ -84,16 +160,69 @@ describe.each(dbKinds)('admin dashboard on %s', (kind) => {
 
     const item = await db
       .insertInto('shop_items')
-      .values({ name: 'Алмаз', description: '', icon: '/i.png', category: 'Предметы', item_id_minecraft: 'diamond', status: 'Продаётся', price: 1_250, count: 10, server_id: s1, commands: null, pieces: 16, created_at: NOW, updated_at: NOW, deleted_at: null })
+      .values({
+        name: 'Алмаз',
+        description: '',
+        icon: '/i.png',
+        category: 'Предметы',
+        item_id_minecraft: 'diamond',
+        status: 'Продаётся',
+        price: 1_250,
+        count: 10,
+        server_id: s1,
+        commands: null,
+        pieces: 16,
+        created_at: NOW,
+        updated_at: NOW,
+        deleted_at: null,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await db.insertInto('shop_orders').values({ user_id: miner, item_id: item.id, item_name: 'Алмаз', item_id_minecraft: 'diamond', price: 1_250, quantity: 1, total: 1_250, pieces: 16, created_at: at('2026-11-22T21:10:00Z') }).execute();
+    await db
+      .insertInto('shop_orders')
+      .values({
+        user_id: miner,
+        item_id: item.id,
+        item_name: 'Алмаз',
+        item_id_minecraft: 'diamond',
+        price: 1_250,
+        quantity: 1,
+        total: 1_250,
+        pieces: 16,
+        created_at: at('2026-11-22T21:10:00Z'),
+      })
+      .execute();
     const privilege = await db
       .insertInto('privileges')
-      .values({ user_id: miner, tier_id: 1, tier_title: 'VIP', starts_at: NOW, expires_at: NOW + 86_400_000 * 90, ended_at: null, end_reason: null, reminded_at: null, granted_by: null, created_at: NOW, updated_at: NOW })
+      .values({
+        user_id: miner,
+        tier_id: 1,
+        tier_title: 'VIP',
+        starts_at: NOW,
+        expires_at: NOW + 86_400_000 * 90,
+        ended_at: null,
+        end_reason: null,
+        reminded_at: null,
+        granted_by: null,
+        created_at: NOW,
+        updated_at: NOW,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await db.insertInto('privilege_purchases').values({ privilege_id: privilege.id, user_id: miner, tier_id: 1, months: 3, price: 89_700, credit: 0, total: 89_700, replaced_id: null, created_at: at('2026-11-23T08:00:00Z') }).execute();
+    await db
+      .insertInto('privilege_purchases')
+      .values({
+        privilege_id: privilege.id,
+        user_id: miner,
+        tier_id: 1,
+        months: 3,
+        price: 89_700,
+        credit: 0,
+        total: 89_700,
+        replaced_id: null,
+        created_at: at('2026-11-23T08:00:00Z'),
+      })
+      .execute();
   });
   afterAll(async () => {
     await t?.close();
@@ -139,13 +268,22 @@ describe.each(dbKinds)('admin dashboard on %s', (kind) => {
 
   it('lists deliveries that need attention, and the latest orders and payments', async () => {
     const d = await dashboard(t.app.ctx, NOW);
-    expect({ failed: d.deliveries.failed, unknown: d.deliveries.unknown, waiting: d.deliveries.waiting }).toEqual({ failed: 1, unknown: 1, waiting: 1 });
+    expect({ failed: d.deliveries.failed, unknown: d.deliveries.unknown, waiting: d.deliveries.waiting }).toEqual({
+      failed: 1,
+      unknown: 1,
+      waiting: 1,
+    });
     expect(d.deliveries.items.map((x) => [x.label, x.reason])).toEqual([
       ['Изумруд', 'waiting'],
       ['Золото', 'unknown'],
       ['Алмаз', 'failed'],
     ]);
-    expect(d.deliveries.items[2]).toMatchObject({ username: 'DashMiner', server: 'Выживание', last_error: 'Unknown item', state: 'failed' });
+    expect(d.deliveries.items[2]).toMatchObject({
+      username: 'DashMiner',
+      server: 'Выживание',
+      last_error: 'Unknown item',
+      state: 'failed',
+    });
     expect(d.latest_orders).toEqual([
       expect.objectContaining({ kind: 'privilege', username: 'DashMiner', title: 'VIP на 3 мес.', total: 897 }),
       expect.objectContaining({ kind: 'shop', username: 'DashMiner', title: 'Алмаз ×16', total: 12.5 }),

@@ -46,7 +46,10 @@ export const deliveriesMigrations: Record<string, Migration> = {
           d.attempts, d.retries, d.next_attempt_at, d.lock_token, d.locked_until, d.command, d.reply, d.last_error, d.sent_at, d.done_at, d.refunded_at, d.created_at, d.updated_at
         from shop_deliveries d join shop_orders o on o.id = d.order_id
       `.execute(db);
-      if (isPg(db)) await sql`select setval(pg_get_serial_sequence('deliveries', 'id'), coalesce((select max(id) from deliveries), 0) + 1, false)`.execute(db);
+      if (isPg(db))
+        await sql`select setval(pg_get_serial_sequence('deliveries', 'id'), coalesce((select max(id) from deliveries), 0) + 1, false)`.execute(
+          db,
+        );
       await db.schema.dropTable('shop_deliveries').execute();
 
       // The worker's claim: due rows of one server, oldest first.

@@ -48,7 +48,13 @@ export function rconConfigured(s: { rcon_password: string | null; rcon_host: str
 }
 
 export async function rconServerIds(db: Db): Promise<number[]> {
-  const rows = await db.selectFrom('servers').select(['id', 'rcon_password', 'rcon_host', 'ip_address']).where('rcon_password', 'is not', null).orderBy('sort_order').orderBy('id').execute();
+  const rows = await db
+    .selectFrom('servers')
+    .select(['id', 'rcon_password', 'rcon_host', 'ip_address'])
+    .where('rcon_password', 'is not', null)
+    .orderBy('sort_order')
+    .orderBy('id')
+    .execute();
   return rows.filter(rconConfigured).map((r) => r.id);
 }
 
@@ -61,9 +67,24 @@ export interface RconTarget {
   template: string | null;
 }
 
-export function rconTarget(s: { id: number; name: string; ip_address: string; rcon_host: string | null; rcon_port: number | null; rcon_password: string | null; command_template: string | null }): RconTarget | null {
+export function rconTarget(s: {
+  id: number;
+  name: string;
+  ip_address: string;
+  rcon_host: string | null;
+  rcon_port: number | null;
+  rcon_password: string | null;
+  command_template: string | null;
+}): RconTarget | null {
   if (!rconConfigured(s)) return null;
-  return { id: s.id, name: s.name, host: s.rcon_host || s.ip_address, port: s.rcon_port ?? DEFAULT_RCON_PORT, password: s.rcon_password!, template: s.command_template };
+  return {
+    id: s.id,
+    name: s.name,
+    host: s.rcon_host || s.ip_address,
+    port: s.rcon_port ?? DEFAULT_RCON_PORT,
+    password: s.rcon_password!,
+    template: s.command_template,
+  };
 }
 
 /** Refuses a request whose commands or values could never be sent, so the caller's transaction fails now rather than the delivery later. */

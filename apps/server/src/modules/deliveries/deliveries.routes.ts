@@ -1,4 +1,12 @@
-import { AdminDelivery, DeliveriesQuery, DeliveryActionResponse, ErrorResponse, IdParams, PlayerDeliveriesResponse, ResendBody } from '@kubik/contract';
+import {
+  AdminDelivery,
+  DeliveriesQuery,
+  DeliveryActionResponse,
+  ErrorResponse,
+  IdParams,
+  PlayerDeliveriesResponse,
+  ResendBody,
+} from '@kubik/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -15,7 +23,13 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 export function resendRoute(ctx: AppContext, summary: string) {
   return {
     config: { access: 'admin' as const },
-    schema: { tags, summary, params: IdParams, body: ResendBody, response: { 200: DeliveryActionResponse, ...err(400, 401, 403, 404, 409) } },
+    schema: {
+      tags,
+      summary,
+      params: IdParams,
+      body: ResendBody,
+      response: { 200: DeliveryActionResponse, ...err(400, 401, 403, 404, 409) },
+    },
     handler: async (req: FastifyRequest<{ Params: z.infer<typeof IdParams>; Body: z.infer<typeof ResendBody> }>) => {
       const delivery = await service.resendDelivery(ctx.db, userOf(req).id, req.params.id, req.body?.server_id);
       kickDeliveries(ctx);
@@ -29,12 +43,24 @@ export function deliveriesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     // Each pass starts a lane for every server with due rows and returns; the lanes stop after the
     // command at hand when the runner stops, and release() waits for them and frees unsent claims.
     const worker = new DeliveryWorker(ctx.db, ctx.config.delivery, app.log);
-    ctx.jobs.register({ name: DELIVERY_JOB, intervalMs: ctx.config.delivery.intervalMs, run: (signal) => worker.tick(signal), release: () => worker.stop() });
+    ctx.jobs.register({
+      name: DELIVERY_JOB,
+      intervalMs: ctx.config.delivery.intervalMs,
+      run: (signal) => worker.tick(signal),
+      release: () => worker.stop(),
+    });
     ctx.metrics.gauge({
       name: 'kubik_deliveries',
       help: 'Deliveries into the game by state',
       labelNames: ['state'],
-      read: async () => (await ctx.db.selectFrom('deliveries').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('state').execute()).map((r) => ({ labels: { state: r.state }, value: Number(r.n) })),
+      read: async () =>
+        (
+          await ctx.db
+            .selectFrom('deliveries')
+            .select(['state', (eb) => eb.fn.countAll<number>().as('n')])
+            .groupBy('state')
+            .execute()
+        ).map((r) => ({ labels: { state: r.state }, value: Number(r.n) })),
     });
 
     app.get('/api/user/deliveries', {

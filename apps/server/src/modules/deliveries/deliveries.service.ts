@@ -121,15 +121,31 @@ export function refusal(state: string) {
  */
 export async function resendDelivery(db: Db, adminId: number, id: number, serverId?: number): Promise<AdminDelivery> {
   await db.transaction().execute(async (trx) => {
-    const before = await trx.selectFrom('deliveries').select(['state', 'server_id', 'server_scope', 'attempts', 'reply', 'last_error']).where('id', '=', id).executeTakeFirst();
+    const before = await trx
+      .selectFrom('deliveries')
+      .select(['state', 'server_id', 'server_scope', 'attempts', 'reply', 'last_error'])
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!before) throw notFound(DELIVERY_TEXTS.notFound, { code: 'delivery_not_found' });
-    if (serverId !== undefined && !(await trx.selectFrom('servers').select('id').where('id', '=', serverId).executeTakeFirst())) throw badRequest(DELIVERY_TEXTS.serverNotFound, { code: 'server_not_found', field: 'server_id' });
+    if (serverId !== undefined && !(await trx.selectFrom('servers').select('id').where('id', '=', serverId).executeTakeFirst()))
+      throw badRequest(DELIVERY_TEXTS.serverNotFound, { code: 'server_not_found', field: 'server_id' });
     const now = Date.now();
     // A delivery for "the only server with RCON" looks for it again.
-    const server = serverId !== undefined ? { server_id: serverId, server_scope: 'server' } : before.server_scope === 'only' ? { server_id: null } : {};
+    const server =
+      serverId !== undefined ? { server_id: serverId, server_scope: 'server' } : before.server_scope === 'only' ? { server_id: null } : {};
     const requeued = await trx
       .updateTable('deliveries')
-      .set({ ...server, state: 'pending', waiting: null, retries: 0, next_attempt_at: now, lock_token: null, locked_until: null, last_error: null, updated_at: now })
+      .set({
+        ...server,
+        state: 'pending',
+        waiting: null,
+        retries: 0,
+        next_attempt_at: now,
+        lock_token: null,
+        locked_until: null,
+        last_error: null,
+        updated_at: now,
+      })
       .where('id', '=', id)
       .where('state', 'in', ['failed', 'unknown'])
       .executeTakeFirst();
@@ -143,7 +159,14 @@ export async function resendDelivery(db: Db, adminId: number, id: number, server
         .executeTakeFirst();
       if (Number(hurried.numUpdatedRows) !== 1) throw refusal(before.state);
     }
-    await recordAudit(trx, { actorId: adminId, action: 'delivery.resend', entity: 'delivery', entityId: id, before, after: { state: 'pending', ...server } });
+    await recordAudit(trx, {
+      actorId: adminId,
+      action: 'delivery.resend',
+      entity: 'delivery',
+      entityId: id,
+      before,
+      after: { state: 'pending', ...server },
+    });
   });
   return getDelivery(db, id);
 }
@@ -181,7 +204,18 @@ function playerRows(db: Db) {
   return db
     .selectFrom('deliveries as d')
     .leftJoin('servers as s', 's.id', 'd.server_id')
-    .select(['d.id', 'd.source', 'd.source_id', 'd.label', 'd.quantity', 's.name as server_name', 'd.state', 'd.waiting', 'd.created_at', 'd.updated_at']);
+    .select([
+      'd.id',
+      'd.source',
+      'd.source_id',
+      'd.label',
+      'd.quantity',
+      's.name as server_name',
+      'd.state',
+      'd.waiting',
+      'd.created_at',
+      'd.updated_at',
+    ]);
 }
 
 /** A player's deliveries of every source, newest first (the profile). */

@@ -1,6 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { VanillaRconServer, type VanillaRconOptions } from '../../../../../testing/rcon/vanilla-server.ts';
-import { asUser, createPgDatabase, createTestApp, dbKinds, errorOf, loginAs, seedUser, startInstance, type TestApp } from '../../test/test-app.ts';
+import {
+  asUser,
+  createPgDatabase,
+  createTestApp,
+  dbKinds,
+  errorOf,
+  loginAs,
+  seedUser,
+  startInstance,
+  type TestApp,
+} from '../../test/test-app.ts';
 import { findLedgerMismatches } from '../ledger/ledger.service.ts';
 import { findShopLedgerMismatches } from '../shop/shop.service.ts';
 import { addServer, balanceOf, closeTestApp } from '../shop/shop.test-helpers.ts';
@@ -49,10 +59,26 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
   }
 
   /** A running vanilla-like RCON server, its servers row and an item delivered there. */
-  async function setup(options: Partial<VanillaRconOptions> = {}, server: { command_template?: string; password?: string; name?: string } = {}, item: object = {}) {
+  async function setup(
+    options: Partial<VanillaRconOptions> = {},
+    server: { command_template?: string; password?: string; name?: string } = {},
+    item: object = {},
+  ) {
     const rcon = await rconServer(options);
-    const serverId = await addServer(t, { name: server.name ?? `Сервер ${rcon.port}`, rcon_host: '127.0.0.1', rcon_port: rcon.port, rcon_password: server.password ?? 'rcon-secret', command_template: server.command_template ?? null });
-    const res = await t.app.inject(asUser(admin, { method: 'POST', url: '/api/shop/admin/create', payload: { name: 'Алмаз', price: 2.5, count: 100_000, icon: '/i.png', item_id_minecraft: 'diamond', server_id: serverId, ...item } }));
+    const serverId = await addServer(t, {
+      name: server.name ?? `Сервер ${rcon.port}`,
+      rcon_host: '127.0.0.1',
+      rcon_port: rcon.port,
+      rcon_password: server.password ?? 'rcon-secret',
+      command_template: server.command_template ?? null,
+    });
+    const res = await t.app.inject(
+      asUser(admin, {
+        method: 'POST',
+        url: '/api/shop/admin/create',
+        payload: { name: 'Алмаз', price: 2.5, count: 100_000, icon: '/i.png', item_id_minecraft: 'diamond', server_id: serverId, ...item },
+      }),
+    );
     expect(res.statusCode, res.body).toBe(201);
     return { rcon, serverId, itemId: res.json<{ id: number }>().id };
   }
@@ -61,12 +87,21 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
     expect(res.statusCode, res.body).toBe(200);
     return res.json<{ order_id: number; new_balance: number }>().order_id;
   };
-  const rows = (orderId: number) => t.handle.db.selectFrom('deliveries').selectAll().where('source', '=', 'shop').where('source_id', '=', orderId).orderBy('id').execute();
+  const rows = (orderId: number) =>
+    t.handle.db.selectFrom('deliveries').selectAll().where('source', '=', 'shop').where('source_id', '=', orderId).orderBy('id').execute();
   const one = async (orderId: number) => (await rows(orderId))[0]!;
   const action = (id: number, what: 'resend' | 'refund', token = admin, payload?: object) =>
-    t.app.inject(asUser(token, { method: 'POST', url: what === 'refund' ? `/api/shop/admin/deliveries/${id}/refund` : `/api/admin/deliveries/${id}/resend`, ...(payload && { payload }) }));
+    t.app.inject(
+      asUser(token, {
+        method: 'POST',
+        url: what === 'refund' ? `/api/shop/admin/deliveries/${id}/refund` : `/api/admin/deliveries/${id}/resend`,
+        ...(payload && { payload }),
+      }),
+    );
   const myOrder = async (orderId: number) => {
-    const orders = (await t.app.inject(asUser(player, { method: 'GET', url: '/api/shop/orders' }))).json<{ id: number; deliveries: { state: string; waiting_text: string | null }[] }[]>();
+    const orders = (await t.app.inject(asUser(player, { method: 'GET', url: '/api/shop/orders' }))).json<
+      { id: number; deliveries: { state: string; waiting_text: string | null }[] }[]
+    >();
     return orders.find((o) => o.id === orderId)!;
   };
 
@@ -78,7 +113,14 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
     expect(rcon.commands).toEqual(['give Steve minecraft:diamond 64', 'give Steve minecraft:diamond 64', 'give Steve minecraft:diamond 2']);
     const done = await rows(orderId);
     expect(done.map((d) => d.state)).toEqual(['done', 'done', 'done']);
-    expect(done[2]).toMatchObject({ command: 'give Steve minecraft:diamond 2', reply: 'Gave 2 [Diamond] to Steve', attempts: 1, last_error: null, label: 'Алмаз', quantity: 2 });
+    expect(done[2]).toMatchObject({
+      command: 'give Steve minecraft:diamond 2',
+      reply: 'Gave 2 [Diamond] to Steve',
+      attempts: 1,
+      last_error: null,
+      label: 'Алмаз',
+      quantity: 2,
+    });
     expect(done[2]!.done_at).not.toBeNull();
     // One connection, one login, and nothing a real server would have refused.
     expect(rcon.logins).toEqual([{ ok: true }]);
@@ -90,7 +132,10 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
   });
 
   it('fills a custom template, with the order number', async () => {
-    const { rcon, itemId } = await setup({ onCommand: () => 'ok' }, { command_template: 'kit give {player} {item} {quantity} order-{order}' });
+    const { rcon, itemId } = await setup(
+      { onCommand: () => 'ok' },
+      { command_template: 'kit give {player} {item} {quantity} order-{order}' },
+    );
     const orderId = await buy(itemId, 1);
     await drain();
     expect(rcon.commands).toEqual([`kit give Steve diamond 1 order-${orderId}`]);
@@ -98,14 +143,36 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
 
   it("runs an item's own commands once per purchase, in order, with pieces per purchase", async () => {
     const lp = (c: string) => (c.startsWith('lp ') ? `[LP] Set shop.diamonds to true for ${c.split(' ')[2]}.` : undefined);
-    const { rcon, itemId } = await setup({ onCommand: lp }, {}, { name: 'Алмазы ×16', pieces: 16, commands: ['give {player} minecraft:{item} {quantity}', 'say {player} купил {quantity} шт. (заказ {order})', 'lp user {uuid} permission set shop.diamonds'] });
+    const { rcon, itemId } = await setup(
+      { onCommand: lp },
+      {},
+      {
+        name: 'Алмазы ×16',
+        pieces: 16,
+        commands: [
+          'give {player} minecraft:{item} {quantity}',
+          'say {player} купил {quantity} шт. (заказ {order})',
+          'lp user {uuid} permission set shop.diamonds',
+        ],
+      },
+    );
     const orderId = await buy(itemId, 3);
     await drain();
     const { uuid } = await t.handle.db.selectFrom('users').select('uuid').where('id', '=', playerId).executeTakeFirstOrThrow();
     expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-3[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(rcon.commands).toEqual(['give Steve minecraft:diamond 48', `say Steve купил 48 шт. (заказ ${orderId})`, `lp user ${uuid} permission set shop.diamonds`]);
+    expect(rcon.commands).toEqual([
+      'give Steve minecraft:diamond 48',
+      `say Steve купил 48 шт. (заказ ${orderId})`,
+      `lp user ${uuid} permission set shop.diamonds`,
+    ]);
     expect(rcon.given).toEqual(['Steve 48 minecraft:diamond']);
-    expect(await one(orderId)).toMatchObject({ state: 'done', step: 3, attempts: 3, quantity: 3, command: `lp user ${uuid} permission set shop.diamonds` });
+    expect(await one(orderId)).toMatchObject({
+      state: 'done',
+      step: 3,
+      attempts: 3,
+      quantity: 3,
+      command: `lp user ${uuid} permission set shop.diamonds`,
+    });
     // Without commands of its own, the pieces are split into stacks of at most 64 by the template.
     const { rcon: r2, itemId: i2 } = await setup({}, {}, { pieces: 16 });
     const o2 = await buy(i2, 5);
@@ -116,8 +183,13 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
 
   it('resumes a delivery of several commands at the command it stopped at, never repeating the ones that ran', async () => {
     let refuse = true;
-    const lp = (c: string) => (refuse ? 'Unknown or incomplete command, see below for error' : `[LP] Set kit.vip to true for steve in context global. (${c.length})`);
-    const { rcon, itemId } = await setup({ onCommand: (c) => (c.startsWith('lp') ? lp(c) : undefined) }, {}, { commands: ['give {player} minecraft:{item} {quantity}', 'lp user {player} permission set kit.vip'] });
+    const lp = (c: string) =>
+      refuse ? 'Unknown or incomplete command, see below for error' : `[LP] Set kit.vip to true for steve in context global. (${c.length})`;
+    const { rcon, itemId } = await setup(
+      { onCommand: (c) => (c.startsWith('lp') ? lp(c) : undefined) },
+      {},
+      { commands: ['give {player} minecraft:{item} {quantity}', 'lp user {player} permission set kit.vip'] },
+    );
     const orderId = await buy(itemId, 1);
     await drain();
     const failed = await one(orderId);
@@ -126,7 +198,11 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
     expect((await action(failed.id, 'resend')).statusCode).toBe(200);
     await drain();
     expect(await one(orderId)).toMatchObject({ state: 'done', step: 2 });
-    expect(rcon.commands).toEqual(['give Steve minecraft:diamond 1', 'lp user Steve permission set kit.vip', 'lp user Steve permission set kit.vip']);
+    expect(rcon.commands).toEqual([
+      'give Steve minecraft:diamond 1',
+      'lp user Steve permission set kit.vip',
+      'lp user Steve permission set kit.vip',
+    ]);
   });
 
   it('waits with backoff while the server is down, and delivers once it is back — from a new worker, as after a restart', async () => {
@@ -146,7 +222,9 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
       expect(d.attempts).toBe(0);
     }
     // The player reads why.
-    expect((await myOrder(orderId)).deliveries.map((d) => d.waiting_text)).toEqual(Array(3).fill('Сервер временно недоступен, выдадим автоматически'));
+    expect((await myOrder(orderId)).deliveries.map((d) => d.waiting_text)).toEqual(
+      Array(3).fill('Сервер временно недоступен, выдадим автоматически'),
+    );
     // Before the backoff is over nothing is tried; after it, the wait doubles.
     await drain();
     expect((await one(orderId)).retries).toBe(1);
@@ -205,7 +283,12 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
     await drain();
     expect(await one(orderId)).toMatchObject({ state: 'done', attempts: 2, reply: 'Gave 1 [Diamond] to Steve' });
     expect(rcon.commands).toHaveLength(2);
-    const audit = await t.handle.db.selectFrom('audit_log').select(['action', 'actor_id']).where('entity', '=', 'delivery').where('entity_id', '=', String(d.id)).execute();
+    const audit = await t.handle.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor_id'])
+      .where('entity', '=', 'delivery')
+      .where('entity_id', '=', String(d.id))
+      .execute();
     expect(audit).toEqual([{ action: 'delivery.resend', actor_id: adminId }]);
   });
 
@@ -213,11 +296,24 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
     const { rcon, itemId } = await setup({ online: [] }, { name: 'Выживание' });
     const orderId = await buy(itemId, 1);
     await drain();
-    expect(await one(orderId)).toMatchObject({ state: 'pending', waiting: 'player_offline', reply: 'No player was found', retries: 1, attempts: 1 });
+    expect(await one(orderId)).toMatchObject({
+      state: 'pending',
+      waiting: 'player_offline',
+      reply: 'No player was found',
+      retries: 1,
+      attempts: 1,
+    });
     expect((await one(orderId)).last_error).toMatch(/Игрока нет в игре/);
     expect((await myOrder(orderId)).deliveries[0]!.waiting_text).toBe('Зайдите на сервер «Выживание», чтобы получить покупку');
     const mine = await t.app.inject(asUser(player, { method: 'GET', url: '/api/user/deliveries' }));
-    expect(mine.json().deliveries.find((x: { source_id: number }) => x.source_id === orderId)).toMatchObject({ source: 'shop', label: 'Алмаз', server_name: 'Выживание', state: 'pending', waiting: 'player_offline', waiting_text: 'Зайдите на сервер «Выживание», чтобы получить покупку' });
+    expect(mine.json().deliveries.find((x: { source_id: number }) => x.source_id === orderId)).toMatchObject({
+      source: 'shop',
+      label: 'Алмаз',
+      server_name: 'Выживание',
+      state: 'pending',
+      waiting: 'player_offline',
+      waiting_text: 'Зайдите на сервер «Выживание», чтобы получить покупку',
+    });
     rcon.join('Steve');
     await drain(LATER);
     expect(await one(orderId)).toMatchObject({ state: 'done', waiting: null });
@@ -227,7 +323,9 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
 
   it('marks a refused command failed; a refund credits the ledger once and returns the stock', async () => {
     const { rcon, itemId } = await setup({ onCommand: () => "Unknown item 'minecraft:diamond'" });
-    const stockBefore = Number((await t.handle.db.selectFrom('shop_items').select('count').where('id', '=', itemId).executeTakeFirstOrThrow()).count);
+    const stockBefore = Number(
+      (await t.handle.db.selectFrom('shop_items').select('count').where('id', '=', itemId).executeTakeFirstOrThrow()).count,
+    );
     const balanceBefore = await balanceOf(t, playerId);
     const orderId = await buy(itemId, 3);
     await drain();
@@ -238,13 +336,19 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
 
     const refund = await action(d.id, 'refund');
     expect(refund.statusCode).toBe(200);
-    expect(refund.json()).toMatchObject({ message: 'Деньги возвращены на баланс игрока', delivery: { state: 'refunded', amount: 7.5 }, new_balance: balanceBefore / 100 });
+    expect(refund.json()).toMatchObject({
+      message: 'Деньги возвращены на баланс игрока',
+      delivery: { state: 'refunded', amount: 7.5 },
+      new_balance: balanceBefore / 100,
+    });
     expect(await balanceOf(t, playerId)).toBe(balanceBefore);
     const ledger = await t.handle.db.selectFrom('ledger').selectAll().where('ref', '=', `delivery:${d.id}`).execute();
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ reason: 'refund', author_id: adminId, user_id: playerId });
     expect(Number(ledger[0]!.amount)).toBe(750);
-    expect(Number((await t.handle.db.selectFrom('shop_items').select('count').where('id', '=', itemId).executeTakeFirstOrThrow()).count)).toBe(stockBefore);
+    expect(
+      Number((await t.handle.db.selectFrom('shop_items').select('count').where('id', '=', itemId).executeTakeFirstOrThrow()).count),
+    ).toBe(stockBefore);
 
     // Once: a second refund, or ten at once, change nothing.
     const again = await Promise.all(Array.from({ length: 10 }, () => action(d.id, 'refund')));
@@ -296,11 +400,23 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
     const claimedOrder = await buy(itemId, 1);
     const long = Date.now() - leaseMs(OPTS) - 1000;
     // What a worker that died leaves behind.
-    await t.handle.db.updateTable('deliveries').set({ state: 'sent', lock_token: 'dead', locked_until: long, sent_at: long, attempts: 1, command: 'give Steve minecraft:diamond 1' }).where('source_id', '=', lostOrder).execute();
-    await t.handle.db.updateTable('deliveries').set({ lock_token: 'dead', locked_until: long }).where('source_id', '=', claimedOrder).execute();
+    await t.handle.db
+      .updateTable('deliveries')
+      .set({ state: 'sent', lock_token: 'dead', locked_until: long, sent_at: long, attempts: 1, command: 'give Steve minecraft:diamond 1' })
+      .where('source_id', '=', lostOrder)
+      .execute();
+    await t.handle.db
+      .updateTable('deliveries')
+      .set({ lock_token: 'dead', locked_until: long })
+      .where('source_id', '=', claimedOrder)
+      .execute();
     // A live claim (another instance at work) is left alone.
     const liveOrder = await buy(itemId, 1);
-    await t.handle.db.updateTable('deliveries').set({ lock_token: 'alive', locked_until: Date.now() + 60_000 }).where('source_id', '=', liveOrder).execute();
+    await t.handle.db
+      .updateTable('deliveries')
+      .set({ lock_token: 'alive', locked_until: Date.now() + 60_000 })
+      .where('source_id', '=', liveOrder)
+      .execute();
 
     await drain();
     expect(await one(lostOrder)).toMatchObject({ state: 'unknown', attempts: 1 });
@@ -380,7 +496,11 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
 
     const { rcon: r2, itemId: i2, serverId: s2 } = await setup();
     // Written around the API's checks: the sender refuses it all the same.
-    await t.handle.db.updateTable('servers').set({ command_template: 'give {player} minecraft:{item} {quantity}\u2028op {player}' }).where('id', '=', s2).execute();
+    await t.handle.db
+      .updateTable('servers')
+      .set({ command_template: 'give {player} minecraft:{item} {quantity}\u2028op {player}' })
+      .where('id', '=', s2)
+      .execute();
     const o2 = await buy(i2, 1);
     await drain();
     expect((await one(o2)).last_error).toMatch(/Шаблон команды: недопустимый символ U\+2028/);
@@ -429,7 +549,11 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
     await t.handle.db.deleteFrom('servers').where('id', '=', serverId).execute();
     await drain();
     const d = await one(orderId);
-    expect(d).toMatchObject({ state: 'pending', waiting: 'no_server', last_error: 'Сервер доставки удалён: выберите другой сервер и выдайте повторно' });
+    expect(d).toMatchObject({
+      state: 'pending',
+      waiting: 'no_server',
+      last_error: 'Сервер доставки удалён: выберите другой сервер и выдайте повторно',
+    });
     const other = await rconServer();
     const otherId = await addServer(t, { name: 'Новый', rcon_host: '127.0.0.1', rcon_port: other.port, rcon_password: 'rcon-secret' });
     expect((await action(d.id, 'resend', admin, { server_id: 999_999 })).statusCode).toBe(400);
@@ -440,24 +564,41 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
     expect(other.commands).toEqual(['give Steve minecraft:diamond 1']);
   });
 
-  it('takes deliveries of any source through enqueueDelivery: every server with RCON, in the caller\'s transaction', async () => {
+  it("takes deliveries of any source through enqueueDelivery: every server with RCON, in the caller's transaction", async () => {
     // As LuckPerms answers its commands.
     const luckPerms = (c: string) => (c.startsWith('lp ') ? `[LP] ${c.split(' ')[2]} now inherits permissions from vip.` : undefined);
     const a = await rconServer({ onCommand: luckPerms });
     const b = await rconServer({ onCommand: luckPerms });
     await t.handle.db.deleteFrom('servers').execute();
     const ids = await t.handle.db.transaction().execute(async (trx) =>
-      enqueueDelivery(trx, { source: 'privilege_grant', sourceId: 7, userId: playerId, label: 'VIP на 30 дней', server: 'all', commands: ['lp user {player} parent addtemp {tier} {days}d'], params: { tier: 'vip', days: 30 } }),
+      enqueueDelivery(trx, {
+        source: 'privilege_grant',
+        sourceId: 7,
+        userId: playerId,
+        label: 'VIP на 30 дней',
+        server: 'all',
+        commands: ['lp user {player} parent addtemp {tier} {days}d'],
+        params: { tier: 'vip', days: 30 },
+      }),
     );
     // No server with RCON yet: one row that waits, and is fanned out once there are some.
     expect(ids).toHaveLength(1);
     await drain();
-    expect(await t.handle.db.selectFrom('deliveries').selectAll().where('id', '=', ids[0]!).executeTakeFirstOrThrow()).toMatchObject({ state: 'pending', waiting: 'no_server', server_scope: 'all' });
+    expect(await t.handle.db.selectFrom('deliveries').selectAll().where('id', '=', ids[0]!).executeTakeFirstOrThrow()).toMatchObject({
+      state: 'pending',
+      waiting: 'no_server',
+      server_scope: 'all',
+    });
     const sa = await addServer(t, { name: 'A', rcon_host: '127.0.0.1', rcon_port: a.port, rcon_password: 'rcon-secret' });
     const sb = await addServer(t, { name: 'B', rcon_host: '127.0.0.1', rcon_port: b.port, rcon_password: 'rcon-secret' });
     await addServer(t, { name: 'Без RCON' });
     await drain(LATER);
-    const grants = await t.handle.db.selectFrom('deliveries').selectAll().where('source', '=', 'privilege_grant').orderBy('server_id').execute();
+    const grants = await t.handle.db
+      .selectFrom('deliveries')
+      .selectAll()
+      .where('source', '=', 'privilege_grant')
+      .orderBy('server_id')
+      .execute();
     expect(grants.map((g) => [g.server_id, g.state])).toEqual([
       [sa, 'done'],
       [sb, 'done'],
@@ -468,21 +609,37 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
     // A rolled-back transaction leaves nothing behind.
     await expect(
       t.handle.db.transaction().execute(async (trx) => {
-        await enqueueDelivery(trx, { source: 'ban', sourceId: 1, userId: playerId, label: 'Бан', server: [sa, sb], commands: ['ban {player}'] });
+        await enqueueDelivery(trx, {
+          source: 'ban',
+          sourceId: 1,
+          userId: playerId,
+          label: 'Бан',
+          server: [sa, sb],
+          commands: ['ban {player}'],
+        });
         throw new Error('rollback');
       }),
     ).rejects.toThrow('rollback');
     expect(await t.handle.db.selectFrom('deliveries').select('id').where('source', '=', 'ban').execute()).toEqual([]);
 
     // Commands and values that could never be sent are refused at once.
-    const refuse = (commands: string[], params = {}) => t.handle.db.transaction().execute((trx) => enqueueDelivery(trx, { source: 'kit', sourceId: 1, userId: playerId, label: 'Набор', server: sa, commands, params }));
+    const refuse = (commands: string[], params = {}) =>
+      t.handle.db
+        .transaction()
+        .execute((trx) =>
+          enqueueDelivery(trx, { source: 'kit', sourceId: 1, userId: playerId, label: 'Набор', server: sa, commands, params }),
+        );
     await expect(refuse(['give {player} bread 1\nop {player}'])).rejects.toThrow(/недопустимый символ U\+000A/);
     await expect(refuse(['give {player} {what} 1'])).rejects.toThrow(/неизвестная подстановка \{what\}/);
     await expect(refuse(['lp user {player} parent add {tier}'], { tier: 'vip op' })).rejects.toThrow(/Недопустимое значение \{tier\}/);
 
     // The player sees them among their deliveries, whatever their source.
     const mine = (await t.app.inject(asUser(player, { method: 'GET', url: '/api/user/deliveries' }))).json().deliveries;
-    expect(mine.filter((d: { source: string }) => d.source === 'privilege_grant').map((d: { label: string; state: string; server_name: string }) => [d.label, d.state, d.server_name])).toEqual([
+    expect(
+      mine
+        .filter((d: { source: string }) => d.source === 'privilege_grant')
+        .map((d: { label: string; state: string; server_name: string }) => [d.label, d.state, d.server_name]),
+    ).toEqual([
       ['VIP на 30 дней', 'done', 'B'],
       ['VIP на 30 дней', 'done', 'A'],
     ]);
@@ -503,9 +660,17 @@ describe.each(dbKinds)('delivery worker inside the app on %s', (kind) => {
     await seedUser(t, 'Alex', { balanceKopecks: 5000 });
     const admin = await loginAs(t, 'Owner');
     const player = await loginAs(t, 'Alex');
-    const created = await t.app.inject(asUser(admin, { method: 'POST', url: '/api/shop/admin/create', payload: { name: 'Хлеб', price: 1, count: 10, icon: '/bread.png', item_id_minecraft: 'bread', category: 'Еда' } }));
+    const created = await t.app.inject(
+      asUser(admin, {
+        method: 'POST',
+        url: '/api/shop/admin/create',
+        payload: { name: 'Хлеб', price: 1, count: 10, icon: '/bread.png', item_id_minecraft: 'bread', category: 'Еда' },
+      }),
+    );
     expect(created.json().server_id).toBeNull();
-    const bought = await t.app.inject(asUser(player, { method: 'POST', url: '/api/shop/buy', payload: { shop_id: created.json().id, quantity: 2 } }));
+    const bought = await t.app.inject(
+      asUser(player, { method: 'POST', url: '/api/shop/buy', payload: { shop_id: created.json().id, quantity: 2 } }),
+    );
     expect(bought.statusCode).toBe(200);
     const row = () => t!.handle.db.selectFrom('deliveries').selectAll().executeTakeFirstOrThrow();
     await until(async () => (await row()).last_error !== null);
@@ -529,25 +694,56 @@ describe.runIf(process.env.TEST_DATABASE_URL)('deliveries from several instances
     await rcon.start(0);
     const instances: Awaited<ReturnType<typeof startInstance>>[] = [];
     try {
-      for (let i = 0; i < 3; i++) instances.push(await startInstance(pgDb.url, { workers: true, delivery: { intervalMs: 200, timeoutMs: 2000 } }));
+      for (let i = 0; i < 3; i++)
+        instances.push(await startInstance(pgDb.url, { workers: true, delivery: { intervalMs: 200, timeoutMs: 2000 } }));
       const { db } = instances[0]!.handle;
       const now = Date.now();
       const server = await db
         .insertInto('servers')
-        .values({ name: 'Выживание', description: 'x', image_url: '', ip_address: '127.0.0.1', port: 25565, max_online: 100, online: 0, status: 'offline', fail_count: 0, rcon_host: '127.0.0.1', rcon_port: rcon.port, rcon_password: 'pw', command_template: 'give {player} minecraft:{item}{order:{order}} {quantity}', sort_order: 0, created_at: now, updated_at: now })
+        .values({
+          name: 'Выживание',
+          description: 'x',
+          image_url: '',
+          ip_address: '127.0.0.1',
+          port: 25565,
+          max_online: 100,
+          online: 0,
+          status: 'offline',
+          fail_count: 0,
+          rcon_host: '127.0.0.1',
+          rcon_port: rcon.port,
+          rcon_password: 'pw',
+          command_template: 'give {player} minecraft:{item}{order:{order}} {quantity}',
+          sort_order: 0,
+          created_at: now,
+          updated_at: now,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       const players = await Promise.all(['Alex', 'Steve'].map((name) => seedUser({ handle: instances[0]!.handle } as TestApp, name)));
       await db.transaction().execute((trx) =>
         enqueueDeliveries(
           trx,
-          Array.from({ length: 300 }, (_, i) => ({ source: 'shop' as const, sourceId: null, userId: players[i % 2]!, label: 'Алмаз', server: server.id, commands: null, params: { item: 'diamond', quantity: 1, order: i + 1 }, quantity: 1 })),
+          Array.from({ length: 300 }, (_, i) => ({
+            source: 'shop' as const,
+            sourceId: null,
+            userId: players[i % 2]!,
+            label: 'Алмаз',
+            server: server.id,
+            commands: null,
+            params: { item: 'diamond', quantity: 1, order: i + 1 },
+            quantity: 1,
+          })),
         ),
       );
       // Every instance is woken at once, as purchases on each of them would.
       for (const i of instances) kickDeliveries(i.app.ctx);
       await until(async () => {
-        const left = await db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('state', '!=', 'done').executeTakeFirstOrThrow();
+        const left = await db
+          .selectFrom('deliveries')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('state', '!=', 'done')
+          .executeTakeFirstOrThrow();
         return Number(left.n) === 0;
       }, 30_000);
       const rows = await db.selectFrom('deliveries').select(['attempts']).execute();

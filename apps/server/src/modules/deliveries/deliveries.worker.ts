@@ -36,8 +36,10 @@ export const WORKER_TEXTS = {
   badPassword: (name: string) => `Сервер «${name}» отклонил пароль RCON`,
   refused: 'Сервер отклонил команду',
   offline: 'Игрока нет в игре: выдадим, когда он зайдёт на сервер',
-  noAnswer: (why: string) => `Сервер не ответил на команду (${why}) — она могла выполниться. Проверьте в игре, затем выдайте повторно или верните деньги.`,
-  interrupted: 'Ответ сервера не получен: выдача прервалась — команда могла выполниться. Проверьте в игре, затем выдайте повторно или верните деньги.',
+  noAnswer: (why: string) =>
+    `Сервер не ответил на команду (${why}) — она могла выполниться. Проверьте в игре, затем выдайте повторно или верните деньги.`,
+  interrupted:
+    'Ответ сервера не получен: выдача прервалась — команда могла выполниться. Проверьте в игре, затем выдайте повторно или верните деньги.',
 } as const;
 
 /** Waits between attempts while a server or a player is unreachable: interval, ×2 each time, up to a cap. */
@@ -246,7 +248,13 @@ export class DeliveryWorker {
         // Nothing to send to: they all wait together, without a row-by-row update.
         const retries = Number(group.retries ?? 0) + 1;
         const res = await unassigned(all ? 'all' : 'only')
-          .set({ waiting: 'no_server', last_error: all ? WORKER_TEXTS.noRconServers : WORKER_TEXTS.noServer, retries: sql<number>`retries + 1`, next_attempt_at: t + retryDelayMs(retries, this.options.intervalMs), updated_at: t })
+          .set({
+            waiting: 'no_server',
+            last_error: all ? WORKER_TEXTS.noRconServers : WORKER_TEXTS.noServer,
+            retries: sql<number>`retries + 1`,
+            next_attempt_at: t + retryDelayMs(retries, this.options.intervalMs),
+            updated_at: t,
+          })
           .executeTakeFirst();
         this.stats.waiting += Number(res.numUpdatedRows);
       }
@@ -255,15 +263,31 @@ export class DeliveryWorker {
 
   /** A row for "every server with RCON" made when there was none becomes one row per server. */
   private async fanOut(t: number, servers: number[]): Promise<void> {
-    const rows = await this.db.selectFrom('deliveries').selectAll().where('state', '=', 'pending').where('server_id', 'is', null).where('server_scope', '=', 'all').where('next_attempt_at', '<=', t).limit(100).execute();
+    const rows = await this.db
+      .selectFrom('deliveries')
+      .selectAll()
+      .where('state', '=', 'pending')
+      .where('server_id', 'is', null)
+      .where('server_scope', '=', 'all')
+      .where('next_attempt_at', '<=', t)
+      .limit(100)
+      .execute();
     for (const row of rows) {
       await this.db.transaction().execute(async (trx) => {
-        const taken = await trx.updateTable('deliveries').set({ server_id: servers[0]!, waiting: null, last_error: null, updated_at: t }).where('id', '=', row.id).where('server_id', 'is', null).where('state', '=', 'pending').executeTakeFirst();
+        const taken = await trx
+          .updateTable('deliveries')
+          .set({ server_id: servers[0]!, waiting: null, last_error: null, updated_at: t })
+          .where('id', '=', row.id)
+          .where('server_id', 'is', null)
+          .where('state', '=', 'pending')
+          .executeTakeFirst();
         if (Number(taken.numUpdatedRows) !== 1 || servers.length === 1) return;
         const { id: _id, ...copy } = row;
         await trx
           .insertInto('deliveries')
-          .values(servers.slice(1).map((server_id) => ({ ...copy, server_id, waiting: null, last_error: null, created_at: t, updated_at: t })))
+          .values(
+            servers.slice(1).map((server_id) => ({ ...copy, server_id, waiting: null, last_error: null, created_at: t, updated_at: t })),
+          )
           .execute();
       });
     }
@@ -273,7 +297,11 @@ export class DeliveryWorker {
     for (;;) {
       if (this.stopped) return;
       lane.again = false;
-      const s = await this.db.selectFrom('servers').select(['id', 'name', 'ip_address', 'rcon_host', 'rcon_port', 'rcon_password', 'command_template']).where('id', '=', serverId).executeTakeFirst();
+      const s = await this.db
+        .selectFrom('servers')
+        .select(['id', 'name', 'ip_address', 'rcon_host', 'rcon_port', 'rcon_password', 'command_template'])
+        .where('id', '=', serverId)
+        .executeTakeFirst();
       const target = s ? rconTarget(s) : null;
       if (!target) {
         this.closeConnection(serverId);
@@ -313,7 +341,8 @@ export class DeliveryWorker {
     if (claimed.length === 0) return [];
     const userIds = [...new Set(claimed.map((r) => r.user_id).filter((id): id is number => id !== null))];
     // {player} and {uuid} as the account is now (a renamed player gets it under the new name).
-    const users = userIds.length === 0 ? [] : await this.db.selectFrom('users').select(['id', 'username', 'uuid']).where('id', 'in', userIds).execute();
+    const users =
+      userIds.length === 0 ? [] : await this.db.selectFrom('users').select(['id', 'username', 'uuid']).where('id', 'in', userIds).execute();
     const byId = new Map(users.map((u) => [u.id, u]));
     return claimed
       .map((r) => {
@@ -334,14 +363,24 @@ export class DeliveryWorker {
    * up to a window's rows read 'unknown' (never resent on their own) where one would.
    */
   private async sendBatch(target: RconTarget, rows: Row[]): Promise<boolean> {
-    const queue: Item[] = rows.map((row) => ({ row, step: Number(row.step), commands: row.commands === null ? null : (JSON.parse(row.commands) as string[]) }));
+    const queue: Item[] = rows.map((row) => ({
+      row,
+      step: Number(row.step),
+      commands: row.commands === null ? null : (JSON.parse(row.commands) as string[]),
+    }));
     let outcomes: Outcome[] = [];
     let renewed = this.now();
     try {
       while (queue.length > 0 && !this.stopped) {
         if (this.now() - renewed > this.lease / 2) {
           renewed = this.now();
-          await this.db.updateTable('deliveries').set({ locked_until: renewed + this.lease }).where('lock_token', '=', this.token).where('server_id', '=', target.id).where('state', '=', 'pending').execute();
+          await this.db
+            .updateTable('deliveries')
+            .set({ locked_until: renewed + this.lease })
+            .where('lock_token', '=', this.token)
+            .where('server_id', '=', target.id)
+            .where('state', '=', 'pending')
+            .execute();
         }
         const client = await this.connection(target);
         if (typeof client === 'string') {
@@ -356,7 +395,11 @@ export class DeliveryWorker {
           const steps = item.commands?.length ?? 1;
           if (item.step >= steps) continue;
           try {
-            const command = renderCommand(item.commands ? item.commands[item.step] : target.template, { player: item.row.username, uuid: item.row.uuid, params: JSON.parse(item.row.params) as CommandParams });
+            const command = renderCommand(item.commands ? item.commands[item.step] : target.template, {
+              player: item.row.username,
+              uuid: item.row.uuid,
+              params: JSON.parse(item.row.params) as CommandParams,
+            });
             window.push({ item, command });
           } catch (err) {
             if (!(err instanceof CommandError)) throw err;
@@ -406,7 +449,8 @@ export class DeliveryWorker {
           this.commandMs = ewma(this.commandMs, performance.now() - sending);
           const text = reply.slice(0, 4000);
           const verdict = judgeReply(reply);
-          if (verdict === 'offline') outcomes.push({ kind: 'wait', row, waiting: 'player_offline', error: WORKER_TEXTS.offline, reply: text });
+          if (verdict === 'offline')
+            outcomes.push({ kind: 'wait', row, waiting: 'player_offline', error: WORKER_TEXTS.offline, reply: text });
           else if (verdict === 'failed') outcomes.push({ kind: 'failed', row, reply: text, error: WORKER_TEXTS.refused });
           else if (item.step + 1 < (item.commands?.length ?? 1)) {
             // The next command of the same delivery goes first in the next window.
@@ -421,7 +465,13 @@ export class DeliveryWorker {
     } finally {
       if (outcomes.length > 0) await this.commit(outcomes, []);
       // Claimed but never sent (stopping, or an error): free for anyone at once.
-      await this.db.updateTable('deliveries').set({ lock_token: null, locked_until: null }).where('lock_token', '=', this.token).where('server_id', '=', target.id).where('state', '=', 'pending').execute();
+      await this.db
+        .updateTable('deliveries')
+        .set({ lock_token: null, locked_until: null })
+        .where('lock_token', '=', this.token)
+        .where('server_id', '=', target.id)
+        .where('state', '=', 'pending')
+        .execute();
     }
   }
 
@@ -435,7 +485,11 @@ export class DeliveryWorker {
    * statement). The 'sent' is on disk before a command goes out, so a crash leaves it 'unknown',
    * never resent. Returns the ids that were still ours to send.
    */
-  private async commit(outcomes: Outcome[], next: { id: number; step: number; command: string }[], serverId?: number): Promise<Set<number>> {
+  private async commit(
+    outcomes: Outcome[],
+    next: { id: number; step: number; command: string }[],
+    serverId?: number,
+  ): Promise<Set<number>> {
     if (outcomes.length === 0 && next.length === 0) return new Set();
     const run = async (db: Db): Promise<Set<number>> => {
       // The common case, a window of commands that all went well, is one statement.
@@ -444,7 +498,11 @@ export class DeliveryWorker {
       for (const o of outcomes) if (done.length <= 1 || o.kind !== 'done') await this.apply(db, o);
       if (next.length === 0) return new Set();
       const t = this.now();
-      const cases = (pick: (n: (typeof next)[number]) => string | number) => sql.join(next.map((n) => sql`when ${n.id} then ${pick(n)}`), sql` `);
+      const cases = (pick: (n: (typeof next)[number]) => string | number) =>
+        sql.join(
+          next.map((n) => sql`when ${n.id} then ${pick(n)}`),
+          sql` `,
+        );
       const marked = await db
         .updateTable('deliveries')
         .set({
@@ -504,7 +562,11 @@ export class DeliveryWorker {
 
   private async apply(db: Db, o: Outcome): Promise<void> {
     const t = this.now();
-    const mine = db.updateTable('deliveries').where('id', '=', o.row.id).where('lock_token', '=', this.token).where('state', 'in', ['pending', 'sent']);
+    const mine = db
+      .updateTable('deliveries')
+      .where('id', '=', o.row.id)
+      .where('lock_token', '=', this.token)
+      .where('state', 'in', ['pending', 'sent']);
     const release = { lock_token: null, locked_until: null, updated_at: t };
     switch (o.kind) {
       case 'step':
@@ -512,11 +574,24 @@ export class DeliveryWorker {
         return;
       case 'done':
         this.stats.done += 1;
-        await mine.set({ ...release, state: 'done', step: sql<number>`step + 1`, reply: o.reply, last_error: null, waiting: null, retries: 0, done_at: t }).execute();
+        await mine
+          .set({
+            ...release,
+            state: 'done',
+            step: sql<number>`step + 1`,
+            reply: o.reply,
+            last_error: null,
+            waiting: null,
+            retries: 0,
+            done_at: t,
+          })
+          .execute();
         return;
       case 'failed':
         this.stats.failed += 1;
-        await mine.set({ ...release, state: 'failed', waiting: null, last_error: o.error, ...(o.reply !== undefined && { reply: o.reply }) }).execute();
+        await mine
+          .set({ ...release, state: 'failed', waiting: null, last_error: o.error, ...(o.reply !== undefined && { reply: o.reply }) })
+          .execute();
         return;
       case 'unknown':
         this.stats.unknown += 1;
@@ -530,7 +605,17 @@ export class DeliveryWorker {
         this.stats.waiting += 1;
         const retries = Number(o.row.retries) + 1;
         const delay = retryDelayMs(retries, this.options.intervalMs, o.waiting === 'player_offline' ? OFFLINE_CAP_MS : RETRY_CAP_MS);
-        await mine.set({ ...release, state: 'pending', waiting: o.waiting, last_error: o.error, retries, next_attempt_at: t + delay, ...(o.reply !== undefined && { reply: o.reply }) }).execute();
+        await mine
+          .set({
+            ...release,
+            state: 'pending',
+            waiting: o.waiting,
+            last_error: o.error,
+            retries,
+            next_attempt_at: t + delay,
+            ...(o.reply !== undefined && { reply: o.reply }),
+          })
+          .execute();
         return;
       }
     }
@@ -552,10 +637,23 @@ export class DeliveryWorker {
     const retries = Math.max(Number(worst?.retries ?? 0), Number(first?.retries ?? 0)) + 1;
     const res = await this.db
       .updateTable('deliveries')
-      .set({ waiting, last_error: message, retries: sql<number>`retries + 1`, next_attempt_at: t + retryDelayMs(retries, this.options.intervalMs), lock_token: null, locked_until: null, updated_at: t })
+      .set({
+        waiting,
+        last_error: message,
+        retries: sql<number>`retries + 1`,
+        next_attempt_at: t + retryDelayMs(retries, this.options.intervalMs),
+        lock_token: null,
+        locked_until: null,
+        updated_at: t,
+      })
       .where('server_id', '=', serverId)
       .where('state', '=', 'pending')
-      .where((eb) => eb.or([eb('lock_token', '=', this.token), eb.and([eb('next_attempt_at', '<=', t), eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', t)])])]))
+      .where((eb) =>
+        eb.or([
+          eb('lock_token', '=', this.token),
+          eb.and([eb('next_attempt_at', '<=', t), eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', t)])]),
+        ]),
+      )
       .executeTakeFirst();
     this.stats.waiting += Number(res.numUpdatedRows);
     this.log.warn({ server: serverId }, message);
@@ -572,7 +670,12 @@ export class DeliveryWorker {
     }
     this.closeConnection(target.id);
     try {
-      const client = await RconClient.connect({ host: target.host, port: target.port, password: target.password, timeoutMs: this.options.timeoutMs });
+      const client = await RconClient.connect({
+        host: target.host,
+        port: target.port,
+        password: target.password,
+        timeoutMs: this.options.timeoutMs,
+      });
       this.conns.set(target.id, { client, key, idle: this.idleTimer(target.id) });
       return client;
     } catch (err) {

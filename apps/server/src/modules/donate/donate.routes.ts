@@ -13,7 +13,11 @@ export function donateRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/donate/fully', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Донаты с китами и привилегиями, в порядке администратора', response: { 200: DonateListResponse, 304: z.null() } },
+      schema: {
+        tags,
+        summary: 'Донаты с китами и привилегиями, в порядке администратора',
+        response: { 200: DonateListResponse, 304: z.null() },
+      },
       handler: async (req, reply) => sendCached(req, reply, await service.listBody(ctx)),
     });
 
@@ -28,7 +32,13 @@ export function donateRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.put('/api/donate/:id', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Изменить донат целиком, вместе с китами и привилегиями (администратор)', params: IdParams, body: DonateBody, response: { 200: DonateTier, ...err(400, 401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Изменить донат целиком, вместе с китами и привилегиями (администратор)',
+        params: IdParams,
+        body: DonateBody,
+        response: { 200: DonateTier, ...err(400, 401, 403, 404) },
+      },
       handler: async (req) => {
         const actor = userOf(req);
         return service.updateTier(ctx, actor, req.params.id, req.body);
@@ -37,7 +47,12 @@ export function donateRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.delete('/api/donate/:id', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Удалить донат (администратор)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Удалить донат (администратор)',
+        params: IdParams,
+        response: { 200: MessageResponse, ...err(400, 401, 403, 404) },
+      },
       handler: async (req) => {
         const actor = userOf(req);
         await service.deleteTier(ctx, actor, req.params.id);

@@ -1,4 +1,13 @@
-import { DonateListResponse, isRoubles, periodTotalKopecks, type DonateBodyParsed, type DonateFeature, type DonateKit, type DonateTier, type TierPeriod } from '@kubik/contract';
+import {
+  DonateListResponse,
+  isRoubles,
+  periodTotalKopecks,
+  type DonateBodyParsed,
+  type DonateFeature,
+  type DonateKit,
+  type DonateTier,
+  type TierPeriod,
+} from '@kubik/contract';
 import type { Db } from '../../db/index.ts';
 import type { AppContext } from '../../context.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
@@ -48,7 +57,11 @@ export function toTier(row: repo.TierRow): DonateTier {
     server_ids: listOf<number>(row.server_ids),
     grant_commands: listOf<string>(row.grant_commands),
     revoke_commands: listOf<string>(row.revoke_commands),
-    periods: periodsOf(row).map((p) => ({ months: p.months, discount: p.discount, total: toRoubles(periodTotalKopecks(amount, p.months, p.discount)) })),
+    periods: periodsOf(row).map((p) => ({
+      months: p.months,
+      discount: p.discount,
+      total: toRoubles(periodTotalKopecks(amount, p.months, p.discount)),
+    })),
     sellable: isRoubles(row.currency),
   };
 }
@@ -63,9 +76,22 @@ async function columns(trx: Db, body: DonateBodyParsed, tierId: number | null, k
   const kits: DonateKit[] = [];
   for (const k of body.kits) {
     const id = k.id !== undefined && kept.has(k.id) && !kits.some((o) => o.id === k.id) ? k.id : await newKitId(trx, tierId ?? 0);
-    kits.push({ id, name: k.name, description: k.description, command: k.command, period: k.period, kitImg: orNull(k.kitImg), give_commands: k.give_commands });
+    kits.push({
+      id,
+      name: k.name,
+      description: k.description,
+      command: k.command,
+      period: k.period,
+      kitImg: orNull(k.kitImg),
+      give_commands: k.give_commands,
+    });
   }
-  const features: DonateFeature[] = body.features.map((f) => ({ title: f.title, value: orNull(f.value), description: orNull(f.description), check: f.check }));
+  const features: DonateFeature[] = body.features.map((f) => ({
+    title: f.title,
+    value: orNull(f.value),
+    description: orNull(f.description),
+    check: f.check,
+  }));
   return {
     title: body.title,
     content: body.content,
@@ -83,7 +109,11 @@ async function columns(trx: Db, body: DonateBodyParsed, tierId: number | null, k
 }
 
 async function newKitId(trx: Db, tierId: number): Promise<number> {
-  const row = await trx.insertInto('donate_kit_ids').values({ tier_id: tierId, created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
+  const row = await trx
+    .insertInto('donate_kit_ids')
+    .values({ tier_id: tierId, created_at: Date.now() })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -120,10 +150,21 @@ export async function updateTier(ctx: AppContext, actor: UserRow, id: number, bo
     if (!before) throw notFound(TEXTS.notFound);
     await checkServers(trx, body.server_ids);
     const kept = new Set(kitsOf(before).map((k) => k.id));
-    const row = await repo.updateTier(trx, id, { ...(await columns(trx, body, id, kept)), ...(body.position === undefined ? {} : { position: body.position }), updated_at: Date.now() });
+    const row = await repo.updateTier(trx, id, {
+      ...(await columns(trx, body, id, kept)),
+      ...(body.position === undefined ? {} : { position: body.position }),
+      updated_at: Date.now(),
+    });
     if (!row) throw notFound(TEXTS.notFound);
     const updated = toTier(row);
-    await recordAudit(trx, { actorId: actor.id, action: 'donate.update', entity: 'donate', entityId: id, before: toTier(before), after: updated });
+    await recordAudit(trx, {
+      actorId: actor.id,
+      action: 'donate.update',
+      entity: 'donate',
+      entityId: id,
+      before: toTier(before),
+      after: updated,
+    });
     return updated;
   });
   await ctx.publicCache.invalidate(LIST_CACHE_KEY);

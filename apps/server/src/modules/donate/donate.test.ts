@@ -42,8 +42,17 @@ describe.each(dbKinds)('donate on %s', (kind) => {
     expect(res.statusCode).toBe(200);
     return res.json<Tier[]>();
   };
-  const add = (token: string | null, payload: unknown) => t.app.inject(asUser(token, { method: 'POST', url: '/api/donate/add', payload: payload as object }));
-  const tierCount = async () => Number((await t.handle.db.selectFrom('donate_tiers').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const add = (token: string | null, payload: unknown) =>
+    t.app.inject(asUser(token, { method: 'POST', url: '/api/donate/add', payload: payload as object }));
+  const tierCount = async () =>
+    Number(
+      (
+        await t.handle.db
+          .selectFrom('donate_tiers')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it('creates a tier with kits and features in the given order, with defaults filled in', async () => {
     expect(await tiers()).toEqual([]);
@@ -60,7 +69,15 @@ describe.each(dbKinds)('donate on %s', (kind) => {
       is_best: true,
       position: 0,
       kits: [
-        { id: tier.kits[0].id, name: 'Старт', description: 'Набор новичка', command: '/kit start', period: 1, kitImg: 'https://example.com/start.png', give_commands: [] },
+        {
+          id: tier.kits[0].id,
+          name: 'Старт',
+          description: 'Набор новичка',
+          command: '/kit start',
+          period: 1,
+          kitImg: 'https://example.com/start.png',
+          give_commands: [],
+        },
         { id: tier.kits[1].id, name: 'Еда', description: '', command: '/kit food', period: 7, kitImg: null, give_commands: [] },
         { id: tier.kits[2].id, name: 'Броня', description: 'Алмазная', command: '/kit armor', period: 30, kitImg: null, give_commands: [] },
       ],
@@ -88,10 +105,19 @@ describe.each(dbKinds)('donate on %s', (kind) => {
     const cheap = await add(admin, { title: 'Mini', content: 'Для начала', amount: 199.99, currency: 'RUB' });
     expect(cheap.statusCode).toBe(201);
     expect(cheap.json()).toMatchObject({ amount: 199.99, position: 1, is_best: false, image_url: null, kits: [], features: [] });
-    const row = await t.handle.db.selectFrom('donate_tiers').select('amount_minor').where('id', '=', cheap.json().id).executeTakeFirstOrThrow();
+    const row = await t.handle.db
+      .selectFrom('donate_tiers')
+      .select('amount_minor')
+      .where('id', '=', cheap.json().id)
+      .executeTakeFirstOrThrow();
     expect(Number(row.amount_minor)).toBe(19999);
 
-    const audit = await t.handle.db.selectFrom('audit_log').selectAll().where('action', '=', 'donate.create').where('entity_id', '=', String(tier.id)).executeTakeFirstOrThrow();
+    const audit = await t.handle.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'donate.create')
+      .where('entity_id', '=', String(tier.id))
+      .executeTakeFirstOrThrow();
     expect(audit).toMatchObject({ actor_id: adminId, entity: 'donate', before_json: null });
     expect(JSON.parse(audit.after_json!)).toMatchObject({ title: 'VIP', kits: [{ name: 'Старт' }, { name: 'Еда' }, { name: 'Броня' }] });
   });
@@ -117,11 +143,22 @@ describe.each(dbKinds)('donate on %s', (kind) => {
     expect(list.map((x) => x.title)).toEqual(['Premium', 'Mini', 'VIP+']);
 
     // Without a position an edit keeps the tier where it is.
-    const keep = await t.app.inject(asUser(admin, { method: 'PUT', url: `/api/donate/${mini!.id}`, payload: { title: 'Mini', content: 'Для начала', amount: 149, currency: 'RUB' } }));
+    const keep = await t.app.inject(
+      asUser(admin, {
+        method: 'PUT',
+        url: `/api/donate/${mini!.id}`,
+        payload: { title: 'Mini', content: 'Для начала', amount: 149, currency: 'RUB' },
+      }),
+    );
     expect(keep.statusCode).toBe(200);
     expect(keep.json().position).toBe(1);
 
-    const audit = await t.handle.db.selectFrom('audit_log').selectAll().where('action', '=', 'donate.update').where('entity_id', '=', String(vip!.id)).executeTakeFirstOrThrow();
+    const audit = await t.handle.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'donate.update')
+      .where('entity_id', '=', String(vip!.id))
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(audit.before_json!)).toMatchObject({ title: 'VIP', amount: 299 });
     expect(JSON.parse(audit.after_json!)).toMatchObject({ title: 'VIP+', amount: 349 });
 
@@ -129,7 +166,12 @@ describe.each(dbKinds)('donate on %s', (kind) => {
     expect(del.statusCode).toBe(200);
     expect(del.json().message).toBe('Донат удалён');
     expect((await tiers()).map((x) => x.title)).toEqual(['Mini', 'VIP+']);
-    const gone = await t.handle.db.selectFrom('audit_log').selectAll().where('action', '=', 'donate.delete').where('entity_id', '=', String(premium.json().id)).executeTakeFirstOrThrow();
+    const gone = await t.handle.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'donate.delete')
+      .where('entity_id', '=', String(premium.json().id))
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(gone.before_json!)).toMatchObject({ title: 'Premium' });
   });
 
@@ -195,7 +237,9 @@ describe.each(dbKinds)('donate on %s', (kind) => {
         ['POST', '/api/donate/add'],
         ['PUT', `/api/donate/${tier!.id}`],
       ] as const) {
-        const res = await t.app.inject(asUser(admin, { method, url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }));
+        const res = await t.app.inject(
+          asUser(admin, { method, url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+        );
         expect(res.statusCode, `${method} ${JSON.stringify(body)}`).toBe(400);
         expect(errorOf(res), JSON.stringify(body)).toMatch(text);
         expect(errorOf(res)).toMatch(/[а-яё]/i);

@@ -2,8 +2,12 @@ import type { OutboxLetter } from '../mail/mail.outbox.ts';
 import { layout } from '../accounts/accounts.mail.ts';
 
 export function confirmNewEmailLetter(siteName: string, to: string, username: string, link: string): OutboxLetter {
-  const footer = 'Ссылка действует 24 часа и сработает один раз. Если вы не меняли почту, просто не обращайте внимания на это письмо: адрес останется прежним.';
-  const intro = [`Здравствуйте, ${username}!`, `Вы указали этот адрес как новую почту аккаунта на сайте ${siteName}. Чтобы почта сменилась, подтвердите адрес.`];
+  const footer =
+    'Ссылка действует 24 часа и сработает один раз. Если вы не меняли почту, просто не обращайте внимания на это письмо: адрес останется прежним.';
+  const intro = [
+    `Здравствуйте, ${username}!`,
+    `Вы указали этот адрес как новую почту аккаунта на сайте ${siteName}. Чтобы почта сменилась, подтвердите адрес.`,
+  ];
   return {
     to,
     subject: `Подтверждение новой почты — ${siteName}`,
@@ -13,7 +17,14 @@ export function confirmNewEmailLetter(siteName: string, to: string, username: st
   };
 }
 
-export function emailChangeNoticeLetter(siteName: string, to: string, username: string, newEmail: string, link: string, cancelDays: number): OutboxLetter {
+export function emailChangeNoticeLetter(
+  siteName: string,
+  to: string,
+  username: string,
+  newEmail: string,
+  link: string,
+  cancelDays: number,
+): OutboxLetter {
   const footer = `Ссылка отмены действует ${cancelDays} дней — и до, и после подтверждения нового адреса. Отмена завершит все сеансы аккаунта.`;
   const intro = [
     `Здравствуйте, ${username}!`,

@@ -22,7 +22,8 @@ export function emailChangeRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       ...user,
       schema: {
         tags,
-        summary: 'Сменить почту: { email, password }. На новый адрес уходит ссылка подтверждения (24 ч, один раз), на старый — уведомление со ссылкой отмены (7 дней). Почта меняется только после подтверждения.',
+        summary:
+          'Сменить почту: { email, password }. На новый адрес уходит ссылка подтверждения (24 ч, один раз), на старый — уведомление со ссылкой отмены (7 дней). Почта меняется только после подтверждения.',
         body: EmailChangeBody,
         response: { 200: EmailChangeResponse, ...err(400, 401, 409, 429) },
       },
@@ -37,7 +38,12 @@ export function emailChangeRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/user/email/confirm/:token', {
       ...pub,
-      schema: { tags, summary: 'Подтверждение новой почты по ссылке из письма (страница /email-change?confirm=…)', params: TokenParams, response: { 200: MessageResponse, ...err(400, 409, 429) } },
+      schema: {
+        tags,
+        summary: 'Подтверждение новой почты по ссылке из письма (страница /email-change?confirm=…)',
+        params: TokenParams,
+        response: { 200: MessageResponse, ...err(400, 409, 429) },
+      },
       handler: async (req) => ({ message: await service.confirmEmailChange(ctx, req.params.token, req.ip) }),
     });
 
@@ -45,7 +51,8 @@ export function emailChangeRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       ...pub,
       schema: {
         tags,
-        summary: 'Отмена смены почты по ссылке из письма на старый адрес (страница /email-change?cancel=…): возвращает прежний адрес и завершает все сеансы',
+        summary:
+          'Отмена смены почты по ссылке из письма на старый адрес (страница /email-change?cancel=…): возвращает прежний адрес и завершает все сеансы',
         params: TokenParams,
         response: { 200: MessageResponse, ...err(400, 409, 429) },
       },

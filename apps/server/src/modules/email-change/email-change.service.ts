@@ -33,7 +33,12 @@ const invalidConfirm = () => badRequest(EMAIL_TEXTS.confirmBad, { code: 'email_l
 const invalidCancel = () => badRequest(EMAIL_TEXTS.cancelBad, { code: 'email_link_invalid' });
 
 async function addressTaken(db: AppContext['db'], email: string, exceptUserId: number): Promise<boolean> {
-  const row = await db.selectFrom('users').select('id').where('email_lower', '=', email.toLowerCase()).where('id', '!=', exceptUserId).executeTakeFirst();
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('email_lower', '=', email.toLowerCase())
+    .where('id', '!=', exceptUserId)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -62,7 +67,8 @@ export async function emailStatus(ctx: AppContext, user: UserRow): Promise<Email
 export async function requestEmailChange(ctx: AppContext, user: UserRow, email: string, password: string): Promise<EmailChangeResponse> {
   // Each try checks the password and a good one sends two letters: as many per window as logins of an account.
   await ctx.limiter.hit(`email-change:acct:${user.id}`, ctx.config.rateLimits.loginPerAccount);
-  if (!(await verifyPassword(user.password_hash, password))) throw new HttpError(400, EMAIL_TEXTS.wrongPassword, { code: 'wrong_password', field: 'password' });
+  if (!(await verifyPassword(user.password_hash, password)))
+    throw new HttpError(400, EMAIL_TEXTS.wrongPassword, { code: 'wrong_password', field: 'password' });
   if (email.toLowerCase() === user.email_lower) throw badRequest(EMAIL_TEXTS.same, { code: 'same_email', field: 'email' });
   if (await addressTaken(ctx.db, email, user.id)) throw conflict(EMAIL_TEXTS.taken, { code: 'email_exists', field: 'email' });
   const now = Date.now();
@@ -70,7 +76,13 @@ export async function requestEmailChange(ctx: AppContext, user: UserRow, email: 
   const cancel = newToken();
   const expiresAt = now + CONFIRM_TTL_MS;
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.updateTable('email_changes').set({ cancelled_at: now }).where('user_id', '=', user.id).where('confirmed_at', 'is', null).where('cancelled_at', 'is', null).execute();
+    await trx
+      .updateTable('email_changes')
+      .set({ cancelled_at: now })
+      .where('user_id', '=', user.id)
+      .where('confirmed_at', 'is', null)
+      .where('cancelled_at', 'is', null)
+      .execute();
     await trx
       .insertInto('email_changes')
       .values({
@@ -85,8 +97,23 @@ export async function requestEmailChange(ctx: AppContext, user: UserRow, email: 
       })
       .execute();
     const base = ctx.config.publicUrl;
-    await enqueueMail(trx, confirmNewEmailLetter(ctx.config.siteName, email, user.username, `${base}/email-change?confirm=${encodeURIComponent(confirm)}`), now);
-    await enqueueMail(trx, emailChangeNoticeLetter(ctx.config.siteName, user.email, user.username, email, `${base}/email-change?cancel=${encodeURIComponent(cancel)}`, CANCEL_DAYS), now);
+    await enqueueMail(
+      trx,
+      confirmNewEmailLetter(ctx.config.siteName, email, user.username, `${base}/email-change?confirm=${encodeURIComponent(confirm)}`),
+      now,
+    );
+    await enqueueMail(
+      trx,
+      emailChangeNoticeLetter(
+        ctx.config.siteName,
+        user.email,
+        user.username,
+        email,
+        `${base}/email-change?cancel=${encodeURIComponent(cancel)}`,
+        CANCEL_DAYS,
+      ),
+      now,
+    );
   });
   ctx.jobs.kick(MAIL_JOB);
   return { message: EMAIL_TEXTS.sent, pending: { email, expires_at: expiresAt } };
@@ -94,7 +121,13 @@ export async function requestEmailChange(ctx: AppContext, user: UserRow, email: 
 
 /** Withdraws the player's own pending request (settings). */
 export async function withdrawEmailChange(ctx: AppContext, user: UserRow): Promise<string> {
-  const res = await ctx.db.updateTable('email_changes').set({ cancelled_at: Date.now() }).where('user_id', '=', user.id).where('confirmed_at', 'is', null).where('cancelled_at', 'is', null).executeTakeFirst();
+  const res = await ctx.db
+    .updateTable('email_changes')
+    .set({ cancelled_at: Date.now() })
+    .where('user_id', '=', user.id)
+    .where('confirmed_at', 'is', null)
+    .where('cancelled_at', 'is', null)
+    .executeTakeFirst();
   if (Number(res.numUpdatedRows) === 0) throw conflict(EMAIL_TEXTS.nothingPending, { code: 'no_pending_change' });
   return EMAIL_TEXTS.withdrawn;
 }
@@ -110,19 +143,45 @@ export async function confirmEmailChange(ctx: AppContext, token: string, ip: str
   if (!change || change.confirmed_at !== null || change.cancelled_at !== null || Number(change.expires_at) <= now) throw invalidConfirm();
   try {
     await ctx.db.transaction().execute(async (trx) => {
-      const user = await trx.selectFrom('users').select(['id', 'username', 'email', 'email_lower', 'deleted_at']).where('id', '=', change.user_id).executeTakeFirst();
+      const user = await trx
+        .selectFrom('users')
+        .select(['id', 'username', 'email', 'email_lower', 'deleted_at'])
+        .where('id', '=', change.user_id)
+        .executeTakeFirst();
       // The address changed some other way since (an admin's edit): this link is for the old state.
       if (!user || user.deleted_at !== null || user.email_lower !== change.old_email.toLowerCase()) throw invalidConfirm();
       if (await addressTaken(trx, change.new_email, user.id)) throw conflict(EMAIL_TEXTS.taken, { code: 'email_exists' });
-      const used = await trx.updateTable('email_changes').set({ confirmed_at: now }).where('id', '=', change.id).where('confirmed_at', 'is', null).where('cancelled_at', 'is', null).executeTakeFirst();
+      const used = await trx
+        .updateTable('email_changes')
+        .set({ confirmed_at: now })
+        .where('id', '=', change.id)
+        .where('confirmed_at', 'is', null)
+        .where('cancelled_at', 'is', null)
+        .executeTakeFirst();
       if (Number(used.numUpdatedRows) !== 1) throw invalidConfirm();
       // Opening the link proves the new address, so an unconfirmed account is confirmed too.
-      await trx.updateTable('users').set({ email: change.new_email, email_lower: change.new_email.toLowerCase() }).where('id', '=', user.id).execute();
-      await trx.updateTable('users').set({ email_verified_at: now }).where('id', '=', user.id).where('email_verified_at', 'is', null).execute();
+      await trx
+        .updateTable('users')
+        .set({ email: change.new_email, email_lower: change.new_email.toLowerCase() })
+        .where('id', '=', user.id)
+        .execute();
+      await trx
+        .updateTable('users')
+        .set({ email_verified_at: now })
+        .where('id', '=', user.id)
+        .where('email_verified_at', 'is', null)
+        .execute();
       // Letters sent to the old address (reset, confirmation) stop working.
       await expireEmailTokens(trx, user.id, 'reset', now);
       await expireEmailTokens(trx, user.id, 'verify', now);
-      await recordAudit(trx, { actorId: user.id, action: 'user.email.change', entity: 'user', entityId: user.id, before: { username: user.username, email: user.email }, after: { username: user.username, email: change.new_email } });
+      await recordAudit(trx, {
+        actorId: user.id,
+        action: 'user.email.change',
+        entity: 'user',
+        entityId: user.id,
+        before: { username: user.username, email: user.email },
+        after: { username: user.username, email: change.new_email },
+      });
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(EMAIL_TEXTS.taken, { code: 'email_exists' });
@@ -143,15 +202,28 @@ export async function cancelEmailChange(ctx: AppContext, token: string, ip: stri
   if (!change || change.cancelled_at !== null || Number(change.cancel_until) <= now) throw invalidCancel();
   try {
     await ctx.db.transaction().execute(async (trx) => {
-      const used = await trx.updateTable('email_changes').set({ cancelled_at: now }).where('id', '=', change.id).where('cancelled_at', 'is', null).executeTakeFirst();
+      const used = await trx
+        .updateTable('email_changes')
+        .set({ cancelled_at: now })
+        .where('id', '=', change.id)
+        .where('cancelled_at', 'is', null)
+        .executeTakeFirst();
       if (Number(used.numUpdatedRows) !== 1) throw invalidCancel();
-      const user = await trx.selectFrom('users').select(['id', 'username', 'email', 'email_lower', 'deleted_at']).where('id', '=', change.user_id).executeTakeFirst();
+      const user = await trx
+        .selectFrom('users')
+        .select(['id', 'username', 'email', 'email_lower', 'deleted_at'])
+        .where('id', '=', change.user_id)
+        .executeTakeFirst();
       if (!user || user.deleted_at !== null) throw invalidCancel();
       // Re-read: a confirmation may have landed between the first look and this transaction.
       const fresh = await trx.selectFrom('email_changes').select('confirmed_at').where('id', '=', change.id).executeTakeFirstOrThrow();
       if (fresh.confirmed_at !== null && user.email_lower === change.new_email.toLowerCase()) {
         if (await addressTaken(trx, change.old_email, user.id)) throw conflict(EMAIL_TEXTS.cancelTaken, { code: 'email_exists' });
-        await trx.updateTable('users').set({ email: change.old_email, email_lower: change.old_email.toLowerCase() }).where('id', '=', user.id).execute();
+        await trx
+          .updateTable('users')
+          .set({ email: change.old_email, email_lower: change.old_email.toLowerCase() })
+          .where('id', '=', user.id)
+          .execute();
         await expireEmailTokens(trx, user.id, 'reset', now);
         await recordAudit(trx, {
           actorId: user.id,

@@ -17,10 +17,12 @@ describe.each(dbKinds)('e-mail change on %s', (kind) => {
     vi.useRealTimers();
   });
 
-  const request = (token: string, body: unknown) => t.app.inject(asUser(token, { method: 'POST', url: '/api/user/email', payload: body as object }));
+  const request = (token: string, body: unknown) =>
+    t.app.inject(asUser(token, { method: 'POST', url: '/api/user/email', payload: body as object }));
   const confirm = (token: string) => t.app.inject({ method: 'POST', url: `/api/user/email/confirm/${token}` });
   const cancel = (token: string) => t.app.inject({ method: 'POST', url: `/api/user/email/cancel/${token}` });
-  const emailOf = async (id: number) => (await t.handle.db.selectFrom('users').select('email').where('id', '=', id).executeTakeFirstOrThrow()).email;
+  const emailOf = async (id: number) =>
+    (await t.handle.db.selectFrom('users').select('email').where('id', '=', id).executeTakeFirstOrThrow()).email;
   const tokenOf = (link: string, param: 'confirm' | 'cancel') => new URL(link).searchParams.get(param)!;
 
   /** Requests a change and returns the two letters' tokens. */
@@ -29,7 +31,11 @@ describe.each(dbKinds)('e-mail change on %s', (kind) => {
     expect(res.statusCode, res.body).toBe(200);
     const toNew = await t.smtp.waitFor(to.toLowerCase(), (l) => l.subject.includes('Подтверждение новой почты'));
     const toOld = await t.smtp.waitFor(from.toLowerCase(), (l) => l.subject.includes('Смена почты') && l.text.includes(to));
-    return { res, confirm: tokenOf(linkIn(toNew, '/email-change?confirm='), 'confirm'), cancel: tokenOf(linkIn(toOld, '/email-change?cancel='), 'cancel') };
+    return {
+      res,
+      confirm: tokenOf(linkIn(toNew, '/email-change?confirm='), 'confirm'),
+      cancel: tokenOf(linkIn(toOld, '/email-change?cancel='), 'cancel'),
+    };
   }
 
   it('changes the address only on confirmation; the link works once; the old address gets a notice', async () => {
@@ -41,7 +47,10 @@ describe.each(dbKinds)('e-mail change on %s', (kind) => {
     // Nothing changed yet.
     expect(await emailOf(id)).toBe('mover@example.com');
     const status = await t.app.inject(asUser(session, { method: 'GET', url: '/api/user/email' }));
-    expect(status.json()).toEqual({ email: 'mover@example.com', pending: { email: 'Mover.New@Example.org', expires_at: res.json().pending.expires_at } });
+    expect(status.json()).toEqual({
+      email: 'mover@example.com',
+      pending: { email: 'Mover.New@Example.org', expires_at: res.json().pending.expires_at },
+    });
 
     const ok = await confirm(token);
     expect(ok.statusCode, ok.body).toBe(200);
@@ -53,8 +62,14 @@ describe.each(dbKinds)('e-mail change on %s', (kind) => {
     expect(again.json()).toMatchObject({ code: 'email_link_invalid', error: 'Ссылка подтверждения недействительна или устарела' });
     // The player's session lives on; login by the new address works, by the old one not.
     expect((await t.app.inject(asUser(session, { method: 'GET', url: '/api/user/me' }))).json().email).toBe('Mover.New@Example.org');
-    expect((await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'mover.new@example.org', password: PASSWORD } })).statusCode).toBe(200);
-    expect((await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'mover@example.com', password: PASSWORD } })).statusCode).toBe(401);
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'mover.new@example.org', password: PASSWORD } }))
+        .statusCode,
+    ).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'mover@example.com', password: PASSWORD } }))
+        .statusCode,
+    ).toBe(401);
     const audit = await t.handle.db.selectFrom('audit_log').select(['action', 'actor_id']).where('entity_id', '=', String(id)).execute();
     expect(audit).toEqual([{ action: 'user.email.change', actor_id: id }]);
   });
@@ -76,7 +91,11 @@ describe.each(dbKinds)('e-mail change on %s', (kind) => {
     // Someone registers the address between the request and the confirmation.
     const { confirm: token } = await requestChange(session, 'picky@example.com', 'race@example.com');
     await seedUser(t, 'Race');
-    await t.handle.db.updateTable('users').set({ email: 'race@example.com', email_lower: 'race@example.com' }).where('username', '=', 'Race').execute();
+    await t.handle.db
+      .updateTable('users')
+      .set({ email: 'race@example.com', email_lower: 'race@example.com' })
+      .where('username', '=', 'Race')
+      .execute();
     const late = await confirm(token);
     expect(late.statusCode).toBe(409);
     expect(errorOf(late)).toBe('Пользователь с такой почтой уже зарегистрирован.');
@@ -103,7 +122,9 @@ describe.each(dbKinds)('e-mail change on %s', (kind) => {
     const third = await requestChange(session, 'slow@example.com', 'slow-three@example.com');
     expect((await t.app.inject(asUser(session, { method: 'DELETE', url: '/api/user/email/pending' }))).statusCode).toBe(200);
     expect((await confirm(third.confirm)).statusCode).toBe(400);
-    expect((await t.app.inject(asUser(session, { method: 'DELETE', url: '/api/user/email/pending' }))).json().code).toBe('no_pending_change');
+    expect((await t.app.inject(asUser(session, { method: 'DELETE', url: '/api/user/email/pending' }))).json().code).toBe(
+      'no_pending_change',
+    );
   });
 
   it('the old address cancels a pending change or undoes a done one, once, and ends every session and game login', async () => {
@@ -127,7 +148,17 @@ describe.each(dbKinds)('e-mail change on %s', (kind) => {
     expect(await emailOf(id)).toBe('thief2@example.com');
     await t.handle.db
       .insertInto('game_tokens')
-      .values({ access_hash: 'a'.repeat(64), refresh_hash: null, kind: 'yggdrasil', user_id: id, client_token: null, profile_name: 'Victim', created_at: Date.now(), expires_at: Date.now() + 1e6, refresh_until: Date.now() + 1e6 })
+      .values({
+        access_hash: 'a'.repeat(64),
+        refresh_hash: null,
+        kind: 'yggdrasil',
+        user_id: id,
+        client_token: null,
+        profile_name: 'Victim',
+        created_at: Date.now(),
+        expires_at: Date.now() + 1e6,
+        refresh_until: Date.now() + 1e6,
+      })
       .execute();
     const back = await cancel(done.cancel);
     expect(back.statusCode, back.body).toBe(200);
@@ -136,7 +167,9 @@ describe.each(dbKinds)('e-mail change on %s', (kind) => {
     expect(await t.handle.db.selectFrom('game_tokens').select('user_id').where('user_id', '=', id).execute()).toEqual([]);
     // Once.
     expect((await cancel(done.cancel)).json().code).toBe('email_link_invalid');
-    const actions = (await t.handle.db.selectFrom('audit_log').select('action').where('entity_id', '=', String(id)).orderBy('id').execute()).map((r) => r.action);
+    const actions = (
+      await t.handle.db.selectFrom('audit_log').select('action').where('entity_id', '=', String(id)).orderBy('id').execute()
+    ).map((r) => r.action);
     expect(actions).toEqual(['user.email.change', 'user.email.revert']);
 
     // The cancel link ends after its days.

@@ -14,7 +14,10 @@ describe.each(dbKinds)('the Yggdrasil signing key on %s', (kind) => {
 
   it('is made once, on first use, 4096 bits, kept in the database and shared by every instance', async () => {
     expect(await t.handle.db.selectFrom('site_keys').selectAll().execute()).toEqual([]);
-    const [a, b] = await Promise.all([t.app.inject({ method: 'GET', url: '/api/yggdrasil/' }), t.app.inject({ method: 'GET', url: '/api/yggdrasil/' })]);
+    const [a, b] = await Promise.all([
+      t.app.inject({ method: 'GET', url: '/api/yggdrasil/' }),
+      t.app.inject({ method: 'GET', url: '/api/yggdrasil/' }),
+    ]);
     expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
     const pem = a.json().signaturePublickey;
     expect(b.json().signaturePublickey).toBe(pem);

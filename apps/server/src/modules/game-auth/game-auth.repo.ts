@@ -21,7 +21,12 @@ const isPlayerName = (name: string) => USERNAME_RE.test(name);
 /** A live account whose name is exactly `name` (the game compares names as sent). */
 export async function findUserByExactName(db: Db, name: string): Promise<UserRow | undefined> {
   if (!isPlayerName(name)) return undefined;
-  const row = await db.selectFrom('users').selectAll().where('username_lower', '=', name.toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst();
+  const row = await db
+    .selectFrom('users')
+    .selectAll()
+    .where('username_lower', '=', name.toLowerCase())
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   return row && row.username === name ? row : undefined;
 }
 
@@ -46,13 +51,29 @@ export type GameToken = GameTokensTable;
 export async function insertToken(db: Db, row: GameToken, keep: number): Promise<void> {
   await db.insertInto('game_tokens').values(row).execute();
   // A player keeps a few launchers logged in; the oldest logins go first.
-  const kept = db.selectFrom('game_tokens').select('access_hash').where('user_id', '=', row.user_id).where('kind', '=', row.kind).orderBy('created_at', 'desc').orderBy('access_hash').limit(keep);
-  await db.deleteFrom('game_tokens').where('user_id', '=', row.user_id).where('kind', '=', row.kind).where('access_hash', 'not in', kept).execute();
+  const kept = db
+    .selectFrom('game_tokens')
+    .select('access_hash')
+    .where('user_id', '=', row.user_id)
+    .where('kind', '=', row.kind)
+    .orderBy('created_at', 'desc')
+    .orderBy('access_hash')
+    .limit(keep);
+  await db
+    .deleteFrom('game_tokens')
+    .where('user_id', '=', row.user_id)
+    .where('kind', '=', row.kind)
+    .where('access_hash', 'not in', kept)
+    .execute();
   // Dead tokens of this player are swept here rather than by a job.
   await db.deleteFrom('game_tokens').where('user_id', '=', row.user_id).where('refresh_until', '<=', row.created_at).execute();
 }
 
-export async function findToken(db: Db, kind: GameTokenKind, accessToken: string): Promise<{ token: GameToken; user: UserRow } | undefined> {
+export async function findToken(
+  db: Db,
+  kind: GameTokenKind,
+  accessToken: string,
+): Promise<{ token: GameToken; user: UserRow } | undefined> {
   return findTokenBy(db, kind, 'access_hash', accessToken);
 }
 
@@ -62,7 +83,12 @@ export async function findTokenByRefresh(db: Db, refreshToken: string): Promise<
 
 async function findTokenBy(db: Db, kind: GameTokenKind, column: 'access_hash' | 'refresh_hash', secret: string) {
   if (secret.length === 0 || secret.length > 512) return undefined;
-  const token = await db.selectFrom('game_tokens').selectAll().where(column, '=', hashToken(secret)).where('kind', '=', kind).executeTakeFirst();
+  const token = await db
+    .selectFrom('game_tokens')
+    .selectAll()
+    .where(column, '=', hashToken(secret))
+    .where('kind', '=', kind)
+    .executeTakeFirst();
   if (!token) return undefined;
   const user = await db.selectFrom('users').selectAll().where('id', '=', token.user_id).where('deleted_at', 'is', null).executeTakeFirst();
   return user ? { token, user } : undefined;
@@ -86,7 +112,11 @@ export async function deleteTokensOf(db: Db, userId: number, kind?: GameTokenKin
   await db.deleteFrom('game_joins').where('user_id', '=', userId).execute();
 }
 
-export async function recordJoin(db: Db, join: { serverId: string; userId: number; kind: GameTokenKind; ip: string | null; expiresAt: number }, now: number): Promise<void> {
+export async function recordJoin(
+  db: Db,
+  join: { serverId: string; userId: number; kind: GameTokenKind; ip: string | null; expiresAt: number },
+  now: number,
+): Promise<void> {
   await db.deleteFrom('game_joins').where('expires_at', '<=', now).execute();
   await db
     .insertInto('game_joins')
@@ -99,8 +129,20 @@ export async function recordJoin(db: Db, join: { serverId: string; userId: numbe
  * Uses up the player's join of this server: a game server checks a connection once, and a
  * record that answered once cannot be replayed. With `ip`, the join must have come from it.
  */
-export async function consumeJoin(db: Db, serverId: string, userId: number, kind: GameTokenKind, ip: string | undefined, now: number): Promise<boolean> {
-  let q = db.deleteFrom('game_joins').where('server_id', '=', serverId).where('user_id', '=', userId).where('kind', '=', kind).where('expires_at', '>', now);
+export async function consumeJoin(
+  db: Db,
+  serverId: string,
+  userId: number,
+  kind: GameTokenKind,
+  ip: string | undefined,
+  now: number,
+): Promise<boolean> {
+  let q = db
+    .deleteFrom('game_joins')
+    .where('server_id', '=', serverId)
+    .where('user_id', '=', userId)
+    .where('kind', '=', kind)
+    .where('expires_at', '>', now);
   if (ip !== undefined) q = q.where('ip', '=', ip);
   const res = await q.executeTakeFirst();
   return Number(res.numDeletedRows) === 1;

@@ -37,13 +37,21 @@ export function gameAuthRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/game-login', {
       config: { access: 'public' },
-      schema: { tags: ['Вход в игру'], summary: 'Как подключить лаунчер к сайту: адрес authlib-injector, GravitLauncher, слова владельца', response: { 200: GameLoginInfo } },
+      schema: {
+        tags: ['Вход в игру'],
+        summary: 'Как подключить лаунчер к сайту: адрес authlib-injector, GravitLauncher, слова владельца',
+        response: { 200: GameLoginInfo },
+      },
       handler: info,
     });
 
     app.get('/api/admin/game-login', {
       config: { access: 'admin' },
-      schema: { tags: ['Вход в игру'], summary: 'Настройки входа в игру', response: { 200: GameLoginInfo, 401: ErrorResponse, 403: ErrorResponse } },
+      schema: {
+        tags: ['Вход в игру'],
+        summary: 'Настройки входа в игру',
+        response: { 200: GameLoginInfo, 401: ErrorResponse, 403: ErrorResponse },
+      },
       handler: info,
     });
 
@@ -68,7 +76,12 @@ export function gameAuthRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags: ['Скины'],
         summary: 'Файл скина или плаща по хэшу его пикселей (адреса из текстур Yggdrasil и GravitLauncher)',
         params: z.object({ hash: z.string().regex(/^[0-9a-f]{64}$/, 'Некорректный адрес текстуры') }),
-        response: { 200: z.string().meta({ format: 'binary' }), 304: z.null(), 400: z.object({ error: z.string() }), 404: z.object({ error: z.string() }) },
+        response: {
+          200: z.string().meta({ format: 'binary' }),
+          304: z.null(),
+          400: z.object({ error: z.string() }),
+          404: z.object({ error: z.string() }),
+        },
       },
       handler: async (req, reply) => {
         const { hash } = req.params;

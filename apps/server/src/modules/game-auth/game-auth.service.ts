@@ -56,7 +56,8 @@ export function refusalText(user: UserRow, now = Date.now()): string {
 }
 
 /** 'two_factor': the password was right but the account needs a code too; 'bad_code': the code was wrong or used before. */
-export type CredentialsResult = { ok: true; user: UserRow } | { ok: false; reason: 'unknown' | 'wrong' | 'throttled' | 'two_factor' | 'bad_code' };
+export type CredentialsResult =
+  { ok: true; user: UserRow } | { ok: false; reason: 'unknown' | 'wrong' | 'throttled' | 'two_factor' | 'bad_code' };
 
 export interface PlayerTextures {
   skin: { hash: string; slim: boolean } | null;
@@ -132,7 +133,8 @@ export function createGameAuth(ctx: AppContext) {
       }
       // The site login's per-account count (by user id) covers launchers too: a launcher has no
       // device cookie, so it always counts as an unknown device.
-      if (ctx.config.rateLimits.enabled && !(await reserveLoginTry(ctx.db, user.id, ctx.config.rateLimits.loginPerAccount, now)).ok) return { ok: false, reason: 'throttled' };
+      if (ctx.config.rateLimits.enabled && !(await reserveLoginTry(ctx.db, user.id, ctx.config.rateLimits.loginPerAccount, now)).ok)
+        return { ok: false, reason: 'throttled' };
       // With two-factor login on, the code comes after the password (`пароль:123456`) or apart (Gravit's totpCode).
       const given = await launcherCredentials(ctx.db, user.id, password, totpCode);
       if (!(await verifyPassword(user.password_hash, given.password))) return { ok: false, reason: 'wrong' };
@@ -147,7 +149,8 @@ export function createGameAuth(ctx: AppContext) {
     },
 
     /** Issues a game login; returns the access token (and Gravit's refresh token). */
-    issueToken: (kind: GameTokenKind, user: UserRow, clientToken: string | null, now = Date.now()) => insertNewToken(ctx.db, kind, user, clientToken, now),
+    issueToken: (kind: GameTokenKind, user: UserRow, clientToken: string | null, now = Date.now()) =>
+      insertNewToken(ctx.db, kind, user, clientToken, now),
 
     /**
      * Replaces a token with a new one in one transaction; null when the old one was used up

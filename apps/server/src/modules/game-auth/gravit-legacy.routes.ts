@@ -28,11 +28,31 @@ const HttpUser = z.object({
   properties: z.record(z.string(), z.string()),
 });
 const HttpUserSession = z.object({ id: z.string(), user: HttpUser, expireIn: z.number().int() });
-const AuthReport = z.object({ minecraftAccessToken: z.string(), oauthAccessToken: z.string(), oauthRefreshToken: z.string(), oauthExpire: z.number().int(), session: HttpUserSession });
+const AuthReport = z.object({
+  minecraftAccessToken: z.string(),
+  oauthAccessToken: z.string(),
+  oauthRefreshToken: z.string(),
+  oauthExpire: z.number().int(),
+  session: HttpUserSession,
+});
 
-const errors = { 400: GravitErrorBody, 401: GravitErrorBody, 404: GravitErrorBody, 413: GravitErrorBody, 415: GravitErrorBody, 503: GravitErrorBody };
+const errors = {
+  400: GravitErrorBody,
+  401: GravitErrorBody,
+  404: GravitErrorBody,
+  413: GravitErrorBody,
+  415: GravitErrorBody,
+  503: GravitErrorBody,
+};
 const tags = ['GravitLauncher 5.2–5.4 (http)'];
-const Context = z.object({ login: z.string().max(254).nullish(), profileName: z.string().max(64).nullish(), ip: z.string().max(64).nullish(), authType: z.string().max(32).nullish() }).nullish();
+const Context = z
+  .object({
+    login: z.string().max(254).nullish(),
+    profileName: z.string().max(64).nullish(),
+    ip: z.string().max(64).nullish(),
+    authType: z.string().max(32).nullish(),
+  })
+  .nullish();
 
 /** Java's Base64.getUrlEncoder() of the digest's bytes, as Gson writes byte[] for the launcher. */
 const digestBytes = (hex: string) => Buffer.from(hex, 'hex').toString('base64url');
@@ -41,7 +61,12 @@ export function gravitLegacyRoutes(ctx: AppContext, game: GameAuth): FastifyPlug
   async function httpUser(u: UserRow) {
     const t = await game.textures(u);
     const assets: { SKIN?: z.infer<typeof Texture>; CAPE?: z.infer<typeof Texture> } = {};
-    if (t.skin) assets.SKIN = { url: textureUrl(ctx, t.skin.hash), digest: digestBytes(t.skin.hash), ...(t.skin.slim ? { metadata: { model: 'slim' } } : {}) };
+    if (t.skin)
+      assets.SKIN = {
+        url: textureUrl(ctx, t.skin.hash),
+        digest: digestBytes(t.skin.hash),
+        ...(t.skin.slim ? { metadata: { model: 'slim' } } : {}),
+      };
     if (t.cape) assets.CAPE = { url: textureUrl(ctx, t.cape.hash), digest: digestBytes(t.cape.hash) };
     return { username: u.username, uuid: hyphenated(repo.profileUuid(u)), permissions: { perms: [], roles: [] }, assets, properties: {} };
   }
@@ -66,7 +91,12 @@ export function gravitLegacyRoutes(ctx: AppContext, game: GameAuth): FastifyPlug
     // Lookups without Authorization (the core sends none): only what the public skin pages show.
     app.get('/user/name/:username', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Игрок по имени (getUserByUsernameUrl)', params: z.object({ username: z.string().max(64) }), response: { 200: HttpUser, ...errors } },
+      schema: {
+        tags,
+        summary: 'Игрок по имени (getUserByUsernameUrl)',
+        params: z.object({ username: z.string().max(64) }),
+        response: { 200: HttpUser, ...errors },
+      },
       handler: async (req) => {
         const u = (await repo.findUsersByNames(ctx.db, [req.params.username]))[0];
         if (!u) throw notFound();
@@ -76,7 +106,12 @@ export function gravitLegacyRoutes(ctx: AppContext, game: GameAuth): FastifyPlug
 
     app.get('/user/uuid/:uuid', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Игрок по UUID с дефисами (getUserByUUIDUrl)', params: z.object({ uuid: z.string().max(64) }), response: { 200: HttpUser, ...errors } },
+      schema: {
+        tags,
+        summary: 'Игрок по UUID с дефисами (getUserByUUIDUrl)',
+        params: z.object({ uuid: z.string().max(64) }),
+        response: { 200: HttpUser, ...errors },
+      },
       handler: async (req) => {
         const u = /^[0-9a-f]{32}$/i.test(unhyphenated(req.params.uuid)) ? await repo.findUserByUuid(ctx.db, req.params.uuid) : undefined;
         if (!u) throw notFound();
@@ -86,7 +121,11 @@ export function gravitLegacyRoutes(ctx: AppContext, game: GameAuth): FastifyPlug
 
     app.get('/auth/current', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Сессия по токену игрока в Authorization: Bearer (getUserByTokenUrl)', response: { 200: HttpUserSession, ...errors } },
+      schema: {
+        tags,
+        summary: 'Сессия по токену игрока в Authorization: Bearer (getUserByTokenUrl)',
+        response: { 200: HttpUserSession, ...errors },
+      },
       handler: async (req) => {
         const header = req.headers.authorization ?? '';
         const token = header.startsWith('Bearer ') ? header.slice(7).trim() : '';
@@ -99,7 +138,12 @@ export function gravitLegacyRoutes(ctx: AppContext, game: GameAuth): FastifyPlug
 
     app.post('/auth/refresh', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Новые токены по токену обновления (refreshTokenUrl)', body: z.object({ refreshToken: z.string().min(1).max(512), context: Context }), response: { 200: AuthReport, ...errors } },
+      schema: {
+        tags,
+        summary: 'Новые токены по токену обновления (refreshTokenUrl)',
+        body: z.object({ refreshToken: z.string().min(1).max(512), context: Context }),
+        response: { 200: AuthReport, ...errors },
+      },
       handler: async (req) => {
         const found = await repo.findTokenByRefresh(ctx.db, req.body.refreshToken);
         if (!found || !game.isRefreshable(found.token, found.user)) throw new GravitError(400, GRAVIT_TEXTS.invalidToken);
@@ -117,7 +161,10 @@ export function gravitLegacyRoutes(ctx: AppContext, game: GameAuth): FastifyPlug
         body: z.object({
           login: z.string().min(1).max(254),
           context: Context,
-          password: z.object({ type: z.literal('plain', { error: 'Поддерживается только вход по паролю' }), password: z.string().min(1).max(1024) }),
+          password: z.object({
+            type: z.literal('plain', { error: 'Поддерживается только вход по паролю' }),
+            password: z.string().min(1).max(1024),
+          }),
           minecraftAccess: z.boolean().nullish(),
         }),
         response: { 200: AuthReport, ...errors },
@@ -146,9 +193,14 @@ export function gravitLegacyRoutes(ctx: AppContext, game: GameAuth): FastifyPlug
       },
       handler: async (req) => {
         const found = await repo.findToken(ctx.db, 'gravit', req.body.accessToken);
-        if (!found || !game.isValid(found.token, found.user) || found.user.username !== req.body.username) throw new GravitError(400, GRAVIT_TEXTS.joinRefused);
+        if (!found || !game.isValid(found.token, found.user) || found.user.username !== req.body.username)
+          throw new GravitError(400, GRAVIT_TEXTS.joinRefused);
         const now = Date.now();
-        await repo.recordJoin(ctx.db, { serverId: req.body.serverId, userId: found.user.id, kind: 'gravit', ip: normalizeIp(req.ip), expiresAt: now + JOIN_TTL_MS }, now);
+        await repo.recordJoin(
+          ctx.db,
+          { serverId: req.body.serverId, userId: found.user.id, kind: 'gravit', ip: normalizeIp(req.ip), expiresAt: now + JOIN_TTL_MS },
+          now,
+        );
         return {};
       },
     });
@@ -163,7 +215,8 @@ export function gravitLegacyRoutes(ctx: AppContext, game: GameAuth): FastifyPlug
       },
       handler: async (req) => {
         const u = await repo.findUserByExactName(ctx.db, req.body.username);
-        if (!u || accountRefusal(u) || !(await repo.consumeJoin(ctx.db, req.body.serverId, u.id, 'gravit', undefined, Date.now()))) throw new GravitError(400, GRAVIT_TEXTS.notJoined);
+        if (!u || accountRefusal(u) || !(await repo.consumeJoin(ctx.db, req.body.serverId, u.id, 'gravit', undefined, Date.now())))
+          throw new GravitError(400, GRAVIT_TEXTS.notJoined);
         return httpUser(u);
       },
     });

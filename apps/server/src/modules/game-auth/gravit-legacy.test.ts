@@ -17,7 +17,15 @@ describe.each(dbKinds)('GravitLauncher 5.2–5.4 http core on %s', (kind) => {
     await seedUser(site, 'Steve', { password: 'correct horse' });
     const token = await loginAs(site, 'Steve', 'correct horse');
     const form = skinForm(await toPng(testSkin()));
-    expect((await fetch(`${site.base}/api/user/skin`, { method: 'POST', headers: { authorization: `Bearer ${token}`, ...form.headers }, body: form.payload })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${site.base}/api/user/skin`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, ...form.headers },
+          body: form.payload,
+        })
+      ).status,
+    ).toBe(200);
     const v5 = `${site.base}/api/gravit/v5`;
     config = {
       getUserByUsernameUrl: `${v5}/user/name/%username%`,
@@ -50,7 +58,11 @@ describe.each(dbKinds)('GravitLauncher 5.2–5.4 http core on %s', (kind) => {
     expect(report.session.user.username).toBe('Steve');
 
     expect((await core.getUserSessionByOAuthAccessToken(report.oauthAccessToken))?.user.uuid).toBe(OFFLINE_UUID.Steve);
-    await site.handle.db.updateTable('game_tokens').set({ expires_at: Date.now() - 1 }).where('access_hash', '=', hashToken(report.oauthAccessToken)).execute();
+    await site.handle.db
+      .updateTable('game_tokens')
+      .set({ expires_at: Date.now() - 1 })
+      .where('access_hash', '=', hashToken(report.oauthAccessToken))
+      .execute();
     await expect(core.getUserSessionByOAuthAccessToken(report.oauthAccessToken)).rejects.toBeInstanceOf(OAuthAccessTokenExpired);
     const next = await core.refreshAccessToken(report.oauthRefreshToken);
     expect(next?.oauthAccessToken).not.toBe(report.oauthAccessToken);

@@ -53,12 +53,26 @@ const User = z.object({
   roles: z.array(z.string()),
   assets: z.object({ SKIN: Texture.optional(), CAPE: Texture.optional() }),
 });
-const UserSession = z.object({ id: z.string(), accessToken: z.string(), refreshToken: z.string().optional(), expire: z.number().int(), user: User.optional() });
+const UserSession = z.object({
+  id: z.string(),
+  accessToken: z.string(),
+  refreshToken: z.string().optional(),
+  expire: z.number().int(),
+  user: User.optional(),
+});
 
 /** Minecraft's hex digest, opaque to the site: printable ASCII only. */
 export const SERVER_ID = z.string().regex(/^[\x21-\x7e]{1,128}$/, 'serverID');
 
-const errors = { 400: GravitErrorBody, 401: GravitErrorBody, 403: GravitErrorBody, 404: GravitErrorBody, 413: GravitErrorBody, 415: GravitErrorBody, 503: GravitErrorBody };
+const errors = {
+  400: GravitErrorBody,
+  401: GravitErrorBody,
+  403: GravitErrorBody,
+  404: GravitErrorBody,
+  413: GravitErrorBody,
+  415: GravitErrorBody,
+  503: GravitErrorBody,
+};
 const tags = ['GravitLauncher (myhttp)'];
 
 /** The Java records' field is `serverID`; a hand-written caller may say `serverId`. */
@@ -98,7 +112,8 @@ export function gravitRoutes(ctx: AppContext, game: GameAuth): FastifyPluginAsyn
     const t = await game.textures(u);
     const assets: { SKIN?: z.infer<typeof Texture>; CAPE?: z.infer<typeof Texture> } = {};
     // The digest is the hash that names the file, so the game's texture cache agrees with the URL.
-    if (t.skin) assets.SKIN = { url: textureUrl(ctx, t.skin.hash), digest: t.skin.hash, ...(t.skin.slim ? { metadata: { model: 'slim' } } : {}) };
+    if (t.skin)
+      assets.SKIN = { url: textureUrl(ctx, t.skin.hash), digest: t.skin.hash, ...(t.skin.slim ? { metadata: { model: 'slim' } } : {}) };
     if (t.cape) assets.CAPE = { url: textureUrl(ctx, t.cape.hash), digest: t.cape.hash };
     return { username: u.username, uuid: hyphenated(repo.profileUuid(u)), permissions: [], roles: [], assets };
   }
@@ -135,7 +150,11 @@ export function gravitRoutes(ctx: AppContext, game: GameAuth): FastifyPluginAsyn
       schema: {
         tags,
         summary: 'Вход игрока в лаунчер: логин (имя или почта) и пароль → сессия',
-        body: z.object({ login: z.string().min(1).max(254), password: z.string().min(1).max(1024), totpCode: z.string().max(16).nullish() }),
+        body: z.object({
+          login: z.string().min(1).max(254),
+          password: z.string().min(1).max(1024),
+          totpCode: z.string().max(16).nullish(),
+        }),
         response: { 200: UserSession, ...errors },
       },
       handler: async (req) => {
@@ -148,30 +167,58 @@ export function gravitRoutes(ctx: AppContext, game: GameAuth): FastifyPluginAsyn
         }
         if (accountRefusal(result.user)) throw new GravitError(400, refusalText(result.user));
         const issued = await game.issueToken('gravit', result.user, null);
-        return { id: sessionId(issued.accessToken), accessToken: issued.accessToken, refreshToken: issued.refreshToken!, expire: secondsLeft(issued.expiresAt), user: await user(result.user) };
+        return {
+          id: sessionId(issued.accessToken),
+          accessToken: issued.accessToken,
+          refreshToken: issued.refreshToken!,
+          expire: secondsLeft(issued.expiresAt),
+          user: await user(result.user),
+        };
       },
     });
 
     app.post('/user/by-token', {
       config: access,
-      schema: { tags, summary: 'Сессия по токену доступа; код 1001 — токен истёк (лаунчер обновит его)', body: z.object({ accessToken: z.string().min(1).max(512) }), response: { 200: UserSession, ...errors } },
+      schema: {
+        tags,
+        summary: 'Сессия по токену доступа; код 1001 — токен истёк (лаунчер обновит его)',
+        body: z.object({ accessToken: z.string().min(1).max(512) }),
+        response: { 200: UserSession, ...errors },
+      },
       handler: async (req) => {
         const found = await repo.findToken(ctx.db, 'gravit', req.body.accessToken);
         if (!found || !game.isRefreshable(found.token, found.user)) throw new GravitError(400, GRAVIT_TEXTS.invalidToken);
         if (!game.isValid(found.token, found.user)) throw new GravitError(400, GRAVIT_TEXTS.expiredToken, CODE_TOKEN_EXPIRED);
-        return { id: sessionId(req.body.accessToken), accessToken: req.body.accessToken, expire: secondsLeft(found.token.expires_at), user: await user(found.user) };
+        return {
+          id: sessionId(req.body.accessToken),
+          accessToken: req.body.accessToken,
+          expire: secondsLeft(found.token.expires_at),
+          user: await user(found.user),
+        };
       },
     });
 
     app.post('/refresh', {
       config: access,
-      schema: { tags, summary: 'Новые токены по токену обновления (старые перестают действовать); код 1002 — токен неверный', body: z.object({ refreshToken: z.string().min(1).max(512) }), response: { 200: UserSession, ...errors } },
+      schema: {
+        tags,
+        summary: 'Новые токены по токену обновления (старые перестают действовать); код 1002 — токен неверный',
+        body: z.object({ refreshToken: z.string().min(1).max(512) }),
+        response: { 200: UserSession, ...errors },
+      },
       handler: async (req) => {
         const found = await repo.findTokenByRefresh(ctx.db, req.body.refreshToken);
-        if (!found || !game.isRefreshable(found.token, found.user)) throw new GravitError(400, GRAVIT_TEXTS.invalidToken, CODE_INVALID_REFRESH_TOKEN);
+        if (!found || !game.isRefreshable(found.token, found.user))
+          throw new GravitError(400, GRAVIT_TEXTS.invalidToken, CODE_INVALID_REFRESH_TOKEN);
         const next = await game.replaceToken(found.token, found.user);
         if (!next) throw new GravitError(400, GRAVIT_TEXTS.invalidToken, CODE_INVALID_REFRESH_TOKEN);
-        return { id: sessionId(next.accessToken), accessToken: next.accessToken, refreshToken: next.refreshToken!, expire: secondsLeft(next.expiresAt), user: await user(found.user) };
+        return {
+          id: sessionId(next.accessToken),
+          accessToken: next.accessToken,
+          refreshToken: next.refreshToken!,
+          expire: secondsLeft(next.expiresAt),
+          user: await user(found.user),
+        };
       },
     });
 
@@ -180,7 +227,12 @@ export function gravitRoutes(ctx: AppContext, game: GameAuth): FastifyPluginAsyn
       schema: {
         tags,
         summary: 'Клиент игры входит на сервер (username, uuid, accessToken, serverID)',
-        body: z.object({ username: z.string().min(1).max(64), uuid: z.string().max(64).nullish(), accessToken: z.string().min(1).max(512), ...ServerIdFields }),
+        body: z.object({
+          username: z.string().min(1).max(64),
+          uuid: z.string().max(64).nullish(),
+          accessToken: z.string().min(1).max(512),
+          ...ServerIdFields,
+        }),
         response: { 200: z.object({}), ...errors },
       },
       handler: async (req) => {
@@ -189,9 +241,14 @@ export function gravitRoutes(ctx: AppContext, game: GameAuth): FastifyPluginAsyn
         const found = await repo.findToken(ctx.db, 'gravit', req.body.accessToken);
         if (!found || !game.isValid(found.token, found.user)) throw new GravitError(400, GRAVIT_TEXTS.joinRefused);
         if (req.body.username !== found.user.username) throw new GravitError(400, GRAVIT_TEXTS.joinRefused);
-        if (req.body.uuid && unhyphenated(req.body.uuid) !== repo.profileUuid(found.user)) throw new GravitError(400, GRAVIT_TEXTS.joinRefused);
+        if (req.body.uuid && unhyphenated(req.body.uuid) !== repo.profileUuid(found.user))
+          throw new GravitError(400, GRAVIT_TEXTS.joinRefused);
         const now = Date.now();
-        await repo.recordJoin(ctx.db, { serverId, userId: found.user.id, kind: 'gravit', ip: normalizeIp(req.ip), expiresAt: now + JOIN_TTL_MS }, now);
+        await repo.recordJoin(
+          ctx.db,
+          { serverId, userId: found.user.id, kind: 'gravit', ip: normalizeIp(req.ip), expiresAt: now + JOIN_TTL_MS },
+          now,
+        );
         return {};
       },
     });

@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthException, GravitLaunchServer, OAuthAccessTokenExpired, type MyHttpConfig } from '../../../../../testing/gravit-launchserver.ts';
+import {
+  AuthException,
+  GravitLaunchServer,
+  OAuthAccessTokenExpired,
+  type MyHttpConfig,
+} from '../../../../../testing/gravit-launchserver.ts';
 import { pixelHash } from '../../lib/skin/skin-image.ts';
 import { skinForm, testSkin, toPng } from '../../../../../testing/skin-images.ts';
 import { dbKinds, loginAs, seedUser } from '../../test/test-app.ts';
@@ -34,7 +39,15 @@ describe.each(dbKinds)('GravitLauncher HTTP auth (myhttp) on %s', (kind) => {
     await seedUser(site, 'Notch', { password: 'correct horse' });
     const token = await loginAs(site, 'Steve', 'correct horse');
     const form = skinForm(await toPng(testSkin({ slim: true })));
-    expect((await fetch(`${site.base}/api/user/skin`, { method: 'POST', headers: { authorization: `Bearer ${token}`, ...form.headers }, body: form.payload })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${site.base}/api/user/skin`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, ...form.headers },
+          body: form.payload,
+        })
+      ).status,
+    ).toBe(200);
     skinHash = pixelHash(testSkin({ slim: true }));
     ls = new GravitLaunchServer(myhttp(site.base));
   });
@@ -59,7 +72,7 @@ describe.each(dbKinds)('GravitLauncher HTTP auth (myhttp) on %s', (kind) => {
     expect((await own.getUserByUUID(OFFLINE_UUID.Steve!))?.username).toBe('Steve');
   });
 
-  it('authorize: wrong password, unknown login and unconfirmed account give the launcher\'s texts; the right one a session', async () => {
+  it("authorize: wrong password, unknown login and unconfirmed account give the launcher's texts; the right one a session", async () => {
     await expect(ls.authorize('Steve', 'wrong')).rejects.toEqual(new AuthException('auth.wrongpassword'));
     await expect(ls.authorize('Nobody_here', 'x')).rejects.toEqual(new AuthException('auth.usernotfound'));
     const id = await seedUser(site, 'Unconfirmed', { password: 'correct horse' });
@@ -84,10 +97,17 @@ describe.each(dbKinds)('GravitLauncher HTTP auth (myhttp) on %s', (kind) => {
   it('session by token, expiry (code 1001), refresh (old tokens dead, code 1002), join and check', async () => {
     await pause();
     const session = await ls.authorize('Steve', 'correct horse');
-    expect(await ls.getUserSessionByOAuthAccessToken(session.accessToken)).toMatchObject({ accessToken: session.accessToken, user: { username: 'Steve' } });
+    expect(await ls.getUserSessionByOAuthAccessToken(session.accessToken)).toMatchObject({
+      accessToken: session.accessToken,
+      user: { username: 'Steve' },
+    });
     expect(await ls.getUserSessionByOAuthAccessToken('0'.repeat(32))).toBeNull();
 
-    await site.handle.db.updateTable('game_tokens').set({ expires_at: Date.now() - 1 }).where('access_hash', '=', createHash('sha256').update(session.accessToken).digest('hex')).execute();
+    await site.handle.db
+      .updateTable('game_tokens')
+      .set({ expires_at: Date.now() - 1 })
+      .where('access_hash', '=', createHash('sha256').update(session.accessToken).digest('hex'))
+      .execute();
     await expect(ls.getUserSessionByOAuthAccessToken(session.accessToken)).rejects.toBeInstanceOf(OAuthAccessTokenExpired);
 
     const next = await ls.refreshAccessToken(session.refreshToken!);
@@ -113,17 +133,27 @@ describe.each(dbKinds)('GravitLauncher HTTP auth (myhttp) on %s', (kind) => {
 
   it('answers nobody without the secret: no bearer, a wrong one, a site session', async () => {
     const wrong = new GravitLaunchServer(myhttp(site.base, 'not-the-secret-at-all'));
-    await expect(wrong.authorize('Steve', 'correct horse')).rejects.toEqual(new AuthException('Неверный ключ доступа (Authorization: Bearer GRAVIT_SECRET)'));
+    await expect(wrong.authorize('Steve', 'correct horse')).rejects.toEqual(
+      new AuthException('Неверный ключ доступа (Authorization: Bearer GRAVIT_SECRET)'),
+    );
     expect(await wrong.getUserByUsername('Steve')).toBeNull();
     const siteToken = await loginAs(site, 'Notch', 'correct horse');
     for (const headers of [{}, { authorization: `Bearer ${siteToken}` }] as Record<string, string>[]) {
-      const res = await fetch(`${site.base}/api/gravit/authorize`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ login: 'Notch', password: 'correct horse' }) });
+      const res = await fetch(`${site.base}/api/gravit/authorize`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ login: 'Notch', password: 'correct horse' }),
+      });
       expect(res.status).toBe(401);
       expect(await jsonOf(res)).toEqual({ error: 'Неверный ключ доступа (Authorization: Bearer GRAVIT_SECRET)', code: 0 });
     }
     const unknown = await fetch(`${site.base}/api/gravit/nothing`, { headers: { authorization: `Bearer ${SECRET}` } });
     expect([unknown.status, await jsonOf(unknown)]).toEqual([404, { error: 'Не найдено', code: 0 }]);
-    const bad = await fetch(`${site.base}/api/gravit/authorize`, { method: 'POST', headers: { authorization: `Bearer ${SECRET}`, 'content-type': 'application/json' }, body: '{"login":' });
+    const bad = await fetch(`${site.base}/api/gravit/authorize`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${SECRET}`, 'content-type': 'application/json' },
+      body: '{"login":',
+    });
     expect(bad.status).toBe(400);
     expect(Object.keys(await jsonOf(bad)).sort()).toEqual(['code', 'error']);
   });
@@ -131,9 +161,16 @@ describe.each(dbKinds)('GravitLauncher HTTP auth (myhttp) on %s', (kind) => {
   it('is switched off, saying so, when GRAVIT_SECRET is not set', async () => {
     const off = await listeningSite(kind);
     try {
-      const res = await fetch(`${off.base}/api/gravit/authorize`, { method: 'POST', headers: { authorization: 'Bearer anything', 'content-type': 'application/json' }, body: '{}' });
+      const res = await fetch(`${off.base}/api/gravit/authorize`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer anything', 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(res.status).toBe(503);
-      expect(await jsonOf(res)).toEqual({ error: 'Вход через GravitLauncher выключен: задайте переменную окружения GRAVIT_SECRET', code: 0 });
+      expect(await jsonOf(res)).toEqual({
+        error: 'Вход через GravitLauncher выключен: задайте переменную окружения GRAVIT_SECRET',
+        code: 0,
+      });
     } finally {
       await off.close();
     }

@@ -31,18 +31,36 @@ describe.each(dbKinds)('online-mode login through the site on %s', (kind) => {
     await seedUser(site, 'Notch', { password: 'correct horse' });
     const token = await loginAs(site, 'Steve', 'correct horse');
     const form = skinForm(await toPng(testSkin()));
-    expect((await fetch(`${site.base}/api/user/skin`, { method: 'POST', headers: { authorization: `Bearer ${token}`, ...form.headers }, body: form.payload })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${site.base}/api/user/skin`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, ...form.headers },
+          body: form.payload,
+        })
+      ).status,
+    ).toBe(200);
     site.app.server.on('request', (req: { method: string; url: string; headers: Record<string, string> }) => {
-      if (req.url.startsWith('/api/yggdrasil/')) seen.push(`${req.method} ${req.url.split('?')[0]}${req.url.includes('ip=') ? ' +ip' : ''}`);
+      if (req.url.startsWith('/api/yggdrasil/'))
+        seen.push(`${req.method} ${req.url.split('?')[0]}${req.url.includes('ip=') ? ' +ip' : ''}`);
     });
     await launcher.discover(site.base);
 
     hook = pointSessionChecksAt(`${site.base}/api/yggdrasil/sessionserver`);
-    server = mc.createServer({ 'online-mode': true, host: '127.0.0.1', port: 0, version: VERSION, enforceSecureProfile: false, hideErrors: true });
+    server = mc.createServer({
+      'online-mode': true,
+      host: '127.0.0.1',
+      port: 0,
+      version: VERSION,
+      enforceSecureProfile: false,
+      hideErrors: true,
+    });
     await new Promise<void>((resolve) => server.on('listening', () => resolve()));
     port = (server as unknown as { socketServer: { address(): AddressInfo } }).socketServer.address().port;
     // 'connection' and a server-side client's 'end' are emitted at run time but missing from the package's types.
-    (server as unknown as NodeJS.EventEmitter).on('connection', (c: NodeJS.EventEmitter) => c.on('end', (reason: unknown) => ended.push(String(reason))));
+    (server as unknown as NodeJS.EventEmitter).on('connection', (c: NodeJS.EventEmitter) =>
+      c.on('end', (reason: unknown) => ended.push(String(reason))),
+    );
   });
   afterAll(async () => {
     server?.close();
@@ -71,11 +89,17 @@ describe.each(dbKinds)('online-mode login through the site on %s', (kind) => {
         server.once('login', resolve);
         c.once('error', reject);
       });
-      expect(seen).toEqual(['POST /api/yggdrasil/authserver/authenticate', 'POST /api/yggdrasil/sessionserver/session/minecraft/join', 'GET /api/yggdrasil/sessionserver/session/minecraft/hasJoined']);
+      expect(seen).toEqual([
+        'POST /api/yggdrasil/authserver/authenticate',
+        'POST /api/yggdrasil/sessionserver/session/minecraft/join',
+        'GET /api/yggdrasil/sessionserver/session/minecraft/hasJoined',
+      ]);
       expect(joined.uuid).toBe(OFFLINE_UUID.Steve);
       expect(joined.username).toBe('Steve');
       expect(c.username).toBe('Steve');
-      const profile = (joined as unknown as { profile: { id: string; name: string; properties: { name: string; value: string; signature: string }[] } }).profile;
+      const profile = (
+        joined as unknown as { profile: { id: string; name: string; properties: { name: string; value: string; signature: string }[] } }
+      ).profile;
       const textures = profile.properties.find((p) => p.name === 'textures')!;
       expect(verify('sha1', Buffer.from(textures.value, 'utf8'), launcher.publicKey, Buffer.from(textures.signature, 'base64'))).toBe(true);
       const payload = JSON.parse(Buffer.from(textures.value, 'base64').toString('utf8'));
@@ -85,7 +109,7 @@ describe.each(dbKinds)('online-mode login through the site on %s', (kind) => {
     }
   });
 
-  it('a wrong password: the client fails with the site\'s message and never connects', async () => {
+  it("a wrong password: the client fails with the site's message and never connects", async () => {
     await new Promise((r) => setTimeout(r, 1100));
     const c = client({ username: 'Notch', password: 'wrong' });
     const err = await new Promise<Error>((resolve) => c.once('error', resolve));
@@ -97,7 +121,11 @@ describe.each(dbKinds)('online-mode login through the site on %s', (kind) => {
     await new Promise((r) => setTimeout(r, 1100));
     const s = await launcher.authenticate('Notch', 'correct horse', createHash('md5').update('x').digest('hex'));
     await launcher.call('POST', 'authserver/invalidate', { accessToken: s.accessToken });
-    const c = client({ username: 'Notch', session: { accessToken: s.accessToken, clientToken: s.clientToken, selectedProfile: s.selectedProfile }, skipValidation: true } as Partial<mc.ClientOptions>);
+    const c = client({
+      username: 'Notch',
+      session: { accessToken: s.accessToken, clientToken: s.clientToken, selectedProfile: s.selectedProfile },
+      skipValidation: true,
+    } as Partial<mc.ClientOptions>);
     const err = await new Promise<Error>((resolve) => c.once('error', resolve));
     expect(err.message).toBe('Invalid token.');
     const reason = await new Promise<string>((resolve) => c.once('end', resolve));
@@ -109,7 +137,11 @@ describe.each(dbKinds)('online-mode login through the site on %s', (kind) => {
     const s = await launcher.authenticate('Notch', 'correct horse', createHash('md5').update('y').digest('hex'));
     ended.length = 0;
     // The token is Notch's, but the client calls itself Steve: the join is Notch's, so the check for "Steve" finds nothing.
-    const c = client({ username: 'Steve', session: { accessToken: s.accessToken, clientToken: s.clientToken, selectedProfile: { ...s.selectedProfile, name: 'Steve' } }, skipValidation: true } as Partial<mc.ClientOptions>);
+    const c = client({
+      username: 'Steve',
+      session: { accessToken: s.accessToken, clientToken: s.clientToken, selectedProfile: { ...s.selectedProfile, name: 'Steve' } },
+      skipValidation: true,
+    } as Partial<mc.ClientOptions>);
     await new Promise<void>((resolve) => c.once('end', () => resolve()));
     await new Promise((r) => setTimeout(r, 100));
     expect(ended).toContain('Failed to verify username!');

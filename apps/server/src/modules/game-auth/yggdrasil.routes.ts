@@ -42,7 +42,8 @@ export class YggdrasilError extends Error {
 // The exact texts of the specification's error table: launchers match on them (HMCL localizes
 // "Invalid credentials" and "Invalid token", and shows any other text as written).
 const invalidToken = () => new YggdrasilError(403, 'ForbiddenOperationException', 'Invalid token.');
-const invalidCredentials = () => new YggdrasilError(403, 'ForbiddenOperationException', 'Invalid credentials. Invalid username or password.');
+const invalidCredentials = () =>
+  new YggdrasilError(403, 'ForbiddenOperationException', 'Invalid credentials. Invalid username or password.');
 const profileAssigned = () => new YggdrasilError(400, 'IllegalArgumentException', 'Access token already has a profile assigned.');
 const refused = (user: UserRow) => new YggdrasilError(403, 'ForbiddenOperationException', refusalText(user));
 
@@ -52,7 +53,13 @@ export const NAMES_PER_QUERY = 10;
 const errors = { 400: YggError, 403: YggError, 404: YggError, 413: YggError, 415: YggError, 500: YggError };
 const tags = ['Yggdrasil (authlib-injector)'];
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed', 413: 'Payload Too Large', 415: 'Unsupported Media Type' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+};
 
 /**
  * Errors of this API leave in its own shape, whatever raised them (a schema, the JSON parser,
@@ -69,7 +76,10 @@ function registerYggdrasilErrors(app: FastifyInstance): void {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) request.log.error({ err }, 'yggdrasil: unhandled error');
     const reason = STATUS_TEXT[status] ?? (status === 500 ? 'Internal Server Error' : 'Bad Request');
-    return reply.code(status).send({ error: status === 400 ? 'IllegalArgumentException' : reason, errorMessage: status === 500 ? 'Internal server error.' : `${status} ${reason}` });
+    return reply.code(status).send({
+      error: status === 400 ? 'IllegalArgumentException' : reason,
+      errorMessage: status === 500 ? 'Internal server error.' : `${status} ${reason}`,
+    });
   });
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'Not Found', errorMessage: '404 Not Found' }));
   // The web app's static files answer every other GET at the root (and would answer our unknown
@@ -101,7 +111,8 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
     const result = await game.checkCredentials(username, password);
     // Ely.by's answer, which launchers that support two-factor login recognise: they then ask
     // for the code and send `password:code` (README, «Двухфакторная защита»).
-    if (!result.ok && result.reason === 'two_factor') throw new YggdrasilError(401, 'ForbiddenOperationException', 'Account protected with two factor auth.');
+    if (!result.ok && result.reason === 'two_factor')
+      throw new YggdrasilError(401, 'ForbiddenOperationException', 'Account protected with two factor auth.');
     if (!result.ok) throw invalidCredentials();
     return result.user;
   }
@@ -111,7 +122,11 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
 
     app.get('/', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Метаданные сервера Yggdrasil для authlib-injector (имя, ссылки, домены текстур, открытый ключ подписи)', response: { 200: Metadata, ...errors } },
+      schema: {
+        tags,
+        summary: 'Метаданные сервера Yggdrasil для authlib-injector (имя, ссылки, домены текстур, открытый ключ подписи)',
+        response: { 200: Metadata, ...errors },
+      },
       handler: async () => {
         const [key, settings] = await Promise.all([game.signingKey(), ctx.settings.get(GameLoginSettings)]);
         const site = new URL(ctx.config.publicUrl);
@@ -131,20 +146,36 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
 
     app.post('/authserver/authenticate', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Вход лаунчера: имя или почта и пароль → токен игры', body: AuthenticateBody, response: { 200: AuthenticateResponse, ...errors } },
+      schema: {
+        tags,
+        summary: 'Вход лаунчера: имя или почта и пароль → токен игры',
+        body: AuthenticateBody,
+        response: { 200: AuthenticateResponse, ...errors },
+      },
       handler: async (req) => {
         const user = await login(req.body.username, req.body.password, req.ip);
         if (accountRefusal(user)) throw refused(user);
         const clientToken = req.body.clientToken ?? unhyphenated(crypto.randomUUID());
         const { accessToken } = await game.issueToken('yggdrasil', user, clientToken);
         const profile = simple(user);
-        return { accessToken, clientToken, availableProfiles: [profile], selectedProfile: profile, ...(req.body.requestUser ? { user: userObject(user) } : {}) };
+        return {
+          accessToken,
+          clientToken,
+          availableProfiles: [profile],
+          selectedProfile: profile,
+          ...(req.body.requestUser ? { user: userObject(user) } : {}),
+        };
       },
     });
 
     app.post('/authserver/refresh', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Новый токен игры взамен старого (старый перестаёт действовать)', body: RefreshBody, response: { 200: RefreshResponse, ...errors } },
+      schema: {
+        tags,
+        summary: 'Новый токен игры взамен старого (старый перестаёт действовать)',
+        body: RefreshBody,
+        response: { 200: RefreshResponse, ...errors },
+      },
       handler: async (req) => {
         const found = await repo.findToken(ctx.db, 'yggdrasil', req.body.accessToken);
         // A banned player's tokens end with the ban; one issued in a race still gets the reason.
@@ -166,7 +197,12 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
 
     app.post('/authserver/validate', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Проверка токена игры: 204, если он действителен', body: TokenBody, response: { 204: NoContent, ...errors } },
+      schema: {
+        tags,
+        summary: 'Проверка токена игры: 204, если он действителен',
+        body: TokenBody,
+        response: { 204: NoContent, ...errors },
+      },
       handler: async (req, reply) => {
         await validToken(req.body.accessToken, req.body.clientToken);
         return noContent(reply);
@@ -194,19 +230,33 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
 
     app.post('/sessionserver/session/minecraft/join', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Клиент игры входит на сервер (запоминается на 30 секунд)', body: JoinBody, response: { 204: NoContent, ...errors } },
+      schema: {
+        tags,
+        summary: 'Клиент игры входит на сервер (запоминается на 30 секунд)',
+        body: JoinBody,
+        response: { 204: NoContent, ...errors },
+      },
       handler: async (req, reply) => {
         const { user } = await validToken(req.body.accessToken, undefined);
         if (unhyphenated(req.body.selectedProfile) !== game.profileId(user)) throw invalidToken();
         const now = Date.now();
-        await repo.recordJoin(ctx.db, { serverId: req.body.serverId, userId: user.id, kind: 'yggdrasil', ip: normalizeIp(req.ip), expiresAt: now + JOIN_TTL_MS }, now);
+        await repo.recordJoin(
+          ctx.db,
+          { serverId: req.body.serverId, userId: user.id, kind: 'yggdrasil', ip: normalizeIp(req.ip), expiresAt: now + JOIN_TTL_MS },
+          now,
+        );
         return noContent(reply);
       },
     });
 
     app.get('/sessionserver/session/minecraft/hasJoined', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Игровой сервер проверяет вход игрока: профиль с подписанными текстурами или 204', querystring: HasJoinedQuery, response: { 200: CompleteProfile, 204: NoContent, ...errors } },
+      schema: {
+        tags,
+        summary: 'Игровой сервер проверяет вход игрока: профиль с подписанными текстурами или 204',
+        querystring: HasJoinedQuery,
+        response: { 200: CompleteProfile, 204: NoContent, ...errors },
+      },
       handler: async (req, reply) => {
         const user = await repo.findUserByExactName(ctx.db, req.query.username);
         if (!user || accountRefusal(user)) return noContent(reply);
@@ -234,10 +284,16 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
 
     app.post('/api/profiles/minecraft', {
       config: { access: 'public' },
-      schema: { tags, summary: `Профили по именам (не больше ${NAMES_PER_QUERY} за запрос)`, body: NamesBody, response: { 200: SimpleProfile.array(), ...errors } },
+      schema: {
+        tags,
+        summary: `Профили по именам (не больше ${NAMES_PER_QUERY} за запрос)`,
+        body: NamesBody,
+        response: { 200: SimpleProfile.array(), ...errors },
+      },
       handler: async (req) => {
         const names = [...new Set(req.body.map((n) => n.toLowerCase()))];
-        if (names.length > NAMES_PER_QUERY) throw new YggdrasilError(403, 'ForbiddenOperationException', `You can query up to ${NAMES_PER_QUERY} players in one request.`);
+        if (names.length > NAMES_PER_QUERY)
+          throw new YggdrasilError(403, 'ForbiddenOperationException', `You can query up to ${NAMES_PER_QUERY} players in one request.`);
         return (await repo.findUsersByNames(ctx.db, names)).map(simple);
       },
     });

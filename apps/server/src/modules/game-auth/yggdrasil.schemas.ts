@@ -34,8 +34,17 @@ export const SignoutBody = z.object({ username: z.string().min(1).max(254), pass
 /** An opaque string to the site; in practice Minecraft's hex digest (may start with '-'). */
 const serverId = z.string().regex(/^[\x21-\x7e]{1,128}$/, 'serverId');
 export const JoinBody = z.object({ accessToken: secret, selectedProfile: text(64), serverId });
-export const HasJoinedQuery = z.object({ username: z.string().min(1).max(64), serverId, ip: z.string().regex(/^[0-9A-Fa-f:.]{1,64}$/, 'ip').optional() });
-export const ProfileParams = z.object({ uuid: z.string().regex(/^[0-9a-fA-F]{32}$|^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'uuid') });
+export const HasJoinedQuery = z.object({
+  username: z.string().min(1).max(64),
+  serverId,
+  ip: z
+    .string()
+    .regex(/^[0-9A-Fa-f:.]{1,64}$/, 'ip')
+    .optional(),
+});
+export const ProfileParams = z.object({
+  uuid: z.string().regex(/^[0-9a-fA-F]{32}$|^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'uuid'),
+});
 export const ProfileQuery = z.object({ unsigned: text(8).optional() });
 export const NamesBody = z.array(z.string().max(64));
 

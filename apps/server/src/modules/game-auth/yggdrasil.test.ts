@@ -46,7 +46,11 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
     return launcher.authenticate(name, password, ct);
   }
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${site.base}/api/yggdrasil/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    fetch(`${site.base}/api/yggdrasil/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
 
   it('is found from the site address and describes itself as authlib-injector requires', async () => {
     expect(launcher.apiRoot).toBe(`${site.base}/api/yggdrasil/`);
@@ -62,7 +66,7 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
     expect(launcher.metadata.signaturePublickey).toMatch(/^-----BEGIN PUBLIC KEY-----\n[A-Za-z0-9+/=\n]+-----END PUBLIC KEY-----\n$/);
   });
 
-  it('takes the server name launchers show, and the help text, from the owner\'s settings', async () => {
+  it("takes the server name launchers show, and the help text, from the owner's settings", async () => {
     const asAdmin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
     expect(await jsonOf(await fetch(`${site.base}/api/game-login`))).toEqual({
       server_name: 'Kubik',
@@ -71,20 +75,53 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
       site_url: site.base,
       gravit_enabled: false,
     });
-    const saved = await fetch(`${site.base}/api/admin/game-login`, { method: 'PUT', headers: asAdmin, body: JSON.stringify({ server_name: 'Кубик: выживание', help_text: 'Играйте через HMCL.' }) });
+    const saved = await fetch(`${site.base}/api/admin/game-login`, {
+      method: 'PUT',
+      headers: asAdmin,
+      body: JSON.stringify({ server_name: 'Кубик: выживание', help_text: 'Играйте через HMCL.' }),
+    });
     expect(saved.status).toBe(200);
     expect((await jsonOf(await fetch(`${site.base}/api/game-login`))).help_text).toBe('Играйте через HMCL.');
-    expect((await jsonOf<{ meta: { serverName: string } }>(await fetch(`${site.base}/api/yggdrasil/`))).meta.serverName).toBe('Кубик: выживание');
-    const bad = await fetch(`${site.base}/api/admin/game-login`, { method: 'PUT', headers: asAdmin, body: JSON.stringify({ server_name: '', help_text: '' }) });
+    expect((await jsonOf<{ meta: { serverName: string } }>(await fetch(`${site.base}/api/yggdrasil/`))).meta.serverName).toBe(
+      'Кубик: выживание',
+    );
+    const bad = await fetch(`${site.base}/api/admin/game-login`, {
+      method: 'PUT',
+      headers: asAdmin,
+      body: JSON.stringify({ server_name: '', help_text: '' }),
+    });
     expect(bad.status).toBe(400);
     expect(await jsonOf(bad)).toMatchObject({ field: 'server_name' });
     const player = await loginAs(site, 'Alex', 'correct horse');
-    expect((await fetch(`${site.base}/api/admin/game-login`, { method: 'PUT', headers: { ...asAdmin, authorization: `Bearer ${player}` }, body: '{}' })).status).toBe(403);
-    await fetch(`${site.base}/api/admin/game-login`, { method: 'PUT', headers: asAdmin, body: JSON.stringify({ server_name: 'Kubik', help_text: '' }) });
+    expect(
+      (
+        await fetch(`${site.base}/api/admin/game-login`, {
+          method: 'PUT',
+          headers: { ...asAdmin, authorization: `Bearer ${player}` },
+          body: '{}',
+        })
+      ).status,
+    ).toBe(403);
+    await fetch(`${site.base}/api/admin/game-login`, {
+      method: 'PUT',
+      headers: asAdmin,
+      body: JSON.stringify({ server_name: 'Kubik', help_text: '' }),
+    });
   });
 
   it('names the API on every answer of the site: pages, API, errors, files, cached public reads', async () => {
-    const urls = ['/', '/profile', '/api/site', '/api/nothing', '/api/user/me', '/downloads/none.exe', '/api/tidings/news', '/api/tidings/news', '/api/user/%zz/skin', '/textures/' + '0'.repeat(64)];
+    const urls = [
+      '/',
+      '/profile',
+      '/api/site',
+      '/api/nothing',
+      '/api/user/me',
+      '/downloads/none.exe',
+      '/api/tidings/news',
+      '/api/tidings/news',
+      '/api/user/%zz/skin',
+      '/textures/' + '0'.repeat(64),
+    ];
     for (const url of urls) {
       const res = await fetch(site.base + url);
       expect(res.headers.get('x-authlib-injector-api-location'), url).toBe('/api/yggdrasil/');
@@ -121,7 +158,11 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
 
   it('refuses wrong passwords, unknown names, unconfirmed accounts and a second try within a second', async () => {
     const wrong = await failure(login('Alex', 'wrong password'));
-    expect([wrong.status, wrong.error, wrong.errorMessage]).toEqual([403, 'ForbiddenOperationException', 'Invalid credentials. Invalid username or password.']);
+    expect([wrong.status, wrong.error, wrong.errorMessage]).toEqual([
+      403,
+      'ForbiddenOperationException',
+      'Invalid credentials. Invalid username or password.',
+    ]);
     expect((await failure(login('Nobody_here'))).kind).toBe('credentials');
     // Right password, but the account tried less than a second ago: refused the same way.
     const throttled = await failure(launcher.authenticate('Alex', 'correct horse', clientToken()));
@@ -145,7 +186,11 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
     // A failed refresh leaves the old token as it was.
     expect((await failure(launcher.refresh({ ...s, clientToken: 'other' }))).kind).toBe('token');
     const assigned = await failure(launcher.refresh(s, { selectedProfile: s.selectedProfile }));
-    expect([assigned.status, assigned.error, assigned.errorMessage]).toEqual([400, 'IllegalArgumentException', 'Access token already has a profile assigned.']);
+    expect([assigned.status, assigned.error, assigned.errorMessage]).toEqual([
+      400,
+      'IllegalArgumentException',
+      'Access token already has a profile assigned.',
+    ]);
     await launcher.validate(s);
 
     const next = await launcher.refresh(s);
@@ -164,14 +209,22 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
   it('after expiry a token is only refreshable, and after the refresh window nothing', async () => {
     const s = await login('Notch');
     const hash = createHash('sha256').update(s.accessToken).digest('hex');
-    await site.handle.db.updateTable('game_tokens').set({ expires_at: Date.now() - 1 }).where('access_hash', '=', hash).execute();
+    await site.handle.db
+      .updateTable('game_tokens')
+      .set({ expires_at: Date.now() - 1 })
+      .where('access_hash', '=', hash)
+      .execute();
     expect((await failure(launcher.validate(s))).kind).toBe('token');
     expect((await failure(launcher.join(s, 'abc'))).kind).toBe('token');
     const next = await launcher.refresh(s);
     await launcher.validate(next);
 
     const nextHash = createHash('sha256').update(next.accessToken).digest('hex');
-    await site.handle.db.updateTable('game_tokens').set({ expires_at: Date.now() - 2, refresh_until: Date.now() - 1 }).where('access_hash', '=', nextHash).execute();
+    await site.handle.db
+      .updateTable('game_tokens')
+      .set({ expires_at: Date.now() - 2, refresh_until: Date.now() - 1 })
+      .where('access_hash', '=', nextHash)
+      .execute();
     expect((await failure(launcher.refresh(next))).kind).toBe('token');
   });
 
@@ -180,7 +233,11 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
     const s = await login('OldName');
     // The offline-mode UUID of "OldName" (Java's UUID.nameUUIDFromBytes), computed independently.
     expect(s.selectedProfile.id).toBe('7f5a532e5b6836ab9e8057a57627d544');
-    const rename = await fetch(`${site.base}/api/user/${id}`, { method: 'PUT', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ username: 'NewName' }) });
+    const rename = await fetch(`${site.base}/api/user/${id}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'NewName' }),
+    });
     expect(rename.status).toBe(200);
     // Issued under the old name: no longer valid, but refreshable, and the new token carries the new name.
     expect((await failure(launcher.validate(s))).kind).toBe('token');
@@ -199,7 +256,10 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
     await new Promise((r) => setTimeout(r, 1100));
     const wrong = await post('authserver/signout', { username: 'jeb_', password: 'nope' });
     expect(wrong.status).toBe(403);
-    expect(await jsonOf(wrong)).toEqual({ error: 'ForbiddenOperationException', errorMessage: 'Invalid credentials. Invalid username or password.' });
+    expect(await jsonOf(wrong)).toEqual({
+      error: 'ForbiddenOperationException',
+      errorMessage: 'Invalid credentials. Invalid username or password.',
+    });
     await launcher.validate(a);
     await new Promise((r) => setTimeout(r, 1100));
     const ok = await post('authserver/signout', { username: 'jeb_@example.com', password: 'correct horse' });
@@ -221,12 +281,24 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
     expect((await failure(launcher.validate(s))).kind).toBe('token');
 
     const s2 = await login('Changer', 'another horse 2');
-    const forgot = await fetch(`${site.base}/api/user/forgot-password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'changer@example.com' }) });
+    const forgot = await fetch(`${site.base}/api/user/forgot-password`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'changer@example.com' }),
+    });
     expect(forgot.status).toBe(200);
     const row = await site.handle.db.selectFrom('email_tokens').select('id').where('kind', '=', 'reset').executeTakeFirstOrThrow();
     // The letter's token is only stored hashed: put a known one in its place.
-    await site.handle.db.updateTable('email_tokens').set({ token_hash: createHash('sha256').update('known-reset-token').digest('hex') }).where('id', '=', row.id).execute();
-    const reset = await fetch(`${site.base}/api/user/reset-password/known-reset-token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ new_password: 'third horse 3' }) });
+    await site.handle.db
+      .updateTable('email_tokens')
+      .set({ token_hash: createHash('sha256').update('known-reset-token').digest('hex') })
+      .where('id', '=', row.id)
+      .execute();
+    const reset = await fetch(`${site.base}/api/user/reset-password/known-reset-token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ new_password: 'third horse 3' }),
+    });
     expect(reset.status, await reset.clone().text()).toBe(200);
     expect((await failure(launcher.validate(s2))).kind).toBe('token');
   });
@@ -237,16 +309,35 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
     let capeHash: string;
     beforeAll(async () => {
       const player = await loginAs(site, 'Steve', 'correct horse');
-      const skinRes = await fetch(`${site.base}/api/user/skin`, { method: 'POST', headers: { authorization: `Bearer ${player}`, ...skinForm(Buffer.alloc(0)).headers }, body: skinForm(await toPng(testSkin({ slim: true }))).payload });
+      const skinRes = await fetch(`${site.base}/api/user/skin`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${player}`, ...skinForm(Buffer.alloc(0)).headers },
+        body: skinForm(await toPng(testSkin({ slim: true }))).payload,
+      });
       expect(skinRes.status).toBe(200);
       const cape = fill(blank(64, 32), 0, 0, 22, 17, [200, 30, 30, 255]);
-      const form = multipart([{ name: 'title', data: 'Красный' }, { name: 'cape', filename: 'c.png', type: 'image/png', data: await toPng(cape) }]);
-      const up = await fetch(`${site.base}/api/admin/capes`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, ...form.headers }, body: form.payload });
+      const form = multipart([
+        { name: 'title', data: 'Красный' },
+        { name: 'cape', filename: 'c.png', type: 'image/png', data: await toPng(cape) },
+      ]);
+      const up = await fetch(`${site.base}/api/admin/capes`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminToken}`, ...form.headers },
+        body: form.payload,
+      });
       expect(up.status, await up.clone().text()).toBe(200);
       const capeId = (await jsonOf<{ id: number }>(up)).id;
-      const grant = await fetch(`${site.base}/api/admin/capes/${capeId}/grants`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ username: 'Steve' }) });
+      const grant = await fetch(`${site.base}/api/admin/capes/${capeId}/grants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'Steve' }),
+      });
       expect(grant.status).toBe(200);
-      const wear = await fetch(`${site.base}/api/user/cape`, { method: 'PUT', headers: { authorization: `Bearer ${player}`, 'content-type': 'application/json' }, body: JSON.stringify({ cape_id: capeId }) });
+      const wear = await fetch(`${site.base}/api/user/cape`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${player}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ cape_id: capeId }),
+      });
       expect(wear.status).toBe(200);
       skinHash = pixelHash(testSkin({ slim: true }));
       capeHash = pixelHash(cape);
@@ -287,7 +378,7 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
       expect(await launcher.hasJoined('Nobody_here', 'x')).toBeNull();
     });
 
-    it('join refuses another player\'s profile and a bad token with 403 Invalid token.', async () => {
+    it("join refuses another player's profile and a bad token with 403 Invalid token.", async () => {
       const other = await failure(launcher.join({ ...s, selectedProfile: { id: bare(OFFLINE_UUID.Notch!), name: 'Notch' } }, 'abc'));
       expect([other.status, other.error, other.errorMessage]).toEqual([403, 'ForbiddenOperationException', 'Invalid token.']);
       expect((await failure(launcher.join({ ...s, accessToken: '0'.repeat(32) }, 'abc'))).kind).toBe('token');
@@ -325,7 +416,7 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
     expect(many.body.error).toBe('ForbiddenOperationException');
   });
 
-  it('answers every failure in the protocol\'s shape: bad JSON, missing fields, big bodies, wrong type, unknown paths, foreign Origin', async () => {
+  it("answers every failure in the protocol's shape: bad JSON, missing fields, big bodies, wrong type, unknown paths, foreign Origin", async () => {
     const shape = async (res: Response, status: number, error: string) => {
       expect(res.status).toBe(status);
       const body = await jsonOf(res);
@@ -336,8 +427,20 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
     await shape(await post('authserver/authenticate', { username: 'Notch' }), 400, 'IllegalArgumentException');
     await shape(await post('authserver/validate', {}), 400, 'IllegalArgumentException');
     await shape(await post('authserver/authenticate', { username: 'x', password: 'y'.repeat(100_000) }), 413, 'Payload Too Large');
-    await shape(await fetch(`${launcher.apiRoot}authserver/authenticate`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' }), 400, 'IllegalArgumentException');
-    await shape(await fetch(`${launcher.apiRoot}authserver/authenticate`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<a/>' }), 415, 'Unsupported Media Type');
+    await shape(
+      await fetch(`${launcher.apiRoot}authserver/authenticate`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' }),
+      400,
+      'IllegalArgumentException',
+    );
+    await shape(
+      await fetch(`${launcher.apiRoot}authserver/authenticate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/xml' },
+        body: '<a/>',
+      }),
+      415,
+      'Unsupported Media Type',
+    );
     await shape(await fetch(`${launcher.apiRoot}authserver/nothing`), 404, 'Not Found');
     await shape(await fetch(`${launcher.apiRoot}sessionserver/session/minecraft/hasJoined`), 400, 'IllegalArgumentException');
     // A launcher built on a web engine sends its own Origin; the site's cross-site guard does not apply here.

@@ -50,7 +50,12 @@ export async function findLedgerMismatches(db: Db): Promise<{ id: number; userna
   const rows = await db
     .selectFrom('users')
     .leftJoin('ledger', 'ledger.user_id', 'users.id')
-    .select(['users.id', 'users.username', 'users.balance', (eb) => eb.fn.coalesce(eb.fn.sum<number>('ledger.amount'), sql<number>`0`).as('ledger')])
+    .select([
+      'users.id',
+      'users.username',
+      'users.balance',
+      (eb) => eb.fn.coalesce(eb.fn.sum<number>('ledger.amount'), sql<number>`0`).as('ledger'),
+    ])
     .groupBy(['users.id', 'users.username', 'users.balance'])
     .execute();
   return rows

@@ -6,7 +6,13 @@ import { createMailer } from '../../lib/mailer.ts';
 import { createTestApp, dbKinds, type TestApp } from '../../test/test-app.ts';
 import { drainOutbox, enqueueMail, retryDelayMs } from './mail.outbox.ts';
 
-const letter = (to: string) => ({ to, subject: 'Проверка', text: 'Текст письма со ссылкой http://kubik.test/x', html: '<p>Текст</p>', link: 'http://kubik.test/x' });
+const letter = (to: string) => ({
+  to,
+  subject: 'Проверка',
+  text: 'Текст письма со ссылкой http://kubik.test/x',
+  html: '<p>Текст</p>',
+  link: 'http://kubik.test/x',
+});
 
 describe.each(dbKinds)('mail outbox on %s', (kind) => {
   let t: TestApp;
@@ -33,7 +39,11 @@ describe.each(dbKinds)('mail outbox on %s', (kind) => {
     expect(await drainOutbox(db, t.app.ctx.mailer, t.app.log)).toBe(0);
 
     // Due again (as after a restart an hour later): sent exactly once.
-    await db.updateTable('mail_outbox').set({ next_attempt_at: Date.now() - 1 }).where('id', '=', failed.id).execute();
+    await db
+      .updateTable('mail_outbox')
+      .set({ next_attempt_at: Date.now() - 1 })
+      .where('id', '=', failed.id)
+      .execute();
     const [a, b] = await Promise.all([drainOutbox(db, t.app.ctx.mailer, t.app.log), drainOutbox(db, t.app.ctx.mailer, t.app.log)]);
     expect(a + b).toBe(1);
     expect(t.smtp.letters.filter((l) => l.to.includes('retry@example.com'))).toHaveLength(1);

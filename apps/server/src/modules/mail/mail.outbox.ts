@@ -55,11 +55,20 @@ function outboxQueue(db: Db): ClaimQueue<'mail_outbox'> {
  * overlapping runs) never send the same letter twice at once. Stops between letters when
  * `signal` aborts; the rest of the claim is released by the runner.
  */
-export async function drainOutbox(db: Db, mailer: Mailer, log: FastifyBaseLogger, signal?: AbortSignal, now = () => Date.now()): Promise<number> {
+export async function drainOutbox(
+  db: Db,
+  mailer: Mailer,
+  log: FastifyBaseLogger,
+  signal?: AbortSignal,
+  now = () => Date.now(),
+): Promise<number> {
   const queue = outboxQueue(db);
   let sent = 0;
   while (!signal?.aborted) {
-    const { token, rows } = await queue.claim(10, ['to_address', 'subject', 'text_body', 'html_body', 'link', 'attempts'], { now: now(), set: { attempts: sql<number>`attempts + 1` } });
+    const { token, rows } = await queue.claim(10, ['to_address', 'subject', 'text_body', 'html_body', 'link', 'attempts'], {
+      now: now(),
+      set: { attempts: sql<number>`attempts + 1` },
+    });
     if (rows.length === 0) break;
     for (const row of rows) {
       if (signal?.aborted) break;
@@ -68,7 +77,11 @@ export async function drainOutbox(db: Db, mailer: Mailer, log: FastifyBaseLogger
         await queue.complete(token, row.id, { sent_at: now(), last_error: null });
         sent += 1;
         // No SMTP: the owner acts on the letter from the log (the pretty format puts the link on a line of its own).
-        if (mailer.kind === 'files') log.info({ to: row.to_address, ...(row.link ? { link: row.link } : {}) }, `Письмо «${row.subject}» для ${row.to_address} сохранено в DATA_DIR/mail (SMTP_URL не задан)${row.link ? `; ссылка: ${row.link}` : ''}`);
+        if (mailer.kind === 'files')
+          log.info(
+            { to: row.to_address, ...(row.link ? { link: row.link } : {}) },
+            `Письмо «${row.subject}» для ${row.to_address} сохранено в DATA_DIR/mail (SMTP_URL не задан)${row.link ? `; ссылка: ${row.link}` : ''}`,
+          );
       } catch (err) {
         const giveUp = row.attempts >= MAX_ATTEMPTS;
         await queue.complete(token, row.id, {
@@ -87,7 +100,12 @@ export const MAIL_JOB = 'mail.outbox';
 
 /** The outbox as a background job: polled every 15 s, and kicked after a letter is queued. */
 export function mailJob(db: Db, mailer: Mailer, log: FastifyBaseLogger): Job {
-  return { name: MAIL_JOB, intervalMs: 15_000, run: (signal) => drainOutbox(db, mailer, log, signal), release: async () => void (await outboxQueue(db).release()) };
+  return {
+    name: MAIL_JOB,
+    intervalMs: 15_000,
+    run: (signal) => drainOutbox(db, mailer, log, signal),
+    release: async () => void (await outboxQueue(db).release()),
+  };
 }
 
 /** Letters waiting to be sent (due now or later) and letters given up on, for /metrics. */
@@ -95,7 +113,16 @@ export async function mailQueueDepth(db: Db): Promise<{ labels: { state: 'queued
   const row = await db
     .selectFrom('mail_outbox')
     .select((eb) => [
-      eb.fn.sum<number>(eb.case().when(eb.and([eb('sent_at', 'is', null), eb('failed_at', 'is', null)])).then(1).else(0).end()).as('queued'),
+      eb.fn
+        .sum<number>(
+          eb
+            .case()
+            .when(eb.and([eb('sent_at', 'is', null), eb('failed_at', 'is', null)]))
+            .then(1)
+            .else(0)
+            .end(),
+        )
+        .as('queued'),
       eb.fn.sum<number>(eb.case().when('failed_at', 'is not', null).then(1).else(0).end()).as('failed'),
     ])
     .executeTakeFirstOrThrow();

@@ -1,5 +1,13 @@
 import fastifyMultipart from '@fastify/multipart';
-import { ErrorResponse, MEDIA_MAX_BYTES, MEDIA_TEXTS, MediaHashParams, MediaList, MediaUploadResponse, MessageResponse } from '@kubik/contract';
+import {
+  ErrorResponse,
+  MEDIA_MAX_BYTES,
+  MEDIA_TEXTS,
+  MediaHashParams,
+  MediaList,
+  MediaUploadResponse,
+  MessageResponse,
+} from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -27,7 +35,8 @@ export function mediaRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin' },
       schema: {
         tags,
-        summary: 'Загрузить картинку: multipart/form-data, файл в поле «file» (PNG, JPEG, WebP или GIF; до 8 МБ и 4096×4096). Файл кодируется заново без метаданных; ответ — адрес /media/<хэш>.<тип>',
+        summary:
+          'Загрузить картинку: multipart/form-data, файл в поле «file» (PNG, JPEG, WebP или GIF; до 8 МБ и 4096×4096). Файл кодируется заново без метаданных; ответ — адрес /media/<хэш>.<тип>',
         consumes: ['multipart/form-data'],
         body: z.object({ file: z.string().meta({ format: 'binary' }) }),
         response: { 200: MediaUploadResponse, ...err(400, 401, 403, 413, 415) },
@@ -35,7 +44,8 @@ export function mediaRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       // The multipart body is read part by part in the handler; the schema above documents it.
       validatorCompiler: () => (value) => ({ value }),
       onRequest: async (request) => {
-        if (Number(request.headers['content-length'] ?? 0) > UPLOAD_BODY_MAX) throw new HttpError(413, MEDIA_TEXTS.tooBig, { code: 'file_too_large', field: 'file' });
+        if (Number(request.headers['content-length'] ?? 0) > UPLOAD_BODY_MAX)
+          throw new HttpError(413, MEDIA_TEXTS.tooBig, { code: 'file_too_large', field: 'file' });
       },
       handler: async (req) => {
         const admin = userOf(req);
@@ -46,7 +56,11 @@ export function mediaRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/admin/media', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Загруженные картинки, новые первыми, и где каждая используется', response: { 200: MediaList, ...err(401, 403) } },
+      schema: {
+        tags,
+        summary: 'Загруженные картинки, новые первыми, и где каждая используется',
+        response: { 200: MediaList, ...err(401, 403) },
+      },
       handler: async () => media.list(),
     });
 
@@ -68,7 +82,8 @@ export function mediaRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get('/media/:file', { config: { access: 'public' }, schema: { hide: true } }, async (req, reply) => {
       const match = FILE_NAME.exec((req.params as { file: string }).file);
       const bytes = match && (await media.file(match[1]!, match[2]!));
-      if (!match || !bytes) return reply.code(404).type('text/plain; charset=utf-8').header('cache-control', 'no-store').send(MEDIA_TEXTS.notFound);
+      if (!match || !bytes)
+        return reply.code(404).type('text/plain; charset=utf-8').header('cache-control', 'no-store').send(MEDIA_TEXTS.notFound);
       const etag = `"${match[1]}"`;
       reply.header('cache-control', 'public, max-age=31536000, immutable').header('etag', etag).header('x-content-type-options', 'nosniff');
       if (req.headers['if-none-match']?.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) return reply.code(304).send();

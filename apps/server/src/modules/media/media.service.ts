@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { MEDIA_MAX_BYTES, MEDIA_MAX_PIXELS, MEDIA_MAX_SIDE, MEDIA_TEXTS, type MediaItem, type MediaType, type MediaUploadResponse, type MediaUse } from '@kubik/contract';
+import {
+  MEDIA_MAX_BYTES,
+  MEDIA_MAX_PIXELS,
+  MEDIA_MAX_SIDE,
+  MEDIA_TEXTS,
+  type MediaItem,
+  type MediaType,
+  type MediaUploadResponse,
+  type MediaUse,
+} from '@kubik/contract';
 import { sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
@@ -87,16 +96,21 @@ async function findUses(db: Db): Promise<Map<string, MediaUse[]>> {
       uses.set(hash, list);
     }
   };
-  for (const r of await db.selectFrom('news').select(['title', 'image_url', 'content']).execute()) scan('Новости', r.title, r.image_url, r.content);
-  for (const r of await db.selectFrom('shop_items').select(['name', 'icon', 'description']).where('deleted_at', 'is', null).execute()) scan('Товары', r.name, r.icon, r.description);
-  for (const r of await db.selectFrom('donate_tiers').select(['title', 'image_url', 'content', 'kits_json', 'features_json']).execute()) scan('Донат', r.title, r.image_url, r.content, r.kits_json, r.features_json);
-  for (const r of await db.selectFrom('servers').select(['name', 'image_url', 'description']).execute()) scan('Серверы', r.name, r.image_url, r.description);
+  for (const r of await db.selectFrom('news').select(['title', 'image_url', 'content']).execute())
+    scan('Новости', r.title, r.image_url, r.content);
+  for (const r of await db.selectFrom('shop_items').select(['name', 'icon', 'description']).where('deleted_at', 'is', null).execute())
+    scan('Товары', r.name, r.icon, r.description);
+  for (const r of await db.selectFrom('donate_tiers').select(['title', 'image_url', 'content', 'kits_json', 'features_json']).execute())
+    scan('Донат', r.title, r.image_url, r.content, r.kits_json, r.features_json);
+  for (const r of await db.selectFrom('servers').select(['name', 'image_url', 'description']).execute())
+    scan('Серверы', r.name, r.image_url, r.description);
   for (const r of await db.selectFrom('settings').select(['key', 'value']).execute()) scan('Настройки', r.key, r.value);
   // Pages arrive with their own feature; read whatever columns the table has, when it exists.
   const tables = await db.introspection.getTables();
   if (tables.some((t) => t.name === 'pages')) {
     const rows = (await sql<Record<string, unknown>>`select * from pages`.execute(db)).rows;
-    for (const r of rows) scan('Страницы', String(r.title ?? r.slug ?? ''), ...Object.values(r).map((v) => (typeof v === 'string' ? v : null)));
+    for (const r of rows)
+      scan('Страницы', String(r.title ?? r.slug ?? ''), ...Object.values(r).map((v) => (typeof v === 'string' ? v : null)));
   }
   return uses;
 }
@@ -111,17 +125,39 @@ export function createMediaService(ctx: AppContext) {
       await ctx.db.transaction().execute(async (trx) => {
         const inserted = await trx
           .insertInto('media')
-          .values({ hash, type: image.type, bytes: image.bytes, size: image.bytes.length, width: image.width, height: image.height, name, created_by: actor.id, created_at: Date.now() })
+          .values({
+            hash,
+            type: image.type,
+            bytes: image.bytes,
+            size: image.bytes.length,
+            width: image.width,
+            height: image.height,
+            name,
+            created_by: actor.id,
+            created_at: Date.now(),
+          })
           .onConflict((oc) => oc.column('hash').doNothing())
           .returning('hash')
           .executeTakeFirst();
-        if (inserted) await recordAudit(trx, { actorId: actor.id, action: 'media.upload', entity: 'media', entityId: hash, after: { url, name, width: image.width, height: image.height, size: image.bytes.length } });
+        if (inserted)
+          await recordAudit(trx, {
+            actorId: actor.id,
+            action: 'media.upload',
+            entity: 'media',
+            entityId: hash,
+            after: { url, name, width: image.width, height: image.height, size: image.bytes.length },
+          });
       });
       return { url, width: image.width, height: image.height, size: image.bytes.length };
     },
 
     async list(): Promise<MediaItem[]> {
-      const rows = await ctx.db.selectFrom('media').select(['hash', 'type', 'size', 'width', 'height', 'name', 'created_at']).orderBy('created_at', 'desc').orderBy('hash').execute();
+      const rows = await ctx.db
+        .selectFrom('media')
+        .select(['hash', 'type', 'size', 'width', 'height', 'name', 'created_at'])
+        .orderBy('created_at', 'desc')
+        .orderBy('hash')
+        .execute();
       const uses = await findUses(ctx.db);
       return rows.map((r) => ({
         hash: r.hash,
@@ -141,9 +177,19 @@ export function createMediaService(ctx: AppContext) {
       const used = (await findUses(ctx.db)).get(hash);
       if (used?.length) throw conflict(MEDIA_TEXTS.inUse, { code: 'media_in_use', extra: { used_in: used } });
       await ctx.db.transaction().execute(async (trx) => {
-        const row = await trx.deleteFrom('media').where('hash', '=', hash).returning(['type', 'name', 'width', 'height', 'size']).executeTakeFirst();
+        const row = await trx
+          .deleteFrom('media')
+          .where('hash', '=', hash)
+          .returning(['type', 'name', 'width', 'height', 'size'])
+          .executeTakeFirst();
         if (!row) throw notFound(MEDIA_TEXTS.notFound);
-        await recordAudit(trx, { actorId: actor.id, action: 'media.delete', entity: 'media', entityId: hash, before: { url: mediaUrl(hash, row.type), name: row.name, width: row.width, height: row.height, size: Number(row.size) } });
+        await recordAudit(trx, {
+          actorId: actor.id,
+          action: 'media.delete',
+          entity: 'media',
+          entityId: hash,
+          before: { url: mediaUrl(hash, row.type), name: row.name, width: row.width, height: row.height, size: Number(row.size) },
+        });
       });
     },
 

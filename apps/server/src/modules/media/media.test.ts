@@ -4,13 +4,14 @@ import { readImageHeader } from '../../lib/image-header.ts';
 import { chunk, chunkTypes, multipart, pngBomb, withChunksAfterHeader } from '../../../../../testing/skin-images.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 
-const solid = (width: number, height: number) => sharp({ create: { width, height, channels: 4, background: { r: 200, g: 30, b: 30, alpha: 1 } } });
+const solid = (width: number, height: number) =>
+  sharp({ create: { width, height, channels: 4, background: { r: 200, g: 30, b: 30, alpha: 1 } } });
 const fileForm = (data: Buffer, filename = 'picture.png', type = 'image/png') => multipart([{ name: 'file', filename, type, data }]);
 
 /** A JPEG whose start-of-frame claims other dimensions (the pixels that follow do not matter: it is refused first). */
 function jpegClaiming(jpeg: Buffer, width: number, height: number): Buffer {
   const out = Buffer.from(jpeg);
-  for (let o = 2; o < out.length; ) {
+  for (let o = 2; o < out.length;) {
     const marker = out[o + 1]!;
     const length = out.readUInt16BE(o + 2);
     if (marker >= 0xc0 && marker <= 0xc2) {
@@ -57,7 +58,10 @@ describe.each(dbKinds)('media on %s', (kind) => {
     const asPlayer = await upload(player, fileForm(png));
     expect(asPlayer.statusCode).toBe(403);
     expect(errorOf(asPlayer)).toBe('Доступно только администраторам');
-    for (const [method, url] of [['GET', '/api/admin/media'], ['DELETE', `/api/admin/media/${'a'.repeat(64)}`]] as const) {
+    for (const [method, url] of [
+      ['GET', '/api/admin/media'],
+      ['DELETE', `/api/admin/media/${'a'.repeat(64)}`],
+    ] as const) {
       expect((await t.app.inject({ method, url })).statusCode).toBe(401);
       expect((await t.app.inject(asUser(player, { method, url }))).statusCode).toBe(403);
     }
@@ -98,7 +102,10 @@ describe.each(dbKinds)('media on %s', (kind) => {
 
   it('takes JPEG (EXIF dropped, orientation applied), WebP and animated GIF', async () => {
     // 40×20 stored with EXIF orientation 6 (rotate 90°): shown upright as 20×40.
-    const jpeg = await solid(40, 20).jpeg().withMetadata({ orientation: 6, exif: { IFD0: { Copyright: 'Secret Camera Owner' } } }).toBuffer();
+    const jpeg = await solid(40, 20)
+      .jpeg()
+      .withMetadata({ orientation: 6, exif: { IFD0: { Copyright: 'Secret Camera Owner' } } })
+      .toBuffer();
     expect((await sharp(jpeg).metadata()).exif).toBeDefined();
     const j = await upload(admin, fileForm(jpeg, 'photo.jpg', 'image/jpeg'));
     expect(j.statusCode).toBe(200);
@@ -114,8 +121,16 @@ describe.each(dbKinds)('media on %s', (kind) => {
     expect(w.statusCode).toBe(200);
     expect((await get(w.json().url)).headers['content-type']).toBe('image/webp');
 
-    const frames = await Promise.all([255, 0, 90].map((r) => sharp({ create: { width: 20, height: 10, channels: 4, background: { r, g: 0, b: 0, alpha: 1 } } }).png().toBuffer()));
-    const gif = await sharp(frames, { join: { animated: true } }).gif().toBuffer();
+    const frames = await Promise.all(
+      [255, 0, 90].map((r) =>
+        sharp({ create: { width: 20, height: 10, channels: 4, background: { r, g: 0, b: 0, alpha: 1 } } })
+          .png()
+          .toBuffer(),
+      ),
+    );
+    const gif = await sharp(frames, { join: { animated: true } })
+      .gif()
+      .toBuffer();
     expect(readImageHeader(gif)).toEqual({ type: 'gif', width: 20, height: 10, frames: 3 });
     const g = await upload(admin, fileForm(gif, 'a.gif', 'image/gif'));
     expect(g.statusCode).toBe(200);
@@ -133,7 +148,11 @@ describe.each(dbKinds)('media on %s', (kind) => {
     ] as const) {
       const res = await upload(admin, fileForm(data, name));
       expect(res.statusCode, name).toBe(415);
-      expect(res.json()).toMatchObject({ error: 'Поддерживаются только картинки PNG, JPEG, WebP и GIF', code: 'wrong_type', field: 'file' });
+      expect(res.json()).toMatchObject({
+        error: 'Поддерживаются только картинки PNG, JPEG, WebP и GIF',
+        code: 'wrong_type',
+        field: 'file',
+      });
     }
     const cut = await solid(64, 64).png().toBuffer();
     const broken = await upload(admin, fileForm(cut.subarray(0, cut.length - 20)));
@@ -147,19 +166,30 @@ describe.each(dbKinds)('media on %s', (kind) => {
     expect(bomb.length).toBeLessThan(200_000);
     const res = await upload(admin, fileForm(bomb));
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ error: 'Картинка слишком большая: не больше 4096×4096 точек', code: 'image_too_large', field: 'file' });
+    expect(res.json()).toMatchObject({
+      error: 'Картинка слишком большая: не больше 4096×4096 точек',
+      code: 'image_too_large',
+      field: 'file',
+    });
 
     const jpeg = jpegClaiming(await solid(16, 16).jpeg().toBuffer(), 60000, 60000);
     expect(readImageHeader(jpeg)).toMatchObject({ width: 60000, height: 60000 });
     expect((await upload(admin, fileForm(jpeg, 'bomb.jpg', 'image/jpeg'))).json().code).toBe('image_too_large');
 
     // A GIF whose screen is small but whose frame claims 65535×65535.
-    const gif = handGif(4, 4, [[4, 4], [65535, 65535]]);
+    const gif = handGif(4, 4, [
+      [4, 4],
+      [65535, 65535],
+    ]);
     expect(readImageHeader(gif)).toEqual({ type: 'gif', width: 65535, height: 65535, frames: 2 });
     expect((await upload(admin, fileForm(gif, 'bomb.gif', 'image/gif'))).json().code).toBe('image_too_large');
 
     // Many frames: each within the side limit, all together over the pixel budget.
-    const big = handGif(4000, 4000, [[1, 1], [1, 1], [1, 1]]);
+    const big = handGif(4000, 4000, [
+      [1, 1],
+      [1, 1],
+      [1, 1],
+    ]);
     expect(readImageHeader(big)).toEqual({ type: 'gif', width: 4000, height: 4000, frames: 3 });
     const many = await upload(admin, fileForm(big, 'many.gif', 'image/gif'));
     expect(many.json()).toMatchObject({ error: 'В анимации слишком много кадров для её размера', code: 'image_too_large' });
@@ -174,7 +204,13 @@ describe.each(dbKinds)('media on %s', (kind) => {
     const png = await solid(8, 8).png().toBuffer();
     const other = await upload(admin, multipart([{ name: 'image', filename: 'a.png', type: 'image/png', data: png }]));
     expect(other.statusCode).toBe(400);
-    const extra = await upload(admin, multipart([{ name: 'title', data: Buffer.from('x') }, { name: 'file', filename: 'a.png', data: png }]));
+    const extra = await upload(
+      admin,
+      multipart([
+        { name: 'title', data: Buffer.from('x') },
+        { name: 'file', filename: 'a.png', data: png },
+      ]),
+    );
     expect(extra.statusCode).toBe(400);
     const json = await t.app.inject(asUser(admin, { method: 'POST', url: '/api/admin/media', payload: { file: 'x' } }));
     expect(json.statusCode).toBe(415);
@@ -184,22 +220,33 @@ describe.each(dbKinds)('media on %s', (kind) => {
     const png = await solid(12, 12).png({ palette: true }).toBuffer();
     const url = (await upload(admin, fileForm(png, 'news.png'))).json().url as string;
     const hash = url.slice(7, 71);
-    const created = await t.app.inject(asUser(admin, { method: 'POST', url: '/api/tidings/news', payload: { title: 'Открытие', content: 'Текст', image_url: url } }));
+    const created = await t.app.inject(
+      asUser(admin, { method: 'POST', url: '/api/tidings/news', payload: { title: 'Открытие', content: 'Текст', image_url: url } }),
+    );
     expect(created.statusCode).toBe(201);
 
-    const list = (await t.app.inject(asUser(admin, { method: 'GET', url: '/api/admin/media' }))).json<{ hash: string; name: string; used_in: unknown[] }[]>();
+    const list = (await t.app.inject(asUser(admin, { method: 'GET', url: '/api/admin/media' }))).json<
+      { hash: string; name: string; used_in: unknown[] }[]
+    >();
     const item = list.find((m) => m.hash === hash)!;
     expect(item.name).toBe('news.png');
     expect(item.used_in).toEqual([{ section: 'Новости', title: 'Открытие' }]);
 
     const refused = await t.app.inject(asUser(admin, { method: 'DELETE', url: `/api/admin/media/${hash}` }));
     expect(refused.statusCode).toBe(409);
-    expect(refused.json()).toMatchObject({ error: 'Картинка используется, удалить нельзя', code: 'media_in_use', used_in: [{ section: 'Новости', title: 'Открытие' }] });
+    expect(refused.json()).toMatchObject({
+      error: 'Картинка используется, удалить нельзя',
+      code: 'media_in_use',
+      used_in: [{ section: 'Новости', title: 'Открытие' }],
+    });
 
     // An absolute address in a server's description counts too.
     const newsId = created.json<{ id: number }>().id;
     await t.handle.db.deleteFrom('news').where('id', '=', newsId).execute();
-    await t.handle.db.insertInto('settings').values({ key: 'site', value: JSON.stringify({ logo: `https://kubik.test${url}` }), updated_at: Date.now() }).execute();
+    await t.handle.db
+      .insertInto('settings')
+      .values({ key: 'site', value: JSON.stringify({ logo: `https://kubik.test${url}` }), updated_at: Date.now() })
+      .execute();
     expect((await t.app.inject(asUser(admin, { method: 'DELETE', url: `/api/admin/media/${hash}` }))).statusCode).toBe(409);
     await t.handle.db.deleteFrom('settings').where('key', '=', 'site').execute();
 

@@ -19,14 +19,23 @@ export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/tidings/all', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Все новости списком, новые первыми (таблица админ-панели)', response: { 200: NewsListResponse, 304: z.null() } },
+      schema: {
+        tags,
+        summary: 'Все новости списком, новые первыми (таблица админ-панели)',
+        response: { 200: NewsListResponse, 304: z.null() },
+      },
       handler: async (req, reply) => sendCached(req, reply, await service.listBody(ctx)),
     });
 
     // The spec keeps one news item's address at /api/tidings/{id} (its PUT and DELETE), so reading it lives there too.
     app.get('/api/tidings/:id', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Одна новость по номеру (страница /news/{id})', params: IdParams, response: { 200: NewsItem, ...err(400, 404) } },
+      schema: {
+        tags,
+        summary: 'Одна новость по номеру (страница /news/{id})',
+        params: IdParams,
+        response: { 200: NewsItem, ...err(400, 404) },
+      },
       handler: async (req) => service.getNews(ctx, req.params.id),
     });
 
@@ -41,7 +50,13 @@ export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.put('/api/tidings/:id', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Изменить новость (администратор)', params: IdParams, body: NewsBody, response: { 200: NewsItem, ...err(400, 401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Изменить новость (администратор)',
+        params: IdParams,
+        body: NewsBody,
+        response: { 200: NewsItem, ...err(400, 401, 403, 404) },
+      },
       handler: async (req) => {
         const actor = userOf(req);
         return service.updateNews(ctx, actor, req.params.id, req.body);
@@ -50,7 +65,12 @@ export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.delete('/api/tidings/:id', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Удалить новость (администратор)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Удалить новость (администратор)',
+        params: IdParams,
+        response: { 200: MessageResponse, ...err(400, 401, 403, 404) },
+      },
       handler: async (req) => {
         const actor = userOf(req);
         await service.deleteNews(ctx, actor, req.params.id);

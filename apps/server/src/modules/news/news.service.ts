@@ -71,7 +71,14 @@ export async function updateNews(ctx: AppContext, actor: UserRow, id: number, bo
     const row = await repo.updateNews(trx, id, { ...fields(body), updated_at: Date.now() });
     if (!row) throw notFound(TEXTS.notFound);
     const updated = toNewsItem(row);
-    await recordAudit(trx, { actorId: actor.id, action: 'news.update', entity: 'news', entityId: id, before: toNewsItem(before), after: updated });
+    await recordAudit(trx, {
+      actorId: actor.id,
+      action: 'news.update',
+      entity: 'news',
+      entityId: id,
+      before: toNewsItem(before),
+      after: updated,
+    });
     return updated;
   });
   await invalidate(ctx);

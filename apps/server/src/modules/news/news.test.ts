@@ -22,14 +22,28 @@ describe.each(dbKinds)('news on %s', (kind) => {
     expect(res.statusCode).toBe(200);
     return res.json<{ news: { id: number; title: string; content: string; image_url: string | null; created_at: string }[] }>().news;
   };
-  const create = (token: string | null, payload: unknown) => t.app.inject(asUser(token, { method: 'POST', url: '/api/tidings/news', payload: payload as object }));
-  const newsCount = async () => Number((await t.handle.db.selectFrom('news').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-  const auditOf = (action: string, id: number) => t.handle.db.selectFrom('audit_log').selectAll().where('action', '=', action).where('entity_id', '=', String(id)).execute();
+  const create = (token: string | null, payload: unknown) =>
+    t.app.inject(asUser(token, { method: 'POST', url: '/api/tidings/news', payload: payload as object }));
+  const newsCount = async () =>
+    Number(
+      (
+        await t.handle.db
+          .selectFrom('news')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const auditOf = (action: string, id: number) =>
+    t.handle.db.selectFrom('audit_log').selectAll().where('action', '=', action).where('entity_id', '=', String(id)).execute();
 
   it('lets an administrator publish, edit and delete; visitors see each change at once', async () => {
     expect(await feed()).toEqual([]);
 
-    const first = await create(admin, { title: 'Открытие', content: 'Сервер открыт!\nЗаходите.', image_url: 'https://example.com/open.png' });
+    const first = await create(admin, {
+      title: 'Открытие',
+      content: 'Сервер открыт!\nЗаходите.',
+      image_url: 'https://example.com/open.png',
+    });
     expect(first.statusCode).toBe(201);
     const firstItem = first.json();
     expect(firstItem).toMatchObject({ title: 'Открытие', content: 'Сервер открыт!\nЗаходите.', image_url: 'https://example.com/open.png' });
@@ -45,9 +59,20 @@ describe.each(dbKinds)('news on %s', (kind) => {
     expect(all.statusCode).toBe(200);
     expect(all.json().map((n: { title: string }) => n.title)).toEqual(['Обновление', 'Открытие']);
 
-    const edit = await t.app.inject(asUser(admin, { method: 'PUT', url: `/api/tidings/${firstItem.id}`, payload: { title: 'Открытие сервера', content: 'Текст', image_url: '/uploads/open.png' } }));
+    const edit = await t.app.inject(
+      asUser(admin, {
+        method: 'PUT',
+        url: `/api/tidings/${firstItem.id}`,
+        payload: { title: 'Открытие сервера', content: 'Текст', image_url: '/uploads/open.png' },
+      }),
+    );
     expect(edit.statusCode).toBe(200);
-    expect(edit.json()).toMatchObject({ id: firstItem.id, title: 'Открытие сервера', image_url: '/uploads/open.png', created_at: firstItem.created_at });
+    expect(edit.json()).toMatchObject({
+      id: firstItem.id,
+      title: 'Открытие сервера',
+      image_url: '/uploads/open.png',
+      created_at: firstItem.created_at,
+    });
     expect((await feed()).find((n) => n.id === firstItem.id)).toMatchObject({ title: 'Открытие сервера', content: 'Текст' });
 
     const del = await t.app.inject(asUser(admin, { method: 'DELETE', url: `/api/tidings/${firstItem.id}` }));
@@ -142,17 +167,30 @@ describe.each(dbKinds)('news on %s', (kind) => {
       [null, /./],
     ];
     for (const [body, text] of cases) {
-      const res = await t.app.inject(asUser(admin, { method: 'POST', url: '/api/tidings/news', payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }));
+      const res = await t.app.inject(
+        asUser(admin, {
+          method: 'POST',
+          url: '/api/tidings/news',
+          payload: JSON.stringify(body),
+          headers: { 'content-type': 'application/json' },
+        }),
+      );
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
       expect(errorOf(res), JSON.stringify(body)).toMatch(text);
       expect(errorOf(res)).toMatch(/[а-яё]/i);
     }
-    const broken = await t.app.inject(asUser(admin, { method: 'POST', url: '/api/tidings/news', payload: '{"title":', headers: { 'content-type': 'application/json' } }));
+    const broken = await t.app.inject(
+      asUser(admin, { method: 'POST', url: '/api/tidings/news', payload: '{"title":', headers: { 'content-type': 'application/json' } }),
+    );
     expect(broken.statusCode).toBe(400);
     expect(errorOf(broken)).toMatch(/JSON/);
     expect(await newsCount()).toBe(count);
 
-    const html = await create(admin, { title: '<b>Жирный</b>', content: '<script>alert(1)</script>', image_url: 'http://example.com/a.png?x=1#y' });
+    const html = await create(admin, {
+      title: '<b>Жирный</b>',
+      content: '<script>alert(1)</script>',
+      image_url: 'http://example.com/a.png?x=1#y',
+    });
     expect(html.statusCode).toBe(201);
     // Stored and returned as text; the web app never renders it as HTML.
     expect(html.json()).toMatchObject({ title: '<b>Жирный</b>', content: '<script>alert(1)</script>' });
@@ -176,7 +214,14 @@ describe.each(dbKinds)('news on %s', (kind) => {
     for (const token of [null, player, admin]) {
       const res = await t.app.inject(asUser(token, { method: 'GET', url: `/api/tidings/${made.id}` }));
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual({ id: made.id, title: 'Своя страница', content: 'Первая строка\nВторая', image_url: '/media/abc.png', created_at: made.created_at, updated_at: made.updated_at });
+      expect(res.json()).toEqual({
+        id: made.id,
+        title: 'Своя страница',
+        content: 'Первая строка\nВторая',
+        image_url: '/media/abc.png',
+        created_at: made.created_at,
+        updated_at: made.updated_at,
+      });
     }
     // The feed's own addresses are not taken for ids.
     expect(Array.isArray((await t.app.inject({ method: 'GET', url: '/api/tidings/all' })).json())).toBe(true);

@@ -10,20 +10,31 @@ import { HttpError } from '../../lib/errors.ts';
 const tags = ['Эксплуатация'];
 const Check = z.string().describe('"ok" или причина по-русски');
 const Ready = z.object({ status: z.literal('ok'), checks: z.object({ database: Check, migrations: Check, notifications: Check }) });
-const NotReady = z.object({ status: z.literal('unavailable'), error: z.string(), code: z.literal('not_ready'), checks: Ready.shape.checks });
+const NotReady = z.object({
+  status: z.literal('unavailable'),
+  error: z.string(),
+  code: z.literal('not_ready'),
+  checks: Ready.shape.checks,
+});
 const DB_TIMEOUT_MS = 3000;
 
 /** A peer on this machine that reached us directly: a proxy in front on the same host adds forwarding headers. */
 function fromLoopback(request: FastifyRequest): boolean {
   const peer = request.raw.socket.remoteAddress ?? '';
   const loopback = peer.startsWith('127.') || peer === '::1' || peer.startsWith('::ffff:127.');
-  const proxied = request.headers['x-forwarded-for'] !== undefined || request.headers.forwarded !== undefined || request.headers['x-real-ip'] !== undefined;
+  const proxied =
+    request.headers['x-forwarded-for'] !== undefined ||
+    request.headers.forwarded !== undefined ||
+    request.headers['x-real-ip'] !== undefined;
   return loopback && !proxied;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`нет ответа за ${ms / 1000} с`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`нет ответа за ${ms / 1000} с`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -41,58 +52,101 @@ export function opsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       labelNames: ['status'],
       read: async () => {
         if (!paymentsTable) {
-          const found = ctx.dbKind === 'pg' ? await sql<{ t: string | null }>`select to_regclass('payments')::text as t`.execute(ctx.db) : await sql<{ t: string | null }>`select name as t from sqlite_master where type = 'table' and name = 'payments'`.execute(ctx.db);
+          const found =
+            ctx.dbKind === 'pg'
+              ? await sql<{ t: string | null }>`select to_regclass('payments')::text as t`.execute(ctx.db)
+              : await sql<{ t: string | null }>`select name as t from sqlite_master where type = 'table' and name = 'payments'`.execute(
+                  ctx.db,
+                );
           paymentsTable = !!found.rows[0]?.t;
           if (!paymentsTable) return [];
         }
-        const { rows } = await sql<{ status: string; n: number }>`select status, count(*) as n from payments group by status`.execute(ctx.db);
+        const { rows } = await sql<{ status: string; n: number }>`select status, count(*) as n from payments group by status`.execute(
+          ctx.db,
+        );
         return rows.map((r) => ({ labels: { status: r.status }, value: Number(r.n) }));
       },
     });
 
-    app.get('/healthz', { config: { access: 'public' }, schema: { tags, summary: 'Процесс жив и отвечает', response: { 200: z.object({ status: z.literal('ok') }) } } }, async (_req, reply) => {
-      reply.header('cache-control', 'no-store');
-      return { status: 'ok' as const };
-    });
+    app.get(
+      '/healthz',
+      {
+        config: { access: 'public' },
+        schema: { tags, summary: 'Процесс жив и отвечает', response: { 200: z.object({ status: z.literal('ok') }) } },
+      },
+      async (_req, reply) => {
+        reply.header('cache-control', 'no-store');
+        return { status: 'ok' as const };
+      },
+    );
 
     // Migrations only ever move forward with new code: once none is pending, this process's answer stays.
     let migrated = false;
-    app.get('/readyz', { config: { access: 'public' }, schema: { tags, summary: 'Готов принимать запросы: база доступна, миграции применены, канал уведомлений PostgreSQL на связи (иначе 503 с причиной)', response: { 200: Ready, 503: NotReady } } }, async (_req, reply) => {
-      reply.header('cache-control', 'no-store');
-      const checks = { database: 'ok', migrations: 'ok', notifications: 'ok' };
-      const problems: string[] = [];
-      try {
-        await withTimeout(sql`select 1`.execute(ctx.db), DB_TIMEOUT_MS);
-        if (!migrated) {
-          const pending = await withTimeout(pendingMigrations(ctx.db), DB_TIMEOUT_MS);
-          migrated = pending.length === 0;
-          if (!migrated) checks.migrations = `не применены: ${pending.join(', ')}`;
+    app.get(
+      '/readyz',
+      {
+        config: { access: 'public' },
+        schema: {
+          tags,
+          summary:
+            'Готов принимать запросы: база доступна, миграции применены, канал уведомлений PostgreSQL на связи (иначе 503 с причиной)',
+          response: { 200: Ready, 503: NotReady },
+        },
+      },
+      async (_req, reply) => {
+        reply.header('cache-control', 'no-store');
+        const checks = { database: 'ok', migrations: 'ok', notifications: 'ok' };
+        const problems: string[] = [];
+        try {
+          await withTimeout(sql`select 1`.execute(ctx.db), DB_TIMEOUT_MS);
+          if (!migrated) {
+            const pending = await withTimeout(pendingMigrations(ctx.db), DB_TIMEOUT_MS);
+            migrated = pending.length === 0;
+            if (!migrated) checks.migrations = `не применены: ${pending.join(', ')}`;
+          }
+        } catch (err) {
+          checks.database = `недоступна: ${err instanceof Error ? err.message : String(err)}`;
+          checks.migrations = 'не проверены: база недоступна';
         }
-      } catch (err) {
-        checks.database = `недоступна: ${err instanceof Error ? err.message : String(err)}`;
-        checks.migrations = 'не проверены: база недоступна';
-      }
-      const channel = ctx.notifications.health();
-      if (!channel.up) checks.notifications = 'нет связи с PostgreSQL (LISTEN/NOTIFY): кэши этого процесса не узнают об изменениях на других';
-      if (checks.database !== 'ok') problems.push(`База данных ${checks.database}`);
-      else if (checks.migrations !== 'ok') problems.push(`Миграции ${checks.migrations}`);
-      if (checks.notifications !== 'ok') problems.push(`Канал уведомлений: ${checks.notifications}`);
-      if (problems.length === 0) return { status: 'ok' as const, checks };
-      return reply.code(503).send({ status: 'unavailable' as const, error: problems.join('. '), code: 'not_ready' as const, checks });
-    });
+        const channel = ctx.notifications.health();
+        if (!channel.up)
+          checks.notifications = 'нет связи с PostgreSQL (LISTEN/NOTIFY): кэши этого процесса не узнают об изменениях на других';
+        if (checks.database !== 'ok') problems.push(`База данных ${checks.database}`);
+        else if (checks.migrations !== 'ok') problems.push(`Миграции ${checks.migrations}`);
+        if (checks.notifications !== 'ok') problems.push(`Канал уведомлений: ${checks.notifications}`);
+        if (problems.length === 0) return { status: 'ok' as const, checks };
+        return reply.code(503).send({ status: 'unavailable' as const, error: problems.join('. '), code: 'not_ready' as const, checks });
+      },
+    );
 
-    app.get('/metrics', { config: { access: 'public' }, schema: { tags, summary: 'Метрики Prometheus (текстовый формат). Только с этого компьютера, или с Authorization: Bearer METRICS_TOKEN, если он задан', hide: false } }, async (request, reply) => {
-      const token = ctx.config.metricsToken;
-      if (token) {
-        if (!bearerMatches(token, request.headers.authorization)) {
-          reply.header('www-authenticate', 'Bearer realm="metrics"');
-          throw new HttpError(401, 'Нужен заголовок Authorization: Bearer METRICS_TOKEN', { code: 'unauthorized' });
+    app.get(
+      '/metrics',
+      {
+        config: { access: 'public' },
+        schema: {
+          tags,
+          summary:
+            'Метрики Prometheus (текстовый формат). Только с этого компьютера, или с Authorization: Bearer METRICS_TOKEN, если он задан',
+          hide: false,
+        },
+      },
+      async (request, reply) => {
+        const token = ctx.config.metricsToken;
+        if (token) {
+          if (!bearerMatches(token, request.headers.authorization)) {
+            reply.header('www-authenticate', 'Bearer realm="metrics"');
+            throw new HttpError(401, 'Нужен заголовок Authorization: Bearer METRICS_TOKEN', { code: 'unauthorized' });
+          }
+        } else if (!fromLoopback(request)) {
+          throw new HttpError(
+            403,
+            'Метрики отдаются только запросам с этого же компьютера; для сборщика с другого адреса задайте METRICS_TOKEN',
+            { code: 'forbidden' },
+          );
         }
-      } else if (!fromLoopback(request)) {
-        throw new HttpError(403, 'Метрики отдаются только запросам с этого же компьютера; для сборщика с другого адреса задайте METRICS_TOKEN', { code: 'forbidden' });
-      }
-      const { contentType, body } = await ctx.metrics.scrape();
-      return reply.header('cache-control', 'no-store').type(contentType).send(body);
-    });
+        const { contentType, body } = await ctx.metrics.scrape();
+        return reply.header('cache-control', 'no-store').type(contentType).send(body);
+      },
+    );
   };
 }

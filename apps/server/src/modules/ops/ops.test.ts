@@ -36,7 +36,11 @@ describe.each(dbKinds)('health, readiness and metrics on %s', (kind) => {
     await sql`delete from kysely_migration where name = ${last.rows[0]!.name}`.execute(t.handle.db);
     const res = await t.app.inject({ method: 'GET', url: '/readyz' });
     expect(res.statusCode).toBe(503);
-    expect(res.json()).toMatchObject({ status: 'unavailable', code: 'not_ready', checks: { database: 'ok', migrations: `не применены: ${last.rows[0]!.name}` } });
+    expect(res.json()).toMatchObject({
+      status: 'unavailable',
+      code: 'not_ready',
+      checks: { database: 'ok', migrations: `не применены: ${last.rows[0]!.name}` },
+    });
     expect(res.json().error).toBe(`Миграции не применены: ${last.rows[0]!.name}`);
   });
 
@@ -74,14 +78,38 @@ describe.each(dbKinds)('health, readiness and metrics on %s', (kind) => {
     await t.app.inject({ method: 'GET', url: '/api/no-such-thing' });
     await t.app.inject({ method: 'GET', url: '/api/user/me' });
     const now = Date.now();
-    for (const state of ['queued', 'queued', 'done']) await db.insertInto('deliveries').values({ source: 'shop', label: 'Меч', state, params: '{}', server_scope: 'server', step: 0, attempts: 0, retries: 0, next_attempt_at: now, created_at: now, updated_at: now }).execute();
+    for (const state of ['queued', 'queued', 'done'])
+      await db
+        .insertInto('deliveries')
+        .values({
+          source: 'shop',
+          label: 'Меч',
+          state,
+          params: '{}',
+          server_scope: 'server',
+          step: 0,
+          attempts: 0,
+          retries: 0,
+          next_attempt_at: now,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
     await enqueueMail(db, { to: 'a@example.com', subject: 'Письмо', text: 'текст', html: '<p>текст</p>' });
-    const paymentsExisted = (await sql<{ n: number }>`select count(*) as n from ${sql.raw(kind === 'pg' ? "pg_tables where tablename = 'payments'" : "sqlite_master where type = 'table' and name = 'payments'")}`.execute(db)).rows[0]!.n > 0;
+    const paymentsExisted =
+      (
+        await sql<{
+          n: number;
+        }>`select count(*) as n from ${sql.raw(kind === 'pg' ? "pg_tables where tablename = 'payments'" : "sqlite_master where type = 'table' and name = 'payments'")}`.execute(
+          db,
+        )
+      ).rows[0]!.n > 0;
     if (!paymentsExisted) {
       await sql`create table payments (id integer primary key, status varchar(16) not null)`.execute(db);
       await sql`insert into payments (id, status) values (1, 'paid'), (2, 'paid'), (3, 'pending')`.execute(db);
     }
-    const payments = (await sql<{ status: string; n: number }>`select status, count(*) as n from payments group by status`.execute(db)).rows;
+    const payments = (await sql<{ status: string; n: number }>`select status, count(*) as n from payments group by status`.execute(db))
+      .rows;
 
     const res = await t.app.inject({ method: 'GET', url: '/metrics' });
     expect(res.statusCode).toBe(200);
@@ -131,8 +159,22 @@ describe.each(dbKinds)('health, readiness and metrics on %s', (kind) => {
     const none = await t.app.inject({ method: 'GET', url: '/metrics' });
     expect(none.statusCode).toBe(401);
     expect(none.headers['www-authenticate']).toContain('Bearer');
-    expect((await t.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '203.0.113.7', headers: { authorization: 'Bearer wrong-token-wrong-token' } })).statusCode).toBe(401);
-    const ok = await t.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '203.0.113.7', headers: { authorization: 'Bearer a-long-metrics-token-1234' } });
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/metrics',
+          remoteAddress: '203.0.113.7',
+          headers: { authorization: 'Bearer wrong-token-wrong-token' },
+        })
+      ).statusCode,
+    ).toBe(401);
+    const ok = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      remoteAddress: '203.0.113.7',
+      headers: { authorization: 'Bearer a-long-metrics-token-1234' },
+    });
     expect(ok.statusCode).toBe(200);
     expect(ok.body).toContain('http_request_duration_seconds');
   });

@@ -13,7 +13,11 @@ export function pagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/pages', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Ссылки на страницы для подвала и меню (только заполненные)', response: { 200: PageLinksResponse, 304: z.null() } },
+      schema: {
+        tags,
+        summary: 'Ссылки на страницы для подвала и меню (только заполненные)',
+        response: { 200: PageLinksResponse, 304: z.null() },
+      },
       handler: async (req, reply) => sendCached(req, reply, await service.linksBody(ctx)),
     });
 
@@ -21,7 +25,8 @@ export function pagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'public' },
       schema: {
         tags,
-        summary: 'Страница: правила (rules), помощь (help), частые вопросы (faq), оферта (offer), конфиденциальность (privacy), контакты (contacts) или своя; Markdown и безопасный HTML',
+        summary:
+          'Страница: правила (rules), помощь (help), частые вопросы (faq), оферта (offer), конфиденциальность (privacy), контакты (contacts) или своя; Markdown и безопасный HTML',
         params: PageSlugParams,
         response: { 200: Page, 304: z.null(), ...err(400, 404) },
       },
@@ -36,7 +41,12 @@ export function pagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/admin/pages/:slug', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Страница для редактирования (администратор)', params: PageSlugParams, response: { 200: Page, ...err(400, 401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Страница для редактирования (администратор)',
+        params: PageSlugParams,
+        response: { 200: Page, ...err(400, 401, 403, 404) },
+      },
       handler: (req) => service.getForAdmin(ctx, req.params.slug),
     });
 
@@ -46,7 +56,8 @@ export function pagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       bodyLimit: 512 * 1024,
       schema: {
         tags,
-        summary: 'Сохранить страницу (администратор): {title, body} в Markdown, где показывать ссылку; новый адрес создаёт страницу /p/{slug}',
+        summary:
+          'Сохранить страницу (администратор): {title, body} в Markdown, где показывать ссылку; новый адрес создаёт страницу /p/{slug}',
         params: PageSlugParams,
         body: PageBody,
         response: { 200: Page, ...err(400, 401, 403) },
@@ -56,7 +67,12 @@ export function pagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.delete('/api/admin/pages/:slug', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Удалить свою страницу (администратор); страницы сайта удалить нельзя', params: PageSlugParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Удалить свою страницу (администратор); страницы сайта удалить нельзя',
+        params: PageSlugParams,
+        response: { 200: MessageResponse, ...err(400, 401, 403, 404) },
+      },
       handler: async (req) => {
         await service.deletePage(ctx, userOf(req).id, req.params.slug);
         return { message: service.TEXTS.deleted };

@@ -52,8 +52,16 @@ export function pageBody(ctx: AppContext, slug: string): Promise<CachedBody> {
 /** GET /api/pages: links for the footer and the menu. */
 export function linksBody(ctx: AppContext): Promise<CachedBody> {
   return ctx.publicCache.get(LINKS_CACHE_KEY, async () => {
-    const rows = await ctx.db.selectFrom('pages').select(['slug', 'title', 'place', 'body']).where('place', '!=', 'none').orderBy('position').orderBy('slug').execute();
-    const pages = rows.filter((r) => r.body.trim() !== '').map((r) => ({ slug: r.slug, title: r.title, place: r.place as PagePlace, path: pagePath(r.slug) }));
+    const rows = await ctx.db
+      .selectFrom('pages')
+      .select(['slug', 'title', 'place', 'body'])
+      .where('place', '!=', 'none')
+      .orderBy('position')
+      .orderBy('slug')
+      .execute();
+    const pages = rows
+      .filter((r) => r.body.trim() !== '')
+      .map((r) => ({ slug: r.slug, title: r.title, place: r.place as PagePlace, path: pagePath(r.slug) }));
     return PageLinksResponse.parse({ pages });
   });
 }
@@ -96,7 +104,14 @@ export async function savePage(ctx: AppContext, actorId: number, slug: string, b
       .returningAll()
       .executeTakeFirstOrThrow();
     const audit = (r: PageRow) => ({ title: r.title, body: r.body, place: r.place, position: r.position });
-    await recordAudit(trx, { actorId, action: 'page.update', entity: 'page', entityId: slug, before: before ? audit(before) : undefined, after: audit(row) });
+    await recordAudit(trx, {
+      actorId,
+      action: 'page.update',
+      entity: 'page',
+      entityId: slug,
+      before: before ? audit(before) : undefined,
+      after: audit(row),
+    });
     return toPage(row);
   });
   await invalidate(ctx, slug);
@@ -109,7 +124,13 @@ export async function deletePage(ctx: AppContext, actorId: number, slug: string)
     const row = await find(trx, slug);
     if (!row) throw notFound(TEXTS.notFound);
     await trx.deleteFrom('pages').where('slug', '=', slug).execute();
-    await recordAudit(trx, { actorId, action: 'page.delete', entity: 'page', entityId: slug, before: { title: row.title, body: row.body, place: row.place } });
+    await recordAudit(trx, {
+      actorId,
+      action: 'page.delete',
+      entity: 'page',
+      entityId: slug,
+      before: { title: row.title, body: row.body, place: row.place },
+    });
   });
   await invalidate(ctx, slug);
 }

@@ -15,7 +15,8 @@ describe.each(dbKinds)('pages on %s', (kind) => {
   afterAll(async () => t?.close());
 
   const get = (slug: string) => t.app.inject({ method: 'GET', url: `/api/pages/${slug}` });
-  const put = (token: string | null, slug: string, payload: object) => t.app.inject(asUser(token, { method: 'PUT', url: `/api/admin/pages/${slug}`, payload }));
+  const put = (token: string | null, slug: string, payload: object) =>
+    t.app.inject(asUser(token, { method: 'PUT', url: `/api/admin/pages/${slug}`, payload }));
 
   it("start with today's rules, help and FAQ texts; оферта, privacy and contacts wait to be written", async () => {
     const rules = await get('rules');
@@ -65,7 +66,9 @@ describe.each(dbKinds)('pages on %s', (kind) => {
     const res = await put(admin, 'evil', { title: 'Проверка', body, place: 'footer' });
     expect(res.statusCode).toBe(200);
     const html: string = (await get('evil')).json().html;
-    expect(html).not.toMatch(/<script|<img[^>]*onerror|<a [^>]*href="(javascript|vbscript|data):|<img [^>]*src="(javascript|data):|\son\w+="/i);
+    expect(html).not.toMatch(
+      /<script|<img[^>]*onerror|<a [^>]*href="(javascript|vbscript|data):|<img [^>]*src="(javascript|data):|\son\w+="/i,
+    );
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
     const links = [...html.matchAll(/<a ([^>]*)>/g)].map((m) => m[1]);
@@ -78,9 +81,16 @@ describe.each(dbKinds)('pages on %s', (kind) => {
     expect(html).not.toContain('<img');
   });
 
-  it('custom pages get /p/{slug} and a place in the footer or menu; they can be deleted, the site\'s own cannot', async () => {
-    expect((await put(admin, 'vip', { title: 'VIP', body: 'Текст', place: 'menu', position: 5 })).json()).toMatchObject({ path: '/p/vip', builtin: false, place: 'menu' });
-    expect((await put(admin, 'offer', { title: 'Публичная оферта', body: 'Условия…' })).json()).toMatchObject({ path: '/p/offer', place: 'footer' });
+  it("custom pages get /p/{slug} and a place in the footer or menu; they can be deleted, the site's own cannot", async () => {
+    expect((await put(admin, 'vip', { title: 'VIP', body: 'Текст', place: 'menu', position: 5 })).json()).toMatchObject({
+      path: '/p/vip',
+      builtin: false,
+      place: 'menu',
+    });
+    expect((await put(admin, 'offer', { title: 'Публичная оферта', body: 'Условия…' })).json()).toMatchObject({
+      path: '/p/offer',
+      place: 'footer',
+    });
     const links = (await t.app.inject({ method: 'GET', url: '/api/pages' })).json().pages;
     // In the owner's order (position), then by address.
     expect(links).toEqual([
@@ -93,9 +103,14 @@ describe.each(dbKinds)('pages on %s', (kind) => {
     expect(builtin.json().code).toBe('page_builtin');
     expect((await t.app.inject(asUser(admin, { method: 'DELETE', url: '/api/admin/pages/vip' }))).statusCode).toBe(200);
     expect((await get('vip')).statusCode).toBe(404);
-    expect((await t.app.inject({ method: 'GET', url: '/api/pages' })).json().pages.map((p: { slug: string }) => p.slug)).toEqual(['evil', 'offer']);
+    expect((await t.app.inject({ method: 'GET', url: '/api/pages' })).json().pages.map((p: { slug: string }) => p.slug)).toEqual([
+      'evil',
+      'offer',
+    ]);
     const all = (await t.app.inject(asUser(admin, { method: 'GET', url: '/api/admin/pages' }))).json();
-    expect(all.map((p: { slug: string }) => p.slug)).toEqual(expect.arrayContaining(['rules', 'help', 'faq', 'offer', 'privacy', 'contacts', 'evil']));
+    expect(all.map((p: { slug: string }) => p.slug)).toEqual(
+      expect.arrayContaining(['rules', 'help', 'faq', 'offer', 'privacy', 'contacts', 'evil']),
+    );
   });
 
   it('refuses bad input in Russian with the field, and records changes in the audit log', async () => {
@@ -112,7 +127,18 @@ describe.each(dbKinds)('pages on %s', (kind) => {
       expect(res.json().error).toMatch(/[а-яё]/i);
       expect(res.json().field).toBe(field);
     }
-    const audit = await t.handle.db.selectFrom('audit_log').select(['action', 'entity_id']).where('entity', '=', 'page').orderBy('id').execute();
-    expect(audit.map((a) => `${a.action} ${a.entity_id}`)).toEqual(['page.update rules', 'page.update evil', 'page.update vip', 'page.update offer', 'page.delete vip']);
+    const audit = await t.handle.db
+      .selectFrom('audit_log')
+      .select(['action', 'entity_id'])
+      .where('entity', '=', 'page')
+      .orderBy('id')
+      .execute();
+    expect(audit.map((a) => `${a.action} ${a.entity_id}`)).toEqual([
+      'page.update rules',
+      'page.update evil',
+      'page.update vip',
+      'page.update offer',
+      'page.delete vip',
+    ]);
   });
 });

@@ -1,4 +1,14 @@
-import { AdminPaymentDetail, AdminPaymentPage, AdminPaymentSettings, AdminPaymentsCsvQuery, AdminPaymentsQuery, ErrorResponse, PaymentIdParams, PaymentSettingsBody, RefundResponse } from '@kubik/contract';
+import {
+  AdminPaymentDetail,
+  AdminPaymentPage,
+  AdminPaymentSettings,
+  AdminPaymentsCsvQuery,
+  AdminPaymentsQuery,
+  ErrorResponse,
+  PaymentIdParams,
+  PaymentSettingsBody,
+  RefundResponse,
+} from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -12,14 +22,18 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 
 /** The owner's side of payments: the list, its CSV, one payment with its events, refunds, bonus rules. */
 export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = paymentsService(ctx)): FastifyPluginAsyncZod {
-  const settingsView = async (): Promise<AdminPaymentSettings> => ({ value: await ctx.settings.get(PaymentSettings), defaults: PaymentSettingsBody.parse(PaymentSettings.defaults(ctx.config)) });
+  const settingsView = async (): Promise<AdminPaymentSettings> => ({
+    value: await ctx.settings.get(PaymentSettings),
+    defaults: PaymentSettingsBody.parse(PaymentSettings.defaults(ctx.config)),
+  });
 
   return async (app) => {
     app.get('/api/admin/payments', {
       config: { access: 'admin' },
       schema: {
         tags,
-        summary: 'Платежи: фильтры status, provider, player (часть имени), from/to (мс или ISO 8601, по времени создания; to не включается), страницы; totals — суммы по всем отобранным',
+        summary:
+          'Платежи: фильтры status, provider, player (часть имени), from/to (мс или ISO 8601, по времени создания; to не включается), страницы; totals — суммы по всем отобранным',
         querystring: AdminPaymentsQuery,
         response: { 200: AdminPaymentPage, ...err(400, 401, 403) },
       },
@@ -30,19 +44,29 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
       config: { access: 'admin' },
       schema: {
         tags,
-        summary: 'Те же платежи файлом CSV для Excel: UTF-8 с BOM, «;», суммы в рублях с копейками через запятую, даты в часовом поясе tz (по умолчанию Europe/Moscow)',
+        summary:
+          'Те же платежи файлом CSV для Excel: UTF-8 с BOM, «;», суммы в рублях с копейками через запятую, даты в часовом поясе tz (по умолчанию Europe/Moscow)',
         querystring: AdminPaymentsCsvQuery,
         response: { 200: z.string(), ...err(400, 401, 403) },
       },
       handler: async (req, reply) => {
         const { text, filename } = await paymentsCsv(ctx, req.query);
-        return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).header('cache-control', 'no-store').send(text);
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${filename}"`)
+          .header('cache-control', 'no-store')
+          .send(text);
       },
     });
 
     app.get('/api/admin/payments/:id', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Один платёж: все уведомления и ответы провайдера, баланс игрока и можно ли вернуть', params: PaymentIdParams, response: { 200: AdminPaymentDetail, ...err(400, 401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Один платёж: все уведомления и ответы провайдера, баланс игрока и можно ли вернуть',
+        params: PaymentIdParams,
+        response: { 200: AdminPaymentDetail, ...err(400, 401, 403, 404) },
+      },
       handler: async (req) => paymentDetail(ctx, service, req.params.id),
     });
 
@@ -63,7 +87,11 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
 
     app.get('/api/admin/payment-settings', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Настройки платежей: бонусы к пополнению и ставка НДС в чеке', response: { 200: AdminPaymentSettings, ...err(401, 403) } },
+      schema: {
+        tags,
+        summary: 'Настройки платежей: бонусы к пополнению и ставка НДС в чеке',
+        response: { 200: AdminPaymentSettings, ...err(401, 403) },
+      },
       handler: settingsView,
     });
 
@@ -71,7 +99,8 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
       config: { access: 'admin' },
       schema: {
         tags,
-        summary: 'Сохранить настройки платежей (все поля): bonus_rules [{from (₽), percent}] — к платежу от from ₽ зачисляется percent % отдельной записью «бонус» (берётся лучшее подходящее правило)',
+        summary:
+          'Сохранить настройки платежей (все поля): bonus_rules [{from (₽), percent}] — к платежу от from ₽ зачисляется percent % отдельной записью «бонус» (берётся лучшее подходящее правило)',
         body: PaymentSettingsBody,
         response: { 200: AdminPaymentSettings, ...err(400, 401, 403) },
       },

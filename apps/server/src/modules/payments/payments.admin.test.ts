@@ -23,10 +23,16 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
     yoo = await new FakeYooKassa().start();
     tbank = await new FakeTBank().start();
     yoo.receiptsRequired = true;
-    t = await createTestApp(kind, { workers: false, payments: paymentsConfig(yoo, tbank, { yookassa: { shopId: yoo.shopId, secretKey: yoo.secretKey, apiUrl: yoo.apiUrl, receipts: true, notifyIps: YOOKASSA_IPS } }) });
+    t = await createTestApp(kind, {
+      workers: false,
+      payments: paymentsConfig(yoo, tbank, {
+        yookassa: { shopId: yoo.shopId, secretKey: yoo.secretKey, apiUrl: yoo.apiUrl, receipts: true, notifyIps: YOOKASSA_IPS },
+      }),
+    });
     adminId = await seedUser(t, 'Owner', { admin: true });
     admin = await loginAs(t, 'Owner');
-    for (const name of ['Steve', 'Alex', 'Herobrine', 'Notch']) players[name] = { id: await seedUser(t, name), token: await loginAs(t, name) };
+    for (const name of ['Steve', 'Alex', 'Herobrine', 'Notch'])
+      players[name] = { id: await seedUser(t, name), token: await loginAs(t, name) };
   });
   afterAll(async () => {
     await t?.close();
@@ -35,10 +41,12 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
   });
 
   const db = () => t.handle.db;
-  const balance = async (name: string) => Number((await db().selectFrom('users').select('balance').where('id', '=', players[name]!.id).executeTakeFirstOrThrow()).balance);
+  const balance = async (name: string) =>
+    Number((await db().selectFrom('users').select('balance').where('id', '=', players[name]!.id).executeTakeFirstOrThrow()).balance);
   const payment = (id: string) => db().selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const get = (token: string | null, url: string) => t.app.inject(asUser(token, { method: 'GET', url }));
-  const refund = (id: string, token: string | null = admin) => t.app.inject(asUser(token, { method: 'POST', url: `/api/admin/payments/${id}/refund` }));
+  const refund = (id: string, token: string | null = admin) =>
+    t.app.inject(asUser(token, { method: 'POST', url: `/api/admin/payments/${id}/refund` }));
   const ledgerClean = async () => {
     expect(await findLedgerMismatches(db())).toEqual([]);
     expect(await findPaymentLedgerMismatches(db())).toEqual([]);
@@ -53,11 +61,16 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
     if (provider === 'yookassa') {
       yoo.pay(row.provider_payment_id!);
       const note = yoo.notificationFor(row.provider_payment_id!);
-      expect((await t.app.inject({ method: 'POST', url: '/api/payments/yookassa/notify', payload: note, remoteAddress: YOOKASSA_IP })).statusCode).toBe(200);
+      expect(
+        (await t.app.inject({ method: 'POST', url: '/api/payments/yookassa/notify', payload: note, remoteAddress: YOOKASSA_IP }))
+          .statusCode,
+      ).toBe(200);
     } else {
       const p = tbank.byOrder(id);
       await tbank.pay(p, false);
-      expect((await t.app.inject({ method: 'POST', url: '/api/payments/tbank/notify', payload: tbank.notificationFor(p) })).body).toBe('OK');
+      expect((await t.app.inject({ method: 'POST', url: '/api/payments/tbank/notify', payload: tbank.notificationFor(p) })).body).toBe(
+        'OK',
+      );
     }
     expect((await payment(id)).status).toBe('succeeded');
     return id;
@@ -84,21 +97,48 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
   });
 
   it('bonus rules the owner sets are credited once, as a separate bonus row, however often the notification comes', async () => {
-    const put = await t.app.inject(asUser(admin, { method: 'PUT', url: '/api/admin/payment-settings', payload: { vat_code: 1, bonus_rules: [{ from: 1000, percent: 10 }, { from: 5000, percent: 15 }] } }));
+    const put = await t.app.inject(
+      asUser(admin, {
+        method: 'PUT',
+        url: '/api/admin/payment-settings',
+        payload: {
+          vat_code: 1,
+          bonus_rules: [
+            { from: 1000, percent: 10 },
+            { from: 5000, percent: 15 },
+          ],
+        },
+      }),
+    );
     expect(put.statusCode, put.body).toBe(200);
-    expect(put.json().value.bonus_rules).toEqual([{ from: 1000, percent: 10 }, { from: 5000, percent: 15 }]);
+    expect(put.json().value.bonus_rules).toEqual([
+      { from: 1000, percent: 10 },
+      { from: 5000, percent: 15 },
+    ]);
     expect((await get(admin, '/api/payments/options')).json().bonus_rules).toHaveLength(2);
-    const bad = await t.app.inject(asUser(admin, { method: 'PUT', url: '/api/admin/payment-settings', payload: { vat_code: 1, bonus_rules: [{ from: 1000, percent: 0 }] } }));
+    const bad = await t.app.inject(
+      asUser(admin, {
+        method: 'PUT',
+        url: '/api/admin/payment-settings',
+        payload: { vat_code: 1, bonus_rules: [{ from: 1000, percent: 0 }] },
+      }),
+    );
     expect(bad.statusCode).toBe(400);
     expect(bad.json().field).toBe('bonus_rules.0.percent');
 
     const before = await balance('Steve');
-    const res = await t.app.inject(asUser(players.Steve!.token, { method: 'POST', url: '/api/payments', payload: { amount: 1500, provider: 'yookassa' } }));
+    const res = await t.app.inject(
+      asUser(players.Steve!.token, { method: 'POST', url: '/api/payments', payload: { amount: 1500, provider: 'yookassa' } }),
+    );
     const { id } = res.json<{ id: string }>();
     const ypid = (await payment(id)).provider_payment_id!;
     yoo.pay(ypid);
     const note = yoo.notificationFor(ypid);
-    const answers = await Promise.all(Array.from({ length: 5 }, () => t.app.inject({ method: 'POST', url: '/api/payments/yookassa/notify', payload: note, remoteAddress: YOOKASSA_IP })));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        t.app.inject({ method: 'POST', url: '/api/payments/yookassa/notify', payload: note, remoteAddress: YOOKASSA_IP }),
+      ),
+    );
     expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200, 200]);
     // Reconciliation later says the same: still once.
     await reconcilePayments(t.app.ctx, paymentsService(t.app.ctx));
@@ -109,7 +149,12 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
       ['bonus', 15_000],
     ]);
     expect(Number((await payment(id)).bonus)).toBe(15_000);
-    const audit = await db().selectFrom('audit_log').selectAll().where('action', '=', 'settings.update').where('entity_id', '=', 'payments').execute();
+    const audit = await db()
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'settings.update')
+      .where('entity_id', '=', 'payments')
+      .execute();
     expect(audit).toHaveLength(1);
     await ledgerClean();
   });
@@ -124,18 +169,27 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
     const ok = answers.find((a) => a.statusCode === 200)!.json();
     expect(ok.message).toBe('Платёж возвращён');
     expect(ok.payment).toMatchObject({ id, status: 'refunded', username: 'Alex', refund_requested_by: 'Owner' });
-    for (const a of answers.filter((x) => x.statusCode === 409)) expect(['Возврат этого платежа уже выполняется', 'Платёж уже возвращён']).toContain(errorOf(a));
+    for (const a of answers.filter((x) => x.statusCode === 409))
+      expect(['Возврат этого платежа уже выполняется', 'Платёж уже возвращён']).toContain(errorOf(a));
     expect(await balance('Alex')).toBe(0);
     const calls = yoo.requests.filter((r) => r.path === '/v3/refunds').slice(refundsBefore);
     expect(calls).toHaveLength(1);
     expect(calls[0]!.headers['idempotence-key']).toBe(`${id}:refund:1`);
-    expect(calls[0]!.body).toMatchObject({ payment_id: (await payment(id)).provider_payment_id, amount: { value: '2000.00', currency: 'RUB' } });
+    expect(calls[0]!.body).toMatchObject({
+      payment_id: (await payment(id)).provider_payment_id,
+      amount: { value: '2000.00', currency: 'RUB' },
+    });
     // A full refund: YooKassa makes its receipt from the payment's own (this shop sends receipts).
     expect(calls[0]!.body).not.toHaveProperty('receipt');
     const row = await payment(id);
     expect(row.status).toBe('refunded');
     expect(row.refunded_at).not.toBeNull();
-    const ledger = await db().selectFrom('ledger').select(['reason', 'amount', 'ref']).where('user_id', '=', players.Alex!.id).where('reason', '=', 'topup_refund').execute();
+    const ledger = await db()
+      .selectFrom('ledger')
+      .select(['reason', 'amount', 'ref'])
+      .where('user_id', '=', players.Alex!.id)
+      .where('reason', '=', 'topup_refund')
+      .execute();
     expect(ledger.map((r) => [r.ref, Number(r.amount)])).toEqual([[`payment:${id}:refund:1`, -220_000]]);
     const audit = await db().selectFrom('audit_log').selectAll().where('entity', '=', 'payment').where('entity_id', '=', id).execute();
     expect(audit.map((a) => a.action)).toEqual(['payment.refund']);
@@ -151,7 +205,11 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
   it('refuses a refund the balance no longer covers, and asks the provider nothing', async () => {
     const id = await paid('Herobrine', 500);
     // The player spent part of it.
-    await db().transaction().execute((trx) => postLedger(trx, { userId: players.Herobrine!.id, amount: -10_000, reason: 'adjustment', authorId: null, note: 'покупка' }));
+    await db()
+      .transaction()
+      .execute((trx) =>
+        postLedger(trx, { userId: players.Herobrine!.id, amount: -10_000, reason: 'adjustment', authorId: null, note: 'покупка' }),
+      );
     const calls = yoo.requests.length;
     const detail = (await get(admin, `/api/admin/payments/${id}`)).json();
     expect(detail.refund_block).toBe('На балансе игрока уже нет этой суммы: вернуть платёж нельзя');
@@ -172,7 +230,9 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
     yoo.refundOutcome = 'succeeded';
     expect(res.statusCode).toBe(502);
     expect(res.json().code).toBe('refund_refused');
-    expect(errorOf(res)).toMatch(/^Платёжная система отказала в возврате \(ЮKassa отменила возврат: rejected_by_payee\)\. Деньги снова на балансе игрока\.$/);
+    expect(errorOf(res)).toMatch(
+      /^Платёжная система отказала в возврате \(ЮKassa отменила возврат: rejected_by_payee\)\. Деньги снова на балансе игрока\.$/,
+    );
     const row = await payment(id);
     expect(row.status).toBe('succeeded');
     expect(row.refund_error).toContain('ЮKassa отменила возврат');
@@ -191,12 +251,17 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
   });
 
   it('keeps the balance debited when the provider does not answer, and reconciliation finishes the refund once', async () => {
-    await db().transaction().execute((trx) => postLedger(trx, { userId: players.Notch!.id, amount: 5_000, reason: 'adjustment', authorId: null, note: 'тест' }));
+    await db()
+      .transaction()
+      .execute((trx) => postLedger(trx, { userId: players.Notch!.id, amount: 5_000, reason: 'adjustment', authorId: null, note: 'тест' }));
     const id = await paid('Notch', 100);
     yoo.failNext = { status: 500, count: 1 };
     const res = await refund(id);
     expect(res.statusCode).toBe(502);
-    expect(res.json()).toEqual({ error: 'Платёжная система не ответила. Сумма списана с баланса игрока; возврат будет повторён автоматически.', code: 'refund_unknown' });
+    expect(res.json()).toEqual({
+      error: 'Платёжная система не ответила. Сумма списана с баланса игрока; возврат будет повторён автоматически.',
+      code: 'refund_unknown',
+    });
     let row = await payment(id);
     expect(row.status).toBe('refunding');
     expect(row.refund_lease_until).toBeNull();
@@ -244,11 +309,17 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
     const pendingRefund = yoo.refunds.get(row.provider_refund_id!)!;
     // A notification saying «succeeded» while YooKassa's API still says the payment is not refunded changes nothing.
     const early = { type: 'notification', event: 'refund.succeeded', object: { ...pendingRefund, status: 'succeeded' } };
-    expect((await t.app.inject({ method: 'POST', url: '/api/payments/yookassa/notify', payload: early, remoteAddress: YOOKASSA_IP })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/payments/yookassa/notify', payload: early, remoteAddress: YOOKASSA_IP })).statusCode,
+    ).toBe(200);
     expect((await payment(id)).status).toBe('refunding');
     yoo.settleRefund(row.provider_refund_id!, 'succeeded');
     const note = { type: 'notification', event: 'refund.succeeded', object: yoo.refunds.get(row.provider_refund_id!) };
-    const answers = await Promise.all(Array.from({ length: 3 }, () => t.app.inject({ method: 'POST', url: '/api/payments/yookassa/notify', payload: note, remoteAddress: YOOKASSA_IP })));
+    const answers = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        t.app.inject({ method: 'POST', url: '/api/payments/yookassa/notify', payload: note, remoteAddress: YOOKASSA_IP }),
+      ),
+    );
     expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200]);
     const done = await payment(id);
     expect(done.status).toBe('refunded');
@@ -261,20 +332,62 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
     expect((await refund(id)).statusCode).toBe(200);
     await ledgerClean();
     // A forged second debit of the same attempt cannot be written (unique per attempt) …
-    await expect(db().transaction().execute((trx) => postLedger(trx, { userId: players.Herobrine!.id, amount: -5_000, reason: 'topup_refund', authorId: null, ref: `payment:${id}:refund:1` }))).rejects.toThrow();
+    await expect(
+      db()
+        .transaction()
+        .execute((trx) =>
+          postLedger(trx, {
+            userId: players.Herobrine!.id,
+            amount: -5_000,
+            reason: 'topup_refund',
+            authorId: null,
+            ref: `payment:${id}:refund:1`,
+          }),
+        ),
+    ).rejects.toThrow();
     // … and one under a made-up attempt number, or for a payment that does not exist, is reported.
-    await db().transaction().execute(async (trx) => {
-      await postLedger(trx, { userId: players.Herobrine!.id, amount: 100, reason: 'adjustment', authorId: null });
-      await postLedger(trx, { userId: players.Herobrine!.id, amount: -100, reason: 'topup_refund', authorId: null, ref: `payment:${id}:refund:2` });
-    });
+    await db()
+      .transaction()
+      .execute(async (trx) => {
+        await postLedger(trx, { userId: players.Herobrine!.id, amount: 100, reason: 'adjustment', authorId: null });
+        await postLedger(trx, {
+          userId: players.Herobrine!.id,
+          amount: -100,
+          reason: 'topup_refund',
+          authorId: null,
+          ref: `payment:${id}:refund:2`,
+        });
+      });
     const problems = await findPaymentLedgerMismatches(db());
     expect(problems).toEqual([expect.stringContaining(`payment:${id}:refund:2`)]);
-    await db().transaction().execute((trx) => postLedger(trx, { userId: players.Herobrine!.id, amount: 100, reason: 'topup_refund', authorId: null, ref: `payment:${id}:refund:2:back` }));
+    await db()
+      .transaction()
+      .execute((trx) =>
+        postLedger(trx, {
+          userId: players.Herobrine!.id,
+          amount: 100,
+          reason: 'topup_refund',
+          authorId: null,
+          ref: `payment:${id}:refund:2:back`,
+        }),
+      );
     expect(await findPaymentLedgerMismatches(db())).toHaveLength(2);
     // Tidy: the rows are the test's own; remove them so later checks see the real state.
-    await db().deleteFrom('ledger').where('ref', 'in', [`payment:${id}:refund:2`, `payment:${id}:refund:2:back`]).execute();
-    await db().deleteFrom('ledger').where('user_id', '=', players.Herobrine!.id).where('reason', '=', 'adjustment').where('amount', '=', 100).execute();
-    await db().updateTable('users').set((eb) => ({ balance: eb('balance', '-', 100) })).where('id', '=', players.Herobrine!.id).execute();
+    await db()
+      .deleteFrom('ledger')
+      .where('ref', 'in', [`payment:${id}:refund:2`, `payment:${id}:refund:2:back`])
+      .execute();
+    await db()
+      .deleteFrom('ledger')
+      .where('user_id', '=', players.Herobrine!.id)
+      .where('reason', '=', 'adjustment')
+      .where('amount', '=', 100)
+      .execute();
+    await db()
+      .updateTable('users')
+      .set((eb) => ({ balance: eb('balance', '-', 100) }))
+      .where('id', '=', players.Herobrine!.id)
+      .execute();
     await ledgerClean();
   });
 
@@ -284,7 +397,9 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
     expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 409, 409, 409, 409]);
     const p = tbank.byOrder(id);
     expect(p.Status).toBe('REFUNDED');
-    const cancels = tbank.requests.filter((r) => r.path === '/v2/Cancel' && (r.body as { PaymentId: unknown }).PaymentId === String(p.PaymentId));
+    const cancels = tbank.requests.filter(
+      (r) => r.path === '/v2/Cancel' && (r.body as { PaymentId: unknown }).PaymentId === String(p.PaymentId),
+    );
     expect(cancels).toHaveLength(1);
     // The attempt's key as T-Bank's idempotence key, signed with the rest.
     expect(cancels[0]!.body).toMatchObject({ Amount: 15_050, ExternalRequestId: `${id}:refund:1` });
@@ -302,7 +417,11 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
     expect(await balance('Steve')).toBe(before);
 
     // A Cancel repeated with the same ExternalRequestId answers the state and returns nothing twice.
-    const repeat = await fetch(`${tbank.apiUrl}/Cancel`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...(cancels[0]!.body as object) }) });
+    const repeat = await fetch(`${tbank.apiUrl}/Cancel`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...(cancels[0]!.body as object) }),
+    });
     expect(await repeat.json()).toMatchObject({ Success: true, Status: 'REFUNDED', NewAmount: 0 });
     expect(p.refunded).toBe(15_050);
 
@@ -321,12 +440,30 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
 
   it('a refund in flight holds its lease: a second press meanwhile is refused', async () => {
     const id = await paid('Alex', 100);
-    await db().updateTable('payments').set({ status: 'refunding', refund_attempts: 1, refund_lease_until: Date.now() + REFUND_LEASE_MS }).where('id', '=', id).execute();
-    await db().transaction().execute((trx) => postLedger(trx, { userId: players.Alex!.id, amount: -10_000, reason: 'topup_refund', authorId: adminId, ref: `payment:${id}:refund:1` }));
+    await db()
+      .updateTable('payments')
+      .set({ status: 'refunding', refund_attempts: 1, refund_lease_until: Date.now() + REFUND_LEASE_MS })
+      .where('id', '=', id)
+      .execute();
+    await db()
+      .transaction()
+      .execute((trx) =>
+        postLedger(trx, {
+          userId: players.Alex!.id,
+          amount: -10_000,
+          reason: 'topup_refund',
+          authorId: adminId,
+          ref: `payment:${id}:refund:1`,
+        }),
+      );
     const res = await refund(id);
     expect(res.statusCode).toBe(409);
     expect(res.json().code).toBe('refund_in_progress');
-    await db().updateTable('payments').set({ refund_lease_until: Date.now() - 1 }).where('id', '=', id).execute();
+    await db()
+      .updateTable('payments')
+      .set({ refund_lease_until: Date.now() - 1 })
+      .where('id', '=', id)
+      .execute();
     expect((await refund(id)).statusCode).toBe(200);
     await ledgerClean();
   });
@@ -344,11 +481,19 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
     const paidRows = rows.filter((r) => ['succeeded', 'refunding', 'refunded'].includes(r.status));
     const refundedRows = rows.filter((r) => ['refunding', 'refunded'].includes(r.status));
     const sum = (rs: typeof rows) => rs.reduce((s, r) => s + Number(r.amount), 0) / 100;
-    expect(all.totals).toMatchObject({ count: rows.length, paid: sum(paidRows), paid_count: paidRows.length, refunded: sum(refundedRows), refunded_count: refundedRows.length });
+    expect(all.totals).toMatchObject({
+      count: rows.length,
+      paid: sum(paidRows),
+      paid_count: paidRows.length,
+      refunded: sum(refundedRows),
+      refunded_count: refundedRows.length,
+    });
     expect(all.totals.net).toBeCloseTo(sum(paidRows) - sum(refundedRows), 2);
 
     const refunded = (await get(admin, '/api/admin/payments?status=refunded&provider=tbank')).json();
-    expect(refunded.payments.every((p: { status: string; provider: string }) => p.status === 'refunded' && p.provider === 'tbank')).toBe(true);
+    expect(refunded.payments.every((p: { status: string; provider: string }) => p.status === 'refunded' && p.provider === 'tbank')).toBe(
+      true,
+    );
     expect(refunded.total).toBe(rows.filter((r) => r.status === 'refunded' && r.provider === 'tbank').length);
     const steve = (await get(admin, '/api/admin/payments?player=tev')).json();
     expect(steve.total).toBe(rows.filter((r) => r.user_id === players.Steve!.id).length);
@@ -356,7 +501,12 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
     // A name's «_» is a letter, not a wildcard.
     expect((await get(admin, '/api/admin/payments?player=S_eve')).json().total).toBe(0);
     const future = Date.now() + 3_600_000;
-    expect((await get(admin, `/api/admin/payments?from=${future}`)).json().totals).toMatchObject({ count: 0, paid: 0, refunded: 0, net: 0 });
+    expect((await get(admin, `/api/admin/payments?from=${future}`)).json().totals).toMatchObject({
+      count: 0,
+      paid: 0,
+      refunded: 0,
+      net: 0,
+    });
     const today = new Date().toISOString().slice(0, 10);
     expect((await get(admin, `/api/admin/payments?from=${today}&to=${future}`)).json().total).toBe(count);
     for (const bad of ['status=paid', 'provider=paypal', 'from=yesterday', 'from=2026-13-45', 'per_page=500', 'player=%27%3B']) {
@@ -371,7 +521,10 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
     const kinds = detail.events.map((e: { kind: string }) => e.kind);
     expect(kinds).toEqual(expect.arrayContaining(['create', 'notification', 'fetch', 'refund']));
     expect(detail.events.find((e: { kind: string }) => e.kind === 'notification').ip).toBe(YOOKASSA_IP);
-    expect(JSON.parse(detail.events.find((e: { kind: string }) => e.kind === 'refund').body)).toMatchObject({ status: 'succeeded', payment_id: one.provider_payment_id });
+    expect(JSON.parse(detail.events.find((e: { kind: string }) => e.kind === 'refund').body)).toMatchObject({
+      status: 'succeeded',
+      payment_id: one.provider_payment_id,
+    });
     expect(detail.refund_block).toBe('Платёж уже возвращён');
     expect((await get(admin, '/api/admin/payments/00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
     expect((await get(admin, '/api/admin/payments/nope')).statusCode).toBe(400);
@@ -386,7 +539,13 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
     expect([...raw.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const lines = raw.subarray(3).toString('utf8').trimEnd().split('\r\n');
     expect(lines[0]).toBe(CSV_HEADERS.join(';'));
-    const steveRows = await db().selectFrom('payments').selectAll().where('user_id', '=', players.Steve!.id).where('provider_payment_id', 'is not', null).orderBy('created_at').execute();
+    const steveRows = await db()
+      .selectFrom('payments')
+      .selectAll()
+      .where('user_id', '=', players.Steve!.id)
+      .where('provider_payment_id', 'is not', null)
+      .orderBy('created_at')
+      .execute();
     expect(lines).toHaveLength(steveRows.length + 1);
     const tbankRow = lines.find((l) => l.includes(steveRows.find((r) => Number(r.amount) === 15_050)!.id))!.split(';');
     expect(tbankRow[3]).toBe('Steve');
@@ -403,9 +562,21 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
 
   it('shows the player’s top-ups on the admin user card', async () => {
     const card = (await get(admin, `/api/admin/users/${players.Steve!.id}`)).json();
-    const mine = await db().selectFrom('payments').select(['id', 'status']).where('user_id', '=', players.Steve!.id).where('provider_payment_id', 'is not', null).orderBy('created_at', 'desc').execute();
+    const mine = await db()
+      .selectFrom('payments')
+      .select(['id', 'status'])
+      .where('user_id', '=', players.Steve!.id)
+      .where('provider_payment_id', 'is not', null)
+      .orderBy('created_at', 'desc')
+      .execute();
     expect(card.payments.map((p: { id: string }) => p.id)).toEqual(mine.map((p) => p.id));
-    expect(card.payments[0]).toEqual({ id: mine[0]!.id, amount: expect.any(Number), status: mine[0]!.status, provider: expect.any(String), created_at: expect.any(String) });
+    expect(card.payments[0]).toEqual({
+      id: mine[0]!.id,
+      amount: expect.any(Number),
+      status: mine[0]!.status,
+      provider: expect.any(String),
+      created_at: expect.any(String),
+    });
     await ledgerClean();
   });
 });

@@ -1,4 +1,20 @@
-import { ADMIN_PAYMENT_TEXTS, ADMIN_PAYMENTS_PAGE_SIZE, PAYMENT_PROVIDER_TEXT, PAYMENT_STATUS_TEXT, PAYMENT_TEXTS, type AdminPayment, type AdminPaymentDetail, type AdminPaymentPage, type AdminPaymentsCsvQuery, type AdminPaymentsQuery, type AdminPaymentTotals, type PaymentProvider, type PaymentStatus, type RefundResponse, type UserCard } from '@kubik/contract';
+import {
+  ADMIN_PAYMENT_TEXTS,
+  ADMIN_PAYMENTS_PAGE_SIZE,
+  PAYMENT_PROVIDER_TEXT,
+  PAYMENT_STATUS_TEXT,
+  PAYMENT_TEXTS,
+  type AdminPayment,
+  type AdminPaymentDetail,
+  type AdminPaymentPage,
+  type AdminPaymentsCsvQuery,
+  type AdminPaymentsQuery,
+  type AdminPaymentTotals,
+  type PaymentProvider,
+  type PaymentStatus,
+  type RefundResponse,
+  type UserCard,
+} from '@kubik/contract';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/types.ts';
@@ -27,7 +43,8 @@ type Filter = Pick<AdminPaymentsQuery, 'status' | 'provider' | 'player' | 'from'
 function moment(value: string | undefined, field: 'from' | 'to'): number | null {
   if (value === undefined || value === '') return null;
   const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-  if (!Number.isSafeInteger(ms) || ms < 0 || ms > 253_402_300_799_999) throw badRequest(ADMIN_PAYMENT_TEXTS.badPeriod, { code: 'invalid', field });
+  if (!Number.isSafeInteger(ms) || ms < 0 || ms > 253_402_300_799_999)
+    throw badRequest(ADMIN_PAYMENT_TEXTS.badPeriod, { code: 'invalid', field });
   return ms;
 }
 
@@ -39,7 +56,8 @@ function filtered(ctx: AppContext, f: Filter): Joined {
   q = q.where('p.provider_payment_id', 'is not', null);
   if (f.status) q = q.where('p.status', '=', f.status);
   if (f.provider) q = q.where('p.provider', '=', f.provider);
-  if (f.player) q = q.where(sql<boolean>`u.username_lower like ${`%${f.player.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`} escape '\\'`);
+  if (f.player)
+    q = q.where(sql<boolean>`u.username_lower like ${`%${f.player.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`} escape '\\'`);
   const from = moment(f.from, 'from');
   const to = moment(f.to, 'to');
   if (from !== null) q = q.where('p.created_at', '>=', from);
@@ -47,7 +65,23 @@ function filtered(ctx: AppContext, f: Filter): Joined {
   return q;
 }
 
-const COLUMNS = ['p.id', 'p.user_id', 'u.username', 'p.provider', 'p.amount', 'p.bonus', 'p.status', 'p.provider_payment_id', 'p.provider_status', 'p.created_at', 'p.paid_at', 'p.canceled_at', 'p.refunded_at', 'p.refund_requested_by', 'p.refund_error'] as const;
+const COLUMNS = [
+  'p.id',
+  'p.user_id',
+  'u.username',
+  'p.provider',
+  'p.amount',
+  'p.bonus',
+  'p.status',
+  'p.provider_payment_id',
+  'p.provider_status',
+  'p.created_at',
+  'p.paid_at',
+  'p.canceled_at',
+  'p.refunded_at',
+  'p.refund_requested_by',
+  'p.refund_error',
+] as const;
 
 interface ListedRow {
   id: string;
@@ -72,7 +106,9 @@ const ms = (v: number | string | null) => (v === null ? null : Number(v));
 async function toAdmin(ctx: AppContext, rows: ListedRow[]): Promise<AdminPayment[]> {
   const askers = [...new Set(rows.map((r) => r.refund_requested_by).filter((id): id is number => id !== null))];
   const names = new Map<number, string>();
-  if (askers.length > 0) for (const u of await ctx.db.selectFrom('users').select(['id', 'username']).where('id', 'in', askers).execute()) names.set(u.id, u.username);
+  if (askers.length > 0)
+    for (const u of await ctx.db.selectFrom('users').select(['id', 'username']).where('id', 'in', askers).execute())
+      names.set(u.id, u.username);
   return rows.map((r) => ({
     id: r.id,
     user_id: r.user_id,
@@ -108,10 +144,46 @@ export async function listPayments(ctx: AppContext, query: AdminPaymentsQuery): 
     base
       .select((eb) => [
         eb.fn.countAll<number>().as('count'),
-        eb.fn.sum<number>(eb.case().when('p.status', 'in', [...PAID]).then(eb.ref('p.amount')).else(0).end()).as('paid'),
-        eb.fn.sum<number>(eb.case().when('p.status', 'in', [...PAID]).then(1).else(0).end()).as('paid_count'),
-        eb.fn.sum<number>(eb.case().when('p.status', 'in', [...REFUNDED]).then(eb.ref('p.amount')).else(0).end()).as('refunded'),
-        eb.fn.sum<number>(eb.case().when('p.status', 'in', [...REFUNDED]).then(1).else(0).end()).as('refunded_count'),
+        eb.fn
+          .sum<number>(
+            eb
+              .case()
+              .when('p.status', 'in', [...PAID])
+              .then(eb.ref('p.amount'))
+              .else(0)
+              .end(),
+          )
+          .as('paid'),
+        eb.fn
+          .sum<number>(
+            eb
+              .case()
+              .when('p.status', 'in', [...PAID])
+              .then(1)
+              .else(0)
+              .end(),
+          )
+          .as('paid_count'),
+        eb.fn
+          .sum<number>(
+            eb
+              .case()
+              .when('p.status', 'in', [...REFUNDED])
+              .then(eb.ref('p.amount'))
+              .else(0)
+              .end(),
+          )
+          .as('refunded'),
+        eb.fn
+          .sum<number>(
+            eb
+              .case()
+              .when('p.status', 'in', [...REFUNDED])
+              .then(1)
+              .else(0)
+              .end(),
+          )
+          .as('refunded_count'),
         eb.fn.sum<number>(eb.case().when('p.status', '=', 'succeeded').then(eb.ref('p.bonus')).else(0).end()).as('bonus'),
       ])
       .executeTakeFirstOrThrow(),
@@ -144,14 +216,35 @@ function csvCell(value: string): string {
 function dateFormatter(tz: string): (ms: number | null) => string {
   let f: Intl.DateTimeFormat;
   try {
-    f = new Intl.DateTimeFormat('ru-RU', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+    f = new Intl.DateTimeFormat('ru-RU', {
+      timeZone: tz,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
   } catch {
     throw badRequest(ADMIN_PAYMENT_TEXTS.badTimezone, { code: 'invalid', field: 'tz' });
   }
   return (ms) => (ms === null ? '' : f.format(new Date(ms)).replace(',', ''));
 }
 
-export const CSV_HEADERS = ['Создан', 'Оплачен', 'Возвращён', 'Игрок', 'Способ оплаты', 'Сумма, ₽', 'Бонус, ₽', 'Статус', 'Статус у провайдера', 'Номер на сайте', 'Номер у провайдера'];
+export const CSV_HEADERS = [
+  'Создан',
+  'Оплачен',
+  'Возвращён',
+  'Игрок',
+  'Способ оплаты',
+  'Сумма, ₽',
+  'Бонус, ₽',
+  'Статус',
+  'Статус у провайдера',
+  'Номер на сайте',
+  'Номер у провайдера',
+];
 
 /**
  * The filtered payments as CSV for Excel: UTF-8 with a BOM (so Excel does not read it as
@@ -161,7 +254,12 @@ export const CSV_HEADERS = ['Создан', 'Оплачен', 'Возвращё�
 export async function paymentsCsv(ctx: AppContext, query: AdminPaymentsCsvQuery): Promise<{ text: string; filename: string }> {
   const tz = query.tz ?? 'Europe/Moscow';
   const date = dateFormatter(tz);
-  const rows = (await filtered(ctx, query).select([...COLUMNS]).orderBy('p.created_at').orderBy('p.id').limit(CSV_MAX_ROWS).execute()) as ListedRow[];
+  const rows = (await filtered(ctx, query)
+    .select([...COLUMNS])
+    .orderBy('p.created_at')
+    .orderBy('p.id')
+    .limit(CSV_MAX_ROWS)
+    .execute()) as ListedRow[];
   const lines = [CSV_HEADERS.map(csvCell).join(';')];
   for (const r of rows) {
     lines.push(
@@ -195,7 +293,12 @@ async function paymentRow(ctx: AppContext, id: string): Promise<PaymentRow> {
 }
 
 async function adminView(ctx: AppContext, id: string): Promise<AdminPayment> {
-  const rows = (await ctx.db.selectFrom('payments as p').innerJoin('users as u', 'u.id', 'p.user_id').select([...COLUMNS]).where('p.id', '=', id).execute()) as ListedRow[];
+  const rows = (await ctx.db
+    .selectFrom('payments as p')
+    .innerJoin('users as u', 'u.id', 'p.user_id')
+    .select([...COLUMNS])
+    .where('p.id', '=', id)
+    .execute()) as ListedRow[];
   if (rows.length === 0) throw notFound(PAYMENT_TEXTS.notFound, { code: 'payment_not_found' });
   return (await toAdmin(ctx, rows))[0]!;
 }
@@ -204,7 +307,8 @@ async function adminView(ctx: AppContext, id: string): Promise<AdminPayment> {
 function refundBlock(service: PaymentsService, row: PaymentRow, balance: number, now: number): string | null {
   if (!service.adapters[row.provider as PaymentProvider]) return ADMIN_PAYMENT_TEXTS.refundProviderOff;
   if (row.status === 'refunded') return ADMIN_PAYMENT_TEXTS.alreadyRefunded;
-  if (row.status === 'refunding') return row.refund_lease_until !== null && Number(row.refund_lease_until) > now ? ADMIN_PAYMENT_TEXTS.refundInProgress : null;
+  if (row.status === 'refunding')
+    return row.refund_lease_until !== null && Number(row.refund_lease_until) > now ? ADMIN_PAYMENT_TEXTS.refundInProgress : null;
   if (row.status !== 'succeeded' || !row.provider_payment_id) return PAYMENT_TEXTS.refundNotSucceeded;
   if (balance < Number(row.amount) + Number(row.bonus)) return PAYMENT_TEXTS.refundNoFunds;
   return null;
@@ -246,7 +350,12 @@ export async function paymentDetail(ctx: AppContext, service: PaymentsService, i
  *    provider is asked once more what the payment's state is; only if it is not refunded the
  *    money goes back to the balance (`…:back` row) and the payment is succeeded again.
  */
-export async function refundPayment(ctx: AppContext, service: PaymentsService, actorId: number, id: string): Promise<{ status: 200 | 202; body: RefundResponse }> {
+export async function refundPayment(
+  ctx: AppContext,
+  service: PaymentsService,
+  actorId: number,
+  id: string,
+): Promise<{ status: 200 | 202; body: RefundResponse }> {
   const row = await paymentRow(ctx, id);
   if (!service.adapters[row.provider as PaymentProvider]) throw conflict(ADMIN_PAYMENT_TEXTS.refundProviderOff, { code: 'provider_off' });
   if (row.status === 'refunding') return resumeRefund(ctx, service, row, actorId);
@@ -259,7 +368,15 @@ export async function refundPayment(ctx: AppContext, service: PaymentsService, a
   await ctx.db.transaction().execute(async (trx) => {
     const changed = await trx
       .updateTable('payments')
-      .set({ status: 'refunding', refund_attempts: attempt, refund_requested_by: actorId, refund_lease_until: now + REFUND_LEASE_MS, refund_error: null, provider_refund_id: null, updated_at: now })
+      .set({
+        status: 'refunding',
+        refund_attempts: attempt,
+        refund_requested_by: actorId,
+        refund_lease_until: now + REFUND_LEASE_MS,
+        refund_error: null,
+        provider_refund_id: null,
+        updated_at: now,
+      })
       .where('id', '=', row.id)
       .where('status', '=', 'succeeded')
       .where('refund_attempts', '=', Number(row.refund_attempts))
@@ -267,7 +384,14 @@ export async function refundPayment(ctx: AppContext, service: PaymentsService, a
     if (Number(changed.numUpdatedRows) !== 1) throw conflict(ADMIN_PAYMENT_TEXTS.refundInProgress, { code: 'refund_in_progress' });
     let balance: number;
     try {
-      balance = await postLedger(trx, { userId: row.user_id, amount: -total, reason: 'topup_refund', authorId: actorId, ref: refundRef(row.id, attempt), note: `Возврат пополнения на ${formatRub(Number(row.amount))}${Number(row.bonus) > 0 ? ` и бонуса ${formatRub(Number(row.bonus))}` : ''}` });
+      balance = await postLedger(trx, {
+        userId: row.user_id,
+        amount: -total,
+        reason: 'topup_refund',
+        authorId: actorId,
+        ref: refundRef(row.id, attempt),
+        note: `Возврат пополнения на ${formatRub(Number(row.amount))}${Number(row.bonus) > 0 ? ` и бонуса ${formatRub(Number(row.bonus))}` : ''}`,
+      });
     } catch (err) {
       if (err instanceof InsufficientFunds) throw conflict(PAYMENT_TEXTS.refundNoFunds, { code: 'insufficient_funds' });
       throw err;
@@ -278,14 +402,26 @@ export async function refundPayment(ctx: AppContext, service: PaymentsService, a
       entity: 'payment',
       entityId: row.id,
       before: { status: PAYMENT_STATUS_TEXT.succeeded, balance: toRoubles(balance + total) },
-      after: { status: PAYMENT_STATUS_TEXT.refunding, balance: toRoubles(balance), amount: toRoubles(Number(row.amount)), bonus: toRoubles(Number(row.bonus)), provider: PAYMENT_PROVIDER_TEXT[row.provider as PaymentProvider] ?? row.provider, attempt },
+      after: {
+        status: PAYMENT_STATUS_TEXT.refunding,
+        balance: toRoubles(balance),
+        amount: toRoubles(Number(row.amount)),
+        bonus: toRoubles(Number(row.bonus)),
+        provider: PAYMENT_PROVIDER_TEXT[row.provider as PaymentProvider] ?? row.provider,
+        attempt,
+      },
     });
   });
   return askProvider(ctx, service, { ...row, status: 'refunding', refund_attempts: attempt, provider_refund_id: null }, actorId);
 }
 
 /** A refund left «refunding» (no answer, or pending at the provider): asked again by whoever takes its lease. */
-async function resumeRefund(ctx: AppContext, service: PaymentsService, row: PaymentRow, actorId: number | null): Promise<{ status: 200 | 202; body: RefundResponse }> {
+async function resumeRefund(
+  ctx: AppContext,
+  service: PaymentsService,
+  row: PaymentRow,
+  actorId: number | null,
+): Promise<{ status: 200 | 202; body: RefundResponse }> {
   const now = Date.now();
   const claimed = await ctx.db
     .updateTable('payments')
@@ -299,15 +435,31 @@ async function resumeRefund(ctx: AppContext, service: PaymentsService, row: Paym
   return askProvider(ctx, service, row, actorId);
 }
 
-async function askProvider(ctx: AppContext, service: PaymentsService, row: PaymentRow, actorId: number | null): Promise<{ status: 200 | 202; body: RefundResponse }> {
+async function askProvider(
+  ctx: AppContext,
+  service: PaymentsService,
+  row: PaymentRow,
+  actorId: number | null,
+): Promise<{ status: 200 | 202; body: RefundResponse }> {
   const adapter = service.adapters[row.provider as PaymentProvider]!;
   const attempt = Number(row.refund_attempts);
   let result: RefundResult;
   try {
-    result = await adapter.refund({ providerPaymentId: row.provider_payment_id!, amountKopecks: Number(row.amount), key: `${row.id}:refund:${attempt}`, knownRefundId: row.provider_refund_id });
+    result = await adapter.refund({
+      providerPaymentId: row.provider_payment_id!,
+      amountKopecks: Number(row.amount),
+      key: `${row.id}:refund:${attempt}`,
+      knownRefundId: row.provider_refund_id,
+    });
   } catch (err) {
     const message = (err as Error).message;
-    await recordEvent(ctx.db, { paymentId: row.id, provider: row.provider, kind: 'error', outcome: `возврат: ${message}`, body: err instanceof ProviderError ? (err.raw ?? undefined) : undefined });
+    await recordEvent(ctx.db, {
+      paymentId: row.id,
+      provider: row.provider,
+      kind: 'error',
+      outcome: `возврат: ${message}`,
+      body: err instanceof ProviderError ? (err.raw ?? undefined) : undefined,
+    });
     if (err instanceof ProviderError && err.definitive) {
       // Refused. Before the money goes back to the balance, the provider's own word on the payment:
       // a refund done after all (an earlier call, the owner's cabinet) must not be paid twice.
@@ -325,9 +477,24 @@ async function askProvider(ctx: AppContext, service: PaymentsService, row: Payme
     await release(ctx, row, message);
     throw new HttpError(502, ADMIN_PAYMENT_TEXTS.refundUnknown, { code: 'refund_unknown' });
   }
-  await recordEvent(ctx.db, { paymentId: row.id, provider: row.provider, kind: 'refund', outcome: result.status === 'succeeded' ? `возврат выполнен (попытка ${attempt})` : `возврат принят, ждёт решения провайдера (попытка ${attempt})`, body: result.raw });
-  if (result.status === 'succeeded') return { status: 200, body: { payment: await finish(ctx, row, result.providerRefundId), message: PAYMENT_TEXTS.refunded } };
-  await ctx.db.updateTable('payments').set({ provider_refund_id: result.providerRefundId ?? row.provider_refund_id, refund_lease_until: null, updated_at: Date.now() }).where('id', '=', row.id).where('status', '=', 'refunding').execute();
+  await recordEvent(ctx.db, {
+    paymentId: row.id,
+    provider: row.provider,
+    kind: 'refund',
+    outcome:
+      result.status === 'succeeded'
+        ? `возврат выполнен (попытка ${attempt})`
+        : `возврат принят, ждёт решения провайдера (попытка ${attempt})`,
+    body: result.raw,
+  });
+  if (result.status === 'succeeded')
+    return { status: 200, body: { payment: await finish(ctx, row, result.providerRefundId), message: PAYMENT_TEXTS.refunded } };
+  await ctx.db
+    .updateTable('payments')
+    .set({ provider_refund_id: result.providerRefundId ?? row.provider_refund_id, refund_lease_until: null, updated_at: Date.now() })
+    .where('id', '=', row.id)
+    .where('status', '=', 'refunding')
+    .execute();
   return { status: 202, body: { payment: await adminView(ctx, row.id), message: PAYMENT_TEXTS.refundStarted } };
 }
 
@@ -336,7 +503,14 @@ export async function finish(ctx: AppContext, row: PaymentRow, providerRefundId:
   const now = Date.now();
   await ctx.db
     .updateTable('payments')
-    .set({ status: 'refunded', refunded_at: now, refund_lease_until: null, refund_error: null, provider_refund_id: providerRefundId ?? row.provider_refund_id, updated_at: now })
+    .set({
+      status: 'refunded',
+      refunded_at: now,
+      refund_lease_until: null,
+      refund_error: null,
+      provider_refund_id: providerRefundId ?? row.provider_refund_id,
+      updated_at: now,
+    })
     .where('id', '=', row.id)
     .where('status', '=', 'refunding')
     .execute();
@@ -345,7 +519,12 @@ export async function finish(ctx: AppContext, row: PaymentRow, providerRefundId:
 
 /** The outcome is unknown: stays refunding (debited) and may be asked again at once. */
 async function release(ctx: AppContext, row: PaymentRow, message: string): Promise<void> {
-  await ctx.db.updateTable('payments').set({ refund_lease_until: null, refund_error: message.slice(0, 300), updated_at: Date.now() }).where('id', '=', row.id).where('status', '=', 'refunding').execute();
+  await ctx.db
+    .updateTable('payments')
+    .set({ refund_lease_until: null, refund_error: message.slice(0, 300), updated_at: Date.now() })
+    .where('id', '=', row.id)
+    .where('status', '=', 'refunding')
+    .execute();
 }
 
 /** The provider refused attempt n: refunding → succeeded and the money back on the balance, in one transaction. */
@@ -362,7 +541,14 @@ async function putBack(ctx: AppContext, row: PaymentRow, actorId: number | null,
       .where('refund_attempts', '=', attempt)
       .executeTakeFirst();
     if (Number(changed.numUpdatedRows) !== 1) return;
-    const balance = await postLedger(trx, { userId: row.user_id, amount: total, reason: 'topup_refund', authorId: actorId, ref: refundBackRef(row.id, attempt), note: `Возврат пополнения не выполнен: ${message}`.slice(0, 500) });
+    const balance = await postLedger(trx, {
+      userId: row.user_id,
+      amount: total,
+      reason: 'topup_refund',
+      authorId: actorId,
+      ref: refundBackRef(row.id, attempt),
+      note: `Возврат пополнения не выполнен: ${message}`.slice(0, 500),
+    });
     await recordAudit(trx, {
       actorId,
       action: 'payment.refund_failed',
@@ -403,7 +589,19 @@ export async function resumeRefunds(ctx: AppContext, service: PaymentsService, s
 
 /** The player's latest top-ups for the admin user card. */
 export async function paymentsOfUser(ctx: AppContext, userId: number, limit = 50): Promise<NonNullable<UserCard['payments']>> {
-  const rows = await ctx.db.selectFrom('payments').select(['id', 'amount', 'status', 'provider', 'created_at']).where('user_id', '=', userId).where('provider_payment_id', 'is not', null).orderBy('created_at', 'desc').limit(limit).execute();
-  return rows.map((r) => ({ id: r.id, amount: toRoubles(Number(r.amount)), status: r.status, provider: r.provider, created_at: new Date(Number(r.created_at)).toISOString() }));
+  const rows = await ctx.db
+    .selectFrom('payments')
+    .select(['id', 'amount', 'status', 'provider', 'created_at'])
+    .where('user_id', '=', userId)
+    .where('provider_payment_id', 'is not', null)
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    amount: toRoubles(Number(r.amount)),
+    status: r.status,
+    provider: r.provider,
+    created_at: new Date(Number(r.created_at)).toISOString(),
+  }));
 }
-

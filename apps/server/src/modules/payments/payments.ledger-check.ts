@@ -41,29 +41,52 @@ export async function findPaymentLedgerMismatches(db: Db): Promise<string[]> {
     const attempts = Number(p.refund_attempts ?? 0);
     const topup = rowsOf('topup', `payment:${p.id}`);
     const bonusRows = rowsOf('bonus', `payment:${p.id}`);
-    const want = { topups: credited ? 1 : 0, topupSum: credited ? amount : 0, bonuses: credited && bonus > 0 ? 1 : 0, bonusSum: credited ? bonus : 0 };
-    if (topup.count !== want.topups || topup.sum !== want.topupSum) problems.push(`Платёж ${p.id} (${p.status}): записей о пополнении ${topup.count} на ${formatRub(topup.sum)} вместо ${want.topups} на ${formatRub(want.topupSum)}`);
-    if (bonusRows.count !== want.bonuses || bonusRows.sum !== want.bonusSum) problems.push(`Платёж ${p.id} (${p.status}): записей о бонусе ${bonusRows.count} на ${formatRub(bonusRows.sum)} вместо ${want.bonuses} на ${formatRub(want.bonusSum)}`);
-    if (REFUNDED.has(p.status) && attempts < 1) problems.push(`Платёж ${p.id} (${p.status}): возврат не начат, но платёж помечен возвращённым`);
+    const want = {
+      topups: credited ? 1 : 0,
+      topupSum: credited ? amount : 0,
+      bonuses: credited && bonus > 0 ? 1 : 0,
+      bonusSum: credited ? bonus : 0,
+    };
+    if (topup.count !== want.topups || topup.sum !== want.topupSum)
+      problems.push(
+        `Платёж ${p.id} (${p.status}): записей о пополнении ${topup.count} на ${formatRub(topup.sum)} вместо ${want.topups} на ${formatRub(want.topupSum)}`,
+      );
+    if (bonusRows.count !== want.bonuses || bonusRows.sum !== want.bonusSum)
+      problems.push(
+        `Платёж ${p.id} (${p.status}): записей о бонусе ${bonusRows.count} на ${formatRub(bonusRows.sum)} вместо ${want.bonuses} на ${formatRub(want.bonusSum)}`,
+      );
+    if (REFUNDED.has(p.status) && attempts < 1)
+      problems.push(`Платёж ${p.id} (${p.status}): возврат не начат, но платёж помечен возвращённым`);
     let net = 0;
     for (let n = 1; n <= attempts; n++) {
       const debit = rowsOf('topup_refund', `payment:${p.id}:refund:${n}`);
       const back = rowsOf('topup_refund', `payment:${p.id}:refund:${n}:back`);
       const open = n === attempts && REFUNDED.has(p.status);
-      if (debit.count !== 1 || debit.sum !== -(amount + bonus)) problems.push(`Платёж ${p.id}, возврат №${n}: списаний ${debit.count} на ${formatRub(debit.sum)} вместо 1 на ${formatRub(-(amount + bonus))}`);
-      if (back.count !== (open ? 0 : 1) || back.sum !== (open ? 0 : amount + bonus)) problems.push(`Платёж ${p.id}, возврат №${n}: возвращений на баланс ${back.count} на ${formatRub(back.sum)} вместо ${open ? 0 : 1}`);
+      if (debit.count !== 1 || debit.sum !== -(amount + bonus))
+        problems.push(
+          `Платёж ${p.id}, возврат №${n}: списаний ${debit.count} на ${formatRub(debit.sum)} вместо 1 на ${formatRub(-(amount + bonus))}`,
+        );
+      if (back.count !== (open ? 0 : 1) || back.sum !== (open ? 0 : amount + bonus))
+        problems.push(
+          `Платёж ${p.id}, возврат №${n}: возвращений на баланс ${back.count} на ${formatRub(back.sum)} вместо ${open ? 0 : 1}`,
+        );
       net += debit.sum + back.sum;
     }
     const wantNet = REFUNDED.has(p.status) ? -(amount + bonus) : 0;
-    if (net !== wantNet) problems.push(`Платёж ${p.id} (${p.status}): возвраты в журнале дают ${formatRub(net)} вместо ${formatRub(wantNet)}`);
+    if (net !== wantNet)
+      problems.push(`Платёж ${p.id} (${p.status}): возвраты в журнале дают ${formatRub(net)} вместо ${formatRub(wantNet)}`);
   }
 
   for (const g of grouped) {
     const ref = g.ref ?? '';
     const m = REF.exec(ref);
     const attempts = m ? known.get(m[1]!) : undefined;
-    const fits = m !== null && attempts !== undefined && (g.reason === 'topup_refund' ? m[2] !== undefined && Number(m[2]) >= 1 && Number(m[2]) <= attempts : m[2] === undefined);
-    if (!fits) problems.push(`Записи журнала (${g.reason}, ${Number(g.n)} шт.) ссылаются на несуществующий платёж или возврат ${ref || '—'}`);
+    const fits =
+      m !== null &&
+      attempts !== undefined &&
+      (g.reason === 'topup_refund' ? m[2] !== undefined && Number(m[2]) >= 1 && Number(m[2]) <= attempts : m[2] === undefined);
+    if (!fits)
+      problems.push(`Записи журнала (${g.reason}, ${Number(g.n)} шт.) ссылаются на несуществующий платёж или возврат ${ref || '—'}`);
   }
   return problems;
 }

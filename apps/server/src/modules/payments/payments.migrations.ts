@@ -30,7 +30,12 @@ export const paymentsMigrations: Record<string, Migration> = {
       await db.schema.createIndex('payments_user_idx').on('payments').columns(['user_id', 'created_at']).execute();
       await db.schema.createIndex('payments_status_idx').on('payments').columns(['status', 'checked_at']).execute();
       await db.schema.createIndex('payments_created_idx').on('payments').column('created_at').execute();
-      await db.schema.createIndex('payments_provider_id_idx').on('payments').columns(['provider', 'provider_payment_id']).unique().execute();
+      await db.schema
+        .createIndex('payments_provider_id_idx')
+        .on('payments')
+        .columns(['provider', 'provider_payment_id'])
+        .unique()
+        .execute();
 
       // Every notification and every provider answer, for the owner to see.
       await withId(db, db.schema.createTable('payment_events'))
@@ -45,7 +50,13 @@ export const paymentsMigrations: Record<string, Migration> = {
       await db.schema.createIndex('payment_events_payment_idx').on('payment_events').columns(['payment_id', 'id']).execute();
 
       // A payment credits once: one `topup` (and one `bonus`) ledger row per payment.
-      await db.schema.createIndex('ledger_topup_once_idx').on('ledger').columns(['reason', 'ref']).unique().where(sql<boolean>`reason in ('topup', 'bonus', 'topup_refund')`).execute();
+      await db.schema
+        .createIndex('ledger_topup_once_idx')
+        .on('ledger')
+        .columns(['reason', 'ref'])
+        .unique()
+        .where(sql<boolean>`reason in ('topup', 'bonus', 'topup_refund')`)
+        .execute();
     },
   },
   '2026112410_payment_refunds': {
@@ -53,7 +64,10 @@ export const paymentsMigrations: Record<string, Migration> = {
       // A refund is numbered (attempt n of the payment): its ledger rows are `payment:{id}:refund:{n}`
       // (the debit) and, when the provider refused, `payment:{id}:refund:{n}:back` (the money put
       // back) — each unique by ledger_topup_once_idx; the provider's idempotence key carries n too.
-      await db.schema.alterTable('payments').addColumn('refund_attempts', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('payments')
+        .addColumn('refund_attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
       // Whoever calls the provider about a refund holds this lease (epoch ms): one caller at a time.
       await db.schema.alterTable('payments').addColumn('refund_lease_until', bigint).execute();
       await db.schema.alterTable('payments').addColumn('provider_refund_id', 'varchar(64)').execute();

@@ -10,7 +10,12 @@ const BATCH = 200;
  * notification still credits), and one pending for 24 h is canceled; refunds left «refunding»
  * (no answer, or pending at the provider) are asked about again. Returns what it did.
  */
-export async function reconcilePayments(ctx: AppContext, service: PaymentsService, now = Date.now(), signal?: AbortSignal): Promise<{ checked: number; expired: number; failed: number; refunds: number }> {
+export async function reconcilePayments(
+  ctx: AppContext,
+  service: PaymentsService,
+  now = Date.now(),
+  signal?: AbortSignal,
+): Promise<{ checked: number; expired: number; failed: number; refunds: number }> {
   const rows = await ctx.db
     .selectFrom('payments')
     .selectAll()
@@ -33,7 +38,12 @@ export async function reconcilePayments(ctx: AppContext, service: PaymentsServic
     }
     if (now - Number(row.created_at) >= PAYMENT_EXPIRY_MS) {
       const t = Date.now();
-      const changed = await ctx.db.updateTable('payments').set({ status: 'canceled', canceled_at: t, updated_at: t }).where('id', '=', row.id).where('status', '=', 'pending').executeTakeFirst();
+      const changed = await ctx.db
+        .updateTable('payments')
+        .set({ status: 'canceled', canceled_at: t, updated_at: t })
+        .where('id', '=', row.id)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
       if (Number(changed.numUpdatedRows) === 1) {
         expired += 1;
         await recordEvent(ctx.db, { paymentId: row.id, provider: row.provider, kind: 'expire', outcome: 'не оплачен за 24 часа: отменён' });

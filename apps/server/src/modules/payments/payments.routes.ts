@@ -15,7 +15,11 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
 
     app.get('/api/payments/options', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Способы оплаты (только подключённые), границы суммы, суммы-подсказки и бонусы', response: { 200: PaymentOptions } },
+      schema: {
+        tags,
+        summary: 'Способы оплаты (только подключённые), границы суммы, суммы-подсказки и бонусы',
+        response: { 200: PaymentOptions },
+      },
       handler: async () => service.options(),
     });
 
@@ -23,7 +27,8 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
       config: { access: 'user' },
       schema: {
         tags,
-        summary: 'Создать платёж на пополнение баланса: {amount (рубли, не больше двух знаков после запятой), provider}; ответ — ссылка на оплату',
+        summary:
+          'Создать платёж на пополнение баланса: {amount (рубли, не больше двух знаков после запятой), provider}; ответ — ссылка на оплату',
         body: CreatePaymentBody,
         response: { 201: PaymentCreated, ...err(400, 401, 502) },
       },
@@ -38,7 +43,12 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
 
     app.get('/api/payments/:id', {
       config: { access: 'user' },
-      schema: { tags, summary: 'Один платёж игрока (ожидающий перечитывается у провайдера)', params: PaymentIdParams, response: { 200: PlayerPayment, ...err(400, 401, 404) } },
+      schema: {
+        tags,
+        summary: 'Один платёж игрока (ожидающий перечитывается у провайдера)',
+        params: PaymentIdParams,
+        response: { 200: PlayerPayment, ...err(400, 401, 404) },
+      },
       handler: async (req) => service.getOwn(userOf(req).id, req.params.id),
     });
 
@@ -48,13 +58,19 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
         config: { access: 'public' },
         schema: {
           tags,
-          summary: provider === 'yookassa' ? 'Уведомление ЮKassa (принимается только с её адресов YOOKASSA_NOTIFY_IPS)' : 'Уведомление Т-Банка (проверяется Token; ответ — OK)',
+          summary:
+            provider === 'yookassa'
+              ? 'Уведомление ЮKassa (принимается только с её адресов YOOKASSA_NOTIFY_IPS)'
+              : 'Уведомление Т-Банка (проверяется Token; ответ — OK)',
           body: z.record(z.string(), z.unknown()),
           response: { 200: z.string(), ...err(400, 404, 502), 403: z.union([ErrorResponse, z.string()]) },
         },
         handler: async (req, reply) => {
           const answer = await service.notify(provider, req.ip, req.body);
-          return reply.code(answer.status as 200 | 403).type(answer.contentType).send(answer.body);
+          return reply
+            .code(answer.status as 200 | 403)
+            .type(answer.contentType)
+            .send(answer.body);
         },
       });
     }

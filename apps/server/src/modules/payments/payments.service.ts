@@ -1,11 +1,29 @@
 import { randomUUID } from 'node:crypto';
-import { bonusFor, PAYMENT_PROVIDER_TEXT, PAYMENT_PROVIDERS, PAYMENT_STATUS_TEXT, PAYMENT_TEXTS, type PaymentStatus, type CreatePaymentBody, type PaymentCreated, type PaymentOptions, type PaymentProvider, type PlayerPayment } from '@kubik/contract';
+import {
+  bonusFor,
+  PAYMENT_PROVIDER_TEXT,
+  PAYMENT_PROVIDERS,
+  PAYMENT_STATUS_TEXT,
+  PAYMENT_TEXTS,
+  type PaymentStatus,
+  type CreatePaymentBody,
+  type PaymentCreated,
+  type PaymentOptions,
+  type PaymentProvider,
+  type PlayerPayment,
+} from '@kubik/contract';
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { badRequest, HttpError, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { toRoubles } from '../../lib/money.ts';
-import { createAdapters, ProviderError, type NotificationReply, type PaymentAdapter, type ProviderPaymentState } from '../../lib/payments/index.ts';
+import {
+  createAdapters,
+  ProviderError,
+  type NotificationReply,
+  type PaymentAdapter,
+  type ProviderPaymentState,
+} from '../../lib/payments/index.ts';
 import type { SessionUser } from '../../plugins/auth.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 import { siteName } from '../site/site.settings.ts';
@@ -22,13 +40,42 @@ export const formatRub = (kopecks: number) => `${rub.format(toRoubles(kopecks))}
 const EVENT_BODY_MAX = 20_000;
 
 /** Keeps a notification or a provider answer (payment events), for the owner to see. */
-export async function recordEvent(db: Db, e: { paymentId: string | null; provider: string; kind: 'notification' | 'create' | 'fetch' | 'refund' | 'error' | 'expire'; ip?: string | null; outcome: string; body?: unknown }): Promise<void> {
+export async function recordEvent(
+  db: Db,
+  e: {
+    paymentId: string | null;
+    provider: string;
+    kind: 'notification' | 'create' | 'fetch' | 'refund' | 'error' | 'expire';
+    ip?: string | null;
+    outcome: string;
+    body?: unknown;
+  },
+): Promise<void> {
   const body = e.body === undefined ? null : (typeof e.body === 'string' ? e.body : JSON.stringify(e.body)).slice(0, EVENT_BODY_MAX);
-  await db.insertInto('payment_events').values({ payment_id: e.paymentId, provider: e.provider, kind: e.kind, ip: e.ip ?? null, outcome: e.outcome.slice(0, 200), body, created_at: Date.now() }).execute();
+  await db
+    .insertInto('payment_events')
+    .values({
+      payment_id: e.paymentId,
+      provider: e.provider,
+      kind: e.kind,
+      ip: e.ip ?? null,
+      outcome: e.outcome.slice(0, 200),
+      body,
+      created_at: Date.now(),
+    })
+    .execute();
 }
 
 export function toPlayerPayment(p: PaymentRow): PlayerPayment {
-  return { id: p.id, provider: p.provider as PaymentProvider, amount: toRoubles(Number(p.amount)), status: p.status as PlayerPayment['status'], created_at: Number(p.created_at), paid_at: p.paid_at === null ? null : Number(p.paid_at), bonus: toRoubles(Number(p.bonus)) };
+  return {
+    id: p.id,
+    provider: p.provider as PaymentProvider,
+    amount: toRoubles(Number(p.amount)),
+    status: p.status as PlayerPayment['status'],
+    created_at: Number(p.created_at),
+    paid_at: p.paid_at === null ? null : Number(p.paid_at),
+    bonus: toRoubles(Number(p.bonus)),
+  };
 }
 
 export type PaymentsService = ReturnType<typeof createPaymentsService>;
@@ -47,7 +94,10 @@ export function paymentsService(ctx: AppContext): PaymentsService {
  * notification, on the player's return and by reconciliation), once: the state changes forward
  * only with conditional updates, and the `topup` ledger row is unique per payment.
  */
-export function createPaymentsService(ctx: AppContext, adapters: Partial<Record<PaymentProvider, PaymentAdapter>> = createAdapters(ctx.config.payments)) {
+export function createPaymentsService(
+  ctx: AppContext,
+  adapters: Partial<Record<PaymentProvider, PaymentAdapter>> = createAdapters(ctx.config.payments),
+) {
   const { db, config } = ctx;
   const cfg = config.payments;
 
@@ -73,12 +123,17 @@ export function createPaymentsService(ctx: AppContext, adapters: Partial<Record<
     const adapter = adapters[body.provider];
     if (!adapter) throw badRequest(PAYMENT_TEXTS.providerOff, { code: 'provider_off', field: 'provider' });
     const amount = Math.round(body.amount * 100);
-    if (amount < cfg.minKopecks) throw badRequest(PAYMENT_TEXTS.amountMin(formatRub(cfg.minKopecks)), { code: 'amount_too_small', field: 'amount' });
-    if (amount > cfg.maxKopecks) throw badRequest(PAYMENT_TEXTS.amountMax(formatRub(cfg.maxKopecks)), { code: 'amount_too_large', field: 'amount' });
+    if (amount < cfg.minKopecks)
+      throw badRequest(PAYMENT_TEXTS.amountMin(formatRub(cfg.minKopecks)), { code: 'amount_too_small', field: 'amount' });
+    if (amount > cfg.maxKopecks)
+      throw badRequest(PAYMENT_TEXTS.amountMax(formatRub(cfg.maxKopecks)), { code: 'amount_too_large', field: 'amount' });
     const settings = await ctx.settings.get(PaymentSettings);
     const id = randomUUID();
     const now = Date.now();
-    await db.insertInto('payments').values({ id, user_id: user.id, provider: body.provider, amount, status: 'pending', created_at: now, updated_at: now }).execute();
+    await db
+      .insertInto('payments')
+      .values({ id, user_id: user.id, provider: body.provider, amount, status: 'pending', created_at: now, updated_at: now })
+      .execute();
     try {
       const created = await adapter.create({
         id,
@@ -89,23 +144,52 @@ export function createPaymentsService(ctx: AppContext, adapters: Partial<Record<
         email: user.email,
         vatCode: settings.vat_code,
       });
-      await recordEvent(db, { paymentId: id, provider: body.provider, kind: 'create', outcome: `создан у провайдера: ${created.state.providerStatus}`, body: created.state.raw });
+      await recordEvent(db, {
+        paymentId: id,
+        provider: body.provider,
+        kind: 'create',
+        outcome: `создан у провайдера: ${created.state.providerStatus}`,
+        body: created.state.raw,
+      });
       await db
         .updateTable('payments')
-        .set({ provider_payment_id: created.providerPaymentId, confirmation_url: created.confirmationUrl, provider_status: created.state.providerStatus, updated_at: Date.now() })
+        .set({
+          provider_payment_id: created.providerPaymentId,
+          confirmation_url: created.confirmationUrl,
+          provider_status: created.state.providerStatus,
+          updated_at: Date.now(),
+        })
         .where('id', '=', id)
         .execute();
       return { id, status: 'pending', confirmation_url: created.confirmationUrl };
     } catch (err) {
       const raw = err instanceof ProviderError ? err.raw : null;
-      await recordEvent(db, { paymentId: id, provider: body.provider, kind: 'error', outcome: `не создан: ${(err as Error).message}`, body: raw ?? undefined });
-      await db.updateTable('payments').set({ status: 'canceled', canceled_at: Date.now(), updated_at: Date.now() }).where('id', '=', id).where('status', '=', 'pending').execute();
+      await recordEvent(db, {
+        paymentId: id,
+        provider: body.provider,
+        kind: 'error',
+        outcome: `не создан: ${(err as Error).message}`,
+        body: raw ?? undefined,
+      });
+      await db
+        .updateTable('payments')
+        .set({ status: 'canceled', canceled_at: Date.now(), updated_at: Date.now() })
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .execute();
       throw new HttpError(502, PAYMENT_TEXTS.providerFailed, { code: 'provider_failed' });
     }
   }
 
   async function list(userId: number): Promise<PlayerPayment[]> {
-    const rows = await db.selectFrom('payments').selectAll().where('user_id', '=', userId).where('provider_payment_id', 'is not', null).orderBy('created_at', 'desc').limit(100).execute();
+    const rows = await db
+      .selectFrom('payments')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('provider_payment_id', 'is not', null)
+      .orderBy('created_at', 'desc')
+      .limit(100)
+      .execute();
     return rows.map(toPlayerPayment);
   }
 
@@ -129,7 +213,13 @@ export function createPaymentsService(ctx: AppContext, adapters: Partial<Record<
     try {
       state = await adapter.fetch(row.provider_payment_id);
     } catch (err) {
-      await recordEvent(db, { paymentId: row.id, provider: row.provider, kind: 'error', outcome: `не удалось узнать состояние: ${(err as Error).message}`, body: err instanceof ProviderError ? (err.raw ?? undefined) : undefined });
+      await recordEvent(db, {
+        paymentId: row.id,
+        provider: row.provider,
+        kind: 'error',
+        outcome: `не удалось узнать состояние: ${(err as Error).message}`,
+        body: err instanceof ProviderError ? (err.raw ?? undefined) : undefined,
+      });
       throw err;
     }
     const outcome = await apply(row, state);
@@ -144,7 +234,19 @@ export function createPaymentsService(ctx: AppContext, adapters: Partial<Record<
     if (state.status === 'refunded') {
       // The provider returned the money: a refund started on the site (balance already debited) is done.
       if (row.status === 'refunding') {
-        const changed = await db.updateTable('payments').set({ status: 'refunded', refunded_at: now, refund_lease_until: null, refund_error: null, provider_status: state.providerStatus, updated_at: now }).where('id', '=', row.id).where('status', '=', 'refunding').executeTakeFirst();
+        const changed = await db
+          .updateTable('payments')
+          .set({
+            status: 'refunded',
+            refunded_at: now,
+            refund_lease_until: null,
+            refund_error: null,
+            provider_status: state.providerStatus,
+            updated_at: now,
+          })
+          .where('id', '=', row.id)
+          .where('status', '=', 'refunding')
+          .executeTakeFirst();
         return Number(changed.numUpdatedRows) === 1 ? 'возврат подтверждён провайдером' : 'без изменений';
       }
       if (row.status === 'refunded') return 'без изменений';
@@ -152,7 +254,8 @@ export function createPaymentsService(ctx: AppContext, adapters: Partial<Record<
     }
     if (row.status !== 'pending') return `без изменений (${PAYMENT_STATUS_TEXT[row.status as PaymentStatus] ?? row.status})`;
     if (state.status === 'succeeded') {
-      if (state.amountKopecks !== Number(row.amount)) return `сумма у провайдера ${formatRub(state.amountKopecks)} не равна ${formatRub(Number(row.amount))}: не зачислено`;
+      if (state.amountKopecks !== Number(row.amount))
+        return `сумма у провайдера ${formatRub(state.amountKopecks)} не равна ${formatRub(Number(row.amount))}: не зачислено`;
       const settings = await ctx.settings.get(PaymentSettings);
       const bonus = bonusFor(Number(row.amount), settings.bonus_rules);
       try {
@@ -164,9 +267,26 @@ export function createPaymentsService(ctx: AppContext, adapters: Partial<Record<
             .where('status', '=', 'pending')
             .executeTakeFirst();
           if (Number(changed.numUpdatedRows) !== 1) return 'уже учтён';
-          await postLedger(trx, { userId: row.user_id, amount: Number(row.amount), reason: 'topup', authorId: null, ref: `payment:${row.id}`, note: `Пополнение через ${PAYMENT_PROVIDER_TEXT[row.provider as PaymentProvider] ?? row.provider}` });
-          if (bonus > 0) await postLedger(trx, { userId: row.user_id, amount: bonus, reason: 'bonus', authorId: null, ref: `payment:${row.id}`, note: `Бонус к пополнению на ${formatRub(Number(row.amount))}` });
-          return bonus > 0 ? `зачислено ${formatRub(Number(row.amount))} и бонус ${formatRub(bonus)}` : `зачислено ${formatRub(Number(row.amount))}`;
+          await postLedger(trx, {
+            userId: row.user_id,
+            amount: Number(row.amount),
+            reason: 'topup',
+            authorId: null,
+            ref: `payment:${row.id}`,
+            note: `Пополнение через ${PAYMENT_PROVIDER_TEXT[row.provider as PaymentProvider] ?? row.provider}`,
+          });
+          if (bonus > 0)
+            await postLedger(trx, {
+              userId: row.user_id,
+              amount: bonus,
+              reason: 'bonus',
+              authorId: null,
+              ref: `payment:${row.id}`,
+              note: `Бонус к пополнению на ${formatRub(Number(row.amount))}`,
+            });
+          return bonus > 0
+            ? `зачислено ${formatRub(Number(row.amount))} и бонус ${formatRub(bonus)}`
+            : `зачислено ${formatRub(Number(row.amount))}`;
         });
       } catch (err) {
         if (isUniqueViolation(err)) return 'уже учтён';
@@ -174,10 +294,20 @@ export function createPaymentsService(ctx: AppContext, adapters: Partial<Record<
       }
     }
     if (state.status === 'canceled') {
-      const changed = await db.updateTable('payments').set({ status: 'canceled', canceled_at: now, provider_status: state.providerStatus, updated_at: now }).where('id', '=', row.id).where('status', '=', 'pending').executeTakeFirst();
+      const changed = await db
+        .updateTable('payments')
+        .set({ status: 'canceled', canceled_at: now, provider_status: state.providerStatus, updated_at: now })
+        .where('id', '=', row.id)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
       return Number(changed.numUpdatedRows) === 1 ? 'отменён' : 'без изменений';
     }
-    await db.updateTable('payments').set({ provider_status: state.providerStatus }).where('id', '=', row.id).where('status', '=', 'pending').execute();
+    await db
+      .updateTable('payments')
+      .set({ provider_status: state.providerStatus })
+      .where('id', '=', row.id)
+      .where('status', '=', 'pending')
+      .execute();
     return `ещё не оплачен (${state.providerStatus})`;
   }
 
@@ -193,8 +323,20 @@ export function createPaymentsService(ctx: AppContext, adapters: Partial<Record<
       await recordEvent(db, { paymentId: null, provider, kind: 'notification', ip, outcome: `отклонено: ${verdict.message}`, body });
       return adapter.notificationReply(false);
     }
-    const row = await db.selectFrom('payments').selectAll().where('provider', '=', provider).where('provider_payment_id', '=', verdict.providerPaymentId).executeTakeFirst();
-    await recordEvent(db, { paymentId: row?.id ?? null, provider, kind: 'notification', ip, outcome: row ? 'принято, состояние перечитывается у провайдера' : `платёж ${verdict.providerPaymentId} не наш: ничего не изменено`, body });
+    const row = await db
+      .selectFrom('payments')
+      .selectAll()
+      .where('provider', '=', provider)
+      .where('provider_payment_id', '=', verdict.providerPaymentId)
+      .executeTakeFirst();
+    await recordEvent(db, {
+      paymentId: row?.id ?? null,
+      provider,
+      kind: 'notification',
+      ip,
+      outcome: row ? 'принято, состояние перечитывается у провайдера' : `платёж ${verdict.providerPaymentId} не наш: ничего не изменено`,
+      body,
+    });
     if (!row) return adapter.notificationReply(true);
     // A failed re-read answers with an error, so the provider repeats the notification later.
     await refresh(row);

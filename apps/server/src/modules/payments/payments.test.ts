@@ -22,7 +22,18 @@ describe.each(dbKinds)('payments on %s', (kind) => {
     yoo = await new FakeYooKassa().start();
     tbank = await new FakeTBank().start();
     yoo.receiptsRequired = true;
-    t = await createTestApp(kind, { workers: false, payments: paymentsConfig(yoo, tbank, { yookassa: { shopId: yoo.shopId, secretKey: yoo.secretKey, apiUrl: yoo.apiUrl, receipts: true, notifyIps: ['185.71.76.0/27', '2a02:5180::/32'] } }) });
+    t = await createTestApp(kind, {
+      workers: false,
+      payments: paymentsConfig(yoo, tbank, {
+        yookassa: {
+          shopId: yoo.shopId,
+          secretKey: yoo.secretKey,
+          apiUrl: yoo.apiUrl,
+          receipts: true,
+          notifyIps: ['185.71.76.0/27', '2a02:5180::/32'],
+        },
+      }),
+    });
     playerId = await seedUser(t, 'Payer');
     player = await loginAs(t, 'Payer');
   });
@@ -32,11 +43,15 @@ describe.each(dbKinds)('payments on %s', (kind) => {
     await tbank?.stop();
   });
 
-  const balance = async () => Number((await t.handle.db.selectFrom('users').select('balance').where('id', '=', playerId).executeTakeFirstOrThrow()).balance);
+  const balance = async () =>
+    Number((await t.handle.db.selectFrom('users').select('balance').where('id', '=', playerId).executeTakeFirstOrThrow()).balance);
   const payment = (id: string) => t.handle.db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const create = (amount: unknown, provider: unknown = 'yookassa', token: string | null = player) => t.app.inject(asUser(token, { method: 'POST', url: '/api/payments', payload: { amount, provider } as object }));
-  const yooNotify = (body: unknown, ip = YOOKASSA_IP, headers: Record<string, string> = {}) => t.app.inject({ method: 'POST', url: '/api/payments/yookassa/notify', payload: body as object, remoteAddress: ip, headers });
-  const tbankNotify = (body: unknown) => t.app.inject({ method: 'POST', url: '/api/payments/tbank/notify', payload: body as object, remoteAddress: '91.194.226.1' });
+  const create = (amount: unknown, provider: unknown = 'yookassa', token: string | null = player) =>
+    t.app.inject(asUser(token, { method: 'POST', url: '/api/payments', payload: { amount, provider } as object }));
+  const yooNotify = (body: unknown, ip = YOOKASSA_IP, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'POST', url: '/api/payments/yookassa/notify', payload: body as object, remoteAddress: ip, headers });
+  const tbankNotify = (body: unknown) =>
+    t.app.inject({ method: 'POST', url: '/api/payments/tbank/notify', payload: body as object, remoteAddress: '91.194.226.1' });
   const ledgerClean = async () => {
     expect(await findLedgerMismatches(t.handle.db)).toEqual([]);
     expect(await findPaymentLedgerMismatches(t.handle.db)).toEqual([]);
@@ -45,7 +60,14 @@ describe.each(dbKinds)('payments on %s', (kind) => {
   it('offers only the configured providers and the bounds', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/payments/options' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ providers: [{ id: 'yookassa', name: 'ЮKassa' }, { id: 'tbank', name: 'Т-Банк' }], min: 10, max: 100000 });
+    expect(res.json()).toMatchObject({
+      providers: [
+        { id: 'yookassa', name: 'ЮKassa' },
+        { id: 'tbank', name: 'Т-Банк' },
+      ],
+      min: 10,
+      max: 100000,
+    });
   });
 
   it('refuses guests, amounts outside the bounds or with more than two decimals, and unknown providers', async () => {
@@ -82,7 +104,18 @@ describe.each(dbKinds)('payments on %s', (kind) => {
       capture: true,
       confirmation: { type: 'redirect', return_url: `http://kubik.test/profile?payment=${body.id}` },
       metadata: { payment_id: body.id },
-      receipt: { customer: { email: 'payer@example.com' }, items: [{ description: 'Пополнение баланса', amount: { value: '150.50', currency: 'RUB' }, vat_code: 1, payment_mode: 'full_payment', payment_subject: 'service' }] },
+      receipt: {
+        customer: { email: 'payer@example.com' },
+        items: [
+          {
+            description: 'Пополнение баланса',
+            amount: { value: '150.50', currency: 'RUB' },
+            vat_code: 1,
+            payment_mode: 'full_payment',
+            payment_subject: 'service',
+          },
+        ],
+      },
     });
     const row = await payment(body.id);
     expect(body.confirmation_url).toBe(yoo.payments.get(row.provider_payment_id!)!.confirmation!.confirmation_url);
@@ -116,7 +149,15 @@ describe.each(dbKinds)('payments on %s', (kind) => {
     expect(rows.map((r) => [r.reason, Number(r.amount)])).toEqual([['topup', 15050]]);
     // The player sees it.
     const mine = await t.app.inject(asUser(player, { method: 'GET', url: '/api/payments' }));
-    expect(mine.json()[0]).toEqual({ id, provider: 'yookassa', amount: 150.5, status: 'succeeded', created_at: expect.any(Number), paid_at: expect.any(Number), bonus: 0 });
+    expect(mine.json()[0]).toEqual({
+      id,
+      provider: 'yookassa',
+      amount: 150.5,
+      status: 'succeeded',
+      created_at: expect.any(Number),
+      paid_at: expect.any(Number),
+      bonus: 0,
+    });
     const one = await t.app.inject(asUser(player, { method: 'GET', url: `/api/payments/${id}` }));
     expect(one.json()).toMatchObject({ id, status: 'succeeded', amount: 150.5 });
     await ledgerClean();
@@ -161,7 +202,13 @@ describe.each(dbKinds)('payments on %s', (kind) => {
     expect(row.canceled_at).not.toBeNull();
     expect(await balance()).toBe(before);
     // A canceled payment never comes back, whatever is said later.
-    await paymentsService(t.app.ctx).apply(row, { status: 'succeeded', providerStatus: 'succeeded', amountKopecks: 20000, orderId: id, raw: {} });
+    await paymentsService(t.app.ctx).apply(row, {
+      status: 'succeeded',
+      providerStatus: 'succeeded',
+      amountKopecks: 20000,
+      orderId: id,
+      raw: {},
+    });
     expect((await payment(id)).status).toBe('canceled');
     expect(await balance()).toBe(before);
     await ledgerClean();
@@ -172,8 +219,17 @@ describe.each(dbKinds)('payments on %s', (kind) => {
     const res = await create(150.5, 'tbank');
     expect(res.statusCode, res.body).toBe(201);
     const { id, confirmation_url } = res.json();
-    const init = tbank.requests.find((r) => r.path === '/v2/Init' && (r.body as { OrderId: string }).OrderId === id)!.body as Record<string, unknown>;
-    expect(init).toMatchObject({ TerminalKey: tbank.terminalKey, Amount: 15050, OrderId: id, NotificationURL: 'http://kubik.test/api/payments/tbank/notify', SuccessURL: `http://kubik.test/profile?payment=${id}` });
+    const init = tbank.requests.find((r) => r.path === '/v2/Init' && (r.body as { OrderId: string }).OrderId === id)!.body as Record<
+      string,
+      unknown
+    >;
+    expect(init).toMatchObject({
+      TerminalKey: tbank.terminalKey,
+      Amount: 15050,
+      OrderId: id,
+      NotificationURL: 'http://kubik.test/api/payments/tbank/notify',
+      SuccessURL: `http://kubik.test/profile?payment=${id}`,
+    });
     expect(init.Token).toBe(signTBank(init, tbank.password));
     const p = tbank.byOrder(id);
     expect(confirmation_url).toBe(`${tbank.url}/new/${p.code}`);
@@ -225,7 +281,12 @@ describe.each(dbKinds)('payments on %s', (kind) => {
     const later = await reconcilePayments(t.app.ctx, paymentsService(t.app.ctx), Date.now() + PAYMENT_EXPIRY_MS + 1000);
     expect(later.expired).toBeGreaterThanOrEqual(1);
     expect((await payment(unpaid)).status).toBe('canceled');
-    const events = await t.handle.db.selectFrom('payment_events').select(['kind', 'outcome']).where('payment_id', '=', unpaid).orderBy('id').execute();
+    const events = await t.handle.db
+      .selectFrom('payment_events')
+      .select(['kind', 'outcome'])
+      .where('payment_id', '=', unpaid)
+      .orderBy('id')
+      .execute();
     expect(events.map((e) => e.kind)).toEqual(expect.arrayContaining(['create', 'fetch', 'expire']));
     expect(await balance()).toBe(before + 125000);
     await ledgerClean();
@@ -251,7 +312,9 @@ describe('payments without providers', () => {
 
   it('offers no provider and refuses to create a payment', async () => {
     expect((await t.app.inject({ method: 'GET', url: '/api/payments/options' })).json().providers).toEqual([]);
-    const res = await t.app.inject(asUser(await loginAs(t, 'Nobody'), { method: 'POST', url: '/api/payments', payload: { amount: 100, provider: 'yookassa' } }));
+    const res = await t.app.inject(
+      asUser(await loginAs(t, 'Nobody'), { method: 'POST', url: '/api/payments', payload: { amount: 100, provider: 'yookassa' } }),
+    );
     expect(res.statusCode).toBe(400);
     expect(errorOf(res)).toBe('Этот способ оплаты не подключён');
     expect((await t.app.inject({ method: 'POST', url: '/api/payments/tbank/notify', payload: { a: 1 } })).statusCode).toBe(404);
@@ -273,12 +336,37 @@ describe('payments behind a proxy (TRUST_PROXY)', () => {
 
   it('takes the caller address from X-Forwarded-For', async () => {
     const token = await loginAs(t, 'Proxied');
-    const { id } = (await t.app.inject(asUser(token, { method: 'POST', url: '/api/payments', payload: { amount: 100, provider: 'yookassa' } }))).json();
-    const ypid = (await t.handle.db.selectFrom('payments').select('provider_payment_id').where('id', '=', id).executeTakeFirstOrThrow()).provider_payment_id!;
+    const { id } = (
+      await t.app.inject(asUser(token, { method: 'POST', url: '/api/payments', payload: { amount: 100, provider: 'yookassa' } }))
+    ).json();
+    const ypid = (await t.handle.db.selectFrom('payments').select('provider_payment_id').where('id', '=', id).executeTakeFirstOrThrow())
+      .provider_payment_id!;
     yoo.pay(ypid);
     const note = yoo.notificationFor(ypid);
-    expect((await t.app.inject({ method: 'POST', url: '/api/payments/yookassa/notify', payload: note, remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': FOREIGN_IP } })).statusCode).toBe(403);
-    expect((await t.app.inject({ method: 'POST', url: '/api/payments/yookassa/notify', payload: note, remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '77.75.156.11' } })).statusCode).toBe(200);
-    expect((await t.handle.db.selectFrom('payments').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status).toBe('succeeded');
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/payments/yookassa/notify',
+          payload: note,
+          remoteAddress: '127.0.0.1',
+          headers: { 'x-forwarded-for': FOREIGN_IP },
+        })
+      ).statusCode,
+    ).toBe(403);
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/payments/yookassa/notify',
+          payload: note,
+          remoteAddress: '127.0.0.1',
+          headers: { 'x-forwarded-for': '77.75.156.11' },
+        })
+      ).statusCode,
+    ).toBe(200);
+    expect((await t.handle.db.selectFrom('payments').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status).toBe(
+      'succeeded',
+    );
   });
 });

@@ -13,11 +13,24 @@ export interface ExpiryOutcome {
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export function reminderLetter(siteName: string, publicUrl: string, to: string, username: string, title: string, expiresAt: number): OutboxLetter {
-  const when = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'long', timeStyle: 'short', timeZone: 'Europe/Moscow' }).format(new Date(expiresAt));
+export function reminderLetter(
+  siteName: string,
+  publicUrl: string,
+  to: string,
+  username: string,
+  title: string,
+  expiresAt: number,
+): OutboxLetter {
+  const when = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'long', timeStyle: 'short', timeZone: 'Europe/Moscow' }).format(
+    new Date(expiresAt),
+  );
   const days = Math.max(1, Math.ceil((expiresAt - Date.now()) / DAY_MS));
   const link = `${publicUrl}/donate`;
-  const lines = [`Здравствуйте, ${username}!`, `Ваша привилегия ${title} на сайте ${siteName} закончится ${when} (МСК) — осталось дней: ${days}.`, 'Продлите её заранее, чтобы не потерять возможности: новый срок добавится к концу текущего.'];
+  const lines = [
+    `Здравствуйте, ${username}!`,
+    `Ваша привилегия ${title} на сайте ${siteName} закончится ${when} (МСК) — осталось дней: ${days}.`,
+    'Продлите её заранее, чтобы не потерять возможности: новый срок добавится к концу текущего.',
+  ];
   return {
     to,
     subject: `Привилегия ${title} скоро закончится — ${siteName}`,
@@ -36,9 +49,20 @@ export function reminderLetter(siteName: string, publicUrl: string, to: string, 
 /** The site's name for the letters: a fixed text, or read when a letter is due (the owner's setting). */
 type SiteNameSource = string | (() => Promise<string>);
 
-export async function expiryPass(db: Db, opts: { siteName: SiteNameSource; publicUrl: string; log?: FastifyBaseLogger }, now = Date.now()): Promise<ExpiryOutcome> {
+export async function expiryPass(
+  db: Db,
+  opts: { siteName: SiteNameSource; publicUrl: string; log?: FastifyBaseLogger },
+  now = Date.now(),
+): Promise<ExpiryOutcome> {
   const out: ExpiryOutcome = { ended: 0, reminded: 0 };
-  const due = await db.selectFrom('privileges').selectAll().where('ended_at', 'is', null).where('expires_at', '<=', now).orderBy('expires_at').limit(BATCH).execute();
+  const due = await db
+    .selectFrom('privileges')
+    .selectAll()
+    .where('ended_at', 'is', null)
+    .where('expires_at', '<=', now)
+    .orderBy('expires_at')
+    .limit(BATCH)
+    .execute();
   for (const row of due) {
     try {
       if (await db.transaction().execute((trx) => endPrivilege(trx, row, 'expired', now))) out.ended++;
@@ -60,7 +84,14 @@ export async function expiryPass(db: Db, opts: { siteName: SiteNameSource; publi
   const siteName = soon.length === 0 ? '' : typeof opts.siteName === 'string' ? opts.siteName : await opts.siteName();
   for (const r of soon) {
     await db.transaction().execute(async (trx) => {
-      const marked = await trx.updateTable('privileges').set({ reminded_at: now }).where('id', '=', r.id).where('reminded_at', 'is', null).where('ended_at', 'is', null).where('expires_at', '=', r.expires_at).executeTakeFirst();
+      const marked = await trx
+        .updateTable('privileges')
+        .set({ reminded_at: now })
+        .where('id', '=', r.id)
+        .where('reminded_at', 'is', null)
+        .where('ended_at', 'is', null)
+        .where('expires_at', '=', r.expires_at)
+        .executeTakeFirst();
       if (Number(marked.numUpdatedRows) !== 1) return;
       await enqueueMail(trx, reminderLetter(siteName, opts.publicUrl, r.email, r.username, r.tier_title, Number(r.expires_at)), now);
       out.reminded++;
@@ -71,7 +102,10 @@ export async function expiryPass(db: Db, opts: { siteName: SiteNameSource; publi
 
 export const EXPIRY_JOB = 'privileges.expiry';
 
-export function expiryJob(db: Db, opts: { siteName: SiteNameSource; publicUrl: string; everyMs: number; log?: FastifyBaseLogger; onEnded?: () => void }): ScheduledJobSpec {
+export function expiryJob(
+  db: Db,
+  opts: { siteName: SiteNameSource; publicUrl: string; everyMs: number; log?: FastifyBaseLogger; onEnded?: () => void },
+): ScheduledJobSpec {
   return {
     name: EXPIRY_JOB,
     everyMs: opts.everyMs,

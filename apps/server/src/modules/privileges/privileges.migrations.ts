@@ -8,10 +8,22 @@ export const privilegesMigrations: Record<string, Migration> = {
   '2026112330_privileges': {
     async up(db: Kysely<unknown>) {
       // What a tier does in the game and for how long it may be bought (JSON arrays).
-      await db.schema.alterTable('donate_tiers').addColumn('server_ids', 'text', (c) => c.notNull().defaultTo('[]')).execute();
-      await db.schema.alterTable('donate_tiers').addColumn('grant_commands', 'text', (c) => c.notNull().defaultTo('[]')).execute();
-      await db.schema.alterTable('donate_tiers').addColumn('revoke_commands', 'text', (c) => c.notNull().defaultTo('[]')).execute();
-      await db.schema.alterTable('donate_tiers').addColumn('periods_json', 'text', (c) => c.notNull().defaultTo(DEFAULT_PERIODS_JSON)).execute();
+      await db.schema
+        .alterTable('donate_tiers')
+        .addColumn('server_ids', 'text', (c) => c.notNull().defaultTo('[]'))
+        .execute();
+      await db.schema
+        .alterTable('donate_tiers')
+        .addColumn('grant_commands', 'text', (c) => c.notNull().defaultTo('[]'))
+        .execute();
+      await db.schema
+        .alterTable('donate_tiers')
+        .addColumn('revoke_commands', 'text', (c) => c.notNull().defaultTo('[]'))
+        .execute();
+      await db.schema
+        .alterTable('donate_tiers')
+        .addColumn('periods_json', 'text', (c) => c.notNull().defaultTo(DEFAULT_PERIODS_JSON))
+        .execute();
 
       // Kits stay in their tier's kits_json; this table hands out their ids (unique across tiers).
       await withId(db, db.schema.createTable('donate_kit_ids'))
@@ -25,7 +37,9 @@ export const privilegesMigrations: Record<string, Migration> = {
         if (kits.length === 0) continue;
         const withIds = [];
         for (const kit of kits) {
-          const row = await sql<{ id: number }>`insert into donate_kit_ids (tier_id, created_at) values (${tier.id}, ${now}) returning id`.execute(db);
+          const row = await sql<{
+            id: number;
+          }>`insert into donate_kit_ids (tier_id, created_at) values (${tier.id}, ${now}) returning id`.execute(db);
           withIds.push({ ...kit, id: Number(row.rows[0]!.id), give_commands: [] });
         }
         await sql`update donate_tiers set kits_json = ${JSON.stringify(withIds)} where id = ${tier.id}`.execute(db);

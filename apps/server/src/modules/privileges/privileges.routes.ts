@@ -33,7 +33,15 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     ctx.jobs.register(ctx.schedule.job(service.idempotencyCleanupJob(ctx.db)));
     ctx.jobs.register(
-      ctx.schedule.job(expiryJob(ctx.db, { siteName: () => siteName(ctx), publicUrl: ctx.config.publicUrl, everyMs: ctx.config.privileges.intervalMs, log: app.log, onEnded: () => kickDeliveries(ctx) })),
+      ctx.schedule.job(
+        expiryJob(ctx.db, {
+          siteName: () => siteName(ctx),
+          publicUrl: ctx.config.publicUrl,
+          everyMs: ctx.config.privileges.intervalMs,
+          log: app.log,
+          onEnded: () => kickDeliveries(ctx),
+        }),
+      ),
     );
 
     const user = { config: { access: 'user' as const } };
@@ -58,10 +66,12 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const params = IdParams.safeParse(req.params);
         if (!params.success) throw badRequest(PRIVILEGE_TEXTS.notFound, { code: 'invalid', field: 'id' });
         const body = PrivilegeBuyBody.safeParse(req.body);
-        if (!body.success) throw badRequest(body.error.issues[0]?.message ?? PRIVILEGE_TEXTS.badMonths, { code: 'invalid', field: 'months' });
+        if (!body.success)
+          throw badRequest(body.error.issues[0]?.message ?? PRIVILEGE_TEXTS.badMonths, { code: 'invalid', field: 'months' });
         const rawKey = req.headers[IDEMPOTENCY_HEADER];
         const key = rawKey === undefined ? undefined : IdempotencyKey.safeParse(rawKey);
-        if (key && !key.success) throw badRequest(key.error.issues[0]?.message ?? 'Некорректный заголовок Idempotency-Key', { code: 'invalid' });
+        if (key && !key.success)
+          throw badRequest(key.error.issues[0]?.message ?? 'Некорректный заголовок Idempotency-Key', { code: 'invalid' });
         const answer = await service.buy(ctx, me.id, params.data.id, body.data.months, key?.data);
         kickDeliveries(ctx);
         return answer;
@@ -85,13 +95,22 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/user/privileges', {
       ...user,
-      schema: { tags, summary: 'Мои привилегии (новые сверху); у действующей — её наборы и когда их можно получить', response: { 200: z.array(UserPrivilege), ...err(401) } },
+      schema: {
+        tags,
+        summary: 'Мои привилегии (новые сверху); у действующей — её наборы и когда их можно получить',
+        response: { 200: z.array(UserPrivilege), ...err(401) },
+      },
       handler: async (req) => service.listMine(ctx.db, userOf(req).id),
     });
 
     app.get('/api/admin/privileges', {
       ...admin,
-      schema: { tags: adminTags, summary: 'Выданные привилегии (новые сверху); active=1 — только незакончившиеся', querystring: AdminPrivilegesQuery, response: { 200: z.array(AdminPrivilege), ...err(400, 401, 403) } },
+      schema: {
+        tags: adminTags,
+        summary: 'Выданные привилегии (новые сверху); active=1 — только незакончившиеся',
+        querystring: AdminPrivilegesQuery,
+        response: { 200: z.array(AdminPrivilege), ...err(400, 401, 403) },
+      },
       handler: async (req) => service.listAdmin(ctx.db, req.query),
     });
 
@@ -128,7 +147,12 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.delete('/api/admin/privileges/:id', {
       ...admin,
-      schema: { tags: adminTags, summary: 'Снять привилегию сейчас (команды снятия выполняются)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) } },
+      schema: {
+        tags: adminTags,
+        summary: 'Снять привилегию сейчас (команды снятия выполняются)',
+        params: IdParams,
+        response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) },
+      },
       handler: async (req) => {
         await service.revoke(ctx, userOf(req).id, req.params.id);
         kickDeliveries(ctx);

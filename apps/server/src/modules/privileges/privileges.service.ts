@@ -38,7 +38,8 @@ export const REMIND_BEFORE_MS = 3 * DAY_MS;
 type PrivilegeRow = Selectable<PrivilegesTable>;
 type TierRow = donateRepo.TierRow;
 
-const running = (p: Pick<PrivilegeRow, 'ended_at' | 'expires_at' | 'starts_at'>, now: number) => p.ended_at === null && Number(p.expires_at) > now && Number(p.starts_at) <= now;
+const running = (p: Pick<PrivilegeRow, 'ended_at' | 'expires_at' | 'starts_at'>, now: number) =>
+  p.ended_at === null && Number(p.expires_at) > now && Number(p.starts_at) <= now;
 
 /**
  * Serializes a player's privilege changes: on PostgreSQL the user's row is locked for the rest of
@@ -82,7 +83,13 @@ async function queueGrant(trx: Db, tier: TierRow, privilegeId: number, userId: n
  * job on any instance, an upgrade, an admin) through, and its revoke commands are queued in the
  * same transaction. Returns whether this call ended it.
  */
-export async function endPrivilege(trx: Db, row: PrivilegeRow, reason: 'expired' | 'upgraded' | 'revoked', now: number, expiresAt?: number): Promise<boolean> {
+export async function endPrivilege(
+  trx: Db,
+  row: PrivilegeRow,
+  reason: 'expired' | 'upgraded' | 'revoked',
+  now: number,
+  expiresAt?: number,
+): Promise<boolean> {
   const done = await trx
     .updateTable('privileges')
     .set({ ended_at: now, end_reason: reason, updated_at: now, ...(expiresAt !== undefined && { expires_at: expiresAt }) })
@@ -125,7 +132,19 @@ interface Placement {
  * refuses when a higher one runs. A privilege whose time ran out but that the expiry job has not
  * reached yet is ended here first (or, of the same tier, continued from now).
  */
-async function place(trx: Db, opts: { userId: number; tier: TierRow; tiers: TierRow[]; addMs: number; now: number; credit: boolean; grantedBy: number | null; maxCredit: number }): Promise<Placement> {
+async function place(
+  trx: Db,
+  opts: {
+    userId: number;
+    tier: TierRow;
+    tiers: TierRow[];
+    addMs: number;
+    now: number;
+    credit: boolean;
+    grantedBy: number | null;
+    maxCredit: number;
+  },
+): Promise<Placement> {
   const { userId, tier, tiers, addMs, now } = opts;
   const rank = (id: number) => tiers.findIndex((t) => t.id === id);
   let current = await runningRow(trx, userId);
@@ -158,10 +177,29 @@ async function place(trx: Db, opts: { userId: number; tier: TierRow; tiers: Tier
   const expiresAt = now + addMs;
   const row = await trx
     .insertInto('privileges')
-    .values({ user_id: userId, tier_id: tier.id, tier_title: tier.title, starts_at: now, expires_at: expiresAt, ended_at: null, end_reason: null, reminded_at: null, granted_by: opts.grantedBy, created_at: now, updated_at: now })
+    .values({
+      user_id: userId,
+      tier_id: tier.id,
+      tier_title: tier.title,
+      starts_at: now,
+      expires_at: expiresAt,
+      ended_at: null,
+      end_reason: null,
+      reminded_at: null,
+      granted_by: opts.grantedBy,
+      created_at: now,
+      updated_at: now,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
-  return { privilegeId: row.id, expiresAt, credit, replacedId: replaced?.id ?? null, kind: replaced ? 'upgraded' : 'new', replacedTitle: replaced?.tier_title ?? null };
+  return {
+    privilegeId: row.id,
+    expiresAt,
+    credit,
+    replacedId: replaced?.id ?? null,
+    kind: replaced ? 'upgraded' : 'new',
+    replacedTitle: replaced?.tier_title ?? null,
+  };
 }
 
 function replay(prev: { request: string; response: string | null }, request: string): PrivilegeBuyResponse {
@@ -171,7 +209,12 @@ function replay(prev: { request: string; response: string | null }, request: str
 }
 
 function findKey(db: Db, userId: number, key: string) {
-  return db.selectFrom('privilege_idempotency').select(['request', 'response']).where('user_id', '=', userId).where('key', '=', key).executeTakeFirst();
+  return db
+    .selectFrom('privilege_idempotency')
+    .select(['request', 'response'])
+    .where('user_id', '=', userId)
+    .where('key', '=', key)
+    .executeTakeFirst();
 }
 
 /** Idempotency keys are kept a week, as the shop's. */
@@ -179,7 +222,11 @@ export function idempotencyCleanupJob(db: Db): ScheduledJobSpec {
   return {
     name: 'privileges.idempotency-cleanup',
     everyMs: 3_600_000,
-    run: () => db.deleteFrom('privilege_idempotency').where('created_at', '<', Date.now() - 7 * DAY_MS).execute(),
+    run: () =>
+      db
+        .deleteFrom('privilege_idempotency')
+        .where('created_at', '<', Date.now() - 7 * DAY_MS)
+        .execute(),
   };
 }
 
@@ -189,7 +236,13 @@ export function idempotencyCleanupJob(db: Db): ScheduledJobSpec {
  * balance debited by a conditional update with its ledger row, and the grant commands queued.
  * Anything refused leaves nothing behind.
  */
-export async function buy(ctx: AppContext, userId: number, tierId: number, months: number, key: string | undefined): Promise<PrivilegeBuyResponse> {
+export async function buy(
+  ctx: AppContext,
+  userId: number,
+  tierId: number,
+  months: number,
+  key: string | undefined,
+): Promise<PrivilegeBuyResponse> {
   const request = `${tierId}:${months}`;
   if (key) {
     const prev = await findKey(ctx.db, userId, key);
@@ -197,7 +250,11 @@ export async function buy(ctx: AppContext, userId: number, tierId: number, month
   }
   try {
     return await ctx.db.transaction().execute(async (trx) => {
-      if (key) await trx.insertInto('privilege_idempotency').values({ user_id: userId, key, request, response: null, created_at: Date.now() }).execute();
+      if (key)
+        await trx
+          .insertInto('privilege_idempotency')
+          .values({ user_id: userId, key, request, response: null, created_at: Date.now() })
+          .execute();
       await lockUser(trx, ctx.dbKind, userId);
       // Read after the lock: the previous purchase of this player has committed by now.
       const now = Date.now();
@@ -209,24 +266,66 @@ export async function buy(ctx: AppContext, userId: number, tierId: number, month
       if (!period) throw badRequest(TEXTS.periodNotSold(months), { code: 'period_not_sold', field: 'months' });
       const price = periodTotalKopecks(Number(tier.amount_minor), months, period.discount);
 
-      const placed = await place(trx, { userId, tier, tiers, addMs: months * MONTH_MS, now, credit: true, grantedBy: null, maxCredit: price });
+      const placed = await place(trx, {
+        userId,
+        tier,
+        tiers,
+        addMs: months * MONTH_MS,
+        now,
+        credit: true,
+        grantedBy: null,
+        maxCredit: price,
+      });
       const total = price - placed.credit;
       const purchase = await trx
         .insertInto('privilege_purchases')
-        .values({ privilege_id: placed.privilegeId, user_id: userId, tier_id: tier.id, months, price, credit: placed.credit, total, replaced_id: placed.replacedId, created_at: now })
+        .values({
+          privilege_id: placed.privilegeId,
+          user_id: userId,
+          tier_id: tier.id,
+          months,
+          price,
+          credit: placed.credit,
+          total,
+          replaced_id: placed.replacedId,
+          created_at: now,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       let balance: number;
       try {
-        balance = await postLedger(trx, { userId, amount: -total, reason: 'purchase', authorId: userId, ref: `privilege:${purchase.id}`, note: `${tier.title} на ${months} мес.${placed.credit > 0 ? `, зачтено ${toRoubles(placed.credit)} ₽` : ''}` });
+        balance = await postLedger(trx, {
+          userId,
+          amount: -total,
+          reason: 'purchase',
+          authorId: userId,
+          ref: `privilege:${purchase.id}`,
+          note: `${tier.title} на ${months} мес.${placed.credit > 0 ? `, зачтено ${toRoubles(placed.credit)} ₽` : ''}`,
+        });
       } catch (err) {
         if (err instanceof InsufficientFunds) throw badRequest(TEXTS.noFunds, { code: 'insufficient_funds' });
         throw err;
       }
       await queueGrant(trx, tier, placed.privilegeId, userId, placed.expiresAt, now);
-      const message = placed.kind === 'extended' ? TEXTS.extended(tier.title) : placed.kind === 'upgraded' ? TEXTS.upgraded(placed.replacedTitle ?? '', tier.title) : TEXTS.bought(tier.title);
-      const result: PrivilegeBuyResponse = { new_balance: toRoubles(balance), message, expires_at: placed.expiresAt, privilege_id: placed.privilegeId };
-      if (key) await trx.updateTable('privilege_idempotency').set({ response: JSON.stringify(result) }).where('user_id', '=', userId).where('key', '=', key).execute();
+      const message =
+        placed.kind === 'extended'
+          ? TEXTS.extended(tier.title)
+          : placed.kind === 'upgraded'
+            ? TEXTS.upgraded(placed.replacedTitle ?? '', tier.title)
+            : TEXTS.bought(tier.title);
+      const result: PrivilegeBuyResponse = {
+        new_balance: toRoubles(balance),
+        message,
+        expires_at: placed.expiresAt,
+        privilege_id: placed.privilegeId,
+      };
+      if (key)
+        await trx
+          .updateTable('privilege_idempotency')
+          .set({ response: JSON.stringify(result) })
+          .where('user_id', '=', userId)
+          .where('key', '=', key)
+          .execute();
       return result;
     });
   } catch (err) {
@@ -264,7 +363,15 @@ export async function listMine(db: Db, userId: number, now = Date.now()): Promis
       kits: kits.map((k) => {
         const last = lastClaim.get(k.id);
         const next = last === undefined ? null : last + k.period * DAY_MS;
-        return { id: k.id, name: k.name, description: k.description, command: k.command, period: k.period, kitImg: k.kitImg, next_claim_at: next !== null && next > now ? next : null };
+        return {
+          id: k.id,
+          name: k.name,
+          description: k.description,
+          command: k.command,
+          period: k.period,
+          kitImg: k.kitImg,
+          next_claim_at: next !== null && next > now ? next : null,
+        };
       }),
     };
   });
@@ -284,7 +391,8 @@ export async function claimKit(ctx: AppContext, userId: number, kitId: number): 
     if (!found) throw notFound(TEXTS.kitNotFound);
     const { tier, kit } = found;
     const held = await runningRow(trx, userId);
-    if (!held || held.tier_id !== tier.id || !running(held, now)) throw new HttpError(403, TEXTS.kitNotHeld(tier.title), { code: 'not_holder' });
+    if (!held || held.tier_id !== tier.id || !running(held, now))
+      throw new HttpError(403, TEXTS.kitNotHeld(tier.title), { code: 'not_holder' });
     const last = await trx
       .selectFrom('kit_claims')
       .select((eb) => eb.fn.max<number>('claimed_at').as('last'))
@@ -357,21 +465,41 @@ async function adminOne(db: Db, id: number): Promise<AdminPrivilege> {
 /** A grant by hand: as a purchase without money or credit (extends the same tier, replaces a lower one, refuses a downgrade). */
 export async function grant(ctx: AppContext, actorId: number, body: AdminPrivilegeGrantBody): Promise<AdminPrivilege> {
   const id = await ctx.db.transaction().execute(async (trx) => {
-    const user = await trx.selectFrom('users').select(['id', 'username']).where('username_lower', '=', body.username.toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst();
+    const user = await trx
+      .selectFrom('users')
+      .select(['id', 'username'])
+      .where('username_lower', '=', body.username.toLowerCase())
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
     if (!user) throw badRequest(TEXTS.userNotFound, { code: 'user_not_found', field: 'username' });
     await lockUser(trx, ctx.dbKind, user.id);
     const now = Date.now();
     const tiers = await donateRepo.listTiers(trx);
     const tier = tiers.find((t) => t.id === body.tier_id);
     if (!tier) throw badRequest(TEXTS.notFound, { code: 'tier_not_found', field: 'tier_id' });
-    const placed = await place(trx, { userId: user.id, tier, tiers, addMs: body.days * DAY_MS, now, credit: false, grantedBy: actorId, maxCredit: 0 });
+    const placed = await place(trx, {
+      userId: user.id,
+      tier,
+      tiers,
+      addMs: body.days * DAY_MS,
+      now,
+      credit: false,
+      grantedBy: actorId,
+      maxCredit: 0,
+    });
     await queueGrant(trx, tier, placed.privilegeId, user.id, placed.expiresAt, now);
     await recordAudit(trx, {
       actorId,
       action: 'privilege.grant',
       entity: 'privilege',
       entityId: placed.privilegeId,
-      after: { player: user.username, tier: tier.title, days: body.days, expires_at: placed.expiresAt, ...(placed.replacedId !== null && { replaced: placed.replacedTitle }) },
+      after: {
+        player: user.username,
+        tier: tier.title,
+        days: body.days,
+        expires_at: placed.expiresAt,
+        ...(placed.replacedId !== null && { replaced: placed.replacedTitle }),
+      },
     });
     return placed.privilegeId;
   });
@@ -392,10 +520,22 @@ export async function setEnd(ctx: AppContext, actorId: number, id: number, expir
       if (!(await endPrivilege(trx, row, 'expired', now, now))) throw conflict(TEXTS.alreadyEnded, { code: 'ended' });
       after = { expires_at: now, ended_at: now };
     } else {
-      await trx.updateTable('privileges').set({ expires_at: expiresAt, reminded_at: null, updated_at: now }).where('id', '=', id).where('ended_at', 'is', null).execute();
+      await trx
+        .updateTable('privileges')
+        .set({ expires_at: expiresAt, reminded_at: null, updated_at: now })
+        .where('id', '=', id)
+        .where('ended_at', 'is', null)
+        .execute();
       after = { expires_at: expiresAt, ended_at: null };
     }
-    await recordAudit(trx, { actorId, action: 'privilege.update', entity: 'privilege', entityId: id, before: { tier: row.tier_title, ...before }, after: { tier: row.tier_title, ...after } });
+    await recordAudit(trx, {
+      actorId,
+      action: 'privilege.update',
+      entity: 'privilege',
+      entityId: id,
+      before: { tier: row.tier_title, ...before },
+      after: { tier: row.tier_title, ...after },
+    });
   });
   return adminOne(ctx.db, id);
 }
@@ -407,7 +547,14 @@ export async function revoke(ctx: AppContext, actorId: number, id: number): Prom
     if (!row) throw notFound(TEXTS.privilegeNotFound);
     await lockUser(trx, ctx.dbKind, row.user_id);
     if (!(await endPrivilege(trx, row, 'revoked', now))) throw conflict(TEXTS.alreadyEnded, { code: 'ended' });
-    await recordAudit(trx, { actorId, action: 'privilege.revoke', entity: 'privilege', entityId: id, before: { tier: row.tier_title, expires_at: Number(row.expires_at), ended_at: null }, after: { tier: row.tier_title, ended_at: now, end_reason: 'revoked' } });
+    await recordAudit(trx, {
+      actorId,
+      action: 'privilege.revoke',
+      entity: 'privilege',
+      entityId: id,
+      before: { tier: row.tier_title, expires_at: Number(row.expires_at), ended_at: null },
+      after: { tier: row.tier_title, ended_at: now, end_reason: 'revoked' },
+    });
   });
 }
 
@@ -423,4 +570,3 @@ export async function heldTierIds(db: Db, userId: number, now: number): Promise<
     .execute();
   return rows.map((r) => r.tier_id);
 }
-

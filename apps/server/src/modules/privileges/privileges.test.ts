@@ -49,7 +49,14 @@ describe.each(dbKinds)('privileges on %s', (kind) => {
       asUser(admin, {
         method: 'POST',
         url: '/api/donate/add',
-        payload: { title: 'Premium', content: 'Всё включено', amount: 600, currency: 'руб.', grant_commands: ['say premium {player}'], revoke_commands: ['say unpremium {player}'] },
+        payload: {
+          title: 'Premium',
+          content: 'Всё включено',
+          amount: 600,
+          currency: 'руб.',
+          grant_commands: ['say premium {player}'],
+          revoke_commands: ['say unpremium {player}'],
+        },
       }),
     );
     expect(premium.statusCode, premium.body).toBe(201);
@@ -61,7 +68,14 @@ describe.each(dbKinds)('privileges on %s', (kind) => {
   });
 
   const buy = (token: string, tierId: number, months: number, key?: string) =>
-    t.app.inject(asUser(token, { method: 'POST', url: `/api/donate/${tierId}/buy`, payload: { months }, headers: key ? { 'idempotency-key': key } : {} }));
+    t.app.inject(
+      asUser(token, {
+        method: 'POST',
+        url: `/api/donate/${tierId}/buy`,
+        payload: { months },
+        headers: key ? { 'idempotency-key': key } : {},
+      }),
+    );
   const mine = async (token: string) => (await t.app.inject(asUser(token, { method: 'GET', url: '/api/user/privileges' }))).json();
   const drain = () => drainDeliveries(t.handle.db, OPTS, t.app.log);
   const rows = (userId: number) => t.handle.db.selectFrom('privileges').selectAll().where('user_id', '=', userId).orderBy('id').execute();
@@ -77,9 +91,17 @@ describe.each(dbKinds)('privileges on %s', (kind) => {
         { months: 3, discount: 10, total: 810 },
       ],
       sellable: true,
-      kits: [{ id: kitId, name: 'Еда', command: '/kit food', period: 7, kitImg: null, give_commands: ['give {player} minecraft:bread 16'] }],
+      kits: [
+        { id: kitId, name: 'Еда', command: '/kit food', period: 7, kitImg: null, give_commands: ['give {player} minecraft:bread 16'] },
+      ],
     });
-    const bad = await t.app.inject(asUser(admin, { method: 'POST', url: '/api/donate/add', payload: { title: 'X', content: 'Y', amount: 1, currency: '₽', grant_commands: ['lp user {player} parent add {group}'] } }));
+    const bad = await t.app.inject(
+      asUser(admin, {
+        method: 'POST',
+        url: '/api/donate/add',
+        payload: { title: 'X', content: 'Y', amount: 1, currency: '₽', grant_commands: ['lp user {player} parent add {group}'] },
+      }),
+    );
     expect(bad.statusCode).toBe(400);
     expect(errorOf(bad)).toMatch(/неизвестная подстановка \{group\}/);
     // Editing the tier keeps the kit's id when the kit is sent with it.
@@ -110,7 +132,14 @@ describe.each(dbKinds)('privileges on %s', (kind) => {
     expect(rcon.commands).toContain(`say grant Steve VIP 30 ${expires}`);
     const list = await mine(steve.token);
     expect(list).toEqual([
-      expect.objectContaining({ id: body.privilege_id, tier_id: vipId, title: 'VIP', expires_at: body.expires_at, active: true, kits: [expect.objectContaining({ id: kitId, name: 'Еда', next_claim_at: null })] }),
+      expect.objectContaining({
+        id: body.privilege_id,
+        tier_id: vipId,
+        title: 'VIP',
+        expires_at: body.expires_at,
+        active: true,
+        kits: [expect.objectContaining({ id: kitId, name: 'Еда', next_claim_at: null })],
+      }),
     ]);
   });
 
@@ -126,7 +155,13 @@ describe.each(dbKinds)('privileges on %s', (kind) => {
     const six = await buy(alex.token, vipId, 6);
     expect(six.statusCode).toBe(400);
     expect(errorOf(six)).toMatch(/На 6 мес/);
-    const gold = await t.app.inject(asUser(admin, { method: 'POST', url: '/api/donate/add', payload: { title: 'Gold', content: 'За монеты', amount: 5, currency: 'монет' } }));
+    const gold = await t.app.inject(
+      asUser(admin, {
+        method: 'POST',
+        url: '/api/donate/add',
+        payload: { title: 'Gold', content: 'За монеты', amount: 5, currency: 'монет' },
+      }),
+    );
     const notSold = await buy(alex.token, gold.json().id, 1);
     expect(notSold.statusCode).toBe(409);
     expect(errorOf(notSold)).toMatch(/не в рублях/);
@@ -137,7 +172,11 @@ describe.each(dbKinds)('privileges on %s', (kind) => {
     const hb = await quickPlayer(t, 'Herobrine', 100_000);
     const vip = (await buy(hb.token, vipId, 1)).json();
     // 10 days of the month used: 20 whole days left of 300 ₽ / 30 days = 200 ₽ credit.
-    await t.handle.db.updateTable('privileges').set({ expires_at: Date.now() + 20 * DAY_MS + 3_600_000 }).where('id', '=', vip.privilege_id).execute();
+    await t.handle.db
+      .updateTable('privileges')
+      .set({ expires_at: Date.now() + 20 * DAY_MS + 3_600_000 })
+      .where('id', '=', vip.privilege_id)
+      .execute();
     const up = await buy(hb.token, premiumId, 1);
     expect(up.statusCode, up.body).toBe(200);
     expect(up.json().message).toMatch(/VIP заменена на Premium/);
@@ -146,7 +185,11 @@ describe.each(dbKinds)('privileges on %s', (kind) => {
     expect(old).toMatchObject({ tier_id: vipId, end_reason: 'upgraded' });
     expect(old!.ended_at).not.toBeNull();
     expect(now).toMatchObject({ tier_id: premiumId, ended_at: null });
-    const purchase = await t.handle.db.selectFrom('privilege_purchases').selectAll().where('privilege_id', '=', now!.id).executeTakeFirstOrThrow();
+    const purchase = await t.handle.db
+      .selectFrom('privilege_purchases')
+      .selectAll()
+      .where('privilege_id', '=', now!.id)
+      .executeTakeFirstOrThrow();
     expect(purchase).toMatchObject({ price: 60_000, credit: 20_000, total: 40_000, replaced_id: old!.id });
     await drain();
     expect(rcon.commands).toContain('say revoke Herobrine VIP');
@@ -154,7 +197,9 @@ describe.each(dbKinds)('privileges on %s', (kind) => {
 
     const down = await buy(hb.token, vipId, 1);
     expect(down.statusCode).toBe(409);
-    expect(errorOf(down)).toBe('У вас действует более высокая привилегия Premium. Купить VIP, пока она не закончилась, нельзя — можно продлить Premium.');
+    expect(errorOf(down)).toBe(
+      'У вас действует более высокая привилегия Premium. Купить VIP, пока она не закончилась, нельзя — можно продлить Premium.',
+    );
     expect(await balanceOf(t, hb.id)).toBe(30_000);
     expect(await rows(hb.id)).toHaveLength(2);
     expect(await findLedgerMismatches(t.handle.db)).toEqual([]);
@@ -179,49 +224,82 @@ describe.each(dbKinds)('privileges on %s', (kind) => {
     const [p] = await mine(notch.token);
     expect(p.kits[0].next_claim_at).toBeGreaterThan(Date.now() + 6 * DAY_MS);
     // A week later it can be claimed again.
-    await t.handle.db.updateTable('kit_claims').set({ claimed_at: Date.now() - 7 * DAY_MS - 1000 }).where('user_id', '=', notch.id).execute();
+    await t.handle.db
+      .updateTable('kit_claims')
+      .set({ claimed_at: Date.now() - 7 * DAY_MS - 1000 })
+      .where('user_id', '=', notch.id)
+      .execute();
     expect((await claim(notch.token)).statusCode).toBe(200);
     expect(await t.handle.db.selectFrom('kit_claims').select('id').where('user_id', '=', notch.id).execute()).toHaveLength(2);
   });
 
   it('admin: grants, lists, moves the end (a past end ends it now with its revoke command, once), revokes; all audited', async () => {
     const target = await quickPlayer(t, 'Granted', 0);
-    const g = await t.app.inject(asUser(admin, { method: 'POST', url: '/api/admin/privileges', payload: { username: 'granted', tier_id: vipId, days: 10 } }));
+    const g = await t.app.inject(
+      asUser(admin, { method: 'POST', url: '/api/admin/privileges', payload: { username: 'granted', tier_id: vipId, days: 10 } }),
+    );
     expect(g.statusCode, g.body).toBe(201);
     const granted = g.json();
     expect(granted).toMatchObject({ username: 'Granted', tier_id: vipId, title: 'VIP', active: true, ended_at: null });
     const list = (await t.app.inject(asUser(admin, { method: 'GET', url: '/api/admin/privileges?active=1&username=Granted' }))).json();
     expect(list.map((x: { id: number }) => x.id)).toEqual([granted.id]);
     const later = Date.now() + 40 * DAY_MS;
-    const moved = await t.app.inject(asUser(admin, { method: 'PUT', url: `/api/admin/privileges/${granted.id}`, payload: { expires_at: later } }));
+    const moved = await t.app.inject(
+      asUser(admin, { method: 'PUT', url: `/api/admin/privileges/${granted.id}`, payload: { expires_at: later } }),
+    );
     expect(moved.json()).toMatchObject({ expires_at: later, active: true });
     const player = (await t.app.inject(asUser(admin, { method: 'GET', url: '/api/user/privileges' }))).json();
     expect(player).toEqual([]);
-    const ended = await t.app.inject(asUser(admin, { method: 'PUT', url: `/api/admin/privileges/${granted.id}`, payload: { expires_at: Date.now() - 1000 } }));
+    const ended = await t.app.inject(
+      asUser(admin, { method: 'PUT', url: `/api/admin/privileges/${granted.id}`, payload: { expires_at: Date.now() - 1000 } }),
+    );
     expect(ended.statusCode, ended.body).toBe(200);
     expect(ended.json()).toMatchObject({ active: false, end_reason: 'expired' });
-    const again = await t.app.inject(asUser(admin, { method: 'PUT', url: `/api/admin/privileges/${granted.id}`, payload: { expires_at: Date.now() - 1000 } }));
+    const again = await t.app.inject(
+      asUser(admin, { method: 'PUT', url: `/api/admin/privileges/${granted.id}`, payload: { expires_at: Date.now() - 1000 } }),
+    );
     expect(again.statusCode).toBe(409);
     // The expiry job finds nothing more to end.
     expect((await expiryPass(t.handle.db, { siteName: 'Kubik', publicUrl: 'http://kubik.test' })).ended).toBe(0);
-    const revokes = await t.handle.db.selectFrom('deliveries').select('id').where('source', '=', 'privilege_revoke').where('source_id', '=', granted.id).execute();
+    const revokes = await t.handle.db
+      .selectFrom('deliveries')
+      .select('id')
+      .where('source', '=', 'privilege_revoke')
+      .where('source_id', '=', granted.id)
+      .execute();
     expect(revokes).toHaveLength(1);
     await drain();
     expect(rcon.commands).toContain('say revoke Granted VIP');
 
-    const g2 = (await t.app.inject(asUser(admin, { method: 'POST', url: '/api/admin/privileges', payload: { username: 'Granted', tier_id: premiumId, days: 5 } }))).json();
+    const g2 = (
+      await t.app.inject(
+        asUser(admin, { method: 'POST', url: '/api/admin/privileges', payload: { username: 'Granted', tier_id: premiumId, days: 5 } }),
+      )
+    ).json();
     const del = await t.app.inject(asUser(admin, { method: 'DELETE', url: `/api/admin/privileges/${g2.id}` }));
     expect(del.statusCode).toBe(200);
     expect((await rows(target.id)).map((r) => r.end_reason)).toEqual(['expired', 'revoked']);
     const audit = await t.handle.db.selectFrom('audit_log').select('action').where('entity', '=', 'privilege').orderBy('id').execute();
-    expect(audit.map((a) => a.action)).toEqual(['privilege.grant', 'privilege.update', 'privilege.update', 'privilege.grant', 'privilege.revoke']);
-    expect((await t.app.inject(asUser((await quickPlayer(t, 'Nosy', 0)).token, { method: 'GET', url: '/api/admin/privileges' }))).statusCode).toBe(403);
+    expect(audit.map((a) => a.action)).toEqual([
+      'privilege.grant',
+      'privilege.update',
+      'privilege.update',
+      'privilege.grant',
+      'privilege.revoke',
+    ]);
+    expect(
+      (await t.app.inject(asUser((await quickPlayer(t, 'Nosy', 0)).token, { method: 'GET', url: '/api/admin/privileges' }))).statusCode,
+    ).toBe(403);
   });
 
   it('expiry job: ends a privilege at its end exactly once across overlapping passes, and reminds 3 days before, once', async () => {
     const p = await quickPlayer(t, 'Expiring', 100_000);
     const bought = (await buy(p.token, vipId, 1)).json();
-    await t.handle.db.updateTable('privileges').set({ expires_at: Date.now() + 2 * DAY_MS }).where('id', '=', bought.privilege_id).execute();
+    await t.handle.db
+      .updateTable('privileges')
+      .set({ expires_at: Date.now() + 2 * DAY_MS })
+      .where('id', '=', bought.privilege_id)
+      .execute();
     const opts = { siteName: 'Kubik', publicUrl: 'http://kubik.test' };
     const first = await Promise.all([expiryPass(t.handle.db, opts), expiryPass(t.handle.db, opts)]);
     expect(first.reduce((n, o) => n + o.reminded, 0)).toBe(1);
@@ -232,7 +310,12 @@ describe.each(dbKinds)('privileges on %s', (kind) => {
 
     const passes = await Promise.all([1, 2, 3].map(() => expiryPass(t.handle.db, opts, Date.now() + 3 * DAY_MS)));
     expect(passes.reduce((n, o) => n + o.ended, 0)).toBe(1);
-    const revokes = await t.handle.db.selectFrom('deliveries').select('id').where('source', '=', 'privilege_revoke').where('source_id', '=', bought.privilege_id).execute();
+    const revokes = await t.handle.db
+      .selectFrom('deliveries')
+      .select('id')
+      .where('source', '=', 'privilege_revoke')
+      .where('source_id', '=', bought.privilege_id)
+      .execute();
     expect(revokes).toHaveLength(1);
     expect((await rows(p.id))[0]).toMatchObject({ end_reason: 'expired' });
     expect(await heldTierIds(t.handle.db, p.id, Date.now())).toEqual([]);
@@ -243,18 +326,33 @@ describe.each(dbKinds)('privileges on %s', (kind) => {
     const results = await Promise.all(Array.from({ length: 100 }, () => buy(many.token, vipId, 1)));
     const ok = results.filter((r) => r.statusCode === 200);
     expect(ok).toHaveLength(3);
-    expect(results.filter((r) => r.statusCode !== 200).every((r) => r.statusCode === 400 && errorOf(r) === 'Недостаточно средств на балансе')).toBe(true);
+    expect(
+      results.filter((r) => r.statusCode !== 200).every((r) => r.statusCode === 400 && errorOf(r) === 'Недостаточно средств на балансе'),
+    ).toBe(true);
     expect(await balanceOf(t, many.id)).toBe(0);
     const held = await rows(many.id);
     expect(held).toHaveLength(1);
     expect(Number(held[0]!.expires_at) - Number(held[0]!.starts_at)).toBe(3 * MONTH_MS);
-    expect(await t.handle.db.selectFrom('deliveries').select('id').where('source', '=', 'privilege_grant').where('user_id', '=', many.id).execute()).toHaveLength(3);
+    expect(
+      await t.handle.db
+        .selectFrom('deliveries')
+        .select('id')
+        .where('source', '=', 'privilege_grant')
+        .where('user_id', '=', many.id)
+        .execute(),
+    ).toHaveLength(3);
     expect(await findLedgerMismatches(t.handle.db)).toEqual([]);
   });
 });
 
 /** A tier as the list gives it, as a body the admin form sends back. */
 function stripped(tier: Record<string, unknown>) {
-  const { id: _id, sellable: _s, periods, kits, ...rest } = tier as { id: number; sellable: boolean; periods: { months: number; discount: number }[]; kits: Record<string, unknown>[] };
+  const {
+    id: _id,
+    sellable: _s,
+    periods,
+    kits,
+    ...rest
+  } = tier as { id: number; sellable: boolean; periods: { months: number; discount: number }[]; kits: Record<string, unknown>[] };
   return { ...rest, periods: periods.map((p) => ({ months: p.months, discount: p.discount })), kits };
 }

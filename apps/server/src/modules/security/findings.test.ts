@@ -35,12 +35,19 @@ describe.each(dbKinds)('security findings on %s', (kind) => {
       cookies: opts.device ? { kubik_device: opts.device } : {},
       remoteAddress: opts.ip ?? '10.0.0.1',
     });
-  const throttleOf = async (userId: number) => t.handle.db.selectFrom('login_throttle').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  const throttleOf = async (userId: number) =>
+    t.handle.db.selectFrom('login_throttle').selectAll().where('user_id', '=', userId).executeTakeFirst();
 
   it('reset-password: a bad link is refused before any hashing, and tries are limited per IP', async () => {
     const id = await seedUser(t, 'Resetter', { password: 'old-password-1' });
     const before = hashing.calls;
-    const reset = (token: string, ip: string) => t.app.inject({ method: 'POST', url: `/api/user/reset-password/${token}`, payload: { new_password: 'brand-new-pass' }, remoteAddress: ip });
+    const reset = (token: string, ip: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/user/reset-password/${token}`,
+        payload: { new_password: 'brand-new-pass' },
+        remoteAddress: ip,
+      });
     for (let i = 0; i < 4; i++) {
       const res = await reset(`not-a-real-token-${i}`, '10.9.9.9');
       expect(res.statusCode).toBe(400);
@@ -106,7 +113,11 @@ describe.each(dbKinds)('security findings on %s', (kind) => {
     expect(delays.at(-1)!.low).toBeLessThanOrEqual(MAX_DELAY_MS);
     expect(delays.at(-1)!.high).toBeGreaterThan(MAX_DELAY_MS - 5000);
     // When the delay has passed, the right password from anywhere works.
-    await t.handle.db.updateTable('login_throttle').set({ next_allowed_at: Date.now() - 1 }).where('user_id', '=', id).execute();
+    await t.handle.db
+      .updateTable('login_throttle')
+      .set({ next_allowed_at: Date.now() - 1 })
+      .where('user_id', '=', id)
+      .execute();
     expect((await login('Victim', 'right-password', { ip: '10.3.0.1' })).statusCode).toBe(200);
   });
 

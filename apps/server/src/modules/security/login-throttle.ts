@@ -26,7 +26,11 @@ export type Reservation = { ok: true } | { ok: false; retryInMs: number };
  * parallel tries take turns: of two that read the same row, one is refused.
  */
 export async function reserveLoginTry(db: Db, userId: number, free: number, now = Date.now()): Promise<Reservation> {
-  await db.insertInto('login_throttle').values({ user_id: userId, failures: 0, last_failure_at: 0, next_allowed_at: 0 }).onConflict((oc) => oc.column('user_id').doNothing()).execute();
+  await db
+    .insertInto('login_throttle')
+    .values({ user_id: userId, failures: 0, last_failure_at: 0, next_allowed_at: 0 })
+    .onConflict((oc) => oc.column('user_id').doNothing())
+    .execute();
   const row = await db.selectFrom('login_throttle').selectAll().where('user_id', '=', userId).executeTakeFirstOrThrow();
   const nextAllowed = Number(row.next_allowed_at);
   if (now < nextAllowed) return { ok: false, retryInMs: nextAllowed - now };
@@ -51,12 +55,23 @@ export async function clearLoginFailures(db: Db, userId: number): Promise<void> 
 /** Whether this browser's device cookie belongs to a past successful login of the account. */
 export async function isKnownDevice(db: Db, userId: number, deviceToken: string | undefined): Promise<boolean> {
   if (!deviceToken || deviceToken.length > 200) return false;
-  const row = await db.selectFrom('known_devices').select('user_id').where('user_id', '=', userId).where('device_hash', '=', hashToken(deviceToken)).executeTakeFirst();
+  const row = await db
+    .selectFrom('known_devices')
+    .select('user_id')
+    .where('user_id', '=', userId)
+    .where('device_hash', '=', hashToken(deviceToken))
+    .executeTakeFirst();
   return row !== undefined;
 }
 
 /** Remembers the browser after a successful login; true when it was new for the account. */
-export async function rememberDevice(db: Db, userId: number, deviceToken: string, meta: { ip?: string; userAgent?: string }, now = Date.now()): Promise<boolean> {
+export async function rememberDevice(
+  db: Db,
+  userId: number,
+  deviceToken: string,
+  meta: { ip?: string; userAgent?: string },
+  now = Date.now(),
+): Promise<boolean> {
   const device_hash = hashToken(deviceToken);
   const res = await db
     .updateTable('known_devices')
@@ -67,7 +82,14 @@ export async function rememberDevice(db: Db, userId: number, deviceToken: string
   if (Number(res.numUpdatedRows) > 0) return false;
   const added = await db
     .insertInto('known_devices')
-    .values({ user_id: userId, device_hash, user_agent: meta.userAgent?.slice(0, 255) ?? null, ip: meta.ip?.slice(0, 64) ?? null, created_at: now, last_seen_at: now })
+    .values({
+      user_id: userId,
+      device_hash,
+      user_agent: meta.userAgent?.slice(0, 255) ?? null,
+      ip: meta.ip?.slice(0, 64) ?? null,
+      created_at: now,
+      last_seen_at: now,
+    })
     .onConflict((oc) => oc.columns(['user_id', 'device_hash']).doNothing())
     .executeTakeFirst();
   // Two logins from one new browser at once: only the one that added it says so.

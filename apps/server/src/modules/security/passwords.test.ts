@@ -13,7 +13,10 @@ describe('the password rules', () => {
   it('gives the forms a strength hint', () => {
     expect(passwordStrength('')).toBeNull();
     expect(passwordStrength('abc')!.score).toBe(0);
-    expect(passwordStrength('Steve_01', ['Steve_01', 'steve@example.com'])).toMatchObject({ score: 0, label: 'Совпадает с именем или почтой' });
+    expect(passwordStrength('Steve_01', ['Steve_01', 'steve@example.com'])).toMatchObject({
+      score: 0,
+      label: 'Совпадает с именем или почтой',
+    });
     expect(passwordStrength('steve', ['x', 'steve@example.com'])!.score).toBe(0);
     expect(passwordStrength('12345678901')!.score).toBe(1);
     expect(passwordStrength('qwerty12')!.score).toBe(1);
@@ -54,7 +57,13 @@ describe.each(dbKinds)('refused passwords on %s', (kind) => {
   it('change and reset refuse them too', async () => {
     await seedUser(t, 'Changer_2', { password: 'first-kubik-pass' });
     const token = await loginAs(t, 'Changer_2', 'first-kubik-pass');
-    const change = await t.app.inject(asUser(token, { method: 'POST', url: '/api/user/change-password', payload: { old_password: 'first-kubik-pass', new_password: 'iloveyou' } }));
+    const change = await t.app.inject(
+      asUser(token, {
+        method: 'POST',
+        url: '/api/user/change-password',
+        payload: { old_password: 'first-kubik-pass', new_password: 'iloveyou' },
+      }),
+    );
     expect(change.statusCode).toBe(400);
     expect(change.json()).toMatchObject({ error: PASSWORD_TEXTS.common, code: 'weak_password', field: 'new_password' });
 
@@ -65,6 +74,9 @@ describe.each(dbKinds)('refused passwords on %s', (kind) => {
     expect(weak.statusCode).toBe(400);
     expect(errorOf(weak)).toBe(PASSWORD_TEXTS.sameAsName);
     // The refused try did not use the link up.
-    expect((await t.app.inject({ method: 'POST', url: `/api/user/reset-password/${link}`, payload: { new_password: 'second kubik pass' } })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'POST', url: `/api/user/reset-password/${link}`, payload: { new_password: 'second kubik pass' } }))
+        .statusCode,
+    ).toBe(200);
   });
 });

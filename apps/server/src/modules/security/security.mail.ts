@@ -7,7 +7,14 @@ const SESSIONS_PATH = '/profile?tab=settings#sessions';
 
 export const sessionsLink = (publicUrl: string) => `${publicUrl}${SESSIONS_PATH}`;
 
-function letter(siteName: string, to: string, title: string, paragraphs: string[], button: { text: string; href: string }, footer: string): OutboxLetter {
+function letter(
+  siteName: string,
+  to: string,
+  title: string,
+  paragraphs: string[],
+  button: { text: string; href: string },
+  footer: string,
+): OutboxLetter {
   return {
     to,
     subject: `${title} — ${siteName}`,
@@ -24,7 +31,14 @@ export function twoFactorChangedLetter(siteName: string, publicUrl: string, to: 
   const body = on
     ? 'Для вашего аккаунта включена двухфакторная защита: теперь при входе на сайт и в лаунчер, кроме пароля, нужен код из приложения-аутентификатора или один из кодов восстановления.'
     : 'Для вашего аккаунта отключена двухфакторная защита: теперь для входа достаточно пароля.';
-  return letter(siteName, to, title, [`Здравствуйте, ${username}!`, body], { text: 'Сеансы и устройства', href: sessionsLink(publicUrl) }, NOT_YOU);
+  return letter(
+    siteName,
+    to,
+    title,
+    [`Здравствуйте, ${username}!`, body],
+    { text: 'Сеансы и устройства', href: sessionsLink(publicUrl) },
+    NOT_YOU,
+  );
 }
 
 export interface NewDeviceInfo {
@@ -39,7 +53,13 @@ export function newDeviceLetter(siteName: string, publicUrl: string, to: string,
     siteName,
     to,
     'Вход с нового устройства',
-    [`Здравствуйте, ${username}!`, 'В ваш аккаунт вошли с устройства, с которого раньше не входили.', `Время: ${info.when}`, `IP-адрес: ${info.ip}`, `Устройство: ${info.device}`],
+    [
+      `Здравствуйте, ${username}!`,
+      'В ваш аккаунт вошли с устройства, с которого раньше не входили.',
+      `Время: ${info.when}`,
+      `IP-адрес: ${info.ip}`,
+      `Устройство: ${info.device}`,
+    ],
     { text: 'Сеансы и устройства', href: sessionsLink(publicUrl) },
     NOT_YOU,
   );

@@ -24,7 +24,12 @@ export function sessionsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.delete('/api/user/sessions/:id', {
       config: { access: 'user' },
-      schema: { tags, summary: '«Завершить»: закрыть один сеанс (свой — это выход)', params: SessionParams, response: { 200: MessageResponse.extend({ current: z.boolean() }), ...err(400, 401, 404) } },
+      schema: {
+        tags,
+        summary: '«Завершить»: закрыть один сеанс (свой — это выход)',
+        params: SessionParams,
+        response: { 200: MessageResponse.extend({ current: z.boolean() }), ...err(400, 401, 404) },
+      },
       handler: async (req, reply) => {
         const { current } = await service.endSession(ctx, userOf(req), req.params.id, sessionToken(req));
         if (current) clearSessionCookie(ctx, req, reply);
@@ -36,7 +41,8 @@ export function sessionsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'user' },
       schema: {
         tags,
-        summary: '«Выйти на всех устройствах»: завершает все сеансы, кроме текущего, и все входы лаунчеров; другие браузеры перестают считаться знакомыми',
+        summary:
+          '«Выйти на всех устройствах»: завершает все сеансы, кроме текущего, и все входы лаунчеров; другие браузеры перестают считаться знакомыми',
         response: { 200: MessageResponse.extend({ ended: z.number().int() }), ...err(401) },
       },
       handler: async (req) => {

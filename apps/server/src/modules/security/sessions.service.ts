@@ -70,7 +70,14 @@ export async function listSessions(db: Db, userId: number, currentToken: string 
   const rows = await db
     .selectFrom('sessions')
     .leftJoin('session_activity', 'session_activity.token_hash', 'sessions.token_hash')
-    .select(['sessions.token_hash', 'sessions.created_at', 'sessions.ip', 'sessions.user_agent', 'session_activity.last_seen_at', 'session_activity.ip as last_ip'])
+    .select([
+      'sessions.token_hash',
+      'sessions.created_at',
+      'sessions.ip',
+      'sessions.user_agent',
+      'session_activity.last_seen_at',
+      'session_activity.ip as last_ip',
+    ])
     .where('sessions.user_id', '=', userId)
     .where('sessions.expires_at', '>', now)
     .execute();
@@ -88,7 +95,12 @@ export async function listSessions(db: Db, userId: number, currentToken: string 
 }
 
 /** Ends one session of the player by its id from the list; true when it was the caller's own. */
-export async function endSession(ctx: AppContext, user: SessionUser, id: string, currentToken: string | null): Promise<{ current: boolean }> {
+export async function endSession(
+  ctx: AppContext,
+  user: SessionUser,
+  id: string,
+  currentToken: string | null,
+): Promise<{ current: boolean }> {
   const rows = await ctx.db.selectFrom('sessions').select('token_hash').where('user_id', '=', user.id).execute();
   const hit = rows.find((r) => sessionId(r.token_hash) === id);
   if (!hit) throw notFound(SESSION_TEXTS.notFound, { code: 'session_not_found' });
@@ -101,7 +113,12 @@ export async function endSession(ctx: AppContext, user: SessionUser, id: string,
  * login too, and other browsers stop counting as known devices (they get the login delay and a
  * new-device letter again). The caller's own session stays, so they can go on securing the account.
  */
-export async function endOtherSessions(ctx: AppContext, user: SessionUser, currentToken: string | null, deviceToken: string | undefined): Promise<number> {
+export async function endOtherSessions(
+  ctx: AppContext,
+  user: SessionUser,
+  currentToken: string | null,
+  deviceToken: string | undefined,
+): Promise<number> {
   return ctx.db.transaction().execute(async (trx) => {
     let q = trx.deleteFrom('sessions').where('user_id', '=', user.id);
     if (currentToken) q = q.where('token_hash', '!=', hashToken(currentToken));
@@ -116,7 +133,14 @@ export async function endOtherSessions(ctx: AppContext, user: SessionUser, curre
 
 /** «23.11.2026, 14:05 (МСК)»: letters are read far from the server, so the zone is named. */
 export function moscowTime(ms: number): string {
-  const text = new Intl.DateTimeFormat('ru-RU', { timeZone: 'Europe/Moscow', day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit' }).format(ms);
+  const text = new Intl.DateTimeFormat('ru-RU', {
+    timeZone: 'Europe/Moscow',
+    day: '2-digit',
+    month: '2-digit',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  }).format(ms);
   return `${text} (МСК)`;
 }
 
@@ -125,9 +149,28 @@ export function moscowTime(ms: number): string {
  * device and a link to the sessions list. Not for the account's very first device (nothing to
  * compare with), and once per device: the caller passes whether rememberDevice() added it.
  */
-export async function notifyNewDevice(ctx: AppContext, user: { id: number; email: string; username: string }, deviceToken: string, meta: { ip: string; userAgent?: string }, now = Date.now()): Promise<void> {
-  const others = await ctx.db.selectFrom('known_devices').select('user_id').where('user_id', '=', user.id).where('device_hash', '!=', hashToken(deviceToken)).limit(1).executeTakeFirst();
+export async function notifyNewDevice(
+  ctx: AppContext,
+  user: { id: number; email: string; username: string },
+  deviceToken: string,
+  meta: { ip: string; userAgent?: string },
+  now = Date.now(),
+): Promise<void> {
+  const others = await ctx.db
+    .selectFrom('known_devices')
+    .select('user_id')
+    .where('user_id', '=', user.id)
+    .where('device_hash', '!=', hashToken(deviceToken))
+    .limit(1)
+    .executeTakeFirst();
   if (!others) return;
-  await enqueueMail(ctx.db, newDeviceLetter(ctx.config.siteName, ctx.config.publicUrl, user.email, user.username, { when: moscowTime(now), ip: meta.ip, device: deviceName(meta.userAgent) }));
+  await enqueueMail(
+    ctx.db,
+    newDeviceLetter(ctx.config.siteName, ctx.config.publicUrl, user.email, user.username, {
+      when: moscowTime(now),
+      ip: meta.ip,
+      device: deviceName(meta.userAgent),
+    }),
+  );
   ctx.jobs.kick(MAIL_JOB);
 }

@@ -5,15 +5,24 @@ import { deviceName } from './device-name.ts';
 const PASSWORD = 'kubik-pass-42';
 const CHROME_WIN = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 const FIREFOX_ANDROID = 'Mozilla/5.0 (Android 14; Mobile; rv:121.0) Gecko/121.0 Firefox/121.0';
-const SAFARI_IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1';
+const SAFARI_IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1';
 
 describe('device names', () => {
   it('tells the usual browsers and systems in words', () => {
     expect(deviceName(CHROME_WIN)).toBe('Chrome 120, Windows');
     expect(deviceName(FIREFOX_ANDROID)).toBe('Firefox 121, Android');
     expect(deviceName(SAFARI_IPHONE)).toBe('Safari, iPhone');
-    expect(deviceName('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 YaBrowser/24.1.0.0 Safari/537.36')).toBe('Яндекс Браузер 24, Windows');
-    expect(deviceName('Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 Edg/120.0.0.0')).toBe('Edge 120, macOS');
+    expect(
+      deviceName(
+        'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 YaBrowser/24.1.0.0 Safari/537.36',
+      ),
+    ).toBe('Яндекс Браузер 24, Windows');
+    expect(
+      deviceName(
+        'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 Edg/120.0.0.0',
+      ),
+    ).toBe('Edge 120, macOS');
     expect(deviceName('curl/8.5.0')).toBe('Программа: curl');
     expect(deviceName('')).toBe('Неизвестное устройство');
     expect(deviceName(null)).toBe('Неизвестное устройство');
@@ -32,12 +41,23 @@ describe.each(dbKinds)('sessions and devices on %s', (kind) => {
 
   /** A browser login: its session cookie and device cookie. */
   async function browserLogin(username: string, ua: string, ip: string, device?: string) {
-    const res = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username, password: PASSWORD }, headers: { 'user-agent': ua }, remoteAddress: ip, cookies: device ? { kubik_device: device } : {} });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/user/login',
+      payload: { username, password: PASSWORD },
+      headers: { 'user-agent': ua },
+      remoteAddress: ip,
+      cookies: device ? { kubik_device: device } : {},
+    });
     expect(res.statusCode, res.body).toBe(200);
-    return { session: res.cookies.find((c) => c.name === 'kubik_session')!.value, device: res.cookies.find((c) => c.name === 'kubik_device')!.value };
+    return {
+      session: res.cookies.find((c) => c.name === 'kubik_session')!.value,
+      device: res.cookies.find((c) => c.name === 'kubik_device')!.value,
+    };
   }
   // From the address the first browser logged in from: a use from elsewhere would change the address its session shows.
-  const as = (session: string, method: 'GET' | 'POST' | 'DELETE', url: string) => t.app.inject({ method, url, cookies: { kubik_session: session }, remoteAddress: '10.7.0.1' });
+  const as = (session: string, method: 'GET' | 'POST' | 'DELETE', url: string) =>
+    t.app.inject({ method, url, cookies: { kubik_session: session }, remoteAddress: '10.7.0.1' });
   type Listed = { id: string; device: string; ip: string | null; created_at: number; last_seen_at: number; current: boolean };
   const list = async (session: string) => (await as(session, 'GET', '/api/user/sessions')).json<{ sessions: Listed[] }>().sessions;
 
@@ -46,9 +66,17 @@ describe.each(dbKinds)('sessions and devices on %s', (kind) => {
     const before = Date.now();
     const pc = await browserLogin('Sess_List', CHROME_WIN, '10.7.0.1');
     const phone = await browserLogin('Sess_List', FIREFOX_ANDROID, '10.7.0.2');
-    const bot = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'Sess_List', password: PASSWORD, bearer: true }, headers: { 'user-agent': 'curl/8.5.0' } });
+    const bot = await t.app.inject({
+      method: 'POST',
+      url: '/api/user/login',
+      payload: { username: 'Sess_List', password: PASSWORD, bearer: true },
+      headers: { 'user-agent': 'curl/8.5.0' },
+    });
     // The phone is used later from another address: the list shows where it was last.
-    expect((await t.app.inject({ method: 'GET', url: '/api/user/me', cookies: { kubik_session: phone.session }, remoteAddress: '10.7.9.9' })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/user/me', cookies: { kubik_session: phone.session }, remoteAddress: '10.7.9.9' }))
+        .statusCode,
+    ).toBe(200);
     // The use is noted after the answer has gone out: wait for it.
     let sessions = await list(pc.session);
     for (let i = 0; i < 50 && sessions.find((s) => s.device === 'Firefox 121, Android')?.ip !== '10.7.9.9'; i++) {
@@ -109,13 +137,21 @@ describe.each(dbKinds)('sessions and devices on %s', (kind) => {
     const phone = await browserLogin('Sess_All', FIREFOX_ANDROID, '10.9.0.2');
     const tablet = await browserLogin('Sess_All', SAFARI_IPHONE, '10.9.0.3');
     expect((await as(tablet.session, 'GET', '/api/user/me')).statusCode).toBe(200);
-    const game = await t.app.inject({ method: 'POST', url: '/api/yggdrasil/authserver/authenticate', payload: { username: 'Sess_All', password: PASSWORD } });
+    const game = await t.app.inject({
+      method: 'POST',
+      url: '/api/yggdrasil/authserver/authenticate',
+      payload: { username: 'Sess_All', password: PASSWORD },
+    });
     expect(game.statusCode).toBe(200);
     const accessToken = game.json().accessToken as string;
     const validate = () => t.app.inject({ method: 'POST', url: '/api/yggdrasil/authserver/validate', payload: { accessToken } });
     expect((await validate()).statusCode).toBe(204);
 
-    const res = await t.app.inject({ method: 'POST', url: '/api/user/sessions/revoke-all', cookies: { kubik_session: pc.session, kubik_device: pc.device } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/user/sessions/revoke-all',
+      cookies: { kubik_session: pc.session, kubik_device: pc.device },
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ ended: 2 });
     expect((await as(pc.session, 'GET', '/api/user/me')).statusCode).toBe(200);
@@ -129,7 +165,8 @@ describe.each(dbKinds)('sessions and devices on %s', (kind) => {
 
   it('a login from a new browser sends one letter with time, address, device and the sessions link; not for the first device, a known one or a script', async () => {
     await seedUser(t, 'Sess_Mail', { password: PASSWORD });
-    const count = () => t.smtp.letters.filter((l) => l.to.includes('sess_mail@example.com') && l.subject.startsWith('Вход с нового устройства')).length;
+    const count = () =>
+      t.smtp.letters.filter((l) => l.to.includes('sess_mail@example.com') && l.subject.startsWith('Вход с нового устройства')).length;
     const first = await browserLogin('Sess_Mail', CHROME_WIN, '10.10.0.1');
     await sendQueuedMail(t);
     expect(count()).toBe(0);
@@ -143,7 +180,11 @@ describe.each(dbKinds)('sessions and devices on %s', (kind) => {
     // The same browsers again (their device cookies), and a script: no more letters.
     await browserLogin('Sess_Mail', FIREFOX_ANDROID, '10.10.0.3', phone.device);
     await browserLogin('Sess_Mail', CHROME_WIN, '10.10.0.4', first.device);
-    const bot = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'Sess_Mail', password: PASSWORD, bearer: true } });
+    const bot = await t.app.inject({
+      method: 'POST',
+      url: '/api/user/login',
+      payload: { username: 'Sess_Mail', password: PASSWORD, bearer: true },
+    });
     expect(bot.statusCode).toBe(200);
     await sendQueuedMail(t);
     await new Promise((r) => setTimeout(r, 300));

@@ -33,7 +33,10 @@ export function openSecret(stored: string, userId: number, key: string | undefin
   if (stored.startsWith(PLAIN)) return stored.slice(PLAIN.length);
   if (!stored.startsWith(SEALED)) throw new Error('unknown authenticator secret format');
   if (!key) throw new SecretKeyMissing();
-  const [iv, tag, body] = stored.slice(SEALED.length).split('.').map((p) => Buffer.from(p, 'base64url'));
+  const [iv, tag, body] = stored
+    .slice(SEALED.length)
+    .split('.')
+    .map((p) => Buffer.from(p, 'base64url'));
   const decipher = createDecipheriv('aes-256-gcm', keyOf(key), iv!);
   decipher.setAAD(Buffer.from(`kubik-2fa:${userId}`));
   decipher.setAuthTag(tag!);

@@ -6,7 +6,8 @@ import { listeningSite } from '../../test/game-auth.ts';
 
 const SECRET = 'gravit-test-secret-0123456789';
 const PASSWORD = 'kubik-pass-42';
-const codeOf = (secret: string, steps = 0) => OTPAuth.TOTP.generate({ secret: OTPAuth.Secret.fromBase32(secret), timestamp: Date.now() + steps * 30_000 });
+const codeOf = (secret: string, steps = 0) =>
+  OTPAuth.TOTP.generate({ secret: OTPAuth.Secret.fromBase32(secret), timestamp: Date.now() + steps * 30_000 });
 /** The launchers' per-account limit: one password check a second. */
 const pause = () => new Promise((r) => setTimeout(r, 1100));
 
@@ -20,7 +21,9 @@ describe.each(dbKinds)('two-factor login through LaunchServer on %s', (kind) => 
     await seedUser(site, 'Gravit_2fa', { password: PASSWORD });
     const token = await loginAs(site, 'Gravit_2fa', PASSWORD);
     secret = (await site.app.inject(asUser(token, { method: 'POST', url: '/api/user/2fa/setup' }))).json<{ secret: string }>().secret;
-    expect((await site.app.inject(asUser(token, { method: 'POST', url: '/api/user/2fa/enable', payload: { code: codeOf(secret) } }))).statusCode).toBe(200);
+    expect(
+      (await site.app.inject(asUser(token, { method: 'POST', url: '/api/user/2fa/enable', payload: { code: codeOf(secret) } }))).statusCode,
+    ).toBe(200);
     const user = `${site.base}/api/gravit/user?username=%username%&uuid=%uuid%`;
     ls = new GravitLaunchServer({
       userByUsername: user,
@@ -45,7 +48,9 @@ describe.each(dbKinds)('two-factor login through LaunchServer on %s', (kind) => 
     await expect(ls.authorize('Gravit_2fa', PASSWORD, wrong)).rejects.toThrow(/Неверный код/);
     await pause();
     // A wrong password with a right code is still a wrong password.
-    await expect(ls.authorize('Gravit_2fa', 'not-the-password', codeOf(secret, 1))).rejects.toEqual(new AuthException('auth.wrongpassword'));
+    await expect(ls.authorize('Gravit_2fa', 'not-the-password', codeOf(secret, 1))).rejects.toEqual(
+      new AuthException('auth.wrongpassword'),
+    );
     await pause();
     const session = await ls.authorize('Gravit_2fa', PASSWORD, codeOf(secret, 1));
     expect(session.user?.username).toBe('Gravit_2fa');

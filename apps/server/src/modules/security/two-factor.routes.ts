@@ -1,4 +1,13 @@
-import { ErrorResponse, MessageResponse, SecuritySettingsBody, TwoFactorDisableBody, TwoFactorEnableBody, TwoFactorEnableResponse, TwoFactorSetupResponse, TwoFactorStatus } from '@kubik/contract';
+import {
+  ErrorResponse,
+  MessageResponse,
+  SecuritySettingsBody,
+  TwoFactorDisableBody,
+  TwoFactorEnableBody,
+  TwoFactorEnableResponse,
+  TwoFactorSetupResponse,
+  TwoFactorStatus,
+} from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -13,7 +22,11 @@ export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/user/2fa', {
       config: { access: 'user' },
-      schema: { tags, summary: 'Включена ли двухфакторная защита, сколько кодов восстановления осталось, требует ли её админ-панель', response: { 200: TwoFactorStatus, ...err(401) } },
+      schema: {
+        tags,
+        summary: 'Включена ли двухфакторная защита, сколько кодов восстановления осталось, требует ли её админ-панель',
+        response: { 200: TwoFactorStatus, ...err(401) },
+      },
       handler: (req) => service.status(ctx, userOf(req)),
     });
 
@@ -21,7 +34,8 @@ export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'user' },
       schema: {
         tags,
-        summary: 'Новый секрет для приложения-аутентификатора (TOTP, 6 цифр, 30 секунд) и QR-код; защита включится после POST /api/user/2fa/enable с кодом из приложения',
+        summary:
+          'Новый секрет для приложения-аутентификатора (TOTP, 6 цифр, 30 секунд) и QR-код; защита включится после POST /api/user/2fa/enable с кодом из приложения',
         response: { 200: TwoFactorSetupResponse, ...err(401, 409) },
       },
       handler: (req) => service.setup(ctx, userOf(req)),
@@ -40,7 +54,12 @@ export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/user/2fa/disable', {
       config: { access: 'user' },
-      schema: { tags, summary: 'Отключить защиту: нужны пароль и код из приложения (или код восстановления)', body: TwoFactorDisableBody, response: { 200: MessageResponse, ...err(400, 401, 429) } },
+      schema: {
+        tags,
+        summary: 'Отключить защиту: нужны пароль и код из приложения (или код восстановления)',
+        body: TwoFactorDisableBody,
+        response: { 200: MessageResponse, ...err(400, 401, 429) },
+      },
       handler: async (req) => {
         await service.disable(ctx, userOf(req), req.body.password, req.body.code);
         return { message: service.TWO_FACTOR_TEXTS.disabled };
@@ -51,8 +70,15 @@ export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin' },
       schema: {
         tags,
-        summary: 'Сбросить двухфакторную защиту игрока (потерял и телефон, и коды восстановления): он войдёт по паролю; его сеансы и входы лаунчеров завершаются',
-        params: z.object({ id: z.coerce.number({ error: 'Некорректный номер игрока' }).int('Некорректный номер игрока').min(1, 'Некорректный номер игрока').max(2_147_483_647, 'Некорректный номер игрока') }),
+        summary:
+          'Сбросить двухфакторную защиту игрока (потерял и телефон, и коды восстановления): он войдёт по паролю; его сеансы и входы лаунчеров завершаются',
+        params: z.object({
+          id: z.coerce
+            .number({ error: 'Некорректный номер игрока' })
+            .int('Некорректный номер игрока')
+            .min(1, 'Некорректный номер игрока')
+            .max(2_147_483_647, 'Некорректный номер игрока'),
+        }),
         response: { 200: MessageResponse, ...err(400, 401, 403, 404) },
       },
       handler: async (req) => {
@@ -63,7 +89,11 @@ export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/admin/security', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Настройки безопасности: обязательна ли двухфакторная защита администраторам', response: { 200: SecuritySettingsBody, ...err(401, 403) } },
+      schema: {
+        tags,
+        summary: 'Настройки безопасности: обязательна ли двухфакторная защита администраторам',
+        response: { 200: SecuritySettingsBody, ...err(401, 403) },
+      },
       handler: () => ctx.settings.get(SecuritySettings),
     });
 

@@ -62,7 +62,15 @@ export function newRecoveryCode(): string {
 }
 
 function totp(secret: string, label = '', issuer = ''): OTPAuth.TOTP {
-  return new OTPAuth.TOTP({ issuer, label, issuerInLabel: !!issuer, algorithm: 'SHA1', digits: 6, period: PERIOD_SEC, secret: OTPAuth.Secret.fromBase32(secret) });
+  return new OTPAuth.TOTP({
+    issuer,
+    label,
+    issuerInLabel: !!issuer,
+    algorithm: 'SHA1',
+    digits: 6,
+    period: PERIOD_SEC,
+    secret: OTPAuth.Secret.fromBase32(secret),
+  });
 }
 
 /** The 30-second step a 6-digit code belongs to (now ± WINDOW), or null. */
@@ -86,7 +94,12 @@ async function rowOf(db: Db, userId: number) {
 }
 
 export async function isTwoFactorOn(db: Db, userId: number): Promise<boolean> {
-  const row = await db.selectFrom('two_factor').select('user_id').where('user_id', '=', userId).where('enabled_at', 'is not', null).executeTakeFirst();
+  const row = await db
+    .selectFrom('two_factor')
+    .select('user_id')
+    .where('user_id', '=', userId)
+    .where('enabled_at', 'is not', null)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -125,7 +138,12 @@ async function useCode(ctx: AppContext, userId: number, secretStored: string, ty
 export type SecondFactor = 'off' | 'ok' | 'missing' | 'wrong';
 
 /** The second step of a login, after the password was found right. */
-export async function checkSecondFactor(ctx: AppContext, userId: number, code: string | null | undefined, now = Date.now()): Promise<SecondFactor> {
+export async function checkSecondFactor(
+  ctx: AppContext,
+  userId: number,
+  code: string | null | undefined,
+  now = Date.now(),
+): Promise<SecondFactor> {
   const row = await rowOf(ctx.db, userId);
   if (!row || row.enabled_at === null || row.secret === null) return 'off';
   if (!code || normalizeCode(code) === '') return 'missing';
@@ -145,7 +163,12 @@ export function secondFactorError(result: 'missing' | 'wrong'): HttpError {
  * it. Split at the last colon when what follows looks like a code; a launcher that sends the code
  * separately (GravitLauncher's `totpCode`) passes it as `code`.
  */
-export async function launcherCredentials(db: Db, userId: number, password: string, code: string | null | undefined): Promise<{ password: string; code: string | null; twoFactor: boolean }> {
+export async function launcherCredentials(
+  db: Db,
+  userId: number,
+  password: string,
+  code: string | null | undefined,
+): Promise<{ password: string; code: string | null; twoFactor: boolean }> {
   if (!(await isTwoFactorOn(db, userId))) return { password, code: null, twoFactor: false };
   if (code) return { password, code, twoFactor: true };
   const at = password.lastIndexOf(':');
@@ -159,7 +182,19 @@ export async function launcherCredentials(db: Db, userId: number, password: stri
 export async function status(ctx: AppContext, user: SessionUser): Promise<TwoFactorStatus> {
   const row = await rowOf(ctx.db, user.id);
   const enabledAt = row?.enabled_at ?? null;
-  const left = enabledAt === null ? 0 : Number((await ctx.db.selectFrom('two_factor_recovery').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', user.id).where('used_at', 'is', null).executeTakeFirst())?.n ?? 0);
+  const left =
+    enabledAt === null
+      ? 0
+      : Number(
+          (
+            await ctx.db
+              .selectFrom('two_factor_recovery')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('user_id', '=', user.id)
+              .where('used_at', 'is', null)
+              .executeTakeFirst()
+          )?.n ?? 0,
+        );
   const required = user.is_admin === 1 && (await ctx.settings.get(SecuritySettings)).require_admin_two_factor;
   return { enabled: enabledAt !== null, enabled_at: enabledAt === null ? null : Number(enabledAt), recovery_codes_left: left, required };
 }
@@ -190,7 +225,8 @@ export async function enable(ctx: AppContext, user: SessionUser, typed: string, 
   await limitTries(ctx, user.id);
   const row = await rowOf(ctx.db, user.id);
   if (row?.enabled_at != null) throw conflict(TWO_FACTOR_TEXTS.alreadyOn, { code: 'two_factor_enabled' });
-  if (!row?.pending_secret || row.pending_at === null || now - Number(row.pending_at) > PENDING_TTL_MS) throw badRequest(TWO_FACTOR_TEXTS.notPending, { code: 'two_factor_not_pending' });
+  if (!row?.pending_secret || row.pending_at === null || now - Number(row.pending_at) > PENDING_TTL_MS)
+    throw badRequest(TWO_FACTOR_TEXTS.notPending, { code: 'two_factor_not_pending' });
   const code = normalizeCode(typed);
   const step = TOTP_RE.test(code) ? matchTotp(secretOf(ctx, row.pending_secret, user.id), code, now) : null;
   if (step === null) throw badRequest(TWO_FACTOR_TEXTS.badSetupCode, { code: 'bad_two_factor_code', field: 'code' });
@@ -223,8 +259,10 @@ export async function disable(ctx: AppContext, user: SessionUser, password: stri
   await limitTries(ctx, user.id);
   const row = await rowOf(ctx.db, user.id);
   if (!row || row.enabled_at === null || row.secret === null) throw badRequest(TWO_FACTOR_TEXTS.notOn, { code: 'two_factor_off' });
-  if (!(await verifyPassword(user.password_hash, password))) throw badRequest(TWO_FACTOR_TEXTS.wrongPassword, { code: 'wrong_password', field: 'password' });
-  if (!(await useCode(ctx, user.id, row.secret, code, now))) throw badRequest(TWO_FACTOR_TEXTS.badCode, { code: 'bad_two_factor_code', field: 'code' });
+  if (!(await verifyPassword(user.password_hash, password)))
+    throw badRequest(TWO_FACTOR_TEXTS.wrongPassword, { code: 'wrong_password', field: 'password' });
+  if (!(await useCode(ctx, user.id, row.secret, code, now)))
+    throw badRequest(TWO_FACTOR_TEXTS.badCode, { code: 'bad_two_factor_code', field: 'code' });
   await ctx.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('two_factor_recovery').where('user_id', '=', user.id).execute();
     await trx.deleteFrom('two_factor').where('user_id', '=', user.id).execute();
@@ -244,7 +282,8 @@ export async function requireAdminTwoFactor(ctx: AppContext, user: SessionUser):
 
 /** Turning the requirement on is refused to an administrator who has no second factor (they would lock themselves out). */
 export async function setSecuritySettings(ctx: AppContext, user: SessionUser, body: { require_admin_two_factor: boolean }) {
-  if (body.require_admin_two_factor && !(await isTwoFactorOn(ctx.db, user.id))) throw conflict(TWO_FACTOR_TEXTS.enableYourself, { code: 'two_factor_setup_required', field: 'require_admin_two_factor' });
+  if (body.require_admin_two_factor && !(await isTwoFactorOn(ctx.db, user.id)))
+    throw conflict(TWO_FACTOR_TEXTS.enableYourself, { code: 'two_factor_setup_required', field: 'require_admin_two_factor' });
   return ctx.settings.set(SecuritySettings, body, { actorId: user.id });
 }
 
@@ -261,13 +300,25 @@ export async function forgetTwoFactor(trx: Db, userId: number): Promise<boolean>
  * end too, in case the request came from whoever has the password.
  */
 export async function resetByAdmin(ctx: AppContext, actor: SessionUser, userId: number): Promise<void> {
-  const user = await ctx.db.selectFrom('users').select(['id', 'username', 'email']).where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
+  const user = await ctx.db
+    .selectFrom('users')
+    .select(['id', 'username', 'email'])
+    .where('id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   if (!user || !(await isTwoFactorOn(ctx.db, userId))) throw notFound(TWO_FACTOR_TEXTS.resetNone, { code: 'two_factor_off' });
   await ctx.db.transaction().execute(async (trx) => {
     await forgetTwoFactor(trx, userId);
     await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
     await revokeGameTokens(trx, userId);
-    await recordAudit(trx, { actorId: actor.id, action: 'user.2fa_reset', entity: 'user', entityId: userId, before: { two_factor: true }, after: { two_factor: false } });
+    await recordAudit(trx, {
+      actorId: actor.id,
+      action: 'user.2fa_reset',
+      entity: 'user',
+      entityId: userId,
+      before: { two_factor: true },
+      after: { two_factor: false },
+    });
     await enqueueMail(trx, twoFactorChangedLetter(ctx.config.siteName, ctx.config.publicUrl, user.email, user.username, false));
   });
   ctx.jobs.kick(MAIL_JOB);

@@ -8,7 +8,8 @@ const GRAVIT = 'gravit-test-secret-0123456789';
 const PASSWORD = 'kubik-pass-42';
 
 /** The code an authenticator app shows for this secret, `steps` 30-second steps from now. */
-const codeOf = (secret: string, steps = 0) => OTPAuth.TOTP.generate({ secret: OTPAuth.Secret.fromBase32(secret), timestamp: Date.now() + steps * 30_000 });
+const codeOf = (secret: string, steps = 0) =>
+  OTPAuth.TOTP.generate({ secret: OTPAuth.Secret.fromBase32(secret), timestamp: Date.now() + steps * 30_000 });
 /** Moves the clock to the next 30-second step, so that a new code exists (a used one is refused). */
 const nextStep = () => vi.setSystemTime(Date.now() + 30_000);
 
@@ -41,8 +42,10 @@ describe.each(dbKinds)('two-factor login on %s', (kind) => {
     vi.useRealTimers();
   });
 
-  const login = (body: Record<string, unknown>, cookies: Record<string, string> = {}) => t.app.inject({ method: 'POST', url: '/api/user/login', payload: body, cookies });
-  const post = (token: string, url: string, payload?: object) => t.app.inject(asUser(token, { method: 'POST', url, ...(payload ? { payload } : {}) }));
+  const login = (body: Record<string, unknown>, cookies: Record<string, string> = {}) =>
+    t.app.inject({ method: 'POST', url: '/api/user/login', payload: body, cookies });
+  const post = (token: string, url: string, payload?: object) =>
+    t.app.inject(asUser(token, { method: 'POST', url, ...(payload ? { payload } : {}) }));
 
   /** A player with two-factor login on: their session token, secret and recovery codes. */
   async function withTwoFactor(name: string, opts: { admin?: boolean } = {}) {
@@ -59,7 +62,12 @@ describe.each(dbKinds)('two-factor login on %s', (kind) => {
   it('setup gives a secret, an otpauth address with the site name and a QR code; enable needs a code from it; the secret is never shown again', async () => {
     const id = await seedUser(t, 'Totp_Setup', { password: PASSWORD });
     const token = await loginAs(t, 'Totp_Setup', PASSWORD);
-    expect((await t.app.inject(asUser(token, { method: 'GET', url: '/api/user/2fa' }))).json()).toEqual({ enabled: false, enabled_at: null, recovery_codes_left: 0, required: false });
+    expect((await t.app.inject(asUser(token, { method: 'GET', url: '/api/user/2fa' }))).json()).toEqual({
+      enabled: false,
+      enabled_at: null,
+      recovery_codes_left: 0,
+      required: false,
+    });
     const setup = await post(token, '/api/user/2fa/setup');
     expect(setup.statusCode).toBe(200);
     const body = setup.json<{ secret: string; otpauth_url: string; qr_data_url: string }>();
@@ -172,9 +180,14 @@ describe.each(dbKinds)('two-factor login on %s', (kind) => {
     expect((await t.app.inject(asUser(token, { method: 'GET', url: '/api/user/2fa' }))).json()).toMatchObject({ enabled: true });
     const off = await post(token, '/api/user/2fa/disable', { password: PASSWORD, code: codes[3]! });
     expect(off.statusCode, off.body).toBe(200);
-    expect((await t.app.inject(asUser(token, { method: 'GET', url: '/api/user/2fa' }))).json()).toMatchObject({ enabled: false, recovery_codes_left: 0 });
+    expect((await t.app.inject(asUser(token, { method: 'GET', url: '/api/user/2fa' }))).json()).toMatchObject({
+      enabled: false,
+      recovery_codes_left: 0,
+    });
     expect((await login({ username: 'Totp_Off', password: PASSWORD })).statusCode).toBe(200);
-    expect((await post(token, '/api/user/2fa/disable', { password: PASSWORD, code: codeOf(secret) })).json()).toMatchObject({ code: 'two_factor_off' });
+    expect((await post(token, '/api/user/2fa/disable', { password: PASSWORD, code: codeOf(secret) })).json()).toMatchObject({
+      code: 'two_factor_off',
+    });
     await sendQueuedMail(t);
     await t.smtp.waitFor('totp_off@example.com', (l) => l.subject.startsWith('Двухфакторная защита отключена'));
   });
@@ -182,7 +195,12 @@ describe.each(dbKinds)('two-factor login on %s', (kind) => {
   it('launchers: Yggdrasil asks for the code like Ely.by and takes `password:code`; GravitLauncher gets auth.require2fa and sends totpCode', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const { secret, codes } = await withTwoFactor('Totp_Game');
-    const ygg = (password: string) => t.app.inject({ method: 'POST', url: '/api/yggdrasil/authserver/authenticate', payload: { username: 'Totp_Game', password, agent: { name: 'Minecraft', version: 1 } } });
+    const ygg = (password: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/yggdrasil/authserver/authenticate',
+        payload: { username: 'Totp_Game', password, agent: { name: 'Minecraft', version: 1 } },
+      });
     const plain = await ygg(PASSWORD);
     expect(plain.statusCode).toBe(401);
     expect(plain.json()).toEqual({ error: 'ForbiddenOperationException', errorMessage: 'Account protected with two factor auth.' });
@@ -199,7 +217,8 @@ describe.each(dbKinds)('two-factor login on %s', (kind) => {
     // A recovery code works in the password field too.
     expect((await ygg(`${PASSWORD}:${codes[0]}`)).statusCode).toBe(200);
 
-    const gravit = (body: object, url = '/api/gravit/authorize') => t.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${GRAVIT}` }, payload: body });
+    const gravit = (body: object, url = '/api/gravit/authorize') =>
+      t.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${GRAVIT}` }, payload: body });
     nextStep();
     const ask = await gravit({ login: 'Totp_Game', password: PASSWORD });
     expect(ask.statusCode).toBe(400);
@@ -212,7 +231,8 @@ describe.each(dbKinds)('two-factor login on %s', (kind) => {
 
     // LaunchServer 5.2–5.4 (plain passwords only): the code after a colon, with a Russian hint when it is missing.
     nextStep();
-    const legacy = (password: string) => gravit({ login: 'Totp_Game', password: { type: 'plain', password }, context: null }, '/api/gravit/v5/auth/authorize');
+    const legacy = (password: string) =>
+      gravit({ login: 'Totp_Game', password: { type: 'plain', password }, context: null }, '/api/gravit/v5/auth/authorize');
     const hint = await legacy(PASSWORD);
     expect(hint.statusCode).toBe(400);
     expect(hint.json().error).toMatch(/пароль:123456/);
@@ -221,7 +241,11 @@ describe.each(dbKinds)('two-factor login on %s', (kind) => {
 
   it('an account without two-factor login keeps a password with a colon as it is', async () => {
     await seedUser(t, 'Colon_Pass', { password: 'my:123456' });
-    const res = await t.app.inject({ method: 'POST', url: '/api/yggdrasil/authserver/authenticate', payload: { username: 'Colon_Pass', password: 'my:123456' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/yggdrasil/authserver/authenticate',
+      payload: { username: 'Colon_Pass', password: 'my:123456' },
+    });
     expect(res.statusCode).toBe(200);
   });
 
@@ -238,9 +262,16 @@ describe.each(dbKinds)('two-factor login on %s', (kind) => {
     // The player's sessions end; the password alone logs in again.
     expect((await t.app.inject(asUser(player.token, { method: 'GET', url: '/api/user/me' }))).statusCode).toBe(401);
     expect((await login({ username: 'Lost_Phone', password: PASSWORD })).statusCode).toBe(200);
-    expect((await t.app.inject(asUser(admin, { method: 'GET', url: `/api/admin/users/${player.id}` }))).json()).toMatchObject({ two_factor: false });
+    expect((await t.app.inject(asUser(admin, { method: 'GET', url: `/api/admin/users/${player.id}` }))).json()).toMatchObject({
+      two_factor: false,
+    });
     expect((await reset(player.id)).json()).toMatchObject({ code: 'two_factor_off' });
-    const audit = await t.handle.db.selectFrom('audit_log').selectAll().where('action', '=', 'user.2fa_reset').where('entity_id', '=', String(player.id)).execute();
+    const audit = await t.handle.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'user.2fa_reset')
+      .where('entity_id', '=', String(player.id))
+      .execute();
     expect(audit).toHaveLength(1);
 
     const gone = await withTwoFactor('Gone_2fa');
@@ -253,18 +284,25 @@ describe.each(dbKinds)('two-factor login on %s', (kind) => {
     await seedUser(t, 'Plain_Admin', { admin: true, password: PASSWORD });
     const plain = await loginAs(t, 'Plain_Admin', PASSWORD);
     // An administrator without it cannot require it (they would lock themselves out).
-    const refused = await t.app.inject(asUser(plain, { method: 'PUT', url: '/api/admin/security', payload: { require_admin_two_factor: true } }));
+    const refused = await t.app.inject(
+      asUser(plain, { method: 'PUT', url: '/api/admin/security', payload: { require_admin_two_factor: true } }),
+    );
     expect(refused.statusCode).toBe(409);
     expect(refused.json()).toMatchObject({ code: 'two_factor_setup_required' });
     const secure = await withTwoFactor('Secure_Admin', { admin: true });
-    const set = await t.app.inject(asUser(secure.token, { method: 'PUT', url: '/api/admin/security', payload: { require_admin_two_factor: true } }));
+    const set = await t.app.inject(
+      asUser(secure.token, { method: 'PUT', url: '/api/admin/security', payload: { require_admin_two_factor: true } }),
+    );
     expect(set.statusCode, set.body).toBe(200);
     try {
       const blocked = await t.app.inject(asUser(plain, { method: 'GET', url: '/api/user/all' }));
       expect(blocked.statusCode).toBe(403);
       expect(blocked.json()).toMatchObject({ code: 'two_factor_setup_required' });
       expect(errorOf(blocked)).toMatch(/двухфакторная защита/);
-      expect((await t.app.inject(asUser(plain, { method: 'GET', url: '/api/user/2fa' }))).json()).toMatchObject({ enabled: false, required: true });
+      expect((await t.app.inject(asUser(plain, { method: 'GET', url: '/api/user/2fa' }))).json()).toMatchObject({
+        enabled: false,
+        required: true,
+      });
       // The one with a second factor goes on working; players are not affected.
       expect((await t.app.inject(asUser(secure.token, { method: 'GET', url: '/api/user/all' }))).statusCode).toBe(200);
       // Turning it on opens the admin routes at once.
@@ -291,13 +329,30 @@ describe.each(dbKinds)('two-factor codes and the login throttle on %s', (kind) =
     const token = await loginAs(t, 'Code_Guess', PASSWORD);
     const setup = await t.app.inject(asUser(token, { method: 'POST', url: '/api/user/2fa/setup' }));
     const secret = setup.json<{ secret: string }>().secret;
-    expect((await t.app.inject(asUser(token, { method: 'POST', url: '/api/user/2fa/enable', payload: { code: codeOf(secret) } }))).statusCode).toBe(200);
-    const guess = (code: string, ip: string) => t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'Code_Guess', password: PASSWORD, code }, remoteAddress: ip });
+    expect(
+      (await t.app.inject(asUser(token, { method: 'POST', url: '/api/user/2fa/enable', payload: { code: codeOf(secret) } }))).statusCode,
+    ).toBe(200);
+    const guess = (code: string, ip: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/user/login',
+        payload: { username: 'Code_Guess', password: PASSWORD, code },
+        remoteAddress: ip,
+      });
     const right = codeOf(secret, 1);
     const wrongCodes = ['000000', '111111', '222222'].filter((c) => c !== right && c !== codeOf(secret) && c !== codeOf(secret, -1));
     for (const [i, c] of wrongCodes.slice(0, 2).entries()) expect((await guess(c, `10.5.0.${i}`)).statusCode).toBe(401);
     // Asking without a code does not clear the count either (the password alone is not a success).
-    expect((await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'Code_Guess', password: PASSWORD }, remoteAddress: '10.5.0.9' })).statusCode).toBe(401);
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/user/login',
+          payload: { username: 'Code_Guess', password: PASSWORD },
+          remoteAddress: '10.5.0.9',
+        })
+      ).statusCode,
+    ).toBe(401);
     const row = await t.handle.db.selectFrom('login_throttle').selectAll().where('user_id', '=', id).executeTakeFirstOrThrow();
     expect(row.failures).toBe(3);
     const delayed = await guess(right, '10.5.0.10');

@@ -75,7 +75,10 @@ export class ServerMonitor {
     const now = Date.now();
     const { intervalMs, timeoutMs, concurrency } = this.ctx.config.monitor;
     const staleBefore = force ? null : now - intervalMs * 0.8;
-    const total = await this.db.selectFrom('servers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const total = await this.db
+      .selectFrom('servers')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     const rounds = Math.max(1, Math.ceil(Number(total.n) / concurrency));
     // One statement claims every due server for this sweep, so that all checks start together
     // (and silent servers' deadlines overlap) instead of each waiting for its own claim behind
@@ -97,11 +100,23 @@ export class ServerMonitor {
     });
     await Promise.all(workers);
     // Stopped midway: the servers not checked are free for the next sweep at once.
-    if (queue.length > 0) await this.db.updateTable('servers').set({ checking_until: null }).where('id', 'in', queue.map((r) => r.id)).execute();
+    if (queue.length > 0)
+      await this.db
+        .updateTable('servers')
+        .set({ checking_until: null })
+        .where(
+          'id',
+          'in',
+          queue.map((r) => r.id),
+        )
+        .execute();
     if (changed) await this.ctx.publicCache.invalidate(LIST_CACHE_KEY);
     const counts = await this.db
       .selectFrom('servers')
-      .select((eb) => [eb.fn.countAll<number>().as('total'), eb.fn.sum<number>(sql`case when status = 'online' then 1 else 0 end`).as('online')])
+      .select((eb) => [
+        eb.fn.countAll<number>().as('total'),
+        eb.fn.sum<number>(sql`case when status = 'online' then 1 else 0 end`).as('online'),
+      ])
       .executeTakeFirstOrThrow();
     const online = Number(counts.online ?? 0);
     return { checked, online, offline: Number(counts.total) - online };
@@ -167,13 +182,22 @@ export class ServerMonitor {
       }
     }
     if (this.stopping.aborted && !status) {
-      await this.db.updateTable('servers').set({ checking_until: null }).where('id', '=', row.id).execute().catch(() => {});
+      await this.db
+        .updateTable('servers')
+        .set({ checking_until: null })
+        .where('id', '=', row.id)
+        .execute()
+        .catch(() => {});
       return 'lost';
     }
 
     const at = Date.now();
     // Only if the address is still the one we checked: an edit in between resets the readings.
-    const update = this.db.updateTable('servers').where('id', '=', row.id).where('ip_address', '=', row.ip_address).where('port', '=', row.port);
+    const update = this.db
+      .updateTable('servers')
+      .where('id', '=', row.id)
+      .where('ip_address', '=', row.ip_address)
+      .where('port', '=', row.port);
     const result = status
       ? await update
           .set({
@@ -218,7 +242,10 @@ export class ServerMonitor {
 /** Keeps every check of the last 7 days; older ones only as each server's peak of each hour; nothing past a year. */
 export async function thinHistory(db: Db, now: number): Promise<number> {
   const cutoff = now - HISTORY_FULL_MS;
-  const dropped = await db.deleteFrom('server_online_history').where('at', '<', now - HISTORY_KEEP_MS).executeTakeFirst();
+  const dropped = await db
+    .deleteFrom('server_online_history')
+    .where('at', '<', now - HISTORY_KEEP_MS)
+    .executeTakeFirst();
   const thinned = await sql`
     delete from server_online_history
     where at < ${cutoff}

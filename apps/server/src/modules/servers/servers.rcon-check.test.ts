@@ -33,25 +33,39 @@ describe.each(dbKinds)('«Проверить RCON» on %s', (kind) => {
     await closeTestApp(t);
   });
 
-  const check = (payload: object, token: string | null = admin) => t.app.inject(asUser(token, { method: 'POST', url: '/api/servers/rcon-check', payload }));
+  const check = (payload: object, token: string | null = admin) =>
+    t.app.inject(asUser(token, { method: 'POST', url: '/api/servers/rcon-check', payload }));
   const form = (fields: object = {}) => ({ ip_address: '127.0.0.1', rcon_port: rcon.port, rcon_password: 'rcon-secret', ...fields });
 
   it("logs in with the form's settings, runs list and answers what the server said", async () => {
     const res = await check(form());
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ ok: true, reply: 'There are 2 of a max of 20 players online: steve, alex', address: `127.0.0.1:${rcon.port}` });
+    expect(res.json()).toMatchObject({
+      ok: true,
+      reply: 'There are 2 of a max of 20 players online: steve, alex',
+      address: `127.0.0.1:${rcon.port}`,
+    });
     expect(res.json().message).toMatch(/^RCON работает: вход выполнен, сервер ответил на list за \d+ мс$/);
     expect(rcon.commands.at(-1)).toBe('list');
     expect(rcon.violations).toEqual([]);
   });
 
   it('uses the stored settings of a saved server for what the form leaves out (an empty password keeps the stored one)', async () => {
-    const saved = await t.app.inject(asUser(admin, { method: 'POST', url: '/api/servers/', payload: { name: 'Выживание', description: 'Сервер', ip_address: '127.0.0.1', rcon_port: rcon.port, rcon_password: 'rcon-secret' } }));
+    const saved = await t.app.inject(
+      asUser(admin, {
+        method: 'POST',
+        url: '/api/servers/',
+        payload: { name: 'Выживание', description: 'Сервер', ip_address: '127.0.0.1', rcon_port: rcon.port, rcon_password: 'rcon-secret' },
+      }),
+    );
     const id = saved.json().server.id as number;
     expect((await check({ server_id: id, rcon_password: '' })).json()).toMatchObject({ ok: true });
     expect((await check({ server_id: id })).json()).toMatchObject({ ok: true });
     // The form's new password is tried, not the stored one.
-    expect((await check({ server_id: id, rcon_password: 'typo' })).json()).toMatchObject({ ok: false, message: 'Неверный пароль RCON: сервер отклонил вход (проверьте rcon.password в server.properties)' });
+    expect((await check({ server_id: id, rcon_password: 'typo' })).json()).toMatchObject({
+      ok: false,
+      message: 'Неверный пароль RCON: сервер отклонил вход (проверьте rcon.password в server.properties)',
+    });
     expect((await check({ server_id: 999_999 })).statusCode).toBe(404);
     // Nothing was saved by checking.
     const row = await t.handle.db.selectFrom('servers').select('rcon_password').where('id', '=', id).executeTakeFirstOrThrow();

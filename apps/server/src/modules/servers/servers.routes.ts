@@ -48,18 +48,27 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         schema: {
           tags,
           hide,
-          summary: 'Список серверов с последним известным статусом и онлайном за сутки. Отвечает из сохранённых результатов, без опроса серверов.',
+          summary:
+            'Список серверов с последним известным статусом и онлайном за сутки. Отвечает из сохранённых результатов, без опроса серверов.',
           response: { 200: ServersListResponse, 304: z.null() },
         },
         handler: async (req, reply) => {
-          const body = await ctx.publicCache.get(service.LIST_CACHE_KEY, async () => ServersListResponse.parse(await service.buildPublicList(ctx.db)));
+          const body = await ctx.publicCache.get(service.LIST_CACHE_KEY, async () =>
+            ServersListResponse.parse(await service.buildPublicList(ctx.db)),
+          );
           return sendCached(req, reply, body);
         },
       });
 
       app.post(url, {
         config: { access: 'admin' },
-        schema: { tags, hide, summary: 'Добавить сервер (администратор)', body: ServerBody, response: { 201: ServerSaveResponse, ...err(400, 401, 403) } },
+        schema: {
+          tags,
+          hide,
+          summary: 'Добавить сервер (администратор)',
+          body: ServerBody,
+          response: { 201: ServerSaveResponse, ...err(400, 401, 403) },
+        },
         handler: async (req, reply) => {
           const admin = userOf(req);
           const row = await service.createServer(ctx, admin.id, req.body);
@@ -71,7 +80,11 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/servers/admin', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Список серверов с настройками RCON (без пароля) и причиной последней ошибки (администратор)', response: { 200: AdminServersListResponse, ...err(401, 403) } },
+      schema: {
+        tags,
+        summary: 'Список серверов с настройками RCON (без пароля) и причиной последней ошибки (администратор)',
+        response: { 200: AdminServersListResponse, ...err(401, 403) },
+      },
       handler: async () => ({ servers: await service.listForAdmin(ctx.db) }),
     });
 
@@ -109,7 +122,8 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin' },
       schema: {
         tags,
-        summary: 'Изменить сервер (администратор). Не переданные необязательные поля не меняются; пустой rcon_password оставляет прежний пароль, null удаляет его.',
+        summary:
+          'Изменить сервер (администратор). Не переданные необязательные поля не меняются; пустой rcon_password оставляет прежний пароль, null удаляет его.',
         params: IdParams,
         body: ServerUpdateBody,
         response: { 200: ServerSaveResponse, ...err(400, 401, 403, 404) },
@@ -124,7 +138,12 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.delete('/api/servers/:id', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Удалить сервер (администратор)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) } },
+      schema: {
+        tags,
+        summary: 'Удалить сервер (администратор)',
+        params: IdParams,
+        response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) },
+      },
       handler: async (req) => {
         const admin = userOf(req);
         await service.deleteServer(ctx, admin.id, req.params.id);
@@ -149,7 +168,12 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/servers/:id/favicon.png', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Значок сервера из его ответа на пинг (PNG)', params: IdParams, response: { 200: z.any(), ...err(400, 404) } },
+      schema: {
+        tags,
+        summary: 'Значок сервера из его ответа на пинг (PNG)',
+        params: IdParams,
+        response: { 200: z.any(), ...err(400, 404) },
+      },
       handler: async (req, reply) => {
         const png = await service.favicon(ctx.db, req.params.id);
         // The list links it with ?v=<hash of the icon>, so a changed icon is a new address.

@@ -122,7 +122,11 @@ async function recentHistory(db: Db, now: number): Promise<{ start: number; bySe
 export async function buildPublicList(db: Db, now = Date.now()): Promise<ServersListResponse> {
   const [rows, history] = await Promise.all([byOrder(db).execute(), recentHistory(db, now)]);
   const servers: PublicServer[] = rows.map((row) => {
-    const h: ServerHistory = { start: history.start, step_ms: HISTORY_STEP_MS, points: history.byServer.get(row.id) ?? Array<number | null>(HISTORY_BUCKETS).fill(null) };
+    const h: ServerHistory = {
+      start: history.start,
+      step_ms: HISTORY_STEP_MS,
+      points: history.byServer.get(row.id) ?? Array<number | null>(HISTORY_BUCKETS).fill(null),
+    };
     return { ...publicFields(row), history: h };
   });
   return { servers, total_online: servers.reduce((sum, s) => sum + s.online, 0) };
@@ -177,7 +181,12 @@ export async function createServer(ctx: AppContext, actorId: number, input: Serv
   return row;
 }
 
-export async function updateServer(ctx: AppContext, actorId: number, id: number, input: ServerUpdateBody): Promise<{ row: ServerRow; addressChanged: boolean }> {
+export async function updateServer(
+  ctx: AppContext,
+  actorId: number,
+  id: number,
+  input: ServerUpdateBody,
+): Promise<{ row: ServerRow; addressChanged: boolean }> {
   const result = await ctx.db.transaction().execute(async (trx) => {
     const before = await findRow(trx, id);
     const ip = input.ip_address ?? before.ip_address;
@@ -198,15 +207,37 @@ export async function updateServer(ctx: AppContext, actorId: number, id: number,
         rcon_host: input.rcon_host === undefined ? before.rcon_host : input.rcon_host,
         rcon_port: rconPortFor(rconPort, password),
         rcon_password: password,
-        command_template: input.command_template === undefined ? (before.command_template ?? DEFAULT_COMMAND_TEMPLATE) : (input.command_template ?? DEFAULT_COMMAND_TEMPLATE),
+        command_template:
+          input.command_template === undefined
+            ? (before.command_template ?? DEFAULT_COMMAND_TEMPLATE)
+            : (input.command_template ?? DEFAULT_COMMAND_TEMPLATE),
         updated_at: Date.now(),
         // Readings of the old address say nothing about the new one.
-        ...(addressChanged ? { status: 'offline', online: 0, fail_count: 0, last_checked_at: null, checking_until: null, version: null, motd: null, favicon: null, last_error: null } : {}),
+        ...(addressChanged
+          ? {
+              status: 'offline',
+              online: 0,
+              fail_count: 0,
+              last_checked_at: null,
+              checking_until: null,
+              version: null,
+              motd: null,
+              favicon: null,
+              last_error: null,
+            }
+          : {}),
       })
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await recordAudit(trx, { actorId, action: 'server.update', entity: 'server', entityId: id, before: auditView(before), after: auditView(row) });
+    await recordAudit(trx, {
+      actorId,
+      action: 'server.update',
+      entity: 'server',
+      entityId: id,
+      before: auditView(before),
+      after: auditView(row),
+    });
     return { row, addressChanged };
   });
   await ctx.publicCache.invalidate(LIST_CACHE_KEY);
@@ -258,7 +289,12 @@ export async function history(db: Db, id: number, hours: number, now = Date.now(
     .groupBy('bucket')
     .orderBy('bucket')
     .execute();
-  return { id, from, to: now, points: rows.map((r) => ({ at: from + Number(r.bucket) * step, online: r.peak == null ? null : Number(r.peak) })) };
+  return {
+    id,
+    from,
+    to: now,
+    points: rows.map((r) => ({ at: from + Number(r.bucket) * step, online: r.peak == null ? null : Number(r.peak) })),
+  };
 }
 
 /** Checks per admin per rate-limit window: each one may hold a connection for up to RCON_TIMEOUT_MS. */
@@ -289,7 +325,12 @@ export async function checkRcon(ctx: AppContext, body: RconCheckBody): Promise<R
     return { ok: true, message: TEXTS.rconOk(elapsed()), reply: reply.slice(0, 4000), address, elapsed_ms: elapsed() };
   } catch (err) {
     if (!(err instanceof RconError)) throw err;
-    const message = err.kind === 'auth' ? TEXTS.rconBadPassword : err.kind === 'noanswer' ? TEXTS.rconNoAnswer(timeoutMs) : TEXTS.rconUnreachable(err.message);
+    const message =
+      err.kind === 'auth'
+        ? TEXTS.rconBadPassword
+        : err.kind === 'noanswer'
+          ? TEXTS.rconNoAnswer(timeoutMs)
+          : TEXTS.rconUnreachable(err.message);
     return { ok: false, message, reply: null, address, elapsed_ms: elapsed() };
   } finally {
     client?.close();

@@ -4,7 +4,14 @@ import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestAp
 import { ServerMonitor, thinHistory } from './servers.monitor.ts';
 
 const SECRET = 'hunter2-rcon-Секрет';
-const base = { name: 'Выживание', description: 'Ванильное выживание 1.21', image_url: '', ip_address: '127.0.0.1', port: 25565, max_online: 100 };
+const base = {
+  name: 'Выживание',
+  description: 'Ванильное выживание 1.21',
+  image_url: '',
+  ip_address: '127.0.0.1',
+  port: 25565,
+  max_online: 100,
+};
 
 describe.each(dbKinds)('servers API on %s', (kind) => {
   let t: TestApp;
@@ -25,7 +32,15 @@ describe.each(dbKinds)('servers API on %s', (kind) => {
   const call = (token: string | null, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) =>
     t.app.inject(asUser(token, { method, url, ...(payload === undefined ? {} : { payload: payload as object }) }));
   const list = async () => (await call(null, 'GET', '/api/servers/')).json<{ servers: Record<string, unknown>[]; total_online: number }>();
-  const count = async () => Number((await t.handle.db.selectFrom('servers').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const count = async () =>
+    Number(
+      (
+        await t.handle.db
+          .selectFrom('servers')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const create = async (body: Record<string, unknown> = {}) => {
     const res = await call(admin, 'POST', '/api/servers/', { ...base, ...body });
     expect(res.statusCode, res.body).toBe(201);
@@ -60,11 +75,32 @@ describe.each(dbKinds)('servers API on %s', (kind) => {
     const res = await call(admin, 'POST', '/api/servers/', { name: 'Лобби', description: 'Вход на сеть' });
     expect(res.statusCode).toBe(201);
     expect(res.json().message).toBe('Сервер добавлен');
-    expect(res.json().server).toMatchObject({ name: 'Лобби', ip_address: '', port: 25565, max_online: 100, maxOnline: 100, online: 0, current_online: 0, status: 'offline', last_checked_at: null, has_rcon_password: false, rcon_configured: false, command_template: 'give {player} minecraft:{item} {quantity}' });
+    expect(res.json().server).toMatchObject({
+      name: 'Лобби',
+      ip_address: '',
+      port: 25565,
+      max_online: 100,
+      maxOnline: 100,
+      online: 0,
+      current_online: 0,
+      status: 'offline',
+      last_checked_at: null,
+      has_rcon_password: false,
+      rcon_configured: false,
+      command_template: 'give {player} minecraft:{item} {quantity}',
+    });
 
     const { servers } = await list();
     expect(servers).toHaveLength(1);
-    expect(servers[0]).toMatchObject({ name: 'Лобби', description: 'Вход на сеть', status: 'offline', max_online: 100, maxOnline: 100, online: 0, current_online: 0 });
+    expect(servers[0]).toMatchObject({
+      name: 'Лобби',
+      description: 'Вход на сеть',
+      status: 'offline',
+      max_online: 100,
+      maxOnline: 100,
+      online: 0,
+      current_online: 0,
+    });
     expect((servers[0]!.history as { points: unknown[] }).points).toHaveLength(48);
   });
 
@@ -87,7 +123,13 @@ describe.each(dbKinds)('servers API on %s', (kind) => {
     expect(del.json().message).toBe('Сервер удалён');
     expect((await list()).servers).toEqual([]);
 
-    const audit = await t.handle.db.selectFrom('audit_log').selectAll().where('entity', '=', 'server').where('entity_id', '=', String(s.id)).orderBy('id').execute();
+    const audit = await t.handle.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('entity', '=', 'server')
+      .where('entity_id', '=', String(s.id))
+      .orderBy('id')
+      .execute();
     expect(audit.map((a) => a.action)).toEqual(['server.create', 'server.update', 'server.delete']);
     expect(audit.every((a) => a.actor_id === adminId)).toBe(true);
     expect(JSON.parse(audit[1]!.before_json!).name).toBe('Выживание');
@@ -153,9 +195,13 @@ describe.each(dbKinds)('servers API on %s', (kind) => {
         expect(errorOf(res)).toMatch(/[а-яё]/i);
       }
     }
-    const raw = await t.app.inject(asUser(admin, { method: 'POST', url: '/api/servers/', headers: { 'content-type': 'application/json' }, payload: '{"name": ' }));
+    const raw = await t.app.inject(
+      asUser(admin, { method: 'POST', url: '/api/servers/', headers: { 'content-type': 'application/json' }, payload: '{"name": ' }),
+    );
     expect(raw.statusCode).toBe(400);
-    const text = await t.app.inject(asUser(admin, { method: 'POST', url: '/api/servers/', headers: { 'content-type': 'text/plain' }, payload: 'name=x' }));
+    const text = await t.app.inject(
+      asUser(admin, { method: 'POST', url: '/api/servers/', headers: { 'content-type': 'text/plain' }, payload: 'name=x' }),
+    );
     expect(text.statusCode).toBeGreaterThanOrEqual(400);
     expect(text.statusCode).toBeLessThan(500);
     expect(errorOf(text)).toMatch(/[а-яё]/i);
@@ -165,15 +211,31 @@ describe.each(dbKinds)('servers API on %s', (kind) => {
 
   it('accepts what people really type: Cyrillic domains, IPv6, numeric strings, site paths, NBT in commands', async () => {
     await clear();
-    const s = await create({ ip_address: ' майнкрафт.рф ', port: '25570', max_online: '50', image_url: '/uploads/server.png', command_template: 'give {player} minecraft:{item}{Unbreakable:1b} {quantity}' });
-    expect(s).toMatchObject({ ip_address: 'майнкрафт.рф', port: 25570, max_online: 50, image_url: '/uploads/server.png', command_template: 'give {player} minecraft:{item}{Unbreakable:1b} {quantity}' });
+    const s = await create({
+      ip_address: ' майнкрафт.рф ',
+      port: '25570',
+      max_online: '50',
+      image_url: '/uploads/server.png',
+      command_template: 'give {player} minecraft:{item}{Unbreakable:1b} {quantity}',
+    });
+    expect(s).toMatchObject({
+      ip_address: 'майнкрафт.рф',
+      port: 25570,
+      max_online: 50,
+      image_url: '/uploads/server.png',
+      command_template: 'give {player} minecraft:{item}{Unbreakable:1b} {quantity}',
+    });
     const v6 = await create({ ip_address: '::1', image_url: 'https://cdn.example.com/a.png' });
     expect(v6.ip_address).toBe('::1');
   });
 
   it('keeps the RCON password write-only: never in an answer, masked in the audit log', async () => {
     await clear();
-    const res = await call(admin, 'POST', '/api/servers/', { ...base, rcon_password: SECRET, command_template: 'give {player} {item} {quantity}' });
+    const res = await call(admin, 'POST', '/api/servers/', {
+      ...base,
+      rcon_password: SECRET,
+      command_template: 'give {player} {item} {quantity}',
+    });
     expect(res.statusCode).toBe(201);
     expect(res.body).not.toContain(SECRET);
     const s = res.json().server as { id: number };
@@ -183,23 +245,49 @@ describe.each(dbKinds)('servers API on %s', (kind) => {
     const adminList = await call(admin, 'GET', '/api/servers/admin');
     expect(adminList.statusCode).toBe(200);
     expect(adminList.body).not.toContain(SECRET);
-    expect(adminList.json().servers[0]).toMatchObject({ has_rcon_password: true, rcon_configured: true, rcon_port: 25575, command_template: 'give {player} {item} {quantity}' });
+    expect(adminList.json().servers[0]).toMatchObject({
+      has_rcon_password: true,
+      rcon_configured: true,
+      rcon_port: 25575,
+      command_template: 'give {player} {item} {quantity}',
+    });
 
     const pub = await call(null, 'GET', '/api/servers/');
     expect(pub.body).not.toContain(SECRET);
     expect(pub.body).not.toMatch(/rcon|command_template|has_rcon|fail_count|last_error/);
 
-    const stored = async () => t.handle.db.selectFrom('servers').select(['rcon_password', 'rcon_host', 'rcon_port', 'command_template']).where('id', '=', s.id).executeTakeFirstOrThrow();
+    const stored = async () =>
+      t.handle.db
+        .selectFrom('servers')
+        .select(['rcon_password', 'rcon_host', 'rcon_port', 'command_template'])
+        .where('id', '=', s.id)
+        .executeTakeFirstOrThrow();
     expect((await stored()).rcon_password).toBe(SECRET);
 
     // Empty or omitted keeps the password; the six fields of the spec's client leave RCON alone.
     expect((await call(admin, 'PUT', `/api/servers/${s.id}`, { ...base, rcon_password: '' })).statusCode).toBe(200);
     expect((await call(admin, 'PUT', `/api/servers/${s.id}`, base)).statusCode).toBe(200);
-    expect(await stored()).toEqual({ rcon_password: SECRET, rcon_host: null, rcon_port: 25575, command_template: 'give {player} {item} {quantity}' });
+    expect(await stored()).toEqual({
+      rcon_password: SECRET,
+      rcon_host: null,
+      rcon_port: 25575,
+      command_template: 'give {player} {item} {quantity}',
+    });
 
-    const changed = await call(admin, 'PUT', `/api/servers/${s.id}`, { ...base, rcon_password: 'new-secret', rcon_host: 'rcon.example.com', rcon_port: 25580, command_template: '' });
+    const changed = await call(admin, 'PUT', `/api/servers/${s.id}`, {
+      ...base,
+      rcon_password: 'new-secret',
+      rcon_host: 'rcon.example.com',
+      rcon_port: 25580,
+      command_template: '',
+    });
     expect(changed.body).not.toContain('new-secret');
-    expect(await stored()).toEqual({ rcon_password: 'new-secret', rcon_host: 'rcon.example.com', rcon_port: 25580, command_template: 'give {player} minecraft:{item} {quantity}' });
+    expect(await stored()).toEqual({
+      rcon_password: 'new-secret',
+      rcon_host: 'rcon.example.com',
+      rcon_port: 25580,
+      command_template: 'give {player} minecraft:{item} {quantity}',
+    });
 
     const removed = await call(admin, 'PUT', `/api/servers/${s.id}`, { ...base, rcon_password: null });
     expect(removed.json().server).toMatchObject({ has_rcon_password: false, rcon_configured: false });
@@ -236,7 +324,9 @@ describe.each(dbKinds)('servers API on %s', (kind) => {
   describe('monitor', () => {
     it('turns a server offline after two failed checks and online again when it is back', async () => {
       await clear();
-      const peer = await new StatusPeer({ status: { ...(defaultStatus(7, 40, { text: '§aДобро пожаловать' }) as object), favicon: 'data:image/png;base64,iVBORw0KGgo=' } }).start();
+      const peer = await new StatusPeer({
+        status: { ...(defaultStatus(7, 40, { text: '§aДобро пожаловать' }) as object), favicon: 'data:image/png;base64,iVBORw0KGgo=' },
+      }).start();
       const port = peer.port;
       const s = await create({ port, max_online: 50 });
       const monitor = async () => {
@@ -248,7 +338,15 @@ describe.each(dbKinds)('servers API on %s', (kind) => {
 
       expect(await monitor()).toMatchObject({ checked: 1, online: 1, offline: 0 });
       const up = await mine();
-      expect(up).toMatchObject({ status: 'online', online: 7, current_online: 7, max_online: 50, maxOnline: 50, version: '1.21.4', motd: 'Добро пожаловать' });
+      expect(up).toMatchObject({
+        status: 'online',
+        online: 7,
+        current_online: 7,
+        max_online: 50,
+        maxOnline: 50,
+        version: '1.21.4',
+        motd: 'Добро пожаловать',
+      });
       expect(up.last_checked_at).toBeGreaterThan(Date.now() - 10_000);
       expect((await list()).total_online).toBe(7);
       const icon = await call(null, 'GET', up.favicon_url as string);
@@ -277,7 +375,12 @@ describe.each(dbKinds)('servers API on %s', (kind) => {
       const points = history.json().points as { online: number | null }[];
       expect(points.length).toBeGreaterThanOrEqual(1);
       expect(points.at(-1)!.online).toBe(7);
-      const rows = await t.handle.db.selectFrom('server_online_history').select('online').where('server_id', '=', s.id).orderBy('id').execute();
+      const rows = await t.handle.db
+        .selectFrom('server_online_history')
+        .select('online')
+        .where('server_id', '=', s.id)
+        .orderBy('id')
+        .execute();
       expect(rows.map((r) => r.online)).toEqual([7, null, null, 2]);
       const chart = (await mine()).history as { points: (number | null)[] };
       expect(chart.points.at(-1)).toBe(7);
@@ -310,7 +413,8 @@ describe.each(dbKinds)('servers API on %s', (kind) => {
       const slow = await new StatusPeer({ pongDelayMs: 500 }).start();
       try {
         const s = await create({ port: slow.port });
-        const historyRows = async () => (await t.handle.db.selectFrom('server_online_history').selectAll().where('server_id', '=', s.id).execute()).length;
+        const historyRows = async () =>
+          (await t.handle.db.selectFrom('server_online_history').selectAll().where('server_id', '=', s.id).execute()).length;
         const a = new ServerMonitor(t.app.ctx, t.app.log);
         const b = new ServerMonitor(t.app.ctx, t.app.log);
         const results = await Promise.all([a.sweep(false), b.sweep(false), a.sweep(true)]);
@@ -325,7 +429,11 @@ describe.each(dbKinds)('servers API on %s', (kind) => {
         expect((await b.sweep(true)).checked).toBe(0);
         await running;
         expect(await historyRows()).toBe(2);
-        const row = await t.handle.db.selectFrom('servers').select(['checking_until', 'status']).where('id', '=', s.id).executeTakeFirstOrThrow();
+        const row = await t.handle.db
+          .selectFrom('servers')
+          .select(['checking_until', 'status'])
+          .where('id', '=', s.id)
+          .executeTakeFirstOrThrow();
         expect(row).toEqual({ checking_until: null, status: 'online' });
       } finally {
         await slow.stop();
@@ -349,7 +457,12 @@ describe.each(dbKinds)('servers API on %s', (kind) => {
       ];
       await t.handle.db.insertInto('server_online_history').values(values).execute();
       await thinHistory(t.handle.db, now);
-      const rows = await t.handle.db.selectFrom('server_online_history').select(['at', 'online']).where('server_id', '=', s.id).orderBy('at').execute();
+      const rows = await t.handle.db
+        .selectFrom('server_online_history')
+        .select(['at', 'online'])
+        .where('server_id', '=', s.id)
+        .orderBy('at')
+        .execute();
       expect(rows.map((r) => [Number(r.at), r.online])).toEqual([
         [old + 2000, 9],
         [old + hour + 5, null],
@@ -367,9 +480,25 @@ describe('background monitor', () => {
     const silent = await new StatusPeer({ mode: 'silent' }).start();
     try {
       const now = Date.now();
-      const row = { description: 'd', image_url: '', online: 0, status: 'offline', fail_count: 0, sort_order: 0, created_at: now, updated_at: now, max_online: 20 };
-      await t.handle.db.insertInto('servers').values({ ...row, name: 'up', ip_address: '127.0.0.1', port: peer.port }).execute();
-      await t.handle.db.insertInto('servers').values({ ...row, name: 'hung', ip_address: '127.0.0.1', port: silent.port }).execute();
+      const row = {
+        description: 'd',
+        image_url: '',
+        online: 0,
+        status: 'offline',
+        fail_count: 0,
+        sort_order: 0,
+        created_at: now,
+        updated_at: now,
+        max_online: 20,
+      };
+      await t.handle.db
+        .insertInto('servers')
+        .values({ ...row, name: 'up', ip_address: '127.0.0.1', port: peer.port })
+        .execute();
+      await t.handle.db
+        .insertInto('servers')
+        .values({ ...row, name: 'hung', ip_address: '127.0.0.1', port: silent.port })
+        .execute();
       const deadline = Date.now() + 5000;
       let up: { status: string; online: number } | undefined;
       while (Date.now() < deadline) {

@@ -21,8 +21,13 @@ describe.each(dbKinds)('npm run check:ledger on %s', (kind) => {
     steve = await seedUser(t, 'Steve', { balanceKopecks: 10_000 });
     const admin = await loginAs(t, 'Admin');
     const player = await loginAs(t, 'Steve');
-    const item = await t.app.inject(asUser(admin, { method: 'POST', url: '/api/shop/admin/create', payload: { name: 'Меч', price: 12.34, count: 5, icon: '/s.png' } }));
-    expect((await t.app.inject(asUser(player, { method: 'POST', url: '/api/shop/buy', payload: { shop_id: item.json().id, quantity: 2 } }))).statusCode).toBe(200);
+    const item = await t.app.inject(
+      asUser(admin, { method: 'POST', url: '/api/shop/admin/create', payload: { name: 'Меч', price: 12.34, count: 5, icon: '/s.png' } }),
+    );
+    expect(
+      (await t.app.inject(asUser(player, { method: 'POST', url: '/api/shop/buy', payload: { shop_id: item.json().id, quantity: 2 } })))
+        .statusCode,
+    ).toBe(200);
   });
   afterAll(async () => {
     await closeTestApp(t);
@@ -30,7 +35,13 @@ describe.each(dbKinds)('npm run check:ledger on %s', (kind) => {
   });
 
   const check = () => {
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(kind === 'pg' ? { DATABASE_URL: t.app.ctx.config.databaseUrl } : {}) };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      ...(kind === 'pg' ? { DATABASE_URL: t.app.ctx.config.databaseUrl } : {}),
+    };
     const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/check-ledger.ts'], { cwd: SERVER_DIR, env, encoding: 'utf8' });
     return { status: res.status, out: res.stdout + res.stderr };
   };
@@ -43,14 +54,22 @@ describe.each(dbKinds)('npm run check:ledger on %s', (kind) => {
   });
 
   it('names the user whose balance differs from their rows, and a purchase without its row, and exits 1', async () => {
-    await t.handle.db.updateTable('users').set({ balance: sql<number>`balance + 1` }).where('id', '=', steve).execute();
+    await t.handle.db
+      .updateTable('users')
+      .set({ balance: sql<number>`balance + 1` })
+      .where('id', '=', steve)
+      .execute();
     let res = check();
     expect(res.status).toBe(1);
     expect(res.out).toMatch(/Steve \(id \d+\): баланс 75,33\s₽, сумма по журналу 75,32\s₽, разница 0,01\s₽/);
     expect(res.out).toContain('Итог: найдены расхождения.');
 
     // Balances agree again, but the purchase's row is gone (and its amount booked as something else).
-    await t.handle.db.updateTable('users').set({ balance: sql<number>`balance - 1` }).where('id', '=', steve).execute();
+    await t.handle.db
+      .updateTable('users')
+      .set({ balance: sql<number>`balance - 1` })
+      .where('id', '=', steve)
+      .execute();
     await t.handle.db.updateTable('ledger').set({ reason: 'adjustment' }).where('reason', '=', 'purchase').execute();
     res = check();
     expect(res.status).toBe(1);

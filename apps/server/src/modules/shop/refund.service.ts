@@ -18,7 +18,11 @@ export const REFUND_TEXTS = {
  * the state change is conditional, so a second refund (or one racing the worker) finds nothing to
  * change. The purchases go back to stock.
  */
-export async function refundDelivery(ctx: AppContext, adminId: number, id: number): Promise<{ delivery: AdminDelivery; newBalance: number }> {
+export async function refundDelivery(
+  ctx: AppContext,
+  adminId: number,
+  id: number,
+): Promise<{ delivery: AdminDelivery; newBalance: number }> {
   const newBalance = await ctx.db.transaction().execute(async (trx) => {
     const row = await trx
       .selectFrom('deliveries as d')
@@ -27,7 +31,8 @@ export async function refundDelivery(ctx: AppContext, adminId: number, id: numbe
       .where('d.id', '=', id)
       .executeTakeFirst();
     if (!row) throw notFound(DELIVERY_TEXTS.notFound, { code: 'delivery_not_found' });
-    if (row.source !== 'shop' || row.order_id === null || row.user_id === null) throw badRequest(REFUND_TEXTS.notShop, { code: 'not_a_purchase' });
+    if (row.source !== 'shop' || row.order_id === null || row.user_id === null)
+      throw badRequest(REFUND_TEXTS.notShop, { code: 'not_a_purchase' });
     const now = Date.now();
     const changed = await trx
       .updateTable('deliveries')
@@ -42,9 +47,27 @@ export async function refundDelivery(ctx: AppContext, adminId: number, id: numbe
     }
     const quantity = Number(row.quantity);
     const amount = Number(row.price) * quantity;
-    const balance = await postLedger(trx, { userId: row.user_id, amount, reason: 'refund', authorId: adminId, ref: `delivery:${id}`, note: `Возврат: ${row.item_name} × ${quantity}` });
-    await trx.updateTable('shop_items').set({ count: sql<number>`count + ${quantity}`, updated_at: now }).where('id', '=', row.item_id!).execute();
-    await recordAudit(trx, { actorId: adminId, action: 'delivery.refund', entity: 'delivery', entityId: id, before: { state: row.state }, after: { state: 'refunded', amount_kopecks: amount } });
+    const balance = await postLedger(trx, {
+      userId: row.user_id,
+      amount,
+      reason: 'refund',
+      authorId: adminId,
+      ref: `delivery:${id}`,
+      note: `Возврат: ${row.item_name} × ${quantity}`,
+    });
+    await trx
+      .updateTable('shop_items')
+      .set({ count: sql<number>`count + ${quantity}`, updated_at: now })
+      .where('id', '=', row.item_id!)
+      .execute();
+    await recordAudit(trx, {
+      actorId: adminId,
+      action: 'delivery.refund',
+      entity: 'delivery',
+      entityId: id,
+      before: { state: row.state },
+      after: { state: 'refunded', amount_kopecks: amount },
+    });
     return balance;
   });
   await dropListCache(ctx);

@@ -9,7 +9,8 @@ import { dropListCache } from './shop.cache.ts';
 export const CATEGORY_TEXTS = {
   notFound: 'Категория не найдена',
   exists: (name: string) => `Категория «${name}» уже есть`,
-  inUse: (name: string, items: number) => `В категории «${name}» есть товары (${items}): перенесите их в другую категорию, затем удалите её`,
+  inUse: (name: string, items: number) =>
+    `В категории «${name}» есть товары (${items}): перенесите их в другую категорию, затем удалите её`,
   created: 'Категория добавлена',
   updated: 'Категория изменена',
   deleted: 'Категория удалена',
@@ -46,10 +47,19 @@ export async function createCategory(ctx: AppContext, adminId: number, body: Sho
   const now = Date.now();
   try {
     const id = await ctx.db.transaction().execute(async (trx) => {
-      const last = await trx.selectFrom('shop_categories').select((eb) => eb.fn.max('position').as('p')).executeTakeFirst();
+      const last = await trx
+        .selectFrom('shop_categories')
+        .select((eb) => eb.fn.max('position').as('p'))
+        .executeTakeFirst();
       const row = await trx
         .insertInto('shop_categories')
-        .values({ name: body.name, name_key: categoryKey(body.name), position: body.position ?? Number(last?.p ?? -1) + 1, created_at: now, updated_at: now })
+        .values({
+          name: body.name,
+          name_key: categoryKey(body.name),
+          position: body.position ?? Number(last?.p ?? -1) + 1,
+          created_at: now,
+          updated_at: now,
+        })
         .returning(['id', 'name', 'position'])
         .executeTakeFirstOrThrow();
       await recordAudit(trx, { actorId: adminId, action: 'shop.category.create', entity: 'shop_category', entityId: row.id, after: row });
@@ -78,7 +88,8 @@ export async function updateCategory(ctx: AppContext, adminId: number, id: numbe
       if (before.name !== body.name) {
         const items = await trx.selectFrom('shop_items').select(['id', 'category']).execute();
         const ids = items.filter((i) => categoryKey(i.category) === categoryKey(before.name)).map((i) => i.id);
-        if (ids.length > 0) await trx.updateTable('shop_items').set({ category: body.name, updated_at: now }).where('id', 'in', ids).execute();
+        if (ids.length > 0)
+          await trx.updateTable('shop_items').set({ category: body.name, updated_at: now }).where('id', 'in', ids).execute();
       }
       await recordAudit(trx, { actorId: adminId, action: 'shop.category.update', entity: 'shop_category', entityId: id, before, after });
     });

@@ -79,9 +79,15 @@ export const shopMigrations: Record<string, Migration> = {
     async up(db: Kysely<unknown>) {
       // An item's own console commands (JSON array; null: the server's template) and pieces per purchase.
       await db.schema.alterTable('shop_items').addColumn('commands', 'text').execute();
-      await db.schema.alterTable('shop_items').addColumn('pieces', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+      await db.schema
+        .alterTable('shop_items')
+        .addColumn('pieces', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
       // What one purchase gave at the time of the order.
-      await db.schema.alterTable('shop_orders').addColumn('pieces', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+      await db.schema
+        .alterTable('shop_orders')
+        .addColumn('pieces', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
 
       // The owner's categories, the spec's seven to start with (and any other an item already uses).
       await withId(db, db.schema.createTable('shop_categories'))
@@ -97,7 +103,9 @@ export const shopMigrations: Record<string, Migration> = {
       const names: string[] = [...SHOP_CATEGORIES];
       for (const r of used.rows) if (!names.some((n) => categoryKey(n) === categoryKey(r.category))) names.push(r.category);
       const now = Date.now();
-      await sql`insert into shop_categories (name, name_key, position, created_at, updated_at) values ${sql.join(names.map((n, i) => sql`(${n}, ${categoryKey(n)}, ${i}, ${now}, ${now})`))}`.execute(db);
+      await sql`insert into shop_categories (name, name_key, position, created_at, updated_at) values ${sql.join(names.map((n, i) => sql`(${n}, ${categoryKey(n)}, ${i}, ${now}, ${now})`))}`.execute(
+        db,
+      );
     },
   },
 };

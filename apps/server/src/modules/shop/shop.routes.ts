@@ -66,10 +66,15 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       handler: async (req) => {
         const me = userOf(req);
         const body = BuyBody.safeParse(req.body);
-        if (!body.success) throw badRequest(body.error.issues[0]?.message ?? shop.TEXTS.badQuantity, { code: 'invalid', field: body.error.issues[0]?.path.join('.') || undefined });
+        if (!body.success)
+          throw badRequest(body.error.issues[0]?.message ?? shop.TEXTS.badQuantity, {
+            code: 'invalid',
+            field: body.error.issues[0]?.path.join('.') || undefined,
+          });
         const rawKey = req.headers[IDEMPOTENCY_HEADER];
         const key = rawKey === undefined ? undefined : IdempotencyKey.safeParse(rawKey);
-        if (key && !key.success) throw badRequest(key.error.issues[0]?.message ?? 'Некорректный заголовок Idempotency-Key', { code: 'invalid' });
+        if (key && !key.success)
+          throw badRequest(key.error.issues[0]?.message ?? 'Некорректный заголовок Idempotency-Key', { code: 'invalid' });
         const answer = await shop.buy(ctx, me, body.data, key?.data);
         kickDeliveries(ctx);
         return answer;
@@ -111,13 +116,24 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.put('/api/shop/admin/:id', {
       ...admin,
-      schema: { tags: adminTags, summary: 'Изменить товар (любые из полей)', params: IdParams, body: ShopItemUpdateBody, response: { 200: ShopItemAdmin, ...err(400, 401, 403, 404) } },
+      schema: {
+        tags: adminTags,
+        summary: 'Изменить товар (любые из полей)',
+        params: IdParams,
+        body: ShopItemUpdateBody,
+        response: { 200: ShopItemAdmin, ...err(400, 401, 403, 404) },
+      },
       handler: async (req) => shop.updateItem(ctx, userOf(req), req.params.id, req.body),
     });
 
     app.delete('/api/shop/admin/:id', {
       ...admin,
-      schema: { tags: adminTags, summary: 'Удалить товар (заказы и выдачи по нему сохраняются)', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404) } },
+      schema: {
+        tags: adminTags,
+        summary: 'Удалить товар (заказы и выдачи по нему сохраняются)',
+        params: IdParams,
+        response: { 200: MessageResponse, ...err(400, 401, 403, 404) },
+      },
       handler: async (req) => {
         await shop.deleteItem(ctx, userOf(req), req.params.id);
         return { message: shop.TEXTS.deleted };
@@ -154,14 +170,26 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/shop/admin/categories', {
       ...admin,
-      schema: { tags: adminTags, summary: 'Категории товаров в их порядке, с числом товаров в каждой', response: { 200: ShopCategoriesResponse, ...err(401, 403) } },
+      schema: {
+        tags: adminTags,
+        summary: 'Категории товаров в их порядке, с числом товаров в каждой',
+        response: { 200: ShopCategoriesResponse, ...err(401, 403) },
+      },
       handler: async () => ({ categories: await categories.listCategories(ctx.db) }),
     });
 
     app.post('/api/shop/admin/categories', {
       ...admin,
-      schema: { tags: adminTags, summary: 'Добавить категорию', body: ShopCategoryBody, response: { 201: ShopCategorySaveResponse, ...err(400, 401, 403, 409) } },
-      handler: async (req, reply) => reply.code(201).send({ message: categories.CATEGORY_TEXTS.created, category: await categories.createCategory(ctx, userOf(req).id, req.body) }),
+      schema: {
+        tags: adminTags,
+        summary: 'Добавить категорию',
+        body: ShopCategoryBody,
+        response: { 201: ShopCategorySaveResponse, ...err(400, 401, 403, 409) },
+      },
+      handler: async (req, reply) =>
+        reply
+          .code(201)
+          .send({ message: categories.CATEGORY_TEXTS.created, category: await categories.createCategory(ctx, userOf(req).id, req.body) }),
     });
 
     app.put('/api/shop/admin/categories/:id', {
@@ -173,12 +201,20 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         body: ShopCategoryBody,
         response: { 200: ShopCategorySaveResponse, ...err(400, 401, 403, 404, 409) },
       },
-      handler: async (req) => ({ message: categories.CATEGORY_TEXTS.updated, category: await categories.updateCategory(ctx, userOf(req).id, req.params.id, req.body) }),
+      handler: async (req) => ({
+        message: categories.CATEGORY_TEXTS.updated,
+        category: await categories.updateCategory(ctx, userOf(req).id, req.params.id, req.body),
+      }),
     });
 
     app.delete('/api/shop/admin/categories/:id', {
       ...admin,
-      schema: { tags: adminTags, summary: 'Удалить пустую категорию', params: IdParams, response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) } },
+      schema: {
+        tags: adminTags,
+        summary: 'Удалить пустую категорию',
+        params: IdParams,
+        response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) },
+      },
       handler: async (req) => {
         await categories.deleteCategory(ctx, userOf(req).id, req.params.id);
         return { message: categories.CATEGORY_TEXTS.deleted };

@@ -62,7 +62,8 @@ function toPublicItem(row: ItemRow): ShopItem {
 }
 
 const commandsOf = (row: { commands: string | null }): string[] => (row.commands ? (JSON.parse(row.commands) as string[]) : []);
-const storedCommands = (commands: string[] | undefined) => (commands === undefined ? undefined : commands.length > 0 ? JSON.stringify(commands) : null);
+const storedCommands = (commands: string[] | undefined) =>
+  commands === undefined ? undefined : commands.length > 0 ? JSON.stringify(commands) : null;
 
 function toAdminItem(row: ItemRow & { server_name: string | null }): ShopItemAdmin {
   return {
@@ -79,7 +80,13 @@ function toAdminItem(row: ItemRow & { server_name: string | null }): ShopItemAdm
 
 /** Items on sale, for players; sold-out ones stay in the list (shown as 'Закончился'). */
 export async function listOnSale(db: Db): Promise<ShopItem[]> {
-  const rows = await db.selectFrom('shop_items').selectAll().where('deleted_at', 'is', null).where('status', '=', ON_SALE).orderBy('id').execute();
+  const rows = await db
+    .selectFrom('shop_items')
+    .selectAll()
+    .where('deleted_at', 'is', null)
+    .where('status', '=', ON_SALE)
+    .orderBy('id')
+    .execute();
   return rows.map(toPublicItem);
 }
 
@@ -88,9 +95,13 @@ export function listOnSaleBody(ctx: AppContext): Promise<CachedBody> {
   return ctx.publicCache.get(LIST_CACHE_KEY, async () => z.array(ShopItemSchema).parse(await listOnSale(ctx.db)));
 }
 
-
 function adminItems(db: Db) {
-  return db.selectFrom('shop_items').leftJoin('servers', 'servers.id', 'shop_items.server_id').selectAll('shop_items').select('servers.name as server_name').where('shop_items.deleted_at', 'is', null);
+  return db
+    .selectFrom('shop_items')
+    .leftJoin('servers', 'servers.id', 'shop_items.server_id')
+    .selectAll('shop_items')
+    .select('servers.name as server_name')
+    .where('shop_items.deleted_at', 'is', null);
 }
 
 export async function listAll(db: Db): Promise<ShopItemAdmin[]> {
@@ -106,7 +117,12 @@ async function adminItem(db: Db, id: number): Promise<ShopItemAdmin> {
 
 /** Servers for the item form, and the default: the only server with RCON, when there is exactly one. */
 export async function shopServers(db: Db): Promise<ShopServersResponse> {
-  const rows = await db.selectFrom('servers').select(['id', 'name', 'rcon_password', 'rcon_host', 'ip_address']).orderBy('sort_order').orderBy('id').execute();
+  const rows = await db
+    .selectFrom('servers')
+    .select(['id', 'name', 'rcon_password', 'rcon_host', 'ip_address'])
+    .orderBy('sort_order')
+    .orderBy('id')
+    .execute();
   const servers = rows.map((r) => ({ id: r.id, name: r.name, rcon: rconConfigured(r) }));
   const withRcon = servers.filter((s) => s.rcon);
   return { servers, default_server_id: withRcon.length === 1 ? withRcon[0]!.id : null };
@@ -197,7 +213,12 @@ export async function deleteItem(ctx: AppContext, admin: UserRow, id: number): P
   await ctx.db.transaction().execute(async (trx) => {
     const before = await trx.selectFrom('shop_items').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
     if (!before) throw notFound(TEXTS.noItem);
-    const done = await trx.updateTable('shop_items').set({ deleted_at: Date.now(), updated_at: Date.now() }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    const done = await trx
+      .updateTable('shop_items')
+      .set({ deleted_at: Date.now(), updated_at: Date.now() })
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
     if (Number(done.numUpdatedRows) !== 1) throw notFound(TEXTS.noItem);
     await recordAudit(trx, { actorId: admin.id, action: 'shop.item.delete', entity: 'shop_item', entityId: id, before });
   });
@@ -226,12 +247,21 @@ export function idempotencyCleanupJob(db: Db): ScheduledJobSpec {
   return {
     name: 'shop.idempotency-cleanup',
     everyMs: 3_600_000,
-    run: () => db.deleteFrom('shop_idempotency').where('created_at', '<', Date.now() - IDEMPOTENCY_TTL_MS).execute(),
+    run: () =>
+      db
+        .deleteFrom('shop_idempotency')
+        .where('created_at', '<', Date.now() - IDEMPOTENCY_TTL_MS)
+        .execute(),
   };
 }
 
 function findKey(db: Db, userId: number, key: string) {
-  return db.selectFrom('shop_idempotency').select(['request', 'response']).where('user_id', '=', userId).where('key', '=', key).executeTakeFirst();
+  return db
+    .selectFrom('shop_idempotency')
+    .select(['request', 'response'])
+    .where('user_id', '=', userId)
+    .where('key', '=', key)
+    .executeTakeFirst();
 }
 
 /**
@@ -250,7 +280,11 @@ export async function buy(ctx: AppContext, user: UserRow, body: BuyBody, key: st
     answer = await ctx.db.transaction().execute(async (trx) => {
       const now = Date.now();
       // First, so that a concurrent request with the same key waits here (PostgreSQL) or fails on it.
-      if (key) await trx.insertInto('shop_idempotency').values({ user_id: user.id, key, request, order_id: null, response: null, created_at: now }).execute();
+      if (key)
+        await trx
+          .insertInto('shop_idempotency')
+          .values({ user_id: user.id, key, request, order_id: null, response: null, created_at: now })
+          .execute();
 
       const item = await trx
         .updateTable('shop_items')
@@ -268,12 +302,29 @@ export async function buy(ctx: AppContext, user: UserRow, body: BuyBody, key: st
       const total = price * body.quantity;
       const order = await trx
         .insertInto('shop_orders')
-        .values({ user_id: user.id, item_id: item.id, item_name: item.name, item_id_minecraft: item.item_id_minecraft, price, quantity: body.quantity, total, pieces, created_at: now })
+        .values({
+          user_id: user.id,
+          item_id: item.id,
+          item_name: item.name,
+          item_id_minecraft: item.item_id_minecraft,
+          price,
+          quantity: body.quantity,
+          total,
+          pieces,
+          created_at: now,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       let balance: number;
       try {
-        balance = await postLedger(trx, { userId: user.id, amount: -total, reason: 'purchase', authorId: user.id, ref: `order:${order.id}`, note: `${item.name} × ${body.quantity}` });
+        balance = await postLedger(trx, {
+          userId: user.id,
+          amount: -total,
+          reason: 'purchase',
+          authorId: user.id,
+          ref: `order:${order.id}`,
+          note: `${item.name} × ${body.quantity}`,
+        });
       } catch (err) {
         if (err instanceof InsufficientFunds) throw badRequest(TEXTS.noFunds, { code: 'insufficient_funds' });
         throw err;
@@ -292,7 +343,13 @@ export async function buy(ctx: AppContext, user: UserRow, body: BuyBody, key: st
       });
       await enqueueDeliveries(trx, own.length > 0 ? [delivery(body.quantity)] : deliveryChunks(body.quantity, pieces).map(delivery));
       const result: BuyResponse = { new_balance: toRoubles(balance), message: TEXTS.bought, order_id: order.id };
-      if (key) await trx.updateTable('shop_idempotency').set({ order_id: order.id, response: JSON.stringify(result) }).where('user_id', '=', user.id).where('key', '=', key).execute();
+      if (key)
+        await trx
+          .updateTable('shop_idempotency')
+          .set({ order_id: order.id, response: JSON.stringify(result) })
+          .where('user_id', '=', user.id)
+          .where('key', '=', key)
+          .execute();
       return result;
     });
   } catch (err) {
@@ -308,7 +365,11 @@ export async function buy(ctx: AppContext, user: UserRow, body: BuyBody, key: st
 
 /** The reason the conditional stock update matched nothing, read inside the same transaction. */
 async function whyNotBuyable(trx: Db, body: BuyBody): Promise<HttpError> {
-  const item = await trx.selectFrom('shop_items').select(['status', 'count', 'deleted_at']).where('id', '=', body.shop_id).executeTakeFirst();
+  const item = await trx
+    .selectFrom('shop_items')
+    .select(['status', 'count', 'deleted_at'])
+    .where('id', '=', body.shop_id)
+    .executeTakeFirst();
   if (!item || item.deleted_at !== null) return notFound(TEXTS.noItem);
   if (item.status !== ON_SALE) return conflict(TEXTS.notOnSale, { code: 'not_on_sale' });
   if (Number(item.count) <= 0) return conflict(TEXTS.soldOut, { code: 'sold_out' });
@@ -320,7 +381,17 @@ export async function listOrders(db: Db, userId: number): Promise<ShopOrder[]> {
   const orders = await db
     .selectFrom('shop_orders')
     .innerJoin('shop_items', 'shop_items.id', 'shop_orders.item_id')
-    .select(['shop_orders.id', 'shop_orders.item_id', 'shop_orders.item_name', 'shop_items.icon', 'shop_orders.quantity', 'shop_orders.pieces', 'shop_orders.price', 'shop_orders.total', 'shop_orders.created_at'])
+    .select([
+      'shop_orders.id',
+      'shop_orders.item_id',
+      'shop_orders.item_name',
+      'shop_items.icon',
+      'shop_orders.quantity',
+      'shop_orders.pieces',
+      'shop_orders.price',
+      'shop_orders.total',
+      'shop_orders.created_at',
+    ])
     .where('shop_orders.user_id', '=', userId)
     .orderBy('shop_orders.id', 'desc')
     .limit(100)
@@ -341,7 +412,15 @@ export async function listOrders(db: Db, userId: number): Promise<ShopOrder[]> {
     price: toRoubles(Number(o.price)),
     total: toRoubles(Number(o.total)),
     created_at: Number(o.created_at),
-    deliveries: (deliveries.get(o.id) ?? []).map((d) => ({ id: d.id, quantity: d.quantity ?? 0, state: d.state, server_name: d.server_name, waiting: d.waiting, waiting_text: d.waiting_text, updated_at: d.updated_at })),
+    deliveries: (deliveries.get(o.id) ?? []).map((d) => ({
+      id: d.id,
+      quantity: d.quantity ?? 0,
+      state: d.state,
+      server_name: d.server_name,
+      waiting: d.waiting,
+      waiting_text: d.waiting_text,
+      updated_at: d.updated_at,
+    })),
   }));
 }
 
@@ -354,17 +433,33 @@ export async function findShopLedgerMismatches(db: Db): Promise<string[]> {
   const orders = await db
     .selectFrom('shop_orders')
     .leftJoin('ledger', (j) => j.on('ledger.reason', '=', 'purchase').on('ledger.ref', '=', sql<string>`'order:' || shop_orders.id`))
-    .select(['shop_orders.id', 'shop_orders.total', 'shop_orders.user_id', (eb) => eb.fn.count<number>('ledger.id').as('rows'), (eb) => eb.fn.sum<number>('ledger.amount').as('amount')])
+    .select([
+      'shop_orders.id',
+      'shop_orders.total',
+      'shop_orders.user_id',
+      (eb) => eb.fn.count<number>('ledger.id').as('rows'),
+      (eb) => eb.fn.sum<number>('ledger.amount').as('amount'),
+    ])
     .groupBy(['shop_orders.id', 'shop_orders.total', 'shop_orders.user_id'])
     .execute();
   for (const o of orders) {
-    if (Number(o.rows) !== 1 || Number(o.amount) !== -Number(o.total)) problems.push(`Заказ №${o.id}: записей о покупке в журнале ${Number(o.rows)}, сумма ${toRoubles(Number(o.amount ?? 0))} ₽ вместо −${toRoubles(Number(o.total))} ₽`);
+    if (Number(o.rows) !== 1 || Number(o.amount) !== -Number(o.total))
+      problems.push(
+        `Заказ №${o.id}: записей о покупке в журнале ${Number(o.rows)}, сумма ${toRoubles(Number(o.amount ?? 0))} ₽ вместо −${toRoubles(Number(o.total))} ₽`,
+      );
   }
   const refunds = await db
     .selectFrom('deliveries')
     .innerJoin('shop_orders', 'shop_orders.id', 'deliveries.source_id')
     .leftJoin('ledger', (j) => j.on('ledger.reason', '=', 'refund').on('ledger.ref', '=', sql<string>`'delivery:' || deliveries.id`))
-    .select(['deliveries.id', 'deliveries.state', 'deliveries.quantity', 'shop_orders.price', (eb) => eb.fn.count<number>('ledger.id').as('rows'), (eb) => eb.fn.sum<number>('ledger.amount').as('amount')])
+    .select([
+      'deliveries.id',
+      'deliveries.state',
+      'deliveries.quantity',
+      'shop_orders.price',
+      (eb) => eb.fn.count<number>('ledger.id').as('rows'),
+      (eb) => eb.fn.sum<number>('ledger.amount').as('amount'),
+    ])
     .where('deliveries.source', '=', 'shop')
     .groupBy(['deliveries.id', 'deliveries.state', 'deliveries.quantity', 'shop_orders.price'])
     .execute();

@@ -7,7 +7,13 @@ import { postLedger } from '../ledger/ledger.service.ts';
 /** A game server row, written directly (the servers API is another feature's). */
 export async function addServer(
   t: TestApp,
-  fields: { name?: string; rcon_port?: number | null; rcon_password?: string | null; rcon_host?: string | null; command_template?: string | null } = {},
+  fields: {
+    name?: string;
+    rcon_port?: number | null;
+    rcon_password?: string | null;
+    rcon_host?: string | null;
+    command_template?: string | null;
+  } = {},
 ): Promise<number> {
   const now = Date.now();
   const row = await t.handle.db
@@ -61,7 +67,10 @@ export async function quickPlayer(t: TestApp, username: string, balanceKopecks: 
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  if (balanceKopecks > 0) await t.handle.db.transaction().execute((trx) => postLedger(trx, { userId: id, amount: balanceKopecks, reason: 'adjustment', authorId: null, note: 'test' }));
+  if (balanceKopecks > 0)
+    await t.handle.db
+      .transaction()
+      .execute((trx) => postLedger(trx, { userId: id, amount: balanceKopecks, reason: 'adjustment', authorId: null, note: 'test' }));
   const token = newToken();
   await createSession(t.handle.db, id, token, 3_600_000, {});
   return { id, token };

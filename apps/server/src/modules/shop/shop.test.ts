@@ -22,11 +22,15 @@ describe.each(dbKinds)('shop on %s', (kind) => {
   });
   afterAll(() => closeTestApp(t));
 
-  const create = (body: object, token = admin) => t.app.inject(asUser(token, { method: 'POST', url: '/api/shop/admin/create', payload: body }));
-  const update = (id: number | string, body: object, token = admin) => t.app.inject(asUser(token, { method: 'PUT', url: `/api/shop/admin/${id}`, payload: body }));
+  const create = (body: object, token = admin) =>
+    t.app.inject(asUser(token, { method: 'POST', url: '/api/shop/admin/create', payload: body }));
+  const update = (id: number | string, body: object, token = admin) =>
+    t.app.inject(asUser(token, { method: 'PUT', url: `/api/shop/admin/${id}`, payload: body }));
   const remove = (id: number | string, token = admin) => t.app.inject(asUser(token, { method: 'DELETE', url: `/api/shop/admin/${id}` }));
   const buy = (body: unknown, token: string | null = player, key?: string) =>
-    t.app.inject(asUser(token, { method: 'POST', url: '/api/shop/buy', payload: body as object, headers: key ? { 'idempotency-key': key } : {} }));
+    t.app.inject(
+      asUser(token, { method: 'POST', url: '/api/shop/buy', payload: body as object, headers: key ? { 'idempotency-key': key } : {} }),
+    );
   const item = async (id: number) => t.handle.db.selectFrom('shop_items').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const newItem = async (fields: object = {}) => {
     const res = await create({ name: 'Алмаз', price: 10, count: 100, icon: ICON, ...fields });
@@ -65,9 +69,25 @@ describe.each(dbKinds)('shop on %s', (kind) => {
     expect((await item(created.id)).price).toBe(14_990);
     expect(await countRows(t, 'audit_log')).toBe(auditBefore + 1);
 
-    const hidden = await create({ name: 'Зелье', price: 0, count: 0, icon: '/icons/potion.png', description: 'Лечит', category: 'Зелья', item_id_minecraft: 'potion', status: 'Снят с продажи', server_id: null });
+    const hidden = await create({
+      name: 'Зелье',
+      price: 0,
+      count: 0,
+      icon: '/icons/potion.png',
+      description: 'Лечит',
+      category: 'Зелья',
+      item_id_minecraft: 'potion',
+      status: 'Снят с продажи',
+      server_id: null,
+    });
     expect(hidden.statusCode).toBe(201);
-    expect(hidden.json()).toMatchObject({ category: 'Зелья', item_id_minecraft: 'potion', status: 'Снят с продажи', server_id: null, price: 0 });
+    expect(hidden.json()).toMatchObject({
+      category: 'Зелья',
+      item_id_minecraft: 'potion',
+      status: 'Снят с продажи',
+      server_id: null,
+      price: 0,
+    });
 
     const all = await t.app.inject(asUser(admin, { method: 'GET', url: '/api/shop/admin/all' }));
     expect(all.json().map((i: { name: string }) => i.name)).toEqual(expect.arrayContaining(['Алмазный меч', 'Зелье']));
@@ -75,13 +95,26 @@ describe.each(dbKinds)('shop on %s', (kind) => {
     const pub = await t.app.inject({ method: 'GET', url: '/api/shop/all' });
     expect(pub.statusCode).toBe(200);
     const listed = pub.json<Record<string, unknown>[]>();
-    expect(listed.find((i) => i.id === created.id)).toEqual({ id: created.id, name: 'Алмазный меч', icon: ICON, price: 149.9, count: 5, description: '', category: 'Предметы', pieces: 1 });
+    expect(listed.find((i) => i.id === created.id)).toEqual({
+      id: created.id,
+      name: 'Алмазный меч',
+      icon: ICON,
+      price: 149.9,
+      count: 5,
+      description: '',
+      category: 'Предметы',
+      pieces: 1,
+    });
     expect(listed.some((i) => i.name === 'Зелье')).toBe(false);
     // Served from the shared cache, with an ETag the browser can revalidate.
     expect(pub.headers.etag).toBeTruthy();
-    expect((await t.app.inject({ method: 'GET', url: '/api/shop/all', headers: { 'if-none-match': String(pub.headers.etag) } })).statusCode).toBe(304);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/shop/all', headers: { 'if-none-match': String(pub.headers.etag) } })).statusCode,
+    ).toBe(304);
     await update(hidden.json().id, { status: 'Продаётся' });
-    expect((await t.app.inject({ method: 'GET', url: '/api/shop/all' })).json().some((i: { name: string }) => i.name === 'Зелье')).toBe(true);
+    expect((await t.app.inject({ method: 'GET', url: '/api/shop/all' })).json().some((i: { name: string }) => i.name === 'Зелье')).toBe(
+      true,
+    );
 
     const servers = await t.app.inject(asUser(admin, { method: 'GET', url: '/api/shop/admin/servers' }));
     expect(servers.json()).toMatchObject({ default_server_id: serverId });
@@ -91,14 +124,32 @@ describe.each(dbKinds)('shop on %s', (kind) => {
 
   it('updates any subset of fields, and a deleted item keeps its orders', async () => {
     const id = await newItem({ count: 3 });
-    const changed = await update(id, { price: 12.34, status: 'Снят с продажи', category: 'Блоки', item_id_minecraft: 'minecraft:diamond_block' });
+    const changed = await update(id, {
+      price: 12.34,
+      status: 'Снят с продажи',
+      category: 'Блоки',
+      item_id_minecraft: 'minecraft:diamond_block',
+    });
     expect(changed.statusCode).toBe(200);
-    expect(changed.json()).toMatchObject({ name: 'Алмаз', price: 12.34, count: 3, status: 'Снят с продажи', category: 'Блоки', item_id_minecraft: 'minecraft:diamond_block' });
+    expect(changed.json()).toMatchObject({
+      name: 'Алмаз',
+      price: 12.34,
+      count: 3,
+      status: 'Снят с продажи',
+      category: 'Блоки',
+      item_id_minecraft: 'minecraft:diamond_block',
+    });
     expect(errorOf(await buy({ shop_id: id, quantity: 1 }))).toBe('Товар снят с продажи');
     await update(id, { status: 'Продаётся' });
     expect((await buy({ shop_id: id, quantity: 1 })).statusCode).toBe(200);
 
-    const audit = await t.handle.db.selectFrom('audit_log').selectAll().where('entity', '=', 'shop_item').where('entity_id', '=', String(id)).orderBy('id').execute();
+    const audit = await t.handle.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('entity', '=', 'shop_item')
+      .where('entity_id', '=', String(id))
+      .orderBy('id')
+      .execute();
     expect(audit.map((a) => a.action)).toEqual(['shop.item.create', 'shop.item.update', 'shop.item.update']);
     expect(JSON.parse(audit[1]!.before_json!).price).toBe(1000);
     expect(JSON.parse(audit[1]!.after_json!).price).toBe(1234);
@@ -132,8 +183,14 @@ describe.each(dbKinds)('shop on %s', (kind) => {
     [{ name: 'X', price: 1, count: 1, icon: ICON, pieces: 0 }, 'Штук за покупку: целое число от 1 до 6400'],
     [{ name: 'X', price: 1, count: 1, icon: ICON, pieces: 6401 }, 'Штук за покупку'],
     [{ name: 'X', price: 1, count: 1, icon: ICON, commands: 'give {player} stone 1' }, 'Команды: список строк'],
-    [{ name: 'X', price: 1, count: 1, icon: ICON, commands: ['give {player} stone 1', 'give {player} stone 1\u0085op {player}'] }, 'Команда 2: недопустимый символ U+0085'],
-    [{ name: 'X', price: 1, count: 1, icon: ICON, commands: ['give {player} stone 1\u2028op {player}'] }, 'Команда 1: недопустимый символ U+2028'],
+    [
+      { name: 'X', price: 1, count: 1, icon: ICON, commands: ['give {player} stone 1', 'give {player} stone 1\u0085op {player}'] },
+      'Команда 2: недопустимый символ U+0085',
+    ],
+    [
+      { name: 'X', price: 1, count: 1, icon: ICON, commands: ['give {player} stone 1\u2028op {player}'] },
+      'Команда 1: недопустимый символ U+2028',
+    ],
     [{ name: 'X', price: 1, count: 1, icon: ICON, commands: ['give {player} stone 1\r\n'] }, 'недопустимый символ U+000D'],
     [{ name: 'X', price: 1, count: 1, icon: ICON, commands: ['give {player} stone 1\u0000'] }, 'Недопустимые символы в тексте'],
     [{ name: 'X', price: 1, count: 1, icon: ICON, commands: ['give {player} {money} 1'] }, 'Команда 1: неизвестная подстановка {money}'],
@@ -183,14 +240,24 @@ describe.each(dbKinds)('shop on %s', (kind) => {
     expect((await item(id)).name).toBe('Алмаз');
     // A guest is told to log in, whatever the body.
     expect((await buy({ shop_id: id, quantity: 1 }, null)).statusCode).toBe(401);
-    expect((await t.app.inject({ method: 'POST', url: '/api/shop/buy', payload: '{"quantity":"many"}', headers: { 'content-type': 'application/json' } })).statusCode).toBe(401);
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/shop/buy',
+          payload: '{"quantity":"many"}',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).statusCode,
+    ).toBe(401);
     expect((await t.app.inject({ method: 'GET', url: '/api/shop/orders' })).statusCode).toBe(401);
     expect(errorOf(await buy({ shop_id: id, quantity: 1 }, 'not-a-real-token'))).toBe('Invalid token');
   });
 
   it('buys: one transaction writes the order, the ledger row, the deliveries, and moves stock and balance', async () => {
     const id = await newItem({ price: 1.5, count: 200, name: 'Факел', item_id_minecraft: 'torch' });
-    const publicCount = async () => (await t.app.inject({ method: 'GET', url: '/api/shop/all' })).json<{ id: number; count: number }[]>().find((i) => i.id === id)?.count;
+    const publicCount = async () =>
+      (await t.app.inject({ method: 'GET', url: '/api/shop/all' })).json<{ id: number; count: number }[]>().find((i) => i.id === id)?.count;
     // The public list is cached; a purchase must still show at once.
     expect(await publicCount()).toBe(200);
     const balance = await balanceOf(t, playerId);
@@ -210,7 +277,13 @@ describe.each(dbKinds)('shop on %s', (kind) => {
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ user_id: playerId, reason: 'purchase', author_id: playerId });
     expect(Number(ledger[0]!.amount)).toBe(-19_500);
-    const deliveries = await t.handle.db.selectFrom('deliveries').selectAll().where('source', '=', 'shop').where('source_id', '=', answer.order_id).orderBy('id').execute();
+    const deliveries = await t.handle.db
+      .selectFrom('deliveries')
+      .selectAll()
+      .where('source', '=', 'shop')
+      .where('source_id', '=', answer.order_id)
+      .orderBy('id')
+      .execute();
     expect(deliveries.map((d) => [d.quantity, d.state])).toEqual([
       [64, 'pending'],
       [64, 'pending'],
@@ -219,7 +292,14 @@ describe.each(dbKinds)('shop on %s', (kind) => {
 
     const orders = await t.app.inject(asUser(player, { method: 'GET', url: '/api/shop/orders' }));
     expect(orders.statusCode).toBe(200);
-    expect(orders.json()[0]).toMatchObject({ id: answer.order_id, item_name: 'Факел', quantity: 130, price: 1.5, total: 195, deliveries: [{ quantity: 64, state: 'pending' }, { quantity: 64 }, { quantity: 2 }] });
+    expect(orders.json()[0]).toMatchObject({
+      id: answer.order_id,
+      item_name: 'Факел',
+      quantity: 130,
+      price: 1.5,
+      total: 195,
+      deliveries: [{ quantity: 64, state: 'pending' }, { quantity: 64 }, { quantity: 2 }],
+    });
     const me = await t.app.inject(asUser(player, { method: 'GET', url: '/api/user/me' }));
     expect(me.json().balance).toBe(answer.new_balance);
 
@@ -253,7 +333,9 @@ describe.each(dbKinds)('shop on %s', (kind) => {
 
   it('refuses bodies of the wrong shape', async () => {
     for (const payload of ['"text"', '[1,2]', 'null', '{"shop_id":', '']) {
-      const res = await t.app.inject(asUser(player, { method: 'POST', url: '/api/shop/buy', payload, headers: { 'content-type': 'application/json' } }));
+      const res = await t.app.inject(
+        asUser(player, { method: 'POST', url: '/api/shop/buy', payload, headers: { 'content-type': 'application/json' } }),
+      );
       expect(res.statusCode, payload).toBe(400);
       expect(errorOf(res)).toMatch(/[а-яё]/i);
     }
@@ -370,18 +452,40 @@ describe.each(dbKinds)('shop on %s', (kind) => {
     expect(await countRows(t, 'ledger')).toBe(ledgerBefore + 50);
     const orders = await t.handle.db.selectFrom('shop_orders').select('id').where('item_id', '=', id).execute();
     expect(orders).toHaveLength(50);
-    const deliveries = await t.handle.db.selectFrom('deliveries').select('id').where('source', '=', 'shop').where('source_id', 'in', orders.map((o) => o.id)).execute();
+    const deliveries = await t.handle.db
+      .selectFrom('deliveries')
+      .select('id')
+      .where('source', '=', 'shop')
+      .where(
+        'source_id',
+        'in',
+        orders.map((o) => o.id),
+      )
+      .execute();
     expect(deliveries).toHaveLength(50);
     expect(await findLedgerMismatches(t.handle.db)).toEqual([]);
     expect(await findShopLedgerMismatches(t.handle.db)).toEqual([]);
   });
 
   it("keeps an item's own commands and pieces per purchase, and shows players the pieces", async () => {
-    const res = await create({ name: 'Алмазы ×16', price: 50, count: 10, icon: ICON, item_id_minecraft: 'diamond', pieces: 16, commands: ['  give {player} minecraft:{item} {quantity}  ', 'lp user {uuid} permission set shop.diamonds'] });
+    const res = await create({
+      name: 'Алмазы ×16',
+      price: 50,
+      count: 10,
+      icon: ICON,
+      item_id_minecraft: 'diamond',
+      pieces: 16,
+      commands: ['  give {player} minecraft:{item} {quantity}  ', 'lp user {uuid} permission set shop.diamonds'],
+    });
     expect(res.statusCode, res.body).toBe(201);
-    expect(res.json()).toMatchObject({ pieces: 16, commands: ['give {player} minecraft:{item} {quantity}', 'lp user {uuid} permission set shop.diamonds'] });
+    expect(res.json()).toMatchObject({
+      pieces: 16,
+      commands: ['give {player} minecraft:{item} {quantity}', 'lp user {uuid} permission set shop.diamonds'],
+    });
     const id = res.json().id as number;
-    expect((await item(id)).commands).toBe(JSON.stringify(['give {player} minecraft:{item} {quantity}', 'lp user {uuid} permission set shop.diamonds']));
+    expect((await item(id)).commands).toBe(
+      JSON.stringify(['give {player} minecraft:{item} {quantity}', 'lp user {uuid} permission set shop.diamonds']),
+    );
     const pub = (await t.app.inject({ method: 'GET', url: '/api/shop/all' })).json<{ id: number; pieces: number }[]>();
     expect(pub.find((i) => i.id === id)?.pieces).toBe(16);
     // An empty list goes back to the server's template; a bad command changes nothing.
@@ -393,12 +497,17 @@ describe.each(dbKinds)('shop on %s', (kind) => {
     expect((await item(id)).commands).toBeNull();
   });
 
-  it("lets the owner manage categories: items follow a rename, a category in use cannot go", async () => {
-    const list = async () => (await t.app.inject(asUser(admin, { method: 'GET', url: '/api/shop/admin/categories' }))).json<{ categories: { id: number; name: string; position: number; items: number }[] }>().categories;
+  it('lets the owner manage categories: items follow a rename, a category in use cannot go', async () => {
+    const list = async () =>
+      (await t.app.inject(asUser(admin, { method: 'GET', url: '/api/shop/admin/categories' }))).json<{
+        categories: { id: number; name: string; position: number; items: number }[];
+      }>().categories;
     const start = await list();
     expect(start.slice(0, 7).map((c) => c.name)).toEqual(['Предметы', 'Оружие', 'Броня', 'Инструменты', 'Еда', 'Зелья', 'Блоки']);
     const cat = (body: object, method: 'POST' | 'PUT' | 'DELETE' = 'POST', id?: number) =>
-      t.app.inject(asUser(admin, { method, url: `/api/shop/admin/categories${id ? `/${id}` : ''}`, ...(method !== 'DELETE' && { payload: body }) }));
+      t.app.inject(
+        asUser(admin, { method, url: `/api/shop/admin/categories${id ? `/${id}` : ''}`, ...(method !== 'DELETE' && { payload: body }) }),
+      );
     const added = await cat({ name: 'Редкости' });
     expect(added.statusCode, added.body).toBe(201);
     expect(added.json()).toMatchObject({ message: 'Категория добавлена', category: { name: 'Редкости', items: 0 } });
@@ -417,7 +526,9 @@ describe.each(dbKinds)('shop on %s', (kind) => {
     await update(itemId, { category: 'Блоки' });
     expect((await cat({}, 'DELETE', catId)).statusCode).toBe(200);
     expect((await list()).some((c) => c.name === 'Раритеты')).toBe(false);
-    expect(errorOf(await create({ name: 'X', price: 1, count: 1, icon: ICON, category: 'Раритеты' }))).toContain('Категории «Раритеты» нет в списке');
+    expect(errorOf(await create({ name: 'X', price: 1, count: 1, icon: ICON, category: 'Раритеты' }))).toContain(
+      'Категории «Раритеты» нет в списке',
+    );
     expect((await t.app.inject(asUser(player, { method: 'GET', url: '/api/shop/admin/categories' }))).statusCode).toBe(403);
     const audit = await t.handle.db.selectFrom('audit_log').select('action').where('entity', '=', 'shop_category').orderBy('id').execute();
     expect(audit.map((a) => a.action)).toEqual(['shop.category.create', 'shop.category.update', 'shop.category.delete']);
@@ -425,7 +536,16 @@ describe.each(dbKinds)('shop on %s', (kind) => {
 
   it('documents the shop routes in OpenAPI', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/api/docs/json' })).json();
-    for (const path of ['/api/shop/all', '/api/shop/buy', '/api/shop/orders', '/api/shop/admin/all', '/api/shop/admin/create', '/api/shop/admin/{id}', '/api/shop/admin/deliveries', '/api/shop/admin/deliveries/{id}/refund']) {
+    for (const path of [
+      '/api/shop/all',
+      '/api/shop/buy',
+      '/api/shop/orders',
+      '/api/shop/admin/all',
+      '/api/shop/admin/create',
+      '/api/shop/admin/{id}',
+      '/api/shop/admin/deliveries',
+      '/api/shop/admin/deliveries/{id}/refund',
+    ]) {
       expect(doc.paths[path], path).toBeDefined();
     }
     expect(doc.paths['/api/shop/buy'].post.responses['400']).toBeDefined();

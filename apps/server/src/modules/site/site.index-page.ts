@@ -16,9 +16,15 @@ export async function indexPage(indexFile: string, s: SiteSettings): Promise<Buf
     .replace('<title>Kubik</title>', `<title>${name}</title>`)
     .replace('<span data-site-name>Kubik</span>', `<span data-site-name>${name}</span>`)
     .replace(/<meta name="description" content="[^"]*" \/>/, `<meta name="description" content="${description}" />`);
-  if (s.favicon_url) html = html.replace('<link rel="icon" href="/favicon.svg" type="image/svg+xml" />', `<link rel="icon" href="${esc(s.favicon_url)}" />`);
-  if (s.logo_url) html = html.replace('<img src="/favicon.svg" alt="" width="28" height="28" class="pixelated" />', `<img src="${esc(s.logo_url)}" alt="" width="28" height="28" class="pixelated" />`);
+  if (s.favicon_url)
+    html = html.replace('<link rel="icon" href="/favicon.svg" type="image/svg+xml" />', `<link rel="icon" href="${esc(s.favicon_url)}" />`);
+  if (s.logo_url)
+    html = html.replace(
+      '<img src="/favicon.svg" alt="" width="28" height="28" class="pixelated" />',
+      `<img src="${esc(s.logo_url)}" alt="" width="28" height="28" class="pixelated" />`,
+    );
   // accentCss() writes only a validated #rrggbb colour: nothing else reaches the <style>.
-  if (s.accent_color.toLowerCase() !== DEFAULT_ACCENT) html = html.replace('</head>', `<style id="site-accent">${accentCss(s.accent_color)}</style></head>`);
+  if (s.accent_color.toLowerCase() !== DEFAULT_ACCENT)
+    html = html.replace('</head>', `<style id="site-accent">${accentCss(s.accent_color)}</style></head>`);
   return Buffer.from(html);
 }

@@ -22,14 +22,22 @@ export function siteRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/site/settings', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Настройки сайта для всех: название, логотип, цвет, адрес сервера, ссылки, подвал', response: { 200: SiteSettings, 304: z.null() } },
+      schema: {
+        tags,
+        summary: 'Настройки сайта для всех: название, логотип, цвет, адрес сервера, ссылки, подвал',
+        response: { 200: SiteSettings, 304: z.null() },
+      },
       handler: async (req, reply) => sendCached(req, reply, await ctx.publicCache.get('site.settings', settings)),
     });
 
     // The first release's answer, kept for clients that read it.
     app.get('/api/site', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Название сайта, ссылки на лаунчер и поддержку (прежний ответ; новый — /api/site/settings)', response: { 200: SiteInfo, 304: z.null() } },
+      schema: {
+        tags,
+        summary: 'Название сайта, ссылки на лаунчер и поддержку (прежний ответ; новый — /api/site/settings)',
+        response: { 200: SiteInfo, 304: z.null() },
+      },
       handler: async (req, reply) =>
         sendCached(
           req,
@@ -47,12 +55,20 @@ export function siteRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     const adminView = async () => {
       const [value, stored] = await Promise.all([settings(), ctx.settings.stored(SiteSettingsDoc)]);
-      return { value, defaults: SiteSettings.parse(SiteSettingsDoc.defaults(ctx.config)), stored: Object.keys(stored).filter((k) => k in SiteSettings.shape) };
+      return {
+        value,
+        defaults: SiteSettings.parse(SiteSettingsDoc.defaults(ctx.config)),
+        stored: Object.keys(stored).filter((k) => k in SiteSettings.shape),
+      };
     };
 
     app.get('/api/admin/settings', {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Настройки сайта, их значения по умолчанию и что изменил владелец (администратор)', response: { 200: AdminSiteSettings, ...err(401, 403) } },
+      schema: {
+        tags,
+        summary: 'Настройки сайта, их значения по умолчанию и что изменил владелец (администратор)',
+        response: { 200: AdminSiteSettings, ...err(401, 403) },
+      },
       handler: adminView,
     });
 

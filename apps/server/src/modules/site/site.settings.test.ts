@@ -3,7 +3,17 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asUser, createPgDatabase, createTestApp, dbKinds, loginAs, seedUser, sendQueuedMail, startInstance, type TestApp } from '../../test/test-app.ts';
+import {
+  asUser,
+  createPgDatabase,
+  createTestApp,
+  dbKinds,
+  loginAs,
+  seedUser,
+  sendQueuedMail,
+  startInstance,
+  type TestApp,
+} from '../../test/test-app.ts';
 
 const webDist = mkdtempSync(path.join(os.tmpdir(), 'kubik-web-'));
 writeFileSync(path.join(webDist, 'index.html'), readFileSync(path.resolve(import.meta.dirname, '../../../../web/index.html')));
@@ -22,7 +32,8 @@ describe.each(dbKinds)('site settings on %s', (kind) => {
   });
   afterAll(async () => t?.close());
 
-  const put = (token: string | null, payload: unknown) => t.app.inject(asUser(token, { method: 'PUT', url: '/api/admin/settings', payload: payload as object }));
+  const put = (token: string | null, payload: unknown) =>
+    t.app.inject(asUser(token, { method: 'PUT', url: '/api/admin/settings', payload: payload as object }));
 
   it('are read by everyone, with the environment as the defaults', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/site/settings' });
@@ -60,14 +71,21 @@ describe.each(dbKinds)('site settings on %s', (kind) => {
     expect(res.json().defaults.name).toBe('Кубик');
 
     const pub = (await t.app.inject({ method: 'GET', url: '/api/site/settings' })).json();
-    expect(pub).toMatchObject({ name: 'Кубик <Выживание>', game_address: 'play.kubik.ru:25566', accent_color: '#2563EB', legal_inn: '771234567890' });
+    expect(pub).toMatchObject({
+      name: 'Кубик <Выживание>',
+      game_address: 'play.kubik.ru:25566',
+      accent_color: '#2563EB',
+      legal_inn: '771234567890',
+    });
     expect((await t.app.inject({ method: 'GET', url: '/api/site' })).json().name).toBe('Кубик <Выживание>');
 
     const html = (await t.app.inject({ method: 'GET', url: '/rules' })).body;
     expect(html).toContain('<title>Кубик &lt;Выживание&gt;</title>');
     expect(html).toContain('<meta name="description" content="Выживание &quot;с друзьями&quot;" />');
     expect(html).toContain('<img src="/media/logo.png"');
-    expect(html).toMatch(/<style id="site-accent">:root\{--accent:#2563eb;--accent-strong:#[0-9a-f]{6};--accent-ink:#[0-9a-f]{6}\}<\/style>/);
+    expect(html).toMatch(
+      /<style id="site-accent">:root\{--accent:#2563eb;--accent-strong:#[0-9a-f]{6};--accent-ink:#[0-9a-f]{6}\}<\/style>/,
+    );
   });
 
   it('refuses bad values with the field and a Russian text, and changes nothing', async () => {
@@ -106,9 +124,15 @@ describe.each(dbKinds)('site settings on %s', (kind) => {
 
   it('letters name the site as the owner set it; SITE_NAME is only the default', async () => {
     expect((await put(admin, { name: 'Майнленд' })).statusCode).toBe(200);
-    const reg = await t.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'Lettered', email: 'lettered@example.com', password: 'kubik-pass-42' } });
+    const reg = await t.app.inject({
+      method: 'POST',
+      url: '/api/user/register',
+      payload: { username: 'Lettered', email: 'lettered@example.com', password: 'kubik-pass-42' },
+    });
     expect(reg.statusCode).toBe(201);
-    expect((await t.app.inject({ method: 'POST', url: '/api/user/forgot-password', payload: { email: 'steve@example.com' } })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/user/forgot-password', payload: { email: 'steve@example.com' } })).statusCode,
+    ).toBe(200);
     await sendQueuedMail(t);
     const confirm = await t.smtp.waitFor('lettered@example.com');
     expect(confirm.subject).toBe('Подтверждение почты — Майнленд');
@@ -148,7 +172,11 @@ describe.runIf(process.env.TEST_DATABASE_URL)('site settings across instances (P
     expect((await two.inject({ method: 'GET', url: '/' })).body).toContain('<title>Кубик</title>');
     const res = await one.inject(asUser(token, { method: 'PUT', url: '/api/admin/settings', payload: { name: 'Кубик 2' } }));
     expect(res.statusCode).toBe(200);
-    await expect.poll(async () => (await two.inject({ method: 'GET', url: '/api/site/settings' })).json().name, { timeout: 2000, interval: 20 }).toBe('Кубик 2');
-    await expect.poll(async () => (await two.inject({ method: 'GET', url: '/' })).body, { timeout: 2000, interval: 20 }).toContain('<title>Кубик 2</title>');
+    await expect
+      .poll(async () => (await two.inject({ method: 'GET', url: '/api/site/settings' })).json().name, { timeout: 2000, interval: 20 })
+      .toBe('Кубик 2');
+    await expect
+      .poll(async () => (await two.inject({ method: 'GET', url: '/' })).body, { timeout: 2000, interval: 20 })
+      .toContain('<title>Кубик 2</title>');
   });
 });

@@ -16,7 +16,9 @@ export interface Player {
 }
 
 function worn(row: { skin_hash: string | null; width: number | null; height: number | null; model: SkinModel | null }): WornSkin | null {
-  return row.skin_hash && row.width && row.height && row.model ? { hash: row.skin_hash, width: row.width, height: row.height, model: row.model } : null;
+  return row.skin_hash && row.width && row.height && row.model
+    ? { hash: row.skin_hash, width: row.width, height: row.height, model: row.model }
+    : null;
 }
 
 export async function findWornSkin(db: Db, userId: number): Promise<WornSkin | null> {
@@ -53,7 +55,12 @@ export async function skinPng(db: Db, hash: string): Promise<Buffer | null> {
  * that it stays locked until the player's row points at it: a concurrent clean-up of the same
  * skin (deleteUnusedSkin) then waits instead of removing it underneath.
  */
-export async function wearSkin(db: Db, userId: number, skin: { hash: string; png: Buffer; width: number; height: number; model: SkinModel }, model: SkinModel): Promise<string | null> {
+export async function wearSkin(
+  db: Db,
+  userId: number,
+  skin: { hash: string; png: Buffer; width: number; height: number; model: SkinModel },
+  model: SkinModel,
+): Promise<string | null> {
   const now = Date.now();
   return db.transaction().execute(async (trx) => {
     const before = await trx.selectFrom('user_skins').select('skin_hash').where('user_id', '=', userId).executeTakeFirst();

@@ -1,5 +1,16 @@
 import fastifyMultipart from '@fastify/multipart';
-import { ErrorResponse, HeadQuery, PlayerParams, SKIN_MAX_BYTES, SKIN_TEXTS, SkinImageQuery, SkinInfo, SkinModel, SkinModelBody, SkinUploadResponse } from '@kubik/contract';
+import {
+  ErrorResponse,
+  HeadQuery,
+  PlayerParams,
+  SKIN_MAX_BYTES,
+  SKIN_TEXTS,
+  SkinImageQuery,
+  SkinInfo,
+  SkinModel,
+  SkinModelBody,
+  SkinUploadResponse,
+} from '@kubik/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -33,7 +44,13 @@ function etagMatches(header: string | undefined, etag: string): boolean {
  * cached for a year; without it (or with an old one) the browser revalidates every time, and an
  * unchanged skin costs a 304 with no body. A new skin gets a new version and a new ETag at once.
  */
-async function sendImage(request: FastifyRequest, reply: FastifyReply, image: SkinImage, v: string | undefined, scope: 'private' | 'public') {
+async function sendImage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  image: SkinImage,
+  v: string | undefined,
+  scope: 'private' | 'public',
+) {
   reply.header('etag', image.etag);
   reply.header('cache-control', v === image.version ? `${scope}, max-age=31536000, immutable` : `${scope}, no-cache`);
   if (scope === 'private') reply.header('vary', 'Cookie, Authorization');
@@ -54,7 +71,8 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'user' },
       schema: {
         tags,
-        summary: 'Загрузить скин: multipart/form-data, файл PNG в поле «skin» (64×64 или 64×32, HD до 512, не больше 256 КБ) и, по желанию, «model»: default или slim (иначе модель определяется по скину)',
+        summary:
+          'Загрузить скин: multipart/form-data, файл PNG в поле «skin» (64×64 или 64×32, HD до 512, не больше 256 КБ) и, по желанию, «model»: default или slim (иначе модель определяется по скину)',
         consumes: ['multipart/form-data'],
         body: z.object({ skin: z.string().meta({ format: 'binary' }), model: SkinModel.optional() }),
         response: { 200: SkinUploadResponse, ...err(400, 401, 413, 415, 429) },
@@ -63,7 +81,8 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       // handler: the body schema above only documents the form.
       validatorCompiler: () => (value) => ({ value }),
       onRequest: async (request) => {
-        if (Number(request.headers['content-length'] ?? 0) > UPLOAD_BODY_MAX) throw new HttpError(413, SKIN_TEXTS.tooBig, { code: 'file_too_large', field: 'skin' });
+        if (Number(request.headers['content-length'] ?? 0) > UPLOAD_BODY_MAX)
+          throw new HttpError(413, SKIN_TEXTS.tooBig, { code: 'file_too_large', field: 'skin' });
       },
       handler: async (req) => {
         const user = userOf(req);
@@ -74,13 +93,22 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/user/skin', {
       config: { access: 'user' },
-      schema: { tags, summary: 'Скин текущего пользователя: модель, размер, версия и адреса картинок', response: { 200: SkinInfo, ...err(401) } },
+      schema: {
+        tags,
+        summary: 'Скин текущего пользователя: модель, размер, версия и адреса картинок',
+        response: { 200: SkinInfo, ...err(401) },
+      },
       handler: async (req) => skins.ownInfo(userOf(req)),
     });
 
     app.put('/api/user/skin/model', {
       config: { access: 'user' },
-      schema: { tags, summary: 'Сменить модель рук своего скина (default или slim)', body: SkinModelBody, response: { 200: SkinInfo, ...err(400, 401, 409) } },
+      schema: {
+        tags,
+        summary: 'Сменить модель рук своего скина (default или slim)',
+        body: SkinModelBody,
+        response: { 200: SkinInfo, ...err(400, 401, 409) },
+      },
       handler: async (req) => skins.setModel(userOf(req), req.body.model),
     });
 
@@ -103,13 +131,28 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         querystring: HeadQuery,
         response: { 200: png('PNG головы'), ...notModified, ...err(400, 401) },
       },
-      handler: async (req, reply) => sendImage(req, reply, await skins.ownImage(userOf(req), 'head', req.query.size), req.query.v, 'private'),
+      handler: async (req, reply) =>
+        sendImage(req, reply, await skins.ownImage(userOf(req), 'head', req.query.size), req.query.v, 'private'),
     });
 
     const playerSchemas = {
-      info: { tags, summary: 'Скин игрока по имени: модель, размер, версия и адреса картинок', response: { 200: SkinInfo, ...err(400, 404) } },
-      file: { tags, summary: 'Файл скина игрока по имени', querystring: SkinImageQuery, response: { 200: png('PNG скина'), ...notModified, ...err(400, 404) } },
-      head: { tags, summary: 'Голова игрока по имени (для списков и комментариев), size×size пикселей', querystring: HeadQuery, response: { 200: png('PNG головы'), ...notModified, ...err(400, 404) } },
+      info: {
+        tags,
+        summary: 'Скин игрока по имени: модель, размер, версия и адреса картинок',
+        response: { 200: SkinInfo, ...err(400, 404) },
+      },
+      file: {
+        tags,
+        summary: 'Файл скина игрока по имени',
+        querystring: SkinImageQuery,
+        response: { 200: png('PNG скина'), ...notModified, ...err(400, 404) },
+      },
+      head: {
+        tags,
+        summary: 'Голова игрока по имени (для списков и комментариев), size×size пикселей',
+        querystring: HeadQuery,
+        response: { 200: png('PNG головы'), ...notModified, ...err(400, 404) },
+      },
     };
 
     app.get('/api/user/:username/skin', {
@@ -125,14 +168,19 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get('/api/user/:username/head', {
       config: { access: 'public' },
       schema: { ...playerSchemas.head, params: PlayerParams },
-      handler: async (req, reply) => sendImage(req, reply, await skins.playerImage(req.params.username, 'head', req.query.size), req.query.v, 'public'),
+      handler: async (req, reply) =>
+        sendImage(req, reply, await skins.playerImage(req.params.username, 'head', req.query.size), req.query.v, 'public'),
     });
 
     // Static segments win over parameters, so the e-mail link route GET /api/user/confirm/:token
     // would answer /api/user/confirm/head for a player named "confirm". Such names get the same
     // three routes spelled out (hidden from the docs); add any new /api/user/<word>/:x GET route here.
     for (const name of SHADOWED_NAMES) {
-      app.get(`/api/user/${name}/skin`, { config: { access: 'public' }, schema: { ...playerSchemas.info, hide: true }, handler: async () => skins.playerInfo(name) });
+      app.get(`/api/user/${name}/skin`, {
+        config: { access: 'public' },
+        schema: { ...playerSchemas.info, hide: true },
+        handler: async () => skins.playerInfo(name),
+      });
       app.get(`/api/user/${name}/skin.png`, {
         config: { access: 'public' },
         schema: { ...playerSchemas.file, hide: true },

@@ -41,7 +41,12 @@ function skinError(err: unknown): unknown {
 export function createSkinService(ctx: AppContext) {
   const cache = new BufferCache(CACHE_BYTES);
   const defaultRgba = drawDefaultSkin();
-  const defaultSkin: repo.WornSkin = { hash: pixelHash(defaultRgba), width: defaultRgba.width, height: defaultRgba.height, model: 'default' };
+  const defaultSkin: repo.WornSkin = {
+    hash: pixelHash(defaultRgba),
+    width: defaultRgba.width,
+    height: defaultRgba.height,
+    model: 'default',
+  };
   cache.set(`r:${defaultSkin.hash}`, defaultRgba.data);
 
   async function png(skin: repo.WornSkin): Promise<Buffer> {
@@ -74,15 +79,23 @@ export function createSkinService(ctx: AppContext) {
   }
 
   // Both lookups go through the user cache: heads are asked for far more often than skins change.
-  const wornSkin = async (userId: number): Promise<repo.WornSkin | null> => (await ctx.userCache.get(`skin:${userId}`, () => repo.findWornSkin(ctx.db, userId))) ?? null;
+  const wornSkin = async (userId: number): Promise<repo.WornSkin | null> =>
+    (await ctx.userCache.get(`skin:${userId}`, () => repo.findWornSkin(ctx.db, userId))) ?? null;
 
   async function player(username: string): Promise<repo.Player> {
-    const found = await ctx.userCache.get(`player:${username.toLowerCase()}`, async () => (await repo.findPlayer(ctx.db, username)) ?? undefined);
+    const found = await ctx.userCache.get(
+      `player:${username.toLowerCase()}`,
+      async () => (await repo.findPlayer(ctx.db, username)) ?? undefined,
+    );
     if (!found) throw notFound(SKIN_TEXTS.playerNotFound);
     return found;
   }
 
-  const skinFile = (skin: repo.WornSkin): SkinImage => ({ etag: `"${versionOf(skin.hash)}"`, version: versionOf(skin.hash), body: () => png(skin) });
+  const skinFile = (skin: repo.WornSkin): SkinImage => ({
+    etag: `"${versionOf(skin.hash)}"`,
+    version: versionOf(skin.hash),
+    body: () => png(skin),
+  });
 
   const head = (skin: repo.WornSkin, size: number): SkinImage => ({
     etag: `"${versionOf(skin.hash)}-${size}"`,

@@ -5,7 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drawDefaultSkin } from '../../lib/skin/default-skin.ts';
 import { readPngHeader } from '../../lib/skin/png.ts';
 import { decodePng, renderHead, type Rgba } from '../../lib/skin/skin-image.ts';
-import { animated, chunk, chunkTypes, fill, multipart, pngBomb, skinForm, testSkin, toPng, withChunksAfterHeader } from '../../../../../testing/skin-images.ts';
+import {
+  animated,
+  chunk,
+  chunkTypes,
+  fill,
+  multipart,
+  pngBomb,
+  skinForm,
+  testSkin,
+  toPng,
+  withChunksAfterHeader,
+} from '../../../../../testing/skin-images.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 
 describe.each(dbKinds)('skins on %s', (kind) => {
@@ -25,9 +36,11 @@ describe.each(dbKinds)('skins on %s', (kind) => {
   }
   const upload = (token: string | null, form: { payload: Buffer | Readable; headers: Record<string, string> }) =>
     t.app.inject(asUser(token, { method: 'POST', url: '/api/user/skin', payload: form.payload, headers: form.headers }));
-  const get = (token: string | null, url: string, headers: Record<string, string> = {}) => t.app.inject(asUser(token, { method: 'GET', url, headers }));
+  const get = (token: string | null, url: string, headers: Record<string, string> = {}) =>
+    t.app.inject(asUser(token, { method: 'GET', url, headers }));
   const image = (res: LightMyRequestResponse): Promise<Rgba> => decodePng(res.rawPayload);
-  const skinRows = async () => (await t.handle.db.selectFrom('skins').select(['hash', 'png']).execute()).map((r) => ({ hash: r.hash, png: Buffer.from(r.png) }));
+  const skinRows = async () =>
+    (await t.handle.db.selectFrom('skins').select(['hash', 'png']).execute()).map((r) => ({ hash: r.hash, png: Buffer.from(r.png) }));
   const infoOf = async (token: string) => (await get(token, '/api/user/skin')).json();
 
   it('asks a guest to log in, and shows the default skin to a player who has none', async () => {
@@ -60,7 +73,14 @@ describe.each(dbKinds)('skins on %s', (kind) => {
     const res = await upload(p.token, skinForm(file, 'my skin.png'));
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body).toMatchObject({ message: 'Скин успешно загружен!', username: 'Steve_Up', custom: true, model: 'default', width: 64, height: 64 });
+    expect(body).toMatchObject({
+      message: 'Скин успешно загружен!',
+      username: 'Steve_Up',
+      custom: true,
+      model: 'default',
+      width: 64,
+      height: 64,
+    });
     expect(body.version).toMatch(/^[0-9a-f]{16}$/);
     expect(await infoOf(p.token)).toEqual({ ...body, message: undefined });
 
@@ -88,14 +108,25 @@ describe.each(dbKinds)('skins on %s', (kind) => {
     expect(pub.statusCode).toBe(200);
     expect((await image(pub)).data.equals(h8.data)).toBe(true);
     expect((await image(await get(null, '/api/user/STEVE_UP/skin.png'))).data.equals(img.data)).toBe(true);
-    expect((await get(null, '/api/user/steve_up/skin')).json()).toMatchObject({ username: 'Steve_Up', custom: true, version: body.version, head_url: `/api/user/Steve_Up/head?v=${body.version}` });
+    expect((await get(null, '/api/user/steve_up/skin')).json()).toMatchObject({
+      username: 'Steve_Up',
+      custom: true,
+      version: body.version,
+      head_url: `/api/user/Steve_Up/head?v=${body.version}`,
+    });
   });
 
   it('detects slim arms, keeps a chosen model and lets the player switch it', async () => {
     const p = await player();
     const slim = await upload(p.token, skinForm(await toPng(testSkin({ slim: true }))));
     expect(slim.json().model).toBe('slim');
-    const chosen = await upload(p.token, multipart([{ name: 'model', data: 'default' }, { name: 'skin', filename: 's.png', type: 'image/png', data: await toPng(testSkin({ slim: true })) }]));
+    const chosen = await upload(
+      p.token,
+      multipart([
+        { name: 'model', data: 'default' },
+        { name: 'skin', filename: 's.png', type: 'image/png', data: await toPng(testSkin({ slim: true })) },
+      ]),
+    );
     expect(chosen.statusCode).toBe(200);
     expect(chosen.json().model).toBe('default');
     const switched = await t.app.inject(asUser(p.token, { method: 'PUT', url: '/api/user/skin/model', payload: { model: 'slim' } }));
@@ -106,7 +137,13 @@ describe.each(dbKinds)('skins on %s', (kind) => {
     const bad = await t.app.inject(asUser(p.token, { method: 'PUT', url: '/api/user/skin/model', payload: { model: 'huge' } }));
     expect(bad.statusCode).toBe(400);
     expect(errorOf(bad)).toContain('Модель: default (обычные руки) или slim (тонкие руки)');
-    const badField = await upload(p.token, multipart([{ name: 'model', data: 'wide' }, { name: 'skin', filename: 's.png', type: 'image/png', data: await toPng(testSkin()) }]));
+    const badField = await upload(
+      p.token,
+      multipart([
+        { name: 'model', data: 'wide' },
+        { name: 'skin', filename: 's.png', type: 'image/png', data: await toPng(testSkin()) },
+      ]),
+    );
     expect(badField.statusCode).toBe(400);
     expect(errorOf(badField)).toBe('Модель: default (обычные руки) или slim (тонкие руки)');
 
@@ -142,11 +179,17 @@ describe.each(dbKinds)('skins on %s', (kind) => {
       const res = await upload(p.token, skinForm(bomb));
       expect(performance.now() - started).toBeLessThan(1000);
       expect(process.memoryUsage().rss - rss).toBeLessThan(64 * 1024 * 1024);
-      await refused(res, 400, 'Неподходящий размер скина: 30000×30000. Нужен 64×64 или 64×32 (HD: 128×128, 256×256, 512×512 или вдвое ниже)');
+      await refused(
+        res,
+        400,
+        'Неподходящий размер скина: 30000×30000. Нужен 64×64 или 64×32 (HD: 128×128, 256×256, 512×512 или вдвое ниже)',
+      );
     });
 
     it('a JPEG named .png and sent as image/png, a GIF, a text file', async () => {
-      const jpeg = await sharp(testSkin().data, { raw: { width: 64, height: 64, channels: 4 } }).jpeg().toBuffer();
+      const jpeg = await sharp(testSkin().data, { raw: { width: 64, height: 64, channels: 4 } })
+        .jpeg()
+        .toBuffer();
       await refused(await upload(p.token, skinForm(jpeg, 'skin.png', 'image/png')), 415, 'Скин должен быть PNG-изображением');
       await refused(await upload(p.token, skinForm(Buffer.from('GIF89a....'), 'skin.png')), 415, 'Скин должен быть PNG-изображением');
       await refused(await upload(p.token, skinForm(Buffer.from('<?php echo 1; ?>'), 'skin.png')), 415, 'Скин должен быть PNG-изображением');
@@ -161,21 +204,41 @@ describe.each(dbKinds)('skins on %s', (kind) => {
     });
 
     it('wrong sizes: 65×64, 64×128, 1024×1024', async () => {
-      const sized = (w: number, h: number) => toPng(fill({ width: w, height: h, data: Buffer.alloc(w * h * 4) }, 0, 0, w, h, [9, 9, 9, 255]));
-      await refused(await upload(p.token, skinForm(await sized(65, 64))), 400, 'Неподходящий размер скина: 65×64. Нужен 64×64 или 64×32 (HD: 128×128, 256×256, 512×512 или вдвое ниже)');
-      await refused(await upload(p.token, skinForm(await sized(64, 128))), 400, 'Неподходящий размер скина: 64×128. Нужен 64×64 или 64×32 (HD: 128×128, 256×256, 512×512 или вдвое ниже)');
-      await refused(await upload(p.token, skinForm(await sized(1024, 1024))), 400, 'Неподходящий размер скина: 1024×1024. Нужен 64×64 или 64×32 (HD: 128×128, 256×256, 512×512 или вдвое ниже)');
+      const sized = (w: number, h: number) =>
+        toPng(fill({ width: w, height: h, data: Buffer.alloc(w * h * 4) }, 0, 0, w, h, [9, 9, 9, 255]));
+      await refused(
+        await upload(p.token, skinForm(await sized(65, 64))),
+        400,
+        'Неподходящий размер скина: 65×64. Нужен 64×64 или 64×32 (HD: 128×128, 256×256, 512×512 или вдвое ниже)',
+      );
+      await refused(
+        await upload(p.token, skinForm(await sized(64, 128))),
+        400,
+        'Неподходящий размер скина: 64×128. Нужен 64×64 или 64×32 (HD: 128×128, 256×256, 512×512 или вдвое ниже)',
+      );
+      await refused(
+        await upload(p.token, skinForm(await sized(1024, 1024))),
+        400,
+        'Неподходящий размер скина: 1024×1024. Нужен 64×64 или 64×32 (HD: 128×128, 256×256, 512×512 или вдвое ниже)',
+      );
     });
 
     it('an animated PNG', async () => {
-      await refused(await upload(p.token, skinForm(animated(await toPng(testSkin())))), 415, 'Анимированный PNG не подходит для скина: нужен обычный PNG');
+      await refused(
+        await upload(p.token, skinForm(animated(await toPng(testSkin())))),
+        415,
+        'Анимированный PNG не подходит для скина: нужен обычный PNG',
+      );
     });
 
     it('10 MB, announced by Content-Length or streamed without it', async () => {
       const big = Buffer.concat([await toPng(testSkin()), Buffer.alloc(10 * 1024 * 1024)]);
       await refused(await upload(p.token, skinForm(big)), 413, 'Файл скина слишком большой: не больше 256 КБ');
       const form = skinForm(big);
-      const streamed = await upload(p.token, { payload: Readable.from([form.payload.subarray(0, 1 << 20), form.payload.subarray(1 << 20)]), headers: form.headers });
+      const streamed = await upload(p.token, {
+        payload: Readable.from([form.payload.subarray(0, 1 << 20), form.payload.subarray(1 << 20)]),
+        headers: form.headers,
+      });
       await refused(streamed, 413, 'Файл скина слишком большой: не больше 256 КБ');
     });
 
@@ -184,19 +247,48 @@ describe.each(dbKinds)('skins on %s', (kind) => {
       const json = await t.app.inject(asUser(p.token, { method: 'POST', url: '/api/user/skin', payload: { skin: 'x' } }));
       await refused(json, 415, 'Отправьте скин формой multipart/form-data с файлом в поле «skin»');
       const form = skinForm(png);
-      await refused(await upload(p.token, { payload: form.payload.subarray(0, 200), headers: form.headers }), 400, 'Не удалось прочитать форму загрузки. Попробуйте ещё раз.');
-      await refused(await upload(p.token, { payload: form.payload, headers: { 'content-type': 'multipart/form-data' } }), 400, 'Не удалось прочитать форму загрузки. Попробуйте ещё раз.');
-      await refused(await upload(p.token, { payload: Buffer.from('garbage'), headers: form.headers }), 400, 'Не удалось прочитать форму загрузки. Попробуйте ещё раз.');
+      await refused(
+        await upload(p.token, { payload: form.payload.subarray(0, 200), headers: form.headers }),
+        400,
+        'Не удалось прочитать форму загрузки. Попробуйте ещё раз.',
+      );
+      await refused(
+        await upload(p.token, { payload: form.payload, headers: { 'content-type': 'multipart/form-data' } }),
+        400,
+        'Не удалось прочитать форму загрузки. Попробуйте ещё раз.',
+      );
+      await refused(
+        await upload(p.token, { payload: Buffer.from('garbage'), headers: form.headers }),
+        400,
+        'Не удалось прочитать форму загрузки. Попробуйте ещё раз.',
+      );
       await refused(await upload(p.token, multipart([])), 400, 'Выберите файл скина (PNG) в поле «skin»');
       await refused(await upload(p.token, skinForm(Buffer.alloc(0))), 400, 'Выберите файл скина (PNG) в поле «skin»');
-      await refused(await upload(p.token, multipart([{ name: 'avatar', filename: 'a.png', type: 'image/png', data: png }])), 400, 'В форме загрузки есть лишние поля: нужен только файл «skin» и, по желанию, «model»');
-      await refused(await upload(p.token, multipart([{ name: 'note', data: 'hi' }, { name: 'skin', filename: 'a.png', data: png }])), 400, 'В форме загрузки есть лишние поля: нужен только файл «skin» и, по желанию, «model»');
+      await refused(
+        await upload(p.token, multipart([{ name: 'avatar', filename: 'a.png', type: 'image/png', data: png }])),
+        400,
+        'В форме загрузки есть лишние поля: нужен только файл «skin» и, по желанию, «model»',
+      );
+      await refused(
+        await upload(
+          p.token,
+          multipart([
+            { name: 'note', data: 'hi' },
+            { name: 'skin', filename: 'a.png', data: png },
+          ]),
+        ),
+        400,
+        'В форме загрузки есть лишние поля: нужен только файл «skin» и, по желанию, «model»',
+      );
       const two = multipart([
         { name: 'skin', filename: 'a.png', type: 'image/png', data: png },
         { name: 'skin', filename: 'b.png', type: 'image/png', data: png },
       ]);
       await refused(await upload(p.token, two), 400, 'Загрузите один файл скина');
-      const proto = multipart([{ name: '__proto__', data: 'x' }, { name: 'skin', filename: 'a.png', data: png }]);
+      const proto = multipart([
+        { name: '__proto__', data: 'x' },
+        { name: 'skin', filename: 'a.png', data: png },
+      ]);
       expect((await upload(p.token, proto)).statusCode).toBe(400);
     });
   });
@@ -204,7 +296,10 @@ describe.each(dbKinds)('skins on %s', (kind) => {
   it('accepts a 16-bit PNG, storing it as an ordinary 8-bit one, and HD and legacy sizes', async () => {
     const p = await player();
     const img = testSkin();
-    const deep = await sharp(img.data, { raw: { width: 64, height: 64, channels: 4 } }).toColourspace('rgb16').png().toBuffer();
+    const deep = await sharp(img.data, { raw: { width: 64, height: 64, channels: 4 } })
+      .toColourspace('rgb16')
+      .png()
+      .toBuffer();
     expect((await upload(p.token, skinForm(deep))).statusCode).toBe(200);
     const stored = await get(p.token, '/api/user/skin.png');
     expect(readPngHeader(stored.rawPayload).bitDepth).toBe(8);
@@ -319,7 +414,9 @@ describe.each(dbKinds)('skins on %s', (kind) => {
 
     const doc = (await get(null, '/api/docs/json')).json();
     expect(doc.paths['/api/user/head'].get.responses['200'].content['image/png']).toBeDefined();
-    expect(doc.paths['/api/user/{username}/head'].get.parameters.map((x: { name: string }) => x.name)).toEqual(expect.arrayContaining(['username', 'size', 'v']));
+    expect(doc.paths['/api/user/{username}/head'].get.parameters.map((x: { name: string }) => x.name)).toEqual(
+      expect.arrayContaining(['username', 'size', 'v']),
+    );
     expect(doc.paths['/api/user/skin'].post.requestBody.content['multipart/form-data']).toBeDefined();
   });
 

@@ -48,7 +48,12 @@ export function DataTable<T>({ rows, columns, rowKey, label, labelledBy, rowProp
           {rows.map((row) => (
             <tr key={rowKey(row)} role="row" {...rowProps?.(row)}>
               {columns.map((c) => (
-                <td key={c.header} role="cell" className={c.kind ? `cell-${c.kind}` : undefined} data-label={c.kind && NO_LABEL.has(c.kind) ? undefined : c.header}>
+                <td
+                  key={c.header}
+                  role="cell"
+                  className={c.kind ? `cell-${c.kind}` : undefined}
+                  data-label={c.kind && NO_LABEL.has(c.kind) ? undefined : c.header}
+                >
                   {c.cell(row)}
                 </td>
               ))}

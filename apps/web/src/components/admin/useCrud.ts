@@ -56,7 +56,17 @@ const asApiError = (err: unknown) => (err instanceof ApiError ? err : new ApiErr
  * with their toasts, invalidations (the list, what `refresh` names, the audit log) and the modal
  * that closes after a save.
  */
-export function useCrud<T, B, L = T[]>({ queryKey, list, keepPrevious = false, refresh, create, update, remove, texts, errorText = (e) => e.message }: CrudOptions<T, B, L>): Crud<T, B, L> {
+export function useCrud<T, B, L = T[]>({
+  queryKey,
+  list,
+  keepPrevious = false,
+  refresh,
+  create,
+  update,
+  remove,
+  texts,
+  errorText = (e) => e.message,
+}: CrudOptions<T, B, L>): Crud<T, B, L> {
   const notify = useNotify();
   const queryClient = useQueryClient();
   const query = useQuery({ queryKey, queryFn: list, placeholderData: keepPrevious ? keepPreviousData : undefined });

@@ -1,7 +1,17 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { createContext, useContext, useMemo, useRef, type ReactNode } from 'react';
 import { flushSync } from 'react-dom';
-import { FormProvider, useForm, useFormContext, type FieldErrors, type FieldValues, type Path, type Resolver, type UseFormProps, type UseFormReturn } from 'react-hook-form';
+import {
+  FormProvider,
+  useForm,
+  useFormContext,
+  type FieldErrors,
+  type FieldValues,
+  type Path,
+  type Resolver,
+  type UseFormProps,
+  type UseFormReturn,
+} from 'react-hook-form';
 import type { z } from 'zod';
 import { ApiError } from '../../lib/api.ts';
 import './form.css';
@@ -21,13 +31,23 @@ import './form.css';
  * field; an ApiError thrown by onSubmit lands on the field its `field` names, else above the
  * actions (<FormErrors />).
  */
-export function useSchemaForm<I extends FieldValues, O extends FieldValues>(schema: z.ZodType<O, I>, options: Omit<UseFormProps<I, unknown, O>, 'resolver'> = {}): UseFormReturn<I, unknown, O> {
-  return useForm<I, unknown, O>({ mode: 'onSubmit', reValidateMode: 'onChange', ...options, shouldFocusError: false, resolver: schemaResolver(schema) });
+export function useSchemaForm<I extends FieldValues, O extends FieldValues>(
+  schema: z.ZodType<O, I>,
+  options: Omit<UseFormProps<I, unknown, O>, 'resolver'> = {},
+): UseFormReturn<I, unknown, O> {
+  return useForm<I, unknown, O>({
+    mode: 'onSubmit',
+    reValidateMode: 'onChange',
+    ...options,
+    shouldFocusError: false,
+    resolver: schemaResolver(schema),
+  });
 }
 
 /** Where an error about the whole form (no one field) is kept: not `root`, which react-hook-form clears before it decides the form is valid. */
 export const FORM_ERROR = '_form';
-const STRAY_FIELDS = 'Форму нельзя отправить: в ней есть данные, которых сервер не принимает. Обновите страницу и попробуйте ещё раз; если не поможет — сообщите администрации сайта.';
+const STRAY_FIELDS =
+  'Форму нельзя отправить: в ней есть данные, которых сервер не принимает. Обновите страницу и попробуйте ещё раз; если не поможет — сообщите администрации сайта.';
 
 /**
  * The zod resolver, with the schema's refusals of the whole object moved where the error list shows
@@ -45,7 +65,10 @@ function schemaResolver<I extends FieldValues, O extends FieldValues>(schema: z.
     // For whoever maintains the form: which keys the schema refused.
     if (stray) console.error('form values carry keys the schema refuses:', whole.message);
     const message = stray || typeof whole.message !== 'string' || !/[а-яё]/i.test(whole.message) ? STRAY_FIELDS : whole.message;
-    return { values: {}, errors: { ...fields, [FORM_ERROR]: { type: String(whole.type ?? 'form'), message } } as unknown as FieldErrors<I> };
+    return {
+      values: {},
+      errors: { ...fields, [FORM_ERROR]: { type: String(whole.type ?? 'form'), message } } as unknown as FieldErrors<I>,
+    };
   };
 }
 
@@ -72,7 +95,8 @@ export function useFormMeta(): FormMeta {
 const FIELD_SUFFIX = /\s*\((?:поле|параметр) «[^»]*»\)\s*$/;
 const FALLBACK_ERROR = 'Не удалось сохранить. Попробуйте ещё раз.';
 
-const fieldElement = (form: HTMLFormElement | null, name: string) => form?.querySelector<HTMLElement>(`[name="${CSS.escape(name)}"]`) ?? null;
+const fieldElement = (form: HTMLFormElement | null, name: string) =>
+  form?.querySelector<HTMLElement>(`[name="${CSS.escape(name)}"]`) ?? null;
 
 /** Dot paths of every field error (`kits.0.name`), the form-level `root` left out. */
 export function errorPaths(errors: FieldErrors, prefix = ''): string[] {

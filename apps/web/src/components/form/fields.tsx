@@ -1,5 +1,15 @@
 import { MEDIA_ACCEPT, MEDIA_MAX_BYTES, MEDIA_TEXTS, type MediaUploadResponse } from '@kubik/contract';
-import { createContext, useContext, useId, useRef, useState, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
+import {
+  createContext,
+  useContext,
+  useId,
+  useRef,
+  useState,
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
+} from 'react';
 import { useController, useFormContext, useWatch } from 'react-hook-form';
 import { api, ApiError } from '../../lib/api.ts';
 import { useFormMeta } from './Form.tsx';
@@ -86,7 +96,13 @@ export interface Option {
 }
 
 /** A select of string values (a page maps them to numbers or null itself). */
-export function SelectField({ name, label, hint, options, ...select }: BaseProps & { options: readonly Option[] } & Omit<SelectHTMLAttributes<HTMLSelectElement>, 'name'>) {
+export function SelectField({
+  name,
+  label,
+  hint,
+  options,
+  ...select
+}: BaseProps & { options: readonly Option[] } & Omit<SelectHTMLAttributes<HTMLSelectElement>, 'name'>) {
   const { register } = useFormContext();
   const f = useField(name, label, hint);
   return (
@@ -138,14 +154,23 @@ const parseMoney = (text: string, empty: unknown) => {
 };
 const showInteger = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : '');
 /** 1250 → '1250', 12.5 → '12,50' */
-const showMoney = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? (Number.isInteger(v) ? String(v) : v.toFixed(2).replace('.', ',')) : '');
+const showMoney = (v: unknown) =>
+  typeof v === 'number' && Number.isFinite(v) ? (Number.isInteger(v) ? String(v) : v.toFixed(2).replace('.', ',')) : '';
 
 interface NumberProps extends InputProps {
   /** The value of an empty field: undefined (left out) by default, null where the API wants «none». */
   empty?: null;
 }
 
-function NumericField({ name, label, hint, empty, parse, show, ...input }: NumberProps & { parse: (text: string, empty: unknown) => unknown; show: (v: unknown) => string }) {
+function NumericField({
+  name,
+  label,
+  hint,
+  empty,
+  parse,
+  show,
+  ...input
+}: NumberProps & { parse: (text: string, empty: unknown) => unknown; show: (v: unknown) => string }) {
   const { field } = useController({ name });
   const f = useField(name, label, hint);
   // The text as typed, and the value it stood for: a value set from outside (a reset) replaces the text.
@@ -211,7 +236,11 @@ export function ImageUrlField({ placeholder = 'https://… или /media/…', .
     try {
       setValue(props.name, await uploadImage(file), { shouldDirty: true, shouldValidate: true });
     } catch (err) {
-      setError(props.name, { type: 'upload', message: err instanceof ApiError && err.message ? err.message : 'Не удалось загрузить картинку' }, { shouldFocus: true });
+      setError(
+        props.name,
+        { type: 'upload', message: err instanceof ApiError && err.message ? err.message : 'Не удалось загрузить картинку' },
+        { shouldFocus: true },
+      );
     } finally {
       setBusy(false);
       if (fileInput.current) fileInput.current.value = '';
@@ -222,8 +251,18 @@ export function ImageUrlField({ placeholder = 'https://… или /media/…', .
     <div className="field-with-preview">
       <TextField type="text" inputMode="url" autoComplete="off" spellCheck={false} placeholder={placeholder} {...props} />
       <div className="field-image-side">
-        {src && src !== broken && <img className="field-preview pixelated" src={src} alt="" width={44} height={44} onError={() => setBroken(src)} />}
-        <input ref={fileInput} type="file" accept={MEDIA_ACCEPT} hidden aria-hidden="true" tabIndex={-1} onChange={(e) => void upload(e.target.files?.[0])} />
+        {src && src !== broken && (
+          <img className="field-preview pixelated" src={src} alt="" width={44} height={44} onError={() => setBroken(src)} />
+        )}
+        <input
+          ref={fileInput}
+          type="file"
+          accept={MEDIA_ACCEPT}
+          hidden
+          aria-hidden="true"
+          tabIndex={-1}
+          onChange={(e) => void upload(e.target.files?.[0])}
+        />
         <button type="button" className="btn btn-small" disabled={busy} onClick={() => fileInput.current?.click()}>
           {busy ? 'Загрузка…' : 'Загрузить файл'}
         </button>

@@ -60,7 +60,8 @@ export default function AdminUsersPage() {
       removed: 'Пользователь удалён!',
       saveFailed: (err) => err.message || 'Произошла ошибка',
       removeFailed: (err) => err.message || 'Произошла ошибка',
-      confirmRemove: (u) => `Удалить пользователя ${u.username}? Его покупки и история баланса сохранятся.${me?.id === u.id ? ' Это ваш собственный аккаунт.' : ''}`,
+      confirmRemove: (u) =>
+        `Удалить пользователя ${u.username}? Его покупки и история баланса сохранятся.${me?.id === u.id ? ' Это ваш собственный аккаунт.' : ''}`,
     },
   });
 
@@ -92,7 +93,14 @@ export default function AdminUsersPage() {
     {
       header: 'Действия',
       kind: 'actions',
-      cell: (u) => <RowActions what={`пользователя ${u.username}`} onEdit={() => crud.openEdit(u)} onDelete={() => crud.remove(u)} busy={crud.removing} />,
+      cell: (u) => (
+        <RowActions
+          what={`пользователя ${u.username}`}
+          onEdit={() => crud.openEdit(u)}
+          onDelete={() => crud.remove(u)}
+          busy={crud.removing}
+        />
+      ),
     },
   ];
 
@@ -110,15 +118,34 @@ export default function AdminUsersPage() {
     >
       <div className="field admin-filter users-search">
         <label htmlFor="users-search">Поиск</label>
-        <input id="users-search" type="search" value={typed} onChange={(e) => setTyped(e.target.value)} placeholder="Имя, почта или номер" autoComplete="off" maxLength={100} />
+        <input
+          id="users-search"
+          type="search"
+          value={typed}
+          onChange={(e) => setTyped(e.target.value)}
+          placeholder="Имя, почта или номер"
+          autoComplete="off"
+          maxLength={100}
+        />
       </div>
-      <QueryState query={crud.list} error="Не удалось загрузить пользователей" empty={q ? `Никого не нашлось по запросу «${q}»` : 'Пользователей пока нет'} isEmpty={(p) => p.users.length === 0}>
+      <QueryState
+        query={crud.list}
+        error="Не удалось загрузить пользователей"
+        empty={q ? `Никого не нашлось по запросу «${q}»` : 'Пользователей пока нет'}
+        isEmpty={(p) => p.users.length === 0}
+      >
         {(p) => (
           <>
             <p className="muted users-count" aria-live="polite">
               {q ? 'Найдено' : 'Всего'}: {p.total} {plural(p.total, ['пользователь', 'пользователя', 'пользователей'])}
             </p>
-            <DataTable label="Пользователи" rows={p.users} columns={columns} rowKey={(u) => u.id} rowProps={(u) => ({ 'data-testid': `user-row-${u.username}` })} />
+            <DataTable
+              label="Пользователи"
+              rows={p.users}
+              columns={columns}
+              rowKey={(u) => u.id}
+              rowProps={(u) => ({ 'data-testid': `user-row-${u.username}` })}
+            />
           </>
         )}
       </QueryState>
@@ -153,8 +180,14 @@ export default function AdminUsersPage() {
           />
         )}
       </Modal>
-      <Modal open={crud.editing !== undefined} title={crud.editing ? `Пользователь ${crud.editing.username}` : 'Новый пользователь'} onClose={crud.close}>
-        {crud.editing !== undefined && <UserForm key={crud.editing?.id ?? 'new'} user={crud.editing} onSave={crud.save} onCancel={crud.close} />}
+      <Modal
+        open={crud.editing !== undefined}
+        title={crud.editing ? `Пользователь ${crud.editing.username}` : 'Новый пользователь'}
+        onClose={crud.close}
+      >
+        {crud.editing !== undefined && (
+          <UserForm key={crud.editing?.id ?? 'new'} user={crud.editing} onSave={crud.save} onCancel={crud.close} />
+        )}
       </Modal>
       <BanCommandsPanel />
     </AdminSection>
@@ -164,7 +197,13 @@ export default function AdminUsersPage() {
 /** A new user is registered (RegisterBody: a password is required); an edit sends only what changed. */
 function UserForm({ user, onSave, onCancel }: { user: AdminUser | null; onSave: (body: Body) => Promise<void>; onCancel: () => void }) {
   const form = useSchemaForm<Body, Body>(user ? AdminUserUpdateBody : RegisterBody, {
-    defaultValues: { username: user?.username ?? '', email: user?.email ?? '', password: '', balance: user?.balance ?? 0, is_admin: user?.is_admin ?? false },
+    defaultValues: {
+      username: user?.username ?? '',
+      email: user?.email ?? '',
+      password: '',
+      balance: user?.balance ?? 0,
+      is_admin: user?.is_admin ?? false,
+    },
   });
   function save({ balance, password, ...rest }: Body) {
     // An untouched balance is not sent: the player may have spent money since the form opened.
@@ -181,7 +220,11 @@ function UserForm({ user, onSave, onCancel }: { user: AdminUser | null; onSave: 
         autoComplete="new-password"
         hint={user ? 'Оставьте пустым, чтобы не менять. Новый пароль завершит все сеансы пользователя.' : 'Не короче 8 символов.'}
       />
-      <MoneyField name="balance" label="Баланс, ₽" hint={user ? 'Лучше менять через карточку игрока: «+ / − сумма» с комментарием.' : undefined} />
+      <MoneyField
+        name="balance"
+        label="Баланс, ₽"
+        hint={user ? 'Лучше менять через карточку игрока: «+ / − сумма» с комментарием.' : undefined}
+      />
       <CheckboxField name="is_admin" label="Администратор" />
       <FormErrors />
       <FormActions onCancel={onCancel} />

@@ -33,7 +33,9 @@ export function BanCommandsPanel() {
 function ServerCommands({ server }: { server: BanServerCommands }) {
   const notify = useNotify();
   const client = useQueryClient();
-  const form = useSchemaForm(BanCommandsBody, { defaultValues: { ban_command: server.ban_command ?? '', unban_command: server.unban_command ?? '' } });
+  const form = useSchemaForm(BanCommandsBody, {
+    defaultValues: { ban_command: server.ban_command ?? '', unban_command: server.unban_command ?? '' },
+  });
   async function save(body: BanCommandsBody) {
     await saveBanCommands(server.server_id, body);
     notify('success', `Команды сервера «${server.server_name}» сохранены`);
@@ -46,8 +48,19 @@ function ServerCommands({ server }: { server: BanServerCommands }) {
         {!server.rcon && <span className="muted"> — RCON не настроен, команды не отправятся</span>}
       </legend>
       <Form form={form} onSubmit={save}>
-        <TextField name="ban_command" label={`Команда бана (${server.server_name})`} placeholder="ban {player} {reason}" autoComplete="off" hint={HINT} />
-        <TextField name="unban_command" label={`Команда разбана (${server.server_name})`} placeholder="pardon {player}" autoComplete="off" />
+        <TextField
+          name="ban_command"
+          label={`Команда бана (${server.server_name})`}
+          placeholder="ban {player} {reason}"
+          autoComplete="off"
+          hint={HINT}
+        />
+        <TextField
+          name="unban_command"
+          label={`Команда разбана (${server.server_name})`}
+          placeholder="pardon {player}"
+          autoComplete="off"
+        />
         <FormErrors />
         <FormActions />
       </Form>

@@ -70,7 +70,8 @@ export function BanControls({ user, self }: { user: AdminUser; self: boolean }) 
   const [busy, setBusy] = useState(false);
   const notify = useNotify();
   const client = useQueryClient();
-  const refresh = () => Promise.all([client.invalidateQueries({ queryKey: ADMIN_USERS_KEY }), client.invalidateQueries({ queryKey: AUDIT_KEY })]);
+  const refresh = () =>
+    Promise.all([client.invalidateQueries({ queryKey: ADMIN_USERS_KEY }), client.invalidateQueries({ queryKey: AUDIT_KEY })]);
 
   if (user.is_admin || self) return <span className="muted">—</span>;
 
@@ -101,7 +102,12 @@ export function BanControls({ user, self }: { user: AdminUser; self: boolean }) 
           </button>
         </>
       ) : (
-        <button type="button" className="btn btn-small btn-danger" onClick={() => setOpen(true)} aria-label={`Заблокировать ${user.username}`}>
+        <button
+          type="button"
+          className="btn btn-small btn-danger"
+          onClick={() => setOpen(true)}
+          aria-label={`Заблокировать ${user.username}`}
+        >
           Заблокировать
         </button>
       )}
@@ -123,8 +129,22 @@ export function BanControls({ user, self }: { user: AdminUser; self: boolean }) 
 }
 
 /** The ban form: reason and term; sessions and game logins end at once, in-game commands go where set. */
-export function BanDialogForm({ user, onCancel, onDone }: { user: AdminUser; onCancel: () => void; onDone: (message: string) => void | Promise<void> }) {
-  const form = useSchemaForm(BanForm, { defaultValues: { reason: user.ban?.reason ?? '', term: user.ban ? (user.ban.until === null ? 'forever' : 'date') : '7', date: user.ban?.until ? localInput(user.ban.until) : '' } });
+export function BanDialogForm({
+  user,
+  onCancel,
+  onDone,
+}: {
+  user: AdminUser;
+  onCancel: () => void;
+  onDone: (message: string) => void | Promise<void>;
+}) {
+  const form = useSchemaForm(BanForm, {
+    defaultValues: {
+      reason: user.ban?.reason ?? '',
+      term: user.ban ? (user.ban.until === null ? 'forever' : 'date') : '7',
+      date: user.ban?.until ? localInput(user.ban.until) : '',
+    },
+  });
   const term = useWatch({ control: form.control, name: 'term' });
   async function save(v: BanFormValues) {
     const until = untilOf(v);
@@ -133,7 +153,10 @@ export function BanDialogForm({ user, onCancel, onDone }: { user: AdminUser; onC
   }
   return (
     <Form form={form} onSubmit={save}>
-      <p className="hint">Игрок сразу выйдет на сайте и в лаунчере, а вход будет отвечать причиной и сроком. На серверах, где задана команда бана, она будет выполнена.</p>
+      <p className="hint">
+        Игрок сразу выйдет на сайте и в лаунчере, а вход будет отвечать причиной и сроком. На серверах, где задана команда бана, она будет
+        выполнена.
+      </p>
       <TextField name="reason" label="Причина" maxLength={200} autoComplete="off" hint="Её увидит игрок при входе и в профиле." />
       <SelectField name="term" label="Срок" options={TERMS} />
       {term === 'date' && <TextField name="date" label="До (дата и время)" type="datetime-local" />}

@@ -44,7 +44,13 @@ export function ChangePasswordForm() {
           label="Новый пароль"
           type="password"
           autoComplete="new-password"
-          hint={<PasswordHint password={typed} others={[user?.username, user?.email]} extra="Другие устройства, где вы вошли, выйдут из аккаунта." />}
+          hint={
+            <PasswordHint
+              password={typed}
+              others={[user?.username, user?.email]}
+              extra="Другие устройства, где вы вошли, выйдут из аккаунта."
+            />
+          }
         />
         <TextField name="repeat_password" label="Повторите новый пароль" type="password" autoComplete="new-password" />
         <FormErrors />

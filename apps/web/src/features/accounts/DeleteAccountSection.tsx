@@ -15,7 +15,9 @@ export function DeleteAccountSection() {
   return (
     <section className="password-form stack danger-zone" aria-labelledby="delete-account-title">
       <h2 id="delete-account-title">Удаление аккаунта</h2>
-      <p className="hint">Имя, почта и пароль будут стёрты, вы выйдете на всех устройствах и в игре. История покупок и платежей сохранится без ваших данных.</p>
+      <p className="hint">
+        Имя, почта и пароль будут стёрты, вы выйдете на всех устройствах и в игре. История покупок и платежей сохранится без ваших данных.
+      </p>
       <div>
         <button type="button" className="btn btn-danger" onClick={() => setOpen(true)}>
           Удалить аккаунт
@@ -40,9 +42,23 @@ function DeleteAccountForm({ onCancel }: { onCancel: () => void }) {
   return (
     <Form form={form} onSubmit={remove}>
       <p>Это нельзя отменить. Аккаунт {user?.username} будет удалён, имя и почта освободятся.</p>
-      {user && user.balance > 0 && <p className="notice notice-warning">На балансе {formatRub(user.balance)} — они пропадут вместе с аккаунтом.</p>}
-      <TextField name="password" label="Пароль" type="password" autoComplete="current-password" hint="Введите пароль, чтобы подтвердить удаление." />
-      <TextField name="code" label="Код из приложения" inputMode="numeric" autoComplete="one-time-code" hint="Только если включена двухфакторная защита: код из приложения или код восстановления." />
+      {user && user.balance > 0 && (
+        <p className="notice notice-warning">На балансе {formatRub(user.balance)} — они пропадут вместе с аккаунтом.</p>
+      )}
+      <TextField
+        name="password"
+        label="Пароль"
+        type="password"
+        autoComplete="current-password"
+        hint="Введите пароль, чтобы подтвердить удаление."
+      />
+      <TextField
+        name="code"
+        label="Код из приложения"
+        inputMode="numeric"
+        autoComplete="one-time-code"
+        hint="Только если включена двухфакторная защита: код из приложения или код восстановления."
+      />
       <FormErrors />
       <FormActions onCancel={onCancel} submitLabel="Удалить навсегда" pendingLabel="Удаляем…" />
     </Form>

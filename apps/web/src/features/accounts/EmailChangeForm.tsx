@@ -48,7 +48,8 @@ export function EmailChangeForm() {
       {pending && (
         <div className="notice notice-warning" role="status" data-testid="pending-email">
           <p>
-            Ждём подтверждения нового адреса <strong>{pending.email}</strong>: откройте ссылку из письма до {formatDateTime(pending.expires_at)}.
+            Ждём подтверждения нового адреса <strong>{pending.email}</strong>: откройте ссылку из письма до{' '}
+            {formatDateTime(pending.expires_at)}.
           </p>
           <button type="button" className="btn btn-small" onClick={withdraw} disabled={withdrawing}>
             {withdrawing ? 'Отменяем…' : 'Отменить смену'}
@@ -56,7 +57,13 @@ export function EmailChangeForm() {
         </div>
       )}
       <Form form={form} onSubmit={save}>
-        <TextField name="email" label="Новая почта" type="email" autoComplete="email" hint="Почта сменится, когда вы откроете ссылку из письма на новый адрес. На старый придёт уведомление со ссылкой отмены." />
+        <TextField
+          name="email"
+          label="Новая почта"
+          type="email"
+          autoComplete="email"
+          hint="Почта сменится, когда вы откроете ссылку из письма на новый адрес. На старый придёт уведомление со ссылкой отмены."
+        />
         <TextField name="password" label="Пароль" type="password" autoComplete="current-password" />
         <FormErrors />
         <FormActions submitLabel="Сменить почту" pendingLabel="Отправляем…" />

@@ -42,7 +42,9 @@ export default function EmailChangePage() {
             {state.text}
           </p>
           <p>
-            <Link to={isCancel ? '/login' : '/profile?tab=settings'} className="btn btn-primary">{isCancel ? 'Войти' : 'В личный кабинет'}</Link>
+            <Link to={isCancel ? '/login' : '/profile?tab=settings'} className="btn btn-primary">
+              {isCancel ? 'Войти' : 'В личный кабинет'}
+            </Link>
           </p>
         </>
       ) : (
@@ -58,7 +60,12 @@ export default function EmailChangePage() {
             </p>
           )}
           <div>
-            <button type="button" className={isCancel ? 'btn btn-danger btn-block' : 'btn btn-primary btn-block'} onClick={act} disabled={state.kind === 'busy'}>
+            <button
+              type="button"
+              className={isCancel ? 'btn btn-danger btn-block' : 'btn btn-primary btn-block'}
+              onClick={act}
+              disabled={state.kind === 'busy'}
+            >
               {state.kind === 'busy' ? 'Подождите…' : isCancel ? 'Отменить смену почты' : 'Подтвердить новую почту'}
             </button>
           </div>

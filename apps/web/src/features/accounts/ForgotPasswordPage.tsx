@@ -42,10 +42,20 @@ export default function ForgotPasswordPage() {
     <section className="card card-narrow">
       <h1>{resend ? 'Письмо подтверждения' : 'Восстановление пароля'}</h1>
       <p className="muted">
-        {resend ? 'Укажите почту, с которой вы регистрировались, и мы пришлём новую ссылку.' : 'Укажите почту аккаунта — мы пришлём ссылку для сброса пароля.'}
+        {resend
+          ? 'Укажите почту, с которой вы регистрировались, и мы пришлём новую ссылку.'
+          : 'Укажите почту аккаунта — мы пришлём ссылку для сброса пароля.'}
       </p>
       <form className="form" onSubmit={submit} noValidate>
-        <Field label="Почта" name="email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
+        <Field
+          label="Почта"
+          name="email"
+          type="email"
+          autoComplete="email"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          required
+        />
         <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
           {busy ? 'Отправляем…' : 'Отправить'}
         </button>

@@ -71,8 +71,23 @@ export default function LoginPage() {
     <section className="card card-narrow">
       <h1>Вход</h1>
       <form className="form" onSubmit={submit} noValidate>
-        <Field label="Имя пользователя" name="username" autoComplete="username" value={username} onChange={(e) => setUsername(e.target.value)} required />
-        <Field label="Пароль" name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+        <Field
+          label="Имя пользователя"
+          name="username"
+          autoComplete="username"
+          value={username}
+          onChange={(e) => setUsername(e.target.value)}
+          required
+        />
+        <Field
+          label="Пароль"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          required
+        />
         {needCode && (
           <Field
             label="Код подтверждения"

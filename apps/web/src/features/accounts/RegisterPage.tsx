@@ -33,9 +33,32 @@ export default function RegisterPage() {
     <section className="card card-narrow">
       <h1>Регистрация</h1>
       <form className="form" onSubmit={submit} noValidate>
-        <Field label="Имя пользователя" name="username" autoComplete="username" value={form.username} onChange={set('username')} hint="Это ваш ник в игре: 3–16 латинских букв, цифр или «_»." />
-        <Field label="Почта" name="email" type="email" autoComplete="email" value={form.email} onChange={set('email')} hint="На неё придёт письмо для подтверждения." />
-        <Field label="Пароль" name="password" type="password" autoComplete="new-password" value={form.password} onChange={set('password')} hint={<PasswordHint password={form.password} others={[form.username, form.email]} />} />
+        <Field
+          label="Имя пользователя"
+          name="username"
+          autoComplete="username"
+          value={form.username}
+          onChange={set('username')}
+          hint="Это ваш ник в игре: 3–16 латинских букв, цифр или «_»."
+        />
+        <Field
+          label="Почта"
+          name="email"
+          type="email"
+          autoComplete="email"
+          value={form.email}
+          onChange={set('email')}
+          hint="На неё придёт письмо для подтверждения."
+        />
+        <Field
+          label="Пароль"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          value={form.password}
+          onChange={set('password')}
+          hint={<PasswordHint password={form.password} others={[form.username, form.email]} />}
+        />
         <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
           {busy ? 'Отправляем…' : 'Зарегистрироваться'}
         </button>

@@ -1,4 +1,14 @@
-import { BalanceChangeBody, DELIVERY_STATE_TEXT, PAYMENT_PROVIDER_TEXT, PAYMENT_STATUS_TEXT, type AdminUser, type DeliveryState, type PaymentProvider, type PaymentStatus, type UserCard } from '@kubik/contract';
+import {
+  BalanceChangeBody,
+  DELIVERY_STATE_TEXT,
+  PAYMENT_PROVIDER_TEXT,
+  PAYMENT_STATUS_TEXT,
+  type AdminUser,
+  type DeliveryState,
+  type PaymentProvider,
+  type PaymentStatus,
+  type UserCard,
+} from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { z } from 'zod';
@@ -43,7 +53,12 @@ function CardBody({ card, actions }: { card: UserCard; actions: ReactNode }) {
       <dl className="user-card-facts">
         <Fact term="Номер">{u.id}</Fact>
         <Fact term="Почта">
-          {u.email} · {u.email_confirmed ? <span className="badge badge-success">подтверждена</span> : <span className="badge badge-warning">не подтверждена</span>}
+          {u.email} ·{' '}
+          {u.email_confirmed ? (
+            <span className="badge badge-success">подтверждена</span>
+          ) : (
+            <span className="badge badge-warning">не подтверждена</span>
+          )}
         </Fact>
         <Fact term="Зарегистрирован">{formatDate(u.created_at)}</Fact>
         <Fact term="Роль">{u.is_admin ? 'Администратор' : 'Пользователь'}</Fact>
@@ -51,9 +66,7 @@ function CardBody({ card, actions }: { card: UserCard; actions: ReactNode }) {
           <strong data-testid="user-card-balance">{formatRub(u.balance)}</strong>
         </Fact>
         {card.two_factor !== undefined && (
-          <Fact term="Двухфакторная защита">
-            {card.two_factor ? <span className="badge badge-success">включена</span> : 'не включена'}
-          </Fact>
+          <Fact term="Двухфакторная защита">{card.two_factor ? <span className="badge badge-success">включена</span> : 'не включена'}</Fact>
         )}
         <Fact term="UUID в игре">
           <code className="user-card-uuid">{card.uuid}</code>
@@ -68,10 +81,26 @@ function CardBody({ card, actions }: { card: UserCard; actions: ReactNode }) {
       <BalanceChange user={u} />
 
       <CardSection title="Заказы" empty="Заказов нет" rows={card.orders} columns={ORDER_COLUMNS} rowKey={(o) => o.id} />
-      {card.payments && <CardSection title="Пополнения" empty="Пополнений нет" rows={card.payments} columns={PAYMENT_COLUMNS} rowKey={(p) => p.id} />}
-      {card.privileges && <CardSection title="Привилегии" empty="Привилегий нет" rows={card.privileges} columns={PRIVILEGE_COLUMNS} rowKey={(p) => `${p.title}-${p.ends_at}`} />}
+      {card.payments && (
+        <CardSection title="Пополнения" empty="Пополнений нет" rows={card.payments} columns={PAYMENT_COLUMNS} rowKey={(p) => p.id} />
+      )}
+      {card.privileges && (
+        <CardSection
+          title="Привилегии"
+          empty="Привилегий нет"
+          rows={card.privileges}
+          columns={PRIVILEGE_COLUMNS}
+          rowKey={(p) => `${p.title}-${p.ends_at}`}
+        />
+      )}
       <CardSection title="Операции по балансу" empty="Операций нет" rows={card.ledger} columns={LEDGER_COLUMNS} rowKey={(l) => l.id} />
-      <CardSection title="Открытые сеансы" empty="Открытых сеансов нет" rows={card.sessions} columns={SESSION_COLUMNS} rowKey={(s) => `${s.created_at}-${s.ip}-${s.user_agent}`} />
+      <CardSection
+        title="Открытые сеансы"
+        empty="Открытых сеансов нет"
+        rows={card.sessions}
+        columns={SESSION_COLUMNS}
+        rowKey={(s) => `${s.created_at}-${s.ip}-${s.user_agent}`}
+      />
     </div>
   );
 }
@@ -85,7 +114,19 @@ function Fact({ term, children }: { term: string; children: ReactNode }) {
   );
 }
 
-function CardSection<T>({ title, empty, rows, columns, rowKey }: { title: string; empty: string; rows: T[]; columns: Column<T>[]; rowKey: (row: T) => string | number }) {
+function CardSection<T>({
+  title,
+  empty,
+  rows,
+  columns,
+  rowKey,
+}: {
+  title: string;
+  empty: string;
+  rows: T[];
+  columns: Column<T>[];
+  rowKey: (row: T) => string | number;
+}) {
   return (
     <section className="stack user-card-section">
       <h3>
@@ -116,11 +157,23 @@ const PAYMENT_COLUMNS: Column<Payment>[] = [
 ];
 const PRIVILEGE_COLUMNS: Column<Privilege>[] = [
   { header: 'Привилегия', cell: (p) => p.title, kind: 'main' },
-  { header: 'Состояние', cell: (p) => (p.active ? <span className="badge badge-success">действует</span> : <span className="badge badge-neutral">закончилась</span>) },
+  {
+    header: 'Состояние',
+    cell: (p) =>
+      p.active ? <span className="badge badge-success">действует</span> : <span className="badge badge-neutral">закончилась</span>,
+  },
   { header: 'До', cell: (p) => (p.ends_at ? formatDateTime(p.ends_at) : 'навсегда') },
 ];
 const LEDGER_COLUMNS: Column<Ledger>[] = [
-  { header: 'Сумма', cell: (l) => <span className={l.amount < 0 ? 'amount-minus' : 'amount-plus'}>{`${l.amount > 0 ? '+' : l.amount < 0 ? '−' : ''}${formatRub(Math.abs(l.amount))}`}</span>, kind: 'main' },
+  {
+    header: 'Сумма',
+    cell: (l) => (
+      <span
+        className={l.amount < 0 ? 'amount-minus' : 'amount-plus'}
+      >{`${l.amount > 0 ? '+' : l.amount < 0 ? '−' : ''}${formatRub(Math.abs(l.amount))}`}</span>
+    ),
+    kind: 'main',
+  },
   { header: 'Операция', cell: (l) => REASON_TEXT[l.reason] ?? l.reason },
   { header: 'Комментарий', cell: (l) => l.note ?? '—', kind: 'clip' },
   { header: 'Кто', cell: (l) => l.author ?? 'система' },
@@ -165,7 +218,12 @@ function ResetTwoFactor({ user }: { user: AdminUser }) {
       className="btn btn-small btn-danger"
       disabled={reset.isPending}
       onClick={() => {
-        if (window.confirm(`Сбросить двухфакторную защиту игрока ${user.username}? Он сможет войти только по паролю, его сеансы завершатся. Делайте это, только убедившись, что просит сам игрок.`)) reset.mutate();
+        if (
+          window.confirm(
+            `Сбросить двухфакторную защиту игрока ${user.username}? Он сможет войти только по паролю, его сеансы завершатся. Делайте это, только убедившись, что просит сам игрок.`,
+          )
+        )
+          reset.mutate();
       }}
     >
       Сбросить двухфакторную защиту
@@ -206,7 +264,12 @@ function BalanceChange({ user }: { user: AdminUser }) {
           ]}
         />
         <MoneyField name="amount" label="Сумма, ₽" hint="Копейки через запятую: 35,50" />
-        <TextField name="comment" label="Комментарий" hint="Обязательно: за что изменение. Виден в истории баланса и журнале." autoComplete="off" />
+        <TextField
+          name="comment"
+          label="Комментарий"
+          hint="Обязательно: за что изменение. Виден в истории баланса и журнале."
+          autoComplete="off"
+        />
         <FormErrors />
         <FormActions submitLabel="Провести" pendingLabel="Проводим…" />
       </Form>

@@ -1,4 +1,12 @@
-import type { AdminUser, AdminUserPage, AdminUserUpdateBody, BalanceChangeBody, BalanceChangeResponse, MessageResponse, UserCard } from '@kubik/contract';
+import type {
+  AdminUser,
+  AdminUserPage,
+  AdminUserUpdateBody,
+  BalanceChangeBody,
+  BalanceChangeResponse,
+  MessageResponse,
+  UserCard,
+} from '@kubik/contract';
 import { api } from '../../lib/api.ts';
 
 export const ADMIN_USERS_KEY = ['admin', 'users'] as const;
@@ -13,7 +21,8 @@ export function fetchUsersPage(q: string, page: number): Promise<AdminUserPage> 
   return api<AdminUserPage>(`/api/user/all?${query}`);
 }
 export const fetchUserCard = (id: number) => api<UserCard>(`/api/admin/users/${id}`);
-export const changeBalance = (id: number, body: BalanceChangeBody) => api<BalanceChangeResponse>(`/api/admin/users/${id}/balance`, { method: 'POST', body });
+export const changeBalance = (id: number, body: BalanceChangeBody) =>
+  api<BalanceChangeResponse>(`/api/admin/users/${id}/balance`, { method: 'POST', body });
 export const updateUser = (id: number, body: AdminUserUpdateBody) => api<AdminUser>(`/api/user/${id}`, { method: 'PUT', body });
 export const deleteUser = (id: number) => api<MessageResponse>(`/api/user/${id}`, { method: 'DELETE' });
 /** A player lost the phone and the recovery codes: their two-factor login is turned off (and their sessions end). */

@@ -4,6 +4,7 @@ import { api } from '../../lib/api.ts';
 export const login = (body: LoginBody) => api<LoginResponse>('/api/user/login', { method: 'POST', body });
 export const register = (body: RegisterBody) => api<MessageResponse>('/api/user/register', { method: 'POST', body });
 export const forgotPassword = (body: ForgotPasswordBody) => api<MessageResponse>('/api/user/forgot-password', { method: 'POST', body });
-export const resendConfirmation = (body: ForgotPasswordBody) => api<MessageResponse>('/api/user/resend-confirmation', { method: 'POST', body });
+export const resendConfirmation = (body: ForgotPasswordBody) =>
+  api<MessageResponse>('/api/user/resend-confirmation', { method: 'POST', body });
 export const resetPassword = (token: string, newPassword: string) =>
   api<MessageResponse>(`/api/user/reset-password/${encodeURIComponent(token)}`, { method: 'POST', body: { new_password: newPassword } });

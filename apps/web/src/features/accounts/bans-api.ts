@@ -6,4 +6,5 @@ export const BAN_COMMANDS_KEY = ['admin', 'bans', 'commands'] as const;
 export const banUser = (id: number, body: BanBody) => api<BanResponse>(`/api/admin/users/${id}/ban`, { method: 'POST', body });
 export const unbanUser = (id: number) => api<MessageResponse>(`/api/admin/users/${id}/ban`, { method: 'DELETE' });
 export const fetchBanCommands = () => api<BanServerCommands[]>('/api/admin/bans/commands');
-export const saveBanCommands = (serverId: number, body: BanCommandsBody) => api<BanServerCommands>(`/api/admin/bans/commands/${serverId}`, { method: 'PUT', body });
+export const saveBanCommands = (serverId: number, body: BanCommandsBody) =>
+  api<BanServerCommands>(`/api/admin/bans/commands/${serverId}`, { method: 'PUT', body });

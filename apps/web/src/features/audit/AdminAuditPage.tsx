@@ -15,7 +15,11 @@ export default function AdminAuditPage() {
   const [page, setPage] = useState(1);
   const [entity, setEntity] = useState('');
   const filterId = useId();
-  const log = useQuery({ queryKey: [...AUDIT_KEY, page, entity], queryFn: () => fetchAudit(page, entity), placeholderData: keepPreviousData });
+  const log = useQuery({
+    queryKey: [...AUDIT_KEY, page, entity],
+    queryFn: () => fetchAudit(page, entity),
+    placeholderData: keepPreviousData,
+  });
   const pages = log.data ? Math.max(1, Math.ceil(log.data.total / log.data.per_page)) : 1;
 
   return (

@@ -1,4 +1,12 @@
-import { AUDIT_HIDDEN_FIELDS, auditField, DELIVERY_STATE_TEXT, VAT_CODE_TEXT, type AuditEntry, type AuditValueKind, type DeliveryState } from '@kubik/contract';
+import {
+  AUDIT_HIDDEN_FIELDS,
+  auditField,
+  DELIVERY_STATE_TEXT,
+  VAT_CODE_TEXT,
+  type AuditEntry,
+  type AuditValueKind,
+  type DeliveryState,
+} from '@kubik/contract';
 import { formatDateTime, formatNumber, formatRub } from '../../lib/format.ts';
 
 export interface Change {
@@ -8,13 +16,15 @@ export interface Change {
   after: string | null;
 }
 
-const asRecord = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const asRecord = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 /** PostgreSQL hands big integers over as strings. */
 const asNumber = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN);
 
 /** One value as the audit log shows it: «1 000 ₽», «да», «21.11.2026, 14:05», «Старт, Премиум». */
 export function showValue(kind: AuditValueKind = 'text', value: unknown): string {
-  if (kind === 'secret') return value === null || value === undefined || value === '' ? 'не задан' : value === '***' ? 'задан' : String(value);
+  if (kind === 'secret')
+    return value === null || value === undefined || value === '' ? 'не задан' : value === '***' ? 'задан' : String(value);
   if (value === null || value === undefined || value === '') return '—';
   const n = asNumber(value);
   switch (kind) {
@@ -56,6 +66,11 @@ export function changesOf(entry: AuditEntry): Change[] {
     .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
     .map((k) => {
       const { label, kind } = auditField(entry.entity, k);
-      return { key: k, label, before: entry.before === null ? null : showValue(kind, before[k]), after: entry.after === null ? null : showValue(kind, after[k]) };
+      return {
+        key: k,
+        label,
+        before: entry.before === null ? null : showValue(kind, before[k]),
+        after: entry.after === null ? null : showValue(kind, after[k]),
+      };
     });
 }

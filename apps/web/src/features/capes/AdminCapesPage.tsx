@@ -13,7 +13,17 @@ import { ApiError } from '../../lib/api.ts';
 import { AUDIT_KEY } from '../../lib/query-keys.ts';
 import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
-import { ADMIN_CAPES_KEY, deleteCape, fetchAdminCapes, fetchTiers, grantCape, renameCape, revokeCape, TIERS_KEY, uploadCape } from './api.ts';
+import {
+  ADMIN_CAPES_KEY,
+  deleteCape,
+  fetchAdminCapes,
+  fetchTiers,
+  grantCape,
+  renameCape,
+  revokeCape,
+  TIERS_KEY,
+  uploadCape,
+} from './api.ts';
 import './capes.css';
 
 const holder = (g: CapeGrant) => (g.user_id !== null ? `игрок ${g.username}` : `донат «${g.tier_title}»`);
@@ -44,7 +54,13 @@ export default function AdminCapesPage() {
     { header: 'Название', kind: 'main', cell: (c) => c.title },
     { header: 'Размер', kind: 'num', cell: (c) => `${c.width}×${c.height}` },
     { header: 'Кому выдан', kind: 'clip', cell: (c) => (c.grants.length === 0 ? 'Никому' : c.grants.map(holder).join(', ')) },
-    { header: 'Действия', kind: 'actions', cell: (c) => <RowActions what={`плащ «${c.title}»`} onEdit={() => crud.openEdit(c)} onDelete={() => crud.remove(c)} busy={crud.removing} /> },
+    {
+      header: 'Действия',
+      kind: 'actions',
+      cell: (c) => (
+        <RowActions what={`плащ «${c.title}»`} onEdit={() => crud.openEdit(c)} onDelete={() => crud.remove(c)} busy={crud.removing} />
+      ),
+    },
   ];
 
   return (
@@ -56,7 +72,11 @@ export default function AdminCapesPage() {
         </button>
       }
     >
-      <QueryState query={crud.list} error="Не удалось загрузить плащи" empty="Плащей пока нет. Загрузите первый: PNG 64×32 (или HD), 22×17 или 46×23.">
+      <QueryState
+        query={crud.list}
+        error="Не удалось загрузить плащи"
+        empty="Плащей пока нет. Загрузите первый: PNG 64×32 (или HD), 22×17 или 46×23."
+      >
         {(capes) => <DataTable label="Плащи" rows={capes} columns={columns} rowKey={(c) => c.id} />}
       </QueryState>
       <Modal open={uploading} title="Новый плащ" onClose={() => setUploading(false)}>
@@ -110,7 +130,14 @@ function UploadForm({ onDone }: { onDone: () => void }) {
     <form className="form" onSubmit={submit} noValidate>
       <div className={errors.title ? 'field field-invalid' : 'field'}>
         <label htmlFor={`${ids}-title`}>Название</label>
-        <input id={`${ids}-title`} value={title} maxLength={64} onChange={(e) => setTitle(e.target.value)} aria-invalid={errors.title ? true : undefined} aria-describedby={errors.title ? `${ids}-title-error` : undefined} />
+        <input
+          id={`${ids}-title`}
+          value={title}
+          maxLength={64}
+          onChange={(e) => setTitle(e.target.value)}
+          aria-invalid={errors.title ? true : undefined}
+          aria-describedby={errors.title ? `${ids}-title-error` : undefined}
+        />
         {errors.title && (
           <span className="field-error" id={`${ids}-title-error`}>
             {errors.title}
@@ -226,7 +253,13 @@ function Grants({ cape }: { cape: AdminCape }) {
           {cape.grants.map((g) => (
             <li key={g.id}>
               <span>{holder(g)}</span>
-              <button type="button" className="btn btn-small btn-danger" disabled={revoke.isPending} aria-label={`Отменить выдачу: ${holder(g)}`} onClick={() => revoke.mutate(g)}>
+              <button
+                type="button"
+                className="btn btn-small btn-danger"
+                disabled={revoke.isPending}
+                aria-label={`Отменить выдачу: ${holder(g)}`}
+                onClick={() => revoke.mutate(g)}
+              >
                 Отменить
               </button>
             </li>
@@ -249,12 +282,25 @@ function Grants({ cape }: { cape: AdminCape }) {
           {kind === 'player' ? (
             <div className={error ? 'field field-invalid' : 'field'}>
               <label htmlFor={`${ids}-user`}>Имя игрока</label>
-              <input id={`${ids}-user`} value={username} maxLength={16} onChange={(e) => setUsername(e.target.value)} aria-invalid={error ? true : undefined} aria-describedby={error ? `${ids}-error` : undefined} />
+              <input
+                id={`${ids}-user`}
+                value={username}
+                maxLength={16}
+                onChange={(e) => setUsername(e.target.value)}
+                aria-invalid={error ? true : undefined}
+                aria-describedby={error ? `${ids}-error` : undefined}
+              />
             </div>
           ) : (
             <div className={error ? 'field field-invalid' : 'field'}>
               <label htmlFor={`${ids}-tier`}>Донат</label>
-              <select id={`${ids}-tier`} value={tierId} onChange={(e) => setTierId(e.target.value)} aria-invalid={error ? true : undefined} aria-describedby={error ? `${ids}-error` : undefined}>
+              <select
+                id={`${ids}-tier`}
+                value={tierId}
+                onChange={(e) => setTierId(e.target.value)}
+                aria-invalid={error ? true : undefined}
+                aria-describedby={error ? `${ids}-error` : undefined}
+              >
                 <option value="">Выберите донат</option>
                 {(tiers.data ?? []).map((t) => (
                   <option key={t.id} value={t.id}>

@@ -1,4 +1,15 @@
-import { DASHBOARD_WAITING_LONG_MIN, DELIVERY_STATE_TEXT, PAYMENT_PROVIDER_TEXT, PAYMENT_STATUS_TEXT, type AdminDashboard, type DashboardDelivery, type DashboardOrder, type DashboardPayment, type PaymentProvider, type PaymentStatus } from '@kubik/contract';
+import {
+  DASHBOARD_WAITING_LONG_MIN,
+  DELIVERY_STATE_TEXT,
+  PAYMENT_PROVIDER_TEXT,
+  PAYMENT_STATUS_TEXT,
+  type AdminDashboard,
+  type DashboardDelivery,
+  type DashboardOrder,
+  type DashboardPayment,
+  type PaymentProvider,
+  type PaymentStatus,
+} from '@kubik/contract';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
@@ -39,8 +50,18 @@ function Dashboard({ d }: { d: AdminDashboard }) {
     <div className="stack dash">
       <ul className="dash-stats" aria-label="Главные цифры">
         <Stat label="Пополнения за 30 дней" value={formatRub(d.totals.topups)} testId="stat-topups" />
-        <Stat label="Покупки за 30 дней" value={formatRub(d.totals.purchases)} note={d.totals.refunds > 0 ? `возвраты: ${formatRub(d.totals.refunds)}` : undefined} testId="stat-purchases" />
-        <Stat label="Регистрации за 30 дней" value={String(d.totals.registrations)} note={`сегодня: ${d.days.at(-1)?.registrations ?? 0}`} testId="stat-registrations" />
+        <Stat
+          label="Покупки за 30 дней"
+          value={formatRub(d.totals.purchases)}
+          note={d.totals.refunds > 0 ? `возвраты: ${formatRub(d.totals.refunds)}` : undefined}
+          testId="stat-purchases"
+        />
+        <Stat
+          label="Регистрации за 30 дней"
+          value={String(d.totals.registrations)}
+          note={`сегодня: ${d.days.at(-1)?.registrations ?? 0}`}
+          testId="stat-registrations"
+        />
         <Stat
           label="Онлайн сейчас"
           value={String(d.online.now)}
@@ -60,7 +81,13 @@ function Dashboard({ d }: { d: AdminDashboard }) {
           />
         </section>
         <section className="card">
-          <DayBars days={d.days} series={REGISTRATION_SERIES} title="Регистрации по дням" empty="За 30 дней никто не зарегистрировался." summary={`Регистрации за 30 дней по дням: всего ${d.totals.registrations}.`} />
+          <DayBars
+            days={d.days}
+            series={REGISTRATION_SERIES}
+            title="Регистрации по дням"
+            empty="За 30 дней никто не зарегистрировался."
+            summary={`Регистрации за 30 дней по дням: всего ${d.totals.registrations}.`}
+          />
         </section>
       </div>
       <p className="muted dash-zone">Дни считаются {zone}.</p>
@@ -69,11 +96,19 @@ function Dashboard({ d }: { d: AdminDashboard }) {
 
       <section className="stack" aria-labelledby="dash-orders-h">
         <h3 id="dash-orders-h">Последние заказы</h3>
-        {d.latest_orders.length === 0 ? <p className="muted">Заказов пока нет.</p> : <DataTable labelledBy="dash-orders-h" rows={d.latest_orders} columns={ORDER_COLUMNS} rowKey={(o) => `${o.kind}-${o.id}`} />}
+        {d.latest_orders.length === 0 ? (
+          <p className="muted">Заказов пока нет.</p>
+        ) : (
+          <DataTable labelledBy="dash-orders-h" rows={d.latest_orders} columns={ORDER_COLUMNS} rowKey={(o) => `${o.kind}-${o.id}`} />
+        )}
       </section>
       <section className="stack" aria-labelledby="dash-payments-h">
         <h3 id="dash-payments-h">Последние платежи</h3>
-        {d.latest_payments.length === 0 ? <p className="muted">Пополнений пока не было.</p> : <DataTable labelledBy="dash-payments-h" rows={d.latest_payments} columns={PAYMENT_COLUMNS} rowKey={(p) => p.id} />}
+        {d.latest_payments.length === 0 ? (
+          <p className="muted">Пополнений пока не было.</p>
+        ) : (
+          <DataTable labelledBy="dash-payments-h" rows={d.latest_payments} columns={PAYMENT_COLUMNS} rowKey={(p) => p.id} />
+        )}
       </section>
     </div>
   );
@@ -99,7 +134,11 @@ function Attention({ d }: { d: AdminDashboard }) {
   const { failed, unknown, waiting, items } = d.deliveries;
   const total = failed + unknown + waiting;
   return (
-    <section className={`card stack dash-attention${total > 0 ? ' has-issues' : ''}`} aria-labelledby="dash-attention-h" data-testid="dashboard-attention">
+    <section
+      className={`card stack dash-attention${total > 0 ? ' has-issues' : ''}`}
+      aria-labelledby="dash-attention-h"
+      data-testid="dashboard-attention"
+    >
       <div className="admin-section-head">
         <h3 id="dash-attention-h">Выдача в игре</h3>
         <Link to={DELIVERIES_SCREEN} className="btn btn-small">
@@ -132,7 +171,14 @@ const DELIVERY_COLUMNS: Column<DashboardDelivery>[] = [
   { header: 'Что', cell: (x) => x.label, kind: 'main' },
   { header: 'Игрок', cell: (x) => x.username ?? '—' },
   { header: 'Сервер', cell: (x) => x.server ?? '—' },
-  { header: 'Состояние', cell: (x) => <span className={`badge ${x.reason === 'failed' ? 'badge-danger' : 'badge-warning'}`}>{x.reason === 'waiting' ? `${DELIVERY_STATE_TEXT[x.state]} · ${REASON_TEXT.waiting.toLowerCase()}` : REASON_TEXT[x.reason]}</span> },
+  {
+    header: 'Состояние',
+    cell: (x) => (
+      <span className={`badge ${x.reason === 'failed' ? 'badge-danger' : 'badge-warning'}`}>
+        {x.reason === 'waiting' ? `${DELIVERY_STATE_TEXT[x.state]} · ${REASON_TEXT.waiting.toLowerCase()}` : REASON_TEXT[x.reason]}
+      </span>
+    ),
+  },
   { header: 'Ошибка', cell: (x) => x.last_error ?? '—', kind: 'clip' },
   { header: 'Когда', cell: (x) => formatDateTime(x.created_at) },
 ];
@@ -150,7 +196,14 @@ const PAYMENT_BADGE: Record<string, string> = { succeeded: 'badge-success', refu
 const PAYMENT_COLUMNS: Column<DashboardPayment>[] = [
   { header: 'Игрок', cell: (p) => <Link to={`/admin/users?user=${p.user_id}`}>{p.username}</Link>, kind: 'main' },
   { header: 'Сумма', cell: (p) => formatRub(p.amount), kind: 'num' },
-  { header: 'Состояние', cell: (p) => <span className={`badge ${PAYMENT_BADGE[p.status] ?? 'badge-neutral'}`}>{PAYMENT_STATUS_TEXT[p.status as PaymentStatus] ?? p.status}</span> },
+  {
+    header: 'Состояние',
+    cell: (p) => (
+      <span className={`badge ${PAYMENT_BADGE[p.status] ?? 'badge-neutral'}`}>
+        {PAYMENT_STATUS_TEXT[p.status as PaymentStatus] ?? p.status}
+      </span>
+    ),
+  },
   { header: 'Касса', cell: (p) => PAYMENT_PROVIDER_TEXT[p.provider as PaymentProvider] ?? p.provider },
   { header: 'Когда', cell: (p) => formatDateTime(p.created_at) },
 ];

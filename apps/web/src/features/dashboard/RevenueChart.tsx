@@ -33,7 +33,19 @@ const H = 100;
  * phone. Each day has a tooltip, the whole figure a summary for screen readers, and the numbers
  * are also a table under «Показать таблицей».
  */
-export function DayBars({ days, series, title, summary, empty }: { days: DashboardDay[]; series: Series[]; title: string; summary: string; empty: string }) {
+export function DayBars({
+  days,
+  series,
+  title,
+  summary,
+  empty,
+}: {
+  days: DashboardDay[];
+  series: Series[];
+  title: string;
+  summary: string;
+  empty: string;
+}) {
   const id = useId();
   const highest = Math.max(0, ...days.flatMap((d) => series.map((s) => d[s.key])));
   const top = niceMax(highest);
@@ -69,7 +81,16 @@ export function DayBars({ days, series, title, summary, empty }: { days: Dashboa
               <rect x={i * slot} y="0" width={slot} height={H} className="dash-hit" />
               {series.map((s, k) => {
                 const h = (d[s.key] / top) * H;
-                return <rect key={s.key} className={`dash-bar ${s.className}`} x={i * slot + slot * 0.1 + k * bar} y={H - h} width={bar} height={h} />;
+                return (
+                  <rect
+                    key={s.key}
+                    className={`dash-bar ${s.className}`}
+                    x={i * slot + slot * 0.1 + k * bar}
+                    y={H - h}
+                    width={bar}
+                    height={h}
+                  />
+                );
               })}
             </g>
           ))}
@@ -117,4 +138,6 @@ export const MONEY_SERIES: Series[] = [
   { key: 'topups', label: 'Пополнения', className: 'is-topups', format: formatRub },
   { key: 'purchases', label: 'Покупки', className: 'is-purchases', format: formatRub },
 ];
-export const REGISTRATION_SERIES: Series[] = [{ key: 'registrations', label: 'Регистрации', className: 'is-registrations', format: (n) => String(n) }];
+export const REGISTRATION_SERIES: Series[] = [
+  { key: 'registrations', label: 'Регистрации', className: 'is-registrations', format: (n) => String(n) },
+];

@@ -29,7 +29,12 @@ export default function AdminDonatePage() {
   const tab = params.get('tab') === 'privileges' ? 'privileges' : 'tiers';
   return (
     <section className="stack" aria-label="Донат">
-      <Tabs tabs={TABS} active={tab} onChange={(id) => setParams(id === 'tiers' ? {} : { tab: id }, { replace: true })} label="Разделы доната">
+      <Tabs
+        tabs={TABS}
+        active={tab}
+        onChange={(id) => setParams(id === 'tiers' ? {} : { tab: id }, { replace: true })}
+        label="Разделы доната"
+      >
         {tab === 'tiers' ? <AdminTiers /> : <AdminPrivileges />}
       </Tabs>
     </section>
@@ -71,7 +76,9 @@ function AdminTiers() {
     {
       header: 'Действия',
       kind: 'actions',
-      cell: (t) => <RowActions what={`донат «${t.title}»`} onEdit={() => crud.openEdit(t)} onDelete={() => crud.remove(t)} busy={crud.removing} />,
+      cell: (t) => (
+        <RowActions what={`донат «${t.title}»`} onEdit={() => crud.openEdit(t)} onDelete={() => crud.remove(t)} busy={crud.removing} />
+      ),
     },
   ];
 
@@ -88,7 +95,9 @@ function AdminTiers() {
         {(tiers) => <DataTable label="Донаты" rows={tiers} columns={columns} rowKey={(t) => t.id} />}
       </QueryState>
       <Modal open={crud.editing !== undefined} title={crud.editing ? 'Изменить донат' : 'Новый донат'} onClose={crud.close} wide>
-        {crud.editing !== undefined && <TierForm key={crud.editing?.id ?? 'new'} tier={crud.editing} onSave={crud.save} onCancel={crud.close} />}
+        {crud.editing !== undefined && (
+          <TierForm key={crud.editing?.id ?? 'new'} tier={crud.editing} onSave={crud.save} onCancel={crud.close} />
+        )}
       </Modal>
     </AdminSection>
   );

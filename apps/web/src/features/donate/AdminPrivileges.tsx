@@ -45,7 +45,12 @@ export function AdminPrivileges() {
     { header: 'Окончание', cell: (p) => formatDateTime(p.ended_at ?? p.expires_at) },
     {
       header: 'Состояние',
-      cell: (p) => (p.active ? <Badge tone="success">Действует</Badge> : <span className="muted">{p.end_reason ? END_TEXT[p.end_reason] : 'Ожидает окончания'}</span>),
+      cell: (p) =>
+        p.active ? (
+          <Badge tone="success">Действует</Badge>
+        ) : (
+          <span className="muted">{p.end_reason ? END_TEXT[p.end_reason] : 'Ожидает окончания'}</span>
+        ),
     },
     { header: 'Выдана', cell: (p) => (p.granted_by === null ? 'Покупка' : 'Вручную') },
     {
@@ -54,7 +59,12 @@ export function AdminPrivileges() {
       cell: (p) =>
         p.ended_at === null ? (
           <div className="admin-actions">
-            <button type="button" className="btn btn-small" aria-label={`Изменить окончание привилегии ${p.title} игрока ${p.username}`} onClick={() => setEditing(p)}>
+            <button
+              type="button"
+              className="btn btn-small"
+              aria-label={`Изменить окончание привилегии ${p.title} игрока ${p.username}`}
+              onClick={() => setEditing(p)}
+            >
               Срок
             </button>
             <button
@@ -63,7 +73,8 @@ export function AdminPrivileges() {
               aria-label={`Снять привилегию ${p.title} у игрока ${p.username}`}
               disabled={revoke.isPending}
               onClick={() => {
-                if (window.confirm(`Снять привилегию ${p.title} у игрока ${p.username}? Команды снятия выполнятся в игре.`)) revoke.mutate(p);
+                if (window.confirm(`Снять привилегию ${p.title} у игрока ${p.username}? Команды снятия выполнятся в игре.`))
+                  revoke.mutate(p);
               }}
             >
               Снять
@@ -114,7 +125,11 @@ function GrantForm({ tiers, onGranted }: { tiers: DonateTier[]; onGranted: () =>
       setUsername('');
       onGranted();
     },
-    onError: (err) => setError({ field: err instanceof ApiError ? err.field : undefined, text: err instanceof ApiError && err.message ? err.message : 'Не удалось выдать привилегию' }),
+    onError: (err) =>
+      setError({
+        field: err instanceof ApiError ? err.field : undefined,
+        text: err instanceof ApiError && err.message ? err.message : 'Не удалось выдать привилегию',
+      }),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -124,7 +139,10 @@ function GrantForm({ tiers, onGranted }: { tiers: DonateTier[]; onGranted: () =>
     grant.mutate();
   };
   const errorFor = (field: string) => (error && (error.field === field || (!error.field && field === 'days')) ? error.text : '');
-  const fieldProps = (field: string) => ({ 'aria-invalid': errorFor(field) ? true : undefined, 'aria-describedby': errorFor(field) ? `${ids.error}-${field}` : undefined });
+  const fieldProps = (field: string) => ({
+    'aria-invalid': errorFor(field) ? true : undefined,
+    'aria-describedby': errorFor(field) ? `${ids.error}-${field}` : undefined,
+  });
   const fieldError = (field: string) =>
     errorFor(field) && (
       <span className="field-error" id={`${ids.error}-${field}`}>
@@ -137,7 +155,14 @@ function GrantForm({ tiers, onGranted }: { tiers: DonateTier[]; onGranted: () =>
       <div className="form-grid">
         <div className={errorFor('username') ? 'field field-invalid' : 'field'}>
           <label htmlFor={ids.user}>Игрок</label>
-          <input id={ids.user} value={username} maxLength={32} autoComplete="off" onChange={(e) => setUsername(e.target.value)} {...fieldProps('username')} />
+          <input
+            id={ids.user}
+            value={username}
+            maxLength={32}
+            autoComplete="off"
+            onChange={(e) => setUsername(e.target.value)}
+            {...fieldProps('username')}
+          />
           {fieldError('username')}
         </div>
         <div className={errorFor('tier_id') ? 'field field-invalid' : 'field'}>
@@ -154,7 +179,13 @@ function GrantForm({ tiers, onGranted }: { tiers: DonateTier[]; onGranted: () =>
         </div>
         <div className={errorFor('days') ? 'field field-invalid' : 'field'}>
           <label htmlFor={ids.days}>Дней</label>
-          <input id={ids.days} value={days} inputMode="numeric" onChange={(e) => setDays(e.target.value.replace(/\D/g, '').slice(0, 4))} {...fieldProps('days')} />
+          <input
+            id={ids.days}
+            value={days}
+            inputMode="numeric"
+            onChange={(e) => setDays(e.target.value.replace(/\D/g, '').slice(0, 4))}
+            {...fieldProps('days')}
+          />
           {fieldError('days')}
         </div>
       </div>
@@ -195,7 +226,14 @@ function EndForm({ privilege, onDone }: { privilege: AdminPrivilege; onDone: () 
       </p>
       <div className={error ? 'field field-invalid' : 'field'}>
         <label htmlFor={inputId}>Окончание</label>
-        <input id={inputId} type="datetime-local" value={value} onChange={(e) => (setValue(e.target.value), setError(''))} aria-invalid={error ? true : undefined} aria-describedby={error ? errorId : undefined} />
+        <input
+          id={inputId}
+          type="datetime-local"
+          value={value}
+          onChange={(e) => (setValue(e.target.value), setError(''))}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? errorId : undefined}
+        />
         {error && (
           <span className="field-error" id={errorId}>
             {error}

@@ -48,12 +48,17 @@ function BuyForm({ tier, tiers, running, balance, onClose, onBought }: BuyModalP
   const downgrade = !!(running && held && !sameTier && rank(held.id) > rank(tier.id));
   const upgrade = !!(running && !sameTier && !downgrade);
   const unusedDays = running ? Math.max(0, Math.floor((running.expires_at - now) / DAY_MS)) : 0;
-  const credit = upgrade && held && held.sellable ? Math.min(period?.total ?? 0, Math.floor((held.amount * 100 * unusedDays) / MONTH_DAYS) / 100) : 0;
+  const credit =
+    upgrade && held && held.sellable ? Math.min(period?.total ?? 0, Math.floor((held.amount * 100 * unusedDays) / MONTH_DAYS) / 100) : 0;
   const total = Math.round(((period?.total ?? 0) - credit) * 100) / 100;
   const insufficient = balance < total;
   const from = sameTier && running ? Math.max(running.expires_at, now) : now;
   const until = from + (period?.months ?? 0) * MONTH_DAYS * DAY_MS;
-  const validation = downgrade ? `У вас действует более высокая привилегия ${held!.title}. Купить ${tier.title}, пока она не закончилась, нельзя.` : insufficient ? NO_FUNDS : '';
+  const validation = downgrade
+    ? `У вас действует более высокая привилегия ${held!.title}. Купить ${tier.title}, пока она не закончилась, нельзя.`
+    : insufficient
+      ? NO_FUNDS
+      : '';
   const shown = validation || error;
 
   async function submit(e: FormEvent) {
@@ -78,7 +83,13 @@ function BuyForm({ tier, tiers, running, balance, onClose, onBought }: BuyModalP
         <legend>Срок</legend>
         {tier.periods.map((p) => (
           <label key={p.months} className={`period-option${p.months === months ? ' on' : ''}`}>
-            <input type="radio" name="months" value={p.months} checked={p.months === months} onChange={() => (setMonths(p.months), setError(''))} />
+            <input
+              type="radio"
+              name="months"
+              value={p.months}
+              checked={p.months === months}
+              onChange={() => (setMonths(p.months), setError(''))}
+            />
             <span className="period-months">{monthsText(p.months)}</span>
             <span className="period-total">{formatRub(p.total)}</span>
             {p.discount > 0 && <span className="period-discount">−{p.discount} %</span>}
@@ -127,7 +138,12 @@ function BuyForm({ tier, tiers, running, balance, onClose, onBought }: BuyModalP
         <button type="button" className="btn" onClick={onClose}>
           Отмена
         </button>
-        <button type="submit" className="btn btn-primary" disabled={processing || insufficient || downgrade} aria-describedby={shown ? errorId : undefined}>
+        <button
+          type="submit"
+          className="btn btn-primary"
+          disabled={processing || insufficient || downgrade}
+          aria-describedby={shown ? errorId : undefined}
+        >
           {processing ? 'Покупаем…' : 'Подтвердить покупку'}
         </button>
       </div>

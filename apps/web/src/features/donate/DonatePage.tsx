@@ -60,45 +60,58 @@ function TierTabs({ tiers, selected, onSelect }: { tiers: DonateTier[]; selected
   const [buying, setBuying] = useState<DonateTier | null>(null);
   return (
     <>
-    <Tabs
-      label="Донаты"
-      active={String(current.id)}
-      onChange={onSelect}
-      tabs={tiers.map((t) => ({
-        id: String(t.id),
-        label: (
-          <span className="tier-tab">
-            {t.image_url && <img src={t.image_url} alt="" width={40} height={40} className="tier-tab-image pixelated" />}
-            <span className="tier-tab-text">
-              <span className="tier-tab-title">{t.title}</span>
-              <span className="tier-tab-price">{formatPrice(t.amount, t.currency)}</span>
+      <Tabs
+        label="Донаты"
+        active={String(current.id)}
+        onChange={onSelect}
+        tabs={tiers.map((t) => ({
+          id: String(t.id),
+          label: (
+            <span className="tier-tab">
+              {t.image_url && <img src={t.image_url} alt="" width={40} height={40} className="tier-tab-image pixelated" />}
+              <span className="tier-tab-text">
+                <span className="tier-tab-title">{t.title}</span>
+                <span className="tier-tab-price">{formatPrice(t.amount, t.currency)}</span>
+              </span>
+              {t.is_best && <Badge tone="gold">Лучший выбор</Badge>}
             </span>
-            {t.is_best && <Badge tone="gold">Лучший выбор</Badge>}
-          </span>
-        ),
-      }))}
-    >
-      <TierDetails tier={current} buy={<BuyButton tier={current} loggedIn={!!user} running={running} onBuy={() => setBuying(current)} />} />
-    </Tabs>
-    <BuyModal
-      tier={buying}
-      tiers={tiers}
-      running={running}
-      balance={user?.balance ?? 0}
-      onClose={() => setBuying(null)}
-      onBought={(balance, message) => {
-        setBuying(null);
-        setBalance(balance);
-        notify('success', message);
-        void queryClient.invalidateQueries({ queryKey: MY_PRIVILEGES_KEY });
-      }}
-    />
+          ),
+        }))}
+      >
+        <TierDetails
+          tier={current}
+          buy={<BuyButton tier={current} loggedIn={!!user} running={running} onBuy={() => setBuying(current)} />}
+        />
+      </Tabs>
+      <BuyModal
+        tier={buying}
+        tiers={tiers}
+        running={running}
+        balance={user?.balance ?? 0}
+        onClose={() => setBuying(null)}
+        onBought={(balance, message) => {
+          setBuying(null);
+          setBalance(balance);
+          notify('success', message);
+          void queryClient.invalidateQueries({ queryKey: MY_PRIVILEGES_KEY });
+        }}
+      />
     </>
   );
 }
 
 /** «Купить» («Продлить» for the running tier); guests are sent to log in; tiers not in roubles are not sold here. */
-function BuyButton({ tier, loggedIn, running, onBuy }: { tier: DonateTier; loggedIn: boolean; running: UserPrivilege | null; onBuy: () => void }) {
+function BuyButton({
+  tier,
+  loggedIn,
+  running,
+  onBuy,
+}: {
+  tier: DonateTier;
+  loggedIn: boolean;
+  running: UserPrivilege | null;
+  onBuy: () => void;
+}) {
   if (!tier.sellable) return <p className="muted">Этот донат не продаётся на сайте.</p>;
   const held = running?.tier_id === tier.id;
   return (

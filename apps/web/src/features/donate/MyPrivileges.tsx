@@ -130,7 +130,13 @@ function KitRow({ kit, now }: { kit: UserPrivilegeKit; now: number }) {
           Через {durationText(kit.next_claim_at! - now)}
         </p>
       ) : (
-        <button type="button" className="btn btn-primary btn-small" disabled={claim.isPending} aria-describedby={error ? errorId : undefined} onClick={() => claim.mutate()}>
+        <button
+          type="button"
+          className="btn btn-primary btn-small"
+          disabled={claim.isPending}
+          aria-describedby={error ? errorId : undefined}
+          onClick={() => claim.mutate()}
+        >
           {claim.isPending ? 'Получаем…' : 'Получить'}
         </button>
       )}

@@ -1,9 +1,24 @@
-import { DEFAULT_KIT_PERIOD_DAYS, DonateBody, KIT_COMMAND_PLACEHOLDERS, MAX_TIER_COMMANDS, PRIVILEGE_COMMAND_PLACEHOLDERS, type DonateTier } from '@kubik/contract';
+import {
+  DEFAULT_KIT_PERIOD_DAYS,
+  DonateBody,
+  KIT_COMMAND_PLACEHOLDERS,
+  MAX_TIER_COMMANDS,
+  PRIVILEGE_COMMAND_PLACEHOLDERS,
+  type DonateTier,
+} from '@kubik/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useFieldArray, useFormContext, useWatch } from 'react-hook-form';
 import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
-import { CheckboxField, FieldGroup, ImageUrlField, MoneyField, NumberField, TextAreaField, TextField } from '../../components/form/fields.tsx';
+import {
+  CheckboxField,
+  FieldGroup,
+  ImageUrlField,
+  MoneyField,
+  NumberField,
+  TextAreaField,
+  TextField,
+} from '../../components/form/fields.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { fetchTierServers, TIER_SERVERS_KEY } from './privileges-api.ts';
@@ -12,15 +27,41 @@ type Section = 'main' | 'game' | 'kits' | 'features';
 const GAME_FIELDS = ['server_ids', 'grant_commands', 'revoke_commands', 'periods'];
 /** The tab a field stands on, so a failed submit can show it. */
 const sectionOf = (name: string): Section =>
-  name.startsWith('kits') ? 'kits' : name.startsWith('features') ? 'features' : GAME_FIELDS.some((f) => name.startsWith(f)) ? 'game' : 'main';
+  name.startsWith('kits')
+    ? 'kits'
+    : name.startsWith('features')
+      ? 'features'
+      : GAME_FIELDS.some((f) => name.startsWith(f))
+        ? 'game'
+        : 'main';
 
-const newKit = () => ({ name: '', description: '', command: '', period: DEFAULT_KIT_PERIOD_DAYS, kitImg: '', give_commands: [] as string[] });
+const newKit = () => ({
+  name: '',
+  description: '',
+  command: '',
+  period: DEFAULT_KIT_PERIOD_DAYS,
+  kitImg: '',
+  give_commands: [] as string[],
+});
 const DEFAULT_PERIODS = [1, 3, 6, 12].map((months) => ({ months, discount: 0 }));
 const newFeature = () => ({ title: '', value: '', description: '', check: true });
 
 function defaults(t: DonateTier | null): DonateBody {
   if (!t)
-    return { title: '', content: '', amount: Number.NaN, currency: '₽', image_url: '', is_best: false, kits: [], features: [], server_ids: [], grant_commands: [], revoke_commands: [], periods: DEFAULT_PERIODS };
+    return {
+      title: '',
+      content: '',
+      amount: Number.NaN,
+      currency: '₽',
+      image_url: '',
+      is_best: false,
+      kits: [],
+      features: [],
+      server_ids: [],
+      grant_commands: [],
+      revoke_commands: [],
+      periods: DEFAULT_PERIODS,
+    };
   return {
     title: t.title,
     content: t.content,
@@ -50,7 +91,12 @@ export function TierForm({ tier, onSave, onCancel }: TierFormProps) {
   const [section, setSection] = useState<Section>('main');
   const form = useSchemaForm(DonateBody, { defaultValues: defaults(tier) });
   return (
-    <Form form={form} onSubmit={onSave} onInvalid={() => notify('danger', 'Заполните все поля!')} reveal={(name) => setSection(sectionOf(name))}>
+    <Form
+      form={form}
+      onSubmit={onSave}
+      onInvalid={() => notify('danger', 'Заполните все поля!')}
+      reveal={(name) => setSection(sectionOf(name))}
+    >
       <TierTabs section={section} onChange={setSection} />
       <FormErrors />
       <FormActions onCancel={onCancel} />
@@ -95,7 +141,12 @@ function TierTabs({ section, onChange }: { section: Section; onChange: (s: Secti
               <NumberField name={`periods.${i}.months`} label={`Срок ${i + 1}, месяцев`} />
               <NumberField name={`periods.${i}.discount`} label="Скидка, %" />
               <div className="admin-actions">
-                <button type="button" className="btn btn-small btn-danger" onClick={() => periods.remove(i)} disabled={periods.fields.length <= 1}>
+                <button
+                  type="button"
+                  className="btn btn-small btn-danger"
+                  onClick={() => periods.remove(i)}
+                  disabled={periods.fields.length <= 1}
+                >
                   Удалить срок {i + 1}
                 </button>
               </div>
@@ -110,8 +161,20 @@ function TierTabs({ section, onChange }: { section: Section; onChange: (s: Secti
           )}
         </FieldGroup>
         <ServersField />
-        <CommandList name="grant_commands" legend="Команды выдачи" hint="Выполняются при каждой покупке (начало и продление)." example="lp user {player} parent add vip" placeholders={PRIVILEGE_COMMAND_PLACEHOLDERS} />
-        <CommandList name="revoke_commands" legend="Команды снятия" hint="Выполняются, когда привилегия заканчивается или заменяется более высокой." example="lp user {player} parent remove vip" placeholders={PRIVILEGE_COMMAND_PLACEHOLDERS} />
+        <CommandList
+          name="grant_commands"
+          legend="Команды выдачи"
+          hint="Выполняются при каждой покупке (начало и продление)."
+          example="lp user {player} parent add vip"
+          placeholders={PRIVILEGE_COMMAND_PLACEHOLDERS}
+        />
+        <CommandList
+          name="revoke_commands"
+          legend="Команды снятия"
+          hint="Выполняются, когда привилегия заканчивается или заменяется более высокой."
+          example="lp user {player} parent remove vip"
+          placeholders={PRIVILEGE_COMMAND_PLACEHOLDERS}
+        />
       </div>
 
       <div className="stack" hidden={section !== 'kits'}>
@@ -125,7 +188,13 @@ function TierTabs({ section, onChange }: { section: Section; onChange: (s: Secti
             </div>
             <TextAreaField name={`kits.${i}.description`} label="Описание кита" rows={2} maxLength={1000} />
             <ImageUrlField name={`kits.${i}.kitImg`} label="Картинка кита (необязательно)" />
-            <CommandList name={`kits.${i}.give_commands`} legend="Команды выдачи кита" hint="Выполняются, когда игрок получает набор в личном кабинете." example="give {player} minecraft:bread 16" placeholders={KIT_COMMAND_PLACEHOLDERS} />
+            <CommandList
+              name={`kits.${i}.give_commands`}
+              legend="Команды выдачи кита"
+              hint="Выполняются, когда игрок получает набор в личном кабинете."
+              example="give {player} minecraft:bread 16"
+              placeholders={KIT_COMMAND_PLACEHOLDERS}
+            />
             <div className="admin-actions">
               <button type="button" className="btn btn-small btn-danger" onClick={() => kits.remove(i)}>
                 Удалить кит {i + 1}
@@ -170,7 +239,19 @@ function TierTabs({ section, onChange }: { section: Section; onChange: (s: Secti
 type CommandListName = 'grant_commands' | 'revoke_commands' | `kits.${number}.give_commands`;
 
 /** Console commands, one field each (so a refusal stands next to its command). */
-function CommandList({ name, legend, hint, example, placeholders }: { name: CommandListName; legend: string; hint: string; example: string; placeholders: readonly string[] }) {
+function CommandList({
+  name,
+  legend,
+  hint,
+  example,
+  placeholders,
+}: {
+  name: CommandListName;
+  legend: string;
+  hint: string;
+  example: string;
+  placeholders: readonly string[];
+}) {
   const { control, getValues, setValue } = useFormContext<DonateBody>();
   const commands = (useWatch({ control, name }) as string[] | undefined) ?? [];
   const current = () => (getValues(name) as string[] | undefined) ?? [];
@@ -183,7 +264,12 @@ function CommandList({ name, legend, hint, example, placeholders }: { name: Comm
       {commands.map((_, i) => (
         <div className="tier-command" key={i}>
           <TextField name={`${name}.${i}`} label={`Команда ${i + 1}`} autoComplete="off" spellCheck={false} placeholder={example} />
-          <button type="button" className="btn btn-small" aria-label={`${legend}: удалить команду ${i + 1}`} onClick={() => set(current().filter((__, j) => j !== i))}>
+          <button
+            type="button"
+            className="btn btn-small"
+            aria-label={`${legend}: удалить команду ${i + 1}`}
+            onClick={() => set(current().filter((__, j) => j !== i))}
+          >
             Удалить
           </button>
         </div>
@@ -218,7 +304,12 @@ function ServersField() {
       {servers.isError && <p className="muted">Не удалось загрузить серверы.</p>}
       {servers.data?.servers.map((s) => (
         <label key={s.id} className="checkbox">
-          <input type="checkbox" checked={chosen.includes(s.id)} onChange={(e) => toggle(s.id, e.target.checked)} aria-describedby={hintId} />
+          <input
+            type="checkbox"
+            checked={chosen.includes(s.id)}
+            onChange={(e) => toggle(s.id, e.target.checked)}
+            aria-describedby={hintId}
+          />
           {s.name}
           {!s.rcon && <span className="muted"> (RCON не настроен)</span>}
         </label>

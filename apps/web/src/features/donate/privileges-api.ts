@@ -1,7 +1,15 @@
 // Privileges: buying a tier, the player's privileges and kits, the admin's grants. A module of its
 // own (not api.ts): api.ts is in the first page's bundle (app/first-page.ts reads the tiers), these
 // are used only by screens loaded later.
-import type { AdminPrivilege, AdminPrivilegeGrantBody, KitClaimResponse, MessageResponse, PrivilegeBuyResponse, ShopServersResponse, UserPrivilege } from '@kubik/contract';
+import type {
+  AdminPrivilege,
+  AdminPrivilegeGrantBody,
+  KitClaimResponse,
+  MessageResponse,
+  PrivilegeBuyResponse,
+  ShopServersResponse,
+  UserPrivilege,
+} from '@kubik/contract';
 import { api } from '../../lib/api.ts';
 import { plural } from '../../lib/format.ts';
 
@@ -22,7 +30,8 @@ export const claimKit = (kitId: number) => api<KitClaimResponse>(`/api/donate/ki
 
 export const fetchAdminPrivileges = (active: boolean) => api<AdminPrivilege[]>(`/api/admin/privileges${active ? '?active=1' : ''}`);
 export const grantPrivilege = (body: AdminPrivilegeGrantBody) => api<AdminPrivilege>('/api/admin/privileges', { method: 'POST', body });
-export const setPrivilegeEnd = (id: number, expiresAt: number) => api<AdminPrivilege>(`/api/admin/privileges/${id}`, { method: 'PUT', body: { expires_at: expiresAt } });
+export const setPrivilegeEnd = (id: number, expiresAt: number) =>
+  api<AdminPrivilege>(`/api/admin/privileges/${id}`, { method: 'PUT', body: { expires_at: expiresAt } });
 export const revokePrivilege = (id: number) => api<MessageResponse>(`/api/admin/privileges/${id}`, { method: 'DELETE' });
 /** Game servers for the tier form (the shop's list: the same servers, with whether RCON is set). */
 export const fetchTierServers = () => api<ShopServersResponse>('/api/shop/admin/servers');

@@ -16,7 +16,14 @@ export default function AdminGameLoginPage() {
   return (
     <AdminSection title="Вход в игру">
       <QueryState query={query} error="Не удалось загрузить настройки" isEmpty={() => false}>
-        {(info) => <SettingsForm key={`${info.server_name}\n${info.help_text}`} serverName={info.server_name} helpText={info.help_text} yggdrasilUrl={info.yggdrasil_url} />}
+        {(info) => (
+          <SettingsForm
+            key={`${info.server_name}\n${info.help_text}`}
+            serverName={info.server_name}
+            helpText={info.help_text}
+            yggdrasilUrl={info.yggdrasil_url}
+          />
+        )}
       </QueryState>
     </AdminSection>
   );
@@ -39,8 +46,19 @@ function SettingsForm({ serverName, helpText, yggdrasilUrl }: { serverName: stri
       <p className="muted">
         Адрес для лаунчеров: <code>{yggdrasilUrl}</code>
       </p>
-      <TextField name="server_name" label="Название в лаунчере" maxLength={64} hint="Так лаунчеры с authlib-injector подписывают сервер авторизации." />
-      <TextAreaField name="help_text" label="Текст на странице помощи" rows={5} maxLength={5000} hint="Показывается в разделе «Вход в игру» на странице помощи, над инструкцией. Можно оставить пустым." />
+      <TextField
+        name="server_name"
+        label="Название в лаунчере"
+        maxLength={64}
+        hint="Так лаунчеры с authlib-injector подписывают сервер авторизации."
+      />
+      <TextAreaField
+        name="help_text"
+        label="Текст на странице помощи"
+        rows={5}
+        maxLength={5000}
+        hint="Показывается в разделе «Вход в игру» на странице помощи, над инструкцией. Можно оставить пустым."
+      />
       <FormErrors />
       <FormActions />
     </Form>

@@ -18,7 +18,11 @@ function gravitConfig(info: GameLoginInfo): string {
     checkServer: `${site}/api/gravit/check`,
     bearerToken: '<GRAVIT_SECRET>',
   };
-  return JSON.stringify({ [info.server_name.replace(/[^A-Za-z0-9_]/g, '') || 'site']: { isDefault: true, displayName: info.server_name, visible: true, core } }, null, 2);
+  return JSON.stringify(
+    { [info.server_name.replace(/[^A-Za-z0-9_]/g, '') || 'site']: { isDefault: true, displayName: info.server_name, visible: true, core } },
+    null,
+    2,
+  );
 }
 
 function CopyButton({ text, label }: { text: string; label: string }) {
@@ -53,8 +57,8 @@ export function GameLoginSection() {
         <div className="stack">
           {info.help_text && <p className="game-login-text">{info.help_text}</p>}
           <p>
-            В игру входят с ником и паролем от сайта (или с почтой вместо ника). Почта должна быть подтверждена. Скины и плащи из личного кабинета видны в
-            игре.
+            В игру входят с ником и паролем от сайта (или с почтой вместо ника). Почта должна быть подтверждена. Скины и плащи из личного
+            кабинета видны в игре.
           </p>
           <h3>Лаунчер с authlib-injector (HMCL, PrismLauncher, PCL)</h3>
           <p>
@@ -69,14 +73,15 @@ export function GameLoginSection() {
             <CopyButton text={info.yggdrasil_url} label="Копировать адрес сервера авторизации" />
           </div>
           <p className="muted">
-            Владельцам серверов: запускайте сервер с <code>-javaagent:authlib-injector.jar={info.yggdrasil_url}</code> и <code>online-mode=true</code>.
+            Владельцам серверов: запускайте сервер с <code>-javaagent:authlib-injector.jar={info.yggdrasil_url}</code> и{' '}
+            <code>online-mode=true</code>.
           </p>
           {info.gravit_enabled && (
             <>
               <h3>GravitLauncher</h3>
               <p>
-                Для владельца лаунчера: вставьте в <code>LaunchServer.json</code> → <code>auth</code> (нужен модуль <code>MyHttp_module</code>, LaunchServer 5.5
-                и новее; в <code>bearerToken</code> — значение GRAVIT_SECRET с сайта):
+                Для владельца лаунчера: вставьте в <code>LaunchServer.json</code> → <code>auth</code> (нужен модуль{' '}
+                <code>MyHttp_module</code>, LaunchServer 5.5 и новее; в <code>bearerToken</code> — значение GRAVIT_SECRET с сайта):
               </p>
               <pre className="game-login-config" data-testid="gravit-config">
                 {gravitConfig(info)}

@@ -13,7 +13,10 @@ import { useTitle } from '../../providers/title.ts';
 import { deleteMedia, fetchMedia, MEDIA_KEY } from './api.ts';
 import './media.css';
 
-const size = (bytes: number) => (bytes >= 1024 * 1024 ? `${formatNumber(Math.round((bytes / 1024 / 1024) * 10) / 10)} МБ` : `${formatNumber(Math.max(1, Math.round(bytes / 1024)))} КБ`);
+const size = (bytes: number) =>
+  bytes >= 1024 * 1024
+    ? `${formatNumber(Math.round((bytes / 1024 / 1024) * 10) / 10)} МБ`
+    : `${formatNumber(Math.max(1, Math.round(bytes / 1024)))} КБ`;
 const reason = (err: unknown, fallback: string) => (err instanceof ApiError && err.message ? err.message : fallback);
 
 /** Uploaded pictures: upload, copy an address, see where each is used, delete the unused. */
@@ -65,13 +68,18 @@ export default function AdminMediaPage() {
   };
 
   const columns: Column<MediaItem>[] = [
-    { header: 'Картинка', kind: 'media', cell: (m) => <img className="media-thumb" src={m.url} alt="" width={64} height={64} loading="lazy" /> },
+    {
+      header: 'Картинка',
+      kind: 'media',
+      cell: (m) => <img className="media-thumb" src={m.url} alt="" width={64} height={64} loading="lazy" />,
+    },
     { header: 'Файл', kind: 'main', cell: (m) => <span className="media-name">{m.name}</span> },
     { header: 'Размер', cell: (m) => `${m.width}×${m.height}, ${size(m.size)}` },
     { header: 'Загружена', cell: (m) => formatDateTime(m.created_at) },
     {
       header: 'Где используется',
-      cell: (m) => (m.used_in.length === 0 ? <span className="muted">нигде</span> : m.used_in.map((u) => `${u.section}: «${u.title}»`).join('; ')),
+      cell: (m) =>
+        m.used_in.length === 0 ? <span className="muted">нигде</span> : m.used_in.map((u) => `${u.section}: «${u.title}»`).join('; '),
     },
     {
       header: 'Действия',
@@ -103,14 +111,26 @@ export default function AdminMediaPage() {
       title="Картинки"
       actions={
         <>
-          <input ref={fileInput} type="file" accept={MEDIA_ACCEPT} multiple hidden aria-hidden="true" tabIndex={-1} onChange={(e) => void upload(e.target.files)} />
+          <input
+            ref={fileInput}
+            type="file"
+            accept={MEDIA_ACCEPT}
+            multiple
+            hidden
+            aria-hidden="true"
+            tabIndex={-1}
+            onChange={(e) => void upload(e.target.files)}
+          />
           <button type="button" className="btn btn-primary" disabled={uploading} onClick={() => fileInput.current?.click()}>
             {uploading ? 'Загрузка…' : 'Загрузить картинки'}
           </button>
         </>
       }
     >
-      <p className="muted">PNG, JPEG, WebP или GIF, до 8 МБ и 4096×4096 точек. Файлы сохраняются без метаданных (EXIF, геометок). Картинку, которая где-то используется, удалить нельзя.</p>
+      <p className="muted">
+        PNG, JPEG, WebP или GIF, до 8 МБ и 4096×4096 точек. Файлы сохраняются без метаданных (EXIF, геометок). Картинку, которая где-то
+        используется, удалить нельзя.
+      </p>
       <QueryState query={list} error="Не удалось загрузить список картинок" empty="Картинок пока нет">
         {(items) => <DataTable label="Картинки" rows={items} columns={columns} rowKey={(m) => m.hash} />}
       </QueryState>

@@ -39,7 +39,9 @@ export default function AdminNewsPage() {
     {
       header: 'Действия',
       kind: 'actions',
-      cell: (n) => <RowActions what={`новость «${n.title}»`} onEdit={() => crud.openEdit(n)} onDelete={() => crud.remove(n)} busy={crud.removing} />,
+      cell: (n) => (
+        <RowActions what={`новость «${n.title}»`} onEdit={() => crud.openEdit(n)} onDelete={() => crud.remove(n)} busy={crud.removing} />
+      ),
     },
   ];
 
@@ -65,7 +67,9 @@ export default function AdminNewsPage() {
 function NewsForm({ crud }: { crud: Crud<NewsItem, NewsBody> }) {
   const notify = useNotify();
   const item = crud.editing;
-  const form = useSchemaForm(NewsBody, { defaultValues: { title: item?.title ?? '', image_url: item?.image_url ?? '', content: item?.content ?? '' } });
+  const form = useSchemaForm(NewsBody, {
+    defaultValues: { title: item?.title ?? '', image_url: item?.image_url ?? '', content: item?.content ?? '' },
+  });
   return (
     <Form
       form={form}
@@ -76,8 +80,18 @@ function NewsForm({ crud }: { crud: Crud<NewsItem, NewsBody> }) {
       }}
     >
       <TextField name="title" label="Заголовок" maxLength={200} />
-      <ImageUrlField name="image_url" label="Ссылка на изображение (необязательно)" hint="Адрес картинки: http(s):// или путь на сайте, начинающийся с /." />
-      <TextAreaField name="content" label="Содержание" rows={8} maxLength={20_000} hint="Текст показывается как есть, с переносами строк." />
+      <ImageUrlField
+        name="image_url"
+        label="Ссылка на изображение (необязательно)"
+        hint="Адрес картинки: http(s):// или путь на сайте, начинающийся с /."
+      />
+      <TextAreaField
+        name="content"
+        label="Содержание"
+        rows={8}
+        maxLength={20_000}
+        hint="Текст показывается как есть, с переносами строк."
+      />
       <FormErrors />
       <FormActions onCancel={crud.close} />
     </Form>

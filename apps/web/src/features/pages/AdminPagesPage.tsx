@@ -16,8 +16,17 @@ import './pages.css';
 
 type Draft = PageBody & { slug?: string };
 
-const NewPageBody = withLabels(PageBody.extend({ slug: PageSlug }), { slug: 'Адрес страницы', title: 'Заголовок', body: 'Текст (Markdown)', place: 'Где ссылка', position: 'Порядок' });
-const PLACES = (Object.keys(PAGE_PLACE_LABELS) as (keyof typeof PAGE_PLACE_LABELS)[]).map((value) => ({ value, label: PAGE_PLACE_LABELS[value] }));
+const NewPageBody = withLabels(PageBody.extend({ slug: PageSlug }), {
+  slug: 'Адрес страницы',
+  title: 'Заголовок',
+  body: 'Текст (Markdown)',
+  place: 'Где ссылка',
+  position: 'Порядок',
+});
+const PLACES = (Object.keys(PAGE_PLACE_LABELS) as (keyof typeof PAGE_PLACE_LABELS)[]).map((value) => ({
+  value,
+  label: PAGE_PLACE_LABELS[value],
+}));
 
 /** Админ-панель → Страницы: rules, help, FAQ, оферта, privacy, contacts and the owner's own pages, in Markdown with a preview. */
 export default function AdminPagesPage() {
@@ -63,7 +72,13 @@ export default function AdminPagesPage() {
             Изменить
           </button>
           {!p.builtin && (
-            <button type="button" className="btn btn-small btn-danger" aria-label={`Удалить страницу «${p.title}»`} disabled={crud.removing} onClick={() => crud.remove(p)}>
+            <button
+              type="button"
+              className="btn btn-small btn-danger"
+              aria-label={`Удалить страницу «${p.title}»`}
+              disabled={crud.removing}
+              onClick={() => crud.remove(p)}
+            >
               Удалить
             </button>
           )}
@@ -85,7 +100,12 @@ export default function AdminPagesPage() {
       <QueryState query={crud.list} error="Не удалось загрузить страницы" empty="Страниц пока нет">
         {(pages) => <DataTable label="Страницы" rows={pages} columns={columns} rowKey={(p) => p.slug} />}
       </QueryState>
-      <Modal open={crud.editing !== undefined} title={crud.editing ? `Страница «${crud.editing.title}»` : 'Новая страница'} onClose={crud.close} wide>
+      <Modal
+        open={crud.editing !== undefined}
+        title={crud.editing ? `Страница «${crud.editing.title}»` : 'Новая страница'}
+        onClose={crud.close}
+        wide
+      >
         {crud.editing !== undefined && <PageForm key={crud.editing?.slug ?? 'new'} crud={crud} />}
       </Modal>
     </AdminSection>
@@ -96,15 +116,36 @@ function PageForm({ crud }: { crud: Crud<Page, Draft> }) {
   const page = crud.editing ?? null;
   const form = useSchemaForm<Draft, Draft>(page ? PageBody : NewPageBody, {
     // The schema is strict: an edited page's form has no address field, so no slug either.
-    defaultValues: page ? { title: page.title, body: page.body, place: page.place, position: page.position } : { slug: '', title: '', body: '', place: 'footer', position: 0 },
+    defaultValues: page
+      ? { title: page.title, body: page.body, place: page.place, position: page.position }
+      : { slug: '', title: '', body: '', place: 'footer', position: 0 },
   });
   const faq = page?.slug === 'faq';
   return (
     <Form form={form} onSubmit={crud.save} className="form page-form">
-      {!page && <TextField name="slug" label="Адрес страницы" placeholder="vip-rules" autoComplete="off" spellCheck={false} maxLength={64} hint="Латинские буквы, цифры и дефис: страница будет по адресу /p/адрес." />}
+      {!page && (
+        <TextField
+          name="slug"
+          label="Адрес страницы"
+          placeholder="vip-rules"
+          autoComplete="off"
+          spellCheck={false}
+          maxLength={64}
+          hint="Латинские буквы, цифры и дефис: страница будет по адресу /p/адрес."
+        />
+      )}
       <TextField name="title" label="Заголовок" maxLength={120} />
       <div className="page-form-row">
-        <SelectField name="place" label="Где ссылка" options={PLACES} hint={page?.builtin && (page.slug === 'rules' || page.slug === 'help' || page.slug === 'faq') ? 'Правила и помощь и так есть в меню.' : undefined} />
+        <SelectField
+          name="place"
+          label="Где ссылка"
+          options={PLACES}
+          hint={
+            page?.builtin && (page.slug === 'rules' || page.slug === 'help' || page.slug === 'faq')
+              ? 'Правила и помощь и так есть в меню.'
+              : undefined
+          }
+        />
         <NumberField name="position" label="Порядок" hint="Меньше — раньше в подвале или меню." />
       </div>
       <div className="page-editor">
@@ -145,7 +186,13 @@ function Preview({ faq }: { faq: boolean }) {
   return (
     <section className="page-preview" aria-label="Предпросмотр">
       <p className="page-preview-label">Предпросмотр</p>
-      {html === null ? <Loading text="Загрузка предпросмотра..." /> : html ? <div className="prose" data-testid="page-preview" dangerouslySetInnerHTML={{ __html: html }} /> : <p className="muted">Пустая страница на сайте не показывается.</p>}
+      {html === null ? (
+        <Loading text="Загрузка предпросмотра..." />
+      ) : html ? (
+        <div className="prose" data-testid="page-preview" dangerouslySetInnerHTML={{ __html: html }} />
+      ) : (
+        <p className="muted">Пустая страница на сайте не показывается.</p>
+      )}
     </section>
   );
 }

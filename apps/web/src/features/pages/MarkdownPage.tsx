@@ -12,7 +12,12 @@ export function MarkdownPage({ slug, fallbackTitle }: { slug: string; fallbackTi
   // An address no page can have (/p/Правила, /p/vip_rules) is simply not found: nothing is asked,
   // and the visitor does not see the admin's rule for page addresses as an error.
   const possible = PageSlug.safeParse(slug).success;
-  const query = useQuery({ queryKey: pageKey(slug), queryFn: () => fetchPage(slug), enabled: possible, retry: (n, e) => !(e instanceof ApiError && e.status < 500) && n < 2 });
+  const query = useQuery({
+    queryKey: pageKey(slug),
+    queryFn: () => fetchPage(slug),
+    enabled: possible,
+    retry: (n, e) => !(e instanceof ApiError && e.status < 500) && n < 2,
+  });
   useTitle(possible ? (query.data?.title ?? fallbackTitle) : 'Страница не найдена');
   if (!possible || (query.error instanceof ApiError && (query.error.status === 404 || query.error.status === 400))) {
     return (

@@ -7,8 +7,13 @@ import { Prose } from './Prose.tsx';
 
 /** One page's text; `children(title, body)` lays it out (the page's own heading, a card…). */
 export function PageContent({ slug, children }: { slug: string; children?: (title: string, body: ReactNode) => ReactNode }) {
-  const query = useQuery({ queryKey: pageKey(slug), queryFn: () => fetchPage(slug), retry: (n, e) => !(e instanceof ApiError && e.status === 404) && n < 2 });
-  if (query.error instanceof ApiError && query.error.status === 404) return children ? null : <p className="muted">Страница пока не заполнена.</p>;
+  const query = useQuery({
+    queryKey: pageKey(slug),
+    queryFn: () => fetchPage(slug),
+    retry: (n, e) => !(e instanceof ApiError && e.status === 404) && n < 2,
+  });
+  if (query.error instanceof ApiError && query.error.status === 404)
+    return children ? null : <p className="muted">Страница пока не заполнена.</p>;
   return (
     <QueryState query={query} error="Не удалось загрузить страницу" isEmpty={() => false}>
       {(page) => {

@@ -14,7 +14,8 @@ export const pagePathOf = (slug: string) => `/api/pages/${encodeURIComponent(slu
 export const fetchPageLinks = async () => (await api<PageLinksResponse>(PAGE_LINKS_PATH)).pages;
 export const fetchPage = (slug: string) => api<Page>(pagePathOf(slug));
 export const fetchAdminPages = () => api<Page[]>('/api/admin/pages');
-export const savePage = (slug: string, body: PageBody) => api<Page>(`/api/admin/pages/${encodeURIComponent(slug)}`, { method: 'PUT', body });
+export const savePage = (slug: string, body: PageBody) =>
+  api<Page>(`/api/admin/pages/${encodeURIComponent(slug)}`, { method: 'PUT', body });
 export const deletePage = (slug: string) => api<MessageResponse>(`/api/admin/pages/${encodeURIComponent(slug)}`, { method: 'DELETE' });
 
 /** The links the owner put into the footer or the menu (filled pages only). */

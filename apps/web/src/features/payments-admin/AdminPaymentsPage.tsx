@@ -1,4 +1,13 @@
-import { ADMIN_PAYMENTS_PAGE_SIZE, AdminPaymentsFilter, PAYMENT_PROVIDER_TEXT, PAYMENT_PROVIDERS, PAYMENT_STATUS_TEXT, PAYMENT_STATUSES, type AdminPayment, type AdminPaymentTotals } from '@kubik/contract';
+import {
+  ADMIN_PAYMENTS_PAGE_SIZE,
+  AdminPaymentsFilter,
+  PAYMENT_PROVIDER_TEXT,
+  PAYMENT_PROVIDERS,
+  PAYMENT_STATUS_TEXT,
+  PAYMENT_STATUSES,
+  type AdminPayment,
+  type AdminPaymentTotals,
+} from '@kubik/contract';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
@@ -45,7 +54,11 @@ export default function AdminPaymentsPage() {
     setFilters((f) => ({ ...f, ...patch }));
     setPage(1);
   };
-  const list = useQuery({ queryKey: [...ADMIN_PAYMENTS_KEY, 'list', filters, page], queryFn: () => fetchPayments(filters, page, ADMIN_PAYMENTS_PAGE_SIZE), placeholderData: keepPreviousData });
+  const list = useQuery({
+    queryKey: [...ADMIN_PAYMENTS_KEY, 'list', filters, page],
+    queryFn: () => fetchPayments(filters, page, ADMIN_PAYMENTS_PAGE_SIZE),
+    placeholderData: keepPreviousData,
+  });
   const pages = list.data ? Math.max(1, Math.ceil(list.data.total / list.data.per_page)) : 1;
   const ids = { status: useId(), provider: useId(), player: useId(), from: useId(), to: useId() };
   const filtered = player !== '' || (filters !== NO_FILTERS && Object.values(filters).some((v) => v !== ''));
@@ -71,7 +84,12 @@ export default function AdminPaymentsPage() {
       header: 'Действия',
       kind: 'actions',
       cell: (p) => (
-        <button type="button" className="btn btn-small" onClick={() => setOpen(p.id)} aria-label={`Платёж ${p.username} на ${formatRub(p.amount)}: подробнее`}>
+        <button
+          type="button"
+          className="btn btn-small"
+          onClick={() => setOpen(p.id)}
+          aria-label={`Платёж ${p.username} на ${formatRub(p.amount)}: подробнее`}
+        >
           Подробнее
         </button>
       ),
@@ -106,7 +124,11 @@ export default function AdminPaymentsPage() {
         </div>
         <div className="field">
           <label htmlFor={ids.provider}>Способ оплаты</label>
-          <select id={ids.provider} value={filters.provider} onChange={(e) => change({ provider: e.target.value as PaymentFilters['provider'] })}>
+          <select
+            id={ids.provider}
+            value={filters.provider}
+            onChange={(e) => change({ provider: e.target.value as PaymentFilters['provider'] })}
+          >
             <option value="">Все</option>
             {PAYMENT_PROVIDERS.map((p) => (
               <option key={p} value={p}>
@@ -137,7 +159,13 @@ export default function AdminPaymentsPage() {
         </div>
         <div className="field">
           <label htmlFor={ids.from}>С</label>
-          <input id={ids.from} type="date" value={filters.from} max={filters.to || undefined} onChange={(e) => change({ from: e.target.value })} />
+          <input
+            id={ids.from}
+            type="date"
+            value={filters.from}
+            max={filters.to || undefined}
+            onChange={(e) => change({ from: e.target.value })}
+          />
         </div>
         <div className={badPeriod ? 'field field-invalid' : 'field'}>
           <label htmlFor={ids.to}>По</label>
@@ -172,12 +200,23 @@ export default function AdminPaymentsPage() {
         )}
       </form>
 
-      <QueryState query={list} error="Не удалось загрузить платежи" empty={filtered ? 'Таких платежей нет' : 'Платежей пока нет'} isEmpty={(d) => d.payments.length === 0 && d.total === 0}>
+      <QueryState
+        query={list}
+        error="Не удалось загрузить платежи"
+        empty={filtered ? 'Таких платежей нет' : 'Платежей пока нет'}
+        isEmpty={(d) => d.payments.length === 0 && d.total === 0}
+      >
         {(data) => (
           <>
             <Totals totals={data.totals} />
             <div aria-busy={list.isFetching}>
-              <DataTable label="Платежи" rows={data.payments} columns={columns} rowKey={(p) => p.id} rowProps={(p) => ({ 'data-testid': `payment-row-${p.id}` })} />
+              <DataTable
+                label="Платежи"
+                rows={data.payments}
+                columns={columns}
+                rowKey={(p) => p.id}
+                rowProps={(p) => ({ 'data-testid': `payment-row-${p.id}` })}
+              />
             </div>
             {pages > 1 && (
               <nav className="row audit-pages" aria-label="Страницы платежей">

@@ -31,7 +31,9 @@ export function BonusSettings({ onDone }: { onDone: () => void }) {
 function SettingsEditor({ data, onDone }: { data: AdminPaymentSettings; onDone: () => void }) {
   const notify = useNotify();
   const queryClient = useQueryClient();
-  const form = useSchemaForm<FormInput, PaymentSettingsBody>(SettingsForm, { defaultValues: { vat_code: String(data.value.vat_code), bonus_rules: data.value.bonus_rules } });
+  const form = useSchemaForm<FormInput, PaymentSettingsBody>(SettingsForm, {
+    defaultValues: { vat_code: String(data.value.vat_code), bonus_rules: data.value.bonus_rules },
+  });
   return (
     <Form
       form={form}
@@ -44,7 +46,12 @@ function SettingsEditor({ data, onDone }: { data: AdminPaymentSettings; onDone: 
       }}
     >
       <Rules />
-      <SelectField name="vat_code" label="Ставка НДС в чеке" options={VAT_OPTIONS} hint="Для чеков ЮKassa (54-ФЗ), когда они включены (YOOKASSA_RECEIPTS=on)." />
+      <SelectField
+        name="vat_code"
+        label="Ставка НДС в чеке"
+        options={VAT_OPTIONS}
+        hint="Для чеков ЮKassa (54-ФЗ), когда они включены (YOOKASSA_RECEIPTS=on)."
+      />
       <FormErrors />
       <FormActions onCancel={onDone} />
     </Form>
@@ -57,7 +64,8 @@ function Rules() {
   return (
     <FieldGroup legend="Бонусы к пополнению">
       <p className="muted">
-        Бонус зачисляется вместе с платежом отдельной записью «бонус»; из подходящих правил берётся самое выгодное. При возврате платежа бонус списывается тоже.
+        Бонус зачисляется вместе с платежом отдельной записью «бонус»; из подходящих правил берётся самое выгодное. При возврате платежа
+        бонус списывается тоже.
       </p>
       {rules.fields.length === 0 && <p className="muted">Бонусов нет.</p>}
       {rules.fields.map((rule, i) => (
@@ -86,7 +94,9 @@ function Rules() {
 /** «Например: от 1 000 ₽ — +10 %, за 1 500 ₽ придёт 1 650 ₽». */
 function RulesExample() {
   const { watch } = useFormContext<FormInput>();
-  const valid = (watch('bonus_rules') ?? []).filter((r) => Number.isFinite(r.from) && Number.isFinite(r.percent) && r.from > 0 && r.percent > 0);
+  const valid = (watch('bonus_rules') ?? []).filter(
+    (r) => Number.isFinite(r.from) && Number.isFinite(r.percent) && r.from > 0 && r.percent > 0,
+  );
   if (valid.length === 0) return null;
   const best = [...valid].sort((a, b) => a.from - b.from)[0]!;
   const sum = best.from;

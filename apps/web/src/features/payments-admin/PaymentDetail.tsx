@@ -97,9 +97,7 @@ function Detail({ data }: { data: AdminPaymentDetail }) {
         <dd>{formatRub(data.balance)}</dd>
       </dl>
 
-      {p.refund_error && p.status !== 'refunded' && (
-        <p className="notice notice-warning">Последняя попытка возврата: {p.refund_error}</p>
-      )}
+      {p.refund_error && p.status !== 'refunded' && <p className="notice notice-warning">Последняя попытка возврата: {p.refund_error}</p>}
 
       <div className="payment-refund">
         {data.refund_block === null ? (

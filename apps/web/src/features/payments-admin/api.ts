@@ -1,4 +1,14 @@
-import { PAYMENT_PROVIDERS, PAYMENT_STATUSES, type AdminPaymentDetail, type AdminPaymentPage, type AdminPaymentSettings, type PaymentProvider, type PaymentSettingsBody, type PaymentStatus, type RefundResponse } from '@kubik/contract';
+import {
+  PAYMENT_PROVIDERS,
+  PAYMENT_STATUSES,
+  type AdminPaymentDetail,
+  type AdminPaymentPage,
+  type AdminPaymentSettings,
+  type PaymentProvider,
+  type PaymentSettingsBody,
+  type PaymentStatus,
+  type RefundResponse,
+} from '@kubik/contract';
 import { api } from '../../lib/api.ts';
 
 export const ADMIN_PAYMENTS_KEY = ['admin', 'payments'] as const;
@@ -67,6 +77,8 @@ export function csvUrl(f: PaymentFilters): string {
 }
 
 export const fetchPayment = (id: string) => api<AdminPaymentDetail>(`/api/admin/payments/${encodeURIComponent(id)}`);
-export const refundPayment = (id: string) => api<RefundResponse>(`/api/admin/payments/${encodeURIComponent(id)}/refund`, { method: 'POST' });
+export const refundPayment = (id: string) =>
+  api<RefundResponse>(`/api/admin/payments/${encodeURIComponent(id)}/refund`, { method: 'POST' });
 export const fetchPaymentSettings = () => api<AdminPaymentSettings>('/api/admin/payment-settings');
-export const savePaymentSettings = (body: PaymentSettingsBody) => api<AdminPaymentSettings>('/api/admin/payment-settings', { method: 'PUT', body });
+export const savePaymentSettings = (body: PaymentSettingsBody) =>
+  api<AdminPaymentSettings>('/api/admin/payment-settings', { method: 'PUT', body });

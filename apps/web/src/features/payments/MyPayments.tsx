@@ -27,12 +27,7 @@ export function MyPayments() {
   return (
     <section className="stack my-payments" aria-labelledby={headingId}>
       <h2 id={headingId}>Пополнения баланса</h2>
-      <QueryState
-        query={payments}
-        loading="Загрузка платежей..."
-        error="Не удалось загрузить платежи"
-        empty="Пополнений пока не было"
-      >
+      <QueryState query={payments} loading="Загрузка платежей..." error="Не удалось загрузить платежи" empty="Пополнений пока не было">
         {(list) => (
           <ul className="payments-list">
             {list.map((p) => (

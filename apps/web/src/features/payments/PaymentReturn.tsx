@@ -26,7 +26,8 @@ export function PaymentReturn({ id, onClose }: { id: string; onClose: () => void
   const payment = useQuery({
     queryKey: paymentKey(id),
     queryFn: () => fetchPayment(id),
-    refetchInterval: (q) => (q.state.data && q.state.data.status !== 'pending' ? false : Date.now() - since.current < FAST_FOR_MS ? FAST_POLL_MS : SLOW_POLL_MS),
+    refetchInterval: (q) =>
+      q.state.data && q.state.data.status !== 'pending' ? false : Date.now() - since.current < FAST_FOR_MS ? FAST_POLL_MS : SLOW_POLL_MS,
     refetchIntervalInBackground: false,
     // A 404 (someone else's or a mistyped id) will not change on a retry.
     retry: (count, err) => !(err instanceof ApiError && err.status >= 400 && err.status < 500) && count < 3,
@@ -41,8 +42,15 @@ export function PaymentReturn({ id, onClose }: { id: string; onClose: () => void
   }, [status, refresh, queryClient]);
 
   return (
-    <div className={`notice payment-return ${tone(payment.data, payment.isError)}`} role="status" aria-live="polite" data-testid="payment-return">
-      <div className="payment-return-text">{content(payment.data, payment.error, payment.isPending, payment.dataUpdatedAt - since.current > FAST_FOR_MS)}</div>
+    <div
+      className={`notice payment-return ${tone(payment.data, payment.isError)}`}
+      role="status"
+      aria-live="polite"
+      data-testid="payment-return"
+    >
+      <div className="payment-return-text">
+        {content(payment.data, payment.error, payment.isPending, payment.dataUpdatedAt - since.current > FAST_FOR_MS)}
+      </div>
       <button type="button" className="icon-button" aria-label="Закрыть" onClick={onClose}>
         ×
       </button>
@@ -73,7 +81,8 @@ function content(p: PlayerPayment | undefined, error: Error | null, pending: boo
     );
   }
   if (!p) {
-    const text = error instanceof ApiError && error.message ? error.message : 'Не удалось узнать, что с платежом. Обновите страницу чуть позже.';
+    const text =
+      error instanceof ApiError && error.message ? error.message : 'Не удалось узнать, что с платежом. Обновите страницу чуть позже.';
     return <p className="payment-return-title">{text}</p>;
   }
   if (p.status === 'canceled') {

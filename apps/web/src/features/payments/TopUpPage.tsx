@@ -24,7 +24,10 @@ const kopecks = (roubles: number) => Math.round(roubles * 100);
 /** The contract's amount rule (roubles, at most two decimals) and this site's bounds, in the server's words. */
 function topUpSchema(o: PaymentOptions) {
   return z.strictObject({
-    amount: PaymentAmount.refine((v) => kopecks(v) >= kopecks(o.min), PAYMENT_TEXTS.amountMin(formatRub(o.min))).refine((v) => kopecks(v) <= kopecks(o.max), PAYMENT_TEXTS.amountMax(formatRub(o.max))),
+    amount: PaymentAmount.refine((v) => kopecks(v) >= kopecks(o.min), PAYMENT_TEXTS.amountMin(formatRub(o.min))).refine(
+      (v) => kopecks(v) <= kopecks(o.max),
+      PAYMENT_TEXTS.amountMax(formatRub(o.max)),
+    ),
     provider: z.enum(PAYMENT_PROVIDERS, { error: 'Выберите способ оплаты' }),
   });
 }
@@ -104,7 +107,11 @@ function AmountChoice({ options }: { options: PaymentOptions }) {
   const { setValue, formState } = useFormContext<TopUpValues>();
   const amount = useWatch<TopUpValues, 'amount'>({ name: 'amount' });
   const presetsId = useId();
-  const valid = typeof amount === 'number' && PaymentAmount.safeParse(amount).success && kopecks(amount) >= kopecks(options.min) && kopecks(amount) <= kopecks(options.max);
+  const valid =
+    typeof amount === 'number' &&
+    PaymentAmount.safeParse(amount).success &&
+    kopecks(amount) >= kopecks(options.min) &&
+    kopecks(amount) <= kopecks(options.max);
   const bonus = valid ? bonusFor(kopecks(amount), options.bonus_rules) : 0;
   const rules = [...options.bonus_rules].sort((a, b) => a.from - b.from);
 
@@ -129,12 +136,19 @@ function AmountChoice({ options }: { options: PaymentOptions }) {
                 type="button"
                 className={`btn topup-preset${amount === p ? ' on' : ''}`}
                 aria-pressed={amount === p}
-                onClick={() => setValue('amount', p, { shouldDirty: true, shouldTouch: true, shouldValidate: formState.isSubmitted || !!formState.errors.amount })}
+                onClick={() =>
+                  setValue('amount', p, {
+                    shouldDirty: true,
+                    shouldTouch: true,
+                    shouldValidate: formState.isSubmitted || !!formState.errors.amount,
+                  })
+                }
               >
                 {formatRub(p)}
                 {presetBonus > 0 && (
                   <span className="topup-preset-bonus">
-                    {' '}+{formatRub(presetBonus / 100)}
+                    {' '}
+                    +{formatRub(presetBonus / 100)}
                     <span className="visually-hidden"> бонусом</span>
                   </span>
                 )}

@@ -42,8 +42,15 @@ export function SessionsPanel() {
   return (
     <section className="stack security-section" id="sessions" aria-labelledby="sessions-title">
       <h2 id="sessions-title">Сеансы и устройства</h2>
-      <p className="muted">Где сейчас открыт вход в ваш аккаунт. Если видите незнакомое устройство, завершите его сеанс и смените пароль.</p>
-      <QueryState query={sessions} error="Не удалось загрузить сеансы" empty="Открытых сеансов нет" isEmpty={(d) => d.sessions.length === 0}>
+      <p className="muted">
+        Где сейчас открыт вход в ваш аккаунт. Если видите незнакомое устройство, завершите его сеанс и смените пароль.
+      </p>
+      <QueryState
+        query={sessions}
+        error="Не удалось загрузить сеансы"
+        empty="Открытых сеансов нет"
+        isEmpty={(d) => d.sessions.length === 0}
+      >
         {(data) => (
           <ul className="session-list">
             {data.sessions.map((s) => (
@@ -61,7 +68,8 @@ export function SessionsPanel() {
                   className="btn btn-small"
                   disabled={end.isPending}
                   onClick={() => {
-                    if (!s.current || window.confirm('Это текущий сеанс: вы выйдете из аккаунта на этом устройстве. Продолжить?')) end.mutate(s);
+                    if (!s.current || window.confirm('Это текущий сеанс: вы выйдете из аккаунта на этом устройстве. Продолжить?'))
+                      end.mutate(s);
                   }}
                 >
                   Завершить
@@ -77,7 +85,8 @@ export function SessionsPanel() {
           className="btn btn-danger"
           disabled={endAll.isPending}
           onClick={() => {
-            if (window.confirm('Завершить все сеансы, кроме этого, и выйти из всех лаунчеров? На этом устройстве вход сохранится.')) endAll.mutate();
+            if (window.confirm('Завершить все сеансы, кроме этого, и выйти из всех лаунчеров? На этом устройстве вход сохранится.'))
+              endAll.mutate();
           }}
         >
           Выйти на всех устройствах

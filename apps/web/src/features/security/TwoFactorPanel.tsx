@@ -13,7 +13,8 @@ type Errors = Partial<Record<'code' | 'password' | 'form', string>>;
 
 /** An ApiError's text beside the field it names, else above the button. */
 function errorsOf(err: unknown, fallback: string): Errors {
-  if (err instanceof ApiError && err.message) return err.field === 'code' || err.field === 'password' ? { [err.field]: err.message } : { form: err.message };
+  if (err instanceof ApiError && err.message)
+    return err.field === 'code' || err.field === 'password' ? { [err.field]: err.message } : { form: err.message };
   return { form: fallback };
 }
 
@@ -93,10 +94,14 @@ function Setup({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
     return (
       <div className="stack">
         <p>
-          Кроме пароля, при входе на сайт и в лаунчер понадобится код из приложения-аутентификатора на телефоне (Google Authenticator, Яндекс Ключ,
-          Microsoft Authenticator и другие). Так никто не войдёт в аккаунт, даже узнав пароль.
+          Кроме пароля, при входе на сайт и в лаунчер понадобится код из приложения-аутентификатора на телефоне (Google Authenticator,
+          Яндекс Ключ, Microsoft Authenticator и другие). Так никто не войдёт в аккаунт, даже узнав пароль.
         </p>
-        {errors.form && <p className="notice notice-danger" role="alert">{errors.form}</p>}
+        {errors.form && (
+          <p className="notice notice-danger" role="alert">
+            {errors.form}
+          </p>
+        )}
         <div>
           <button type="button" className="btn btn-primary" onClick={() => void begin()} disabled={busy}>
             {busy ? 'Готовим…' : 'Подключить'}
@@ -118,8 +123,21 @@ function Setup({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
         <li>Введите шестизначный код, который покажет приложение.</li>
       </ol>
       <img className="totp-qr" src={setup.qr_data_url} width={200} height={200} alt="QR-код для приложения-аутентификатора" />
-      <Field label="Код из приложения" name="code" inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} error={errors.code} maxLength={32} />
-      {errors.form && <p className="notice notice-danger" role="alert">{errors.form}</p>}
+      <Field
+        label="Код из приложения"
+        name="code"
+        inputMode="numeric"
+        autoComplete="one-time-code"
+        value={code}
+        onChange={(e) => setCode(e.target.value)}
+        error={errors.code}
+        maxLength={32}
+      />
+      {errors.form && (
+        <p className="notice notice-danger" role="alert">
+          {errors.form}
+        </p>
+      )}
       <div className="row">
         <button type="submit" className="btn btn-primary" disabled={busy}>
           {busy ? 'Проверяем…' : 'Включить'}
@@ -155,7 +173,8 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
     <div className="stack" data-testid="recovery-codes">
       <p className="notice notice-success">Двухфакторная защита включена.</p>
       <p>
-        Сохраните коды восстановления: если телефон потеряется, любой из них заменит код из приложения (каждый — один раз). <strong>Больше они не будут показаны.</strong>
+        Сохраните коды восстановления: если телефон потеряется, любой из них заменит код из приложения (каждый — один раз).{' '}
+        <strong>Больше они не будут показаны.</strong>
       </p>
       <ul className="recovery-codes">
         {codes.map((c) => (
@@ -212,14 +231,39 @@ function Enabled({ since, left }: { since: number | null; left: number }) {
     <div className="stack">
       <p>
         <span className="badge badge-success">Включена</span>
-        {since !== null && ` с ${formatDate(since)}`}. При входе нужен код из приложения. Осталось {left} {plural(left, ['код', 'кода', 'кодов'])} восстановления.
+        {since !== null && ` с ${formatDate(since)}`}. При входе нужен код из приложения. Осталось {left}{' '}
+        {plural(left, ['код', 'кода', 'кодов'])} восстановления.
       </p>
-      {left <= 3 && <p className="notice notice-warning">Кодов восстановления осталось мало. Чтобы получить новые, отключите защиту и включите её снова.</p>}
+      {left <= 3 && (
+        <p className="notice notice-warning">
+          Кодов восстановления осталось мало. Чтобы получить новые, отключите защиту и включите её снова.
+        </p>
+      )}
       <form className="form" onSubmit={(e) => void disable(e)} noValidate aria-label="Отключить двухфакторную защиту">
         <h3>Отключить</h3>
-        <Field label="Пароль" name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} error={errors.password} />
-        <Field label="Код из приложения или код восстановления" name="code" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} error={errors.code} maxLength={32} />
-        {errors.form && <p className="notice notice-danger" role="alert">{errors.form}</p>}
+        <Field
+          label="Пароль"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          error={errors.password}
+        />
+        <Field
+          label="Код из приложения или код восстановления"
+          name="code"
+          autoComplete="one-time-code"
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+          error={errors.code}
+          maxLength={32}
+        />
+        {errors.form && (
+          <p className="notice notice-danger" role="alert">
+            {errors.form}
+          </p>
+        )}
         <div>
           <button type="submit" className="btn btn-danger" disabled={busy}>
             {busy ? 'Отключаем…' : 'Отключить защиту'}

@@ -12,7 +12,17 @@ import type { ApiError } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
-import { ADMIN_MONITOR_MS, createServer, deleteServer, fetchAdminServers, runMonitor, serverAddress, SERVERS_ADMIN_KEY, SERVERS_KEY, updateServer } from './api.ts';
+import {
+  ADMIN_MONITOR_MS,
+  createServer,
+  deleteServer,
+  fetchAdminServers,
+  runMonitor,
+  serverAddress,
+  SERVERS_ADMIN_KEY,
+  SERVERS_KEY,
+  updateServer,
+} from './api.ts';
 import { ServerFormFields } from './ServerForm.tsx';
 import './servers.css';
 
@@ -61,7 +71,11 @@ export default function AdminServersPage() {
     { header: 'Онлайн', cell: (s) => s.online, kind: 'num' },
     { header: 'Макс. онлайн', cell: (s) => s.max_online, kind: 'num' },
     { header: 'Статус', cell: (s) => <Badge tone={s.status === 'online' ? 'success' : 'danger'}>{statusText(s)}</Badge> },
-    { header: 'Действия', kind: 'actions', cell: (s) => <ServerMenu server={s} onEdit={() => crud.openEdit(s)} onDelete={() => crud.remove(s)} busy={crud.removing} /> },
+    {
+      header: 'Действия',
+      kind: 'actions',
+      cell: (s) => <ServerMenu server={s} onEdit={() => crud.openEdit(s)} onDelete={() => crud.remove(s)} busy={crud.removing} />,
+    },
   ];
 
   return (
@@ -82,14 +96,26 @@ export default function AdminServersPage() {
         {(servers) => <DataTable label="Серверы" rows={servers} columns={columns} rowKey={(s) => s.id} />}
       </QueryState>
       <Modal open={crud.editing !== undefined} title={crud.editing ? 'Изменить сервер' : 'Новый сервер'} onClose={crud.close} wide>
-        {crud.editing !== undefined && <ServerFormFields key={crud.editing?.id ?? 'new'} server={crud.editing} onSave={crud.save} onCancel={crud.close} />}
+        {crud.editing !== undefined && (
+          <ServerFormFields key={crud.editing?.id ?? 'new'} server={crud.editing} onSave={crud.save} onCancel={crud.close} />
+        )}
       </Modal>
     </AdminSection>
   );
 }
 
 /** Spec §2: a '...' button with the server's details, «Изменить» and «Удалить». */
-function ServerMenu({ server: s, onEdit, onDelete, busy }: { server: AdminServer; onEdit: () => void; onDelete: () => void; busy: boolean }) {
+function ServerMenu({
+  server: s,
+  onEdit,
+  onDelete,
+  busy,
+}: {
+  server: AdminServer;
+  onEdit: () => void;
+  onDelete: () => void;
+  busy: boolean;
+}) {
   const details = (
     <>
       <dt>IP</dt>
@@ -117,7 +143,9 @@ function ServerMenu({ server: s, onEdit, onDelete, busy }: { server: AdminServer
         </>
       )}
       <dt>RCON</dt>
-      <dd>{s.rcon_configured ? `настроен (${serverAddress(s.rcon_host || s.ip_address, s.rcon_port ?? DEFAULT_RCON_PORT)})` : 'не настроен'}</dd>
+      <dd>
+        {s.rcon_configured ? `настроен (${serverAddress(s.rcon_host || s.ip_address, s.rcon_port ?? DEFAULT_RCON_PORT)})` : 'не настроен'}
+      </dd>
     </>
   );
   return <RowMenu label={`Действия с сервером «${s.name}»`} details={details} onEdit={onEdit} onDelete={onDelete} busy={busy} />;

@@ -42,10 +42,20 @@ export function OnlineChart({ history, label }: { history: ServerHistory; label:
         {runs.map((run) =>
           run.length === 1 ? (
             // The SVG stretches to the card's width, so a lone point is a bar, not a circle that would turn oval.
-            <line key={run[0]!.i} x1={x(run[0]!.i)} x2={x(run[0]!.i)} y1={H - PAD} y2={Math.min(y(run[0]!.v), H - PAD - 2)} className="srv-chart-bar" />
+            <line
+              key={run[0]!.i}
+              x1={x(run[0]!.i)}
+              x2={x(run[0]!.i)}
+              y1={H - PAD}
+              y2={Math.min(y(run[0]!.v), H - PAD - 2)}
+              className="srv-chart-bar"
+            />
           ) : (
             <g key={run[0]!.i}>
-              <path d={`M${x(run[0]!.i)},${H - PAD} ${run.map((p) => `L${x(p.i)},${y(p.v)}`).join(' ')} L${x(run.at(-1)!.i)},${H - PAD} Z`} fill={`url(#${gradient})`} />
+              <path
+                d={`M${x(run[0]!.i)},${H - PAD} ${run.map((p) => `L${x(p.i)},${y(p.v)}`).join(' ')} L${x(run.at(-1)!.i)},${H - PAD} Z`}
+                fill={`url(#${gradient})`}
+              />
               <polyline points={run.map((p) => `${x(p.i)},${y(p.v)}`).join(' ')} className="srv-chart-line" />
             </g>
           ),

@@ -1,4 +1,13 @@
-import { COMMAND_PLACEHOLDERS, DEFAULT_COMMAND_TEMPLATE, DEFAULT_RCON_PORT, SERVER_DEFAULTS, ServerBody, type AdminServer, type RconCheckResponse, type ServerBodyInput } from '@kubik/contract';
+import {
+  COMMAND_PLACEHOLDERS,
+  DEFAULT_COMMAND_TEMPLATE,
+  DEFAULT_RCON_PORT,
+  SERVER_DEFAULTS,
+  ServerBody,
+  type AdminServer,
+  type RconCheckResponse,
+  type ServerBodyInput,
+} from '@kubik/contract';
 import { useMutation } from '@tanstack/react-query';
 import { useFormContext, useWatch } from 'react-hook-form';
 import { z } from 'zod';
@@ -53,10 +62,18 @@ export function ServerFormFields({ server, onSave, onCancel }: ServerFormProps) 
 
       <FieldGroup legend="Выдача в игре (RCON)">
         <p className="muted">
-          Покупки, привилегии и наборы выдаются командами по RCON. В server.properties сервера: enable-rcon=true, rcon.port и rcon.password — тот же пароль, что здесь.
+          Покупки, привилегии и наборы выдаются командами по RCON. В server.properties сервера: enable-rcon=true, rcon.port и rcon.password
+          — тот же пароль, что здесь.
         </p>
         <div className="form-grid">
-          <TextField name="rcon_host" label="Адрес RCON" placeholder={address || 'как у сервера'} hint="Пусто — адрес сервера." autoComplete="off" spellCheck={false} />
+          <TextField
+            name="rcon_host"
+            label="Адрес RCON"
+            placeholder={address || 'как у сервера'}
+            hint="Пусто — адрес сервера."
+            autoComplete="off"
+            spellCheck={false}
+          />
           <NumberField name="rcon_port" label="Порт RCON" empty={null} placeholder={String(DEFAULT_RCON_PORT)} />
         </div>
         <TextField
@@ -67,7 +84,9 @@ export function ServerFormFields({ server, onSave, onCancel }: ServerFormProps) 
           disabled={clearing}
           hint={server?.has_rcon_password ? 'Пароль задан. Оставьте поле пустым, чтобы не менять его.' : 'Пароль не задан.'}
         />
-        {server?.has_rcon_password && <CheckboxField name="clear_password" label="Удалить пароль RCON (выдача на этот сервер отключится)" />}
+        {server?.has_rcon_password && (
+          <CheckboxField name="clear_password" label="Удалить пароль RCON (выдача на этот сервер отключится)" />
+        )}
         <TextField
           name="command_template"
           label="Шаблон команды выдачи"
@@ -86,7 +105,10 @@ export function ServerFormFields({ server, onSave, onCancel }: ServerFormProps) 
 /** «Проверить RCON»: logs in with what the form holds now and runs `list`; shows the answer or exactly why not. */
 function RconCheck({ serverId }: { serverId: number | undefined }) {
   const { control } = useFormContext<Values>();
-  const [ip, host, port, password, clearing] = useWatch({ control, name: ['ip_address', 'rcon_host', 'rcon_port', 'rcon_password', 'clear_password'] });
+  const [ip, host, port, password, clearing] = useWatch({
+    control,
+    name: ['ip_address', 'rcon_host', 'rcon_port', 'rcon_password', 'clear_password'],
+  });
   const check = useMutation({
     mutationFn: () =>
       checkRcon({
@@ -98,7 +120,11 @@ function RconCheck({ serverId }: { serverId: number | undefined }) {
       }),
   });
   const result: RconCheckResponse | undefined = check.data;
-  const failure = check.error ? (check.error instanceof ApiError && check.error.message ? check.error.message : 'Не удалось проверить RCON') : null;
+  const failure = check.error
+    ? check.error instanceof ApiError && check.error.message
+      ? check.error.message
+      : 'Не удалось проверить RCON'
+    : null;
   return (
     <div className="rcon-check">
       <button type="button" className="btn" disabled={check.isPending || clearing} onClick={() => check.mutate()}>

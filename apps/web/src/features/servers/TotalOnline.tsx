@@ -18,7 +18,11 @@ export function TotalOnline() {
 
 function Total({ n, anyOnline, placeholder = false }: { n: number; anyOnline: boolean; placeholder?: boolean }) {
   return (
-    <p className="srv-total" data-testid={placeholder ? undefined : 'total-online'} style={placeholder ? { visibility: 'hidden' } : undefined}>
+    <p
+      className="srv-total"
+      data-testid={placeholder ? undefined : 'total-online'}
+      style={placeholder ? { visibility: 'hidden' } : undefined}
+    >
       <span className={`srv-dot ${anyOnline ? 'srv-dot-online' : 'srv-dot-offline'}`} aria-hidden="true" />
       <span>
         Сейчас {plural(n, ['играет', 'играют', 'играют'])}: <strong>{n}</strong> {plural(n, ['игрок', 'игрока', 'игроков'])}

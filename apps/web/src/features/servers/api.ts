@@ -1,4 +1,12 @@
-import type { AdminServersListResponse, MessageResponse, MonitorResponse, RconCheckResponse, ServerBodyInput, ServerSaveResponse, ServersListResponse } from '@kubik/contract';
+import type {
+  AdminServersListResponse,
+  MessageResponse,
+  MonitorResponse,
+  RconCheckResponse,
+  ServerBodyInput,
+  ServerSaveResponse,
+  ServersListResponse,
+} from '@kubik/contract';
 import { api } from '../../lib/api.ts';
 
 /** Every servers query starts with this key, so one invalidation refreshes the public and admin lists. */
@@ -15,8 +23,13 @@ export const createServer = (body: ServerBodyInput) => api<ServerSaveResponse>('
 export const updateServer = (id: number, body: ServerBodyInput) => api<ServerSaveResponse>(`/api/servers/${id}`, { method: 'PUT', body });
 export const deleteServer = (id: number) => api<MessageResponse>(`/api/servers/${id}`, { method: 'DELETE' });
 /** «Проверить RCON»: the form's settings (a saved server's stored ones for what is left empty). */
-export const checkRcon = (body: { server_id?: number; ip_address: string; rcon_host: string | null; rcon_port: number | null; rcon_password: string }) =>
-  api<RconCheckResponse>('/api/servers/rcon-check', { method: 'POST', body });
+export const checkRcon = (body: {
+  server_id?: number;
+  ip_address: string;
+  rcon_host: string | null;
+  rcon_port: number | null;
+  rcon_password: string;
+}) => api<RconCheckResponse>('/api/servers/rcon-check', { method: 'POST', body });
 
 /** `host` for the default port, `host:port` otherwise; IPv6 in brackets. */
 export function serverAddress(host: string, port: number): string {

@@ -31,7 +31,13 @@ export function AdminCategories() {
     { header: 'Название', cell: (c) => c.name, kind: 'main' },
     { header: 'Товаров', cell: (c) => c.items, kind: 'num' },
     { header: 'Порядок', cell: (c) => c.position, kind: 'num' },
-    { header: 'Действия', kind: 'actions', cell: (c) => <RowActions what={`категорию «${c.name}»`} onEdit={() => crud.openEdit(c)} onDelete={() => crud.remove(c)} busy={crud.removing} /> },
+    {
+      header: 'Действия',
+      kind: 'actions',
+      cell: (c) => (
+        <RowActions what={`категорию «${c.name}»`} onEdit={() => crud.openEdit(c)} onDelete={() => crud.remove(c)} busy={crud.removing} />
+      ),
+    },
   ];
   return (
     <AdminSection
@@ -43,18 +49,35 @@ export function AdminCategories() {
       }
     >
       <p className="muted">Категорию с товарами удалить нельзя — сначала перенесите товары. При переименовании товары остаются в ней.</p>
-      <QueryState query={crud.list} loading="Загрузка категорий..." error="Не удалось загрузить категории" empty="Категорий нет. Добавьте первую.">
+      <QueryState
+        query={crud.list}
+        loading="Загрузка категорий..."
+        error="Не удалось загрузить категории"
+        empty="Категорий нет. Добавьте первую."
+      >
         {(rows) => <DataTable label="Категории" rows={rows} columns={columns} rowKey={(c) => c.id} />}
       </QueryState>
       <Modal open={crud.editing !== undefined} title={crud.editing ? 'Изменить категорию' : 'Добавить категорию'} onClose={crud.close}>
-        {crud.editing !== undefined && <CategoryForm key={crud.editing?.id ?? 'new'} category={crud.editing} onSave={crud.save} onCancel={crud.close} />}
+        {crud.editing !== undefined && (
+          <CategoryForm key={crud.editing?.id ?? 'new'} category={crud.editing} onSave={crud.save} onCancel={crud.close} />
+        )}
       </Modal>
     </AdminSection>
   );
 }
 
-function CategoryForm({ category, onSave, onCancel }: { category: ShopCategory | null; onSave: (body: ShopCategoryBody) => Promise<void>; onCancel: () => void }) {
-  const form = useSchemaForm(ShopCategoryBody, { defaultValues: { name: category?.name ?? '', ...(category && { position: category.position }) } });
+function CategoryForm({
+  category,
+  onSave,
+  onCancel,
+}: {
+  category: ShopCategory | null;
+  onSave: (body: ShopCategoryBody) => Promise<void>;
+  onCancel: () => void;
+}) {
+  const form = useSchemaForm(ShopCategoryBody, {
+    defaultValues: { name: category?.name ?? '', ...(category && { position: category.position }) },
+  });
   return (
     <Form form={form} onSubmit={onSave}>
       <TextField name="name" label="Название" maxLength={32} autoComplete="off" />

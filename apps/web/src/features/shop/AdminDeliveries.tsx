@@ -1,4 +1,11 @@
-import { DELIVERY_SOURCE_TEXT, DELIVERY_SOURCES, DELIVERY_STATES, type AdminDelivery, type DeliverySource, type DeliveryState } from '@kubik/contract';
+import {
+  DELIVERY_SOURCE_TEXT,
+  DELIVERY_SOURCES,
+  DELIVERY_STATES,
+  type AdminDelivery,
+  type DeliverySource,
+  type DeliveryState,
+} from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
@@ -9,7 +16,16 @@ import { ApiError } from '../../lib/api.ts';
 import { formatDateTime, formatRub } from '../../lib/format.ts';
 import { AUDIT_KEY } from '../../lib/query-keys.ts';
 import { useNotify } from '../../providers/notifications.tsx';
-import { ADMIN_ITEMS_KEY, ADMIN_SERVERS_KEY, DELIVERIES_KEY, fetchDeliveries, fetchShopServers, refundDelivery, resendDelivery, SHOP_KEY } from './api.ts';
+import {
+  ADMIN_ITEMS_KEY,
+  ADMIN_SERVERS_KEY,
+  DELIVERIES_KEY,
+  fetchDeliveries,
+  fetchShopServers,
+  refundDelivery,
+  resendDelivery,
+  SHOP_KEY,
+} from './api.ts';
 import { DELIVERY_TONE, deliveryText, isMoving, WAITING_TEXT } from './deliveryState.ts';
 
 const canAct = (s: DeliveryState) => s === 'failed' || s === 'unknown' || s === 'pending';
@@ -49,11 +65,17 @@ export function AdminDeliveries() {
   const busy = resend.isPending || refund.isPending;
 
   function askResend(d: AdminDelivery, serverId?: number) {
-    if (d.state === 'unknown' && !window.confirm('Сервер не ответил на команду — она могла выполниться. Проверьте в игре. Выдать ещё раз?')) return;
+    if (d.state === 'unknown' && !window.confirm('Сервер не ответил на команду — она могла выполниться. Проверьте в игре. Выдать ещё раз?'))
+      return;
     resend.mutate({ d, serverId });
   }
   function askRefund(d: AdminDelivery) {
-    if (window.confirm(`Вернуть игроку ${d.username ?? ''} ${formatRub(d.amount ?? 0)} за «${d.label}» × ${d.quantity ?? 1}? Выдача будет отменена.`)) refund.mutate(d);
+    if (
+      window.confirm(
+        `Вернуть игроку ${d.username ?? ''} ${formatRub(d.amount ?? 0)} за «${d.label}» × ${d.quantity ?? 1}? Выдача будет отменена.`,
+      )
+    )
+      refund.mutate(d);
   }
 
   const columns: Column<AdminDelivery>[] = [
@@ -79,9 +101,18 @@ export function AdminDeliveries() {
       header: 'Сервер',
       cell: (d) => (
         <>
-          {d.server_name ?? <span className="muted">{d.server_scope === 'all' ? 'все серверы с RCON' : d.server_scope === 'only' ? 'единственный с RCON' : 'удалён'}</span>}
+          {d.server_name ?? (
+            <span className="muted">
+              {d.server_scope === 'all' ? 'все серверы с RCON' : d.server_scope === 'only' ? 'единственный с RCON' : 'удалён'}
+            </span>
+          )}
           {d.waiting === 'no_server' && d.state === 'pending' && (
-            <MoveToServer delivery={d} servers={servers.data?.servers ?? []} disabled={busy} onMove={(serverId) => askResend(d, serverId)} />
+            <MoveToServer
+              delivery={d}
+              servers={servers.data?.servers ?? []}
+              disabled={busy}
+              onMove={(serverId) => askResend(d, serverId)}
+            />
           )}
         </>
       ),
@@ -108,7 +139,9 @@ export function AdminDeliveries() {
           {d.command && <code className="shop-command">{d.command}</code>}
           {d.reply && <div>{d.reply}</div>}
           {d.last_error && <div className="shop-error-text">{d.last_error}</div>}
-          {d.state === 'pending' && d.next_attempt_at > Date.now() && <div className="muted-small">Следующая попытка: {formatDateTime(d.next_attempt_at)}</div>}
+          {d.state === 'pending' && d.next_attempt_at > Date.now() && (
+            <div className="muted-small">Следующая попытка: {formatDateTime(d.next_attempt_at)}</div>
+          )}
         </div>
       ),
     },
@@ -165,14 +198,32 @@ export function AdminDeliveries() {
       }
     >
       <QueryState query={list} loading="Загрузка выдач..." error="Не удалось загрузить выдачи" empty="Выдач пока нет">
-        {(deliveries) => <DataTable label="Выдача в игре" rows={deliveries} columns={columns} rowKey={(d) => d.id} rowProps={(d) => ({ 'data-testid': `delivery-${d.id}` })} />}
+        {(deliveries) => (
+          <DataTable
+            label="Выдача в игре"
+            rows={deliveries}
+            columns={columns}
+            rowKey={(d) => d.id}
+            rowProps={(d) => ({ 'data-testid': `delivery-${d.id}` })}
+          />
+        )}
       </QueryState>
     </AdminSection>
   );
 }
 
 /** A delivery with no server to go to (its own was deleted, or none was chosen) can be sent to another. */
-function MoveToServer({ delivery, servers, disabled, onMove }: { delivery: AdminDelivery; servers: { id: number; name: string; rcon: boolean }[]; disabled: boolean; onMove: (serverId: number) => void }) {
+function MoveToServer({
+  delivery,
+  servers,
+  disabled,
+  onMove,
+}: {
+  delivery: AdminDelivery;
+  servers: { id: number; name: string; rcon: boolean }[];
+  disabled: boolean;
+  onMove: (serverId: number) => void;
+}) {
   const id = useId();
   const choices = servers.filter((s) => s.rcon && s.id !== delivery.server_id);
   if (choices.length === 0) return null;

@@ -63,7 +63,11 @@ function AdminItems() {
   });
 
   const columns: Column<ShopItemAdmin>[] = [
-    { header: 'Иконка', kind: 'media', cell: (i) => <img src={i.icon} alt="" width={32} height={32} loading="lazy" className="pixelated shop-icon" /> },
+    {
+      header: 'Иконка',
+      kind: 'media',
+      cell: (i) => <img src={i.icon} alt="" width={32} height={32} loading="lazy" className="pixelated shop-icon" />,
+    },
     {
       header: 'Название',
       kind: 'main',
@@ -91,8 +95,15 @@ function AdminItems() {
     },
     { header: 'Категория', cell: (i) => i.category },
     { header: 'Minecraft ID', cell: (i) => <code>{i.item_id_minecraft}</code> },
-    { header: 'Статус', cell: (i) => (i.status === ON_SALE ? <Badge tone="success">Активен</Badge> : <Badge tone="neutral">Неактивен</Badge>) },
-    { header: 'Действия', kind: 'actions', cell: (i) => <ItemMenu item={i} onEdit={() => crud.openEdit(i)} onDelete={() => crud.remove(i)} /> },
+    {
+      header: 'Статус',
+      cell: (i) => (i.status === ON_SALE ? <Badge tone="success">Активен</Badge> : <Badge tone="neutral">Неактивен</Badge>),
+    },
+    {
+      header: 'Действия',
+      kind: 'actions',
+      cell: (i) => <ItemMenu item={i} onEdit={() => crud.openEdit(i)} onDelete={() => crud.remove(i)} />,
+    },
   ];
 
   return (
@@ -104,11 +115,26 @@ function AdminItems() {
         </button>
       }
     >
-      <QueryState query={crud.list} loading="Загрузка товаров..." error="Ошибка загрузки товаров" empty="Товаров пока нет. Добавьте первый.">
-        {(items) => <DataTable label="Товары" rows={items} columns={columns} rowKey={(i) => i.id} rowProps={(i) => ({ 'data-testid': `admin-item-${i.id}` })} />}
+      <QueryState
+        query={crud.list}
+        loading="Загрузка товаров..."
+        error="Ошибка загрузки товаров"
+        empty="Товаров пока нет. Добавьте первый."
+      >
+        {(items) => (
+          <DataTable
+            label="Товары"
+            rows={items}
+            columns={columns}
+            rowKey={(i) => i.id}
+            rowProps={(i) => ({ 'data-testid': `admin-item-${i.id}` })}
+          />
+        )}
       </QueryState>
       <Modal open={crud.editing !== undefined} title={crud.editing ? 'Изменить товар' : 'Добавить товар'} onClose={crud.close} wide>
-        {crud.editing !== undefined && <ItemForm key={crud.editing?.id ?? 'new'} item={crud.editing} onSave={crud.save} onCancel={crud.close} />}
+        {crud.editing !== undefined && (
+          <ItemForm key={crud.editing?.id ?? 'new'} item={crud.editing} onSave={crud.save} onCancel={crud.close} />
+        )}
       </Modal>
     </AdminSection>
   );

@@ -1,9 +1,26 @@
-import { DEFAULT_CATEGORY, DEFAULT_ITEM_ID, ITEM_COMMAND_PLACEHOLDERS, MAX_ITEM_COMMANDS, OFF_SALE, ON_SALE, ShopItemCreateBody, type ShopItemAdmin } from '@kubik/contract';
+import {
+  DEFAULT_CATEGORY,
+  DEFAULT_ITEM_ID,
+  ITEM_COMMAND_PLACEHOLDERS,
+  MAX_ITEM_COMMANDS,
+  OFF_SALE,
+  ON_SALE,
+  ShopItemCreateBody,
+  type ShopItemAdmin,
+} from '@kubik/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useFormContext, useWatch } from 'react-hook-form';
 import { z } from 'zod';
 import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
-import { FieldGroup, ImageUrlField, MoneyField, NumberField, SelectField, TextAreaField, TextField } from '../../components/form/fields.tsx';
+import {
+  FieldGroup,
+  ImageUrlField,
+  MoneyField,
+  NumberField,
+  SelectField,
+  TextAreaField,
+  TextField,
+} from '../../components/form/fields.tsx';
 import { ADMIN_SERVERS_KEY, CATEGORIES_KEY, fetchCategories, fetchShopServers } from './api.ts';
 
 /** The item's body with the delivery server as the select has it: 'default' (the server chooses), '' (none) or an id. */
@@ -48,7 +65,9 @@ export function ItemForm({ item, onSave, onCancel }: ItemFormProps) {
   const statuses = [ON_SALE, OFF_SALE, ...(status !== ON_SALE && status !== OFF_SALE ? [status] : [])];
   const fallback = servers.data?.servers.find((s) => s.id === servers.data?.default_server_id);
   const serverOptions = [
-    ...(item ? [] : [{ value: 'default', label: fallback ? `По умолчанию: ${fallback.name}` : 'По умолчанию (единственный сервер с RCON)' }]),
+    ...(item
+      ? []
+      : [{ value: 'default', label: fallback ? `По умолчанию: ${fallback.name}` : 'По умолчанию (единственный сервер с RCON)' }]),
     { value: '', label: 'Не выбран — выдача подождёт' },
     ...(servers.data?.servers ?? []).map((s) => ({ value: String(s.id), label: `${s.name}${s.rcon ? '' : ' (RCON не настроен)'}` })),
   ];
@@ -56,14 +75,27 @@ export function ItemForm({ item, onSave, onCancel }: ItemFormProps) {
     <Form form={form} onSubmit={(values) => onSave(toBody(values))}>
       <div className="form-grid">
         <TextField name="name" label="Название" maxLength={100} autoComplete="off" />
-        <TextField name="item_id_minecraft" label="Minecraft ID" maxLength={100} autoComplete="off" spellCheck={false} hint="Например, diamond_sword" />
+        <TextField
+          name="item_id_minecraft"
+          label="Minecraft ID"
+          maxLength={100}
+          autoComplete="off"
+          spellCheck={false}
+          hint="Например, diamond_sword"
+        />
         <MoneyField name="price" label="Цена, ₽" />
         <NumberField name="count" label="Количество" />
       </div>
       <ImageUrlField name="icon" label="Ссылка на иконку" placeholder="https://…" />
       <TextAreaField name="description" label="Описание" maxLength={2000} rows={3} />
       <div className="form-grid">
-        <SelectField key={categories.data ? 'categories' : 'loading'} name="category" label="Категория" options={categoryOptions} disabled={categories.isPending} />
+        <SelectField
+          key={categories.data ? 'categories' : 'loading'}
+          name="category"
+          label="Категория"
+          options={categoryOptions}
+          disabled={categories.isPending}
+        />
         <SelectField name="status" label="Статус" options={statuses.map((s) => ({ value: s, label: s }))} />
       </div>
       {/* Mounted again once the servers are in, so the select shows the item's server among them. */}
@@ -75,7 +107,11 @@ export function ItemForm({ item, onSave, onCancel }: ItemFormProps) {
         disabled={servers.isPending}
         hint={servers.isError ? 'Не удалось загрузить список серверов' : undefined}
       />
-      <NumberField name="pieces" label="Штук за покупку" hint="Сколько штук получает игрок за одну покупку, например 16 для «Алмазы ×16»." />
+      <NumberField
+        name="pieces"
+        label="Штук за покупку"
+        hint="Сколько штук получает игрок за одну покупку, например 16 для «Алмазы ×16»."
+      />
       <CommandsField />
       <FormErrors />
       <FormActions onCancel={onCancel} />
@@ -102,8 +138,19 @@ function CommandsField() {
       </p>
       {commands.map((_, i) => (
         <div className="item-command" key={i}>
-          <TextField name={`commands.${i}`} label={`Команда ${i + 1}`} autoComplete="off" spellCheck={false} placeholder="give {player} minecraft:{item} {quantity}" />
-          <button type="button" className="btn btn-small" aria-label={`Удалить команду ${i + 1}`} onClick={() => set(getValues('commands').filter((__, j) => j !== i))}>
+          <TextField
+            name={`commands.${i}`}
+            label={`Команда ${i + 1}`}
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="give {player} minecraft:{item} {quantity}"
+          />
+          <button
+            type="button"
+            className="btn btn-small"
+            aria-label={`Удалить команду ${i + 1}`}
+            onClick={() => set(getValues('commands').filter((__, j) => j !== i))}
+          >
             Удалить
           </button>
         </div>

@@ -101,7 +101,13 @@ function PurchaseForm({ item, balance, onClose, onBought, onFailed }: PurchaseMo
             aria-describedby={shown ? errorId : undefined}
             onChange={(e) => change(e.target.value)}
           />
-          <button type="button" className="btn" aria-label="Увеличить количество" disabled={processing || n >= stock} onClick={() => step(1)}>
+          <button
+            type="button"
+            className="btn"
+            aria-label="Увеличить количество"
+            disabled={processing || n >= stock}
+            onClick={() => step(1)}
+          >
             +
           </button>
         </div>

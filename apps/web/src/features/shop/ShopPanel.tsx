@@ -85,7 +85,13 @@ function ItemCard({ item, onBuy }: { item: ShopItem; onBuy: () => void }) {
       <p className="shop-card-count" data-testid="shop-item-count">
         {soldOut ? 'Нет в наличии' : `Осталось: ${item.count} шт.`}
       </p>
-      <button type="button" className="btn btn-primary btn-block" disabled={soldOut} onClick={onBuy} aria-label={soldOut ? `Закончился: ${item.name}` : `Купить: ${item.name}`}>
+      <button
+        type="button"
+        className="btn btn-primary btn-block"
+        disabled={soldOut}
+        onClick={onBuy}
+        aria-label={soldOut ? `Закончился: ${item.name}` : `Купить: ${item.name}`}
+      >
         {soldOut ? 'Закончился' : 'Купить'}
       </button>
     </article>

@@ -63,11 +63,16 @@ export function fetchDeliveries(state: DeliveryState | '', source: DeliverySourc
 }
 /** Back into the queue; serverId moves it to another server. */
 export const resendDelivery = (id: number, serverId?: number) =>
-  api<DeliveryActionResponse>(`/api/admin/deliveries/${id}/resend`, { method: 'POST', body: serverId === undefined ? {} : { server_id: serverId } });
+  api<DeliveryActionResponse>(`/api/admin/deliveries/${id}/resend`, {
+    method: 'POST',
+    body: serverId === undefined ? {} : { server_id: serverId },
+  });
 export const refundDelivery = (id: number) => api<DeliveryActionResponse>(`/api/shop/admin/deliveries/${id}/refund`, { method: 'POST' });
 
 /** The owner's categories in their order (one shape under CATEGORIES_KEY for every screen). */
 export const fetchCategories = async () => (await api<ShopCategoriesResponse>('/api/shop/admin/categories')).categories;
-export const createCategory = (body: ShopCategoryBody) => api<ShopCategorySaveResponse>('/api/shop/admin/categories', { method: 'POST', body });
-export const updateCategory = (id: number, body: ShopCategoryBody) => api<ShopCategorySaveResponse>(`/api/shop/admin/categories/${id}`, { method: 'PUT', body });
+export const createCategory = (body: ShopCategoryBody) =>
+  api<ShopCategorySaveResponse>('/api/shop/admin/categories', { method: 'POST', body });
+export const updateCategory = (id: number, body: ShopCategoryBody) =>
+  api<ShopCategorySaveResponse>(`/api/shop/admin/categories/${id}`, { method: 'PUT', body });
 export const deleteCategory = (id: number) => api<MessageResponse>(`/api/shop/admin/categories/${id}`, { method: 'DELETE' });

@@ -49,34 +49,97 @@ function SettingsForm({ data }: { data: AdminSiteSettings }) {
       }}
     >
       <FieldGroup legend="Основное">
-        <TextField name="name" label="Название сайта" maxLength={64} autoComplete="off" hint={byDefault('name', 'В шапке, заголовке вкладки и подвале.')} />
-        <TextAreaField name="description" label="Краткое описание" rows={2} maxLength={200} hint={byDefault('description', 'Пара строк о сервере: идёт в описание для поисковиков, если оно пустое.')} />
+        <TextField
+          name="name"
+          label="Название сайта"
+          maxLength={64}
+          autoComplete="off"
+          hint={byDefault('name', 'В шапке, заголовке вкладки и подвале.')}
+        />
+        <TextAreaField
+          name="description"
+          label="Краткое описание"
+          rows={2}
+          maxLength={200}
+          hint={byDefault('description', 'Пара строк о сервере: идёт в описание для поисковиков, если оно пустое.')}
+        />
         <ImageUrlField name="logo_url" label="Логотип" hint={byDefault('logo_url', 'Квадратная картинка; пусто — стандартный кубик.')} />
-        <ImageUrlField name="favicon_url" label="Значок вкладки" hint={byDefault('favicon_url', 'PNG, SVG или ICO; пусто — стандартный.')} />
-        <TextField name="accent_color" label="Цвет акцента" type="color" className="color-input" hint={byDefault('accent_color', 'Кнопки, ссылки и выделение.')} />
+        <ImageUrlField
+          name="favicon_url"
+          label="Значок вкладки"
+          hint={byDefault('favicon_url', 'PNG, SVG или ICO; пусто — стандартный.')}
+        />
+        <TextField
+          name="accent_color"
+          label="Цвет акцента"
+          type="color"
+          className="color-input"
+          hint={byDefault('accent_color', 'Кнопки, ссылки и выделение.')}
+        />
       </FieldGroup>
       <FieldGroup legend="Главная страница">
-        <TextField name="game_address" label="Адрес сервера" placeholder="play.example.ru" autoComplete="off" spellCheck={false} hint={byDefault('game_address', 'Показывается на главной с кнопкой «Скопировать». Пусто — не показывать.')} />
+        <TextField
+          name="game_address"
+          label="Адрес сервера"
+          placeholder="play.example.ru"
+          autoComplete="off"
+          spellCheck={false}
+          hint={byDefault('game_address', 'Показывается на главной с кнопкой «Скопировать». Пусто — не показывать.')}
+        />
       </FieldGroup>
       <FieldGroup legend="Поддержка">
         <TextField name="support_vk" label="ВКонтакте" type="url" placeholder="https://vk.com/…" hint={byDefault('support_vk')} />
         <TextField name="support_telegram" label="Telegram" type="url" placeholder="https://t.me/…" hint={byDefault('support_telegram')} />
-        <TextField name="support_discord" label="Discord" type="url" placeholder="https://discord.gg/…" hint={byDefault('support_discord')} />
-        <TextField name="support_email" label="Почта поддержки" type="email" placeholder="support@example.ru" hint={byDefault('support_email', 'Пустая ссылка или почта не показывается.')} />
+        <TextField
+          name="support_discord"
+          label="Discord"
+          type="url"
+          placeholder="https://discord.gg/…"
+          hint={byDefault('support_discord')}
+        />
+        <TextField
+          name="support_email"
+          label="Почта поддержки"
+          type="email"
+          placeholder="support@example.ru"
+          hint={byDefault('support_email', 'Пустая ссылка или почта не показывается.')}
+        />
       </FieldGroup>
       <FieldGroup legend="Лаунчер">
         <TextField name="launcher_version" label="Версия лаунчера" maxLength={32} hint={byDefault('launcher_version')} />
-        <TextField name="launcher_windows_url" label="Лаунчер для Windows" placeholder="/downloads/Launcher.exe или https://…" hint={byDefault('launcher_windows_url', 'Файл из папки downloads на сервере (/downloads/…) или внешняя ссылка.')} />
-        <TextField name="launcher_linux_url" label="Лаунчер для Linux" placeholder="/downloads/Launcher.AppImage или https://…" hint={byDefault('launcher_linux_url')} />
+        <TextField
+          name="launcher_windows_url"
+          label="Лаунчер для Windows"
+          placeholder="/downloads/Launcher.exe или https://…"
+          hint={byDefault('launcher_windows_url', 'Файл из папки downloads на сервере (/downloads/…) или внешняя ссылка.')}
+        />
+        <TextField
+          name="launcher_linux_url"
+          label="Лаунчер для Linux"
+          placeholder="/downloads/Launcher.AppImage или https://…"
+          hint={byDefault('launcher_linux_url')}
+        />
       </FieldGroup>
       <FieldGroup legend="Подвал и реквизиты">
         <TextAreaField name="footer_text" label="Текст в подвале" rows={3} maxLength={500} hint={byDefault('footer_text')} />
-        <TextField name="legal_seller" label="Продавец" maxLength={200} placeholder="ИП Иванов Иван Иванович" hint={byDefault('legal_seller', 'Платёжные системы требуют показывать продавца и его ИНН/ОГРН.')} />
+        <TextField
+          name="legal_seller"
+          label="Продавец"
+          maxLength={200}
+          placeholder="ИП Иванов Иван Иванович"
+          hint={byDefault('legal_seller', 'Платёжные системы требуют показывать продавца и его ИНН/ОГРН.')}
+        />
         <TextField name="legal_inn" label="ИНН" inputMode="numeric" maxLength={12} hint={byDefault('legal_inn')} />
         <TextField name="legal_ogrn" label="ОГРН / ОГРНИП" inputMode="numeric" maxLength={15} hint={byDefault('legal_ogrn')} />
       </FieldGroup>
       <FieldGroup legend="Поисковики">
-        <TextAreaField name="seo_description" label="Описание для поисковиков" rows={3} maxLength={300} hint={byDefault('seo_description', 'Тег description: его показывают Яндекс и Google под названием сайта.')} />
+        <TextAreaField
+          name="seo_description"
+          label="Описание для поисковиков"
+          rows={3}
+          maxLength={300}
+          hint={byDefault('seo_description', 'Тег description: его показывают Яндекс и Google под названием сайта.')}
+        />
       </FieldGroup>
       <FormErrors />
       <FormActions />

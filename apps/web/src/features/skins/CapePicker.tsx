@@ -55,13 +55,21 @@ export function CapePicker({ onChosen }: { onChosen: (cape: Cape | null) => void
       </label>
       {list.map((cape) => (
         <label key={cape.id} className="checkbox cape-option">
-          <input type="radio" name={`${ids}-cape`} checked={selected === cape.id} disabled={save.isPending} onChange={() => pick(cape.id)} />
+          <input
+            type="radio"
+            name={`${ids}-cape`}
+            checked={selected === cape.id}
+            disabled={save.isPending}
+            onChange={() => pick(cape.id)}
+          />
           <img className="cape-thumb" src={cape.url} alt="" width={48} height={24} />
           {cape.title}
         </label>
       ))}
       <p className="hint" id={`${ids}-hint`}>
-        {list.length === 0 ? 'Плащей у вас пока нет: их выдаёт администрация или дают донат-привилегии.' : 'Выбранный плащ виден в игре и в предпросмотре.'}
+        {list.length === 0
+          ? 'Плащей у вас пока нет: их выдаёт администрация или дают донат-привилегии.'
+          : 'Выбранный плащ виден в игре и в предпросмотре.'}
       </p>
     </fieldset>
   );

@@ -147,14 +147,30 @@ export function SkinPanel({ username, skin }: { username: string; skin: SkinInfo
       <fieldset className="skin-options">
         <legend>Модель рук</legend>
         <label className="checkbox">
-          <input type="radio" name={`${ids}-model`} value="default" checked={model === 'default'} onChange={() => chooseModel('default')} disabled={saveModel.isPending} />
+          <input
+            type="radio"
+            name={`${ids}-model`}
+            value="default"
+            checked={model === 'default'}
+            onChange={() => chooseModel('default')}
+            disabled={saveModel.isPending}
+          />
           Обычные (4 пикселя)
         </label>
         <label className="checkbox">
-          <input type="radio" name={`${ids}-model`} value="slim" checked={model === 'slim'} onChange={() => chooseModel('slim')} disabled={saveModel.isPending} />
+          <input
+            type="radio"
+            name={`${ids}-model`}
+            value="slim"
+            checked={model === 'slim'}
+            onChange={() => chooseModel('slim')}
+            disabled={saveModel.isPending}
+          />
           Тонкие (3 пикселя)
         </label>
-        <p className="hint">{skin.custom ? 'Модель сохраняется и видна в игре.' : 'У стандартного скина модель меняется только в предпросмотре.'}</p>
+        <p className="hint">
+          {skin.custom ? 'Модель сохраняется и видна в игре.' : 'У стандартного скина модель меняется только в предпросмотре.'}
+        </p>
       </fieldset>
 
       <fieldset className="skin-options">

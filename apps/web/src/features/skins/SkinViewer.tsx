@@ -78,7 +78,14 @@ export function SkinViewer({ skinUrl, model, innerLayer, outerLayer, back, capeU
       (lib) => {
         if (gone) return;
         try {
-          viewer = new lib.SkinViewer({ canvas, width: PREVIEW_WIDTH, height: PREVIEW_HEIGHT, fov: FOV, zoom: ZOOM, preserveDrawingBuffer: true });
+          viewer = new lib.SkinViewer({
+            canvas,
+            width: PREVIEW_WIDTH,
+            height: PREVIEW_HEIGHT,
+            fov: FOV,
+            zoom: ZOOM,
+            preserveDrawingBuffer: true,
+          });
         } catch {
           setError(TEXTS.noWebgl);
           return;
