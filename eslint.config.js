@@ -83,4 +83,20 @@ export default tseslint.config(
   },
   { files: ['**/*.{js,mjs}'], languageOptions: { globals: globals.node } },
   webLayers,
+  {
+    // A double imitates the real software from its protocol or format; one that borrowed the
+    // site's own code (apps/, packages/, the contract) would share the bugs it is there to catch.
+    files: ['testing/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '(^|/)(apps|packages)/', message: 'A test double is written without the code it tests.' },
+            { regex: '^@kubik/', message: 'A test double is written without the code it tests.' },
+          ],
+        },
+      ],
+    },
+  },
 );

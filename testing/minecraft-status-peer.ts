@@ -1,11 +1,12 @@
 import net from 'node:net';
-import { decodeVarInt, encodeString, packet } from '../apps/server/src/lib/minecraft/varint.ts';
 
 /**
- * A Minecraft server's status side, written from the protocol, for tests (the client's and the
- * browser's). 'modern' speaks Server List Ping 1.7+, 'legacy' is a 1.6 server (answers 0xFE,
- * kicks anything else), 'silent' accepts and never speaks, 'garbage' answers noise, 'close'
- * hangs up at once.
+ * A Minecraft Java server's status side as the vanilla server runs it (Varint21FrameDecoder,
+ * FriendlyByteBuf, ServerStatusPacketListenerImpl; the protocol as wiki.vg describes Server List
+ * Ping), for tests (the client's and the browser's). 'modern' speaks Server List Ping 1.7+,
+ * 'legacy' is a 1.6 server (answers 0xFE, kicks anything else), 'silent' accepts and never
+ * speaks, 'garbage' answers noise, 'close' hangs up at once. Its VarInt is its own, written from
+ * the protocol, so a mistake in the site's client cannot hide behind the same mistake here.
  */
 export type PeerMode = 'modern' | 'legacy' | 'silent' | 'garbage' | 'close';
 
@@ -20,6 +21,57 @@ export interface PeerOptions {
   noPong?: boolean;
   /** What 'garbage' answers; an HTTP error page by default. */
   garbage?: Buffer;
+}
+
+/** The peer was sent something the vanilla server would drop the connection for. */
+class Corrupt extends Error {}
+
+/**
+ * FriendlyByteBuf.readVarInt: 7 bits a byte, the lowest group first, the high bit set on every
+ * byte but the last; more than `maxBytes` bytes is "VarInt too big" (5 for a value; the frame
+ * length in front of each packet may take only 3, "length wider than 21-bit"). Null while the
+ * bytes have not all arrived.
+ */
+function readVarInt(buf: Buffer, offset: number, maxBytes = 5): { value: number; size: number } | null {
+  let value = 0;
+  for (let i = 0; i < maxBytes; i++) {
+    if (offset + i >= buf.length) return null;
+    const byte = buf[offset + i]!;
+    value |= (byte & 0x7f) << (7 * i);
+    if ((byte & 0x80) === 0) return { value, size: i + 1 };
+  }
+  throw new Corrupt('VarInt too big');
+}
+
+/** A field read inside a packet that is already whole: running out of bytes is an error there. */
+function field(body: Buffer, offset: number): { value: number; size: number } {
+  const v = readVarInt(body, offset);
+  if (!v) throw new Corrupt('packet cut short');
+  return v;
+}
+
+/** FriendlyByteBuf.writeVarInt; a negative number takes all five bytes (two's complement). */
+function writeVarInt(value: number): Buffer {
+  const bytes: number[] = [];
+  let v = value >>> 0;
+  while (v >= 0x80) {
+    bytes.push((v & 0x7f) | 0x80);
+    v >>>= 7;
+  }
+  bytes.push(v);
+  return Buffer.from(bytes);
+}
+
+/** One packet on the wire (no compression in the status state): length, id, payload. */
+function frame(id: number, payload: Buffer): Buffer {
+  const body = Buffer.concat([writeVarInt(id), payload]);
+  return Buffer.concat([writeVarInt(body.length), body]);
+}
+
+/** FriendlyByteBuf.writeUtf: the UTF-8 byte count as a VarInt, then the bytes. */
+function utf(text: string): Buffer {
+  const bytes = Buffer.from(text, 'utf8');
+  return Buffer.concat([writeVarInt(bytes.length), bytes]);
 }
 
 export interface Handshake {
@@ -90,38 +142,48 @@ export class StatusPeer {
         return;
       }
       if (mode === 'legacy') return this.legacy(socket, buf);
-      for (;;) {
-        const len = decodeVarInt(buf);
-        if (!len || buf.length < len.size + len.value) return;
-        const body = buf.subarray(len.size, len.size + len.value);
-        buf = buf.subarray(len.size + len.value);
-        const id = decodeVarInt(body)!;
-        let at = id.size;
-        if (state === 'handshake' && id.value === 0) {
-          const protocol = decodeVarInt(body, at)!;
-          at += protocol.size;
-          const hostLen = decodeVarInt(body, at)!;
-          at += hostLen.size;
-          const host = body.subarray(at, at + hostLen.value).toString('utf8');
-          at += hostLen.value;
-          const port = body.readUInt16BE(at);
-          const nextState = decodeVarInt(body, at + 2)!.value;
-          this.handshakes.push({ protocol: protocol.value, host, port, nextState });
-          state = 'status';
-        } else if (state === 'status' && id.value === 0) {
-          const status = this.options.status ?? defaultStatus();
-          socket.write(packet(0x00, encodeString(typeof status === 'string' ? status : JSON.stringify(status))));
-          state = 'ping';
-        } else if (state === 'ping' && id.value === 1) {
-          if (this.options.noPong) return;
-          const pong = packet(0x01, body.subarray(at, at + 8));
-          const delay = this.options.pongDelayMs ?? 0;
-          if (delay > 0) setTimeout(() => !socket.destroyed && socket.end(pong), delay).unref();
-          else socket.end(pong);
-        } else {
-          socket.destroy();
-          return;
+      try {
+        for (;;) {
+          const len = readVarInt(buf, 0, 3);
+          if (!len || buf.length < len.size + len.value) return;
+          const body = buf.subarray(len.size, len.size + len.value);
+          buf = buf.subarray(len.size + len.value);
+          const id = field(body, 0);
+          let at = id.size;
+          if (state === 'handshake' && id.value === 0) {
+            // Handshake: protocol version, server address (a string of at most 255), port, next state.
+            const protocol = field(body, at);
+            at += protocol.size;
+            const hostLen = field(body, at);
+            at += hostLen.size;
+            if (hostLen.value > 255 * 3 || at + hostLen.value + 2 > body.length) throw new Corrupt('bad handshake');
+            const host = body.subarray(at, at + hostLen.value).toString('utf8');
+            at += hostLen.value;
+            const port = body.readUInt16BE(at);
+            const nextState = field(body, at + 2).value;
+            this.handshakes.push({ protocol: protocol.value, host, port, nextState });
+            state = 'status';
+          } else if (state === 'status' && id.value === 0) {
+            // Status request, answered once; a second one is "Request already handled" (a disconnect).
+            const status = this.options.status ?? defaultStatus();
+            socket.write(frame(0x00, utf(typeof status === 'string' ? status : JSON.stringify(status))));
+            state = 'ping';
+          } else if ((state === 'status' || state === 'ping') && id.value === 1 && body.length - at >= 8) {
+            // Ping request: the same 8 bytes go back, then the server closes the connection.
+            if (this.options.noPong) return;
+            const pong = frame(0x01, body.subarray(at, at + 8));
+            const delay = this.options.pongDelayMs ?? 0;
+            if (delay > 0) setTimeout(() => !socket.destroyed && socket.end(pong), delay).unref();
+            else socket.end(pong);
+            return;
+          } else {
+            socket.destroy();
+            return;
+          }
         }
+      } catch (error) {
+        if (!(error instanceof Corrupt)) throw error;
+        socket.destroy();
       }
     });
   }

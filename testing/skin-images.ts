@@ -1,11 +1,23 @@
 import { crc32, deflateSync } from 'node:zlib';
-import sharp, { type PngOptions } from 'sharp';
-import { PNG_SIGNATURE } from '../apps/server/src/lib/skin/png.ts';
-import type { Rgba } from '../apps/server/src/lib/skin/skin-image.ts';
 
-// Skins and hostile files made in the tests, so every test knows exactly which pixels it sent.
+/*
+ * Skins and hostile files made in the tests, so every test knows exactly which pixels it sent.
+ * The PNG files are written here from the PNG specification (W3C, 3rd edition: signature,
+ * chunks with a CRC-32 over type and data, IHDR, PLTE/tRNS, zlib-compressed IDAT of filtered
+ * scanlines, IEND) with node:zlib's deflate and crc32 — as a paint program would write them, and
+ * without the site's own PNG code or image library, which the tests check.
+ */
 
 export type Colour = readonly [number, number, number, number];
+
+/** Pixels as 8-bit RGBA, row by row, the top row first. */
+export interface Rgba {
+  width: number;
+  height: number;
+  data: Buffer;
+}
+
+export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 export function blank(width: number, height: number): Rgba {
   return { width, height, data: Buffer.alloc(width * height * 4) };
@@ -55,12 +67,65 @@ export function testSkin(opts: { height?: 64 | 32; slim?: boolean; body?: Colour
   return img;
 }
 
-export function toPng(img: Rgba, opts: PngOptions = {}): Promise<Buffer> {
-  return sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } })
-    .png(opts)
-    .toBuffer();
+export interface PngOptions {
+  /** zlib level of the image data, 0 (stored) … 9; 6 by default, like libpng. */
+  compressionLevel?: number;
+  /** An indexed-colour file (colour type 3) with PLTE and tRNS; the image may hold at most 256 colours. */
+  palette?: boolean;
 }
 
+/**
+ * The image as a PNG file: 8-bit RGBA (colour type 6) or, with `palette`, 8-bit indexed colour.
+ * Every scanline uses filter type 0 (None), which every decoder must read.
+ */
+export function toPng(img: Rgba, opts: PngOptions = {}): Promise<Buffer> {
+  const { width, height, data } = img;
+  let colourType = 6;
+  let bytesPerPixel = 4;
+  let pixels = data;
+  const extra: Buffer[] = [];
+  if (opts.palette) {
+    const index = new Map<number, number>();
+    const indexed = Buffer.alloc(width * height);
+    for (let i = 0; i < width * height; i++) {
+      const rgba = data.readUInt32BE(i * 4);
+      let n = index.get(rgba);
+      if (n === undefined) {
+        n = index.size;
+        if (n === 256) throw new Error('toPng: more than 256 colours for a palette');
+        index.set(rgba, n);
+      }
+      indexed[i] = n;
+    }
+    const colours = [...index.keys()];
+    const plte = Buffer.alloc(colours.length * 3);
+    const trns = Buffer.alloc(colours.length);
+    colours.forEach((rgba, n) => {
+      plte.writeUIntBE(rgba >>> 8, n * 3, 3);
+      trns[n] = rgba & 0xff;
+    });
+    extra.push(chunk('PLTE', plte));
+    if (trns.some((a) => a !== 255)) extra.push(chunk('tRNS', trns));
+    colourType = 3;
+    bytesPerPixel = 1;
+    pixels = indexed;
+  }
+  const stride = width * bytesPerPixel;
+  const raw = Buffer.alloc(height * (1 + stride));
+  for (let y = 0; y < height; y++) pixels.copy(raw, y * (1 + stride) + 1, y * stride, (y + 1) * stride);
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = colourType;
+  // compression 0 (deflate), filter method 0, no interlace
+  const idat = deflateSync(raw, { level: opts.compressionLevel ?? 6 });
+  return Promise.resolve(
+    Buffer.concat([PNG_SIGNATURE, chunk('IHDR', ihdr), ...extra, chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]),
+  );
+}
+
+/** A chunk: data length, type, data, and the CRC-32 of type and data. */
 export function chunk(type: string, data: Buffer): Buffer {
   const head = Buffer.alloc(8);
   head.writeUInt32BE(data.length, 0);

@@ -8,7 +8,7 @@ import type { ScheduledJobSpec } from './jobs/index.ts';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private-files.ts';
 
 /**
- * Backups of the site's database (README «Эксплуатация»): `npm run backup -- --out FILE`, the
+ * Backups of the site's database (docs/operations.md): `npm run backup -- --out FILE`, the
  * daily job when BACKUP_DIR is set, and `npm run restore -- --from FILE` (cli/restore.ts).
  * - SQLite: SQLite's online backup API (better-sqlite3 `backup()`), page by page from a
  *   read-only connection of its own, so the site keeps answering and writing meanwhile and the
