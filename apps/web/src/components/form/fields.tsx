@@ -2,6 +2,7 @@ import { MEDIA_ACCEPT, MEDIA_MAX_BYTES, MEDIA_TEXTS, type MediaUploadResponse } 
 import {
   createContext,
   useContext,
+  useEffect,
   useId,
   useRef,
   useState,
@@ -11,6 +12,7 @@ import {
   type TextareaHTMLAttributes,
 } from 'react';
 import { useController, useFormContext, useWatch } from 'react-hook-form';
+import { z } from 'zod';
 import { api, ApiError } from '../../lib/api.ts';
 import { useFormMeta } from './Form.tsx';
 
@@ -138,6 +140,127 @@ export function CheckboxField({ name, label, hint, ...input }: InputProps) {
         </span>
       )}
     </div>
+  );
+}
+
+export interface RadioOption {
+  value: string;
+  label: ReactNode;
+  className?: string;
+}
+
+/**
+ * One choice of several, as radio buttons in a fieldset whose legend is the label. With
+ * `submitOnChange` a choice is sent at once (a setting that saves itself); a refusal shows under
+ * the group like any field's error.
+ */
+export function RadioGroupField({
+  name,
+  label,
+  hint,
+  options,
+  disabled,
+  submitOnChange,
+  className = 'radio-row',
+}: BaseProps & { options: readonly RadioOption[]; disabled?: boolean; submitOnChange?: boolean; className?: string }) {
+  const { register, formState } = useFormContext();
+  const f = useField(name, label, hint);
+  const field = register(name);
+  return (
+    <fieldset className={`${className} radio-group`} aria-describedby={f.control['aria-describedby']}>
+      <legend>{label}</legend>
+      {options.map((o) => (
+        <label key={o.value} className={o.className ? `checkbox ${o.className}` : 'checkbox'}>
+          <input
+            type="radio"
+            value={o.value}
+            {...field}
+            disabled={disabled || (submitOnChange && formState.isSubmitting)}
+            onChange={async (e) => {
+              const form = e.currentTarget.form;
+              await field.onChange(e);
+              if (submitOnChange) form?.requestSubmit();
+            }}
+          />
+          {o.label}
+        </label>
+      ))}
+      {f.error && (
+        <span className="field-error" id={`${f.id}-error`}>
+          {f.error}
+        </span>
+      )}
+      {hint && (
+        <span className="hint" id={`${f.id}-hint`}>
+          {hint}
+        </span>
+      )}
+    </fieldset>
+  );
+}
+
+interface FileFieldProps extends BaseProps {
+  accept?: string;
+  /** Checked as a file is picked: a refused file is dropped at once and this text shown beside the field. */
+  refuse?: (file: File) => string | undefined;
+  /** A second label drawn as a button: the native picker speaks the browser's language, this one ours. */
+  pickLabel?: string;
+  /** For the native input (e.g. to hide it behind `pickLabel`). */
+  inputClassName?: string;
+}
+
+/** The schema of a FileField that must be filled: null (nothing chosen) is refused with `message`. */
+export function requiredFile(message: string) {
+  return z
+    .instanceof(File)
+    .nullable()
+    .transform((file, ctx) => {
+      if (file) return file;
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    });
+}
+
+/** One file, kept in the form as a File (null when none is chosen); a reset empties the picker too. */
+export function FileField({ name, label, hint, accept, refuse, pickLabel, inputClassName }: FileFieldProps) {
+  const { field } = useController({ name });
+  const { setValue, setError, clearErrors } = useFormContext();
+  const f = useField(name, label, hint);
+  const input = useRef<HTMLInputElement | null>(null);
+  const empty = field.value == null;
+  useEffect(() => {
+    if (empty && input.current) input.current.value = '';
+  }, [empty]);
+  return (
+    <Frame id={f.id} label={label} hint={hint} error={f.error}>
+      <input
+        ref={(el) => {
+          input.current = el;
+          field.ref(el);
+        }}
+        type="file"
+        name={field.name}
+        accept={accept}
+        className={inputClassName}
+        onBlur={field.onBlur}
+        onChange={(e) => {
+          const file = e.target.files?.[0] ?? null;
+          const refused = file ? refuse?.(file) : undefined;
+          // Not field.onChange: its re-validation would replace the refusal with the schema's «no file».
+          setValue(name, refused ? null : file, { shouldDirty: true });
+          if (refused) {
+            e.target.value = '';
+            setError(name, { type: 'refused', message: refused });
+          } else clearErrors(name);
+        }}
+        {...f.control}
+      />
+      {pickLabel && (
+        <label htmlFor={f.id} className="btn file-pick" aria-hidden="true">
+          {pickLabel}
+        </label>
+      )}
+    </Frame>
   );
 }
 
