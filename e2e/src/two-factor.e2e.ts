@@ -1,6 +1,6 @@
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginUi, registerAndConfirm, see, startSite, toast, type Site } from './harness.ts';
+import { loginUi, registerAndConfirm, see, seeErrorBeside, startSite, toast, type Site } from './harness.ts';
 
 /** What an authenticator app shows for the secret typed from the screen, `steps` 30-second steps from now. */
 const codeOf = (secret: string, steps = 0) =>
@@ -35,7 +35,7 @@ describe('two-factor login in the browser', () => {
     // A wrong code is refused beside the field.
     await page.getByLabel('Код из приложения').fill(codeOf(secret) === '000000' ? '111111' : '000000');
     await page.getByRole('button', { name: 'Включить' }).click();
-    await see(page, /Неверный код/);
+    await seeErrorBeside(page.getByLabel('Код из приложения'), /^Неверный код\. Проверьте время на телефоне/);
 
     await page.getByLabel('Код из приложения').fill(codeOf(secret));
     await page.getByRole('button', { name: 'Включить' }).click();
@@ -59,6 +59,13 @@ describe('two-factor login in the browser', () => {
     const codeField = page.getByLabel('Код подтверждения');
     await codeField.waitFor();
     expect(page.url()).toContain('/login');
+    // Sent without a code, then with a wrong one: each time the reason stands beside the code field.
+    await page.getByRole('button', { name: 'Войти' }).click();
+    await seeErrorBeside(codeField, 'Введите код из приложения');
+    await codeField.fill(codeOf(secret, 1) === '000000' ? '111111' : '000000');
+    await page.getByRole('button', { name: 'Войти' }).click();
+    await seeErrorBeside(codeField, /^Неверный код\. Введите код, который приложение показывает сейчас/);
+    expect(await codeField.inputValue()).toBe('');
     // The code used to turn it on cannot be used again: the app's next one (accepted within a step) is typed.
     await codeField.fill(codeOf(secret, 1));
     await page.getByRole('button', { name: 'Войти' }).click();
