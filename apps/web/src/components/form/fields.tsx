@@ -295,10 +295,14 @@ function NumericField({
   ...input
 }: NumberProps & { parse: (text: string, empty: unknown) => unknown; show: (v: unknown) => string }) {
   const { field } = useController({ name });
+  const { getValues } = useFormContext();
   const f = useField(name, label, hint);
+  // The form's own value: field.value falls back to the default while it is undefined (a cleared
+  // field), which would put the default's text back while the form holds nothing.
+  const value: unknown = getValues(name);
   // The text as typed, and the value it stood for: a value set from outside (a reset) replaces the text.
-  const [typed, setTyped] = useState(() => ({ text: show(field.value), value: field.value as unknown }));
-  if (!Object.is(typed.value, field.value)) setTyped({ text: show(field.value), value: field.value });
+  const [typed, setTyped] = useState(() => ({ text: show(value), value }));
+  if (!Object.is(typed.value, value)) setTyped({ text: show(value), value });
   return (
     <Frame id={f.id} label={label} hint={hint} error={f.error}>
       <input
@@ -310,9 +314,9 @@ function NumericField({
         value={typed.text}
         onBlur={field.onBlur}
         onChange={(e) => {
-          const value = parse(e.target.value, empty);
-          setTyped({ text: e.target.value, value });
-          field.onChange(value);
+          const next = parse(e.target.value, empty);
+          setTyped({ text: e.target.value, value: next });
+          field.onChange(next);
         }}
         {...f.control}
       />
