@@ -43,6 +43,7 @@ describe('two-factor login in the browser', () => {
     const codes = page.getByTestId('recovery-codes').locator('li');
     await codes.first().waitFor();
     expect(await codes.count()).toBe(10);
+    const recovery = (await codes.first().textContent())!;
     await page.getByRole('button', { name: 'Скачать' }).waitFor();
     await page.getByRole('button', { name: 'Я сохранил коды' }).click();
     await see(page, 'Осталось 10 кодов восстановления.');
@@ -77,6 +78,23 @@ describe('two-factor login in the browser', () => {
     expect(site.smtp.letters.some((l) => l.to.includes('guard_2fa@example.com') && l.subject.startsWith('Вход с нового устройства'))).toBe(
       false,
     );
+
+    // Turning it off asks for both fields at once, and a wrong password is refused beside it.
+    await page.goto('/profile?tab=settings#two-factor');
+    const off = page.getByRole('region', { name: 'Отключить' });
+    const password = off.getByLabel('Пароль');
+    const code = off.getByLabel('Код из приложения или код восстановления');
+    await off.getByRole('button', { name: 'Отключить защиту' }).click();
+    await seeErrorBeside(password, 'Введите пароль');
+    await seeErrorBeside(code, 'Введите код из приложения или код восстановления');
+    await password.fill('wrong-pass-99');
+    await code.fill(recovery);
+    await off.getByRole('button', { name: 'Отключить защиту' }).click();
+    await seeErrorBeside(password, 'Пароль указан неверно');
+    await password.fill('kubik-pass-42');
+    await off.getByRole('button', { name: 'Отключить защиту' }).click();
+    await toast(page, 'success', 'Двухфакторная защита отключена');
+    await page.getByRole('button', { name: 'Подключить' }).waitFor();
   });
 
   it('sessions: another browser is listed in words, «Завершить» ends it, «Выйти на всех устройствах» keeps this one', async () => {
