@@ -199,16 +199,6 @@ export function RadioGroupField({
   );
 }
 
-interface FileFieldProps extends BaseProps {
-  accept?: string;
-  /** Checked as a file is picked: a refused file is dropped at once and this text shown beside the field. */
-  refuse?: (file: File) => string | undefined;
-  /** A second label drawn as a button: the native picker speaks the browser's language, this one ours. */
-  pickLabel?: string;
-  /** For the native input (e.g. to hide it behind `pickLabel`). */
-  inputClassName?: string;
-}
-
 /** The schema of a FileField that must be filled: null (nothing chosen) is refused with `message`. */
 export function requiredFile(message: string) {
   return z
@@ -221,16 +211,26 @@ export function requiredFile(message: string) {
     });
 }
 
-/** One file, kept in the form as a File (null when none is chosen); a reset empties the picker too. */
-export function FileField({ name, label, hint, accept, refuse, pickLabel, inputClassName }: FileFieldProps) {
+interface FileFieldProps extends BaseProps {
+  accept?: string;
+  /** Checked as a file is picked: a refused file is dropped at once and this text shown beside the field. */
+  refuse?: (file: File) => string | undefined;
+}
+
+/**
+ * One file, kept in the form as a File (null when none is chosen); a reset empties the picker
+ * too. The native picker speaks the browser's language («Choose File»), so it is hidden behind
+ * a second label drawn as a button, with the chosen file's name said in Russian below it.
+ */
+export function FileField({ name, label, hint, accept, refuse }: FileFieldProps) {
   const { field } = useController({ name });
   const { setValue, setError, clearErrors } = useFormContext();
   const f = useField(name, label, hint);
   const input = useRef<HTMLInputElement | null>(null);
-  const empty = field.value == null;
+  const file = field.value instanceof File ? field.value : null;
   useEffect(() => {
-    if (empty && input.current) input.current.value = '';
-  }, [empty]);
+    if (!file && input.current) input.current.value = '';
+  }, [file]);
   return (
     <Frame id={f.id} label={label} hint={hint} error={f.error}>
       <input
@@ -241,13 +241,13 @@ export function FileField({ name, label, hint, accept, refuse, pickLabel, inputC
         type="file"
         name={field.name}
         accept={accept}
-        className={inputClassName}
+        className="file-input"
         onBlur={field.onBlur}
         onChange={(e) => {
-          const file = e.target.files?.[0] ?? null;
-          const refused = file ? refuse?.(file) : undefined;
+          const picked = e.target.files?.[0] ?? null;
+          const refused = picked ? refuse?.(picked) : undefined;
           // Not field.onChange: its re-validation would replace the refusal with the schema's «no file».
-          setValue(name, refused ? null : file, { shouldDirty: true });
+          setValue(name, refused ? null : picked, { shouldDirty: true });
           if (refused) {
             e.target.value = '';
             setError(name, { type: 'refused', message: refused });
@@ -255,11 +255,12 @@ export function FileField({ name, label, hint, accept, refuse, pickLabel, inputC
         }}
         {...f.control}
       />
-      {pickLabel && (
-        <label htmlFor={f.id} className="btn file-pick" aria-hidden="true">
-          {pickLabel}
-        </label>
-      )}
+      <label htmlFor={f.id} className="btn file-pick" aria-hidden="true">
+        Выбрать файл
+      </label>
+      <span className="file-name" aria-live="polite">
+        {file ? `Выбран файл: ${file.name}` : 'Файл не выбран'}
+      </span>
     </Frame>
   );
 }

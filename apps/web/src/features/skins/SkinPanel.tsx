@@ -193,13 +193,8 @@ export function SkinPanel({ username, skin }: { username: string; skin: SkinInfo
           label="Файл скина (PNG)"
           accept="image/png"
           refuse={refuseSkin}
-          pickLabel="Выбрать файл"
-          inputClassName="skin-file-input"
           hint="64×64 или 64×32 пикселя (HD — до 512), не больше 256 КБ."
         />
-        <p className="skin-file-name" data-testid="skin-file-name" aria-live="polite">
-          {file ? `Выбран файл: ${file.name}` : 'Файл не выбран'}
-        </p>
         <FormErrors fields={false} />
         <SubmitButton label="Загрузить скин" pendingLabel="Загружаем…" className="btn btn-primary btn-block" disabled={!file} />
       </Form>
