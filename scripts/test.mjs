@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs every test suite and ends with one plain line: `N passed, N failed`.
 // API suite: SQLite always, PostgreSQL too when TEST_DATABASE_URL is set.
+// Web suite: the web app's own logic (formats, plurals, form error placement), in Node.
 // Browser suite: builds the web app, then drives the real site in /usr/bin/chromium.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
@@ -13,6 +14,7 @@ const only = process.argv.slice(2);
 
 const suites = [
   { name: 'api', cwd: 'apps/server' },
+  { name: 'web', cwd: 'apps/web' },
   // WEB_DIST lets parallel checkouts build into and serve from a folder of their own.
   {
     name: 'e2e',

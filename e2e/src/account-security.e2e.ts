@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callApi, linkIn, loginUi, registerAndConfirm, see, startSite, toast, type Site } from './harness.ts';
+import { callApi, linkIn, loginUi, registerAndConfirm, see, seeFormError, startSite, toast, type Site } from './harness.ts';
 
 describe('bans, e-mail change and account deletion in the browser', () => {
   let site: Site;
@@ -37,7 +37,7 @@ describe('bans, e-mail change and account deletion in the browser', () => {
     await player.getByLabel('Имя пользователя').fill('Griefer');
     await player.getByLabel('Пароль').fill('kubik-pass-42');
     await player.getByRole('button', { name: 'Войти' }).click();
-    await toast(player, 'danger', 'Аккаунт заблокирован навсегда: Гриф спавна');
+    await seeFormError(player, 'Аккаунт заблокирован навсегда: Гриф спавна');
 
     admin.once('dialog', (d) => void d.accept());
     await admin.getByRole('button', { name: 'Разблокировать Griefer' }).click();
@@ -118,6 +118,6 @@ describe('bans, e-mail change and account deletion in the browser', () => {
     await page.getByLabel('Имя пользователя').fill('Leaver');
     await page.getByLabel('Пароль').fill('kubik-pass-42');
     await page.getByRole('button', { name: 'Войти' }).click();
-    await toast(page, 'danger', 'Неверное имя пользователя или пароль');
+    await seeFormError(page, 'Неверное имя пользователя или пароль');
   });
 });

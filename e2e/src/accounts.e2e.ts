@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkIn, loginUi, registerAndConfirm, see, startSite, toast, type Site } from './harness.ts';
+import type { Page } from 'playwright-core';
+import { linkIn, loginUi, registerAndConfirm, see, seeErrorBeside, seeFormError, startSite, toast, type Site } from './harness.ts';
+
+/** On a phone no error may cover the form (errors stand in it, not in toasts) or make the page scroll sideways. */
+async function fitsThePhone(page: Page): Promise<void> {
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+  expect(await page.locator('.toast[data-type="danger"], .toast[data-type="warning"]').count()).toBe(0);
+}
 
 describe('accounts in the browser', () => {
   let site: Site;
@@ -46,8 +53,8 @@ describe('accounts in the browser', () => {
     expect(await page.getByTestId('header-username').count()).toBe(0);
   });
 
-  it('shows the wrong-password text and the unconfirmed warning', async () => {
-    const page = await site.newPage();
+  it('shows the unconfirmed warning and the wrong-password text in the form, on a 360 px phone', async () => {
+    const page = await site.newPage({ width: 360, height: 740 });
     await page.goto('/register');
     await page.getByLabel('Имя пользователя').fill('Pending');
     await page.getByLabel('Почта').fill('pending@example.com');
@@ -59,26 +66,55 @@ describe('accounts in the browser', () => {
     await page.getByLabel('Имя пользователя').fill('Pending');
     await page.getByLabel('Пароль').fill('kubik-pass-42');
     await page.getByRole('button', { name: 'Войти' }).click();
-    await toast(page, 'warning', 'Почта не подтверждена');
+    // The server's 403 text as a warning, with the way to a new letter, inside the form.
+    const warning = page.locator('form .notice-warning');
+    await warning.filter({ hasText: 'Почта не подтверждена' }).waitFor();
+    await warning.getByRole('link', { name: 'Отправить письмо ещё раз' }).waitFor();
+    await fitsThePhone(page);
 
     await page.getByLabel('Пароль').fill('wrong-password');
     await page.getByRole('button', { name: 'Войти' }).click();
-    await toast(page, 'danger', 'Неверное имя пользователя или пароль');
+    await seeFormError(page, 'Неверное имя пользователя или пароль');
+    expect(await warning.count()).toBe(0);
+    await fitsThePhone(page);
+    // The error stands in sight, above the button.
+    const box = (await page.locator('.form-errors').boundingBox())!;
+    const button = (await page.getByRole('button', { name: 'Войти' }).boundingBox())!;
+    expect(box.y + box.height).toBeLessThanOrEqual(button.y);
+    expect(box.x + box.width).toBeLessThanOrEqual(360);
+
+    // Empty fields are named beside themselves, all at once, before anything is sent.
+    await page.getByLabel('Имя пользователя').fill('');
+    await page.getByLabel('Пароль').fill('');
+    await page.getByRole('button', { name: 'Войти' }).click();
+    await seeErrorBeside(page.getByLabel('Имя пользователя'), 'Введите имя пользователя и пароль');
+    await seeErrorBeside(page.getByLabel('Пароль'), 'Введите имя пользователя и пароль');
   });
 
-  it('shows registration errors in Russian', async () => {
-    const page = await site.newPage();
+  it('shows registration errors in Russian beside their fields, all at once, on a 360 px phone', async () => {
+    const page = await site.newPage({ width: 360, height: 740 });
     await registerAndConfirm(site, page, 'Taken');
     await page.goto('/register');
+    await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
+    await seeErrorBeside(page.getByLabel('Имя пользователя'), 'Имя пользователя: от 3 до 16 символов — латинские буквы, цифры и «_»');
+    await seeErrorBeside(page.getByLabel('Почта'), 'Введите корректный адрес почты');
+    await seeErrorBeside(page.getByLabel('Пароль'), 'Пароль должен быть не короче 8 символов');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('username');
+    await fitsThePhone(page);
+
     await page.getByLabel('Имя пользователя').fill('taken');
     await page.getByLabel('Почта').fill('other@example.com');
     await page.getByLabel('Пароль').fill('kubik-pass-42');
     await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
-    await toast(page, 'danger', 'Пользователь с таким именем уже существует.');
+    await seeErrorBeside(page.getByLabel('Имя пользователя'), 'Пользователь с таким именем уже существует.');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('username');
+    await fitsThePhone(page);
     await page.getByLabel('Имя пользователя').fill('Someone');
     await page.getByLabel('Почта').fill('TAKEN@example.com');
     await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
-    await toast(page, 'danger', 'Пользователь с такой почтой уже зарегистрирован.');
+    await seeErrorBeside(page.getByLabel('Почта'), 'Пользователь с такой почтой уже зарегистрирован.');
+    await fitsThePhone(page);
+    expect(page.url()).toContain('/register');
   });
 
   it('forgot → letter → reset → login with the new password', async () => {
@@ -93,6 +129,9 @@ describe('accounts in the browser', () => {
 
     const letter = await site.smtp.waitFor('forgetful@example.com', (l) => l.subject.includes('Сброс пароля'));
     await page.goto(linkIn(letter, '/reset-password?token='));
+    await page.getByLabel('Новый пароль').fill('short');
+    await page.getByRole('button', { name: 'Сохранить пароль' }).click();
+    await seeErrorBeside(page.getByLabel('Новый пароль'), 'Пароль должен быть не короче 8 символов');
     await page.getByLabel('Новый пароль').fill('brand-new-pass');
     await page.getByRole('button', { name: 'Сохранить пароль' }).click();
     await toast(page, 'success', 'Пароль успешно сброшен');

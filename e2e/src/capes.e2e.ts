@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blank, fill, toPng } from '../../testing/skin-images.ts';
-import { loginUi, registerAndConfirm, see, startSite, toast, until, type Site } from './harness.ts';
+import { loginUi, registerAndConfirm, see, seeErrorBeside, startSite, toast, until, type Site } from './harness.ts';
 
 /** A 64×32 cape: the cape itself (x 0–21, y 0–16) bright yellow, the elytra wings' part (x 22–45, y 0–21) cyan. */
 async function yellowCape(): Promise<Buffer> {
@@ -55,13 +55,17 @@ describe('capes in the browser', () => {
       .getByLabel('Файл плаща (PNG)')
       .setInputFiles({ name: 'square.png', mimeType: 'image/png', buffer: await toPng(blank(64, 64)) });
     await admin.getByRole('button', { name: 'Загрузить', exact: true }).click();
-    await see(admin, 'Неподходящий размер плаща: 64×64');
+    await seeErrorBeside(admin.getByLabel('Файл плаща (PNG)'), /^Неподходящий размер плаща: 64×64\./);
     await admin.getByLabel('Файл плаща (PNG)').setInputFiles({ name: 'sun.png', mimeType: 'image/png', buffer: await yellowCape() });
     await admin.getByRole('button', { name: 'Загрузить', exact: true }).click();
     await toast(admin, 'success', 'Плащ загружен: «Солнце»');
     await see(admin, 'Никому');
 
     await admin.getByRole('button', { name: 'Изменить плащ «Солнце»' }).click();
+    // A player the site does not know is refused beside the name.
+    await admin.getByLabel('Имя игрока').fill('Nobody');
+    await admin.getByRole('button', { name: 'Выдать', exact: true }).click();
+    await seeErrorBeside(admin.getByLabel('Имя игрока'), 'Игрок не найден');
     await admin.getByLabel('Имя игрока').fill('Caped');
     await admin.getByRole('button', { name: 'Выдать', exact: true }).click();
     await toast(admin, 'success', 'Плащ выдан игроку Caped');

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { linkIn, SmtpCatcher } from '../../testing/smtp-catcher.ts';
 import { freePort } from '../../testing/free-port.ts';
 
@@ -134,6 +134,34 @@ export async function see(page: Page, text: string | RegExp, timeout = 10_000): 
 /** Waits for a notification of the given type with exactly this text. */
 export async function toast(page: Page, type: 'success' | 'danger' | 'info' | 'warning', text: string): Promise<void> {
   await page.locator(`.toast[data-type="${type}"]`, { hasText: text }).first().waitFor({ state: 'visible' });
+}
+
+/**
+ * The error shown beside a form field (the control found by its label): the element its
+ * aria-describedby names, inside the same field box (or radio group); null when there is none.
+ */
+export async function errorBeside(field: Locator): Promise<string | null> {
+  return field.evaluate((el) => {
+    const ids = (el.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean);
+    const box = el.closest('.field, fieldset');
+    const error = ids.map((id) => document.getElementById(id)).find((e) => e?.classList.contains('field-error'));
+    return error && box?.contains(error) ? error.textContent : null;
+  });
+}
+
+/** Waits until the field shows this error beside it (the whole text, or a match). */
+export async function seeErrorBeside(field: Locator, text: string | RegExp, timeout = 10_000): Promise<void> {
+  await until(
+    () => errorBeside(field),
+    (shown) => shown !== null && (typeof text === 'string' ? shown === text : text.test(shown)),
+    `the error ${String(text)} beside the field`,
+    timeout,
+  );
+}
+
+/** Waits for the form's own error (about no one field), shown above its buttons. */
+export async function seeFormError(scope: Page | Locator, text: string): Promise<void> {
+  await scope.locator('.form-errors', { hasText: text }).first().waitFor({ state: 'visible' });
 }
 
 /** A JSON call from inside the page, with the page's session cookie (and Origin). */

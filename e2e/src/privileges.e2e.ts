@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VanillaRconServer } from '../../testing/rcon/vanilla-server.ts';
-import { callApi as call, loginUi, registerAndConfirm, startSite, toast, type Site } from './harness.ts';
+import { callApi as call, loginUi, registerAndConfirm, seeErrorBeside, startSite, toast, type Site } from './harness.ts';
 
 const RUB = (n: string) => `${n}\u00a0₽`;
 
@@ -105,5 +105,22 @@ describe('privileges in the browser', () => {
     const row = admin.getByRole('row', { name: /Knight/ });
     await row.getByText('Действует').waitFor();
     await row.getByText('Покупка').waitFor();
+
+    // The grant form: every missing field beside itself at once; the server's refusal beside the field it names.
+    const grant = admin.getByRole('region', { name: 'Выдать привилегию' });
+    await grant.getByLabel('Дней').fill('');
+    await grant.getByRole('button', { name: 'Выдать' }).click();
+    await seeErrorBeside(grant.getByLabel('Игрок'), 'Введите имя игрока');
+    await seeErrorBeside(grant.getByLabel('Донат'), 'Выберите донат');
+    await seeErrorBeside(grant.getByLabel('Дней'), 'Срок: ожидалось число дней');
+    await grant.getByLabel('Игрок').fill('Nobody');
+    await grant.getByLabel('Донат').selectOption({ label: 'VIP' });
+    await grant.getByLabel('Дней').fill('30');
+    await grant.getByRole('button', { name: 'Выдать' }).click();
+    await seeErrorBeside(grant.getByLabel('Игрок'), 'Игрок не найден');
+    await grant.getByLabel('Игрок').fill('Knight');
+    await grant.getByRole('button', { name: 'Выдать' }).click();
+    await toast(admin, 'success', 'Привилегия VIP выдана игроку Knight');
+    expect(await grant.locator('.form-errors').count()).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blank, fill, toPng, type Colour } from '../../testing/skin-images.ts';
-import { loginUi, registerAndConfirm, see, startSite, toast, until, type Site } from './harness.ts';
+import { errorBeside, loginUi, registerAndConfirm, see, seeErrorBeside, startSite, toast, until, type Site } from './harness.ts';
 
 const BODY: Colour = [230, 20, 230, 255];
 const FACE: Colour = [20, 200, 220, 255];
@@ -171,15 +171,24 @@ describe('skins and the profile in the browser', () => {
     await page.goto('/profile');
     const input = page.getByLabel('Файл скина (PNG)');
     await input.setInputFiles({ name: 'photo.jpg', mimeType: 'image/jpeg', buffer: Buffer.from([0xff, 0xd8, 0xff, 0xe0]) });
-    await toast(page, 'danger', 'Пожалуйста, выберите PNG-файл.');
+    await seeErrorBeside(input, 'Пожалуйста, выберите PNG-файл.');
     await see(page, 'Файл не выбран');
     expect(await page.getByRole('button', { name: 'Загрузить скин' }).isDisabled()).toBe(true);
 
     const odd = await toPng(fill(blank(65, 64), 0, 0, 65, 64, BODY));
     await input.setInputFiles({ name: 'odd.png', mimeType: 'image/png', buffer: odd });
     await page.getByRole('button', { name: 'Загрузить скин' }).click();
-    await toast(page, 'danger', 'Ошибка загрузки скина.');
-    await see(page, 'Неподходящий размер скина: 65×64');
+    await seeErrorBeside(input, /^Ошибка загрузки скина\. Неподходящий размер скина: 65×64\./);
+    await see(page, 'Выбран файл: odd.png');
+    // Nothing covers the form on the phone: the refusal is beside the field, not in a toast.
+    expect(await page.locator('.toast[data-type="danger"]').count()).toBe(0);
+    // A new pick clears it.
+    await input.setInputFiles({ name: 'skin.png', mimeType: 'image/png', buffer: await magentaSkin() });
+    await until(
+      () => errorBeside(input),
+      (shown) => shown === null,
+      'the refusal cleared by a new pick',
+    );
 
     // Layer switches, back equipment and the pose buttons are ordinary, labelled controls.
     await page.getByRole('checkbox', { name: 'Второй слой (шапка, куртка)' }).uncheck();

@@ -1,6 +1,6 @@
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginUi, registerAndConfirm, see, startSite, toast, type Site } from './harness.ts';
+import { loginUi, registerAndConfirm, see, seeErrorBeside, startSite, toast, type Site } from './harness.ts';
 
 /** What an authenticator app shows for the secret typed from the screen, `steps` 30-second steps from now. */
 const codeOf = (secret: string, steps = 0) =>
@@ -35,7 +35,7 @@ describe('two-factor login in the browser', () => {
     // A wrong code is refused beside the field.
     await page.getByLabel('Код из приложения').fill(codeOf(secret) === '000000' ? '111111' : '000000');
     await page.getByRole('button', { name: 'Включить' }).click();
-    await see(page, /Неверный код/);
+    await seeErrorBeside(page.getByLabel('Код из приложения'), /^Неверный код\. Проверьте время на телефоне/);
 
     await page.getByLabel('Код из приложения').fill(codeOf(secret));
     await page.getByRole('button', { name: 'Включить' }).click();
@@ -43,6 +43,7 @@ describe('two-factor login in the browser', () => {
     const codes = page.getByTestId('recovery-codes').locator('li');
     await codes.first().waitFor();
     expect(await codes.count()).toBe(10);
+    const recovery = (await codes.first().textContent())!;
     await page.getByRole('button', { name: 'Скачать' }).waitFor();
     await page.getByRole('button', { name: 'Я сохранил коды' }).click();
     await see(page, 'Осталось 10 кодов восстановления.');
@@ -59,6 +60,13 @@ describe('two-factor login in the browser', () => {
     const codeField = page.getByLabel('Код подтверждения');
     await codeField.waitFor();
     expect(page.url()).toContain('/login');
+    // Sent without a code, then with a wrong one: each time the reason stands beside the code field.
+    await page.getByRole('button', { name: 'Войти' }).click();
+    await seeErrorBeside(codeField, 'Введите код из приложения');
+    await codeField.fill(codeOf(secret, 1) === '000000' ? '111111' : '000000');
+    await page.getByRole('button', { name: 'Войти' }).click();
+    await seeErrorBeside(codeField, /^Неверный код\. Введите код, который приложение показывает сейчас/);
+    expect(await codeField.inputValue()).toBe('');
     // The code used to turn it on cannot be used again: the app's next one (accepted within a step) is typed.
     await codeField.fill(codeOf(secret, 1));
     await page.getByRole('button', { name: 'Войти' }).click();
@@ -70,6 +78,23 @@ describe('two-factor login in the browser', () => {
     expect(site.smtp.letters.some((l) => l.to.includes('guard_2fa@example.com') && l.subject.startsWith('Вход с нового устройства'))).toBe(
       false,
     );
+
+    // Turning it off asks for both fields at once, and a wrong password is refused beside it.
+    await page.goto('/profile?tab=settings#two-factor');
+    const off = page.getByRole('region', { name: 'Отключить' });
+    const password = off.getByLabel('Пароль');
+    const code = off.getByLabel('Код из приложения или код восстановления');
+    await off.getByRole('button', { name: 'Отключить защиту' }).click();
+    await seeErrorBeside(password, 'Введите пароль');
+    await seeErrorBeside(code, 'Введите код из приложения или код восстановления');
+    await password.fill('wrong-pass-99');
+    await code.fill(recovery);
+    await off.getByRole('button', { name: 'Отключить защиту' }).click();
+    await seeErrorBeside(password, 'Пароль указан неверно');
+    await password.fill('kubik-pass-42');
+    await off.getByRole('button', { name: 'Отключить защиту' }).click();
+    await toast(page, 'success', 'Двухфакторная защита отключена');
+    await page.getByRole('button', { name: 'Подключить' }).waitFor();
   });
 
   it('sessions: another browser is listed in words, «Завершить» ends it, «Выйти на всех устройствах» keeps this one', async () => {

@@ -13,8 +13,10 @@ import {
   type UseFormReturn,
 } from 'react-hook-form';
 import type { z } from 'zod';
-import { ApiError } from '../../lib/api.ts';
+import { FIELD_SUFFIX, placeServerError, type ServerErrorRules } from './server-errors.ts';
 import './form.css';
+
+export type { CodeRule, ServerErrorRules } from './server-errors.ts';
 
 /**
  * The form kit: a react-hook-form form validated by a zod schema, usually the contract's body
@@ -28,8 +30,8 @@ import './form.css';
  *   </Form>
  *
  * A failed submit shows every error at once next to its field and focuses the first invalid
- * field; an ApiError thrown by onSubmit lands on the field its `field` names, else above the
- * actions (<FormErrors />).
+ * field; an ApiError thrown by onSubmit lands on the field its `field` (or its code's rule in
+ * `serverErrors`) names, else above the actions (<FormErrors />).
  */
 export function useSchemaForm<I extends FieldValues, O extends FieldValues>(
   schema: z.ZodType<O, I>,
@@ -91,10 +93,6 @@ export function useFormMeta(): FormMeta {
   return meta;
 }
 
-/** The server names the field in its text too («… (поле «Порт»)»): next to the field itself that is noise. */
-const FIELD_SUFFIX = /\s*\((?:поле|параметр) «[^»]*»\)\s*$/;
-const FALLBACK_ERROR = 'Не удалось сохранить. Попробуйте ещё раз.';
-
 const fieldElement = (form: HTMLFormElement | null, name: string) =>
   form?.querySelector<HTMLElement>(`[name="${CSS.escape(name)}"]`) ?? null;
 
@@ -119,11 +117,21 @@ interface FormProps<I extends FieldValues, O> {
   onInvalid?: (errors: FieldErrors<I>) => void;
   /** Makes a field visible before it is focused, e.g. switches to the tab it is on. */
   reveal?: (name: string) => void;
+  /** Where the server's refusals go and what they say, by error code (see server-errors.ts). */
+  serverErrors?: ServerErrorRules;
   className?: string;
   children: ReactNode;
 }
 
-export function Form<I extends FieldValues, O>({ form, onSubmit, onInvalid, reveal, className = 'form', children }: FormProps<I, O>) {
+export function Form<I extends FieldValues, O>({
+  form,
+  onSubmit,
+  onInvalid,
+  reveal,
+  serverErrors,
+  className = 'form',
+  children,
+}: FormProps<I, O>) {
   const element = useRef<HTMLFormElement>(null);
   const labels = useRef(new Map<string, string>());
   const revealRef = useRef(reveal);
@@ -154,14 +162,12 @@ export function Form<I extends FieldValues, O>({ form, onSubmit, onInvalid, reve
       try {
         await onSubmit(values);
       } catch (err) {
-        const known = err instanceof ApiError;
-        const message = known && err.message ? err.message : FALLBACK_ERROR;
-        const field = known ? err.field : undefined;
-        if (field && fieldElement(element.current, field)) {
-          form.setError(field as Path<I>, { type: 'server', message: message.replace(FIELD_SUFFIX, '') });
-          meta.focus(field);
+        const placed = placeServerError(err, (name) => fieldElement(element.current, name) !== null, serverErrors);
+        if (placed.field) {
+          form.setError(placed.field as Path<I>, { type: 'server', message: placed.message });
+          meta.focus(placed.field);
         } else {
-          form.setError('root.server', { type: 'server', message });
+          form.setError('root.server', { type: 'server', message: placed.message });
         }
       }
     },
@@ -194,14 +200,15 @@ export function Form<I extends FieldValues, O>({ form, onSubmit, onInvalid, reve
 /**
  * The error list: the form-level error (a server answer about no one field) and, after a failed
  * submit, the names of the fields to fix, each a button to its field. The messages themselves
- * stand next to their fields.
+ * stand next to their fields. A form of one or two fields, whose errors are in sight anyway,
+ * leaves the names out (`fields={false}`).
  */
-export function FormErrors() {
+export function FormErrors({ fields = true }: { fields?: boolean }) {
   const { formState } = useFormContext();
   const meta = useFormMeta();
   const root = formState.errors.root?.server?.message;
   const whole = formState.errors[FORM_ERROR]?.message;
-  const paths = meta.inOrder(errorPaths(formState.errors).filter((p) => p !== FORM_ERROR));
+  const paths = fields ? meta.inOrder(errorPaths(formState.errors).filter((p) => p !== FORM_ERROR)) : [];
   if (!root && !whole && paths.length === 0) return null;
   return (
     <div className="notice notice-danger form-errors" role="alert">
@@ -248,7 +255,6 @@ interface FormActionsProps {
 
 /** Отмена and the submit button, which says «Сохраняем…» and is disabled while the form is sent. */
 export function FormActions({ onCancel, submitLabel = 'Сохранить', pendingLabel = 'Сохраняем…', children }: FormActionsProps) {
-  const { formState } = useFormContext();
   return (
     <div className="form-actions">
       {children}
@@ -257,9 +263,25 @@ export function FormActions({ onCancel, submitLabel = 'Сохранить', pend
           Отмена
         </button>
       )}
-      <button type="submit" className="btn btn-primary" disabled={formState.isSubmitting}>
-        {formState.isSubmitting ? pendingLabel : submitLabel}
-      </button>
+      <SubmitButton label={submitLabel} pendingLabel={pendingLabel} />
     </div>
+  );
+}
+
+interface SubmitButtonProps {
+  label: string;
+  pendingLabel: string;
+  className?: string;
+  /** Further reasons to wait, e.g. no file chosen yet. */
+  disabled?: boolean;
+}
+
+/** The submit button alone (a page's one wide button): its pending text and disabled while the form is sent. */
+export function SubmitButton({ label, pendingLabel, className = 'btn btn-primary', disabled = false }: SubmitButtonProps) {
+  const { formState } = useFormContext();
+  return (
+    <button type="submit" className={className} disabled={disabled || formState.isSubmitting}>
+      {formState.isSubmitting ? pendingLabel : label}
+    </button>
   );
 }

@@ -2,6 +2,7 @@ import { MEDIA_ACCEPT, MEDIA_MAX_BYTES, MEDIA_TEXTS, type MediaUploadResponse } 
 import {
   createContext,
   useContext,
+  useEffect,
   useId,
   useRef,
   useState,
@@ -11,6 +12,7 @@ import {
   type TextareaHTMLAttributes,
 } from 'react';
 import { useController, useFormContext, useWatch } from 'react-hook-form';
+import { z } from 'zod';
 import { api, ApiError } from '../../lib/api.ts';
 import { useFormMeta } from './Form.tsx';
 
@@ -141,6 +143,128 @@ export function CheckboxField({ name, label, hint, ...input }: InputProps) {
   );
 }
 
+export interface RadioOption {
+  value: string;
+  label: ReactNode;
+  className?: string;
+}
+
+/**
+ * One choice of several, as radio buttons in a fieldset whose legend is the label. With
+ * `submitOnChange` a choice is sent at once (a setting that saves itself); a refusal shows under
+ * the group like any field's error.
+ */
+export function RadioGroupField({
+  name,
+  label,
+  hint,
+  options,
+  disabled,
+  submitOnChange,
+  className = 'radio-row',
+}: BaseProps & { options: readonly RadioOption[]; disabled?: boolean; submitOnChange?: boolean; className?: string }) {
+  const { register, formState } = useFormContext();
+  const f = useField(name, label, hint);
+  const field = register(name);
+  return (
+    <fieldset className={`${className} radio-group`} aria-describedby={f.control['aria-describedby']}>
+      <legend>{label}</legend>
+      {options.map((o) => (
+        <label key={o.value} className={o.className ? `checkbox ${o.className}` : 'checkbox'}>
+          <input
+            type="radio"
+            value={o.value}
+            {...field}
+            disabled={disabled || (submitOnChange && formState.isSubmitting)}
+            onChange={async (e) => {
+              const form = e.currentTarget.form;
+              await field.onChange(e);
+              if (submitOnChange) form?.requestSubmit();
+            }}
+          />
+          {o.label}
+        </label>
+      ))}
+      {f.error && (
+        <span className="field-error" id={`${f.id}-error`}>
+          {f.error}
+        </span>
+      )}
+      {hint && (
+        <span className="hint" id={`${f.id}-hint`}>
+          {hint}
+        </span>
+      )}
+    </fieldset>
+  );
+}
+
+/** The schema of a FileField that must be filled: null (nothing chosen) is refused with `message`. */
+export function requiredFile(message: string) {
+  return z
+    .instanceof(File)
+    .nullable()
+    .transform((file, ctx) => {
+      if (file) return file;
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    });
+}
+
+interface FileFieldProps extends BaseProps {
+  accept?: string;
+  /** Checked as a file is picked: a refused file is dropped at once and this text shown beside the field. */
+  refuse?: (file: File) => string | undefined;
+}
+
+/**
+ * One file, kept in the form as a File (null when none is chosen); a reset empties the picker
+ * too. The native picker speaks the browser's language («Choose File»), so it is hidden behind
+ * a second label drawn as a button, with the chosen file's name said in Russian below it.
+ */
+export function FileField({ name, label, hint, accept, refuse }: FileFieldProps) {
+  const { field } = useController({ name });
+  const { setValue, setError, clearErrors } = useFormContext();
+  const f = useField(name, label, hint);
+  const input = useRef<HTMLInputElement | null>(null);
+  const file = field.value instanceof File ? field.value : null;
+  useEffect(() => {
+    if (!file && input.current) input.current.value = '';
+  }, [file]);
+  return (
+    <Frame id={f.id} label={label} hint={hint} error={f.error}>
+      <input
+        ref={(el) => {
+          input.current = el;
+          field.ref(el);
+        }}
+        type="file"
+        name={field.name}
+        accept={accept}
+        className="file-input"
+        onBlur={field.onBlur}
+        onChange={(e) => {
+          const picked = e.target.files?.[0] ?? null;
+          const refused = picked ? refuse?.(picked) : undefined;
+          // Not field.onChange: its re-validation would replace the refusal with the schema's «no file».
+          setValue(name, refused ? null : picked, { shouldDirty: true });
+          if (refused) {
+            e.target.value = '';
+            setError(name, { type: 'refused', message: refused });
+          } else clearErrors(name);
+        }}
+        {...f.control}
+      />
+      <label htmlFor={f.id} className="btn file-pick" aria-hidden="true">
+        Выбрать файл
+      </label>
+      <span className="file-name" aria-live="polite">
+        {file ? `Выбран файл: ${file.name}` : 'Файл не выбран'}
+      </span>
+    </Frame>
+  );
+}
+
 const SPACES = /[\s\u00a0\u202f₽]/g;
 
 /** '' → `empty`; whole numbers → number; anything else → NaN, which the schema refuses with its own words. */
@@ -172,10 +296,14 @@ function NumericField({
   ...input
 }: NumberProps & { parse: (text: string, empty: unknown) => unknown; show: (v: unknown) => string }) {
   const { field } = useController({ name });
+  const { getValues } = useFormContext();
   const f = useField(name, label, hint);
+  // The form's own value: field.value falls back to the default while it is undefined (a cleared
+  // field), which would put the default's text back while the form holds nothing.
+  const value: unknown = getValues(name);
   // The text as typed, and the value it stood for: a value set from outside (a reset) replaces the text.
-  const [typed, setTyped] = useState(() => ({ text: show(field.value), value: field.value as unknown }));
-  if (!Object.is(typed.value, field.value)) setTyped({ text: show(field.value), value: field.value });
+  const [typed, setTyped] = useState(() => ({ text: show(value), value }));
+  if (!Object.is(typed.value, value)) setTyped({ text: show(value), value });
   return (
     <Frame id={f.id} label={label} hint={hint} error={f.error}>
       <input
@@ -187,9 +315,9 @@ function NumericField({
         value={typed.text}
         onBlur={field.onBlur}
         onChange={(e) => {
-          const value = parse(e.target.value, empty);
-          setTyped({ text: e.target.value, value });
-          field.onChange(value);
+          const next = parse(e.target.value, empty);
+          setTyped({ text: e.target.value, value: next });
+          field.onChange(next);
         }}
         {...f.control}
       />

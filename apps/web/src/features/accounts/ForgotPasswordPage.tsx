@@ -1,10 +1,12 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { ForgotPasswordBody } from '@kubik/contract';
+import { useEffect, useRef } from 'react';
 import { Link, useLocation, useSearchParams } from 'wouter';
+import { Form, FormErrors, SubmitButton, useSchemaForm } from '../../components/form/Form.tsx';
+import { TextField } from '../../components/form/fields.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
-import { Field } from '../../components/Field.tsx';
-import { ApiError } from '../../lib/api.ts';
 import { useTitle } from '../../providers/title.ts';
 import { forgotPassword, resendConfirmation } from './api.ts';
+import { mailLinkErrors } from './errors.ts';
 
 export const REDIRECT_DELAY_MS = 2000;
 
@@ -14,28 +16,25 @@ export default function ForgotPasswordPage() {
   useTitle(resend ? 'Письмо подтверждения' : 'Восстановление пароля');
   const [, navigate] = useLocation();
   const notify = useNotify();
-  const [email, setEmail] = useState('');
-  const [busy, setBusy] = useState(false);
+  const form = useSchemaForm(ForgotPasswordBody, { defaultValues: { email: '' } });
   const timer = useRef<number | undefined>(undefined);
   useEffect(() => () => window.clearTimeout(timer.current), []);
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    try {
-      if (resend) {
-        await resendConfirmation({ email: email.trim() });
-        notify('success', 'Если почта зарегистрирована и ещё не подтверждена, мы отправили новое письмо');
-      } else {
-        await forgotPassword({ email: email.trim() });
-        notify('success', 'Письмо со ссылкой для сброса пароля отправлено');
-      }
-      timer.current = window.setTimeout(() => navigate('/login'), REDIRECT_DELAY_MS);
-    } catch (err) {
-      const text = err instanceof ApiError && err.status === 429 ? err.message : '';
-      notify('danger', text || (resend ? 'Не удалось отправить письмо' : 'Не удалось отправить ссылку для сброса пароля'));
-      setBusy(false);
+  async function submit(body: ForgotPasswordBody) {
+    if (resend) {
+      await resendConfirmation(body);
+      notify('success', 'Если почта зарегистрирована и ещё не подтверждена, мы отправили новое письмо');
+    } else {
+      await forgotPassword(body);
+      notify('success', 'Письмо со ссылкой для сброса пароля отправлено');
     }
+    // The button stays disabled until the page changes.
+    await new Promise<void>((done) => {
+      timer.current = window.setTimeout(() => {
+        navigate('/login');
+        done();
+      }, REDIRECT_DELAY_MS);
+    });
   }
 
   return (
@@ -46,23 +45,18 @@ export default function ForgotPasswordPage() {
           ? 'Укажите почту, с которой вы регистрировались, и мы пришлём новую ссылку.'
           : 'Укажите почту аккаунта — мы пришлём ссылку для сброса пароля.'}
       </p>
-      <form className="form" onSubmit={submit} noValidate>
-        <Field
-          label="Почта"
-          name="email"
-          type="email"
-          autoComplete="email"
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          required
-        />
-        <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
-          {busy ? 'Отправляем…' : 'Отправить'}
-        </button>
+      <Form
+        form={form}
+        onSubmit={submit}
+        serverErrors={mailLinkErrors(resend ? 'Не удалось отправить письмо' : 'Не удалось отправить ссылку для сброса пароля')}
+      >
+        <TextField name="email" label="Почта" type="email" autoComplete="email" />
+        <FormErrors fields={false} />
+        <SubmitButton label="Отправить" pendingLabel="Отправляем…" className="btn btn-primary btn-block" />
         <p className="muted">
           <Link to="/login">Вернуться ко входу</Link>
         </p>
-      </form>
+      </Form>
     </section>
   );
 }

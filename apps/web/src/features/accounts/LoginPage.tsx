@@ -1,13 +1,20 @@
+import { LoginBody } from '@kubik/contract';
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useSearchParams } from 'wouter';
 import { useHistoryState } from 'wouter/use-browser-location';
+import type { z } from 'zod';
+import { Form, FormErrors, SubmitButton, useSchemaForm } from '../../components/form/Form.tsx';
+import { TextField } from '../../components/form/fields.tsx';
+import { ApiError } from '../../lib/api.ts';
 import { ME_KEY } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
-import { Field } from '../../components/Field.tsx';
-import { ApiError } from '../../lib/api.ts';
 import { useTitle } from '../../providers/title.ts';
 import { login } from './api.ts';
+import { LOGIN_ERRORS } from './errors.ts';
+
+const Credentials = LoginBody.pick({ username: true, password: true, code: true });
+type Credentials = z.output<typeof Credentials>;
 
 export default function LoginPage() {
   useTitle('Вход');
@@ -16,14 +23,11 @@ export default function LoginPage() {
   const historyState = useHistoryState<{ from?: string } | null>();
   const notify = useNotify();
   const queryClient = useQueryClient();
-  const [username, setUsername] = useState('');
-  const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [unconfirmed, setUnconfirmed] = useState(false);
+  const form = useSchemaForm(Credentials, { defaultValues: { username: '', password: '' } });
+  // The server's 403 `email_not_confirmed`: its text, as a warning with the way to a new letter.
+  const [unconfirmed, setUnconfirmed] = useState<string | null>(null);
   // Two-factor login: the server asked for the authenticator's code (401 two_factor_required).
   const [needCode, setNeedCode] = useState(false);
-  const [code, setCode] = useState('');
-  const [codeError, setCodeError] = useState<string | null>(null);
   const shown = useRef(false);
 
   const verified = params.get('verified');
@@ -34,89 +38,64 @@ export default function LoginPage() {
     if (verified === 'invalid') notify('warning', 'Ссылка подтверждения недействительна или устарела. Войдите, чтобы получить новую.');
   }, [verified, notify]);
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setUnconfirmed(false);
-    setCodeError(null);
+  useEffect(() => {
+    if (needCode) form.setFocus('code');
+  }, [needCode, form]);
+
+  async function submit({ username, password, code }: Credentials) {
+    setUnconfirmed(null);
     try {
-      await login({ username: username.trim(), password, ...(needCode && code.trim() ? { code: code.trim() } : {}) });
-      await queryClient.invalidateQueries({ queryKey: ME_KEY });
-      const from = historyState?.from;
-      navigate(from && from !== '/login' ? from : '/', { replace: true });
+      await login({ username: username.trim(), password, ...(needCode && code ? { code } : {}) });
     } catch (err) {
-      const text = err instanceof ApiError ? err.message : '';
-      if (err instanceof ApiError && (err.code === 'two_factor_required' || err.code === 'bad_two_factor_code')) {
+      if (!(err instanceof ApiError)) throw err;
+      if (err.code === 'email_not_confirmed') return setUnconfirmed(err.message || 'Почта не подтверждена');
+      if (err.code === 'two_factor_required' || err.code === 'bad_two_factor_code') {
+        form.setValue('code', '');
+        // The first ask only opens the code field; a second one (no code typed) is an error beside it.
+        if (err.code === 'two_factor_required' && !needCode) return setNeedCode(true);
         setNeedCode(true);
-        if (err.code === 'bad_two_factor_code') setCodeError(text);
-        else if (needCode) setCodeError(text);
-        setCode('');
-        setTimeout(() => document.querySelector<HTMLInputElement>('input[name="code"]')?.focus(), 0);
-      } else if (err instanceof ApiError && err.status === 403 && text) {
-        if (text.includes('Почта не подтверждена')) {
-          setUnconfirmed(true);
-          notify('warning', text);
-        } else notify('danger', text);
-      } else if (err instanceof ApiError && err.status === 429 && text) {
-        notify('danger', text);
-      } else {
-        notify('danger', 'Неверное имя пользователя или пароль');
+        throw new ApiError(err.status, err.message, err.code, 'code');
       }
-    } finally {
-      setBusy(false);
+      throw err;
     }
+    await queryClient.invalidateQueries({ queryKey: ME_KEY });
+    const from = historyState?.from;
+    navigate(from && from !== '/login' ? from : '/', { replace: true });
   }
 
   return (
     <section className="card card-narrow">
       <h1>Вход</h1>
-      <form className="form" onSubmit={submit} noValidate>
-        <Field
-          label="Имя пользователя"
-          name="username"
-          autoComplete="username"
-          value={username}
-          onChange={(e) => setUsername(e.target.value)}
-          required
-        />
-        <Field
-          label="Пароль"
-          name="password"
-          type="password"
-          autoComplete="current-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          required
-        />
+      <Form form={form} onSubmit={submit} serverErrors={LOGIN_ERRORS}>
+        <TextField name="username" label="Имя пользователя" autoComplete="username" />
+        <TextField name="password" label="Пароль" type="password" autoComplete="current-password" />
         {needCode && (
-          <Field
-            label="Код подтверждения"
+          <TextField
             name="code"
+            label="Код подтверждения"
             inputMode="numeric"
             autoComplete="one-time-code"
             maxLength={32}
-            value={code}
-            onChange={(e) => setCode(e.target.value)}
-            error={codeError}
             hint="Включена двухфакторная защита: введите 6 цифр из приложения-аутентификатора или один из кодов восстановления."
           />
         )}
         {unconfirmed && (
-          <p className="notice notice-warning">
-            Почта не подтверждена. Откройте ссылку из письма, которое мы отправили при регистрации.{' '}
-            <Link to="/forgot-password?resend=1">Отправить письмо ещё раз</Link>
-          </p>
+          <div className="notice notice-warning" role="alert" data-testid="login-unconfirmed">
+            <p>
+              {unconfirmed.replace(/\.$/, '')}. Откройте ссылку из письма, которое мы отправили при регистрации.{' '}
+              <Link to="/forgot-password?resend=1">Отправить письмо ещё раз</Link>
+            </p>
+          </div>
         )}
-        <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
-          {busy ? 'Входим…' : 'Войти'}
-        </button>
+        <FormErrors fields={false} />
+        <SubmitButton label="Войти" pendingLabel="Входим…" className="btn btn-primary btn-block" />
         <div className="row" style={{ justifyContent: 'space-between' }}>
           <button type="button" className="link-button" onClick={() => navigate('/forgot-password')}>
             Забыли пароль?
           </button>
           <Link to="/register">Регистрация</Link>
         </div>
-      </form>
+      </Form>
     </section>
   );
 }

@@ -1,71 +1,54 @@
-import { useState, type FormEvent } from 'react';
+import { Email, NewPassword, Username } from '@kubik/contract';
 import { Link, useLocation } from 'wouter';
-import { useNotify } from '../../providers/notifications.tsx';
-import { Field } from '../../components/Field.tsx';
+import { z } from 'zod';
+import { Form, FormErrors, SubmitButton, useSchemaForm } from '../../components/form/Form.tsx';
+import { TextField } from '../../components/form/fields.tsx';
 import { PasswordHint } from '../../components/PasswordHint.tsx';
+import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { register } from './api.ts';
-import { registrationError } from './errors.ts';
+import { REGISTRATION_ERRORS } from './errors.ts';
+
+/** The server's own rules (contract), the name trimmed as it always was before sending. */
+const Registration = z.object({ username: z.string().trim().pipe(Username), email: Email, password: NewPassword });
 
 export default function RegisterPage() {
   useTitle('Регистрация');
   const [, navigate] = useLocation();
   const notify = useNotify();
-  const [form, setForm] = useState({ username: '', email: '', password: '' });
-  const [busy, setBusy] = useState(false);
-  const set = (k: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement>) => setForm((f) => ({ ...f, [k]: e.target.value }));
+  const form = useSchemaForm(Registration, { defaultValues: { username: '', email: '', password: '' } });
+  const [username, email, password] = form.watch(['username', 'email', 'password']);
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    try {
-      await register({ username: form.username.trim(), email: form.email.trim(), password: form.password });
-      notify('success', 'Письмо с подтверждением отправлено на вашу почту. Проверьте почту!');
-      navigate('/login');
-    } catch (err) {
-      notify('danger', registrationError(err));
-    } finally {
-      setBusy(false);
-    }
+  async function submit(body: z.output<typeof Registration>) {
+    await register(body);
+    notify('success', 'Письмо с подтверждением отправлено на вашу почту. Проверьте почту!');
+    navigate('/login');
   }
 
   return (
     <section className="card card-narrow">
       <h1>Регистрация</h1>
-      <form className="form" onSubmit={submit} noValidate>
-        <Field
-          label="Имя пользователя"
+      <Form form={form} onSubmit={submit} serverErrors={REGISTRATION_ERRORS}>
+        <TextField
           name="username"
+          label="Имя пользователя"
           autoComplete="username"
-          value={form.username}
-          onChange={set('username')}
           hint="Это ваш ник в игре: 3–16 латинских букв, цифр или «_»."
         />
-        <Field
-          label="Почта"
-          name="email"
-          type="email"
-          autoComplete="email"
-          value={form.email}
-          onChange={set('email')}
-          hint="На неё придёт письмо для подтверждения."
-        />
-        <Field
-          label="Пароль"
+        <TextField name="email" label="Почта" type="email" autoComplete="email" hint="На неё придёт письмо для подтверждения." />
+        <TextField
           name="password"
+          label="Пароль"
           type="password"
           autoComplete="new-password"
-          value={form.password}
-          onChange={set('password')}
-          hint={<PasswordHint password={form.password} others={[form.username, form.email]} />}
+          hint={<PasswordHint password={password} others={[username, email]} />}
         />
-        <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
-          {busy ? 'Отправляем…' : 'Зарегистрироваться'}
-        </button>
+        <FormErrors />
+        <SubmitButton label="Зарегистрироваться" pendingLabel="Отправляем…" className="btn btn-primary btn-block" />
         <p className="muted">
           Уже есть аккаунт? <Link to="/login">Войти</Link>
         </p>
-      </form>
+      </Form>
     </section>
   );
 }

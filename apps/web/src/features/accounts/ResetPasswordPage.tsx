@@ -1,11 +1,14 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { ResetPasswordBody } from '@kubik/contract';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useSearchParams } from 'wouter';
-import { useNotify } from '../../providers/notifications.tsx';
-import { Field } from '../../components/Field.tsx';
+import { Form, FormErrors, SubmitButton, useSchemaForm } from '../../components/form/Form.tsx';
+import { TextField } from '../../components/form/fields.tsx';
 import { PasswordHint } from '../../components/PasswordHint.tsx';
 import { ApiError } from '../../lib/api.ts';
+import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { resetPassword } from './api.ts';
+import { RESET_ERRORS } from './errors.ts';
 import { REDIRECT_DELAY_MS } from './ForgotPasswordPage.tsx';
 
 export default function ResetPasswordPage() {
@@ -14,26 +17,27 @@ export default function ResetPasswordPage() {
   const token = params.get('token') ?? '';
   const [, navigate] = useLocation();
   const notify = useNotify();
-  const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const form = useSchemaForm(ResetPasswordBody, { defaultValues: { new_password: '' } });
+  const typed = form.watch('new_password');
+  const [expired, setExpired] = useState(false);
   const timer = useRef<number | undefined>(undefined);
   useEffect(() => () => window.clearTimeout(timer.current), []);
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
+  async function submit({ new_password }: ResetPasswordBody) {
     try {
-      await resetPassword(token, password);
-      notify('success', 'Пароль успешно сброшен');
-      timer.current = window.setTimeout(() => navigate('/login'), REDIRECT_DELAY_MS);
+      await resetPassword(token, new_password);
     } catch (err) {
-      // A refused password is told beside the field; anything else keeps the spec's text.
-      const refused = err instanceof ApiError && err.code === 'weak_password' ? err.message : null;
-      setError(refused);
-      notify('danger', refused ? `Не удалось сбросить пароль: ${refused}` : 'Не удалось сбросить пароль');
-      setBusy(false);
+      setExpired(err instanceof ApiError && err.code === 'reset_link_invalid');
+      throw err;
     }
+    notify('success', 'Пароль успешно сброшен');
+    // The button stays disabled until the page changes.
+    await new Promise<void>((done) => {
+      timer.current = window.setTimeout(() => {
+        navigate('/login');
+        done();
+      }, REDIRECT_DELAY_MS);
+    });
   }
 
   if (!token) {
@@ -50,25 +54,22 @@ export default function ResetPasswordPage() {
   return (
     <section className="card card-narrow">
       <h1>Новый пароль</h1>
-      <form className="form" onSubmit={submit} noValidate>
-        <Field
-          label="Новый пароль"
+      <Form form={form} onSubmit={submit} serverErrors={RESET_ERRORS}>
+        <TextField
           name="new_password"
+          label="Новый пароль"
           type="password"
           autoComplete="new-password"
-          value={password}
-          onChange={(e) => {
-            setPassword(e.target.value);
-            setError(null);
-          }}
-          hint={<PasswordHint password={password} />}
-          error={error}
-          required
+          hint={<PasswordHint password={typed} />}
         />
-        <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
-          {busy ? 'Сохраняем…' : 'Сохранить пароль'}
-        </button>
-      </form>
+        <FormErrors fields={false} />
+        {expired && (
+          <p>
+            <Link to="/forgot-password">Запросить новую ссылку</Link>
+          </p>
+        )}
+        <SubmitButton label="Сохранить пароль" pendingLabel="Сохраняем…" className="btn btn-primary btn-block" />
+      </Form>
     </section>
   );
 }

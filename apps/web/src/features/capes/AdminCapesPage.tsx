@@ -1,12 +1,13 @@
-import { CAPE_MAX_BYTES, CAPE_TEXTS, CapeUpdateBody, type AdminCape, type CapeGrant } from '@kubik/contract';
+import { CAPE_MAX_BYTES, CAPE_TEXTS, CapeUpdateBody, type AdminCape, type CapeGrant, type CapeGrantBody } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId, useRef, useState, type FormEvent } from 'react';
+import { useId, useState } from 'react';
+import { z } from 'zod';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
 import { DataTable, type Column } from '../../components/admin/DataTable.tsx';
 import { RowActions } from '../../components/admin/RowMenu.tsx';
 import { useCrud, type Crud } from '../../components/admin/useCrud.ts';
-import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
-import { TextField } from '../../components/form/fields.tsx';
+import { Form, FormActions, FormErrors, useSchemaForm, type ServerErrorRules } from '../../components/form/Form.tsx';
+import { FieldGroup, FileField, RadioGroupField, requiredFile, SelectField, TextField } from '../../components/form/fields.tsx';
 import { Modal } from '../../components/Modal.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { ApiError } from '../../lib/api.ts';
@@ -89,96 +90,43 @@ export default function AdminCapesPage() {
   );
 }
 
+const CapeUpload = z.object({
+  title: CapeUpdateBody.shape.title,
+  cape: requiredFile(CAPE_TEXTS.noFile.replace(' в поле «cape»', '')),
+});
+
+/** A file the server would refuse for its type or size, refused as it is picked. */
+const refuseCape = (file: File) =>
+  file.type !== 'image/png' ? CAPE_TEXTS.notPng : file.size > CAPE_MAX_BYTES ? CAPE_TEXTS.tooBig : undefined;
+const UPLOAD_ERRORS: ServerErrorRules = { formText: (error) => error?.message || 'Не удалось загрузить плащ' };
+
 /** Title and PNG file; the server checks the size on the header and answers next to the field at fault. */
 function UploadForm({ onDone }: { onDone: () => void }) {
-  const ids = useId();
   const notify = useNotify();
   const queryClient = useQueryClient();
-  const fileInput = useRef<HTMLInputElement>(null);
-  const [title, setTitle] = useState('');
-  const [errors, setErrors] = useState<{ title?: string; cape?: string; form?: string }>({});
-  const upload = useMutation({
-    mutationFn: ({ file, name }: { file: File; name: string }) => uploadCape(file, name),
-    onSuccess: (cape) => {
-      void queryClient.invalidateQueries({ queryKey: ADMIN_CAPES_KEY });
-      void queryClient.invalidateQueries({ queryKey: AUDIT_KEY });
-      notify('success', `${CAPE_TEXTS.uploaded}: «${cape.title}»`);
-      onDone();
-    },
-    onError: (err) => {
-      const e = err instanceof ApiError ? err : new ApiError(0, '');
-      const message = e.message || 'Не удалось загрузить плащ';
-      setErrors(e.field === 'title' ? { title: message } : e.field === 'cape' ? { cape: message } : { form: message });
-    },
-  });
+  const form = useSchemaForm(CapeUpload, { defaultValues: { title: '', cape: null } });
 
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    const file = fileInput.current?.files?.[0];
-    const next: typeof errors = {};
-    if (!title.trim()) next.title = CAPE_TEXTS.titleRequired;
-    if (!file) next.cape = CAPE_TEXTS.noFile.replace(' в поле «cape»', '');
-    else if (file.type !== 'image/png') next.cape = CAPE_TEXTS.notPng;
-    else if (file.size > CAPE_MAX_BYTES) next.cape = CAPE_TEXTS.tooBig;
-    setErrors(next);
-    if (next.title) document.getElementById(`${ids}-title`)?.focus();
-    else if (next.cape) fileInput.current?.focus();
-    if (file && !next.title && !next.cape) upload.mutate({ file, name: title.trim() });
+  async function upload({ title, cape: file }: z.output<typeof CapeUpload>) {
+    const cape = await uploadCape(file, title);
+    void queryClient.invalidateQueries({ queryKey: ADMIN_CAPES_KEY });
+    void queryClient.invalidateQueries({ queryKey: AUDIT_KEY });
+    notify('success', `${CAPE_TEXTS.uploaded}: «${cape.title}»`);
+    onDone();
   }
 
   return (
-    <form className="form" onSubmit={submit} noValidate>
-      <div className={errors.title ? 'field field-invalid' : 'field'}>
-        <label htmlFor={`${ids}-title`}>Название</label>
-        <input
-          id={`${ids}-title`}
-          value={title}
-          maxLength={64}
-          onChange={(e) => setTitle(e.target.value)}
-          aria-invalid={errors.title ? true : undefined}
-          aria-describedby={errors.title ? `${ids}-title-error` : undefined}
-        />
-        {errors.title && (
-          <span className="field-error" id={`${ids}-title-error`}>
-            {errors.title}
-          </span>
-        )}
-      </div>
-      <div className={errors.cape ? 'field field-invalid' : 'field'}>
-        <label htmlFor={`${ids}-file`}>Файл плаща (PNG)</label>
-        <input
-          ref={fileInput}
-          id={`${ids}-file`}
-          name="cape"
-          type="file"
-          accept="image/png"
-          onChange={() => setErrors((e) => ({ ...e, cape: undefined }))}
-          aria-invalid={errors.cape ? true : undefined}
-          aria-describedby={`${errors.cape ? `${ids}-file-error ` : ''}${ids}-file-hint`}
-        />
-        {errors.cape && (
-          <span className="field-error" id={`${ids}-file-error`}>
-            {errors.cape}
-          </span>
-        )}
-        <span className="hint" id={`${ids}-file-hint`}>
-          64×32 или HD (128×64 … 512×256); 22×17 и 46×23 (и кратные) дополняются прозрачностью. Не больше 256 КБ.
-        </span>
-      </div>
-      {errors.form && (
-        <p className="notice notice-danger" role="alert">
-          {errors.form}
-        </p>
-      )}
-      <div className="form-actions">
-        <button type="button" className="btn" onClick={onDone}>
-          Отмена
-        </button>
-        <button type="submit" className="btn btn-primary" disabled={upload.isPending}>
-          {upload.isPending ? 'Загружаем…' : 'Загрузить'}
-        </button>
-      </div>
-    </form>
+    <Form form={form} onSubmit={upload} serverErrors={UPLOAD_ERRORS}>
+      <TextField name="title" label="Название" maxLength={64} />
+      <FileField
+        name="cape"
+        label="Файл плаща (PNG)"
+        accept="image/png"
+        refuse={refuseCape}
+        hint="64×32 или HD (128×64 … 512×256); 22×17 и 46×23 (и кратные) дополняются прозрачностью. Не больше 256 КБ."
+      />
+      <FormErrors fields={false} />
+      <FormActions onCancel={onDone} submitLabel="Загрузить" pendingLabel="Загружаем…" />
+    </Form>
   );
 }
 
@@ -204,29 +152,26 @@ function CapeEditor({ crud, capeId }: { crud: Crud<AdminCape, CapeUpdateBody>; c
   );
 }
 
+/** To a player by name or to a donate tier's holders; the radio says which field is asked for. */
+const GrantTarget = z
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('player'), username: z.string().trim().min(1, 'Введите имя игрока'), tier_id: z.string() }),
+    z.object({ kind: z.literal('tier'), username: z.string(), tier_id: z.string().min(1, 'Выберите донат') }),
+  ])
+  .transform((v): CapeGrantBody => (v.kind === 'player' ? { username: v.username } : { tier_id: Number(v.tier_id) }));
+const GRANT_ERRORS: ServerErrorRules = { formText: (error) => error?.message || 'Не удалось выдать плащ' };
+
 function Grants({ cape }: { cape: AdminCape }) {
   const ids = useId();
   const notify = useNotify();
   const queryClient = useQueryClient();
   const tiers = useQuery({ queryKey: TIERS_KEY, queryFn: fetchTiers });
-  const [kind, setKind] = useState<'player' | 'tier'>('player');
-  const [username, setUsername] = useState('');
-  const [tierId, setTierId] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const form = useSchemaForm(GrantTarget, { defaultValues: { kind: 'player', username: '', tier_id: '' } });
+  const kind = form.watch('kind');
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: ADMIN_CAPES_KEY });
     void queryClient.invalidateQueries({ queryKey: AUDIT_KEY });
   };
-  const grant = useMutation({
-    mutationFn: () => grantCape(cape.id, kind === 'player' ? { username: username.trim() } : { tier_id: Number(tierId) }),
-    onSuccess: () => {
-      refresh();
-      notify('success', kind === 'player' ? `Плащ выдан игроку ${username.trim()}` : 'Плащ выдан донату');
-      setUsername('');
-      setError(null);
-    },
-    onError: (err) => setError(err instanceof ApiError && err.message ? err.message : 'Не удалось выдать плащ'),
-  });
   const revoke = useMutation({
     mutationFn: (g: CapeGrant) => revokeCape(cape.id, g.id),
     onSuccess: () => {
@@ -236,11 +181,11 @@ function Grants({ cape }: { cape: AdminCape }) {
     onError: (err) => notify('danger', err instanceof ApiError && err.message ? err.message : 'Не удалось отменить выдачу'),
   });
 
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    if (kind === 'player' && !username.trim()) return setError('Введите имя игрока');
-    if (kind === 'tier' && !tierId) return setError('Выберите донат');
-    grant.mutate();
+  async function grant(body: CapeGrantBody) {
+    await grantCape(cape.id, body);
+    refresh();
+    notify('success', 'username' in body ? `Плащ выдан игроку ${body.username}` : 'Плащ выдан донату');
+    form.setValue('username', '');
   }
 
   return (
@@ -266,62 +211,32 @@ function Grants({ cape }: { cape: AdminCape }) {
           ))}
         </ul>
       )}
-      <form className="form" onSubmit={submit} noValidate>
-        <fieldset className="field-group">
-          <legend>Выдать</legend>
-          <div className="row">
-            <label className="checkbox">
-              <input type="radio" name={`${ids}-kind`} checked={kind === 'player'} onChange={() => setKind('player')} />
-              Игроку
-            </label>
-            <label className="checkbox">
-              <input type="radio" name={`${ids}-kind`} checked={kind === 'tier'} onChange={() => setKind('tier')} />
-              Донату (его обладателям)
-            </label>
-          </div>
+      <Form form={form} onSubmit={grant} serverErrors={GRANT_ERRORS}>
+        <FieldGroup legend="Выдать">
+          <RadioGroupField
+            name="kind"
+            label="Кому"
+            options={[
+              { value: 'player', label: 'Игроку' },
+              { value: 'tier', label: 'Донату (его обладателям)' },
+            ]}
+          />
           {kind === 'player' ? (
-            <div className={error ? 'field field-invalid' : 'field'}>
-              <label htmlFor={`${ids}-user`}>Имя игрока</label>
-              <input
-                id={`${ids}-user`}
-                value={username}
-                maxLength={16}
-                onChange={(e) => setUsername(e.target.value)}
-                aria-invalid={error ? true : undefined}
-                aria-describedby={error ? `${ids}-error` : undefined}
-              />
-            </div>
+            <TextField name="username" label="Имя игрока" maxLength={16} autoComplete="off" />
           ) : (
-            <div className={error ? 'field field-invalid' : 'field'}>
-              <label htmlFor={`${ids}-tier`}>Донат</label>
-              <select
-                id={`${ids}-tier`}
-                value={tierId}
-                onChange={(e) => setTierId(e.target.value)}
-                aria-invalid={error ? true : undefined}
-                aria-describedby={error ? `${ids}-error` : undefined}
-              >
-                <option value="">Выберите донат</option>
-                {(tiers.data ?? []).map((t) => (
-                  <option key={t.id} value={t.id}>
-                    {t.title}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <SelectField
+              name="tier_id"
+              label="Донат"
+              options={[
+                { value: '', label: 'Выберите донат' },
+                ...(tiers.data ?? []).map((t) => ({ value: String(t.id), label: t.title })),
+              ]}
+            />
           )}
-          {error && (
-            <span className="field-error" id={`${ids}-error`} role="alert">
-              {error}
-            </span>
-          )}
-          <div className="form-actions">
-            <button type="submit" className="btn btn-primary" disabled={grant.isPending}>
-              {grant.isPending ? 'Выдаём…' : 'Выдать'}
-            </button>
-          </div>
-        </fieldset>
-      </form>
+          <FormErrors fields={false} />
+          <FormActions submitLabel="Выдать" pendingLabel="Выдаём…" />
+        </FieldGroup>
+      </Form>
     </section>
   );
 }

@@ -1,9 +1,12 @@
-import type { AdminPrivilege, DonateTier } from '@kubik/contract';
+import { AdminPrivilegeGrantBody, type AdminPrivilege, type DonateTier } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId, useState, type FormEvent } from 'react';
+import { useState } from 'react';
+import { z } from 'zod';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
 import { DataTable, type Column } from '../../components/admin/DataTable.tsx';
 import { Badge } from '../../components/Badge.tsx';
+import { Form, FormActions, FormErrors, useSchemaForm, type ServerErrorRules } from '../../components/form/Form.tsx';
+import { NumberField, SelectField, TextField } from '../../components/form/fields.tsx';
 import { Modal } from '../../components/Modal.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { ApiError } from '../../lib/api.ts';
@@ -110,145 +113,84 @@ export function AdminPrivileges() {
   );
 }
 
+/** The contract's rules; the tier comes from a select (text) and is a number on the wire. */
+const Grant = AdminPrivilegeGrantBody.extend({ tier_id: z.coerce.number().pipe(AdminPrivilegeGrantBody.shape.tier_id) });
+const GRANT_ERRORS: ServerErrorRules = { formText: (error) => error?.message || 'Не удалось выдать привилегию' };
+
 function GrantForm({ tiers, onGranted }: { tiers: DonateTier[]; onGranted: () => void }) {
   const notify = useNotify();
-  const [username, setUsername] = useState('');
-  const [tierId, setTierId] = useState('');
-  const [days, setDays] = useState('30');
-  const [error, setError] = useState<{ field?: string; text: string } | null>(null);
-  const ids = { user: useId(), tier: useId(), days: useId(), error: useId() };
-  const grant = useMutation({
-    mutationFn: () => grantPrivilege({ username: username.trim(), tier_id: Number(tierId), days: Number(days) }),
-    onSuccess: (p) => {
-      notify('success', `Привилегия ${p.title} выдана игроку ${p.username}`);
-      setError(null);
-      setUsername('');
-      onGranted();
-    },
-    onError: (err) =>
-      setError({
-        field: err instanceof ApiError ? err.field : undefined,
-        text: err instanceof ApiError && err.message ? err.message : 'Не удалось выдать привилегию',
-      }),
-  });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (!username.trim()) return setError({ field: 'username', text: 'Введите имя игрока' });
-    if (!tierId) return setError({ field: 'tier_id', text: 'Выберите донат' });
-    if (!/^\d+$/.test(days) || Number(days) < 1) return setError({ field: 'days', text: 'Срок — целое число дней, не меньше 1' });
-    grant.mutate();
-  };
-  const errorFor = (field: string) => (error && (error.field === field || (!error.field && field === 'days')) ? error.text : '');
-  const fieldProps = (field: string) => ({
-    'aria-invalid': errorFor(field) ? true : undefined,
-    'aria-describedby': errorFor(field) ? `${ids.error}-${field}` : undefined,
-  });
-  const fieldError = (field: string) =>
-    errorFor(field) && (
-      <span className="field-error" id={`${ids.error}-${field}`}>
-        {errorFor(field)}
-      </span>
-    );
+  const form = useSchemaForm(Grant, { defaultValues: { username: '', tier_id: '', days: 30 } });
+
+  async function grant(body: AdminPrivilegeGrantBody) {
+    const p = await grantPrivilege(body);
+    notify('success', `Привилегия ${p.title} выдана игроку ${p.username}`);
+    form.setValue('username', '');
+    onGranted();
+  }
+
   return (
-    <form className="form grant-form" onSubmit={submit} noValidate aria-label="Выдать привилегию">
-      <h3>Выдать привилегию</h3>
-      <div className="form-grid">
-        <div className={errorFor('username') ? 'field field-invalid' : 'field'}>
-          <label htmlFor={ids.user}>Игрок</label>
-          <input
-            id={ids.user}
-            value={username}
-            maxLength={32}
-            autoComplete="off"
-            onChange={(e) => setUsername(e.target.value)}
-            {...fieldProps('username')}
+    <section className="grant-form stack" aria-labelledby="grant-form-title">
+      <h3 id="grant-form-title">Выдать привилегию</h3>
+      <Form form={form} onSubmit={grant} serverErrors={GRANT_ERRORS}>
+        <div className="form-grid">
+          <TextField name="username" label="Игрок" maxLength={32} autoComplete="off" />
+          <SelectField
+            name="tier_id"
+            label="Донат"
+            options={[{ value: '', label: 'Выберите донат' }, ...tiers.map((t) => ({ value: String(t.id), label: t.title }))]}
           />
-          {fieldError('username')}
+          <NumberField name="days" label="Дней" />
         </div>
-        <div className={errorFor('tier_id') ? 'field field-invalid' : 'field'}>
-          <label htmlFor={ids.tier}>Донат</label>
-          <select id={ids.tier} value={tierId} onChange={(e) => setTierId(e.target.value)} {...fieldProps('tier_id')}>
-            <option value="">Выберите донат</option>
-            {tiers.map((t) => (
-              <option key={t.id} value={t.id}>
-                {t.title}
-              </option>
-            ))}
-          </select>
-          {fieldError('tier_id')}
-        </div>
-        <div className={errorFor('days') ? 'field field-invalid' : 'field'}>
-          <label htmlFor={ids.days}>Дней</label>
-          <input
-            id={ids.days}
-            value={days}
-            inputMode="numeric"
-            onChange={(e) => setDays(e.target.value.replace(/\D/g, '').slice(0, 4))}
-            {...fieldProps('days')}
-          />
-          {fieldError('days')}
-        </div>
-      </div>
-      <p className="muted">Тот же донат продлевается; более низкий действующий заменяется (без зачёта); при более высоком — отказ.</p>
-      <div className="form-actions">
-        <button type="submit" className="btn btn-primary" disabled={grant.isPending}>
-          {grant.isPending ? 'Выдаём…' : 'Выдать'}
-        </button>
-      </div>
-    </form>
+        <p className="muted">Тот же донат продлевается; более низкий действующий заменяется (без зачёта); при более высоком — отказ.</p>
+        <FormErrors fields={false} />
+        <FormActions submitLabel="Выдать" pendingLabel="Выдаём…" />
+      </Form>
+    </section>
   );
 }
 
+/** The end as typed in a datetime-local field (the browser's time zone), sent as epoch ms. */
+const End = z.object({
+  expires_at: z
+    .string()
+    .refine((v) => v !== '' && !Number.isNaN(new Date(v).getTime()), 'Укажите дату и время окончания')
+    .transform((v) => new Date(v).getTime()),
+});
+const END_ERRORS: ServerErrorRules = { formText: (error) => error?.message || 'Не удалось изменить срок' };
+
 function EndForm({ privilege, onDone }: { privilege: AdminPrivilege; onDone: () => void }) {
   const notify = useNotify();
-  const [value, setValue] = useState(localInput(privilege.expires_at));
-  const [error, setError] = useState('');
-  const inputId = useId();
-  const errorId = useId();
-  const save = useMutation({
-    mutationFn: (ms: number) => setPrivilegeEnd(privilege.id, ms),
-    onSuccess: (p) => {
-      notify('success', p.active ? 'Срок привилегии изменён' : 'Привилегия закончилась: команды снятия отправлены в игру');
-      onDone();
-    },
-    onError: (err) => setError(err instanceof ApiError && err.message ? err.message : 'Не удалось изменить срок'),
-  });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const ms = new Date(value).getTime();
-    if (!value || Number.isNaN(ms)) return setError('Укажите дату и время окончания');
-    save.mutate(ms);
-  };
+  const form = useSchemaForm(End, { defaultValues: { expires_at: localInput(privilege.expires_at) } });
+
+  async function save({ expires_at }: z.output<typeof End>) {
+    const p = await setPrivilegeEnd(privilege.id, expires_at);
+    notify('success', p.active ? 'Срок привилегии изменён' : 'Привилегия закончилась: команды снятия отправлены в игру');
+    onDone();
+  }
+
   return (
-    <form className="form" onSubmit={submit} noValidate>
+    <Form form={form} onSubmit={save} serverErrors={END_ERRORS}>
       <p>
         {privilege.username}: {privilege.title}
       </p>
-      <div className={error ? 'field field-invalid' : 'field'}>
-        <label htmlFor={inputId}>Окончание</label>
-        <input
-          id={inputId}
-          type="datetime-local"
-          value={value}
-          onChange={(e) => (setValue(e.target.value), setError(''))}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={error ? errorId : undefined}
-        />
-        {error && (
-          <span className="field-error" id={errorId}>
-            {error}
-          </span>
-        )}
-        <span className="hint">Время в прошлом закончит привилегию сейчас: выполнятся команды снятия.</span>
-      </div>
-      <div className="form-actions">
-        <button type="button" className="btn" onClick={() => setValue(localInput(Date.now()))}>
+      <TextField
+        name="expires_at"
+        label="Окончание"
+        type="datetime-local"
+        hint="Время в прошлом закончит привилегию сейчас: выполнятся команды снятия."
+      />
+      <FormErrors fields={false} />
+      <FormActions submitLabel="Сохранить" pendingLabel="Сохраняем…">
+        <button
+          type="button"
+          className="btn"
+          onClick={() =>
+            form.setValue('expires_at', localInput(Date.now()), { shouldDirty: true, shouldValidate: form.formState.isSubmitted })
+          }
+        >
           Закончить сейчас
         </button>
-        <button type="submit" className="btn btn-primary" disabled={save.isPending}>
-          {save.isPending ? 'Сохраняем…' : 'Сохранить'}
-        </button>
-      </div>
-    </form>
+      </FormActions>
+    </Form>
   );
 }

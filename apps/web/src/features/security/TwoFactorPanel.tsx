@@ -1,7 +1,9 @@
-import type { TwoFactorSetupResponse } from '@kubik/contract';
+import { TwoFactorDisableBody, TwoFactorEnableBody, type TwoFactorSetupResponse } from '@kubik/contract';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
-import { Field } from '../../components/Field.tsx';
+import { useEffect, useState } from 'react';
+import { z } from 'zod';
+import { Form, FormActions, FormErrors, SubmitButton, useSchemaForm, type ServerErrorRules } from '../../components/form/Form.tsx';
+import { TextField } from '../../components/form/fields.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDate, plural } from '../../lib/format.ts';
@@ -9,14 +11,8 @@ import { useNotify } from '../../providers/notifications.tsx';
 import { disableTwoFactor, enableTwoFactor, fetchTwoFactor, startSetup, TWO_FACTOR_KEY, scrollToHash } from './api.ts';
 import './security.css';
 
-type Errors = Partial<Record<'code' | 'password' | 'form', string>>;
-
-/** An ApiError's text beside the field it names, else above the button. */
-function errorsOf(err: unknown, fallback: string): Errors {
-  if (err instanceof ApiError && err.message)
-    return err.field === 'code' || err.field === 'password' ? { [err.field]: err.message } : { form: err.message };
-  return { form: fallback };
-}
+/** The server's text beside the field it names, else above the button; without a text, `failed`. */
+const errorsOf = (failed: string): ServerErrorRules => ({ formText: (error) => error?.message || failed });
 
 /** «ABCD EFGH …»: easier to type from the screen; apps ignore the spaces. */
 const grouped = (secret: string) => secret.replace(/(.{4})/g, '$1 ').trim();
@@ -56,38 +52,28 @@ function Setup({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
   const notify = useNotify();
   const queryClient = useQueryClient();
   const [setup, setSetup] = useState<TwoFactorSetupResponse | null>(null);
-  const [code, setCode] = useState('');
-  const [errors, setErrors] = useState<Errors>({});
+  const [beginError, setBeginError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const form = useSchemaForm(TwoFactorEnableBody, { defaultValues: { code: '' } });
 
   async function begin() {
     setBusy(true);
-    setErrors({});
+    setBeginError(null);
     try {
       setSetup(await startSetup());
-      setCode('');
+      form.reset();
     } catch (err) {
-      setErrors(errorsOf(err, 'Не удалось начать подключение. Попробуйте ещё раз.'));
+      setBeginError(err instanceof ApiError && err.message ? err.message : 'Не удалось начать подключение. Попробуйте ещё раз.');
     } finally {
       setBusy(false);
     }
   }
 
-  async function enable(e: FormEvent) {
-    e.preventDefault();
-    if (!code.trim()) return setErrors({ code: 'Введите код из приложения' });
-    setBusy(true);
-    setErrors({});
-    try {
-      const res = await enableTwoFactor(code.trim());
-      notify('success', res.message);
-      onEnabled(res.recovery_codes);
-      await queryClient.invalidateQueries({ queryKey: TWO_FACTOR_KEY });
-    } catch (err) {
-      setErrors(errorsOf(err, 'Не удалось включить защиту. Попробуйте ещё раз.'));
-    } finally {
-      setBusy(false);
-    }
+  async function enable({ code }: TwoFactorEnableBody) {
+    const res = await enableTwoFactor(code);
+    notify('success', res.message);
+    onEnabled(res.recovery_codes);
+    await queryClient.invalidateQueries({ queryKey: TWO_FACTOR_KEY });
   }
 
   if (!setup) {
@@ -97,9 +83,9 @@ function Setup({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
           Кроме пароля, при входе на сайт и в лаунчер понадобится код из приложения-аутентификатора на телефоне (Google Authenticator,
           Яндекс Ключ, Microsoft Authenticator и другие). Так никто не войдёт в аккаунт, даже узнав пароль.
         </p>
-        {errors.form && (
+        {beginError && (
           <p className="notice notice-danger" role="alert">
-            {errors.form}
+            {beginError}
           </p>
         )}
         <div>
@@ -111,7 +97,7 @@ function Setup({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
     );
   }
   return (
-    <form className="form stack" onSubmit={(e) => void enable(e)} noValidate>
+    <Form form={form} onSubmit={enable} serverErrors={errorsOf('Не удалось включить защиту. Попробуйте ещё раз.')} className="form stack">
       <ol className="setup-steps">
         <li>Откройте приложение-аутентификатор и отсканируйте QR-код.</li>
         <li>
@@ -123,30 +109,10 @@ function Setup({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
         <li>Введите шестизначный код, который покажет приложение.</li>
       </ol>
       <img className="totp-qr" src={setup.qr_data_url} width={200} height={200} alt="QR-код для приложения-аутентификатора" />
-      <Field
-        label="Код из приложения"
-        name="code"
-        inputMode="numeric"
-        autoComplete="one-time-code"
-        value={code}
-        onChange={(e) => setCode(e.target.value)}
-        error={errors.code}
-        maxLength={32}
-      />
-      {errors.form && (
-        <p className="notice notice-danger" role="alert">
-          {errors.form}
-        </p>
-      )}
-      <div className="row">
-        <button type="submit" className="btn btn-primary" disabled={busy}>
-          {busy ? 'Проверяем…' : 'Включить'}
-        </button>
-        <button type="button" className="btn" onClick={() => setSetup(null)} disabled={busy}>
-          Отмена
-        </button>
-      </div>
-    </form>
+      <TextField name="code" label="Код из приложения" inputMode="numeric" autoComplete="one-time-code" maxLength={32} />
+      <FormErrors fields={false} />
+      <FormActions onCancel={() => setSetup(null)} submitLabel="Включить" pendingLabel="Проверяем…" />
+    </Form>
   );
 }
 
@@ -198,33 +164,21 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
   );
 }
 
+/** Turning it off: both fields are asked for at once, the code in the words of this form. */
+const DisableForm = TwoFactorDisableBody.extend({
+  code: z.string().trim().min(1, 'Введите код из приложения или код восстановления').pipe(TwoFactorDisableBody.shape.code),
+});
+
 function Enabled({ since, left }: { since: number | null; left: number }) {
   const notify = useNotify();
   const queryClient = useQueryClient();
-  const [password, setPassword] = useState('');
-  const [code, setCode] = useState('');
-  const [errors, setErrors] = useState<Errors>({});
-  const [busy, setBusy] = useState(false);
+  const form = useSchemaForm(DisableForm, { defaultValues: { password: '', code: '' } });
 
-  async function disable(e: FormEvent) {
-    e.preventDefault();
-    const missing: Errors = {};
-    if (!password) missing.password = 'Введите пароль';
-    if (!code.trim()) missing.code = 'Введите код из приложения или код восстановления';
-    if (missing.password || missing.code) return setErrors(missing);
-    setBusy(true);
-    setErrors({});
-    try {
-      const res = await disableTwoFactor(password, code.trim());
-      notify('success', res.message);
-      setPassword('');
-      setCode('');
-      await queryClient.invalidateQueries({ queryKey: TWO_FACTOR_KEY });
-    } catch (err) {
-      setErrors(errorsOf(err, 'Не удалось отключить защиту. Попробуйте ещё раз.'));
-    } finally {
-      setBusy(false);
-    }
+  async function disable({ password, code }: TwoFactorDisableBody) {
+    const res = await disableTwoFactor(password, code);
+    notify('success', res.message);
+    form.reset();
+    await queryClient.invalidateQueries({ queryKey: TWO_FACTOR_KEY });
   }
 
   return (
@@ -239,37 +193,17 @@ function Enabled({ since, left }: { since: number | null; left: number }) {
           Кодов восстановления осталось мало. Чтобы получить новые, отключите защиту и включите её снова.
         </p>
       )}
-      <form className="form" onSubmit={(e) => void disable(e)} noValidate aria-label="Отключить двухфакторную защиту">
-        <h3>Отключить</h3>
-        <Field
-          label="Пароль"
-          name="password"
-          type="password"
-          autoComplete="current-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          error={errors.password}
-        />
-        <Field
-          label="Код из приложения или код восстановления"
-          name="code"
-          autoComplete="one-time-code"
-          value={code}
-          onChange={(e) => setCode(e.target.value)}
-          error={errors.code}
-          maxLength={32}
-        />
-        {errors.form && (
-          <p className="notice notice-danger" role="alert">
-            {errors.form}
-          </p>
-        )}
-        <div>
-          <button type="submit" className="btn btn-danger" disabled={busy}>
-            {busy ? 'Отключаем…' : 'Отключить защиту'}
-          </button>
-        </div>
-      </form>
+      <section className="stack" aria-labelledby="two-factor-off-title">
+        <h3 id="two-factor-off-title">Отключить</h3>
+        <Form form={form} onSubmit={disable} serverErrors={errorsOf('Не удалось отключить защиту. Попробуйте ещё раз.')}>
+          <TextField name="password" label="Пароль" type="password" autoComplete="current-password" />
+          <TextField name="code" label="Код из приложения или код восстановления" autoComplete="one-time-code" maxLength={32} />
+          <FormErrors fields={false} />
+          <div>
+            <SubmitButton label="Отключить защиту" pendingLabel="Отключаем…" className="btn btn-danger" />
+          </div>
+        </Form>
+      </section>
     </div>
   );
 }

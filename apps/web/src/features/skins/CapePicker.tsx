@@ -1,7 +1,8 @@
-import { CAPE_TEXTS, type Cape, type MyCapes } from '@kubik/contract';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId, useState } from 'react';
-import { ApiError } from '../../lib/api.ts';
+import { CAPE_TEXTS, type ChooseCapeBody, type Cape, type MyCapes } from '@kubik/contract';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { z } from 'zod';
+import { Form, FormErrors, useSchemaForm, type ServerErrorRules } from '../../components/form/Form.tsx';
+import { RadioGroupField } from '../../components/form/fields.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { chooseCape, fetchMyCapes, MY_CAPES_KEY } from './api.ts';
 
@@ -15,62 +16,70 @@ export function chosenCape(data: MyCapes | undefined): Cape | null {
   return data?.capes.find((c) => c.id === data.selected) ?? null;
 }
 
+/** The radio's value is the cape's id as text, '' for «Без плаща». */
+const Choice = z.object({ cape_id: z.string() }).transform(({ cape_id }) => ({ cape_id: cape_id === '' ? null : Number(cape_id) }));
+const CHOICE_ERRORS: ServerErrorRules = { formText: (error) => error?.message || 'Не удалось выбрать плащ' };
+
 /**
  * The player's cape: «Без плаща» or one of the capes the administration gave them (or their
  * donate tier). The choice is saved at once and is what the game shows.
  */
 export function CapePicker({ onChosen }: { onChosen: (cape: Cape | null) => void }) {
-  const ids = useId();
-  const notify = useNotify();
-  const queryClient = useQueryClient();
   const capes = useMyCapes();
-  // The choice shows at once (set in the click's own render); it goes back if the server refuses it.
-  const [choice, setChoice] = useState<{ id: number | null } | null>(null);
-  const save = useMutation({
-    mutationFn: chooseCape,
-    onSettled: () => setChoice(null),
-    onSuccess: (data) => {
-      queryClient.setQueryData(MY_CAPES_KEY, data);
-      const cape = chosenCape(data);
-      onChosen(cape);
-      notify('success', cape ? `${CAPE_TEXTS.saved}: «${cape.title}»` : CAPE_TEXTS.removed);
-    },
-    onError: (err) => notify('danger', err instanceof ApiError && err.message ? err.message : 'Не удалось выбрать плащ'),
-  });
-
   if (capes.isPending) return <p className="muted">Загрузка плащей...</p>;
   if (capes.isError) return <p className="muted">Не удалось загрузить плащи.</p>;
-  const { capes: list } = capes.data;
-  const selected = choice ? choice.id : capes.data.selected;
-  const pick = (id: number | null) => {
-    setChoice({ id });
-    save.mutate(id);
-  };
+  return <CapeChoice data={capes.data} onChosen={onChosen} />;
+}
+
+function CapeChoice({ data, onChosen }: { data: MyCapes; onChosen: (cape: Cape | null) => void }) {
+  const notify = useNotify();
+  const queryClient = useQueryClient();
+  const saved = data.selected === null ? '' : String(data.selected);
+  // The choice shows at once; a saved answer (here or from a refetch) resets the form to it.
+  const form = useSchemaForm(Choice, { values: { cape_id: saved } });
+
+  async function choose(body: ChooseCapeBody) {
+    try {
+      const next = await chooseCape(body.cape_id);
+      queryClient.setQueryData(MY_CAPES_KEY, next);
+      const cape = chosenCape(next);
+      onChosen(cape);
+      notify('success', cape ? `${CAPE_TEXTS.saved}: «${cape.title}»` : CAPE_TEXTS.removed);
+    } catch (err) {
+      // Refused: the saved choice comes back, the reason stands under the list.
+      form.setValue('cape_id', saved);
+      throw err;
+    }
+  }
+
+  const { capes: list } = data;
   return (
-    <fieldset className="skin-options cape-picker" aria-describedby={`${ids}-hint`}>
-      <legend>Плащ</legend>
-      <label className="checkbox">
-        <input type="radio" name={`${ids}-cape`} checked={selected === null} disabled={save.isPending} onChange={() => pick(null)} />
-        Без плаща
-      </label>
-      {list.map((cape) => (
-        <label key={cape.id} className="checkbox cape-option">
-          <input
-            type="radio"
-            name={`${ids}-cape`}
-            checked={selected === cape.id}
-            disabled={save.isPending}
-            onChange={() => pick(cape.id)}
-          />
-          <img className="cape-thumb" src={cape.url} alt="" width={48} height={24} />
-          {cape.title}
-        </label>
-      ))}
-      <p className="hint" id={`${ids}-hint`}>
-        {list.length === 0
-          ? 'Плащей у вас пока нет: их выдаёт администрация или дают донат-привилегии.'
-          : 'Выбранный плащ виден в игре и в предпросмотре.'}
-      </p>
-    </fieldset>
+    <Form form={form} onSubmit={choose} serverErrors={CHOICE_ERRORS} className="form cape-form">
+      <RadioGroupField
+        name="cape_id"
+        label="Плащ"
+        className="skin-options cape-picker"
+        submitOnChange
+        options={[
+          { value: '', label: 'Без плаща' },
+          ...list.map((cape) => ({
+            value: String(cape.id),
+            className: 'cape-option',
+            label: (
+              <>
+                <img className="cape-thumb" src={cape.url} alt="" width={48} height={24} />
+                {cape.title}
+              </>
+            ),
+          })),
+        ]}
+        hint={
+          list.length === 0
+            ? 'Плащей у вас пока нет: их выдаёт администрация или дают донат-привилегии.'
+            : 'Выбранный плащ виден в игре и в предпросмотре.'
+        }
+      />
+      <FormErrors fields={false} />
+    </Form>
   );
 }

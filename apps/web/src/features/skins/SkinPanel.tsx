@@ -1,6 +1,9 @@
 import { SKIN_MAX_BYTES, SKIN_TEXTS, type SkinInfo, type SkinModel } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
+import { useId, useRef, useState } from 'react';
+import { z } from 'zod';
+import { Form, FormErrors, SubmitButton, useSchemaForm, type ServerErrorRules } from '../../components/form/Form.tsx';
+import { FileField, requiredFile } from '../../components/form/fields.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { Empty, Loading } from '../../components/States.tsx';
@@ -10,6 +13,19 @@ import { SkinViewer, type BackEquipment, type SkinViewerHandle } from './SkinVie
 import './skins.css';
 
 const TURN = Math.PI / 6;
+
+const SkinUpload = z.object({ skin: requiredFile(SKIN_TEXTS.noFile.replace(' в поле «skin»', '')) });
+
+/** A file the server would refuse for its type or size, refused as it is picked (spec §5). */
+const refuseSkin = (file: File) =>
+  file.type !== 'image/png' ? SKIN_TEXTS.pickPng : file.size > SKIN_MAX_BYTES ? SKIN_TEXTS.tooBig : undefined;
+
+/** Spec §8: «Ошибка загрузки скина.», with the server's reason beside the file field when it gave one. */
+const UPLOAD_ERRORS: ServerErrorRules = { formText: () => SKIN_TEXTS.uploadFailed };
+const uploadFailed = (err: unknown) =>
+  err instanceof ApiError && err.message && err.status >= 400 && err.status < 500
+    ? new ApiError(err.status, `${SKIN_TEXTS.uploadFailed} ${err.message}`, err.code, 'skin')
+    : err;
 
 /** The logged-in player's skin block, once their skin has loaded. */
 export function OwnSkinPanel({ username }: { username: string }) {
@@ -41,10 +57,9 @@ export function SkinPanel({ username, skin }: { username: string; skin: SkinInfo
   const queryClient = useQueryClient();
   const notify = useNotify();
   const viewer = useRef<SkinViewerHandle>(null);
-  const fileInput = useRef<HTMLInputElement>(null);
   const ids = useId();
-  const [file, setFile] = useState<File | null>(null);
-  const [uploadError, setUploadError] = useState<string | null>(null);
+  const form = useSchemaForm(SkinUpload, { defaultValues: { skin: null } });
+  const file = form.watch('skin');
   // The switch shows the saved model until the player flips it; a new upload brings its own.
   const [previewModel, setPreviewModel] = useState<{ version: string; model: SkinModel } | null>(null);
   const model = previewModel?.version === skin.version ? previewModel.model : skin.model;
@@ -54,22 +69,13 @@ export function SkinPanel({ username, skin }: { username: string; skin: SkinInfo
   const [walking, setWalking] = useState(false);
   const cape = chosenCape(useMyCapes().data);
 
-  const upload = useMutation({
-    mutationFn: uploadSkin,
-    onSuccess: (info) => {
-      const { message: _message, ...saved } = info;
-      queryClient.setQueryData(ownSkinKey(username), saved);
-      setPreviewModel(null);
-      setFile(null);
-      setUploadError(null);
-      if (fileInput.current) fileInput.current.value = '';
-      notify('success', SKIN_TEXTS.uploaded);
-    },
-    onError: (err) => {
-      setUploadError(err instanceof ApiError && err.message ? err.message : null);
-      notify('danger', SKIN_TEXTS.uploadFailed);
-    },
-  });
+  async function upload({ skin: chosen }: z.output<typeof SkinUpload>) {
+    const { message: _message, ...saved } = await uploadSkin(chosen).catch((err: unknown) => Promise.reject(uploadFailed(err)));
+    queryClient.setQueryData(ownSkinKey(username), saved);
+    setPreviewModel(null);
+    form.reset();
+    notify('success', SKIN_TEXTS.uploaded);
+  }
 
   const saveModel = useMutation({
     mutationFn: saveSkinModel,
@@ -82,29 +88,6 @@ export function SkinPanel({ username, skin }: { username: string; skin: SkinInfo
       notify('danger', err instanceof ApiError && err.message ? err.message : 'Не удалось сохранить модель');
     },
   });
-
-  function pick(e: ChangeEvent<HTMLInputElement>) {
-    const chosen = e.target.files?.[0] ?? null;
-    setUploadError(null);
-    if (chosen && chosen.type !== 'image/png') {
-      notify('danger', SKIN_TEXTS.pickPng);
-      e.target.value = '';
-      setFile(null);
-      return;
-    }
-    if (chosen && chosen.size > SKIN_MAX_BYTES) {
-      notify('danger', SKIN_TEXTS.tooBig);
-      e.target.value = '';
-      setFile(null);
-      return;
-    }
-    setFile(chosen);
-  }
-
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    if (file) upload.mutate(file);
-  }
 
   function chooseModel(next: SkinModel) {
     setPreviewModel({ version: skin.version, model: next });
@@ -204,38 +187,17 @@ export function SkinPanel({ username, skin }: { username: string; skin: SkinInfo
         }}
       />
 
-      <form className="form skin-upload" onSubmit={submit} noValidate>
-        <div className="field">
-          <label htmlFor={`${ids}-file`}>Файл скина (PNG)</label>
-          {/* The native picker speaks the browser's language; this button, its second label, speaks ours. */}
-          <input
-            ref={fileInput}
-            id={`${ids}-file`}
-            className="skin-file-input"
-            type="file"
-            accept="image/png"
-            onChange={pick}
-            aria-describedby={`${ids}-file-hint ${ids}-file-name`}
-          />
-          <label htmlFor={`${ids}-file`} className="btn skin-file-button" aria-hidden="true">
-            Выбрать файл
-          </label>
-          <span className="hint" id={`${ids}-file-hint`}>
-            64×64 или 64×32 пикселя (HD — до 512), не больше 256 КБ.
-          </span>
-        </div>
-        <p className="skin-file-name" id={`${ids}-file-name`} data-testid="skin-file-name">
-          {file ? `Выбран файл: ${file.name}` : 'Файл не выбран'}
-        </p>
-        {uploadError && (
-          <p className="notice notice-danger" role="alert">
-            {uploadError}
-          </p>
-        )}
-        <button type="submit" className="btn btn-primary btn-block" disabled={!file || upload.isPending}>
-          {upload.isPending ? 'Загружаем…' : 'Загрузить скин'}
-        </button>
-      </form>
+      <Form form={form} onSubmit={upload} serverErrors={UPLOAD_ERRORS} className="form skin-upload">
+        <FileField
+          name="skin"
+          label="Файл скина (PNG)"
+          accept="image/png"
+          refuse={refuseSkin}
+          hint="64×64 или 64×32 пикселя (HD — до 512), не больше 256 КБ."
+        />
+        <FormErrors fields={false} />
+        <SubmitButton label="Загрузить скин" pendingLabel="Загружаем…" className="btn btn-primary btn-block" disabled={!file} />
+      </Form>
     </section>
   );
 }
