@@ -21,7 +21,7 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 
 export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   secondFactor.provide(service.secondFactorCheck);
-  userErased.on('security', async (trx, userId) => void (await service.forgetTwoFactor(trx, userId)));
+  userErased.on('security', service.forgetTwoFactor);
   return async (app) => {
     app.get('/api/user/2fa', {
       config: { access: 'user' },

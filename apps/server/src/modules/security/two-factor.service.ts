@@ -281,10 +281,9 @@ export async function setSecuritySettings(ctx: AppContext, user: User, body: { r
 }
 
 /** Removes the player's authenticator and recovery codes (an administrator's reset; account deletion through userErased). */
-export async function forgetTwoFactor(trx: Db, userId: number): Promise<boolean> {
+export async function forgetTwoFactor(trx: Db, userId: number): Promise<void> {
   await trx.deleteFrom('two_factor_recovery').where('user_id', '=', userId).execute();
-  const res = await trx.deleteFrom('two_factor').where('user_id', '=', userId).executeTakeFirst();
-  return Number(res.numDeletedRows) > 0;
+  await trx.deleteFrom('two_factor').where('user_id', '=', userId).execute();
 }
 
 /**
