@@ -53,6 +53,69 @@ const webLayers = {
   },
 };
 
+const SERVER = 'apps/server/src';
+/** Modules any feature may import (design.md, «Features over a core»); every other folder of modules/ is a feature. */
+const SERVER_CORE = ['users', 'audit', 'mail', 'ledger', 'deliveries', 'site', 'purchases', 'notices'];
+/**
+ * The one pair of features allowed to meet directly: privileges sells the tiers donate lists and
+ * reads them (docs/decisions/220-server-core-and-ports.md). Adding a pair here needs a note there.
+ */
+const SERVER_FEATURE_PAIRS = [['privileges', 'donate']];
+
+/**
+ * The server's dependencies run one way: the composition root (app.ts, modules/index.ts) → a
+ * feature (modules/<x>) → the core (modules/users, audit, …) → lib/. A feature never imports
+ * another feature: where it must ask or tell one, the users core offers a port or hook
+ * (modules/users/users.ports.ts) that the answering feature registers with its routes. The core
+ * never imports a feature; lib/ never imports modules or plugins; plugins/ and db/ import at most
+ * the core, except the table and migration registries (db/types.ts, db/migrations/index.ts),
+ * which gather every module's. Tests drive the whole site and may use any module.
+ * scripts/check-server-layers.mjs proves each rule still fires.
+ */
+const serverLayers = {
+  files: [`${SERVER}/**/*.ts`],
+  ignores: [`${SERVER}/**/*.test.ts`, `${SERVER}/test/**`, `${SERVER}/db/types.ts`, `${SERVER}/db/migrations/index.ts`],
+  plugins: { boundaries },
+  settings: {
+    'boundaries/include': [`${SERVER}/**/*`],
+    'boundaries/elements': [
+      ...SERVER_CORE.map((name) => ({ type: 'server-core', pattern: `${SERVER}/modules/${name}`, capture: ['module'] })),
+      { type: 'server-feature', pattern: `${SERVER}/modules/*`, capture: ['feature'] },
+      { type: 'server-lib', pattern: `${SERVER}/lib` },
+      { type: 'server-plugins', pattern: `${SERVER}/plugins` },
+      { type: 'server-db', pattern: `${SERVER}/db` },
+    ],
+  },
+  rules: {
+    'boundaries/dependencies': [
+      'error',
+      {
+        default: 'allow',
+        policies: [
+          {
+            from: { element: { type: 'server-feature' } },
+            disallow: { to: { element: { type: 'server-feature', captured: { feature: '!{{ from.element.captured.feature }}' } } } },
+          },
+          ...SERVER_FEATURE_PAIRS.map(([from, to]) => ({
+            from: { element: { type: 'server-feature', captured: { feature: from } } },
+            allow: { to: { element: { type: 'server-feature', captured: { feature: to } } } },
+          })),
+          { from: { element: { type: 'server-core' } }, disallow: { to: { element: { type: 'server-feature' } } } },
+          {
+            from: { element: { types: { anyOf: ['server-plugins', 'server-db'] } } },
+            disallow: { to: { element: { type: 'server-feature' } } },
+          },
+          { from: { element: { type: 'server-db' } }, disallow: { to: { element: { type: 'server-core' } } } },
+          {
+            from: { element: { type: 'server-lib' } },
+            disallow: { to: { element: { types: { anyOf: ['server-core', 'server-feature', 'server-plugins'] } } } },
+          },
+        ],
+      },
+    ],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'bench/results*.json'] },
   js.configs.recommended,
@@ -99,4 +162,5 @@ export default tseslint.config(
       ],
     },
   },
+  serverLayers,
 );

@@ -30,7 +30,7 @@ import { mailJob, mailQueueDepth } from './modules/mail/mail.outbox.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerAccessCheck, type Access } from './plugins/auth.ts';
 import { hashToken } from './lib/tokens.ts';
-import { findSessionUser } from './modules/accounts/accounts.repo.ts';
+import { findSessionUser } from './modules/users/users.logins.ts';
 import { requireAdminTwoFactor } from './modules/security/two-factor.service.ts';
 import { registerSessionActivity } from './modules/security/sessions.service.ts';
 import { registerOriginCheck } from './plugins/origin.ts';

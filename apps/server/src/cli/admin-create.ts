@@ -4,7 +4,7 @@ import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/index.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { hashPassword } from '../lib/passwords.ts';
-import { profileUuidFor } from '../modules/accounts/accounts.repo.ts';
+import { profileUuidFor } from '../modules/users/users.repo.ts';
 
 /**
  * npm run admin:create -- --username U --email E --password P

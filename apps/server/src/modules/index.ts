@@ -25,7 +25,11 @@ import { skinsRoutes } from './skins/skins.routes.ts';
 import { sessionsRoutes } from './security/sessions.routes.ts';
 import { twoFactorRoutes } from './security/two-factor.routes.ts';
 
-/** Every feature's routes; app.ts registers them in this order. */
+/**
+ * Every module's routes; app.ts registers them in this order. Making a feature's routes also
+ * registers what it answers for the others (the ports and hooks of users/users.ports.ts), so a
+ * feature left out here is left out everywhere.
+ */
 export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   siteRoutes,
   accountsRoutes,

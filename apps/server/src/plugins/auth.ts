@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Selectable } from 'kysely';
 import type { Config } from '../config.ts';
-import type { UsersTable } from '../db/types.ts';
 import { requireBearerSecret } from '../lib/bearer-secret.ts';
 import { forbidden, unauthorized } from '../lib/errors.ts';
+import type { User } from '../modules/users/users.repo.ts';
 
 export const SESSION_COOKIE = 'kubik_session';
 /** Marks a browser where an account logged in (login throttling skips it; new-device letters). */
@@ -17,11 +16,8 @@ const DEVICE_COOKIE_MAX_AGE_SEC = 400 * 86_400;
  */
 export type Access = 'public' | 'user' | 'admin' | 'gravit';
 
-/** The signed-in user behind a request: shared by every request of the session while cached, never changed in place. */
-export type SessionUser = Readonly<Selectable<UsersTable>>;
-
 /** Finds the live session's user (and when the session ends) by its token; injected by app.ts. */
-export type SessionLookup = (token: string) => Promise<{ user: SessionUser; expiresAt: number } | undefined>;
+export type SessionLookup = (token: string) => Promise<{ user: User; expiresAt: number } | undefined>;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -32,7 +28,7 @@ declare module 'fastify' {
      * The caller: set before the handler on 'user' and 'admin' routes (never null there); on
      * public routes null until optionalUser() looked it up. Read it with userOf()/optionalUser().
      */
-    user: SessionUser | null;
+    user: User | null;
     /** Set once the session was looked up for this request. */
     authState?: { token: string | null };
   }
@@ -48,7 +44,7 @@ export function sessionToken(request: FastifyRequest): string | null {
 /** Where the root instance keeps the injected lookup; route plugins inherit it. */
 const LOOKUP = Symbol('kubik.sessionLookup');
 
-async function resolve(request: FastifyRequest): Promise<SessionUser | null> {
+async function resolve(request: FastifyRequest): Promise<User | null> {
   if (request.authState) return request.user;
   const token = sessionToken(request);
   const lookup = (request.server as unknown as Record<symbol, SessionLookup | undefined>)[LOOKUP];
@@ -62,14 +58,14 @@ async function resolve(request: FastifyRequest): Promise<SessionUser | null> {
  * The caller of a 'user' or 'admin' route, resolved before the handler ran. Throws on a public
  * route: a handler there that needs the caller uses optionalUser().
  */
-export function userOf(request: FastifyRequest): SessionUser {
+export function userOf(request: FastifyRequest): User {
   if (!request.user)
     throw new Error(`userOf() on ${request.routeOptions.url ?? request.url}: the route is not declared access 'user' or 'admin'`);
   return request.user;
 }
 
 /** The caller on a public route, or null for a guest; looked up on first use only, so guests' requests never touch the sessions table. */
-export function optionalUser(request: FastifyRequest): Promise<SessionUser | null> {
+export function optionalUser(request: FastifyRequest): Promise<User | null> {
   return resolve(request);
 }
 
@@ -115,7 +111,7 @@ export function registerAccessCheck(
   app: FastifyInstance,
   lookup: SessionLookup,
   gravitSecret?: string,
-  adminGate?: (user: SessionUser) => Promise<void>,
+  adminGate?: (user: User) => Promise<void>,
 ): void {
   app.decorate(LOOKUP, lookup);
   app.decorateRequest('user', null);

@@ -8,7 +8,7 @@ import { loadConfig, type ConfigOverrides } from '../config.ts';
 import { openDatabase, type DbHandle } from '../db/index.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { hashPassword } from '../lib/passwords.ts';
-import { profileUuidFor } from '../modules/accounts/accounts.repo.ts';
+import { profileUuidFor } from '../modules/users/users.repo.ts';
 import { SmtpCatcher } from '../../../../testing/smtp-catcher.ts';
 
 export type TestDbKind = 'sqlite' | 'pg';

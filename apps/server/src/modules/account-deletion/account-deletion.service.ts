@@ -1,12 +1,11 @@
 import type { AppContext } from '../../context.ts';
 import { badRequest, HttpError } from '../../lib/errors.ts';
 import { verifyPassword } from '../../lib/passwords.ts';
-import type { UserRow } from '../accounts/accounts.repo.ts';
-import { eraseAccount, ensureNotLastAdmin } from '../accounts/admin-users.service.ts';
-import { findActiveUser } from '../accounts/admin-users.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
-import { checkSecondFactor, TWO_FACTOR_TEXTS } from '../security/two-factor.service.ts';
+import { eraseAccount, ensureNotLastAdmin } from '../users/users.erase.ts';
+import { SECOND_FACTOR_TEXTS, secondFactor } from '../users/users.ports.ts';
+import { findActiveUser, type User } from '../users/users.repo.ts';
 import { goodbyeLetter } from './account-deletion.mail.ts';
 
 export const DELETION_TEXTS = {
@@ -26,16 +25,16 @@ function rub(kopecks: number): string {
  * deletion removes it (eraseAccount), money history kept, a goodbye letter to the address it had.
  * The last administrator cannot leave this way either.
  */
-export async function deleteOwnAccount(ctx: AppContext, user: UserRow, password: string, code?: string): Promise<string> {
+export async function deleteOwnAccount(ctx: AppContext, user: User, password: string, code?: string): Promise<string> {
   await ctx.limiter.hit(`delete-account:acct:${user.id}`, ctx.config.rateLimits.loginPerAccount);
   if (!(await verifyPassword(user.password_hash, password)))
     throw new HttpError(400, DELETION_TEXTS.wrongPassword, { code: 'wrong_password', field: 'password' });
   // With two-factor login on, a code too: a stolen session and password alone cannot delete the account.
   // 400 rather than the login's 401, so the page is not sent to /login.
-  const second = await checkSecondFactor(ctx, user.id, code);
+  const second = await secondFactor.ask().check(ctx, user.id, code);
   if (second === 'missing')
-    throw badRequest(TWO_FACTOR_TEXTS.required, { code: 'two_factor_required', field: 'code', extra: { two_factor_required: true } });
-  if (second === 'wrong') throw badRequest(TWO_FACTOR_TEXTS.badCode, { code: 'bad_two_factor_code', field: 'code' });
+    throw badRequest(SECOND_FACTOR_TEXTS.required, { code: 'two_factor_required', field: 'code', extra: { two_factor_required: true } });
+  if (second === 'wrong') throw badRequest(SECOND_FACTOR_TEXTS.badCode, { code: 'bad_two_factor_code', field: 'code' });
   await ctx.db.transaction().execute(async (trx) => {
     await ensureNotLastAdmin(trx, ctx, user);
     const current = await findActiveUser(trx, ctx.dbKind, user.id);

@@ -22,7 +22,7 @@ import {
   setSessionCookie,
   userOf,
 } from '../../plugins/auth.ts';
-import { deleteSession } from './accounts.repo.ts';
+import { deleteSession } from '../users/users.logins.ts';
 import * as service from './accounts.service.ts';
 
 const tags = ['Аккаунты'];

@@ -5,17 +5,18 @@ import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { checkNewPassword } from '../../lib/password-policy.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/passwords.ts';
 import { newToken } from '../../lib/tokens.ts';
-import { notifyNewDevice } from '../security/sessions.service.ts';
-import { checkSecondFactor, secondFactorError } from '../security/two-factor.service.ts';
-import { clearLoginFailures, isKnownDevice, rememberDevice, reserveLoginTry, retryText } from '../security/login-throttle.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import { assertNotBanned } from '../bans/ban-status.ts';
-import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
-import * as repo from './accounts.repo.ts';
-import { confirmationLetter, resetLetter } from './accounts.mail.ts';
 import { siteName } from '../site/site.settings.ts';
+import { assertNotBanned } from '../users/ban-status.ts';
+import * as emailTokens from '../users/email-tokens.ts';
+import { clearLoginFailures, isKnownDevice, rememberDevice, reserveLoginTry, retryText } from '../users/login-throttle.ts';
+import { createSession, endLogins } from '../users/users.logins.ts';
+import { newDeviceLogin, secondFactor, secondFactorError } from '../users/users.ports.ts';
+import * as users from '../users/users.repo.ts';
+import type { User } from '../users/users.repo.ts';
+import { confirmationLetter, resetLetter } from './accounts.mail.ts';
 
 export const VERIFY_TTL_MS = 24 * 3_600_000;
 export const RESET_TTL_MS = 3_600_000;
@@ -44,7 +45,7 @@ export function takenError(which: 'email' | 'username'): HttpError {
     : conflict(TEXTS.usernameTaken, { code: 'username_exists', field: 'username' });
 }
 
-export function toMe(user: repo.UserRow): MeResponse {
+export function toMe(user: User): MeResponse {
   return {
     id: user.id,
     username: user.username,
@@ -57,14 +58,14 @@ export function toMe(user: repo.UserRow): MeResponse {
 export async function register(
   ctx: AppContext,
   input: RegisterBody,
-  actor: repo.UserRow | null,
+  actor: User | null,
   ip: string,
 ): Promise<{ message: string; id: number }> {
   const byAdmin = actor?.is_admin === 1;
   if (!byAdmin) await ctx.limiter.hit(`register:ip:${ip}`, ctx.config.rateLimits.registerPerIp);
 
   checkNewPassword(input.password, input, 'password');
-  const taken = await repo.nameOrEmailTaken(ctx.db, input.username, input.email);
+  const taken = await users.nameOrEmailTaken(ctx.db, input.username, input.email);
   if (taken) throw takenError(taken);
 
   const passwordHash = await hashPassword(input.password);
@@ -89,7 +90,7 @@ export async function register(
           email_verified_at: byAdmin ? now : null,
           created_at: now,
           deleted_at: null,
-          uuid: await repo.profileUuidFor(trx, input.username),
+          uuid: await users.profileUuidFor(trx, input.username),
         })
         .returning('id')
         .executeTakeFirstOrThrow();
@@ -105,7 +106,7 @@ export async function register(
           after: { username: input.username, email: input.email, is_admin: !!input.is_admin, balance: toRoubles(kopecks) },
         });
       } else {
-        await repo.createEmailToken(trx, row.id, 'verify', verifyToken, VERIFY_TTL_MS);
+        await emailTokens.createEmailToken(trx, row.id, 'verify', verifyToken, VERIFY_TTL_MS);
         const link = `${ctx.config.publicUrl}/api/user/confirm/${verifyToken}`;
         await enqueueMail(trx, confirmationLetter(name, input.email, input.username, link));
       }
@@ -114,7 +115,7 @@ export async function register(
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     // Lost a race with a simultaneous registration of the same name or address.
-    const again = await repo.nameOrEmailTaken(ctx.db, input.username, input.email);
+    const again = await users.nameOrEmailTaken(ctx.db, input.username, input.email);
     throw takenError(again === 'username' ? 'username' : 'email');
   }
   ctx.jobs.kick(MAIL_JOB);
@@ -123,7 +124,7 @@ export async function register(
 
 export async function confirmEmail(ctx: AppContext, token: string): Promise<boolean> {
   return ctx.db.transaction().execute(async (trx) => {
-    const userId = await repo.consumeEmailToken(trx, 'verify', token);
+    const userId = await emailTokens.consumeEmailToken(trx, 'verify', token);
     if (userId === null) return false;
     await trx
       .updateTable('users')
@@ -144,7 +145,7 @@ export interface LoginMeta {
 
 /**
  * Checks the password and opens a session. Throttled per address (a fixed window) and per
- * account by user id (lib: modules/security/login-throttle.ts): from an unknown device, tries
+ * account by user id (modules/users/login-throttle.ts): from an unknown device, tries
  * after a few failures wait a growing delay; a known device (its cookie came from a successful
  * login of this account) only has a per-device window, so guessing elsewhere never locks out
  * the owner's own browser.
@@ -153,10 +154,10 @@ export async function login(
   ctx: AppContext,
   input: LoginBody,
   meta: LoginMeta,
-): Promise<{ token: string; deviceToken: string; user: repo.UserRow }> {
+): Promise<{ token: string; deviceToken: string; user: User }> {
   await ctx.limiter.hit(`login:ip:${meta.ip}`, ctx.config.rateLimits.loginPerIp);
 
-  const user = await repo.findUserByLogin(ctx.db, input.username);
+  const user = await users.findUserByLogin(ctx.db, input.username);
   if (!user) {
     await burnPasswordCheck(input.password);
     throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
@@ -175,33 +176,33 @@ export async function login(
     }
   }
   if (!(await verifyPassword(user.password_hash, input.password))) throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
-  // Two-factor login (modules/security/two-factor.service.ts): a missing or wrong code leaves the
-  // try counted by the throttle above, so codes cannot be guessed faster than passwords.
-  const second = await checkSecondFactor(ctx, user.id, input.code);
+  // Two-factor login (answered by modules/security): a missing or wrong code leaves the try
+  // counted by the throttle above, so codes cannot be guessed faster than passwords.
+  const second = await secondFactor.ask().check(ctx, user.id, input.code);
   if (second === 'missing' || second === 'wrong') throw secondFactorError(second);
   await clearLoginFailures(ctx.db, user.id);
   assertNotBanned(user);
   if (user.email_verified_at === null) throw forbidden(TEXTS.notConfirmed, { code: 'email_not_confirmed' });
 
   const token = newToken();
-  await repo.createSession(ctx.db, user.id, token, ctx.config.sessionTtlMs, meta);
+  await createSession(ctx.db, user.id, token, ctx.config.sessionTtlMs, meta);
   const deviceToken = meta.deviceToken && meta.deviceToken.length <= 200 ? meta.deviceToken : newToken();
-  // A browser the account never used: a letter (modules/security/sessions.service.ts). Bearer
-  // clients (scripts) have no device cookie, so each of their logins would count as new.
-  if ((await rememberDevice(ctx.db, user.id, deviceToken, meta)) && !input.bearer) await notifyNewDevice(ctx, user, deviceToken, meta);
+  // A browser the account never used: a letter (modules/security). Bearer clients (scripts) have
+  // no device cookie, so each of their logins would count as new.
+  if ((await rememberDevice(ctx.db, user.id, deviceToken, meta)) && !input.bearer) await newDeviceLogin.run(ctx, user, deviceToken, meta);
   return { token, deviceToken, user };
 }
 
 export async function forgotPassword(ctx: AppContext, email: string, ip: string): Promise<string> {
   await ctx.limiter.hit(`forgot:ip:${ip}`, ctx.config.rateLimits.forgotPerIp);
   await ctx.limiter.hit(`forgot:acct:${email.toLowerCase()}`, ctx.config.rateLimits.forgotPerAccount);
-  const user = await repo.findUserByEmail(ctx.db, email);
+  const user = await users.findUserByEmail(ctx.db, email);
   if (user) {
     const token = newToken();
     const name = await siteName(ctx);
     await ctx.db.transaction().execute(async (trx) => {
-      await repo.expireEmailTokens(trx, user.id, 'reset');
-      await repo.createEmailToken(trx, user.id, 'reset', token, RESET_TTL_MS);
+      await emailTokens.expireEmailTokens(trx, user.id, 'reset');
+      await emailTokens.createEmailToken(trx, user.id, 'reset', token, RESET_TTL_MS);
       const link = `${ctx.config.publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
       await enqueueMail(trx, resetLetter(name, user.email, user.username, link));
     });
@@ -214,15 +215,15 @@ export async function forgotPassword(ctx: AppContext, email: string, ip: string)
 export async function resendConfirmation(ctx: AppContext, email: string, ip: string): Promise<string> {
   await ctx.limiter.hit(`forgot:ip:${ip}`, ctx.config.rateLimits.forgotPerIp);
   await ctx.limiter.hit(`resend:acct:${email.toLowerCase()}`, ctx.config.rateLimits.forgotPerAccount);
-  const user = await repo.findUserByEmail(ctx.db, email);
+  const user = await users.findUserByEmail(ctx.db, email);
   if (user && user.email_verified_at === null) {
-    const last = await repo.lastTokenAt(ctx.db, user.id, 'verify');
+    const last = await emailTokens.lastTokenAt(ctx.db, user.id, 'verify');
     if (last === null || Date.now() - last > RESEND_GAP_MS) {
       const token = newToken();
       const name = await siteName(ctx);
       await ctx.db.transaction().execute(async (trx) => {
-        await repo.expireEmailTokens(trx, user.id, 'verify');
-        await repo.createEmailToken(trx, user.id, 'verify', token, VERIFY_TTL_MS);
+        await emailTokens.expireEmailTokens(trx, user.id, 'verify');
+        await emailTokens.createEmailToken(trx, user.id, 'verify', token, VERIFY_TTL_MS);
         const link = `${ctx.config.publicUrl}/api/user/confirm/${token}`;
         await enqueueMail(trx, confirmationLetter(name, user.email, user.username, link));
       });
@@ -238,13 +239,13 @@ export async function resendConfirmation(ctx: AppContext, email: string, ip: str
  */
 export async function resetPassword(ctx: AppContext, token: string, newPassword: string, ip: string): Promise<void> {
   await ctx.limiter.hit(`reset:ip:${ip}`, ctx.config.rateLimits.resetPerIp);
-  const owner = await repo.findEmailTokenUser(ctx.db, 'reset', token);
+  const owner = await emailTokens.findEmailTokenUser(ctx.db, 'reset', token);
   if (owner === null) throw badRequest(TEXTS.resetBad, { code: 'reset_link_invalid' });
   const account = await ctx.db.selectFrom('users').select(['username', 'email']).where('id', '=', owner).executeTakeFirst();
   checkNewPassword(newPassword, account ?? {}, 'new_password');
   const passwordHash = await hashPassword(newPassword);
   const ok = await ctx.db.transaction().execute(async (trx) => {
-    const userId = await repo.consumeEmailToken(trx, 'reset', token);
+    const userId = await emailTokens.consumeEmailToken(trx, 'reset', token);
     if (userId === null) return false;
     const now = Date.now();
     await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
@@ -255,8 +256,7 @@ export async function resetPassword(ctx: AppContext, token: string, newPassword:
       .where('id', '=', userId)
       .where('email_verified_at', 'is', null)
       .execute();
-    await repo.deleteSessionsOf(trx, userId);
-    await revokeGameTokens(trx, userId);
+    await endLogins(trx, userId);
     return true;
   });
   if (!ok) throw badRequest(TEXTS.resetBad, { code: 'reset_link_invalid' });
@@ -264,7 +264,7 @@ export async function resetPassword(ctx: AppContext, token: string, newPassword:
 
 export async function changePassword(
   ctx: AppContext,
-  user: repo.UserRow,
+  user: User,
   currentToken: string,
   oldPassword: string,
   newPassword: string,
@@ -277,8 +277,7 @@ export async function changePassword(
   const passwordHash = await hashPassword(newPassword);
   await ctx.db.transaction().execute(async (trx) => {
     await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', user.id).execute();
-    await repo.deleteSessionsOf(trx, user.id, currentToken);
-    // Launchers hold the password's game logins: a new password ends them all.
-    await revokeGameTokens(trx, user.id);
+    // Launchers' game logins end too: only the session where the password was changed stays.
+    await endLogins(trx, user.id, { keep: currentToken });
   });
 }

@@ -1,29 +1,11 @@
 import { sql } from 'kysely';
 import type { Updateable } from 'kysely';
-import type { Db, DbKind } from '../../db/index.ts';
+import type { Db } from '../../db/index.ts';
 import type { UsersTable } from '../../db/types.ts';
-import type { UserRow } from './accounts.repo.ts';
+import type { User } from '../users/users.repo.ts';
 
-export function listActiveUsers(db: Db): Promise<UserRow[]> {
+export function listActiveUsers(db: Db): Promise<User[]> {
   return db.selectFrom('users').selectAll().where('deleted_at', 'is', null).orderBy('id').execute();
-}
-
-/** The user, not deleted; on PostgreSQL the row stays locked until the transaction ends. */
-export function findActiveUser(db: Db, kind: DbKind, id: number): Promise<UserRow | undefined> {
-  let q = db.selectFrom('users').selectAll().where('id', '=', id).where('deleted_at', 'is', null);
-  if (kind === 'pg') q = q.forUpdate();
-  return q.executeTakeFirst();
-}
-
-/**
- * Ids of the current administrators. On PostgreSQL their rows are locked in id order first,
- * so two admins demoting or deleting each other at once are serialised (and cannot deadlock)
- * and the second sees the first one's result. SQLite runs one write transaction at a time.
- */
-export async function lockAdmins(db: Db, kind: DbKind): Promise<number[]> {
-  let q = db.selectFrom('users').select('id').where('is_admin', '=', 1).where('deleted_at', 'is', null).orderBy('id');
-  if (kind === 'pg') q = q.forUpdate();
-  return (await q.execute()).map((r) => r.id);
 }
 
 /** Which of the name and address another account (deleted ones included) already uses. */
@@ -51,10 +33,6 @@ export async function updateUser(db: Db, id: number, values: Updateable<UsersTab
   await db.updateTable('users').set(values).where('id', '=', id).execute();
 }
 
-export async function deleteEmailTokensOf(db: Db, userId: number): Promise<void> {
-  await db.deleteFrom('email_tokens').where('user_id', '=', userId).execute();
-}
-
 /** `%text%` for LIKE, with the wildcards of the text itself escaped (both databases take ESCAPE '\'). */
 function containing(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -64,7 +42,7 @@ function containing(text: string): string {
  * One page of active users, newest first, matching `q` in the name or address (case-insensitive,
  * on the lower-cased columns) or, when `q` is a number, the id; and how many match in all.
  */
-export async function searchActiveUsers(db: Db, q: string, page: number, perPage: number): Promise<{ rows: UserRow[]; total: number }> {
+export async function searchActiveUsers(db: Db, q: string, page: number, perPage: number): Promise<{ rows: User[]; total: number }> {
   let query = db.selectFrom('users').where('deleted_at', 'is', null);
   if (q) {
     const pattern = containing(q.toLowerCase());

@@ -11,7 +11,6 @@ import type {
 import { ADMIN_USERS_PAGE_SIZE } from '@kubik/contract';
 import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import type { Db } from '../../db/index.ts';
 import type { UsersTable } from '../../db/types.ts';
 import { conflict, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
@@ -19,25 +18,23 @@ import { checkNewPassword } from '../../lib/password-policy.ts';
 import { hashPassword } from '../../lib/passwords.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
-import { paymentsOfUser } from '../payments/payments.admin.ts';
-import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
-import { banOf } from '../bans/bans.service.ts';
-import { forgetTwoFactor, isTwoFactorOn } from '../security/two-factor.service.ts';
-import { deleteSessionsOf, type UserRow } from './accounts.repo.ts';
+import { banOf } from '../users/ban-status.ts';
+import { ensureAnotherAdmin, eraseAccount, LAST_ADMIN_TEXTS, lockAdmins } from '../users/users.erase.ts';
+import { endLogins } from '../users/users.logins.ts';
+import { secondFactor, userPayments } from '../users/users.ports.ts';
+import { findActiveUser, type User } from '../users/users.repo.ts';
 import { takenError } from './accounts.service.ts';
 import * as repo from './admin-users.repo.ts';
 
 export const TEXTS = {
   notFound: 'Пользователь не найден',
-  lastAdminDemote: 'Нельзя снять права с последнего администратора: сначала назначьте другого',
-  lastAdminDelete: 'Нельзя удалить последнего администратора: сначала назначьте другого',
   deleted: 'Пользователь удалён',
   balanceNote: 'Изменение баланса администратором',
   balanceChanged: 'Баланс изменён',
   balanceBelowZero: (rub: string) => `Баланс не может стать отрицательным: сейчас на счету ${rub}`,
 } as const;
 
-export function toAdminUser(user: UserRow): AdminUser {
+export function toAdminUser(user: User): AdminUser {
   return {
     id: user.id,
     username: user.username,
@@ -51,14 +48,8 @@ export function toAdminUser(user: UserRow): AdminUser {
 }
 
 /** What the audit log keeps of a user: no hash, balance in roubles. */
-function snapshot(user: UserRow) {
+function snapshot(user: User) {
   return { username: user.username, email: user.email, is_admin: user.is_admin === 1, balance: toRoubles(Number(user.balance)) };
-}
-
-/** Ends the transaction with a 409 when `leaving` is the only administrator. */
-async function ensureAnotherAdmin(trx: Db, ctx: AppContext, leaving: number, text: string): Promise<void> {
-  const admins = await repo.lockAdmins(trx, ctx.dbKind);
-  if (!admins.some((id) => id !== leaving)) throw conflict(text, { code: 'last_admin' });
 }
 
 export async function listUsers(ctx: AppContext): Promise<AdminUser[]> {
@@ -67,7 +58,7 @@ export async function listUsers(ctx: AppContext): Promise<AdminUser[]> {
 
 export async function updateUser(
   ctx: AppContext,
-  actor: UserRow,
+  actor: User,
   actorToken: string | null,
   id: number,
   body: AdminUserUpdateBody,
@@ -80,10 +71,10 @@ export async function updateUser(
   try {
     const updated = await ctx.db.transaction().execute(async (trx) => {
       // Administrators first, then the target: one lock order for every admin change.
-      if (ctx.dbKind === 'pg') await repo.lockAdmins(trx, ctx.dbKind);
-      const before = await repo.findActiveUser(trx, ctx.dbKind, id);
+      if (ctx.dbKind === 'pg') await lockAdmins(trx, ctx.dbKind);
+      const before = await findActiveUser(trx, ctx.dbKind, id);
       if (!before) throw notFound(TEXTS.notFound);
-      if (before.is_admin === 1 && body.is_admin === false) await ensureAnotherAdmin(trx, ctx, id, TEXTS.lastAdminDemote);
+      if (before.is_admin === 1 && body.is_admin === false) await ensureAnotherAdmin(trx, ctx, id, LAST_ADMIN_TEXTS.demote);
 
       const username = body.username !== undefined && body.username !== before.username ? body.username : undefined;
       const email = body.email !== undefined && body.email !== before.email ? body.email : undefined;
@@ -104,12 +95,9 @@ export async function updateUser(
           await postLedger(trx, { userId: id, amount: difference, reason: 'adjustment', authorId: actor.id, note: TEXTS.balanceNote });
       }
       // A new password logs the account out everywhere, except the admin's own current session.
-      if (passwordHash) {
-        await deleteSessionsOf(trx, id, id === actor.id ? (actorToken ?? undefined) : undefined);
-        await revokeGameTokens(trx, id);
-      }
+      if (passwordHash) await endLogins(trx, id, { keep: id === actor.id ? actorToken : null });
 
-      const after = await repo.findActiveUser(trx, ctx.dbKind, id);
+      const after = await findActiveUser(trx, ctx.dbKind, id);
       if (!after) throw notFound(TEXTS.notFound);
       const was = snapshot(before);
       const now = { ...snapshot(after), ...(passwordHash ? { password: 'изменён' } : {}) };
@@ -130,12 +118,12 @@ export async function updateUser(
  * A soft delete: purchases and ledger rows keep pointing at the row, while the name and address
  * are replaced by ones registration can never produce, so both are free for a new account.
  */
-export async function deleteUser(ctx: AppContext, actor: UserRow, id: number): Promise<void> {
+export async function deleteUser(ctx: AppContext, actor: User, id: number): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
-    if (ctx.dbKind === 'pg') await repo.lockAdmins(trx, ctx.dbKind);
-    const before = await repo.findActiveUser(trx, ctx.dbKind, id);
+    if (ctx.dbKind === 'pg') await lockAdmins(trx, ctx.dbKind);
+    const before = await findActiveUser(trx, ctx.dbKind, id);
     if (!before) throw notFound(TEXTS.notFound);
-    if (before.is_admin === 1) await ensureAnotherAdmin(trx, ctx, id, TEXTS.lastAdminDelete);
+    if (before.is_admin === 1) await ensureAnotherAdmin(trx, ctx, id, LAST_ADMIN_TEXTS.delete);
     const { username } = await eraseAccount(trx, id);
     await recordAudit(trx, {
       actorId: actor.id,
@@ -146,43 +134,6 @@ export async function deleteUser(ctx: AppContext, actor: UserRow, id: number): P
       after: { username, deleted: true },
     });
   });
-}
-
-/**
- * What deleting an account removes, by an admin or by the player: the name, address and password
- * are replaced, sessions, game logins, e-mail links, pending address changes, known devices and
- * the authenticator end. Purchases, payments and ledger rows
- * keep pointing at the row. The caller holds the transaction and has checked the last-admin rule.
- */
-export async function eraseAccount(trx: Db, id: number): Promise<{ username: string }> {
-  const username = `Удалён #${id}`;
-  const email = `deleted#${id}`;
-  await repo.updateUser(trx, id, {
-    username,
-    username_lower: username.toLowerCase(),
-    email,
-    email_lower: email,
-    // Not a hash any password can match.
-    password_hash: '!',
-    is_admin: 0,
-    deleted_at: Date.now(),
-  });
-  await deleteSessionsOf(trx, id);
-  await revokeGameTokens(trx, id);
-  await repo.deleteEmailTokensOf(trx, id);
-  // Addresses and devices are personal data too.
-  await trx.deleteFrom('email_changes').where('user_id', '=', id).execute();
-  await trx.deleteFrom('known_devices').where('user_id', '=', id).execute();
-  await trx.deleteFrom('two_factor_recovery').where('user_id', '=', id).execute();
-  await trx.deleteFrom('two_factor').where('user_id', '=', id).execute();
-  await forgetTwoFactor(trx, id);
-  return { username };
-}
-
-/** The last-admin rule for a player deleting their own account (the same text as the admin's). */
-export async function ensureNotLastAdmin(trx: Db, ctx: AppContext, user: UserRow): Promise<void> {
-  if (ctx.dbKind === 'pg') await repo.lockAdmins(trx, ctx.dbKind);
-  if (user.is_admin === 1) await ensureAnotherAdmin(trx, ctx, user.id, TEXTS.lastAdminDelete);
 }
 
 /** `1 250 ₽`, `35,50 ₽` for the texts the server writes itself. */
@@ -219,7 +170,7 @@ function ledgerView(r: {
 
 /** A player's card: the account, and the latest of its orders, top-ups, privileges, balance moves and sessions. */
 export async function userCard(ctx: AppContext, id: number): Promise<UserCard> {
-  const user = await repo.findActiveUser(ctx.db, 'sqlite', id);
+  const user = await findActiveUser(ctx.db, 'sqlite', id);
   if (!user) throw notFound(TEXTS.notFound);
   const now = Date.now();
   const [orders, ledger, sessions, privileges, payments] = await Promise.all([
@@ -227,7 +178,7 @@ export async function userCard(ctx: AppContext, id: number): Promise<UserCard> {
     repo.ledgerOf(ctx.db, id, 100),
     repo.sessionsOf(ctx.db, id, now),
     repo.privilegesOf(ctx.db, id),
-    paymentsOfUser(ctx, id, 50),
+    userPayments.ask()(ctx, id, 50),
   ]);
   const states = new Map<number, string>();
   for (const d of await repo.deliveryStatesOf(
@@ -257,7 +208,7 @@ export async function userCard(ctx: AppContext, id: number): Promise<UserCard> {
     })),
     ledger: ledger.map(ledgerView),
     sessions: sessions.map((s) => ({ created_at: iso(s.created_at), expires_at: iso(s.expires_at), user_agent: s.user_agent, ip: s.ip })),
-    two_factor: await isTwoFactorOn(ctx.db, id),
+    two_factor: await secondFactor.ask().isOn(ctx.db, id),
   };
 }
 
@@ -265,10 +216,10 @@ export async function userCard(ctx: AppContext, id: number): Promise<UserCard> {
  * «+ / − сумма» with a comment: one `adjustment` row in the ledger carrying the comment, the
  * balance moved by a conditional update (never below zero), the audit entry in the same transaction.
  */
-export async function changeBalance(ctx: AppContext, actor: UserRow, id: number, body: BalanceChangeBody): Promise<BalanceChangeResponse> {
+export async function changeBalance(ctx: AppContext, actor: User, id: number, body: BalanceChangeBody): Promise<BalanceChangeResponse> {
   const kopecks = Math.round(body.amount * 100);
   return ctx.db.transaction().execute(async (trx) => {
-    const before = await repo.findActiveUser(trx, ctx.dbKind, id);
+    const before = await findActiveUser(trx, ctx.dbKind, id);
     if (!before) throw notFound(TEXTS.notFound);
     let balance: number;
     try {

@@ -2,7 +2,6 @@ import {
   USERNAME_RE,
   type BanBody,
   type BanCommandsBody,
-  type BanInfo,
   type BanRecord,
   type BanResponse,
   type BanServerCommands,
@@ -13,13 +12,11 @@ import type { Db } from '../../db/index.ts';
 import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { commandReason } from '../../lib/rcon/command.ts';
-import type { UserRow } from '../accounts/accounts.repo.ts';
-import { deleteSessionsOf } from '../accounts/accounts.repo.ts';
-import { findActiveUser } from '../accounts/admin-users.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { enqueueDelivery, kickDeliveries, rconConfigured } from '../deliveries/deliveries.queue.ts';
-import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
-import { activeBan, banEndText, banText, type BanState } from './ban-status.ts';
+import { banEndText, banInfo, banOf, type BanState } from '../users/ban-status.ts';
+import { endLogins } from '../users/users.logins.ts';
+import { findActiveUser, type User } from '../users/users.repo.ts';
 import * as repo from './bans.repo.ts';
 
 export const BAN_TEXTS = {
@@ -39,16 +36,6 @@ export const BAN_TEXTS = {
 
 export const BAN_EXPIRY_JOB = 'bans.expiry';
 const EXPIRY_BATCH = 200;
-
-export function banInfo(state: BanState): BanInfo {
-  return { reason: state.reason, until: state.until, since: state.since, text: banText(state) };
-}
-
-/** The ban in force on a user row, as the API shows it. */
-export function banOf(user: UserRow, now = Date.now()): BanInfo | null {
-  const state = activeBan(user, now);
-  return state ? banInfo(state) : null;
-}
 
 const termText = (until: number | null) => (until === null ? 'навсегда' : `до ${banEndText(until)}`);
 
@@ -95,7 +82,7 @@ async function queueCommands(
  * themselves: a ban is one administrator's decision about a player, and losing the last admin
  * to a typo must be impossible.
  */
-export async function banUser(ctx: AppContext, actor: UserRow, id: number, body: BanBody): Promise<BanResponse> {
+export async function banUser(ctx: AppContext, actor: User, id: number, body: BanBody): Promise<BanResponse> {
   const now = Date.now();
   if (body.until !== null && body.until <= now) throw badRequest(BAN_TEXTS.pastEnd, { code: 'invalid', field: 'until' });
   if (id === actor.id) throw conflict(BAN_TEXTS.self, { code: 'cannot_ban_self' });
@@ -146,15 +133,14 @@ export async function banUser(ctx: AppContext, actor: UserRow, id: number, body:
     await repo.setUserBan(trx, id, state);
     // Writes to users and sessions drop the user cache here and, through the trigger's NOTIFY at
     // commit, on every other instance: a cookie of this player is refused from the next request.
-    await deleteSessionsOf(trx, id);
-    await revokeGameTokens(trx, id);
+    await endLogins(trx, id);
     return { message: existing ? BAN_TEXTS.banChanged : BAN_TEXTS.banned, ban: banInfo(state) };
   });
   if (queued > 0) kickDeliveries(ctx);
   return result;
 }
 
-export async function unbanUser(ctx: AppContext, actor: UserRow, id: number): Promise<string> {
+export async function unbanUser(ctx: AppContext, actor: User, id: number): Promise<string> {
   const now = Date.now();
   let queued = 0;
   await ctx.db.transaction().execute(async (trx) => {
@@ -256,7 +242,7 @@ export async function banCommands(ctx: AppContext): Promise<BanServerCommands[]>
   }));
 }
 
-export async function setBanCommands(ctx: AppContext, actor: UserRow, serverId: number, body: BanCommandsBody): Promise<BanServerCommands> {
+export async function setBanCommands(ctx: AppContext, actor: User, serverId: number, body: BanCommandsBody): Promise<BanServerCommands> {
   await ctx.db.transaction().execute(async (trx) => {
     const server = await trx.selectFrom('servers').select(['id', 'name']).where('id', '=', serverId).executeTakeFirst();
     if (!server) throw notFound(BAN_TEXTS.serverNotFound);

@@ -5,7 +5,7 @@ import { listeningSite } from '../../test/game-auth.ts';
 import { dbKinds } from '../../test/test-app.ts';
 import { drainDeliveries } from '../deliveries/deliveries.worker.ts';
 import { addServer } from '../shop/shop.test-helpers.ts';
-import { banEndText } from './ban-status.ts';
+import { banEndText } from '../users/ban-status.ts';
 import { banExpiryJob, liftExpiredBans } from './bans.service.ts';
 
 const GRAVIT_SECRET = 'bans-test-gravit-secret-0123456789';

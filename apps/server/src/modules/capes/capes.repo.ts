@@ -1,5 +1,5 @@
 import type { Db } from '../../db/index.ts';
-import { heldTierIds } from './tier-holders.ts';
+import { heldTiers, type TextureSource } from '../users/users.ports.ts';
 
 export interface CapeRow {
   id: number;
@@ -52,11 +52,12 @@ export function listGrants(db: Db): Promise<CapeGrant[]> {
 }
 
 /**
- * The capes a player may wear now: given to them, or to a tier they hold. Capes given to a
- * player whose account was deleted stay with the deleted row and are never shown.
+ * The capes a player may wear now: given to them, or to a tier they hold (privileges answers
+ * which: users core, heldTiers). Capes given to a player whose account was deleted stay with the
+ * deleted row and are never shown.
  */
 export async function allowedCapes(db: Db, userId: number, now = Date.now()): Promise<CapeRow[]> {
-  const tiers = await heldTierIds(db, userId, now);
+  const tiers = await heldTiers.ask()(db, userId, now);
   return db
     .selectFrom('capes')
     .select(CAPE_COLUMNS)
@@ -83,3 +84,12 @@ export async function wornCape(db: Db, userId: number, now = Date.now()): Promis
   if (!chosen) return null;
   return (await allowedCapes(db, userId, now)).find((c) => c.id === chosen.cape_id) ?? null;
 }
+
+/** Capes as the game sees them (users core: capeTextures): game-auth hands them to launchers and serves the files. */
+export const capeTextureSource: TextureSource<{ hash: string }> = {
+  async worn(db, userId, now) {
+    const cape = await wornCape(db, userId, now);
+    return cape && { hash: cape.hash };
+  },
+  png: capePng,
+};

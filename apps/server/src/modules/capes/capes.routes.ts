@@ -18,6 +18,8 @@ import type { AppContext } from '../../context.ts';
 import { HttpError } from '../../lib/errors.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { readUploadForm } from '../../plugins/upload-form.ts';
+import { capeTextures } from '../users/users.ports.ts';
+import { capeTextureSource } from './capes.repo.ts';
 import { createCapeService } from './capes.service.ts';
 
 const tags = ['Плащи'];
@@ -25,6 +27,7 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 const UPLOAD_BODY_MAX = CAPE_MAX_BYTES + 16 * 1024;
 
 export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  capeTextures.provide(capeTextureSource);
   const capes = createCapeService(ctx);
   return async (app) => {
     await app.register(fastifyMultipart, {

@@ -3,8 +3,8 @@ import type { AppContext } from '../../context.ts';
 import { badRequest, conflict, HttpError, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { readCape } from '../../lib/skin/cape-image.ts';
 import { SkinError } from '../../lib/skin/skin-image.ts';
-import type { SessionUser as UserRow } from '../../plugins/auth.ts';
 import { recordAudit } from '../audit/audit.service.ts';
+import type { User } from '../users/users.repo.ts';
 import * as repo from './capes.repo.ts';
 
 function capeError(err: unknown): unknown {
@@ -52,7 +52,7 @@ export function createCapeService(ctx: AppContext) {
       }));
     },
 
-    async upload(admin: UserRow, file: Buffer, titleField: string | undefined): Promise<AdminCape> {
+    async upload(admin: User, file: Buffer, titleField: string | undefined): Promise<AdminCape> {
       const title = CapeTitle.safeParse(titleField ?? '');
       if (!title.success) throw badRequest(title.error.issues[0]?.message ?? CAPE_TEXTS.titleRequired, { code: 'invalid', field: 'title' });
       const cape = await readCape(file).catch((err: unknown) => {
@@ -85,7 +85,7 @@ export function createCapeService(ctx: AppContext) {
       return adminCape(id);
     },
 
-    async rename(admin: UserRow, id: number, title: string): Promise<AdminCape> {
+    async rename(admin: User, id: number, title: string): Promise<AdminCape> {
       await ctx.db.transaction().execute(async (trx) => {
         const before = await repo.findCape(trx, id);
         if (!before) throw notFound(CAPE_TEXTS.notFound);
@@ -102,7 +102,7 @@ export function createCapeService(ctx: AppContext) {
       return adminCape(id);
     },
 
-    async remove(admin: UserRow, id: number): Promise<void> {
+    async remove(admin: User, id: number): Promise<void> {
       await ctx.db.transaction().execute(async (trx) => {
         const before = await repo.findCape(trx, id);
         if (!before) throw notFound(CAPE_TEXTS.notFound);
@@ -114,7 +114,7 @@ export function createCapeService(ctx: AppContext) {
       });
     },
 
-    async grant(admin: UserRow, id: number, body: CapeGrantBody): Promise<AdminCape> {
+    async grant(admin: User, id: number, body: CapeGrantBody): Promise<AdminCape> {
       try {
         await ctx.db.transaction().execute(async (trx) => {
           const cape = await repo.findCape(trx, id);
@@ -153,7 +153,7 @@ export function createCapeService(ctx: AppContext) {
       return adminCape(id);
     },
 
-    async revoke(admin: UserRow, id: number, grantId: number): Promise<AdminCape> {
+    async revoke(admin: User, id: number, grantId: number): Promise<AdminCape> {
       await ctx.db.transaction().execute(async (trx) => {
         const grant = (await repo.listGrants(trx)).find((g) => g.id === grantId && g.cape_id === id);
         if (!grant) throw notFound(CAPE_TEXTS.grantNotFound);
@@ -169,9 +169,9 @@ export function createCapeService(ctx: AppContext) {
       return adminCape(id);
     },
 
-    myCapes: (user: UserRow) => myCapes(user.id),
+    myCapes: (user: User) => myCapes(user.id),
 
-    async choose(user: UserRow, capeId: number | null): Promise<MyCapes> {
+    async choose(user: User, capeId: number | null): Promise<MyCapes> {
       if (capeId === null) {
         await ctx.db.deleteFrom('user_capes').where('user_id', '=', user.id).execute();
         return myCapes(user.id);

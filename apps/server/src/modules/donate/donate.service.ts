@@ -13,7 +13,7 @@ import type { AppContext } from '../../context.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import type { CachedBody } from '../../lib/public-cache.ts';
-import type { UserRow } from '../accounts/accounts.repo.ts';
+import type { User } from '../users/users.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import * as repo from './donate.repo.ts';
 
@@ -130,7 +130,7 @@ export function listBody(ctx: AppContext): Promise<CachedBody> {
   return ctx.publicCache.get(LIST_CACHE_KEY, async () => DonateListResponse.parse((await repo.listTiers(ctx.db)).map(toTier)));
 }
 
-export async function createTier(ctx: AppContext, actor: UserRow, body: DonateBodyParsed): Promise<DonateTier> {
+export async function createTier(ctx: AppContext, actor: User, body: DonateBodyParsed): Promise<DonateTier> {
   const now = Date.now();
   const tier = await ctx.db.transaction().execute(async (trx) => {
     await checkServers(trx, body.server_ids);
@@ -144,7 +144,7 @@ export async function createTier(ctx: AppContext, actor: UserRow, body: DonateBo
   return tier;
 }
 
-export async function updateTier(ctx: AppContext, actor: UserRow, id: number, body: DonateBodyParsed): Promise<DonateTier> {
+export async function updateTier(ctx: AppContext, actor: User, id: number, body: DonateBodyParsed): Promise<DonateTier> {
   const tier = await ctx.db.transaction().execute(async (trx) => {
     const before = await repo.findTier(trx, id);
     if (!before) throw notFound(TEXTS.notFound);
@@ -171,7 +171,7 @@ export async function updateTier(ctx: AppContext, actor: UserRow, id: number, bo
   return tier;
 }
 
-export async function deleteTier(ctx: AppContext, actor: UserRow, id: number): Promise<void> {
+export async function deleteTier(ctx: AppContext, actor: User, id: number): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const before = await repo.findTier(trx, id);
     if (!before) throw notFound(TEXTS.notFound);

@@ -1,5 +1,5 @@
 import type { OutboxLetter } from '../mail/mail.outbox.ts';
-import { layout } from '../accounts/accounts.mail.ts';
+import { layout } from '../mail/mail.layout.ts';
 
 export function confirmNewEmailLetter(siteName: string, to: string, username: string, link: string): OutboxLetter {
   const footer =

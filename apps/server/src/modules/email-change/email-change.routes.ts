@@ -2,12 +2,14 @@ import { EmailChangeBody, EmailChangeResponse, EmailStatus, ErrorResponse, Messa
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
+import { userErased } from '../users/users.ports.ts';
 import * as service from './email-change.service.ts';
 
 const tags = ['Аккаунты'];
 const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function emailChangeRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  userErased.on('email-change', service.forgetEmailChanges);
   return async (app) => {
     const user = { config: { access: 'user' as const } };
     const pub = { config: { access: 'public' as const } };

@@ -1,12 +1,14 @@
 import type { EmailChangeResponse, EmailStatus } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/index.ts';
 import { badRequest, conflict, HttpError, isUniqueViolation } from '../../lib/errors.ts';
 import { verifyPassword } from '../../lib/passwords.ts';
 import { hashToken, newToken } from '../../lib/tokens.ts';
-import { deleteSessionsOf, expireEmailTokens, type UserRow } from '../accounts/accounts.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
 import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
+import { expireEmailTokens } from '../users/email-tokens.ts';
+import { endLogins } from '../users/users.logins.ts';
+import type { User } from '../users/users.repo.ts';
 import { confirmNewEmailLetter, emailChangeNoticeLetter } from './email-change.mail.ts';
 
 /** The link to the new address works this long. */
@@ -54,7 +56,7 @@ function pendingOf(db: AppContext['db'], userId: number, now: number) {
     .executeTakeFirst();
 }
 
-export async function emailStatus(ctx: AppContext, user: UserRow): Promise<EmailStatus> {
+export async function emailStatus(ctx: AppContext, user: User): Promise<EmailStatus> {
   const pending = await pendingOf(ctx.db, user.id, Date.now());
   return { email: user.email, pending: pending ? { email: pending.new_email, expires_at: Number(pending.expires_at) } : null };
 }
@@ -64,7 +66,7 @@ export async function emailStatus(ctx: AppContext, user: UserRow): Promise<Email
  * session's), the address must be free; a link goes to the new address and a notice with a
  * cancel link to the old one. A newer request replaces an older pending one.
  */
-export async function requestEmailChange(ctx: AppContext, user: UserRow, email: string, password: string): Promise<EmailChangeResponse> {
+export async function requestEmailChange(ctx: AppContext, user: User, email: string, password: string): Promise<EmailChangeResponse> {
   // Each try checks the password and a good one sends two letters: as many per window as logins of an account.
   await ctx.limiter.hit(`email-change:acct:${user.id}`, ctx.config.rateLimits.loginPerAccount);
   if (!(await verifyPassword(user.password_hash, password)))
@@ -120,7 +122,7 @@ export async function requestEmailChange(ctx: AppContext, user: UserRow, email: 
 }
 
 /** Withdraws the player's own pending request (settings). */
-export async function withdrawEmailChange(ctx: AppContext, user: UserRow): Promise<string> {
+export async function withdrawEmailChange(ctx: AppContext, user: User): Promise<string> {
   const res = await ctx.db
     .updateTable('email_changes')
     .set({ cancelled_at: Date.now() })
@@ -234,12 +236,16 @@ export async function cancelEmailChange(ctx: AppContext, token: string, ip: stri
           after: { username: user.username, email: change.old_email },
         });
       }
-      await deleteSessionsOf(trx, user.id);
-      await revokeGameTokens(trx, user.id);
+      await endLogins(trx, user.id);
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(EMAIL_TEXTS.cancelTaken, { code: 'email_exists' });
     throw err;
   }
   return EMAIL_TEXTS.cancelled;
+}
+
+/** A deleted account's pending address change is personal data too (users core: userErased). */
+export async function forgetEmailChanges(trx: Db, userId: number): Promise<void> {
+  await trx.deleteFrom('email_changes').where('user_id', '=', userId).execute();
 }

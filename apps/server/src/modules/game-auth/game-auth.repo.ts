@@ -2,16 +2,16 @@ import { USERNAME_RE } from '@kubik/contract';
 import type { Db } from '../../db/index.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { hyphenated, unhyphenated } from '../../lib/yggdrasil/textures.ts';
-import type { UserRow } from '../accounts/accounts.repo.ts';
+import type { User } from '../users/users.repo.ts';
 import type { GameTokenKind, GameTokensTable } from './game-auth.tables.ts';
 
 /** The game profile's UUID without dashes (users.uuid: fixed when the account was created, see lib/offline-uuid.ts). */
-export function profileUuid(user: Pick<UserRow, 'uuid'>): string {
+export function profileUuid(user: Pick<User, 'uuid'>): string {
   return unhyphenated(user.uuid);
 }
 
 /** A live (not deleted) account by its profile UUID, with or without dashes. */
-export function findUserByUuid(db: Db, uuid: string): Promise<UserRow | undefined> {
+export function findUserByUuid(db: Db, uuid: string): Promise<User | undefined> {
   return db.selectFrom('users').selectAll().where('uuid', '=', hyphenated(uuid)).where('deleted_at', 'is', null).executeTakeFirst();
 }
 
@@ -19,7 +19,7 @@ export function findUserByUuid(db: Db, uuid: string): Promise<UserRow | undefine
 const isPlayerName = (name: string) => USERNAME_RE.test(name);
 
 /** A live account whose name is exactly `name` (the game compares names as sent). */
-export async function findUserByExactName(db: Db, name: string): Promise<UserRow | undefined> {
+export async function findUserByExactName(db: Db, name: string): Promise<User | undefined> {
   if (!isPlayerName(name)) return undefined;
   const row = await db
     .selectFrom('users')
@@ -31,7 +31,7 @@ export async function findUserByExactName(db: Db, name: string): Promise<UserRow
 }
 
 /** Live accounts by name, ignoring case (the game's name lookups do). */
-export function findUsersByNames(db: Db, names: string[]): Promise<UserRow[]> {
+export function findUsersByNames(db: Db, names: string[]): Promise<User[]> {
   names = names.filter(isPlayerName);
   if (names.length === 0) return Promise.resolve([]);
   return db
@@ -69,15 +69,11 @@ export async function insertToken(db: Db, row: GameToken, keep: number): Promise
   await db.deleteFrom('game_tokens').where('user_id', '=', row.user_id).where('refresh_until', '<=', row.created_at).execute();
 }
 
-export async function findToken(
-  db: Db,
-  kind: GameTokenKind,
-  accessToken: string,
-): Promise<{ token: GameToken; user: UserRow } | undefined> {
+export async function findToken(db: Db, kind: GameTokenKind, accessToken: string): Promise<{ token: GameToken; user: User } | undefined> {
   return findTokenBy(db, kind, 'access_hash', accessToken);
 }
 
-export async function findTokenByRefresh(db: Db, refreshToken: string): Promise<{ token: GameToken; user: UserRow } | undefined> {
+export async function findTokenByRefresh(db: Db, refreshToken: string): Promise<{ token: GameToken; user: User } | undefined> {
   return findTokenBy(db, 'gravit', 'refresh_hash', refreshToken);
 }
 

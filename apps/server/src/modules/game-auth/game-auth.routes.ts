@@ -5,10 +5,9 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { notFound } from '../../lib/errors.ts';
 import { BufferCache } from '../../lib/skin/lru-cache.ts';
-import { capePng } from '../capes/capes.repo.ts';
-import { skinPng } from '../skins/skins.repo.ts';
 import { userOf } from '../../plugins/auth.ts';
-import { createGameAuth } from './game-auth.service.ts';
+import { capeTextures, loginsEnded, skinTextures } from '../users/users.ports.ts';
+import { createGameAuth, revokeGameTokens } from './game-auth.service.ts';
 import { GameLoginSettings } from './game-auth.settings.ts';
 import { GRAVIT_LEGACY_ROOT, gravitLegacyRoutes } from './gravit-legacy.routes.ts';
 import { GRAVIT_ROOT, gravitRoutes } from './gravit.routes.ts';
@@ -18,6 +17,8 @@ import { YGGDRASIL_ROOT, yggdrasilRoutes } from './yggdrasil.routes.ts';
 const TEXTURE_CACHE_BYTES = 16 * 1024 * 1024;
 
 export function gameAuthRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  // A launcher's login is a login of the player: it ends whenever the site's sessions end.
+  loginsEnded.on('game-auth', revokeGameTokens);
   const game = createGameAuth(ctx);
   const files = new BufferCache(TEXTURE_CACHE_BYTES);
   return async (app) => {
@@ -87,7 +88,7 @@ export function gameAuthRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const { hash } = req.params;
         let png = files.get(hash);
         if (!png) {
-          png = (await skinPng(ctx.db, hash)) ?? (await capePng(ctx.db, hash)) ?? undefined;
+          png = (await skinTextures.ask().png(ctx.db, hash)) ?? (await capeTextures.ask().png(ctx.db, hash)) ?? undefined;
           if (!png) throw notFound('Текстура не найдена');
           files.set(hash, png);
         }

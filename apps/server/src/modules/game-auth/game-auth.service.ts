@@ -5,12 +5,10 @@ import { HttpError } from '../../lib/errors.ts';
 import { burnPasswordCheck, verifyPassword } from '../../lib/passwords.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { signProperty, texturesValue, unhyphenated } from '../../lib/yggdrasil/textures.ts';
-import { findUserByLogin, type UserRow } from '../accounts/accounts.repo.ts';
-import { activeBan, banText } from '../bans/ban-status.ts';
-import { wornCape } from '../capes/capes.repo.ts';
-import { findWornSkin } from '../skins/skins.repo.ts';
-import { clearLoginFailures, reserveLoginTry } from '../security/login-throttle.ts';
-import { checkSecondFactor, launcherCredentials } from '../security/two-factor.service.ts';
+import { activeBan, banText } from '../users/ban-status.ts';
+import { clearLoginFailures, reserveLoginTry } from '../users/login-throttle.ts';
+import { capeTextures, secondFactor, skinTextures } from '../users/users.ports.ts';
+import { findUserByLogin, type User } from '../users/users.repo.ts';
 import { loadSigningKey, type SigningKey } from './game-auth.keys.ts';
 import * as repo from './game-auth.repo.ts';
 import type { GameTokenKind } from './game-auth.tables.ts';
@@ -31,7 +29,7 @@ export const JOIN_TTL_MS = 30_000;
  */
 export const LOGIN_INTERVAL_MS = 1000;
 
-/** Ends every game login of a player: password change or reset, ban, logout everywhere. */
+/** Ends every game login of a player: whenever the users core ends their logins (endLogins → loginsEnded). */
 export async function revokeGameTokens(trx: Db, userId: number): Promise<void> {
   await repo.deleteTokensOf(trx, userId);
 }
@@ -43,21 +41,21 @@ export const GAME_TEXTS = {
 /** Why an account with the right password still may not play; null when it may. */
 export type Refusal = 'unconfirmed' | 'banned';
 
-export function accountRefusal(user: UserRow, now = Date.now()): Refusal | null {
+export function accountRefusal(user: User, now = Date.now()): Refusal | null {
   if (activeBan(user, now)) return 'banned';
   if (user.email_verified_at === null) return 'unconfirmed';
   return null;
 }
 
-/** What the launcher shows for a refusal: the ban's reason and end (modules/bans), or the unconfirmed address. */
-export function refusalText(user: UserRow, now = Date.now()): string {
+/** What the launcher shows for a refusal: the ban's reason and end (users/ban-status.ts), or the unconfirmed address. */
+export function refusalText(user: User, now = Date.now()): string {
   const ban = activeBan(user, now);
   return ban ? banText(ban) : GAME_TEXTS.notConfirmed;
 }
 
 /** 'two_factor': the password was right but the account needs a code too; 'bad_code': the code was wrong or used before. */
 export type CredentialsResult =
-  { ok: true; user: UserRow } | { ok: false; reason: 'unknown' | 'wrong' | 'throttled' | 'two_factor' | 'bad_code' };
+  { ok: true; user: User } | { ok: false; reason: 'unknown' | 'wrong' | 'throttled' | 'two_factor' | 'bad_code' };
 
 export interface PlayerTextures {
   skin: { hash: string; slim: boolean } | null;
@@ -80,7 +78,7 @@ export function normalizeIp(ip: string): string {
 /** 128 random bits as 32 hex digits: safe in any launcher's command line and config file. */
 export const newGameSecret = () => randomBytes(16).toString('hex');
 
-async function insertNewToken(db: Db, kind: GameTokenKind, user: UserRow, clientToken: string | null, now: number) {
+async function insertNewToken(db: Db, kind: GameTokenKind, user: User, clientToken: string | null, now: number) {
   const accessToken = newGameSecret();
   const refreshToken = kind === 'gravit' ? newGameSecret() : null;
   const expiresAt = now + TOKEN_VALID_MS;
@@ -136,11 +134,12 @@ export function createGameAuth(ctx: AppContext) {
       if (ctx.config.rateLimits.enabled && !(await reserveLoginTry(ctx.db, user.id, ctx.config.rateLimits.loginPerAccount, now)).ok)
         return { ok: false, reason: 'throttled' };
       // With two-factor login on, the code comes after the password (`пароль:123456`) or apart (Gravit's totpCode).
-      const given = await launcherCredentials(ctx.db, user.id, password, totpCode);
+      const twoFactor = secondFactor.ask();
+      const given = await twoFactor.launcherCredentials(ctx.db, user.id, password, totpCode);
       if (!(await verifyPassword(user.password_hash, given.password))) return { ok: false, reason: 'wrong' };
       if (given.twoFactor) {
         // Like a wrong password, a missing or wrong code leaves the try counted.
-        const second = await checkSecondFactor(ctx, user.id, given.code, now);
+        const second = await twoFactor.check(ctx, user.id, given.code, now);
         if (second === 'missing') return { ok: false, reason: 'two_factor' };
         if (second === 'wrong') return { ok: false, reason: 'bad_code' };
       }
@@ -149,14 +148,14 @@ export function createGameAuth(ctx: AppContext) {
     },
 
     /** Issues a game login; returns the access token (and Gravit's refresh token). */
-    issueToken: (kind: GameTokenKind, user: UserRow, clientToken: string | null, now = Date.now()) =>
+    issueToken: (kind: GameTokenKind, user: User, clientToken: string | null, now = Date.now()) =>
       insertNewToken(ctx.db, kind, user, clientToken, now),
 
     /**
      * Replaces a token with a new one in one transaction; null when the old one was used up
      * meanwhile (two refreshes of one token: only the first gets a new one).
      */
-    async replaceToken(old: repo.GameToken, user: UserRow, now = Date.now()) {
+    async replaceToken(old: repo.GameToken, user: User, now = Date.now()) {
       return ctx.db.transaction().execute(async (trx) => {
         if ((await repo.deleteToken(trx, old.access_hash)) !== 1) return null;
         return insertNewToken(trx, old.kind, user, old.client_token, now);
@@ -164,17 +163,20 @@ export function createGameAuth(ctx: AppContext) {
     },
 
     /** Valid: not expired, issued under the profile's current name (a rename makes it refresh-only). */
-    isValid(token: repo.GameToken, user: UserRow, now = Date.now()): boolean {
+    isValid(token: repo.GameToken, user: User, now = Date.now()): boolean {
       return now < token.expires_at && token.profile_name === user.username && accountRefusal(user) === null;
     },
 
-    isRefreshable(token: repo.GameToken, user: UserRow, now = Date.now()): boolean {
+    isRefreshable(token: repo.GameToken, user: User, now = Date.now()): boolean {
       return now < token.refresh_until && accountRefusal(user) === null;
     },
 
-    async textures(user: UserRow, now = Date.now()): Promise<PlayerTextures> {
-      const [skin, cape] = await Promise.all([findWornSkin(ctx.db, user.id), wornCape(ctx.db, user.id, now)]);
-      return { skin: skin ? { hash: skin.hash, slim: skin.model === 'slim' } : null, cape: cape ? { hash: cape.hash } : null };
+    async textures(user: User, now = Date.now()): Promise<PlayerTextures> {
+      const [skin, cape] = await Promise.all([
+        skinTextures.ask().worn(ctx.db, user.id, now),
+        capeTextures.ask().worn(ctx.db, user.id, now),
+      ]);
+      return { skin, cape };
     },
 
     signingKey(): Promise<SigningKey> {
@@ -190,7 +192,7 @@ export function createGameAuth(ctx: AppContext) {
      * anyone may ask for a signed profile, so a property is signed once per look (name, skin,
      * model, cape) and reused; its timestamp is then the first signing's, which the game accepts.
      */
-    async texturesProperty(user: UserRow, sign: boolean): Promise<{ name: 'textures'; value: string; signature?: string }> {
+    async texturesProperty(user: User, sign: boolean): Promise<{ name: 'textures'; value: string; signature?: string }> {
       const t = await this.textures(user);
       const uuid = repo.profileUuid(user);
       const look = JSON.stringify([uuid, user.username, t.skin?.hash, t.skin?.slim, t.cape?.hash]);
@@ -210,7 +212,7 @@ export function createGameAuth(ctx: AppContext) {
       return { name: 'textures', value, signature };
     },
 
-    profileId: (user: UserRow) => unhyphenated(repo.profileUuid(user)),
+    profileId: (user: User) => unhyphenated(repo.profileUuid(user)),
   };
 }
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { hyphenated, unhyphenated } from '../../lib/yggdrasil/textures.ts';
-import type { UserRow } from '../accounts/accounts.repo.ts';
+import type { User } from '../users/users.repo.ts';
 import { accountRefusal, JOIN_TTL_MS, normalizeIp, refusalText, textureUrl, type GameAuth } from './game-auth.service.ts';
 import * as repo from './game-auth.repo.ts';
 import { GravitError, GravitErrorBody, GRAVIT_TEXTS, registerGravitErrors, SERVER_ID } from './gravit.routes.ts';
@@ -58,7 +58,7 @@ const Context = z
 const digestBytes = (hex: string) => Buffer.from(hex, 'hex').toString('base64url');
 
 export function gravitLegacyRoutes(ctx: AppContext, game: GameAuth): FastifyPluginAsyncZod {
-  async function httpUser(u: UserRow) {
+  async function httpUser(u: User) {
     const t = await game.textures(u);
     const assets: { SKIN?: z.infer<typeof Texture>; CAPE?: z.infer<typeof Texture> } = {};
     if (t.skin)
@@ -72,7 +72,7 @@ export function gravitLegacyRoutes(ctx: AppContext, game: GameAuth): FastifyPlug
   }
   const sessionId = (accessToken: string) => hashToken(accessToken).slice(0, 32);
 
-  async function report(u: UserRow, issued: { accessToken: string; refreshToken: string | null; expiresAt: number }) {
+  async function report(u: User, issued: { accessToken: string; refreshToken: string | null; expiresAt: number }) {
     const expireIn = Math.max(1000, issued.expiresAt - Date.now());
     return {
       minecraftAccessToken: issued.accessToken,

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { HttpError } from '../../lib/errors.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { hyphenated, unhyphenated } from '../../lib/yggdrasil/textures.ts';
-import type { UserRow } from '../accounts/accounts.repo.ts';
+import type { User } from '../users/users.repo.ts';
 import { accountRefusal, JOIN_TTL_MS, normalizeIp, refusalText, textureUrl, type GameAuth } from './game-auth.service.ts';
 import * as repo from './game-auth.repo.ts';
 
@@ -108,7 +108,7 @@ export function registerUnknownGets(app: FastifyInstance, access: 'public' | 'gr
 }
 
 export function gravitRoutes(ctx: AppContext, game: GameAuth): FastifyPluginAsyncZod {
-  async function user(u: UserRow) {
+  async function user(u: User) {
     const t = await game.textures(u);
     const assets: { SKIN?: z.infer<typeof Texture>; CAPE?: z.infer<typeof Texture> } = {};
     // The digest is the hash that names the file, so the game's texture cache agrees with the URL.
@@ -137,7 +137,7 @@ export function gravitRoutes(ctx: AppContext, game: GameAuth): FastifyPluginAsyn
       handler: async (req) => {
         const username = filled(req.query.username, '%username%');
         const uuid = filled(req.query.uuid, '%uuid%');
-        let found: UserRow | undefined;
+        let found: User | undefined;
         if (uuid && /^[0-9a-f]{32}$/i.test(unhyphenated(uuid))) found = await repo.findUserByUuid(ctx.db, uuid);
         else if (username) found = (await repo.findUsersByNames(ctx.db, [username]))[0];
         if (!found) throw new GravitError(404, GRAVIT_TEXTS.userNotFound);

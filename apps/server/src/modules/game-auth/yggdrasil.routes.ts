@@ -3,7 +3,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
 import { unhyphenated } from '../../lib/yggdrasil/textures.ts';
-import type { UserRow } from '../accounts/accounts.repo.ts';
+import type { User } from '../users/users.repo.ts';
 import { accountRefusal, JOIN_TTL_MS, limited, normalizeIp, refusalText, type GameAuth } from './game-auth.service.ts';
 import * as repo from './game-auth.repo.ts';
 import { GameLoginSettings } from './game-auth.settings.ts';
@@ -45,7 +45,7 @@ const invalidToken = () => new YggdrasilError(403, 'ForbiddenOperationException'
 const invalidCredentials = () =>
   new YggdrasilError(403, 'ForbiddenOperationException', 'Invalid credentials. Invalid username or password.');
 const profileAssigned = () => new YggdrasilError(400, 'IllegalArgumentException', 'Access token already has a profile assigned.');
-const refused = (user: UserRow) => new YggdrasilError(403, 'ForbiddenOperationException', refusalText(user));
+const refused = (user: User) => new YggdrasilError(403, 'ForbiddenOperationException', refusalText(user));
 
 /** Names per request to api/profiles/minecraft (the specification asks for a limit of at least 2). */
 export const NAMES_PER_QUERY = 10;
@@ -90,10 +90,10 @@ function registerYggdrasilErrors(app: FastifyInstance): void {
 const noContent = (reply: FastifyReply) => reply.code(204).send();
 
 export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginAsyncZod {
-  const simple = (user: UserRow) => ({ id: game.profileId(user), name: user.username });
-  const userObject = (user: UserRow) => ({ id: game.profileId(user), properties: [{ name: 'preferredLanguage', value: 'ru' }] });
+  const simple = (user: User) => ({ id: game.profileId(user), name: user.username });
+  const userObject = (user: User) => ({ id: game.profileId(user), properties: [{ name: 'preferredLanguage', value: 'ru' }] });
 
-  async function complete(user: UserRow, sign: boolean) {
+  async function complete(user: User, sign: boolean) {
     return { ...simple(user), properties: [await game.texturesProperty(user, sign)] };
   }
 
@@ -106,7 +106,7 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
   }
 
   /** Password check with the specification's per-account limit, and a per-address one. */
-  async function login(username: string, password: string, ip: string): Promise<UserRow> {
+  async function login(username: string, password: string, ip: string): Promise<User> {
     if (await limited(() => ctx.limiter.hit(`ygg:login:ip:${ip}`, ctx.config.rateLimits.loginPerIp))) throw invalidCredentials();
     const result = await game.checkCredentials(username, password);
     // Ely.by's answer, which launchers that support two-factor login recognise: they then ask

@@ -16,7 +16,7 @@ import { HttpError, conflict, notFound } from '../../lib/errors.ts';
 import { ImageHeaderError, readImageHeader, type ImageHeader } from '../../lib/image-header.ts';
 import { loadSharp } from '../../lib/sharp.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import type { UserRow } from '../accounts/accounts.repo.ts';
+import type { User } from '../users/users.repo.ts';
 
 export const MEDIA_EXT: Record<MediaType, string> = { png: 'png', jpeg: 'jpg', webp: 'webp', gif: 'gif' };
 export const MEDIA_MIME: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
@@ -117,7 +117,7 @@ async function findUses(db: Db): Promise<Map<string, MediaUse[]>> {
 
 export function createMediaService(ctx: AppContext) {
   return {
-    async upload(actor: UserRow, file: Buffer, filename: string): Promise<MediaUploadResponse> {
+    async upload(actor: User, file: Buffer, filename: string): Promise<MediaUploadResponse> {
       const image = await encodeUpload(file);
       const hash = createHash('sha256').update(image.bytes).digest('hex');
       const url = mediaUrl(hash, image.type);
@@ -173,7 +173,7 @@ export function createMediaService(ctx: AppContext) {
     },
 
     /** Only a file nothing links to; a link added while this runs is the owner's race to lose (the page shows a missing image). */
-    async remove(actor: UserRow, hash: string): Promise<void> {
+    async remove(actor: User, hash: string): Promise<void> {
       const used = (await findUses(ctx.db)).get(hash);
       if (used?.length) throw conflict(MEDIA_TEXTS.inUse, { code: 'media_in_use', extra: { used_in: used } });
       await ctx.db.transaction().execute(async (trx) => {

@@ -2,7 +2,7 @@ import { NewsFeedResponse, NewsListResponse, type NewsBody, type NewsItem } from
 import type { AppContext } from '../../context.ts';
 import { notFound } from '../../lib/errors.ts';
 import type { CachedBody } from '../../lib/public-cache.ts';
-import type { UserRow } from '../accounts/accounts.repo.ts';
+import type { User } from '../users/users.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import * as repo from './news.repo.ts';
 
@@ -52,7 +52,7 @@ function fields(body: NewsBody) {
   return { title: body.title.trim(), content: body.content.trim(), image_url: body.image_url ? body.image_url.trim() : null };
 }
 
-export async function createNews(ctx: AppContext, actor: UserRow, body: NewsBody): Promise<NewsItem> {
+export async function createNews(ctx: AppContext, actor: User, body: NewsBody): Promise<NewsItem> {
   const now = Date.now();
   const item = await ctx.db.transaction().execute(async (trx) => {
     const row = await repo.insertNews(trx, { ...fields(body), author_id: actor.id, created_at: now, updated_at: now });
@@ -64,7 +64,7 @@ export async function createNews(ctx: AppContext, actor: UserRow, body: NewsBody
   return item;
 }
 
-export async function updateNews(ctx: AppContext, actor: UserRow, id: number, body: NewsBody): Promise<NewsItem> {
+export async function updateNews(ctx: AppContext, actor: User, id: number, body: NewsBody): Promise<NewsItem> {
   const item = await ctx.db.transaction().execute(async (trx) => {
     const before = await repo.findNews(trx, id);
     if (!before) throw notFound(TEXTS.notFound);
@@ -85,7 +85,7 @@ export async function updateNews(ctx: AppContext, actor: UserRow, id: number, bo
   return item;
 }
 
-export async function deleteNews(ctx: AppContext, actor: UserRow, id: number): Promise<void> {
+export async function deleteNews(ctx: AppContext, actor: User, id: number): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const before = await repo.findNews(trx, id);
     if (!before) throw notFound(TEXTS.notFound);

@@ -13,7 +13,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
-import { listPayments, paymentDetail, paymentsCsv, refundPayment } from './payments.admin.ts';
+import { userPayments } from '../users/users.ports.ts';
+import { listPayments, paymentDetail, paymentsCsv, paymentsOfUser, refundPayment } from './payments.admin.ts';
 import { paymentsService, type PaymentsService } from './payments.service.ts';
 import { PaymentSettings } from './payments.settings.ts';
 
@@ -22,6 +23,7 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 
 /** The owner's side of payments: the list, its CSV, one payment with its events, refunds, bonus rules. */
 export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = paymentsService(ctx)): FastifyPluginAsyncZod {
+  userPayments.provide(paymentsOfUser);
   const settingsView = async (): Promise<AdminPaymentSettings> => ({
     value: await ctx.settings.get(PaymentSettings),
     defaults: PaymentSettingsBody.parse(PaymentSettings.defaults(ctx.config)),

@@ -24,7 +24,7 @@ import {
   type PaymentAdapter,
   type ProviderPaymentState,
 } from '../../lib/payments/index.ts';
-import type { SessionUser } from '../../plugins/auth.ts';
+import type { User } from '../users/users.repo.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 import { siteName } from '../site/site.settings.ts';
 import type { PaymentsTable } from './payments.tables.ts';
@@ -119,7 +119,7 @@ export function createPaymentsService(
     };
   }
 
-  async function create(user: SessionUser, body: CreatePaymentBody): Promise<PaymentCreated> {
+  async function create(user: User, body: CreatePaymentBody): Promise<PaymentCreated> {
     const adapter = adapters[body.provider];
     if (!adapter) throw badRequest(PAYMENT_TEXTS.providerOff, { code: 'provider_off', field: 'provider' });
     const amount = Math.round(body.amount * 100);

@@ -23,6 +23,7 @@ import { userOf } from '../../plugins/auth.ts';
 import { kickDeliveries } from '../deliveries/deliveries.queue.ts';
 import { expiryJob } from './privileges.expiry.ts';
 import { siteName } from '../site/site.settings.ts';
+import { heldTiers } from '../users/users.ports.ts';
 import * as service from './privileges.service.ts';
 
 const tags = ['Привилегии'];
@@ -30,6 +31,7 @@ const adminTags = ['Привилегии: администрирование'];
 const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  heldTiers.provide(service.heldTierIds);
   return async (app) => {
     ctx.jobs.register(ctx.schedule.job(service.idempotencyCleanupJob(ctx.db)));
     ctx.jobs.register(

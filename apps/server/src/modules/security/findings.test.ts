@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { asUser, createTestApp, dbKinds, errorOf, seedUser, type TestApp } from '../../test/test-app.ts';
 import { linkIn } from '../../../../../testing/smtp-catcher.ts';
-import { MAX_DELAY_MS } from './login-throttle.ts';
+import { MAX_DELAY_MS } from '../users/login-throttle.ts';
 import type * as Passwords from '../../lib/passwords.ts';
 
 // Counts argon2 hashing, to prove a reset with a bad link never reaches it.

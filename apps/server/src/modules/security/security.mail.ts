@@ -1,4 +1,4 @@
-import { layout } from '../accounts/accounts.mail.ts';
+import { layout } from '../mail/mail.layout.ts';
 import type { OutboxLetter } from '../mail/mail.outbox.ts';
 
 /** Letters about the account's security: two-factor login turned on or off, a login from a new device. */

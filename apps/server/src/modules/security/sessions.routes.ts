@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { clearSessionCookie, deviceToken, sessionToken, userOf } from '../../plugins/auth.ts';
+import { newDeviceLogin } from '../users/users.ports.ts';
 import * as service from './sessions.service.ts';
 
 const tags = ['Сеансы и устройства'];
@@ -11,6 +12,7 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 const SessionParams = z.object({ id: z.string().regex(/^[0-9a-f]{24}$/, 'Сеанс не найден: возможно, он уже завершён') });
 
 export function sessionsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  newDeviceLogin.on('security', service.notifyNewDevice);
   return async (app) => {
     app.get('/api/user/sessions', {
       config: { access: 'user' },

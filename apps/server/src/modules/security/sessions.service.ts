@@ -5,9 +5,10 @@ import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { notFound } from '../../lib/errors.ts';
 import { hashToken } from '../../lib/tokens.ts';
-import type { SessionUser } from '../../plugins/auth.ts';
-import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
 import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
+import { forgetDevices } from '../users/login-throttle.ts';
+import { endLogins } from '../users/users.logins.ts';
+import type { User } from '../users/users.repo.ts';
 import { deviceName } from './device-name.ts';
 import { newDeviceLetter } from './security.mail.ts';
 
@@ -95,12 +96,7 @@ export async function listSessions(db: Db, userId: number, currentToken: string 
 }
 
 /** Ends one session of the player by its id from the list; true when it was the caller's own. */
-export async function endSession(
-  ctx: AppContext,
-  user: SessionUser,
-  id: string,
-  currentToken: string | null,
-): Promise<{ current: boolean }> {
+export async function endSession(ctx: AppContext, user: User, id: string, currentToken: string | null): Promise<{ current: boolean }> {
   const rows = await ctx.db.selectFrom('sessions').select('token_hash').where('user_id', '=', user.id).execute();
   const hit = rows.find((r) => sessionId(r.token_hash) === id);
   if (!hit) throw notFound(SESSION_TEXTS.notFound, { code: 'session_not_found' });
@@ -115,19 +111,14 @@ export async function endSession(
  */
 export async function endOtherSessions(
   ctx: AppContext,
-  user: SessionUser,
+  user: User,
   currentToken: string | null,
   deviceToken: string | undefined,
 ): Promise<number> {
   return ctx.db.transaction().execute(async (trx) => {
-    let q = trx.deleteFrom('sessions').where('user_id', '=', user.id);
-    if (currentToken) q = q.where('token_hash', '!=', hashToken(currentToken));
-    const res = await q.executeTakeFirst();
-    await revokeGameTokens(trx, user.id);
-    let devices = trx.deleteFrom('known_devices').where('user_id', '=', user.id);
-    if (deviceToken && deviceToken.length <= 200) devices = devices.where('device_hash', '!=', hashToken(deviceToken));
-    await devices.execute();
-    return Number(res.numDeletedRows);
+    const ended = await endLogins(trx, user.id, { keep: currentToken });
+    await forgetDevices(trx, user.id, deviceToken);
+    return ended;
   });
 }
 
@@ -147,7 +138,8 @@ export function moscowTime(ms: number): string {
 /**
  * A login from a browser the account has not used before: a letter with the time, address and
  * device and a link to the sessions list. Not for the account's very first device (nothing to
- * compare with), and once per device: the caller passes whether rememberDevice() added it.
+ * compare with), and once per device: the login runs it (users core: newDeviceLogin) only when
+ * rememberDevice() added the device.
  */
 export async function notifyNewDevice(
   ctx: AppContext,

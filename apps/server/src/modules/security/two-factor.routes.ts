@@ -13,12 +13,15 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { SecuritySettings } from './security.settings.ts';
+import { secondFactor, userErased } from '../users/users.ports.ts';
 import * as service from './two-factor.service.ts';
 
 const tags = ['Двухфакторная защита'];
 const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  secondFactor.provide(service.secondFactorCheck);
+  userErased.on('security', service.forgetTwoFactor);
   return async (app) => {
     app.get('/api/user/2fa', {
       config: { access: 'user' },

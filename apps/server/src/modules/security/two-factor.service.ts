@@ -4,14 +4,15 @@ import * as OTPAuth from 'otpauth';
 import QRCode from 'qrcode';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
-import { badRequest, conflict, forbidden, HttpError, notFound, unauthorized } from '../../lib/errors.ts';
+import { badRequest, conflict, forbidden, HttpError, notFound } from '../../lib/errors.ts';
 import { verifyPassword } from '../../lib/passwords.ts';
 import { hashToken } from '../../lib/tokens.ts';
-import type { SessionUser } from '../../plugins/auth.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
-import { revokeGameTokens } from '../game-auth/game-auth.service.ts';
 import { SiteSettingsDoc } from '../site/site.settings.ts';
+import { endLogins } from '../users/users.logins.ts';
+import { SECOND_FACTOR_TEXTS, type SecondFactor, type SecondFactorCheck } from '../users/users.ports.ts';
+import type { User } from '../users/users.repo.ts';
 import { openSecret, SecretKeyMissing, sealSecret } from './two-factor.crypto.ts';
 import { twoFactorChangedLetter } from './security.mail.ts';
 import { SecuritySettings } from './security.settings.ts';
@@ -30,8 +31,7 @@ export const RECOVERY_CODES = 10;
 export const PENDING_TTL_MS = 3_600_000;
 
 export const TWO_FACTOR_TEXTS = {
-  required: 'Введите код из приложения-аутентификатора (или код восстановления)',
-  badCode: 'Неверный код. Введите код, который приложение показывает сейчас, или неиспользованный код восстановления.',
+  ...SECOND_FACTOR_TEXTS,
   badSetupCode: 'Неверный код. Проверьте время на телефоне и введите код, который приложение показывает сейчас.',
   notPending: 'Время на подключение истекло: нажмите «Подключить» ещё раз и добавьте новый ключ в приложение',
   alreadyOn: 'Двухфакторная защита уже включена',
@@ -134,9 +134,6 @@ async function useCode(ctx: AppContext, userId: number, secretStored: string, ty
   return false;
 }
 
-/** 'off': the account has no second factor; 'missing': one is needed and none came; 'wrong': it did not match (or was used before). */
-export type SecondFactor = 'off' | 'ok' | 'missing' | 'wrong';
-
 /** The second step of a login, after the password was found right. */
 export async function checkSecondFactor(
   ctx: AppContext,
@@ -148,13 +145,6 @@ export async function checkSecondFactor(
   if (!row || row.enabled_at === null || row.secret === null) return 'off';
   if (!code || normalizeCode(code) === '') return 'missing';
   return (await useCode(ctx, userId, row.secret, code, now)) ? 'ok' : 'wrong';
-}
-
-/** The site login's answer when the second factor is missing or wrong: 401 with `two_factor_required: true`. */
-export function secondFactorError(result: 'missing' | 'wrong'): HttpError {
-  return result === 'missing'
-    ? unauthorized(TWO_FACTOR_TEXTS.required, { code: 'two_factor_required', extra: { two_factor_required: true } })
-    : unauthorized(TWO_FACTOR_TEXTS.badCode, { code: 'bad_two_factor_code', field: 'code', extra: { two_factor_required: true } });
 }
 
 /**
@@ -179,7 +169,7 @@ export async function launcherCredentials(
   return { password, code: null, twoFactor: true };
 }
 
-export async function status(ctx: AppContext, user: SessionUser): Promise<TwoFactorStatus> {
+export async function status(ctx: AppContext, user: User): Promise<TwoFactorStatus> {
   const row = await rowOf(ctx.db, user.id);
   const enabledAt = row?.enabled_at ?? null;
   const left =
@@ -200,7 +190,7 @@ export async function status(ctx: AppContext, user: SessionUser): Promise<TwoFac
 }
 
 /** A new secret, pending until a code from it is sent to enable(); replaces an earlier pending one. */
-export async function setup(ctx: AppContext, user: SessionUser, now = Date.now()): Promise<TwoFactorSetupResponse> {
+export async function setup(ctx: AppContext, user: User, now = Date.now()): Promise<TwoFactorSetupResponse> {
   const row = await rowOf(ctx.db, user.id);
   if (row?.enabled_at != null) throw conflict(TWO_FACTOR_TEXTS.alreadyOn, { code: 'two_factor_enabled' });
   const secret = new OTPAuth.Secret({ size: 20 }).base32;
@@ -221,7 +211,7 @@ async function limitTries(ctx: AppContext, userId: number): Promise<void> {
   await ctx.limiter.hit(`2fa:acct:${userId}`, ctx.config.rateLimits.loginPerAccount * 2);
 }
 
-export async function enable(ctx: AppContext, user: SessionUser, typed: string, now = Date.now()): Promise<TwoFactorEnableResponse> {
+export async function enable(ctx: AppContext, user: User, typed: string, now = Date.now()): Promise<TwoFactorEnableResponse> {
   await limitTries(ctx, user.id);
   const row = await rowOf(ctx.db, user.id);
   if (row?.enabled_at != null) throw conflict(TWO_FACTOR_TEXTS.alreadyOn, { code: 'two_factor_enabled' });
@@ -255,7 +245,7 @@ export async function enable(ctx: AppContext, user: SessionUser, typed: string, 
 }
 
 /** Turning it off needs both the password and a code (or a recovery code): a stolen session alone cannot. */
-export async function disable(ctx: AppContext, user: SessionUser, password: string, code: string, now = Date.now()): Promise<void> {
+export async function disable(ctx: AppContext, user: User, password: string, code: string, now = Date.now()): Promise<void> {
   await limitTries(ctx, user.id);
   const row = await rowOf(ctx.db, user.id);
   if (!row || row.enabled_at === null || row.secret === null) throw badRequest(TWO_FACTOR_TEXTS.notOn, { code: 'two_factor_off' });
@@ -271,27 +261,29 @@ export async function disable(ctx: AppContext, user: SessionUser, password: stri
   ctx.jobs.kick(MAIL_JOB);
 }
 
+/** What the users core asks of two-factor login (users.ports.ts: secondFactor); provided in two-factor.routes.ts. */
+export const secondFactorCheck: SecondFactorCheck = { check: checkSecondFactor, launcherCredentials, isOn: isTwoFactorOn };
+
 /**
  * Admin routes, when the owner requires two-factor login of administrators: an administrator
  * without it gets 403 `two_factor_setup_required` until they turn it on in the profile.
  */
-export async function requireAdminTwoFactor(ctx: AppContext, user: SessionUser): Promise<void> {
+export async function requireAdminTwoFactor(ctx: AppContext, user: User): Promise<void> {
   if (!(await ctx.settings.get(SecuritySettings)).require_admin_two_factor) return;
   if (!(await isTwoFactorOn(ctx.db, user.id))) throw forbidden(TWO_FACTOR_TEXTS.adminSetup, { code: 'two_factor_setup_required' });
 }
 
 /** Turning the requirement on is refused to an administrator who has no second factor (they would lock themselves out). */
-export async function setSecuritySettings(ctx: AppContext, user: SessionUser, body: { require_admin_two_factor: boolean }) {
+export async function setSecuritySettings(ctx: AppContext, user: User, body: { require_admin_two_factor: boolean }) {
   if (body.require_admin_two_factor && !(await isTwoFactorOn(ctx.db, user.id)))
     throw conflict(TWO_FACTOR_TEXTS.enableYourself, { code: 'two_factor_setup_required', field: 'require_admin_two_factor' });
   return ctx.settings.set(SecuritySettings, body, { actorId: user.id });
 }
 
-/** Removes the player's authenticator and recovery codes (account deletion, an administrator's reset). */
-export async function forgetTwoFactor(trx: Db, userId: number): Promise<boolean> {
+/** Removes the player's authenticator and recovery codes (an administrator's reset; account deletion through userErased). */
+export async function forgetTwoFactor(trx: Db, userId: number): Promise<void> {
   await trx.deleteFrom('two_factor_recovery').where('user_id', '=', userId).execute();
-  const res = await trx.deleteFrom('two_factor').where('user_id', '=', userId).executeTakeFirst();
-  return Number(res.numDeletedRows) > 0;
+  await trx.deleteFrom('two_factor').where('user_id', '=', userId).execute();
 }
 
 /**
@@ -299,7 +291,7 @@ export async function forgetTwoFactor(trx: Db, userId: number): Promise<boolean>
  * off for them (audited, and the player gets the usual letter). Their sessions and game logins
  * end too, in case the request came from whoever has the password.
  */
-export async function resetByAdmin(ctx: AppContext, actor: SessionUser, userId: number): Promise<void> {
+export async function resetByAdmin(ctx: AppContext, actor: User, userId: number): Promise<void> {
   const user = await ctx.db
     .selectFrom('users')
     .select(['id', 'username', 'email'])
@@ -309,8 +301,7 @@ export async function resetByAdmin(ctx: AppContext, actor: SessionUser, userId: 
   if (!user || !(await isTwoFactorOn(ctx.db, userId))) throw notFound(TWO_FACTOR_TEXTS.resetNone, { code: 'two_factor_off' });
   await ctx.db.transaction().execute(async (trx) => {
     await forgetTwoFactor(trx, userId);
-    await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
-    await revokeGameTokens(trx, userId);
+    await endLogins(trx, userId);
     await recordAudit(trx, {
       actorId: actor.id,
       action: 'user.2fa_reset',

@@ -21,7 +21,7 @@ import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
 import { badRequest, conflict, isUniqueViolation, notFound, type HttpError } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import type { CachedBody } from '../../lib/public-cache.ts';
-import type { UserRow } from '../accounts/accounts.repo.ts';
+import type { User } from '../users/users.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { deliveriesOf } from '../deliveries/deliveries.service.ts';
 import { enqueueDeliveries, rconConfigured, type DeliveryRequest } from '../deliveries/deliveries.queue.ts';
@@ -142,7 +142,7 @@ async function checkCategory(db: Db, name: string | undefined): Promise<string |
   return found.name;
 }
 
-export async function createItem(ctx: AppContext, admin: UserRow, body: ShopItemCreateBody): Promise<ShopItemAdmin> {
+export async function createItem(ctx: AppContext, admin: User, body: ShopItemCreateBody): Promise<ShopItemAdmin> {
   await checkServer(ctx.db, body.server_id);
   const category = (await checkCategory(ctx.db, body.category ?? (await defaultCategory(ctx.db)) ?? DEFAULT_CATEGORY)) ?? DEFAULT_CATEGORY;
   const serverId = body.server_id === undefined ? (await shopServers(ctx.db)).default_server_id : body.server_id;
@@ -175,7 +175,7 @@ export async function createItem(ctx: AppContext, admin: UserRow, body: ShopItem
   return adminItem(ctx.db, id);
 }
 
-export async function updateItem(ctx: AppContext, admin: UserRow, id: number, body: ShopItemUpdateBody): Promise<ShopItemAdmin> {
+export async function updateItem(ctx: AppContext, admin: User, id: number, body: ShopItemUpdateBody): Promise<ShopItemAdmin> {
   await checkServer(ctx.db, body.server_id);
   const category = await checkCategory(ctx.db, body.category);
   await ctx.db.transaction().execute(async (trx) => {
@@ -209,7 +209,7 @@ export async function updateItem(ctx: AppContext, admin: UserRow, id: number, bo
 }
 
 /** Deleted items are kept (marked), because orders and deliveries point at them. */
-export async function deleteItem(ctx: AppContext, admin: UserRow, id: number): Promise<void> {
+export async function deleteItem(ctx: AppContext, admin: User, id: number): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const before = await trx.selectFrom('shop_items').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
     if (!before) throw notFound(TEXTS.noItem);
@@ -269,7 +269,7 @@ function findKey(db: Db, userId: number, key: string) {
  * read-then-write), so however many run at once nothing is oversold and no balance goes below
  * zero; the order, its ledger row and its deliveries commit together or not at all.
  */
-export async function buy(ctx: AppContext, user: UserRow, body: BuyBody, key: string | undefined): Promise<BuyResponse> {
+export async function buy(ctx: AppContext, user: User, body: BuyBody, key: string | undefined): Promise<BuyResponse> {
   const request = `${body.shop_id}:${body.quantity}`;
   if (key) {
     const prev = await findKey(ctx.db, user.id, key);

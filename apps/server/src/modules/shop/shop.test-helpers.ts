@@ -1,7 +1,7 @@
 import type { TestApp } from '../../test/test-app.ts';
 import { newToken } from '../../lib/tokens.ts';
 import { offlineUuid } from '../../lib/offline-uuid.ts';
-import { createSession } from '../accounts/accounts.repo.ts';
+import { createSession } from '../users/users.logins.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 
 /** A game server row, written directly (the servers API is another feature's). */

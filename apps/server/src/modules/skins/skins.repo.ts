@@ -1,5 +1,6 @@
 import type { SkinModel } from '@kubik/contract';
 import type { Db } from '../../db/index.ts';
+import type { TextureSource } from '../users/users.ports.ts';
 
 /** The skin a player wears, as far as serving it needs. */
 export interface WornSkin {
@@ -48,6 +49,15 @@ export async function skinPng(db: Db, hash: string): Promise<Buffer | null> {
   const row = await db.selectFrom('skins').select('png').where('hash', '=', hash).executeTakeFirst();
   return row ? Buffer.from(row.png) : null;
 }
+
+/** Skins as the game sees them (users core: skinTextures): game-auth hands them to launchers and serves the files. */
+export const skinTextureSource: TextureSource<{ hash: string; slim: boolean }> = {
+  async worn(db, userId) {
+    const skin = await findWornSkin(db, userId);
+    return skin && { hash: skin.hash, slim: skin.model === 'slim' };
+  },
+  png: skinPng,
+};
 
 /**
  * Puts the skin on the player, storing the file only if no one has uploaded the same pixels

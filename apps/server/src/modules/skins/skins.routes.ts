@@ -18,6 +18,8 @@ import type { AppContext } from '../../context.ts';
 import { HttpError } from '../../lib/errors.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { readUploadForm } from '../../plugins/upload-form.ts';
+import { skinTextures } from '../users/users.ports.ts';
+import { skinTextureSource } from './skins.repo.ts';
 import { createSkinService, type SkinImage } from './skins.service.ts';
 
 const tags = ['Скины'];
@@ -59,6 +61,7 @@ async function sendImage(
 }
 
 export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  skinTextures.provide(skinTextureSource);
   const skins = createSkinService(ctx);
   return async (app) => {
     // Registered here, not app-wide: only the skin upload takes files, so no other route parses multipart.

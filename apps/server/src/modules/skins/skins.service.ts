@@ -4,7 +4,7 @@ import { badRequest, conflict, HttpError, notFound } from '../../lib/errors.ts';
 import { drawDefaultSkin } from '../../lib/skin/default-skin.ts';
 import { BufferCache } from '../../lib/skin/lru-cache.ts';
 import { decodePng, encodePng, pixelHash, readSkin, renderHead, SkinError, type Rgba } from '../../lib/skin/skin-image.ts';
-import type { UserRow } from '../accounts/accounts.repo.ts';
+import type { User } from '../users/users.repo.ts';
 import * as repo from './skins.repo.ts';
 
 /** Uploads per player in a rate-limit window: plenty for trying skins on, too few to churn storage. */
@@ -104,7 +104,7 @@ export function createSkinService(ctx: AppContext) {
   });
 
   return {
-    async upload(user: UserRow, file: Buffer, modelField: string | undefined): Promise<SkinInfo> {
+    async upload(user: User, file: Buffer, modelField: string | undefined): Promise<SkinInfo> {
       await ctx.limiter.hit(`skin:upload:${user.id}`, UPLOADS_PER_WINDOW);
       let chosen: SkinModel | undefined;
       if (modelField !== undefined) {
@@ -122,12 +122,12 @@ export function createSkinService(ctx: AppContext) {
       return info(user.username, { hash: skin.hash, width: skin.width, height: skin.height, model }, '/api/user');
     },
 
-    async setModel(user: UserRow, model: SkinModel): Promise<SkinInfo> {
+    async setModel(user: User, model: SkinModel): Promise<SkinInfo> {
       if (!(await repo.setModel(ctx.db, user.id, model))) throw conflict(SKIN_TEXTS.noCustomSkin, { code: 'no_custom_skin' });
       return info(user.username, await wornSkin(user.id), '/api/user');
     },
 
-    async ownInfo(user: UserRow): Promise<SkinInfo> {
+    async ownInfo(user: User): Promise<SkinInfo> {
       return info(user.username, await wornSkin(user.id), '/api/user');
     },
 
@@ -136,7 +136,7 @@ export function createSkinService(ctx: AppContext) {
       return info(p.username, p.skin, `/api/user/${p.username}`);
     },
 
-    async ownImage(user: UserRow, kind: 'skin' | 'head', size: number): Promise<SkinImage> {
+    async ownImage(user: User, kind: 'skin' | 'head', size: number): Promise<SkinImage> {
       const skin = (await wornSkin(user.id)) ?? defaultSkin;
       return kind === 'skin' ? skinFile(skin) : head(skin, size);
     },

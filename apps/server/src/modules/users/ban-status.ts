@@ -1,9 +1,10 @@
+import type { BanInfo } from '@kubik/contract';
 import { forbidden } from '../../lib/errors.ts';
 
 /**
  * Whether an account is banned, read from its own row (users.banned_at, ban_until, ban_reason),
  * so every login path — the site, Yggdrasil, GravitLauncher — and every session lookup decides
- * without another query. No imports of other modules: game-auth and accounts import this.
+ * without another query. The bans feature sets and lifts bans and keeps their history.
  */
 export interface BanFields {
   banned_at: number | string | null;
@@ -54,4 +55,14 @@ export function assertNotBanned(user: BanFields, now = Date.now()): void {
       code: 'banned',
       extra: { ban: { reason: ban.reason, until: ban.until, since: ban.since, text: banText(ban) } },
     });
+}
+
+export function banInfo(state: BanState): BanInfo {
+  return { reason: state.reason, until: state.until, since: state.since, text: banText(state) };
+}
+
+/** The ban in force on a user row, as the API shows it. */
+export function banOf(user: BanFields, now = Date.now()): BanInfo | null {
+  const state = activeBan(user, now);
+  return state ? banInfo(state) : null;
 }

@@ -9,6 +9,8 @@ import { hashToken } from '../../lib/tokens.ts';
  * doubles (1 s, 2 s, 4 s … at most MAX_DELAY_MS), and a try inside the delay is refused without
  * looking at the password (and does not extend it). The owner's browser, known by the device
  * cookie set at a successful login, skips the delay: guessing from elsewhere never locks them out.
+ * Both logins (the site's, the launchers') count here; the tables came with security's migration
+ * 2026112350_login_throttle (security.tables.ts declares them).
  */
 export const MAX_DELAY_MS = 5 * 60_000;
 /** Failures older than this are forgotten at the next try. */
@@ -62,6 +64,16 @@ export async function isKnownDevice(db: Db, userId: number, deviceToken: string 
     .where('device_hash', '=', hashToken(deviceToken))
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * Forgets the browsers where the account logged in, all but the one of `keepToken`: they get the
+ * login delay and, at their next login, the new-device letter again.
+ */
+export async function forgetDevices(db: Db, userId: number, keepToken?: string): Promise<void> {
+  let q = db.deleteFrom('known_devices').where('user_id', '=', userId);
+  if (keepToken && keepToken.length <= 200) q = q.where('device_hash', '!=', hashToken(keepToken));
+  await q.execute();
 }
 
 /** Remembers the browser after a successful login; true when it was new for the account. */

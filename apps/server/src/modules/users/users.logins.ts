@@ -1,0 +1,72 @@
+import type { Db } from '../../db/index.ts';
+import { hashToken } from '../../lib/tokens.ts';
+import type { User } from './users.repo.ts';
+import { loginsEnded } from './users.ports.ts';
+
+/**
+ * A user's logins: site sessions (rows in `sessions`, the cookie or Bearer token stored as its
+ * hash) and whatever a feature keeps as a login of its own (game-auth: the launchers' tokens),
+ * which ends with them through the loginsEnded hook.
+ */
+
+/** The live session's user and when the session ends. */
+export async function findSessionUser(db: Db, token: string, now = Date.now()): Promise<{ user: User; expiresAt: number } | undefined> {
+  const row = await db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .selectAll('users')
+    .select('sessions.expires_at as session_expires_at')
+    .where('sessions.token_hash', '=', hashToken(token))
+    .where('sessions.expires_at', '>', now)
+    .where('users.deleted_at', 'is', null)
+    // A ban ends the sessions; this also refuses one a login racing the ban created.
+    .where((eb) =>
+      eb.or([eb('users.banned_at', 'is', null), eb.and([eb('users.ban_until', 'is not', null), eb('users.ban_until', '<=', now)])]),
+    )
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { session_expires_at: expiresAt, ...user } = row;
+  return { user, expiresAt };
+}
+
+export async function createSession(
+  db: Db,
+  userId: number,
+  token: string,
+  ttlMs: number,
+  meta: { ip?: string; userAgent?: string },
+): Promise<void> {
+  const now = Date.now();
+  await db
+    .insertInto('sessions')
+    .values({
+      token_hash: hashToken(token),
+      user_id: userId,
+      created_at: now,
+      expires_at: now + ttlMs,
+      ip: meta.ip?.slice(0, 64) ?? null,
+      user_agent: meta.userAgent?.slice(0, 255) ?? null,
+    })
+    .execute();
+  // Expired sessions of this user are swept here rather than by a separate job.
+  await db.deleteFrom('sessions').where('user_id', '=', userId).where('expires_at', '<=', now).execute();
+}
+
+export async function deleteSession(db: Db, token: string): Promise<void> {
+  await db.deleteFrom('sessions').where('token_hash', '=', hashToken(token)).execute();
+}
+
+/**
+ * Ends every login of a user in the caller's transaction: all site sessions but `keep` (the
+ * caller's own token, so a player who changes the password stays signed in where they did it)
+ * and every login a feature keeps (loginsEnded). A new password, a reset, a changed address, a
+ * ban, an administrator's edit or 2FA reset, «выйти на всех устройствах», a deleted account.
+ * Returns how many site sessions ended.
+ */
+export async function endLogins(trx: Db, userId: number, options: { keep?: string | null } = {}): Promise<number> {
+  let q = trx.deleteFrom('sessions').where('user_id', '=', userId);
+  if (options.keep) q = q.where('token_hash', '!=', hashToken(options.keep));
+  const res = await q.executeTakeFirst();
+  await loginsEnded.run(trx, userId);
+  return Number(res.numDeletedRows);
+}

@@ -1,0 +1,125 @@
+import type { UserCard } from '@kubik/contract';
+import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/index.ts';
+import { unauthorized, type HttpError } from '../../lib/errors.ts';
+import type { User } from './users.repo.ts';
+
+/**
+ * Where features meet (docs/decisions/220-server-core-and-ports.md). A feature never
+ * imports another one: where it must ask another feature something about a user, or react to
+ * what happened to a user, the users core names the question (a Port) or the event (a Hook)
+ * here, and the answering feature provides it when its routes are registered (modules/index.ts).
+ * Providers are plain functions of their arguments, so one registry per process serves every
+ * app a test builds.
+ */
+
+/** A question one feature answers for the others. Without a provider ask() gives the fallback, or throws when there is none. */
+export class Port<T> {
+  private answer: T | undefined;
+
+  constructor(
+    private readonly question: string,
+    private readonly fallback?: T,
+  ) {}
+
+  provide(answer: T): void {
+    this.answer = answer;
+  }
+
+  ask(): T {
+    const answer = this.answer ?? this.fallback;
+    if (answer === undefined) throw new Error(`Nobody answers "${this.question}": is the module that does in modules/index.ts?`);
+    return answer;
+  }
+}
+
+/** Something that happened to a user; every feature that registered reacts, in the caller's transaction when it passes one. */
+export class Hook<A extends unknown[]> {
+  private readonly reactions = new Map<string, (...args: A) => Promise<void>>();
+
+  /** `by` names the reacting module: registering again (another app in this process) replaces its reaction. */
+  on(by: string, react: (...args: A) => Promise<void>): void {
+    this.reactions.set(by, react);
+  }
+
+  async run(...args: A): Promise<void> {
+    for (const react of this.reactions.values()) await react(...args);
+  }
+}
+
+// --- Logins ---------------------------------------------------------------------------------
+
+/** endLogins() ended a user's site sessions: logins kept elsewhere end too (game-auth: the launchers' tokens). */
+export const loginsEnded = new Hook<[trx: Db, userId: number]>();
+
+/** A password login from a browser the account never used before (accounts): security writes the new-device letter. */
+export const newDeviceLogin = new Hook<
+  [ctx: AppContext, user: Pick<User, 'id' | 'email' | 'username'>, deviceToken: string, meta: { ip: string; userAgent?: string }]
+>();
+
+/** 'off': the account has no second factor; 'missing': one is needed and none came; 'wrong': it did not match (or was used before). */
+export type SecondFactor = 'off' | 'ok' | 'missing' | 'wrong';
+
+export interface SecondFactorCheck {
+  /** The second step of a login, after the password was found right; a code that passes is used up. */
+  check(ctx: AppContext, userId: number, code: string | null | undefined, now?: number): Promise<SecondFactor>;
+  /** A launcher's one password field (`пароль:123456`) split into the password and the code, when the account needs one. */
+  launcherCredentials(
+    db: Db,
+    userId: number,
+    password: string,
+    code: string | null | undefined,
+  ): Promise<{ password: string; code: string | null; twoFactor: boolean }>;
+  isOn(db: Db, userId: number): Promise<boolean>;
+}
+
+/**
+ * Two-factor login: answered by security (two-factor.service.ts), asked by every login (site,
+ * launchers) and by account deletion. No fallback: a login never skips it because a module is missing.
+ */
+export const secondFactor = new Port<SecondFactorCheck>('the second factor of a login');
+
+export const SECOND_FACTOR_TEXTS = {
+  required: 'Введите код из приложения-аутентификатора (или код восстановления)',
+  badCode: 'Неверный код. Введите код, который приложение показывает сейчас, или неиспользованный код восстановления.',
+} as const;
+
+/** The site login's answer when the second factor is missing or wrong: 401 with `two_factor_required: true`. */
+export function secondFactorError(result: 'missing' | 'wrong'): HttpError {
+  return result === 'missing'
+    ? unauthorized(SECOND_FACTOR_TEXTS.required, { code: 'two_factor_required', extra: { two_factor_required: true } })
+    : unauthorized(SECOND_FACTOR_TEXTS.badCode, { code: 'bad_two_factor_code', field: 'code', extra: { two_factor_required: true } });
+}
+
+// --- The account ----------------------------------------------------------------------------
+
+/** eraseAccount() removed a user's name, address and logins: features forget the personal data they keep (pending address changes, the authenticator). */
+export const userErased = new Hook<[trx: Db, userId: number]>();
+
+// --- In game --------------------------------------------------------------------------------
+
+/** Textures of one kind a player wears in game, by the hash of their pixels. */
+export interface TextureSource<Worn extends { hash: string }> {
+  worn(db: Db, userId: number, now: number): Promise<Worn | null>;
+  /** The file of a texture of this kind, or null when no such texture is stored. */
+  png(db: Db, hash: string): Promise<Buffer | null>;
+}
+
+const NO_TEXTURES: TextureSource<never> = { worn: async () => null, png: async () => null };
+
+/** The skin a player wears: answered by skins; game-auth hands it to launchers and serves the file. */
+export const skinTextures = new Port<TextureSource<{ hash: string; slim: boolean }>>('worn skins', NO_TEXTURES);
+
+/** The cape a player wears: answered by capes; game-auth hands it to launchers and serves the file. */
+export const capeTextures = new Port<TextureSource<{ hash: string }>>('worn capes', NO_TEXTURES);
+
+// --- Commerce -------------------------------------------------------------------------------
+
+/** Ids of the donate tiers a player holds at `now`: answered by privileges; capes given to a tier are worn by its holders. */
+export const heldTiers = new Port<(db: Db, userId: number, now: number) => Promise<number[]>>('held tiers', async () => []);
+
+/** A player's latest top-ups for the admin's user card: answered by payments; null on a site without payments. */
+export const userPayments = new Port<(ctx: AppContext, userId: number, limit: number) => Promise<UserCard['payments']>>(
+  "a player's top-ups",
+  async () => null,
+);
