@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, dbKinds, type TestApp } from '../../test/test-app.ts';
-import { backoffMs } from './backoff.ts';
 import { ClaimQueue } from './claim.ts';
 
 describe.each(dbKinds)('claim helpers on %s', (kind) => {
@@ -110,14 +109,5 @@ describe.each(dbKinds)('claim helpers on %s', (kind) => {
     const again = await queue().claim(10, ['id']);
     // The released row and the untouched fifth: not the one sent, not the other instance's.
     expect(again.rows.map((r) => r.id)).toEqual([a.rows[1]!.id, Math.max(...b.rows.map((r) => r.id)) + 1]);
-  });
-
-  it('backs off exponentially up to a cap', () => {
-    expect([1, 2, 3, 4, 10].map((n) => backoffMs(n, { baseMs: 1000, capMs: 5000 }))).toEqual([1000, 2000, 4000, 5000, 5000]);
-    for (let i = 0; i < 20; i++) {
-      const d = backoffMs(3, { baseMs: 1000, capMs: 60_000, jitter: 0.5 });
-      expect(d).toBeGreaterThanOrEqual(2000);
-      expect(d).toBeLessThanOrEqual(4000);
-    }
   });
 });

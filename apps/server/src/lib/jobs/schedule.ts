@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
-import { backoffMs } from './backoff.ts';
+import { backoffMs } from '../backoff.ts';
 import type { Job } from './runner.ts';
 
 export interface ScheduledJobSpec {

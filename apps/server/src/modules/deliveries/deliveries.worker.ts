@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import { isPg } from '../../db/schema-helpers.ts';
+import { backoffMs } from '../../lib/backoff.ts';
 import { RconClient, RconError } from '../../lib/rcon/client.ts';
 import { CommandError, judgeReply, renderCommand, type CommandParams } from '../../lib/rcon/command.ts';
 import { rconServerIds, rconTarget, type RconTarget } from './deliveries.queue.ts';
@@ -44,7 +45,7 @@ export const WORKER_TEXTS = {
 
 /** Waits between attempts while a server or a player is unreachable: interval, ×2 each time, up to a cap. */
 export function retryDelayMs(retries: number, intervalMs: number, cap = RETRY_CAP_MS): number {
-  return Math.min(intervalMs * 2 ** Math.min(30, Math.max(0, retries - 1)), Math.max(cap, intervalMs));
+  return backoffMs(retries, { baseMs: intervalMs, capMs: cap });
 }
 
 /** A 'sent' row older than this lost its worker mid-command (the longest attempt is a connect and an answer). */
