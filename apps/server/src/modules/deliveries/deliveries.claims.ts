@@ -1,8 +1,14 @@
-import type { ExpressionBuilder } from 'kysely';
+import type { ExpressionBuilder, Selectable } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import type { Database } from '../../db/types.ts';
 import { ClaimQueue, type Claim } from '../../lib/jobs/index.ts';
-import type { ClaimedDelivery } from './deliveries.outcomes.ts';
+import type { DeliveriesTable } from './deliveries.tables.ts';
+
+/** A claimed row, with the player's name and UUID as the account has them now. */
+export type ClaimedDelivery = Pick<Selectable<DeliveriesTable>, 'id' | 'user_id' | 'step' | 'commands' | 'params' | 'retries'> & {
+  username: string | null;
+  uuid: string | null;
+};
 
 /** A 'sent' row older than this lost its worker mid-command (the longest attempt is a connect and an answer). */
 export const leaseMs = (o: { timeoutMs: number }) => 2 * o.timeoutMs + 30_000;

@@ -1,13 +1,12 @@
 import type { DeliveryWaiting } from '@kubik/contract';
-import { sql, type ExpressionBuilder, type Selectable, type UpdateObject } from 'kysely';
+import { sql, type ExpressionBuilder, type UpdateObject } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import type { Database } from '../../db/types.ts';
 import { backoffMs, type Backoff } from '../../lib/backoff.ts';
 import type { ClaimQueue } from '../../lib/jobs/index.ts';
 import { RconError } from '../../lib/rcon/client.ts';
 import { judgeReply } from '../../lib/rcon/command.ts';
-import { unassigned } from './deliveries.claims.ts';
-import type { DeliveriesTable } from './deliveries.tables.ts';
+import { unassigned, type ClaimedDelivery } from './deliveries.claims.ts';
 
 /*
  * A delivery's states, and what moves it (every move is one conditional update, on the claim and
@@ -57,12 +56,6 @@ export interface DrainStats {
   unknown: number;
   waiting: number;
 }
-
-/** A claimed row, with the player's name and UUID as the account has them now. */
-export type ClaimedDelivery = Pick<Selectable<DeliveriesTable>, 'id' | 'user_id' | 'step' | 'commands' | 'params' | 'retries'> & {
-  username: string | null;
-  uuid: string | null;
-};
 
 /** What became of a row's command; written together with the next commands' 'sent'. */
 export type Outcome =

@@ -4,14 +4,13 @@ import type { ClaimQueue } from '../../lib/jobs/index.ts';
 import { RconError, type RconClient } from '../../lib/rcon/client.ts';
 import { CommandError, renderCommand, type CommandParams } from '../../lib/rcon/command.ts';
 import { RconPool } from '../../lib/rcon/pool.ts';
-import { assignServers, claimFor, deliveryQueue, dueServers, leaseMs, waitingOn } from './deliveries.claims.ts';
+import { assignServers, claimFor, deliveryQueue, dueServers, leaseMs, waitingOn, type ClaimedDelivery } from './deliveries.claims.ts';
 import {
   connectionProblem,
   OUTCOME_TEXTS,
   OutcomeWriter,
   outcomeOfError,
   outcomeOfReply,
-  type ClaimedDelivery,
   type DrainStats,
   type Outcome,
 } from './deliveries.outcomes.ts';
