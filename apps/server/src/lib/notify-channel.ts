@@ -1,7 +1,11 @@
 import type pg from 'pg';
 import { loadPg } from '../db/index.ts';
+import { backoffMs, type Backoff } from './backoff.ts';
 
 type Handler = (payload: string) => void;
+
+/** Reconnects after a lost connection: 1 s, 2 s, 4 s … at most 30 s while caches are off. */
+const RECONNECT: Backoff = { baseMs: 1000, capMs: 30_000 };
 
 export interface ChannelHealth {
   /** 'pg': instances share a database and hear each other through LISTEN/NOTIFY; 'local': one process (SQLite). */
@@ -136,12 +140,14 @@ export class NotifyChannel {
 
   private scheduleReconnect(): void {
     this.failures += 1;
-    const delay = Math.min(1000 * 2 ** (this.failures - 1), 30_000);
-    this.retry = setTimeout(() => {
-      this.connect().catch(() => {
-        if (!this.stopped) this.scheduleReconnect();
-      });
-    }, delay);
+    this.retry = setTimeout(
+      () => {
+        this.connect().catch(() => {
+          if (!this.stopped) this.scheduleReconnect();
+        });
+      },
+      backoffMs(this.failures, RECONNECT),
+    );
     this.retry.unref();
   }
 

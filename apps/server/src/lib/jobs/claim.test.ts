@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, dbKinds, type TestApp } from '../../test/test-app.ts';
-import { backoffMs } from './backoff.ts';
 import { ClaimQueue } from './claim.ts';
 
 describe.each(dbKinds)('claim helpers on %s', (kind) => {
@@ -98,6 +97,68 @@ describe.each(dbKinds)('claim helpers on %s', (kind) => {
     expect(stored).toEqual({ sent_at: 2, lock_token: null, locked_until: null });
   });
 
+  it('claims only the rows `where` allows; records several at once, holding the claim or ending it', async () => {
+    const q = queue();
+    const { token, rows } = await q.claim(10, ['to_address'], {
+      where: (eb) => eb('to_address', 'in', ['u1@example.com', 'u3@example.com']),
+    });
+    expect(rows.map((r) => r.to_address)).toEqual(['u1@example.com', 'u3@example.com']);
+    const ids = rows.map((r) => r.id);
+    // A step of the work: the claim holds.
+    expect([...(await q.record(token, ids, { attempts: 5 }, { hold: true }))].sort()).toEqual([...ids].sort());
+    expect(q.openCount).toBe(2);
+    const held = await t.handle.db.selectFrom('mail_outbox').select(['lock_token', 'attempts']).where('id', 'in', ids).execute();
+    expect(held).toEqual([
+      { lock_token: token, attempts: 5 },
+      { lock_token: token, attempts: 5 },
+    ]);
+    // Only rows still ours and matching `where` are written; the claim ends.
+    expect(await q.record('not-ours', ids, { sent_at: 1 })).toEqual(new Set());
+    const done = await q.record(token, ids, { sent_at: 2 }, { where: (eb) => eb('to_address', '=', 'u3@example.com') });
+    expect(done).toEqual(new Set([ids[1]]));
+    expect(q.openCount).toBe(0);
+    const stored = await t.handle.db
+      .selectFrom('mail_outbox')
+      .select(['id', 'sent_at', 'lock_token'])
+      .where('id', 'in', ids)
+      .orderBy('id')
+      .execute();
+    expect(stored).toEqual([
+      { id: ids[0], sent_at: null, lock_token: token },
+      { id: ids[1], sent_at: 2, lock_token: null },
+    ]);
+  });
+
+  it('renews a claim and gives one claim back, leaving rows that `where` keeps', async () => {
+    const q = queue();
+    const now = Date.now();
+    const mine = await q.claim(3, ['to_address'], { now });
+    const other = await q.claim(1, ['to_address'], { now });
+    await q.renew(mine.token, { now: now + 30_000, where: (eb) => eb('to_address', '!=', 'u2@example.com') });
+    const leases = await t.handle.db
+      .selectFrom('mail_outbox')
+      .select(['to_address', 'locked_until'])
+      .where('lock_token', 'is not', null)
+      .orderBy('id')
+      .execute();
+    expect(leases.map((r) => [r.to_address, Number(r.locked_until) - now])).toEqual([
+      ['u0@example.com', 90_000],
+      ['u1@example.com', 90_000],
+      ['u2@example.com', 60_000],
+      ['u3@example.com', 60_000],
+    ]);
+    expect(await q.release(mine.token, (eb) => eb('to_address', '!=', 'u0@example.com'))).toBe(2);
+    // That claim is closed; the other one is still open.
+    expect(q.openCount).toBe(1);
+    const locked = await t.handle.db
+      .selectFrom('mail_outbox')
+      .select('lock_token')
+      .where('lock_token', 'is not', null)
+      .orderBy('id')
+      .execute();
+    expect(locked).toEqual([{ lock_token: mine.token }, { lock_token: other.token }]);
+  });
+
   it('release gives back what this process claimed and did not record, and nothing else', async () => {
     const mine = queue();
     const theirs = queue();
@@ -110,14 +171,5 @@ describe.each(dbKinds)('claim helpers on %s', (kind) => {
     const again = await queue().claim(10, ['id']);
     // The released row and the untouched fifth: not the one sent, not the other instance's.
     expect(again.rows.map((r) => r.id)).toEqual([a.rows[1]!.id, Math.max(...b.rows.map((r) => r.id)) + 1]);
-  });
-
-  it('backs off exponentially up to a cap', () => {
-    expect([1, 2, 3, 4, 10].map((n) => backoffMs(n, { baseMs: 1000, capMs: 5000 }))).toEqual([1000, 2000, 4000, 5000, 5000]);
-    for (let i = 0; i < 20; i++) {
-      const d = backoffMs(3, { baseMs: 1000, capMs: 60_000, jitter: 0.5 });
-      expect(d).toBeGreaterThanOrEqual(2000);
-      expect(d).toBeLessThanOrEqual(4000);
-    }
   });
 });

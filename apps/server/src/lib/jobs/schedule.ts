@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
-import { backoffMs } from './backoff.ts';
+import { backoffMs } from '../backoff.ts';
 import type { Job } from './runner.ts';
 
 export interface ScheduledJobSpec {
@@ -67,12 +67,13 @@ export class Scheduler {
     } catch (err) {
       const row = await this.db.selectFrom('job_schedule').select('failures').where('name', '=', spec.name).executeTakeFirst();
       const failures = Number(row?.failures ?? 0) + 1;
+      const finished = Date.now();
       await mine()
         .set({
           lock_token: null,
           locked_until: null,
-          next_run_at: Date.now() + backoffMs(failures, { baseMs: Math.min(60_000, spec.everyMs), capMs: spec.everyMs }),
-          last_finished_at: Date.now(),
+          next_run_at: finished + backoffMs(failures, { baseMs: Math.min(60_000, spec.everyMs), capMs: spec.everyMs }),
+          last_finished_at: finished,
           last_error: (err instanceof Error ? err.message : String(err)).slice(0, 1000),
           failures,
           runs: sql<number>`runs + 1`,

@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
-import { backoffMs, ClaimQueue, type Job } from '../../lib/jobs/index.ts';
+import { backoffMs, type Backoff } from '../../lib/backoff.ts';
+import { ClaimQueue, type Job } from '../../lib/jobs/index.ts';
 import type { Letter, Mailer } from '../../lib/mailer.ts';
 
 const MAX_ATTEMPTS = 20;
@@ -29,9 +30,11 @@ export async function enqueueMail(db: Db, letter: OutboxLetter, now = Date.now()
     .execute();
 }
 
-/** Backoff after the nth failure: 30 s, 1 min, 2 min … capped at 1 h; about a day in all. */
+/** After the nth failed send: 30 s, 1 min, 2 min … at most 1 h; the 20th try comes about 13 h after the first. */
+const RETRY: Backoff = { baseMs: 30_000, capMs: 3_600_000 };
+
 export function retryDelayMs(attempts: number): number {
-  return backoffMs(attempts, { baseMs: 30_000, capMs: 3_600_000 });
+  return backoffMs(attempts, RETRY);
 }
 
 /** Claims of the outbox by this process; one per database handle. */

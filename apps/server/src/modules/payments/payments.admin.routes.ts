@@ -14,7 +14,8 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { userPayments } from '../users/users.ports.ts';
-import { listPayments, paymentDetail, paymentsCsv, paymentsOfUser, refundPayment } from './payments.admin.ts';
+import { adminView, listPayments, paymentDetail, paymentsCsv, paymentsOfUser } from './payments.admin.ts';
+import { refundPayment } from './payments.refund.ts';
 import { paymentsService, type PaymentsService } from './payments.service.ts';
 import { PaymentSettings } from './payments.settings.ts';
 
@@ -82,8 +83,8 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
         response: { 200: RefundResponse, 202: RefundResponse, ...err(400, 401, 403, 404, 409, 502) },
       },
       handler: async (req, reply) => {
-        const { status, body } = await refundPayment(ctx, service, userOf(req).id, req.params.id);
-        return reply.code(status).send(body);
+        const { status, message } = await refundPayment(ctx, service.adapters, userOf(req).id, req.params.id);
+        return reply.code(status).send({ payment: await adminView(ctx, req.params.id), message });
       },
     });
 

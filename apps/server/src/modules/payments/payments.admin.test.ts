@@ -4,9 +4,10 @@ import { FakeYooKassa } from '../../../../../testing/payments/yookassa-server.ts
 import { paymentsConfig, YOOKASSA_IPS } from '../../test/payments.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 import { findLedgerMismatches, postLedger } from '../ledger/ledger.service.ts';
-import { CSV_HEADERS, REFUND_LEASE_MS } from './payments.admin.ts';
+import { CSV_HEADERS } from './payments.admin.ts';
 import { findPaymentLedgerMismatches } from './payments.ledger-check.ts';
 import { reconcilePayments } from './payments.reconcile.ts';
+import { REFUND_LEASE_MS } from './payments.refund.ts';
 import { paymentsService } from './payments.service.ts';
 
 const YOOKASSA_IP = '185.71.76.17';

@@ -12,30 +12,22 @@ import {
   type AdminPaymentTotals,
   type PaymentProvider,
   type PaymentStatus,
-  type RefundResponse,
   type UserCard,
 } from '@kubik/contract';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/types.ts';
-import { badRequest, conflict, HttpError, notFound } from '../../lib/errors.ts';
+import { badRequest, notFound } from '../../lib/errors.ts';
 import { toRoubles } from '../../lib/money.ts';
-import { ProviderError, type RefundResult } from '../../lib/payments/index.ts';
-import { recordAudit } from '../audit/audit.service.ts';
-import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
-import { formatRub, recordEvent, type PaymentRow, type PaymentsService } from './payments.service.ts';
+import { refundBlock } from './payments.refund.ts';
+import { findPayment } from './payments.repo.ts';
+import type { PaymentsService } from './payments.service.ts';
 
-/** How long one caller may talk to the provider about a refund before another may take over. */
-export const REFUND_LEASE_MS = 60_000;
 const CSV_MAX_ROWS = 100_000;
 const EVENTS_MAX = 300;
 
 const PAID = ['succeeded', 'refunding', 'refunded'] as const;
 const REFUNDED = ['refunding', 'refunded'] as const;
-
-/** Ledger refs of refund attempt n: the debit, and the money put back when the provider refused. */
-export const refundRef = (paymentId: string, attempt: number) => `payment:${paymentId}:refund:${attempt}`;
-export const refundBackRef = (paymentId: string, attempt: number) => `${refundRef(paymentId, attempt)}:back`;
 
 type Filter = Pick<AdminPaymentsQuery, 'status' | 'provider' | 'player' | 'from' | 'to'>;
 
@@ -286,13 +278,8 @@ export async function paymentsCsv(ctx: AppContext, query: AdminPaymentsCsvQuery)
 
 // ---------------------------------------------------------------- one payment
 
-async function paymentRow(ctx: AppContext, id: string): Promise<PaymentRow> {
-  const row = await ctx.db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row) throw notFound(PAYMENT_TEXTS.notFound, { code: 'payment_not_found' });
-  return row;
-}
-
-async function adminView(ctx: AppContext, id: string): Promise<AdminPayment> {
+/** One payment as the owner's list shows it. */
+export async function adminView(ctx: AppContext, id: string): Promise<AdminPayment> {
   const rows = (await ctx.db
     .selectFrom('payments as p')
     .innerJoin('users as u', 'u.id', 'p.user_id')
@@ -303,20 +290,9 @@ async function adminView(ctx: AppContext, id: string): Promise<AdminPayment> {
   return (await toAdmin(ctx, rows))[0]!;
 }
 
-/** Why «Вернуть» cannot be pressed now, or null. */
-function refundBlock(service: PaymentsService, row: PaymentRow, balance: number, now: number): string | null {
-  if (!service.adapters[row.provider as PaymentProvider]) return ADMIN_PAYMENT_TEXTS.refundProviderOff;
-  if (row.status === 'refunded') return ADMIN_PAYMENT_TEXTS.alreadyRefunded;
-  if (row.status === 'refunding')
-    return row.refund_lease_until !== null && Number(row.refund_lease_until) > now ? ADMIN_PAYMENT_TEXTS.refundInProgress : null;
-  if (row.status !== 'succeeded' || !row.provider_payment_id) return PAYMENT_TEXTS.refundNotSucceeded;
-  if (balance < Number(row.amount) + Number(row.bonus)) return PAYMENT_TEXTS.refundNoFunds;
-  return null;
-}
-
 /** One payment with every notification and provider answer kept about it. */
 export async function paymentDetail(ctx: AppContext, service: PaymentsService, id: string): Promise<AdminPaymentDetail> {
-  const row = await paymentRow(ctx, id);
+  const row = await findPayment(ctx.db, id);
   const [payment, events, user] = await Promise.all([
     adminView(ctx, id),
     ctx.db.selectFrom('payment_events').selectAll().where('payment_id', '=', id).orderBy('id').limit(EVENTS_MAX).execute(),
@@ -328,261 +304,8 @@ export async function paymentDetail(ctx: AppContext, service: PaymentsService, i
     events: events.map((e) => ({ id: e.id, kind: e.kind, ip: e.ip, outcome: e.outcome, body: e.body, created_at: Number(e.created_at) })),
     balance: toRoubles(balance),
     refund_amount: toRoubles(Number(row.amount) + Number(row.bonus)),
-    refund_block: refundBlock(service, row, balance, Date.now()),
+    refund_block: refundBlock(service.adapters, row, balance, Date.now()),
   };
-}
-
-// ---------------------------------------------------------------- refunds
-
-/**
- * Refund of a succeeded payment, owner's button. The bonus credited with the payment goes back
- * too: it was given for this money, so one `topup_refund` row takes amount + bonus, and the
- * player's balance must cover both.
- *
- * 1. One transaction: succeeded → refunding (conditional: of parallel requests one wins), the
- *    attempt number n counted up, the balance debited by a conditional update (never below zero,
- *    else nothing happened: 409), the audit entry. The winner holds the refund's lease.
- * 2. The provider is asked with attempt n's key (YooKassa's Idempotence-Key; T-Bank: GetState
- *    first, then Cancel).
- * 3. Succeeded → refunded. Pending (the provider decides later) → stays refunding; reconciliation
- *    and the provider's notification finish it. No answer → stays refunding, debited, asked again
- *    later (never returned to the balance while the provider may still pay out). Refused → the
- *    provider is asked once more what the payment's state is; only if it is not refunded the
- *    money goes back to the balance (`…:back` row) and the payment is succeeded again.
- */
-export async function refundPayment(
-  ctx: AppContext,
-  service: PaymentsService,
-  actorId: number,
-  id: string,
-): Promise<{ status: 200 | 202; body: RefundResponse }> {
-  const row = await paymentRow(ctx, id);
-  if (!service.adapters[row.provider as PaymentProvider]) throw conflict(ADMIN_PAYMENT_TEXTS.refundProviderOff, { code: 'provider_off' });
-  if (row.status === 'refunding') return resumeRefund(ctx, service, row, actorId);
-  if (row.status === 'refunded') throw conflict(ADMIN_PAYMENT_TEXTS.alreadyRefunded, { code: 'already_refunded' });
-  if (row.status !== 'succeeded' || !row.provider_payment_id) throw conflict(PAYMENT_TEXTS.refundNotSucceeded, { code: 'not_refundable' });
-
-  const total = Number(row.amount) + Number(row.bonus);
-  const attempt = Number(row.refund_attempts) + 1;
-  const now = Date.now();
-  await ctx.db.transaction().execute(async (trx) => {
-    const changed = await trx
-      .updateTable('payments')
-      .set({
-        status: 'refunding',
-        refund_attempts: attempt,
-        refund_requested_by: actorId,
-        refund_lease_until: now + REFUND_LEASE_MS,
-        refund_error: null,
-        provider_refund_id: null,
-        updated_at: now,
-      })
-      .where('id', '=', row.id)
-      .where('status', '=', 'succeeded')
-      .where('refund_attempts', '=', Number(row.refund_attempts))
-      .executeTakeFirst();
-    if (Number(changed.numUpdatedRows) !== 1) throw conflict(ADMIN_PAYMENT_TEXTS.refundInProgress, { code: 'refund_in_progress' });
-    let balance: number;
-    try {
-      balance = await postLedger(trx, {
-        userId: row.user_id,
-        amount: -total,
-        reason: 'topup_refund',
-        authorId: actorId,
-        ref: refundRef(row.id, attempt),
-        note: `Возврат пополнения на ${formatRub(Number(row.amount))}${Number(row.bonus) > 0 ? ` и бонуса ${formatRub(Number(row.bonus))}` : ''}`,
-      });
-    } catch (err) {
-      if (err instanceof InsufficientFunds) throw conflict(PAYMENT_TEXTS.refundNoFunds, { code: 'insufficient_funds' });
-      throw err;
-    }
-    await recordAudit(trx, {
-      actorId,
-      action: 'payment.refund',
-      entity: 'payment',
-      entityId: row.id,
-      before: { status: PAYMENT_STATUS_TEXT.succeeded, balance: toRoubles(balance + total) },
-      after: {
-        status: PAYMENT_STATUS_TEXT.refunding,
-        balance: toRoubles(balance),
-        amount: toRoubles(Number(row.amount)),
-        bonus: toRoubles(Number(row.bonus)),
-        provider: PAYMENT_PROVIDER_TEXT[row.provider as PaymentProvider] ?? row.provider,
-        attempt,
-      },
-    });
-  });
-  return askProvider(ctx, service, { ...row, status: 'refunding', refund_attempts: attempt, provider_refund_id: null }, actorId);
-}
-
-/** A refund left «refunding» (no answer, or pending at the provider): asked again by whoever takes its lease. */
-async function resumeRefund(
-  ctx: AppContext,
-  service: PaymentsService,
-  row: PaymentRow,
-  actorId: number | null,
-): Promise<{ status: 200 | 202; body: RefundResponse }> {
-  const now = Date.now();
-  const claimed = await ctx.db
-    .updateTable('payments')
-    .set({ refund_lease_until: now + REFUND_LEASE_MS })
-    .where('id', '=', row.id)
-    .where('status', '=', 'refunding')
-    .where('refund_attempts', '=', Number(row.refund_attempts))
-    .where((eb) => eb.or([eb('refund_lease_until', 'is', null), eb('refund_lease_until', '<=', now)]))
-    .executeTakeFirst();
-  if (Number(claimed.numUpdatedRows) !== 1) throw conflict(ADMIN_PAYMENT_TEXTS.refundInProgress, { code: 'refund_in_progress' });
-  return askProvider(ctx, service, row, actorId);
-}
-
-async function askProvider(
-  ctx: AppContext,
-  service: PaymentsService,
-  row: PaymentRow,
-  actorId: number | null,
-): Promise<{ status: 200 | 202; body: RefundResponse }> {
-  const adapter = service.adapters[row.provider as PaymentProvider]!;
-  const attempt = Number(row.refund_attempts);
-  let result: RefundResult;
-  try {
-    result = await adapter.refund({
-      providerPaymentId: row.provider_payment_id!,
-      amountKopecks: Number(row.amount),
-      key: `${row.id}:refund:${attempt}`,
-      knownRefundId: row.provider_refund_id,
-    });
-  } catch (err) {
-    const message = (err as Error).message;
-    await recordEvent(ctx.db, {
-      paymentId: row.id,
-      provider: row.provider,
-      kind: 'error',
-      outcome: `возврат: ${message}`,
-      body: err instanceof ProviderError ? (err.raw ?? undefined) : undefined,
-    });
-    if (err instanceof ProviderError && err.definitive) {
-      // Refused. Before the money goes back to the balance, the provider's own word on the payment:
-      // a refund done after all (an earlier call, the owner's cabinet) must not be paid twice.
-      let refundedThere: boolean;
-      try {
-        refundedThere = (await adapter.fetch(row.provider_payment_id!)).status === 'refunded';
-      } catch {
-        await release(ctx, row, message);
-        throw new HttpError(502, ADMIN_PAYMENT_TEXTS.refundUnknown, { code: 'refund_unknown' });
-      }
-      if (refundedThere) return { status: 200, body: { payment: await finish(ctx, row, null), message: PAYMENT_TEXTS.refunded } };
-      await putBack(ctx, row, actorId, message);
-      throw new HttpError(502, ADMIN_PAYMENT_TEXTS.refundRefused(message), { code: 'refund_refused' });
-    }
-    await release(ctx, row, message);
-    throw new HttpError(502, ADMIN_PAYMENT_TEXTS.refundUnknown, { code: 'refund_unknown' });
-  }
-  await recordEvent(ctx.db, {
-    paymentId: row.id,
-    provider: row.provider,
-    kind: 'refund',
-    outcome:
-      result.status === 'succeeded'
-        ? `возврат выполнен (попытка ${attempt})`
-        : `возврат принят, ждёт решения провайдера (попытка ${attempt})`,
-    body: result.raw,
-  });
-  if (result.status === 'succeeded')
-    return { status: 200, body: { payment: await finish(ctx, row, result.providerRefundId), message: PAYMENT_TEXTS.refunded } };
-  await ctx.db
-    .updateTable('payments')
-    .set({ provider_refund_id: result.providerRefundId ?? row.provider_refund_id, refund_lease_until: null, updated_at: Date.now() })
-    .where('id', '=', row.id)
-    .where('status', '=', 'refunding')
-    .execute();
-  return { status: 202, body: { payment: await adminView(ctx, row.id), message: PAYMENT_TEXTS.refundStarted } };
-}
-
-/** refunding → refunded (conditional: a notification may finish it at the same moment). */
-export async function finish(ctx: AppContext, row: PaymentRow, providerRefundId: string | null): Promise<AdminPayment> {
-  const now = Date.now();
-  await ctx.db
-    .updateTable('payments')
-    .set({
-      status: 'refunded',
-      refunded_at: now,
-      refund_lease_until: null,
-      refund_error: null,
-      provider_refund_id: providerRefundId ?? row.provider_refund_id,
-      updated_at: now,
-    })
-    .where('id', '=', row.id)
-    .where('status', '=', 'refunding')
-    .execute();
-  return adminView(ctx, row.id);
-}
-
-/** The outcome is unknown: stays refunding (debited) and may be asked again at once. */
-async function release(ctx: AppContext, row: PaymentRow, message: string): Promise<void> {
-  await ctx.db
-    .updateTable('payments')
-    .set({ refund_lease_until: null, refund_error: message.slice(0, 300), updated_at: Date.now() })
-    .where('id', '=', row.id)
-    .where('status', '=', 'refunding')
-    .execute();
-}
-
-/** The provider refused attempt n: refunding → succeeded and the money back on the balance, in one transaction. */
-async function putBack(ctx: AppContext, row: PaymentRow, actorId: number | null, message: string): Promise<void> {
-  const attempt = Number(row.refund_attempts);
-  const total = Number(row.amount) + Number(row.bonus);
-  await ctx.db.transaction().execute(async (trx) => {
-    const now = Date.now();
-    const changed = await trx
-      .updateTable('payments')
-      .set({ status: 'succeeded', refund_lease_until: null, refund_error: message.slice(0, 300), updated_at: now })
-      .where('id', '=', row.id)
-      .where('status', '=', 'refunding')
-      .where('refund_attempts', '=', attempt)
-      .executeTakeFirst();
-    if (Number(changed.numUpdatedRows) !== 1) return;
-    const balance = await postLedger(trx, {
-      userId: row.user_id,
-      amount: total,
-      reason: 'topup_refund',
-      authorId: actorId,
-      ref: refundBackRef(row.id, attempt),
-      note: `Возврат пополнения не выполнен: ${message}`.slice(0, 500),
-    });
-    await recordAudit(trx, {
-      actorId,
-      action: 'payment.refund_failed',
-      entity: 'payment',
-      entityId: row.id,
-      before: { status: PAYMENT_STATUS_TEXT.refunding, balance: toRoubles(balance - total) },
-      after: { status: PAYMENT_STATUS_TEXT.succeeded, balance: toRoubles(balance), reason: message.slice(0, 300), attempt },
-    });
-  });
-}
-
-/** Reconciliation: refunds left «refunding» whose lease ran out are asked about again. */
-export async function resumeRefunds(ctx: AppContext, service: PaymentsService, signal?: AbortSignal): Promise<number> {
-  const now = Date.now();
-  const rows = await ctx.db
-    .selectFrom('payments')
-    .selectAll()
-    .where('status', '=', 'refunding')
-    .where((eb) => eb.or([eb('refund_lease_until', 'is', null), eb('refund_lease_until', '<=', now)]))
-    .orderBy('updated_at')
-    .limit(50)
-    .execute();
-  let done = 0;
-  for (const row of rows) {
-    if (signal?.aborted) break;
-    if (!service.adapters[row.provider as PaymentProvider]) continue;
-    try {
-      await resumeRefund(ctx, service, row, null);
-      done += 1;
-    } catch {
-      // Recorded as a payment event; the next pass tries again.
-    }
-  }
-  return done;
 }
 
 // ---------------------------------------------------------------- the player's card

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/index.ts';
-import { formatRub } from './payments.service.ts';
+import { formatRub } from './payments.repo.ts';
 
 const CREDITED = new Set(['succeeded', 'refunding', 'refunded']);
 const REFUNDED = new Set(['refunding', 'refunded']);

@@ -1,7 +1,8 @@
 import type { AppContext } from '../../context.ts';
 import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
-import { resumeRefunds } from './payments.admin.ts';
-import { PAYMENT_EXPIRY_MS, recordEvent, type PaymentsService } from './payments.service.ts';
+import { resumeRefunds } from './payments.refund.ts';
+import { recordEvent } from './payments.repo.ts';
+import { PAYMENT_EXPIRY_MS, type PaymentsService } from './payments.service.ts';
 
 const BATCH = 200;
 
@@ -50,7 +51,7 @@ export async function reconcilePayments(
       }
     }
   }
-  const refunds = signal?.aborted ? 0 : await resumeRefunds(ctx, service, signal);
+  const refunds = signal?.aborted ? 0 : await resumeRefunds(ctx, service.adapters, signal);
   return { checked, expired, failed, refunds };
 }
 

@@ -12,9 +12,7 @@ import {
   type PaymentProvider,
   type PlayerPayment,
 } from '@kubik/contract';
-import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import type { Db } from '../../db/index.ts';
 import { badRequest, HttpError, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { toRoubles } from '../../lib/money.ts';
 import {
@@ -27,44 +25,12 @@ import {
 import type { User } from '../users/users.repo.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 import { siteName } from '../site/site.settings.ts';
-import type { PaymentsTable } from './payments.tables.ts';
+import { refundConfirmed } from './payments.refund.ts';
+import { formatRub, recordEvent, type PaymentRow } from './payments.repo.ts';
 import { PaymentSettings } from './payments.settings.ts';
-
-export type PaymentRow = Selectable<PaymentsTable>;
 
 /** A pending payment nobody paid for this long is canceled. */
 export const PAYMENT_EXPIRY_MS = 24 * 3_600_000;
-const rub = new Intl.NumberFormat('ru-RU', { minimumFractionDigits: 0, maximumFractionDigits: 2 });
-export const formatRub = (kopecks: number) => `${rub.format(toRoubles(kopecks))}\u00a0₽`;
-
-const EVENT_BODY_MAX = 20_000;
-
-/** Keeps a notification or a provider answer (payment events), for the owner to see. */
-export async function recordEvent(
-  db: Db,
-  e: {
-    paymentId: string | null;
-    provider: string;
-    kind: 'notification' | 'create' | 'fetch' | 'refund' | 'error' | 'expire';
-    ip?: string | null;
-    outcome: string;
-    body?: unknown;
-  },
-): Promise<void> {
-  const body = e.body === undefined ? null : (typeof e.body === 'string' ? e.body : JSON.stringify(e.body)).slice(0, EVENT_BODY_MAX);
-  await db
-    .insertInto('payment_events')
-    .values({
-      payment_id: e.paymentId,
-      provider: e.provider,
-      kind: e.kind,
-      ip: e.ip ?? null,
-      outcome: e.outcome.slice(0, 200),
-      body,
-      created_at: Date.now(),
-    })
-    .execute();
-}
 
 export function toPlayerPayment(p: PaymentRow): PlayerPayment {
   return {
@@ -231,27 +197,7 @@ export function createPaymentsService(
   async function apply(row: PaymentRow, state: ProviderPaymentState): Promise<string> {
     if (state.orderId !== null && state.orderId !== row.id) return `ответ о чужом платеже (${state.orderId}): ничего не изменено`;
     const now = Date.now();
-    if (state.status === 'refunded') {
-      // The provider returned the money: a refund started on the site (balance already debited) is done.
-      if (row.status === 'refunding') {
-        const changed = await db
-          .updateTable('payments')
-          .set({
-            status: 'refunded',
-            refunded_at: now,
-            refund_lease_until: null,
-            refund_error: null,
-            provider_status: state.providerStatus,
-            updated_at: now,
-          })
-          .where('id', '=', row.id)
-          .where('status', '=', 'refunding')
-          .executeTakeFirst();
-        return Number(changed.numUpdatedRows) === 1 ? 'возврат подтверждён провайдером' : 'без изменений';
-      }
-      if (row.status === 'refunded') return 'без изменений';
-      return 'провайдер пишет, что платёж возвращён, но на сайте возврат не начат: баланс не изменён';
-    }
+    if (state.status === 'refunded') return refundConfirmed(db, row, state);
     if (row.status !== 'pending') return `без изменений (${PAYMENT_STATUS_TEXT[row.status as PaymentStatus] ?? row.status})`;
     if (state.status === 'succeeded') {
       if (state.amountKopecks !== Number(row.amount))

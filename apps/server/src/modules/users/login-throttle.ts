@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.ts';
+import { backoffMs, type Backoff } from '../../lib/backoff.ts';
 import { hashToken } from '../../lib/tokens.ts';
 
 /**
@@ -16,9 +17,11 @@ export const MAX_DELAY_MS = 5 * 60_000;
 /** Failures older than this are forgotten at the next try. */
 export const FAILURE_MEMORY_MS = 3_600_000;
 
+const DELAY: Backoff = { baseMs: 1000, capMs: MAX_DELAY_MS };
+
 export function delayAfter(failures: number, free: number): number {
   if (failures < free) return 0;
-  return Math.min(MAX_DELAY_MS, 1000 * 2 ** Math.min(20, failures - free));
+  return backoffMs(failures - free + 1, DELAY);
 }
 
 export type Reservation = { ok: true } | { ok: false; retryInMs: number };

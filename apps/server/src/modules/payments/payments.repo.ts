@@ -1,0 +1,48 @@
+import { PAYMENT_TEXTS } from '@kubik/contract';
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/index.ts';
+import { notFound } from '../../lib/errors.ts';
+import { toRoubles } from '../../lib/money.ts';
+import type { PaymentsTable } from './payments.tables.ts';
+
+export type PaymentRow = Selectable<PaymentsTable>;
+
+const rub = new Intl.NumberFormat('ru-RU', { minimumFractionDigits: 0, maximumFractionDigits: 2 });
+/** Kopecks as the payment's events, ledger notes and messages write them: «1 250 ₽», «35,5 ₽». */
+export const formatRub = (kopecks: number) => `${rub.format(toRoubles(kopecks))}\u00a0₽`;
+
+const EVENT_BODY_MAX = 20_000;
+
+/** Keeps a notification or a provider answer (payment events), for the owner to see. */
+export async function recordEvent(
+  db: Db,
+  e: {
+    paymentId: string | null;
+    provider: string;
+    kind: 'notification' | 'create' | 'fetch' | 'refund' | 'error' | 'expire';
+    ip?: string | null;
+    outcome: string;
+    body?: unknown;
+  },
+): Promise<void> {
+  const body = e.body === undefined ? null : (typeof e.body === 'string' ? e.body : JSON.stringify(e.body)).slice(0, EVENT_BODY_MAX);
+  await db
+    .insertInto('payment_events')
+    .values({
+      payment_id: e.paymentId,
+      provider: e.provider,
+      kind: e.kind,
+      ip: e.ip ?? null,
+      outcome: e.outcome.slice(0, 200),
+      body,
+      created_at: Date.now(),
+    })
+    .execute();
+}
+
+/** The payment, or 404. */
+export async function findPayment(db: Db, id: string): Promise<PaymentRow> {
+  const row = await db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound(PAYMENT_TEXTS.notFound, { code: 'payment_not_found' });
+  return row;
+}
