@@ -23,7 +23,14 @@ export function tierServers(tier: TierRow | undefined): DeliveryTarget {
 }
 
 /** Queues a tier's grant commands for a privilege that now runs until `expiresAt`. */
-export async function queueGrant(trx: Db, tier: TierRow, privilegeId: number, userId: number, expiresAt: number, now: number): Promise<void> {
+export async function queueGrant(
+  trx: Db,
+  tier: TierRow,
+  privilegeId: number,
+  userId: number,
+  expiresAt: number,
+  now: number,
+): Promise<void> {
   const commands = listOf<string>(tier.grant_commands);
   if (commands.length === 0) return;
   const days = Math.max(1, Math.ceil((expiresAt - now) / DAY_MS));
@@ -128,7 +135,11 @@ export async function plan(
 }
 
 /** Does what the plan says: ends what it ends, then extends the running row or starts a new one. Returns the privilege's id. */
-export async function place(trx: Db, p: Plan, opts: { userId: number; tier: TierRow; now: number; grantedBy: number | null }): Promise<number> {
+export async function place(
+  trx: Db,
+  p: Plan,
+  opts: { userId: number; tier: TierRow; now: number; grantedBy: number | null },
+): Promise<number> {
   const { tier, now } = opts;
   if (p.stale) await endPrivilege(trx, p.stale, 'expired', now);
   if (p.kind === 'extend' && p.current) {

@@ -50,7 +50,13 @@ export async function quote(db: Db, userId: number, tierId: number, months: numb
  * the balance debited with its ledger row, and the grant commands queued. Anything refused leaves
  * nothing behind.
  */
-export function buy(ctx: AppContext, userId: number, tierId: number, months: number, key: string | undefined): Promise<PrivilegeBuyResponse> {
+export function buy(
+  ctx: AppContext,
+  userId: number,
+  tierId: number,
+  months: number,
+  key: string | undefined,
+): Promise<PrivilegeBuyResponse> {
   return purchase(ctx, {
     kind: 'tier',
     userId,

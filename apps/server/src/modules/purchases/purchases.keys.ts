@@ -29,7 +29,9 @@ function canonical(value: unknown): string {
 
 /** What a key stands for: SHA-256 of the kind and the request. */
 export function requestFingerprint(kind: PurchaseKind, request: unknown): string {
-  return createHash('sha256').update(`${kind}\n${canonical(request)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${kind}\n${canonical(request)}`)
+    .digest('hex');
 }
 
 /** One purchase as its key sees it. */
