@@ -18,6 +18,7 @@ describe('the purchase confirmation in the browser', () => {
   let site: Site;
   let admin: Page;
   let player: Page;
+  let buyerId: number;
 
   beforeAll(async () => {
     site = await startSite();
@@ -28,8 +29,8 @@ describe('the purchase confirmation in the browser', () => {
     await registerAndConfirm(site, player, 'Buyer');
     const users = (await call(admin, 'GET', '/api/user/all')).json as
       { id: number; username: string }[] | { users: { id: number; username: string }[] };
-    const buyer = (Array.isArray(users) ? users : users.users).find((u) => u.username === 'Buyer')!;
-    expect((await call(admin, 'PUT', `/api/user/${buyer.id}`, { balance: 500 })).status).toBe(200);
+    buyerId = (Array.isArray(users) ? users : users.users).find((u) => u.username === 'Buyer')!.id;
+    expect((await call(admin, 'PUT', `/api/user/${buyerId}`, { balance: 500 })).status).toBe(200);
     await loginUi(player, 'Buyer');
   });
   afterAll(async () => {
@@ -90,12 +91,22 @@ describe('the purchase confirmation in the browser', () => {
     const orders = (await call(player, 'GET', '/api/shop/orders')).json as { item_name: string }[];
     expect(orders.filter((o) => o.item_name === 'Стрела')).toHaveLength(1);
 
-    // Opened again: another purchase, another key.
+    // Opened again: another purchase, another key. The balance is spent elsewhere meanwhile: the
+    // server's refusal (no field) stands above the buttons with the way to top up; once it is
+    // back, the second click sends the same key and buys.
+    const setBalance = async (balance: number) => expect((await call(admin, 'PUT', `/api/user/${buyerId}`, { balance })).status).toBe(200);
     await player.getByRole('button', { name: 'Купить: Стрела' }).click();
+    await setBalance(1);
+    await modal.getByRole('button', { name: 'Подтвердить покупку' }).click();
+    await modal.getByRole('alert').getByText('Недостаточно средств на балансе').waitFor();
+    await modal.getByRole('alert').getByRole('link', { name: 'Пополнить баланс' }).waitFor();
+    expect(await errorOf(player, 'Количество')).toBeNull();
+    await setBalance(496);
     await modal.getByRole('button', { name: 'Подтвердить покупку' }).click();
     await modal.waitFor({ state: 'hidden' });
-    expect(keys).toHaveLength(4);
+    expect(keys).toHaveLength(5);
     expect(keys[3]).not.toBe(keys[0]);
+    expect(keys[4]).toBe(keys[3]);
     await player.unroute('**/api/shop/buy');
   });
 
