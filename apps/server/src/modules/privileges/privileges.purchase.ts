@@ -75,14 +75,14 @@ export function buy(
           tier_id: tier.id,
           months,
           price: charge.price,
-          credit: charge.discount,
+          credit: p.credit,
           total: charge.total,
           replaced_id: p.kind === 'upgrade' ? (p.current?.id ?? null) : null,
           created_at: now,
         })
         .returning('id')
         .executeTakeFirstOrThrow();
-      const credited = charge.discount > 0 ? `, зачтено ${toRoubles(charge.discount)} ₽` : '';
+      const credited = p.credit > 0 ? `, зачтено ${toRoubles(p.credit)} ₽` : '';
       return { tier, plan: p, privilegeId, ledger: { ref: `privilege:${row.id}`, note: `${tier.title} на ${months} мес.${credited}` } };
     },
     async deliver(trx, { tier, plan: p, privilegeId }, balance, now) {
