@@ -27,6 +27,7 @@ import { modules } from './modules/index.ts';
 import { indexPage } from './modules/site/site.index-page.ts';
 import { SiteSettingsDoc } from './modules/site/site.settings.ts';
 import { mailJob, mailQueueDepth } from './modules/mail/mail.outbox.ts';
+import { keyCleanupJob } from './modules/purchases/purchases.keys.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerAccessCheck, type Access } from './plugins/auth.ts';
 import { hashToken } from './lib/tokens.ts';
@@ -212,6 +213,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
 
   ctx.jobs.register(mailJob(database.db, mailer, app.log));
+  ctx.jobs.register(ctx.schedule.job(keyCleanupJob(database.db)));
   metrics.gauge({
     name: 'kubik_mail_queue',
     help: 'Letters in the outbox: queued (to send now or on retry) and failed (given up)',

@@ -71,6 +71,40 @@ export const PrivilegeBuyResponse = z.object({
 });
 export type PrivilegeBuyResponse = z.infer<typeof PrivilegeBuyResponse>;
 
+/** Months as the quote's query gives them (text), checked as the purchase checks them. */
+export const PrivilegeQuoteQuery = withLabels(
+  z.object({
+    months: z.coerce
+      .number({ error: PRIVILEGE_TEXTS.badMonths })
+      .int(PRIVILEGE_TEXTS.badMonths)
+      .min(1, PRIVILEGE_TEXTS.badMonths)
+      .max(36, PRIVILEGE_TEXTS.badMonths),
+  }),
+  { months: 'Срок' },
+);
+export type PrivilegeQuoteQuery = z.infer<typeof PrivilegeQuoteQuery>;
+
+/** new: a first privilege; extend: the held tier runs on from its end; upgrade: it replaces the running lower tier. */
+export const PRIVILEGE_PURCHASE_KINDS = ['new', 'extend', 'upgrade'] as const;
+export type PrivilegePurchaseKind = (typeof PRIVILEGE_PURCHASE_KINDS)[number];
+
+/** What buying a tier for `months` would cost and do now (GET /api/donate/{id}/quote), by the purchase's own rules. */
+export const PrivilegeQuote = z.object({
+  tier_id: z.number(),
+  months: z.number(),
+  /** Roubles: the period's price (its discount applied), the replaced tier's unused days counted toward it, and what would be debited. */
+  price: z.number(),
+  credit: z.number(),
+  total: z.number(),
+  kind: z.enum(PRIVILEGE_PURCHASE_KINDS),
+  /** The running lower tier an upgrade replaces, and its whole unused days. */
+  replaces: z.object({ title: z.string(), unused_days: z.number() }).nullable(),
+  /** When the bought time begins (an extension: the current end) and ends, epoch ms. */
+  starts_at: z.number(),
+  expires_at: z.number(),
+});
+export type PrivilegeQuote = z.infer<typeof PrivilegeQuote>;
+
 export const UserPrivilegeKit = z.object({
   id: z.number(),
   name: z.string(),

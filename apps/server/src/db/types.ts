@@ -6,6 +6,7 @@ import type { DeliveriesTables } from '../modules/deliveries/deliveries.tables.t
 import type { DonateTables } from '../modules/donate/donate.tables.ts';
 import type { PaymentsTables } from '../modules/payments/payments.tables.ts';
 import type { PrivilegesTables } from '../modules/privileges/privileges.tables.ts';
+import type { PurchasesTables } from '../modules/purchases/purchases.tables.ts';
 import type { NewsTables } from '../modules/news/news.tables.ts';
 import type { PagesTables } from '../modules/pages/pages.tables.ts';
 import type { ServersTables } from '../modules/servers/servers.tables.ts';
@@ -152,6 +153,7 @@ export interface Database
     GameAuthTables,
     CapesTables,
     PrivilegesTables,
+    PurchasesTables,
     SecurityTables,
     MediaTables,
     PagesTables,

@@ -7,6 +7,7 @@ import { deliveriesMigrations } from '../../modules/deliveries/deliveries.migrat
 import { donateMigrations } from '../../modules/donate/donate.migrations.ts';
 import { paymentsMigrations } from '../../modules/payments/payments.migrations.ts';
 import { privilegesMigrations } from '../../modules/privileges/privileges.migrations.ts';
+import { purchasesMigrations } from '../../modules/purchases/purchases.migrations.ts';
 import { newsMigrations } from '../../modules/news/news.migrations.ts';
 import { pagesMigrations } from '../../modules/pages/pages.migrations.ts';
 import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   ...emailChangeMigrations,
   ...dashboardMigrations,
   ...twoFactorMigrations,
+  ...purchasesMigrations,
 };

@@ -2,7 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/index.ts';
 import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
 import { enqueueMail, type OutboxLetter } from '../mail/mail.outbox.ts';
-import { DAY_MS, endPrivilege, REMIND_BEFORE_MS } from './privileges.service.ts';
+import { endPrivilege } from './privileges.placement.ts';
+import { DAY_MS, REMIND_BEFORE_MS } from './privileges.service.ts';
 
 const BATCH = 200;
 

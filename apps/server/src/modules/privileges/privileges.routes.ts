@@ -4,8 +4,6 @@ import {
   AdminPrivilegesQuery,
   AdminPrivilegeUpdateBody,
   ErrorResponse,
-  IDEMPOTENCY_HEADER,
-  IdempotencyKey,
   IdParams,
   KitClaimResponse,
   KitParams,
@@ -13,6 +11,8 @@ import {
   PRIVILEGE_TEXTS,
   PrivilegeBuyBody,
   PrivilegeBuyResponse,
+  PrivilegeQuote,
+  PrivilegeQuoteQuery,
   UserPrivilege,
 } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -21,19 +21,22 @@ import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { kickDeliveries } from '../deliveries/deliveries.queue.ts';
-import { expiryJob } from './privileges.expiry.ts';
+import { idempotencyKeyOf, purchaseHeaders } from '../purchases/purchases.http.ts';
 import { siteName } from '../site/site.settings.ts';
 import { heldTiers } from '../users/users.ports.ts';
-import * as service from './privileges.service.ts';
+import * as admin from './privileges.admin.ts';
+import { expiryJob } from './privileges.expiry.ts';
+import { claimKit } from './privileges.kits.ts';
+import * as purchase from './privileges.purchase.ts';
+import { heldTierIds, listMine } from './privileges.service.ts';
 
 const tags = ['Привилегии'];
 const adminTags = ['Привилегии: администрирование'];
 const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  heldTiers.provide(service.heldTierIds);
+  heldTiers.provide(heldTierIds);
   return async (app) => {
-    ctx.jobs.register(ctx.schedule.job(service.idempotencyCleanupJob(ctx.db)));
     ctx.jobs.register(
       ctx.schedule.job(
         expiryJob(ctx.db, {
@@ -47,7 +50,7 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     );
 
     const user = { config: { access: 'user' as const } };
-    const admin = { config: { access: 'admin' as const } };
+    const adminOnly = { config: { access: 'admin' as const } };
 
     app.post('/api/donate/:id/buy', {
       ...user,
@@ -59,7 +62,7 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           'более высокий заменяет действующий низший, засчитывая его неиспользованные дни; более низкий при действующем высоком не продаётся. ' +
           'С заголовком Idempotency-Key повтор запроса возвращает первый ответ.',
         params: IdParams,
-        headers: z.object({ [IDEMPOTENCY_HEADER]: IdempotencyKey.optional() }),
+        headers: purchaseHeaders,
         body: PrivilegeBuyBody,
         response: { 200: PrivilegeBuyResponse, ...err(400, 401, 404, 409) },
       },
@@ -70,14 +73,24 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const body = PrivilegeBuyBody.safeParse(req.body);
         if (!body.success)
           throw badRequest(body.error.issues[0]?.message ?? PRIVILEGE_TEXTS.badMonths, { code: 'invalid', field: 'months' });
-        const rawKey = req.headers[IDEMPOTENCY_HEADER];
-        const key = rawKey === undefined ? undefined : IdempotencyKey.safeParse(rawKey);
-        if (key && !key.success)
-          throw badRequest(key.error.issues[0]?.message ?? 'Некорректный заголовок Idempotency-Key', { code: 'invalid' });
-        const answer = await service.buy(ctx, me.id, params.data.id, body.data.months, key?.data);
+        const answer = await purchase.buy(ctx, me.id, params.data.id, body.data.months, idempotencyKeyOf(req));
         kickDeliveries(ctx);
         return answer;
       },
+    });
+
+    app.get('/api/donate/:id/quote', {
+      ...user,
+      schema: {
+        tags,
+        summary:
+          'Что будет стоить и сделать покупка доната на months месяцев сейчас, по тем же правилам, что и покупка: цена срока, ' +
+          'зачёт неиспользованных дней заменяемого низшего доната (credit), итог к списанию (total), новый срок. Ничего не меняет.',
+        params: IdParams,
+        querystring: PrivilegeQuoteQuery,
+        response: { 200: PrivilegeQuote, ...err(400, 401, 404, 409) },
+      },
+      handler: async (req) => purchase.quote(ctx.db, userOf(req).id, req.params.id, req.query.months),
     });
 
     app.post('/api/donate/kits/:kitId/claim', {
@@ -89,7 +102,7 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: KitClaimResponse, ...err(400, 401, 403, 404, 409) },
       },
       handler: async (req) => {
-        const answer = await service.claimKit(ctx, userOf(req).id, req.params.kitId);
+        const answer = await claimKit(ctx, userOf(req).id, req.params.kitId);
         kickDeliveries(ctx);
         return answer;
       },
@@ -102,22 +115,22 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Мои привилегии (новые сверху); у действующей — её наборы и когда их можно получить',
         response: { 200: z.array(UserPrivilege), ...err(401) },
       },
-      handler: async (req) => service.listMine(ctx.db, userOf(req).id),
+      handler: async (req) => listMine(ctx.db, userOf(req).id),
     });
 
     app.get('/api/admin/privileges', {
-      ...admin,
+      ...adminOnly,
       schema: {
         tags: adminTags,
         summary: 'Выданные привилегии (новые сверху); active=1 — только незакончившиеся',
         querystring: AdminPrivilegesQuery,
         response: { 200: z.array(AdminPrivilege), ...err(400, 401, 403) },
       },
-      handler: async (req) => service.listAdmin(ctx.db, req.query),
+      handler: async (req) => admin.listAdmin(ctx.db, req.query),
     });
 
     app.post('/api/admin/privileges', {
-      ...admin,
+      ...adminOnly,
       schema: {
         tags: adminTags,
         summary: 'Выдать привилегию вручную на days дней (без списания): тот же донат продлевается, низший заменяется, при высшем — отказ',
@@ -125,14 +138,14 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 201: AdminPrivilege, ...err(400, 401, 403, 409) },
       },
       handler: async (req, reply) => {
-        const granted = await service.grant(ctx, userOf(req).id, req.body);
+        const granted = await admin.grant(ctx, userOf(req).id, req.body);
         kickDeliveries(ctx);
         return reply.code(201).send(granted);
       },
     });
 
     app.put('/api/admin/privileges/:id', {
-      ...admin,
+      ...adminOnly,
       schema: {
         tags: adminTags,
         summary: 'Изменить окончание (expires_at, мс с 1970 г.); время в прошлом заканчивает привилегию сейчас, с командами снятия',
@@ -141,14 +154,14 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: AdminPrivilege, ...err(400, 401, 403, 404, 409) },
       },
       handler: async (req) => {
-        const updated = await service.setEnd(ctx, userOf(req).id, req.params.id, req.body.expires_at);
+        const updated = await admin.setEnd(ctx, userOf(req).id, req.params.id, req.body.expires_at);
         kickDeliveries(ctx);
         return updated;
       },
     });
 
     app.delete('/api/admin/privileges/:id', {
-      ...admin,
+      ...adminOnly,
       schema: {
         tags: adminTags,
         summary: 'Снять привилегию сейчас (команды снятия выполняются)',
@@ -156,7 +169,7 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) },
       },
       handler: async (req) => {
-        await service.revoke(ctx, userOf(req).id, req.params.id);
+        await admin.revoke(ctx, userOf(req).id, req.params.id);
         kickDeliveries(ctx);
         return { message: PRIVILEGE_TEXTS.revoked };
       },

@@ -5,7 +5,6 @@ import type { PrivilegeEndReason } from '@kubik/contract';
 export interface PrivilegesTables {
   privileges: PrivilegesTable;
   privilege_purchases: PrivilegePurchasesTable;
-  privilege_idempotency: PrivilegeIdempotencyTable;
   kit_claims: KitClaimsTable;
   donate_kit_ids: DonateKitIdsTable;
 }
@@ -46,15 +45,6 @@ export interface PrivilegePurchasesTable {
   total: number;
   /** The lower tier's privilege this purchase ended (an upgrade). */
   replaced_id: number | null;
-  created_at: number;
-}
-
-export interface PrivilegeIdempotencyTable {
-  user_id: number;
-  key: string;
-  /** `tier:months` of the first request. */
-  request: string;
-  response: string | null;
   created_at: number;
 }
 

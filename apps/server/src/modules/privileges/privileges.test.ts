@@ -205,6 +205,71 @@ describe.each(dbKinds)('privileges on %s', (kind) => {
     expect(await findLedgerMismatches(t.handle.db)).toEqual([]);
   });
 
+  it('quotes what a purchase would cost and do, and the purchase then takes exactly that; refuses what the purchase refuses', async () => {
+    const q = await quickPlayer(t, 'Quoter', 200_000);
+    const quote = (token: string | null, tierId: number | string, months: number | string) =>
+      t.app.inject(asUser(token, { method: 'GET', url: `/api/donate/${tierId}/quote?months=${months}` }));
+    const fresh = await quote(q.token, vipId, 3);
+    expect(fresh.statusCode, fresh.body).toBe(200);
+    expect(fresh.json()).toMatchObject({ tier_id: vipId, months: 3, price: 810, credit: 0, total: 810, kind: 'new', replaces: null });
+    expect(fresh.json().expires_at - fresh.json().starts_at).toBe(3 * MONTH_MS);
+
+    const vip = (await buy(q.token, vipId, 1)).json();
+    const extend = (await quote(q.token, vipId, 1)).json();
+    expect(extend).toMatchObject({ price: 300, credit: 0, total: 300, kind: 'extend', replaces: null, starts_at: vip.expires_at });
+    expect(extend.expires_at).toBe(vip.expires_at + MONTH_MS);
+
+    // 20 whole days left of 300 ₽ / 30 days: 200 ₽ toward Premium.
+    await t.handle.db
+      .updateTable('privileges')
+      .set({ expires_at: Date.now() + 20 * DAY_MS + 3_600_000 })
+      .where('id', '=', vip.privilege_id)
+      .execute();
+    const upgrade = (await quote(q.token, premiumId, 1)).json();
+    expect(upgrade).toMatchObject({ price: 600, credit: 200, total: 400, kind: 'upgrade', replaces: { title: 'VIP', unused_days: 20 } });
+    const balance = await balanceOf(t, q.id);
+    const bought = await buy(q.token, premiumId, 1);
+    expect(bought.statusCode, bought.body).toBe(200);
+    expect(balance - (await balanceOf(t, q.id))).toBe(40_000);
+    expect(bought.json().expires_at - upgrade.expires_at).toBeLessThan(60_000);
+
+    const down = await quote(q.token, vipId, 1);
+    expect(down.statusCode).toBe(409);
+    expect(down.json()).toMatchObject({ code: 'downgrade' });
+    for (const [tierId, months, status, code] of [
+      [vipId, 6, 400, 'period_not_sold'],
+      [premiumId, 0, 400, 'invalid'],
+      [premiumId, 'abc', 400, 'invalid'],
+      [premiumId, 37, 400, 'invalid'],
+      [999_999, 1, 404, 'not_found'],
+      ['x', 1, 400, 'invalid'],
+    ] as const) {
+      const res = await quote(q.token, tierId, months);
+      expect([res.statusCode, res.json().code], `${tierId} ${months}`).toEqual([status, code]);
+    }
+    expect((await quote(q.token, premiumId, 0)).json()).toMatchObject({ field: 'months' });
+    expect((await quote(null, premiumId, 1)).statusCode).toBe(401);
+    // A quote changes nothing.
+    expect(await rows(q.id)).toHaveLength(2);
+    expect(await balanceOf(t, q.id)).toBe(balance - 40_000);
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/docs/json' })).json();
+    expect(doc.paths['/api/donate/{id}/quote'].get.responses['200']).toBeDefined();
+  });
+
+  it('buys a tier once for 5 parallel requests with one Idempotency-Key: one answer, one debit, one privilege', async () => {
+    const p = await quickPlayer(t, 'Burst_Tier', 100_000);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => buy(p.token, vipId, 1, 'tier-burst-key-01')));
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200, 200]);
+    expect(new Set(answers.map((a) => a.body)).size).toBe(1);
+    expect(await balanceOf(t, p.id)).toBe(70_000);
+    expect(await rows(p.id)).toHaveLength(1);
+    const purchases = await t.handle.db.selectFrom('privilege_purchases').select('id').where('user_id', '=', p.id).execute();
+    expect(purchases).toHaveLength(1);
+    const other = await buy(p.token, premiumId, 1, 'tier-burst-key-01');
+    expect([other.statusCode, other.json().code]).toEqual([409, 'idempotency_key_reused']);
+    expect(await balanceOf(t, p.id)).toBe(70_000);
+  });
+
   it('claims a kit once per its period; only holders of its tier; the give command reaches the game', async () => {
     const notch = await quickPlayer(t, 'Notch', 100_000);
     const claim = (token: string) => t.app.inject(asUser(token, { method: 'POST', url: `/api/donate/kits/${kitId}/claim` }));

@@ -5,8 +5,6 @@ import {
   DeliveriesQuery,
   DeliveryActionResponse,
   ErrorResponse,
-  IDEMPOTENCY_HEADER,
-  IdempotencyKey,
   IdParams,
   MessageResponse,
   ShopItem,
@@ -28,6 +26,7 @@ import { userOf } from '../../plugins/auth.ts';
 import { kickDeliveries } from '../deliveries/deliveries.queue.ts';
 import { resendRoute } from '../deliveries/deliveries.routes.ts';
 import * as deliveries from '../deliveries/deliveries.service.ts';
+import { idempotencyKeyOf, purchaseHeaders } from '../purchases/purchases.http.ts';
 import { refundDelivery, REFUND_TEXTS } from './refund.service.ts';
 import * as categories from './shop.categories.ts';
 import * as shop from './shop.service.ts';
@@ -38,8 +37,6 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 
 export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    ctx.jobs.register(ctx.schedule.job(shop.idempotencyCleanupJob(ctx.db)));
-
     // Checked in onRequest (plugins/auth.ts): a guest gets 401 before any body is read.
     const user = { config: { access: 'user' as const } };
     const admin = { config: { access: 'admin' as const } };
@@ -59,7 +56,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary:
           'Покупка: списывает цену × количество с баланса, уменьшает остаток и ставит выдачу в игре в очередь — всё в одной транзакции. ' +
           'С заголовком Idempotency-Key повторный запрос с тем же ключом возвращает первый ответ, а не покупает ещё раз.',
-        headers: z.object({ [IDEMPOTENCY_HEADER]: IdempotencyKey.optional() }),
+        headers: purchaseHeaders,
         body: BuyBody,
         response: { 200: BuyResponse, ...err(400, 401, 404, 409) },
       },
@@ -71,11 +68,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             code: 'invalid',
             field: body.error.issues[0]?.path.join('.') || undefined,
           });
-        const rawKey = req.headers[IDEMPOTENCY_HEADER];
-        const key = rawKey === undefined ? undefined : IdempotencyKey.safeParse(rawKey);
-        if (key && !key.success)
-          throw badRequest(key.error.issues[0]?.message ?? 'Некорректный заголовок Idempotency-Key', { code: 'invalid' });
-        const answer = await shop.buy(ctx, me, body.data, key?.data);
+        const answer = await shop.buy(ctx, me, body.data, idempotencyKeyOf(req));
         kickDeliveries(ctx);
         return answer;
       },

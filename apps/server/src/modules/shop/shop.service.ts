@@ -17,15 +17,14 @@ import { sql, type Selectable } from 'kysely';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
-import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
-import { badRequest, conflict, isUniqueViolation, notFound, type HttpError } from '../../lib/errors.ts';
+import { badRequest, conflict, notFound, type HttpError } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import type { CachedBody } from '../../lib/public-cache.ts';
 import type { User } from '../users/users.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { deliveriesOf } from '../deliveries/deliveries.service.ts';
 import { enqueueDeliveries, rconConfigured, type DeliveryRequest } from '../deliveries/deliveries.queue.ts';
-import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
+import { purchase } from '../purchases/purchases.service.ts';
 import { dropListCache, LIST_CACHE_KEY } from './shop.cache.ts';
 import { defaultCategory } from './shop.categories.ts';
 import { categoryKey } from './shop.category-key.ts';
@@ -35,8 +34,6 @@ export const TEXTS = {
   ...SHOP_TEXTS,
   notEnoughStock: (left: number) => `Недостаточно товара: в наличии ${left} шт.`,
   serverNotFound: 'Сервер не найден',
-  keyReused: 'Этот ключ Idempotency-Key уже использован для другой покупки',
-  keyInFlight: 'Эта покупка уже выполняется. Обновите страницу через несколько секунд.',
   noCategory: (name: string) => `Категории «${name}» нет в списке: выберите другую или добавьте её в категориях магазина`,
   created: 'Товар добавлен',
   updated: 'Товар обновлён',
@@ -233,59 +230,19 @@ export function deliveryChunks(quantity: number, pieces = 1): number[] {
   return chunks;
 }
 
-function replay(prev: { request: string; response: string | null }, request: string): BuyResponse {
-  if (prev.request !== request) throw conflict(TEXTS.keyReused, { code: 'idempotency_key_reused' });
-  // Only a committed purchase leaves a key behind, and it commits together with its answer.
-  if (!prev.response) throw conflict(TEXTS.keyInFlight, { code: 'idempotency_key_in_flight' });
-  return JSON.parse(prev.response) as BuyResponse;
-}
-
-const IDEMPOTENCY_TTL_MS = 7 * 86_400_000;
-
-/** Idempotency keys are kept a week: an hourly job across all instances drops older ones. */
-export function idempotencyCleanupJob(db: Db): ScheduledJobSpec {
-  return {
-    name: 'shop.idempotency-cleanup',
-    everyMs: 3_600_000,
-    run: () =>
-      db
-        .deleteFrom('shop_idempotency')
-        .where('created_at', '<', Date.now() - IDEMPOTENCY_TTL_MS)
-        .execute(),
-  };
-}
-
-function findKey(db: Db, userId: number, key: string) {
-  return db
-    .selectFrom('shop_idempotency')
-    .select(['request', 'response'])
-    .where('user_id', '=', userId)
-    .where('key', '=', key)
-    .executeTakeFirst();
-}
-
 /**
- * One purchase, in one transaction: the stock and the balance move by conditional updates (never
- * read-then-write), so however many run at once nothing is oversold and no balance goes below
- * zero; the order, its ledger row and its deliveries commit together or not at all.
+ * One purchase (the purchases core runs it in one transaction under its Idempotency-Key): the
+ * stock and the balance move by conditional updates (never read-then-write), so however many run
+ * at once nothing is oversold and no balance goes below zero; the order, its ledger row and its
+ * deliveries commit together or not at all.
  */
 export async function buy(ctx: AppContext, user: User, body: BuyBody, key: string | undefined): Promise<BuyResponse> {
-  const request = `${body.shop_id}:${body.quantity}`;
-  if (key) {
-    const prev = await findKey(ctx.db, user.id, key);
-    if (prev) return replay(prev, request);
-  }
-  let answer: BuyResponse;
-  try {
-    answer = await ctx.db.transaction().execute(async (trx) => {
-      const now = Date.now();
-      // First, so that a concurrent request with the same key waits here (PostgreSQL) or fails on it.
-      if (key)
-        await trx
-          .insertInto('shop_idempotency')
-          .values({ user_id: user.id, key, request, order_id: null, response: null, created_at: now })
-          .execute();
-
+  const answer = await purchase(ctx, {
+    kind: 'shop',
+    userId: user.id,
+    key,
+    request: { shop_id: body.shop_id, quantity: body.quantity },
+    async price(trx, now) {
       const item = await trx
         .updateTable('shop_items')
         .set({ count: sql<number>`count - ${body.quantity}`, updated_at: now })
@@ -296,10 +253,9 @@ export async function buy(ctx: AppContext, user: User, body: BuyBody, key: strin
         .returning(['id', 'name', 'item_id_minecraft', 'price', 'server_id', 'pieces', 'commands'])
         .executeTakeFirst();
       if (!item) throw await whyNotBuyable(trx, body);
-      const pieces = Number(item.pieces);
-
-      const price = Number(item.price);
-      const total = price * body.quantity;
+      return { item, price: Number(item.price) * body.quantity };
+    },
+    async record(trx, { item }, charge, now) {
       const order = await trx
         .insertInto('shop_orders')
         .values({
@@ -307,58 +263,34 @@ export async function buy(ctx: AppContext, user: User, body: BuyBody, key: strin
           item_id: item.id,
           item_name: item.name,
           item_id_minecraft: item.item_id_minecraft,
-          price,
+          price: Number(item.price),
           quantity: body.quantity,
-          total,
-          pieces,
+          total: charge.total,
+          pieces: Number(item.pieces),
           created_at: now,
         })
         .returning('id')
         .executeTakeFirstOrThrow();
-      let balance: number;
-      try {
-        balance = await postLedger(trx, {
-          userId: user.id,
-          amount: -total,
-          reason: 'purchase',
-          authorId: user.id,
-          ref: `order:${order.id}`,
-          note: `${item.name} × ${body.quantity}`,
-        });
-      } catch (err) {
-        if (err instanceof InsufficientFunds) throw badRequest(TEXTS.noFunds, { code: 'insufficient_funds' });
-        throw err;
-      }
+      return { item, orderId: order.id, ledger: { ref: `order:${order.id}`, note: `${item.name} × ${body.quantity}` } };
+    },
+    async deliver(trx, { item, orderId }, balance) {
+      const pieces = Number(item.pieces);
       // Its own commands run once for the whole purchase; the server's template once per stack.
       const own = commandsOf(item);
       const delivery = (units: number): DeliveryRequest => ({
         source: 'shop',
-        sourceId: order.id,
+        sourceId: orderId,
         userId: user.id,
         label: item.name,
         server: item.server_id ?? 'only',
         commands: own.length > 0 ? own : null,
-        params: { item: item.item_id_minecraft, quantity: units * pieces, order: order.id },
+        params: { item: item.item_id_minecraft, quantity: units * pieces, order: orderId },
         quantity: units,
       });
       await enqueueDeliveries(trx, own.length > 0 ? [delivery(body.quantity)] : deliveryChunks(body.quantity, pieces).map(delivery));
-      const result: BuyResponse = { new_balance: toRoubles(balance), message: TEXTS.bought, order_id: order.id };
-      if (key)
-        await trx
-          .updateTable('shop_idempotency')
-          .set({ order_id: order.id, response: JSON.stringify(result) })
-          .where('user_id', '=', user.id)
-          .where('key', '=', key)
-          .execute();
-      return result;
-    });
-  } catch (err) {
-    if (key && isUniqueViolation(err)) {
-      const prev = await findKey(ctx.db, user.id, key);
-      if (prev) return replay(prev, request);
-    }
-    throw err;
-  }
+      return { new_balance: toRoubles(balance), message: TEXTS.bought, order_id: orderId };
+    },
+  });
   await dropListCache(ctx);
   return answer;
 }

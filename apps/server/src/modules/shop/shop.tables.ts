@@ -5,7 +5,6 @@ export interface ShopTables {
   shop_items: ShopItemsTable;
   shop_orders: ShopOrdersTable;
   shop_categories: ShopCategoriesTable;
-  shop_idempotency: ShopIdempotencyTable;
 }
 
 export interface ShopItemsTable {
@@ -59,16 +58,4 @@ export interface ShopCategoriesTable {
   position: number;
   created_at: number;
   updated_at: number;
-}
-
-/** The first answer to a purchase made with an Idempotency-Key, per user. */
-export interface ShopIdempotencyTable {
-  user_id: number;
-  key: string;
-  /** `shop_id:quantity` of the first request; the same key with another request is refused. */
-  request: string;
-  order_id: number | null;
-  /** JSON of the answer. */
-  response: string | null;
-  created_at: number;
 }

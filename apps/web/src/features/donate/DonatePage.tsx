@@ -12,7 +12,7 @@ import { plural } from '../../lib/format.ts';
 import { useTitle } from '../../providers/title.ts';
 import { DONATE_KEY, fetchTiers, formatPrice } from './api.ts';
 import { fetchMyPrivileges, MY_PRIVILEGES_KEY } from './privileges-api.ts';
-import { BuyModal } from './BuyModal.tsx';
+import { TierPurchase } from './TierPurchase.tsx';
 import './donate.css';
 
 /** «Можно получать раз в день», «… раз в 3 дня», «… раз в 7 дней». */
@@ -83,9 +83,8 @@ function TierTabs({ tiers, selected, onSelect }: { tiers: DonateTier[]; selected
           buy={<BuyButton tier={current} loggedIn={!!user} running={running} onBuy={() => setBuying(current)} />}
         />
       </Tabs>
-      <BuyModal
+      <TierPurchase
         tier={buying}
-        tiers={tiers}
         running={running}
         balance={user?.balance ?? 0}
         onClose={() => setBuying(null)}

@@ -6,7 +6,9 @@ import type {
   AdminPrivilegeGrantBody,
   KitClaimResponse,
   MessageResponse,
+  PrivilegeBuyBody,
   PrivilegeBuyResponse,
+  PrivilegeQuote,
   ShopServersResponse,
   UserPrivilege,
 } from '@kubik/contract';
@@ -17,14 +19,13 @@ export const MY_PRIVILEGES_KEY = ['privileges', 'mine'] as const;
 export const ADMIN_PRIVILEGES_KEY = ['privileges', 'admin'] as const;
 export const TIER_SERVERS_KEY = ['donate', 'admin', 'servers'] as const;
 
-/** A fresh key per purchase attempt: a retried request (a double click, a lost answer) buys once. */
-export function newIdempotencyKey(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return `tier-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
-}
+/** The server's preview of buying a tier now (price, the credit of a replaced lower tier, total, new end). */
+export const quoteKey = (tierId: number, months: number) => ['privileges', 'quote', tierId, months] as const;
+export const fetchQuote = (tierId: number, months: number) => api<PrivilegeQuote>(`/api/donate/${tierId}/quote?months=${months}`);
 
-export const buyTier = (tierId: number, months: number, key: string) =>
-  api<PrivilegeBuyResponse>(`/api/donate/${tierId}/buy`, { method: 'POST', body: { months }, headers: { 'idempotency-key': key } });
+/** Buys with the opening's Idempotency-Key (components/PurchaseModal.tsx). */
+export const buyTier = (tierId: number, body: PrivilegeBuyBody, key: string) =>
+  api<PrivilegeBuyResponse>(`/api/donate/${tierId}/buy`, { method: 'POST', body, headers: { 'Idempotency-Key': key } });
 export const fetchMyPrivileges = () => api<UserPrivilege[]>('/api/user/privileges');
 export const claimKit = (kitId: number) => api<KitClaimResponse>(`/api/donate/kits/${kitId}/claim`, { method: 'POST' });
 

@@ -6,7 +6,7 @@ import { useNotify } from '../../providers/notifications.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { formatRub } from '../../lib/format.ts';
 import { fetchShop, ORDERS_KEY, SHOP_KEY } from './api.ts';
-import { PurchaseModal } from './PurchaseModal.tsx';
+import { ItemPurchase } from './ItemPurchase.tsx';
 import './shop.css';
 
 /** The item grid with the purchase modal; used by /shop and by the profile's shop tab. */
@@ -53,7 +53,7 @@ export function ShopPanel() {
         </ul>
       )}
 
-      <PurchaseModal
+      <ItemPurchase
         item={buying}
         balance={balance}
         onClose={() => setBuyingId(null)}

@@ -16,7 +16,7 @@ import type {
   ShopOrder,
   ShopServersResponse,
 } from '@kubik/contract';
-import { api, ApiError } from '../../lib/api.ts';
+import { api } from '../../lib/api.ts';
 
 export const SHOP_KEY = ['shop', 'items'] as const;
 export const ORDERS_KEY = ['shop', 'orders'] as const;
@@ -28,27 +28,9 @@ export const CATEGORIES_KEY = ['shop', 'admin', 'categories'] as const;
 export const fetchShop = () => api<ShopItem[]>('/api/shop/all');
 export const fetchOrders = () => api<ShopOrder[]>('/api/shop/orders');
 
-/** A fresh key per purchase attempt; crypto.getRandomValues works on plain-http sites too. */
-export function newIdempotencyKey(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return `buy-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
-}
-
-/**
- * Buys with an Idempotency-Key. When the answer is lost on the way (no connection), the same
- * request is sent once more with the same key: the server answers with the first result
- * instead of buying twice.
- */
-export async function buyItem(body: BuyBody, key: string): Promise<BuyResponse> {
-  const send = () => api<BuyResponse>('/api/shop/buy', { method: 'POST', body, headers: { 'Idempotency-Key': key } });
-  try {
-    return await send();
-  } catch (err) {
-    if (!(err instanceof ApiError) || err.status !== 0) throw err;
-    await new Promise((r) => setTimeout(r, 1000));
-    return send();
-  }
-}
+/** Buys with the opening's Idempotency-Key (components/PurchaseModal.tsx): a retry with it answers the first result. */
+export const buyItem = (body: BuyBody, key: string) =>
+  api<BuyResponse>('/api/shop/buy', { method: 'POST', body, headers: { 'Idempotency-Key': key } });
 
 export const fetchAdminItems = () => api<ShopItemAdmin[]>('/api/shop/admin/all');
 export const fetchShopServers = () => api<ShopServersResponse>('/api/shop/admin/servers');

@@ -1,0 +1,99 @@
+import { isRoubles, periodTotalKopecks, type PrivilegeBuyResponse, type PrivilegeQuote } from '@kubik/contract';
+import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/index.ts';
+import { badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { toRoubles } from '../../lib/money.ts';
+import { periodsOf } from '../donate/donate.service.ts';
+import * as donateRepo from '../donate/donate.repo.ts';
+import { purchase } from '../purchases/purchases.service.ts';
+import { place, plan, queueGrant, type Plan } from './privileges.placement.ts';
+import { MONTH_MS, TEXTS, type TierRow } from './privileges.service.ts';
+
+interface TierPrice {
+  tier: TierRow;
+  /** Kopecks of the period, its discount applied. */
+  price: number;
+  plan: Plan;
+}
+
+/** The tier's price for `months` and what buying it would do for this player now; refuses what the purchase would refuse. */
+async function priceTier(db: Db, userId: number, tierId: number, months: number, now: number): Promise<TierPrice> {
+  const tiers = await donateRepo.listTiers(db);
+  const tier = tiers.find((t) => t.id === tierId);
+  if (!tier) throw notFound(TEXTS.notFound);
+  if (!isRoubles(tier.currency)) throw conflict(TEXTS.notSold, { code: 'not_sold' });
+  const period = periodsOf(tier).find((p) => p.months === months);
+  if (!period) throw badRequest(TEXTS.periodNotSold(months), { code: 'period_not_sold', field: 'months' });
+  const price = periodTotalKopecks(Number(tier.amount_minor), months, period.discount);
+  return { tier, price, plan: await plan(db, { userId, tier, tiers, addMs: months * MONTH_MS, now, creditUpTo: price }) };
+}
+
+/** GET /api/donate/{id}/quote: what the purchase would cost and do, by the same rules as the purchase, now. */
+export async function quote(db: Db, userId: number, tierId: number, months: number): Promise<PrivilegeQuote> {
+  const { price, plan: p } = await priceTier(db, userId, tierId, months, Date.now());
+  return {
+    tier_id: tierId,
+    months,
+    price: toRoubles(price),
+    credit: toRoubles(p.credit),
+    total: toRoubles(price - p.credit),
+    kind: p.kind,
+    replaces: p.replaces && { title: p.replaces.title, unused_days: p.replaces.unusedDays },
+    starts_at: p.startsAt,
+    expires_at: p.expiresAt,
+  };
+}
+
+/**
+ * POST /api/donate/{id}/buy, through the purchases core: under the player's lock the privilege
+ * is placed (new, extended from its end, or replacing a lower tier with its unused days credited),
+ * the balance debited with its ledger row, and the grant commands queued. Anything refused leaves
+ * nothing behind.
+ */
+export function buy(
+  ctx: AppContext,
+  userId: number,
+  tierId: number,
+  months: number,
+  key: string | undefined,
+): Promise<PrivilegeBuyResponse> {
+  return purchase(ctx, {
+    kind: 'tier',
+    userId,
+    key,
+    request: { tier_id: tierId, months },
+    serialize: true,
+    price: (trx, now) => priceTier(trx, userId, tierId, months, now),
+    discount: async (_trx, priced) => priced.plan.credit,
+    async record(trx, { tier, plan: p }, charge, now) {
+      const privilegeId = await place(trx, p, { userId, tier, now, grantedBy: null });
+      const row = await trx
+        .insertInto('privilege_purchases')
+        .values({
+          privilege_id: privilegeId,
+          user_id: userId,
+          tier_id: tier.id,
+          months,
+          price: charge.price,
+          credit: p.credit,
+          total: charge.total,
+          replaced_id: p.kind === 'upgrade' ? (p.current?.id ?? null) : null,
+          created_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const credited = p.credit > 0 ? `, зачтено ${toRoubles(p.credit)} ₽` : '';
+      return { tier, plan: p, privilegeId, ledger: { ref: `privilege:${row.id}`, note: `${tier.title} на ${months} мес.${credited}` } };
+    },
+    async deliver(trx, { tier, plan: p, privilegeId }, balance, now) {
+      await queueGrant(trx, tier, privilegeId, userId, p.expiresAt, now);
+      const message =
+        p.kind === 'extend'
+          ? TEXTS.extended(tier.title)
+          : p.kind === 'upgrade'
+            ? TEXTS.upgraded(p.current?.tier_title ?? '', tier.title)
+            : TEXTS.bought(tier.title);
+      return { new_balance: toRoubles(balance), message, expires_at: p.expiresAt, privilege_id: privilegeId };
+    },
+  });
+}

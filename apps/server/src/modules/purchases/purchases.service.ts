@@ -1,0 +1,84 @@
+import type { Db, DbKind } from '../../db/index.ts';
+import { badRequest } from '../../lib/errors.ts';
+import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
+import { idempotent, type KeyedRequest } from './purchases.keys.ts';
+
+export const PURCHASE_TEXTS = {
+  noFunds: 'Недостаточно средств на балансе',
+} as const;
+
+/** What the player pays, in kopecks: the price, what is taken off it, and the rest (debited). */
+export interface Charge {
+  price: number;
+  discount: number;
+  total: number;
+}
+
+/** What the record step wrote, as the ledger row names it (`order:12`, `privilege:7`). */
+export interface Recorded {
+  ledger: { ref: string; note: string };
+}
+
+/**
+ * One way to spend the balance, as steps of one transaction. The purchases core runs them in the
+ * order every purchase keeps — price → discount → record → ledger debit → deliver — under the
+ * request's Idempotency-Key; a step refuses by throwing an HttpError, and then nothing of the
+ * purchase remains (its stock, rows, key and deliveries roll back together).
+ *
+ * A new way to pay (round three's cart, a gift, a promo code) is a new spec, not a new copy:
+ * its price step sums its lines, its discount step applies the code (counting the use in the
+ * same transaction), limits are checked in either, and a gift records and delivers to its
+ * recipient while `userId` pays.
+ */
+export interface PurchaseSpec<P extends { price: number }, R extends Recorded, A> extends KeyedRequest {
+  /**
+   * Lock the payer's row first (PostgreSQL; SQLite has one writer anyway), so that one player's
+   * purchases run one after another and each sees what the previous one wrote. The clock is read
+   * after the lock.
+   */
+  serialize?: boolean;
+  /** Reads and checks what is bought, reserves it (stock by a conditional update) and prices it. */
+  price(trx: Db, now: number): Promise<P>;
+  /** Kopecks taken off the price (the upgrade credit); never more than the price. */
+  discount?(trx: Db, priced: P, now: number): Promise<number>;
+  /** Writes what was bought (orders, privileges) and names the ledger row. */
+  record(trx: Db, priced: P, charge: Charge, now: number): Promise<R>;
+  /** After the debit, with the new balance: queues the deliveries and makes the answer (JSON, replayed as is). */
+  deliver(trx: Db, recorded: R, balance: number, now: number): Promise<A>;
+}
+
+/**
+ * Serializes a player's balance and privilege changes: on PostgreSQL the user's row is locked for
+ * the rest of the transaction. SQLite runs one write transaction at a time already.
+ */
+export async function lockPlayer(trx: Db, kind: DbKind, userId: number): Promise<void> {
+  if (kind === 'pg') await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+}
+
+/** Takes `amount` kopecks from the player's balance with its ledger row; refuses (400 insufficient_funds) what would go below zero. */
+export async function debit(trx: Db, userId: number, amount: number, ledger: Recorded['ledger']): Promise<number> {
+  try {
+    return await postLedger(trx, { userId, amount: -amount, reason: 'purchase', authorId: userId, ref: ledger.ref, note: ledger.note });
+  } catch (err) {
+    if (err instanceof InsufficientFunds) throw badRequest(PURCHASE_TEXTS.noFunds, { code: 'insufficient_funds' });
+    throw err;
+  }
+}
+
+/** Runs one purchase (see PurchaseSpec) and answers what its deliver step made, or its first answer when the key was used. */
+export function purchase<P extends { price: number }, R extends Recorded, A>(
+  ctx: { db: Db; dbKind: DbKind },
+  spec: PurchaseSpec<P, R, A>,
+): Promise<A> {
+  return idempotent(ctx.db, spec, async (trx) => {
+    if (spec.serialize) await lockPlayer(trx, ctx.dbKind, spec.userId);
+    const now = Date.now();
+    const priced = await spec.price(trx, now);
+    const off = spec.discount ? await spec.discount(trx, priced, now) : 0;
+    const discount = Math.max(0, Math.min(priced.price, off));
+    const charge: Charge = { price: priced.price, discount, total: priced.price - discount };
+    const recorded = await spec.record(trx, priced, charge, now);
+    const balance = await debit(trx, spec.userId, charge.total, recorded.ledger);
+    return spec.deliver(trx, recorded, balance, now);
+  });
+}

@@ -1,0 +1,122 @@
+import { BuyBody, type ShopItem } from '@kubik/contract';
+import { useId } from 'react';
+import { useController, useFormContext, useWatch } from 'react-hook-form';
+import { useFormMeta, useSchemaForm } from '../../components/form/Form.tsx';
+import { PurchaseForm, PurchaseModal } from '../../components/PurchaseModal.tsx';
+import { formatRub } from '../../lib/format.ts';
+import { buyItem } from './api.ts';
+
+interface ItemPurchaseProps {
+  /** The item being bought (kept up to date by the list); null when closed. */
+  item: ShopItem | null;
+  balance: number;
+  onClose: () => void;
+  onBought: (newBalance: number, message: string) => void;
+  /** After a refused purchase: the stock or the balance may have changed. */
+  onFailed: () => void;
+}
+
+/** Kopeck-exact total in roubles. */
+const totalOf = (price: number, quantity: number) => Math.round(price * 100 * quantity) / 100;
+
+export function ItemPurchase({ item, ...props }: ItemPurchaseProps) {
+  return (
+    <PurchaseModal title="Подтверждение покупки" open={item !== null} onClose={props.onClose}>
+      {/* Keyed by item, so every opening starts again from quantity 1, with a new key. */}
+      {item && <ItemForm key={item.id} item={item} {...props} />}
+    </PurchaseModal>
+  );
+}
+
+function ItemForm({ item, balance, onClose, onBought, onFailed }: ItemPurchaseProps & { item: ShopItem }) {
+  const form = useSchemaForm(BuyBody, { defaultValues: { shop_id: item.id, quantity: 1 } });
+  const quantity = useWatch({ control: form.control, name: 'quantity' }) as number | undefined;
+  const stock = Math.max(0, item.count);
+  const n = quantity ?? 0;
+  return (
+    <PurchaseForm
+      form={form}
+      balance={balance}
+      total={n > 0 ? totalOf(item.price, n) : null}
+      ready={quantity !== undefined}
+      send={buyItem}
+      onClose={onClose}
+      onBought={onBought}
+      onFailed={onFailed}
+    >
+      <div className="purchase-item">
+        <img src={item.icon} alt="" width={64} height={64} className="pixelated shop-icon" />
+        <div>
+          <p className="purchase-name">{item.name}</p>
+          <p className="muted">
+            {formatRub(item.price)} за шт. · в наличии {stock} шт.
+          </p>
+        </div>
+      </div>
+
+      <QuantityField name="quantity" label="Количество" stock={stock} />
+
+      <dl className="purchase-sum">
+        <dt>Итого</dt>
+        <dd data-testid="purchase-total">{formatRub(totalOf(item.price, n))}</dd>
+        <dt>Ваш баланс</dt>
+        <dd>{formatRub(balance)}</dd>
+      </dl>
+    </PurchaseForm>
+  );
+}
+
+/**
+ * A whole number from 1 to the stock with − and +: more than the stock is clamped to it, an empty
+ * field is allowed while typing (the value is then undefined and nothing can be confirmed), and 0
+ * is said wrong at once, next to the field.
+ */
+function QuantityField({ name, label, stock }: { name: string; label: string; stock: number }) {
+  const { field, fieldState } = useController({ name });
+  const { trigger, clearErrors } = useFormContext();
+  useFormMeta().setLabel(name, label);
+  const id = useId();
+  const value = field.value as number | undefined;
+  const error = fieldState.error?.message;
+
+  const change = (raw: string) => {
+    const digits = raw.replace(/\D/g, '').slice(0, 9);
+    const next = digits === '' ? undefined : Math.min(Number(digits), stock);
+    field.onChange(next);
+    if (next === undefined) clearErrors(name);
+    else void trigger(name);
+  };
+  const step = (delta: number) => change(String(Math.max(1, Math.min(stock, (value ?? 0) + delta))));
+
+  return (
+    <div className={error ? 'field field-invalid' : 'field'}>
+      <label htmlFor={id}>{label}</label>
+      <div className="stepper">
+        <button type="button" className="btn" aria-label="Уменьшить количество" disabled={(value ?? 0) <= 1} onClick={() => step(-1)}>
+          −
+        </button>
+        <input
+          id={id}
+          ref={field.ref}
+          name={field.name}
+          type="text"
+          inputMode="numeric"
+          autoComplete="off"
+          value={value === undefined ? '' : String(value)}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? `${id}-error` : undefined}
+          onBlur={field.onBlur}
+          onChange={(e) => change(e.target.value)}
+        />
+        <button type="button" className="btn" aria-label="Увеличить количество" disabled={(value ?? 0) >= stock} onClick={() => step(1)}>
+          +
+        </button>
+      </div>
+      {error && (
+        <span className="field-error" id={`${id}-error`}>
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}
