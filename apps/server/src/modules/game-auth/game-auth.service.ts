@@ -13,6 +13,7 @@ import { clearLoginFailures, reserveLoginTry } from '../security/login-throttle.
 import { checkSecondFactor, launcherCredentials } from '../security/two-factor.service.ts';
 import { loadSigningKey, type SigningKey } from './game-auth.keys.ts';
 import * as repo from './game-auth.repo.ts';
+import { revokeProfileKeys } from './profile-keys.repo.ts';
 import type { GameTokenKind } from './game-auth.tables.ts';
 
 /** A game login stays valid this long; launchers check it before every start and refresh it. */
@@ -34,6 +35,7 @@ export const LOGIN_INTERVAL_MS = 1000;
 /** Ends every game login of a player: password change or reset, ban, logout everywhere. */
 export async function revokeGameTokens(trx: Db, userId: number): Promise<void> {
   await repo.deleteTokensOf(trx, userId);
+  await revokeProfileKeys(trx, userId);
 }
 
 export const GAME_TEXTS = {
