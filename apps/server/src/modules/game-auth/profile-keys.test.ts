@@ -51,7 +51,11 @@ describe.each(dbKinds)('profile keys (secure chat) on %s', (kind) => {
     const s = await login('Steve');
     const before = Date.now();
     // Exactly what authlib's MinecraftClient sends: JSON content type, no body at all.
-    const res = await post({ authorization: `Bearer ${s.accessToken}`, 'content-type': 'application/json; charset=utf-8', 'content-length': '0' });
+    const res = await post({
+      authorization: `Bearer ${s.accessToken}`,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': '0',
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -143,7 +147,15 @@ describe.each(dbKinds)('profile keys (secure chat) on %s', (kind) => {
       .set({ expires_at: Date.now() - 1 })
       .where('access_hash', '=', createHash('sha256').update(expired.accessToken).digest('hex'))
       .execute();
-    for (const authorization of [undefined, '', 'Bearer', `Basic ${expired.accessToken}`, 'Bearer 0123456789abcdef0123456789abcdef', `Bearer ${siteSession}`, `Bearer ${expired.accessToken}`]) {
+    for (const authorization of [
+      undefined,
+      '',
+      'Bearer',
+      `Basic ${expired.accessToken}`,
+      'Bearer 0123456789abcdef0123456789abcdef',
+      `Bearer ${siteSession}`,
+      `Bearer ${expired.accessToken}`,
+    ]) {
       const res = await post(authorization === undefined ? {} : { authorization });
       expect(res.status, String(authorization)).toBe(401);
       expect(await jsonOf(res)).toEqual({ error: 'Unauthorized', errorMessage: 'Invalid token.' });
@@ -224,4 +236,3 @@ describe.each(dbKinds)('profile keys (secure chat) on %s', (kind) => {
     expect(verify('sha1', Buffer.from(prop.value), services.properties[0]!, Buffer.from(prop.signature, 'base64'))).toBe(true);
   });
 });
-
