@@ -102,7 +102,10 @@ export async function fetchServicesKeys(publicKeysUrl: string): Promise<{ proper
       return createPublicKey({ key: Buffer.from(e.publicKey, 'base64'), format: 'der', type: 'spki' });
     });
   };
-  return { properties: parse(r.profilePropertyKeys, 'profilePropertyKeys'), certificates: parse(r.playerCertificateKeys, 'playerCertificateKeys') };
+  return {
+    properties: parse(r.profilePropertyKeys, 'profilePropertyKeys'),
+    certificates: parse(r.playerCertificateKeys, 'playerCertificateKeys'),
+  };
 }
 
 /** ProfilePublicKey.Data.signedPayload(UUID) of 1.19.1+. */
@@ -115,7 +118,10 @@ export function payloadV2(profileId: string, expiresAt: Date, publicDer: Buffer)
 
 /** 1.19.0: the expiry's millis as text, then the key as Crypt writes it (MIME, 76 columns). */
 export function payloadV1(expiresAt: Date, publicDer: Buffer): Buffer {
-  const b64 = publicDer.toString('base64').match(/.{1,76}/g)!.join('\n');
+  const b64 = publicDer
+    .toString('base64')
+    .match(/.{1,76}/g)!
+    .join('\n');
   return Buffer.from(`${expiresAt.getTime()}-----BEGIN RSA PUBLIC KEY-----\n${b64}\n-----END RSA PUBLIC KEY-----\n`, 'utf8');
 }
 

@@ -9,7 +9,12 @@ function pattern(width: number, height: number): Rgba {
   const img = blank(width, height);
   for (let y = 0; y < height; y++)
     for (let x = 0; x < width; x++)
-      fill(img, x, y, 1, 1, [(x * 7 + y * 3) & 255, (x * y) & 255, (255 - x * 4) & 255, (x + y) % 5 === 0 ? 0 : (x * y) % 3 === 0 ? 128 : 255]);
+      fill(img, x, y, 1, 1, [
+        (x * 7 + y * 3) & 255,
+        (x * y) & 255,
+        (255 - x * 4) & 255,
+        (x + y) % 5 === 0 ? 0 : (x * y) % 3 === 0 ? 128 : 255,
+      ]);
   return img;
 }
 

@@ -4,9 +4,17 @@ import { keyPayloadV1, keyPayloadV2, mime76, minecraftPem, signSha1 } from './ce
 
 describe('profile key certificates', () => {
   it("writes base64 as Java's MIME encoder: 76 columns, no newline after the last line", () => {
-    expect(mime76(Buffer.alloc(294, 7)).split('\n').map((l) => l.length)).toEqual([76, 76, 76, 76, 76, 12]);
+    expect(
+      mime76(Buffer.alloc(294, 7))
+        .split('\n')
+        .map((l) => l.length),
+    ).toEqual([76, 76, 76, 76, 76, 12]);
     expect(mime76(Buffer.alloc(57, 1))).not.toContain('\n');
-    expect(mime76(Buffer.alloc(114, 1)).split('\n').map((l) => l.length)).toEqual([76, 76]);
+    expect(
+      mime76(Buffer.alloc(114, 1))
+        .split('\n')
+        .map((l) => l.length),
+    ).toEqual([76, 76]);
     expect(minecraftPem('PUBLIC', Buffer.alloc(3, 255))).toBe('-----BEGIN RSA PUBLIC KEY-----\n////\n-----END RSA PUBLIC KEY-----\n');
   });
 
