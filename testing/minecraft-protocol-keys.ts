@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { createRequire } from 'node:module';
+import type { Transform } from 'node:stream';
 import type { ClientOptions, Client, createServer } from 'minecraft-protocol';
 
 /**
@@ -116,4 +117,22 @@ export function watchChatChecks(player: NodeJS.EventEmitter): { errors: unknown[
   });
   player.on('error', (err: unknown) => errors.push(err));
   return { errors };
+}
+
+/**
+ * The package's client reads a server's plain goodbye (a kick sent before the server turned
+ * encryption on) through its own cipher, already on, and its frame splitter then throws from the
+ * socket's data handler: an uncaught exception rather than the client's 'error' event. For a
+ * client a test expects to be turned away mid-handshake, that throw becomes the error event.
+ */
+export function catchGarbledFrames(client: Client): void {
+  const splitter = (client as unknown as { splitter: Transform }).splitter;
+  const transform = splitter._transform.bind(splitter);
+  splitter._transform = (chunk, encoding, done) => {
+    try {
+      transform(chunk, encoding, done);
+    } catch (err) {
+      done(err as Error);
+    }
+  };
 }
