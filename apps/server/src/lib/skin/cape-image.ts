@@ -1,5 +1,5 @@
 import { CAPE_MAX_BYTES, CAPE_MAX_SCALE } from '@kubik/contract';
-import { decodeUpload, encodePng, pixelHash, type Rgba } from './skin-image.ts';
+import { clearTransparent, decodeUpload, encodePng, pixelHash, type Rgba } from './skin-image.ts';
 
 export interface Cape extends Rgba {
   png: Buffer;
@@ -30,10 +30,10 @@ const MAX_PIXELS = 64 * CAPE_MAX_SCALE * 32 * CAPE_MAX_SCALE;
 /**
  * Checks an uploaded cape like a skin (decodeUpload: the size on the PNG header before any
  * decoding), pads it to the layout and encodes it afresh, so nothing of the file but its pixels
- * is kept.
+ * is kept (clearTransparent, as for skins).
  */
 export async function readCape(file: Buffer): Promise<Cape> {
-  const pixels = await decodeUpload(file, CAPE_MAX_BYTES, MAX_PIXELS, (w, h) => capeCanvas(w, h) !== null);
+  const pixels = clearTransparent(await decodeUpload(file, CAPE_MAX_BYTES, MAX_PIXELS, (w, h) => capeCanvas(w, h) !== null));
   const { scale } = capeCanvas(pixels.width, pixels.height)!;
   const full: Rgba = { width: 64 * scale, height: 32 * scale, data: Buffer.alloc(64 * scale * 32 * scale * 4) };
   for (let y = 0; y < pixels.height; y++) pixels.data.copy(full.data, y * full.width * 4, y * pixels.width * 4, (y + 1) * pixels.width * 4);

@@ -14,7 +14,7 @@ export interface Rgba {
 export interface Skin extends Rgba {
   /** The re-encoded file: the same pixels, no metadata. */
   png: Buffer;
-  /** sha256 of the dimensions and the pixels: files that differ only in metadata or compression share it. */
+  /** pixelHash of the pixels: files that differ only in metadata or compression share it. */
   hash: string;
   model: SkinModel;
 }
@@ -44,10 +44,11 @@ const DECODE = { limitInputPixels: MAX_SKIN_PIXELS, failOn: 'warning', ignoreIcc
  * Checks an uploaded file and turns it into a stored skin. The size rules are applied to the
  * header before decoding (a 100-byte file can claim 30000×30000), then sharp decodes with its own
  * pixel cap as a second fence, and the pixels are encoded afresh so nothing of the original file
- * but its pixels is kept. Embedded colour profiles are ignored: the game does not apply them.
+ * but its pixels is kept (clearTransparent: not even the colour hidden under fully transparent
+ * ones). Embedded colour profiles are ignored: the game does not apply them.
  */
 export async function readSkin(file: Buffer): Promise<Skin> {
-  const pixels = await decodeUpload(file, SKIN_MAX_BYTES, MAX_SKIN_PIXELS, isSkinSize);
+  const pixels = clearTransparent(await decodeUpload(file, SKIN_MAX_BYTES, MAX_SKIN_PIXELS, isSkinSize));
   return { ...pixels, png: await encodePng(pixels), hash: pixelHash(pixels), model: detectModel(pixels) };
 }
 
@@ -99,8 +100,42 @@ export async function decodePng(png: Buffer): Promise<Rgba> {
   return { width: info.width, height: info.height, data };
 }
 
+/**
+ * A texture's hash, as authlib-injector's reference server (yggdrasil-mock) computes it and its
+ * test suite checks in every texture URL: SHA-256 over the width and the height (32-bit big-endian)
+ * and then every pixel as A, R, G, B, column by column (x outer, y inner), a fully transparent
+ * pixel counting as 0,0,0,0. It names the stored file and ends the texture's URL; the game caches
+ * textures by that last URL segment. The rule is fixed by the suite; a migration moved stored
+ * textures to it (game-auth/texture-hashes.migration.ts), so it must not change again.
+ */
 export function pixelHash({ width, height, data }: Rgba): string {
-  return createHash('sha256').update(`${width}x${height}:`).update(data).digest('hex');
+  const out = Buffer.alloc(8 + width * height * 4);
+  out.writeUInt32BE(width, 0);
+  out.writeUInt32BE(height, 4);
+  let o = 8;
+  for (let x = 0; x < width; x++) {
+    for (let i = x * 4; i < data.length; i += width * 4, o += 4) {
+      const a = data[i + 3]!;
+      if (a === 0) continue; // already zero
+      out[o] = a;
+      out[o + 1] = data[i]!;
+      out[o + 2] = data[i + 1]!;
+      out[o + 3] = data[i + 2]!;
+    }
+  }
+  return createHash('sha256').update(out).digest('hex');
+}
+
+/**
+ * Sets the colour of every fully transparent pixel to 0,0,0. pixelHash does not see that colour,
+ * so two files differing only there share a hash, and the hash is the storage key and the game's
+ * cache key: cleared, one hash is exactly one file. (Editors that erase to 0,0,0,0 — most of
+ * them — produce such files already.)
+ */
+export function clearTransparent(img: Rgba): Rgba {
+  const { data } = img;
+  for (let i = 0; i < data.length; i += 4) if (data[i + 3] === 0) data.writeUInt32BE(0, i);
+  return img;
 }
 
 /** Whether any pixel in the rectangle (in 64-wide skin units, scaled to the skin) is not fully opaque. */

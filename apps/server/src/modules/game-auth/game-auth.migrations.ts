@@ -1,5 +1,7 @@
 import type { Kysely, Migration } from 'kysely';
 import { bigint, notNull } from '../../db/schema-helpers.ts';
+import * as textureHashes from './texture-hashes.migration.ts';
+import { profileKeysMigration } from './profile-keys.migrations.ts';
 
 // Names 2026112340_…–49_…; add new migrations with later names, never edit a landed one.
 export const gameAuthMigrations: Record<string, Migration> = {
@@ -39,4 +41,7 @@ export const gameAuthMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // Issue 27 (named after every other module's migrations of its time).
+  '2026112627_texture_hashes': textureHashes,
+  '2026112628_profile_keys': profileKeysMigration,
 };

@@ -11,6 +11,7 @@ import { createGameAuth, revokeGameTokens } from './game-auth.service.ts';
 import { GameLoginSettings } from './game-auth.settings.ts';
 import { GRAVIT_LEGACY_ROOT, gravitLegacyRoutes } from './gravit-legacy.routes.ts';
 import { GRAVIT_ROOT, gravitRoutes } from './gravit.routes.ts';
+import { renamedTexture } from './texture-aliases.repo.ts';
 import { YGGDRASIL_ROOT, yggdrasilRoutes } from './yggdrasil.routes.ts';
 
 /** Texture files kept in memory; named by the hash of their pixels, so they never go stale. */
@@ -88,7 +89,14 @@ export function gameAuthRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const { hash } = req.params;
         let png = files.get(hash);
         if (!png) {
-          png = (await skinTextures.ask().png(ctx.db, hash)) ?? (await capeTextures.ask().png(ctx.db, hash)) ?? undefined;
+          const stored = async (name: string) =>
+            (await skinTextures.ask().png(ctx.db, name)) ?? (await capeTextures.ask().png(ctx.db, name)) ?? undefined;
+          png = await stored(hash);
+          // A name from before the hash changed (issue 27): cached profiles and player heads still use it.
+          if (!png) {
+            const renamed = await renamedTexture(ctx.db, hash);
+            if (renamed) png = await stored(renamed);
+          }
           if (!png) throw notFound('Текстура не найдена');
           files.set(hash, png);
         }

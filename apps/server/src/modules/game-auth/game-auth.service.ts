@@ -11,6 +11,7 @@ import { capeTextures, secondFactor, skinTextures } from '../users/users.ports.t
 import { findUserByLogin, type User } from '../users/users.repo.ts';
 import { loadSigningKey, type SigningKey } from './game-auth.keys.ts';
 import * as repo from './game-auth.repo.ts';
+import { revokeProfileKeys } from './profile-keys.repo.ts';
 import type { GameTokenKind } from './game-auth.tables.ts';
 
 /** A game login stays valid this long; launchers check it before every start and refresh it. */
@@ -32,6 +33,7 @@ export const LOGIN_INTERVAL_MS = 1000;
 /** Ends every game login of a player: whenever the users core ends their logins (endLogins → loginsEnded). */
 export async function revokeGameTokens(trx: Db, userId: number): Promise<void> {
   await repo.deleteTokensOf(trx, userId);
+  await revokeProfileKeys(trx, userId);
 }
 
 export const GAME_TEXTS = {

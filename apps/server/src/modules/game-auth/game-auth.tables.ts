@@ -1,4 +1,5 @@
 /** Tables of game login (Yggdrasil for authlib-injector, GravitLauncher); db/types.ts merges them. */
+import type { ProfileKeysTables } from './profile-keys.tables.ts';
 
 export type GameTokenKind = 'yggdrasil' | 'gravit';
 
@@ -42,8 +43,16 @@ export interface SiteKeysTable {
   created_at: number;
 }
 
-export interface GameAuthTables {
+/** A texture's name before issue 27's hash (texture-hashes.migration.ts): old URLs keep answering. */
+export interface TextureAliasesTable {
+  old_hash: string;
+  new_hash: string;
+  created_at: number;
+}
+
+export interface GameAuthTables extends ProfileKeysTables {
   game_tokens: GameTokensTable;
   game_joins: GameJoinsTable;
   site_keys: SiteKeysTable;
+  texture_aliases: TextureAliasesTable;
 }

@@ -7,6 +7,8 @@ import type { User } from '../users/users.repo.ts';
 import { accountRefusal, JOIN_TTL_MS, limited, normalizeIp, refusalText, type GameAuth } from './game-auth.service.ts';
 import * as repo from './game-auth.repo.ts';
 import { GameLoginSettings } from './game-auth.settings.ts';
+import { profileKeyRoutes, SERVICES_PREFIX } from './profile-keys.routes.ts';
+import { revokeProfileKeys } from './profile-keys.repo.ts';
 import {
   AuthenticateBody,
   AuthenticateResponse,
@@ -119,6 +121,7 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
 
   return async (app) => {
     registerYggdrasilErrors(app);
+    await app.register(profileKeyRoutes(ctx, game), { prefix: SERVICES_PREFIX });
 
     app.get('/', {
       config: { access: 'public' },
@@ -137,6 +140,8 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
             implementationVersion: '1.0.0',
             links: { homepage: `${ctx.config.publicUrl}/`, register: `${ctx.config.publicUrl}/register` },
             'feature.non_email_login': true,
+            // Games then fetch chat-signing keys from minecraftservices/player/certificates.
+            'feature.enable_profile_key': true,
           },
           skinDomains: [site.hostname],
           signaturePublickey: key.publicPem,
@@ -224,6 +229,7 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
       handler: async (req, reply) => {
         const user = await login(req.body.username, req.body.password, req.ip);
         await repo.deleteTokensOf(ctx.db, user.id, 'yggdrasil');
+        await revokeProfileKeys(ctx.db, user.id);
         return noContent(reply);
       },
     });

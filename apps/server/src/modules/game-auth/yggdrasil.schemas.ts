@@ -69,6 +69,7 @@ export const Metadata = z.object({
     implementationVersion: z.string(),
     links: z.object({ homepage: z.string(), register: z.string() }),
     'feature.non_email_login': z.boolean(),
+    'feature.enable_profile_key': z.boolean(),
   }),
   skinDomains: z.array(z.string()),
   signaturePublickey: z.string(),

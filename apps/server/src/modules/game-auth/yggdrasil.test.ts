@@ -60,6 +60,7 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
       implementationVersion: '1.0.0',
       links: { homepage: `${site.base}/`, register: `${site.base}/register` },
       'feature.non_email_login': true,
+      'feature.enable_profile_key': true,
     });
     expect(launcher.metadata.skinDomains).toEqual(['127.0.0.1']);
     expect(launcher.publicKey.asymmetricKeyDetails?.modulusLength).toBe(4096);

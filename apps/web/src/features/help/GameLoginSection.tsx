@@ -25,6 +25,9 @@ function gravitConfig(info: GameLoginInfo): string {
   );
 }
 
+/** The JVM option that points a game server at the site (authlib-injector's own instructions). */
+const javaagent = (info: GameLoginInfo) => `-javaagent:authlib-injector.jar=${info.yggdrasil_url}`;
+
 function CopyButton({ text, label }: { text: string; label: string }) {
   const [copied, setCopied] = useState(false);
   return (
@@ -58,9 +61,21 @@ export function GameLoginSection() {
           {info.help_text && <p className="game-login-text">{info.help_text}</p>}
           <p>
             В игру входят с ником и паролем от сайта (или с почтой вместо ника). Почта должна быть подтверждена. Скины и плащи из личного
-            кабинета видны в игре.
+            кабинета видны в игре, а чат подписывается ключом, который выдаёт сайт.
           </p>
-          <h3>Лаунчер с authlib-injector (HMCL, PrismLauncher, PCL)</h3>
+          <p className="game-login-2fa" data-testid="two-factor-login">
+            <strong>Двухфакторная защита.</strong> Если она включена, в поле пароля лаунчера введите пароль, двоеточие и код из приложения:{' '}
+            <code>пароль:123456</code> (или пароль и один из резервных кодов). Некоторые лаунчеры сами спросят код после пароля.
+          </p>
+          <h3>Какие лаунчеры подходят</h3>
+          <ul data-testid="launchers">
+            <li>
+              Лаунчеры с authlib-injector: HMCL, PCL2, BakaXL, Fjord Launcher (вариант PrismLauncher; в обычном PrismLauncher такого входа
+              нет).
+            </li>
+            {info.gravit_enabled && <li>GravitLauncher — если его сборку для сервера настроил владелец (см. ниже).</li>}
+          </ul>
+          <h3>Лаунчер с authlib-injector</h3>
           <p>
             Добавьте сервер авторизации (authlib-injector) с этим адресом — или просто перетащите{' '}
             <a href={`authlib-injector:yggdrasil-server:${encodeURIComponent(info.yggdrasil_url)}`} draggable>
@@ -72,10 +87,30 @@ export function GameLoginSection() {
             <code data-testid="yggdrasil-url">{info.yggdrasil_url}</code>
             <CopyButton text={info.yggdrasil_url} label="Копировать адрес сервера авторизации" />
           </div>
-          <p className="muted">
-            Владельцам серверов: запускайте сервер с <code>-javaagent:authlib-injector.jar={info.yggdrasil_url}</code> и{' '}
-            <code>online-mode=true</code>.
-          </p>
+          <h3>Владельцам игровых серверов</h3>
+          <ol className="game-login-steps" data-testid="server-setup">
+            <li>
+              Скачайте authlib-injector (<code>authlib-injector.yushi.moe</code>) и положите его рядом с файлом сервера (Paper, Spigot,
+              Fabric, ванильный).
+            </li>
+            <li>
+              В команде запуска перед <code>-jar</code> добавьте:
+              <div className="row game-login-url">
+                <code data-testid="javaagent-line">{javaagent(info)}</code>
+                <CopyButton text={javaagent(info)} label="Копировать параметр запуска" />
+              </div>
+              Например: <code>java {javaagent(info)} -jar server.jar nogui</code>
+            </li>
+            <li>
+              В <code>server.properties</code>: <code>online-mode=true</code>, а для версий 1.19 и новее ещё{' '}
+              <code>enforce-secure-profile=true</code> — тогда сервер пускает только игроков с ключом подписи чата от сайта.
+            </li>
+            <li>
+              С BungeeCord или Velocity authlib-injector нужен и на прокси, и на каждом сервере за ним; <code>online-mode=true</code> —
+              только на прокси, на серверах за ним — <code>false</code>. Проверку ключей чата включают на прокси (Velocity:{' '}
+              <code>force-key-authentication = true</code>, BungeeCord: <code>enforce_secure_profile: true</code>).
+            </li>
+          </ol>
           {info.gravit_enabled && (
             <>
               <h3>GravitLauncher</h3>
