@@ -126,19 +126,29 @@ export const ERROR_CODE_MEANINGS = {
 export type ErrorCode = keyof typeof ERROR_CODE_MEANINGS;
 
 /** Every code, in the order above. */
-export const ERROR_CODES = Object.keys(ERROR_CODE_MEANINGS) as [ErrorCode, ...ErrorCode[]];
+export const ERROR_CODES = /* @__PURE__ */ Object.keys(ERROR_CODE_MEANINGS) as [ErrorCode, ...ErrorCode[]];
 
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERROR_CODE_MEANINGS, value);
 }
 
-/** One schema component in the OpenAPI document (`#/components/schemas/ErrorCode`), referred to by every error answer. */
-export const ErrorCodeSchema = z.enum(ERROR_CODES).meta({ id: 'ErrorCode', description: 'Машинный код ошибки' });
+function describeCodes(): string {
+  return `Машинный код ошибки:\n${Object.entries(ERROR_CODE_MEANINGS)
+    .map(([code, meaning]) => `- \`${code}\`: ${meaning}`)
+    .join('\n')}`;
+}
+
+/**
+ * One schema component in the OpenAPI document (`#/components/schemas/ErrorCode`), with the
+ * meanings, referred to by every error answer. Pure: a bundle that does not use it (the web) drops
+ * it and the meanings.
+ */
+export const ErrorCodeSchema = /* @__PURE__ */ z.enum(ERROR_CODES).meta({ id: 'ErrorCode', description: /* @__PURE__ */ describeCodes() });
 
 /**
  * Every error the API returns has this shape: `error` is the Russian text the client shows,
  * `code` one of ErrorCode to branch on (e.g. `email_exists`, `invalid`), `field` the body or
  * query path at fault in dot form (`kits.0.name`). Routes may add fields (kept, not stripped).
  */
-export const ErrorResponse = z.looseObject({ error: z.string(), code: ErrorCodeSchema, field: z.string().optional() });
+export const ErrorResponse = /* @__PURE__ */ z.looseObject({ error: z.string(), code: ErrorCodeSchema, field: z.string().optional() });
 export type ErrorResponse = z.infer<typeof ErrorResponse>;

@@ -120,10 +120,12 @@ describe.each(dbKinds)('error codes of the site on %s', (kind) => {
 
   it('the OpenAPI document lists the codes once, and every error answer of the site refers to them', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/api/docs/json' })).json<{
-      components: { schemas: Record<string, { enum?: string[] }> };
+      components: { schemas: Record<string, { enum?: string[]; description?: string }> };
       paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>;
     }>();
     expect(doc.components.schemas.ErrorCode?.enum).toEqual(ERROR_CODES);
+    for (const code of ERROR_CODES)
+      expect(doc.components.schemas.ErrorCode?.description).toContain(`- \`${code}\`: ${ERROR_CODE_MEANINGS[code]}`);
     let refs = 0;
     const inline: string[] = [];
     for (const [path, methods] of Object.entries(doc.paths)) {

@@ -42,13 +42,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const schema = context ? (request.routeOptions.schema as Record<string, unknown> | undefined)?.[context] : undefined;
       const label = field ? fieldLabel(schema, path) : undefined;
       const where = context === 'params' || context === 'querystring' ? 'параметр' : 'поле';
-      return reply
-        .code(400)
-        .send({
-          error: label ? `${message} (${where} «${label}»)` : message,
-          code: 'invalid',
-          ...(field && { field }),
-        } satisfies ErrorBody);
+      return reply.code(400).send({
+        error: label ? `${message} (${where} «${label}»)` : message,
+        code: 'invalid',
+        ...(field && { field }),
+      } satisfies ErrorBody);
     }
     if (isResponseSerializationError(error)) {
       request.log.error({ err: error }, 'response did not match its schema');
