@@ -6,12 +6,19 @@ import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase, type DbHandle } from './db/index.ts';
 import { JobRunner, Scheduler } from './lib/jobs/index.ts';
+import type { ErrorBody } from './lib/errors.ts';
 import { createMailer, type Mailer } from './lib/mailer.ts';
 import { loggerOptions, requestIds } from './lib/logging.ts';
 import { Metrics } from './lib/metrics.ts';
@@ -62,7 +69,10 @@ export interface BuildOptions {
   mailer?: Mailer;
 }
 
-const SHUTTING_DOWN_BODY = JSON.stringify({ error: 'Сайт перезапускается. Повторите через несколько секунд.', code: 'shutting_down' });
+const SHUTTING_DOWN_BODY = JSON.stringify({
+  error: 'Сайт перезапускается. Повторите через несколько секунд.',
+  code: 'shutting_down',
+} satisfies ErrorBody);
 const SHUTTING_DOWN_HEADERS = {
   'content-type': 'application/json; charset=utf-8',
   'content-length': String(Buffer.byteLength(SHUTTING_DOWN_BODY)),
@@ -209,6 +219,8 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,
+    // Schemas with an id (the contract's ErrorCode) become components the routes refer to.
+    transformObject: jsonSchemaTransformObject,
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
 
@@ -313,7 +325,7 @@ function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
   app.setNotFoundHandler((request, reply) => {
     const url = request.url;
     if (url.startsWith('/api/') || url === '/api' || (request.method !== 'GET' && request.method !== 'HEAD')) {
-      return reply.code(404).send({ error: 'Не найдено', code: 'not_found' });
+      return reply.code(404).send({ error: 'Не найдено', code: 'not_found' } satisfies ErrorBody);
     }
     // A missing file (a script, an image, a download) is a 404, not the app's index page.
     const pathname = url.split('?')[0] ?? '';

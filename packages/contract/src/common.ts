@@ -1,14 +1,6 @@
 import { z } from 'zod';
 
 /**
- * Every error the API returns has this shape: `error` is the Russian text the client shows,
- * `code` a stable machine code to branch on (e.g. `email_exists`, `invalid`), `field` the body
- * or query path at fault in dot form (`kits.0.name`). Routes may add fields (kept, not stripped).
- */
-export const ErrorResponse = z.looseObject({ error: z.string(), code: z.string().optional(), field: z.string().optional() });
-export type ErrorResponse = z.infer<typeof ErrorResponse>;
-
-/**
  * Russian names of an object's fields, kept with the schema: the server names a refused field by
  * them («… (поле «Адрес»)») and forms may show them. A field may instead carry `.meta({ label })`.
  */

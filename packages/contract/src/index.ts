@@ -1,4 +1,5 @@
 export * from './common.ts';
+export * from './errors.ts';
 export * from './accounts.ts';
 export * from './site.ts';
 export * from './accent.ts';

@@ -1,7 +1,9 @@
+import type { ErrorCode } from '@kubik/contract';
+
 /** What an API error may carry beside its text; see HttpError. */
 export interface ErrorDetails {
-  /** Stable, machine-readable: clients branch on it instead of on the text. */
-  code?: string;
+  /** Stable, machine-readable: clients branch on it instead of on the text. A new code goes into the contract's ERROR_CODE_MEANINGS first. */
+  code?: ErrorCode;
   /** The body (or query) field at fault, in dot form (`kits.0.name`); forms show the text beside it. */
   field?: string;
   /** Further fields a route adds to the answer (e.g. `two_factor_required: true`). */
@@ -9,7 +11,7 @@ export interface ErrorDetails {
 }
 
 /** The code an error gets when its thrower names none. */
-const DEFAULT_CODES: Record<number, string> = {
+const DEFAULT_CODES: Partial<Record<number, ErrorCode>> = {
   400: 'bad_request',
   401: 'unauthorized',
   403: 'forbidden',
@@ -22,21 +24,21 @@ const DEFAULT_CODES: Record<number, string> = {
   500: 'internal',
 };
 
-export function defaultCode(statusCode: number): string {
+export function defaultCode(statusCode: number): ErrorCode {
   return DEFAULT_CODES[statusCode] ?? (statusCode >= 500 ? 'internal' : 'bad_request');
 }
 
 /** The body of every API error: `{ error: "<Russian text>", code, field?, …extra }`. */
 export interface ErrorBody {
   error: string;
-  code: string;
+  code: ErrorCode;
   field?: string;
   [extra: string]: unknown;
 }
 
 /** An error whose message is safe to show to the user; the API answers `{ error: message, code, field? }`. */
 export class HttpError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly field: string | undefined;
   readonly extra: Record<string, unknown> | undefined;
 
@@ -62,6 +64,20 @@ export const forbidden = (m = 'Недостаточно прав', details?: Err
 export const notFound = (m = 'Не найдено', details?: ErrorDetails) => new HttpError(404, m, details);
 export const conflict = (m: string, details?: ErrorDetails) => new HttpError(409, m, details);
 export const tooMany = (m = 'Слишком много попыток. Попробуйте позже.', details?: ErrorDetails) => new HttpError(429, m, details);
+
+/** Error codes sent that the contract's ErrorCode lacks (plugins/errors.ts notes them; a few kept, not a log). */
+const strayCodes = new Set<string>();
+
+export function noteStrayErrorCode(seen: string): void {
+  if (strayCodes.size < 50) strayCodes.add(seen);
+}
+
+/** Empties and returns the record of stray codes; every API test file fails on any (src/test/error-codes.setup.ts). */
+export function takeStrayErrorCodes(): string[] {
+  const seen = [...strayCodes];
+  strayCodes.clear();
+  return seen;
+}
 
 /** Unique-constraint violations on either database. */
 export function isUniqueViolation(err: unknown): boolean {

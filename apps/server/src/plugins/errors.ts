@@ -1,6 +1,7 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { isErrorCode, type ErrorCode } from '@kubik/contract';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { defaultCode, HttpError } from '../lib/errors.ts';
+import { defaultCode, HttpError, noteStrayErrorCode, type ErrorBody } from '../lib/errors.ts';
 import { fieldLabel } from '../lib/field-label.ts';
 
 const FASTIFY_TEXTS: Record<string, string> = {
@@ -15,7 +16,7 @@ const FASTIFY_TEXTS: Record<string, string> = {
   FST_ERR_CTP_INVALID_JSON_BODY_PROTO: 'Некорректный JSON в теле запроса',
 };
 
-const FASTIFY_CODES: Record<string, string> = {
+const FASTIFY_CODES: Partial<Record<string, ErrorCode>> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_INVALID_JSON_BODY_PROTO: 'invalid_json',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
@@ -41,23 +42,52 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const schema = context ? (request.routeOptions.schema as Record<string, unknown> | undefined)?.[context] : undefined;
       const label = field ? fieldLabel(schema, path) : undefined;
       const where = context === 'params' || context === 'querystring' ? 'параметр' : 'поле';
-      return reply
-        .code(400)
-        .send({ error: label ? `${message} (${where} «${label}»)` : message, code: 'invalid', ...(field && { field }) });
+      return reply.code(400).send({
+        error: label ? `${message} (${where} «${label}»)` : message,
+        code: 'invalid',
+        ...(field && { field }),
+      } satisfies ErrorBody);
     }
     if (isResponseSerializationError(error)) {
       request.log.error({ err: error }, 'response did not match its schema');
-      return reply.code(500).send({ error: 'Внутренняя ошибка сервера. Попробуйте позже.', code: 'internal' });
+      return reply.code(500).send(INTERNAL);
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       const text =
-        (error.code && FASTIFY_TEXTS[error.code]) ??
-        (error instanceof SyntaxError ? FASTIFY_TEXTS.FST_ERR_CTP_INVALID_JSON_BODY : 'Некорректный запрос');
-      const code = (error.code && FASTIFY_CODES[error.code]) ?? (error instanceof SyntaxError ? 'invalid_json' : defaultCode(status));
-      return reply.code(status).send({ error: text, code });
+        (error.code ? FASTIFY_TEXTS[error.code] : undefined) ??
+        (error instanceof SyntaxError ? FASTIFY_TEXTS.FST_ERR_CTP_INVALID_JSON_BODY : undefined) ??
+        'Некорректный запрос';
+      const code =
+        (error.code ? FASTIFY_CODES[error.code] : undefined) ?? (error instanceof SyntaxError ? 'invalid_json' : defaultCode(status));
+      return reply.code(status).send({ error: text, code } satisfies ErrorBody);
     }
     request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send({ error: 'Внутренняя ошибка сервера. Попробуйте позже.', code: 'internal' });
+    return reply.code(500).send(INTERNAL);
   });
+  app.addHook('preSerialization', checkErrorCode);
+}
+
+const INTERNAL = { error: 'Внутренняя ошибка сервера. Попробуйте позже.', code: 'internal' } as const satisfies ErrorBody;
+
+/** The game launchers' protocols answer errors in their own shapes (modules/game-auth), not in ErrorBody. */
+const OWN_ERROR_SHAPES = ['/api/yggdrasil', '/api/gravit'];
+
+/**
+ * Every error body the site sends, from whichever path (HttpError, a framework error, a route's own
+ * reply), before it is serialized: a code the contract lacks (or none) is logged, recorded for the
+ * tests, and replaced by the status's generic code, so the answer keeps its status and text rather
+ * than failing its declared schema. Typing stops most such codes at compile time; this catches codes
+ * built at run time and bodies sent past HttpError. (Router errors, plugins/security.ts, pass no hooks.)
+ */
+function checkErrorCode(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void): void {
+  if (reply.statusCode < 400 || payload === null || typeof payload !== 'object' || Array.isArray(payload)) return done(null, payload);
+  const code = (payload as { code?: unknown }).code;
+  const url = request.url;
+  if (isErrorCode(code) || OWN_ERROR_SHAPES.some((prefix) => url.startsWith(prefix))) return done(null, payload);
+  request.log.error({ code, status: reply.statusCode }, 'error code missing from the contract’s ErrorCode');
+  noteStrayErrorCode(
+    `${reply.statusCode} ${request.method} ${request.routeOptions.url ?? url.split('?')[0]}: ${JSON.stringify(code) ?? 'no code'}`,
+  );
+  done(null, { ...payload, code: defaultCode(reply.statusCode) });
 }

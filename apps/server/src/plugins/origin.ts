@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
+import type { ErrorBody } from '../lib/errors.ts';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -30,6 +31,6 @@ export function registerOriginCheck(app: FastifyInstance, config: Readonly<Confi
         // An unparsable Origin is treated as foreign.
       }
     }
-    return reply.code(403).send({ error: 'Запрос с другого сайта отклонён', code: 'cross_site' });
+    return reply.code(403).send({ error: 'Запрос с другого сайта отклонён', code: 'cross_site' } satisfies ErrorBody);
   });
 }

@@ -1,6 +1,7 @@
 import helmet from 'helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
+import type { ErrorBody } from '../lib/errors.ts';
 
 /** What the site needs and nothing more: own scripts only, images from anywhere (news covers). */
 const CSP_DIRECTIVES: Record<string, string[]> = {
@@ -67,7 +68,7 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
     ? { error: tooLong ? 'URI Too Long' : 'Bad Request', errorMessage: tooLong ? '414 URI Too Long' : '400 Bad Request' }
     : url.startsWith('/api/gravit/')
       ? { error: text, code: 0 }
-      : { error: text, code: tooLong ? 'uri_too_long' : 'bad_request' };
+      : ({ error: text, code: tooLong ? 'uri_too_long' : 'bad_request' } satisfies ErrorBody);
   void reply
     .headers(baseHeaders())
     .code(tooLong ? 414 : 400)

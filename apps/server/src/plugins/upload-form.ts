@@ -1,3 +1,4 @@
+import type { ErrorCode } from '@kubik/contract';
 import type { FastifyRequest } from 'fastify';
 import { HttpError } from '../lib/errors.ts';
 
@@ -23,7 +24,7 @@ export async function readUploadForm(
   texts: UploadTexts,
 ): Promise<{ file: Buffer; filename: string; fields: Partial<Record<string, string>> }> {
   if (!request.isMultipart()) throw new HttpError(415, texts.notMultipart, { code: 'not_multipart' });
-  const known: Record<string, [number, string, string]> = {
+  const known: Record<string, [number, string, ErrorCode]> = {
     FST_INVALID_MULTIPART_CONTENT_TYPE: [415, texts.notMultipart, 'not_multipart'],
     FST_REQ_FILE_TOO_LARGE: [413, texts.tooBig, 'file_too_large'],
     FST_FILES_LIMIT: [400, texts.oneFile, 'bad_form'],

@@ -1,16 +1,19 @@
 /** The one way the web app talks to the server: credentials always, the error answer read on failure. */
+import type { ErrorCode } from '@kubik/contract';
 import { takeEarly } from './early.ts';
+import { reactionTo } from './error-codes.ts';
 
 /**
- * A failed call. The API answers `{ error, code?, field? }`: `message` is its Russian text
- * (empty when there was none), `code` a stable name for the case, `field` the dot path of the
- * request body's field it is about (`kits.0.name`), so a form can show it next to that field.
+ * A failed call. The API answers `{ error, code, field? }`: `message` is its Russian text
+ * (empty when there was none), `code` the stable name of the case to branch on (lib/error-codes.ts;
+ * none when the call never reached the server), `field` the dot path of the request body's field
+ * it is about (`kits.0.name`), so a form can show it next to that field.
  */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly code?: string,
+    readonly code?: ErrorCode,
     readonly field?: string,
   ) {
     super(message);
@@ -70,8 +73,10 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
   if (!res.ok) {
     const body = (data && typeof data === 'object' ? data : {}) as { error?: unknown; code?: unknown; field?: unknown };
     const message = text(body.error) ?? '';
-    const error = new ApiError(res.status, message, text(body.code), text(body.field));
-    if ((res.status === 401 || message === 'Invalid token') && !options.quiet401) onUnauthorized();
+    // The server sends only the contract's codes (its tests fail on any other).
+    const error = new ApiError(res.status, message, text(body.code) as ErrorCode | undefined, text(body.field));
+    // Spec §7: a 401, or the text 'Invalid token' (which the server sends only as code invalid_token).
+    if ((res.status === 401 || reactionTo(error.code) === 'relogin') && !options.quiet401) onUnauthorized();
     throw error;
   }
   return data as T;

@@ -1,4 +1,5 @@
 import type { PaymentsConfig } from '../../config.ts';
+import type { ErrorBody } from '../errors.ts';
 import { ipList } from './ip-list.ts';
 import {
   callJson,
@@ -124,7 +125,7 @@ export function yookassaAdapter(cfg: YooKassaConfig): PaymentAdapter {
         : {
             status: 403,
             contentType: 'application/json; charset=utf-8',
-            body: JSON.stringify({ error: 'Уведомление не принято', code: 'forbidden' }),
+            body: JSON.stringify({ error: 'Уведомление не принято', code: 'forbidden' } satisfies ErrorBody),
           };
     },
     async refund(req: RefundRequest): Promise<RefundResult> {

@@ -4,6 +4,7 @@ import {
   MEDIA_MAX_PIXELS,
   MEDIA_MAX_SIDE,
   MEDIA_TEXTS,
+  type ErrorCode,
   type MediaItem,
   type MediaType,
   type MediaUploadResponse,
@@ -33,7 +34,7 @@ export interface EncodedImage {
   height: number;
 }
 
-const invalid = (text: string, code: string, status = 400) => new HttpError(status, text, { code, field: 'file' });
+const invalid = (text: string, code: ErrorCode, status = 400) => new HttpError(status, text, { code, field: 'file' });
 
 /**
  * Checks an upload and encodes it afresh. The byte size, the type (by content) and the pixel
