@@ -112,7 +112,7 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
     if (await limited(() => ctx.limiter.hit(`ygg:login:ip:${ip}`, ctx.config.rateLimits.loginPerIp))) throw invalidCredentials();
     const result = await game.checkCredentials(username, password);
     // Ely.by's answer, which launchers that support two-factor login recognise: they then ask
-    // for the code and send `password:code` (README, «Двухфакторная защита»).
+    // for the code and send `password:code` (docs/game-login.md).
     if (!result.ok && result.reason === 'two_factor')
       throw new YggdrasilError(401, 'ForbiddenOperationException', 'Account protected with two factor auth.');
     if (!result.ok) throw invalidCredentials();
