@@ -22,6 +22,11 @@ export type SessionLookup = (token: string) => Promise<{ user: User; expiresAt: 
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    /**
+     * The staff permission an 'admin' route needs (issue 26: roles). Declared by every admin
+     * route; until roles land every administrator holds all of them.
+     */
+    permission?: string;
   }
   interface FastifyRequest {
     /**
