@@ -1,14 +1,16 @@
 import { z } from 'zod';
-import { withLabels } from './common.ts';
+import { roundsToZeroKopecks, withLabels, ZERO_KOPECKS_TEXT } from './common.ts';
 
-// Balance top-up through payment providers (YooKassa, T-Bank). Amounts on the wire are roubles.
+// Balance top-up through payment providers (YooKassa, T-Bank, ЮMoney, FreeKassa). Amounts on the wire are roubles.
 
-export const PAYMENT_PROVIDERS = ['yookassa', 'tbank'] as const;
+export const PAYMENT_PROVIDERS = ['yookassa', 'tbank', 'yoomoney', 'freekassa'] as const;
 export type PaymentProvider = (typeof PAYMENT_PROVIDERS)[number];
 
 export const PAYMENT_PROVIDER_TEXT: Record<PaymentProvider, string> = {
   yookassa: 'ЮKassa',
   tbank: 'Т-Банк',
+  yoomoney: 'ЮMoney',
+  freekassa: 'FreeKassa',
 };
 
 /**
@@ -43,6 +45,8 @@ export const PAYMENT_TEXTS = {
   refundFailed: 'Платёжная система отказала в возврате',
   refundStarted: 'Возврат отправлен в платёжную систему',
   refunded: 'Платёж возвращён',
+  tooManyPending: (n: number) =>
+    `У вас уже ${n} неоплаченных платежей. Оплатите один из них или подождите: неоплаченный платёж отменяется сам через сутки.`,
 } as const;
 
 /** Roubles with at most two decimals (150.5, 150.50), bounds checked by the server (PAYMENT_MIN_RUB…PAYMENT_MAX_RUB). */
@@ -51,6 +55,7 @@ export const PaymentAmount = z
   .finite(PAYMENT_TEXTS.amountInvalid)
   .positive(PAYMENT_TEXTS.amountInvalid)
   .max(1_000_000_000, PAYMENT_TEXTS.amountInvalid)
+  .refine((v) => !roundsToZeroKopecks(v), ZERO_KOPECKS_TEXT)
   .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, PAYMENT_TEXTS.amountInvalid);
 
 export const CreatePaymentBody = withLabels(
@@ -62,7 +67,25 @@ export const CreatePaymentBody = withLabels(
 );
 export type CreatePaymentBody = z.infer<typeof CreatePaymentBody>;
 
-export const PaymentCreated = z.object({ id: z.string(), status: z.enum(PAYMENT_STATUSES), confirmation_url: z.string() });
+/** A form the page posts for the player (ЮMoney's quickpay): the provider takes the payment on its own page. */
+export const PaymentForm = z.object({
+  action: z.string(),
+  method: z.enum(['POST', 'GET']),
+  fields: z.record(z.string(), z.string()),
+});
+export type PaymentForm = z.infer<typeof PaymentForm>;
+
+/**
+ * Where the page sends the player: `confirmation_url` (open it) or `form` (post it); ЮMoney's
+ * answer also carries the `label` its notification will name the payment by.
+ */
+export const PaymentCreated = z.object({
+  id: z.string(),
+  status: z.enum(PAYMENT_STATUSES),
+  confirmation_url: z.string().nullable(),
+  form: PaymentForm.nullable(),
+  label: z.string().nullable(),
+});
 export type PaymentCreated = z.infer<typeof PaymentCreated>;
 
 /** A payment as its player sees it. Times are epoch milliseconds. */
@@ -82,7 +105,8 @@ export const PaymentIdParams = z.strictObject({ id: z.string().regex(/^[0-9a-f-]
 
 /** What the top-up page offers: the configured providers and the bounds. */
 export const PaymentOptions = z.object({
-  providers: z.array(z.object({ id: z.enum(PAYMENT_PROVIDERS), name: z.string() })),
+  /** The connected providers only, each with its own bounds (roubles). */
+  providers: z.array(z.object({ id: z.enum(PAYMENT_PROVIDERS), name: z.string(), min: z.number(), max: z.number() })),
   min: z.number(),
   max: z.number(),
   presets: z.array(z.number()),
@@ -97,7 +121,8 @@ export const BonusRule = withLabels(
       .number({ error: 'Введите сумму' })
       .finite('Введите сумму')
       .positive('Сумма должна быть больше нуля')
-      .max(10_000_000, 'Слишком большая сумма'),
+      .max(10_000_000, 'Слишком большая сумма')
+      .refine((v) => !roundsToZeroKopecks(v), ZERO_KOPECKS_TEXT),
     percent: z
       .number({ error: 'Введите процент' })
       .finite('Введите процент')
@@ -150,6 +175,8 @@ export const ADMIN_PAYMENT_TEXTS = {
   refundRefused: (reason: string) => `Платёжная система отказала в возврате (${reason}). Деньги снова на балансе игрока.`,
   /** The provider did not answer: the balance stays debited and the refund is asked again later. */
   refundUnknown: 'Платёжная система не ответила. Сумма списана с баланса игрока; возврат будет повторён автоматически.',
+  refundNotSupported: 'Этот способ оплаты не возвращает деньги через сайт: верните их из кабинета платёжной системы',
+  refundTooLarge: (left: string) => `Вернуть можно не больше ${left}: остальное уже возвращено`,
   badPeriod: 'Некорректная дата: укажите ГГГГ-ММ-ДД или время в миллисекундах',
   badTimezone: 'Неизвестный часовой пояс',
 } as const;
@@ -228,6 +255,10 @@ export const AdminPayment = z.object({
   refund_requested_by: z.string().nullable(),
   /** Why the last refund attempt did not finish, when it did not. */
   refund_error: z.string().nullable(),
+  /** Roubles returned to the card so far (partial refunds add up; in flight included). */
+  refunded_amount: z.number(),
+  /** The provider's status word in Russian (e.g. «Оплачен», «Частично возвращён»), null when unknown. */
+  provider_status_text: z.string().nullable(),
 });
 export type AdminPayment = z.infer<typeof AdminPayment>;
 
@@ -281,12 +312,41 @@ export const AdminPaymentDetail = z.object({
   events: z.array(PaymentEventView),
   /** The player's balance now, roubles. */
   balance: z.number(),
-  /** Roubles a refund takes from the balance: the payment and its bonus. */
+  /** Roubles a refund of everything left takes from the balance: what goes back to the card and its share of the bonus. */
   refund_amount: z.number(),
+  /** Roubles that can still go back to the card (the payment minus what was refunded). */
+  refund_left: z.number(),
+  /** Roubles of the bonus not yet taken back. */
+  bonus_left: z.number(),
+  /** The most that can go back to the card now: what is left, as far as the balance covers it with its bonus share. */
+  refund_max: z.number(),
   /** Null when «Вернуть» may be pressed; else why not. */
   refund_block: z.string().nullable(),
 });
 export type AdminPaymentDetail = z.infer<typeof AdminPaymentDetail>;
+
+/** A partial refund: `amount` roubles back to the card (all that is left when absent). */
+export const RefundBody = withLabels(
+  z.strictObject({
+      amount: z
+        .number({ error: 'Введите сумму возврата' })
+        .finite('Введите сумму возврата')
+        .positive('Сумма возврата должна быть больше нуля')
+        .max(100_000_000, 'Слишком большая сумма')
+        .refine((v) => !roundsToZeroKopecks(v), ZERO_KOPECKS_TEXT)
+        .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, 'Не больше двух знаков после запятой (копейки)')
+        .optional(),
+  }),
+  { amount: 'Сумма возврата' },
+);
+export type RefundBody = z.infer<typeof RefundBody>;
+
+/** The bonus (kopecks) a refund of `refund` kopecks out of a payment takes back: its share, all of what is left on the last one. */
+export function refundBonusShare(amount: number, bonus: number, refunded: number, bonusRefunded: number, refund: number): number {
+  const left = amount - refunded;
+  if (refund >= left) return bonus - bonusRefunded;
+  return Math.min(bonus - bonusRefunded, Math.floor((bonus * refund) / amount));
+}
 
 export const RefundResponse = z.object({ payment: AdminPayment, message: z.string() });
 export type RefundResponse = z.infer<typeof RefundResponse>;
@@ -294,3 +354,136 @@ export type RefundResponse = z.infer<typeof RefundResponse>;
 /** The owner's payment settings as the admin screen edits them. */
 export const AdminPaymentSettings = z.object({ value: PaymentSettingsBody, defaults: PaymentSettingsBody });
 export type AdminPaymentSettings = z.infer<typeof AdminPaymentSettings>;
+
+// ---------------------------------------------------------------- connections (Платежи → Подключения)
+
+/** Provider status words as the providers send them, in Russian for the owner's payment card. */
+export const PROVIDER_STATUS_TEXT: Record<string, string> = {
+  // ЮKassa
+  pending: 'Ожидает оплаты',
+  waiting_for_capture: 'Ожидает подтверждения',
+  succeeded: 'Оплачен',
+  canceled: 'Отменён',
+  // Т-Банк
+  NEW: 'Создан',
+  FORM_SHOWED: 'Открыта форма оплаты',
+  AUTHORIZING: 'Проверяется',
+  AUTHORIZED: 'Деньги заблокированы',
+  CONFIRMING: 'Подтверждается',
+  CONFIRMED: 'Оплачен',
+  REVERSING: 'Отменяется',
+  REVERSED: 'Отменён',
+  PARTIAL_REVERSED: 'Частично отменён',
+  REFUNDING: 'Возвращается',
+  ASYNC_REFUNDING: 'Возвращается',
+  PARTIAL_REFUNDED: 'Частично возвращён',
+  REFUNDED: 'Возвращён',
+  REJECTED: 'Отклонён банком',
+  DEADLINE_EXPIRED: 'Истёк срок оплаты',
+  AUTH_FAIL: 'Не прошёл проверку',
+  CANCELED: 'Отменён',
+  // ЮMoney
+  'p2p-incoming': 'Перевод из кошелька получен',
+  'card-incoming': 'Перевод с карты получен',
+  // FreeKassa (orders status)
+  'fk:0': 'Новый',
+  'fk:1': 'Оплачен',
+  'fk:6': 'Возвращён',
+  'fk:8': 'Ошибка',
+  'fk:9': 'Отменён',
+};
+
+/** Fields of each provider the owner sets; secrets are write-only (answers say only whether they are set). */
+export const PROVIDER_FIELDS = {
+  yookassa: { fields: ['shop_id', 'api_url'], secrets: ['secret_key'], receipts: true },
+  tbank: { fields: ['terminal_key', 'api_url'], secrets: ['password'], receipts: false },
+  yoomoney: { fields: ['wallet', 'form_url', 'api_url'], secrets: ['notification_secret', 'oauth_token'], receipts: false },
+  freekassa: { fields: ['merchant_id', 'form_url', 'api_url'], secrets: ['secret1', 'secret2', 'api_key'], receipts: false },
+} as const satisfies Record<PaymentProvider, { fields: readonly string[]; secrets: readonly string[]; receipts: boolean }>;
+
+export const PROVIDER_FIELD_TEXT: Record<string, string> = {
+  shop_id: 'shopId',
+  api_url: 'Адрес API',
+  secret_key: 'Секретный ключ',
+  terminal_key: 'TerminalKey (терминал)',
+  password: 'Пароль терминала',
+  wallet: 'Номер кошелька',
+  form_url: 'Адрес формы оплаты',
+  notification_secret: 'Секрет для проверки уведомлений',
+  oauth_token: 'OAuth-токен (для сверки, необязательно)',
+  merchant_id: 'ID магазина',
+  secret1: 'Секретное слово 1',
+  secret2: 'Секретное слово 2',
+  api_key: 'API-ключ (для перепроверки, необязательно)',
+};
+
+const ProviderText = z.string().trim().max(500, 'Не длиннее 500 символов');
+
+/**
+ * PUT /api/admin/payment-providers/{provider}: only what is sent changes. A secret sent as a
+ * string replaces the stored one, `null` removes it (the environment's value applies again); a
+ * field `null` returns to the environment's default. `min`/`max` are roubles (null: the site's bounds).
+ */
+export const ProviderUpdateBody = withLabels(
+  z.strictObject({
+    enabled: z.boolean({ error: 'Поле enabled должно быть логическим' }).optional(),
+    receipts: z.boolean({ error: 'Поле receipts должно быть логическим' }).optional(),
+    min: z
+      .number({ error: 'Минимальная сумма должна быть числом' })
+      .positive('Минимальная сумма должна быть больше нуля')
+      .max(10_000_000, 'Слишком большая сумма')
+      .refine((v) => !roundsToZeroKopecks(v), ZERO_KOPECKS_TEXT)
+      .nullable()
+      .optional(),
+    max: z
+      .number({ error: 'Максимальная сумма должна быть числом' })
+      .positive('Максимальная сумма должна быть больше нуля')
+      .max(10_000_000, 'Слишком большая сумма')
+      .refine((v) => !roundsToZeroKopecks(v), ZERO_KOPECKS_TEXT)
+      .nullable()
+      .optional(),
+    fields: z.record(z.string().max(40), ProviderText.nullable()).optional(),
+    secrets: z.record(z.string().max(40), z.string().max(2000, 'Не длиннее 2000 символов').nullable()).optional(),
+  }),
+  { enabled: 'Включён', receipts: 'Чеки', min: 'Минимальная сумма', max: 'Максимальная сумма', fields: 'Настройки', secrets: 'Ключи' },
+);
+export type ProviderUpdateBody = z.infer<typeof ProviderUpdateBody>;
+
+export const ProviderParams = z.strictObject({ provider: z.enum(PAYMENT_PROVIDERS, { error: 'Неизвестный способ оплаты' }) });
+
+/** Refused notifications of a provider, summed up by reason (never stored whole). */
+export const RefusalSummary = z.object({
+  reason: z.string(),
+  /** Russian. */
+  reason_text: z.string(),
+  count: z.number(),
+  first_at: z.number(),
+  last_at: z.number(),
+  last_ip: z.string().nullable(),
+});
+export type RefusalSummary = z.infer<typeof RefusalSummary>;
+
+export const AdminPaymentProvider = z.object({
+  id: z.enum(PAYMENT_PROVIDERS),
+  name: z.string(),
+  /** The owner's switch (env-configured providers are on unless switched off). */
+  enabled: z.boolean(),
+  /** Enabled and every required key set: offered to players. */
+  connected: z.boolean(),
+  /** What is missing for it to connect, in Russian; empty when connected or simply off. */
+  missing: z.array(z.string()),
+  receipts: z.boolean().nullable(),
+  /** Roubles; null: the site's bounds apply. */
+  min: z.number().nullable(),
+  max: z.number().nullable(),
+  fields: z.record(z.string(), z.string()),
+  /** Whether each secret is set, and where from. Values never leave the server. */
+  secrets: z.record(z.string(), z.enum(['set', 'env', 'unset'])),
+  /** The address to give the provider for its notifications. */
+  notification_url: z.string(),
+  refusals: z.array(RefusalSummary),
+});
+export type AdminPaymentProvider = z.infer<typeof AdminPaymentProvider>;
+
+export const ProviderCheckResult = z.object({ ok: z.boolean(), message: z.string() });
+export type ProviderCheckResult = z.infer<typeof ProviderCheckResult>;

@@ -118,6 +118,13 @@ export const capeTextures = new Port<TextureSource<{ hash: string }>>('worn cape
 /** Ids of the donate tiers a player holds at `now`: answered by privileges; capes given to a tier are worn by its holders. */
 export const heldTiers = new Port<(db: Db, userId: number, now: number) => Promise<number[]>>('held tiers', async () => []);
 
+/**
+ * A top-up was returned to the payer's card, wholly or in part (payments, when the provider
+ * confirms): `amount` kopecks went back to the card and `bonus` kopecks of its bonus left the
+ * balance. Runs in the transaction that records it, once per refund.
+ */
+export const topupRefunded = new Hook<[trx: Db, refund: { userId: number; paymentId: string; amount: number; bonus: number }]>();
+
 /** A player's latest top-ups for the admin's user card: answered by payments; null on a site without payments. */
 export const userPayments = new Port<(ctx: AppContext, userId: number, limit: number) => Promise<UserCard['payments']>>(
   "a player's top-ups",
