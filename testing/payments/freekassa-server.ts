@@ -51,7 +51,9 @@ export class FakeFreeKassa {
   }
 
   async start(): Promise<this> {
-    const { server, url } = await listen((req, res) => void this.handle(req, res).catch((err) => sendJson(res, 500, { error: String(err) })));
+    const { server, url } = await listen(
+      (req, res) => void this.handle(req, res).catch((err) => sendJson(res, 500, { error: String(err) })),
+    );
     this.server = server;
     this.url = url;
     return this;

@@ -60,7 +60,9 @@ export class FakeYooMoney {
   }
 
   async start(): Promise<this> {
-    const { server, url } = await listen((req, res) => void this.handle(req, res).catch((err) => sendJson(res, 500, { error: String(err) })));
+    const { server, url } = await listen(
+      (req, res) => void this.handle(req, res).catch((err) => sendJson(res, 500, { error: String(err) })),
+    );
     this.server = server;
     this.url = url;
     return this;
@@ -166,7 +168,16 @@ export class FakeYooMoney {
       if (req.headers.authorization !== `Bearer ${this.oauthToken}`) return sendJson(res, 401, { error: 'invalid_token' });
       const ops = this.operations
         .filter((o) => !form.label || o.label === form.label)
-        .map((o) => ({ operation_id: o.operation_id, status: 'success', datetime: o.datetime, title: 'Пополнение', direction: 'in', amount: Number(o.amount), label: o.label, type: 'deposition' }));
+        .map((o) => ({
+          operation_id: o.operation_id,
+          status: 'success',
+          datetime: o.datetime,
+          title: 'Пополнение',
+          direction: 'in',
+          amount: Number(o.amount),
+          label: o.label,
+          type: 'deposition',
+        }));
       return sendJson(res, 200, { operations: ops });
     }
     if (req.method === 'POST' && url.pathname === '/api/account-info') {

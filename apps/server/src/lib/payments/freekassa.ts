@@ -37,7 +37,13 @@ export function freekassaApiSign(body: Record<string, string | number>, apiKey: 
 }
 
 /** FreeKassa order statuses (API v1 `orders`): 0 new, 1 paid, 6 refunded, 8 error, 9 canceled. */
-const STATUS: Record<string, ProviderPaymentState['status']> = { '0': 'pending', '1': 'succeeded', '6': 'refunded', '8': 'canceled', '9': 'canceled' };
+const STATUS: Record<string, ProviderPaymentState['status']> = {
+  '0': 'pending',
+  '1': 'succeeded',
+  '6': 'refunded',
+  '8': 'canceled',
+  '9': 'canceled',
+};
 
 /**
  * FreeKassa, per docs.freekassa.net: the player is sent to the SCI form (`m`, `oa`, `o`, `s`,
@@ -118,9 +124,11 @@ export function freekassaAdapter(cfg: FreeKassaConfig): PaymentAdapter {
       const b = body as Record<string, unknown> | null;
       if (!b || typeof b !== 'object') return { ok: false, reason: 'malformed', message: 'не уведомление FreeKassa' };
       for (const k of ['MERCHANT_ID', 'AMOUNT', 'MERCHANT_ORDER_ID', 'SIGN', 'intid'])
-        if (typeof b[k] !== 'string' || b[k] === '') return { ok: false, reason: 'malformed', message: `в уведомлении FreeKassa нет поля ${k}` };
+        if (typeof b[k] !== 'string' || b[k] === '')
+          return { ok: false, reason: 'malformed', message: `в уведомлении FreeKassa нет поля ${k}` };
       const f = b as Record<string, string>;
-      if (f.MERCHANT_ID !== cfg.merchantId) return { ok: false, reason: 'wrong_account', message: 'уведомление для другого магазина FreeKassa' };
+      if (f.MERCHANT_ID !== cfg.merchantId)
+        return { ok: false, reason: 'wrong_account', message: 'уведомление для другого магазина FreeKassa' };
       const expected = Buffer.from(freekassaNotifySign(f.MERCHANT_ID!, f.AMOUNT!, cfg.secret2, f.MERCHANT_ORDER_ID!));
       const given = Buffer.from(f.SIGN!.toLowerCase());
       if (expected.length !== given.length || !timingSafeEqual(expected, given))

@@ -1,9 +1,5 @@
 import {
   AdminPaymentDetail,
-  AdminPaymentProvider,
-  ProviderCheckResult,
-  ProviderParams,
-  ProviderUpdateBody,
   RefundBody,
   AdminPaymentPage,
   AdminPaymentSettings,
@@ -14,6 +10,7 @@ import {
   PaymentSettingsBody,
   RefundResponse,
 } from '@kubik/contract';
+import { AdminPaymentProvider, ProviderCheckResult, ProviderParams, ProviderUpdateBody } from '@kubik/contract/payment-connections';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';

@@ -4,7 +4,6 @@ import {
   PAYMENT_PROVIDER_TEXT,
   PAYMENT_STATUS_TEXT,
   PAYMENT_TEXTS,
-  PROVIDER_STATUS_TEXT,
   type AdminPayment,
   type AdminPaymentDetail,
   type AdminPaymentPage,
@@ -15,6 +14,7 @@ import {
   type PaymentStatus,
   type UserCard,
 } from '@kubik/contract';
+import { PROVIDER_STATUS_TEXT } from '@kubik/contract/payment-connections';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/types.ts';

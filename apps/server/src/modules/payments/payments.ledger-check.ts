@@ -32,7 +32,10 @@ export async function findPaymentLedgerMismatches(db: Db): Promise<string[]> {
   for (const g of grouped) byRef.set(`${g.reason}|${g.ref ?? ''}`, { count: Number(g.n), sum: Number(g.total ?? 0) });
   const rowsOf = (reason: string, ref: string): Rows => byRef.get(`${reason}|${ref}`) ?? { count: 0, sum: 0 };
 
-  const payments = await db.selectFrom('payments').select(['id', 'status', 'amount', 'bonus', 'refund_attempts', 'refunded_amount', 'bonus_refunded', 'refund_now', 'refund_bonus_now']).execute();
+  const payments = await db
+    .selectFrom('payments')
+    .select(['id', 'status', 'amount', 'bonus', 'refund_attempts', 'refunded_amount', 'bonus_refunded', 'refund_now', 'refund_bonus_now'])
+    .execute();
   const known = new Map(payments.map((p) => [p.id, Number(p.refund_attempts ?? 0)]));
   for (const p of payments) {
     const amount = Number(p.amount);
@@ -71,7 +74,10 @@ export async function findPaymentLedgerMismatches(db: Db): Promise<string[]> {
         problems.push(`Платёж ${p.id}, возврат №${n}: идёт, но деньги уже возвращены на баланс`);
       net += debit.sum + back.sum;
     }
-    const inFlight = p.status === 'refunding' ? Number(p.refund_now ?? amount - Number(p.refunded_amount)) + Number(p.refund_bonus_now ?? bonus - Number(p.bonus_refunded)) : 0;
+    const inFlight =
+      p.status === 'refunding'
+        ? Number(p.refund_now ?? amount - Number(p.refunded_amount)) + Number(p.refund_bonus_now ?? bonus - Number(p.bonus_refunded))
+        : 0;
     const wantNet = -(Number(p.refunded_amount) + Number(p.bonus_refunded) + inFlight);
     if (net !== wantNet)
       problems.push(`Платёж ${p.id} (${p.status}): возвраты в журнале дают ${formatRub(net)} вместо ${formatRub(wantNet)}`);

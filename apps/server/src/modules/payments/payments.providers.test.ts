@@ -63,7 +63,9 @@ describe.each(dbKinds)('payment connections, ЮMoney, FreeKassa and partial refu
       remoteAddress: ip,
     });
   const providersOffered = async (app = t.app) =>
-    ((await app.inject({ method: 'GET', url: '/api/payments/options' })).json() as { providers: { id: string }[] }).providers.map((p) => p.id);
+    ((await app.inject({ method: 'GET', url: '/api/payments/options' })).json() as { providers: { id: string }[] }).providers.map(
+      (p) => p.id,
+    );
 
   async function connectYooMoney(oauth = false) {
     const res = await as(admin, 'PUT', '/api/admin/payment-providers/yoomoney', {
@@ -84,7 +86,11 @@ describe.each(dbKinds)('payment connections, ЮMoney, FreeKassa and partial refu
 
   it('connects ЮMoney in the admin: secrets are write-only, sealed, and never in any answer or the audit log', async () => {
     expect(await providersOffered()).toEqual(['yookassa']);
-    const before = (await as(admin, 'GET', '/api/admin/payment-providers')).json() as { id: string; connected: boolean; notification_url: string }[];
+    const before = (await as(admin, 'GET', '/api/admin/payment-providers')).json() as {
+      id: string;
+      connected: boolean;
+      notification_url: string;
+    }[];
     expect(before.find((p) => p.id === 'yoomoney')).toMatchObject({
       connected: false,
       notification_url: 'http://kubik.test/api/payments/yoomoney/notify',
@@ -254,7 +260,10 @@ describe.each(dbKinds)('payment connections, ЮMoney, FreeKassa and partial refu
     // One more summary row at most; no bodies kept.
     expect((await db().selectFrom('payment_refusals').select('reason').execute()).length).toBeLessThanOrEqual(rowsBefore + 1);
     expect((await db().selectFrom('payment_events').select('id').execute()).length).toBe(eventsBefore);
-    const summary = (await as(admin, 'GET', '/api/admin/payment-providers')).json() as { id: string; refusals: { reason: string; count: number; last_ip: string }[] }[];
+    const summary = (await as(admin, 'GET', '/api/admin/payment-providers')).json() as {
+      id: string;
+      refusals: { reason: string; count: number; last_ip: string }[];
+    }[];
     const yk = summary.find((p) => p.id === 'yookassa')!.refusals.find((r) => r.reason === 'foreign_ip')!;
     expect(yk.count).toBeGreaterThanOrEqual(300);
     expect(yk.last_ip).toBe('198.51.100.7');
@@ -265,7 +274,8 @@ describe.each(dbKinds)('payment connections, ЮMoney, FreeKassa and partial refu
     try {
       await seedUser(capped, 'Hasty');
       const token = await loginAs(capped, 'Hasty');
-      const make = () => capped.app.inject(asUser(token, { method: 'POST', url: '/api/payments', payload: { amount: 100, provider: 'yookassa' } }));
+      const make = () =>
+        capped.app.inject(asUser(token, { method: 'POST', url: '/api/payments', payload: { amount: 100, provider: 'yookassa' } }));
       const codes = [];
       for (let i = 0; i < 4; i++) codes.push((await make()).statusCode);
       expect(codes).toEqual([201, 201, 201, 429]);
@@ -279,7 +289,10 @@ describe.each(dbKinds)('payment connections, ЮMoney, FreeKassa and partial refu
       try {
         const statuses = [];
         for (let i = 0; i < 7; i++)
-          statuses.push((await limited.app.inject({ method: 'POST', url: '/api/payments/yoomoney/notify', payload: {}, remoteAddress: '198.51.100.9' })).statusCode);
+          statuses.push(
+            (await limited.app.inject({ method: 'POST', url: '/api/payments/yoomoney/notify', payload: {}, remoteAddress: '198.51.100.9' }))
+              .statusCode,
+          );
         expect(statuses.slice(0, 5).every((s) => s !== 429)).toBe(true);
         expect(statuses.slice(5)).toEqual([429, 429]);
       } finally {
@@ -318,7 +331,16 @@ describe.each(dbKinds)('payment connections, ЮMoney, FreeKassa and partial refu
     const { id } = (await as(token, 'POST', '/api/payments', { amount: 1000, provider: 'yookassa' })).json();
     const ypid = (await payment(id)).provider_payment_id!;
     yoo.pay(ypid);
-    expect((await t.app.inject({ method: 'POST', url: '/api/payments/yookassa/notify', payload: yoo.notificationFor(ypid), remoteAddress: YOOKASSA_IP })).statusCode).toBe(200);
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/payments/yookassa/notify',
+          payload: yoo.notificationFor(ypid),
+          remoteAddress: YOOKASSA_IP,
+        })
+      ).statusCode,
+    ).toBe(200);
     expect(await balance(userId)).toBe(110_000);
 
     // 300 ₽ to the card takes its 30 ₽ of the bonus from the balance.
@@ -368,15 +390,20 @@ describe.each(dbKinds)('payment connections, ЮMoney, FreeKassa and partial refu
   });
 
   it.runIf(kind === 'pg')('a provider switched on one instance is offered by another at once, without a restart', async () => {
-    const other = await startInstance(t.app.ctx.config.databaseUrl!, { secretsKey: 'test-secrets-key-0123456789abcdef0123', payments: t.app.ctx.config.payments });
+    const other = await startInstance(t.app.ctx.config.databaseUrl!, {
+      secretsKey: 'test-secrets-key-0123456789abcdef0123',
+      payments: t.app.ctx.config.payments,
+    });
     try {
       expect(await providersOffered(other.app)).toContain('yoomoney');
       await as(admin, 'PUT', '/api/admin/payment-providers/yoomoney', { enabled: false });
       const deadline = Date.now() + 15_000;
-      while ((await providersOffered(other.app)).includes('yoomoney') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      while ((await providersOffered(other.app)).includes('yoomoney') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
       expect(await providersOffered(other.app)).not.toContain('yoomoney');
       await connectYooMoney();
-      while (!(await providersOffered(other.app)).includes('yoomoney') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      while (!(await providersOffered(other.app)).includes('yoomoney') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
       expect(await providersOffered(other.app)).toContain('yoomoney');
     } finally {
       await other.close();

@@ -1,12 +1,10 @@
+import { PAYMENT_PROVIDER_TEXT, PAYMENT_PROVIDERS, type PaymentProvider } from '@kubik/contract';
 import {
-  PAYMENT_PROVIDER_TEXT,
-  PAYMENT_PROVIDERS,
   PROVIDER_FIELD_TEXT,
   PROVIDER_FIELDS,
   type AdminPaymentProvider,
-  type PaymentProvider,
   type ProviderUpdateBody,
-} from '@kubik/contract';
+} from '@kubik/contract/payment-connections';
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
@@ -96,7 +94,9 @@ function parseObject(text: string): Record<string, string> {
 }
 
 /** The environment's values of each provider (PaymentsConfig), as fields and secrets. */
-function envOf(ctx: AppContext): Record<PaymentProvider, { fields: Record<string, string>; secrets: Record<string, string>; receipts: boolean }> {
+function envOf(
+  ctx: AppContext,
+): Record<PaymentProvider, { fields: Record<string, string>; secrets: Record<string, string>; receipts: boolean }> {
   const p = ctx.config.payments;
   const urls = { ...DEFAULT_URLS, ...p.defaults?.urls };
   const clean = (o: Record<string, string | undefined>) =>
@@ -292,9 +292,11 @@ export class ProviderRegistry {
   async update(id: PaymentProvider, body: ProviderUpdateBody, actorId: number): Promise<void> {
     const spec = PROVIDER_FIELDS[id];
     for (const k of Object.keys(body.fields ?? {}))
-      if (!(spec.fields as readonly string[]).includes(k)) throw badRequest(`Неизвестное поле «${k}»`, { code: 'invalid', field: `fields.${k}` });
+      if (!(spec.fields as readonly string[]).includes(k))
+        throw badRequest(`Неизвестное поле «${k}»`, { code: 'invalid', field: `fields.${k}` });
     for (const k of Object.keys(body.secrets ?? {}))
-      if (!(spec.secrets as readonly string[]).includes(k)) throw badRequest(`Неизвестный ключ «${k}»`, { code: 'invalid', field: `secrets.${k}` });
+      if (!(spec.secrets as readonly string[]).includes(k))
+        throw badRequest(`Неизвестный ключ «${k}»`, { code: 'invalid', field: `secrets.${k}` });
     for (const [k, v] of Object.entries(body.fields ?? {}))
       if (v && k.endsWith('_url') && !/^https?:\/\/[^\s]+$/.test(v))
         throw badRequest('Адрес должен начинаться с https://', { code: 'invalid', field: `fields.${k}` });
@@ -304,7 +306,16 @@ export class ProviderRegistry {
     await this.ctx.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('payment_providers')
-        .values({ provider: id, enabled: null, receipts: null, min_kopecks: null, max_kopecks: null, fields: '{}', secrets: '{}', updated_at: now })
+        .values({
+          provider: id,
+          enabled: null,
+          receipts: null,
+          min_kopecks: null,
+          max_kopecks: null,
+          fields: '{}',
+          secrets: '{}',
+          updated_at: now,
+        })
         .onConflict((oc) => oc.column('provider').doNothing())
         .execute();
       let read = trx.selectFrom('payment_providers').selectAll().where('provider', '=', id);

@@ -1,4 +1,12 @@
-import { CreatePaymentBody, ErrorResponse, PAYMENT_PROVIDERS, PaymentCreated, PaymentIdParams, PaymentOptions, PlayerPayment } from '@kubik/contract';
+import {
+  CreatePaymentBody,
+  ErrorResponse,
+  PAYMENT_PROVIDERS,
+  PaymentCreated,
+  PaymentIdParams,
+  PaymentOptions,
+  PlayerPayment,
+} from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
