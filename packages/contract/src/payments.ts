@@ -325,29 +325,6 @@ export const AdminPaymentDetail = z.object({
 });
 export type AdminPaymentDetail = z.infer<typeof AdminPaymentDetail>;
 
-/** A partial refund: `amount` roubles back to the card (all that is left when absent). */
-export const RefundBody = withLabels(
-  z.strictObject({
-    amount: z
-      .number({ error: 'Введите сумму возврата' })
-      .finite('Введите сумму возврата')
-      .positive('Сумма возврата должна быть больше нуля')
-      .max(100_000_000, 'Слишком большая сумма')
-      .refine((v) => !roundsToZeroKopecks(v), ZERO_KOPECKS_TEXT)
-      .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, 'Не больше двух знаков после запятой (копейки)')
-      .optional(),
-  }),
-  { amount: 'Сумма возврата' },
-);
-export type RefundBody = z.infer<typeof RefundBody>;
-
-/** The bonus (kopecks) a refund of `refund` kopecks out of a payment takes back: its share, all of what is left on the last one. */
-export function refundBonusShare(amount: number, bonus: number, refunded: number, bonusRefunded: number, refund: number): number {
-  const left = amount - refunded;
-  if (refund >= left) return bonus - bonusRefunded;
-  return Math.min(bonus - bonusRefunded, Math.floor((bonus * refund) / amount));
-}
-
 export const RefundResponse = z.object({ payment: AdminPayment, message: z.string() });
 export type RefundResponse = z.infer<typeof RefundResponse>;
 

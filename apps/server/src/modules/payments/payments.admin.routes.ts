@@ -1,6 +1,5 @@
 import {
   AdminPaymentDetail,
-  RefundBody,
   AdminPaymentPage,
   AdminPaymentSettings,
   AdminPaymentsCsvQuery,
@@ -10,7 +9,13 @@ import {
   PaymentSettingsBody,
   RefundResponse,
 } from '@kubik/contract';
-import { AdminPaymentProvider, ProviderCheckResult, ProviderParams, ProviderUpdateBody } from '@kubik/contract/payment-connections';
+import {
+  AdminPaymentProvider,
+  ProviderCheckResult,
+  ProviderParams,
+  ProviderUpdateBody,
+  RefundBody,
+} from '@kubik/contract/payment-connections';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';

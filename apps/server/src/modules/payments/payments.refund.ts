@@ -1,12 +1,12 @@
 import {
   ADMIN_PAYMENT_TEXTS,
-  refundBonusShare,
   PAYMENT_PROVIDER_TEXT,
   PAYMENT_STATUS_TEXT,
   PAYMENT_TEXTS,
   type PaymentProvider,
   type PaymentStatus,
 } from '@kubik/contract';
+import { refundBonusShare } from '@kubik/contract/payment-connections';
 import type { ExpressionBuilder, Expression, SqlBool, UpdateObject } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';

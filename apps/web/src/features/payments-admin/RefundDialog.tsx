@@ -1,4 +1,5 @@
-import { PAYMENT_PROVIDER_TEXT, RefundBody, refundBonusShare, type AdminPaymentDetail } from '@kubik/contract';
+import { PAYMENT_PROVIDER_TEXT, type AdminPaymentDetail } from '@kubik/contract';
+import { RefundBody, refundBonusShare } from '@kubik/contract/payment-connections';
 import { useWatch } from 'react-hook-form';
 import { z } from 'zod';
 import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
