@@ -110,6 +110,8 @@ export interface RefundRequest {
   key: string;
   /** The provider's id of this attempt's refund, when an earlier call got one: it is re-read instead. */
   knownRefundId: string | null;
+  /** A part (not the whole payment at once): its 54-ФЗ receipt's customer and VAT code (YooKassa wants one then). */
+  partReceipt?: { email: string; vatCode: number } | null;
 }
 
 export interface RefundResult {

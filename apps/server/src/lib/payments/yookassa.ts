@@ -160,6 +160,24 @@ export function yookassaAdapter(cfg: YooKassaConfig): PaymentAdapter {
             payment_id: req.providerPaymentId,
             amount: { value: kopecksToValue(req.amountKopecks), currency: 'RUB' },
             description: 'Возврат пополнения баланса',
+            // A part carries its own receipt when receipts are on (the whole payment takes the payment's).
+            ...(cfg.receipts && req.partReceipt
+              ? {
+                  receipt: {
+                    customer: { email: req.partReceipt.email },
+                    items: [
+                      {
+                        description: 'Пополнение баланса',
+                        quantity: '1.00',
+                        amount: { value: kopecksToValue(req.amountKopecks), currency: 'RUB' },
+                        vat_code: req.partReceipt.vatCode,
+                        payment_mode: 'full_payment',
+                        payment_subject: 'service',
+                      },
+                    ],
+                  },
+                }
+              : {}),
           },
           req.key,
         )) as YooRefund;

@@ -326,6 +326,9 @@ describe.each(dbKinds)('payment connections, ЮMoney, FreeKassa and partial refu
 
   it('partial refunds: several per payment, each with its bonus share, up to what is left; safe against purchases racing', async () => {
     await as(admin, 'PUT', '/api/admin/payment-settings', { vat_code: 1, bonus_rules: [{ from: 500, percent: 10 }] });
+    // Receipts switched on in the admin: YooKassa then wants a receipt with each payment and with each part refunded.
+    yoo.receiptsRequired = true;
+    expect((await as(admin, 'PUT', '/api/admin/payment-providers/yookassa', { receipts: true })).statusCode).toBe(200);
     const userId = await seedUser(t, 'Refundee');
     const token = await loginAs(t, 'Refundee');
     const { id } = (await as(token, 'POST', '/api/payments', { amount: 1000, provider: 'yookassa' })).json();
@@ -351,8 +354,12 @@ describe.each(dbKinds)('payment connections, ЮMoney, FreeKassa and partial refu
     expect(first.json().payment).toMatchObject({ status: 'succeeded', refunded_amount: 300 });
     expect(await balance(userId)).toBe(77_000);
     expect(refunds.at(-1)).toEqual({ paymentId: id, amount: 30_000, bonus: 3_000 });
-    const yooRefund = yoo.requests.filter((r) => r.path === '/v3/refunds').at(-1)!.body as { amount: { value: string } };
+    const yooRefund = yoo.requests.filter((r) => r.path === '/v3/refunds').at(-1)!.body as {
+      amount: { value: string };
+      receipt: { items: { amount: { value: string } }[] };
+    };
     expect(yooRefund.amount.value).toBe('300.00');
+    expect(yooRefund.receipt.items[0]!.amount.value).toBe('300.00');
 
     // More than is left: refused, nothing changes.
     const tooMuch = await as(admin, 'POST', `/api/admin/payments/${id}/refund`, { amount: 700.01 });
@@ -386,6 +393,8 @@ describe.each(dbKinds)('payment connections, ЮMoney, FreeKassa and partial refu
       expect(after).toBe(0);
       expect(await payment(id)).toMatchObject({ status: 'refunded', refunded_amount: 100_000, bonus_refunded: 10_000 });
     }
+    yoo.receiptsRequired = false;
+    await as(admin, 'PUT', '/api/admin/payment-providers/yookassa', { receipts: false });
     await ledgerClean();
   });
 

@@ -18,6 +18,7 @@ import { recordAudit } from '../audit/audit.service.ts';
 import { topupRefunded } from '../users/users.ports.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
 import { findPayment, formatRub, recordEvent, type PaymentRow } from './payments.repo.ts';
+import { PaymentSettings } from './payments.settings.ts';
 
 /*
  * The refund of a payment, as a state machine. The payment's status moves only along the
@@ -251,9 +252,17 @@ async function resumeRefund(ctx: AppContext, adapters: Adapters, row: PaymentRow
 async function askProvider(ctx: AppContext, adapters: Adapters, row: PaymentRow, actorId: number | null): Promise<RefundOutcome> {
   const adapter = adapters[row.provider as PaymentProvider]!;
   const attempt = Number(row.refund_attempts);
+  const part = attemptOf(row).now;
+  const whole = Number(row.refunded_amount) === 0 && part === Number(row.amount);
+  let partReceipt: { email: string; vatCode: number } | null = null;
+  if (!whole) {
+    const user = await ctx.db.selectFrom('users').select('email').where('id', '=', row.user_id).executeTakeFirst();
+    partReceipt = { email: user?.email ?? '', vatCode: (await ctx.settings.get(PaymentSettings)).vat_code };
+  }
   let result: RefundResult;
   try {
     result = await adapter.refund({
+      partReceipt,
       providerPaymentId: row.provider_payment_id!,
       amountKopecks: attemptOf(row).now,
       key: `${row.id}:refund:${attempt}`,
