@@ -358,8 +358,19 @@ export class ProviderRegistry {
         action: 'payment.provider',
         entity: 'payment',
         entityId: id,
-        before: { provider: PAYMENT_PROVIDER_TEXT[id], enabled: before.enabled, min: before.min_kopecks, max: before.max_kopecks },
-        after: { provider: PAYMENT_PROVIDER_TEXT[id], enabled, min, max, changed: changed.join('; ') },
+        before: {
+          provider: PAYMENT_PROVIDER_TEXT[id],
+          enabled: before.enabled === null ? null : before.enabled === 1,
+          min: before.min_kopecks === null ? null : toRoubles(Number(before.min_kopecks)),
+          max: before.max_kopecks === null ? null : toRoubles(Number(before.max_kopecks)),
+        },
+        after: {
+          provider: PAYMENT_PROVIDER_TEXT[id],
+          enabled: enabled === null ? null : enabled === 1,
+          min: min === null ? null : toRoubles(Number(min)),
+          max: max === null ? null : toRoubles(Number(max)),
+          ...(changed.length > 0 ? { changed: changed.join('; ') } : {}),
+        },
       });
     });
     this.drop();
