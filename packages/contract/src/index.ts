@@ -23,3 +23,4 @@ export * from './bans.ts';
 export * from './account-self.ts';
 export * from './dashboard.ts';
 export * from './two-factor.ts';
+export * from './players.ts';

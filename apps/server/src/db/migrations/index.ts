@@ -10,6 +10,7 @@ import { privilegesMigrations } from '../../modules/privileges/privileges.migrat
 import { purchasesMigrations } from '../../modules/purchases/purchases.migrations.ts';
 import { newsMigrations } from '../../modules/news/news.migrations.ts';
 import { pagesMigrations } from '../../modules/pages/pages.migrations.ts';
+import { playersMigrations } from '../../modules/players/players.migrations.ts';
 import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
 import { bansMigrations } from '../../modules/bans/bans.migrations.ts';
 import { emailChangeMigrations } from '../../modules/email-change/email-change.migrations.ts';
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   ...dashboardMigrations,
   ...twoFactorMigrations,
   ...purchasesMigrations,
+  ...playersMigrations,
 };
