@@ -16,20 +16,28 @@ import { HomeSettingsDoc } from './players.settings.ts';
 
 const tags = ['Игроки'];
 const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
-/** The home page's widgets are built at most this often per instance (a purchase shows within it). */
+/**
+ * The home page's widgets are kept per instance until the ledger moves (one primary-key lookup
+ * per request) or this long has passed (another instance's privacy or settings change).
+ */
 const SHOWCASE_TTL_MS = 10_000;
 
 export function playersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   seenInGame.on('players', recordSeen);
-  let cached: { at: number; value: Promise<HomeShowcase> } | null = null;
+  let cached: { at: number; ledgerId: number; value: Promise<HomeShowcase> } | null = null;
   ctx.settings.subscribe(HomeSettingsDoc.key, () => {
     cached = null;
   });
-  const homeShowcase = () => {
+  const homeShowcase = async () => {
     const now = Date.now();
-    if (!cached || now - cached.at > SHOWCASE_TTL_MS) {
+    const last = await ctx.db
+      .selectFrom('ledger')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirst();
+    const ledgerId = Number(last?.id ?? 0);
+    if (!cached || cached.ledgerId !== ledgerId || now - cached.at > SHOWCASE_TTL_MS) {
       const value = showcase(ctx, now);
-      cached = { at: now, value };
+      cached = { at: now, ledgerId, value };
       value.catch(() => {
         if (cached?.value === value) cached = null;
       });
