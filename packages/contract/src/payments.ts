@@ -45,8 +45,6 @@ export const PAYMENT_TEXTS = {
   refundFailed: 'Платёжная система отказала в возврате',
   refundStarted: 'Возврат отправлен в платёжную систему',
   refunded: 'Платёж возвращён',
-  tooManyPending: (n: number) =>
-    `У вас уже ${n} неоплаченных платежей. Оплатите один из них или подождите: неоплаченный платёж отменяется сам через сутки.`,
 } as const;
 
 /** Roubles with at most two decimals (150.5, 150.50), bounds checked by the server (PAYMENT_MIN_RUB…PAYMENT_MAX_RUB). */
@@ -175,8 +173,6 @@ export const ADMIN_PAYMENT_TEXTS = {
   refundRefused: (reason: string) => `Платёжная система отказала в возврате (${reason}). Деньги снова на балансе игрока.`,
   /** The provider did not answer: the balance stays debited and the refund is asked again later. */
   refundUnknown: 'Платёжная система не ответила. Сумма списана с баланса игрока; возврат будет повторён автоматически.',
-  refundNotSupported: 'Этот способ оплаты не возвращает деньги через сайт: верните их из кабинета платёжной системы',
-  refundTooLarge: (left: string) => `Вернуть можно не больше ${left}: остальное уже возвращено`,
   badPeriod: 'Некорректная дата: укажите ГГГГ-ММ-ДД или время в миллисекундах',
   badTimezone: 'Неизвестный часовой пояс',
 } as const;

@@ -17,7 +17,7 @@ import { ProviderError, type PaymentAdapter, type ProviderPaymentState, type Ref
 import { recordAudit } from '../audit/audit.service.ts';
 import { topupRefunded } from '../users/users.ports.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
-import { findPayment, formatRub, recordEvent, type PaymentRow } from './payments.repo.ts';
+import { findPayment, formatRub, PAYMENT_SERVER_TEXTS, recordEvent, type PaymentRow } from './payments.repo.ts';
 import { PaymentSettings } from './payments.settings.ts';
 
 /*
@@ -130,7 +130,7 @@ export interface RefundOutcome {
 export function refundBlock(adapters: Adapters, row: PaymentRow, balance: number, now: number): string | null {
   const adapter = adapters[row.provider as PaymentProvider];
   if (!adapter) return ADMIN_PAYMENT_TEXTS.refundProviderOff;
-  if (!adapter.canRefund) return ADMIN_PAYMENT_TEXTS.refundNotSupported;
+  if (!adapter.canRefund) return PAYMENT_SERVER_TEXTS.refundNotSupported;
   if (row.status === 'refunded') return ADMIN_PAYMENT_TEXTS.alreadyRefunded;
   if (row.status === 'refunding')
     return row.refund_lease_until !== null && Number(row.refund_lease_until) > now ? ADMIN_PAYMENT_TEXTS.refundInProgress : null;
@@ -166,14 +166,14 @@ export async function refundPayment(
   const row = await findPayment(ctx.db, id);
   const adapter = adapters[row.provider as PaymentProvider];
   if (!adapter) throw conflict(ADMIN_PAYMENT_TEXTS.refundProviderOff, { code: 'provider_off' });
-  if (!adapter.canRefund) throw conflict(ADMIN_PAYMENT_TEXTS.refundNotSupported, { code: 'refund_not_supported' });
+  if (!adapter.canRefund) throw conflict(PAYMENT_SERVER_TEXTS.refundNotSupported, { code: 'refund_not_supported' });
   if (row.status === 'refunding') return resumeRefund(ctx, adapters, row, actorId);
   if (row.status === 'refunded' || (row.status === 'succeeded' && refundLeft(row) <= 0))
     throw conflict(ADMIN_PAYMENT_TEXTS.alreadyRefunded, { code: 'already_refunded' });
   if (row.status !== 'succeeded' || !row.provider_payment_id) throw conflict(PAYMENT_TEXTS.refundNotSucceeded, { code: 'not_refundable' });
   const left = refundLeft(row);
   const part = amountKopecks ?? left;
-  if (part > left) throw conflict(ADMIN_PAYMENT_TEXTS.refundTooLarge(formatRub(left)), { code: 'refund_too_large', field: 'amount' });
+  if (part > left) throw conflict(PAYMENT_SERVER_TEXTS.refundTooLarge(formatRub(left)), { code: 'refund_too_large', field: 'amount' });
   const share = bonusShare(row, part);
   const total = part + share;
   const attempt = Number(row.refund_attempts) + 1;

@@ -20,7 +20,7 @@ import type { User } from '../users/users.repo.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 import { siteName } from '../site/site.settings.ts';
 import { refundConfirmed } from './payments.refund.ts';
-import { formatRub, recordEvent, type PaymentRow } from './payments.repo.ts';
+import { formatRub, PAYMENT_SERVER_TEXTS, recordEvent, type PaymentRow } from './payments.repo.ts';
 import { PaymentSettings } from './payments.settings.ts';
 import { countRefusal, ProviderRegistry, type Adapters } from './payments.providers.ts';
 
@@ -111,7 +111,7 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
         .where('status', '=', 'pending')
         .where('created_at', '>', now - PAYMENT_EXPIRY_MS)
         .executeTakeFirstOrThrow();
-      if (Number(waiting.n) >= cap) throw tooMany(PAYMENT_TEXTS.tooManyPending(cap), { code: 'too_many_pending' });
+      if (Number(waiting.n) >= cap) throw tooMany(PAYMENT_SERVER_TEXTS.tooManyPending(cap), { code: 'too_many_pending' });
       await trx
         .insertInto('payments')
         .values({ id, user_id: user.id, provider: body.provider, amount, status: 'pending', created_at: now, updated_at: now })
