@@ -133,6 +133,13 @@ export const votesThisMonth = new Port<(db: Db, userId: number, now: number) => 
   async () => null,
 );
 
+/**
+ * A top-up was returned to the payer's card, wholly or in part (payments, when the provider
+ * confirms): `amount` kopecks went back to the card and `bonus` kopecks of its bonus left the
+ * balance. Runs in the transaction that records it, once per refund.
+ */
+export const topupRefunded = new Hook<[trx: Db, refund: { userId: number; paymentId: string; amount: number; bonus: number }]>();
+
 /** A player's latest top-ups for the admin's user card: answered by payments; null on a site without payments. */
 export const userPayments = new Port<(ctx: AppContext, userId: number, limit: number) => Promise<UserCard['payments']>>(
   "a player's top-ups",
