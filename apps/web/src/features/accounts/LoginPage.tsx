@@ -66,7 +66,7 @@ export default function LoginPage() {
   return (
     <section className="card card-narrow">
       <h1>Вход</h1>
-      <Form form={form} onSubmit={submit} serverErrors={LOGIN_ERRORS}>
+      <Form form={form} onSubmit={submit} serverErrors={LOGIN_ERRORS} guard={false}>
         <TextField name="username" label="Имя или почта" autoComplete="username" />
         <TextField name="password" label="Пароль" type="password" autoComplete="current-password" />
         {needCode && (
