@@ -88,6 +88,38 @@ describe('the player cabinet in the browser', () => {
     expect(await admin.getByRole('columnheader', { name: 'Попытки' }).count()).toBe(1);
   });
 
+  it('asks before typed text is thrown away: Escape and «Отмена» in an editor, a link away from a page form', async () => {
+    await admin.goto('/admin/news');
+    await admin.getByRole('button', { name: 'Добавить новость' }).click();
+    const editor = admin.getByRole('dialog', { name: 'Новая новость' });
+    await editor.getByLabel('Заголовок').fill('Черновик важной новости');
+    await admin.keyboard.press('Escape');
+    const ask = admin.getByRole('dialog', { name: 'Уйти без сохранения?' });
+    await ask.getByRole('button', { name: 'Остаться' }).click();
+    await ask.waitFor({ state: 'hidden' });
+    expect(await editor.getByLabel('Заголовок').inputValue()).toBe('Черновик важной новости');
+    await editor.getByRole('button', { name: 'Отмена' }).click();
+    await ask.getByRole('button', { name: 'Не сохранять' }).click();
+    await editor.waitFor({ state: 'hidden' });
+    // Untouched, it closes without a question.
+    await admin.getByRole('button', { name: 'Добавить новость' }).click();
+    await admin.keyboard.press('Escape');
+    await editor.waitFor({ state: 'hidden' });
+    expect(await ask.count()).toBe(0);
+
+    // A page's form: a link to another screen asks first; staying keeps the text.
+    await player.goto('/profile?tab=settings');
+    await player.getByLabel('Текущий пароль').fill('half-typed');
+    await player.getByRole('link', { name: 'Главная' }).first().click();
+    const leave = player.getByRole('dialog', { name: 'Уйти без сохранения?' });
+    await leave.getByRole('button', { name: 'Остаться' }).click();
+    expect(new URL(player.url()).pathname).toBe('/profile');
+    expect(await player.getByLabel('Текущий пароль').inputValue()).toBe('half-typed');
+    await player.getByRole('link', { name: 'Главная' }).first().click();
+    await leave.getByRole('button', { name: 'Не сохранять' }).click();
+    await player.waitForURL((u) => u.pathname === '/');
+  });
+
   it('no screen scrolls sideways on a 360 px phone: guest, player and admin', async () => {
     const fits = async (page: Page, route: string) => {
       await page.goto(route);
