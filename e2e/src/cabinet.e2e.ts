@@ -135,10 +135,10 @@ describe('the player cabinet in the browser', () => {
       if (width > 360) {
         // Name what sticks out, so a failure says where to look.
         const culprits = await page.evaluate(() =>
-          [...document.querySelectorAll('main *')]
+          Array.from(document.querySelectorAll('main *'))
             .filter((el) => el.getBoundingClientRect().right > 361 && el.children.length === 0)
             .slice(0, 3)
-            .map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} «${(el.textContent ?? '').slice(0, 30)}»`),
+            .map((el) => `${el.tagName.toLowerCase()}.${Array.from(el.classList).join('.')} «${(el.textContent ?? '').slice(0, 30)}»`),
         );
         wide.push(`${route}: ${width} px (${culprits.join('; ')})`);
       }
