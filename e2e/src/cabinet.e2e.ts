@@ -107,9 +107,19 @@ describe('the player cabinet in the browser', () => {
     await editor.waitFor({ state: 'hidden' });
     expect(await ask.count()).toBe(0);
 
-    // A page's form: a link to another screen asks first; staying keeps the text.
-    await player.goto('/profile?tab=settings');
+    // A page's form: Back asks first, and staying keeps the page and the text.
+    await player.goto('/donate');
+    // A real click first: Chrome skips, on Back, history entries a page adds without one.
+    await player.getByRole('heading', { level: 1 }).first().click();
+    await player.evaluate(() => history.pushState(null, '', '/profile?tab=settings'));
     await player.getByLabel('Текущий пароль').fill('half-typed');
+    await player.goBack({ waitUntil: 'commit' }).catch(() => null);
+    const back = player.getByRole('dialog', { name: 'Уйти без сохранения?' });
+    await back.getByRole('button', { name: 'Остаться' }).click();
+    await back.waitFor({ state: 'hidden' });
+    expect(new URL(player.url()).pathname).toBe('/profile');
+    expect(await player.getByLabel('Текущий пароль').inputValue()).toBe('half-typed');
+    // So does a link to another screen.
     await player.getByRole('link', { name: 'Главная' }).first().click();
     const leave = player.getByRole('dialog', { name: 'Уйти без сохранения?' });
     await leave.getByRole('button', { name: 'Остаться' }).click();

@@ -1,13 +1,14 @@
 import { createContext, useContext, useEffect } from 'react';
 import { navigate } from 'wouter/use-browser-location';
+import { setPopStateGate } from '../lib/popstate-gate.ts';
 
 /**
  * Leaving a form with unsaved text asks first, everywhere (issue 24 §7). Every form of the kit
  * (form/Form.tsx) registers here while it is dirty, under the modal it stands in (or the page);
  * a Modal asks before Escape, its × or a click on the backdrop closes it with a dirty form inside;
- * a form's «Отмена» asks; a click on a link to another screen asks while any form is dirty. The
- * question is the site's own dialog (DiscardDialog.tsx, loaded when first needed), never
- * window.confirm. Closing or reloading the tab is left to the browser.
+ * a form's «Отмена» asks; a click on a link to another screen, or the browser's Back and Forward,
+ * asks while any form is dirty. The question is the site's own dialog (DiscardDialog.tsx, loaded
+ * when first needed), never window.confirm. Closing or reloading the tab is left to the browser.
  */
 
 /** A modal's identity; null: the page. */
@@ -74,9 +75,49 @@ function onClick(e: MouseEvent): void {
   });
 }
 
+/** Where the dirty form is: the address Back and Forward return to while the player is asked. */
+let here = '';
+const address = () => location.pathname + location.search + location.hash;
+const remember = () => {
+  here = address();
+};
+
+/**
+ * Back or Forward while a form is dirty, seen before the router (lib/popstate-gate.ts): the
+ * form's address is put back at once, so the page never changes under the question; agreeing then
+ * goes where the browser was going.
+ */
+function onPopState(e: PopStateEvent): void {
+  const target = address();
+  const [wasAt] = here.split('#');
+  if (target.split('#')[0] === wasAt) return remember(); // a jump within the page
+  e.stopImmediatePropagation();
+  history.pushState(null, '', here);
+  void confirmDiscard().then((ok) => {
+    if (!ok) return;
+    dirty.clear();
+    sync();
+    navigate(target);
+  });
+}
+
 let listening = false;
 function sync(): void {
-  if (dirty.size > 0 && !listening) document.addEventListener('click', onClick, true);
-  if (dirty.size === 0 && listening) document.removeEventListener('click', onClick, true);
-  listening = dirty.size > 0;
+  const want = dirty.size > 0;
+  if (want === listening) return;
+  listening = want;
+  // Visible to tests and to styles: the page holds unsaved text.
+  document.documentElement.toggleAttribute('data-unsaved', want);
+  if (want) {
+    remember();
+    document.addEventListener('click', onClick, true);
+    setPopStateGate(onPopState);
+    window.addEventListener('pushState', remember);
+    window.addEventListener('replaceState', remember);
+  } else {
+    document.removeEventListener('click', onClick, true);
+    setPopStateGate(null);
+    window.removeEventListener('pushState', remember);
+    window.removeEventListener('replaceState', remember);
+  }
 }
