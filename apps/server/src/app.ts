@@ -32,7 +32,7 @@ import { UserCache } from './lib/user-cache.ts';
 import { recordAudit } from './modules/audit/audit.service.ts';
 import { modules } from './modules/index.ts';
 import { indexPage } from './modules/site/site.index-page.ts';
-import { SiteSettingsDoc } from './modules/site/site.settings.ts';
+import { siteName, SiteSettingsDoc } from './modules/site/site.settings.ts';
 import { mailJob, mailQueueDepth } from './modules/mail/mail.outbox.ts';
 import { keyCleanupJob } from './modules/purchases/purchases.keys.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
@@ -224,7 +224,8 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
 
-  ctx.jobs.register(mailJob(database.db, mailer, app.log));
+  // Letters go out under the site's name as the owner set it (Админ-панель → Настройки).
+  ctx.jobs.register(mailJob(database.db, mailer, app.log, () => siteName(ctx)));
   ctx.jobs.register(ctx.schedule.job(keyCleanupJob(database.db)));
   metrics.gauge({
     name: 'kubik_mail_queue',

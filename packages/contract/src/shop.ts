@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { commandProblem, ITEM_COMMAND_PLACEHOLDERS } from './commands.ts';
-import { DELIVERY_STATES, DELIVERY_WAITING } from './deliveries.ts';
+import { DELIVERY_STATES, DELIVERY_WAITING, DeliveryStatus } from './deliveries.ts';
 import { roundsToZeroKopecks, withLabels, ZERO_KOPECKS_TEXT } from './common.ts';
 
 // Schemas of the shop feature, shared by the server and the web app. Money is roubles on the wire.
@@ -242,6 +242,8 @@ export const ShopOrder = z.object({
   total: z.number(),
   created_at: z.number(),
   deliveries: z.array(OrderDelivery),
+  /** All its deliveries in one word (the card's headline); null: nothing to deliver. */
+  delivery: DeliveryStatus.nullable(),
 });
 export type ShopOrder = z.infer<typeof ShopOrder>;
 

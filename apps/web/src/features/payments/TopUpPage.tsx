@@ -127,7 +127,7 @@ function TopUpForm({ options }: { options: PaymentOptions }) {
 
   const busy = form.formState.isSubmitting || leaving;
   return (
-    <Form form={form} onSubmit={pay} className="form topup-form">
+    <Form form={form} onSubmit={pay} className="form topup-form" guard={false}>
       <AmountChoice options={options} />
       <ProviderChoice providers={options.providers} />
       <FormErrors />
