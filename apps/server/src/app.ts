@@ -26,6 +26,7 @@ import { NotifyChannel } from './lib/notify-channel.ts';
 import { backupJob } from './lib/backup.ts';
 import { ensurePrivateDir } from './lib/private-files.ts';
 import { PublicCache, sendCached } from './lib/public-cache.ts';
+import { fastifyTrustProxy } from './lib/proxy-trust.ts';
 import { createRateLimiter, DatabaseRateLimiter } from './lib/rate-limit.ts';
 import { SettingsStore } from './lib/settings.ts';
 import { UserCache } from './lib/user-cache.ts';
@@ -117,7 +118,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     logger: loggerOptions(config),
     genReqId: (req) => (req as RequestWithId).kubikRequestId ?? nextRequestId(req),
     requestIdHeader: false,
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: 64 * 1024,
     frameworkErrors,
     logController: new LogController({ disableRequestLogging: true }),
@@ -226,6 +227,36 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 
   ctx.jobs.register(mailJob(database.db, mailer, app.log));
   ctx.jobs.register(ctx.schedule.job(keyCleanupJob(database.db)));
+  // Connections to PostgreSQL: the query pool and the LISTEN connection (zero on SQLite).
+  const dbHealth = database.health;
+  dbHealth.log = app.log;
+  metrics.counter({
+    name: 'kubik_db_connection_errors_total',
+    help: 'Connection errors to the database: connects that failed and open connections that broke, by client (pool, listen)',
+    labelNames: ['client'],
+    read: () => [
+      { labels: { client: 'pool' }, value: dbHealth.errors },
+      { labels: { client: 'listen' }, value: notifications.errors },
+    ],
+  });
+  metrics.counter({
+    name: 'kubik_db_reconnects_total',
+    help: 'Connections to the database made again after an outage, by client (pool, listen)',
+    labelNames: ['client'],
+    read: () => [
+      { labels: { client: 'pool' }, value: dbHealth.reconnects },
+      { labels: { client: 'listen' }, value: notifications.reconnects },
+    ],
+  });
+  metrics.gauge({
+    name: 'kubik_db_up',
+    help: '1 while the database is reachable by this process (its last connect worked, the LISTEN connection is up), by client',
+    labelNames: ['client'],
+    read: async () => [
+      { labels: { client: 'pool' }, value: dbHealth.up ? 1 : 0 },
+      { labels: { client: 'listen' }, value: notifications.up ? 1 : 0 },
+    ],
+  });
   metrics.gauge({
     name: 'kubik_mail_queue',
     help: 'Letters in the outbox: queued (to send now or on retry) and failed (given up)',
