@@ -66,9 +66,7 @@ const CONNECTION_CODES = new Set([
 const CONNECTION_TEXTS = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly)/;
 
 /** Thrown without trying while the database was just found unreachable (see PgGate). */
-export class DatabaseUnavailableError extends Error {
-  readonly code = 'KUBIK_DB_UNAVAILABLE';
-}
+export class DatabaseUnavailableError extends Error {}
 
 /** True when err (or its cause) says the database cannot be reached right now: worth a retry, not a bug. */
 export function isConnectionError(err: unknown): boolean {
@@ -102,6 +100,8 @@ export class DbHealth {
   reconnects = 0;
   failures = 0;
   retryAt = 0;
+  /** Why the last connect failed (the message of a query refused meanwhile). */
+  lastError = '';
   /** The site's logger once the app is built (app.ts); quiet before (a start says it in one line of its own). */
   log: DbHealthLog = { warn: () => {}, info: () => {} };
 
@@ -112,6 +112,7 @@ export class DbHealth {
   connectFailed(err: unknown): void {
     this.errors += 1;
     this.failures += 1;
+    this.lastError = err instanceof Error ? err.message || String((err as { code?: unknown }).code ?? '') : String(err);
     this.retryAt = Date.now() + backoffMs(this.failures, RECONNECT);
     if (this.failures === 1) this.log.warn({ err }, 'PostgreSQL unreachable: answering 503 and retrying');
   }
@@ -172,7 +173,7 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; sqlitePat
       pool: {
         async connect() {
           if (health.failures > 0 && Date.now() < health.retryAt)
-            throw new DatabaseUnavailableError('PostgreSQL unreachable (retrying shortly)');
+            throw new DatabaseUnavailableError(health.lastError || 'PostgreSQL unreachable');
           try {
             const client = await pool.connect();
             health.connected();
