@@ -98,11 +98,11 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
       const server = http.createServer((req, res) => {
         // Shutting down: a request that still arrives on a kept-alive connection is turned away
         // (in Russian, unlike Fastify's own 503) so the client retries on another instance.
-        if (closing) return void res.writeHead(503, SHUTTING_DOWN_HEADERS).end(SHUTTING_DOWN_BODY);
         // The id is made here, so the answer from memory carries one too; Fastify's genReqId takes it over.
         const id = nextRequestId(req);
         (req as RequestWithId).kubikRequestId = id;
         res.setHeader('x-request-id', id);
+        if (closing) return void res.writeHead(503, SHUTTING_DOWN_HEADERS).end(SHUTTING_DOWN_BODY);
         if (!fastPath) return handler(req, res);
         const started = performance.now();
         const route = fastPath.tryServe(req, res);
