@@ -32,7 +32,14 @@ export async function settleRestoredInFlight(db: Db, now = Date.now()): Promise<
   return db.transaction().execute(async (trx) => {
     const deliveries = await trx
       .updateTable('deliveries')
-      .set({ state: 'unknown', waiting: null, last_error: SETTLE_TEXTS.deliveryNote, lock_token: null, locked_until: null, updated_at: now })
+      .set({
+        state: 'unknown',
+        waiting: null,
+        last_error: SETTLE_TEXTS.deliveryNote,
+        lock_token: null,
+        locked_until: null,
+        updated_at: now,
+      })
       .where('state', 'in', ['pending', 'sent'])
       .executeTakeFirst();
     const refunds = await trx

@@ -63,7 +63,8 @@ const CONNECTION_CODES = new Set([
   '57P03',
   '53300',
 ]);
-const CONNECTION_TEXTS = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly)/;
+const CONNECTION_TEXTS =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly)/;
 
 /** Thrown without trying while the database was just found unreachable (see PgGate). */
 export class DatabaseUnavailableError extends Error {}

@@ -465,7 +465,7 @@ describe('three instances behind nginx on one PostgreSQL (deploy/)', () => {
     expect(new Set(ids.map((id) => log.get(id)?.upstreams[0])).size, 'the attempts were spread over the instances').toBe(INSTANCES);
   });
 
-  it("under load one instance loses its database: it answers 503, no GET through nginx fails, it is back within seconds", async () => {
+  it('under load one instance loses its database: it answers 503, no GET through nginx fails, it is back within seconds', async () => {
     const cut = sites[INSTANCES - 1]!;
     const cutAddr = `127.0.0.1:${cut.port}`;
     const results: LoadResult[] = [];

@@ -98,7 +98,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('an instance whose PostgreSQL goes
       expect(Date.now() - back, `still not ready: ${res.body}`).toBeLessThan(2000);
       await sleep(50);
     }
-    expect((await t.app.inject({ method: 'GET', url: '/api/user/me', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: '/api/user/me', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(
+      200,
+    );
     expect((await t.app.inject({ method: 'GET', url: '/api/tidings/news' })).statusCode).toBe(200);
     const up = (await t.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1' })).body;
     expect(sample(up, 'kubik_db_up', '{client="pool"}')).toBe(1);

@@ -151,7 +151,10 @@ describe.each(dbKinds)('health, readiness and metrics on %s', (kind) => {
     expect(`${check.stdout}${check.stderr}`).toBe('');
     expect(check.status).toBe(0);
   });
-  it.skipIf(hasPromtool)('promtool check metrics: SKIPPED — promtool is not installed here (apt-get install prometheus; CI installs it)', () => {});
+  it.skipIf(hasPromtool)(
+    'promtool check metrics: SKIPPED — promtool is not installed here (apt-get install prometheus; CI installs it)',
+    () => {},
+  );
 
   it('/metrics: each background pass by job, the monitor sweep among them', async () => {
     t = await createTestApp(kind, { workers: true });
