@@ -1,6 +1,8 @@
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TcpProxy } from '../../../../../testing/tcp-proxy.ts';
-import { openDatabase } from '../../db/index.ts';
+import { DatabaseUnavailableError, openDatabase } from '../../db/index.ts';
+import { registerErrorHandling } from '../../plugins/errors.ts';
 import { DatabaseDownAtStart, DB_DOWN_LINE, migrateWhenReachable } from '../../db/migrate.ts';
 import { createPgDatabase, loginAs, seedUser, startInstance, type TestApp } from '../../test/test-app.ts';
 
@@ -18,6 +20,39 @@ function sample(text: string, name: string, labels = ''): number | undefined {
   const m = new RegExp(`^${escaped} (\\S+)$`, 'm').exec(text);
   return m ? Number(m[1]) : undefined;
 }
+
+describe('errors of an unreachable database', () => {
+  it('are 503 db_unavailable with Retry-After, whichever driver and shape; other faults stay 500', async () => {
+    const app = Fastify({ logger: false });
+    registerErrorHandling(app);
+    const errors: Record<string, () => Error> = {
+      refused: () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      terminated: () => new Error('Connection terminated unexpectedly'),
+      timeout: () => new Error('timeout exceeded when trying to connect'),
+      shutdown: () => Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      gate: () => new DatabaseUnavailableError('connect ECONNREFUSED 127.0.0.1:5432'),
+      wrapped: () => new Error('query failed', { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) }),
+      busy: () => Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }),
+      bug: () => new TypeError('x is undefined'),
+      constraint: () => Object.assign(new Error('duplicate key'), { code: '23505' }),
+    };
+    for (const [name, make] of Object.entries(errors))
+      app.get(`/${name}`, async () => {
+        throw make();
+      });
+    try {
+      for (const name of ['refused', 'terminated', 'timeout', 'shutdown', 'gate', 'wrapped', 'busy']) {
+        const res = await app.inject({ method: 'GET', url: `/${name}` });
+        expect(res.statusCode, name).toBe(503);
+        expect(res.headers['retry-after']).toBe('2');
+        expect(res.json()).toEqual({ error: 'База данных временно недоступна. Повторите через несколько секунд.', code: 'db_unavailable' });
+      }
+      for (const name of ['bug', 'constraint']) expect((await app.inject({ method: 'GET', url: `/${name}` })).statusCode, name).toBe(500);
+    } finally {
+      await app.close();
+    }
+  });
+});
 
 describe.runIf(process.env.TEST_DATABASE_URL)('an instance whose PostgreSQL goes away', () => {
   let pgDb: Awaited<ReturnType<typeof createPgDatabase>>;
