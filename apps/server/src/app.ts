@@ -68,6 +68,8 @@ export interface BuildOptions {
   /** An already opened (and migrated) database; otherwise one is opened from the config. */
   database?: DbHandle;
   mailer?: Mailer;
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
 }
 
 const SHUTTING_DOWN_BODY = JSON.stringify({
@@ -115,7 +117,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
       server.keepAliveTimeout = 72_000;
       return server;
     },
-    logger: loggerOptions(config),
+    logger: options.logStream ? { ...loggerOptions(config), stream: options.logStream } : loggerOptions(config),
     genReqId: (req) => (req as RequestWithId).kubikRequestId ?? nextRequestId(req),
     requestIdHeader: false,
     trustProxy: fastifyTrustProxy(config.trustProxy),
