@@ -14,8 +14,9 @@ export function requestIds(config: Pick<Config, 'trustProxy'>): (req: IncomingMe
   const trusted = peerIsTrustedProxy(config.trustProxy);
   let n = 0;
   return (req) => {
-    const given = trusted(req.socket?.remoteAddress) ? req.headers['x-request-id'] : undefined;
-    if (typeof given === 'string' && /^[A-Za-z0-9._:-]{1,100}$/.test(given)) return given;
+    // The header first: most requests carry none, and then the peer need not be looked up.
+    const given = req.headers['x-request-id'];
+    if (typeof given === 'string' && /^[A-Za-z0-9._:-]{1,100}$/.test(given) && trusted(req.socket?.remoteAddress)) return given;
     n = (n + 1) % Number.MAX_SAFE_INTEGER;
     return `${prefix}-${n.toString(36)}`;
   };
