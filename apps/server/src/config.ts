@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseProxyTrust, type ProxyTrust } from './lib/proxy-trust.ts';
 
 const bool = z.enum(['on', 'off', 'true', 'false', '1', '0']).transform((v) => v === 'on' || v === 'true' || v === '1');
 const int = (def: number, min = 0, max = 1_000_000_000) => z.coerce.number().int().min(min).max(max).default(def);
@@ -24,7 +25,19 @@ const Env = z.object({
         return false;
       }
     }, 'неизвестный часовой пояс (пример: Europe/Moscow)'),
-  TRUST_PROXY: bool.default(false),
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((v, c) => {
+      try {
+        return parseProxyTrust(v);
+      } catch (err) {
+        c.addIssue({ code: 'custom', message: `${(err as Error).message} (on, число прокси или список адресов/CIDR через запятую)` });
+        return z.NEVER;
+      }
+    }),
+  /** off: a site started while its database is down exits (systemd restarts it) instead of waiting. */
+  DATABASE_WAIT: bool.default(true),
   SESSION_TTL_DAYS: int(30, 1, 3650),
   RATE_LIMITS: bool.default(true),
   RATE_LIMIT_WINDOW_SEC: int(900, 1),
@@ -101,7 +114,10 @@ export interface Config {
   siteName: string;
   /** IANA time zone the admin's days are counted in (the dashboard's «by day»). */
   timeZone: string;
-  trustProxy: boolean;
+  /** Which forwarding proxies are believed (lib/proxy-trust.ts); tests may pass true (one hop). */
+  trustProxy: ProxyTrust | boolean;
+  /** Wait for a database that is down at start (true), or exit with one line (false). */
+  databaseWait: boolean;
   secureCookies: boolean;
   sessionTtlMs: number;
   rateLimits: {
@@ -202,6 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     siteName: e.SITE_NAME,
     timeZone: e.TIME_ZONE,
     trustProxy: e.TRUST_PROXY,
+    databaseWait: e.DATABASE_WAIT,
     secureCookies: publicUrl.startsWith('https://'),
     sessionTtlMs: e.SESSION_TTL_DAYS * 86_400_000,
     launcher: { version: e.LAUNCHER_VERSION, windowsUrl: e.LAUNCHER_WINDOWS_URL, linuxUrl: e.LAUNCHER_LINUX_URL },

@@ -27,6 +27,8 @@ export const ERROR_CODE_MEANINGS = {
   invalid_text: 'A text holds a NUL byte or broken Unicode',
   cross_site: 'A state-changing request from another site was refused',
   shutting_down: 'The site is restarting; repeat in a few seconds',
+  db_unavailable:
+    'This instance cannot reach its database right now (503 with Retry-After); repeat in a few seconds, another instance may answer',
   not_ready: 'Readiness probe (/readyz): the database, migrations or notifications are not ready',
 
   // Sessions and login.
