@@ -119,6 +119,9 @@ export const ERROR_CODE_MEANINGS = {
   refund_refused: 'The provider refused the refund; the money is back on the balance',
   refund_unknown: 'The provider did not answer the refund; the balance stays debited and it is retried',
 
+  // Votes and referrals.
+  vote_site_not_found: 'No such vote top',
+
   // Pages.
   page_builtin: 'A built-in page cannot be removed (its text can be changed)',
 } as const satisfies Record<string, string>;

@@ -15,6 +15,7 @@ import { toRoubles } from '../../lib/money.ts';
 import { ProviderError, type PaymentAdapter, type ProviderPaymentState, type RefundResult } from '../../lib/payments/index.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
+import { topupRefunded } from '../users/users.ports.ts';
 import { findPayment, formatRub, recordEvent, type PaymentRow } from './payments.repo.ts';
 
 /*
@@ -160,6 +161,13 @@ export async function refundPayment(ctx: AppContext, adapters: Adapters, actorId
       if (err instanceof InsufficientFunds) throw conflict(PAYMENT_TEXTS.refundNoFunds, { code: 'insufficient_funds' });
       throw err;
     }
+    await topupRefunded.run(trx, {
+      paymentId: row.id,
+      userId: row.user_id,
+      amount: Number(row.amount),
+      refunded: Number(row.amount),
+      ref: refundRef(row.id, attempt),
+    });
     await recordAudit(trx, {
       actorId,
       action: 'payment.refund',
@@ -311,6 +319,13 @@ async function putBack(db: Db, row: PaymentRow, actorId: number | null, message:
       authorId: actorId,
       ref: refundBackRef(row.id, attempt),
       note: `Возврат пополнения не выполнен: ${message}`.slice(0, 500),
+    });
+    await topupRefunded.run(trx, {
+      paymentId: row.id,
+      userId: row.user_id,
+      amount: Number(row.amount),
+      refunded: -Number(row.amount),
+      ref: refundBackRef(row.id, attempt),
     });
     await recordAudit(trx, {
       actorId,

@@ -123,3 +123,24 @@ export const userPayments = new Port<(ctx: AppContext, userId: number, limit: nu
   "a player's top-ups",
   async () => null,
 );
+
+/**
+ * A top-up was credited to a player's balance (payments), in the crediting transaction: referrals
+ * pays the inviter's share. `amount` is kopecks of money paid (without the owner's bonus).
+ */
+export const topupCredited = new Hook<[trx: Db, topup: { paymentId: string; userId: number; amount: number; paidAt: number }]>();
+
+/**
+ * Money of a credited top-up went back (payments' refund), in that transaction: `refunded` kopecks
+ * of the payment's `amount` (negative when a refund was undone and the money put back on the
+ * balance); `ref` is unique to this step (the refund's ledger ref). Referrals reverses its reward
+ * in proportion.
+ */
+export const topupRefunded = new Hook<
+  [trx: Db, refund: { paymentId: string; userId: number; amount: number; refunded: number; ref: string }]
+>();
+
+// --- Registration ---------------------------------------------------------------------------
+
+/** A player registered themselves (accounts), in the registering transaction: referrals records who invited them. */
+export const userRegistered = new Hook<[trx: Db, userId: number, meta: { ip: string; cookies: Record<string, string | undefined> }]>();
