@@ -15,6 +15,7 @@ const LINKS = [
   { to: '/servers', label: 'Серверы' },
   { to: '/help', label: 'Помощь' },
   { to: '/donate', label: 'Донат' },
+  { to: '/vote', label: 'Голосование' },
   { to: '/rules', label: 'Правила' },
 ];
 

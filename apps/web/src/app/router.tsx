@@ -23,6 +23,7 @@ const ServersPage = lazyPage(() => import('../features/servers/ServersPage.tsx')
 const ProfilePage = lazyPage(() => import('./pages/ProfilePage.tsx'));
 const ShopPage = lazyPage(() => import('../features/shop/ShopPage.tsx'));
 const TopUpPage = lazyPage(() => import('../features/payments/TopUpPage.tsx'));
+const VotePage = lazyPage(() => import('../features/votes/VotePage.tsx'));
 const AdminLayout = lazy(() => import('./admin/AdminLayout.tsx'));
 const AdminDashboardPage = lazy(() => import('../features/dashboard/AdminDashboardPage.tsx'));
 const AdminUsersPage = lazy(() => import('../features/accounts/AdminUsersPage.tsx'));
@@ -38,6 +39,8 @@ const AdminSecurityPage = lazy(() => import('../features/security/AdminSecurityP
 const AdminSettingsPage = lazy(() => import('../features/site/AdminSettingsPage.tsx'));
 const AdminPagesPage = lazy(() => import('../features/pages/AdminPagesPage.tsx'));
 const AdminPaymentsPage = lazy(() => import('../features/payments-admin/AdminPaymentsPage.tsx'));
+const AdminVotesPage = lazy(() => import('../features/votes/AdminVotesPage.tsx'));
+const AdminReferralsPage = lazy(() => import('../features/referrals/AdminReferralsPage.tsx'));
 
 /**
  * lazy(), and preload() for the page the browser opens first (main.tsx): once its module is in, a
@@ -67,6 +70,7 @@ const PRELOAD: Record<string, () => Promise<unknown>> = {
   '/profile': ProfilePage.preload,
   '/shop': ShopPage.preload,
   [TOPUP_PATH]: TopUpPage.preload,
+  '/vote': VotePage.preload,
   '/login': LoginPage.preload,
   '/register': RegisterPage.preload,
   '/forgot-password': ForgotPasswordPage.preload,
@@ -128,6 +132,9 @@ export function AppRoutes() {
           <RequireUser>
             <TopUpPage />
           </RequireUser>
+        </Route>
+        <Route path="/vote">
+          <VotePage />
         </Route>
         <Route path="/login">
           <GuestOnly>
@@ -220,6 +227,16 @@ export function AppRoutes() {
         <Route path="/admin/payments">
           <Admin>
             <AdminPaymentsPage />
+          </Admin>
+        </Route>
+        <Route path="/admin/votes">
+          <Admin>
+            <AdminVotesPage />
+          </Admin>
+        </Route>
+        <Route path="/admin/referrals">
+          <Admin>
+            <AdminReferralsPage />
           </Admin>
         </Route>
         <Route>

@@ -1,11 +1,4 @@
-import {
-  VoteSiteBody,
-  type AdminVoteSite,
-  type PlayerVoteSite,
-  type VoteOutcome,
-  type VoteTopResponse,
-  type VotesResponse,
-} from '@kubik/contract';
+import type { VoteSiteBody, AdminVoteSite, PlayerVoteSite, VoteOutcome, VoteTopResponse, VotesResponse } from '@kubik/contract';
 import type { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { badRequest, isUniqueViolation, notFound } from '../../lib/errors.ts';
@@ -256,7 +249,7 @@ export async function handleCallback(
   }
 
   const dedupe = `${claim.username.toLowerCase()}:${claim.rawTime ?? `@${now}`}`.slice(0, 200);
-  let delivered = false;
+  let delivered: boolean;
   try {
     delivered = await ctx.db.transaction().execute(async (trx) => {
       const vote = await trx

@@ -32,7 +32,7 @@ export interface VoteClaim {
 
 export type Verdict = { ok: true; claim: VoteClaim } | { ok: false; outcome: 'bad_request' | 'bad_signature'; username: string | null };
 
-const NAME = /^[\p{L}\p{N}_.\-]{1,64}$/u;
+const NAME = /^[\p{L}\p{N}_.-]{1,64}$/u;
 
 function hex(alg: 'sha1' | 'sha256' | 'md5', text: string): string {
   return createHash(alg).update(text, 'utf8').digest('hex');

@@ -10,6 +10,8 @@ const SECTIONS = [
   { to: '/admin/shop', label: 'Магазин' },
   { to: '/admin/payments', label: 'Платежи' },
   { to: '/admin/donate', label: 'Донат' },
+  { to: '/admin/votes', label: 'Голосование' },
+  { to: '/admin/referrals', label: 'Рефералы' },
   { to: '/admin/servers', label: 'Серверы' },
   { to: '/admin/capes', label: 'Плащи' },
   { to: '/admin/media', label: 'Картинки' },

@@ -19,6 +19,7 @@ import { TwoFactorPanel } from '../../features/security/TwoFactorPanel.tsx';
 import { OwnSkinPanel } from '../../features/skins/SkinPanel.tsx';
 import { MyPayments } from '../../features/payments/MyPayments.tsx';
 import { PaymentReturn } from '../../features/payments/PaymentReturn.tsx';
+import { ReferralPanel } from '../../features/referrals/ReferralPanel.tsx';
 import './profile.css';
 
 const TABS = [
@@ -71,6 +72,7 @@ export default function ProfilePage() {
                 <Information user={user} />
                 <MyPrivileges />
                 <MyPayments />
+                <ReferralPanel />
               </div>
             )}
             {tab === 'shop' && (
