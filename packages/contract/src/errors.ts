@@ -120,7 +120,9 @@ export const ERROR_CODE_MEANINGS = {
   refund_unknown: 'The provider did not answer the refund; the balance stays debited and it is retried',
 
   // Votes and referrals.
-  vote_site_not_found: 'No such vote top',
+  vote_site_not_found: 'No such vote top (or it is switched off)',
+  vote_bad_signature: 'A vote callback whose signature (or bearer secret) does not match the top’s secret',
+  vote_stale: 'A vote callback whose time is too far from now (an old callback replayed)',
 
   // Pages.
   page_builtin: 'A built-in page cannot be removed (its text can be changed)',

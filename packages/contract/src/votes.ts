@@ -36,8 +36,7 @@ export const CustomVoteScheme = withLabels(
       .trim()
       .min(1, 'Введите шаблон подписи')
       .max(200, 'Шаблон подписи: до 200 символов')
-      .refine((t) => t.includes('{secret}'), 'Шаблон подписи должен содержать {secret}')
-      .refine((t) => t.includes('{username}'), 'Шаблон подписи должен содержать {username}'),
+      .regex(/^(?=.*\{secret\})(?=.*\{username\})/, 'Шаблон подписи должен содержать {username} и {secret}'),
   }),
   {
     username_field: 'Поле с ником',

@@ -48,16 +48,16 @@ export function votesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         schema: {
           tags,
           summary:
-            'Колбэк топа о голосе игрока (адрес выдаётся в админ-панели для каждого топа); ответ — текст, которого ждёт топ: ok/OK при принятом, повторном или раннем голосе и неизвестном нике, 403 при неверной подписи, 400 при неполном запросе или устаревшем времени',
+            'Колбэк топа о голосе игрока (адрес выдаётся в админ-панели для каждого топа); ответ — текст, которого ждёт топ: ok/OK при принятом, повторном или раннем голосе и неизвестном нике; 403 vote_bad_signature при неверной подписи, 400 invalid/vote_stale при неполном запросе или устаревшем времени, 404 vote_site_not_found',
           params: IdParams,
           querystring: CallbackFields,
           ...(method === 'POST' ? { body: CallbackFields } : {}),
-          response: { 200: z.string(), 400: z.string(), 403: z.string(), 404: z.string(), 429: ErrorResponse },
+          response: { 200: z.string(), ...err(400, 403, 404, 429) },
         },
         handler: async (req, reply) => {
           const fields = service.fieldsOf(req.query, req.body);
           const answer = await service.handleCallback(ctx, req.params.id, fields, req.headers.authorization, req.ip);
-          return reply.code(answer.status).type('text/plain; charset=utf-8').header('cache-control', 'no-store').send(answer.text);
+          return reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store').send(answer.text);
         },
       });
 

@@ -1,7 +1,7 @@
 import type { VoteSiteBody, AdminVoteSite, PlayerVoteSite, VoteOutcome, VoteTopResponse, VotesResponse } from '@kubik/contract';
 import type { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { badRequest, isUniqueViolation, notFound } from '../../lib/errors.ts';
+import { badRequest, forbidden, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { zonedDate, zonedMidnight } from '../../lib/zoned-days.ts';
 import { recordAudit } from '../audit/audit.service.ts';
@@ -16,6 +16,9 @@ export const VOTE_TEXTS = {
   siteNotFound: 'Такого топа нет',
   secretRequired: 'Введите секретный ключ, который выдал топ',
   disabled: 'Топ выключен',
+  badSignature: 'Подпись не совпадает с секретным ключом топа',
+  badRequest: 'В запросе топа нет ника, времени или подписи',
+  stale: 'Время голоса слишком далеко от текущего: колбэк устарел',
 } as const;
 
 /** A callback's time may differ from ours by this much; older ones are refused as stale (a replay). */
@@ -184,9 +187,8 @@ export async function disableSite(ctx: AppContext, actor: User, id: number): Pro
 // --- The callback ---------------------------------------------------------------------------
 
 export interface CallbackAnswer {
-  status: 200 | 400 | 403 | 404;
   text: string;
-  outcome: VoteOutcome | null;
+  outcome: VoteOutcome;
 }
 
 /** Strings of a form, query or JSON object (one level; other values are left out). */
@@ -217,25 +219,25 @@ export async function handleCallback(
 ): Promise<CallbackAnswer> {
   await ctx.limiter.hit(`vote:callback:ip:${ip}`, CALLBACKS_PER_IP);
   const site = await findSite(ctx.db, siteId);
-  if (!site || !site.enabled) return { status: 404, text: 'unknown top', outcome: null };
+  if (!site || !site.enabled) throw notFound(VOTE_TEXTS.siteNotFound, { code: 'vote_site_not_found' });
   const now = Date.now();
   const log = (outcome: VoteOutcome, username: string | null, db = ctx.db) => logCallback(db, { siteId, outcome, username, ip, now });
 
   const verdict = verifyVote(site, fields, authorization);
   if (!verdict.ok) {
     await log(verdict.outcome, verdict.username);
-    return verdict.outcome === 'bad_signature'
-      ? { status: 403, text: 'bad signature', outcome: 'bad_signature' }
-      : { status: 400, text: 'bad request', outcome: 'bad_request' };
+    throw verdict.outcome === 'bad_signature'
+      ? forbidden(VOTE_TEXTS.badSignature, { code: 'vote_bad_signature' })
+      : badRequest(VOTE_TEXTS.badRequest, { code: 'invalid' });
   }
   const { claim } = verdict;
   if (claim.test) {
     await log('test', claim.username);
-    return { status: 200, text: okText(site.kind), outcome: 'test' };
+    return { text: okText(site.kind), outcome: 'test' };
   }
   if (claim.at !== null && Math.abs(now - claim.at) > MAX_CLOCK_SKEW_MS) {
     await log('stale', claim.username);
-    return { status: 400, text: 'stale timestamp', outcome: 'stale' };
+    throw badRequest(VOTE_TEXTS.stale, { code: 'vote_stale' });
   }
   const user = await ctx.db
     .selectFrom('users')
@@ -245,7 +247,7 @@ export async function handleCallback(
     .executeTakeFirst();
   if (!user) {
     await log('unknown_name', claim.username);
-    return { status: 200, text: okText(site.kind), outcome: 'unknown_name' };
+    return { text: okText(site.kind), outcome: 'unknown_name' };
   }
 
   const dedupe = `${claim.username.toLowerCase()}:${claim.rawTime ?? `@${now}`}`.slice(0, 200);
@@ -282,16 +284,16 @@ export async function handleCallback(
   } catch (err) {
     if (err instanceof Cooldown) {
       await log('cooldown', user.username);
-      return { status: 200, text: okText(site.kind), outcome: 'cooldown' };
+      return { text: okText(site.kind), outcome: 'cooldown' };
     }
     if (isUniqueViolation(err)) {
       await log('replay', user.username);
-      return { status: 200, text: okText(site.kind), outcome: 'replay' };
+      return { text: okText(site.kind), outcome: 'replay' };
     }
     throw err;
   }
   if (delivered) kickDeliveries(ctx);
-  return { status: 200, text: okText(site.kind), outcome: 'accepted' };
+  return { text: okText(site.kind), outcome: 'accepted' };
 }
 
 // --- The player's side ----------------------------------------------------------------------
