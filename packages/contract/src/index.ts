@@ -23,5 +23,7 @@ export * from './bans.ts';
 export * from './account-self.ts';
 export * from './dashboard.ts';
 export * from './two-factor.ts';
+export * from './notices.ts';
+export * from './players.ts';
 export * from './votes.ts';
 export * from './referrals.ts';
