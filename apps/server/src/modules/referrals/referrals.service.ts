@@ -6,6 +6,7 @@ import type { Db } from '../../db/index.ts';
 import { formatRoubles } from './referrals.text.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
+import { notify } from '../notices/notices.service.ts';
 import { isKnownDevice } from '../users/login-throttle.ts';
 import { ReferralSettings, referralRulesIn } from './referrals.settings.ts';
 
@@ -156,6 +157,12 @@ export async function payForTopup(trx: Db, topup: { paymentId: string; userId: n
       authorId: null,
       ref: `referral:${topup.paymentId}:${r.kind}`,
       note: r.note,
+    });
+    await notify(trx, ref.inviter_id, {
+      kind: 'referral_reward',
+      title: `Реферальная награда: +${formatRoubles(r.amount)}`,
+      body: r.note,
+      link: '/profile',
     });
   }
 }

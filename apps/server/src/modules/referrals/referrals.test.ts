@@ -119,6 +119,13 @@ describe.each(dbKinds)('referrals on %s', (kind) => {
     expect(await balance(inviterId)).toBe(start + 1_000 + 2_000 + 5_000);
     await topUp(friend, 300);
     expect(await balance(inviterId)).toBe(start + 1_000 + 2_000 + 5_000 + 3_000); // the bonus is paid once
+    const notices = await db()
+      .selectFrom('notices')
+      .select('title')
+      .where('user_id', '=', inviterId)
+      .where('kind', '=', 'referral_reward')
+      .execute();
+    expect(notices).toHaveLength(4);
 
     // A notification repeated changes nothing.
     const row = await db().selectFrom('payments').selectAll().where('id', '=', big).executeTakeFirstOrThrow();

@@ -3,8 +3,9 @@ import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
 import { isUniqueViolation } from '../../lib/errors.ts';
 import { toKopecks } from '../../lib/money.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
+import { notify } from '../notices/notices.service.ts';
 import { topVoters } from './votes.repo.ts';
-import { monthOf, monthRange, previousMonth } from './votes.service.ts';
+import { formatRoubles, monthOf, monthRange, previousMonth } from './votes.service.ts';
 import { VotePrizeSettings } from './votes.settings.ts';
 
 /** The scheduled job's name (job_schedule). */
@@ -32,7 +33,13 @@ export async function payMonthPrizes(
       const winners = top
         .map((t, i) => ({ place: i + 1, userId: t.userId, amount: toKopecks(prizes[i] ?? 0) }))
         .filter((w) => w.amount > 0);
-      for (const w of winners)
+      for (const w of winners) {
+        await notify(trx, w.userId, {
+          kind: 'vote_reward',
+          title: `Приз за ${w.place}-е место в голосовании за ${month}`,
+          body: `На баланс: +${formatRoubles(w.amount)}`,
+          link: '/vote',
+        });
         await postLedger(trx, {
           userId: w.userId,
           amount: w.amount,
@@ -41,6 +48,7 @@ export async function payMonthPrizes(
           ref: `vote_prize:${month}:${w.place}`,
           note: `Приз за ${w.place}-е место по голосам за ${month}`,
         });
+      }
       await trx
         .updateTable('vote_prize_payouts')
         .set({ winners: JSON.stringify(winners) })

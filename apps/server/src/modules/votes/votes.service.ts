@@ -7,6 +7,7 @@ import { zonedDate, zonedMidnight } from '../../lib/zoned-days.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { enqueueDelivery, kickDeliveries } from '../deliveries/deliveries.queue.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
+import { notify } from '../notices/notices.service.ts';
 import type { User } from '../users/users.repo.ts';
 import { findSite, listSites, logCallback, siteLog, takeCooldown, topVoters, type VoteSite } from './votes.repo.ts';
 import { okText, verifyVote } from './votes.signatures.ts';
@@ -278,6 +279,18 @@ export async function handleCallback(
           server: site.serverIds.length > 0 ? site.serverIds : 'all',
           commands: site.rewardCommands,
         });
+      await notify(trx, user.id, {
+        kind: 'vote_reward',
+        title: `Спасибо за голос в «${site.title}»!`.slice(0, 120),
+        body:
+          [
+            site.rewardAmount > 0 ? `На баланс: +${formatRoubles(site.rewardAmount)}` : null,
+            site.rewardCommands.length > 0 ? 'Подарок выдадим в игре' : null,
+          ]
+            .filter(Boolean)
+            .join('. ') || null,
+        link: '/vote',
+      });
       await log('accepted', user.username, trx);
       return site.rewardCommands.length > 0;
     });
@@ -351,4 +364,11 @@ export async function monthTop(ctx: AppContext, month: string | undefined, now =
     top: top.map((t, i) => ({ place: i + 1, username: t.username, votes: t.votes, prize: prizes[i] ?? null })),
     paid: !!paid,
   };
+}
+
+/** «1 250 ₽», «35,50 ₽». */
+export function formatRoubles(kopecks: number): string {
+  const whole = String(Math.trunc(kopecks / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, '\u00a0');
+  const rest = Math.abs(kopecks % 100);
+  return `${whole}${rest ? `,${String(rest).padStart(2, '0')}` : ''}\u00a0₽`;
 }

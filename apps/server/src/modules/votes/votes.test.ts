@@ -96,6 +96,9 @@ describe.each(dbKinds)('vote tops on %s', (kind) => {
     const delivery = await db().selectFrom('deliveries').selectAll().where('user_id', '=', steveId).where('source', '=', 'vote').execute();
     expect(delivery).toHaveLength(1);
     expect(JSON.parse(delivery[0]!.commands!)).toEqual(['give {player} diamond 1']);
+    const notices = await db().selectFrom('notices').selectAll().where('user_id', '=', steveId).where('kind', '=', 'vote_reward').execute();
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ title: 'Спасибо за голос в «TopCraft»!', link: '/vote' });
 
     expect((await topcraft(site, 'Steve', 'tc-secret', ts)).body).toBe('ok'); // replay
     expect((await topcraft(site, 'steve', 'tc-secret', ts + 5)).body).toBe('ok'); // within the cooldown
