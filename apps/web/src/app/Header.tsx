@@ -15,7 +15,6 @@ const LINKS = [
   { to: '/servers', label: 'Серверы' },
   { to: '/help', label: 'Помощь' },
   { to: '/donate', label: 'Донат' },
-  { to: '/vote', label: 'Голосование' },
   { to: '/rules', label: 'Правила' },
 ];
 

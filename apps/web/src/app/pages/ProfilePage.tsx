@@ -73,6 +73,9 @@ export default function ProfilePage() {
                 <Information user={user} />
                 <MyPrivileges />
                 <MyPayments />
+                <p>
+                  <Link to="/vote">Голосуйте за сервер в рейтингах и получайте награды</Link>
+                </p>
                 <ReferralPanel />
               </div>
             )}

@@ -39,8 +39,8 @@ import {
   fetchVoteSites,
   saveVotePrizes,
   updateVoteSite,
-  VOTES_KEY,
-} from './api.ts';
+  PLAYER_VOTES_KEY as VOTES_KEY,
+} from './admin-api.ts';
 
 const KIND_OPTIONS = VOTE_KINDS.map((k) => ({ value: k, label: VOTE_KIND_TEXT[k] }));
 const HASH_OPTIONS = VOTE_HASHES.map((h) => ({ value: h, label: h }));
@@ -81,7 +81,7 @@ type SiteBody = z.input<typeof VoteSiteBody>;
 const OUTCOMES = Object.keys(VOTE_OUTCOME_TEXT) as VoteOutcome[];
 
 /** Админ-панель → Голосование: the tops, their callback addresses and logs, and the month's prizes. */
-export default function AdminVotesPage() {
+export function AdminVotes() {
   useTitle('Админ-панель: голосование');
   const crud = useCrud<AdminVoteSite, SiteBody>({
     queryKey: ADMIN_VOTE_SITES_KEY,

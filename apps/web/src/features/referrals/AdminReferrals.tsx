@@ -6,12 +6,10 @@ import { MoneyField, NumberField } from '../../components/form/fields.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { AUDIT_KEY } from '../../lib/query-keys.ts';
 import { useNotify } from '../../providers/notifications.tsx';
-import { useTitle } from '../../providers/title.ts';
-import { ADMIN_REFERRAL_SETTINGS_KEY, fetchReferralSettings, saveReferralSettings } from './api.ts';
+import { ADMIN_REFERRAL_SETTINGS_KEY, fetchReferralSettings, saveReferralSettings } from './admin-api.ts';
 
-/** Админ-панель → Рефералы: what an inviter earns from the players they bring. */
-export default function AdminReferralsPage() {
-  useTitle('Админ-панель: рефералы');
+/** Админ-панель → Голосование → Рефералы: what an inviter earns from the players they bring. */
+export function AdminReferrals() {
   const query = useQuery({ queryKey: ADMIN_REFERRAL_SETTINGS_KEY, queryFn: fetchReferralSettings });
   return (
     <AdminSection title="Рефералы">

@@ -8,7 +8,6 @@ import { formatDateTime, formatRub, plural } from '../../lib/format.ts';
 import { useAuth } from '../../providers/auth.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { fetchVotes, fetchVoteTop, VOTES_KEY, voteTopKey } from './api.ts';
-import './votes.css';
 
 const MONTHS = ['январь', 'февраль', 'март', 'апрель', 'май', 'июнь', 'июль', 'август', 'сентябрь', 'октябрь', 'ноябрь', 'декабрь'];
 
@@ -64,7 +63,7 @@ export default function VotePage() {
             {data.sites.length === 0 ? (
               <Empty>Топы для голосования пока не добавлены</Empty>
             ) : (
-              <ul className="vote-grid" aria-label="Топы">
+              <ul className="grid" style={{ listStyle: 'none', margin: 0, padding: 0 }} aria-label="Топы">
                 {data.sites.map((s) => (
                   <VoteCard key={s.id} site={s} now={now} signedIn={!!user} />
                 ))}
@@ -90,18 +89,30 @@ function VoteCard({ site, now, signedIn }: { site: PlayerVoteSite; now: number; 
     .filter(Boolean)
     .join(' и ');
   return (
-    <li className="card vote-card" data-testid="vote-site" aria-labelledby={`vote-site-${site.id}`}>
-      <h2 id={`vote-site-${site.id}`}>{site.title}</h2>
+    <li className="card stack" data-testid="vote-site" aria-labelledby={`vote-site-${site.id}`}>
+      <h2 id={`vote-site-${site.id}`} style={{ margin: 0 }}>
+        {site.title}
+      </h2>
       {reward && <p>Награда: {reward}</p>}
       {signedIn &&
         (waiting ? (
-          <p className="vote-wait" data-testid="vote-cooldown" title={`С ${formatDateTime(next)}`}>
-            Снова можно через {timeLeft(next, now)}
+          <p>
+            <span className="badge badge-warning" data-testid="vote-cooldown" title={`С ${formatDateTime(next)}`}>
+              Снова можно через {timeLeft(next, now)}
+            </span>
           </p>
         ) : (
-          <p className="vote-ready">Можно голосовать</p>
+          <p>
+            <span className="badge badge-success">Можно голосовать</span>
+          </p>
         ))}
-      <a className={`btn ${waiting ? 'btn-ghost' : 'btn-primary'}`} href={site.url} target="_blank" rel="noopener noreferrer">
+      <a
+        className={`btn ${waiting ? 'btn-ghost' : 'btn-primary'}`}
+        style={{ alignSelf: 'flex-start' }}
+        href={site.url}
+        target="_blank"
+        rel="noopener noreferrer"
+      >
         Голосовать
       </a>
     </li>
@@ -114,8 +125,10 @@ function MonthTop({ month }: { month: string }) {
   const options = [month, previousMonth(month)];
   return (
     <section className="card stack" aria-labelledby="vote-top-heading">
-      <div className="vote-top-head">
-        <h2 id="vote-top-heading">Лучшие голосующие</h2>
+      <div className="row" style={{ justifyContent: 'space-between' }}>
+        <h2 id="vote-top-heading" style={{ margin: 0 }}>
+          Лучшие голосующие
+        </h2>
         <label>
           <span className="visually-hidden">Месяц</span>
           <select value={shown} onChange={(e) => setShown(e.target.value)}>
@@ -134,28 +147,30 @@ function MonthTop({ month }: { month: string }) {
         empty="В этом месяце голосов пока нет"
       >
         {(data) => (
-          <table className="vote-top" data-testid="vote-top">
-            <thead>
-              <tr>
-                <th scope="col">Место</th>
-                <th scope="col">Игрок</th>
-                <th scope="col">Голоса</th>
-                <th scope="col">Приз</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.top.map((r) => (
-                <tr key={r.place}>
-                  <td>{r.place}</td>
-                  <td>{r.username}</td>
-                  <td>
-                    {r.votes} {plural(r.votes, ['голос', 'голоса', 'голосов'])}
-                  </td>
-                  <td>{r.prize ? formatRub(r.prize) : '—'}</td>
+          <div className="table-wrap">
+            <table className="table" data-testid="vote-top">
+              <thead>
+                <tr>
+                  <th scope="col">Место</th>
+                  <th scope="col">Игрок</th>
+                  <th scope="col">Голоса</th>
+                  <th scope="col">Приз</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {data.top.map((r) => (
+                  <tr key={r.place}>
+                    <td>{r.place}</td>
+                    <td>{r.username}</td>
+                    <td>
+                      {r.votes} {plural(r.votes, ['голос', 'голоса', 'голосов'])}
+                    </td>
+                    <td>{r.prize ? formatRub(r.prize) : '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </QueryState>
       {top.data?.paid && <p className="muted">Призы за этот месяц выданы.</p>}
