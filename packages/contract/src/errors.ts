@@ -118,6 +118,11 @@ export const ERROR_CODE_MEANINGS = {
   refund_in_progress: 'A refund of this payment is under way',
   refund_refused: 'The provider refused the refund; the money is back on the balance',
   refund_unknown: 'The provider did not answer the refund; the balance stays debited and it is retried',
+  refund_too_large: 'The refund asks for more than is left of the payment',
+  refund_not_supported: 'The provider has no refund through its API (ЮMoney): return the money from its own cabinet',
+  too_many_pending: 'The player has too many unpaid top-ups waiting; pay or wait for them to expire',
+  zero_amount: 'A money amount rounds to zero kopecks',
+  unknown_provider: 'No such payment provider',
 
   // Votes and referrals.
   vote_site_not_found: 'No such vote top (or it is switched off)',

@@ -24,6 +24,7 @@ export const referralsMigrations: Record<string, Migration> = {
         .addColumn('invited_id', 'integer', notNull)
         .addColumn('payment_id', 'varchar(64)', notNull)
         .addColumn('kind', 'varchar(16)', notNull)
+        .addColumn('payment_amount', bigint, notNull)
         .addColumn('amount', bigint, notNull)
         .addColumn('reversed', bigint, notNull)
         .addColumn('created_at', bigint, notNull)

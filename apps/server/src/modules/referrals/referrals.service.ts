@@ -145,6 +145,7 @@ export async function payForTopup(trx: Db, topup: { paymentId: string; userId: n
         invited_id: topup.userId,
         payment_id: topup.paymentId,
         kind: r.kind,
+        payment_amount: topup.amount,
         amount: r.amount,
         reversed: 0,
         created_at: Date.now(),
@@ -168,41 +169,41 @@ export async function payForTopup(trx: Db, topup: { paymentId: string; userId: n
 }
 
 /**
- * Money of a rewarded payment went back (`refunded` > 0 kopecks of its `amount`) or a refund was
- * undone (`refunded` < 0): each reward of that payment is taken back in proportion, never taking
- * the inviter's balance below zero (what they already spent stays spent), and given back when
- * the refund is undone. `ref` is unique to the refund's step, so each step moves money once.
+ * A rewarded top-up went back to the payer's card, wholly or in part (payments' hook, once per
+ * confirmed refund, in its transaction): each reward of that payment is taken back in the share
+ * of the payment refunded (`round(reward × refunded / payment)`), never more than is left, and
+ * never taking the inviter's balance below zero (what they already spent stays spent). The update
+ * is conditional on what was reversed before, and the ledger ref names that, so it moves once.
  */
 export async function reverseForRefund(
   trx: Db,
-  refund: { paymentId: string; userId: number; amount: number; refunded: number; ref: string },
+  refund: { userId: number; paymentId: string; amount: number; bonus: number },
 ): Promise<void> {
-  if (refund.amount <= 0 || refund.refunded === 0) return;
+  if (refund.amount <= 0) return;
   const rows = await trx.selectFrom('referral_rewards').selectAll().where('payment_id', '=', refund.paymentId).orderBy('id').execute();
   for (const row of rows) {
     const amount = Number(row.amount);
     const reversed = Number(row.reversed);
-    const share = Math.round((amount * Math.abs(refund.refunded)) / refund.amount);
-    let delta: number;
-    if (refund.refunded > 0) {
-      const balance = await trx.selectFrom('users').select('balance').where('id', '=', row.inviter_id).executeTakeFirst();
-      delta = -Math.min(share, amount - reversed, Math.max(0, Number(balance?.balance ?? 0)));
-    } else {
-      delta = Math.min(share, reversed);
-    }
-    if (delta === 0) continue;
-    await trx
+    const paymentAmount = Number(row.payment_amount);
+    if (paymentAmount <= 0 || reversed >= amount) continue;
+    const share = Math.round((amount * refund.amount) / paymentAmount);
+    const balance = await trx.selectFrom('users').select('balance').where('id', '=', row.inviter_id).executeTakeFirst();
+    const take = Math.min(share, amount - reversed, Math.max(0, Number(balance?.balance ?? 0)));
+    if (take <= 0) continue;
+    const moved = await trx
       .updateTable('referral_rewards')
-      .set({ reversed: sql`reversed - ${delta}` })
+      .set({ reversed: reversed + take })
       .where('id', '=', row.id)
-      .execute();
+      .where('reversed', '=', reversed)
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) continue;
     await postLedger(trx, {
       userId: row.inviter_id,
-      amount: delta,
+      amount: -take,
       reason: 'referral_reward',
       authorId: null,
-      ref: `referral:${refund.paymentId}:${row.kind}:${refund.ref}`,
-      note: delta < 0 ? 'Пополнение приглашённого игрока возвращено: награда списана' : 'Возврат пополнения отменён: награда возвращена',
+      ref: `referral:${refund.paymentId}:${row.kind}:back:${reversed}`,
+      note: 'Пополнение приглашённого игрока возвращено: награда списана',
     });
   }
 }

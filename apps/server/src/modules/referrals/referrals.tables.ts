@@ -21,6 +21,8 @@ export interface ReferralRewardsTable {
   invited_id: number;
   payment_id: string;
   kind: string;
+  /** Kopecks of the top-up it was paid for (a refund takes back the same share of the reward). */
+  payment_amount: number;
   /** Kopecks paid. */
   amount: number;
   /** Kopecks taken back after refunds (0…amount). */

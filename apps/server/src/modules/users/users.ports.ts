@@ -133,6 +133,13 @@ export const votesThisMonth = new Port<(db: Db, userId: number, now: number) => 
   async () => null,
 );
 
+/**
+ * A top-up was returned to the payer's card, wholly or in part (payments, when the provider
+ * confirms): `amount` kopecks went back to the card and `bonus` kopecks of its bonus left the
+ * balance. Runs in the transaction that records it, once per refund.
+ */
+export const topupRefunded = new Hook<[trx: Db, refund: { userId: number; paymentId: string; amount: number; bonus: number }]>();
+
 /** A player's latest top-ups for the admin's user card: answered by payments; null on a site without payments. */
 export const userPayments = new Port<(ctx: AppContext, userId: number, limit: number) => Promise<UserCard['payments']>>(
   "a player's top-ups",
@@ -144,16 +151,6 @@ export const userPayments = new Port<(ctx: AppContext, userId: number, limit: nu
  * pays the inviter's share. `amount` is kopecks of money paid (without the owner's bonus).
  */
 export const topupCredited = new Hook<[trx: Db, topup: { paymentId: string; userId: number; amount: number; paidAt: number }]>();
-
-/**
- * Money of a credited top-up went back (payments' refund), in that transaction: `refunded` kopecks
- * of the payment's `amount` (negative when a refund was undone and the money put back on the
- * balance); `ref` is unique to this step (the refund's ledger ref). Referrals reverses its reward
- * in proportion.
- */
-export const topupRefunded = new Hook<
-  [trx: Db, refund: { paymentId: string; userId: number; amount: number; refunded: number; ref: string }]
->();
 
 // --- Registration ---------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { optionalUser, userOf } from '../../plugins/auth.ts';
+import { votesThisMonth } from '../users/users.ports.ts';
 import * as service from './votes.service.ts';
 import { votePrizesJob } from './votes.prizes.ts';
 import { VotePrizeSettings } from './votes.settings.ts';
@@ -28,6 +29,9 @@ const CALLBACK_BODY_LIMIT = 8 * 1024;
 export function votesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     ctx.jobs.register(ctx.schedule.job(votePrizesJob(ctx)));
+    votesThisMonth.provide((db, userId, now) =>
+      service.votesInMonth(db, userId, service.monthOf(now, ctx.config.timeZone), ctx.config.timeZone),
+    );
 
     // Only this plugin's routes (the callbacks) read forms: TopCraft and the others POST
     // application/x-www-form-urlencoded.

@@ -1,6 +1,7 @@
 import type { VoteSiteBody, AdminVoteSite, PlayerVoteSite, VoteOutcome, VoteTopResponse, VotesResponse } from '@kubik/contract';
 import type { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/index.ts';
 import { badRequest, forbidden, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { zonedDate, zonedMidnight } from '../../lib/zoned-days.ts';
@@ -311,6 +312,19 @@ export async function handleCallback(
 
 // --- The player's side ----------------------------------------------------------------------
 
+/** A player's rewarded votes in a month (YYYY-MM in the zone); also the votesThisMonth port's answer. */
+export async function votesInMonth(db: Db, userId: number, month: string, timeZone: string): Promise<number> {
+  const { start, end } = monthRange(month, timeZone);
+  const count = await db
+    .selectFrom('votes')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .where('created_at', '>=', start)
+    .where('created_at', '<', end)
+    .executeTakeFirst();
+  return Number(count?.n ?? 0);
+}
+
 export async function playerView(ctx: AppContext, user: User | null, now = Date.now()): Promise<VotesResponse> {
   const sites = await listSites(ctx.db, true);
   const month = monthOf(now, ctx.config.timeZone);
@@ -324,15 +338,7 @@ export async function playerView(ctx: AppContext, user: User | null, now = Date.
       .where('next_at', '>', now)
       .execute();
     for (const r of rows) cooldowns.set(r.site_id, Number(r.next_at));
-    const { start, end } = monthRange(month, ctx.config.timeZone);
-    const count = await ctx.db
-      .selectFrom('votes')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('user_id', '=', user.id)
-      .where('created_at', '>=', start)
-      .where('created_at', '<', end)
-      .executeTakeFirst();
-    myVotes = Number(count?.n ?? 0);
+    myVotes = await votesInMonth(ctx.db, user.id, month, ctx.config.timeZone);
   }
   const { prizes } = await ctx.settings.get(VotePrizeSettings);
   return {
