@@ -36,6 +36,9 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'user.create': 'Пользователь добавлен',
   'user.update': 'Пользователь изменён',
   'user.delete': 'Пользователь удалён',
+  'vote_site.create': 'Топ для голосования добавлен',
+  'vote_site.update': 'Топ для голосования изменён',
+  'vote_site.disable': 'Топ для голосования выключен',
   'news.create': 'Новость добавлена',
   'news.update': 'Новость изменена',
   'news.delete': 'Новость удалена',
@@ -98,6 +101,7 @@ export const AUDIT_ENTITY_LABELS: Record<string, string> = {
   settings: 'Настройки',
   page: 'Страницы',
   payment: 'Платежи',
+  vote_site: 'Голосование',
 };
 
 /** Field names, the same in every entity unless AUDIT_ENTITY_FIELD_LABELS says otherwise. */
@@ -260,6 +264,8 @@ export const AUDIT_SETTINGS_LABELS: Record<string, string> = {
   payments: 'Платежи: бонусы и чек',
   game_login: 'Вход в игру',
   home: 'Виджеты главной',
+  vote_prizes: 'Голосование: призы месяца',
+  referrals: 'Рефералы',
 };
 
 /** What an entry is about, after its action: «№12», or a settings document's Russian name instead of its key. */

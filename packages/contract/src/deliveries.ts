@@ -22,7 +22,7 @@ export const DELIVERY_STATE_TEXT: Record<DeliveryState, string> = {
 };
 
 /** Where a delivery comes from. */
-export const DELIVERY_SOURCES = ['shop', 'privilege_grant', 'privilege_revoke', 'kit', 'ban', 'unban'] as const;
+export const DELIVERY_SOURCES = ['shop', 'privilege_grant', 'privilege_revoke', 'kit', 'ban', 'unban', 'vote'] as const;
 export type DeliverySource = (typeof DELIVERY_SOURCES)[number];
 
 export const DELIVERY_SOURCE_TEXT: Record<DeliverySource, string> = {
@@ -32,6 +32,7 @@ export const DELIVERY_SOURCE_TEXT: Record<DeliverySource, string> = {
   kit: 'Набор',
   ban: 'Бан',
   unban: 'Разбан',
+  vote: 'Награда за голос',
 };
 
 /** What a player is to receive, in «чтобы получить …». */
@@ -42,6 +43,7 @@ const SOURCE_OBJECT: Record<DeliverySource, string> = {
   kit: 'набор',
   ban: 'изменения',
   unban: 'изменения',
+  vote: 'награду за голос',
 };
 
 /**

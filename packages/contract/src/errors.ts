@@ -126,6 +126,11 @@ export const ERROR_CODE_MEANINGS = {
   zero_amount: 'A money amount rounds to zero kopecks',
   unknown_provider: 'No such payment provider',
 
+  // Votes and referrals.
+  vote_site_not_found: 'No such vote top (or it is switched off)',
+  vote_bad_signature: 'A vote callback whose signature (or bearer secret) does not match the top’s secret',
+  vote_stale: 'A vote callback whose time is too far from now (an old callback replayed)',
+
   // Pages.
   page_builtin: 'A built-in page cannot be removed (its text can be changed)',
 } as const satisfies Record<string, string>;

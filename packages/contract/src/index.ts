@@ -26,3 +26,5 @@ export * from './dashboard.ts';
 export * from './two-factor.ts';
 export * from './notices.ts';
 export * from './players.ts';
+export * from './votes.ts';
+export * from './referrals.ts';

@@ -14,6 +14,8 @@ export const NOTICE_KINDS = [
   'ban', // the account was banned
   'unban', // the ban was lifted
   'message', // a message from the administration
+  'vote_reward', // a vote on a server top was rewarded, or a month's prize paid
+  'referral_reward', // an invited player's top-up paid the inviter
 ] as const;
 export const NoticeKind = z.enum(NOTICE_KINDS);
 export type NoticeKind = z.infer<typeof NoticeKind>;

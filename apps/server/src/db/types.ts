@@ -19,6 +19,8 @@ import type { BansTables } from '../modules/bans/bans.tables.ts';
 import type { EmailChangeTables } from '../modules/email-change/email-change.tables.ts';
 import type { NoticesTables } from '../modules/notices/notices.tables.ts';
 import type { TwoFactorTables } from '../modules/security/two-factor.tables.ts';
+import type { VotesTables } from '../modules/votes/votes.tables.ts';
+import type { ReferralsTables } from '../modules/referrals/referrals.tables.ts';
 
 /** Times are epoch milliseconds and booleans 0/1 on both databases, so one code path serves both. */
 export interface UsersTable {
@@ -164,4 +166,6 @@ export interface Database
     PaymentsTables,
     BansTables,
     EmailChangeTables,
-    TwoFactorTables {}
+    TwoFactorTables,
+    VotesTables,
+    ReferralsTables {}

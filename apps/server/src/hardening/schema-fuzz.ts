@@ -103,7 +103,7 @@ function stringCandidates(name: string): string[] {
     [/username|player/, 'Fuzz_Base'],
     [/minecraft/, 'stone'],
     // Tier and kit commands know {player}, {uuid} and their own placeholders, not the shop's {item}.
-    [/give_commands|grant_commands|revoke_commands|ban_command|unban_command/, 'say {player}'],
+    [/give_commands|grant_commands|revoke_commands|ban_command|unban_command|reward_commands/, 'say {player}'],
     [/command/, 'give {player} minecraft:{item} {quantity}'],
     [/game_address/, 'play.example.ru'],
     [/support_(vk|telegram|discord)/, 'https://example.com/support'],

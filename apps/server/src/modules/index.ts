@@ -26,6 +26,8 @@ import { siteRoutes } from './site/site.routes.ts';
 import { skinsRoutes } from './skins/skins.routes.ts';
 import { sessionsRoutes } from './security/sessions.routes.ts';
 import { twoFactorRoutes } from './security/two-factor.routes.ts';
+import { votesRoutes } from './votes/votes.routes.ts';
+import { referralsRoutes } from './referrals/referrals.routes.ts';
 
 /**
  * Every module's routes; app.ts registers them in this order. Making a feature's routes also
@@ -59,4 +61,6 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   sessionsRoutes,
   historyRoutes,
   playersRoutes,
+  votesRoutes,
+  referralsRoutes,
 ];

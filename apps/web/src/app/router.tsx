@@ -24,6 +24,7 @@ const ProfilePage = lazyPage(() => import('./pages/ProfilePage.tsx'));
 const PlayerPage = lazyPage(() => import('./pages/PlayerPage.tsx'));
 const ShopPage = lazyPage(() => import('../features/shop/ShopPage.tsx'));
 const TopUpPage = lazyPage(() => import('../features/payments/TopUpPage.tsx'));
+const VotePage = lazyPage(() => import('../features/votes/Vote.tsx'));
 const AdminLayout = lazy(() => import('./admin/AdminLayout.tsx'));
 const AdminDashboardPage = lazy(() => import('../features/dashboard/AdminDashboardPage.tsx'));
 const AdminUsersPage = lazy(() => import('../features/accounts/AdminUsersPage.tsx'));
@@ -133,6 +134,9 @@ export function AppRoutes() {
             <TopUpPage />
           </RequireUser>
         </Route>
+        <Route path="/vote">
+          <VotePage />
+        </Route>
         <Route path="/login">
           <GuestOnly>
             <LoginPage />
@@ -225,6 +229,10 @@ export function AppRoutes() {
           <Admin>
             <AdminPaymentsPage />
           </Admin>
+        </Route>
+        {/* Screens the admin frame's own chunk draws (AdminLayout.tsx, FRAME_SCREENS): none of their code is on the first page. */}
+        <Route path="/admin/votes">
+          <Admin>{null}</Admin>
         </Route>
         <Route>
           <NotFoundPage />

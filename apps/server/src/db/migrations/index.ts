@@ -26,6 +26,8 @@ import * as m2026112300 from './2026112300_jobs.ts';
 import * as m2026112301 from './2026112301_settings.ts';
 import * as m2026112302 from './2026112302_user_uuid.ts';
 import * as m2026112375 from './2026112375_rate_limits.ts';
+import { votesMigrations } from '../../modules/votes/votes.migrations.ts';
+import { referralsMigrations } from '../../modules/referrals/referrals.migrations.ts';
 
 /**
  * Every migration; Kysely runs them in order of name. Each feature keeps its own list with a
@@ -62,4 +64,6 @@ export const migrations: Record<string, Migration> = {
   ...purchasesMigrations,
   ...noticesMigrations,
   ...playersMigrations,
+  ...votesMigrations,
+  ...referralsMigrations,
 };

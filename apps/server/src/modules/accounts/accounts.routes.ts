@@ -40,7 +40,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       handler: async (req, reply) => {
         const actor = await optionalUser(req);
-        const result = await service.register(ctx, req.body, actor, req.ip);
+        const result = await service.register(ctx, req.body, actor, req.ip, req.cookies);
         return reply.code(201).send(result);
       },
     });

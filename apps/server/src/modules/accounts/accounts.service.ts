@@ -13,7 +13,7 @@ import { assertNotBanned } from '../users/ban-status.ts';
 import * as emailTokens from '../users/email-tokens.ts';
 import { clearLoginFailures, isKnownDevice, rememberDevice, reserveLoginTry, retryText } from '../users/login-throttle.ts';
 import { createSession, endLogins } from '../users/users.logins.ts';
-import { newDeviceLogin, secondFactor, secondFactorError } from '../users/users.ports.ts';
+import { newDeviceLogin, secondFactor, secondFactorError, userRegistered } from '../users/users.ports.ts';
 import * as users from '../users/users.repo.ts';
 import type { User } from '../users/users.repo.ts';
 import { confirmationLetter, resetLetter } from './accounts.mail.ts';
@@ -60,6 +60,7 @@ export async function register(
   input: RegisterBody,
   actor: User | null,
   ip: string,
+  cookies: Record<string, string | undefined> = {},
 ): Promise<{ message: string; id: number }> {
   const byAdmin = actor?.is_admin === 1;
   if (!byAdmin) await ctx.limiter.hit(`register:ip:${ip}`, ctx.config.rateLimits.registerPerIp);
@@ -109,6 +110,7 @@ export async function register(
         await emailTokens.createEmailToken(trx, row.id, 'verify', verifyToken, VERIFY_TTL_MS);
         const link = `${ctx.config.publicUrl}/api/user/confirm/${verifyToken}`;
         await enqueueMail(trx, confirmationLetter(name, input.email, input.username, link));
+        await userRegistered.run(trx, row.id, { ip, cookies });
       }
       return row.id;
     });

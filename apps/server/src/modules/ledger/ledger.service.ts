@@ -2,7 +2,18 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import { balanceMoved } from '../notices/notices.service.ts';
 
-export type LedgerReason = 'adjustment' | 'purchase' | 'refund' | 'topup' | 'bonus' | 'topup_refund';
+export type LedgerReason =
+  | 'adjustment'
+  | 'purchase'
+  | 'refund'
+  | 'topup'
+  | 'bonus'
+  | 'topup_refund'
+  /** A vote on a server top (modules/votes), ref `vote:<id>`; a month's prize, ref `vote_prize:<month>:<place>`. */
+  | 'vote_reward'
+  | 'vote_prize'
+  /** An inviter's share or bonus for an invited player's top-up (modules/referrals), and its reversal on refund. */
+  | 'referral_reward';
 
 export interface LedgerEntry {
   userId: number;

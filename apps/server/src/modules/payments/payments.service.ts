@@ -19,6 +19,7 @@ import { ProviderError, type NotificationReply, type ProviderPaymentState } from
 import type { User } from '../users/users.repo.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 import { siteName } from '../site/site.settings.ts';
+import { topupCredited } from '../users/users.ports.ts';
 import { refundConfirmed } from './payments.refund.ts';
 import { formatRub, PAYMENT_SERVER_TEXTS, recordEvent, type PaymentRow } from './payments.repo.ts';
 import { PaymentSettings } from './payments.settings.ts';
@@ -252,6 +253,7 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
             ref: `payment:${row.id}`,
             note: `Пополнение через ${PAYMENT_PROVIDER_TEXT[row.provider as PaymentProvider] ?? row.provider}`,
           });
+          await topupCredited.run(trx, { paymentId: row.id, userId: row.user_id, amount: Number(row.amount), paidAt: now });
           if (bonus > 0)
             await postLedger(trx, {
               userId: row.user_id,

@@ -178,3 +178,13 @@ export class LedgerRefs {
 }
 
 export const ledgerRefs = new LedgerRefs();
+/**
+ * A top-up was credited to a player's balance (payments), in the crediting transaction: referrals
+ * pays the inviter's share. `amount` is kopecks of money paid (without the owner's bonus).
+ */
+export const topupCredited = new Hook<[trx: Db, topup: { paymentId: string; userId: number; amount: number; paidAt: number }]>();
+
+// --- Registration ---------------------------------------------------------------------------
+
+/** A player registered themselves (accounts), in the registering transaction: referrals records who invited them. */
+export const userRegistered = new Hook<[trx: Db, userId: number, meta: { ip: string; cookies: Record<string, string | undefined> }]>();

@@ -1,7 +1,16 @@
-import type { ReactNode } from 'react';
+import { lazy, type ComponentType, type ReactNode } from 'react';
+import { useLocation } from 'wouter';
 import { NavLink } from '../../components/NavLink.tsx';
 import { AdminTwoFactorGate } from '../../features/security/AdminTwoFactorGate.tsx';
 import '../../components/admin/admin.css';
+
+/**
+ * Screens this chunk routes itself (router.tsx gives their paths an empty <Admin>): a new admin
+ * screen adds nothing to the first page's JavaScript, whose budget is spent.
+ */
+const FRAME_SCREENS: Record<string, ComponentType> = {
+  '/admin/votes': lazy(() => import('./AdminGrowthPage.tsx')),
+};
 
 const SECTIONS = [
   { to: '/admin', label: 'Обзор', end: true },
@@ -10,6 +19,7 @@ const SECTIONS = [
   { to: '/admin/shop', label: 'Магазин' },
   { to: '/admin/payments', label: 'Платежи' },
   { to: '/admin/donate', label: 'Донат' },
+  { to: '/admin/votes', label: 'Голосование' },
   { to: '/admin/servers', label: 'Серверы' },
   { to: '/admin/capes', label: 'Плащи' },
   { to: '/admin/media', label: 'Картинки' },
@@ -22,6 +32,8 @@ const SECTIONS = [
 
 /** The admin area's frame: its menu lists every feature's admin screen, each a chunk of its own (router.tsx). */
 export default function AdminLayout({ children }: { children: ReactNode }) {
+  const [location] = useLocation();
+  const Screen = FRAME_SCREENS[location];
   // Each section sets its own title; a layout title would overwrite theirs (parents' effects run last).
   return (
     <div className="stack admin">
@@ -33,7 +45,7 @@ export default function AdminLayout({ children }: { children: ReactNode }) {
           </NavLink>
         ))}
       </nav>
-      <AdminTwoFactorGate>{children}</AdminTwoFactorGate>
+      <AdminTwoFactorGate>{Screen ? <Screen /> : children}</AdminTwoFactorGate>
     </div>
   );
 }

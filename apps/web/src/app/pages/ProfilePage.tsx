@@ -21,6 +21,7 @@ import { PrivacyPanel } from '../../features/players/PrivacyPanel.tsx';
 import { MyPayments } from '../../features/payments/MyPayments.tsx';
 import { MyHistory } from '../../features/history/MyHistory.tsx';
 import { PaymentReturn } from '../../features/payments/PaymentReturn.tsx';
+import { ReferralPanel } from '../../features/referrals/ReferralPanel.tsx';
 import './profile.css';
 
 const TABS = [
@@ -74,6 +75,10 @@ export default function ProfilePage() {
                 <Information user={user} />
                 <MyPrivileges />
                 <MyPayments />
+                <p>
+                  <Link to="/vote">Голосуйте за сервер в рейтингах и получайте награды</Link>
+                </p>
+                <ReferralPanel />
               </div>
             )}
             {tab === 'shop' && (

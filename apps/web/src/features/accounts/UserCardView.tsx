@@ -30,6 +30,9 @@ const REASON_TEXT: Record<string, string> = {
   topup: 'Пополнение',
   bonus: 'Бонус',
   topup_refund: 'Возврат пополнения',
+  vote_reward: 'Награда за голос',
+  vote_prize: 'Приз за голоса',
+  referral_reward: 'Реферальная награда',
 };
 
 /**

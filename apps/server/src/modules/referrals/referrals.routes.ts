@@ -1,0 +1,64 @@
+import { ErrorResponse, ReferralResponse, ReferralSettingsBody } from '@kubik/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { topupCredited, topupRefunded, userRegistered } from '../users/users.ports.ts';
+import * as service from './referrals.service.ts';
+import { ReferralSettings } from './referrals.settings.ts';
+
+const tags = ['Рефералы'];
+const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
+
+export function referralsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  userRegistered.on('referrals', service.rememberInviter);
+  topupCredited.on('referrals', service.payForTopup);
+  topupRefunded.on('referrals', service.reverseForRefund);
+
+  return async (app) => {
+    app.get('/api/user/referral', {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Реферальная ссылка игрока, кого он пригласил и сколько заработал (₽, за вычетом возвратов)',
+        response: { 200: ReferralResponse, ...err(401) },
+      },
+      handler: async (req) => service.myReferrals(ctx, userOf(req).id),
+    });
+
+    // A shared link: remembers the code for the registration that follows and opens its page.
+    app.get('/r/:code', {
+      config: { access: 'public' },
+      schema: { hide: true, params: z.object({ code: z.string().max(64) }) },
+      handler: async (req, reply) => {
+        const code = req.params.code.toLowerCase();
+        if (service.CODE_SHAPE.test(code))
+          reply.setCookie(service.REFERRAL_COOKIE, code, {
+            path: '/',
+            httpOnly: true,
+            sameSite: 'lax',
+            secure: ctx.config.secureCookies,
+            maxAge: service.REFERRAL_COOKIE_MAX_AGE_SEC,
+          });
+        return reply.code(302).header('cache-control', 'no-store').redirect('/register');
+      },
+    });
+
+    app.get('/api/admin/referral-settings', {
+      config: { access: 'admin', permission: 'votes' },
+      schema: { tags, summary: 'Правила реферальной программы', response: { 200: ReferralSettingsBody, ...err(401, 403) } },
+      handler: async () => ctx.settings.get(ReferralSettings),
+    });
+
+    app.put('/api/admin/referral-settings', {
+      config: { access: 'admin', permission: 'votes' },
+      schema: {
+        tags,
+        summary: 'Задать правила: доля от пополнений приглашённого на N дней и/или бонус за первое пополнение от M ₽',
+        body: ReferralSettingsBody,
+        response: { 200: ReferralSettingsBody, ...err(400, 401, 403) },
+      },
+      handler: async (req) => ctx.settings.set(ReferralSettings, req.body, { actorId: userOf(req).id }),
+    });
+  };
+}
