@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { purchaseExtras } from './storefront.ts';
 import { withLabels } from './common.ts';
 
 // Privileges: donate tiers bought for a number of months, their kits claimed from the profile,
@@ -7,6 +8,7 @@ import { withLabels } from './common.ts';
 export const PRIVILEGE_TEXTS = {
   bought: (title: string) => `Привилегия ${title} куплена! Команды будут выполнены в игре.`,
   extended: (title: string) => `Привилегия ${title} продлена! Команды будут выполнены в игре.`,
+  gifted: (title: string, name: string) => `Привилегия ${title} подарена игроку ${name}! Команды будут выполнены в игре.`,
   upgraded: (from: string, to: string) => `Привилегия ${from} заменена на ${to}: неиспользованные дни зачтены в цену.`,
   badMonths: 'Выберите срок покупки',
   notSold: 'Этот донат нельзя купить на сайте: он продаётся не в рублях',
@@ -55,10 +57,11 @@ export const PrivilegeBuyBody = withLabels(
         .int(PRIVILEGE_TEXTS.badMonths)
         .min(1, PRIVILEGE_TEXTS.badMonths)
         .max(36, PRIVILEGE_TEXTS.badMonths),
+      ...purchaseExtras,
     },
-    { error: 'Некорректный запрос: ожидается поле months' },
+    { error: 'Некорректный запрос: ожидается поле months и по желанию promo_code, gift_to' },
   ),
-  { months: 'Срок' },
+  { months: 'Срок', promo_code: 'Промокод', gift_to: 'Получатель' },
 );
 export type PrivilegeBuyBody = z.infer<typeof PrivilegeBuyBody>;
 

@@ -24,6 +24,7 @@ import {
 } from '../../lib/payments/index.ts';
 import type { User } from '../users/users.repo.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
+import { checkTopupPromo, redeemTopupPromo } from '../purchases/purchases.promo.ts';
 import { siteName } from '../site/site.settings.ts';
 import { refundConfirmed } from './payments.refund.ts';
 import { formatRub, recordEvent, type PaymentRow } from './payments.repo.ts';
@@ -93,12 +94,14 @@ export function createPaymentsService(
       throw badRequest(PAYMENT_TEXTS.amountMin(formatRub(cfg.minKopecks)), { code: 'amount_too_small', field: 'amount' });
     if (amount > cfg.maxKopecks)
       throw badRequest(PAYMENT_TEXTS.amountMax(formatRub(cfg.maxKopecks)), { code: 'amount_too_large', field: 'amount' });
+    // A top-up code is checked now and counted when the money arrives (purchases.promo.ts).
+    const promoId = body.promo_code ? await checkTopupPromo(db, body.promo_code, user.id) : null;
     const settings = await ctx.settings.get(PaymentSettings);
     const id = randomUUID();
     const now = Date.now();
     await db
       .insertInto('payments')
-      .values({ id, user_id: user.id, provider: body.provider, amount, status: 'pending', created_at: now, updated_at: now })
+      .values({ id, user_id: user.id, provider: body.provider, amount, status: 'pending', promo_id: promoId, created_at: now, updated_at: now })
       .execute();
     try {
       const created = await adapter.create({
@@ -203,16 +206,23 @@ export function createPaymentsService(
       if (state.amountKopecks !== Number(row.amount))
         return `сумма у провайдера ${formatRub(state.amountKopecks)} не равна ${formatRub(Number(row.amount))}: не зачислено`;
       const settings = await ctx.settings.get(PaymentSettings);
-      const bonus = bonusFor(Number(row.amount), settings.bonus_rules);
+      const ruleBonus = bonusFor(Number(row.amount), settings.bonus_rules);
       try {
         return await db.transaction().execute(async (trx) => {
           const changed = await trx
             .updateTable('payments')
-            .set({ status: 'succeeded', paid_at: now, bonus, provider_status: state.providerStatus, updated_at: now })
+            .set({ status: 'succeeded', paid_at: now, bonus: ruleBonus, provider_status: state.providerStatus, updated_at: now })
             .where('id', '=', row.id)
             .where('status', '=', 'pending')
             .executeTakeFirst();
           if (Number(changed.numUpdatedRows) !== 1) return 'уже учтён';
+          // A promo code's bonus joins the settings' one (one bonus row per payment).
+          const promoBonus =
+            row.promo_id === null
+              ? 0
+              : await redeemTopupPromo(trx, { promoId: row.promo_id, userId: row.user_id, amount: Number(row.amount), ref: `payment:${row.id}`, now });
+          const bonus = ruleBonus + promoBonus;
+          if (promoBonus > 0) await trx.updateTable('payments').set({ bonus }).where('id', '=', row.id).execute();
           await postLedger(trx, {
             userId: row.user_id,
             amount: Number(row.amount),
