@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PromoCodeText } from './storefront.ts';
+import { OptionalPromoCode } from './storefront.ts';
 import { withLabels } from './common.ts';
 
 // Balance top-up through payment providers (YooKassa, T-Bank). Amounts on the wire are roubles.
@@ -59,7 +59,7 @@ export const CreatePaymentBody = withLabels(
     amount: PaymentAmount,
     provider: z.enum(PAYMENT_PROVIDERS, { error: PAYMENT_TEXTS.providerOff }),
     /** A 'topup_bonus' promo code: its percent is added to the bonus when the payment is credited. */
-    promo_code: PromoCodeText.optional(),
+    promo_code: OptionalPromoCode,
   }),
   { amount: 'Сумма', provider: 'Способ оплаты', promo_code: 'Промокод' },
 );

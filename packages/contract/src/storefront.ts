@@ -33,11 +33,15 @@ export const GiftTo = z
   .min(1, 'Укажите ник получателя')
   .max(32, 'Ник получателя: не длиннее 32 символов');
 
-/** The optional fields every purchase from the balance takes (the shop, the cart, a tier). */
+/** An empty field of a form is no value. */
+const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
+/** The optional fields every purchase from the balance takes (the shop, the cart, a tier); an empty text is none. */
 export const purchaseExtras = {
-  promo_code: PromoCodeText.optional(),
-  gift_to: GiftTo.optional(),
+  promo_code: z.preprocess(blank, PromoCodeText.optional()),
+  gift_to: z.preprocess(blank, GiftTo.optional()),
 };
+export const OptionalPromoCode = purchaseExtras.promo_code;
 
 const Rub = (label: string) =>
   z

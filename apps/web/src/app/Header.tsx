@@ -4,6 +4,7 @@ import { Link, useLocation } from 'wouter';
 import { NavLink } from '../components/NavLink.tsx';
 import { formatRub } from '../lib/format.ts';
 import { TOPUP_PATH } from '../lib/paths.ts';
+import { CART_PATH, useCart } from '../lib/cart.ts';
 import { useAuth } from '../providers/auth.tsx';
 import { Avatar } from './Avatar.tsx';
 import { loadAuthPages } from './auth-pages.ts';
@@ -15,6 +16,7 @@ const LINKS = [
   { to: '/servers', label: 'Серверы' },
   { to: '/help', label: 'Помощь' },
   { to: '/donate', label: 'Донат' },
+  { to: '/shop', label: 'Магазин' },
   { to: '/rules', label: 'Правила' },
 ];
 
@@ -60,8 +62,21 @@ export function Header() {
           </ul>
           <div className="header-account">{user === undefined ? null : user ? <ProfileMenu /> : <GuestLinks />}</div>
         </nav>
+        <CartLink />
       </div>
     </header>
+  );
+}
+
+/** The cart in the header while it holds something (lib/cart.ts keeps it in local storage). */
+function CartLink() {
+  const lines = useCart();
+  const count = lines.reduce((s, l) => s + l.quantity, 0);
+  if (count === 0) return null;
+  return (
+    <Link to={CART_PATH} className="header-cart" data-testid="header-cart" aria-label={`Корзина: ${count} шт.`}>
+      <span aria-hidden="true">🛒</span> {count}
+    </Link>
   );
 }
 

@@ -1,6 +1,7 @@
 import { lazy, useState, type ComponentType, type ReactNode } from 'react';
 import { Route, Switch } from 'wouter';
 import { TOPUP_PATH } from '../lib/paths.ts';
+import { CART_PATH } from '../lib/cart.ts';
 import { loadAuthPages } from './auth-pages.ts';
 import HomePage from './pages/HomePage.tsx';
 import { GuestOnly, RequireAdmin, RequireUser } from './guards.tsx';
@@ -22,6 +23,7 @@ const DonatePage = lazyPage(() => import('../features/donate/DonatePage.tsx'));
 const ServersPage = lazyPage(() => import('../features/servers/ServersPage.tsx'));
 const ProfilePage = lazyPage(() => import('./pages/ProfilePage.tsx'));
 const ShopPage = lazyPage(() => import('../features/shop/ShopPage.tsx'));
+const CartPage = lazyPage(() => import('../features/shop/CartPage.tsx'));
 const TopUpPage = lazyPage(() => import('../features/payments/TopUpPage.tsx'));
 const AdminLayout = lazy(() => import('./admin/AdminLayout.tsx'));
 const AdminDashboardPage = lazy(() => import('../features/dashboard/AdminDashboardPage.tsx'));
@@ -66,6 +68,7 @@ const PRELOAD: Record<string, () => Promise<unknown>> = {
   '/servers': ServersPage.preload,
   '/profile': ProfilePage.preload,
   '/shop': ShopPage.preload,
+  [CART_PATH]: CartPage.preload,
   [TOPUP_PATH]: TopUpPage.preload,
   '/login': LoginPage.preload,
   '/register': RegisterPage.preload,
@@ -120,9 +123,10 @@ export function AppRoutes() {
           </RequireUser>
         </Route>
         <Route path="/shop">
-          <RequireUser>
-            <ShopPage />
-          </RequireUser>
+          <ShopPage />
+        </Route>
+        <Route path={CART_PATH}>
+          <CartPage />
         </Route>
         <Route path={TOPUP_PATH}>
           <RequireUser>

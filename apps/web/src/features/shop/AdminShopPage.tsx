@@ -89,7 +89,13 @@ function AdminItems() {
       header: 'Количество',
       cell: (i) => (
         <span className="shop-count">
-          <span className="shop-num">{i.count}</span> <StockBadge count={i.count} />
+          {i.count === null ? (
+            <Badge tone="success">Без ограничения</Badge>
+          ) : (
+            <>
+              <span className="shop-num">{i.count}</span> <StockBadge count={i.count} />
+            </>
+          )}
         </span>
       ),
     },

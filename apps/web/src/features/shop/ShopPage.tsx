@@ -1,20 +1,33 @@
+import { Link } from 'wouter';
+import { useAuth } from '../../providers/auth.tsx';
 import { useTitle } from '../../providers/title.ts';
+import { CART_PATH, useCart } from '../../lib/cart.ts';
 import { MyPurchases } from './MyPurchases.tsx';
 import { ShopPanel } from './ShopPanel.tsx';
 import './shop.css';
 
 export default function ShopPage() {
   useTitle('Магазин');
+  const { user } = useAuth();
+  const cart = useCart();
+  const count = cart.reduce((s, l) => s + l.quantity, 0);
   return (
     <div className="stack">
-      <header className="page-head">
-        <h1>Магазин</h1>
-        <p>Купленные предметы выдаются в игре автоматически.</p>
+      <header className="page-head shop-page-head">
+        <div>
+          <h1>Магазин</h1>
+          <p>Купленные предметы выдаются в игре автоматически.</p>
+        </div>
+        {count > 0 && (
+          <Link to={CART_PATH} className="btn btn-primary" data-testid="shop-cart-link">
+            Корзина: {count} шт.
+          </Link>
+        )}
       </header>
       <div className="card">
         <ShopPanel />
       </div>
-      <MyPurchases />
+      {user && <MyPurchases />}
     </div>
   );
 }
