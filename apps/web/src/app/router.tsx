@@ -29,6 +29,7 @@ const AdminLayout = lazy(() => import('./admin/AdminLayout.tsx'));
 const AdminDashboardPage = lazy(() => import('../features/dashboard/AdminDashboardPage.tsx'));
 const AdminUsersPage = lazy(() => import('../features/accounts/AdminUsersPage.tsx'));
 const AdminNewsPage = lazy(() => import('../features/news/AdminNewsPage.tsx'));
+const AdminPromoPage = lazy(() => import('../features/promo/AdminPromoPage.tsx'));
 const AdminShopPage = lazy(() => import('../features/shop/AdminShopPage.tsx'));
 const AdminDonatePage = lazy(() => import('../features/donate/AdminDonatePage.tsx'));
 const AdminServersPage = lazy(() => import('../features/servers/AdminServersPage.tsx'));
@@ -164,6 +165,11 @@ export function AppRoutes() {
         <Route path="/admin/users">
           <Admin>
             <AdminUsersPage />
+          </Admin>
+        </Route>
+        <Route path="/admin/promo">
+          <Admin>
+            <AdminPromoPage />
           </Admin>
         </Route>
         <Route path="/admin/news">

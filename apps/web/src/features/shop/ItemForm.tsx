@@ -23,7 +23,7 @@ import {
   TextAreaField,
   TextField,
 } from '../../components/form/fields.tsx';
-import { DateTimeField } from './DateTimeField.tsx';
+import { DateTimeField } from '../../components/form/DateTimeField.tsx';
 import { ADMIN_SERVERS_KEY, CATEGORIES_KEY, fetchCategories, fetchShopServers } from './api.ts';
 
 /** The item's body with the delivery server as the select has it: 'default' (the server chooses), '' (none) or an id. */

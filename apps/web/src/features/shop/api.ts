@@ -4,8 +4,6 @@ import type {
   BuyResponse,
   CheckoutBody,
   CheckoutResponse,
-  PromoCodeAdmin,
-  PromoCodeBody,
   PromoPreview,
   ShopPublicCategories,
   DeliveryActionResponse,
@@ -32,7 +30,6 @@ export const DELIVERIES_KEY = ['shop', 'admin', 'deliveries'] as const;
 export const CATEGORIES_KEY = ['shop', 'admin', 'categories'] as const;
 
 export const CATEGORY_TABS_KEY = ['shop', 'categories'] as const;
-export const PROMO_KEY = ['admin', 'promo-codes'] as const;
 
 export const fetchShop = () => api<ShopItem[]>('/api/shop/all');
 export const fetchPublicCategories = () => api<ShopPublicCategories>('/api/shop/categories');
@@ -41,11 +38,6 @@ export const previewPromo = (code: string) => api<PromoPreview>(`/api/shop/promo
 export const checkout = (body: CheckoutBody, key: string) =>
   api<CheckoutResponse>('/api/shop/checkout', { method: 'POST', body, headers: { 'Idempotency-Key': key } });
 
-export const fetchPromos = () => api<PromoCodeAdmin[]>('/api/admin/promo-codes');
-export const createPromo = (body: PromoCodeBody) => api<PromoCodeAdmin>('/api/admin/promo-codes', { method: 'POST', body });
-export const updatePromo = (id: number, body: PromoCodeBody) => api<PromoCodeAdmin>(`/api/admin/promo-codes/${id}`, { method: 'PUT', body });
-export const disablePromo = (id: number, disabled: boolean) =>
-  api<PromoCodeAdmin>(`/api/admin/promo-codes/${id}/disable`, { method: 'POST', body: { disabled } });
 export const fetchOrders = () => api<ShopOrder[]>('/api/shop/orders');
 
 /** Buys with the opening's Idempotency-Key (components/PurchaseModal.tsx): a retry with it answers the first result. */

@@ -1,6 +1,6 @@
 import { useId } from 'react';
 import { useController } from 'react-hook-form';
-import { useFormMeta } from '../../components/form/Form.tsx';
+import { useFormMeta } from './Form.tsx';
 
 const two = (n: number) => String(n).padStart(2, '0');
 /** Epoch ms → the local «2026-12-01T14:05» a datetime-local input shows. */
