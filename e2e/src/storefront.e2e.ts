@@ -20,7 +20,8 @@ describe('storefront in the browser', () => {
     const setup = await site.newPage();
     await registerAndConfirm(site, setup, 'Buyer');
     await loginUi(setup, 'Owner');
-    const users = (await call(setup, 'GET', '/api/user/all')).json as { id: number; username: string }[] | { users: { id: number; username: string }[] };
+    const users = (await call(setup, 'GET', '/api/user/all')).json as
+      { id: number; username: string }[] | { users: { id: number; username: string }[] };
     const buyer = (Array.isArray(users) ? users : users.users).find((u) => u.username === 'Buyer')!;
     expect((await call(setup, 'PUT', `/api/user/${buyer.id}`, { balance: 500 })).status).toBe(200);
     const bread = await call(setup, 'POST', '/api/shop/admin/create', {

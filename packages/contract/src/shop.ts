@@ -324,5 +324,7 @@ export const ShopCategorySaveResponse = z.object({ message: z.string(), category
 export type ShopCategorySaveResponse = z.infer<typeof ShopCategorySaveResponse>;
 
 /** The public category tabs of /shop, in the owner's order (only those with items on sale). */
-export const ShopPublicCategories = z.array(z.object({ name: z.string(), sale_percent: z.number().nullable(), sale_ends_at: z.number().nullable() }));
+export const ShopPublicCategories = z.array(
+  z.object({ name: z.string(), sale_percent: z.number().nullable(), sale_ends_at: z.number().nullable() }),
+);
 export type ShopPublicCategories = z.infer<typeof ShopPublicCategories>;

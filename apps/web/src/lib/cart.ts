@@ -17,7 +17,7 @@ const EMPTY: CartLine[] = [];
 let cached: { raw: string | null; lines: CartLine[] } = { raw: null, lines: EMPTY };
 
 function read(): CartLine[] {
-  let raw: string | null = null;
+  let raw: string | null;
   try {
     raw = localStorage.getItem(KEY);
   } catch {
@@ -52,7 +52,9 @@ export function setCart(lines: CartLine[]): void {
 export function addToCart(shopId: number, quantity = 1): void {
   const lines = read();
   const found = lines.find((l) => l.shop_id === shopId);
-  setCart(found ? lines.map((l) => (l === found ? { ...l, quantity: l.quantity + quantity } : l)) : [...lines, { shop_id: shopId, quantity }]);
+  setCart(
+    found ? lines.map((l) => (l === found ? { ...l, quantity: l.quantity + quantity } : l)) : [...lines, { shop_id: shopId, quantity }],
+  );
 }
 
 function subscribe(onChange: () => void): () => void {

@@ -101,7 +101,16 @@ export function createPaymentsService(
     const now = Date.now();
     await db
       .insertInto('payments')
-      .values({ id, user_id: user.id, provider: body.provider, amount, status: 'pending', promo_id: promoId, created_at: now, updated_at: now })
+      .values({
+        id,
+        user_id: user.id,
+        provider: body.provider,
+        amount,
+        status: 'pending',
+        promo_id: promoId,
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
     try {
       const created = await adapter.create({
@@ -220,7 +229,13 @@ export function createPaymentsService(
           const promoBonus =
             row.promo_id === null
               ? 0
-              : await redeemTopupPromo(trx, { promoId: row.promo_id, userId: row.user_id, amount: Number(row.amount), ref: `payment:${row.id}`, now });
+              : await redeemTopupPromo(trx, {
+                  promoId: row.promo_id,
+                  userId: row.user_id,
+                  amount: Number(row.amount),
+                  ref: `payment:${row.id}`,
+                  now,
+                });
           const bonus = ruleBonus + promoBonus;
           if (promoBonus > 0) await trx.updateTable('payments').set({ bonus }).where('id', '=', row.id).execute();
           await postLedger(trx, {

@@ -114,13 +114,29 @@ export async function buy(
         .executeTakeFirstOrThrow();
       const credited = p.credit > 0 ? `, зачтено ${toRoubles(p.credit)} ₽` : '';
       const gift = recipient ? ` (подарок ${recipient.username})` : '';
-      return { tier, plan: p, privilegeId, ledger: { ref: `privilege:${row.id}`, note: `${tier.title} на ${months} мес.${credited}${gift}` } };
+      return {
+        tier,
+        plan: p,
+        privilegeId,
+        ledger: { ref: `privilege:${row.id}`, note: `${tier.title} на ${months} мес.${credited}${gift}` },
+      };
     },
     async deliver(trx, { tier, plan: p, privilegeId }, balance, now) {
       await queueGrant(trx, tier, privilegeId, holderId, p.expiresAt, now);
       if (recipient) {
-        await sendGiftLetter(trx, ctx, { recipient, from: payer.username, what: `привилегия ${tier.title} на ${months} мес.`, link: '/donate', now });
-        return { new_balance: toRoubles(balance), message: TEXTS.gifted(tier.title, recipient.username), expires_at: p.expiresAt, privilege_id: privilegeId };
+        await sendGiftLetter(trx, ctx, {
+          recipient,
+          from: payer.username,
+          what: `привилегия ${tier.title} на ${months} мес.`,
+          link: '/donate',
+          now,
+        });
+        return {
+          new_balance: toRoubles(balance),
+          message: TEXTS.gifted(tier.title, recipient.username),
+          expires_at: p.expiresAt,
+          privilege_id: privilegeId,
+        };
       }
       const message =
         p.kind === 'extend'

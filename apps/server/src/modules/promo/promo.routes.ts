@@ -15,7 +15,11 @@ export function promoRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/admin/promo-codes', {
       ...admin,
-      schema: { tags, summary: 'Все промокоды, новые сверху, с числом использований и выручкой', response: { 200: z.array(PromoCodeAdmin), ...err(401, 403) } },
+      schema: {
+        tags,
+        summary: 'Все промокоды, новые сверху, с числом использований и выручкой',
+        response: { 200: z.array(PromoCodeAdmin), ...err(401, 403) },
+      },
       handler: async () => promo.listPromos(ctx.db),
     });
 

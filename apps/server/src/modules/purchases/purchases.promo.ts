@@ -46,7 +46,8 @@ function stateProblem(row: PromoRow | undefined, now: number): HttpError | null 
   if (!row || row.disabled_at !== null) return notFound(PROMO_TEXTS.notFound, { code: 'promo_not_found', field: 'promo_code' });
   if (row.starts_at !== null && Number(row.starts_at) > now)
     return conflict(PROMO_TEXTS.notStarted, { code: 'promo_not_active', field: 'promo_code' });
-  if (row.ends_at !== null && Number(row.ends_at) <= now) return conflict(PROMO_TEXTS.expired, { code: 'promo_not_active', field: 'promo_code' });
+  if (row.ends_at !== null && Number(row.ends_at) <= now)
+    return conflict(PROMO_TEXTS.expired, { code: 'promo_not_active', field: 'promo_code' });
   if (row.max_uses !== null && Number(row.uses) >= Number(row.max_uses))
     return conflict(PROMO_TEXTS.exhausted, { code: 'promo_exhausted', field: 'promo_code' });
   return null;
@@ -64,7 +65,8 @@ async function usedBy(db: Db, promoId: number, userId: number): Promise<number> 
 
 function scopeProblem(row: PromoRow, target: 'shop' | 'donate' | 'topup'): HttpError | null {
   const kind = row.kind as PromoKind;
-  if (target === 'topup') return kind === 'topup_bonus' ? null : conflict(PROMO_TEXTS.notTopup, { code: 'promo_not_applicable', field: 'promo_code' });
+  if (target === 'topup')
+    return kind === 'topup_bonus' ? null : conflict(PROMO_TEXTS.notTopup, { code: 'promo_not_applicable', field: 'promo_code' });
   if (kind === 'topup_bonus') return conflict(PROMO_TEXTS.topupOnly, { code: 'promo_not_applicable', field: 'promo_code' });
   const scope = row.applies_to as PromoScope;
   if (scope !== 'all' && scope !== target)
@@ -134,7 +136,8 @@ export async function redeemPromo(
   const items = row.item_ids ? new Set(JSON.parse(row.item_ids) as number[]) : null;
   const category = row.category === null ? null : row.category.trim().toLowerCase();
   const covered = input.lines.map(
-    (l) => (items === null || (l.itemId !== undefined && items.has(l.itemId))) && (category === null || l.category?.toLowerCase() === category),
+    (l) =>
+      (items === null || (l.itemId !== undefined && items.has(l.itemId))) && (category === null || l.category?.toLowerCase() === category),
   );
   const base = input.lines.reduce((s, l, i) => s + (covered[i] ? l.amount : 0), 0);
   if (!covered.some(Boolean)) throw conflict(PROMO_TEXTS.notItems, { code: 'promo_not_applicable', field: 'promo_code' });
@@ -181,7 +184,8 @@ export async function checkTopupPromo(db: Db, code: string, userId: number, now 
   const row = await findPromo(db, code);
   const problem = stateProblem(row, now) ?? (row ? scopeProblem(row, 'topup') : null);
   if (problem || !row) throw problem ?? badRequest(PROMO_TEXTS.notFound, { code: 'promo_not_found' });
-  if ((await usedBy(db, row.id, userId)) >= Number(row.per_player)) throw conflict(PROMO_TEXTS.used, { code: 'promo_used', field: 'promo_code' });
+  if ((await usedBy(db, row.id, userId)) >= Number(row.per_player))
+    throw conflict(PROMO_TEXTS.used, { code: 'promo_used', field: 'promo_code' });
   return row.id;
 }
 
@@ -190,7 +194,10 @@ export async function checkTopupPromo(db: Db, code: string, userId: number, now 
  * use is counted then; a code used up, disabled or ended meanwhile gives nothing (the payment
  * itself is credited all the same).
  */
-export async function redeemTopupPromo(trx: Db, input: { promoId: number; userId: number; amount: number; ref: string; now: number }): Promise<number> {
+export async function redeemTopupPromo(
+  trx: Db,
+  input: { promoId: number; userId: number; amount: number; ref: string; now: number },
+): Promise<number> {
   const row = await trx.selectFrom('promo_codes').selectAll().where('id', '=', input.promoId).executeTakeFirst();
   if (!row || row.kind !== 'topup_bonus' || stateProblem(row, input.now)) return 0;
   if ((await usedBy(trx, row.id, input.userId)) >= Number(row.per_player)) return 0;
@@ -202,7 +209,15 @@ export async function redeemTopupPromo(trx: Db, input: { promoId: number; userId
   const bonus = Math.floor((input.amount * Number(row.value)) / 100);
   await trx
     .insertInto('promo_uses')
-    .values({ promo_id: row.id, user_id: input.userId, target: 'topup', ref: input.ref, discount: bonus, total: input.amount, created_at: input.now })
+    .values({
+      promo_id: row.id,
+      user_id: input.userId,
+      target: 'topup',
+      ref: input.ref,
+      discount: bonus,
+      total: input.amount,
+      created_at: input.now,
+    })
     .execute();
   return bonus;
 }

@@ -32,7 +32,18 @@ export async function refundDelivery(
     const row = await trx
       .selectFrom('deliveries as d')
       .leftJoin('shop_orders as o', (j) => j.onRef('o.id', '=', 'd.source_id').on('d.source', '=', 'shop'))
-      .select(['d.state', 'd.user_id', 'd.quantity', 'd.source', 'o.id as order_id', 'o.total', 'o.quantity as order_quantity', 'o.paid_by', 'o.item_id', 'o.item_name'])
+      .select([
+        'd.state',
+        'd.user_id',
+        'd.quantity',
+        'd.source',
+        'o.id as order_id',
+        'o.total',
+        'o.quantity as order_quantity',
+        'o.paid_by',
+        'o.item_id',
+        'o.item_name',
+      ])
       .where('d.id', '=', id)
       .executeTakeFirst();
     if (!row) throw notFound(DELIVERY_TEXTS.notFound, { code: 'delivery_not_found' });

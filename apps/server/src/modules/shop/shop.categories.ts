@@ -91,7 +91,13 @@ export async function createCategory(ctx: AppContext, adminId: number, body: Sho
 export async function publicCategories(db: Db): Promise<ShopPublicCategories> {
   const now = Date.now();
   const list = await listCategories(db);
-  const used = await db.selectFrom('shop_items').select('category').distinct().where('deleted_at', 'is', null).where('status', '=', ON_SALE).execute();
+  const used = await db
+    .selectFrom('shop_items')
+    .select('category')
+    .distinct()
+    .where('deleted_at', 'is', null)
+    .where('status', '=', ON_SALE)
+    .execute();
   const keys = new Set(used.map((u) => categoryKey(u.category)));
   return list
     .filter((c) => keys.has(categoryKey(c.name)))

@@ -1,4 +1,12 @@
-import { LIMIT_PERIOD_TEXT, ON_SALE, type BuyBody, type BuyResponse, type CheckoutBody, type CheckoutResponse, type LimitPeriod } from '@kubik/contract';
+import {
+  LIMIT_PERIOD_TEXT,
+  ON_SALE,
+  type BuyBody,
+  type BuyResponse,
+  type CheckoutBody,
+  type CheckoutResponse,
+  type LimitPeriod,
+} from '@kubik/contract';
 import { sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
@@ -17,7 +25,8 @@ export const CHECKOUT_TEXTS = {
   gifted: (name: string) => `Подарок отправлен игроку ${name}! Предметы будут выданы ему в игре.`,
   limit: (name: string, limit: number, period: LimitPeriod, left: number) =>
     `«${name}»: не больше ${limit} шт. на игрока ${LIMIT_PERIOD_TEXT[period]}` + (left > 0 ? ` — можно ещё ${left}` : ' — лимит исчерпан'),
-  priceChanged: (total: number) => `Цена изменилась (акция закончилась): теперь к оплате ${toRoubles(total)} ₽. Проверьте корзину и подтвердите ещё раз.`,
+  priceChanged: (total: number) =>
+    `Цена изменилась (акция закончилась): теперь к оплате ${toRoubles(total)} ₽. Проверьте корзину и подтвердите ещё раз.`,
 } as const;
 
 const PERIOD_MS: Record<LimitPeriod, number> = { day: 86_400_000, week: 7 * 86_400_000, ever: Number.POSITIVE_INFINITY };
@@ -50,7 +59,13 @@ interface Order {
 }
 
 /** Takes the stock of one line (never below zero; unlimited items keep theirs) and prices it now; refuses with the reason. */
-async function takeLine(trx: Db, line: Line, recipientId: number, now: number, sales: Awaited<ReturnType<typeof categorySales>>): Promise<PricedLine> {
+async function takeLine(
+  trx: Db,
+  line: Line,
+  recipientId: number,
+  now: number,
+  sales: Awaited<ReturnType<typeof categorySales>>,
+): Promise<PricedLine> {
   const row = await trx
     .updateTable('shop_items')
     .set({ count: sql<number>`count - (case when unlimited = 1 then 0 else ${line.quantity} end)`, updated_at: now })
@@ -58,7 +73,20 @@ async function takeLine(trx: Db, line: Line, recipientId: number, now: number, s
     .where('deleted_at', 'is', null)
     .where('status', '=', ON_SALE)
     .where((eb) => eb.or([eb('unlimited', '=', 1), eb('count', '>=', line.quantity)]))
-    .returning(['id', 'name', 'category', 'item_id_minecraft', 'price', 'sale_price', 'sale_ends_at', 'server_id', 'pieces', 'commands', 'limit_per_player', 'limit_period'])
+    .returning([
+      'id',
+      'name',
+      'category',
+      'item_id_minecraft',
+      'price',
+      'sale_price',
+      'sale_ends_at',
+      'server_id',
+      'pieces',
+      'commands',
+      'limit_per_player',
+      'limit_period',
+    ])
     .executeTakeFirst();
   if (!row) throw await whyNotBuyable(trx, line);
   if (row.limit_per_player !== null) {
@@ -73,7 +101,10 @@ async function takeLine(trx: Db, line: Line, recipientId: number, now: number, s
       .executeTakeFirst();
     const left = Number(row.limit_per_player) - Number(had?.n ?? 0);
     if (line.quantity > left)
-      throw conflict(CHECKOUT_TEXTS.limit(row.name, Number(row.limit_per_player), period, Math.max(0, left)), { code: 'limit_reached', field: 'quantity' });
+      throw conflict(CHECKOUT_TEXTS.limit(row.name, Number(row.limit_per_player), period, Math.max(0, left)), {
+        code: 'limit_reached',
+        field: 'quantity',
+      });
   }
   const unit = priceNow(row, sales, now).price;
   return {
@@ -86,7 +117,11 @@ async function takeLine(trx: Db, line: Line, recipientId: number, now: number, s
 
 /** The reason the conditional stock update matched nothing, read inside the same transaction. */
 async function whyNotBuyable(trx: Db, line: Line): Promise<HttpError> {
-  const item = await trx.selectFrom('shop_items').select(['name', 'status', 'count', 'deleted_at']).where('id', '=', line.shop_id).executeTakeFirst();
+  const item = await trx
+    .selectFrom('shop_items')
+    .select(['name', 'status', 'count', 'deleted_at'])
+    .where('id', '=', line.shop_id)
+    .executeTakeFirst();
   if (!item || item.deleted_at !== null) return notFound(TEXTS.noItem, { code: 'not_found' });
   if (item.status !== ON_SALE) return conflict(TEXTS.notOnSale, { code: 'not_on_sale' });
   if (Number(item.count) <= 0) return conflict(TEXTS.soldOut, { code: 'sold_out' });
@@ -157,7 +192,10 @@ async function order<A>(
       }
       const off = priced.redeemed?.discount ?? 0;
       if (opts.expectedTotal !== undefined && priced.price - off > Math.round(opts.expectedTotal * 100))
-        throw conflict(CHECKOUT_TEXTS.priceChanged(priced.price - off), { code: 'sale_changed', extra: { total: toRoubles(priced.price - off) } });
+        throw conflict(CHECKOUT_TEXTS.priceChanged(priced.price - off), {
+          code: 'sale_changed',
+          extra: { total: toRoubles(priced.price - off) },
+        });
       return off;
     },
     async record(trx, priced, charge, now) {
@@ -186,7 +224,16 @@ async function order<A>(
         ledger.push({ ref: `order:${row.id}`, note: `${line.item.name} × ${line.quantity}${gift}`, amount: total });
       }
       if (priced.redeemed)
-        await trx.updateTable('promo_uses').set({ ref: orderIds.map((id) => `order:${id}`).join(',').slice(0, 64) }).where('id', '=', priced.redeemed.useId).execute();
+        await trx
+          .updateTable('promo_uses')
+          .set({
+            ref: orderIds
+              .map((id) => `order:${id}`)
+              .join(',')
+              .slice(0, 64),
+          })
+          .where('id', '=', priced.redeemed.useId)
+          .execute();
       return { lines: priced.lines, orderIds, charge, ledger };
     },
     async deliver(trx, recorded, balance, now) {
@@ -232,7 +279,11 @@ export function checkout(ctx: AppContext, user: User, body: CheckoutBody, key: s
     ctx,
     user,
     'cart',
-    { lines: [...body.lines].sort((a, b) => a.shop_id - b.shop_id), ...extras(body), ...(body.expected_total !== undefined && { expected_total: body.expected_total }) },
+    {
+      lines: [...body.lines].sort((a, b) => a.shop_id - b.shop_id),
+      ...extras(body),
+      ...(body.expected_total !== undefined && { expected_total: body.expected_total }),
+    },
     body.lines,
     { promoCode: body.promo_code, giftTo: body.gift_to, expectedTotal: body.expected_total },
     key,

@@ -60,9 +60,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: z.array(ShopItem), 304: z.null() },
       },
       handler: async (req, reply) =>
-        req.query.category || req.query.q
-          ? shop.searchOnSale(ctx.db, req.query)
-          : sendCached(req, reply, await shop.listOnSaleBody(ctx)),
+        req.query.category || req.query.q ? shop.searchOnSale(ctx.db, req.query) : sendCached(req, reply, await shop.listOnSaleBody(ctx)),
     });
 
     app.get('/api/shop/categories', {

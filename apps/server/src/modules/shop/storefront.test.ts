@@ -57,7 +57,14 @@ describe.each(dbKinds)('storefront on %s', (kind) => {
 
   it('lets guests browse: categories, search, unlimited stock and sales', async () => {
     const sword = await newItem({ name: 'Меч из незерита', category: 'Оружие', description: 'Острый', count: null, pieces: 1 });
-    const bread = await newItem({ name: 'Хлеб', category: 'Еда', price: 99, pieces: 16, sale_price: 49.5, sale_ends_at: Date.now() + 3_600_000 });
+    const bread = await newItem({
+      name: 'Хлеб',
+      category: 'Еда',
+      price: 99,
+      pieces: 16,
+      sale_price: 49.5,
+      sale_ends_at: Date.now() + 3_600_000,
+    });
     const cats = await get('/api/shop/categories');
     expect(cats.statusCode).toBe(200);
     expect(cats.json<{ name: string }[]>().map((c) => c.name)).toEqual(expect.arrayContaining(['Оружие', 'Еда']));
@@ -80,7 +87,11 @@ describe.each(dbKinds)('storefront on %s', (kind) => {
     const list = await get('/api/shop/admin/categories', admin);
     const food = list.json<{ categories: { id: number; name: string }[] }>().categories.find((c) => c.name === 'Еда')!;
     const saved = await t.app.inject(
-      asUser(admin, { method: 'PUT', url: `/api/shop/admin/categories/${food.id}`, payload: { name: 'Еда', sale_percent: 20, sale_ends_at: null } }),
+      asUser(admin, {
+        method: 'PUT',
+        url: `/api/shop/admin/categories/${food.id}`,
+        payload: { name: 'Еда', sale_percent: 20, sale_ends_at: null },
+      }),
     );
     expect(saved.statusCode, saved.body).toBe(200);
     const after = (await get('/api/shop/all')).json<{ id: number; price: number; old_price: number | null }[]>();
@@ -101,7 +112,13 @@ describe.each(dbKinds)('storefront on %s', (kind) => {
     const b = await newItem({ price: 30, count: 5 });
     const promo = await newPromo({ kind: 'percent', value: 10 });
     const before = await balanceOf(t, playerId);
-    const body = { lines: [{ shop_id: a, quantity: 2 }, { shop_id: b, quantity: 1 }], promo_code: promo.code.toLowerCase() };
+    const body = {
+      lines: [
+        { shop_id: a, quantity: 2 },
+        { shop_id: b, quantity: 1 },
+      ],
+      promo_code: promo.code.toLowerCase(),
+    };
     const res = await post('/api/shop/checkout', body, player, 'cart-key-0001');
     expect(res.statusCode, res.body).toBe(200);
     const answer = res.json<{ new_balance: number; total: number; discount: number; order_ids: number[] }>();
@@ -122,7 +139,9 @@ describe.each(dbKinds)('storefront on %s', (kind) => {
     expect(twice.json()).toMatchObject({ code: 'promo_used', error: 'Вы уже использовали этот промокод' });
 
     const list = await get('/api/admin/promo-codes', admin);
-    expect(list.json<{ id: number; uses: number; revenue: number; discount_total: number }[]>().find((p) => p.id === promo.id)).toMatchObject({
+    expect(
+      list.json<{ id: number; uses: number; revenue: number; discount_total: number }[]>().find((p) => p.id === promo.id),
+    ).toMatchObject({
       uses: 1,
       revenue: 45,
       discount_total: 5,
@@ -136,14 +155,59 @@ describe.each(dbKinds)('storefront on %s', (kind) => {
     const dear = await newItem({ price: 100_000 });
     const ended = await newPromo({ ends_at: Date.now() - 1000, starts_at: Date.now() - 2000 });
     const cases: [object, number, string][] = [
-      [{ lines: [{ shop_id: a, quantity: 1 }, { shop_id: dear, quantity: 1 }] }, 400, 'insufficient_funds'],
-      [{ lines: [{ shop_id: a, quantity: 1 }, { shop_id: b, quantity: 2 }] }, 409, 'not_enough_stock'],
-      [{ lines: [{ shop_id: a, quantity: 1 }, { shop_id: c, quantity: 2 }] }, 409, 'limit_reached'],
+      [
+        {
+          lines: [
+            { shop_id: a, quantity: 1 },
+            { shop_id: dear, quantity: 1 },
+          ],
+        },
+        400,
+        'insufficient_funds',
+      ],
+      [
+        {
+          lines: [
+            { shop_id: a, quantity: 1 },
+            { shop_id: b, quantity: 2 },
+          ],
+        },
+        409,
+        'not_enough_stock',
+      ],
+      [
+        {
+          lines: [
+            { shop_id: a, quantity: 1 },
+            { shop_id: c, quantity: 2 },
+          ],
+        },
+        409,
+        'limit_reached',
+      ],
       [{ lines: [{ shop_id: a, quantity: 1 }], promo_code: 'NO-SUCH-CODE' }, 404, 'promo_not_found'],
       [{ lines: [{ shop_id: a, quantity: 1 }], promo_code: ended.code }, 409, 'promo_not_active'],
-      [{ lines: [{ shop_id: a, quantity: 1 }, { shop_id: 999_999, quantity: 1 }] }, 404, 'not_found'],
+      [
+        {
+          lines: [
+            { shop_id: a, quantity: 1 },
+            { shop_id: 999_999, quantity: 1 },
+          ],
+        },
+        404,
+        'not_found',
+      ],
       [{ lines: [] }, 400, 'invalid'],
-      [{ lines: [{ shop_id: a, quantity: 1 }, { shop_id: a, quantity: 1 }] }, 400, 'invalid'],
+      [
+        {
+          lines: [
+            { shop_id: a, quantity: 1 },
+            { shop_id: a, quantity: 1 },
+          ],
+        },
+        400,
+        'invalid',
+      ],
     ];
     for (const [body, status, code] of cases) {
       const before = await snapshot([a, b, c]);
@@ -179,16 +243,18 @@ describe.each(dbKinds)('storefront on %s', (kind) => {
   it('keeps per-player limits, also under parallel purchases by one player', async () => {
     const item = await newItem({ price: 1, limit_per_player: 2, limit_period: 'day' });
     const p = await quickPlayer(t, `Limited${kind}`, 10_000);
-    const results = await Promise.all(
-      Array.from({ length: 6 }, () => post('/api/shop/buy', { shop_id: item, quantity: 1 }, p.token)),
-    );
+    const results = await Promise.all(Array.from({ length: 6 }, () => post('/api/shop/buy', { shop_id: item, quantity: 1 }, p.token)));
     expect(results.filter((r) => r.statusCode === 200)).toHaveLength(2);
     const refused = results.find((r) => r.statusCode === 409)!;
     expect(refused.json()).toMatchObject({ code: 'limit_reached' });
     expect(errorOf(refused)).toContain('не больше 2 шт. на игрока в сутки');
     expect(await balanceOf(t, p.id)).toBe(10_000 - 200);
     // A day later the limit is open again.
-    await t.handle.db.updateTable('shop_orders').set({ created_at: Date.now() - 2 * 86_400_000 }).where('user_id', '=', p.id).execute();
+    await t.handle.db
+      .updateTable('shop_orders')
+      .set({ created_at: Date.now() - 2 * 86_400_000 })
+      .where('user_id', '=', p.id)
+      .execute();
     expect((await post('/api/shop/buy', { shop_id: item, quantity: 2 }, p.token)).statusCode).toBe(200);
   });
 
@@ -198,12 +264,20 @@ describe.each(dbKinds)('storefront on %s', (kind) => {
     const gone = await quickPlayer(t, `Gone${kind}`, 0);
     const bad = await quickPlayer(t, `Griefer${kind}`, 0);
     await t.handle.db.updateTable('users').set({ deleted_at: Date.now() }).where('id', '=', gone.id).execute();
-    await t.handle.db.updateTable('users').set({ banned_at: Date.now(), ban_until: null, ban_reason: 'гриф' }).where('id', '=', bad.id).execute();
+    await t.handle.db
+      .updateTable('users')
+      .set({ banned_at: Date.now(), ban_until: null, ban_reason: 'гриф' })
+      .where('id', '=', bad.id)
+      .execute();
     for (const name of [`Nobody${kind}`, `Gone${kind}`, `Griefer${kind}`]) {
       const before = await snapshot([item]);
       const res = await post('/api/shop/checkout', { lines: [{ shop_id: item, quantity: 1 }], gift_to: name });
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toEqual({ error: `Нельзя отправить подарок игроку «${name}»: проверьте ник`, code: 'gift_recipient_invalid', field: 'gift_to' });
+      expect(res.json()).toEqual({
+        error: `Нельзя отправить подарок игроку «${name}»: проверьте ник`,
+        code: 'gift_recipient_invalid',
+        field: 'gift_to',
+      });
       expect(await snapshot([item])).toEqual(before);
     }
     expect((await post('/api/shop/buy', { shop_id: item, quantity: 1, gift_to: 'steve' })).json()).toMatchObject({ code: 'gift_to_self' });
@@ -212,14 +286,23 @@ describe.each(dbKinds)('storefront on %s', (kind) => {
     const res = await post('/api/shop/checkout', { lines: [{ shop_id: item, quantity: 2 }], gift_to: `friend${kind}` });
     expect(res.statusCode, res.body).toBe(200);
     const orderId = res.json<{ order_ids: number[] }>().order_ids[0]!;
-    const delivery = await t.handle.db.selectFrom('deliveries').select('user_id').where('source', '=', 'shop').where('source_id', '=', orderId).executeTakeFirstOrThrow();
+    const delivery = await t.handle.db
+      .selectFrom('deliveries')
+      .select('user_id')
+      .where('source', '=', 'shop')
+      .where('source_id', '=', orderId)
+      .executeTakeFirstOrThrow();
     expect(delivery.user_id).toBe(friend.id);
     expect(await balanceOf(t, friend.id)).toBe(0);
     const mine = (await get('/api/shop/orders', player)).json<{ id: number; gift_to: string | null }[]>();
     expect(mine.find((o) => o.id === orderId)).toMatchObject({ gift_to: `Friend${kind}` });
     const theirs = (await get('/api/shop/orders', friend.token)).json<{ id: number; gift_from: string | null }[]>();
     expect(theirs.find((o) => o.id === orderId)).toMatchObject({ gift_from: 'Steve' });
-    const letters = await t.handle.db.selectFrom('mail_outbox').selectAll().where('id', 'not in', mailBefore.length ? mailBefore.map((m) => m.id) : [0]).execute();
+    const letters = await t.handle.db
+      .selectFrom('mail_outbox')
+      .selectAll()
+      .where('id', 'not in', mailBefore.length ? mailBefore.map((m) => m.id) : [0])
+      .execute();
     expect(letters).toHaveLength(1);
     expect(letters[0]!.to_address).toBe(`friend${kind}@example.com`);
     expect(letters[0]!.subject).toContain('подарок от Steve');
@@ -231,7 +314,11 @@ describe.each(dbKinds)('storefront on %s', (kind) => {
     const seen = (await get('/api/shop/all')).json<{ id: number; price: number }[]>().find((i) => i.id === item)!;
     expect(seen.price).toBe(60);
     // The sale ends while the cart is open.
-    await t.handle.db.updateTable('shop_items').set({ sale_ends_at: Date.now() - 1 }).where('id', '=', item).execute();
+    await t.handle.db
+      .updateTable('shop_items')
+      .set({ sale_ends_at: Date.now() - 1 })
+      .where('id', '=', item)
+      .execute();
     const before = await snapshot([item]);
     const res = await post('/api/shop/checkout', { lines: [{ shop_id: item, quantity: 1 }], expected_total: seen.price });
     expect(res.statusCode).toBe(409);
@@ -240,7 +327,11 @@ describe.each(dbKinds)('storefront on %s', (kind) => {
     const full = await post('/api/shop/checkout', { lines: [{ shop_id: item, quantity: 1 }] });
     expect(full.json()).toMatchObject({ total: 100 });
     // The public list dropped the sale without any write to the item after its end.
-    await t.handle.db.updateTable('shop_items').set({ sale_ends_at: Date.now() + 300 }).where('id', '=', item).execute();
+    await t.handle.db
+      .updateTable('shop_items')
+      .set({ sale_ends_at: Date.now() + 300 })
+      .where('id', '=', item)
+      .execute();
     await t.app.ctx.publicCache.invalidate('shop:all');
     expect((await get('/api/shop/all')).json<{ id: number; price: number }[]>().find((i) => i.id === item)!.price).toBe(60);
     await new Promise((r) => setTimeout(r, 400));
@@ -256,16 +347,26 @@ describe.each(dbKinds)('storefront on %s', (kind) => {
     const dup = await post('/api/admin/promo-codes', { code: promo.code.toLowerCase(), kind: 'fixed', value: 1 }, admin);
     expect(dup.json()).toMatchObject({ code: 'promo_code_exists' });
 
-    expect((await get(`/api/shop/promo/${promo.code.toLowerCase()}`, player)).json()).toMatchObject({ kind: 'percent', value: 50, text: 'Скидка 50 % на привилегии' });
+    expect((await get(`/api/shop/promo/${promo.code.toLowerCase()}`, player)).json()).toMatchObject({
+      kind: 'percent',
+      value: 50,
+      text: 'Скидка 50 % на привилегии',
+    });
     expect((await get('/api/shop/promo/NOPE', player)).json()).toMatchObject({ code: 'promo_not_found' });
     const item = await newItem({ price: 10 });
     expect((await post('/api/shop/buy', { shop_id: item, quantity: 1, promo_code: promo.code })).json()).toMatchObject({
       code: 'promo_not_applicable',
     });
 
-    const tier = await post('/api/donate/add', { title: 'VIP', content: 'Привилегия', amount: 300, currency: '₽', sale_amount: 200, sale_ends_at: null }, admin);
+    const tier = await post(
+      '/api/donate/add',
+      { title: 'VIP', content: 'Привилегия', amount: 300, currency: '₽', sale_amount: 200, sale_ends_at: null },
+      admin,
+    );
     expect(tier.statusCode, tier.body).toBeLessThan(300);
-    const tierId = (await get('/api/donate/fully')).json<{ id: number; title: string; sale_amount: number | null }[]>().find((x) => x.title === 'VIP')!;
+    const tierId = (await get('/api/donate/fully'))
+      .json<{ id: number; title: string; sale_amount: number | null }[]>()
+      .find((x) => x.title === 'VIP')!;
     expect(tierId.sale_amount).toBe(200);
     const friend = await quickPlayer(t, `TierFriend${kind}`, 0);
     const before = await balanceOf(t, playerId);

@@ -57,11 +57,12 @@ function TierForm({ tier, running, balance, onClose, onBought }: TierPurchasePro
   const q = quote?.data;
   const failed = quote?.error instanceof ApiError ? quote.error : null;
   // A gift is placed against the recipient's privilege, not the buyer's: the buyer's quote does not apply.
-  const refusal = giftTo || !quote?.isError
-    ? null
-    : failed?.code === 'downgrade' && running
-      ? `У вас действует более высокая привилегия ${running.title}. Купить ${tier.title}, пока она не закончилась, нельзя.`
-      : failed?.message || PURCHASE_TEXTS.failed;
+  const refusal =
+    giftTo || !quote?.isError
+      ? null
+      : failed?.code === 'downgrade' && running
+        ? `У вас действует более высокая привилегия ${running.title}. Купить ${tier.title}, пока она не закончилась, нельзя.`
+        : failed?.message || PURCHASE_TEXTS.failed;
 
   return (
     <PurchaseForm
@@ -77,8 +78,18 @@ function TierForm({ tier, running, balance, onClose, onBought }: TierPurchasePro
     >
       <p className="purchase-name">{tier.title}</p>
       <PeriodField periods={periods} />
-      <TextField name="promo_code" label="Промокод (необязательно)" autoComplete="off" hint={promo ? 'Скидка по промокоду будет учтена при оплате' : undefined} />
-      <TextField name="gift_to" label="Подарить игроку (необязательно)" hint="Ник получателя: привилегию получит он, оплатите вы" autoComplete="off" />
+      <TextField
+        name="promo_code"
+        label="Промокод (необязательно)"
+        autoComplete="off"
+        hint={promo ? 'Скидка по промокоду будет учтена при оплате' : undefined}
+      />
+      <TextField
+        name="gift_to"
+        label="Подарить игроку (необязательно)"
+        hint="Ник получателя: привилегию получит он, оплатите вы"
+        autoComplete="off"
+      />
 
       <dl className="purchase-sum">
         {!giftTo && q?.kind === 'extend' && (

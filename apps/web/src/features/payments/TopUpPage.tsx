@@ -1,11 +1,19 @@
-import { bonusFor, PAYMENT_PROVIDERS, PAYMENT_TEXTS, PaymentAmount, type PaymentOptions, type PaymentProvider } from '@kubik/contract';
+import {
+  bonusFor,
+  OptionalPromoCode,
+  PAYMENT_PROVIDERS,
+  PAYMENT_TEXTS,
+  PaymentAmount,
+  type PaymentOptions,
+  type PaymentProvider,
+} from '@kubik/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useState } from 'react';
 import { useFormContext, useWatch } from 'react-hook-form';
 import { Link } from 'wouter';
 import { z } from 'zod';
 import { Form, FormErrors, useFormMeta, useSchemaForm } from '../../components/form/Form.tsx';
-import { MoneyField } from '../../components/form/fields.tsx';
+import { MoneyField, TextField } from '../../components/form/fields.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { formatRub } from '../../lib/format.ts';
 import { useAuth } from '../../providers/auth.tsx';
@@ -29,6 +37,7 @@ function topUpSchema(o: PaymentOptions) {
       PAYMENT_TEXTS.amountMax(formatRub(o.max)),
     ),
     provider: z.enum(PAYMENT_PROVIDERS, { error: 'Выберите способ оплаты' }),
+    promo_code: OptionalPromoCode,
   });
 }
 type TopUpValues = z.output<ReturnType<typeof topUpSchema>>;
@@ -83,7 +92,7 @@ function TopUpForm({ options }: { options: PaymentOptions }) {
   }, []);
 
   async function pay(values: TopUpValues) {
-    const created = await createPayment({ amount: values.amount, provider: values.provider });
+    const created = await createPayment({ amount: values.amount, provider: values.provider, promo_code: values.promo_code });
     setLeaving(true);
     window.location.assign(created.confirmation_url);
   }
@@ -93,6 +102,12 @@ function TopUpForm({ options }: { options: PaymentOptions }) {
     <Form form={form} onSubmit={pay} className="form topup-form">
       <AmountChoice options={options} />
       <ProviderChoice providers={options.providers} />
+      <TextField
+        name="promo_code"
+        label="Промокод (необязательно)"
+        autoComplete="off"
+        hint="Код на бонус к пополнению добавит свой процент, когда платёж поступит"
+      />
       <FormErrors />
       <div className="form-actions">
         <button type="submit" className="btn btn-primary topup-submit" disabled={busy}>

@@ -1,11 +1,4 @@
-import {
-  PROMO_KIND_TEXT,
-  PROMO_KINDS,
-  PROMO_SCOPE_TEXT,
-  PROMO_SCOPES,
-  PromoCodeBody,
-  type PromoCodeAdmin,
-} from '@kubik/contract';
+import { PROMO_KIND_TEXT, PROMO_KINDS, PROMO_SCOPE_TEXT, PROMO_SCOPES, PromoCodeBody, type PromoCodeAdmin } from '@kubik/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useWatch } from 'react-hook-form';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
@@ -131,7 +124,14 @@ function PromoForm({ crud }: { crud: Crud<PromoCodeAdmin, PromoCodeBody> }) {
   return (
     <Form form={form} onSubmit={crud.save}>
       <div className="form-grid">
-        <TextField name="code" label="Код" maxLength={32} autoComplete="off" spellCheck={false} hint="Регистр букв не важен: START и start — один код" />
+        <TextField
+          name="code"
+          label="Код"
+          maxLength={32}
+          autoComplete="off"
+          spellCheck={false}
+          hint="Регистр букв не важен: START и start — один код"
+        />
         <SelectField name="kind" label="Вид" options={PROMO_KINDS.map((k) => ({ value: k, label: PROMO_KIND_TEXT[k] }))} />
         {kind === 'fixed' ? (
           <MoneyField name="value" label="Скидка, ₽" />
@@ -139,7 +139,11 @@ function PromoForm({ crud }: { crud: Crud<PromoCodeAdmin, PromoCodeBody> }) {
           <NumberField name="value" label={kind === 'topup_bonus' ? 'Бонус, %' : 'Скидка, %'} />
         )}
         {kind !== 'topup_bonus' && (
-          <SelectField name="applies_to" label="Применяется к" options={PROMO_SCOPES.map((s) => ({ value: s, label: PROMO_SCOPE_TEXT[s] }))} />
+          <SelectField
+            name="applies_to"
+            label="Применяется к"
+            options={PROMO_SCOPES.map((s) => ({ value: s, label: PROMO_SCOPE_TEXT[s] }))}
+          />
         )}
         <NumberField name="max_uses" label="Всего использований" empty={null} hint="Пусто — без ограничения" />
         <NumberField name="per_player" label="Раз на игрока" />

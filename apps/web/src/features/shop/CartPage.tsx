@@ -91,7 +91,9 @@ function GuestCheckout({ rows }: { rows: { line: CartLine; item: ShopItem }[] })
 function CartRow({ line, item, lines }: { line: CartLine; item: ShopItem; lines: CartLine[] }) {
   const max = maxQuantity(item);
   const set = (quantity: number) =>
-    setCart(quantity <= 0 ? lines.filter((l) => l.shop_id !== item.id) : lines.map((l) => (l.shop_id === item.id ? { ...l, quantity } : l)));
+    setCart(
+      quantity <= 0 ? lines.filter((l) => l.shop_id !== item.id) : lines.map((l) => (l.shop_id === item.id ? { ...l, quantity } : l)),
+    );
   const soldOut = isSoldOut(item);
   return (
     <li className="cart-line" data-testid={`cart-line-${item.id}`}>
@@ -111,7 +113,13 @@ function CartRow({ line, item, lines }: { line: CartLine; item: ShopItem; lines:
         <span className="cart-qty" aria-live="polite">
           {line.quantity}
         </span>
-        <button type="button" className="btn" aria-label="Увеличить количество" disabled={line.quantity >= max} onClick={() => set(line.quantity + 1)}>
+        <button
+          type="button"
+          className="btn"
+          aria-label="Увеличить количество"
+          disabled={line.quantity >= max}
+          onClick={() => set(line.quantity + 1)}
+        >
           +
         </button>
       </div>
@@ -139,7 +147,8 @@ function CheckoutForm({ rows, balance }: { rows: { line: CartLine; item: ShopIte
     'shop',
   );
   const total = Math.round((full - discount) * 100) / 100;
-  const saved = rows.reduce((s, r) => s + (r.item.old_price === null ? 0 : (cents(r.item.old_price) - cents(r.item.price)) * r.line.quantity), 0) / 100;
+  const saved =
+    rows.reduce((s, r) => s + (r.item.old_price === null ? 0 : (cents(r.item.old_price) - cents(r.item.price)) * r.line.quantity), 0) / 100;
   return (
     <PurchaseForm
       form={form}
@@ -158,7 +167,12 @@ function CheckoutForm({ rows, balance }: { rows: { line: CartLine; item: ShopIte
       onFailed={() => void queryClient.invalidateQueries({ queryKey: SHOP_KEY })}
     >
       <PromoField onPreview={setPromo} />
-      <TextField name="gift_to" label="Подарить игроку (необязательно)" hint="Ник получателя: предметы получит он, оплатите вы" autoComplete="off" />
+      <TextField
+        name="gift_to"
+        label="Подарить игроку (необязательно)"
+        hint="Ник получателя: предметы получит он, оплатите вы"
+        autoComplete="off"
+      />
       <dl className="purchase-sum">
         {saved > 0 && (
           <>

@@ -124,7 +124,11 @@ export function ItemForm({ item, onSave, onCancel }: ItemFormProps) {
           <MoneyField name="sale_price" label="Цена по акции, ₽" empty={null} hint="Пусто — без акции" />
           <DateTimeField name="sale_ends_at" label="Акция до" hint="Пусто — пока не уберёте цену по акции" />
           <NumberField name="limit_per_player" label="Лимит на игрока, покупок" empty={null} hint="Пусто — без лимита" />
-          <SelectField name="limit_period" label="Период лимита" options={LIMIT_PERIODS.map((p) => ({ value: p, label: LIMIT_PERIOD_TEXT[p] }))} />
+          <SelectField
+            name="limit_period"
+            label="Период лимита"
+            options={LIMIT_PERIODS.map((p) => ({ value: p, label: LIMIT_PERIOD_TEXT[p] }))}
+          />
         </div>
       </FieldGroup>
       <CommandsField />

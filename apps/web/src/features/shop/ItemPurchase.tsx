@@ -64,7 +64,12 @@ function ItemForm({ item, balance, onClose, onBought, onFailed }: ItemPurchasePr
 
       <QuantityField name="quantity" label="Количество" stock={stock} />
       <PromoField onPreview={setPromo} />
-      <TextField name="gift_to" label="Подарить игроку (необязательно)" hint="Ник получателя: предметы получит он, оплатите вы" autoComplete="off" />
+      <TextField
+        name="gift_to"
+        label="Подарить игроку (необязательно)"
+        hint="Ник получателя: предметы получит он, оплатите вы"
+        autoComplete="off"
+      />
 
       <dl className="purchase-sum">
         {discount > 0 && (

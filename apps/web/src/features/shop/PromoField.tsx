@@ -6,7 +6,11 @@ import { ApiError } from '../../lib/api.ts';
 import { previewPromo } from './api.ts';
 
 /** Roubles a previewed code takes off the lines it covers (the server counts the same way when it is paid). */
-export function estimateDiscount(promo: PromoPreview | null, lines: { itemId?: number; category?: string; amount: number }[], target: 'shop' | 'donate'): number {
+export function estimateDiscount(
+  promo: PromoPreview | null,
+  lines: { itemId?: number; category?: string; amount: number }[],
+  target: 'shop' | 'donate',
+): number {
   if (!promo || promo.kind === 'topup_bonus' || (promo.applies_to !== 'all' && promo.applies_to !== target)) return 0;
   const covered = lines.filter(
     (l) =>

@@ -78,7 +78,10 @@ export function ShopPanel() {
     addToCart(item.id);
     notify('success', `«${item.name}» в корзине`);
   };
-  const tabs = [{ id: ALL, label: 'Все' }, ...(categories.data ?? []).map((c) => ({ id: c.name, label: c.sale_percent ? `${c.name} −${c.sale_percent}%` : c.name }))];
+  const tabs = [
+    { id: ALL, label: 'Все' },
+    ...(categories.data ?? []).map((c) => ({ id: c.name, label: c.sale_percent ? `${c.name} −${c.sale_percent}%` : c.name })),
+  ];
 
   return (
     <section className="shop-panel stack" aria-labelledby={headingId}>
@@ -94,7 +97,13 @@ export function ShopPanel() {
       <div className="shop-filters">
         <div className="field">
           <label htmlFor={searchId}>Поиск</label>
-          <input id={searchId} type="search" value={search} placeholder="Название или описание" onChange={(e) => setSearch(e.target.value)} />
+          <input
+            id={searchId}
+            type="search"
+            value={search}
+            placeholder="Название или описание"
+            onChange={(e) => setSearch(e.target.value)}
+          />
         </div>
         <div className="field">
           <label htmlFor={sortId}>Сортировка</label>
