@@ -8,6 +8,7 @@ import { donateMigrations } from '../../modules/donate/donate.migrations.ts';
 import { paymentsMigrations } from '../../modules/payments/payments.migrations.ts';
 import { privilegesMigrations } from '../../modules/privileges/privileges.migrations.ts';
 import { purchasesMigrations } from '../../modules/purchases/purchases.migrations.ts';
+import { noticesMigrations } from '../../modules/notices/notices.migrations.ts';
 import { newsMigrations } from '../../modules/news/news.migrations.ts';
 import { pagesMigrations } from '../../modules/pages/pages.migrations.ts';
 import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   ...dashboardMigrations,
   ...twoFactorMigrations,
   ...purchasesMigrations,
+  ...noticesMigrations,
 };
