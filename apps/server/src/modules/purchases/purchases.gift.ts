@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { layout } from '../mail/mail.layout.ts';
 import { enqueueMail } from '../mail/mail.outbox.ts';
+import { notify } from '../notices/notices.service.ts';
 import { siteName } from '../site/site.settings.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { activeBan } from '../users/ban-status.ts';
@@ -42,7 +43,7 @@ export async function giftRecipient(
 }
 
 /**
- * The recipient's letter about a gift, queued in the purchase's transaction (sent only if it
+ * The recipient's letter and notice about a gift, queued in the purchase's transaction (sent only if it
  * commits). The site's name is read before the transaction (`giftSiteName`): on SQLite the
  * transaction holds the only connection.
  */
@@ -67,6 +68,13 @@ export async function sendGiftLetter(
       text: `${paragraphs.join('\n\n')}\n\n${link}\n`,
       html: layout(name, 'Вам подарок!', paragraphs, { text: 'Открыть', href: link }, `Письмо отправлено сайтом ${name}.`),
     },
+    gift.now,
+  );
+  // And the bell (notices core), in the same transaction.
+  await notify(
+    trx,
+    gift.recipient.id,
+    { kind: 'gift', title: `Подарок от ${gift.from}`, body: `${gift.what}. Будет выдан в игре автоматически.`, link: gift.link },
     gift.now,
   );
 }

@@ -306,6 +306,8 @@ describe.each(dbKinds)('storefront on %s', (kind) => {
     expect(letters).toHaveLength(1);
     expect(letters[0]!.to_address).toBe(`friend${kind}@example.com`);
     expect(letters[0]!.subject).toContain('подарок от Steve');
+    const notices = await t.handle.db.selectFrom('notices').selectAll().where('user_id', '=', friend.id).execute();
+    expect(notices).toMatchObject([{ kind: 'gift', title: 'Подарок от Steve', link: '/shop' }]);
     await ledgerClean();
   });
 
