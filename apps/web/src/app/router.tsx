@@ -23,13 +23,11 @@ const DonatePage = lazyPage(() => import('../features/donate/DonatePage.tsx'));
 const ServersPage = lazyPage(() => import('../features/servers/ServersPage.tsx'));
 const ProfilePage = lazyPage(() => import('./pages/ProfilePage.tsx'));
 const ShopPage = lazyPage(() => import('../features/shop/ShopPage.tsx'));
-const CartPage = lazyPage(() => import('../features/shop/CartPage.tsx'));
 const TopUpPage = lazyPage(() => import('../features/payments/TopUpPage.tsx'));
 const AdminLayout = lazy(() => import('./admin/AdminLayout.tsx'));
 const AdminDashboardPage = lazy(() => import('../features/dashboard/AdminDashboardPage.tsx'));
 const AdminUsersPage = lazy(() => import('../features/accounts/AdminUsersPage.tsx'));
 const AdminNewsPage = lazy(() => import('../features/news/AdminNewsPage.tsx'));
-const AdminPromoPage = lazy(() => import('../features/promo/AdminPromoPage.tsx'));
 const AdminShopPage = lazy(() => import('../features/shop/AdminShopPage.tsx'));
 const AdminDonatePage = lazy(() => import('../features/donate/AdminDonatePage.tsx'));
 const AdminServersPage = lazy(() => import('../features/servers/AdminServersPage.tsx'));
@@ -69,7 +67,6 @@ const PRELOAD: Record<string, () => Promise<unknown>> = {
   '/servers': ServersPage.preload,
   '/profile': ProfilePage.preload,
   '/shop': ShopPage.preload,
-  [CART_PATH]: CartPage.preload,
   [TOPUP_PATH]: TopUpPage.preload,
   '/login': LoginPage.preload,
   '/register': RegisterPage.preload,
@@ -123,11 +120,12 @@ export function AppRoutes() {
             <ProfilePage />
           </RequireUser>
         </Route>
+        {/* /cart is a view of the shop's chunk (features/shop/ShopPage.tsx): one lazy page less on the first page. */}
         <Route path="/shop">
           <ShopPage />
         </Route>
         <Route path={CART_PATH}>
-          <CartPage />
+          <ShopPage />
         </Route>
         <Route path={TOPUP_PATH}>
           <RequireUser>
@@ -167,9 +165,10 @@ export function AppRoutes() {
             <AdminUsersPage />
           </Admin>
         </Route>
+        {/* Промокоды are a view of the shop's admin chunk (features/shop/AdminShopPage.tsx). */}
         <Route path="/admin/promo">
           <Admin>
-            <AdminPromoPage />
+            <AdminShopPage />
           </Admin>
         </Route>
         <Route path="/admin/news">

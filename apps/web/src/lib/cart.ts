@@ -2,8 +2,9 @@ import { useSyncExternalStore } from 'react';
 
 /*
  * The shop cart: lines kept in local storage, so they survive a reload and a login, shared by the
- * header's counter and the cart page (and other tabs, through the storage event). Prices are not
- * kept: the cart page reads them from the shop list, so a sale that ends shows at once.
+ * header's counter and the cart page. Prices are not
+ * kept: the cart page reads them from the shop list, so a sale that ends shows at once. This file
+ * is on the first page (the header's counter): changing the cart is in cart-edit.ts.
  */
 
 export interface CartLine {
@@ -11,63 +12,37 @@ export interface CartLine {
   quantity: number;
 }
 
-const KEY = 'kubik.cart';
-const EVENT = 'kubik:cart';
-const EMPTY: CartLine[] = [];
-let cached: { raw: string | null; lines: CartLine[] } = { raw: null, lines: EMPTY };
+export const CART_KEY = 'kubik.cart';
+export const CART_EVENT = 'kubik:cart';
+let seen: string | null = null;
+let lines: CartLine[] = [];
 
-function read(): CartLine[] {
-  let raw: string | null;
+/** The lines as stored (a broken entry is none); the same array while the storage holds the same text. */
+export function readCart(): CartLine[] {
+  let raw: string | null = null;
   try {
-    raw = localStorage.getItem(KEY);
+    raw = localStorage.getItem(CART_KEY);
   } catch {
-    return EMPTY;
+    // no storage: an empty cart
   }
-  if (raw === cached.raw) return cached.lines;
-  let lines: CartLine[] = EMPTY;
-  try {
-    const parsed: unknown = raw ? JSON.parse(raw) : [];
-    if (Array.isArray(parsed))
-      lines = parsed
-        .filter((l): l is CartLine => Number.isInteger(l?.shop_id) && l.shop_id > 0 && Number.isInteger(l?.quantity) && l.quantity > 0)
-        .slice(0, 50);
-  } catch {
-    lines = EMPTY;
+  if (raw !== seen) {
+    seen = raw;
+    try {
+      // Anything but a list of lines (a broken or foreign entry) throws here and counts as empty.
+      lines = (JSON.parse(raw ?? '[]') as CartLine[]).filter((l) => l.shop_id > 0 && l.quantity > 0);
+    } catch {
+      lines = [];
+    }
   }
-  cached = { raw, lines };
   return lines;
 }
 
-export function setCart(lines: CartLine[]): void {
-  try {
-    if (lines.length === 0) localStorage.removeItem(KEY);
-    else localStorage.setItem(KEY, JSON.stringify(lines));
-  } catch {
-    // Private mode without storage: the cart lives until the page closes.
-  }
-  window.dispatchEvent(new Event(EVENT));
-}
-
-/** Adds `quantity` of an item (to a line already there). */
-export function addToCart(shopId: number, quantity = 1): void {
-  const lines = read();
-  const found = lines.find((l) => l.shop_id === shopId);
-  setCart(
-    found ? lines.map((l) => (l === found ? { ...l, quantity: l.quantity + quantity } : l)) : [...lines, { shop_id: shopId, quantity }],
-  );
-}
-
+/** This tab's changes (cart-edit.ts); another tab's show on the next change or visit. */
 function subscribe(onChange: () => void): () => void {
-  window.addEventListener(EVENT, onChange);
-  window.addEventListener('storage', onChange);
-  return () => {
-    window.removeEventListener(EVENT, onChange);
-    window.removeEventListener('storage', onChange);
-  };
+  addEventListener(CART_EVENT, onChange);
+  return () => removeEventListener(CART_EVENT, onChange);
 }
 
-export function useCart(): CartLine[] {
-  return useSyncExternalStore(subscribe, read, () => EMPTY);
-}
+export const useCart = (): CartLine[] => useSyncExternalStore(subscribe, readCart);
 
 export const CART_PATH = '/cart';

@@ -6,7 +6,7 @@ import { useFormMeta, useSchemaForm } from '../../components/form/Form.tsx';
 import { PURCHASE_TEXTS, PurchaseForm, PurchaseModal } from '../../components/PurchaseModal.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDate, formatRub, plural } from '../../lib/format.ts';
-import { tierNow } from './api.ts';
+import { tierNow } from './tierNow.ts';
 import { buyTier, fetchQuote, quoteKey } from './privileges-api.ts';
 import { TextField } from '../../components/form/fields.tsx';
 

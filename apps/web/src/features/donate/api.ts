@@ -1,4 +1,4 @@
-import { periodTotalKopecks, tierAmountNow, type DonateBody, type DonateTier, type MessageResponse } from '@kubik/contract';
+import type { DonateBody, DonateTier, MessageResponse } from '@kubik/contract';
 import { api } from '../../lib/api.ts';
 import { formatNumber, formatRub } from '../../lib/format.ts';
 
@@ -15,14 +15,6 @@ export const DEFAULT_KIT_PERIOD_DAYS = 7;
 const ROUBLES = new Set(['₽', 'руб', 'руб.', 'rub', 'rur', 'р', 'р.']);
 
 /** `299 ₽ / мес.`; another currency is written after the number as the admin typed it. */
-/** The tier as priced now: its periods' totals at the sale price while a sale runs, and the price before it. */
-export function tierNow(tier: DonateTier, now: number): { amount: number; old: number | null; periods: DonateTier['periods'] } {
-  const { amount, old } = tierAmountNow(tier, now);
-  if (old === null) return { amount, old, periods: tier.periods };
-  const kopecks = Math.round(amount * 100);
-  return { amount, old, periods: tier.periods.map((p) => ({ ...p, total: periodTotalKopecks(kopecks, p.months, p.discount) / 100 })) };
-}
-
 export function formatPrice(amount: number, currency: string): string {
   const price = ROUBLES.has(currency.trim().toLowerCase()) ? formatRub(amount) : `${formatNumber(amount)}\u00a0${currency.trim()}`;
   return `${price} / мес.`;

@@ -1,12 +1,13 @@
 import { CheckoutBody, type PromoPreview, type ShopItem } from '@kubik/contract';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { TextField } from '../../components/form/fields.tsx';
 import { useSchemaForm } from '../../components/form/Form.tsx';
 import { PurchaseForm } from '../../components/PurchaseModal.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
-import { setCart, useCart, type CartLine } from '../../lib/cart.ts';
+import { useCart, type CartLine } from '../../lib/cart.ts';
+import { setCart } from '../../lib/cart-edit.ts';
 import { formatRub } from '../../lib/format.ts';
 import { useAuth } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
@@ -19,7 +20,7 @@ import './shop.css';
 const cents = (rub: number) => Math.round(rub * 100);
 
 /** /cart: the lines kept in local storage with today's prices, a promo code, a gift, and one payment from the balance. */
-export default function CartPage() {
+export function CartPage() {
   useTitle('Корзина');
   const { user } = useAuth();
   const lines = useCart();
@@ -139,7 +140,7 @@ function CheckoutForm({ rows, balance }: { rows: { line: CartLine; item: ShopIte
   const lines = rows.map((r) => r.line);
   const form = useSchemaForm(CheckoutBody, { defaultValues: { lines, promo_code: '', gift_to: '' } });
   const [promo, setPromo] = useState<PromoPreview | null>(null);
-  useEffect(() => form.setValue('lines', lines), [form, lines]);
+  // Keyed by the cart's lines (CartPage), so the form starts again whenever they change.
   const full = subtotal(rows);
   const discount = estimateDiscount(
     promo,

@@ -1,4 +1,5 @@
-import { Link } from 'wouter';
+import { Link, useLocation } from 'wouter';
+import { CartPage } from './CartPage.tsx';
 import { useAuth } from '../../providers/auth.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { CART_PATH, useCart } from '../../lib/cart.ts';
@@ -6,7 +7,13 @@ import { MyPurchases } from './MyPurchases.tsx';
 import { ShopPanel } from './ShopPanel.tsx';
 import './shop.css';
 
+/** /shop, and /cart (the cart is in this chunk: one lazy page less on the first page). */
 export default function ShopPage() {
+  const [path] = useLocation();
+  return path === CART_PATH ? <CartPage /> : <Shop />;
+}
+
+function Shop() {
   useTitle('Магазин');
   const { user } = useAuth();
   const cart = useCart();

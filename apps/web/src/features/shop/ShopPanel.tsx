@@ -5,7 +5,7 @@ import { useLocation } from 'wouter';
 import { Modal } from '../../components/Modal.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
-import { addToCart } from '../../lib/cart.ts';
+import { addToCart } from '../../lib/cart-edit.ts';
 import { formatRub } from '../../lib/format.ts';
 import { useAuth } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';

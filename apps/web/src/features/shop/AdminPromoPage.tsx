@@ -14,7 +14,7 @@ import { ApiError } from '../../lib/api.ts';
 import { formatDateTime, formatRub } from '../../lib/format.ts';
 import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
-import { createPromo, disablePromo, fetchPromos, PROMO_KEY, updatePromo } from './api.ts';
+import { createPromo, disablePromo, fetchPromos, PROMO_KEY, updatePromo } from './promo-api.ts';
 
 const valueText = (p: Pick<PromoCodeAdmin, 'kind' | 'value'>) =>
   p.kind === 'fixed' ? `−${formatRub(p.value)}` : p.kind === 'percent' ? `−${p.value} %` : `+${p.value} % к пополнению`;
@@ -27,7 +27,7 @@ function periodText(p: PromoCodeAdmin): string {
 }
 
 /** Админ-панель → Промокоды: codes with their uses and revenue; add, edit, switch off. */
-export default function AdminPromoPage() {
+export function AdminPromoPage() {
   useTitle('Админ-панель: промокоды');
   const notify = useNotify();
   const queryClient = useQueryClient();
