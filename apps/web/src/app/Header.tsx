@@ -1,15 +1,16 @@
-import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useId, useRef, useState } from 'react';
 import { useDismiss } from '../components/useDismiss.ts';
 import { Link, useLocation } from 'wouter';
 import { NavLink } from '../components/NavLink.tsx';
 import { formatRub } from '../lib/format.ts';
 import { TOPUP_PATH } from '../lib/paths.ts';
-import { CART_PATH, useCart } from '../lib/cart.ts';
 import { useAuth } from '../providers/auth.tsx';
 import { Avatar } from './Avatar.tsx';
 import { loadAuthPages } from './auth-pages.ts';
 import { useSite } from '../providers/site.tsx';
 import { usePageLinks } from '../features/pages/api.ts';
+
+const CartLink = lazy(() => import('./CartLink.tsx'));
 
 const LINKS = [
   { to: '/', label: 'Главная', end: true },
@@ -62,21 +63,11 @@ export function Header() {
           </ul>
           <div className="header-account">{user === undefined ? null : user ? <ProfileMenu /> : <GuestLinks />}</div>
         </nav>
-        <CartLink />
+        <Suspense>
+          <CartLink />
+        </Suspense>
       </div>
     </header>
-  );
-}
-
-/** The cart in the header while it holds something (lib/cart.ts keeps it in local storage). */
-function CartLink() {
-  const lines = useCart();
-  const count = lines.reduce((s, l) => s + l.quantity, 0);
-  if (count === 0) return null;
-  return (
-    <Link to={CART_PATH} className="header-cart" data-testid="header-cart" title="Корзина">
-      🛒 {count}
-    </Link>
   );
 }
 

@@ -1,4 +1,30 @@
-import { CART_EVENT, CART_KEY, readCart, type CartLine } from './cart.ts';
+import { useSyncExternalStore } from 'react';
+import { CART_EVENT, CART_KEY, subscribeCart, type CartLine } from './cart.ts';
+
+let seen: string | null = null;
+let lines: CartLine[] = [];
+
+/** The lines as stored (a broken entry is none); the same array while the storage holds the same text. */
+export function readCart(): CartLine[] {
+  let raw: string | null = null;
+  try {
+    raw = localStorage.getItem(CART_KEY);
+  } catch {
+    // no storage: an empty cart
+  }
+  if (raw !== seen) {
+    seen = raw;
+    try {
+      // Anything but a list of lines (a broken or foreign entry) throws here and counts as empty.
+      lines = (JSON.parse(raw ?? '[]') as CartLine[]).filter((l) => l.shop_id > 0 && l.quantity > 0);
+    } catch {
+      lines = [];
+    }
+  }
+  return lines;
+}
+
+export const useCart = (): CartLine[] => useSyncExternalStore(subscribeCart, readCart);
 
 /** Replaces the cart's lines (at most 50: what one checkout takes). */
 export function setCart(next: CartLine[]): void {
@@ -13,9 +39,9 @@ export function setCart(next: CartLine[]): void {
 
 /** Adds `quantity` of an item (to a line already there). */
 export function addToCart(shopId: number, quantity = 1): void {
-  const lines = readCart();
-  const found = lines.find((l) => l.shop_id === shopId);
+  const current = readCart();
+  const found = current.find((l) => l.shop_id === shopId);
   setCart(
-    found ? lines.map((l) => (l === found ? { ...l, quantity: l.quantity + quantity } : l)) : [...lines, { shop_id: shopId, quantity }],
+    found ? current.map((l) => (l === found ? { ...l, quantity: l.quantity + quantity } : l)) : [...current, { shop_id: shopId, quantity }],
   );
 }

@@ -2,7 +2,7 @@ import { Link, useLocation } from 'wouter';
 import { CartPage } from './CartPage.tsx';
 import { useAuth } from '../../providers/auth.tsx';
 import { useTitle } from '../../providers/title.ts';
-import { CART_PATH, useCart } from '../../lib/cart.ts';
+import { CART_PATH, useCartCount } from '../../lib/cart.ts';
 import { MyPurchases } from './MyPurchases.tsx';
 import { ShopPanel } from './ShopPanel.tsx';
 import './shop.css';
@@ -16,8 +16,7 @@ export default function ShopPage() {
 function Shop() {
   useTitle('Магазин');
   const { user } = useAuth();
-  const cart = useCart();
-  const count = cart.reduce((s, l) => s + l.quantity, 0);
+  const count = useCartCount();
   return (
     <div className="stack">
       <header className="page-head shop-page-head">
