@@ -1,7 +1,6 @@
 import { lazy, useState, type ComponentType, type ReactNode } from 'react';
 import { Route, Switch } from 'wouter';
 import { TOPUP_PATH } from '../lib/paths.ts';
-import { CART_PATH } from '../lib/cart.ts';
 import { loadAuthPages } from './auth-pages.ts';
 import HomePage from './pages/HomePage.tsx';
 import { GuestOnly, RequireAdmin, RequireUser } from './guards.tsx';
@@ -124,11 +123,8 @@ export function AppRoutes() {
             <ProfilePage />
           </RequireUser>
         </Route>
-        {/* /cart is a view of the shop's chunk (features/shop/ShopPage.tsx): one lazy page less on the first page. */}
-        <Route path="/shop">
-          <ShopPage />
-        </Route>
-        <Route path={CART_PATH}>
+        {/* /shop and /cart: the cart is a view of the shop's chunk (features/shop/ShopPage.tsx), one lazy page less on the first page. */}
+        <Route path={/^\/(shop|cart)\/?$/}>
           <ShopPage />
         </Route>
         <Route path={TOPUP_PATH}>
@@ -169,18 +165,13 @@ export function AppRoutes() {
             <AdminUsersPage />
           </Admin>
         </Route>
-        {/* Промокоды are a view of the shop's admin chunk (features/shop/AdminShopPage.tsx). */}
-        <Route path="/admin/promo">
-          <Admin>
-            <AdminShopPage />
-          </Admin>
-        </Route>
         <Route path="/admin/news">
           <Admin>
             <AdminNewsPage />
           </Admin>
         </Route>
-        <Route path="/admin/shop">
+        {/* /admin/promo (Промокоды) is a view of the shop's admin chunk (features/shop/AdminShopPage.tsx). */}
+        <Route path={/^\/admin\/(shop|promo)\/?$/}>
           <Admin>
             <AdminShopPage />
           </Admin>
