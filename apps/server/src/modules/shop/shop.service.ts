@@ -22,9 +22,10 @@ import { toKopecks, toRoubles } from '../../lib/money.ts';
 import type { CachedBody } from '../../lib/public-cache.ts';
 import type { User } from '../users/users.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import { deliveriesOf } from '../deliveries/deliveries.service.ts';
-import { refundWorth } from './refund.service.ts';
+import { deliveriesOf, statusOf } from '../deliveries/deliveries.service.ts';
+import type { LedgerRefDetail } from '../users/users.ports.ts';
 import { rconConfigured } from '../deliveries/deliveries.queue.ts';
+import { refundWorth } from './refund.service.ts';
 import { dropListCache, LIST_CACHE_KEY } from './shop.cache.ts';
 import { defaultCategory } from './shop.categories.ts';
 import { categoryKey } from './shop.category-key.ts';
@@ -377,6 +378,7 @@ export async function listOrders(db: Db, userId: number): Promise<ShopOrder[]> {
             updated_at: d.updated_at,
           }))
         : [],
+    delivery: statusOf(o.user_id === userId ? deliveries.get(o.id) : undefined),
   }));
 }
 
@@ -428,4 +430,19 @@ export async function findShopLedgerMismatches(db: Db): Promise<string[]> {
     }
   }
   return problems;
+}
+
+/** The history's view of shop purchases (ledger refs `order:<id>`): the item and its deliveries. */
+export async function orderDetails(db: Db, ids: number[]): Promise<Map<number, LedgerRefDetail>> {
+  const out = new Map<number, LedgerRefDetail>();
+  if (ids.length === 0) return out;
+  const rows = await db.selectFrom('shop_orders').select(['id', 'item_name', 'quantity']).where('id', 'in', ids).execute();
+  const deliveries = await deliveriesOf(
+    db,
+    'shop',
+    rows.map((r) => r.id),
+  );
+  for (const r of rows)
+    out.set(r.id, { title: `${r.item_name} × ${Number(r.quantity)}`, label: null, deliveries: deliveries.get(r.id) ?? [] });
+  return out;
 }
