@@ -64,6 +64,15 @@ export function isRoubles(currency: string): boolean {
 }
 
 /** Kopecks for `months` of a tier of `amountKopecks` a month with `discount` percent off. */
+/** The price per month (kopecks) at `now`: the sale's while it runs, else the tier's. */
+export function tierAmountNow(
+  tier: { amount: number; sale_amount: number | null; sale_ends_at: number | null },
+  now: number,
+): { amount: number; old: number | null } {
+  const onSale = tier.sale_amount !== null && tier.sale_amount < tier.amount && (tier.sale_ends_at === null || tier.sale_ends_at > now);
+  return onSale ? { amount: tier.sale_amount!, old: tier.amount } : { amount: tier.amount, old: null };
+}
+
 export function periodTotalKopecks(amountKopecks: number, months: number, discount: number): number {
   return Math.round((amountKopecks * months * (100 - discount)) / 100);
 }
@@ -152,6 +161,15 @@ export const DonateBody = withLabels(
       .max(12, 'Не больше 12 сроков')
       .default(DEFAULT_PERIODS)
       .refine((list) => new Set(list.map((p) => p.months)).size === list.length, 'Сроки не должны повторяться'),
+    /** Sale price per month until sale_ends_at (null end: until removed); null: no sale. */
+    sale_amount: z
+      .number({ error: 'Цена по акции должна быть числом' })
+      .finite('Цена по акции должна быть числом')
+      .min(0, 'Цена по акции не может быть отрицательной')
+      .max(1_000_000, 'Слишком большая цена')
+      .nullable()
+      .default(null),
+    sale_ends_at: z.number({ error: 'Конец акции: дата' }).int('Конец акции: дата').min(0).max(8_640_000_000_000).nullable().default(null),
   }),
   {
     title: 'Название',
@@ -167,6 +185,8 @@ export const DonateBody = withLabels(
     grant_commands: 'Команды выдачи',
     revoke_commands: 'Команды снятия',
     periods: 'Сроки покупки',
+    sale_amount: 'Цена по акции',
+    sale_ends_at: 'Конец акции',
   },
 );
 export type DonateBody = z.input<typeof DonateBody>;
@@ -211,6 +231,9 @@ export const DonateTier = z.object({
   periods: z.array(z.object({ months: z.number(), discount: z.number(), total: z.number() })),
   /** Sold on the site (priced in roubles). */
   sellable: z.boolean(),
+  /** The sale price per month and its end (epoch ms) as set; the sale runs while it is below amount and the end is ahead (see tierSaleAmount). */
+  sale_amount: z.number().nullable(),
+  sale_ends_at: z.number().nullable(),
 });
 export type DonateTier = z.infer<typeof DonateTier>;
 

@@ -99,6 +99,17 @@ export const ERROR_CODE_MEANINGS = {
   kit_cooldown: 'The kit was claimed recently (`next_claim_at` says when it can be again)',
   kit_in_game: 'The kit is claimed with a command in the game',
   ended: 'The privilege has ended already',
+  limit_reached: 'The per-player purchase limit of the item would be passed (the text says how many are left and when)',
+  sale_changed: 'The price changed while the cart was open (a sale ended or began): look at the new total',
+  promo_not_found: 'No such promo code (or it was switched off)',
+  promo_not_active: 'The promo code has not started yet or has ended',
+  promo_exhausted: 'The promo code was used its maximum number of times',
+  promo_used: 'This player used the promo code as many times as one may',
+  promo_not_applicable: 'The promo code does not apply to this purchase (another section, other items, or only to top-ups)',
+  promo_min_total: 'The purchase is below the sum the promo code needs',
+  promo_code_exists: 'A promo code with this text exists (codes are compared without case)',
+  gift_recipient_invalid: 'No player can get a gift under this name (unknown, deleted or banned — not told apart)',
+  gift_to_self: 'The gift names the buyer themself',
 
   // Deliveries and servers.
   server_not_found: 'No such game server',

@@ -9,6 +9,7 @@ export * from './commands.ts';
 export * from './deliveries.ts';
 export * from './servers.ts';
 export * from './shop.ts';
+export * from './storefront.ts';
 export * from './skins.ts';
 export * from './admin.ts';
 export * from './capes.ts';

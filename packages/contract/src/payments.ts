@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OptionalPromoCode } from './storefront.ts';
 import { roundsToZeroKopecks, withLabels, ZERO_KOPECKS_TEXT } from './common.ts';
 
 // Balance top-up through payment providers (YooKassa, T-Bank, ЮMoney, FreeKassa). Amounts on the wire are roubles.
@@ -60,8 +61,10 @@ export const CreatePaymentBody = withLabels(
   z.strictObject({
     amount: PaymentAmount,
     provider: z.enum(PAYMENT_PROVIDERS, { error: PAYMENT_TEXTS.providerOff }),
+    /** A 'topup_bonus' promo code: its percent is added to the bonus when the payment is credited. */
+    promo_code: OptionalPromoCode,
   }),
-  { amount: 'Сумма', provider: 'Способ оплаты' },
+  { amount: 'Сумма', provider: 'Способ оплаты', promo_code: 'Промокод' },
 );
 export type CreatePaymentBody = z.infer<typeof CreatePaymentBody>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { purchaseExtras } from './storefront.ts';
 import { withLabels } from './common.ts';
 import { DeliveryStatus } from './deliveries.ts';
 
@@ -8,14 +9,15 @@ import { DeliveryStatus } from './deliveries.ts';
 export const PRIVILEGE_TEXTS = {
   bought: (title: string) => `Привилегия ${title} куплена! Команды будут выполнены в игре.`,
   extended: (title: string) => `Привилегия ${title} продлена! Команды будут выполнены в игре.`,
+  gifted: (title: string, name: string) => `Привилегия ${title} подарена игроку ${name}! Команды будут выполнены в игре.`,
   upgraded: (from: string, to: string) => `Привилегия ${from} заменена на ${to}: неиспользованные дни зачтены в цену.`,
   badMonths: 'Выберите срок покупки',
-  notSold: 'Этот донат нельзя купить на сайте: он продаётся не в рублях',
-  periodNotSold: (months: number) => `На ${months} мес. этот донат не продаётся: выберите другой срок`,
+  notSold: 'Эту привилегию нельзя купить на сайте: она продаётся не в рублях',
+  periodNotSold: (months: number) => `На ${months} мес. эта привилегия не продаётся: выберите другой срок`,
   downgrade: (held: string, wanted: string) =>
     `У вас действует более высокая привилегия ${held}. Купить ${wanted}, пока она не закончилась, нельзя — можно продлить ${held}.`,
   noFunds: 'Недостаточно средств на балансе',
-  notFound: 'Донат не найден',
+  notFound: 'Привилегия не найдена',
   kitNotFound: 'Набор не найден',
   kitNotHeld: (tier: string) => `Этот набор выдаётся владельцам привилегии ${tier}`,
   kitCooldown: (left: string) => `Набор уже получен. Следующий можно будет получить через ${left}`,
@@ -56,10 +58,11 @@ export const PrivilegeBuyBody = withLabels(
         .int(PRIVILEGE_TEXTS.badMonths)
         .min(1, PRIVILEGE_TEXTS.badMonths)
         .max(36, PRIVILEGE_TEXTS.badMonths),
+      ...purchaseExtras,
     },
-    { error: 'Некорректный запрос: ожидается поле months' },
+    { error: 'Некорректный запрос: ожидается поле months и по желанию promo_code, gift_to' },
   ),
-  { months: 'Срок' },
+  { months: 'Срок', promo_code: 'Промокод', gift_to: 'Получатель' },
 );
 export type PrivilegeBuyBody = z.infer<typeof PrivilegeBuyBody>;
 

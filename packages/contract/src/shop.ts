@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { commandProblem, ITEM_COMMAND_PLACEHOLDERS } from './commands.ts';
 import { DELIVERY_STATES, DELIVERY_WAITING, DeliveryStatus } from './deliveries.ts';
 import { roundsToZeroKopecks, withLabels, ZERO_KOPECKS_TEXT } from './common.ts';
+import { LIMIT_PERIODS, purchaseExtras } from './storefront.ts';
 
 // Schemas of the shop feature, shared by the server and the web app. Money is roubles on the wire.
 
@@ -113,7 +114,8 @@ const ServerId = z
 const itemFields = {
   name: ShopItemName,
   price: ShopPrice,
-  count: ShopCount,
+  /** Purchases in stock; null: unlimited. */
+  count: ShopCount.nullable(),
   icon: ShopIcon,
   description: z.string({ error: 'Описание должно быть строкой' }).max(2000, 'Описание: не длиннее 2000 символов'),
   category: ShopCategoryField,
@@ -123,6 +125,17 @@ const itemFields = {
   server_id: ServerId,
   pieces: ShopPieces,
   commands: ShopItemCommands,
+  /** Sale price per purchase (roubles) until sale_ends_at; null: no sale of its own. */
+  sale_price: ShopPrice.nullable(),
+  sale_ends_at: z.number({ error: 'Конец акции: дата' }).int('Конец акции: дата').min(0).max(8_640_000_000_000).nullable(),
+  /** Purchases one player may make per limit_period; null: no limit. */
+  limit_per_player: z
+    .number({ error: 'Лимит: целое число' })
+    .int('Лимит: целое число')
+    .min(1, 'Лимит: не меньше 1')
+    .max(1_000_000, 'Лимит: слишком много')
+    .nullable(),
+  limit_period: z.enum(LIMIT_PERIODS, { error: 'Период лимита: сутки, неделя или всего' }),
 };
 
 const ITEM_LABELS = {
@@ -137,6 +150,10 @@ const ITEM_LABELS = {
   server_id: 'Сервер доставки',
   pieces: 'Штук за покупку',
   commands: 'Свои команды',
+  sale_price: 'Цена по акции',
+  sale_ends_at: 'Конец акции',
+  limit_per_player: 'Лимит на игрока',
+  limit_period: 'Период лимита',
 };
 
 /** Create: name, price, count and icon are required; the rest have defaults. */
@@ -150,6 +167,10 @@ export const ShopItemCreateBody = withLabels(
     server_id: itemFields.server_id.optional(),
     pieces: itemFields.pieces.optional(),
     commands: itemFields.commands.optional(),
+    sale_price: itemFields.sale_price.optional(),
+    sale_ends_at: itemFields.sale_ends_at.optional(),
+    limit_per_player: itemFields.limit_per_player.optional(),
+    limit_period: itemFields.limit_period.optional(),
   }),
   ITEM_LABELS,
 );
@@ -164,12 +185,22 @@ export const ShopItem = z.object({
   id: z.number(),
   name: z.string(),
   icon: z.string(),
+  /** Roubles per purchase now (the sale price while a sale runs). */
   price: z.number(),
-  count: z.number(),
+  /** Purchases left; null: unlimited. */
+  count: z.number().nullable(),
   description: z.string(),
   category: z.string(),
-  /** Pieces one purchase gives («×16»). */
+  /** Pieces one purchase gives («16 шт. за 99 ₽»). */
   pieces: z.number(),
+  /** The price before the sale, while one runs (item's own or its category's); else null. */
+  old_price: z.number().nullable(),
+  /** When the running sale ends (epoch ms); null: no sale. */
+  sale_ends_at: z.number().nullable(),
+  limit_per_player: z.number().nullable(),
+  limit_period: z.enum(LIMIT_PERIODS),
+  /** The game server the item is given on (name); null: not chosen yet. */
+  server_name: z.string().nullable(),
 });
 export type ShopItem = z.infer<typeof ShopItem>;
 
@@ -177,7 +208,9 @@ export const ShopItemAdmin = ShopItem.extend({
   item_id_minecraft: z.string(),
   status: z.string(),
   server_id: z.number().nullable(),
-  server_name: z.string().nullable(),
+  /** The item's own sale (roubles) and its end, as stored (whether or not it runs now). */
+  sale_price: z.number().nullable(),
+  stored_sale_ends_at: z.number().nullable(),
   /** Own console commands; empty: the server's command template. */
   commands: z.array(z.string()),
   created_at: z.number(),
@@ -198,10 +231,11 @@ export const BuyBody = withLabels(
         .int(SHOP_TEXTS.badQuantity)
         .min(1, SHOP_TEXTS.badQuantity)
         .max(MAX_QUANTITY, SHOP_TEXTS.badQuantity),
+      ...purchaseExtras,
     },
-    { error: 'Некорректный запрос: ожидаются только поля shop_id и quantity' },
+    { error: 'Некорректный запрос: ожидаются поля shop_id, quantity и по желанию promo_code, gift_to' },
   ),
-  { shop_id: 'Товар', quantity: 'Количество' },
+  { shop_id: 'Товар', quantity: 'Количество', promo_code: 'Промокод', gift_to: 'Получатель' },
 );
 export type BuyBody = z.infer<typeof BuyBody>;
 
@@ -241,6 +275,9 @@ export const ShopOrder = z.object({
   price: z.number(),
   total: z.number(),
   created_at: z.number(),
+  /** A gift: who paid (seen by the recipient) or who got it (seen by the payer); null otherwise. */
+  gift_from: z.string().nullable(),
+  gift_to: z.string().nullable(),
   deliveries: z.array(OrderDelivery),
   /** All its deliveries in one word (the card's headline); null: nothing to deliver. */
   delivery: DeliveryStatus.nullable(),
@@ -253,7 +290,15 @@ export type ShopServerOption = z.infer<typeof ShopServerOption>;
 export const ShopServersResponse = z.object({ servers: z.array(ShopServerOption), default_server_id: z.number().nullable() });
 export type ShopServersResponse = z.infer<typeof ShopServersResponse>;
 
-export const ShopCategory = z.object({ id: z.number(), name: z.string(), position: z.number(), items: z.number() });
+export const ShopCategory = z.object({
+  id: z.number(),
+  name: z.string(),
+  position: z.number(),
+  items: z.number(),
+  /** A sale on the whole category: percent off until sale_ends_at (an item's own sale wins). */
+  sale_percent: z.number().nullable(),
+  sale_ends_at: z.number().nullable(),
+});
 export type ShopCategory = z.infer<typeof ShopCategory>;
 export const ShopCategoriesResponse = z.object({ categories: z.array(ShopCategory) });
 export type ShopCategoriesResponse = z.infer<typeof ShopCategoriesResponse>;
@@ -266,9 +311,23 @@ export const ShopCategoryBody = withLabels(
       .min(0, 'Порядок: целое число')
       .max(1_000_000, 'Порядок: целое число')
       .optional(),
+    sale_percent: z
+      .number({ error: 'Скидка: целое число от 1 до 99' })
+      .int('Скидка: целое число от 1 до 99')
+      .min(1, 'Скидка: целое число от 1 до 99')
+      .max(99, 'Скидка: целое число от 1 до 99')
+      .nullable()
+      .optional(),
+    sale_ends_at: z.number({ error: 'Конец акции: дата' }).int().min(0).max(8_640_000_000_000).nullable().optional(),
   }),
-  { name: 'Название', position: 'Порядок' },
+  { name: 'Название', position: 'Порядок', sale_percent: 'Скидка, %', sale_ends_at: 'Конец акции' },
 );
 export type ShopCategoryBody = z.infer<typeof ShopCategoryBody>;
 export const ShopCategorySaveResponse = z.object({ message: z.string(), category: ShopCategory });
 export type ShopCategorySaveResponse = z.infer<typeof ShopCategorySaveResponse>;
+
+/** The public category tabs of /shop, in the owner's order (only those with items on sale). */
+export const ShopPublicCategories = z.array(
+  z.object({ name: z.string(), sale_percent: z.number().nullable(), sale_ends_at: z.number().nullable() }),
+);
+export type ShopPublicCategories = z.infer<typeof ShopPublicCategories>;

@@ -22,6 +22,7 @@ import { playersRoutes } from './players/players.routes.ts';
 import { opsRoutes } from './ops/ops.routes.ts';
 import { serversRoutes } from './servers/servers.routes.ts';
 import { shopRoutes } from './shop/shop.routes.ts';
+import { promoRoutes } from './promo/promo.routes.ts';
 import { siteRoutes } from './site/site.routes.ts';
 import { skinsRoutes } from './skins/skins.routes.ts';
 import { sessionsRoutes } from './security/sessions.routes.ts';
@@ -43,6 +44,7 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   donateRoutes,
   serversRoutes,
   shopRoutes,
+  promoRoutes,
   deliveriesRoutes,
   skinsRoutes,
   capesRoutes,

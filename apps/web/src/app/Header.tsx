@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useId, useRef, useState } from 'react';
 import { useDismiss } from '../components/useDismiss.ts';
 import { Link, useLocation } from 'wouter';
 import { NavLink } from '../components/NavLink.tsx';
@@ -10,11 +10,14 @@ import { loadAuthPages } from './auth-pages.ts';
 import { useSite } from '../providers/site.tsx';
 import { usePageLinks } from '../features/pages/api.ts';
 
+const CartLink = lazy(() => import('./CartLink.tsx'));
+
 const LINKS = [
   { to: '/', label: 'Главная', end: true },
   { to: '/servers', label: 'Серверы' },
   { to: '/help', label: 'Помощь' },
   { to: '/donate', label: 'Донат' },
+  { to: '/shop', label: 'Магазин' },
   { to: '/rules', label: 'Правила' },
 ];
 
@@ -60,6 +63,9 @@ export function Header() {
           </ul>
           <div className="header-account">{user === undefined ? null : user ? <ProfileMenu /> : <GuestLinks />}</div>
         </nav>
+        <Suspense>
+          <CartLink />
+        </Suspense>
       </div>
     </header>
   );

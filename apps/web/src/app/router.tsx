@@ -124,10 +124,9 @@ export function AppRoutes() {
             <ProfilePage />
           </RequireUser>
         </Route>
-        <Route path="/shop">
-          <RequireUser>
-            <ShopPage />
-          </RequireUser>
+        {/* /shop and /cart: the cart is a view of the shop's chunk (features/shop/ShopPage.tsx), one lazy page less on the first page. */}
+        <Route path={/^\/(shop|cart)\/?$/}>
+          <ShopPage />
         </Route>
         <Route path={TOPUP_PATH}>
           <RequireUser>
@@ -175,7 +174,8 @@ export function AppRoutes() {
             <AdminNewsPage />
           </Admin>
         </Route>
-        <Route path="/admin/shop">
+        {/* /admin/promo (Промокоды) is a view of the shop's admin chunk (features/shop/AdminShopPage.tsx). */}
+        <Route path={/^\/admin\/(shop|promo)\/?$/}>
           <Admin>
             <AdminShopPage />
           </Admin>

@@ -1,4 +1,5 @@
 import {
+  tierAmountNow,
   DonateListResponse,
   isRoubles,
   periodTotalKopecks,
@@ -38,6 +39,18 @@ export function kitsOf(row: Pick<repo.TierRow, 'kits_json'>): DonateKit[] {
   }));
 }
 
+/** Kopecks per month at `now`: the sale's while it runs. */
+export function amountNow(row: Pick<repo.TierRow, 'amount_minor' | 'sale_amount_minor' | 'sale_ends_at'>, now: number): number {
+  return tierAmountNow(
+    {
+      amount: Number(row.amount_minor),
+      sale_amount: row.sale_amount_minor === null ? null : Number(row.sale_amount_minor),
+      sale_ends_at: row.sale_ends_at === null ? null : Number(row.sale_ends_at),
+    },
+    now,
+  ).amount;
+}
+
 export const periodsOf = (row: Pick<repo.TierRow, 'periods_json'>): TierPeriod[] => JSON.parse(row.periods_json) as TierPeriod[];
 export const listOf = <T>(json: string): T[] => JSON.parse(json) as T[];
 
@@ -63,6 +76,8 @@ export function toTier(row: repo.TierRow): DonateTier {
       total: toRoubles(periodTotalKopecks(amount, p.months, p.discount)),
     })),
     sellable: isRoubles(row.currency),
+    sale_amount: row.sale_amount_minor === null ? null : toRoubles(Number(row.sale_amount_minor)),
+    sale_ends_at: row.sale_ends_at === null ? null : Number(row.sale_ends_at),
   };
 }
 
@@ -105,6 +120,8 @@ async function columns(trx: Db, body: DonateBodyParsed, tierId: number | null, k
     grant_commands: JSON.stringify(body.grant_commands),
     revoke_commands: JSON.stringify(body.revoke_commands),
     periods_json: JSON.stringify([...body.periods].sort((a, b) => a.months - b.months)),
+    sale_amount_minor: body.sale_amount === null ? null : toKopecks(body.sale_amount),
+    sale_ends_at: body.sale_ends_at,
   };
 }
 

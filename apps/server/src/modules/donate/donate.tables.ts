@@ -26,6 +26,9 @@ export interface DonateTiersTable {
   revoke_commands: Generated<string>;
   /** JSON array of {months, discount}: the periods it is sold for. */
   periods_json: Generated<string>;
+  /** Kopecks per month while the sale runs (until sale_ends_at; null end: until removed). */
+  sale_amount_minor: number | null;
+  sale_ends_at: number | null;
   created_at: number;
   updated_at: number;
 }

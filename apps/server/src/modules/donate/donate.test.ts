@@ -97,6 +97,8 @@ describe.each(dbKinds)('donate on %s', (kind) => {
         { months: 12, discount: 0, total: 3588 },
       ],
       sellable: true,
+      sale_amount: null,
+      sale_ends_at: null,
     });
     // Kits have ids of their own, distinct across the list.
     expect(new Set(tier.kits.map((k: { id: number }) => k.id)).size).toBe(3);

@@ -74,6 +74,12 @@ export const paymentsMigrations: Record<string, Migration> = {
       await db.schema.alterTable('payments').addColumn('refund_error', 'varchar(300)').execute();
     },
   },
+  '2026112634_payment_promo': {
+    async up(db: Kysely<unknown>) {
+      // Issue 23: a top-up promo code (kept small: h26-pay reworks the providers in parallel).
+      await db.schema.alterTable('payments').addColumn('promo_id', 'integer').execute();
+    },
+  },
   '2026112680_payment_connections': {
     async up(db: Kysely<unknown>) {
       // Providers set up in the admin; secrets sealed (AES-256-GCM) in a JSON object.

@@ -18,6 +18,7 @@ import { toRoubles } from '../../lib/money.ts';
 import { ProviderError, type NotificationReply, type ProviderPaymentState } from '../../lib/payments/index.ts';
 import type { User } from '../users/users.repo.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
+import { checkTopupPromo, redeemTopupPromo } from '../purchases/purchases.promo.ts';
 import { siteName } from '../site/site.settings.ts';
 import { topupCredited } from '../users/users.ports.ts';
 import { refundConfirmed } from './payments.refund.ts';
@@ -97,6 +98,8 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
     const b = await bounds(body.provider);
     if (amount < b.min) throw badRequest(PAYMENT_TEXTS.amountMin(formatRub(b.min)), { code: 'amount_too_small', field: 'amount' });
     if (amount > b.max) throw badRequest(PAYMENT_TEXTS.amountMax(formatRub(b.max)), { code: 'amount_too_large', field: 'amount' });
+    // A top-up code is checked now and counted when the money arrives (purchases.promo.ts).
+    const promoId = body.promo_code ? await checkTopupPromo(db, body.promo_code, user.id) : null;
     const settings = await ctx.settings.get(PaymentSettings);
     const id = randomUUID();
     const now = Date.now();
@@ -115,7 +118,16 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
       if (Number(waiting.n) >= cap) throw tooMany(PAYMENT_SERVER_TEXTS.tooManyPending(cap), { code: 'too_many_pending' });
       await trx
         .insertInto('payments')
-        .values({ id, user_id: user.id, provider: body.provider, amount, status: 'pending', created_at: now, updated_at: now })
+        .values({
+          id,
+          user_id: user.id,
+          provider: body.provider,
+          amount,
+          status: 'pending',
+          promo_id: promoId,
+          created_at: now,
+          updated_at: now,
+        })
         .execute();
     });
     try {
@@ -228,7 +240,7 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
       if (state.amountRule === 'covers' ? state.amountKopecks < Number(row.amount) : state.amountKopecks !== Number(row.amount))
         return `сумма у провайдера ${formatRub(state.amountKopecks)} не равна ${formatRub(Number(row.amount))}: не зачислено`;
       const settings = await ctx.settings.get(PaymentSettings);
-      const bonus = bonusFor(Number(row.amount), settings.bonus_rules);
+      const ruleBonus = bonusFor(Number(row.amount), settings.bonus_rules);
       try {
         return await db.transaction().execute(async (trx) => {
           const changed = await trx
@@ -236,7 +248,7 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
             .set({
               status: 'succeeded',
               paid_at: now,
-              bonus,
+              bonus: ruleBonus,
               provider_status: state.providerStatus,
               provider_operation_id: state.operationId ?? null,
               updated_at: now,
@@ -245,6 +257,19 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
             .where('status', '=', 'pending')
             .executeTakeFirst();
           if (Number(changed.numUpdatedRows) !== 1) return 'уже учтён';
+          // A promo code's bonus joins the settings' one (one bonus row per payment).
+          const promoBonus =
+            row.promo_id === null
+              ? 0
+              : await redeemTopupPromo(trx, {
+                  promoId: row.promo_id,
+                  userId: row.user_id,
+                  amount: Number(row.amount),
+                  ref: `payment:${row.id}`,
+                  now,
+                });
+          const bonus = ruleBonus + promoBonus;
+          if (promoBonus > 0) await trx.updateTable('payments').set({ bonus }).where('id', '=', row.id).execute();
           await postLedger(trx, {
             userId: row.user_id,
             amount: Number(row.amount),

@@ -47,6 +47,8 @@ export interface PaymentsTable {
   provider_payment_id: string | null;
   provider_status: string | null;
   confirmation_url: string | null;
+  /** A 'topup_bonus' promo code entered with the top-up (its use is counted when the payment is credited). */
+  promo_id: number | null;
   created_at: number;
   updated_at: number;
   paid_at: number | null;

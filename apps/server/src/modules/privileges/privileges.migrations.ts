@@ -101,4 +101,10 @@ export const privilegesMigrations: Record<string, Migration> = {
       await db.schema.createIndex('kit_claims_user_kit_idx').on('kit_claims').columns(['user_id', 'kit_id', 'claimed_at']).execute();
     },
   },
+  '2026112633_tier_gifts': {
+    async up(db: Kysely<unknown>) {
+      // Issue 23: a tier bought as a gift (user_id holds it; paid_by paid for it).
+      await db.schema.alterTable('privilege_purchases').addColumn('paid_by', 'integer').execute();
+    },
+  },
 };

@@ -3,9 +3,12 @@ import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { toRoubles } from '../../lib/money.ts';
-import { periodsOf } from '../donate/donate.service.ts';
+import { amountNow, periodsOf } from '../donate/donate.service.ts';
 import * as donateRepo from '../donate/donate.repo.ts';
-import { purchase } from '../purchases/purchases.service.ts';
+import { giftRecipient, sendGiftLetter } from '../purchases/purchases.gift.ts';
+import { redeemPromo } from '../purchases/purchases.promo.ts';
+import { lockPlayers, purchase } from '../purchases/purchases.service.ts';
+import type { User } from '../users/users.repo.ts';
 import { place, plan, queueGrant, type Plan } from './privileges.placement.ts';
 import { MONTH_MS, TEXTS, type TierRow } from './privileges.service.ts';
 
@@ -24,7 +27,7 @@ async function priceTier(db: Db, userId: number, tierId: number, months: number,
   if (!isRoubles(tier.currency)) throw conflict(TEXTS.notSold, { code: 'not_sold' });
   const period = periodsOf(tier).find((p) => p.months === months);
   if (!period) throw badRequest(TEXTS.periodNotSold(months), { code: 'period_not_sold', field: 'months' });
-  const price = periodTotalKopecks(Number(tier.amount_minor), months, period.discount);
+  const price = periodTotalKopecks(amountNow(tier, now), months, period.discount);
   return { tier, price, plan: await plan(db, { userId, tier, tiers, addMs: months * MONTH_MS, now, creditUpTo: price }) };
 }
 
@@ -48,30 +51,57 @@ export async function quote(db: Db, userId: number, tierId: number, months: numb
  * POST /api/donate/{id}/buy, through the purchases core: under the player's lock the privilege
  * is placed (new, extended from its end, or replacing a lower tier with its unused days credited),
  * the balance debited with its ledger row, and the grant commands queued. Anything refused leaves
- * nothing behind.
+ * nothing behind. A promo code comes off after the upgrade credit; a gift (`gift_to`) is placed
+ * for the recipient — by the same rules, against their privilege — while the payer pays.
  */
-export function buy(
+export async function buy(
   ctx: AppContext,
-  userId: number,
+  payer: Pick<User, 'id' | 'username'>,
   tierId: number,
   months: number,
   key: string | undefined,
+  extras: { promo_code?: string; gift_to?: string } = {},
 ): Promise<PrivilegeBuyResponse> {
+  const recipient = extras.gift_to ? await giftRecipient(ctx, payer.id, extras.gift_to) : null;
+  const holderId = recipient?.id ?? payer.id;
   return purchase(ctx, {
     kind: 'tier',
-    userId,
+    userId: payer.id,
     key,
-    request: { tier_id: tierId, months },
-    serialize: true,
-    price: (trx, now) => priceTier(trx, userId, tierId, months, now),
-    discount: async (_trx, priced) => priced.plan.credit,
+    request: {
+      tier_id: tierId,
+      months,
+      ...(extras.promo_code !== undefined && { promo_code: extras.promo_code.toLowerCase() }),
+      ...(extras.gift_to !== undefined && { gift_to: extras.gift_to.toLowerCase() }),
+    },
+    async price(trx, now) {
+      await lockPlayers(trx, ctx.dbKind, [payer.id, holderId]);
+      return priceTier(trx, holderId, tierId, months, now);
+    },
+    discount: async (trx, priced, now) => {
+      let off = priced.plan.credit;
+      if (extras.promo_code) {
+        const left = Math.max(0, priced.price - off);
+        const promo = await redeemPromo(trx, {
+          code: extras.promo_code,
+          userId: payer.id,
+          target: 'donate',
+          lines: [{ amount: left }],
+          ref: `tier:${tierId}`,
+          now,
+        });
+        off += promo.discount;
+      }
+      return off;
+    },
     async record(trx, { tier, plan: p }, charge, now) {
-      const privilegeId = await place(trx, p, { userId, tier, now, grantedBy: null });
+      const privilegeId = await place(trx, p, { userId: holderId, tier, now, grantedBy: null });
       const row = await trx
         .insertInto('privilege_purchases')
         .values({
           privilege_id: privilegeId,
-          user_id: userId,
+          user_id: holderId,
+          paid_by: recipient ? payer.id : null,
           tier_id: tier.id,
           months,
           price: charge.price,
@@ -83,10 +113,31 @@ export function buy(
         .returning('id')
         .executeTakeFirstOrThrow();
       const credited = p.credit > 0 ? `, зачтено ${toRoubles(p.credit)} ₽` : '';
-      return { tier, plan: p, privilegeId, ledger: { ref: `privilege:${row.id}`, note: `${tier.title} на ${months} мес.${credited}` } };
+      const gift = recipient ? ` (подарок ${recipient.username})` : '';
+      return {
+        tier,
+        plan: p,
+        privilegeId,
+        ledger: { ref: `privilege:${row.id}`, note: `${tier.title} на ${months} мес.${credited}${gift}` },
+      };
     },
     async deliver(trx, { tier, plan: p, privilegeId }, balance, now) {
-      await queueGrant(trx, tier, privilegeId, userId, p.expiresAt, now);
+      await queueGrant(trx, tier, privilegeId, holderId, p.expiresAt, now);
+      if (recipient) {
+        await sendGiftLetter(trx, ctx, {
+          recipient,
+          from: payer.username,
+          what: `привилегия ${tier.title} на ${months} мес.`,
+          link: '/donate',
+          now,
+        });
+        return {
+          new_balance: toRoubles(balance),
+          message: TEXTS.gifted(tier.title, recipient.username),
+          expires_at: p.expiresAt,
+          privilege_id: privilegeId,
+        };
+      }
       const message =
         p.kind === 'extend'
           ? TEXTS.extended(tier.title)

@@ -74,8 +74,12 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         if (!params.success) throw badRequest(PRIVILEGE_TEXTS.notFound, { code: 'invalid', field: 'id' });
         const body = PrivilegeBuyBody.safeParse(req.body);
         if (!body.success)
-          throw badRequest(body.error.issues[0]?.message ?? PRIVILEGE_TEXTS.badMonths, { code: 'invalid', field: 'months' });
-        const answer = await purchase.buy(ctx, me.id, params.data.id, body.data.months, idempotencyKeyOf(req));
+          throw badRequest(body.error.issues[0]?.message ?? PRIVILEGE_TEXTS.badMonths, {
+            code: 'invalid',
+            field: body.error.issues[0]?.path.join('.') || 'months',
+          });
+        const { months, ...extras } = body.data;
+        const answer = await purchase.buy(ctx, me, params.data.id, months, idempotencyKeyOf(req), extras);
         kickDeliveries(ctx);
         return answer;
       },

@@ -46,6 +46,8 @@ export interface PrivilegePurchasesTable {
   /** The lower tier's privilege this purchase ended (an upgrade). */
   replaced_id: number | null;
   created_at: number;
+  /** A gift: the player who paid (user_id holds the privilege); null when bought for oneself. */
+  paid_by: number | null;
 }
 
 export interface KitClaimsTable {

@@ -4,7 +4,7 @@ import { conflict, isUniqueViolation } from '../../lib/errors.ts';
 import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
 
 /** The ways to spend the balance; each purchase's key is kept with its kind. */
-export const PURCHASE_KINDS = ['shop', 'tier'] as const;
+export const PURCHASE_KINDS = ['shop', 'tier', 'cart'] as const;
 export type PurchaseKind = (typeof PURCHASE_KINDS)[number];
 
 /** How long a key answers with its first result. */
@@ -72,6 +72,7 @@ async function findKey(db: Db, kind: PurchaseKind, userId: number, key: string):
  * rolling restart runs both). Goes with those tables in the next release.
  */
 async function legacyKey(db: Db, kind: PurchaseKind, userId: number, key: string): Promise<StoredKey | undefined> {
+  if (kind === 'cart') return undefined;
   const row = await db
     .selectFrom(kind === 'shop' ? 'shop_idempotency' : 'privilege_idempotency')
     .select(['request', 'response'])

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Migration } from 'kysely';
-import { bigint, notNull } from '../../db/schema-helpers.ts';
+import { bigint, notNull, withId } from '../../db/schema-helpers.ts';
 
 const WEEK_MS = 7 * 86_400_000;
 
@@ -67,6 +67,40 @@ export const purchasesMigrations: Record<string, Migration> = {
             .map((r) => sql`(${r.user_id}, ${r.key}, ${r.kind}, ${r.request}, ${r.response}, ${Number(r.created_at)})`),
         )} on conflict (user_id, key) do nothing`.execute(db);
       }
+    },
+  },
+  '2026112631_promo_codes': {
+    async up(db: Kysely<unknown>) {
+      await withId(db, db.schema.createTable('promo_codes'))
+        .addColumn('code', 'varchar(32)', notNull)
+        .addColumn('code_key', 'varchar(32)', notNull)
+        .addColumn('kind', 'varchar(16)', notNull)
+        .addColumn('value', bigint, notNull)
+        .addColumn('applies_to', 'varchar(8)', notNull)
+        .addColumn('item_ids', 'text')
+        .addColumn('category', 'varchar(32)')
+        .addColumn('max_uses', 'integer')
+        .addColumn('per_player', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('min_total', bigint)
+        .addColumn('starts_at', bigint)
+        .addColumn('ends_at', bigint)
+        .addColumn('disabled_at', bigint)
+        .addColumn('uses', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_at', bigint, notNull)
+        .addColumn('updated_at', bigint, notNull)
+        .addCheckConstraint('promo_codes_uses_check', sql`max_uses is null or uses <= max_uses`)
+        .execute();
+      await db.schema.createIndex('promo_codes_code_key_idx').on('promo_codes').column('code_key').unique().execute();
+      await withId(db, db.schema.createTable('promo_uses'))
+        .addColumn('promo_id', 'integer', (c) => c.notNull().references('promo_codes.id'))
+        .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id'))
+        .addColumn('target', 'varchar(8)', notNull)
+        .addColumn('ref', 'varchar(64)', notNull)
+        .addColumn('discount', bigint, notNull)
+        .addColumn('total', bigint, notNull)
+        .addColumn('created_at', bigint, notNull)
+        .execute();
+      await db.schema.createIndex('promo_uses_promo_user_idx').on('promo_uses').columns(['promo_id', 'user_id']).execute();
     },
   },
 };

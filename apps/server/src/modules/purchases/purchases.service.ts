@@ -14,9 +14,17 @@ export interface Charge {
   total: number;
 }
 
-/** What the record step wrote, as the ledger row names it (`order:12`, `privilege:7`). */
+/** One ledger row of a purchase: what it names (`order:12`) and, for one of several rows, its kopecks. */
+export interface LedgerLine {
+  ref: string;
+  note: string;
+  /** Kopecks of this row when the purchase writes several (a cart: one per order); they add up to the total. */
+  amount?: number;
+}
+
+/** What the record step wrote, as the ledger row names it (`order:12`, `privilege:7`), or one row per order of a cart. */
 export interface Recorded {
-  ledger: { ref: string; note: string };
+  ledger: LedgerLine | LedgerLine[];
 }
 
 /**
@@ -55,8 +63,13 @@ export async function lockPlayer(trx: Db, kind: DbKind, userId: number): Promise
   if (kind === 'pg') await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
 }
 
+/** Locks several players' rows in id order (a gift: the payer and the recipient), so two crossing gifts cannot deadlock. */
+export async function lockPlayers(trx: Db, kind: DbKind, userIds: number[]): Promise<void> {
+  for (const id of [...new Set(userIds)].sort((a, b) => a - b)) await lockPlayer(trx, kind, id);
+}
+
 /** Takes `amount` kopecks from the player's balance with its ledger row; refuses (400 insufficient_funds) what would go below zero. */
-export async function debit(trx: Db, userId: number, amount: number, ledger: Recorded['ledger']): Promise<number> {
+export async function debit(trx: Db, userId: number, amount: number, ledger: LedgerLine): Promise<number> {
   try {
     return await postLedger(trx, { userId, amount: -amount, reason: 'purchase', authorId: userId, ref: ledger.ref, note: ledger.note });
   } catch (err) {
@@ -78,7 +91,17 @@ export function purchase<P extends { price: number }, R extends Recorded, A>(
     const discount = Math.max(0, Math.min(priced.price, off));
     const charge: Charge = { price: priced.price, discount, total: priced.price - discount };
     const recorded = await spec.record(trx, priced, charge, now);
-    const balance = await debit(trx, spec.userId, charge.total, recorded.ledger);
+    const balance = await debitAll(trx, spec.userId, charge.total, recorded.ledger);
     return spec.deliver(trx, recorded, balance, now);
   });
+}
+
+/** Debits the total as one row, or as the record step's rows (which must add up to it). */
+async function debitAll(trx: Db, userId: number, total: number, ledger: Recorded['ledger']): Promise<number> {
+  if (!Array.isArray(ledger)) return debit(trx, userId, total, ledger);
+  const sum = ledger.reduce((s, l) => s + (l.amount ?? 0), 0);
+  if (sum !== total || ledger.length === 0) throw new Error(`ledger rows add up to ${sum}, not the total ${total}`);
+  let balance = 0;
+  for (const line of ledger) balance = await debit(trx, userId, line.amount ?? 0, line);
+  return balance;
 }

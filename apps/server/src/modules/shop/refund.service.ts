@@ -13,6 +13,11 @@ export const REFUND_TEXTS = {
   notShop: 'Вернуть деньги можно только за покупку в магазине',
 } as const;
 
+/** A delivery's share of what its order cost (after sales and promo codes): never more than was paid. */
+export function refundWorth(orderTotal: number, orderQuantity: number, deliveryQuantity: number): number {
+  return Math.floor((orderTotal * deliveryQuantity) / Math.max(1, orderQuantity));
+}
+
 /**
  * Returns a shop delivery's worth (price × purchases it carries) to the player's balance, once:
  * the state change is conditional, so a second refund (or one racing the worker) finds nothing to
@@ -27,7 +32,18 @@ export async function refundDelivery(
     const row = await trx
       .selectFrom('deliveries as d')
       .leftJoin('shop_orders as o', (j) => j.onRef('o.id', '=', 'd.source_id').on('d.source', '=', 'shop'))
-      .select(['d.state', 'd.user_id', 'd.quantity', 'd.source', 'o.id as order_id', 'o.price', 'o.item_id', 'o.item_name'])
+      .select([
+        'd.state',
+        'd.user_id',
+        'd.quantity',
+        'd.source',
+        'o.id as order_id',
+        'o.total',
+        'o.quantity as order_quantity',
+        'o.paid_by',
+        'o.item_id',
+        'o.item_name',
+      ])
       .where('d.id', '=', id)
       .executeTakeFirst();
     if (!row) throw notFound(DELIVERY_TEXTS.notFound, { code: 'delivery_not_found' });
@@ -46,9 +62,10 @@ export async function refundDelivery(
       throw refusal(current.state);
     }
     const quantity = Number(row.quantity);
-    const amount = Number(row.price) * quantity;
+    const amount = refundWorth(Number(row.total), Number(row.order_quantity), quantity);
+    // A gift's money goes back to the player who paid for it.
     const balance = await postLedger(trx, {
-      userId: row.user_id,
+      userId: row.paid_by ?? row.user_id,
       amount,
       reason: 'refund',
       authorId: adminId,
@@ -57,7 +74,7 @@ export async function refundDelivery(
     });
     await trx
       .updateTable('shop_items')
-      .set({ count: sql<number>`count + ${quantity}`, updated_at: now })
+      .set({ count: sql<number>`count + (case when unlimited = 1 then 0 else ${quantity} end)`, updated_at: now })
       .where('id', '=', row.item_id!)
       .execute();
     await recordAudit(trx, {

@@ -1,4 +1,4 @@
-import type { ShopCategory, ShopCategoryBody } from '@kubik/contract';
+import { ON_SALE, type ShopCategory, type ShopCategoryBody, type ShopPublicCategories } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { conflict, isUniqueViolation, notFound } from '../../lib/errors.ts';
@@ -19,7 +19,12 @@ export const CATEGORY_TEXTS = {
 /** The owner's categories in their order, with how many items (not deleted) each holds. */
 export async function listCategories(db: Db): Promise<ShopCategory[]> {
   const [rows, counts] = await Promise.all([
-    db.selectFrom('shop_categories').select(['id', 'name', 'position']).orderBy('position').orderBy('id').execute(),
+    db
+      .selectFrom('shop_categories')
+      .select(['id', 'name', 'position', 'sale_percent', 'sale_ends_at'])
+      .orderBy('position')
+      .orderBy('id')
+      .execute(),
     db
       .selectFrom('shop_items')
       .select(['category', (eb) => eb.fn.countAll<number>().as('n')])
@@ -29,7 +34,14 @@ export async function listCategories(db: Db): Promise<ShopCategory[]> {
   ]);
   const byKey = new Map<string, number>();
   for (const c of counts) byKey.set(categoryKey(c.category), (byKey.get(categoryKey(c.category)) ?? 0) + Number(c.n));
-  return rows.map((r) => ({ id: r.id, name: r.name, position: Number(r.position), items: byKey.get(categoryKey(r.name)) ?? 0 }));
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    position: Number(r.position),
+    items: byKey.get(categoryKey(r.name)) ?? 0,
+    sale_percent: r.sale_percent === null ? null : Number(r.sale_percent),
+    sale_ends_at: r.sale_ends_at === null ? null : Number(r.sale_ends_at),
+  }));
 }
 
 /** The category new items get when none is given: the first of the list. */
@@ -57,6 +69,8 @@ export async function createCategory(ctx: AppContext, adminId: number, body: Sho
           name: body.name,
           name_key: categoryKey(body.name),
           position: body.position ?? Number(last?.p ?? -1) + 1,
+          sale_percent: body.sale_percent ?? null,
+          sale_ends_at: body.sale_ends_at ?? null,
           created_at: now,
           updated_at: now,
         })
@@ -65,11 +79,32 @@ export async function createCategory(ctx: AppContext, adminId: number, body: Sho
       await recordAudit(trx, { actorId: adminId, action: 'shop.category.create', entity: 'shop_category', entityId: row.id, after: row });
       return row.id;
     });
+    await dropListCache(ctx);
     return one(ctx.db, id);
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(CATEGORY_TEXTS.exists(body.name), { code: 'category_exists', field: 'name' });
     throw err;
   }
+}
+
+/** The public tabs of /shop: the owner's categories in order that hold an item on sale, with their sale. */
+export async function publicCategories(db: Db): Promise<ShopPublicCategories> {
+  const now = Date.now();
+  const list = await listCategories(db);
+  const used = await db
+    .selectFrom('shop_items')
+    .select('category')
+    .distinct()
+    .where('deleted_at', 'is', null)
+    .where('status', '=', ON_SALE)
+    .execute();
+  const keys = new Set(used.map((u) => categoryKey(u.category)));
+  return list
+    .filter((c) => keys.has(categoryKey(c.name)))
+    .map((c) => {
+      const running = c.sale_percent !== null && (c.sale_ends_at === null || c.sale_ends_at > now);
+      return { name: c.name, sale_percent: running ? c.sale_percent : null, sale_ends_at: running ? c.sale_ends_at : null };
+    });
 }
 
 /** Renames (the items in it move along) or reorders a category. */
@@ -81,7 +116,14 @@ export async function updateCategory(ctx: AppContext, adminId: number, id: numbe
       const now = Date.now();
       const after = await trx
         .updateTable('shop_categories')
-        .set({ name: body.name, name_key: categoryKey(body.name), position: body.position ?? before.position, updated_at: now })
+        .set({
+          name: body.name,
+          name_key: categoryKey(body.name),
+          position: body.position ?? before.position,
+          ...(body.sale_percent !== undefined && { sale_percent: body.sale_percent }),
+          ...(body.sale_ends_at !== undefined && { sale_ends_at: body.sale_ends_at }),
+          updated_at: now,
+        })
         .where('id', '=', id)
         .returning(['id', 'name', 'position'])
         .executeTakeFirstOrThrow();

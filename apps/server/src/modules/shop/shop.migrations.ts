@@ -108,4 +108,25 @@ export const shopMigrations: Record<string, Migration> = {
       );
     },
   },
+  '2026112630_shop_storefront': {
+    async up(db: Kysely<unknown>) {
+      // Issue 23: unlimited stock, sales (items and categories), per-player limits, gifts.
+      const add = async (table: string, column: string, type: 'integer' | 'bigint' | 'varchar(8)', def?: number | string) =>
+        db.schema
+          .alterTable(table)
+          .addColumn(column, type, (c) => (def === undefined ? c : c.notNull().defaultTo(def)))
+          .execute();
+      await add('shop_items', 'unlimited', 'integer', 0);
+      await add('shop_items', 'sale_price', bigint);
+      await add('shop_items', 'sale_ends_at', bigint);
+      await add('shop_items', 'limit_per_player', 'integer');
+      await add('shop_items', 'limit_period', 'varchar(8)', 'ever');
+      await add('shop_categories', 'sale_percent', 'integer');
+      await add('shop_categories', 'sale_ends_at', bigint);
+      await add('shop_orders', 'paid_by', 'integer');
+      // Per-player limits count a player's orders of one item.
+      await db.schema.createIndex('shop_orders_user_item_idx').on('shop_orders').columns(['user_id', 'item_id', 'created_at']).execute();
+      await db.schema.createIndex('shop_orders_paid_by_idx').on('shop_orders').column('paid_by').execute();
+    },
+  },
 };

@@ -2,6 +2,12 @@ import {
   AdminDelivery,
   BuyBody,
   BuyResponse,
+  CheckoutBody,
+  CheckoutResponse,
+  PromoParams,
+  PromoPreview,
+  ShopListQuery,
+  ShopPublicCategories,
   DeliveriesQuery,
   DeliveryActionResponse,
   ErrorResponse,
@@ -30,6 +36,8 @@ import { idempotencyKeyOf, purchaseHeaders } from '../purchases/purchases.http.t
 import { ledgerRefs } from '../users/users.ports.ts';
 import { refundDelivery, REFUND_TEXTS } from './refund.service.ts';
 import * as categories from './shop.categories.ts';
+import { previewPromo } from '../purchases/purchases.promo.ts';
+import * as checkout from './shop.checkout.ts';
 import * as shop from './shop.service.ts';
 
 const tags = ['Магазин'];
@@ -45,8 +53,64 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/shop/all', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Товары в продаже (в том числе закончившиеся)', response: { 200: z.array(ShopItem), 304: z.null() } },
-      handler: async (req, reply) => sendCached(req, reply, await shop.listOnSaleBody(ctx)),
+      schema: {
+        tags,
+        summary:
+          'Товары в продаже (в том числе закончившиеся); category — только одна категория, q — слова в названии или описании. ' +
+          'count: null — без ограничения; old_price и sale_ends_at — пока идёт акция.',
+        querystring: ShopListQuery,
+        response: { 200: z.array(ShopItem), 304: z.null() },
+      },
+      handler: async (req, reply) =>
+        req.query.category || req.query.q ? shop.searchOnSale(ctx.db, req.query) : sendCached(req, reply, await shop.listOnSaleBody(ctx)),
+    });
+
+    app.get('/api/shop/categories', {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Вкладки категорий магазина в порядке владельца (только с товарами в продаже) и их акции',
+        response: { 200: ShopPublicCategories },
+      },
+      handler: async () => categories.publicCategories(ctx.db),
+    });
+
+    app.get('/api/shop/promo/:code', {
+      ...user,
+      schema: {
+        tags,
+        summary: 'Что даёт промокод этому игроку сейчас; 404 promo_not_found или 409 с причиной',
+        params: PromoParams,
+        response: { 200: PromoPreview, ...err(400, 401, 404, 409) },
+      },
+      handler: async (req) => previewPromo(ctx.db, req.params.code, userOf(req).id),
+    });
+
+    app.post('/api/shop/checkout', {
+      ...user,
+      attachValidation: true,
+      schema: {
+        tags,
+        summary:
+          'Корзина: все строки, лимиты, промокод и списание с баланса — в одной транзакции; отказ любой строки не меняет ничего. ' +
+          'gift_to — подарок игроку (платит покупатель, выдаётся получателю). expected_total — сумма, которую видел игрок: ' +
+          'если теперь дороже (акция закончилась), 409 sale_changed. С заголовком Idempotency-Key повтор возвращает первый ответ.',
+        headers: purchaseHeaders,
+        body: CheckoutBody,
+        response: { 200: CheckoutResponse, ...err(400, 401, 404, 409) },
+      },
+      handler: async (req) => {
+        const me = userOf(req);
+        const body = CheckoutBody.safeParse(req.body);
+        if (!body.success)
+          throw badRequest(body.error.issues[0]?.message ?? shop.TEXTS.badQuantity, {
+            code: 'invalid',
+            field: body.error.issues[0]?.path.join('.') || undefined,
+          });
+        const answer = await checkout.checkout(ctx, me, body.data, idempotencyKeyOf(req));
+        kickDeliveries(ctx);
+        return answer;
+      },
     });
 
     app.post('/api/shop/buy', {
@@ -70,7 +134,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             code: 'invalid',
             field: body.error.issues[0]?.path.join('.') || undefined,
           });
-        const answer = await shop.buy(ctx, me, body.data, idempotencyKeyOf(req));
+        const answer = await checkout.buy(ctx, me, body.data, idempotencyKeyOf(req));
         kickDeliveries(ctx);
         return answer;
       },

@@ -1,11 +1,11 @@
 import {
   DEFAULT_CATEGORY,
   DEFAULT_ITEM_ID,
+  LIMIT_PERIODS,
   ON_SALE,
   SHOP_TEXTS,
   ShopItem as ShopItemSchema,
-  type BuyBody,
-  type BuyResponse,
+  type LimitPeriod,
   type ShopItem,
   type ShopItemAdmin,
   type ShopItemCreateBody,
@@ -17,15 +17,15 @@ import { sql, type Selectable } from 'kysely';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
-import { badRequest, conflict, notFound, type HttpError } from '../../lib/errors.ts';
+import { badRequest, notFound } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import type { CachedBody } from '../../lib/public-cache.ts';
 import type { User } from '../users/users.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { deliveriesOf, statusOf } from '../deliveries/deliveries.service.ts';
 import type { LedgerRefDetail } from '../users/users.ports.ts';
-import { enqueueDeliveries, rconConfigured, type DeliveryRequest } from '../deliveries/deliveries.queue.ts';
-import { purchase } from '../purchases/purchases.service.ts';
+import { rconConfigured } from '../deliveries/deliveries.queue.ts';
+import { refundWorth } from './refund.service.ts';
 import { dropListCache, LIST_CACHE_KEY } from './shop.cache.ts';
 import { defaultCategory } from './shop.categories.ts';
 import { categoryKey } from './shop.category-key.ts';
@@ -46,30 +46,81 @@ export const DELIVERY_CHUNK = 64;
 
 type ItemRow = Selectable<ShopItemsTable>;
 
-function toPublicItem(row: ItemRow): ShopItem {
+/** A category's running sale, by its key. */
+export type CategorySales = Map<string, { percent: number; endsAt: number | null }>;
+
+export async function categorySales(db: Db, now: number): Promise<CategorySales> {
+  const rows = await db
+    .selectFrom('shop_categories')
+    .select(['name', 'sale_percent', 'sale_ends_at'])
+    .where('sale_percent', 'is not', null)
+    .execute();
+  const out: CategorySales = new Map();
+  for (const r of rows)
+    if (r.sale_percent !== null && (r.sale_ends_at === null || Number(r.sale_ends_at) > now))
+      out.set(categoryKey(r.name), { percent: Number(r.sale_percent), endsAt: r.sale_ends_at === null ? null : Number(r.sale_ends_at) });
+  return out;
+}
+
+/**
+ * What one purchase of the item costs at `now`, in kopecks: its own sale price while that runs,
+ * else its category's sale, else its price; `old` is the price before the sale (null: no sale).
+ */
+export function priceNow(
+  row: Pick<ItemRow, 'price' | 'sale_price' | 'sale_ends_at' | 'category'>,
+  sales: CategorySales,
+  now: number,
+): { price: number; old: number | null; endsAt: number | null } {
+  const base = Number(row.price);
+  if (row.sale_price !== null && (row.sale_ends_at === null || Number(row.sale_ends_at) > now) && Number(row.sale_price) < base)
+    return { price: Number(row.sale_price), old: base, endsAt: row.sale_ends_at === null ? null : Number(row.sale_ends_at) };
+  const cat = sales.get(categoryKey(row.category));
+  if (cat) {
+    const price = Math.round((base * (100 - cat.percent)) / 100);
+    if (price < base) return { price, old: base, endsAt: cat.endsAt };
+  }
+  return { price: base, old: null, endsAt: null };
+}
+
+/** The first moment after `now` when a running sale ends (the public list is rebuilt then). */
+export function nextSaleEnd(rows: Pick<ItemRow, 'sale_ends_at'>[], sales: CategorySales, now: number): number | null {
+  const ends = [...rows.map((r) => r.sale_ends_at), ...[...sales.values()].map((c) => c.endsAt)]
+    .filter((e): e is number => e !== null && Number(e) > now)
+    .map(Number);
+  return ends.length > 0 ? Math.min(...ends) : null;
+}
+
+function toPublicItem(row: ItemRow & { server_name: string | null }, sales: CategorySales, now: number): ShopItem {
+  const p = priceNow(row, sales, now);
   return {
     id: row.id,
     name: row.name,
     icon: row.icon,
-    price: toRoubles(Number(row.price)),
-    count: Number(row.count),
+    price: toRoubles(p.price),
+    count: Number(row.unlimited) === 1 ? null : Number(row.count),
     description: row.description,
     category: row.category,
     pieces: Number(row.pieces),
+    old_price: p.old === null ? null : toRoubles(p.old),
+    sale_ends_at: p.endsAt,
+    limit_per_player: row.limit_per_player === null ? null : Number(row.limit_per_player),
+    limit_period: (LIMIT_PERIODS as readonly string[]).includes(row.limit_period) ? (row.limit_period as LimitPeriod) : 'ever',
+    server_name: row.server_name,
   };
 }
 
-const commandsOf = (row: { commands: string | null }): string[] => (row.commands ? (JSON.parse(row.commands) as string[]) : []);
+export const commandsOf = (row: { commands: string | null }): string[] => (row.commands ? (JSON.parse(row.commands) as string[]) : []);
 const storedCommands = (commands: string[] | undefined) =>
   commands === undefined ? undefined : commands.length > 0 ? JSON.stringify(commands) : null;
 
-function toAdminItem(row: ItemRow & { server_name: string | null }): ShopItemAdmin {
+function toAdminItem(row: ItemRow & { server_name: string | null }, sales: CategorySales, now: number): ShopItemAdmin {
   return {
-    ...toPublicItem(row),
+    ...toPublicItem(row, sales, now),
     item_id_minecraft: row.item_id_minecraft,
     status: row.status,
     server_id: row.server_id,
-    server_name: row.server_name,
+    sale_price: row.sale_price === null ? null : toRoubles(Number(row.sale_price)),
+    stored_sale_ends_at: row.sale_ends_at === null ? null : Number(row.sale_ends_at),
     commands: commandsOf(row),
     created_at: Number(row.created_at),
     updated_at: Number(row.updated_at),
@@ -77,20 +128,49 @@ function toAdminItem(row: ItemRow & { server_name: string | null }): ShopItemAdm
 }
 
 /** Items on sale, for players; sold-out ones stay in the list (shown as 'Закончился'). */
-export async function listOnSale(db: Db): Promise<ShopItem[]> {
-  const rows = await db
-    .selectFrom('shop_items')
-    .selectAll()
-    .where('deleted_at', 'is', null)
-    .where('status', '=', ON_SALE)
-    .orderBy('id')
-    .execute();
-  return rows.map(toPublicItem);
+export async function listOnSale(db: Db, now = Date.now()): Promise<{ items: ShopItem[]; nextChange: number | null }> {
+  const [rows, sales] = await Promise.all([
+    db
+      .selectFrom('shop_items')
+      .leftJoin('servers', 'servers.id', 'shop_items.server_id')
+      .selectAll('shop_items')
+      .select('servers.name as server_name')
+      .where('shop_items.deleted_at', 'is', null)
+      .where('shop_items.status', '=', ON_SALE)
+      .orderBy('shop_items.id')
+      .execute(),
+    categorySales(db, now),
+  ]);
+  return { items: rows.map((r) => toPublicItem(r, sales, now)), nextChange: nextSaleEnd(rows, sales, now) };
 }
 
-/** The public list, kept in ctx.publicCache; every committed change of stock or items drops it. */
-export function listOnSaleBody(ctx: AppContext): Promise<CachedBody> {
-  return ctx.publicCache.get(LIST_CACHE_KEY, async () => z.array(ShopItemSchema).parse(await listOnSale(ctx.db)));
+/** When the cached list of each app stops being true by itself (a sale ends); no write drops it then. */
+const cacheGoodUntil = new WeakMap<AppContext, number>();
+
+/** The public list, kept in ctx.publicCache; every committed change of stock or items drops it, and so does the end of a sale. */
+export async function listOnSaleBody(ctx: AppContext): Promise<CachedBody> {
+  const until = cacheGoodUntil.get(ctx);
+  if (until !== undefined && Date.now() >= until) {
+    cacheGoodUntil.delete(ctx);
+    await dropListCache(ctx);
+  }
+  return ctx.publicCache.get(LIST_CACHE_KEY, async () => {
+    const { items, nextChange } = await listOnSale(ctx.db);
+    if (nextChange !== null) cacheGoodUntil.set(ctx, Math.min(nextChange, cacheGoodUntil.get(ctx) ?? Infinity));
+    return z.array(ShopItemSchema).parse(items);
+  });
+}
+
+/** `?category=&q=`: the list narrowed to one category and to names or descriptions holding the words (any case). */
+export async function searchOnSale(db: Db, query: { category?: string; q?: string }): Promise<ShopItem[]> {
+  const { items } = await listOnSale(db);
+  const category = query.category?.trim() ? categoryKey(query.category) : null;
+  const words = (query.q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  return items.filter(
+    (i) =>
+      (category === null || categoryKey(i.category) === category) &&
+      words.every((w) => i.name.toLowerCase().includes(w) || i.description.toLowerCase().includes(w)),
+  );
 }
 
 function adminItems(db: Db) {
@@ -103,14 +183,16 @@ function adminItems(db: Db) {
 }
 
 export async function listAll(db: Db): Promise<ShopItemAdmin[]> {
-  const rows = await adminItems(db).orderBy('shop_items.id').execute();
-  return rows.map(toAdminItem);
+  const now = Date.now();
+  const [rows, sales] = await Promise.all([adminItems(db).orderBy('shop_items.id').execute(), categorySales(db, now)]);
+  return rows.map((r) => toAdminItem(r, sales, now));
 }
 
 async function adminItem(db: Db, id: number): Promise<ShopItemAdmin> {
+  const now = Date.now();
   const row = await adminItems(db).where('shop_items.id', '=', id).executeTakeFirst();
   if (!row) throw notFound(TEXTS.noItem);
-  return toAdminItem(row);
+  return toAdminItem(row, await categorySales(db, now), now);
 }
 
 /** Servers for the item form, and the default: the only server with RCON, when there is exactly one. */
@@ -156,10 +238,15 @@ export async function createItem(ctx: AppContext, admin: User, body: ShopItemCre
         item_id_minecraft: body.item_id_minecraft ?? DEFAULT_ITEM_ID,
         status: body.status ?? ON_SALE,
         price: toKopecks(body.price),
-        count: body.count,
+        count: body.count ?? 0,
+        unlimited: body.count === null ? 1 : 0,
         server_id: serverId,
         commands: storedCommands(body.commands) ?? null,
         pieces: body.pieces ?? 1,
+        sale_price: body.sale_price == null ? null : toKopecks(body.sale_price),
+        sale_ends_at: body.sale_ends_at ?? null,
+        limit_per_player: body.limit_per_player ?? null,
+        limit_period: body.limit_period ?? 'ever',
         created_at: now,
         updated_at: now,
         deleted_at: null,
@@ -187,7 +274,11 @@ export async function updateItem(ctx: AppContext, admin: User, id: number, body:
       ...(body.item_id_minecraft !== undefined && { item_id_minecraft: body.item_id_minecraft }),
       ...(body.status !== undefined && { status: body.status }),
       ...(body.price !== undefined && { price: toKopecks(body.price) }),
-      ...(body.count !== undefined && { count: body.count }),
+      ...(body.count !== undefined && (body.count === null ? { unlimited: 1 } : { count: body.count, unlimited: 0 })),
+      ...(body.sale_price !== undefined && { sale_price: body.sale_price === null ? null : toKopecks(body.sale_price) }),
+      ...(body.sale_ends_at !== undefined && { sale_ends_at: body.sale_ends_at }),
+      ...(body.limit_per_player !== undefined && { limit_per_player: body.limit_per_player }),
+      ...(body.limit_period !== undefined && { limit_period: body.limit_period }),
       ...(body.server_id !== undefined && { server_id: body.server_id }),
       ...(body.pieces !== undefined && { pieces: body.pieces }),
       ...(body.commands !== undefined && { commands: storedCommands(body.commands) ?? null }),
@@ -231,91 +322,17 @@ export function deliveryChunks(quantity: number, pieces = 1): number[] {
   return chunks;
 }
 
-/**
- * One purchase (the purchases core runs it in one transaction under its Idempotency-Key): the
- * stock and the balance move by conditional updates (never read-then-write), so however many run
- * at once nothing is oversold and no balance goes below zero; the order, its ledger row and its
- * deliveries commit together or not at all.
- */
-export async function buy(ctx: AppContext, user: User, body: BuyBody, key: string | undefined): Promise<BuyResponse> {
-  const answer = await purchase(ctx, {
-    kind: 'shop',
-    userId: user.id,
-    key,
-    request: { shop_id: body.shop_id, quantity: body.quantity },
-    async price(trx, now) {
-      const item = await trx
-        .updateTable('shop_items')
-        .set({ count: sql<number>`count - ${body.quantity}`, updated_at: now })
-        .where('id', '=', body.shop_id)
-        .where('deleted_at', 'is', null)
-        .where('status', '=', ON_SALE)
-        .where('count', '>=', body.quantity)
-        .returning(['id', 'name', 'item_id_minecraft', 'price', 'server_id', 'pieces', 'commands'])
-        .executeTakeFirst();
-      if (!item) throw await whyNotBuyable(trx, body);
-      return { item, price: Number(item.price) * body.quantity };
-    },
-    async record(trx, { item }, charge, now) {
-      const order = await trx
-        .insertInto('shop_orders')
-        .values({
-          user_id: user.id,
-          item_id: item.id,
-          item_name: item.name,
-          item_id_minecraft: item.item_id_minecraft,
-          price: Number(item.price),
-          quantity: body.quantity,
-          total: charge.total,
-          pieces: Number(item.pieces),
-          created_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return { item, orderId: order.id, ledger: { ref: `order:${order.id}`, note: `${item.name} × ${body.quantity}` } };
-    },
-    async deliver(trx, { item, orderId }, balance) {
-      const pieces = Number(item.pieces);
-      // Its own commands run once for the whole purchase; the server's template once per stack.
-      const own = commandsOf(item);
-      const delivery = (units: number): DeliveryRequest => ({
-        source: 'shop',
-        sourceId: orderId,
-        userId: user.id,
-        label: item.name,
-        server: item.server_id ?? 'only',
-        commands: own.length > 0 ? own : null,
-        params: { item: item.item_id_minecraft, quantity: units * pieces, order: orderId },
-        quantity: units,
-      });
-      await enqueueDeliveries(trx, own.length > 0 ? [delivery(body.quantity)] : deliveryChunks(body.quantity, pieces).map(delivery));
-      return { new_balance: toRoubles(balance), message: TEXTS.bought, order_id: orderId };
-    },
-  });
-  await dropListCache(ctx);
-  return answer;
-}
-
-/** The reason the conditional stock update matched nothing, read inside the same transaction. */
-async function whyNotBuyable(trx: Db, body: BuyBody): Promise<HttpError> {
-  const item = await trx
-    .selectFrom('shop_items')
-    .select(['status', 'count', 'deleted_at'])
-    .where('id', '=', body.shop_id)
-    .executeTakeFirst();
-  if (!item || item.deleted_at !== null) return notFound(TEXTS.noItem);
-  if (item.status !== ON_SALE) return conflict(TEXTS.notOnSale, { code: 'not_on_sale' });
-  if (Number(item.count) <= 0) return conflict(TEXTS.soldOut, { code: 'sold_out' });
-  return conflict(TEXTS.notEnoughStock(Number(item.count)), { code: 'not_enough_stock', field: 'quantity' });
-}
-
-/** The player's purchases, newest first, each with the state of its deliveries. */
+/** The player's purchases and the gifts they got or gave, newest first, each with the state of its deliveries. */
 export async function listOrders(db: Db, userId: number): Promise<ShopOrder[]> {
   const orders = await db
     .selectFrom('shop_orders')
     .innerJoin('shop_items', 'shop_items.id', 'shop_orders.item_id')
+    .leftJoin('users as payer', 'payer.id', 'shop_orders.paid_by')
+    .leftJoin('users as recipient', 'recipient.id', 'shop_orders.user_id')
     .select([
       'shop_orders.id',
+      'shop_orders.user_id',
+      'shop_orders.paid_by',
       'shop_orders.item_id',
       'shop_orders.item_name',
       'shop_items.icon',
@@ -324,8 +341,10 @@ export async function listOrders(db: Db, userId: number): Promise<ShopOrder[]> {
       'shop_orders.price',
       'shop_orders.total',
       'shop_orders.created_at',
+      'payer.username as payer_name',
+      'recipient.username as recipient_name',
     ])
-    .where('shop_orders.user_id', '=', userId)
+    .where((eb) => eb.or([eb('shop_orders.user_id', '=', userId), eb('shop_orders.paid_by', '=', userId)]))
     .orderBy('shop_orders.id', 'desc')
     .limit(100)
     .execute();
@@ -345,16 +364,21 @@ export async function listOrders(db: Db, userId: number): Promise<ShopOrder[]> {
     price: toRoubles(Number(o.price)),
     total: toRoubles(Number(o.total)),
     created_at: Number(o.created_at),
-    deliveries: (deliveries.get(o.id) ?? []).map((d) => ({
-      id: d.id,
-      quantity: d.quantity ?? 0,
-      state: d.state,
-      server_name: d.server_name,
-      waiting: d.waiting,
-      waiting_text: d.waiting_text,
-      updated_at: d.updated_at,
-    })),
-    delivery: statusOf(deliveries.get(o.id)),
+    gift_from: o.paid_by !== null && o.user_id === userId ? (o.payer_name ?? '') : null,
+    gift_to: o.paid_by === userId && o.user_id !== userId ? (o.recipient_name ?? '') : null,
+    deliveries:
+      o.user_id === userId
+        ? (deliveries.get(o.id) ?? []).map((d) => ({
+            id: d.id,
+            quantity: d.quantity ?? 0,
+            state: d.state,
+            server_name: d.server_name,
+            waiting: d.waiting,
+            waiting_text: d.waiting_text,
+            updated_at: d.updated_at,
+          }))
+        : [],
+    delivery: statusOf(o.user_id === userId ? deliveries.get(o.id) : undefined),
   }));
 }
 
@@ -390,16 +414,17 @@ export async function findShopLedgerMismatches(db: Db): Promise<string[]> {
       'deliveries.id',
       'deliveries.state',
       'deliveries.quantity',
-      'shop_orders.price',
+      'shop_orders.total',
+      'shop_orders.quantity as order_quantity',
       (eb) => eb.fn.count<number>('ledger.id').as('rows'),
       (eb) => eb.fn.sum<number>('ledger.amount').as('amount'),
     ])
     .where('deliveries.source', '=', 'shop')
-    .groupBy(['deliveries.id', 'deliveries.state', 'deliveries.quantity', 'shop_orders.price'])
+    .groupBy(['deliveries.id', 'deliveries.state', 'deliveries.quantity', 'shop_orders.total', 'shop_orders.quantity'])
     .execute();
   for (const d of refunds) {
     const expected = d.state === 'refunded' ? 1 : 0;
-    const worth = Number(d.price) * Number(d.quantity);
+    const worth = refundWorth(Number(d.total), Number(d.order_quantity), Number(d.quantity));
     if (Number(d.rows) !== expected || (expected === 1 && Number(d.amount) !== worth)) {
       problems.push(`Доставка №${d.id} (${d.state}): записей о возврате в журнале ${Number(d.rows)} вместо ${expected}`);
     }

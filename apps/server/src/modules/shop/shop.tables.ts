@@ -31,6 +31,14 @@ export interface ShopItemsTable {
   updated_at: number;
   /** Deleted items stay for the orders that name them. */
   deleted_at: number | null;
+  /** 1: stock is not counted (`count` stays as it is); the API says `count: null`. */
+  unlimited: Generated<number>;
+  /** Kopecks per purchase while the sale runs (until sale_ends_at; null end: until removed). */
+  sale_price: number | null;
+  sale_ends_at: number | null;
+  /** Purchases one player may make per limit_period ('day', 'week', 'ever'); null: no limit. */
+  limit_per_player: number | null;
+  limit_period: Generated<string>;
 }
 
 export interface ShopOrdersTable {
@@ -47,6 +55,8 @@ export interface ShopOrdersTable {
   /** Pieces per purchase at the time of the order; 1 unless set. */
   pieces: Generated<number>;
   created_at: number;
+  /** A gift: the player who paid (user_id is the recipient); null when bought for oneself. */
+  paid_by: number | null;
 }
 
 /** The owner's item categories, in their order. */
@@ -58,4 +68,7 @@ export interface ShopCategoriesTable {
   position: number;
   created_at: number;
   updated_at: number;
+  /** A sale on the category: percent off until sale_ends_at (null end: until removed). */
+  sale_percent: number | null;
+  sale_ends_at: number | null;
 }

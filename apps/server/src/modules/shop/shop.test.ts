@@ -104,6 +104,11 @@ describe.each(dbKinds)('shop on %s', (kind) => {
       description: '',
       category: 'Предметы',
       pieces: 1,
+      old_price: null,
+      sale_ends_at: null,
+      limit_per_player: null,
+      limit_period: 'ever',
+      server_name: 'Выживание',
     });
     expect(listed.some((i) => i.name === 'Зелье')).toBe(false);
     // Served from the shared cache, with an ETag the browser can revalidate.
@@ -320,7 +325,7 @@ describe.each(dbKinds)('shop on %s', (kind) => {
     [{ quantity: undefined }, 'Введите корректное количество'],
     [{ shop_id: 'x', quantity: 1 }, 'Товар не найден'],
     [{ shop_id: 999_999, quantity: 1 }, 'Товар не найден'],
-    [{ extra: true, quantity: 1 }, 'Некорректный запрос: ожидаются только поля shop_id и quantity'],
+    [{ extra: true, quantity: 1 }, 'Некорректный запрос: ожидаются поля shop_id, quantity и по желанию promo_code, gift_to'],
   ])('refuses a purchase %j with the exact text and changes nothing', async (change, text) => {
     const id = await newItem({ count: 10 });
     const before = await snapshot(id);

@@ -18,6 +18,7 @@ const SECTIONS = [
   { to: '/admin/news', label: 'Новости' },
   { to: '/admin/shop', label: 'Магазин' },
   { to: '/admin/payments', label: 'Платежи' },
+  { to: '/admin/promo', label: 'Промокоды' },
   { to: '/admin/donate', label: 'Донат' },
   { to: '/admin/votes', label: 'Голосование' },
   { to: '/admin/servers', label: 'Серверы' },

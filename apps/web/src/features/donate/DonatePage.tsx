@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import { Badge } from '../../components/Badge.tsx';
-import { formatDate } from '../../lib/format.ts';
+import { formatDate, formatDateTime } from '../../lib/format.ts';
 import { useAuth } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
@@ -11,6 +11,7 @@ import { Tabs } from '../../components/Tabs.tsx';
 import { plural } from '../../lib/format.ts';
 import { useTitle } from '../../providers/title.ts';
 import { DONATE_KEY, fetchTiers, formatPrice } from './api.ts';
+import { tierNow } from './tierNow.ts';
 import { fetchMyPrivileges, MY_PRIVILEGES_KEY } from './privileges-api.ts';
 import { TierPurchase } from './TierPurchase.tsx';
 import './donate.css';
@@ -32,10 +33,10 @@ export default function DonatePage() {
         <p>Поддержите сервер и получите привилегии и наборы предметов в игре.</p>
       </header>
       {tiers.isPending ? (
-        <Loading text="Загрузка донатов..." />
+        <Loading text="Загрузка привилегий..." />
       ) : tiers.isError ? (
         <Empty>
-          <p>Не удалось загрузить донаты.</p>
+          <p>Не удалось загрузить привилегии.</p>
           <button type="button" className="btn btn-small" onClick={() => void tiers.refetch()}>
             Повторить
           </button>
@@ -61,7 +62,7 @@ function TierTabs({ tiers, selected, onSelect }: { tiers: DonateTier[]; selected
   return (
     <>
       <Tabs
-        label="Донаты"
+        label="Привилегии"
         active={String(current.id)}
         onChange={onSelect}
         tabs={tiers.map((t) => ({
@@ -71,7 +72,7 @@ function TierTabs({ tiers, selected, onSelect }: { tiers: DonateTier[]; selected
               {t.image_url && <img src={t.image_url} alt="" width={40} height={40} className="tier-tab-image pixelated" />}
               <span className="tier-tab-text">
                 <span className="tier-tab-title">{t.title}</span>
-                <span className="tier-tab-price">{formatPrice(t.amount, t.currency)}</span>
+                <span className="tier-tab-price">{formatPrice(tierNow(t, Date.now()).amount, t.currency)}</span>
               </span>
               {t.is_best && <Badge tone="gold">Лучший выбор</Badge>}
             </span>
@@ -111,7 +112,7 @@ function BuyButton({
   running: UserPrivilege | null;
   onBuy: () => void;
 }) {
-  if (!tier.sellable) return <p className="muted">Этот донат не продаётся на сайте.</p>;
+  if (!tier.sellable) return <p className="muted">Эта привилегия не продаётся на сайте.</p>;
   const held = running?.tier_id === tier.id;
   return (
     <div className="tier-buy">
@@ -139,7 +140,7 @@ function TierDetails({ tier, buy }: { tier: DonateTier; buy: ReactNode }) {
             <h2 className="tier-title">{tier.title}</h2>
             {tier.is_best && <Badge tone="gold">Лучший выбор</Badge>}
           </div>
-          <p className="tier-price">{formatPrice(tier.amount, tier.currency)}</p>
+          <TierPrice tier={tier} />
         </div>
         {buy}
       </header>
@@ -157,8 +158,8 @@ function TierDetails({ tier, buy }: { tier: DonateTier; buy: ReactNode }) {
       )}
 
       {tier.features.length > 0 && (
-        <section className="stack" aria-label="Привилегии">
-          <h3>Привилегии</h3>
+        <section className="stack" aria-label="Возможности">
+          <h3>Возможности</h3>
           <ul className="feature-list">
             {tier.features.map((feature, i) => (
               <FeatureRow key={i} feature={feature} />
@@ -199,5 +200,17 @@ function FeatureRow({ feature }: { feature: DonateFeature }) {
         {feature.description && <p className="preline feature-description">{feature.description}</p>}
       </div>
     </li>
+  );
+}
+
+/** The price per month; during a sale the old one struck through and when the sale ends. */
+function TierPrice({ tier }: { tier: DonateTier }) {
+  const now = Date.now();
+  const { amount, old } = tierNow(tier, now);
+  return (
+    <p className="tier-price">
+      {old !== null && <s className="tier-old-price">{formatPrice(old, tier.currency)}</s>} {formatPrice(amount, tier.currency)}
+      {old !== null && tier.sale_ends_at !== null && <span className="tier-sale"> Акция до {formatDateTime(tier.sale_ends_at)}</span>}
+    </p>
   );
 }

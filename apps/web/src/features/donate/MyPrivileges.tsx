@@ -60,7 +60,7 @@ function PrivilegeList({ list, now }: { list: UserPrivilege[]; now: number }) {
     <>
       {running.length === 0 ? (
         <p className="muted">
-          Действующих привилегий нет. <Link to="/donate">Купить донат</Link>
+          Действующих привилегий нет. <Link to="/donate">Выбрать привилегию</Link>
         </p>
       ) : (
         running.map((p) => <RunningPrivilege key={p.id} privilege={p} now={now} />)

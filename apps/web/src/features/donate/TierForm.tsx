@@ -17,8 +17,10 @@ import {
   MoneyField,
   NumberField,
   TextAreaField,
+  SelectField,
   TextField,
 } from '../../components/form/fields.tsx';
+import { DateTimeField } from '../../components/form/DateTimeField.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { fetchTierServers, TIER_SERVERS_KEY } from './privileges-api.ts';
@@ -61,6 +63,8 @@ function defaults(t: DonateTier | null): DonateBody {
       grant_commands: [],
       revoke_commands: [],
       periods: DEFAULT_PERIODS,
+      sale_amount: null,
+      sale_ends_at: null,
     };
   return {
     title: t.title,
@@ -76,6 +80,8 @@ function defaults(t: DonateTier | null): DonateBody {
     grant_commands: t.grant_commands,
     revoke_commands: t.revoke_commands,
     periods: t.periods.map((p) => ({ months: p.months, discount: p.discount })),
+    sale_amount: t.sale_amount,
+    sale_ends_at: t.sale_ends_at,
   };
 }
 
@@ -126,8 +132,12 @@ function TierTabs({ section, onChange }: { section: Section; onChange: (s: Secti
         <TextAreaField name="content" label="Описание" rows={5} maxLength={5000} />
         <div className="form-grid">
           <MoneyField name="amount" label="Цена в месяц" />
-          <TextField name="currency" label="Валюта" maxLength={16} hint="Например, ₽" />
+          <CurrencyField />
           <NumberField name="position" label="Порядок (необязательно)" hint="Меньше — левее; пусто — в конец." />
+        </div>
+        <div className="form-grid">
+          <MoneyField name="sale_amount" label="Цена в месяц по акции" empty={null} hint="Пусто — без акции" />
+          <DateTimeField name="sale_ends_at" label="Акция до" hint="Пусто — пока не уберёте цену по акции" />
         </div>
         <ImageUrlField name="image_url" label="Ссылка на изображение (необязательно)" />
         <CheckboxField name="is_best" label="Отметить как «Лучший выбор»" />
@@ -316,4 +326,16 @@ function ServersField() {
       ))}
     </FieldGroup>
   );
+}
+
+/** The currency is a choice: roubles (sold on the site) or game coins (shown only); a tier saved earlier with another text keeps it as a third option. */
+function CurrencyField() {
+  const { getValues } = useFormContext<DonateBody>();
+  const current = getValues('currency');
+  const options = [
+    { value: '₽', label: '₽ — рубли (продаётся на сайте)' },
+    { value: 'монет', label: 'Монеты (только показывается)' },
+  ];
+  if (current && !options.some((o) => o.value === current)) options.push({ value: current, label: `${current} (как было)` });
+  return <SelectField name="currency" label="Валюта" options={options} />;
 }

@@ -6,7 +6,9 @@ import { useFormMeta, useSchemaForm } from '../../components/form/Form.tsx';
 import { PURCHASE_TEXTS, PurchaseForm, PurchaseModal } from '../../components/PurchaseModal.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDate, formatRub, plural } from '../../lib/format.ts';
+import { tierNow } from './tierNow.ts';
 import { buyTier, fetchQuote, quoteKey } from './privileges-api.ts';
+import { TextField } from '../../components/form/fields.tsx';
 
 interface TierPurchaseProps {
   tier: DonateTier | null;
@@ -29,8 +31,12 @@ const monthsText = (m: number) => `${m} ${plural(m, ['месяц', 'месяца
 const daysText = (d: number) => `${d} ${plural(d, ['день', 'дня', 'дней'])}`;
 
 function TierForm({ tier, running, balance, onClose, onBought }: TierPurchaseProps & { tier: DonateTier }) {
-  const form = useSchemaForm(PrivilegeBuyBody, { defaultValues: { months: tier.periods[0]?.months ?? 1 } });
+  const form = useSchemaForm(PrivilegeBuyBody, { defaultValues: { months: tier.periods[0]?.months ?? 1, promo_code: '', gift_to: '' } });
   const months = useWatch({ control: form.control, name: 'months' });
+  const giftTo = (useWatch({ control: form.control, name: 'gift_to' }) as string | undefined)?.trim() ?? '';
+  const promo = (useWatch({ control: form.control, name: 'promo_code' }) as string | undefined)?.trim() ?? '';
+  const periods = tierNow(tier, Date.now()).periods;
+  const gift = periods.find((p) => p.months === months)?.total ?? null;
   // What the server will do, said by the server before it does it: every period's quote at once,
   // so switching periods shows its numbers without waiting. Read afresh at each opening.
   const quotes = useQueries({
@@ -50,35 +56,49 @@ function TierForm({ tier, running, balance, onClose, onBought }: TierPurchasePro
     ];
   const q = quote?.data;
   const failed = quote?.error instanceof ApiError ? quote.error : null;
-  const refusal = !quote?.isError
-    ? null
-    : failed?.code === 'downgrade' && running
-      ? `У вас действует более высокая привилегия ${running.title}. Купить ${tier.title}, пока она не закончилась, нельзя.`
-      : failed?.message || PURCHASE_TEXTS.failed;
+  // A gift is placed against the recipient's privilege, not the buyer's: the buyer's quote does not apply.
+  const refusal =
+    giftTo || !quote?.isError
+      ? null
+      : failed?.code === 'downgrade' && running
+        ? `У вас действует более высокая привилегия ${running.title}. Купить ${tier.title}, пока она не закончилась, нельзя.`
+        : failed?.message || PURCHASE_TEXTS.failed;
 
   return (
     <PurchaseForm
       form={form}
       className="form buy-form"
       balance={balance}
-      total={q ? q.total : null}
-      ready={!!q}
+      total={giftTo ? gift : q ? q.total : null}
+      ready={giftTo ? gift !== null : !!q}
       refusal={refusal}
       send={(body, key) => buyTier(tier.id, body, key)}
       onClose={onClose}
       onBought={onBought}
     >
       <p className="purchase-name">{tier.title}</p>
-      <PeriodField periods={tier.periods} />
+      <PeriodField periods={periods} />
+      <TextField
+        name="promo_code"
+        label="Промокод (необязательно)"
+        autoComplete="off"
+        hint={promo ? 'Скидка по промокоду будет учтена при оплате' : undefined}
+      />
+      <TextField
+        name="gift_to"
+        label="Подарить игроку (необязательно)"
+        hint="Ник получателя: привилегию получит он, оплатите вы"
+        autoComplete="off"
+      />
 
       <dl className="purchase-sum">
-        {q?.kind === 'extend' && (
+        {!giftTo && q?.kind === 'extend' && (
           <>
             <dt>Продление</dt>
             <dd>от {formatDate(q.starts_at)}</dd>
           </>
         )}
-        {q?.kind === 'upgrade' && q.replaces && (
+        {!giftTo && q?.kind === 'upgrade' && q.replaces && (
           <>
             <dt>Замена {q.replaces.title}</dt>
             <dd>
@@ -86,7 +106,13 @@ function TierForm({ tier, running, balance, onClose, onBought }: TierPurchasePro
             </dd>
           </>
         )}
-        {q && (
+        {giftTo && gift !== null && (
+          <>
+            <dt>Подарок игроку {giftTo}</dt>
+            <dd data-testid="buy-total">{formatRub(gift)}</dd>
+          </>
+        )}
+        {q && !giftTo && (
           <>
             <dt>Действует до</dt>
             <dd data-testid="buy-until">{formatDate(q.expires_at)}</dd>

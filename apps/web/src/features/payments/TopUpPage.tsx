@@ -1,5 +1,6 @@
 import {
   bonusFor,
+  OptionalPromoCode,
   PAYMENT_PROVIDERS,
   PAYMENT_TEXTS,
   PaymentAmount,
@@ -13,7 +14,7 @@ import { useFormContext, useWatch } from 'react-hook-form';
 import { Link } from 'wouter';
 import { z } from 'zod';
 import { Form, FormErrors, useFormMeta, useSchemaForm } from '../../components/form/Form.tsx';
-import { MoneyField } from '../../components/form/fields.tsx';
+import { MoneyField, TextField } from '../../components/form/fields.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { formatRub } from '../../lib/format.ts';
 import { useAuth } from '../../providers/auth.tsx';
@@ -56,6 +57,7 @@ function topUpSchema(o: PaymentOptions) {
         PAYMENT_TEXTS.amountMax(formatRub(o.max)),
       ),
       provider: z.enum(PAYMENT_PROVIDERS, { error: 'Выберите способ оплаты' }),
+      promo_code: OptionalPromoCode,
     })
     .superRefine((v, ctx) => {
       // Each provider may have its own bounds.
@@ -119,7 +121,7 @@ function TopUpForm({ options }: { options: PaymentOptions }) {
   }, []);
 
   async function pay(values: TopUpValues) {
-    const created = await createPayment({ amount: values.amount, provider: values.provider });
+    const created = await createPayment({ amount: values.amount, provider: values.provider, promo_code: values.promo_code });
     setLeaving(true);
     if (created.form) postForm(created.form);
     else if (created.confirmation_url) window.location.assign(created.confirmation_url);
@@ -130,6 +132,12 @@ function TopUpForm({ options }: { options: PaymentOptions }) {
     <Form form={form} onSubmit={pay} className="form topup-form" guard={false}>
       <AmountChoice options={options} />
       <ProviderChoice providers={options.providers} />
+      <TextField
+        name="promo_code"
+        label="Промокод (необязательно)"
+        autoComplete="off"
+        hint="Код на бонус к пополнению добавит свой процент, когда платёж поступит"
+      />
       <FormErrors />
       <div className="form-actions">
         <button type="submit" className="btn btn-primary topup-submit" disabled={busy}>

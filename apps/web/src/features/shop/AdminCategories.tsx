@@ -1,8 +1,10 @@
 import { ShopCategoryBody, type ShopCategory } from '@kubik/contract';
+import { formatDateTime } from '../../lib/format.ts';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
 import { DataTable, type Column } from '../../components/admin/DataTable.tsx';
 import { RowActions } from '../../components/admin/RowMenu.tsx';
 import { useCrud } from '../../components/admin/useCrud.ts';
+import { DateTimeField } from '../../components/form/DateTimeField.tsx';
 import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
 import { NumberField, TextField } from '../../components/form/fields.tsx';
 import { Modal } from '../../components/Modal.tsx';
@@ -31,6 +33,11 @@ export function AdminCategories() {
     { header: 'Название', cell: (c) => c.name, kind: 'main' },
     { header: 'Товаров', cell: (c) => c.items, kind: 'num' },
     { header: 'Порядок', cell: (c) => c.position, kind: 'num' },
+    {
+      header: 'Акция',
+      cell: (c) =>
+        c.sale_percent === null ? '—' : `−${c.sale_percent} %${c.sale_ends_at === null ? '' : ` до ${formatDateTime(c.sale_ends_at)}`}`,
+    },
     {
       header: 'Действия',
       kind: 'actions',
@@ -76,12 +83,24 @@ function CategoryForm({
   onCancel: () => void;
 }) {
   const form = useSchemaForm(ShopCategoryBody, {
-    defaultValues: { name: category?.name ?? '', ...(category && { position: category.position }) },
+    defaultValues: {
+      name: category?.name ?? '',
+      ...(category && { position: category.position }),
+      sale_percent: category?.sale_percent ?? null,
+      sale_ends_at: category?.sale_ends_at ?? null,
+    },
   });
   return (
     <Form form={form} onSubmit={onSave}>
       <TextField name="name" label="Название" maxLength={32} autoComplete="off" />
       <NumberField name="position" label="Порядок" hint="Меньше — выше в списке. Пусто — в конец." />
+      <NumberField
+        name="sale_percent"
+        label="Акция: скидка на категорию, %"
+        empty={null}
+        hint="Пусто — без акции; своя цена товара по акции важнее"
+      />
+      <DateTimeField name="sale_ends_at" label="Акция до" hint="Пусто — пока не уберёте скидку" />
       <FormErrors />
       <FormActions onCancel={onCancel} />
     </Form>

@@ -1,3 +1,5 @@
+import { useLocation } from 'wouter';
+import { AdminPromoPage } from './AdminPromoPage.tsx';
 import { LOW_STOCK, ON_SALE, type ShopItemAdmin, type ShopItemCreateBody } from '@kubik/contract';
 import { useState } from 'react';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
@@ -22,7 +24,13 @@ const TABS = [
   { id: 'deliveries', label: 'Выдача в игре' },
 ];
 
+/** /admin/shop, and /admin/promo (Промокоды live in this chunk: one lazy page less on the first page). */
 export default function AdminShopPage() {
+  const [path] = useLocation();
+  return path === '/admin/promo' ? <AdminPromoPage /> : <AdminShop />;
+}
+
+function AdminShop() {
   useTitle('Админ-панель: магазин');
   // ?tab=deliveries opens a tab directly (the overview links to the delivery queue).
   const [tab, setTab] = useState(() => {
@@ -89,7 +97,13 @@ function AdminItems() {
       header: 'Количество',
       cell: (i) => (
         <span className="shop-count">
-          <span className="shop-num">{i.count}</span> <StockBadge count={i.count} />
+          {i.count === null ? (
+            <Badge tone="success">Без ограничения</Badge>
+          ) : (
+            <>
+              <span className="shop-num">{i.count}</span> <StockBadge count={i.count} />
+            </>
+          )}
         </span>
       ),
     },

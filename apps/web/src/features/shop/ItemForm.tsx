@@ -2,6 +2,8 @@ import {
   DEFAULT_CATEGORY,
   DEFAULT_ITEM_ID,
   ITEM_COMMAND_PLACEHOLDERS,
+  LIMIT_PERIOD_TEXT,
+  LIMIT_PERIODS,
   MAX_ITEM_COMMANDS,
   OFF_SALE,
   ON_SALE,
@@ -21,6 +23,7 @@ import {
   TextAreaField,
   TextField,
 } from '../../components/form/fields.tsx';
+import { DateTimeField } from '../../components/form/DateTimeField.tsx';
 import { ADMIN_SERVERS_KEY, CATEGORIES_KEY, fetchCategories, fetchShopServers } from './api.ts';
 
 /** The item's body with the delivery server as the select has it: 'default' (the server chooses), '' (none) or an id. */
@@ -46,7 +49,7 @@ export function ItemForm({ item, onSave, onCancel }: ItemFormProps) {
     defaultValues: {
       name: item?.name ?? '',
       price: item?.price ?? Number.NaN,
-      count: item?.count ?? Number.NaN,
+      count: item ? item.count : Number.NaN,
       icon: item?.icon ?? '',
       description: item?.description ?? '',
       category: item?.category ?? DEFAULT_CATEGORY,
@@ -55,6 +58,10 @@ export function ItemForm({ item, onSave, onCancel }: ItemFormProps) {
       server: item ? (item.server_id === null ? '' : String(item.server_id)) : 'default',
       pieces: item?.pieces ?? 1,
       commands: item?.commands ?? [],
+      sale_price: item?.sale_price ?? null,
+      sale_ends_at: item?.stored_sale_ends_at ?? null,
+      limit_per_player: item?.limit_per_player ?? null,
+      limit_period: item?.limit_period ?? 'ever',
     },
   });
   // The owner's list, in their order; an item's category that has left the list stays selectable.
@@ -84,7 +91,7 @@ export function ItemForm({ item, onSave, onCancel }: ItemFormProps) {
           hint="Например, diamond_sword"
         />
         <MoneyField name="price" label="Цена, ₽" />
-        <NumberField name="count" label="Количество" />
+        <NumberField name="count" label="Количество" empty={null} hint="Пусто — без ограничения" />
       </div>
       <ImageUrlField name="icon" label="Ссылка на иконку" placeholder="https://…" />
       <TextAreaField name="description" label="Описание" maxLength={2000} rows={3} />
@@ -112,6 +119,18 @@ export function ItemForm({ item, onSave, onCancel }: ItemFormProps) {
         label="Штук за покупку"
         hint="Сколько штук получает игрок за одну покупку, например 16 для «Алмазы ×16»."
       />
+      <FieldGroup legend="Акция и лимит">
+        <div className="form-grid">
+          <MoneyField name="sale_price" label="Цена по акции, ₽" empty={null} hint="Пусто — без акции" />
+          <DateTimeField name="sale_ends_at" label="Акция до" hint="Пусто — пока не уберёте цену по акции" />
+          <NumberField name="limit_per_player" label="Лимит на игрока, покупок" empty={null} hint="Пусто — без лимита" />
+          <SelectField
+            name="limit_period"
+            label="Период лимита"
+            options={LIMIT_PERIODS.map((p) => ({ value: p, label: LIMIT_PERIOD_TEXT[p] }))}
+          />
+        </div>
+      </FieldGroup>
       <CommandsField />
       <FormErrors />
       <FormActions onCancel={onCancel} />

@@ -1,10 +1,13 @@
-import { BuyBody, type ShopItem } from '@kubik/contract';
-import { useId } from 'react';
+import { BuyBody, type PromoPreview, type ShopItem } from '@kubik/contract';
+import { useId, useState } from 'react';
+import { TextField } from '../../components/form/fields.tsx';
 import { useController, useFormContext, useWatch } from 'react-hook-form';
 import { useFormMeta, useSchemaForm } from '../../components/form/Form.tsx';
 import { PurchaseForm, PurchaseModal } from '../../components/PurchaseModal.tsx';
 import { formatRub } from '../../lib/format.ts';
 import { buyItem } from './api.ts';
+import { maxQuantity, priceText } from './itemText.ts';
+import { estimateDiscount, PromoField } from './PromoField.tsx';
 
 interface ItemPurchaseProps {
   /** The item being bought (kept up to date by the list); null when closed. */
@@ -29,15 +32,19 @@ export function ItemPurchase({ item, ...props }: ItemPurchaseProps) {
 }
 
 function ItemForm({ item, balance, onClose, onBought, onFailed }: ItemPurchaseProps & { item: ShopItem }) {
-  const form = useSchemaForm(BuyBody, { defaultValues: { shop_id: item.id, quantity: 1 } });
+  const form = useSchemaForm(BuyBody, { defaultValues: { shop_id: item.id, quantity: 1, promo_code: '', gift_to: '' } });
   const quantity = useWatch({ control: form.control, name: 'quantity' }) as number | undefined;
-  const stock = Math.max(0, item.count);
+  const [promo, setPromo] = useState<PromoPreview | null>(null);
+  const stock = maxQuantity(item);
   const n = quantity ?? 0;
+  const full = totalOf(item.price, n);
+  const discount = estimateDiscount(promo, [{ itemId: item.id, category: item.category, amount: full }], 'shop');
+  const total = Math.round((full - discount) * 100) / 100;
   return (
     <PurchaseForm
       form={form}
       balance={balance}
-      total={n > 0 ? totalOf(item.price, n) : null}
+      total={n > 0 ? total : null}
       ready={quantity !== undefined}
       send={buyItem}
       onClose={onClose}
@@ -49,16 +56,30 @@ function ItemForm({ item, balance, onClose, onBought, onFailed }: ItemPurchasePr
         <div>
           <p className="purchase-name">{item.name}</p>
           <p className="muted">
-            {formatRub(item.price)} за шт. · в наличии {stock} шт.
+            {priceText(item)}
+            {item.count !== null && ` · в наличии ${Math.max(0, item.count)} шт.`}
           </p>
         </div>
       </div>
 
       <QuantityField name="quantity" label="Количество" stock={stock} />
+      <PromoField onPreview={setPromo} />
+      <TextField
+        name="gift_to"
+        label="Подарить игроку (необязательно)"
+        hint="Ник получателя: предметы получит он, оплатите вы"
+        autoComplete="off"
+      />
 
       <dl className="purchase-sum">
+        {discount > 0 && (
+          <>
+            <dt>Скидка по промокоду</dt>
+            <dd data-testid="purchase-discount">−{formatRub(discount)}</dd>
+          </>
+        )}
         <dt>Итого</dt>
-        <dd data-testid="purchase-total">{formatRub(totalOf(item.price, n))}</dd>
+        <dd data-testid="purchase-total">{formatRub(total)}</dd>
         <dt>Ваш баланс</dt>
         <dd>{formatRub(balance)}</dd>
       </dl>

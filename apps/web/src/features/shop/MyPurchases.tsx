@@ -53,6 +53,8 @@ function OrderRow({ order }: { order: ShopOrder }) {
           {order.item_name} × {order.quantity}
           {order.pieces > 1 && <span className="muted"> ({order.quantity * order.pieces} шт.)</span>}
         </p>
+        {order.gift_from !== null && <p className="order-gift">Подарок от {order.gift_from}</p>}
+        {order.gift_to !== null && <p className="order-gift">Подарок игроку {order.gift_to}</p>}
         <p className="muted order-meta">
           Заказ №{order.id} · {formatDateTime(order.created_at)} · {formatRub(order.total)}
         </p>

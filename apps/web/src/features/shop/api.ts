@@ -2,6 +2,10 @@ import type {
   AdminDelivery,
   BuyBody,
   BuyResponse,
+  CheckoutBody,
+  CheckoutResponse,
+  PromoPreview,
+  ShopPublicCategories,
   DeliveryActionResponse,
   DeliverySource,
   DeliveryState,
@@ -25,7 +29,15 @@ export const ADMIN_SERVERS_KEY = ['shop', 'admin', 'servers'] as const;
 export const DELIVERIES_KEY = ['shop', 'admin', 'deliveries'] as const;
 export const CATEGORIES_KEY = ['shop', 'admin', 'categories'] as const;
 
+export const CATEGORY_TABS_KEY = ['shop', 'categories'] as const;
+
 export const fetchShop = () => api<ShopItem[]>('/api/shop/all');
+export const fetchPublicCategories = () => api<ShopPublicCategories>('/api/shop/categories');
+export const previewPromo = (code: string) => api<PromoPreview>(`/api/shop/promo/${encodeURIComponent(code.trim())}`);
+/** The cart in one request, with the opening's Idempotency-Key. */
+export const checkout = (body: CheckoutBody, key: string) =>
+  api<CheckoutResponse>('/api/shop/checkout', { method: 'POST', body, headers: { 'Idempotency-Key': key } });
+
 export const fetchOrders = () => api<ShopOrder[]>('/api/shop/orders');
 
 /** Buys with the opening's Idempotency-Key (components/PurchaseModal.tsx): a retry with it answers the first result. */

@@ -1,0 +1,148 @@
+import type { PromoCodeAdmin, PromoCodeBodyParsed, PromoKind, PromoScope } from '@kubik/contract';
+import { sql } from 'kysely';
+import type { Db } from '../../db/index.ts';
+import { conflict, isUniqueViolation, notFound } from '../../lib/errors.ts';
+import { toKopecks, toRoubles } from '../../lib/money.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import { promoKey, type PromoRow } from '../purchases/purchases.promo.ts';
+
+// Админ-панель → Промокоды: the codes themselves; applying them is the purchases core's (purchases.promo.ts).
+
+export const PROMO_ADMIN_TEXTS = {
+  notFound: 'Промокод не найден',
+  exists: (code: string) => `Промокод «${code}» уже есть (регистр букв не различается)`,
+  created: 'Промокод добавлен',
+  updated: 'Промокод изменён',
+  disabled: 'Промокод выключен',
+  enabled: 'Промокод включён',
+} as const;
+
+function toAdmin(row: PromoRow, stats: { revenue: number; discount: number } | undefined): PromoCodeAdmin {
+  return {
+    id: row.id,
+    code: row.code,
+    kind: row.kind as PromoKind,
+    value: row.kind === 'fixed' ? toRoubles(Number(row.value)) : Number(row.value),
+    applies_to: row.applies_to as PromoScope,
+    item_ids: row.item_ids ? (JSON.parse(row.item_ids) as number[]) : null,
+    category: row.category,
+    max_uses: row.max_uses === null ? null : Number(row.max_uses),
+    per_player: Number(row.per_player),
+    min_total: row.min_total === null ? null : toRoubles(Number(row.min_total)),
+    starts_at: row.starts_at === null ? null : Number(row.starts_at),
+    ends_at: row.ends_at === null ? null : Number(row.ends_at),
+    disabled: row.disabled_at !== null,
+    uses: Number(row.uses),
+    revenue: toRoubles(stats?.revenue ?? 0),
+    discount_total: toRoubles(stats?.discount ?? 0),
+    created_at: Number(row.created_at),
+  };
+}
+
+async function statsOf(db: Db, ids?: number[]): Promise<Map<number, { revenue: number; discount: number }>> {
+  let q = db
+    .selectFrom('promo_uses')
+    .select([
+      'promo_id',
+      (eb) => eb.fn.coalesce(eb.fn.sum<number>('total'), sql<number>`0`).as('revenue'),
+      (eb) => eb.fn.coalesce(eb.fn.sum<number>('discount'), sql<number>`0`).as('discount'),
+    ])
+    .groupBy('promo_id');
+  if (ids) q = q.where('promo_id', 'in', ids);
+  const rows = await q.execute();
+  return new Map(rows.map((r) => [r.promo_id, { revenue: Number(r.revenue), discount: Number(r.discount) }]));
+}
+
+export async function listPromos(db: Db): Promise<PromoCodeAdmin[]> {
+  const [rows, stats] = await Promise.all([db.selectFrom('promo_codes').selectAll().orderBy('id', 'desc').execute(), statsOf(db)]);
+  return rows.map((r) => toAdmin(r, stats.get(r.id)));
+}
+
+async function one(db: Db, id: number): Promise<PromoCodeAdmin> {
+  const row = await db.selectFrom('promo_codes').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound(PROMO_ADMIN_TEXTS.notFound);
+  return toAdmin(row, (await statsOf(db, [id])).get(id));
+}
+
+function columns(body: PromoCodeBodyParsed) {
+  return {
+    code: body.code,
+    code_key: promoKey(body.code),
+    kind: body.kind,
+    value: body.kind === 'fixed' ? toKopecks(body.value) : body.value,
+    applies_to: body.applies_to,
+    item_ids: body.item_ids && body.item_ids.length > 0 ? JSON.stringify(body.item_ids) : null,
+    category: body.category ?? null,
+    max_uses: body.max_uses,
+    per_player: body.per_player,
+    min_total: body.min_total == null ? null : toKopecks(body.min_total),
+    starts_at: body.starts_at ?? null,
+    ends_at: body.ends_at ?? null,
+  };
+}
+
+export async function createPromo(db: Db, adminId: number, body: PromoCodeBodyParsed): Promise<PromoCodeAdmin> {
+  const now = Date.now();
+  try {
+    const id = await db.transaction().execute(async (trx) => {
+      const row = await trx
+        .insertInto('promo_codes')
+        .values({ ...columns(body), disabled_at: null, created_at: now, updated_at: now })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await recordAudit(trx, { actorId: adminId, action: 'promo.create', entity: 'promo_code', entityId: row.id, after: row });
+      return row.id;
+    });
+    return one(db, id);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(PROMO_ADMIN_TEXTS.exists(body.code), { code: 'promo_code_exists', field: 'code' });
+    throw err;
+  }
+}
+
+/** Edits a code (its uses stay); a max_uses below the uses taken is refused by the table's CHECK as a 409. */
+export async function updatePromo(db: Db, adminId: number, id: number, body: PromoCodeBodyParsed): Promise<PromoCodeAdmin> {
+  try {
+    await db.transaction().execute(async (trx) => {
+      const before = await trx.selectFrom('promo_codes').selectAll().where('id', '=', id).executeTakeFirst();
+      if (!before) throw notFound(PROMO_ADMIN_TEXTS.notFound);
+      if (body.max_uses !== null && body.max_uses < Number(before.uses))
+        throw conflict(`Код уже использован ${Number(before.uses)} раз: «Всего использований» не может быть меньше`, {
+          code: 'invalid',
+          field: 'max_uses',
+        });
+      const after = await trx
+        .updateTable('promo_codes')
+        .set({ ...columns(body), updated_at: Date.now() })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await recordAudit(trx, { actorId: adminId, action: 'promo.update', entity: 'promo_code', entityId: id, before, after });
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(PROMO_ADMIN_TEXTS.exists(body.code), { code: 'promo_code_exists', field: 'code' });
+    throw err;
+  }
+  return one(db, id);
+}
+
+export async function setDisabled(db: Db, adminId: number, id: number, disabled: boolean): Promise<PromoCodeAdmin> {
+  await db.transaction().execute(async (trx) => {
+    const before = await trx.selectFrom('promo_codes').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!before) throw notFound(PROMO_ADMIN_TEXTS.notFound);
+    await trx
+      .updateTable('promo_codes')
+      .set({ disabled_at: disabled ? (before.disabled_at ?? Date.now()) : null, updated_at: Date.now() })
+      .where('id', '=', id)
+      .execute();
+    await recordAudit(trx, {
+      actorId: adminId,
+      action: disabled ? 'promo.disable' : 'promo.enable',
+      entity: 'promo_code',
+      entityId: id,
+      before: { disabled: before.disabled_at !== null },
+      after: { disabled },
+    });
+  });
+  return one(db, id);
+}

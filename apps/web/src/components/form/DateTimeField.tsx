@@ -1,0 +1,48 @@
+import { useId } from 'react';
+import { useController } from 'react-hook-form';
+import { useFormMeta } from './Form.tsx';
+
+const two = (n: number) => String(n).padStart(2, '0');
+/** Epoch ms → the local «2026-12-01T14:05» a datetime-local input shows. */
+const toLocal = (ms: number) => {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}`;
+};
+
+/** A moment (epoch ms, or null when empty) typed in the browser's local time. */
+export function DateTimeField({ name, label, hint }: { name: string; label: string; hint?: string }) {
+  const { field, fieldState } = useController({ name });
+  useFormMeta().setLabel(name, label);
+  const id = useId();
+  const value = field.value as number | null | undefined;
+  const error = fieldState.error?.message;
+  return (
+    <div className={error ? 'field field-invalid' : 'field'}>
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        ref={field.ref}
+        name={field.name}
+        type="datetime-local"
+        value={typeof value === 'number' && Number.isFinite(value) ? toLocal(value) : ''}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={[error && `${id}-error`, hint && `${id}-hint`].filter(Boolean).join(' ') || undefined}
+        onBlur={field.onBlur}
+        onChange={(e) => {
+          const ms = e.target.value ? new Date(e.target.value).getTime() : null;
+          field.onChange(ms === null || Number.isFinite(ms) ? ms : null);
+        }}
+      />
+      {error && (
+        <span className="field-error" id={`${id}-error`}>
+          {error}
+        </span>
+      )}
+      {hint && (
+        <span className="hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      )}
+    </div>
+  );
+}
