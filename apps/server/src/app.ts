@@ -14,6 +14,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { PERMISSIONS, type RoutePermission } from '@kubik/contract';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase, type DbHandle } from './db/index.ts';
@@ -58,7 +59,11 @@ export interface ApiRoute {
   method: string;
   url: string;
   access: Access;
+  /** The staff permission of an 'admin' route (every one declares it), or 'owner'. */
+  permission?: RoutePermission;
 }
+
+const ROUTE_PERMISSIONS = new Set<string>([...PERMISSIONS, 'owner']);
 
 /** The request id made in the server's handler before Fastify sees the request (see genReqId). */
 type RequestWithId = http.IncomingMessage & { kubikRequestId?: string };
@@ -269,7 +274,13 @@ function registerAccessControl(app: FastifyInstance, ctx: AppContext): void {
     if (!route.url.startsWith('/api/') || route.url.startsWith('/api/docs')) return;
     const access = route.config?.access;
     if (!access) throw new Error(`route ${String(route.method)} ${route.url} declares no config.access`);
-    for (const method of [route.method].flat()) if (method !== 'HEAD') app.apiRoutes.push({ method, url: route.url, access });
+    // Every admin route names the staff permission it needs (issue 26), so none is open to every staff member by accident.
+    const permission = route.config?.permission;
+    if (access === 'admin' && (!permission || !ROUTE_PERMISSIONS.has(permission)))
+      throw new Error(`admin route ${String(route.method)} ${route.url} declares no known config.permission`);
+    if (access !== 'admin' && permission) throw new Error(`route ${String(route.method)} ${route.url} declares a permission but is not access 'admin'`);
+    for (const method of [route.method].flat())
+      if (method !== 'HEAD') app.apiRoutes.push({ method, url: route.url, access, ...(permission ? { permission } : {}) });
   });
   // Keyed by the token's hash: the cache holds no usable secret.
   registerAccessCheck(
@@ -280,7 +291,7 @@ function registerAccessControl(app: FastifyInstance, ctx: AppContext): void {
         async () => {
           const session = await findSessionUser(ctx.db, token);
           // Shared by every request of this session while cached: nobody may change it in place.
-          return session && { user: Object.freeze(session.user), expiresAt: session.expiresAt };
+          return session && { user: Object.freeze(session.user), rights: session.rights, expiresAt: session.expiresAt };
         },
         (s) => s.expiresAt,
       ),

@@ -43,6 +43,19 @@ export interface UsersTable {
   /** Its end (epoch ms); null with banned_at set: forever. A passed end no longer counts, even before the expiry job clears it. */
   ban_until: number | null;
   ban_reason: string | null;
+  /** The staff role (staff_roles) of a staff member who is not the owner; null for players and the owner. */
+  role_id: number | null;
+}
+
+/** A staff role (issue 26): what its holders may do in the admin area. */
+export interface StaffRolesTable {
+  id: Generated<number>;
+  name: string;
+  name_lower: string;
+  /** JSON array of permission keys (contract PERMISSIONS); unknown keys are ignored when read. */
+  permissions: string;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface SessionsTable {
@@ -137,6 +150,7 @@ interface CoreTables {
   job_schedule: JobScheduleTable;
   settings: SettingsTable;
   rate_limits: RateLimitsTable;
+  staff_roles: StaffRolesTable;
 }
 
 /** Every table: the core ones here, each feature's in modules/<feature>/<feature>.tables.ts. */

@@ -23,6 +23,7 @@ import { shopRoutes } from './shop/shop.routes.ts';
 import { siteRoutes } from './site/site.routes.ts';
 import { skinsRoutes } from './skins/skins.routes.ts';
 import { sessionsRoutes } from './security/sessions.routes.ts';
+import { staffRoutes } from './staff/staff.routes.ts';
 import { twoFactorRoutes } from './security/two-factor.routes.ts';
 
 /**
@@ -55,4 +56,5 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   accountDeletionRoutes,
   twoFactorRoutes,
   sessionsRoutes,
+  staffRoutes,
 ];

@@ -24,6 +24,7 @@ import * as m2026112300 from './2026112300_jobs.ts';
 import * as m2026112301 from './2026112301_settings.ts';
 import * as m2026112302 from './2026112302_user_uuid.ts';
 import * as m2026112375 from './2026112375_rate_limits.ts';
+import * as m2026112670 from './2026112670_staff_roles.ts';
 
 /**
  * Every migration; Kysely runs them in order of name. Each feature keeps its own list with a
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   ...dashboardMigrations,
   ...twoFactorMigrations,
   ...purchasesMigrations,
+  '2026112670_staff_roles': m2026112670,
 };

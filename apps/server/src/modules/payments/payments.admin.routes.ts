@@ -32,7 +32,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
 
   return async (app) => {
     app.get('/api/admin/payments', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'payments.view' },
       schema: {
         tags,
         summary:
@@ -44,7 +44,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
     });
 
     app.get('/api/admin/payments.csv', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'payments.view' },
       schema: {
         tags,
         summary:
@@ -63,7 +63,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
     });
 
     app.get('/api/admin/payments/:id', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'payments.view' },
       schema: {
         tags,
         summary: 'Один платёж: все уведомления и ответы провайдера, баланс игрока и можно ли вернуть',
@@ -74,7 +74,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
     });
 
     app.post('/api/admin/payments/:id/refund', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'payments.refund' },
       schema: {
         tags,
         summary:
@@ -89,7 +89,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
     });
 
     app.get('/api/admin/payment-settings', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'settings' },
       schema: {
         tags,
         summary: 'Настройки платежей: бонусы к пополнению и ставка НДС в чеке',
@@ -99,7 +99,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
     });
 
     app.put('/api/admin/payment-settings', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'settings' },
       schema: {
         tags,
         summary:
