@@ -33,6 +33,7 @@ import { UserCache } from './lib/user-cache.ts';
 import { recordAudit } from './modules/audit/audit.service.ts';
 import { modules } from './modules/index.ts';
 import { indexPage } from './modules/site/site.index-page.ts';
+import { setupNeeded } from './modules/setup/setup.service.ts';
 import { SiteSettingsDoc } from './modules/site/site.settings.ts';
 import { mailJob, mailQueueDepth } from './modules/mail/mail.outbox.ts';
 import { keyCleanupJob } from './modules/purchases/purchases.keys.ts';
@@ -332,7 +333,11 @@ function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
         'text/html; charset=utf-8',
       ),
     );
-  if (hasWeb) app.get('/', { config: { access: 'public' }, schema: { hide: true } }, sendIndex);
+  // A fresh site (no administrator yet) leads every page to first-run setup (modules/setup);
+  // once an administrator exists this is a flag in memory.
+  const sendPage = async (request: FastifyRequest, reply: FastifyReply, pathname: string) =>
+    pathname !== '/setup' && (await setupNeeded(app.ctx)) ? reply.redirect('/setup') : sendIndex(request, reply);
+  if (hasWeb) app.get('/', { config: { access: 'public' }, schema: { hide: true } }, (request, reply) => sendPage(request, reply, '/'));
   app.setNotFoundHandler((request, reply) => {
     const url = request.url;
     if (url.startsWith('/api/') || url === '/api' || (request.method !== 'GET' && request.method !== 'HEAD')) {
@@ -344,6 +349,6 @@ function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
       return reply.code(404).type('text/plain; charset=utf-8').send('Файл не найден');
     }
     if (!hasWeb) return reply.code(503).type('text/plain; charset=utf-8').send('Веб-приложение не собрано: выполните npm run build');
-    return sendIndex(request, reply);
+    return sendPage(request, reply, pathname);
   });
 }

@@ -16,6 +16,7 @@ import type { MediaTables } from '../modules/media/media.tables.ts';
 import type { SecurityTables } from '../modules/security/security.tables.ts';
 import type { BansTables } from '../modules/bans/bans.tables.ts';
 import type { EmailChangeTables } from '../modules/email-change/email-change.tables.ts';
+import type { SetupTables } from '../modules/setup/setup.tables.ts';
 import type { TwoFactorTables } from '../modules/security/two-factor.tables.ts';
 
 /** Times are epoch milliseconds and booleans 0/1 on both databases, so one code path serves both. */
@@ -174,4 +175,5 @@ export interface Database
     PaymentsTables,
     BansTables,
     EmailChangeTables,
-    TwoFactorTables {}
+    TwoFactorTables,
+    SetupTables {}

@@ -24,6 +24,7 @@ import { siteRoutes } from './site/site.routes.ts';
 import { skinsRoutes } from './skins/skins.routes.ts';
 import { sessionsRoutes } from './security/sessions.routes.ts';
 import { staffRoutes } from './staff/staff.routes.ts';
+import { setupRoutes } from './setup/setup.routes.ts';
 import { twoFactorRoutes } from './security/two-factor.routes.ts';
 
 /**
@@ -57,4 +58,5 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   twoFactorRoutes,
   sessionsRoutes,
   staffRoutes,
+  setupRoutes,
 ];

@@ -24,6 +24,7 @@ import * as m2026112300 from './2026112300_jobs.ts';
 import * as m2026112301 from './2026112301_settings.ts';
 import * as m2026112302 from './2026112302_user_uuid.ts';
 import * as m2026112375 from './2026112375_rate_limits.ts';
+import { setupMigrations } from '../../modules/setup/setup.migrations.ts';
 import * as m2026112670 from './2026112670_staff_roles.ts';
 
 /**
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   ...twoFactorMigrations,
   ...purchasesMigrations,
   '2026112670_staff_roles': m2026112670,
+  ...setupMigrations,
 };
