@@ -279,7 +279,8 @@ function registerAccessControl(app: FastifyInstance, ctx: AppContext): void {
     const permission = route.config?.permission;
     if (access === 'admin' && (!permission || !ROUTE_PERMISSIONS.has(permission)))
       throw new Error(`admin route ${String(route.method)} ${route.url} declares no known config.permission`);
-    if (access !== 'admin' && permission) throw new Error(`route ${String(route.method)} ${route.url} declares a permission but is not access 'admin'`);
+    if (access !== 'admin' && permission)
+      throw new Error(`route ${String(route.method)} ${route.url} declares a permission but is not access 'admin'`);
     for (const method of [route.method].flat())
       if (method !== 'HEAD') app.apiRoutes.push({ method, url: route.url, access, ...(permission ? { permission } : {}) });
   });

@@ -1,3 +1,4 @@
+import type { Permission } from '@kubik/contract';
 import { lazy, useState, type ComponentType, type ReactNode } from 'react';
 import { Route, Switch } from 'wouter';
 import { TOPUP_PATH } from '../lib/paths.ts';
@@ -38,6 +39,8 @@ const AdminSecurityPage = lazy(() => import('../features/security/AdminSecurityP
 const AdminSettingsPage = lazy(() => import('../features/site/AdminSettingsPage.tsx'));
 const AdminPagesPage = lazy(() => import('../features/pages/AdminPagesPage.tsx'));
 const AdminPaymentsPage = lazy(() => import('../features/payments-admin/AdminPaymentsPage.tsx'));
+const AdminStaffPage = lazy(() => import('../features/staff/AdminStaffPage.tsx'));
+const SetupPage = lazyPage(() => import('../features/setup/SetupPage.tsx'));
 
 /**
  * lazy(), and preload() for the page the browser opens first (main.tsx): once its module is in, a
@@ -80,9 +83,9 @@ export function preloadPage(pathname: string): Promise<unknown> {
   return PRELOAD[pathname]?.() ?? Promise.resolve();
 }
 
-function Admin({ children }: { children: ReactNode }) {
+function Admin({ permission, children }: { permission: Permission; children: ReactNode }) {
   return (
-    <RequireAdmin>
+    <RequireAdmin permission={permission}>
       <AdminLayout>{children}</AdminLayout>
     </RequireAdmin>
   );
@@ -153,74 +156,82 @@ export function AppRoutes() {
           <EmailChangePage />
         </Route>
         <Route path="/admin">
-          <Admin>
+          <Admin permission="payments.view">
             <AdminDashboardPage />
           </Admin>
         </Route>
         <Route path="/admin/users">
-          <Admin>
+          <Admin permission="players.view">
             <AdminUsersPage />
           </Admin>
         </Route>
         <Route path="/admin/news">
-          <Admin>
+          <Admin permission="news">
             <AdminNewsPage />
           </Admin>
         </Route>
         <Route path="/admin/shop">
-          <Admin>
+          <Admin permission="shop">
             <AdminShopPage />
           </Admin>
         </Route>
         <Route path="/admin/donate">
-          <Admin>
+          <Admin permission="donate">
             <AdminDonatePage />
           </Admin>
         </Route>
         <Route path="/admin/servers">
-          <Admin>
+          <Admin permission="servers">
             <AdminServersPage />
           </Admin>
         </Route>
         <Route path="/admin/audit">
-          <Admin>
+          <Admin permission="audit">
             <AdminAuditPage />
           </Admin>
         </Route>
         <Route path="/admin/capes">
-          <Admin>
+          <Admin permission="donate">
             <AdminCapesPage />
           </Admin>
         </Route>
         <Route path="/admin/media">
-          <Admin>
+          <Admin permission="pages">
             <AdminMediaPage />
           </Admin>
         </Route>
         <Route path="/admin/game-login">
-          <Admin>
+          <Admin permission="servers">
             <AdminGameLoginPage />
           </Admin>
         </Route>
         <Route path="/admin/settings">
-          <Admin>
+          <Admin permission="settings">
             <AdminSettingsPage />
           </Admin>
         </Route>
         <Route path="/admin/security">
-          <Admin>
+          <Admin permission="settings">
             <AdminSecurityPage />
           </Admin>
         </Route>
         <Route path="/admin/pages">
-          <Admin>
+          <Admin permission="pages">
             <AdminPagesPage />
           </Admin>
         </Route>
         <Route path="/admin/payments">
-          <Admin>
+          <Admin permission="payments.view">
             <AdminPaymentsPage />
           </Admin>
+        </Route>
+        <Route path="/admin/staff">
+          <Admin permission="roles">
+            <AdminStaffPage />
+          </Admin>
+        </Route>
+        <Route path="/setup">
+          <SetupPage />
         </Route>
         <Route>
           <NotFoundPage />

@@ -93,7 +93,12 @@ export async function completeSetup(
   const passwordHash = await hashPassword(body.password);
   const userId = await ctx.db.transaction().execute(async (trx) => {
     const now = Date.now();
-    const claimed = await trx.updateTable('setup_state').set({ done_at: now }).where('id', '=', 1).where('done_at', 'is', null).executeTakeFirst();
+    const claimed = await trx
+      .updateTable('setup_state')
+      .set({ done_at: now })
+      .where('id', '=', 1)
+      .where('done_at', 'is', null)
+      .executeTakeFirst();
     if (Number(claimed.numUpdatedRows) !== 1) throw conflict(SETUP_TEXTS.done, { code: 'setup_done' });
     const admin = await trx.selectFrom('users').select('id').where('is_admin', '=', 1).where('deleted_at', 'is', null).executeTakeFirst();
     if (admin) throw conflict(SETUP_TEXTS.done, { code: 'setup_done' });

@@ -38,7 +38,10 @@ describe.each(dbKinds)('first-run setup on %s', (kind) => {
     expect([wrong.statusCode, wrong.json().code, wrong.json().field]).toEqual([403, 'bad_setup_code', 'code']);
     const bad = await t.app.inject({ method: 'POST', url: '/api/setup', payload: { ...owner(codeOf(t)), username: 'x' } });
     expect([bad.statusCode, bad.json().field]).toEqual([400, 'username']);
-    expect((await t.app.inject({ method: 'POST', url: '/api/setup', payload: 'nonsense', headers: { 'content-type': 'application/json' } })).statusCode).toBe(400);
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/setup', payload: 'nonsense', headers: { 'content-type': 'application/json' } }))
+        .statusCode,
+    ).toBe(400);
     const admins = await t.handle.db.selectFrom('users').select('id').where('is_admin', '=', 1).execute();
     expect(admins).toEqual([]);
   });

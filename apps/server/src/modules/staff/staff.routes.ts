@@ -25,7 +25,11 @@ export function staffRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/admin/permissions', {
       config: { access: 'admin', permission: 'roles' },
-      schema: { tags, summary: 'Все права, которые может дать роль, с русскими названиями', response: { 200: PermissionList, ...err(401, 403) } },
+      schema: {
+        tags,
+        summary: 'Все права, которые может дать роль, с русскими названиями',
+        response: { 200: PermissionList, ...err(401, 403) },
+      },
       handler: async () => service.permissionList(),
     });
 

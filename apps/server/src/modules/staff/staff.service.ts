@@ -1,4 +1,11 @@
-import { PERMISSION_LABELS, PERMISSIONS, type PermissionList, type StaffRole, type StaffRoleBody, type StaffRoleList } from '@kubik/contract';
+import {
+  PERMISSION_LABELS,
+  PERMISSIONS,
+  type PermissionList,
+  type StaffRole,
+  type StaffRoleBody,
+  type StaffRoleList,
+} from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import { conflict, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { recordAudit } from '../audit/audit.service.ts';
@@ -14,7 +21,12 @@ export const STAFF_ROUTE_TEXTS = {
   deleted: 'Роль удалена',
 };
 
-const toRole = (r: repo.RoleRow): StaffRole => ({ id: r.id, name: r.name, permissions: parsePermissions(r.permissions), members: r.members });
+const toRole = (r: repo.RoleRow): StaffRole => ({
+  id: r.id,
+  name: r.name,
+  permissions: parsePermissions(r.permissions),
+  members: r.members,
+});
 
 export function permissionList(): PermissionList {
   return { permissions: PERMISSIONS.map((key) => ({ key, ...PERMISSION_LABELS[key] })) };

@@ -68,7 +68,7 @@ describe.each(dbKinds)('staff roles on %s', (kind) => {
     expect(failures).toEqual([]);
   });
 
-  it('/api/user/me lists the caller\'s permissions', async () => {
+  it("/api/user/me lists the caller's permissions", async () => {
     const me = (token: string) => call(token, 'GET', '/api/user/me').then((r) => r.json());
     expect((await me(owner)).permissions).toEqual([...PERMISSIONS]);
     expect(await me(single.get('bans')!)).toMatchObject({ is_admin: false, permissions: ['bans'], role: 'Только bans' });
@@ -79,16 +79,24 @@ describe.each(dbKinds)('staff roles on %s', (kind) => {
   it('only the owner manages roles; a role change applies at once', async () => {
     const rolesViewer = single.get('roles')!;
     expect((await call(rolesViewer, 'GET', '/api/admin/roles')).statusCode).toBe(200);
-    const raise = await call(rolesViewer, 'PUT', `/api/admin/roles/${roleIds.get('roles')}`, { name: 'Всё', permissions: [...PERMISSIONS] });
+    const raise = await call(rolesViewer, 'PUT', `/api/admin/roles/${roleIds.get('roles')}`, {
+      name: 'Всё',
+      permissions: [...PERMISSIONS],
+    });
     expect(raise.statusCode).toBe(403);
     expect(raise.json().code).toBe('owner_only');
     expect((await call(rolesViewer, 'POST', '/api/admin/roles', { name: 'X', permissions: ['audit'] })).statusCode).toBe(403);
-    expect((await call(rolesViewer, 'PUT', `/api/admin/users/${ids.get('S_roles')}/role`, { role_id: roleIds.get('audit') })).statusCode).toBe(403);
+    expect(
+      (await call(rolesViewer, 'PUT', `/api/admin/users/${ids.get('S_roles')}/role`, { role_id: roleIds.get('audit') })).statusCode,
+    ).toBe(403);
 
     // The owner widens the news role: its holder may read the audit log on the next request.
     const news = single.get('news')!;
     expect((await call(news, 'GET', '/api/admin/audit')).statusCode).toBe(403);
-    const widened = await call(owner, 'PUT', `/api/admin/roles/${roleIds.get('news')}`, { name: 'Редактор', permissions: ['news', 'audit'] });
+    const widened = await call(owner, 'PUT', `/api/admin/roles/${roleIds.get('news')}`, {
+      name: 'Редактор',
+      permissions: ['news', 'audit'],
+    });
     expect(widened.json()).toMatchObject({ name: 'Редактор', permissions: ['news', 'audit'], members: 1 });
     expect((await call(news, 'GET', '/api/admin/audit')).statusCode).toBe(200);
 
@@ -107,7 +115,7 @@ describe.each(dbKinds)('staff roles on %s', (kind) => {
     expect((await call(news, 'POST', '/api/tidings/news', {})).statusCode).toBe(403);
   });
 
-  it('staff cannot touch the owner\'s or staff accounts, nor make owners', async () => {
+  it("staff cannot touch the owner's or staff accounts, nor make owners", async () => {
     const players = single.get('players.balance')!;
     const ownerId = ids.get('Owner')!;
     const self = ids.get('S_players_balanc')!;
@@ -124,7 +132,10 @@ describe.each(dbKinds)('staff roles on %s', (kind) => {
     const plain = await seedUser(t, 'Player2');
     expect((await call(players, 'PUT', `/api/user/${plain}`, { is_admin: true })).json().code).toBe('owner_only');
     expect((await call(players, 'POST', `/api/admin/users/${plain}/balance`, { amount: 5, comment: 'бонус' })).statusCode).toBe(200);
-    const ban = await call(single.get('bans')!, 'POST', `/api/admin/users/${ids.get('S_audit')}/ban`, { reason: 'читы в игре', until: null });
+    const ban = await call(single.get('bans')!, 'POST', `/api/admin/users/${ids.get('S_audit')}/ban`, {
+      reason: 'читы в игре',
+      until: null,
+    });
     expect([ban.statusCode, ban.json().code]).toEqual([403, 'owner_only']);
   });
 

@@ -30,7 +30,10 @@ export function parsePermissions(json: string | null | undefined): Permission[] 
   }
 }
 
-export function rightsOf(user: Pick<User, 'is_admin' | 'role_id'>, role?: { name: string | null; permissions: string | null }): StaffRights {
+export function rightsOf(
+  user: Pick<User, 'is_admin' | 'role_id'>,
+  role?: { name: string | null; permissions: string | null },
+): StaffRights {
   if (user.is_admin === 1) return OWNER;
   if (user.role_id == null || !role || role.name == null) return NONE;
   return Object.freeze({ permissions: Object.freeze(parsePermissions(role.permissions)), role: role.name });

@@ -1,39 +1,64 @@
-import type { ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
+import { useLocation } from 'wouter';
 import { NavLink } from '../../components/NavLink.tsx';
 import { AdminTwoFactorGate } from '../../features/security/AdminTwoFactorGate.tsx';
+import { useAuth } from '../../providers/auth.tsx';
+import { ADMIN_GROUPS } from './sections.ts';
 import '../../components/admin/admin.css';
 
-const SECTIONS = [
-  { to: '/admin', label: 'Обзор', end: true },
-  { to: '/admin/users', label: 'Пользователи' },
-  { to: '/admin/news', label: 'Новости' },
-  { to: '/admin/shop', label: 'Магазин' },
-  { to: '/admin/payments', label: 'Платежи' },
-  { to: '/admin/donate', label: 'Донат' },
-  { to: '/admin/servers', label: 'Серверы' },
-  { to: '/admin/capes', label: 'Плащи' },
-  { to: '/admin/media', label: 'Картинки' },
-  { to: '/admin/game-login', label: 'Вход в игру' },
-  { to: '/admin/settings', label: 'Настройки' },
-  { to: '/admin/security', label: 'Безопасность' },
-  { to: '/admin/pages', label: 'Страницы' },
-  { to: '/admin/audit', label: 'Журнал изменений' },
-];
-
-/** The admin area's frame: its menu lists every feature's admin screen, each a chunk of its own (router.tsx). */
+/**
+ * The admin area's frame: a sidebar of the screens grouped by what they are about, showing only
+ * those the caller's permissions open (the server checks each call anyway); on a phone it folds
+ * into a «Разделы» button. Each screen is a chunk of its own (router.tsx).
+ */
 export default function AdminLayout({ children }: { children: ReactNode }) {
+  const { user } = useAuth();
+  const [path] = useLocation();
+  const [open, setOpen] = useState(false);
+  // A chosen screen folds the phone's menu again.
+  useEffect(() => setOpen(false), [path]);
+  const permissions = user?.permissions ?? [];
+  const groups = ADMIN_GROUPS.map((g) => ({ ...g, sections: g.sections.filter((s) => permissions.includes(s.permission)) })).filter(
+    (g) => g.sections.length > 0,
+  );
+  const current = groups.flatMap((g) => g.sections).find((s) => path === s.to || (!s.end && path.startsWith(`${s.to}/`)));
   // Each section sets its own title; a layout title would overwrite theirs (parents' effects run last).
   return (
     <div className="stack admin">
       <h1>Админ-панель</h1>
-      <nav className="admin-nav" aria-label="Разделы админ-панели">
-        {SECTIONS.map((s) => (
-          <NavLink key={s.to} to={s.to} end={'end' in s} className="btn btn-small">
-            {s.label}
-          </NavLink>
-        ))}
-      </nav>
-      <AdminTwoFactorGate>{children}</AdminTwoFactorGate>
+      <div className="admin-frame">
+        <nav className="admin-sidebar" aria-label="Разделы админ-панели">
+          <button
+            type="button"
+            className="btn btn-small admin-sidebar-toggle"
+            aria-expanded={open}
+            aria-controls="admin-sidebar-groups"
+            onClick={() => setOpen((o) => !o)}
+          >
+            {open ? 'Скрыть разделы' : `Разделы${current ? `: ${current.label}` : ''}`}
+          </button>
+          <div id="admin-sidebar-groups" className={open ? 'admin-sidebar-groups open' : 'admin-sidebar-groups'}>
+            {groups.map((g) => (
+              <div key={g.title} className="admin-sidebar-group">
+                <p className="admin-sidebar-title">{g.title}</p>
+                <ul>
+                  {g.sections.map((s) => (
+                    <li key={s.to}>
+                      <NavLink to={s.to} end={s.end}>
+                        {s.label}
+                      </NavLink>
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            ))}
+            {user?.role && <p className="muted admin-sidebar-role">Ваша роль: {user.role}</p>}
+          </div>
+        </nav>
+        <div className="admin-content stack">
+          <AdminTwoFactorGate>{children}</AdminTwoFactorGate>
+        </div>
+      </div>
     </div>
   );
 }

@@ -1,3 +1,4 @@
+import { useConfirm } from '../../components/useConfirm.tsx';
 import {
   BalanceChangeBody,
   DELIVERY_STATE_TEXT,
@@ -202,6 +203,7 @@ type BalanceFormOut = z.output<typeof BalanceForm>;
 
 /** For a player who lost both the phone and the recovery codes: after checking it is really them. */
 function ResetTwoFactor({ user }: { user: AdminUser }) {
+  const { confirm, dialog } = useConfirm();
   const notify = useNotify();
   const queryClient = useQueryClient();
   const reset = useMutation({
@@ -217,15 +219,17 @@ function ResetTwoFactor({ user }: { user: AdminUser }) {
       type="button"
       className="btn btn-small btn-danger"
       disabled={reset.isPending}
-      onClick={() => {
+      onClick={async () => {
         if (
-          window.confirm(
+          await confirm(
             `Сбросить двухфакторную защиту игрока ${user.username}? Он сможет войти только по паролю, его сеансы завершатся. Делайте это, только убедившись, что просит сам игрок.`,
+            { confirmLabel: 'Сбросить', danger: true },
           )
         )
           reset.mutate();
       }}
     >
+      {dialog}
       Сбросить двухфакторную защиту
     </button>
   );

@@ -95,6 +95,7 @@ export default function AdminServersPage() {
       <QueryState query={crud.list} error="Ошибка загрузки серверов" empty="Серверов пока нет. Добавьте первый.">
         {(servers) => <DataTable label="Серверы" rows={servers} columns={columns} rowKey={(s) => s.id} />}
       </QueryState>
+      {crud.dialog}
       <Modal open={crud.editing !== undefined} title={crud.editing ? 'Изменить сервер' : 'Новый сервер'} onClose={crud.close} wide>
         {crud.editing !== undefined && (
           <ServerFormFields key={crud.editing?.id ?? 'new'} server={crud.editing} onSave={crud.save} onCancel={crud.close} />
