@@ -136,6 +136,19 @@ export async function loginUi(page: Page, username: string, password = 'kubik-pa
   await page.waitForURL((url) => url.pathname !== '/login');
 }
 
+/**
+ * Answers the site's own confirmation dialog (components/useConfirm.tsx): its action button, or
+ * «Отмена»; returns the question it asked.
+ */
+export async function confirmDialog(page: Page, accept = true): Promise<string> {
+  const dialog = page.getByTestId('confirm-dialog');
+  await dialog.waitFor();
+  const question = (await dialog.locator('p').first().textContent()) ?? '';
+  await (accept ? dialog.getByRole('button').first() : dialog.getByRole('button', { name: 'Отмена' })).click();
+  await dialog.waitFor({ state: 'detached' });
+  return question;
+}
+
 /** Waits until the text is visible somewhere on the page (first match). */
 export async function see(page: Page, text: string | RegExp, timeout = 10_000): Promise<void> {
   await page.getByText(text).first().waitFor({ state: 'visible', timeout });

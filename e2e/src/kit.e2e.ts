@@ -25,7 +25,7 @@ describe('the admin kit in the browser', () => {
   const call = (method: string, url: string, body?: unknown) => callApi(admin, method, url, body);
 
   beforeAll(async () => {
-    site = await startSite();
+    site = await startSite({}, { fresh: true });
     site.createAdmin('Owner', 'owner@example.com', 'owner-password');
     admin = await site.newPage();
     await loginUi(admin, 'Owner', 'owner-password');

@@ -7,7 +7,7 @@ describe('first-run setup', () => {
   let site: Site;
   beforeAll(async () => {
     site = await startSite({}, { fresh: true });
-  });
+  }, 120_000);
   afterAll(async () => {
     await site?.stop();
   });
@@ -52,14 +52,14 @@ describe('first-run setup', () => {
     expect(again.status).toBe(409);
     await guest.goto('/setup');
     await guest.getByRole('heading', { name: 'Сайт уже настроен' }).waitFor();
-  });
+  }, 180_000);
 });
 
 describe('a moderator', () => {
   let site: Site;
   beforeAll(async () => {
     site = await startSite();
-  });
+  }, 120_000);
   afterAll(async () => {
     await site?.stop();
   });
@@ -110,5 +110,5 @@ describe('a moderator', () => {
     expect((await callApi(moder, 'POST', `/api/admin/users/${cheater.id}/ban`, { reason: 'Читы', until: null })).status).toBe(200);
     // …but cannot change anyone's balance.
     expect((await callApi(moder, 'POST', `/api/admin/users/${cheater.id}/balance`, { amount: 100, comment: 'подарок' })).status).toBe(403);
-  });
+  }, 240_000);
 });

@@ -15,7 +15,7 @@ export interface CrudTexts<T> {
   /** The toast after a refused save (the form shows the reason itself). */
   saveFailed: Text<ApiError>;
   removeFailed: Text<ApiError>;
-  /** The question window.confirm asks before a deletion. */
+  /** The question the confirmation dialog asks before a deletion. */
   confirmRemove: (item: T) => string;
 }
 

@@ -215,23 +215,25 @@ function ResetTwoFactor({ user }: { user: AdminUser }) {
     },
   });
   return (
-    <button
-      type="button"
-      className="btn btn-small btn-danger"
-      disabled={reset.isPending}
-      onClick={async () => {
-        if (
-          await confirm(
-            `Сбросить двухфакторную защиту игрока ${user.username}? Он сможет войти только по паролю, его сеансы завершатся. Делайте это, только убедившись, что просит сам игрок.`,
-            { confirmLabel: 'Сбросить', danger: true },
-          )
-        )
-          reset.mutate();
-      }}
-    >
+    <>
       {dialog}
-      Сбросить двухфакторную защиту
-    </button>
+      <button
+        type="button"
+        className="btn btn-small btn-danger"
+        disabled={reset.isPending}
+        onClick={async () => {
+          if (
+            await confirm(
+              `Сбросить двухфакторную защиту игрока ${user.username}? Он сможет войти только по паролю, его сеансы завершатся. Делайте это, только убедившись, что просит сам игрок.`,
+              { confirmLabel: 'Сбросить', danger: true },
+            )
+          )
+            reset.mutate();
+        }}
+      >
+        Сбросить двухфакторную защиту
+      </button>
+    </>
   );
 }
 

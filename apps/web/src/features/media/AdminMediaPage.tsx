@@ -98,7 +98,8 @@ export default function AdminMediaPage() {
             title={m.used_in.length > 0 ? 'Картинка используется — сначала уберите её оттуда' : undefined}
             aria-label={`Удалить картинку ${m.name}`}
             onClick={async () => {
-              if (await confirm(`Удалить картинку «${m.name}»?`, { title: 'Удаление', confirmLabel: 'Удалить', danger: true })) remove.mutate(m);
+              if (await confirm(`Удалить картинку «${m.name}»?`, { title: 'Удаление', confirmLabel: 'Удалить', danger: true }))
+                remove.mutate(m);
             }}
           >
             Удалить
@@ -113,7 +114,7 @@ export default function AdminMediaPage() {
       title="Картинки"
       actions={
         <>
-      {dialog}
+          {dialog}
           <input
             ref={fileInput}
             type="file"

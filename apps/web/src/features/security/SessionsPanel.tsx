@@ -73,7 +73,9 @@ export function SessionsPanel() {
                   onClick={async () => {
                     if (
                       !s.current ||
-                      (await confirm('Это текущий сеанс: вы выйдете из аккаунта на этом устройстве. Продолжить?', { confirmLabel: 'Выйти' }))
+                      (await confirm('Это текущий сеанс: вы выйдете из аккаунта на этом устройстве. Продолжить?', {
+                        confirmLabel: 'Выйти',
+                      }))
                     )
                       end.mutate(s);
                   }}

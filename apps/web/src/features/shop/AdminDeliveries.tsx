@@ -69,17 +69,22 @@ export function AdminDeliveries() {
   async function askResend(d: AdminDelivery, serverId?: number) {
     if (
       d.state === 'unknown' &&
-      !(await confirm('Сервер не ответил на команду — она могла выполниться. Проверьте в игре. Выдать ещё раз?', { confirmLabel: 'Выдать ещё раз' }))
+      !(await confirm('Сервер не ответил на команду — она могла выполниться. Проверьте в игре. Выдать ещё раз?', {
+        confirmLabel: 'Выдать ещё раз',
+      }))
     )
       return;
     resend.mutate({ d, serverId });
   }
   async function askRefund(d: AdminDelivery) {
     if (
-      await confirm(`Вернуть игроку ${d.username ?? ''} ${formatRub(d.amount ?? 0)} за «${d.label}» × ${d.quantity ?? 1}? Выдача будет отменена.`, {
-        confirmLabel: 'Вернуть деньги',
-        danger: true,
-      })
+      await confirm(
+        `Вернуть игроку ${d.username ?? ''} ${formatRub(d.amount ?? 0)} за «${d.label}» × ${d.quantity ?? 1}? Выдача будет отменена.`,
+        {
+          confirmLabel: 'Вернуть деньги',
+          danger: true,
+        },
+      )
     )
       refund.mutate(d);
   }
@@ -175,7 +180,7 @@ export function AdminDeliveries() {
       title="Выдача в игре"
       actions={
         <>
-      {dialog}
+          {dialog}
           <div className="field admin-filter">
             <label htmlFor={sourceId}>Источник</label>
             <select id={sourceId} value={source} onChange={(e) => setSource(e.target.value as DeliverySource | '')}>
