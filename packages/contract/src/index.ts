@@ -25,3 +25,5 @@ export * from './dashboard.ts';
 export * from './two-factor.ts';
 export * from './permissions.ts';
 export * from './staff.ts';
+export * from './notices.ts';
+export * from './players.ts';
