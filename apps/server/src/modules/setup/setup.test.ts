@@ -18,7 +18,7 @@ describe.each(dbKinds)('first-run setup on %s', (kind) => {
   beforeAll(async () => {
     t = await createTestApp(kind, { rateLimits: { enabled: false }, workers: false });
     limited = await createTestApp(kind, { workers: false });
-  });
+  }, 120_000);
   afterAll(async () => {
     await t?.close();
     await limited?.close();
