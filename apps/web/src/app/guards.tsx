@@ -1,6 +1,4 @@
-import type { Permission } from '@kubik/contract';
 import type { ReactNode } from 'react';
-import { allowedSections } from './admin/sections.ts';
 import { Redirect, useLocation } from 'wouter';
 import { Loading } from '../components/States.tsx';
 import { useAuth } from '../providers/auth.tsx';
@@ -22,17 +20,14 @@ export function RequireUser({ children }: { children: ReactNode }) {
 }
 
 /**
- * The admin area: the owner, or a staff member whose role holds `permission`; a staff member
- * without it is sent to the first screen their role opens (the server refuses the calls anyway).
+ * The admin area: the owner or staff (someone with a permission). Which screen a staff member's
+ * role opens is the admin frame's to check (app/admin/AdminLayout.tsx, a chunk of its own, so the
+ * menu's list stays out of the first page's script); the server refuses the calls anyway.
  */
-export function RequireAdmin({ permission, children }: { permission: Permission; children: ReactNode }) {
+export function RequireAdmin({ children }: { children: ReactNode }) {
   const { user } = useAuth();
   if (user === undefined) return <Loading />;
   if (!user) return <Redirect to="/login" replace />;
   if (user.permissions.length === 0) return <Redirect to="/" replace />;
-  if (!user.permissions.includes(permission)) {
-    const first = allowedSections(user.permissions)[0];
-    return <Redirect to={first?.to ?? '/'} replace />;
-  }
   return children;
 }

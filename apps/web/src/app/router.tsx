@@ -86,8 +86,8 @@ export function preloadPage(pathname: string): Promise<unknown> {
 
 function Admin({ permission, children }: { permission: Permission; children: ReactNode }) {
   return (
-    <RequireAdmin permission={permission}>
-      <AdminLayout>{children}</AdminLayout>
+    <RequireAdmin>
+      <AdminLayout permission={permission}>{children}</AdminLayout>
     </RequireAdmin>
   );
 }

@@ -1,9 +1,10 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import { useLocation } from 'wouter';
+import type { Permission } from '@kubik/contract';
+import { Redirect, useLocation } from 'wouter';
 import { NavLink } from '../../components/NavLink.tsx';
 import { AdminTwoFactorGate } from '../../features/security/AdminTwoFactorGate.tsx';
 import { useAuth } from '../../providers/auth.tsx';
-import { ADMIN_GROUPS } from './sections.ts';
+import { ADMIN_GROUPS, allowedSections } from './sections.ts';
 import '../../components/admin/admin.css';
 
 /**
@@ -11,7 +12,7 @@ import '../../components/admin/admin.css';
  * those the caller's permissions open (the server checks each call anyway); on a phone it folds
  * into a «Разделы» button. Each screen is a chunk of its own (router.tsx).
  */
-export default function AdminLayout({ children }: { children: ReactNode }) {
+export default function AdminLayout({ permission, children }: { permission: Permission; children: ReactNode }) {
   const { user } = useAuth();
   const [path] = useLocation();
   const [open, setOpen] = useState(false);
@@ -22,6 +23,8 @@ export default function AdminLayout({ children }: { children: ReactNode }) {
     (g) => g.sections.length > 0,
   );
   const current = groups.flatMap((g) => g.sections).find((s) => path === s.to || (!s.end && path.startsWith(`${s.to}/`)));
+  // A screen outside the role: the first one it opens instead.
+  if (!permissions.includes(permission)) return <Redirect to={allowedSections(permissions)[0]?.to ?? '/'} replace />;
   // Each section sets its own title; a layout title would overwrite theirs (parents' effects run last).
   return (
     <div className="stack admin">
