@@ -1,4 +1,3 @@
-import { isUsefulLink } from '../lib/format.ts';
 import { Link } from 'wouter';
 import { usePageLinks } from '../features/pages/api.ts';
 import { useSite } from '../providers/site.tsx';
@@ -11,7 +10,7 @@ export function Footer() {
     { href: site.support_vk, label: 'ВКонтакте' },
     { href: site.support_telegram, label: 'Telegram' },
     { href: site.support_discord, label: 'Discord' },
-  ].filter((l) => isUsefulLink(l.href));
+  ].filter((l) => l.href);
   const legal = [
     site.legal_seller,
     site.legal_inn && `ИНН ${site.legal_inn}`,

@@ -1,10 +1,9 @@
-import type { Permission } from '@kubik/contract';
-import { lazy, useState, type ComponentType, type ReactNode } from 'react';
-import { Route, Switch } from 'wouter';
+import { lazy, useState, type ComponentType } from 'react';
+import { Route, Switch, useLocation } from 'wouter';
 import { TOPUP_PATH } from '../lib/paths.ts';
 import { loadAuthPages } from './auth-pages.ts';
 import HomePage from './pages/HomePage.tsx';
-import { GuestOnly, RequireAdmin, RequireUser } from './guards.tsx';
+import { GuestOnly, RequireUser } from './guards.tsx';
 import { Layout } from './Layout.tsx';
 import { NotFoundPage } from './NotFoundPage.tsx';
 
@@ -25,7 +24,9 @@ const ProfilePage = lazyPage(() => import('./pages/ProfilePage.tsx'));
 const PlayerPage = lazyPage(() => import('./pages/PlayerPage.tsx'));
 const ShopPage = lazyPage(() => import('../features/shop/ShopPage.tsx'));
 const TopUpPage = lazyPage(() => import('../features/payments/TopUpPage.tsx'));
-const AdminLayout = lazy(() => import('./admin/AdminLayout.tsx'));
+// The admin frame's chunk also carries the staff screen (one import less in the first page's script).
+const loadAdminLayout = () => import('./admin/AdminLayout.tsx');
+const AdminLayout = lazy(loadAdminLayout);
 const AdminDashboardPage = lazy(() => import('../features/dashboard/AdminDashboardPage.tsx'));
 const AdminUsersPage = lazy(() => import('../features/accounts/AdminUsersPage.tsx'));
 const AdminNewsPage = lazy(() => import('../features/news/AdminNewsPage.tsx'));
@@ -40,8 +41,8 @@ const AdminSecurityPage = lazy(() => import('../features/security/AdminSecurityP
 const AdminSettingsPage = lazy(() => import('../features/site/AdminSettingsPage.tsx'));
 const AdminPagesPage = lazy(() => import('../features/pages/AdminPagesPage.tsx'));
 const AdminPaymentsPage = lazy(() => import('../features/payments-admin/AdminPaymentsPage.tsx'));
-const AdminStaffPage = lazy(() => import('../features/staff/AdminStaffPage.tsx'));
-const SetupPage = lazyPage(() => import('../features/setup/SetupPage.tsx'));
+const AdminStaffPage = lazy(() => loadAdminLayout().then((m) => ({ default: m.AdminStaffPage })));
+const SetupPage = lazyPage(() => loadAuthPages().then((m) => ({ default: m.SetupPage })));
 
 /**
  * lazy(), and preload() for the page the browser opens first (main.tsx): once its module is in, a
@@ -84,12 +85,29 @@ export function preloadPage(pathname: string): Promise<unknown> {
   return PRELOAD[pathname]?.() ?? Promise.resolve();
 }
 
-function Admin({ permission, children }: { permission: Permission; children: ReactNode }) {
-  return (
-    <RequireAdmin>
-      <AdminLayout permission={permission}>{children}</AdminLayout>
-    </RequireAdmin>
-  );
+/** The admin screens by address; the frame (AdminLayout) checks the caller's permission for each. */
+const ADMIN_PAGES: Record<string, ComponentType> = {
+  '/admin': AdminDashboardPage,
+  '/admin/users': AdminUsersPage,
+  '/admin/news': AdminNewsPage,
+  '/admin/shop': AdminShopPage,
+  '/admin/donate': AdminDonatePage,
+  '/admin/servers': AdminServersPage,
+  '/admin/audit': AdminAuditPage,
+  '/admin/capes': AdminCapesPage,
+  '/admin/media': AdminMediaPage,
+  '/admin/game-login': AdminGameLoginPage,
+  '/admin/settings': AdminSettingsPage,
+  '/admin/security': AdminSecurityPage,
+  '/admin/pages': AdminPagesPage,
+  '/admin/payments': AdminPaymentsPage,
+  '/admin/staff': AdminStaffPage,
+};
+
+/** An unknown admin address is sent by the frame to the first screen the caller may use. */
+function AdminPage() {
+  const Page = ADMIN_PAGES[useLocation()[0]];
+  return <AdminLayout>{Page && <Page />}</AdminLayout>;
 }
 
 /** The first route that matches the address wins; the last one, without a path, is «not found». */
@@ -159,80 +177,8 @@ export function AppRoutes() {
         <Route path="/email-change">
           <EmailChangePage />
         </Route>
-        <Route path="/admin">
-          <Admin permission="payments.view">
-            <AdminDashboardPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/users">
-          <Admin permission="players.view">
-            <AdminUsersPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/news">
-          <Admin permission="news">
-            <AdminNewsPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/shop">
-          <Admin permission="shop">
-            <AdminShopPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/donate">
-          <Admin permission="donate">
-            <AdminDonatePage />
-          </Admin>
-        </Route>
-        <Route path="/admin/servers">
-          <Admin permission="servers">
-            <AdminServersPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/audit">
-          <Admin permission="audit">
-            <AdminAuditPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/capes">
-          <Admin permission="donate">
-            <AdminCapesPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/media">
-          <Admin permission="pages">
-            <AdminMediaPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/game-login">
-          <Admin permission="servers">
-            <AdminGameLoginPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/settings">
-          <Admin permission="settings">
-            <AdminSettingsPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/security">
-          <Admin permission="settings">
-            <AdminSecurityPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/pages">
-          <Admin permission="pages">
-            <AdminPagesPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/payments">
-          <Admin permission="payments.view">
-            <AdminPaymentsPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/staff">
-          <Admin permission="roles">
-            <AdminStaffPage />
-          </Admin>
+        <Route path="/admin/*?">
+          <AdminPage />
         </Route>
         <Route path="/setup">
           <SetupPage />

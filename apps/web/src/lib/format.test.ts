@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDate, formatDateTime, formatNumber, formatRub, formatTime, isUsefulLink, plural } from './format.ts';
+import { formatDate, formatDateTime, formatNumber, formatRub, formatTime, plural } from './format.ts';
 
 const NBSP = '\u00a0';
 
@@ -104,16 +104,5 @@ describe('plural forms', () => {
       '112 дней',
       '0 дней',
     ]);
-  });
-});
-
-describe('isUsefulLink', () => {
-  it('hides empty links and bare home pages of services, keeps real ones', () => {
-    expect(isUsefulLink('')).toBe(false);
-    expect(isUsefulLink('https://vk.com/')).toBe(false);
-    expect(isUsefulLink('https://t.me')).toBe(false);
-    expect(isUsefulLink('https://vk.com/kubik')).toBe(true);
-    expect(isUsefulLink('https://discord.gg/abc')).toBe(true);
-    expect(isUsefulLink('/p/contacts')).toBe(true);
   });
 });

@@ -1,18 +1,20 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import type { Permission } from '@kubik/contract';
 import { Redirect, useLocation } from 'wouter';
 import { NavLink } from '../../components/NavLink.tsx';
+import { Loading } from '../../components/States.tsx';
 import { AdminTwoFactorGate } from '../../features/security/AdminTwoFactorGate.tsx';
 import { useAuth } from '../../providers/auth.tsx';
-import { ADMIN_GROUPS, allowedSections } from './sections.ts';
+import { ADMIN_GROUPS, allowedSections, sectionAt } from './sections.ts';
 import '../../components/admin/admin.css';
+
+export { default as AdminStaffPage } from '../../features/staff/AdminStaffPage.tsx';
 
 /**
  * The admin area's frame: a sidebar of the screens grouped by what they are about, showing only
  * those the caller's permissions open (the server checks each call anyway); on a phone it folds
  * into a «Разделы» button. Each screen is a chunk of its own (router.tsx).
  */
-export default function AdminLayout({ permission, children }: { permission: Permission; children: ReactNode }) {
+export default function AdminLayout({ children }: { children: ReactNode }) {
   const { user } = useAuth();
   const [path] = useLocation();
   const [open, setOpen] = useState(false);
@@ -23,8 +25,13 @@ export default function AdminLayout({ permission, children }: { permission: Perm
     (g) => g.sections.length > 0,
   );
   const current = groups.flatMap((g) => g.sections).find((s) => path === s.to || (!s.end && path.startsWith(`${s.to}/`)));
+  // The owner or staff only (someone with a permission); the server refuses everyone else anyway.
+  if (user === undefined) return <Loading />;
+  if (!user) return <Redirect to="/login" replace />;
+  if (permissions.length === 0) return <Redirect to="/" replace />;
   // A screen outside the role: the first one it opens instead.
-  if (!permissions.includes(permission)) return <Redirect to={allowedSections(permissions)[0]?.to ?? '/'} replace />;
+  const permission = sectionAt(path)?.permission;
+  if (!permission || !permissions.includes(permission)) return <Redirect to={allowedSections(permissions)[0]?.to ?? '/'} replace />;
   // Each section sets its own title; a layout title would overwrite theirs (parents' effects run last).
   return (
     <div className="stack admin">

@@ -58,3 +58,10 @@ const ALL = ADMIN_GROUPS.flatMap((g) => g.sections);
 export function allowedSections(permissions: readonly string[]): AdminSectionLink[] {
   return ALL.filter((s) => permissions.includes(s.permission));
 }
+
+/** The screen at `path` (its own address, or one under it), whose permission opens it. */
+export function sectionAt(path: string): AdminSectionLink | undefined {
+  return (
+    ALL.find((s) => path === s.to) ?? ALL.filter((s) => !s.end && path.startsWith(`${s.to}/`)).sort((a, b) => b.to.length - a.to.length)[0]
+  );
+}

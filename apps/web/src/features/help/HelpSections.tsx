@@ -1,4 +1,4 @@
-import { isUsefulLink } from '../../lib/format.ts';
+import { isUsefulLink } from './links.ts';
 import { Link } from 'wouter';
 import { useSite } from '../../providers/site.tsx';
 import './help.css';
