@@ -1,12 +1,12 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callApi, linkIn, loginUi, registerAndConfirm, see, seeFormError, startSite, toast, type Site } from './harness.ts';
+import { confirmDialog, callApi, linkIn, loginUi, registerAndConfirm, see, seeFormError, startSite, toast, type Site } from './harness.ts';
 
 describe('bans, e-mail change and account deletion in the browser', () => {
   let site: Site;
   let admin: Page;
   beforeAll(async () => {
-    site = await startSite();
+    site = await startSite({}, { fresh: true });
     site.createAdmin('Warden', 'warden@example.com', 'warden-pass-42');
     admin = await site.newPage();
     await loginUi(admin, 'Warden', 'warden-pass-42');
@@ -39,8 +39,8 @@ describe('bans, e-mail change and account deletion in the browser', () => {
     await player.getByRole('button', { name: 'Войти' }).click();
     await seeFormError(player, 'Аккаунт заблокирован навсегда: Гриф спавна');
 
-    admin.once('dialog', (d) => void d.accept());
     await admin.getByRole('button', { name: 'Разблокировать Griefer' }).click();
+    await confirmDialog(admin);
     await toast(admin, 'success', 'Блокировка снята');
     await admin.getByRole('button', { name: 'Заблокировать Griefer' }).waitFor();
     await player.getByRole('button', { name: 'Войти' }).click();

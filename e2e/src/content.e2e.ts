@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginUi, registerAndConfirm, see, startSite, toast, type Site } from './harness.ts';
+import { confirmDialog, loginUi, registerAndConfirm, see, startSite, toast, type Site } from './harness.ts';
 
 const LONG_TEXT = `Мы открыли новый мир для выживания: огромная карта, редкие руды и данжи с сокровищами.\nЗаходите сегодня вечером — будет ивент!`;
 
@@ -23,7 +23,7 @@ describe('news, donate and the admin area in the browser', () => {
   let site: Site;
   let admin: Page;
   beforeAll(async () => {
-    site = await startSite();
+    site = await startSite({}, { fresh: true });
     site.createAdmin('Owner', 'owner@example.com', 'owner-password');
     admin = await site.newPage();
     await loginUi(admin, 'Owner', 'owner-password');
@@ -95,8 +95,8 @@ describe('news, donate and the admin area in the browser', () => {
     await card.getByRole('link', { name: 'Новый мир <b>открыт</b>' }).waitFor();
     expect(await visitor.locator('.news-card b').count()).toBe(0);
 
-    admin.once('dialog', (d) => void d.accept());
     await admin.getByRole('button', { name: 'Удалить новость «Новый мир <b>открыт</b>»' }).click();
+    await confirmDialog(admin);
     await toast(admin, 'success', 'Новость удалена!');
     await openHome(visitor);
     await see(visitor, 'Здесь пока нет новостей');
@@ -168,8 +168,8 @@ describe('news, donate and the admin area in the browser', () => {
     await see(visitor, '349\u00a0₽ / мес.');
     await details.getByText('Можно получать раз в день', { exact: true }).waitFor();
 
-    admin.once('dialog', (d) => void d.accept());
     await admin.getByRole('button', { name: 'Удалить донат «VIP»' }).click();
+    await confirmDialog(admin);
     await toast(admin, 'success', 'Донат удалён!');
     await visitor.reload();
     await see(visitor, 'Нет доступных донатов');
@@ -234,13 +234,13 @@ describe('news, donate and the admin area in the browser', () => {
     await row.locator('td[data-label="Админ"]', { hasText: 'Да' }).waitFor();
     await row.getByText('25\u00a0₽').waitFor();
 
-    admin.once('dialog', (d) => void d.accept());
     await admin.getByRole('button', { name: 'Удалить пользователя Helper' }).click();
+    await confirmDialog(admin);
     await toast(admin, 'success', 'Пользователь удалён!');
     await row.waitFor({ state: 'detached' });
 
-    admin.once('dialog', (d) => void d.accept());
     await admin.getByRole('button', { name: 'Удалить пользователя Owner' }).click();
+    await confirmDialog(admin);
     await toast(admin, 'danger', 'Нельзя удалить последнего администратора: сначала назначьте другого');
     await admin.getByTestId('user-row-Owner').waitFor();
 

@@ -34,8 +34,12 @@ export interface Site {
   stop(): Promise<void>;
 }
 
-/** Starts the built site as `npm start` would run it, on a free port with a fresh data dir. */
-export async function startSite(extraEnv: Record<string, string> = {}): Promise<Site> {
+/**
+ * Starts the built site as `npm start` would run it, on a free port with a fresh data dir. A site
+ * without an administrator leads every page to first-run setup (/setup), so unless `fresh` is
+ * asked for, an administrator «Founder» is made first (admin:create), as an installed site has.
+ */
+export async function startSite(extraEnv: Record<string, string> = {}, options: { fresh?: boolean } = {}): Promise<Site> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-e2e-'));
   const smtp = await new SmtpCatcher().start();
   const port = await freePort();
@@ -58,7 +62,8 @@ export async function startSite(extraEnv: Record<string, string> = {}): Promise<
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  const deadline = Date.now() + 30_000;
+  // Generous: on a loaded machine tsx compiling the server takes a while.
+  const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`site exited with ${child.exitCode}`);
     try {
@@ -67,12 +72,15 @@ export async function startSite(extraEnv: Record<string, string> = {}): Promise<
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error('site did not start in 30 s');
+    if (Date.now() > deadline) {
+      child.kill('SIGTERM');
+      throw new Error('site did not start in 90 s');
+    }
     await new Promise((r) => setTimeout(r, 150));
   }
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const contexts: BrowserContext[] = [];
-  return {
+  const site: Site = {
     url,
     dataDir,
     smtp,
@@ -101,6 +109,8 @@ export async function startSite(extraEnv: Record<string, string> = {}): Promise<
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  if (!options.fresh) site.createAdmin('Founder', 'founder@example.com', 'founder-password-42');
+  return site;
 }
 
 /** Registers through the UI and confirms through the letter's link: a ready, logged-out player. */
@@ -124,6 +134,19 @@ export async function loginUi(page: Page, username: string, password = 'kubik-pa
   await page.getByRole('button', { name: 'Войти' }).click();
   // On a phone the header's account menu sits in the collapsed navigation, so wait for the redirect.
   await page.waitForURL((url) => url.pathname !== '/login');
+}
+
+/**
+ * Answers the site's own confirmation dialog (components/useConfirm.tsx): its action button, or
+ * «Отмена»; returns the question it asked.
+ */
+export async function confirmDialog(page: Page, accept = true): Promise<string> {
+  const dialog = page.getByTestId('confirm-dialog');
+  await dialog.waitFor();
+  const question = (await dialog.locator('p').first().textContent()) ?? '';
+  await (accept ? dialog.getByRole('button').first() : dialog.getByRole('button', { name: 'Отмена' })).click();
+  await dialog.waitFor({ state: 'detached' });
+  return question;
 }
 
 /** Waits until the text is visible somewhere on the page (first match). */

@@ -9,7 +9,7 @@ describe('the owner’s home page, overview and players', () => {
   let site: Site;
   let owner: Page;
   beforeAll(async () => {
-    site = await startSite();
+    site = await startSite({}, { fresh: true });
     site.createAdmin('Owner', 'owner@example.com', 'owner-password');
     owner = await site.newPage();
     await loginUi(owner, 'Owner', 'owner-password');

@@ -4,7 +4,7 @@ import { loginUi, see, startSite, toast, type Site } from './harness.ts';
 describe('the owner runs the site from the admin area', () => {
   let site: Site;
   beforeAll(async () => {
-    site = await startSite();
+    site = await startSite({}, { fresh: true });
     site.createAdmin('Owner', 'owner@example.com', 'owner-password');
   });
   afterAll(async () => {

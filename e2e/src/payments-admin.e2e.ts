@@ -9,12 +9,15 @@ describe('the owner sees payments, exports them and refunds one', () => {
   let yoo: FakeYooKassa;
   beforeAll(async () => {
     yoo = await new FakeYooKassa().start();
-    site = await startSite({
-      YOOKASSA_SHOP_ID: yoo.shopId,
-      YOOKASSA_SECRET_KEY: yoo.secretKey,
-      YOOKASSA_API_URL: yoo.apiUrl,
-      YOOKASSA_NOTIFY_IPS: '127.0.0.1,::1',
-    });
+    site = await startSite(
+      {
+        YOOKASSA_SHOP_ID: yoo.shopId,
+        YOOKASSA_SECRET_KEY: yoo.secretKey,
+        YOOKASSA_API_URL: yoo.apiUrl,
+        YOOKASSA_NOTIFY_IPS: '127.0.0.1,::1',
+      },
+      { fresh: true },
+    );
     yoo.notificationUrl = `${site.url}/api/payments/yookassa/notify`;
     site.createAdmin('Owner', 'owner@example.com', 'owner-password');
   }, 120_000);

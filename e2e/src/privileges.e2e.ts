@@ -11,7 +11,7 @@ describe('privileges in the browser', () => {
 
   beforeAll(async () => {
     await rcon.start(0);
-    site = await startSite({ DELIVERY_INTERVAL_SEC: '1', RCON_TIMEOUT_MS: '2000' });
+    site = await startSite({ DELIVERY_INTERVAL_SEC: '1', RCON_TIMEOUT_MS: '2000' }, { fresh: true });
     site.createAdmin('Owner', 'owner@example.com', 'kubik-pass-42');
   });
   afterAll(async () => {

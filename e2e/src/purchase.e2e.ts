@@ -21,7 +21,7 @@ describe('the purchase confirmation in the browser', () => {
   let buyerId: number;
 
   beforeAll(async () => {
-    site = await startSite();
+    site = await startSite({}, { fresh: true });
     site.createAdmin('Owner', 'owner@example.com', 'kubik-pass-42');
     admin = await site.newPage();
     await loginUi(admin, 'Owner');

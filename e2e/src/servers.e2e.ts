@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultStatus, StatusPeer } from '../../testing/minecraft-status-peer.ts';
-import { loginUi, see, startSite, toast, type Site } from './harness.ts';
+import { confirmDialog, loginUi, see, startSite, toast, type Site } from './harness.ts';
 
 async function noHorizontalScroll(page: Page): Promise<boolean> {
   return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
@@ -38,7 +38,7 @@ describe('servers in the browser', () => {
     const gone = await new StatusPeer({ mode: 'close' }).start();
     closedPort = gone.port;
     await gone.stop();
-    site = await startSite({ MONITOR_INTERVAL_SEC: '1', MONITOR_TIMEOUT_MS: '500' });
+    site = await startSite({ MONITOR_INTERVAL_SEC: '1', MONITOR_TIMEOUT_MS: '500' }, { fresh: true });
     site.createAdmin('Owner', 'owner@example.com', 'owner-password');
     const login = await fetch(`${site.url}/api/user/login`, {
       method: 'POST',
@@ -201,13 +201,9 @@ describe('servers in the browser', () => {
 
     // Declining the confirmation keeps the server; accepting deletes it.
     const dialogs: string[] = [];
-    let accept = false;
-    page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void (accept ? d.accept() : d.dismiss());
-    });
     await renamed.getByRole('button', { name: 'Действия с сервером «Скайблок 2»' }).click();
     await renamed.locator('.dropdown-panel').getByRole('button', { name: 'Удалить' }).click();
+    dialogs.push(await confirmDialog(page, false));
     await page.waitForTimeout(300);
     expect(await renamed.count()).toBe(1);
 
@@ -216,14 +212,15 @@ describe('servers in the browser', () => {
         ? route.fulfill({ status: 500, contentType: 'application/json', body: '{}' })
         : route.fallback(),
     );
-    accept = true;
     await renamed.getByRole('button', { name: 'Действия с сервером «Скайблок 2»' }).click();
     await renamed.locator('.dropdown-panel').getByRole('button', { name: 'Удалить' }).click();
+    dialogs.push(await confirmDialog(page));
     await toast(page, 'danger', 'Ошибка удаления');
     await page.unrouteAll();
 
     await renamed.getByRole('button', { name: 'Действия с сервером «Скайблок 2»' }).click();
     await renamed.locator('.dropdown-panel').getByRole('button', { name: 'Удалить' }).click();
+    dialogs.push(await confirmDialog(page));
     await toast(page, 'success', 'Сервер удалён');
     await renamed.waitFor({ state: 'detached' });
     expect(dialogs).toEqual(['Удалить сервер?', 'Удалить сервер?', 'Удалить сервер?']);

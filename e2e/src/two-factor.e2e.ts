@@ -1,6 +1,6 @@
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginUi, registerAndConfirm, see, seeErrorBeside, startSite, toast, type Site } from './harness.ts';
+import { confirmDialog, loginUi, registerAndConfirm, see, seeErrorBeside, startSite, toast, type Site } from './harness.ts';
 
 /** What an authenticator app shows for the secret typed from the screen, `steps` 30-second steps from now. */
 const codeOf = (secret: string, steps = 0) =>
@@ -115,12 +115,12 @@ describe('two-factor login in the browser', () => {
     await rows.nth(2).waitFor();
     expect(await rows.count()).toBe(3);
     expect(await rows.first().textContent()).toContain('Это устройство');
-    pc.on('dialog', (d) => void d.accept());
     await rows.nth(1).getByRole('button', { name: 'Завершить' }).click();
     await toast(pc, 'success', 'Сеанс завершён');
     await pc.waitForFunction(() => document.querySelectorAll('[data-testid="session"]').length === 2);
 
     await pc.getByRole('button', { name: 'Выйти на всех устройствах' }).click();
+    await confirmDialog(pc);
     await toast(pc, 'success', 'Все другие сеансы завершены, лаунчеры вышли из аккаунта');
     await pc.waitForFunction(() => document.querySelectorAll('[data-testid="session"]').length === 1);
     // The other browsers are logged out at once; this one stays.

@@ -14,6 +14,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { PERMISSIONS, type RoutePermission } from '@kubik/contract';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase, type DbHandle } from './db/index.ts';
@@ -33,6 +34,7 @@ import { UserCache } from './lib/user-cache.ts';
 import { recordAudit } from './modules/audit/audit.service.ts';
 import { modules } from './modules/index.ts';
 import { indexPage } from './modules/site/site.index-page.ts';
+import { setupNeeded } from './modules/setup/setup.service.ts';
 import { siteName, SiteSettingsDoc } from './modules/site/site.settings.ts';
 import { mailJob, mailQueueDepth } from './modules/mail/mail.outbox.ts';
 import { keyCleanupJob } from './modules/purchases/purchases.keys.ts';
@@ -59,7 +61,11 @@ export interface ApiRoute {
   method: string;
   url: string;
   access: Access;
+  /** The staff permission of an 'admin' route (every one declares it), or 'owner'. */
+  permission?: RoutePermission;
 }
+
+const ROUTE_PERMISSIONS = new Set<string>([...PERMISSIONS, 'owner']);
 
 /** The request id made in the server's handler before Fastify sees the request (see genReqId). */
 type RequestWithId = http.IncomingMessage & { kubikRequestId?: string };
@@ -303,7 +309,14 @@ function registerAccessControl(app: FastifyInstance, ctx: AppContext): void {
     if (!route.url.startsWith('/api/') || route.url.startsWith('/api/docs')) return;
     const access = route.config?.access;
     if (!access) throw new Error(`route ${String(route.method)} ${route.url} declares no config.access`);
-    for (const method of [route.method].flat()) if (method !== 'HEAD') app.apiRoutes.push({ method, url: route.url, access });
+    // Every admin route names the staff permission it needs (issue 26), so none is open to every staff member by accident.
+    const permission = route.config?.permission;
+    if (access === 'admin' && (!permission || !ROUTE_PERMISSIONS.has(permission)))
+      throw new Error(`admin route ${String(route.method)} ${route.url} declares no known config.permission`);
+    if (access !== 'admin' && permission)
+      throw new Error(`route ${String(route.method)} ${route.url} declares a permission but is not access 'admin'`);
+    for (const method of [route.method].flat())
+      if (method !== 'HEAD') app.apiRoutes.push({ method, url: route.url, access, ...(permission ? { permission } : {}) });
   });
   // Keyed by the token's hash: the cache holds no usable secret.
   registerAccessCheck(
@@ -314,7 +327,7 @@ function registerAccessControl(app: FastifyInstance, ctx: AppContext): void {
         async () => {
           const session = await findSessionUser(ctx.db, token);
           // Shared by every request of this session while cached: nobody may change it in place.
-          return session && { user: Object.freeze(session.user), expiresAt: session.expiresAt };
+          return session && { user: Object.freeze(session.user), rights: session.rights, expiresAt: session.expiresAt };
         },
         (s) => s.expiresAt,
       ),
@@ -355,7 +368,11 @@ function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
         'text/html; charset=utf-8',
       ),
     );
-  if (hasWeb) app.get('/', { config: { access: 'public' }, schema: { hide: true } }, sendIndex);
+  // A fresh site (no administrator yet) leads every page to first-run setup (modules/setup);
+  // once an administrator exists this is a flag in memory.
+  const sendPage = async (request: FastifyRequest, reply: FastifyReply, pathname: string) =>
+    pathname !== '/setup' && (await setupNeeded(app.ctx)) ? reply.redirect('/setup') : sendIndex(request, reply);
+  if (hasWeb) app.get('/', { config: { access: 'public' }, schema: { hide: true } }, (request, reply) => sendPage(request, reply, '/'));
   app.setNotFoundHandler((request, reply) => {
     const url = request.url;
     if (url.startsWith('/api/') || url === '/api' || (request.method !== 'GET' && request.method !== 'HEAD')) {
@@ -367,6 +384,6 @@ function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
       return reply.code(404).type('text/plain; charset=utf-8').send('Файл не найден');
     }
     if (!hasWeb) return reply.code(503).type('text/plain; charset=utf-8').send('Веб-приложение не собрано: выполните npm run build');
-    return sendIndex(request, reply);
+    return sendPage(request, reply, pathname);
   });
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { withLabels } from './common.ts';
 import { TwoFactorCode } from './two-factor.ts';
+import { Permission } from './permissions.ts';
 
 /** Registration rules: the username is the in-game name, so it follows Minecraft's rules. */
 export const USERNAME_RE = /^[A-Za-z0-9_]{3,16}$/;
@@ -92,7 +93,12 @@ export const MeResponse = z.object({
   id: z.number(),
   username: z.string(),
   email: z.string(),
+  /** The owner: every permission, manages roles and owners. */
   is_admin: z.boolean(),
   balance: z.number(),
+  /** Staff permissions (issue 26): all of them for the owner, the role's for staff, none for a player. */
+  permissions: z.array(Permission),
+  /** The staff role's name, or null (the owner and players have none). */
+  role: z.string().nullable(),
 });
 export type MeResponse = z.infer<typeof MeResponse>;

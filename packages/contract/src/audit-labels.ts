@@ -86,6 +86,11 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'user.delete.self': 'Игрок удалил свой аккаунт',
   'payment.refund': 'Возврат платежа: сумма списана с баланса',
   'payment.refund_failed': 'Возврат платежа не удался: деньги вернулись на баланс',
+  'role.create': 'Роль сотрудников создана',
+  'role.update': 'Роль сотрудников изменена',
+  'role.delete': 'Роль сотрудников удалена',
+  'user.role': 'Роль сотрудника назначена',
+  'setup.done': 'Сайт настроен при первом запуске',
   'payment.provider': 'Способ оплаты настроен',
 };
 
@@ -107,6 +112,7 @@ export const AUDIT_ENTITY_LABELS: Record<string, string> = {
   page: 'Страницы',
   payment: 'Платежи',
   vote_site: 'Голосование',
+  role: 'Роли сотрудников',
 };
 
 /** Field names, the same in every entity unless AUDIT_ENTITY_FIELD_LABELS says otherwise. */
@@ -184,6 +190,9 @@ export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
   lift_reason: { label: 'Почему снята' },
   ban_command: { label: 'Команда бана' },
   unban_command: { label: 'Команда разбана' },
+  permissions: { label: 'Права', kind: 'list' },
+  role: { label: 'Роль' },
+  members: { label: 'Сотрудников с ролью', kind: 'number' },
 };
 
 /** Where a field means something else in one entity. */

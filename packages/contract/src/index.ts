@@ -25,6 +25,8 @@ export * from './bans.ts';
 export * from './account-self.ts';
 export * from './dashboard.ts';
 export * from './two-factor.ts';
+export * from './permissions.ts';
+export * from './staff.ts';
 export * from './notices.ts';
 export * from './players.ts';
 export * from './votes.ts';

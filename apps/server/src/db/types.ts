@@ -17,6 +17,7 @@ import type { MediaTables } from '../modules/media/media.tables.ts';
 import type { SecurityTables } from '../modules/security/security.tables.ts';
 import type { BansTables } from '../modules/bans/bans.tables.ts';
 import type { EmailChangeTables } from '../modules/email-change/email-change.tables.ts';
+import type { SetupTables } from '../modules/setup/setup.tables.ts';
 import type { NoticesTables } from '../modules/notices/notices.tables.ts';
 import type { TwoFactorTables } from '../modules/security/two-factor.tables.ts';
 import type { VotesTables } from '../modules/votes/votes.tables.ts';
@@ -47,6 +48,19 @@ export interface UsersTable {
   /** Its end (epoch ms); null with banned_at set: forever. A passed end no longer counts, even before the expiry job clears it. */
   ban_until: number | null;
   ban_reason: string | null;
+  /** The staff role (staff_roles) of a staff member who is not the owner; null for players and the owner. */
+  role_id: number | null;
+}
+
+/** A staff role (issue 26): what its holders may do in the admin area. */
+export interface StaffRolesTable {
+  id: Generated<number>;
+  name: string;
+  name_lower: string;
+  /** JSON array of permission keys (contract PERMISSIONS); unknown keys are ignored when read. */
+  permissions: string;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface SessionsTable {
@@ -141,6 +155,7 @@ interface CoreTables {
   job_schedule: JobScheduleTable;
   settings: SettingsTable;
   rate_limits: RateLimitsTable;
+  staff_roles: StaffRolesTable;
 }
 
 /** Every table: the core ones here, each feature's in modules/<feature>/<feature>.tables.ts. */
@@ -168,4 +183,5 @@ export interface Database
     EmailChangeTables,
     TwoFactorTables,
     VotesTables,
-    ReferralsTables {}
+    ReferralsTables,
+    SetupTables {}

@@ -2,7 +2,7 @@ import type { DbHandle } from '../db/index.ts';
 import { NotifyChannel } from './notify-channel.ts';
 
 /** Tables whose rows the cached values are made of: any write to one of them drops everything. */
-const USER_CACHE_TABLES = ['users', 'sessions', 'user_skins'] as const;
+const USER_CACHE_TABLES = ['users', 'sessions', 'user_skins', 'staff_roles'] as const;
 const USER_CACHE_CHANNEL = 'kubik_user_cache';
 const WATCHED = new Set<string>(USER_CACHE_TABLES);
 

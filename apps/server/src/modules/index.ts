@@ -26,6 +26,8 @@ import { promoRoutes } from './promo/promo.routes.ts';
 import { siteRoutes } from './site/site.routes.ts';
 import { skinsRoutes } from './skins/skins.routes.ts';
 import { sessionsRoutes } from './security/sessions.routes.ts';
+import { staffRoutes } from './staff/staff.routes.ts';
+import { setupRoutes } from './setup/setup.routes.ts';
 import { twoFactorRoutes } from './security/two-factor.routes.ts';
 import { votesRoutes } from './votes/votes.routes.ts';
 import { referralsRoutes } from './referrals/referrals.routes.ts';
@@ -61,6 +63,8 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   accountDeletionRoutes,
   twoFactorRoutes,
   sessionsRoutes,
+  staffRoutes,
+  setupRoutes,
   historyRoutes,
   playersRoutes,
   votesRoutes,

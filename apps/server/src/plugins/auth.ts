@@ -1,8 +1,10 @@
+import type { RoutePermission } from '@kubik/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { requireBearerSecret } from '../lib/bearer-secret.ts';
 import { forbidden, unauthorized } from '../lib/errors.ts';
 import type { User } from '../modules/users/users.repo.ts';
+import type { StaffRights } from '../modules/users/staff.ts';
 
 export const SESSION_COOKIE = 'kubik_session';
 /** Marks a browser where an account logged in (login throttling skips it; new-device letters). */
@@ -17,16 +19,19 @@ const DEVICE_COOKIE_MAX_AGE_SEC = 400 * 86_400;
 export type Access = 'public' | 'user' | 'admin' | 'gravit';
 
 /** Finds the live session's user (and when the session ends) by its token; injected by app.ts. */
-export type SessionLookup = (token: string) => Promise<{ user: User; expiresAt: number } | undefined>;
+export type SessionLookup = (token: string) => Promise<{ user: User; rights: StaffRights; expiresAt: number } | undefined>;
+
+const NO_RIGHTS: StaffRights = Object.freeze({ permissions: Object.freeze([]), role: null });
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
     /**
-     * The staff permission an 'admin' route needs (issue 26: roles). Declared by every admin
-     * route; until roles land every administrator holds all of them.
+     * The staff permission an 'admin' route needs (issue 26: roles); every admin route declares
+     * one (app.ts refuses to start otherwise). The owner passes every check; 'owner' admits the
+     * owner alone (roles and owners are the owner's to manage).
      */
-    permission?: string;
+    permission?: RoutePermission;
   }
   interface FastifyRequest {
     /**
@@ -36,6 +41,8 @@ declare module 'fastify' {
     user: User | null;
     /** Set once the session was looked up for this request. */
     authState?: { token: string | null };
+    /** The caller's staff rights, looked up with the session (none for guests and players). */
+    rights: StaffRights | null;
   }
 }
 
@@ -56,6 +63,7 @@ async function resolve(request: FastifyRequest): Promise<User | null> {
   const found = token && token.length <= 200 && lookup ? await lookup(token) : undefined;
   request.authState = { token };
   request.user = found?.user ?? null;
+  request.rights = found?.rights ?? NO_RIGHTS;
   return request.user;
 }
 
@@ -67,6 +75,11 @@ export function userOf(request: FastifyRequest): User {
   if (!request.user)
     throw new Error(`userOf() on ${request.routeOptions.url ?? request.url}: the route is not declared access 'user' or 'admin'`);
   return request.user;
+}
+
+/** The caller's staff rights (the owner: all; staff: the role's; players: none); resolved with userOf(). */
+export function rightsOf(request: FastifyRequest): StaffRights {
+  return request.rights ?? NO_RIGHTS;
 }
 
 /** The caller on a public route, or null for a guest; looked up on first use only, so guests' requests never touch the sessions table. */
@@ -110,7 +123,8 @@ export function clearSessionCookie(ctx: { config: Readonly<Config> }, request: F
 /**
  * Checks every route's declared access once, in onRequest, before the body is even read:
  * 'user' needs a live session (401, with 'Invalid token' when a token came but is no good, so
- * the client logs out), 'admin' an administrator's (403). The user is then on request.user.
+ * the client logs out), 'admin' the owner's or a staff member's whose role holds the route's
+ * `config.permission` (403). The user is then on request.user, the rights on request.rights.
  */
 export function registerAccessCheck(
   app: FastifyInstance,
@@ -120,13 +134,20 @@ export function registerAccessCheck(
 ): void {
   app.decorate(LOOKUP, lookup);
   app.decorateRequest('user', null);
+  app.decorateRequest('rights', null);
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config?.access;
     if (access === 'gravit') return requireBearerSecret(gravitSecret, request.headers.authorization);
     if (access !== 'user' && access !== 'admin') return;
     const user = await resolve(request);
     if (!user) throw request.authState?.token ? unauthorized('Invalid token', { code: 'invalid_token' }) : unauthorized();
-    if (access === 'admin' && user.is_admin !== 1) throw forbidden('Доступно только администраторам');
+    if (access === 'admin' && user.is_admin !== 1) {
+      const need = request.routeOptions.config.permission;
+      const held = request.rights?.permissions ?? [];
+      if (held.length === 0) throw forbidden('Доступно только администраторам');
+      if (!need || need === 'owner') throw forbidden('Это может сделать только владелец сайта', { code: 'owner_only' });
+      if (!held.includes(need)) throw forbidden('Недостаточно прав для этого раздела');
+    }
     // The owner may require administrators to use two-factor login (modules/security).
     if (access === 'admin' && adminGate) await adminGate(user);
   });

@@ -135,7 +135,7 @@ function ProfileMenu() {
           <Link role="menuitem" to="/shop">
             Магазин
           </Link>
-          {user.is_admin && (
+          {user.permissions.length > 0 && (
             <Link role="menuitem" to="/admin">
               Админ-панель
             </Link>

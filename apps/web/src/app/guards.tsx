@@ -18,11 +18,3 @@ export function RequireUser({ children }: { children: ReactNode }) {
   if (!user) return <Redirect to="/login" replace state={{ from: pathname }} />;
   return children;
 }
-
-export function RequireAdmin({ children }: { children: ReactNode }) {
-  const { user } = useAuth();
-  if (user === undefined) return <Loading />;
-  if (!user) return <Redirect to="/login" replace />;
-  if (!user.is_admin) return <Redirect to="/" replace />;
-  return children;
-}

@@ -1,9 +1,9 @@
-import { lazy, useState, type ComponentType, type ReactNode } from 'react';
-import { Route, Switch } from 'wouter';
+import { lazy, useState, type ComponentType } from 'react';
+import { Route, Switch, useLocation } from 'wouter';
 import { TOPUP_PATH } from '../lib/paths.ts';
 import { loadAuthPages } from './auth-pages.ts';
 import HomePage from './pages/HomePage.tsx';
-import { GuestOnly, RequireAdmin, RequireUser } from './guards.tsx';
+import { GuestOnly, RequireUser } from './guards.tsx';
 import { Layout } from './Layout.tsx';
 import { NotFoundPage } from './NotFoundPage.tsx';
 
@@ -25,7 +25,9 @@ const PlayerPage = lazyPage(() => import('./pages/PlayerPage.tsx'));
 const ShopPage = lazyPage(() => import('../features/shop/ShopPage.tsx'));
 const TopUpPage = lazyPage(() => import('../features/payments/TopUpPage.tsx'));
 const VotePage = lazyPage(() => import('../features/votes/Vote.tsx'));
-const AdminLayout = lazy(() => import('./admin/AdminLayout.tsx'));
+// The admin frame's chunk also carries the staff screen (one import less in the first page's script).
+const loadAdminLayout = () => import('./admin/AdminLayout.tsx');
+const AdminLayout = lazy(loadAdminLayout);
 const AdminDashboardPage = lazy(() => import('../features/dashboard/AdminDashboardPage.tsx'));
 const AdminUsersPage = lazy(() => import('../features/accounts/AdminUsersPage.tsx'));
 const AdminNewsPage = lazy(() => import('../features/news/AdminNewsPage.tsx'));
@@ -40,6 +42,8 @@ const AdminSecurityPage = lazy(() => import('../features/security/AdminSecurityP
 const AdminSettingsPage = lazy(() => import('../features/site/AdminSettingsPage.tsx'));
 const AdminPagesPage = lazy(() => import('../features/pages/AdminPagesPage.tsx'));
 const AdminPaymentsPage = lazy(() => import('../features/payments-admin/AdminPaymentsPage.tsx'));
+const AdminStaffPage = lazy(() => loadAdminLayout().then((m) => ({ default: m.AdminStaffPage })));
+const SetupPage = lazyPage(() => loadAuthPages().then((m) => ({ default: m.SetupPage })));
 
 /**
  * lazy(), and preload() for the page the browser opens first (main.tsx): once its module is in, a
@@ -82,12 +86,31 @@ export function preloadPage(pathname: string): Promise<unknown> {
   return PRELOAD[pathname]?.() ?? Promise.resolve();
 }
 
-function Admin({ children }: { children: ReactNode }) {
-  return (
-    <RequireAdmin>
-      <AdminLayout>{children}</AdminLayout>
-    </RequireAdmin>
-  );
+/** The admin screens by address; the frame (AdminLayout) checks the caller's permission for each. */
+const ADMIN_PAGES: Record<string, ComponentType> = {
+  '/admin': AdminDashboardPage,
+  '/admin/users': AdminUsersPage,
+  '/admin/news': AdminNewsPage,
+  '/admin/shop': AdminShopPage,
+  // Промокоды: a view of the shop's admin chunk (features/shop/AdminShopPage.tsx). /admin/votes is drawn by the frame (FRAME_SCREENS).
+  '/admin/promo': AdminShopPage,
+  '/admin/donate': AdminDonatePage,
+  '/admin/servers': AdminServersPage,
+  '/admin/audit': AdminAuditPage,
+  '/admin/capes': AdminCapesPage,
+  '/admin/media': AdminMediaPage,
+  '/admin/game-login': AdminGameLoginPage,
+  '/admin/settings': AdminSettingsPage,
+  '/admin/security': AdminSecurityPage,
+  '/admin/pages': AdminPagesPage,
+  '/admin/payments': AdminPaymentsPage,
+  '/admin/staff': AdminStaffPage,
+};
+
+/** An unknown admin address is sent by the frame to the first screen the caller may use. */
+function AdminPage() {
+  const Page = ADMIN_PAGES[useLocation()[0]];
+  return <AdminLayout>{Page && <Page />}</AdminLayout>;
 }
 
 /** The first route that matches the address wins; the last one, without a path, is «not found». */
@@ -128,13 +151,13 @@ export function AppRoutes() {
         <Route path={/^\/(shop|cart)\/?$/}>
           <ShopPage />
         </Route>
+        <Route path="/vote">
+          <VotePage />
+        </Route>
         <Route path={TOPUP_PATH}>
           <RequireUser>
             <TopUpPage />
           </RequireUser>
-        </Route>
-        <Route path="/vote">
-          <VotePage />
         </Route>
         <Route path="/login">
           <GuestOnly>
@@ -159,80 +182,11 @@ export function AppRoutes() {
         <Route path="/email-change">
           <EmailChangePage />
         </Route>
-        <Route path="/admin">
-          <Admin>
-            <AdminDashboardPage />
-          </Admin>
+        <Route path="/admin/*?">
+          <AdminPage />
         </Route>
-        <Route path="/admin/users">
-          <Admin>
-            <AdminUsersPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/news">
-          <Admin>
-            <AdminNewsPage />
-          </Admin>
-        </Route>
-        {/* /admin/promo (Промокоды) is a view of the shop's admin chunk (features/shop/AdminShopPage.tsx). */}
-        <Route path={/^\/admin\/(shop|promo)\/?$/}>
-          <Admin>
-            <AdminShopPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/donate">
-          <Admin>
-            <AdminDonatePage />
-          </Admin>
-        </Route>
-        <Route path="/admin/servers">
-          <Admin>
-            <AdminServersPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/audit">
-          <Admin>
-            <AdminAuditPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/capes">
-          <Admin>
-            <AdminCapesPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/media">
-          <Admin>
-            <AdminMediaPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/game-login">
-          <Admin>
-            <AdminGameLoginPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/settings">
-          <Admin>
-            <AdminSettingsPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/security">
-          <Admin>
-            <AdminSecurityPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/pages">
-          <Admin>
-            <AdminPagesPage />
-          </Admin>
-        </Route>
-        <Route path="/admin/payments">
-          <Admin>
-            <AdminPaymentsPage />
-          </Admin>
-        </Route>
-        {/* Screens the admin frame's own chunk draws (AdminLayout.tsx, FRAME_SCREENS): none of their code is on the first page. */}
-        <Route path="/admin/votes">
-          <Admin>{null}</Admin>
+        <Route path="/setup">
+          <SetupPage />
         </Route>
         <Route>
           <NotFoundPage />

@@ -28,6 +28,8 @@ import * as m2026112302 from './2026112302_user_uuid.ts';
 import * as m2026112375 from './2026112375_rate_limits.ts';
 import { votesMigrations } from '../../modules/votes/votes.migrations.ts';
 import { referralsMigrations } from '../../modules/referrals/referrals.migrations.ts';
+import { setupMigrations } from '../../modules/setup/setup.migrations.ts';
+import * as m2026112670 from './2026112670_staff_roles.ts';
 
 /**
  * Every migration; Kysely runs them in order of name. Each feature keeps its own list with a
@@ -62,6 +64,8 @@ export const migrations: Record<string, Migration> = {
   ...dashboardMigrations,
   ...twoFactorMigrations,
   ...purchasesMigrations,
+  '2026112670_staff_roles': m2026112670,
+  ...setupMigrations,
   ...noticesMigrations,
   ...playersMigrations,
   ...votesMigrations,

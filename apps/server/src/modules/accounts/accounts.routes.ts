@@ -17,6 +17,7 @@ import {
   clearSessionCookie,
   deviceToken,
   optionalUser,
+  rightsOf,
   sessionToken,
   setDeviceCookie,
   setSessionCookie,
@@ -109,7 +110,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       handler: async (req) => {
         const user = userOf(req);
         // Never the session token: the cookie is httpOnly so that scripts cannot read it.
-        return service.toMe(user);
+        return service.toMe(user, rightsOf(req));
       },
     });
 

@@ -1,3 +1,4 @@
+import type { StaffRights } from '../users/staff.ts';
 import type { LoginBody, MeResponse, RegisterBody } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import { badRequest, conflict, forbidden, HttpError, isUniqueViolation, tooMany, unauthorized } from '../../lib/errors.ts';
@@ -45,13 +46,15 @@ export function takenError(which: 'email' | 'username'): HttpError {
     : conflict(TEXTS.usernameTaken, { code: 'username_exists', field: 'username' });
 }
 
-export function toMe(user: User): MeResponse {
+export function toMe(user: User, rights: StaffRights): MeResponse {
   return {
     id: user.id,
     username: user.username,
     email: user.email,
     is_admin: user.is_admin === 1,
     balance: toRoubles(Number(user.balance)),
+    permissions: [...rights.permissions],
+    role: rights.role,
   };
 }
 

@@ -23,7 +23,7 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/user/all', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'players.view' },
       schema: {
         tags,
         summary:
@@ -35,7 +35,7 @@ export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.get('/api/admin/users/:id', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'players.view' },
       schema: {
         tags,
         summary: 'Карточка игрока: аккаунт, заказы с состоянием выдачи, пополнения, привилегии, операции по балансу и сеансы',
@@ -46,7 +46,7 @@ export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.post('/api/admin/users/:id/balance', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'players.balance' },
       schema: {
         tags,
         summary:
@@ -59,7 +59,7 @@ export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.put('/api/user/:id', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'players.balance' },
       schema: {
         tags,
         summary:
@@ -75,7 +75,7 @@ export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.delete('/api/user/:id', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'players.balance' },
       schema: {
         tags,
         summary: 'Удалить пользователя: покупки и операции сохраняются, имя и почта освобождаются, сеансы завершаются',

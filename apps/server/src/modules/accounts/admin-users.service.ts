@@ -1,3 +1,4 @@
+import { assertMayManage, STAFF_TEXTS } from '../users/staff.ts';
 import type {
   AdminUser,
   AdminUserPage,
@@ -12,7 +13,7 @@ import { ADMIN_USERS_PAGE_SIZE, ZERO_KOPECKS_TEXT } from '@kubik/contract';
 import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { UsersTable } from '../../db/types.ts';
-import { badRequest, conflict, isUniqueViolation, notFound } from '../../lib/errors.ts';
+import { badRequest, conflict, forbidden, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { checkNewPassword } from '../../lib/password-policy.ts';
 import { hashPassword } from '../../lib/passwords.ts';
@@ -74,6 +75,9 @@ export async function updateUser(
       if (ctx.dbKind === 'pg') await lockAdmins(trx, ctx.dbKind);
       const before = await findActiveUser(trx, ctx.dbKind, id);
       if (!before) throw notFound(TEXTS.notFound);
+      assertMayManage(actor, before);
+      if (body.is_admin !== undefined && actor.is_admin !== 1 && (body.is_admin ? 1 : 0) !== before.is_admin)
+        throw forbidden(STAFF_TEXTS.ownerRights, { code: 'owner_only', field: 'is_admin' });
       if (before.is_admin === 1 && body.is_admin === false) await ensureAnotherAdmin(trx, ctx, id, LAST_ADMIN_TEXTS.demote);
 
       const username = body.username !== undefined && body.username !== before.username ? body.username : undefined;
@@ -123,6 +127,7 @@ export async function deleteUser(ctx: AppContext, actor: User, id: number): Prom
     if (ctx.dbKind === 'pg') await lockAdmins(trx, ctx.dbKind);
     const before = await findActiveUser(trx, ctx.dbKind, id);
     if (!before) throw notFound(TEXTS.notFound);
+    assertMayManage(actor, before);
     if (before.is_admin === 1) await ensureAnotherAdmin(trx, ctx, id, LAST_ADMIN_TEXTS.delete);
     const { username } = await eraseAccount(trx, id);
     await recordAudit(trx, {
@@ -223,6 +228,7 @@ export async function changeBalance(ctx: AppContext, actor: User, id: number, bo
   return ctx.db.transaction().execute(async (trx) => {
     const before = await findActiveUser(trx, ctx.dbKind, id);
     if (!before) throw notFound(TEXTS.notFound);
+    assertMayManage(actor, before);
     let balance: number;
     try {
       balance = await postLedger(trx, { userId: id, amount: kopecks, reason: 'adjustment', authorId: actor.id, note: body.comment });

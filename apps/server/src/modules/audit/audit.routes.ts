@@ -63,7 +63,7 @@ export async function readAuditPage(
 export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/admin/audit', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'audit' },
       schema: {
         tags,
         summary: 'Журнал изменений администраторов: кто, когда, что, до и после; новые первыми, по страницам',

@@ -23,7 +23,7 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 export function bansRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     ctx.jobs.register(ctx.schedule.job(service.banExpiryJob(ctx)));
-    const admin = { config: { access: 'admin' as const } };
+    const admin = { config: { access: 'admin' as const, permission: 'bans' as const } };
 
     app.post('/api/admin/users/:id/ban', {
       ...admin,

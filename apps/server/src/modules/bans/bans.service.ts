@@ -1,3 +1,4 @@
+import { assertMayManage } from '../users/staff.ts';
 import {
   USERNAME_RE,
   type BanBody,
@@ -90,6 +91,8 @@ export async function banUser(ctx: AppContext, actor: User, id: number, body: Ba
   const result = await ctx.db.transaction().execute(async (trx) => {
     const target = await findActiveUser(trx, ctx.dbKind, id);
     if (!target) throw notFound(BAN_TEXTS.notFound);
+    assertMayManage(actor, target);
+    assertMayManage(actor, target);
     if (target.is_admin === 1) throw conflict(BAN_TEXTS.admin, { code: 'cannot_ban_admin' });
     let existing = await repo.activeBanRow(trx, id);
     // A ban whose end passed and that the job has not lifted yet is over: this is a new ban.
@@ -146,6 +149,7 @@ export async function unbanUser(ctx: AppContext, actor: User, id: number): Promi
   await ctx.db.transaction().execute(async (trx) => {
     const target = await findActiveUser(trx, ctx.dbKind, id);
     if (!target) throw notFound(BAN_TEXTS.notFound);
+    assertMayManage(actor, target);
     const ban = await repo.activeBanRow(trx, id);
     if (!ban || !(await repo.markLifted(trx, ban.id, now, actor.id, 'admin'))) throw conflict(BAN_TEXTS.notBanned, { code: 'not_banned' });
     await repo.setUserBan(trx, id, null);

@@ -36,13 +36,13 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.get('/api/admin/capes', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'donate' },
       schema: { tags, summary: 'Все плащи и кому они выданы', response: { 200: z.array(AdminCape), ...err(401, 403) } },
       handler: async () => capes.list(),
     });
 
     app.post('/api/admin/capes', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'donate' },
       schema: {
         tags,
         summary:
@@ -65,7 +65,7 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.put('/api/admin/capes/:id', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'donate' },
       schema: {
         tags,
         summary: 'Переименовать плащ',
@@ -77,7 +77,7 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.delete('/api/admin/capes/:id', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'donate' },
       schema: {
         tags,
         summary: 'Удалить плащ (его выдачи тоже; носившие остаются без плаща)',
@@ -91,7 +91,7 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.post('/api/admin/capes/:id/grants', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'donate' },
       schema: {
         tags,
         summary: 'Выдать плащ игроку ({username}) или донату ({tier_id}: его обладатели могут надеть плащ)',
@@ -103,7 +103,7 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.delete('/api/admin/capes/:id/grants/:grantId', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'donate' },
       schema: { tags, summary: 'Отменить выдачу плаща', params: CapeGrantParams, response: { 200: AdminCape, ...err(400, 401, 403, 404) } },
       handler: async (req) => capes.revoke(userOf(req), req.params.id, req.params.grantId),
     });

@@ -9,7 +9,7 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 export function dashboardRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/admin/dashboard', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'payments.view' },
       schema: {
         tags,
         summary:

@@ -22,7 +22,7 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 /** «Выдать повторно», also served under the shop's older path. */
 export function resendRoute(ctx: AppContext, summary: string) {
   return {
-    config: { access: 'admin' as const },
+    config: { access: 'admin' as const, permission: 'shop' as const },
     schema: {
       tags,
       summary,
@@ -74,7 +74,7 @@ export function deliveriesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.get('/api/admin/deliveries', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'shop' },
       schema: {
         tags,
         summary: 'Очередь выдачи в игре, все источники: состояние, команда и ответ сервера (новые сверху)',

@@ -22,7 +22,7 @@ export function donateRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.post('/api/donate/add', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'donate' },
       schema: { tags, summary: 'Добавить донат (администратор)', body: DonateBody, response: { 201: DonateTier, ...err(400, 401, 403) } },
       handler: async (req, reply) => {
         const actor = userOf(req);
@@ -31,7 +31,7 @@ export function donateRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.put('/api/donate/:id', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'donate' },
       schema: {
         tags,
         summary: 'Изменить донат целиком, вместе с китами и привилегиями (администратор)',
@@ -46,7 +46,7 @@ export function donateRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.delete('/api/donate/:id', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'donate' },
       schema: {
         tags,
         summary: 'Удалить донат (администратор)',

@@ -48,7 +48,7 @@ export function gameAuthRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.get('/api/admin/game-login', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'servers' },
       schema: {
         tags: ['Вход в игру'],
         summary: 'Настройки входа в игру',
@@ -58,7 +58,7 @@ export function gameAuthRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.put('/api/admin/game-login', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'servers' },
       schema: {
         tags: ['Вход в игру'],
         summary: 'Изменить название сервера входа (его показывают лаунчеры) и текст на странице помощи',

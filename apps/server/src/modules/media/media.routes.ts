@@ -32,7 +32,7 @@ export function mediaRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.post('/api/admin/media', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'pages' },
       schema: {
         tags,
         summary:
@@ -55,7 +55,7 @@ export function mediaRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.get('/api/admin/media', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'pages' },
       schema: {
         tags,
         summary: 'Загруженные картинки, новые первыми, и где каждая используется',
@@ -65,7 +65,7 @@ export function mediaRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.delete('/api/admin/media/:hash', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'pages' },
       schema: {
         tags,
         summary: 'Удалить картинку, на которую ничего не ссылается (иначе 409 со списком мест в used_in)',

@@ -40,7 +40,7 @@ export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.post('/api/tidings/news', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'news' },
       schema: { tags, summary: 'Добавить новость (администратор)', body: NewsBody, response: { 201: NewsItem, ...err(400, 401, 403) } },
       handler: async (req, reply) => {
         const actor = userOf(req);
@@ -49,7 +49,7 @@ export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.put('/api/tidings/:id', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'news' },
       schema: {
         tags,
         summary: 'Изменить новость (администратор)',
@@ -64,7 +64,7 @@ export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.delete('/api/tidings/:id', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'news' },
       schema: {
         tags,
         summary: 'Удалить новость (администратор)',

@@ -34,13 +34,13 @@ export function pagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.get('/api/admin/pages', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'pages' },
       schema: { tags, summary: 'Все страницы, и пустые (администратор)', response: { 200: AdminPagesResponse, ...err(401, 403) } },
       handler: () => service.listAll(ctx),
     });
 
     app.get('/api/admin/pages/:slug', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'pages' },
       schema: {
         tags,
         summary: 'Страница для редактирования (администратор)',
@@ -51,7 +51,7 @@ export function pagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.put('/api/admin/pages/:slug', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'pages' },
       // PAGE_BODY_MAX characters of Cyrillic are two bytes each in UTF-8, plus JSON escapes.
       bodyLimit: 512 * 1024,
       schema: {
@@ -66,7 +66,7 @@ export function pagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.delete('/api/admin/pages/:slug', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'pages' },
       schema: {
         tags,
         summary: 'Удалить свою страницу (администратор); страницы сайта удалить нельзя',

@@ -52,7 +52,7 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     );
 
     const user = { config: { access: 'user' as const } };
-    const adminOnly = { config: { access: 'admin' as const } };
+    const adminOnly = { config: { access: 'admin' as const, permission: 'donate' as const } };
 
     app.post('/api/donate/:id/buy', {
       ...user,

@@ -11,7 +11,7 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 /** Админ-панель → Промокоды (permission 'promo'). Players use codes through the shop, tiers and top-ups. */
 export function promoRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    const admin = { config: { access: 'admin' as const, permission: 'promo' } };
+    const admin = { config: { access: 'admin' as const, permission: 'promo' as const } };
 
     app.get('/api/admin/promo-codes', {
       ...admin,

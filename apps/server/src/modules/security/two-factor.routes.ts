@@ -70,7 +70,7 @@ export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.delete('/api/admin/users/:id/2fa', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'players.balance' },
       schema: {
         tags,
         summary:
@@ -91,7 +91,7 @@ export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.get('/api/admin/security', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'settings' },
       schema: {
         tags,
         summary: 'Настройки безопасности: обязательна ли двухфакторная защита администраторам',
@@ -101,7 +101,7 @@ export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.put('/api/admin/security', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'settings' },
       schema: {
         tags,
         summary: 'Изменить настройки безопасности. Потребовать защиту у администраторов можно, только включив её у себя.',

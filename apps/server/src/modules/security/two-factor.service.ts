@@ -1,3 +1,4 @@
+import { assertMayManage, isStaff } from '../users/staff.ts';
 import { randomInt } from 'node:crypto';
 import { siteName } from '../site/site.settings.ts';
 import type { TwoFactorEnableResponse, TwoFactorSetupResponse, TwoFactorStatus } from '@kubik/contract';
@@ -186,7 +187,7 @@ export async function status(ctx: AppContext, user: User): Promise<TwoFactorStat
               .executeTakeFirst()
           )?.n ?? 0,
         );
-  const required = user.is_admin === 1 && (await ctx.settings.get(SecuritySettings)).require_admin_two_factor;
+  const required = isStaff(user) && (await ctx.settings.get(SecuritySettings)).require_admin_two_factor;
   return { enabled: enabledAt !== null, enabled_at: enabledAt === null ? null : Number(enabledAt), recovery_codes_left: left, required };
 }
 
@@ -297,10 +298,11 @@ export async function forgetTwoFactor(trx: Db, userId: number): Promise<void> {
 export async function resetByAdmin(ctx: AppContext, actor: User, userId: number): Promise<void> {
   const user = await ctx.db
     .selectFrom('users')
-    .select(['id', 'username', 'email'])
+    .select(['id', 'username', 'email', 'is_admin', 'role_id'])
     .where('id', '=', userId)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
+  if (user) assertMayManage(actor, user);
   if (!user || !(await isTwoFactorOn(ctx.db, userId))) throw notFound(TWO_FACTOR_TEXTS.resetNone, { code: 'two_factor_off' });
   const name = await siteName(ctx);
   await ctx.db.transaction().execute(async (trx) => {

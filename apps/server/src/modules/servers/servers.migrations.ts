@@ -49,6 +49,12 @@ export const serversMigrations: Record<string, Migration> = {
       await db.schema.alterTable('servers').addColumn('checking_until', bigint).execute();
     },
   },
+  '2026112672_servers_reported_max': {
+    async up(db: Kysely<unknown>) {
+      // The player limit the server itself reports in its status answer (issue 26 §6); null until a check succeeds.
+      await db.schema.alterTable('servers').addColumn('reported_max', 'integer').execute();
+    },
+  },
   '2026112700_servers_players_sample': {
     async up(db: Kysely<unknown>) {
       // The names of the last status reply's player sample, as a JSON array (home page cards).

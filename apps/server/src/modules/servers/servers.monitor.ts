@@ -204,6 +204,7 @@ export class ServerMonitor {
           .set({
             status: 'online',
             online: status.online,
+            reported_max: status.max > 0 ? status.max : null,
             fail_count: 0,
             version: status.version,
             motd: status.motd || null,

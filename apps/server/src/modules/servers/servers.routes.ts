@@ -61,7 +61,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       });
 
       app.post(url, {
-        config: { access: 'admin' },
+        config: { access: 'admin', permission: 'servers' },
         schema: {
           tags,
           hide,
@@ -79,7 +79,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     }
 
     app.get('/api/servers/admin', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'servers' },
       schema: {
         tags,
         summary: 'Список серверов с настройками RCON (без пароля) и причиной последней ошибки (администратор)',
@@ -89,7 +89,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.post('/api/servers/monitor', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'servers' },
       schema: {
         tags,
         summary: 'Проверить все серверы сейчас (администратор); отвечает, когда проверки закончены',
@@ -103,7 +103,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.post('/api/servers/rcon-check', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'servers' },
       schema: {
         tags,
         summary:
@@ -119,7 +119,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.put('/api/servers/:id', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'servers' },
       schema: {
         tags,
         summary:
@@ -137,7 +137,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.delete('/api/servers/:id', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'servers' },
       schema: {
         tags,
         summary: 'Удалить сервер (администратор)',

@@ -56,8 +56,9 @@ function publicFields(row: ServerRow) {
     image_url: row.image_url,
     ip_address: row.ip_address,
     port: row.port,
-    max_online: row.max_online,
-    maxOnline: row.max_online,
+    // What the server itself reports, once a check succeeded; the owner's figure until then.
+    max_online: row.reported_max ?? row.max_online,
+    maxOnline: row.reported_max ?? row.max_online,
     online,
     current_online: online,
     status: row.status === 'online' ? ('online' as const) : ('offline' as const),
@@ -83,6 +84,9 @@ export function toAdmin(row: ServerRow): AdminServer {
   const hasPassword = !!row.rcon_password;
   return {
     ...publicFields(row),
+    // The form edits the owner's own figure, not the one the server reports.
+    max_online: row.max_online,
+    maxOnline: row.max_online,
     fail_count: row.fail_count,
     last_error: row.last_error,
     rcon_host: row.rcon_host,
@@ -228,6 +232,7 @@ export async function updateServer(
           ? {
               status: 'offline',
               online: 0,
+              reported_max: null,
               fail_count: 0,
               last_checked_at: null,
               checking_until: null,

@@ -9,6 +9,8 @@ export interface ServersTable {
   ip_address: string;
   port: number;
   max_online: number;
+  /** The player limit the server reported at its last successful check; shown instead of max_online when known. */
+  reported_max: number | null;
   /** Last known players online (from the monitor). */
   online: number;
   /** 'online' | 'offline' */

@@ -342,8 +342,9 @@ describe.each(dbKinds)('servers API on %s', (kind) => {
         status: 'online',
         online: 7,
         current_online: 7,
-        max_online: 50,
-        maxOnline: 50,
+        // The limit the server reports (40), not the owner's guess (50); the admin form keeps the owner's.
+        max_online: 40,
+        maxOnline: 40,
         version: '1.21.4',
         motd: 'Добро пожаловать',
       });
@@ -360,7 +361,7 @@ describe.each(dbKinds)('servers API on %s', (kind) => {
       await monitor();
       expect(await mine()).toMatchObject({ status: 'offline', online: 0, current_online: 0 });
       const adminView = (await call(admin, 'GET', '/api/servers/admin')).json().servers[0];
-      expect(adminView).toMatchObject({ fail_count: 2, last_error: 'Соединение отклонено: порт закрыт' });
+      expect(adminView).toMatchObject({ fail_count: 2, last_error: 'Соединение отклонено: порт закрыт', max_online: 50 });
 
       const back = await new StatusPeer({ status: defaultStatus(2, 40) }).start(port);
       try {

@@ -49,7 +49,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     // Checked in onRequest (plugins/auth.ts): a guest gets 401 before any body is read.
     const user = { config: { access: 'user' as const } };
-    const admin = { config: { access: 'admin' as const } };
+    const admin = { config: { access: 'admin' as const, permission: 'shop' as const } };
 
     app.get('/api/shop/all', {
       config: { access: 'public' },

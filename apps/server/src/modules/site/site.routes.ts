@@ -63,7 +63,7 @@ export function siteRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     };
 
     app.get('/api/admin/settings', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'settings' },
       schema: {
         tags,
         summary: 'Настройки сайта, их значения по умолчанию и что изменил владелец (администратор)',
@@ -73,7 +73,7 @@ export function siteRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     });
 
     app.put('/api/admin/settings', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'settings' },
       schema: {
         tags,
         summary: 'Изменить настройки сайта (администратор): переданные поля меняются, null возвращает значение по умолчанию',

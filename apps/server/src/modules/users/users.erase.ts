@@ -56,6 +56,7 @@ export async function eraseAccount(trx: Db, id: number): Promise<{ username: str
       // Not a hash any password can match.
       password_hash: '!',
       is_admin: 0,
+      role_id: null,
       deleted_at: Date.now(),
     })
     .where('id', '=', id)

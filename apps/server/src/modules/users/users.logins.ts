@@ -2,6 +2,7 @@ import type { Db } from '../../db/index.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import type { User } from './users.repo.ts';
 import { loginsEnded } from './users.ports.ts';
+import { rightsOf, type StaffRights } from './staff.ts';
 
 /**
  * A user's logins: site sessions (rows in `sessions`, the cookie or Bearer token stored as its
@@ -9,13 +10,21 @@ import { loginsEnded } from './users.ports.ts';
  * which ends with them through the loginsEnded hook.
  */
 
-/** The live session's user and when the session ends. */
-export async function findSessionUser(db: Db, token: string, now = Date.now()): Promise<{ user: User; expiresAt: number } | undefined> {
+/**
+ * The live session's user, their staff rights (the role is joined here, so checking a route's
+ * permission costs no query of its own) and when the session ends.
+ */
+export async function findSessionUser(
+  db: Db,
+  token: string,
+  now = Date.now(),
+): Promise<{ user: User; rights: StaffRights; expiresAt: number } | undefined> {
   const row = await db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
+    .leftJoin('staff_roles', 'staff_roles.id', 'users.role_id')
     .selectAll('users')
-    .select('sessions.expires_at as session_expires_at')
+    .select(['sessions.expires_at as session_expires_at', 'staff_roles.name as role_name', 'staff_roles.permissions as role_permissions'])
     .where('sessions.token_hash', '=', hashToken(token))
     .where('sessions.expires_at', '>', now)
     .where('users.deleted_at', 'is', null)
@@ -25,8 +34,8 @@ export async function findSessionUser(db: Db, token: string, now = Date.now()): 
     )
     .executeTakeFirst();
   if (!row) return undefined;
-  const { session_expires_at: expiresAt, ...user } = row;
-  return { user, expiresAt };
+  const { session_expires_at: expiresAt, role_name, role_permissions, ...user } = row;
+  return { user, rights: rightsOf(user, { name: role_name, permissions: role_permissions }), expiresAt };
 }
 
 export async function createSession(

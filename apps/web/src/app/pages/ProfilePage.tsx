@@ -113,7 +113,7 @@ function Information({ user }: { user: MeResponse }) {
         <dt>Имя игрока</dt>
         <dd data-testid="profile-username">{user.username}</dd>
         <dt>Роль</dt>
-        <dd>{user.is_admin ? 'Администратор' : 'Пользователь'}</dd>
+        <dd>{user.is_admin ? 'Администратор' : user.role ? `Сотрудник (${user.role})` : 'Пользователь'}</dd>
         <dt>Баланс</dt>
         <dd className="profile-balance-row">
           <span className="profile-balance-value" data-testid="profile-balance">

@@ -1,5 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
+import { useConfirm } from '../useConfirm.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { AUDIT_KEY } from '../../lib/query-keys.ts';
 import { useNotify } from '../../providers/notifications.tsx';
@@ -14,7 +15,7 @@ export interface CrudTexts<T> {
   /** The toast after a refused save (the form shows the reason itself). */
   saveFailed: Text<ApiError>;
   removeFailed: Text<ApiError>;
-  /** The question window.confirm asks before a deletion. */
+  /** The question the confirmation dialog asks before a deletion. */
   confirmRemove: (item: T) => string;
 }
 
@@ -47,6 +48,8 @@ export interface Crud<T, B, L = T[]> {
   /** Asks, then deletes, toasts and refreshes. */
   remove(item: T): void;
   removing: boolean;
+  /** The confirmation dialog remove() asks in: render it once in the screen. */
+  dialog: ReactNode;
 }
 
 const asApiError = (err: unknown) => (err instanceof ApiError ? err : new ApiError(0, ''));
@@ -71,6 +74,7 @@ export function useCrud<T, B, L = T[]>({
   const queryClient = useQueryClient();
   const query = useQuery({ queryKey, queryFn: list, placeholderData: keepPrevious ? keepPreviousData : undefined });
   const [editing, setEditing] = useState<T | null | undefined>(undefined);
+  const { confirm, dialog } = useConfirm();
 
   const invalidate = () => {
     for (const key of [...(refresh ?? [queryKey]), AUDIT_KEY]) void queryClient.invalidateQueries({ queryKey: key });
@@ -111,8 +115,11 @@ export function useCrud<T, B, L = T[]>({
       setEditing(undefined);
     },
     remove(item) {
-      if (window.confirm(texts.confirmRemove(item))) removing.mutate(item);
+      void confirm(texts.confirmRemove(item), { title: 'Удаление', confirmLabel: 'Удалить', danger: true }).then((yes) => {
+        if (yes) removing.mutate(item);
+      });
     },
     removing: removing.isPending,
+    dialog,
   };
 }

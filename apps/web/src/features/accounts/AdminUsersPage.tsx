@@ -180,6 +180,7 @@ export default function AdminUsersPage() {
           />
         )}
       </Modal>
+      {crud.dialog}
       <Modal
         open={crud.editing !== undefined}
         title={crud.editing ? `Пользователь ${crud.editing.username}` : 'Новый пользователь'}

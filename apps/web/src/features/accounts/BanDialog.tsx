@@ -1,3 +1,4 @@
+import { useConfirm } from '../../components/useConfirm.tsx';
 import { BanBody, type AdminUser } from '@kubik/contract';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -69,6 +70,7 @@ export function BanControls({ user, self }: { user: AdminUser; self: boolean }) 
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const notify = useNotify();
+  const { confirm, dialog } = useConfirm();
   const client = useQueryClient();
   const refresh = () =>
     Promise.all([client.invalidateQueries({ queryKey: ADMIN_USERS_KEY }), client.invalidateQueries({ queryKey: AUDIT_KEY })]);
@@ -76,7 +78,12 @@ export function BanControls({ user, self }: { user: AdminUser; self: boolean }) 
   if (user.is_admin || self) return <span className="muted">—</span>;
 
   async function lift() {
-    if (!window.confirm(`Снять блокировку с ${user.username}? На серверах, где задана команда разбана, она будет выполнена.`)) return;
+    if (
+      !(await confirm(`Снять блокировку с ${user.username}? На серверах, где задана команда разбана, она будет выполнена.`, {
+        confirmLabel: 'Снять блокировку',
+      }))
+    )
+      return;
     setBusy(true);
     try {
       const res = await unbanUser(user.id);
@@ -91,6 +98,7 @@ export function BanControls({ user, self }: { user: AdminUser; self: boolean }) 
 
   return (
     <div className="ban-controls">
+      {dialog}
       <BanBadge user={user} />
       {user.ban ? (
         <>

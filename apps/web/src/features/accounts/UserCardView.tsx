@@ -1,3 +1,4 @@
+import { useConfirm } from '../../components/useConfirm.tsx';
 import {
   BalanceChangeBody,
   DELIVERY_STATE_TEXT,
@@ -205,6 +206,7 @@ type BalanceFormOut = z.output<typeof BalanceForm>;
 
 /** For a player who lost both the phone and the recovery codes: after checking it is really them. */
 function ResetTwoFactor({ user }: { user: AdminUser }) {
+  const { confirm, dialog } = useConfirm();
   const notify = useNotify();
   const queryClient = useQueryClient();
   const reset = useMutation({
@@ -216,21 +218,25 @@ function ResetTwoFactor({ user }: { user: AdminUser }) {
     },
   });
   return (
-    <button
-      type="button"
-      className="btn btn-small btn-danger"
-      disabled={reset.isPending}
-      onClick={() => {
-        if (
-          window.confirm(
-            `Сбросить двухфакторную защиту игрока ${user.username}? Он сможет войти только по паролю, его сеансы завершатся. Делайте это, только убедившись, что просит сам игрок.`,
+    <>
+      {dialog}
+      <button
+        type="button"
+        className="btn btn-small btn-danger"
+        disabled={reset.isPending}
+        onClick={async () => {
+          if (
+            await confirm(
+              `Сбросить двухфакторную защиту игрока ${user.username}? Он сможет войти только по паролю, его сеансы завершатся. Делайте это, только убедившись, что просит сам игрок.`,
+              { confirmLabel: 'Сбросить', danger: true },
+            )
           )
-        )
-          reset.mutate();
-      }}
-    >
-      Сбросить двухфакторную защиту
-    </button>
+            reset.mutate();
+        }}
+      >
+        Сбросить двухфакторную защиту
+      </button>
+    </>
   );
 }
 

@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
-import { formatDateTime } from '../../lib/format.ts';
+import { formatDateTime, plural } from '../../lib/format.ts';
 import { AUDIT_KEY } from '../../lib/query-keys.ts';
 import { useTitle } from '../../providers/title.ts';
 import { fetchAudit } from './api.ts';
@@ -98,9 +98,13 @@ function ChangeList({ entry }: { entry: AuditEntry }) {
   );
   // A whole record (a creation or a deletion) is folded; an edit of a few fields is shown as is.
   if (list.length <= 4) return lines;
+  const what = entry.before === null ? 'Записано' : entry.after === null ? 'Было' : 'Изменено';
+  const names = list.slice(0, 3).map((c) => c.label.toLowerCase());
   return (
     <details className="audit-details">
-      <summary>Поля записи: {list.length}</summary>
+      <summary>
+        {what}: {names.join(', ')} и ещё {list.length - 3} {plural(list.length - 3, ['поле', 'поля', 'полей'])} — показать
+      </summary>
       {lines}
     </details>
   );

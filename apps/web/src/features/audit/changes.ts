@@ -3,6 +3,8 @@ import {
   auditField,
   DELIVERY_STATE_TEXT,
   VAT_CODE_TEXT,
+  PERMISSION_LABELS,
+  type Permission,
   type AuditEntry,
   type AuditValueKind,
   type DeliveryState,
@@ -45,7 +47,13 @@ export function showValue(kind: AuditValueKind = 'text', value: unknown): string
     case 'list': {
       if (!Array.isArray(value)) return String(value);
       if (value.length === 0) return 'нет';
-      return value.map((item) => String(asRecord(item).name ?? asRecord(item).title ?? '…')).join(', ');
+      return value
+        .map((item) =>
+          typeof item === 'string'
+            ? (PERMISSION_LABELS[item as Permission]?.label ?? item)
+            : String(asRecord(item).name ?? asRecord(item).title ?? '…'),
+        )
+        .join(', ');
     }
     case 'bonus_rules': {
       if (!Array.isArray(value)) return String(value);

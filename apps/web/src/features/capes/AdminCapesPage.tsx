@@ -83,6 +83,7 @@ export default function AdminCapesPage() {
       <Modal open={uploading} title="Новый плащ" onClose={() => setUploading(false)}>
         {uploading && <UploadForm onDone={() => setUploading(false)} />}
       </Modal>
+      {crud.dialog}
       <Modal open={crud.editing != null} title={crud.editing ? `Плащ «${crud.editing.title}»` : 'Плащ'} onClose={crud.close} wide>
         {crud.editing && <CapeEditor key={crud.editing.id} crud={crud} capeId={crud.editing.id} />}
       </Modal>

@@ -94,6 +94,7 @@ function AdminTiers() {
       <QueryState query={crud.list} error="Не удалось загрузить донаты" empty="Нет доступных донатов">
         {(tiers) => <DataTable label="Донаты" rows={tiers} columns={columns} rowKey={(t) => t.id} />}
       </QueryState>
+      {crud.dialog}
       <Modal open={crud.editing !== undefined} title={crud.editing ? 'Изменить донат' : 'Новый донат'} onClose={crud.close} wide>
         {crud.editing !== undefined && (
           <TierForm key={crud.editing?.id ?? 'new'} tier={crud.editing} onSave={crud.save} onCancel={crud.close} />

@@ -1,3 +1,4 @@
+import { useConfirm } from '../../components/useConfirm.tsx';
 import { AdminPrivilegeGrantBody, type AdminPrivilege, type DonateTier } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -32,6 +33,7 @@ export function AdminPrivileges() {
   const tiers = useQuery({ queryKey: DONATE_KEY, queryFn: fetchTiers });
   const queryClient = useQueryClient();
   const notify = useNotify();
+  const { confirm, dialog } = useConfirm();
   const [editing, setEditing] = useState<AdminPrivilege | null>(null);
   const reload = () => void queryClient.invalidateQueries({ queryKey: ADMIN_PRIVILEGES_KEY });
   const revoke = useMutation({
@@ -75,8 +77,13 @@ export function AdminPrivileges() {
               className="btn btn-small btn-danger"
               aria-label={`Снять привилегию ${p.title} у игрока ${p.username}`}
               disabled={revoke.isPending}
-              onClick={() => {
-                if (window.confirm(`Снять привилегию ${p.title} у игрока ${p.username}? Команды снятия выполнятся в игре.`))
+              onClick={async () => {
+                if (
+                  await confirm(`Снять привилегию ${p.title} у игрока ${p.username}? Команды снятия выполнятся в игре.`, {
+                    confirmLabel: 'Снять',
+                    danger: true,
+                  })
+                )
                   revoke.mutate(p);
               }}
             >
@@ -89,6 +96,7 @@ export function AdminPrivileges() {
 
   return (
     <AdminSection title="Выданные привилегии">
+      {dialog}
       <GrantForm tiers={tiers.data ?? []} onGranted={reload} />
       <label className="checkbox">
         <input type="checkbox" checked={onlyActive} onChange={(e) => setOnlyActive(e.target.checked)} />

@@ -1,3 +1,4 @@
+import { isUsefulLink } from './links.ts';
 import { Link } from 'wouter';
 import { useSite } from '../../providers/site.tsx';
 import './help.css';
@@ -60,7 +61,7 @@ export function SupportSection() {
     { href: site.support_vk, label: 'Группа ВКонтакте' },
     { href: site.support_telegram, label: 'Telegram' },
     { href: site.support_discord, label: 'Discord-сервер' },
-  ].filter((l) => l.href);
+  ].filter((l) => isUsefulLink(l.href));
   if (links.length === 0 && !site.support_email) return null;
   return (
     <section className="card" aria-labelledby="support-h">

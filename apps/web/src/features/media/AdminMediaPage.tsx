@@ -1,3 +1,4 @@
+import { useConfirm } from '../../components/useConfirm.tsx';
 import { MEDIA_ACCEPT, type MediaItem } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
@@ -23,6 +24,7 @@ const reason = (err: unknown, fallback: string) => (err instanceof ApiError && e
 export default function AdminMediaPage() {
   useTitle('Админ-панель: картинки');
   const notify = useNotify();
+  const { confirm, dialog } = useConfirm();
   const client = useQueryClient();
   const list = useQuery({ queryKey: MEDIA_KEY, queryFn: fetchMedia });
   const fileInput = useRef<HTMLInputElement>(null);
@@ -100,8 +102,9 @@ export default function AdminMediaPage() {
             disabled={m.used_in.length > 0 || remove.isPending}
             title={m.used_in.length > 0 ? 'Картинка используется — сначала уберите её оттуда' : undefined}
             aria-label={`Удалить картинку ${m.name}`}
-            onClick={() => {
-              if (window.confirm(`Удалить картинку «${m.name}»?`)) remove.mutate(m);
+            onClick={async () => {
+              if (await confirm(`Удалить картинку «${m.name}»?`, { title: 'Удаление', confirmLabel: 'Удалить', danger: true }))
+                remove.mutate(m);
             }}
           >
             Удалить
@@ -116,6 +119,7 @@ export default function AdminMediaPage() {
       title="Картинки"
       actions={
         <>
+          {dialog}
           <input
             ref={fileInput}
             type="file"

@@ -57,6 +57,7 @@ export default function AdminNewsPage() {
       <QueryState query={crud.list} error="Не удалось загрузить новости" empty="Здесь пока нет новостей">
         {(news) => <DataTable label="Новости" rows={news} columns={columns} rowKey={(n) => n.id} />}
       </QueryState>
+      {crud.dialog}
       <Modal open={crud.editing !== undefined} title={crud.editing ? 'Изменить новость' : 'Новая новость'} onClose={crud.close} wide>
         {crud.editing !== undefined && <NewsForm key={crud.editing?.id ?? 'new'} crud={crud} />}
       </Modal>

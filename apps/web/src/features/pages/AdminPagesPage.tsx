@@ -100,6 +100,7 @@ export default function AdminPagesPage() {
       <QueryState query={crud.list} error="Не удалось загрузить страницы" empty="Страниц пока нет">
         {(pages) => <DataTable label="Страницы" rows={pages} columns={columns} rowKey={(p) => p.slug} />}
       </QueryState>
+      {crud.dialog}
       <Modal
         open={crud.editing !== undefined}
         title={crud.editing ? `Страница «${crud.editing.title}»` : 'Новая страница'}

@@ -1,3 +1,4 @@
+import { useConfirm } from '../../components/useConfirm.tsx';
 import type { SessionInfo } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
@@ -14,6 +15,7 @@ const failText = (err: unknown, fallback: string) => (err instanceof ApiError &&
 /** Profile → Настройки: every open login with its device, address and times; «Завершить» one or all others. */
 export function SessionsPanel() {
   const notify = useNotify();
+  const { confirm, dialog } = useConfirm();
   const queryClient = useQueryClient();
   const { logout } = useAuth();
   const sessions = useQuery({ queryKey: SESSIONS_KEY, queryFn: fetchSessions });
@@ -41,6 +43,7 @@ export function SessionsPanel() {
 
   return (
     <section className="stack security-section" id="sessions" aria-labelledby="sessions-title">
+      {dialog}
       <h2 id="sessions-title">Сеансы и устройства</h2>
       <p className="muted">
         Где сейчас открыт вход в ваш аккаунт. Если видите незнакомое устройство, завершите его сеанс и смените пароль.
@@ -67,8 +70,13 @@ export function SessionsPanel() {
                   type="button"
                   className="btn btn-small"
                   disabled={end.isPending}
-                  onClick={() => {
-                    if (!s.current || window.confirm('Это текущий сеанс: вы выйдете из аккаунта на этом устройстве. Продолжить?'))
+                  onClick={async () => {
+                    if (
+                      !s.current ||
+                      (await confirm('Это текущий сеанс: вы выйдете из аккаунта на этом устройстве. Продолжить?', {
+                        confirmLabel: 'Выйти',
+                      }))
+                    )
                       end.mutate(s);
                   }}
                 >
@@ -84,8 +92,13 @@ export function SessionsPanel() {
           type="button"
           className="btn btn-danger"
           disabled={endAll.isPending}
-          onClick={() => {
-            if (window.confirm('Завершить все сеансы, кроме этого, и выйти из всех лаунчеров? На этом устройстве вход сохранится.'))
+          onClick={async () => {
+            if (
+              await confirm('Завершить все сеансы, кроме этого, и выйти из всех лаунчеров? На этом устройстве вход сохранится.', {
+                confirmLabel: 'Выйти на всех устройствах',
+                danger: true,
+              })
+            )
               endAll.mutate();
           }}
         >

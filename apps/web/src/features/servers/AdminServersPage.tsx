@@ -29,7 +29,8 @@ import './servers.css';
 /** Spec §8's short text, with the server's reason when it gave one. */
 const failure = (base: string) => (err: ApiError) => (err.message && err.status !== 0 ? `${base}: ${err.message}` : base);
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n).trimEnd()}…` : s);
-const statusText = (s: AdminServer) => (s.status === 'online' ? 'Онлайн' : 'Оффлайн');
+/** A server saved a moment ago is being checked (the server checks a new or moved address at once). */
+const statusText = (s: AdminServer) => (s.status === 'online' ? 'Онлайн' : s.last_checked_at === null ? 'Проверяем…' : 'Оффлайн');
 
 export default function AdminServersPage() {
   useTitle('Админ-панель: серверы');
@@ -52,6 +53,19 @@ export default function AdminServersPage() {
     },
   });
 
+  // Until a new or moved server's first check is in, the list asks again every 2 s (for at most 30 s).
+  const unchecked = crud.list.data?.some((s) => s.last_checked_at === null) ?? false;
+  const { refetch } = crud.list;
+  useEffect(() => {
+    if (!unchecked) return;
+    const timer = window.setInterval(() => void refetch(), 2000);
+    const stop = window.setTimeout(() => window.clearInterval(timer), 30_000);
+    return () => {
+      window.clearInterval(timer);
+      window.clearTimeout(stop);
+    };
+  }, [unchecked, refetch]);
+
   const monitor = useMutation({
     mutationFn: runMonitor,
     onError: () => notify('danger', 'Ошибка мониторинга'),
@@ -70,7 +84,12 @@ export default function AdminServersPage() {
     { header: 'Описание', cell: (s) => <span title={s.description}>{clip(s.description, 60)}</span>, kind: 'clip' },
     { header: 'Онлайн', cell: (s) => s.online, kind: 'num' },
     { header: 'Макс. онлайн', cell: (s) => s.max_online, kind: 'num' },
-    { header: 'Статус', cell: (s) => <Badge tone={s.status === 'online' ? 'success' : 'danger'}>{statusText(s)}</Badge> },
+    {
+      header: 'Статус',
+      cell: (s) => (
+        <Badge tone={s.status === 'online' ? 'success' : s.last_checked_at === null ? 'neutral' : 'danger'}>{statusText(s)}</Badge>
+      ),
+    },
     {
       header: 'Действия',
       kind: 'actions',
@@ -95,6 +114,7 @@ export default function AdminServersPage() {
       <QueryState query={crud.list} error="Ошибка загрузки серверов" empty="Серверов пока нет. Добавьте первый.">
         {(servers) => <DataTable label="Серверы" rows={servers} columns={columns} rowKey={(s) => s.id} />}
       </QueryState>
+      {crud.dialog}
       <Modal open={crud.editing !== undefined} title={crud.editing ? 'Изменить сервер' : 'Новый сервер'} onClose={crud.close} wide>
         {crud.editing !== undefined && (
           <ServerFormFields key={crud.editing?.id ?? 'new'} server={crud.editing} onSave={crud.save} onCancel={crud.close} />

@@ -64,6 +64,7 @@ export function AdminCategories() {
       >
         {(rows) => <DataTable label="Категории" rows={rows} columns={columns} rowKey={(c) => c.id} />}
       </QueryState>
+      {crud.dialog}
       <Modal open={crud.editing !== undefined} title={crud.editing ? 'Изменить категорию' : 'Добавить категорию'} onClose={crud.close}>
         {crud.editing !== undefined && (
           <CategoryForm key={crud.editing?.id ?? 'new'} category={crud.editing} onSave={crud.save} onCancel={crud.close} />

@@ -1,3 +1,4 @@
+import { useConfirm } from '../../components/useConfirm.tsx';
 import {
   DELIVERY_SOURCE_TEXT,
   DELIVERY_SOURCES,
@@ -33,6 +34,7 @@ const canAct = (s: DeliveryState) => s === 'failed' || s === 'unknown' || s === 
 /** «Выдача в игре»: the whole delivery queue (purchases, privileges, kits, bans) with states and the server's answers. */
 export function AdminDeliveries() {
   const notify = useNotify();
+  const { confirm, dialog } = useConfirm();
   const queryClient = useQueryClient();
   const stateId = useId();
   const sourceId = useId();
@@ -64,15 +66,24 @@ export function AdminDeliveries() {
   });
   const busy = resend.isPending || refund.isPending;
 
-  function askResend(d: AdminDelivery, serverId?: number) {
-    if (d.state === 'unknown' && !window.confirm('Сервер не ответил на команду — она могла выполниться. Проверьте в игре. Выдать ещё раз?'))
+  async function askResend(d: AdminDelivery, serverId?: number) {
+    if (
+      d.state === 'unknown' &&
+      !(await confirm('Сервер не ответил на команду — она могла выполниться. Проверьте в игре. Выдать ещё раз?', {
+        confirmLabel: 'Выдать ещё раз',
+      }))
+    )
       return;
     resend.mutate({ d, serverId });
   }
-  function askRefund(d: AdminDelivery) {
+  async function askRefund(d: AdminDelivery) {
     if (
-      window.confirm(
+      await confirm(
         `Вернуть игроку ${d.username ?? ''} ${formatRub(d.amount ?? 0)} за «${d.label}» × ${d.quantity ?? 1}? Выдача будет отменена.`,
+        {
+          confirmLabel: 'Вернуть деньги',
+          danger: true,
+        },
       )
     )
       refund.mutate(d);
@@ -182,6 +193,7 @@ export function AdminDeliveries() {
       title="Выдача в игре"
       actions={
         <>
+          {dialog}
           <div className="field admin-filter">
             <label htmlFor={sourceId}>Источник</label>
             <select id={sourceId} value={source} onChange={(e) => setSource(e.target.value as DeliverySource | '')}>

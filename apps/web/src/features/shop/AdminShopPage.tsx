@@ -145,6 +145,7 @@ function AdminItems() {
           />
         )}
       </QueryState>
+      {crud.dialog}
       <Modal open={crud.editing !== undefined} title={crud.editing ? 'Изменить товар' : 'Добавить товар'} onClose={crud.close} wide>
         {crud.editing !== undefined && (
           <ItemForm key={crud.editing?.id ?? 'new'} item={crud.editing} onSave={crud.save} onCancel={crud.close} />

@@ -1,0 +1,145 @@
+import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { SetupBody } from '@kubik/contract';
+import type { FastifyBaseLogger } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { conflict, forbidden } from '../../lib/errors.ts';
+import { hashPassword } from '../../lib/passwords.ts';
+import { makePrivate, PRIVATE_FILE_MODE } from '../../lib/private-files.ts';
+import { newToken } from '../../lib/tokens.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import { SiteSettingsDoc } from '../site/site.settings.ts';
+import { createSession } from '../users/users.logins.ts';
+import { nameOrEmailTaken, profileUuidFor } from '../users/users.repo.ts';
+
+export const SETUP_TEXTS = {
+  done: 'Сайт уже настроен: войдите как администратор',
+  badCode: 'Неверный код. Он напечатан в журнале сервера и записан в файл setup-code в папке данных',
+  emailTaken: 'Эта почта уже занята',
+  usernameTaken: 'Это имя уже занято',
+};
+
+/** Readable and unambiguous (no 0/O, 1/I/L): 12 of 31 symbols, about 59 bits. */
+const ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+const newCode = () => Array.from({ length: 12 }, () => ALPHABET[randomInt(ALPHABET.length)]).join('');
+/** Tries per IP, and from everyone, in a rate-limit window. */
+const TRIES_PER_IP = 10;
+const TRIES_ALL = 100;
+
+/** Once an instance has seen an administrator, setup is over for good: it never asks the database again. */
+const over = new WeakSet<AppContext>();
+
+export const setupCodeFile = (ctx: AppContext) => path.join(ctx.config.dataDir, 'setup-code');
+
+/** True while no administrator exists and setup has not been done; false is remembered. */
+export async function setupNeeded(ctx: AppContext): Promise<boolean> {
+  if (over.has(ctx)) return false;
+  const admin = await ctx.db.selectFrom('users').select('id').where('is_admin', '=', 1).where('deleted_at', 'is', null).executeTakeFirst();
+  const done = admin ?? (await ctx.db.selectFrom('setup_state').select('id').where('done_at', 'is not', null).executeTakeFirst());
+  if (done) over.add(ctx);
+  return !done;
+}
+
+/**
+ * At start, on a site without an administrator: the one-time code (made once and shared by every
+ * instance through the database), printed in the log and written to DATA_DIR/setup-code (0600).
+ */
+export async function announceSetup(ctx: AppContext, log: FastifyBaseLogger): Promise<void> {
+  if (!(await setupNeeded(ctx))) return;
+  await ctx.db
+    .insertInto('setup_state')
+    .values({ id: 1, code: newCode(), created_at: Date.now(), done_at: null, owner_id: null })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+  const row = await ctx.db.selectFrom('setup_state').select('code').where('id', '=', 1).executeTakeFirstOrThrow();
+  const file = setupCodeFile(ctx);
+  try {
+    writeFileSync(file, `${row.code}\n`, { mode: PRIVATE_FILE_MODE });
+    makePrivate(file);
+  } catch (err) {
+    log.warn({ err }, `could not write ${file}`);
+  }
+  log.warn(
+    { setupCode: row.code },
+    `First-run setup: open ${ctx.config.publicUrl}/setup and enter the code ${row.code} (also in ${file}) to create the owner's account`,
+  );
+}
+
+function sameCode(given: string, expected: string): boolean {
+  // Digests of equal length: the comparison takes the same time whatever was typed.
+  const a = createHash('sha256').update(given.trim().toUpperCase()).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/**
+ * Creates the owner, once: the code is checked (rate-limited, constant time) before any hashing;
+ * the claim is one conditional update of the setup row, so of parallel requests exactly one
+ * creates an owner and the others get 409 `setup_done`. Returns a session token for the owner.
+ */
+export async function completeSetup(
+  ctx: AppContext,
+  body: SetupBody,
+  meta: { ip: string; userAgent?: string },
+): Promise<{ token: string; userId: number }> {
+  if (!(await setupNeeded(ctx))) throw conflict(SETUP_TEXTS.done, { code: 'setup_done' });
+  await ctx.limiter.hit(`setup:ip:${meta.ip}`, TRIES_PER_IP);
+  await ctx.limiter.hit('setup:all', TRIES_ALL);
+  const state = await ctx.db.selectFrom('setup_state').select(['code', 'done_at']).where('id', '=', 1).executeTakeFirst();
+  if (!state || state.done_at !== null) throw conflict(SETUP_TEXTS.done, { code: 'setup_done' });
+  if (!sameCode(body.code, state.code)) throw forbidden(SETUP_TEXTS.badCode, { code: 'bad_setup_code', field: 'code' });
+
+  const passwordHash = await hashPassword(body.password);
+  const userId = await ctx.db.transaction().execute(async (trx) => {
+    const now = Date.now();
+    const claimed = await trx
+      .updateTable('setup_state')
+      .set({ done_at: now })
+      .where('id', '=', 1)
+      .where('done_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) !== 1) throw conflict(SETUP_TEXTS.done, { code: 'setup_done' });
+    const admin = await trx.selectFrom('users').select('id').where('is_admin', '=', 1).where('deleted_at', 'is', null).executeTakeFirst();
+    if (admin) throw conflict(SETUP_TEXTS.done, { code: 'setup_done' });
+    const taken = await nameOrEmailTaken(trx, body.username, body.email);
+    if (taken === 'email') throw conflict(SETUP_TEXTS.emailTaken, { code: 'email_exists', field: 'email' });
+    if (taken) throw conflict(SETUP_TEXTS.usernameTaken, { code: 'username_exists', field: 'username' });
+    const { id } = await trx
+      .insertInto('users')
+      .values({
+        username: body.username,
+        username_lower: body.username.toLowerCase(),
+        email: body.email,
+        email_lower: body.email.toLowerCase(),
+        password_hash: passwordHash,
+        is_admin: 1,
+        balance: 0,
+        email_verified_at: now,
+        created_at: now,
+        deleted_at: null,
+        uuid: await profileUuidFor(trx, body.username),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await trx.updateTable('setup_state').set({ owner_id: id }).where('id', '=', 1).execute();
+    await recordAudit(trx, {
+      actorId: id,
+      action: 'setup.done',
+      entity: 'user',
+      entityId: id,
+      after: { username: body.username, email: body.email, is_admin: true },
+    });
+    return id;
+  });
+  over.add(ctx);
+  rmSync(setupCodeFile(ctx), { force: true });
+  await ctx.settings.set(
+    SiteSettingsDoc,
+    { name: body.site_name, ...(body.game_address ? { game_address: body.game_address } : {}) },
+    { actorId: userId },
+  );
+  const token = newToken();
+  await createSession(ctx.db, userId, token, ctx.config.sessionTtlMs, meta);
+  return { token, userId };
+}

@@ -1,0 +1,84 @@
+import { readFileSync, statSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, dbKinds, seedUser, type TestApp } from '../../test/test-app.ts';
+
+const owner = (code: string, n = 0) => ({
+  code,
+  username: `Owner${n}`,
+  email: `owner${n}@example.com`,
+  password: 'a long owner password',
+  site_name: 'Мой сервер',
+  game_address: 'play.example.ru',
+});
+
+describe.each(dbKinds)('first-run setup on %s', (kind) => {
+  let t: TestApp;
+  let limited: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind, { rateLimits: { enabled: false }, workers: false });
+    limited = await createTestApp(kind, { workers: false });
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+    await limited?.close();
+  });
+
+  const codeOf = (app: TestApp) => readFileSync(path.join(app.dataDir, 'setup-code'), 'utf8').trim();
+
+  it('a fresh site asks for setup and keeps the code in a private file', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/api/setup' })).json()).toEqual({ needed: true });
+    const file = path.join(t.dataDir, 'setup-code');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(codeOf(t)).toMatch(/^[A-Z2-9]{12}$/);
+  });
+
+  it('refuses a wrong code and bad input without creating anyone', async () => {
+    const wrong = await t.app.inject({ method: 'POST', url: '/api/setup', payload: owner('WRONGCODE234') });
+    expect([wrong.statusCode, wrong.json().code, wrong.json().field]).toEqual([403, 'bad_setup_code', 'code']);
+    const bad = await t.app.inject({ method: 'POST', url: '/api/setup', payload: { ...owner(codeOf(t)), username: 'x' } });
+    expect([bad.statusCode, bad.json().field]).toEqual([400, 'username']);
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/setup', payload: 'nonsense', headers: { 'content-type': 'application/json' } }))
+        .statusCode,
+    ).toBe(400);
+    const admins = await t.handle.db.selectFrom('users').select('id').where('is_admin', '=', 1).execute();
+    expect(admins).toEqual([]);
+  });
+
+  it('parallel requests create exactly one owner; then both calls refuse', async () => {
+    const code = codeOf(t);
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => t.app.inject({ method: 'POST', url: '/api/setup', payload: owner(code.toLowerCase(), i) })),
+    );
+    const ok = results.filter((r) => r.statusCode === 200);
+    expect(ok).toHaveLength(1);
+    for (const r of results.filter((r) => r.statusCode !== 200)) expect([r.statusCode, r.json().code]).toEqual([409, 'setup_done']);
+    const admins = await t.handle.db.selectFrom('users').select(['username', 'is_admin']).where('is_admin', '=', 1).execute();
+    expect(admins).toHaveLength(1);
+
+    // The owner is signed in by the answer's cookie.
+    const cookie = ok[0]!.cookies.find((c) => c.name === 'kubik_session')!;
+    const me = await t.app.inject({ method: 'GET', url: '/api/user/me', cookies: { kubik_session: cookie.value } });
+    expect(me.json()).toMatchObject({ username: admins[0]!.username, is_admin: true });
+    const site = (await t.app.inject({ method: 'GET', url: '/api/site/settings' })).json();
+    expect(site).toMatchObject({ name: 'Мой сервер', game_address: 'play.example.ru' });
+
+    expect((await t.app.inject({ method: 'GET', url: '/api/setup' })).json()).toEqual({ needed: false });
+    const again = await t.app.inject({ method: 'POST', url: '/api/setup', payload: owner(code, 9) });
+    expect([again.statusCode, again.json().code]).toEqual([409, 'setup_done']);
+    expect(existsSync(path.join(t.dataDir, 'setup-code'))).toBe(false);
+    const audit = await t.handle.db.selectFrom('audit_log').select(['action', 'actor_id']).where('action', '=', 'setup.done').execute();
+    expect(audit).toHaveLength(1);
+  });
+
+  it('rate-limits code guesses; an administrator made by admin:create ends setup', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++)
+      statuses.push((await limited.app.inject({ method: 'POST', url: '/api/setup', payload: owner('GUESSGUESS23') })).statusCode);
+    expect(statuses.slice(0, 10).every((s) => s === 403)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+    await seedUser(limited, 'CliAdmin', { admin: true });
+    expect((await limited.app.inject({ method: 'GET', url: '/api/setup' })).json()).toEqual({ needed: false });
+  });
+});
