@@ -79,6 +79,8 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'user.delete.self': 'Игрок удалил свой аккаунт',
   'payment.refund': 'Возврат платежа: сумма списана с баланса',
   'payment.refund_failed': 'Возврат платежа не удался: деньги вернулись на баланс',
+  'notice.send': 'Игроку отправлено сообщение от администрации',
+  'notice.broadcast': 'Всем игрокам отправлено сообщение от администрации',
 };
 
 /** The log's sections (its filter), by the entity the server records. */
@@ -97,6 +99,7 @@ export const AUDIT_ENTITY_LABELS: Record<string, string> = {
   settings: 'Настройки',
   page: 'Страницы',
   payment: 'Платежи',
+  notice: 'Сообщения игрокам',
 };
 
 /** Field names, the same in every entity unless AUDIT_ENTITY_FIELD_LABELS says otherwise. */
@@ -109,6 +112,8 @@ export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
   balance: { label: 'Баланс', kind: 'roubles' },
   deleted: { label: 'Удалён', kind: 'boolean' },
   title: { label: 'Заголовок' },
+  body: { label: 'Текст сообщения' },
+  sent: { label: 'Получателей', kind: 'number' },
   name: { label: 'Название' },
   description: { label: 'Описание' },
   content: { label: 'Текст' },

@@ -15,6 +15,7 @@ import { paymentsAdminRoutes } from './payments/payments.admin.routes.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
 import { mediaRoutes } from './media/media.routes.ts';
 import { privilegesRoutes } from './privileges/privileges.routes.ts';
+import { noticesRoutes } from './notices/notices.routes.ts';
 import { newsRoutes } from './news/news.routes.ts';
 import { pagesRoutes } from './pages/pages.routes.ts';
 import { opsRoutes } from './ops/ops.routes.ts';
@@ -35,6 +36,7 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   accountsRoutes,
   adminUsersRoutes,
   auditRoutes,
+  noticesRoutes,
   newsRoutes,
   donateRoutes,
   serversRoutes,
