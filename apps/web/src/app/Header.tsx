@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useId, useRef, useState } from 'react';
 import { useDismiss } from '../components/useDismiss.ts';
 import { Link, useLocation } from 'wouter';
 import { NavLink } from '../components/NavLink.tsx';
@@ -9,6 +9,9 @@ import { Avatar } from './Avatar.tsx';
 import { loadAuthPages } from './auth-pages.ts';
 import { useSite } from '../providers/site.tsx';
 import { usePageLinks } from '../features/pages/api.ts';
+
+// The bell and its live stream load after the page, for signed-in players only (first-page budget).
+const Bell = lazy(() => import('../features/notices/Bell.tsx'));
 
 const LINKS = [
   { to: '/', label: 'Главная', end: true },
@@ -60,6 +63,11 @@ export function Header() {
           </ul>
           <div className="header-account">{user === undefined ? null : user ? <ProfileMenu /> : <GuestLinks />}</div>
         </nav>
+        {user && (
+          <Suspense fallback={null}>
+            <Bell key={user.id} />
+          </Suspense>
+        )}
       </div>
     </header>
   );

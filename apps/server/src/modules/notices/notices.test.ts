@@ -216,6 +216,22 @@ describe.each(dbKinds)('notices on %s', (kind) => {
     expect(audit.map((a) => a.action)).toEqual(['notice.broadcast']);
   });
 
+  it('a ban and its lift reach the player’s bell', async () => {
+    const carol = await seedUser(t, 'Carol', { password: PASSWORD });
+    const ban = await t.app.inject(
+      asUser(admin, { method: 'POST', url: `/api/admin/users/${carol}/ban`, payload: { reason: 'Гриферство', until: null } }),
+    );
+    expect(ban.statusCode).toBe(200);
+    expect((await t.app.inject(asUser(admin, { method: 'DELETE', url: `/api/admin/users/${carol}/ban` }))).statusCode).toBe(200);
+    const token = await loginAs(t, 'Carol', PASSWORD);
+    const items = (await list(token)).json().items as { kind: string; title: string; body: string }[];
+    expect(items.map((n) => [n.kind, n.title])).toEqual([
+      ['unban', 'Блокировка снята'],
+      ['ban', 'Аккаунт заблокирован'],
+    ]);
+    expect(items[1]!.body).toContain('Гриферство');
+  });
+
   it('the event stream: balance within a second of an admin change, notices, read counts, a cap per account', async () => {
     await read(aliceToken, { all: true });
     const s = await open(aliceToken);
