@@ -33,7 +33,8 @@ function setUnread(qc: QueryClient, unread: number): void {
  * without a reload. EventSource reconnects by itself after a dropped connection; a refused one
  * (401, 429) closes it, so the session is re-checked and it is opened again later.
  */
-function useLiveEvents(): void {
+function useLiveEvents(): boolean {
+  const [live, setLive] = useState(false);
   const qc = useQueryClient();
   const { setBalance, refresh } = useAuth();
   useEffect(() => {
@@ -43,7 +44,10 @@ function useLiveEvents(): void {
     let stopped = false;
     const open = () => {
       source = new EventSource('/api/user/events');
-      source.addEventListener('open', () => void qc.invalidateQueries({ queryKey: NOTICES_KEY }));
+      source.addEventListener('open', () => {
+        setLive(true);
+        void qc.invalidateQueries({ queryKey: NOTICES_KEY });
+      });
       source.addEventListener('balance', (e) => setBalance((JSON.parse((e as MessageEvent<string>).data) as BalanceEvent).balance));
       source.addEventListener('notification', (e) => {
         const { notice, unread } = JSON.parse((e as MessageEvent<string>).data) as NotificationEvent;
@@ -58,6 +62,7 @@ function useLiveEvents(): void {
         void qc.invalidateQueries({ queryKey: NOTICES_KEY });
       });
       source.addEventListener('error', () => {
+        setLive(false);
         if (source?.readyState !== EventSource.CLOSED || stopped) return;
         refresh();
         retry = setTimeout(open, RETRY_CLOSED_MS);
@@ -70,6 +75,7 @@ function useLiveEvents(): void {
       source?.close();
     };
   }, [qc, setBalance, refresh]);
+  return live;
 }
 
 function NoticeItem({ notice, onOpen }: { notice: Notice; onOpen: (n: Notice) => void }) {
@@ -105,7 +111,7 @@ function NoticeItem({ notice, onOpen }: { notice: Notice; onOpen: (n: Notice) =>
 
 /** The header's bell: the unread count, and the latest notices in a panel (Esc or a click outside closes it). */
 export default function Bell() {
-  useLiveEvents();
+  const live = useLiveEvents();
   const qc = useQueryClient();
   const notices = useQuery({ queryKey: NOTICES_KEY, queryFn: fetchNotices, staleTime: 60_000 });
   const [open, setOpen] = useState(false);
@@ -146,6 +152,7 @@ export default function Bell() {
         aria-expanded={open}
         aria-controls={panelId}
         data-testid="bell"
+        data-live={live ? 'on' : 'off'}
         onClick={() => setOpen((v) => !v)}
       >
         <span aria-hidden="true">🔔</span>
