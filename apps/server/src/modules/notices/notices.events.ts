@@ -73,7 +73,6 @@ export class EventHub {
 
   /** Takes over the reply and keeps it open as an event stream. */
   async open(req: FastifyRequest, reply: FastifyReply, userId: number, token: string, expiresAt: number): Promise<void> {
-    const [balance, lastId] = await Promise.all([this.balanceOf(userId), lastNoticeId(this.ctx.db, userId)]);
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
@@ -85,14 +84,24 @@ export class EventHub {
       'x-content-type-options': 'nosniff',
     });
     res.socket?.setNoDelay(true);
-    const stream: Stream = { userId, token, expiresAt, reply, lastNoticeId: lastId };
+    // Listed before the first read, so no change between that read and the listing goes unheard;
+    // notices wait until the stream knows which ones the page already has.
+    const stream: Stream = { userId, token, expiresAt, reply, lastNoticeId: Number.MAX_SAFE_INTEGER };
     let set = this.streams.get(userId);
     if (!set) this.streams.set(userId, (set = new Set()));
     set.add(stream);
     req.raw.on('close', () => this.drop(stream));
-    // Reconnect after 3 s when the connection breaks; the balance now, so a page that missed changes is right again.
-    this.write(stream, `retry: 3000\n\n` + event('balance', { balance }));
     this.startTimer();
+    try {
+      const [balance, lastId] = await Promise.all([this.balanceOf(userId), lastNoticeId(this.ctx.db, userId)]);
+      stream.lastNoticeId = lastId;
+      // Reconnect 3 s after a break; the balance now, so a page that missed changes is right again.
+      this.write(stream, `retry: 3000\n\n` + event('balance', { balance }));
+    } catch (err) {
+      this.log.warn({ err, userId }, 'event stream: could not start');
+      res.destroy();
+      this.drop(stream);
+    }
   }
 
   /** Ends every stream (the instance is shutting down); the browsers reconnect to another one. */
