@@ -53,19 +53,39 @@ export const DELIVERY_NOTICE_TEXTS = {
   failedBody: 'Администратор уже видит ошибку: выдаст повторно или вернёт деньги.',
 } as const;
 
-/** Notices for rows that just turned done or failed, in the transaction that recorded it. */
+/**
+ * Notices for rows that just turned done or failed, in the transaction that recorded it: one per
+ * purchase (its stacks and servers are rows of one source), «given» once none of its rows is still
+ * on the way, «failed» once per batch.
+ */
 async function tellPlayers(db: Db, ids: number[], now: number): Promise<void> {
   if (ids.length === 0) return;
   const rows = await db
     .selectFrom('deliveries')
-    .select(['id', 'user_id', 'source', 'label', 'state'])
+    .select(['id', 'user_id', 'source', 'source_id', 'label', 'state'])
     .where('id', 'in', ids)
     .where('source', 'in', Object.keys(TOLD))
     .where('user_id', 'is not', null)
     .where('state', 'in', ['done', 'failed'])
+    .orderBy('id')
     .execute();
+  const seen = new Set<string>();
   for (const r of rows) {
     const failed = r.state === 'failed';
+    const key = `${r.source}:${r.source_id ?? `row${r.id}`}:${r.state}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (!failed && r.source_id !== null) {
+      const open = await db
+        .selectFrom('deliveries')
+        .select('id')
+        .where('source', '=', r.source)
+        .where('source_id', '=', r.source_id)
+        .where('state', 'in', ['pending', 'sent'])
+        .limit(1)
+        .executeTakeFirst();
+      if (open) continue;
+    }
     await notify(
       db,
       r.user_id!,
