@@ -318,9 +318,12 @@ describe.each(dbKinds)('notices on %s', (kind) => {
         asUser(admin, { method: 'POST', url: `/api/admin/users/${alice}/balance`, payload: { amount: -0.5, comment: 'Тест' } }),
       );
       await s.next('balance', from, (d) => d.balance === 150);
-      s.close();
+      // Shutting down ends the open streams (the browsers reconnect to another instance).
+      const closing = other.close();
+      await s.untilClosed();
+      await closing;
     } finally {
-      await other.close();
+      await other.close().catch(() => {});
     }
   });
 });
