@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callApi, loginUi, registerAndConfirm, startSite, until, type Site } from './harness.ts';
+import { callApi, loginUi, registerAndConfirm, startSite, toast, until, type Site } from './harness.ts';
 
 describe('the bell', () => {
   let site: Site;
@@ -51,15 +51,35 @@ describe('the bell', () => {
     await panel.waitFor({ state: 'detached' });
     expect(await bell.evaluate((el) => el === document.activeElement)).toBe(true);
 
-    // A message to everyone arrives too; «Прочитать все» clears the count.
-    expect((await callApi(owner, 'POST', '/api/admin/notices', { title: 'Вайп в пятницу', body: 'В 18:00 по Москве' })).status).toBe(200);
+    // Messages from the administration, written in the admin area: to this player (the user card)…
+    await owner.goto('/admin/users');
+    await owner.getByRole('button', { name: 'Карточка игрока Belle' }).click();
+    const toOne = owner.getByRole('region', { name: 'Сообщение игроку' });
+    await toOne.getByLabel('Заголовок').fill('Зайдите на спавн');
+    await toOne.getByRole('button', { name: 'Отправить' }).click();
+    await toast(owner, 'success', 'Сообщение отправлено');
     await until(
       () => player.getByTestId('bell-count').textContent(),
       (t) => t === '2',
+      'the count after a message',
+    );
+    // …and to everyone (the news screen).
+    await owner.goto('/admin/news');
+    await owner.getByRole('button', { name: 'Сообщение всем игрокам' }).click();
+    const toAll = owner.getByRole('dialog');
+    await toAll.getByLabel('Заголовок').fill('Вайп в пятницу');
+    await toAll.getByLabel('Текст').fill('В 18:00 по Москве');
+    await toAll.getByRole('button', { name: 'Отправить всем' }).click();
+    await toast(owner, 'success', 'Сообщение отправлено всем игрокам');
+    await until(
+      () => player.getByTestId('bell-count').textContent(),
+      (t) => t === '3',
       'the count after a broadcast',
     );
+    // «Прочитать все» clears the count.
     await player.keyboard.press('Enter');
     await panel.getByText('Вайп в пятницу').waitFor();
+    await panel.getByText('Зайдите на спавн').waitFor();
     await panel.getByRole('button', { name: 'Прочитать все' }).click();
     await player.getByTestId('bell-count').waitFor({ state: 'detached' });
     expect(((await callApi(player, 'GET', '/api/user/notifications')).json as { unread: number }).unread).toBe(0);
