@@ -24,3 +24,4 @@ export * from './account-self.ts';
 export * from './dashboard.ts';
 export * from './two-factor.ts';
 export * from './notices.ts';
+export * from './players.ts';

@@ -9,6 +9,7 @@ import type { PrivilegesTables } from '../modules/privileges/privileges.tables.t
 import type { PurchasesTables } from '../modules/purchases/purchases.tables.ts';
 import type { NewsTables } from '../modules/news/news.tables.ts';
 import type { PagesTables } from '../modules/pages/pages.tables.ts';
+import type { PlayersTables } from '../modules/players/players.tables.ts';
 import type { ServersTables } from '../modules/servers/servers.tables.ts';
 import type { ShopTables } from '../modules/shop/shop.tables.ts';
 import type { SkinsTables } from '../modules/skins/skins.tables.ts';
@@ -159,6 +160,7 @@ export interface Database
     SecurityTables,
     MediaTables,
     PagesTables,
+    PlayersTables,
     PaymentsTables,
     BansTables,
     EmailChangeTables,

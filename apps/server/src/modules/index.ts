@@ -18,6 +18,7 @@ import { privilegesRoutes } from './privileges/privileges.routes.ts';
 import { noticesRoutes } from './notices/notices.routes.ts';
 import { newsRoutes } from './news/news.routes.ts';
 import { pagesRoutes } from './pages/pages.routes.ts';
+import { playersRoutes } from './players/players.routes.ts';
 import { opsRoutes } from './ops/ops.routes.ts';
 import { serversRoutes } from './servers/servers.routes.ts';
 import { shopRoutes } from './shop/shop.routes.ts';
@@ -57,4 +58,5 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   accountDeletionRoutes,
   twoFactorRoutes,
   sessionsRoutes,
+  playersRoutes,
 ];

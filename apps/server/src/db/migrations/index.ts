@@ -11,6 +11,7 @@ import { purchasesMigrations } from '../../modules/purchases/purchases.migration
 import { noticesMigrations } from '../../modules/notices/notices.migrations.ts';
 import { newsMigrations } from '../../modules/news/news.migrations.ts';
 import { pagesMigrations } from '../../modules/pages/pages.migrations.ts';
+import { playersMigrations } from '../../modules/players/players.migrations.ts';
 import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
 import { bansMigrations } from '../../modules/bans/bans.migrations.ts';
 import { emailChangeMigrations } from '../../modules/email-change/email-change.migrations.ts';
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   ...twoFactorMigrations,
   ...purchasesMigrations,
   ...noticesMigrations,
+  ...playersMigrations,
 };
