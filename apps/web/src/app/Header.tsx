@@ -65,7 +65,7 @@ export function Header() {
         </nav>
         {user && (
           <Suspense fallback={null}>
-            <Bell key={user.id} />
+            <Bell />
           </Suspense>
         )}
       </div>

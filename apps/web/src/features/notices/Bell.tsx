@@ -1,12 +1,11 @@
-import type { BalanceEvent, Notice, NoticeKind, NoticesResponse, NotificationEvent, ReadEvent } from '@kubik/contract';
-import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import type { BalanceEvent, Notice, NoticeKind, NoticesReadBody, NoticesResponse, NotificationEvent, ReadEvent } from '@kubik/contract';
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useDismiss } from '../../components/useDismiss.ts';
 import { formatDateTime, plural } from '../../lib/format.ts';
 import { useAuth } from '../../providers/auth.tsx';
 import { fetchNotices, markNoticesRead, NOTICES_KEY } from './api.ts';
-import './notices.css';
 
 const ICONS: Record<NoticeKind, string> = {
   topup: '💰',
@@ -125,20 +124,25 @@ export default function Bell() {
     button.current?.focus();
   }, []);
   useDismiss(box, open, close);
-  const read = useMutation({
-    mutationFn: markNoticesRead,
-    onSuccess: (r) => {
-      setUnread(qc, r.unread);
-      void qc.invalidateQueries({ queryKey: NOTICES_KEY });
-    },
-  });
+  // A plain call, not useMutation: that would add a shared chunk to the first page's preload list.
+  const [marking, setMarking] = useState(false);
+  const read = (body: NoticesReadBody) => {
+    setMarking(true);
+    markNoticesRead(body)
+      .then((r) => setUnread(qc, r.unread))
+      .catch(() => {})
+      .finally(() => {
+        setMarking(false);
+        void qc.invalidateQueries({ queryKey: NOTICES_KEY });
+      });
+  };
 
   const unread = notices.data?.unread ?? 0;
   const items = notices.data?.items ?? [];
   const label =
     unread > 0 ? `Уведомления: ${unread} ${plural(unread, ['непрочитанное', 'непрочитанных', 'непрочитанных'])}` : 'Уведомления';
   const openNotice = (n: Notice) => {
-    if (n.read_at === null) read.mutate({ ids: [n.id] });
+    if (n.read_at === null) read({ ids: [n.id] });
     if (n.link) setOpen(false);
   };
 
@@ -167,7 +171,7 @@ export default function Bell() {
           <div className="bell-head">
             <strong>Уведомления</strong>
             {unread > 0 && (
-              <button type="button" className="btn btn-small" disabled={read.isPending} onClick={() => read.mutate({ all: true })}>
+              <button type="button" className="btn btn-small" disabled={marking} onClick={() => read({ all: true })}>
                 Прочитать все
               </button>
             )}
