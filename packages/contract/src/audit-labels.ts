@@ -92,6 +92,8 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'user.role': 'Роль сотрудника назначена',
   'setup.done': 'Сайт настроен при первом запуске',
   'payment.provider': 'Способ оплаты настроен',
+  'notice.send': 'Игроку отправлено сообщение от администрации',
+  'notice.broadcast': 'Всем игрокам отправлено сообщение от администрации',
 };
 
 /** The log's sections (its filter), by the entity the server records. */
@@ -113,6 +115,7 @@ export const AUDIT_ENTITY_LABELS: Record<string, string> = {
   payment: 'Платежи',
   vote_site: 'Голосование',
   role: 'Роли сотрудников',
+  notice: 'Сообщения игрокам',
 };
 
 /** Field names, the same in every entity unless AUDIT_ENTITY_FIELD_LABELS says otherwise. */
@@ -125,6 +128,8 @@ export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
   balance: { label: 'Баланс', kind: 'roubles' },
   deleted: { label: 'Удалён', kind: 'boolean' },
   title: { label: 'Заголовок' },
+  body: { label: 'Текст сообщения' },
+  sent: { label: 'Получателей', kind: 'number' },
   name: { label: 'Название' },
   description: { label: 'Описание' },
   content: { label: 'Текст' },

@@ -149,6 +149,10 @@ export const ERROR_CODE_MEANINGS = {
 
   // Pages.
   page_builtin: 'A built-in page cannot be removed (its text can be changed)',
+
+  // Notices (the bell) and the live event stream.
+  too_many_streams: 'The account has too many open event streams (tabs) on this server; close one',
+  notice_user_not_found: 'No such player to send the notice to',
 } as const satisfies Record<string, string>;
 
 export type ErrorCode = keyof typeof ERROR_CODE_MEANINGS;

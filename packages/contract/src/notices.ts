@@ -106,3 +106,6 @@ export type BalanceEvent = z.infer<typeof BalanceEvent>;
 /** `notification`: the new notice and the unread count after it. */
 export const NotificationEvent = z.object({ notice: Notice, unread: z.number() });
 export type NotificationEvent = z.infer<typeof NotificationEvent>;
+/** `read`: notices were marked read (perhaps on another tab); the unread count now. */
+export const ReadEvent = z.object({ unread: z.number() });
+export type ReadEvent = z.infer<typeof ReadEvent>;

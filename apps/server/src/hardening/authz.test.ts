@@ -50,9 +50,12 @@ describe.each(dbKinds)('authorization matrix on %s', (kind) => {
         ['admin', adminToken],
       ] as const) {
         if (risky(route.url) && role !== 'visitor') continue;
-        const res = await t.app.inject(asUser(token, { method, url, payload }));
         const allowed =
           route.access === 'public' || (route.access === 'user' && role !== 'visitor') || (route.access === 'admin' && role === 'admin');
+        // An allowed event stream stays open, which inject() would wait for forever; notices.test.ts
+        // opens it over HTTP for each role.
+        if (allowed && route.url === '/api/user/events') continue;
+        const res = await t.app.inject(asUser(token, { method, url, payload }));
         // GravitLauncher's endpoints answer only its bearer secret, the game's certificate endpoint
         // only a game token (Mojang's services API): a site session is nobody there.
         const ownBearer = route.access === 'gravit' || route.url === '/api/yggdrasil/minecraftservices/player/certificates';

@@ -16,6 +16,7 @@ import { paymentsAdminRoutes } from './payments/payments.admin.routes.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
 import { mediaRoutes } from './media/media.routes.ts';
 import { privilegesRoutes } from './privileges/privileges.routes.ts';
+import { noticesRoutes } from './notices/notices.routes.ts';
 import { newsRoutes } from './news/news.routes.ts';
 import { pagesRoutes } from './pages/pages.routes.ts';
 import { playersRoutes } from './players/players.routes.ts';
@@ -42,6 +43,7 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   accountsRoutes,
   adminUsersRoutes,
   auditRoutes,
+  noticesRoutes,
   newsRoutes,
   donateRoutes,
   serversRoutes,

@@ -11,6 +11,8 @@ import { useSite } from '../providers/site.tsx';
 import { usePageLinks } from '../features/pages/api.ts';
 
 const CartLink = lazy(() => import('./CartLink.tsx'));
+// The bell and its live stream load after the page, for signed-in players only (first-page budget).
+const Bell = lazy(() => import('../features/notices/Bell.tsx'));
 
 const LINKS = [
   { to: '/', label: 'Главная', end: true },
@@ -66,6 +68,11 @@ export function Header() {
         <Suspense>
           <CartLink />
         </Suspense>
+        {user && (
+          <Suspense fallback={null}>
+            <Bell />
+          </Suspense>
+        )}
       </div>
     </header>
   );

@@ -18,6 +18,7 @@ import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { checkNewPassword } from '../../lib/password-policy.ts';
 import { hashPassword } from '../../lib/passwords.ts';
 import { recordAudit } from '../audit/audit.service.ts';
+import { notify, rubles } from '../notices/notices.service.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
 import { banOf } from '../users/ban-status.ts';
 import { ensureAnotherAdmin, eraseAccount, LAST_ADMIN_TEXTS, lockAdmins } from '../users/users.erase.ts';
@@ -95,8 +96,16 @@ export async function updateUser(
       // The balance only moves through the ledger, so it always equals the sum of its rows.
       if (body.balance !== undefined) {
         const difference = toKopecks(body.balance) - Number(before.balance);
-        if (difference !== 0)
+        if (difference !== 0) {
           await postLedger(trx, { userId: id, amount: difference, reason: 'adjustment', authorId: actor.id, note: TEXTS.balanceNote });
+          await notify(trx, id, {
+            kind: 'balance',
+            title: `${difference > 0 ? 'Начислено' : 'Списано'} ${rubles(difference)}`,
+            body: TEXTS.balanceNote,
+            link: '/profile',
+            data: { amount: toRoubles(difference) },
+          });
+        }
       }
       // A new password logs the account out everywhere, except the admin's own current session.
       if (passwordHash) await endLogins(trx, id, { keep: id === actor.id ? actorToken : null });
@@ -237,6 +246,13 @@ export async function changeBalance(ctx: AppContext, actor: User, id: number, bo
         throw conflict(TEXTS.balanceBelowZero(rub(Number(before.balance))), { code: 'insufficient_funds', field: 'amount' });
       throw err;
     }
+    await notify(trx, id, {
+      kind: 'balance',
+      title: `${kopecks > 0 ? 'Начислено' : 'Списано'} ${rubles(kopecks)}`,
+      body: body.comment,
+      link: '/profile',
+      data: { amount: toRoubles(kopecks) },
+    });
     const [entry] = await repo.ledgerOf(trx, id, 1);
     await recordAudit(trx, {
       actorId: actor.id,

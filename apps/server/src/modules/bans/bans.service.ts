@@ -16,6 +16,7 @@ import { commandReason } from '../../lib/rcon/command.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { enqueueDelivery, kickDeliveries, rconConfigured } from '../deliveries/deliveries.queue.ts';
 import { banEndText, banInfo, banOf, type BanState } from '../users/ban-status.ts';
+import { notify } from '../notices/notices.service.ts';
 import { endLogins } from '../users/users.logins.ts';
 import { findActiveUser, type User } from '../users/users.repo.ts';
 import * as repo from './bans.repo.ts';
@@ -83,6 +84,14 @@ async function queueCommands(
  * themselves: a ban is one administrator's decision about a player, and losing the last admin
  * to a typo must be impossible.
  */
+/** The player's notices (the bell) about their ban. */
+export const NOTICE_TEXTS = {
+  banned: 'Аккаунт заблокирован',
+  lifted: 'Блокировка снята',
+  liftedByAdmin: 'Администратор снял блокировку. С возвращением!',
+  liftedExpired: 'Срок блокировки закончился. С возвращением!',
+} as const;
+
 export async function banUser(ctx: AppContext, actor: User, id: number, body: BanBody): Promise<BanResponse> {
   const now = Date.now();
   if (body.until !== null && body.until <= now) throw badRequest(BAN_TEXTS.pastEnd, { code: 'invalid', field: 'until' });
@@ -134,6 +143,8 @@ export async function banUser(ctx: AppContext, actor: User, id: number, body: Ba
       queued = await queueCommands(trx, 'ban', id, banId, body.reason, body.until, now);
     }
     await repo.setUserBan(trx, id, state);
+    // Seen once the ban ends (a banned player cannot log in): why, and for how long.
+    await notify(trx, id, { kind: 'ban', title: NOTICE_TEXTS.banned, body: banInfo(state).text }, now);
     // Writes to users and sessions drop the user cache here and, through the trigger's NOTIFY at
     // commit, on every other instance: a cookie of this player is refused from the next request.
     await endLogins(trx, id);
@@ -162,6 +173,7 @@ export async function unbanUser(ctx: AppContext, actor: User, id: number): Promi
       after: { username: target.username },
     });
     queued = await queueCommands(trx, 'unban', id, ban.id, ban.reason, null, now);
+    await notify(trx, id, { kind: 'unban', title: NOTICE_TEXTS.lifted, body: NOTICE_TEXTS.liftedByAdmin }, now);
   });
   if (queued > 0) kickDeliveries(ctx);
   return BAN_TEXTS.unbanned;
@@ -187,7 +199,10 @@ export async function liftExpiredBans(db: Db, now = Date.now()): Promise<number>
         before: { username: user?.username, reason: ban.reason, term: termText(Number(ban.until)) },
         after: { username: user?.username, lift_reason: BAN_TEXTS.expired },
       });
-      if (user && user.deleted_at === null) await queueCommands(trx, 'unban', ban.user_id, ban.id, ban.reason, null, now);
+      if (user && user.deleted_at === null) {
+        await queueCommands(trx, 'unban', ban.user_id, ban.id, ban.reason, null, now);
+        await notify(trx, ban.user_id, { kind: 'unban', title: NOTICE_TEXTS.lifted, body: NOTICE_TEXTS.liftedExpired }, now);
+      }
       lifted++;
     });
   }

@@ -6,6 +6,7 @@ import { backoffMs, type Backoff } from '../../lib/backoff.ts';
 import type { ClaimQueue } from '../../lib/jobs/index.ts';
 import { RconError } from '../../lib/rcon/client.ts';
 import { judgeReply } from '../../lib/rcon/command.ts';
+import { notify } from '../notices/notices.service.ts';
 import { unassigned, type ClaimedDelivery } from './deliveries.claims.ts';
 
 /*
@@ -39,6 +40,66 @@ export const OUTCOME_TEXTS = {
   interrupted:
     'Ответ сервера не получен: выдача прервалась — команда могла выполниться. Проверьте в игре, затем выдайте повторно или верните деньги.',
 } as const;
+
+const NONE: ReadonlySet<number> = new Set();
+
+/** What the player is told when a row of these sources is given or fails (bans and a privilege's end are told by their own features). */
+const TOLD: Record<string, { done: (label: string) => string; failed: (label: string) => string }> = {
+  shop: { done: (l) => `Покупка выдана: ${l}`, failed: (l) => `Ошибка выдачи: ${l}` },
+  privilege_grant: { done: (l) => `Привилегия выдана: ${l}`, failed: (l) => `Ошибка выдачи привилегии: ${l}` },
+  kit: { done: (l) => `Набор выдан: ${l}`, failed: (l) => `Ошибка выдачи набора: ${l}` },
+};
+export const DELIVERY_NOTICE_TEXTS = {
+  failedBody: 'Администратор уже видит ошибку: выдаст повторно или вернёт деньги.',
+} as const;
+
+/**
+ * Notices for rows that just turned done or failed, in the transaction that recorded it: one per
+ * purchase (its stacks and servers are rows of one source), «given» once none of its rows is still
+ * on the way, «failed» once per batch.
+ */
+async function tellPlayers(db: Db, ids: number[], now: number): Promise<void> {
+  if (ids.length === 0) return;
+  const rows = await db
+    .selectFrom('deliveries')
+    .select(['id', 'user_id', 'source', 'source_id', 'label', 'state'])
+    .where('id', 'in', ids)
+    .where('source', 'in', Object.keys(TOLD))
+    .where('user_id', 'is not', null)
+    .where('state', 'in', ['done', 'failed'])
+    .orderBy('id')
+    .execute();
+  const seen = new Set<string>();
+  for (const r of rows) {
+    const failed = r.state === 'failed';
+    const key = `${r.source}:${r.source_id ?? `row${r.id}`}:${r.state}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (!failed && r.source_id !== null) {
+      const open = await db
+        .selectFrom('deliveries')
+        .select('id')
+        .where('source', '=', r.source)
+        .where('source_id', '=', r.source_id)
+        .where('state', 'in', ['pending', 'sent'])
+        .limit(1)
+        .executeTakeFirst();
+      if (open) continue;
+    }
+    await notify(
+      db,
+      r.user_id!,
+      {
+        kind: failed ? 'delivery_failed' : 'delivery_done',
+        title: TOLD[r.source]![failed ? 'failed' : 'done'](r.label),
+        body: failed ? DELIVERY_NOTICE_TEXTS.failedBody : null,
+        link: '/profile',
+        data: { delivery_id: Number(r.id), source: r.source },
+      },
+      now,
+    );
+  }
+}
 
 /** The longest wait for a server that cannot be reached (or a server to appear). */
 const RETRY_CAP_MS = 10 * 60_000;
@@ -112,11 +173,14 @@ export class OutcomeWriter {
    */
   async commit(token: string, outcomes: Outcome[], next: Marked[], serverId?: number): Promise<Set<number>> {
     if (outcomes.length === 0 && next.length === 0) return new Set();
+    const t0 = this.options.now();
     const run = async (db: Db): Promise<Set<number>> => {
       // The common case, a window of commands that all went well, is one statement.
       const done = outcomes.filter((o): o is Extract<Outcome, { kind: 'done' }> => o.kind === 'done');
-      if (done.length > 1) await this.applyDone(db, token, done);
-      for (const o of outcomes) if (done.length <= 1 || o.kind !== 'done') await this.apply(db, token, o);
+      const ended: number[] = [];
+      if (done.length > 1) ended.push(...(await this.applyDone(db, token, done)));
+      for (const o of outcomes) if (done.length <= 1 || o.kind !== 'done') ended.push(...(await this.apply(db, token, o)));
+      await tellPlayers(db, ended, t0);
       if (next.length === 0) return new Set();
       const t = this.options.now();
       const cases = (pick: (n: Marked) => string | number) =>
@@ -140,14 +204,17 @@ export class OutcomeWriter {
         { where: inFlight, hold: true, db },
       );
     };
-    if (outcomes.length + (next.length > 0 ? 1 : 0) > 1) return this.db.transaction().execute(run);
+    // A row given or failed also writes the player's notice: one transaction with it.
+    const tells = outcomes.some((o) => o.kind === 'done' || o.kind === 'failed');
+    if (tells || outcomes.length + (next.length > 0 ? 1 : 0) > 1) return this.db.transaction().execute(run);
     return run(this.db);
   }
 
-  private async applyDone(db: Db, token: string, done: Extract<Outcome, { kind: 'done' }>[]): Promise<void> {
+  /** Returns the ids that turned done. */
+  private async applyDone(db: Db, token: string, done: Extract<Outcome, { kind: 'done' }>[]): Promise<Set<number>> {
     const t = this.options.now();
     this.stats.done += done.length;
-    await this.queue.record(
+    return this.queue.record(
       token,
       done.map((o) => o.row.id),
       {
@@ -167,17 +234,18 @@ export class OutcomeWriter {
     );
   }
 
-  private async apply(db: Db, token: string, o: Outcome): Promise<void> {
+  /** Returns the id when the row turned done or failed (the player is told), else nothing. */
+  private async apply(db: Db, token: string, o: Outcome): Promise<ReadonlySet<number>> {
     const t = this.options.now();
     const record = (set: UpdateObject<Database, 'deliveries'>, hold = false) =>
       this.queue.record(token, [o.row.id], { ...set, updated_at: t }, { where: inFlight, hold, db });
     switch (o.kind) {
       case 'step':
         await record({ reply: o.reply, step: sql<number>`step + 1` }, true);
-        return;
+        return NONE;
       case 'done':
         this.stats.done += 1;
-        await record({
+        return record({
           state: 'done',
           step: sql<number>`step + 1`,
           reply: o.reply,
@@ -186,19 +254,17 @@ export class OutcomeWriter {
           retries: 0,
           done_at: t,
         });
-        return;
       case 'failed':
         this.stats.failed += 1;
-        await record({ state: 'failed', waiting: null, last_error: o.error, ...(o.reply !== undefined && { reply: o.reply }) });
-        return;
+        return record({ state: 'failed', waiting: null, last_error: o.error, ...(o.reply !== undefined && { reply: o.reply }) });
       case 'unknown':
         this.stats.unknown += 1;
         await record({ state: 'unknown', waiting: null, last_error: o.error });
-        return;
+        return NONE;
       case 'unsent':
         // Back as it was before it was marked: due at once (a broken connection is tried again, a stop leaves it to the next worker).
         await record({ state: 'pending', attempts: sql<number>`attempts - 1` });
-        return;
+        return NONE;
       case 'wait': {
         this.stats.waiting += 1;
         const retries = Number(o.row.retries) + 1;
@@ -210,7 +276,7 @@ export class OutcomeWriter {
           next_attempt_at: t + backoffMs(retries, waitSchedule(this.options.intervalMs, o.waiting)),
           ...(o.reply !== undefined && { reply: o.reply }),
         });
-        return;
+        return NONE;
       }
     }
   }

@@ -129,6 +129,9 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
     await drain(LATER);
     expect(rcon.commands).toHaveLength(3);
     expect((await myOrder(orderId)).deliveries.map((d) => d.state)).toEqual(['done', 'done', 'done']);
+    // The player's bell: one notice for the purchase, not one per stack.
+    const told = await t.handle.db.selectFrom('notices').select(['kind', 'title']).where('user_id', '=', playerId).execute();
+    expect(told.filter((n) => n.title === 'Покупка выдана: Алмаз')).toEqual([{ kind: 'delivery_done', title: 'Покупка выдана: Алмаз' }]);
   });
 
   it('fills a custom template, with the order number', async () => {
@@ -331,6 +334,14 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
     await drain();
     const d = await one(orderId);
     expect(d).toMatchObject({ state: 'failed', reply: "Unknown item 'minecraft:diamond'", last_error: 'Сервер отклонил команду' });
+    const failedNotice = await t.handle.db
+      .selectFrom('notices')
+      .select(['kind', 'body'])
+      .where('user_id', '=', playerId)
+      .where('kind', '=', 'delivery_failed')
+      .orderBy('id', 'desc')
+      .executeTakeFirst();
+    expect(failedNotice?.body).toContain('Администратор уже видит');
     await drain(LATER);
     expect(rcon.commands).toHaveLength(1);
 

@@ -33,7 +33,7 @@ export const USER_EVENTS_CHANNEL = 'kubik_user_events';
 /** A live signal: `u` the player (null: everyone), `e` what changed. */
 export interface UserSignal {
   u: number | null;
-  e: 'balance' | 'notice';
+  e: 'balance' | 'notice' | 'read';
 }
 
 const TITLE_MAX = 200;
@@ -49,6 +49,15 @@ function row(userId: number, notice: NoticeInput, now: number) {
     data_json: notice.data ? JSON.stringify(notice.data) : null,
     created_at: now,
   };
+}
+
+const RUB = new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 2 });
+const RUB_KOPECKS = new Intl.NumberFormat('ru-RU', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** Kopecks as a notice writes them: «1 250 ₽», «35,50 ₽» (no sign). */
+export function rubles(kopecks: number): string {
+  const abs = Math.abs(kopecks);
+  return `${(abs % 100 === 0 ? RUB : RUB_KOPECKS).format(abs / 100)}\u00a0₽`;
 }
 
 /** One player's notice, in the caller's transaction. Returns its id. */
@@ -92,6 +101,11 @@ export async function balanceMoved(trx: Db, userId: number): Promise<void> {
   await signal(trx, { u: userId, e: 'balance' });
 }
 
+/** The player read notices (on one tab): their other streams learn the new unread count. */
+export async function signalRead(db: Db, userId: number): Promise<void> {
+  await signal(db, { u: userId, e: 'read' });
+}
+
 // --- The signal -----------------------------------------------------------------------------
 
 type Listener = (signal: UserSignal) => void;
@@ -113,7 +127,8 @@ async function signal(trx: Db, s: UserSignal): Promise<void> {
 export function parseSignal(payload: string): UserSignal | null {
   try {
     const s = JSON.parse(payload) as Partial<UserSignal>;
-    if ((s.u === null || Number.isSafeInteger(s.u)) && (s.e === 'balance' || s.e === 'notice')) return { u: s.u ?? null, e: s.e };
+    if ((s.u === null || Number.isSafeInteger(s.u)) && (s.e === 'balance' || s.e === 'notice' || s.e === 'read'))
+      return { u: s.u ?? null, e: s.e };
   } catch {
     /* not ours */
   }

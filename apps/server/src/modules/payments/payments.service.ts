@@ -19,6 +19,7 @@ import { ProviderError, type NotificationReply, type ProviderPaymentState } from
 import type { User } from '../users/users.repo.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 import { checkTopupPromo, redeemTopupPromo } from '../purchases/purchases.promo.ts';
+import { notify as tellPlayer, rubles } from '../notices/notices.service.ts';
 import { siteName } from '../site/site.settings.ts';
 import { topupCredited } from '../users/users.ports.ts';
 import { refundConfirmed } from './payments.refund.ts';
@@ -288,6 +289,18 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
               ref: `payment:${row.id}`,
               note: `Бонус к пополнению на ${formatRub(Number(row.amount))}`,
             });
+          await tellPlayer(
+            trx,
+            row.user_id,
+            {
+              kind: 'topup',
+              title: `Баланс пополнен на ${rubles(Number(row.amount) + bonus)}`,
+              body: bonus > 0 ? `Оплата ${rubles(Number(row.amount))} и бонус ${rubles(bonus)}` : null,
+              link: '/profile',
+              data: { payment_id: row.id, amount: Number(row.amount) / 100, bonus: bonus / 100 },
+            },
+            now,
+          );
           return bonus > 0
             ? `зачислено ${formatRub(Number(row.amount))} и бонус ${formatRub(bonus)}`
             : `зачислено ${formatRub(Number(row.amount))}`;

@@ -160,6 +160,11 @@ describe.each(dbKinds)('payments on %s', (kind) => {
     });
     const one = await t.app.inject(asUser(player, { method: 'GET', url: `/api/payments/${id}` }));
     expect(one.json()).toMatchObject({ id, status: 'succeeded', amount: 150.5 });
+    // …and once in the bell.
+    const bell = (await t.app.inject(asUser(player, { method: 'GET', url: '/api/user/notifications' }))).json();
+    expect(bell.items.filter((n: { data: { payment_id?: string } | null }) => n.data?.payment_id === id)).toEqual([
+      expect.objectContaining({ kind: 'topup', title: 'Баланс пополнен на 150,50\u00a0₽', body: null }),
+    ]);
     await ledgerClean();
   });
 

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/index.ts';
 import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
 import { enqueueMail, type OutboxLetter } from '../mail/mail.outbox.ts';
+import { notify } from '../notices/notices.service.ts';
 import { endPrivilege } from './privileges.placement.ts';
 import { DAY_MS, REMIND_BEFORE_MS } from './privileges.service.ts';
 
@@ -13,6 +14,11 @@ export interface ExpiryOutcome {
 }
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** «30 ноября 2026 г. в 14:05» — the end as the reminder writes it. */
+function endWords(expiresAt: number): string {
+  return new Intl.DateTimeFormat('ru-RU', { dateStyle: 'long', timeStyle: 'short', timeZone: 'Europe/Moscow' }).format(new Date(expiresAt));
+}
 
 export function reminderLetter(
   siteName: string,
@@ -66,7 +72,22 @@ export async function expiryPass(
     .execute();
   for (const row of due) {
     try {
-      if (await db.transaction().execute((trx) => endPrivilege(trx, row, 'expired', now))) out.ended++;
+      const ended = await db.transaction().execute(async (trx) => {
+        if (!(await endPrivilege(trx, row, 'expired', now))) return false;
+        await notify(
+          trx,
+          row.user_id,
+          {
+            kind: 'privilege_ended',
+            title: `Привилегия ${row.tier_title} закончилась`,
+            body: 'Продлите её в разделе «Донат».',
+            link: '/donate',
+          },
+          now,
+        );
+        return true;
+      });
+      if (ended) out.ended++;
     } catch (err) {
       opts.log?.error({ err, privilege: row.id }, 'privilege expiry failed');
     }
@@ -74,7 +95,7 @@ export async function expiryPass(
   const soon = await db
     .selectFrom('privileges')
     .innerJoin('users', 'users.id', 'privileges.user_id')
-    .select(['privileges.id', 'privileges.tier_title', 'privileges.expires_at', 'users.email', 'users.username'])
+    .select(['privileges.id', 'privileges.user_id', 'privileges.tier_title', 'privileges.expires_at', 'users.email', 'users.username'])
     .where('privileges.ended_at', 'is', null)
     .where('privileges.reminded_at', 'is', null)
     .where('privileges.expires_at', '>', now)
@@ -95,6 +116,18 @@ export async function expiryPass(
         .executeTakeFirst();
       if (Number(marked.numUpdatedRows) !== 1) return;
       await enqueueMail(trx, reminderLetter(siteName, opts.publicUrl, r.email, r.username, r.tier_title, Number(r.expires_at)), now);
+      await notify(
+        trx,
+        r.user_id,
+        {
+          kind: 'privilege_ending',
+          title: `Привилегия ${r.tier_title} скоро закончится`,
+          body: `Закончится ${endWords(Number(r.expires_at))} (МСК). Продлите заранее: новый срок добавится к концу текущего.`,
+          link: '/donate',
+          data: { expires_at: Number(r.expires_at) },
+        },
+        now,
+      );
       out.reminded++;
     });
   }

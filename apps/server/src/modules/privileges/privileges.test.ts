@@ -384,6 +384,12 @@ describe.each(dbKinds)('privileges on %s', (kind) => {
     expect(revokes).toHaveLength(1);
     expect((await rows(p.id))[0]).toMatchObject({ end_reason: 'expired' });
     expect(await heldTierIds(t.handle.db, p.id, Date.now())).toEqual([]);
+    // The bell: «ends soon» once, «ended» once.
+    const notices = await t.handle.db.selectFrom('notices').select(['kind', 'title']).where('user_id', '=', p.id).orderBy('id').execute();
+    expect(notices.filter((n) => n.kind.startsWith('privilege_'))).toEqual([
+      { kind: 'privilege_ending', title: 'Привилегия VIP скоро закончится' },
+      { kind: 'privilege_ended', title: 'Привилегия VIP закончилась' },
+    ]);
   });
 
   it('100 parallel purchases by one player with balance for 3: exactly 3 succeed, one privilege, three months', async () => {

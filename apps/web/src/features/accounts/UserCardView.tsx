@@ -1,5 +1,6 @@
 import { useConfirm } from '../../components/useConfirm.tsx';
 import {
+  AdminNoticeBody,
   BalanceChangeBody,
   DELIVERY_STATE_TEXT,
   PAYMENT_PROVIDER_TEXT,
@@ -15,14 +16,14 @@ import type { ReactNode } from 'react';
 import { z } from 'zod';
 import { DataTable, type Column } from '../../components/admin/DataTable.tsx';
 import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
-import { MoneyField, SelectField, TextField } from '../../components/form/fields.tsx';
+import { MoneyField, SelectField, TextAreaField, TextField } from '../../components/form/fields.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDate, formatDateTime, formatRub } from '../../lib/format.ts';
 import { AUDIT_KEY } from '../../lib/query-keys.ts';
 import { ME_KEY } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
-import { ADMIN_USERS_KEY, changeBalance, fetchUserCard, resetTwoFactor, userCardKey } from './admin-api.ts';
+import { ADMIN_USERS_KEY, changeBalance, sendNotice, fetchUserCard, resetTwoFactor, userCardKey } from './admin-api.ts';
 
 const REASON_TEXT: Record<string, string> = {
   adjustment: 'Изменение администратором',
@@ -83,6 +84,7 @@ function CardBody({ card, actions }: { card: UserCard; actions: ReactNode }) {
       </div>
 
       <BalanceChange user={u} />
+      <SendNotice user={u} />
 
       <CardSection title="Заказы" empty="Заказов нет" rows={card.orders} columns={ORDER_COLUMNS} rowKey={(o) => o.id} />
       {card.payments && (
@@ -237,6 +239,40 @@ function ResetTwoFactor({ user }: { user: AdminUser }) {
         Сбросить двухфакторную защиту
       </button>
     </>
+  );
+}
+
+type NoticeIn = z.input<typeof AdminNoticeBody>;
+
+/** A message from the administration into the player's bell (docs/notices.md). */
+function SendNotice({ user }: { user: AdminUser }) {
+  const notify = useNotify();
+  const queryClient = useQueryClient();
+  const form = useSchemaForm<NoticeIn, AdminNoticeBody>(AdminNoticeBody, { defaultValues: { title: '', body: '' } });
+  const mutation = useMutation({
+    mutationFn: (body: AdminNoticeBody) => sendNotice(user.id, body),
+    onSettled: () => void queryClient.invalidateQueries({ queryKey: AUDIT_KEY }),
+  });
+  async function save(body: AdminNoticeBody) {
+    try {
+      const res = await mutation.mutateAsync(body);
+      notify('success', res.message);
+      form.reset({ title: '', body: '' });
+    } catch (err) {
+      notify('danger', err instanceof ApiError && err.message ? err.message : 'Не удалось отправить сообщение');
+      throw err;
+    }
+  }
+  return (
+    <section className="stack user-card-section" aria-labelledby="send-notice-h">
+      <h3 id="send-notice-h">Сообщение игроку</h3>
+      <Form form={form} onSubmit={save} className="form">
+        <TextField name="title" label="Заголовок" autoComplete="off" />
+        <TextAreaField name="body" label="Текст" hint="Необязательно. Игрок увидит сообщение в колокольчике." rows={3} />
+        <FormErrors />
+        <FormActions submitLabel="Отправить" pendingLabel="Отправляем…" />
+      </Form>
+    </section>
   );
 }
 

@@ -1,4 +1,6 @@
 import type {
+  AdminNoticeBody,
+  AdminNoticeResponse,
   AdminUser,
   AdminUserPage,
   AdminUserUpdateBody,
@@ -21,6 +23,8 @@ export function fetchUsersPage(q: string, page: number): Promise<AdminUserPage> 
   return api<AdminUserPage>(`/api/user/all?${query}`);
 }
 export const fetchUserCard = (id: number) => api<UserCard>(`/api/admin/users/${id}`);
+export const sendNotice = (id: number, body: AdminNoticeBody) =>
+  api<AdminNoticeResponse>(`/api/admin/users/${id}/notice`, { method: 'POST', body });
 export const changeBalance = (id: number, body: BalanceChangeBody) =>
   api<BalanceChangeResponse>(`/api/admin/users/${id}/balance`, { method: 'POST', body });
 export const updateUser = (id: number, body: AdminUserUpdateBody) => api<AdminUser>(`/api/user/${id}`, { method: 'PUT', body });

@@ -1,4 +1,7 @@
-import { NewsBody, type NewsItem } from '@kubik/contract';
+import { AdminNoticeBody, NewsBody, type AdminNoticeResponse, type NewsItem } from '@kubik/contract';
+import { useMutation } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { z } from 'zod';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
 import { DataTable, type Column } from '../../components/admin/DataTable.tsx';
 import { RowActions } from '../../components/admin/RowMenu.tsx';
@@ -7,6 +10,7 @@ import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/f
 import { ImageUrlField, TextAreaField, TextField } from '../../components/form/fields.tsx';
 import { Modal } from '../../components/Modal.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
+import { api, ApiError } from '../../lib/api.ts';
 import { formatDate } from '../../lib/format.ts';
 import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
@@ -14,6 +18,7 @@ import { createNews, deleteNews, fetchAllNews, NEWS_ALL_KEY, NEWS_KEY, preview, 
 
 export default function AdminNewsPage() {
   useTitle('Админ-панель: новости');
+  const [broadcast, setBroadcast] = useState(false);
   const crud = useCrud<NewsItem, NewsBody>({
     queryKey: NEWS_ALL_KEY,
     list: fetchAllNews,
@@ -49,9 +54,14 @@ export default function AdminNewsPage() {
     <AdminSection
       title="Новости"
       actions={
-        <button type="button" className="btn btn-primary" onClick={crud.openNew}>
-          Добавить новость
-        </button>
+        <>
+          <button type="button" className="btn" onClick={() => setBroadcast(true)}>
+            Сообщение всем игрокам
+          </button>
+          <button type="button" className="btn btn-primary" onClick={crud.openNew}>
+            Добавить новость
+          </button>
+        </>
       }
     >
       <QueryState query={crud.list} error="Не удалось загрузить новости" empty="Здесь пока нет новостей">
@@ -61,7 +71,39 @@ export default function AdminNewsPage() {
       <Modal open={crud.editing !== undefined} title={crud.editing ? 'Изменить новость' : 'Новая новость'} onClose={crud.close} wide>
         {crud.editing !== undefined && <NewsForm key={crud.editing?.id ?? 'new'} crud={crud} />}
       </Modal>
+      <Modal open={broadcast} title="Сообщение всем игрокам" onClose={() => setBroadcast(false)}>
+        {broadcast && <BroadcastForm onDone={() => setBroadcast(false)} />}
+      </Modal>
     </AdminSection>
+  );
+}
+
+type BroadcastIn = z.input<typeof AdminNoticeBody>;
+
+/** A message from the administration into every player's bell (docs/notices.md). */
+function BroadcastForm({ onDone }: { onDone: () => void }) {
+  const notify = useNotify();
+  const form = useSchemaForm<BroadcastIn, AdminNoticeBody>(AdminNoticeBody, { defaultValues: { title: '', body: '' } });
+  const send = useMutation({
+    mutationFn: (body: AdminNoticeBody) => api<AdminNoticeResponse>('/api/admin/notices', { method: 'POST', body }),
+  });
+  async function save(body: AdminNoticeBody) {
+    try {
+      const res = await send.mutateAsync(body);
+      notify('success', res.message);
+      onDone();
+    } catch (err) {
+      notify('danger', err instanceof ApiError && err.message ? err.message : 'Не удалось отправить сообщение');
+      throw err;
+    }
+  }
+  return (
+    <Form form={form} onSubmit={save}>
+      <TextField name="title" label="Заголовок" autoComplete="off" />
+      <TextAreaField name="body" label="Текст" hint="Необязательно. Каждый игрок увидит сообщение в колокольчике." rows={4} />
+      <FormErrors />
+      <FormActions submitLabel="Отправить всем" pendingLabel="Отправляем…" onCancel={onDone} />
+    </Form>
   );
 }
 

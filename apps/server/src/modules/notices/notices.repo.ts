@@ -1,0 +1,90 @@
+import { NOTICE_KINDS, type Notice, type NoticeKind } from '@kubik/contract';
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/index.ts';
+import type { NoticesTable } from './notices.tables.ts';
+
+const KINDS = new Set<string>(NOTICE_KINDS);
+
+export function toNotice(r: Selectable<NoticesTable>): Notice {
+  let data: Record<string, unknown> | null;
+  try {
+    data = r.data_json ? (JSON.parse(r.data_json) as Record<string, unknown>) : null;
+  } catch {
+    data = null;
+  }
+  return {
+    id: Number(r.id),
+    kind: (KINDS.has(r.kind) ? r.kind : 'message') as NoticeKind,
+    title: r.title,
+    body: r.body,
+    link: r.link,
+    data,
+    created_at: Number(r.created_at),
+    read_at: r.read_at === null ? null : Number(r.read_at),
+  };
+}
+
+export async function countUnread(db: Db, userId: number): Promise<number> {
+  const r = await db
+    .selectFrom('notices')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .where('read_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function listPage(db: Db, userId: number, page: number, size: number): Promise<{ items: Notice[]; total: number }> {
+  const [rows, total] = await Promise.all([
+    db
+      .selectFrom('notices')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('id', 'desc')
+      .limit(size)
+      .offset((page - 1) * size)
+      .execute(),
+    db
+      .selectFrom('notices')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { items: rows.map(toNotice), total: Number(total.n) };
+}
+
+/** Marks the player's notices read (only theirs, only unread ones); ids null: all of them. */
+export async function markRead(db: Db, userId: number, ids: number[] | null, now = Date.now()): Promise<void> {
+  let q = db.updateTable('notices').set({ read_at: now }).where('user_id', '=', userId).where('read_at', 'is', null);
+  if (ids) q = q.where('id', 'in', ids);
+  await q.execute();
+}
+
+/** The newest notice id of the player (0 when none): a stream sends only what comes after. */
+export async function lastNoticeId(db: Db, userId: number): Promise<number> {
+  const r = await db
+    .selectFrom('notices')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return Number(r?.id ?? 0);
+}
+
+/** The player's notices after `afterId`, oldest first (a few at most: what a stream missed). */
+export async function noticesAfter(db: Db, userId: number, afterId: number, limit = 20): Promise<Notice[]> {
+  const rows = await db
+    .selectFrom('notices')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('id', '>', afterId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.reverse().map(toNotice);
+}
+
+/** Read notices older than `before` go (the bell keeps what is recent). */
+export async function deleteOldRead(db: Db, before: number): Promise<number> {
+  const r = await db.deleteFrom('notices').where('read_at', 'is not', null).where('created_at', '<', before).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

@@ -1,0 +1,162 @@
+import {
+  AdminNoticeBody,
+  AdminNoticeResponse,
+  ErrorResponse,
+  IdParams,
+  NOTICES_PAGE_SIZE,
+  NoticesQuery,
+  NoticesReadBody,
+  NoticesReadResponse,
+  NoticesResponse,
+} from '@kubik/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { HttpError, notFound, unauthorized } from '../../lib/errors.ts';
+import { hashToken } from '../../lib/tokens.ts';
+import { sessionToken, userOf } from '../../plugins/auth.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import { findSessionUser } from '../users/users.logins.ts';
+import { EventHub, STREAMS_PER_USER } from './notices.events.ts';
+import { countUnread, deleteOldRead, listPage, markRead } from './notices.repo.ts';
+import { notify, notifyAll, signalRead } from './notices.service.ts';
+
+const tags = ['Уведомления'];
+const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
+const DAY = 86_400_000;
+/** Read notices are kept this long; unread ones stay until read. */
+const KEEP_READ_MS = 90 * DAY;
+
+export const NOTICE_TEXTS = {
+  tooManyStreams: 'Слишком много открытых вкладок сайта. Закройте лишние и обновите страницу.',
+  noUser: 'Игрок не найден',
+  sentOne: 'Сообщение отправлено',
+  sentAll: 'Сообщение отправлено всем игрокам',
+} as const;
+
+export function noticesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    const hub = new EventHub(ctx, app.log);
+    app.addHook('preClose', async () => hub.closeAll());
+    app.addHook('onClose', async () => hub.stop());
+    ctx.metrics.gauge({
+      name: 'kubik_event_streams',
+      help: 'Open live event streams (GET /api/user/events) of this instance',
+      read: async () => [{ value: hub.size }],
+    });
+    ctx.jobs.register(
+      ctx.schedule.job({
+        name: 'notices.cleanup',
+        everyMs: DAY,
+        run: async () => {
+          await deleteOldRead(ctx.db, Date.now() - KEEP_READ_MS);
+        },
+      }),
+    );
+
+    app.get('/api/user/notifications', {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Мои уведомления (колокольчик): новые сверху, по 20 на странице, и сколько непрочитанных',
+        querystring: NoticesQuery,
+        response: { 200: NoticesResponse, ...err(400, 401) },
+      },
+      handler: async (req) => {
+        const userId = userOf(req).id;
+        const [{ items, total }, unread] = await Promise.all([
+          listPage(ctx.db, userId, req.query.page, NOTICES_PAGE_SIZE),
+          countUnread(ctx.db, userId),
+        ]);
+        return { items, page: req.query.page, pages: Math.max(1, Math.ceil(total / NOTICES_PAGE_SIZE)), total, unread };
+      },
+    });
+
+    app.post('/api/user/notifications/read', {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Отметить прочитанными: ids — эти уведомления, all: true — все',
+        body: NoticesReadBody,
+        response: { 200: NoticesReadResponse, ...err(400, 401) },
+      },
+      handler: async (req) => {
+        const userId = userOf(req).id;
+        await markRead(ctx.db, userId, 'ids' in req.body ? req.body.ids : null);
+        await signalRead(ctx.db, userId);
+        return { unread: await countUnread(ctx.db, userId) };
+      },
+    });
+
+    app.get('/api/user/events', {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary:
+          'Живые события (text/event-stream): balance {balance} — баланс изменился; notification {notice, unread} — новое уведомление; read {unread} — прочитаны на другой вкладке. Комментарий-пинг каждые 20 с; поток закрывается, когда сеанс кончился.',
+        response: { 200: z.string().describe('text/event-stream'), ...err(401, 429) },
+      },
+      handler: async (req, reply) => {
+        const user = userOf(req);
+        if (hub.count(user.id) >= STREAMS_PER_USER) throw new HttpError(429, NOTICE_TEXTS.tooManyStreams, { code: 'too_many_streams' });
+        const token = sessionToken(req)!;
+        const session = await ctx.userCache.get(
+          `session:${hashToken(token)}`,
+          async () => {
+            const s = await findSessionUser(ctx.db, token);
+            return s && { user: Object.freeze(s.user), expiresAt: s.expiresAt };
+          },
+          (s) => s.expiresAt,
+        );
+        if (!session) throw unauthorized();
+        await hub.open(req, reply, user.id, token, session.expiresAt);
+        return reply;
+      },
+    });
+
+    app.post('/api/admin/notices', {
+      config: { access: 'admin', permission: 'news' },
+      schema: {
+        tags,
+        summary: 'Сообщение от администрации всем игрокам (в колокольчик)',
+        body: AdminNoticeBody,
+        response: { 200: AdminNoticeResponse, ...err(400, 401, 403) },
+      },
+      handler: async (req) => {
+        const actor = userOf(req);
+        const sent = await ctx.db.transaction().execute(async (trx) => {
+          const n = await notifyAll(trx, { kind: 'message', title: req.body.title, body: req.body.body || null });
+          await recordAudit(trx, { actorId: actor.id, action: 'notice.broadcast', entity: 'notice', after: { ...req.body, sent: n } });
+          return n;
+        });
+        return { message: NOTICE_TEXTS.sentAll, sent };
+      },
+    });
+
+    app.post('/api/admin/users/:id/notice', {
+      config: { access: 'admin', permission: 'players.view' },
+      schema: {
+        tags,
+        summary: 'Сообщение от администрации одному игроку (в колокольчик)',
+        params: IdParams,
+        body: AdminNoticeBody,
+        response: { 200: AdminNoticeResponse, ...err(400, 401, 403, 404) },
+      },
+      handler: async (req) => {
+        const actor = userOf(req);
+        await ctx.db.transaction().execute(async (trx) => {
+          const target = await trx
+            .selectFrom('users')
+            .select('id')
+            .where('id', '=', req.params.id)
+            .where('deleted_at', 'is', null)
+            .executeTakeFirst();
+          if (!target) throw notFound(NOTICE_TEXTS.noUser, { code: 'notice_user_not_found' });
+          await notify(trx, target.id, { kind: 'message', title: req.body.title, body: req.body.body || null });
+          await recordAudit(trx, { actorId: actor.id, action: 'notice.send', entity: 'user', entityId: target.id, after: req.body });
+        });
+        return { message: NOTICE_TEXTS.sentOne, sent: 1 };
+      },
+    });
+  };
+}
