@@ -62,7 +62,7 @@ class Blocks {
  */
 export function addressKey(ip: string): string {
   if (ip.startsWith('::ffff:') && ip.includes('.')) return ip.slice(7);
-  if (!isIPv6(ip)) return ip;
+  if (!ip.includes(':') || !isIPv6(ip)) return ip;
   const [head = '', tail = ''] = ip.split('%')[0]!.toLowerCase().split('::') as [string, string?];
   const left = head ? head.split(':') : [];
   const right = ip.includes('::') && tail ? tail.split(':') : [];
@@ -175,29 +175,41 @@ export function createRateLimiter(db: Db, kind: DbKind, opts: { enabled: boolean
 
 /** The 429 of a key over its limit (also for an onRequest refusal by blockedFor). */
 export function limitReached(resetAt: number, now: number) {
-  const minutes = Math.max(1, Math.ceil((resetAt - now) / 60_000));
-  return tooMany(`Слишком много попыток. Попробуйте через ${minutes} ${pluralMinutes(minutes)}.`, {
-    extra: { retry_after: Math.max(1, Math.ceil((resetAt - now) / 1000)) },
-  });
+  return tooMany(limitText(resetAt - now), { extra: { retry_after: Math.max(1, Math.ceil((resetAt - now) / 1000)) } });
 }
 
+function limitText(leftMs: number): string {
+  const minutes = Math.max(1, Math.ceil(leftMs / 60_000));
+  return `Слишком много попыток. Попробуйте через ${minutes} ${pluralMinutes(minutes)}.`;
+}
+
+// Built once: a PluralRules costs more to make than the rest of a refusal.
+const RU_PLURALS = new Intl.PluralRules('ru-RU');
 function pluralMinutes(n: number): string {
   const forms = { one: 'минуту', few: 'минуты', many: 'минут', other: 'минуты' } as const;
-  return forms[new Intl.PluralRules('ru-RU').select(n) as keyof typeof forms] ?? 'минут';
+  return forms[RU_PLURALS.select(n) as keyof typeof forms] ?? 'минут';
 }
 
 /**
  * A route's onRequest hook: a client whose address key is refused already (blockedFor) gets its
- * 429 before the body is read, validated or the database touched. `keys` are the limiter keys
- * the route's service counts the address under (e.g. `login:ip:` + addressKey(ip)).
+ * 429 before the body is read, validated or the database touched, written as a ready string (no
+ * error handler, no schema serializer: a refusal should cost next to nothing). `keys` is the
+ * limiter key the route's service counts the address under (e.g. `login:ip:` + addressKey(ip));
+ * `body` shapes the answer (the game protocols have their own).
  */
 export function refuseWhileBlocked(
   limiter: RateLimiter,
   keys: (request: FastifyRequest) => string,
-  refusal: (retryInMs: number) => Error = (ms) => limitReached(Date.now() + ms, Date.now()),
+  body: (retryAfterSec: number) => object = (sec) => ({ error: limitText(sec * 1000), code: 'rate_limited', retry_after: sec }),
 ): onRequestHookHandler {
-  return (request, _reply, done) => {
+  return (request, reply, done) => {
     const left = limiter.blockedFor(keys(request));
-    done(left > 0 ? refusal(left) : undefined);
+    if (left <= 0) return done();
+    const sec = Math.max(1, Math.ceil(left / 1000));
+    void reply
+      .code(429)
+      .header('retry-after', String(sec))
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(body(sec)));
   };
 }

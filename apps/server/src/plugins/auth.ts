@@ -120,14 +120,25 @@ export function registerAccessCheck(
 ): void {
   app.decorate(LOOKUP, lookup);
   app.decorateRequest('user', null);
-  app.addHook('onRequest', async (request) => {
-    const access = request.routeOptions.config?.access;
-    if (access === 'gravit') return requireBearerSecret(gravitSecret, request.headers.authorization);
-    if (access !== 'user' && access !== 'admin') return;
+  const check = async (request: FastifyRequest, access: 'user' | 'admin') => {
     const user = await resolve(request);
     if (!user) throw request.authState?.token ? unauthorized('Invalid token', { code: 'invalid_token' }) : unauthorized();
     if (access === 'admin' && user.is_admin !== 1) throw forbidden('Доступно только администраторам');
     // The owner may require administrators to use two-factor login (modules/security).
     if (access === 'admin' && adminGate) await adminGate(user);
+  };
+  // Synchronous for public routes, most of the traffic (issue 29: no promise per request there).
+  app.addHook('onRequest', (request, _reply, done) => {
+    const access = request.routeOptions.config?.access;
+    if (access === 'gravit') {
+      try {
+        requireBearerSecret(gravitSecret, request.headers.authorization);
+      } catch (err) {
+        return done(err as Error);
+      }
+      return done();
+    }
+    if (access !== 'user' && access !== 'admin') return done();
+    check(request, access).then(() => done(), done);
   });
 }

@@ -180,7 +180,11 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
 
     app.post('/authserver/authenticate', {
       config: { access: 'public' },
-      onRequest: refuseWhileBlocked(ctx.limiter, (req) => `ygg:login:ip:${addressKey(req.ip)}`, tooManyTries),
+      onRequest: refuseWhileBlocked(
+        ctx.limiter,
+        (req) => `ygg:login:ip:${addressKey(req.ip)}`,
+        (sec) => ({ error: 'TooManyRequestsException', errorMessage: tooManyTries(sec * 1000).errorMessage }),
+      ),
       schema: {
         tags,
         summary: 'Вход лаунчера: имя или почта и пароль → токен игры',
