@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type * as Argon2 from '@node-rs/argon2';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestApp, dbKinds, seedUser, type TestApp } from '../../test/test-app.ts';
 
@@ -11,7 +12,7 @@ import { createTestApp, dbKinds, seedUser, type TestApp } from '../../test/test-
 // Counts argon2 verifications, to prove that a name nobody has costs no hash.
 const argon = vi.hoisted(() => ({ verifies: 0 }));
 vi.mock('@node-rs/argon2', async (importOriginal) => {
-  const real = await importOriginal<typeof import('@node-rs/argon2')>();
+  const real = await importOriginal<typeof Argon2>();
   return {
     ...real,
     verify: (...args: Parameters<typeof real.verify>) => {
