@@ -8,6 +8,12 @@ export const SESSION_COOKIE = 'kubik_session';
 /** Marks a browser where an account logged in (login throttling skips it; new-device letters). */
 export const DEVICE_COOKIE = 'kubik_device';
 const DEVICE_COOKIE_MAX_AGE_SEC = 400 * 86_400;
+/**
+ * Set and cleared with the session cookie, readable by the page and holding no secret (`1`): the
+ * web app asks /api/user/me only when it is there, so a guest's page makes no call that must fail
+ * (issue 29: the boot's 401 was a console error in every guest's browser).
+ */
+export const SIGNED_IN_COOKIE = 'kubik_in';
 
 /**
  * Who may call a route; every /api route declares it in `config.access` (see app.ts).
@@ -87,6 +93,12 @@ export function setSessionCookie(ctx: { config: Readonly<Config> }, request: Fas
     secure: secure(ctx.config, request),
     maxAge: Math.floor(ctx.config.sessionTtlMs / 1000),
   });
+  reply.setCookie(SIGNED_IN_COOKIE, '1', {
+    path: '/',
+    sameSite: 'lax',
+    secure: secure(ctx.config, request),
+    maxAge: Math.floor(ctx.config.sessionTtlMs / 1000),
+  });
 }
 
 export function deviceToken(request: FastifyRequest): string | undefined {
@@ -105,6 +117,7 @@ export function setDeviceCookie(ctx: { config: Readonly<Config> }, request: Fast
 
 export function clearSessionCookie(ctx: { config: Readonly<Config> }, request: FastifyRequest, reply: FastifyReply): void {
   reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: secure(ctx.config, request) });
+  reply.clearCookie(SIGNED_IN_COOKIE, { path: '/', sameSite: 'lax', secure: secure(ctx.config, request) });
 }
 
 /**

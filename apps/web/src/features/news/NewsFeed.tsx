@@ -4,7 +4,7 @@ import { lazy, Suspense, useState, type MouseEvent } from 'react';
 import { Empty, Loading } from '../../components/States.tsx';
 import { formatDate } from '../../lib/format.ts';
 import { NewsImage } from './NewsImage.tsx';
-import { fetchNewsFeed, NEWS_FEED_KEY, newsPath, preview } from './api.ts';
+import { fetchNewsFeed, fetchNewsPage, NEWS_FEED_KEY, newsPath, preview } from './api.ts';
 import './news.css';
 
 /**
@@ -14,6 +14,17 @@ import './news.css';
 export function NewsFeed() {
   const feed = useQuery({ queryKey: NEWS_FEED_KEY, queryFn: fetchNewsFeed });
   const [opened, setOpened] = useState<NewsItem | null>(null);
+  // The feed comes a page at a time: the pages after the first, as the reader asks for them.
+  const [more, setMore] = useState<{ news: NewsItem[]; next: number | null; loading?: boolean }>({ news: [], next: null });
+  const next = more.news.length > 0 ? more.next : (feed.data?.next_page ?? null);
+  const items = feed.data ? [...feed.data.news, ...more.news] : [];
+  const loadMore = (page: number) => {
+    setMore((m) => ({ ...m, loading: true }));
+    fetchNewsPage(page).then(
+      (res) => setMore((m) => ({ news: [...m.news, ...res.news], next: res.next_page })),
+      () => setMore((m) => ({ ...m, loading: false })),
+    );
+  };
 
   return (
     <section className="stack" aria-labelledby="news-heading">
@@ -27,14 +38,19 @@ export function NewsFeed() {
             Повторить
           </button>
         </Empty>
-      ) : feed.data.length === 0 ? (
+      ) : items.length === 0 ? (
         <Empty>Здесь пока нет новостей</Empty>
       ) : (
         <ul className="news-grid">
-          {feed.data.map((item, i) => (
+          {items.map((item, i) => (
             <NewsCard key={item.id} item={item} index={i} onOpen={() => setOpened(item)} />
           ))}
         </ul>
+      )}
+      {next !== null && (
+        <button type="button" className="btn" disabled={more.loading} onClick={() => loadMore(next)}>
+          {more.loading ? 'Загрузка...' : 'Показать ещё'}
+        </button>
       )}
       {opened && (
         <Suspense fallback={null}>
