@@ -210,6 +210,9 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
     bonus_rules: { label: 'Бонусы к пополнению', kind: 'bonus_rules' },
     // Админ-панель → Безопасность (settings document `security`).
     require_admin_two_factor: { label: 'Двухфакторная защита для администраторов', kind: 'boolean' },
+    // The home page's widgets (settings document `home`).
+    recent_purchases: { label: 'Последние покупки на главной', kind: 'boolean' },
+    top_donors: { label: 'Топ месяца на главной', kind: 'boolean' },
   },
   page: { body: { label: 'Текст (Markdown)' }, place: { label: 'Где ссылка' }, slug: { label: 'Адрес' } },
   // A top-up and its refund (roubles, statuses in Russian as recorded).
@@ -251,6 +254,7 @@ export const AUDIT_SETTINGS_LABELS: Record<string, string> = {
   site: 'Настройки сайта',
   payments: 'Платежи: бонусы и чек',
   game_login: 'Вход в игру',
+  home: 'Виджеты главной',
 };
 
 /** What an entry is about, after its action: «№12», or a settings document's Russian name instead of its key. */

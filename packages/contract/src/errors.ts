@@ -57,7 +57,7 @@ export const ERROR_CODE_MEANINGS = {
   no_pending_change: 'No e-mail change is waiting',
   last_admin: 'The last administrator cannot lose the role or be removed',
   user_not_found: 'No player with this name',
-  player_not_found: 'No player with this name (cape grants)',
+  player_not_found: 'No player with this name (cape grants, public profiles)',
   cannot_ban_self: 'An administrator cannot ban themself',
   cannot_ban_admin: 'Administrators cannot be banned',
   not_banned: 'The account is not banned',

@@ -23,3 +23,5 @@ export * from './bans.ts';
 export * from './account-self.ts';
 export * from './dashboard.ts';
 export * from './two-factor.ts';
+export * from './notices.ts';
+export * from './players.ts';

@@ -194,6 +194,8 @@ const serverFields = {
   last_checked_at: z.number().nullable(),
   /** The server's own icon from its status reply, when it sends one. */
   favicon_url: z.string().nullable(),
+  /** Some of the players online, as the server's status reply lists them (at most 12; vanilla picks them at random). */
+  players: z.array(z.string()),
 };
 
 export const PublicServer = z.object({ ...serverFields, history: ServerHistory });

@@ -9,6 +9,7 @@ import type { PrivilegesTables } from '../modules/privileges/privileges.tables.t
 import type { PurchasesTables } from '../modules/purchases/purchases.tables.ts';
 import type { NewsTables } from '../modules/news/news.tables.ts';
 import type { PagesTables } from '../modules/pages/pages.tables.ts';
+import type { PlayersTables } from '../modules/players/players.tables.ts';
 import type { ServersTables } from '../modules/servers/servers.tables.ts';
 import type { ShopTables } from '../modules/shop/shop.tables.ts';
 import type { SkinsTables } from '../modules/skins/skins.tables.ts';
@@ -16,6 +17,7 @@ import type { MediaTables } from '../modules/media/media.tables.ts';
 import type { SecurityTables } from '../modules/security/security.tables.ts';
 import type { BansTables } from '../modules/bans/bans.tables.ts';
 import type { EmailChangeTables } from '../modules/email-change/email-change.tables.ts';
+import type { NoticesTables } from '../modules/notices/notices.tables.ts';
 import type { TwoFactorTables } from '../modules/security/two-factor.tables.ts';
 
 /** Times are epoch milliseconds and booleans 0/1 on both databases, so one code path serves both. */
@@ -144,6 +146,7 @@ export interface Database
   extends
     CoreTables,
     AuditTables,
+    NoticesTables,
     DeliveriesTables,
     NewsTables,
     DonateTables,
@@ -157,6 +160,7 @@ export interface Database
     SecurityTables,
     MediaTables,
     PagesTables,
+    PlayersTables,
     PaymentsTables,
     BansTables,
     EmailChangeTables,

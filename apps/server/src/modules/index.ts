@@ -17,6 +17,7 @@ import { mediaRoutes } from './media/media.routes.ts';
 import { privilegesRoutes } from './privileges/privileges.routes.ts';
 import { newsRoutes } from './news/news.routes.ts';
 import { pagesRoutes } from './pages/pages.routes.ts';
+import { playersRoutes } from './players/players.routes.ts';
 import { opsRoutes } from './ops/ops.routes.ts';
 import { serversRoutes } from './servers/servers.routes.ts';
 import { shopRoutes } from './shop/shop.routes.ts';
@@ -55,4 +56,5 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   accountDeletionRoutes,
   twoFactorRoutes,
   sessionsRoutes,
+  playersRoutes,
 ];

@@ -21,6 +21,7 @@ const NewsPage = lazyPage(() => import('../features/news/NewsPage.tsx'));
 const DonatePage = lazyPage(() => import('../features/donate/DonatePage.tsx'));
 const ServersPage = lazyPage(() => import('../features/servers/ServersPage.tsx'));
 const ProfilePage = lazyPage(() => import('./pages/ProfilePage.tsx'));
+const PlayerPage = lazyPage(() => import('./pages/PlayerPage.tsx'));
 const ShopPage = lazyPage(() => import('../features/shop/ShopPage.tsx'));
 const TopUpPage = lazyPage(() => import('../features/payments/TopUpPage.tsx'));
 const AdminLayout = lazy(() => import('./admin/AdminLayout.tsx'));
@@ -113,6 +114,9 @@ export function AppRoutes() {
         </Route>
         <Route path="/servers">
           <ServersPage />
+        </Route>
+        <Route path="/u/:name">
+          <PlayerPage />
         </Route>
         <Route path="/profile">
           <RequireUser>

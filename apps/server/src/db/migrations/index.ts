@@ -8,8 +8,10 @@ import { donateMigrations } from '../../modules/donate/donate.migrations.ts';
 import { paymentsMigrations } from '../../modules/payments/payments.migrations.ts';
 import { privilegesMigrations } from '../../modules/privileges/privileges.migrations.ts';
 import { purchasesMigrations } from '../../modules/purchases/purchases.migrations.ts';
+import { noticesMigrations } from '../../modules/notices/notices.migrations.ts';
 import { newsMigrations } from '../../modules/news/news.migrations.ts';
 import { pagesMigrations } from '../../modules/pages/pages.migrations.ts';
+import { playersMigrations } from '../../modules/players/players.migrations.ts';
 import { serversMigrations } from '../../modules/servers/servers.migrations.ts';
 import { bansMigrations } from '../../modules/bans/bans.migrations.ts';
 import { emailChangeMigrations } from '../../modules/email-change/email-change.migrations.ts';
@@ -58,4 +60,6 @@ export const migrations: Record<string, Migration> = {
   ...dashboardMigrations,
   ...twoFactorMigrations,
   ...purchasesMigrations,
+  ...noticesMigrations,
+  ...playersMigrations,
 };

@@ -17,6 +17,13 @@ export interface ServerStatus {
   max: number;
   /** false when the reply had no players field (some proxies hide it). */
   playersKnown: boolean;
+  /**
+   * Names from `players.sample` (vanilla sends up to 12 random players online; none with
+   * `hide-online-players`). Entries that are not game names are dropped: players who turned off
+   * «Allow Server Listings» come as "Anonymous Player" with the all-zero UUID, and plugins put
+   * coloured text lines there.
+   */
+  sample: string[];
   version: string | null;
   protocol: number | null;
   /** Plain text: chat components flattened, § codes removed. */
@@ -261,7 +268,7 @@ function parseStatusJson(text: string): Omit<ServerStatus, 'latencyMs' | 'legacy
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw new ProtocolError('ответ не объект');
   const d = data as {
     version?: { name?: unknown; protocol?: unknown };
-    players?: { online?: unknown; max?: unknown };
+    players?: { online?: unknown; max?: unknown; sample?: unknown };
     description?: unknown;
     favicon?: unknown;
   };
@@ -275,11 +282,30 @@ function parseStatusJson(text: string): Omit<ServerStatus, 'latencyMs' | 'legacy
     online: count(players?.online),
     max: count(players?.max),
     playersKnown: players !== null,
+    sample: sampleNames(players?.sample),
     version: typeof d.version?.name === 'string' ? motdToPlain(d.version.name, 255) || null : null,
     protocol: typeof d.version?.protocol === 'number' ? d.version.protocol : null,
     motd: motdToPlain(d.description),
     favicon,
   };
+}
+
+const GAME_NAME = /^[A-Za-z0-9_]{1,16}$/;
+const NIL_UUID = /^0{8}-?0{4}-?0{4}-?0{4}-?0{12}$/;
+const MAX_SAMPLE = 12;
+
+function sampleNames(sample: unknown): string[] {
+  if (!Array.isArray(sample)) return [];
+  const names: string[] = [];
+  for (const entry of sample.slice(0, 64)) {
+    if (!entry || typeof entry !== 'object') continue;
+    const { name, id } = entry as { name?: unknown; id?: unknown };
+    if (typeof name !== 'string' || !GAME_NAME.test(name)) continue;
+    if (typeof id === 'string' && NIL_UUID.test(id)) continue;
+    if (!names.includes(name)) names.push(name);
+    if (names.length === MAX_SAMPLE) break;
+  }
+  return names;
 }
 
 async function modernPing(originalHost: string, target: { host: string; port: number }, deadline: Deadline): Promise<ServerStatus> {
@@ -399,5 +425,17 @@ function parseLegacy(text: string, latencyMs: number, address: { host: string; p
     motd = parts.join('§');
   }
   if (online === null || max === null) throw new ProtocolError('нет числа игроков');
-  return { online, max, playersKnown: true, version, protocol, motd: motdToPlain(motd), favicon: null, latencyMs, legacy: true, address };
+  return {
+    online,
+    max,
+    playersKnown: true,
+    sample: [],
+    version,
+    protocol,
+    motd: motdToPlain(motd),
+    favicon: null,
+    latencyMs,
+    legacy: true,
+    address,
+  };
 }

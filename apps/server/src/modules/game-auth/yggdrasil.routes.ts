@@ -7,6 +7,7 @@ import { PasswordsBusy } from '../../lib/passwords.ts';
 import { addressKey, refuseWhileBlocked } from '../../lib/rate-limit.ts';
 import { unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import type { User } from '../users/users.repo.ts';
+import { seenInGame } from '../users/users.ports.ts';
 import { accountRefusal, JOIN_TTL_MS, normalizeIp, refusalText, type GameAuth } from './game-auth.service.ts';
 import * as repo from './game-auth.repo.ts';
 import { GameLoginSettings } from './game-auth.settings.ts';
@@ -301,7 +302,10 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
         const user = await repo.findUserByExactName(ctx.db, req.query.username);
         if (!user || accountRefusal(user)) return noContent(reply);
         const ip = req.query.ip === undefined ? undefined : normalizeIp(req.query.ip);
-        if (!(await repo.consumeJoin(ctx.db, req.query.serverId, user.id, 'yggdrasil', ip, Date.now()))) return noContent(reply);
+        const now = Date.now();
+        if (!(await repo.consumeJoin(ctx.db, req.query.serverId, user.id, 'yggdrasil', ip, now))) return noContent(reply);
+        // The game server let the player in: they are in game now («last seen» on the public profile).
+        await seenInGame.run(ctx.db, [user.username], now).catch((err: unknown) => req.log.warn({ err }, 'last seen not recorded'));
         return complete(user, true);
       },
     });

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
+import { balanceMoved } from '../notices/notices.service.ts';
 
 export type LedgerReason = 'adjustment' | 'purchase' | 'refund' | 'topup' | 'bonus' | 'topup_refund';
 
@@ -42,6 +43,7 @@ export async function postLedger(trx: Db, entry: LedgerEntry): Promise<number> {
       created_at: Date.now(),
     })
     .execute();
+  await balanceMoved(trx, entry.userId);
   return Number(updated.balance);
 }
 

@@ -70,6 +70,21 @@ export async function listMine(db: Db, userId: number, now = Date.now()): Promis
 }
 
 /** The tiers a player holds at `now` (capes given to a tier). */
+/** The privilege running now (the latest-ending one), as a public profile shows it. */
+export async function currentTierOf(db: Db, userId: number, now: number): Promise<{ title: string; expires_at: number } | null> {
+  const row = await db
+    .selectFrom('privileges')
+    .select(['tier_title', 'expires_at'])
+    .where('user_id', '=', userId)
+    .where('ended_at', 'is', null)
+    .where('starts_at', '<=', now)
+    .where('expires_at', '>', now)
+    .orderBy('expires_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? { title: row.tier_title, expires_at: Number(row.expires_at) } : null;
+}
+
 export async function heldTierIds(db: Db, userId: number, now: number): Promise<number[]> {
   const rows = await db
     .selectFrom('privileges')

@@ -49,4 +49,10 @@ export const serversMigrations: Record<string, Migration> = {
       await db.schema.alterTable('servers').addColumn('checking_until', bigint).execute();
     },
   },
+  '2026112700_servers_players_sample': {
+    async up(db: Kysely<unknown>) {
+      // The names of the last status reply's player sample, as a JSON array (home page cards).
+      await db.schema.alterTable('servers').addColumn('players_sample', 'text').execute();
+    },
+  },
 };

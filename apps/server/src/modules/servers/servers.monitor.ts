@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import type { Job, ScheduledJobSpec } from '../../lib/jobs/index.ts';
 import { DEFAULT_PORT, queryStatus, type ServerStatus, type StatusOptions } from '../../lib/minecraft/status.ts';
+import { seenInGame } from '../users/users.ports.ts';
 import { LIST_CACHE_KEY } from './servers.service.ts';
 
 /** Failed checks in a row before a server shows as offline: one lost packet must not flap it. */
@@ -207,6 +208,7 @@ export class ServerMonitor {
             version: status.version,
             motd: status.motd || null,
             favicon: status.favicon,
+            players_sample: JSON.stringify(status.sample),
             last_error: null,
             last_checked_at: at,
             checking_until: null,
@@ -235,6 +237,11 @@ export class ServerMonitor {
       .catch(() => {
         // The server was deleted while it was being checked.
       });
+    if (status && status.sample.length > 0) {
+      await seenInGame
+        .run(this.db, status.sample, at)
+        .catch((err: unknown) => this.log.warn({ err }, 'players seen in game: not recorded'));
+    }
     return 'stored';
   }
 }

@@ -65,7 +65,18 @@ function publicFields(row: ServerRow) {
     motd: row.motd,
     last_checked_at: row.last_checked_at == null ? null : Number(row.last_checked_at),
     favicon_url: faviconUrl(row),
+    players: row.status === 'online' ? sampleOf(row) : [],
   };
+}
+
+function sampleOf(row: ServerRow): string[] {
+  if (!row.players_sample) return [];
+  try {
+    const names: unknown = JSON.parse(row.players_sample);
+    return Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string').slice(0, 12) : [];
+  } catch {
+    return [];
+  }
 }
 
 export function toAdmin(row: ServerRow): AdminServer {

@@ -28,6 +28,8 @@ export interface ServersTable {
   sort_order: number;
   /** The server's icon from its status reply, `data:image/png;base64,…`. */
   favicon: string | null;
+  /** JSON array of the names in the last status reply's player sample (at most 12); null before. */
+  players_sample: string | null;
   /** Why the last check failed, for the admin list. */
   last_error: string | null;
   created_at: number;

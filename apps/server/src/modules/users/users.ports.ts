@@ -113,10 +113,25 @@ export const skinTextures = new Port<TextureSource<{ hash: string; slim: boolean
 /** The cape a player wears: answered by capes; game-auth hands it to launchers and serves the file. */
 export const capeTextures = new Port<TextureSource<{ hash: string }>>('worn capes', NO_TEXTURES);
 
+/** Players' names seen online in game at `at` (the status sample of a server): players keeps their «last seen». */
+export const seenInGame = new Hook<[db: Db, names: string[], at: number]>();
+
 // --- Commerce -------------------------------------------------------------------------------
 
 /** Ids of the donate tiers a player holds at `now`: answered by privileges; capes given to a tier are worn by its holders. */
 export const heldTiers = new Port<(db: Db, userId: number, now: number) => Promise<number[]>>('held tiers', async () => []);
+
+/** The tier a player holds now, for their public profile: answered by privileges; null when none. */
+export const currentTier = new Port<(db: Db, userId: number, now: number) => Promise<{ title: string; expires_at: number } | null>>(
+  "a player's current tier",
+  async () => null,
+);
+
+/** A player's votes on server tops this month: answered by votes; null on a site without votes. */
+export const votesThisMonth = new Port<(db: Db, userId: number, now: number) => Promise<number | null>>(
+  "a player's votes this month",
+  async () => null,
+);
 
 /** A player's latest top-ups for the admin's user card: answered by payments; null on a site without payments. */
 export const userPayments = new Port<(ctx: AppContext, userId: number, limit: number) => Promise<UserCard['payments']>>(

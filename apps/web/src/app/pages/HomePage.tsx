@@ -1,3 +1,4 @@
+import { lazy, Suspense } from 'react';
 import { Link } from 'wouter';
 import { CopyText } from '../../components/CopyText.tsx';
 import { NewsFeed } from '../../features/news/NewsFeed.tsx';
@@ -7,9 +8,14 @@ import { useSite } from '../../providers/site.tsx';
 import { useTitle } from '../../providers/title.ts';
 import './home.css';
 
+// Below the fold: their own chunks, so the first page's script stays small.
+const HomeServerCards = lazy(() => import('../../features/servers/HomeServerCards.tsx'));
+const HomeShowcase = lazy(() => import('../../features/players/HomeShowcase.tsx'));
+
 /**
  * The hero (the welcome, the game address to copy, the players online across the servers and
- * «Начать играть»), then the news.
+ * «Начать играть»), the servers' status cards, the latest purchases and the month's top (each
+ * as the owner chose), then the news.
  */
 export default function HomePage() {
   useTitle(null);
@@ -41,6 +47,10 @@ export default function HomePage() {
           )}
         </div>
       </section>
+      <Suspense fallback={null}>
+        <HomeServerCards />
+        <HomeShowcase />
+      </Suspense>
       <NewsFeed />
     </div>
   );

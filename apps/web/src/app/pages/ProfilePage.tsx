@@ -17,6 +17,7 @@ import { MyPrivileges } from '../../features/donate/MyPrivileges.tsx';
 import { SessionsPanel } from '../../features/security/SessionsPanel.tsx';
 import { TwoFactorPanel } from '../../features/security/TwoFactorPanel.tsx';
 import { OwnSkinPanel } from '../../features/skins/SkinPanel.tsx';
+import { PrivacyPanel } from '../../features/players/PrivacyPanel.tsx';
 import { MyPayments } from '../../features/payments/MyPayments.tsx';
 import { PaymentReturn } from '../../features/payments/PaymentReturn.tsx';
 import './profile.css';
@@ -85,6 +86,7 @@ export default function ProfilePage() {
                 <EmailChangeForm />
                 <TwoFactorPanel />
                 <SessionsPanel />
+                <PrivacyPanel username={user.username} />
                 <DeleteAccountSection />
               </div>
             )}

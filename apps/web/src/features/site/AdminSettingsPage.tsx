@@ -9,6 +9,7 @@ import { useNotify } from '../../providers/notifications.tsx';
 import { SITE_KEY } from '../../providers/site.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { ADMIN_SETTINGS_KEY, fetchAdminSettings, saveSettings } from './api.ts';
+import { HomeWidgetsSettings } from './HomeWidgetsSettings.tsx';
 import { applySiteHead } from './site-head.ts';
 import './site.css';
 
@@ -21,6 +22,7 @@ export default function AdminSettingsPage() {
       <QueryState query={query} error="Не удалось загрузить настройки" isEmpty={() => false}>
         {(data) => <SettingsForm key={JSON.stringify(data.value)} data={data} />}
       </QueryState>
+      <HomeWidgetsSettings />
     </AdminSection>
   );
 }

@@ -1,0 +1,127 @@
+/**
+ * Notices — the core every feature tells a player something through (docs/notices.md).
+ *
+ *   notify(trx, userId, { kind, title, body?, link?, data? })  one player's notice
+ *   notifyAll(trx, { kind, title, body?, link?, data? })         the same notice to every account
+ *   balanceMoved(trx, userId)                                   the balance changed (ledger calls it)
+ *
+ * Call them inside your own transaction: the notice is a row of `notices` and exists only if the
+ * transaction commits. It reaches the bell on the next GET /api/user/notifications and, live,
+ * every open GET /api/user/events stream of the player on every instance. On PostgreSQL the
+ * signal is a pg_notify in the same transaction (sent at commit, dropped with a rollback); on
+ * SQLite (one process) an in-process bus whose listeners read after the writer's transaction, since
+ * SQLite has one connection. Signals carry ids only — the streams read the rows — so a rolled-back
+ * notice is never shown and nothing private goes through the channel.
+ * Titles and bodies are plain Russian text (never HTML); `link` is a site path.
+ */
+import { sql } from 'kysely';
+import type { NoticeKind } from '@kubik/contract';
+import type { Db } from '../../db/index.ts';
+import { isPg } from '../../db/schema-helpers.ts';
+
+export interface NoticeInput {
+  kind: NoticeKind;
+  title: string;
+  body?: string | null;
+  link?: string | null;
+  data?: Record<string, unknown> | null;
+}
+
+/** The channel of live signals (lib/notify-channel.ts on PostgreSQL). */
+export const USER_EVENTS_CHANNEL = 'kubik_user_events';
+
+/** A live signal: `u` the player (null: everyone), `e` what changed. */
+export interface UserSignal {
+  u: number | null;
+  e: 'balance' | 'notice';
+}
+
+const TITLE_MAX = 200;
+const LINK_MAX = 300;
+
+function row(userId: number, notice: NoticeInput, now: number) {
+  return {
+    user_id: userId,
+    kind: notice.kind,
+    title: notice.title.slice(0, TITLE_MAX),
+    body: notice.body ?? null,
+    link: notice.link && notice.link.startsWith('/') ? notice.link.slice(0, LINK_MAX) : null,
+    data_json: notice.data ? JSON.stringify(notice.data) : null,
+    created_at: now,
+  };
+}
+
+/** One player's notice, in the caller's transaction. Returns its id. */
+export async function notify(trx: Db, userId: number, notice: NoticeInput, now = Date.now()): Promise<number> {
+  const inserted = await trx
+    .insertInto('notices')
+    .values(row(userId, notice, now))
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await signal(trx, { u: userId, e: 'notice' });
+  return Number(inserted.id);
+}
+
+/** The same notice to every account that is not deleted (one row each). Returns how many got it. */
+export async function notifyAll(trx: Db, notice: NoticeInput, now = Date.now()): Promise<number> {
+  const r = row(0, notice, now);
+  const result = await trx
+    .insertInto('notices')
+    .columns(['user_id', 'kind', 'title', 'body', 'link', 'data_json', 'created_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('users')
+        .where('deleted_at', 'is', null)
+        .select([
+          'id',
+          sql<string>`cast(${r.kind} as text)`.as('kind'),
+          sql<string>`cast(${r.title} as text)`.as('title'),
+          sql<string | null>`cast(${r.body} as text)`.as('body'),
+          sql<string | null>`cast(${r.link} as text)`.as('link'),
+          sql<string | null>`cast(${r.data_json} as text)`.as('data_json'),
+          sql<number>`cast(${now} as bigint)`.as('created_at'),
+        ]),
+    )
+    .executeTakeFirst();
+  await signal(trx, { u: null, e: 'notice' });
+  return Number(result.numInsertedOrUpdatedRows ?? 0);
+}
+
+/** Tells the player's open event streams that the balance changed; the streams read it after commit. */
+export async function balanceMoved(trx: Db, userId: number): Promise<void> {
+  await signal(trx, { u: userId, e: 'balance' });
+}
+
+// --- The signal -----------------------------------------------------------------------------
+
+type Listener = (signal: UserSignal) => void;
+/** SQLite's bus: one process holds every connection to the file. */
+const local = new Set<Listener>();
+
+async function signal(trx: Db, s: UserSignal): Promise<void> {
+  if (isPg(trx as never)) {
+    await sql`select pg_notify(${USER_EVENTS_CHANNEL}, ${JSON.stringify(s)})`.execute(trx);
+    return;
+  }
+  // Heard after this call returns; a listener's read waits for the writer's transaction to end.
+  setImmediate(() => {
+    for (const l of local) l(s);
+  });
+}
+
+/** Parses a signal from the channel; null for anything else. */
+export function parseSignal(payload: string): UserSignal | null {
+  try {
+    const s = JSON.parse(payload) as Partial<UserSignal>;
+    if ((s.u === null || Number.isSafeInteger(s.u)) && (s.e === 'balance' || s.e === 'notice')) return { u: s.u ?? null, e: s.e };
+  } catch {
+    /* not ours */
+  }
+  return null;
+}
+
+/** SQLite only: hear this process's signals (the event streams). Returns an unsubscribe function. */
+export function onLocalSignal(listener: Listener): () => void {
+  local.add(listener);
+  return () => local.delete(listener);
+}

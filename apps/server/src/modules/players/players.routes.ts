@@ -1,0 +1,113 @@
+import {
+  ErrorResponse,
+  HomeSettings,
+  HomeSettingsPatch,
+  HomeShowcase,
+  PlayerNameParams,
+  PlayerPrivacy,
+  PlayerProfile,
+} from '@kubik/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppContext } from '../../context.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { seenInGame } from '../users/users.ports.ts';
+import { privacyOf, publicProfile, recordSeen, setPrivacy, showcase } from './players.service.ts';
+import { HomeSettingsDoc } from './players.settings.ts';
+
+const tags = ['Игроки'];
+const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
+/**
+ * The home page's widgets are kept per instance until the ledger moves (one primary-key lookup
+ * per request) or this long has passed (another instance's privacy or settings change).
+ */
+const SHOWCASE_TTL_MS = 10_000;
+
+export function playersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  seenInGame.on('players', recordSeen);
+  let cached: { at: number; ledgerId: number; value: Promise<HomeShowcase> } | null = null;
+  ctx.settings.subscribe(HomeSettingsDoc.key, () => {
+    cached = null;
+  });
+  const homeShowcase = async () => {
+    const now = Date.now();
+    const last = await ctx.db
+      .selectFrom('ledger')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirst();
+    const ledgerId = Number(last?.id ?? 0);
+    if (!cached || cached.ledgerId !== ledgerId || now - cached.at > SHOWCASE_TTL_MS) {
+      const value = showcase(ctx, now);
+      cached = { at: now, ledgerId, value };
+      value.catch(() => {
+        if (cached?.value === value) cached = null;
+      });
+    }
+    return cached.value;
+  };
+
+  return async (app) => {
+    app.get('/api/players/:name', {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary:
+          'Открытый профиль игрока: голова и скин с плащом, привилегия, дата регистрации, когда был в игре (или только имя, если игрок скрыл профиль)',
+        params: PlayerNameParams,
+        response: { 200: PlayerProfile, ...err(400, 404) },
+      },
+      handler: async (req) => publicProfile(ctx.db, req.params.name),
+    });
+
+    app.get('/api/home/showcase', {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Витрина главной: последние покупки и топ пополнений месяца (только имена; null — виджет выключен)',
+        response: { 200: HomeShowcase },
+      },
+      handler: async () => homeShowcase(),
+    });
+
+    app.get('/api/user/privacy', {
+      config: { access: 'user' },
+      schema: { tags, summary: 'Скрыт ли мой открытый профиль', response: { 200: PlayerPrivacy, ...err(401) } },
+      handler: async (req) => privacyOf(ctx.db, userOf(req).id),
+    });
+
+    app.put('/api/user/privacy', {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Скрыть или открыть мой профиль (и имя в последних покупках на главной)',
+        body: PlayerPrivacy,
+        response: { 200: PlayerPrivacy, ...err(400, 401) },
+      },
+      handler: async (req) => {
+        const result = await setPrivacy(ctx.db, userOf(req).id, req.body.hidden);
+        cached = null;
+        return result;
+      },
+    });
+
+    app.get('/api/admin/home-settings', {
+      config: { access: 'admin', permission: 'settings' },
+      schema: { tags, summary: 'Какие виджеты показывает главная', response: { 200: HomeSettings, ...err(401, 403) } },
+      handler: async () => ctx.settings.get(HomeSettingsDoc),
+    });
+
+    app.put('/api/admin/home-settings', {
+      config: { access: 'admin', permission: 'settings' },
+      schema: {
+        tags,
+        summary: 'Включить или выключить виджеты главной',
+        body: HomeSettingsPatch,
+        response: { 200: HomeSettings, ...err(400, 401, 403) },
+      },
+      handler: async (req) => {
+        await ctx.settings.set(HomeSettingsDoc, req.body, { actorId: userOf(req).id });
+        cached = null;
+        return ctx.settings.get(HomeSettingsDoc);
+      },
+    });
+  };
+}

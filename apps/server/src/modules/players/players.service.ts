@@ -1,0 +1,158 @@
+import { USERNAME_RE, type HomeShowcase, type PlayerProfile } from '@kubik/contract';
+import { sql } from 'kysely';
+import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/index.ts';
+import { notFound } from '../../lib/errors.ts';
+import { zonedDate, zonedMidnight } from '../../lib/zoned-days.ts';
+import { banOf } from '../users/ban-status.ts';
+import { capeTextures, currentTier, skinTextures, votesThisMonth } from '../users/users.ports.ts';
+import { HomeSettingsDoc } from './players.settings.ts';
+
+export const PLAYER_TEXTS = {
+  notFound: 'Игрок не найден',
+} as const;
+
+const headUrl = (username: string) => `/api/user/${encodeURIComponent(username)}/head`;
+
+/** The public profile /u/{name}: what anyone may see of a player, or only the name when they hid it. */
+export async function publicProfile(db: Db, username: string, now = Date.now()): Promise<PlayerProfile> {
+  // Only a possible player name is looked up (PostgreSQL refuses NUL bytes in text).
+  if (!USERNAME_RE.test(username)) throw notFound(PLAYER_TEXTS.notFound, { code: 'player_not_found' });
+  const user = await db
+    .selectFrom('users')
+    .leftJoin('player_profiles', 'player_profiles.user_id', 'users.id')
+    .select([
+      'users.id',
+      'users.username',
+      'users.is_admin',
+      'users.created_at',
+      'users.banned_at',
+      'users.ban_until',
+      'users.ban_reason',
+      'player_profiles.hidden',
+      'player_profiles.last_seen_at',
+    ])
+    .where('users.username_lower', '=', username.toLowerCase())
+    .where('users.deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!user) throw notFound(PLAYER_TEXTS.notFound, { code: 'player_not_found' });
+  const base = { username: user.username, head_url: headUrl(user.username) };
+  if (user.hidden === 1) {
+    return {
+      ...base,
+      hidden: true,
+      created_at: null,
+      is_admin: false,
+      tier: null,
+      last_seen_at: null,
+      votes_month: null,
+      skin_url: null,
+      slim: false,
+      cape_url: null,
+      ban: null,
+    };
+  }
+  const [tier, votes, skin, cape] = await Promise.all([
+    currentTier.ask()(db, user.id, now),
+    votesThisMonth.ask()(db, user.id, now),
+    skinTextures.ask().worn(db, user.id, now),
+    capeTextures.ask().worn(db, user.id, now),
+  ]);
+  return {
+    ...base,
+    hidden: false,
+    created_at: Number(user.created_at),
+    is_admin: user.is_admin === 1,
+    tier,
+    last_seen_at: user.last_seen_at == null ? null : Number(user.last_seen_at),
+    votes_month: votes,
+    skin_url: skin ? `/textures/${skin.hash}` : null,
+    slim: skin?.slim ?? false,
+    cape_url: cape ? `/textures/${cape.hash}` : null,
+    ban: banOf(user, now),
+  };
+}
+
+export async function privacyOf(db: Db, userId: number): Promise<{ hidden: boolean }> {
+  const row = await db.selectFrom('player_profiles').select('hidden').where('user_id', '=', userId).executeTakeFirst();
+  return { hidden: row?.hidden === 1 };
+}
+
+export async function setPrivacy(db: Db, userId: number, hidden: boolean): Promise<{ hidden: boolean }> {
+  await db
+    .insertInto('player_profiles')
+    .values({ user_id: userId, hidden: hidden ? 1 : 0, last_seen_at: null })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ hidden: hidden ? 1 : 0 }))
+    .execute();
+  return { hidden };
+}
+
+/** Players seen online in game: their «last seen» moves to `at` (never back). */
+export async function recordSeen(db: Db, names: string[], at: number): Promise<void> {
+  const lower = [...new Set(names.filter((n) => USERNAME_RE.test(n)).map((n) => n.toLowerCase()))];
+  if (lower.length === 0) return;
+  const users = await db.selectFrom('users').select('id').where('username_lower', 'in', lower).where('deleted_at', 'is', null).execute();
+  for (const { id } of users) {
+    await db
+      .insertInto('player_profiles')
+      .values({ user_id: id, hidden: 0, last_seen_at: at })
+      .onConflict((oc) =>
+        oc.column('user_id').doUpdateSet({
+          last_seen_at: sql<number>`case when player_profiles.last_seen_at is null or player_profiles.last_seen_at < ${at} then ${at} else player_profiles.last_seen_at end`,
+        }),
+      )
+      .execute();
+  }
+}
+
+const RECENT = 8;
+const TOP = 5;
+
+/** The first millisecond of the month `now` falls in, in the site's time zone. */
+export function monthStart(now: number, timeZone: string): number {
+  const [y, m] = zonedDate(now, timeZone).split('-').map(Number) as [number, number];
+  return zonedMidnight(y, m, 1, timeZone);
+}
+
+/**
+ * The home page's widgets: the latest purchases (what and by whom, unless the buyer hid their
+ * name; never amounts) and this month's biggest top-ups by place (names only).
+ */
+export async function showcase(ctx: Pick<AppContext, 'db' | 'settings' | 'config'>, now = Date.now()): Promise<HomeShowcase> {
+  const settings = await ctx.settings.get(HomeSettingsDoc);
+  const [recent, top] = await Promise.all([
+    settings.recent_purchases
+      ? ctx.db
+          .selectFrom('ledger')
+          .innerJoin('users', 'users.id', 'ledger.user_id')
+          .leftJoin('player_profiles', 'player_profiles.user_id', 'users.id')
+          .select(['users.username', 'users.deleted_at', 'player_profiles.hidden', 'ledger.note', 'ledger.created_at'])
+          .where('ledger.reason', '=', 'purchase')
+          .orderBy('ledger.id', 'desc')
+          .limit(RECENT)
+          .execute()
+      : null,
+    settings.top_donors
+      ? ctx.db
+          .selectFrom('ledger')
+          .innerJoin('users', 'users.id', 'ledger.user_id')
+          .leftJoin('player_profiles', 'player_profiles.user_id', 'users.id')
+          .select(['users.username', 'users.deleted_at', 'player_profiles.hidden', (eb) => eb.fn.sum<number>('ledger.amount').as('total')])
+          .where('ledger.reason', '=', 'topup')
+          .where('ledger.created_at', '>=', monthStart(now, ctx.config.timeZone))
+          .groupBy(['users.id', 'users.username', 'users.deleted_at', 'player_profiles.hidden'])
+          .having((eb) => eb.fn.sum('ledger.amount'), '>', 0)
+          .orderBy('total', 'desc')
+          .orderBy('users.id')
+          .limit(TOP)
+          .execute()
+      : null,
+  ]);
+  const shown = (r: { username: string; deleted_at: number | null; hidden: number | null }) =>
+    r.deleted_at != null || r.hidden === 1 ? null : r.username;
+  return {
+    recent_purchases:
+      recent?.map((r) => ({ player: shown(r), item: (r.note ?? '').replace(/ \(.*\)$/, ''), at: Number(r.created_at) })) ?? null,
+    top_donors: top?.map((r, i) => ({ place: i + 1, player: shown(r) })) ?? null,
+  };
+}
