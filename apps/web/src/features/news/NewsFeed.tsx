@@ -4,7 +4,7 @@ import { lazy, Suspense, useState, type MouseEvent } from 'react';
 import { Empty, Loading } from '../../components/States.tsx';
 import { formatDate } from '../../lib/format.ts';
 import { NewsImage } from './NewsImage.tsx';
-import { fetchNewsFeed, fetchNewsPage, NEWS_FEED_KEY, newsPath, preview } from './api.ts';
+import { fetchNewsFeed, NEWS_FEED_KEY, newsPath, preview } from './api.ts';
 import './news.css';
 
 /**
@@ -14,17 +14,8 @@ import './news.css';
 export function NewsFeed() {
   const feed = useQuery({ queryKey: NEWS_FEED_KEY, queryFn: fetchNewsFeed });
   const [opened, setOpened] = useState<NewsItem | null>(null);
-  // The feed comes a page at a time: the pages after the first, as the reader asks for them.
-  const [more, setMore] = useState<{ news: NewsItem[]; next: number | null; loading?: boolean }>({ news: [], next: null });
-  const next = more.news.length > 0 ? more.next : (feed.data?.next_page ?? null);
-  const items = feed.data ? [...feed.data.news, ...more.news] : [];
-  const loadMore = (page: number) => {
-    setMore((m) => ({ ...m, loading: true }));
-    fetchNewsPage(page).then(
-      (res) => setMore((m) => ({ news: [...m.news, ...res.news], next: res.next_page })),
-      () => setMore((m) => ({ ...m, loading: false })),
-    );
-  };
+  const items = feed.data?.news ?? [];
+  const next = feed.data?.next_page ?? null;
 
   return (
     <section className="stack" aria-labelledby="news-heading">
@@ -48,9 +39,10 @@ export function NewsFeed() {
         </ul>
       )}
       {next !== null && (
-        <button type="button" className="btn" disabled={more.loading} onClick={() => loadMore(next)}>
-          {more.loading ? 'Загрузка...' : 'Показать ещё'}
-        </button>
+        // The feed comes a page at a time; the pages after the first are a chunk of their own.
+        <Suspense fallback={null}>
+          <NewsMore first={next} card={(item, i) => <NewsCard key={item.id} item={item} index={i} onOpen={() => setOpened(item)} />} />
+        </Suspense>
       )}
       {opened && (
         <Suspense fallback={null}>
@@ -67,6 +59,7 @@ export function NewsFeed() {
  */
 const loadModal = () => import('./NewsModal.tsx');
 const NewsModal = lazy(loadModal);
+const NewsMore = lazy(() => import('./NewsMore.tsx'));
 
 /**
  * The whole card opens the item; the real control is the title link, for keyboards and readers. A
