@@ -7,6 +7,8 @@ export interface CaughtLetter {
   subject: string;
   text: string;
   html: string;
+  /** The From header as sent («Мой сервер <no-reply@…>»). */
+  from: string;
 }
 
 /** A real SMTP server on a free local port that keeps every letter it receives. */
@@ -40,6 +42,7 @@ export class SmtpCatcher {
                 subject: mail.subject ?? '',
                 text: mail.text ?? '',
                 html: typeof mail.html === 'string' ? mail.html : '',
+                from: mail.from?.text ?? '',
               });
               this.waiters.splice(0).forEach((w) => w());
               callback();

@@ -34,7 +34,7 @@ describe('bans, e-mail change and account deletion in the browser', () => {
     // The player's open page loses its session at the next call.
     await player.goto('/profile');
     await player.waitForURL('**/login');
-    await player.getByLabel('Имя пользователя').fill('Griefer');
+    await player.getByLabel('Имя или почта').fill('Griefer');
     await player.getByLabel('Пароль').fill('kubik-pass-42');
     await player.getByRole('button', { name: 'Войти' }).click();
     await seeFormError(player, 'Аккаунт заблокирован навсегда: Гриф спавна');
@@ -115,7 +115,7 @@ describe('bans, e-mail change and account deletion in the browser', () => {
     await page.waitForURL('**/login');
     const bye = await site.smtp.waitFor('leaver@example.com', (l) => l.subject.includes('Аккаунт удалён'));
     expect(bye.text).toContain('История покупок');
-    await page.getByLabel('Имя пользователя').fill('Leaver');
+    await page.getByLabel('Имя или почта').fill('Leaver');
     await page.getByLabel('Пароль').fill('kubik-pass-42');
     await page.getByRole('button', { name: 'Войти' }).click();
     await seeFormError(page, 'Неверное имя пользователя или пароль');

@@ -35,7 +35,7 @@ describe('accounts in the browser', () => {
     await page.waitForURL('**/login?verified=true');
     await toast(page, 'success', 'Почта успешно подтверждена! Теперь вы можете войти.');
 
-    await page.getByLabel('Имя пользователя').fill('Alex_2010');
+    await page.getByLabel('Имя или почта').fill('Alex_2010');
     await page.getByLabel('Пароль').fill('kubik-pass-42');
     await page.getByRole('button', { name: 'Войти' }).click();
     await page.waitForURL(`${site.url}/`);
@@ -63,7 +63,7 @@ describe('accounts in the browser', () => {
     await page.waitForURL('**/login');
     await page.getByRole('heading', { name: 'Вход' }).waitFor();
 
-    await page.getByLabel('Имя пользователя').fill('Pending');
+    await page.getByLabel('Имя или почта').fill('Pending');
     await page.getByLabel('Пароль').fill('kubik-pass-42');
     await page.getByRole('button', { name: 'Войти' }).click();
     // The server's 403 text as a warning, with the way to a new letter, inside the form.
@@ -84,10 +84,10 @@ describe('accounts in the browser', () => {
     expect(box.x + box.width).toBeLessThanOrEqual(360);
 
     // Empty fields are named beside themselves, all at once, before anything is sent.
-    await page.getByLabel('Имя пользователя').fill('');
+    await page.getByLabel('Имя или почта').fill('');
     await page.getByLabel('Пароль').fill('');
     await page.getByRole('button', { name: 'Войти' }).click();
-    await seeErrorBeside(page.getByLabel('Имя пользователя'), 'Введите имя пользователя и пароль');
+    await seeErrorBeside(page.getByLabel('Имя или почта'), 'Введите имя пользователя и пароль');
     await seeErrorBeside(page.getByLabel('Пароль'), 'Введите имя пользователя и пароль');
   });
 

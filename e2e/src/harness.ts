@@ -119,7 +119,7 @@ export async function registerAndConfirm(site: Site, page: Page, username: strin
 
 export async function loginUi(page: Page, username: string, password = 'kubik-pass-42'): Promise<void> {
   await page.goto('/login');
-  await page.getByLabel('Имя пользователя').fill(username);
+  await page.getByLabel('Имя или почта').fill(username);
   await page.getByLabel('Пароль').fill(password);
   await page.getByRole('button', { name: 'Войти' }).click();
   // On a phone the header's account menu sits in the collapsed navigation, so wait for the redirect.

@@ -98,7 +98,6 @@ describe('the owner sees payments, exports them and refunds one', () => {
     expect(csv).toContain(';Payer;ЮKassa;1000,00;100,00;Оплачен;');
 
     // One payment: its events; the provider refuses the refund, the error is shown and the money stays.
-    owner.on('dialog', (d) => void d.accept());
     await owner
       .getByTestId(`payment-row-${big}`)
       .getByRole('button', { name: /подробнее/ })
@@ -106,18 +105,32 @@ describe('the owner sees payments, exports them and refunds one', () => {
     const detail = owner.getByTestId('payment-detail');
     await detail.getByText('Уведомление').first().waitFor();
     await detail.getByText('с адреса 127.0.0.1').first().waitFor();
+    await detail.getByText('у провайдера: Оплачен').waitFor();
     yoo.refundOutcome = 'canceled';
-    await detail.getByRole('button', { name: 'Вернуть 1 100 ₽' }).click();
-    await detail
-      .getByRole('alert')
-      .getByText(/Платёжная система отказала в возврате .*Деньги снова на балансе игрока\./)
-      .waitFor();
+    await detail.getByRole('button', { name: 'Вернуть…' }).click();
+    let ask = owner.getByRole('dialog', { name: 'Возврат платежа' });
+    // What goes back to the card and what leaves the balance, apart.
+    expect(await ask.getByTestId('refund-to-card').textContent()).toBe('1\u00a0000\u00a0₽');
+    expect(await ask.getByTestId('refund-from-balance').textContent()).toBe('1\u00a0100\u00a0₽ (в том числе бонус 100\u00a0₽)');
+    await ask.getByRole('button', { name: 'Вернуть' }).click();
+    await ask.getByText(/Платёжная система отказала в возврате .*Деньги снова на балансе игрока\./).waitFor();
+    await ask.getByRole('button', { name: 'Отмена' }).click();
     await detail.locator('.badge', { hasText: 'Оплачен' }).waitFor();
 
-    // Now it goes through.
+    // Now it goes through, in two parts: 400 ₽ (and 40 ₽ of the bonus), then the rest.
     yoo.refundOutcome = 'succeeded';
-    await detail.getByRole('button', { name: 'Вернуть 1 100 ₽' }).click();
+    await detail.getByRole('button', { name: 'Вернуть…' }).click();
+    ask = owner.getByRole('dialog', { name: 'Возврат платежа' });
+    await ask.getByLabel('Вернуть на карту, ₽').fill('400');
+    await ask.getByTestId('refund-from-balance').getByText('440\u00a0₽').waitFor();
+    expect(await ask.getByTestId('refund-from-balance').textContent()).toBe('440\u00a0₽ (в том числе бонус 40\u00a0₽)');
+    await ask.getByRole('button', { name: 'Вернуть' }).click();
     await toast(owner, 'success', 'Платёж возвращён');
+    await detail.getByText('возвращено 400\u00a0₽').waitFor();
+    await detail.getByRole('button', { name: 'Вернуть…' }).click();
+    ask = owner.getByRole('dialog', { name: 'Возврат платежа' });
+    expect(await ask.getByTestId('refund-to-card').textContent()).toBe('600\u00a0₽');
+    await ask.getByRole('button', { name: 'Вернуть' }).click();
     await detail.locator('.badge', { hasText: 'Возвращён' }).waitFor();
     expect(await detail.getByRole('button', { name: /Вернуть/ }).count()).toBe(0);
     const me = await callApi(player, 'GET', '/api/user/me');

@@ -105,7 +105,7 @@ describe('shop in the browser', () => {
     // The purchase waits for its player, and says so; once Miner is in the game it arrives.
     const order = player.getByRole('listitem').filter({ hasText: 'Алмаз × 2' });
     await order.getByText('Зайдите на сервер «Выживание», чтобы получить покупку').waitFor({ timeout: 15_000 });
-    await order.getByText('Ожидает выдачи').waitFor();
+    await order.getByText('Ждёт: зайдите на сервер «Выживание»').waitFor();
     rcon.join('Miner');
     await order.getByText('Выдано').waitFor({ timeout: 15_000 });
     expect(await order.getByText('Зайдите на сервер').count()).toBe(0);

@@ -227,7 +227,9 @@ describe('skins and the profile in the browser', () => {
     await form.old.fill('not-my-password');
     await form.repeat.fill('brand-new-pass');
     await form.save.click();
-    await toast(page, 'danger', 'Текущий пароль указан неверно');
+    // Beside its field, not in a toast over the form.
+    await seeErrorBeside(form.old, 'Текущий пароль указан неверно');
+    expect(await page.locator('.toast[data-type="danger"]').count()).toBe(0);
 
     await form.old.fill('kubik-pass-42');
     await form.save.click();

@@ -54,7 +54,7 @@ describe('two-factor login in the browser', () => {
     await page.waitForURL('**/login');
 
     // The password alone is not enough: the code field appears.
-    await page.getByLabel('Имя пользователя').fill('Guard_2fa');
+    await page.getByLabel('Имя или почта').fill('Guard_2fa');
     await page.getByLabel('Пароль').fill('kubik-pass-42');
     await page.getByRole('button', { name: 'Войти' }).click();
     const codeField = page.getByLabel('Код подтверждения');

@@ -63,3 +63,18 @@ export async function postNotification(url: string, body: unknown): Promise<{ st
     return { status: 0, text: (err as Error).message };
   }
 }
+
+/** POSTs a form-encoded notification (ЮMoney, FreeKassa); returns the site's status and body text. */
+export async function postForm(url: string, fields: Record<string, string>): Promise<{ status: number; text: string }> {
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+      signal: AbortSignal.timeout(10_000),
+    });
+    return { status: res.status, text: await res.text() };
+  } catch (err) {
+    return { status: 0, text: (err as Error).message };
+  }
+}

@@ -26,13 +26,14 @@ import { NotifyChannel } from './lib/notify-channel.ts';
 import { backupJob } from './lib/backup.ts';
 import { ensurePrivateDir } from './lib/private-files.ts';
 import { PublicCache, sendCached } from './lib/public-cache.ts';
+import { fastifyTrustProxy } from './lib/proxy-trust.ts';
 import { createRateLimiter, DatabaseRateLimiter } from './lib/rate-limit.ts';
 import { SettingsStore } from './lib/settings.ts';
 import { UserCache } from './lib/user-cache.ts';
 import { recordAudit } from './modules/audit/audit.service.ts';
 import { modules } from './modules/index.ts';
 import { indexPage } from './modules/site/site.index-page.ts';
-import { SiteSettingsDoc } from './modules/site/site.settings.ts';
+import { siteName, SiteSettingsDoc } from './modules/site/site.settings.ts';
 import { mailJob, mailQueueDepth } from './modules/mail/mail.outbox.ts';
 import { keyCleanupJob } from './modules/purchases/purchases.keys.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
@@ -67,6 +68,8 @@ export interface BuildOptions {
   /** An already opened (and migrated) database; otherwise one is opened from the config. */
   database?: DbHandle;
   mailer?: Mailer;
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
 }
 
 const SHUTTING_DOWN_BODY = JSON.stringify({
@@ -97,11 +100,11 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
       const server = http.createServer((req, res) => {
         // Shutting down: a request that still arrives on a kept-alive connection is turned away
         // (in Russian, unlike Fastify's own 503) so the client retries on another instance.
-        if (closing) return void res.writeHead(503, SHUTTING_DOWN_HEADERS).end(SHUTTING_DOWN_BODY);
         // The id is made here, so the answer from memory carries one too; Fastify's genReqId takes it over.
         const id = nextRequestId(req);
         (req as RequestWithId).kubikRequestId = id;
         res.setHeader('x-request-id', id);
+        if (closing) return void res.writeHead(503, SHUTTING_DOWN_HEADERS).end(SHUTTING_DOWN_BODY);
         if (!fastPath) return handler(req, res);
         const started = performance.now();
         const route = fastPath.tryServe(req, res);
@@ -114,10 +117,10 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
       server.keepAliveTimeout = 72_000;
       return server;
     },
-    logger: loggerOptions(config),
+    logger: options.logStream ? { ...loggerOptions(config), stream: options.logStream } : loggerOptions(config),
     genReqId: (req) => (req as RequestWithId).kubikRequestId ?? nextRequestId(req),
     requestIdHeader: false,
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: 64 * 1024,
     frameworkErrors,
     logController: new LogController({ disableRequestLogging: true }),
@@ -219,8 +222,39 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
 
-  ctx.jobs.register(mailJob(database.db, mailer, app.log));
+  // Letters go out under the site's name as the owner set it (Админ-панель → Настройки).
+  ctx.jobs.register(mailJob(database.db, mailer, app.log, () => siteName(ctx)));
   ctx.jobs.register(ctx.schedule.job(keyCleanupJob(database.db)));
+  // Connections to PostgreSQL: the query pool and the LISTEN connection (zero on SQLite).
+  const dbHealth = database.health;
+  dbHealth.log = app.log;
+  metrics.counter({
+    name: 'kubik_db_connection_errors_total',
+    help: 'Connection errors to the database: connects that failed and open connections that broke, by client (pool, listen)',
+    labelNames: ['client'],
+    read: () => [
+      { labels: { client: 'pool' }, value: dbHealth.errors },
+      { labels: { client: 'listen' }, value: notifications.errors },
+    ],
+  });
+  metrics.counter({
+    name: 'kubik_db_reconnects_total',
+    help: 'Connections to the database made again after an outage, by client (pool, listen)',
+    labelNames: ['client'],
+    read: () => [
+      { labels: { client: 'pool' }, value: dbHealth.reconnects },
+      { labels: { client: 'listen' }, value: notifications.reconnects },
+    ],
+  });
+  metrics.gauge({
+    name: 'kubik_db_up',
+    help: '1 while the database is reachable by this process (its last connect worked, the LISTEN connection is up), by client',
+    labelNames: ['client'],
+    read: async () => [
+      { labels: { client: 'pool' }, value: dbHealth.up ? 1 : 0 },
+      { labels: { client: 'listen' }, value: notifications.up ? 1 : 0 },
+    ],
+  });
   metrics.gauge({
     name: 'kubik_mail_queue',
     help: 'Letters in the outbox: queued (to send now or on retry) and failed (given up)',

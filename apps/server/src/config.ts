@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseProxyTrust, type ProxyTrust } from './lib/proxy-trust.ts';
 
 const bool = z.enum(['on', 'off', 'true', 'false', '1', '0']).transform((v) => v === 'on' || v === 'true' || v === '1');
 const int = (def: number, min = 0, max = 1_000_000_000) => z.coerce.number().int().min(min).max(max).default(def);
@@ -24,7 +25,19 @@ const Env = z.object({
         return false;
       }
     }, 'неизвестный часовой пояс (пример: Europe/Moscow)'),
-  TRUST_PROXY: bool.default(false),
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((v, c) => {
+      try {
+        return parseProxyTrust(v);
+      } catch (err) {
+        c.addIssue({ code: 'custom', message: `${(err as Error).message} (on, число прокси или список адресов/CIDR через запятую)` });
+        return z.NEVER;
+      }
+    }),
+  /** off: a site started while its database is down exits (systemd restarts it) instead of waiting. */
+  DATABASE_WAIT: bool.default(true),
   SESSION_TTL_DAYS: int(30, 1, 3650),
   RATE_LIMITS: bool.default(true),
   RATE_LIMIT_WINDOW_SEC: int(900, 1),
@@ -61,6 +74,21 @@ const Env = z.object({
   TBANK_TERMINAL_KEY: z.string().optional(),
   TBANK_PASSWORD: z.string().optional(),
   TBANK_API_URL: z.string().url().default('https://securepay.tinkoff.ru/v2'),
+  YOOMONEY_WALLET: z.string().optional(),
+  YOOMONEY_NOTIFICATION_SECRET: z.string().optional(),
+  YOOMONEY_OAUTH_TOKEN: z.string().optional(),
+  YOOMONEY_FORM_URL: z.string().url().default('https://yoomoney.ru/quickpay/confirm'),
+  YOOMONEY_API_URL: z.string().url().default('https://yoomoney.ru/api'),
+  FREEKASSA_MERCHANT_ID: z.string().optional(),
+  FREEKASSA_SECRET1: z.string().optional(),
+  FREEKASSA_SECRET2: z.string().optional(),
+  FREEKASSA_API_KEY: z.string().optional(),
+  FREEKASSA_FORM_URL: z.string().url().default('https://pay.freekassa.com/'),
+  FREEKASSA_API_URL: z.string().url().default('https://api.freekassa.com/v1'),
+  FREEKASSA_NOTIFY_IPS: z.string().default('168.119.157.136,168.119.60.227,178.154.197.79,51.250.54.238'),
+  PAYMENT_MAX_PENDING: int(5, 1, 1000),
+  PAYMENT_NOTIFY_PER_IP: int(300, 1, 1_000_000),
+  SECRETS_KEY: z.string().min(32, 'не короче 32 символов').optional(),
   PAYMENT_MIN_RUB: z.coerce.number().min(1).max(1_000_000).default(10),
   PAYMENT_MAX_RUB: z.coerce.number().min(1).max(10_000_000).default(100_000),
   PAYMENT_RECONCILE_SEC: int(300, 10, 86_400),
@@ -86,7 +114,10 @@ export interface Config {
   siteName: string;
   /** IANA time zone the admin's days are counted in (the dashboard's «by day»). */
   timeZone: string;
-  trustProxy: boolean;
+  /** Which forwarding proxies are believed (lib/proxy-trust.ts); tests may pass true (one hop). */
+  trustProxy: ProxyTrust | boolean;
+  /** Wait for a database that is down at start (true), or exit with one line (false). */
+  databaseWait: boolean;
   secureCookies: boolean;
   sessionTtlMs: number;
   rateLimits: {
@@ -125,6 +156,8 @@ export interface Config {
   payments: PaymentsConfig;
   /** When set, /metrics answers any caller with `Authorization: Bearer <token>`; otherwise only loopback callers. */
   metricsToken: string | undefined;
+  /** Seals payment keys set in the admin (lib/secret-box.ts); without it DATA_DIR/secrets.key is made and used. */
+  secretsKey: string | undefined;
   /** Seals authenticator secrets in the database (AES-256-GCM); without it they are stored as they are (never shown again after enabling). */
   twoFactorKey: string | undefined;
   /** 'pretty': one readable line per entry (default when stdout is a terminal); 'json': one JSON object per line. */
@@ -134,6 +167,24 @@ export interface Config {
 export interface PaymentsConfig {
   yookassa: { shopId: string; secretKey: string; apiUrl: string; receipts: boolean; notifyIps: string[] } | null;
   tbank: { terminalKey: string; password: string; apiUrl: string } | null;
+  /** ЮMoney wallet (quickpay form + HTTP notifications); set in the admin or by YOOMONEY_* variables. */
+  yoomoney?: { wallet: string; notificationSecret: string; oauthToken?: string; formUrl: string; apiUrl: string } | null;
+  /** FreeKassa SCI (form + notifications signed with secret word 2; API key for re-reading orders). */
+  freekassa?: {
+    merchantId: string;
+    secret1: string;
+    secret2: string;
+    apiKey?: string;
+    formUrl: string;
+    apiUrl: string;
+    notifyIps: string[];
+  } | null;
+  /** Unpaid payments a player may have waiting at once (PAYMENT_MAX_PENDING). */
+  maxPending?: number;
+  /** Provider notifications one address may send per rate-limit window (PAYMENT_NOTIFY_PER_IP). */
+  notifyPerIp?: number;
+  /** Environment defaults the admin's settings fall back to, also for providers without full credentials. */
+  defaults?: { yookassaNotifyIps: string[]; freekassaNotifyIps: string[]; urls: Record<string, string> };
   /** Kopecks. */
   minKopecks: number;
   maxKopecks: number;
@@ -167,6 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     siteName: e.SITE_NAME,
     timeZone: e.TIME_ZONE,
     trustProxy: e.TRUST_PROXY,
+    databaseWait: e.DATABASE_WAIT,
     secureCookies: publicUrl.startsWith('https://'),
     sessionTtlMs: e.SESSION_TTL_DAYS * 86_400_000,
     launcher: { version: e.LAUNCHER_VERSION, windowsUrl: e.LAUNCHER_WINDOWS_URL, linuxUrl: e.LAUNCHER_LINUX_URL },
@@ -197,6 +249,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
         e.TBANK_TERMINAL_KEY && e.TBANK_PASSWORD
           ? { terminalKey: e.TBANK_TERMINAL_KEY, password: e.TBANK_PASSWORD, apiUrl: e.TBANK_API_URL.replace(/\/+$/, '') }
           : null,
+      yoomoney:
+        e.YOOMONEY_WALLET && e.YOOMONEY_NOTIFICATION_SECRET
+          ? {
+              wallet: e.YOOMONEY_WALLET,
+              notificationSecret: e.YOOMONEY_NOTIFICATION_SECRET,
+              oauthToken: e.YOOMONEY_OAUTH_TOKEN || undefined,
+              formUrl: e.YOOMONEY_FORM_URL,
+              apiUrl: e.YOOMONEY_API_URL.replace(/\/+$/, ''),
+            }
+          : null,
+      freekassa:
+        e.FREEKASSA_MERCHANT_ID && e.FREEKASSA_SECRET1 && e.FREEKASSA_SECRET2
+          ? {
+              merchantId: e.FREEKASSA_MERCHANT_ID,
+              secret1: e.FREEKASSA_SECRET1,
+              secret2: e.FREEKASSA_SECRET2,
+              apiKey: e.FREEKASSA_API_KEY || undefined,
+              formUrl: e.FREEKASSA_FORM_URL,
+              apiUrl: e.FREEKASSA_API_URL.replace(/\/+$/, ''),
+              notifyIps: splitList(e.FREEKASSA_NOTIFY_IPS),
+            }
+          : null,
+      maxPending: e.PAYMENT_MAX_PENDING,
+      notifyPerIp: e.PAYMENT_NOTIFY_PER_IP,
+      defaults: {
+        yookassaNotifyIps: splitList(e.YOOKASSA_NOTIFY_IPS),
+        freekassaNotifyIps: splitList(e.FREEKASSA_NOTIFY_IPS),
+        urls: {
+          'yookassa.api_url': e.YOOKASSA_API_URL.replace(/\/+$/, ''),
+          'tbank.api_url': e.TBANK_API_URL.replace(/\/+$/, ''),
+          'yoomoney.form_url': e.YOOMONEY_FORM_URL,
+          'yoomoney.api_url': e.YOOMONEY_API_URL.replace(/\/+$/, ''),
+          'freekassa.form_url': e.FREEKASSA_FORM_URL,
+          'freekassa.api_url': e.FREEKASSA_API_URL.replace(/\/+$/, ''),
+        },
+      },
       minKopecks: Math.round(e.PAYMENT_MIN_RUB * 100),
       maxKopecks: Math.round(e.PAYMENT_MAX_RUB * 100),
       reconcileMs: e.PAYMENT_RECONCILE_SEC * 1000,
@@ -208,6 +296,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     },
     metricsToken: e.METRICS_TOKEN || undefined,
     twoFactorKey: e.TWO_FACTOR_KEY || undefined,
+    secretsKey: e.SECRETS_KEY || undefined,
     logFormat: e.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     ...overrides,
     rateLimits: {
@@ -223,4 +312,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     },
   };
   return Object.freeze(config);
+}
+
+function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }

@@ -1,11 +1,18 @@
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './db/index.ts';
-import { migrateToLatest } from './db/migrate.ts';
+import { DatabaseDownAtStart, migrateWhenReachable } from './db/migrate.ts';
 
 const config = loadConfig();
 const database = openDatabase(config);
-await migrateToLatest(database);
+// A database that is down at start: one line, then wait for it (or exit, DATABASE_WAIT=off).
+try {
+  await migrateWhenReachable(database, { wait: config.databaseWait, say: (line) => console.error(line) });
+} catch (err) {
+  if (!(err instanceof DatabaseDownAtStart)) throw err;
+  await database.close().catch(() => {});
+  process.exit(1);
+}
 const app = await buildApp(config, { database });
 
 let closing = false;

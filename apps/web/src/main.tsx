@@ -11,6 +11,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { startTransition, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { loadFirstPage } from './app/first-page.ts';
+import './lib/popstate-gate.ts';
 import { NotificationsProvider } from './providers/notifications.tsx';
 import { AppRoutes } from './app/router.tsx';
 

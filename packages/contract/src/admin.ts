@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { withLabels } from './common.ts';
+import { roundsToZeroKopecks, withLabels, ZERO_KOPECKS_TEXT } from './common.ts';
 import { Email, NewPassword, Username } from './accounts.ts';
 import { BanInfo } from './bans.ts';
 
@@ -35,6 +35,7 @@ export const AdminUserUpdateBody = withLabels(
       .finite('Баланс должен быть числом')
       .min(0, 'Баланс не может быть отрицательным')
       .max(100_000_000, 'Слишком большой баланс')
+      .refine((v) => !roundsToZeroKopecks(v), ZERO_KOPECKS_TEXT)
       .optional(),
   }),
   { username: 'Имя пользователя', email: 'Почта', password: 'Пароль', is_admin: 'Администратор', balance: 'Баланс' },
@@ -141,6 +142,7 @@ export const BalanceChangeBody = withLabels(
       .number({ error: 'Сумма должна быть числом' })
       .finite('Сумма должна быть числом')
       .refine((v) => v !== 0, 'Сумма не может быть нулевой')
+      .refine((v) => !roundsToZeroKopecks(v), ZERO_KOPECKS_TEXT)
       .refine((v) => Math.abs(v) <= 100_000_000, 'Слишком большая сумма')
       .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, 'Не больше двух знаков после запятой (копейки)'),
     comment: z

@@ -79,6 +79,7 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'user.delete.self': 'Игрок удалил свой аккаунт',
   'payment.refund': 'Возврат платежа: сумма списана с баланса',
   'payment.refund_failed': 'Возврат платежа не удался: деньги вернулись на баланс',
+  'payment.provider': 'Способ оплаты настроен',
 };
 
 /** The log's sections (its filter), by the entity the server records. */
@@ -217,8 +218,12 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
   page: { body: { label: 'Текст (Markdown)' }, place: { label: 'Где ссылка' }, slug: { label: 'Адрес' } },
   // A top-up and its refund (roubles, statuses in Russian as recorded).
   payment: {
-    amount: { label: 'Сумма платежа', kind: 'roubles' },
+    amount: { label: 'Сумма возврата на карту', kind: 'roubles' },
     bonus: { label: 'Бонус', kind: 'roubles' },
+    enabled: { label: 'Включён', kind: 'boolean' },
+    min: { label: 'Минимальная сумма', kind: 'roubles' },
+    max: { label: 'Максимальная сумма', kind: 'roubles' },
+    changed: { label: 'Изменено' },
     balance: { label: 'Баланс игрока', kind: 'roubles' },
     provider: { label: 'Способ оплаты' },
     reason: { label: 'Причина' },

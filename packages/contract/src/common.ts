@@ -27,9 +27,14 @@ export const IdParams = withLabels(
   { id: 'Идентификатор' },
 );
 
+/** A money amount the server would store as zero kopecks although it is not zero (1e-9 ₽, 0.004 ₽). */
+export const roundsToZeroKopecks = (roubles: number) => roubles !== 0 && Math.round(roubles * 100) === 0;
+export const ZERO_KOPECKS_TEXT = 'Сумма меньше копейки: укажите не меньше 0,01 ₽';
+
 /** Roubles on the wire; the server keeps kopecks. */
 export const Roubles = z
   .number({ error: 'Сумма должна быть числом' })
   .finite('Сумма должна быть числом')
   .min(0, 'Сумма не может быть отрицательной')
-  .max(100_000_000, 'Слишком большая сумма');
+  .max(100_000_000, 'Слишком большая сумма')
+  .refine((v) => !roundsToZeroKopecks(v), ZERO_KOPECKS_TEXT);

@@ -59,6 +59,77 @@ export function waitingText(waiting: DeliveryWaiting | null, serverName: string 
   return null;
 }
 
+/**
+ * What a card (a privilege, a kit claim, an order) says about the things it put into the game, in
+ * one word, from its deliveries: sending — on its way; waiting_player — the player must join the
+ * server; server_down — the server cannot be reached (or none to send to); done — given;
+ * failed — the server refused it or never confirmed it (the admin sees it in «Выдача в игре»);
+ * refunded — the money went back instead.
+ */
+export const DELIVERY_STATUS_STATES = ['sending', 'waiting_player', 'server_down', 'done', 'failed', 'refunded'] as const;
+export type DeliveryStatusState = (typeof DELIVERY_STATUS_STATES)[number];
+
+export const DeliveryStatus = z.object({
+  state: z.enum(DELIVERY_STATUS_STATES),
+  /** The sentence the player acts on («Зайдите на сервер «Выживание», чтобы получить привилегию»); null when there is none. */
+  reason: z.string().nullable(),
+  /** The headline: «Выдаётся», «Ждёт: зайдите на сервер «Выживание»», «Сервер недоступен», «Выдано», «Ошибка выдачи — администратор уже видит её». */
+  text: z.string(),
+});
+export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
+
+const STATUS_RANK: Record<DeliveryStatusState, number> = { failed: 5, server_down: 4, waiting_player: 3, sending: 2, done: 1, refunded: 0 };
+
+/**
+ * One status of several deliveries (a purchase given on every server, an order in several
+ * stacks): the one that needs attention most wins — a failure, then a server down, a player to
+ * join, a delivery on its way; «Выдано» only when all of them were given. null: nothing to deliver.
+ */
+export function deliveryStatus(
+  list: readonly { state: DeliveryState; waiting: DeliveryWaiting | null; server_name: string | null; source: DeliverySource }[],
+): DeliveryStatus | null {
+  let worst: { state: DeliveryStatusState; d: (typeof list)[number] } | null = null;
+  for (const d of list) {
+    const state: DeliveryStatusState =
+      d.state === 'failed' || d.state === 'unknown'
+        ? 'failed'
+        : d.state === 'done'
+          ? 'done'
+          : d.state === 'refunded'
+            ? 'refunded'
+            : d.state === 'pending' && (d.waiting === 'server_down' || d.waiting === 'no_server')
+              ? 'server_down'
+              : d.state === 'pending' && d.waiting === 'player_offline'
+                ? 'waiting_player'
+                : 'sending';
+    if (!worst || STATUS_RANK[state] > STATUS_RANK[worst.state]) worst = { state, d };
+  }
+  if (!worst) return null;
+  const { state, d } = worst;
+  const server = d.server_name ?? 'игры';
+  switch (state) {
+    case 'failed':
+      return {
+        state,
+        text: 'Ошибка выдачи — администратор уже видит её',
+        reason:
+          d.state === 'unknown'
+            ? 'Сервер не подтвердил выдачу. Администратор проверит и выдаст её снова.'
+            : 'Сервер отказал в выдаче. Администратор проверит и выдаст её снова.',
+      };
+    case 'server_down':
+      return { state, text: 'Сервер недоступен', reason: waitingText('server_down', d.server_name, d.source) };
+    case 'waiting_player':
+      return { state, text: `Ждёт: зайдите на сервер «${server}»`, reason: waitingText('player_offline', d.server_name, d.source) };
+    case 'sending':
+      return { state, text: 'Выдаётся', reason: null };
+    case 'done':
+      return { state, text: 'Выдано', reason: null };
+    case 'refunded':
+      return { state, text: 'Деньги возвращены', reason: null };
+  }
+}
+
 /** A delivery as its player sees it (in the shop's orders and in the profile). */
 export const PlayerDelivery = z.object({
   id: z.number(),
@@ -107,6 +178,11 @@ export const AdminDelivery = z.object({
   reply: z.string().nullable(),
   last_error: z.string().nullable(),
   next_attempt_at: z.number(),
+  /** When the last command was sent (the last try); null: never tried. */
+  last_attempt_at: z.number().nullable(),
+  /** When the server confirmed the last command (given); null: not given (yet). */
+  done_at: z.number().nullable(),
+  /** When it was queued: bought, claimed or granted. */
   created_at: z.number(),
   updated_at: z.number(),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { commandProblem } from './commands.ts';
-import { withLabels } from './common.ts';
+import { roundsToZeroKopecks, withLabels, ZERO_KOPECKS_TEXT } from './common.ts';
 import { OptionalImageUrl } from './news.ts';
 
 // Schemas of the donate feature, shared by the server and the web app.
@@ -115,7 +115,8 @@ export const DonateBody = withLabels(
       .number({ error: 'Цена должна быть числом' })
       .finite('Цена должна быть числом')
       .min(0, 'Цена не может быть отрицательной')
-      .max(1_000_000, 'Слишком большая цена'),
+      .max(1_000_000, 'Слишком большая цена')
+      .refine((v) => !roundsToZeroKopecks(v), ZERO_KOPECKS_TEXT),
     currency: required('Валюта', 16),
     image_url: OptionalImageUrl,
     is_best: z.boolean({ error: 'Поле is_best должно быть логическим' }).default(false),

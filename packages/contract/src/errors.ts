@@ -29,6 +29,8 @@ export const ERROR_CODE_MEANINGS = {
   invalid_text: 'A text holds a NUL byte or broken Unicode',
   cross_site: 'A state-changing request from another site was refused',
   shutting_down: 'The site is restarting; repeat in a few seconds',
+  db_unavailable:
+    'This instance cannot reach its database right now (503 with Retry-After); repeat in a few seconds, another instance may answer',
   not_ready: 'Readiness probe (/readyz): the database, migrations or notifications are not ready',
 
   // Sessions and login.
@@ -120,6 +122,11 @@ export const ERROR_CODE_MEANINGS = {
   refund_in_progress: 'A refund of this payment is under way',
   refund_refused: 'The provider refused the refund; the money is back on the balance',
   refund_unknown: 'The provider did not answer the refund; the balance stays debited and it is retried',
+  refund_too_large: 'The refund asks for more than is left of the payment',
+  refund_not_supported: 'The provider has no refund through its API (ЮMoney): return the money from its own cabinet',
+  too_many_pending: 'The player has too many unpaid top-ups waiting; pay or wait for them to expire',
+  zero_amount: 'A money amount rounds to zero kopecks',
+  unknown_provider: 'No such payment provider',
 
   // Pages.
   page_builtin: 'A built-in page cannot be removed (its text can be changed)',

@@ -18,6 +18,7 @@ export * from './payments.ts';
 export * from './pages.ts';
 export * from './media.ts';
 export * from './privileges.ts';
+export * from './history.ts';
 export * from './password-strength.ts';
 export * from './bans.ts';
 export * from './account-self.ts';

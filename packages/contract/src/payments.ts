@@ -1,14 +1,16 @@
 import { z } from 'zod';
-import { withLabels } from './common.ts';
+import { roundsToZeroKopecks, withLabels, ZERO_KOPECKS_TEXT } from './common.ts';
 
-// Balance top-up through payment providers (YooKassa, T-Bank). Amounts on the wire are roubles.
+// Balance top-up through payment providers (YooKassa, T-Bank, ЮMoney, FreeKassa). Amounts on the wire are roubles.
 
-export const PAYMENT_PROVIDERS = ['yookassa', 'tbank'] as const;
+export const PAYMENT_PROVIDERS = ['yookassa', 'tbank', 'yoomoney', 'freekassa'] as const;
 export type PaymentProvider = (typeof PAYMENT_PROVIDERS)[number];
 
 export const PAYMENT_PROVIDER_TEXT: Record<PaymentProvider, string> = {
   yookassa: 'ЮKassa',
   tbank: 'Т-Банк',
+  yoomoney: 'ЮMoney',
+  freekassa: 'FreeKassa',
 };
 
 /**
@@ -51,6 +53,7 @@ export const PaymentAmount = z
   .finite(PAYMENT_TEXTS.amountInvalid)
   .positive(PAYMENT_TEXTS.amountInvalid)
   .max(1_000_000_000, PAYMENT_TEXTS.amountInvalid)
+  .refine((v) => !roundsToZeroKopecks(v), ZERO_KOPECKS_TEXT)
   .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, PAYMENT_TEXTS.amountInvalid);
 
 export const CreatePaymentBody = withLabels(
@@ -62,7 +65,25 @@ export const CreatePaymentBody = withLabels(
 );
 export type CreatePaymentBody = z.infer<typeof CreatePaymentBody>;
 
-export const PaymentCreated = z.object({ id: z.string(), status: z.enum(PAYMENT_STATUSES), confirmation_url: z.string() });
+/** A form the page posts for the player (ЮMoney's quickpay): the provider takes the payment on its own page. */
+export const PaymentForm = z.object({
+  action: z.string(),
+  method: z.enum(['POST', 'GET']),
+  fields: z.record(z.string(), z.string()),
+});
+export type PaymentForm = z.infer<typeof PaymentForm>;
+
+/**
+ * Where the page sends the player: `confirmation_url` (open it) or `form` (post it); ЮMoney's
+ * answer also carries the `label` its notification will name the payment by.
+ */
+export const PaymentCreated = z.object({
+  id: z.string(),
+  status: z.enum(PAYMENT_STATUSES),
+  confirmation_url: z.string().nullable(),
+  form: PaymentForm.nullable(),
+  label: z.string().nullable(),
+});
 export type PaymentCreated = z.infer<typeof PaymentCreated>;
 
 /** A payment as its player sees it. Times are epoch milliseconds. */
@@ -82,7 +103,8 @@ export const PaymentIdParams = z.strictObject({ id: z.string().regex(/^[0-9a-f-]
 
 /** What the top-up page offers: the configured providers and the bounds. */
 export const PaymentOptions = z.object({
-  providers: z.array(z.object({ id: z.enum(PAYMENT_PROVIDERS), name: z.string() })),
+  /** The connected providers only, each with its own bounds (roubles). */
+  providers: z.array(z.object({ id: z.enum(PAYMENT_PROVIDERS), name: z.string(), min: z.number(), max: z.number() })),
   min: z.number(),
   max: z.number(),
   presets: z.array(z.number()),
@@ -97,7 +119,8 @@ export const BonusRule = withLabels(
       .number({ error: 'Введите сумму' })
       .finite('Введите сумму')
       .positive('Сумма должна быть больше нуля')
-      .max(10_000_000, 'Слишком большая сумма'),
+      .max(10_000_000, 'Слишком большая сумма')
+      .refine((v) => !roundsToZeroKopecks(v), ZERO_KOPECKS_TEXT),
     percent: z
       .number({ error: 'Введите процент' })
       .finite('Введите процент')
@@ -228,6 +251,10 @@ export const AdminPayment = z.object({
   refund_requested_by: z.string().nullable(),
   /** Why the last refund attempt did not finish, when it did not. */
   refund_error: z.string().nullable(),
+  /** Roubles returned to the card so far (partial refunds add up; in flight included). */
+  refunded_amount: z.number(),
+  /** The provider's status word in Russian (e.g. «Оплачен», «Частично возвращён»), null when unknown. */
+  provider_status_text: z.string().nullable(),
 });
 export type AdminPayment = z.infer<typeof AdminPayment>;
 
@@ -281,8 +308,14 @@ export const AdminPaymentDetail = z.object({
   events: z.array(PaymentEventView),
   /** The player's balance now, roubles. */
   balance: z.number(),
-  /** Roubles a refund takes from the balance: the payment and its bonus. */
+  /** Roubles a refund of everything left takes from the balance: what goes back to the card and its share of the bonus. */
   refund_amount: z.number(),
+  /** Roubles that can still go back to the card (the payment minus what was refunded). */
+  refund_left: z.number(),
+  /** Roubles of the bonus not yet taken back. */
+  bonus_left: z.number(),
+  /** The most that can go back to the card now: what is left, as far as the balance covers it with its bonus share. */
+  refund_max: z.number(),
   /** Null when «Вернуть» may be pressed; else why not. */
   refund_block: z.string().nullable(),
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { withLabels } from './common.ts';
+import { DeliveryStatus } from './deliveries.ts';
 
 // Privileges: donate tiers bought for a number of months, their kits claimed from the profile,
 // and the admin's list of who holds what.
@@ -114,6 +115,9 @@ export const UserPrivilegeKit = z.object({
   kitImg: z.string().nullable(),
   /** When it may be claimed again (epoch ms); null: now. */
   next_claim_at: z.number().nullable(),
+  /** The last claim (epoch ms) and how its delivery into the game goes; null: never claimed (or no commands to run). */
+  last_claimed_at: z.number().nullable(),
+  delivery: DeliveryStatus.nullable(),
 });
 export type UserPrivilegeKit = z.infer<typeof UserPrivilegeKit>;
 
@@ -125,6 +129,8 @@ export const UserPrivilege = z.object({
   expires_at: z.number(),
   active: z.boolean(),
   ended_at: z.number().nullable(),
+  /** How its last grant went in the game (the commands of its last purchase or extension); null: the tier runs no commands. */
+  delivery: DeliveryStatus.nullable(),
   /** The tier's kits (active privileges only). */
   kits: z.array(UserPrivilegeKit),
 });

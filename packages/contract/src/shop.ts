@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { commandProblem, ITEM_COMMAND_PLACEHOLDERS } from './commands.ts';
-import { DELIVERY_STATES, DELIVERY_WAITING } from './deliveries.ts';
-import { withLabels } from './common.ts';
+import { DELIVERY_STATES, DELIVERY_WAITING, DeliveryStatus } from './deliveries.ts';
+import { roundsToZeroKopecks, withLabels, ZERO_KOPECKS_TEXT } from './common.ts';
 
 // Schemas of the shop feature, shared by the server and the web app. Money is roubles on the wire.
 
@@ -39,6 +39,7 @@ export const ShopPrice = z
   .finite('Цена должна быть числом')
   .min(0, 'Цена не может быть отрицательной')
   .max(10_000_000, 'Слишком большая цена')
+  .refine((v) => !roundsToZeroKopecks(v), ZERO_KOPECKS_TEXT)
   .refine(Kopecks2, 'Цена: не больше двух знаков после запятой');
 
 export const ShopCount = z
@@ -241,6 +242,8 @@ export const ShopOrder = z.object({
   total: z.number(),
   created_at: z.number(),
   deliveries: z.array(OrderDelivery),
+  /** All its deliveries in one word (the card's headline); null: nothing to deliver. */
+  delivery: DeliveryStatus.nullable(),
 });
 export type ShopOrder = z.infer<typeof ShopOrder>;
 

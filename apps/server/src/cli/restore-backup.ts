@@ -8,6 +8,7 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { BackupError, detectBackupKind, pgConnection, runPgTool } from '../lib/backup.ts';
 import { ensurePrivateDir, makePrivate, PRIVATE_FILE_MODE } from '../lib/private-files.ts';
 import { ledgerReport } from './ledger-report.ts';
+import { settleRestoredInFlight, SETTLE_TEXTS } from './restore-settle.ts';
 
 export const RESTORE_TEXTS = {
   missing: (f: string) => `Нет файла ${f}.\nNo such file: ${f}.`,
@@ -117,6 +118,9 @@ async function migrateAndCheck(handle: ReturnType<typeof openDatabase>, opts: Re
   try {
     await migrateToLatest(handle);
     opts.log('Миграции: база приведена к текущей версии.');
+    // Exactly-once: nothing the live site may have done after the copy is done again by itself.
+    const settled = await settleRestoredInFlight(handle.db);
+    opts.log(SETTLE_TEXTS.summary(settled.deliveries, settled.refunds, settled.pendingPayments));
     const report = await ledgerReport(handle.db);
     for (const line of report.lines) opts.log(line);
     return !report.failed;

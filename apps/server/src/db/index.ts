@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import type SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type pg from 'pg';
+import { backoffMs, type Backoff } from '../lib/backoff.ts';
 import { ensurePrivateDir, makePrivate } from '../lib/private-files.ts';
 import type { Database } from './types.ts';
 import { WriteWatch } from './write-watch.ts';
@@ -36,6 +37,100 @@ export interface DbHandle {
   /** Calls back on every write made through `db` (and anything derived from it), with its table. */
   onWrite: (listener: (table: string) => void) => () => void;
   close: () => Promise<void>;
+  /** How the connections to PostgreSQL fare (always up for SQLite); /metrics and the logs read it. */
+  health: DbHealth;
+}
+
+/** Error codes and texts of a database that cannot be reached (as opposed to a query it refused). */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'SQLITE_BUSY',
+  // PostgreSQL: connection exceptions (class 08), shutting down / starting up (57P01–57P03), too many connections.
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
+const CONNECTION_TEXTS =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly)/;
+
+/** Thrown without trying while the database was just found unreachable (see PgGate). */
+export class DatabaseUnavailableError extends Error {}
+
+/** True when err (or its cause) says the database cannot be reached right now: worth a retry, not a bug. */
+export function isConnectionError(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof DatabaseUnavailableError) return true;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string' && CONNECTION_TEXTS.test(message)) return true;
+  }
+  return false;
+}
+
+/**
+ * After a failed connection, the next one is tried only after a short wait (250 ms doubling to
+ * 1 s); meanwhile queries fail at once with DatabaseUnavailableError (503) instead of each
+ * waiting on a connection of its own. The cap keeps a recovered database in use within a second.
+ */
+const RECONNECT: Backoff = { baseMs: 250, capMs: 1000 };
+
+export interface DbHealthLog {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+/** The PostgreSQL pool's state: errors of its connections, failed connects in a row, and whether it is up. */
+export class DbHealth {
+  /** Connection errors so far: a connect that failed, or an open connection that broke. */
+  errors = 0;
+  /** Connections opened again after an outage. */
+  reconnects = 0;
+  failures = 0;
+  retryAt = 0;
+  /** Why the last connect failed (the message of a query refused meanwhile). */
+  lastError = '';
+  /** The site's logger once the app is built (app.ts); quiet before (a start says it in one line of its own). */
+  log: DbHealthLog = { warn: () => {}, info: () => {} };
+
+  get up(): boolean {
+    return this.failures === 0;
+  }
+
+  connectFailed(err: unknown): void {
+    this.errors += 1;
+    this.failures += 1;
+    this.lastError = err instanceof Error ? err.message || String((err as { code?: unknown }).code ?? '') : String(err);
+    this.retryAt = Date.now() + backoffMs(this.failures, RECONNECT);
+    if (this.failures === 1) this.log.warn({ err }, 'PostgreSQL unreachable: answering 503 and retrying');
+  }
+
+  connected(): void {
+    if (this.failures > 0) {
+      this.reconnects += 1;
+      this.log.info({ after: this.failures }, 'PostgreSQL reachable again');
+    }
+    this.failures = 0;
+  }
+
+  /** An open connection broke (a restart, a cut network): counted; the pool drops it and opens another on demand. */
+  connectionLost(err: Error): void {
+    this.errors += 1;
+    this.log.warn({ err }, 'PostgreSQL connection lost');
+  }
 }
 
 /**
@@ -65,13 +160,33 @@ function withStatementCache(sqlite: SQLite.Database, max = 256): SqliteDatabase 
 export function openDatabase(opts: { databaseUrl?: string | undefined; sqlitePath: string }): DbHandle {
   let dialect: Dialect;
   let kind: DbKind;
+  const health = new DbHealth();
   if (isPostgresUrl(opts.databaseUrl)) {
     kind = 'pg';
-    const pool = new (loadPg().Pool)({ connectionString: opts.databaseUrl, max: 10 });
-    // An idle connection dropped by the server (restart, failover) must not crash the process;
-    // the pool replaces it on the next query.
-    pool.on('error', (err) => console.warn(`PostgreSQL connection lost: ${err.message}`));
-    dialect = new PostgresDialect({ pool });
+    // A connection that cannot be made in 5 s fails (503) rather than holding its request forever.
+    const pool = new (loadPg().Pool)({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 5000, keepAlive: true });
+    // Every connection has an 'error' listener for its whole life, idle or checked out: a
+    // connection dropped by the server (restart, failover, a cut network) while a query holds it
+    // must not crash the process (pg's pool listens only while a connection is idle).
+    pool.on('connect', (client) => client.on('error', (err) => health.connectionLost(err)));
+    pool.on('error', () => {}); // the same error, already counted by the listener above
+    dialect = new PostgresDialect({
+      pool: {
+        async connect() {
+          if (health.failures > 0 && Date.now() < health.retryAt)
+            throw new DatabaseUnavailableError(health.lastError || 'PostgreSQL unreachable');
+          try {
+            const client = await pool.connect();
+            health.connected();
+            return client;
+          } catch (err) {
+            health.connectFailed(err);
+            throw err;
+          }
+        },
+        end: () => pool.end(),
+      },
+    });
   } else {
     kind = 'sqlite';
     ensurePrivateDir(path.dirname(opts.sqlitePath));
@@ -88,5 +203,5 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; sqlitePat
   }
   const watch = new WriteWatch();
   const db = new Kysely<Database>({ dialect, plugins: [watch] });
-  return { db, kind, onWrite: (listener) => watch.on(listener), close: () => db.destroy() };
+  return { db, kind, onWrite: (listener) => watch.on(listener), close: () => db.destroy(), health };
 }

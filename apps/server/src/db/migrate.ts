@@ -1,5 +1,6 @@
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
-import type { DbHandle } from './index.ts';
+import { backoffMs } from '../lib/backoff.ts';
+import { isConnectionError, type DbHandle } from './index.ts';
 import { migrations } from './migrations/index.ts';
 
 const MIGRATION_LOCK_ID = 4_242_001;
@@ -40,4 +41,54 @@ export async function migrateToLatest(handle: DbHandle): Promise<void> {
       await sql`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`.execute(conn);
     }
   });
+}
+
+/** The one line a site started while its database is down prints (Russian, then English). */
+export const DB_DOWN_LINE = (reason: string, wait: boolean) =>
+  wait
+    ? `База данных недоступна (${reason}): сайт ждёт её и повторяет попытки. / Database unreachable (${reason}): waiting and retrying.`
+    : `База данных недоступна (${reason}): выход, DATABASE_WAIT=off. / Database unreachable (${reason}): exiting, DATABASE_WAIT=off.`;
+
+/**
+ * migrateToLatest for a starting site: while the database cannot be reached it says so once (one
+ * line, DB_DOWN_LINE) and tries again, 1 s doubling to 10 s, until it can; with wait false it
+ * throws DatabaseDownAtStart after that line instead (systemd restarts the unit). Any other
+ * error (a migration that fails) is thrown as it is.
+ */
+export async function migrateWhenReachable(
+  handle: DbHandle,
+  opts: { wait: boolean; say: (line: string) => void; sleep?: (ms: number) => Promise<void> },
+): Promise<void> {
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  let failures = 0;
+  let said = '';
+  for (;;) {
+    try {
+      await migrateToLatest(handle);
+      if (said) opts.say('База данных доступна: сайт запускается. / Database reachable: starting.');
+      return;
+    } catch (err) {
+      if (!isConnectionError(err)) throw err;
+      const reason = connectionReason(err);
+      if (!opts.wait) {
+        opts.say(DB_DOWN_LINE(reason, false));
+        throw new DatabaseDownAtStart(reason);
+      }
+      if (reason !== said) opts.say(DB_DOWN_LINE(reason, true));
+      said = reason;
+      failures += 1;
+      await sleep(backoffMs(failures, { baseMs: 1000, capMs: 10_000 }));
+    }
+  }
+}
+
+export class DatabaseDownAtStart extends Error {}
+
+/** A short reason: the error's code and message, without a stack. */
+function connectionReason(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown; errors?: unknown };
+  // Node reports a refused dual-stack connect as an AggregateError with an empty message.
+  const inner = Array.isArray(e.errors) && e.errors[0] ? (e.errors[0] as { message?: unknown }) : undefined;
+  const message = String(e.message || inner?.message || e.code || 'нет соединения');
+  return typeof e.code === 'string' && !message.includes(e.code) ? `${e.code}: ${message}` : message;
 }

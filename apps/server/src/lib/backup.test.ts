@@ -10,6 +10,11 @@ import { openDatabase } from '../db/index.ts';
 import { createPgDatabase, createTestApp, dbKinds, loginAs, seedUser, type TestApp } from '../test/test-app.ts';
 import { BACKUP_TEXTS, BackupError, backupFileName, backupJob, detectBackupKind, makeBackup, pruneBackups } from './backup.ts';
 import { createMailer } from './mailer.ts';
+import { VanillaRconServer } from '../../../../testing/rcon/vanilla-server.ts';
+import { SETTLE_TEXTS } from '../cli/restore-settle.ts';
+import { buildApp } from '../app.ts';
+import { drainDeliveries } from '../modules/deliveries/deliveries.worker.ts';
+import { addServer } from '../modules/shop/shop.test-helpers.ts';
 
 const mode = (f: string) => fs.statSync(f).mode & 0o777;
 const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'kubik-backup-'));
@@ -133,6 +138,99 @@ describe.each(dbKinds)('backup and restore on %s', (kind) => {
     expect(mode(path.join(dir, fresh))).toBe(0o600);
     expect(mode(dir)).toBe(0o700);
   });
+
+  it('a backup taken mid-delivery restores those deliveries as unknown (check before resending): nothing is given twice', async () => {
+    // A slow game: each command takes 600 ms, so the backup catches one on the wire and two queued.
+    const rcon = new VanillaRconServer({ password: 'rcon-secret', online: ['Player0'], delayMs: 600 });
+    await rcon.start(0);
+    try {
+      await seedUser(t, 'Boss', { admin: true });
+      const boss = await loginAs(t, 'Boss');
+      const player = await loginAs(t, 'Player0');
+      const serverId = await addServer(t, { name: 'Выдача', rcon_host: '127.0.0.1', rcon_port: rcon.port, rcon_password: 'rcon-secret' });
+      const item = await t.app.inject({
+        method: 'POST',
+        url: '/api/shop/admin/create',
+        headers: { authorization: `Bearer ${boss}` },
+        payload: { name: 'Алмаз', price: 0.5, count: 100, icon: '/i.png', item_id_minecraft: 'diamond', server_id: serverId },
+      });
+      expect(item.statusCode, item.body).toBe(201);
+      for (let i = 0; i < 3; i++) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/api/shop/buy',
+          headers: { authorization: `Bearer ${player}` },
+          payload: { shop_id: item.json<{ id: number }>().id, quantity: 1 },
+        });
+        expect(res.statusCode, res.body).toBe(200);
+      }
+      const opts = { intervalMs: 1000, timeoutMs: 10_000 };
+      const live = drainDeliveries(t.handle.db, opts, t.app.log);
+      const onTheWire = async () =>
+        (await t.handle.db.selectFrom('deliveries').select('id').where('state', '=', 'sent').where('server_id', '=', serverId).execute())
+          .length;
+      const deadline = Date.now() + 10_000;
+      while ((await onTheWire()) === 0) {
+        if (Date.now() > deadline) throw new Error('no delivery went on the wire');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const out = path.join(tmpDir(), 'mid-delivery.backup');
+      dirs.push(path.dirname(out));
+      await makeBackup(config(), out);
+      // The live site finishes: every order given once.
+      await live;
+      expect(rcon.commands).toHaveLength(3);
+
+      const target = await emptyTarget();
+      const lines: string[] = [];
+      expect((await restoreBackup(target, out, { acceptMismatches: false, log: (l) => lines.push(l) })).ok).toBe(true);
+      const summary = lines.find((l) => l.startsWith('Доставки в пути'));
+      expect(summary).toBeDefined();
+      const counted = Number(/: (\d+) —/.exec(summary!)![1]);
+      expect(counted).toBeGreaterThanOrEqual(1);
+      expect(counted).toBeLessThanOrEqual(3);
+      const restored = openDatabase(target);
+      try {
+        const states = await restored.db
+          .selectFrom('deliveries')
+          .select(['state', 'last_error', 'locked_until'])
+          .where('server_id', '=', serverId)
+          .execute();
+        expect(states).toHaveLength(3);
+        const unknown = states.filter((d) => d.state === 'unknown');
+        expect(unknown).toHaveLength(counted);
+        for (const d of unknown) expect(d).toMatchObject({ last_error: SETTLE_TEXTS.deliveryNote, locked_until: null });
+        expect(states.every((d) => d.state === 'unknown' || d.state === 'done')).toBe(true);
+        // The restored site's queue runs: it sends nothing again by itself.
+        await drainDeliveries(restored.db, opts, t.app.log);
+        expect(rcon.commands).toHaveLength(3);
+        // The admin sees them: the deliveries list filtered by «unknown», each with the note.
+        const dataDir = tmpDir();
+        dirs.push(dataDir);
+        const app = await buildApp(
+          loadConfig({}, { ...target, dataDir, logLevel: 'silent', workers: false, publicUrl: 'http://kubik.test' }),
+          { database: restored, mailer: createMailer({ ...t.app.ctx.config, smtpUrl: undefined, dataDir }) },
+        );
+        try {
+          const list = await app.inject({
+            method: 'GET',
+            url: '/api/admin/deliveries?state=unknown',
+            headers: { authorization: `Bearer ${boss}` },
+          });
+          expect(list.statusCode, list.body).toBe(200);
+          const shown = list.json<{ state: string; last_error: string | null }[]>();
+          expect(shown).toHaveLength(counted);
+          for (const d of shown) expect(d.last_error).toBe(SETTLE_TEXTS.deliveryNote);
+        } finally {
+          await app.close();
+        }
+      } finally {
+        await restored.close();
+      }
+    } finally {
+      await rcon.stop();
+    }
+  }, 60_000);
 
   it.runIf(kind === 'sqlite')('refuses a backup whose ledger disagrees unless told to accept it, leaving the target empty', async () => {
     const dir = tmpDir();

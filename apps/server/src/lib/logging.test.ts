@@ -1,4 +1,11 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { buildApp } from '../app.ts';
+import { loadConfig } from '../config.ts';
+import { openDatabase } from '../db/index.ts';
+import { migrateToLatest } from '../db/migrate.ts';
 import { createTestApp, type TestApp } from '../test/test-app.ts';
 import { formatPretty } from './logging.ts';
 
@@ -39,6 +46,56 @@ describe('request ids', () => {
       ).toMatch(/^[0-9a-f]{8}-/);
     } finally {
       await t.close();
+    }
+  });
+});
+
+describe('request ids in the log', () => {
+  it('every log line about a request carries the id its answer carries, answers from the cache included', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kubik-log-'));
+    const config = loadConfig(
+      {},
+      {
+        dataDir,
+        sqlitePath: path.join(dataDir, 'k.sqlite'),
+        logLevel: 'info',
+        logFormat: 'json',
+        workers: false,
+        publicUrl: 'http://kubik.test',
+      },
+    );
+    const handle = openDatabase(config);
+    await migrateToLatest(handle);
+    const lines: Record<string, unknown>[] = [];
+    const app = await buildApp(config, { database: handle, logStream: { write: (l) => void lines.push(JSON.parse(l)) } });
+    try {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+      const ids: string[] = [];
+      const calls: [string, RequestInit?][] = [
+        ['/api/tidings/news'],
+        ['/api/tidings/news'],
+        ['/api/tidings/news'],
+        ['/api/no-such'],
+        ['/api/user/me'],
+        ['/api/user/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":' }],
+      ];
+      for (const [url, init] of calls) {
+        const res = await fetch(`${base}${url}`, init);
+        await res.arrayBuffer();
+        ids.push(res.headers.get('x-request-id') ?? '');
+      }
+      expect(new Set(ids).size).toBe(calls.length);
+      await new Promise((r) => setTimeout(r, 50));
+      const aboutRequests = lines.filter((l) => 'url' in l || 'reqId' in l);
+      // Each request has its access line with its own id (the cached ones too) …
+      for (const id of ids) expect(aboutRequests.filter((l) => l.reqId === id).length, id).toBeGreaterThanOrEqual(1);
+      // … and no line about a request lacks one or names another.
+      for (const l of aboutRequests) expect(ids, JSON.stringify(l)).toContain(l.reqId);
+    } finally {
+      await app.close();
+      await handle.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config.ts';
+import { peerIsTrustedProxy } from './proxy-trust.ts';
 
 /**
  * Request ids: a random prefix per process and a counter, unique across instances and cheap
@@ -10,10 +11,12 @@ import type { Config } from '../config.ts';
  */
 export function requestIds(config: Pick<Config, 'trustProxy'>): (req: IncomingMessage) => string {
   const prefix = randomBytes(4).toString('hex');
+  const trusted = peerIsTrustedProxy(config.trustProxy);
   let n = 0;
   return (req) => {
-    const given = config.trustProxy ? req.headers['x-request-id'] : undefined;
-    if (typeof given === 'string' && /^[A-Za-z0-9._:-]{1,100}$/.test(given)) return given;
+    // The header first: most requests carry none, and then the peer need not be looked up.
+    const given = req.headers['x-request-id'];
+    if (typeof given === 'string' && /^[A-Za-z0-9._:-]{1,100}$/.test(given) && trusted(req.socket?.remoteAddress)) return given;
     n = (n + 1) % Number.MAX_SAFE_INTEGER;
     return `${prefix}-${n.toString(36)}`;
   };

@@ -9,6 +9,15 @@ export interface Letter {
   subject: string;
   text: string;
   html: string;
+  /** The sender's name (the site's name as the owner set it); the address stays MAIL_FROM's. */
+  fromName?: string;
+}
+
+/** MAIL_FROM with the sender's name replaced: «Мой сервер <no-reply@example.com>». */
+export function senderOf(mailFrom: string, name: string | undefined): string | { name: string; address: string } {
+  if (!name) return mailFrom;
+  const address = /<([^<>]+)>\s*$/.exec(mailFrom)?.[1] ?? mailFrom.trim();
+  return { name, address };
 }
 
 export interface Mailer {
@@ -42,7 +51,8 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'data
     return {
       kind: 'smtp',
       async send(letter) {
-        await (await transport.get()).sendMail({ from: config.mailFrom, ...letter });
+        const { fromName, ...rest } = letter;
+        await (await transport.get()).sendMail({ ...rest, from: senderOf(config.mailFrom, fromName) });
       },
       close: () => transport.close(),
     };
@@ -52,7 +62,8 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'data
   return {
     kind: 'files',
     async send(letter) {
-      const info = await (await transport.get()).sendMail({ from: config.mailFrom, ...letter });
+      const { fromName, ...rest } = letter;
+      const info = await (await transport.get()).sendMail({ ...rest, from: senderOf(config.mailFrom, fromName) });
       // Letters hold sign-in links: readable by the site's user only (lib/private-files.ts), also
       // a mail/ folder an older version created 0755.
       ensurePrivateDir(dir, true);

@@ -112,7 +112,8 @@ export class PublicCache {
     const bytes = capture.variant === 'gzip' ? capture.body.gzip : capture.body.json;
     const flat: string[] = [];
     for (const [name, value] of Object.entries(headers)) {
-      if (value === undefined || name === 'content-length') continue;
+      // Each answer carries its own request id (set before tryServe), never the one that filled the cache.
+      if (value === undefined || name === 'content-length' || name === 'x-request-id') continue;
       for (const v of Array.isArray(value) ? value : [value]) flat.push(name, String(v));
     }
     flat.push('content-length', String(bytes.length));

@@ -11,6 +11,7 @@ import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
 import { deliveriesRoutes } from './deliveries/deliveries.routes.ts';
 import { donateRoutes } from './donate/donate.routes.ts';
 import { gameAuthRoutes } from './game-auth/game-auth.routes.ts';
+import { historyRoutes } from './history/history.routes.ts';
 import { paymentsAdminRoutes } from './payments/payments.admin.routes.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
 import { mediaRoutes } from './media/media.routes.ts';
@@ -56,5 +57,6 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   accountDeletionRoutes,
   twoFactorRoutes,
   sessionsRoutes,
+  historyRoutes,
   playersRoutes,
 ];

@@ -82,7 +82,7 @@ export function optionalUser(request: FastifyRequest): Promise<User | null> {
 
 /** Secure when the site is https: by PUBLIC_URL, or as a trusted proxy reports it. */
 function secure(config: Readonly<Config>, request: FastifyRequest): boolean {
-  return config.secureCookies || (config.trustProxy && request.protocol === 'https');
+  return config.secureCookies || (!!config.trustProxy && request.protocol === 'https');
 }
 
 export function setSessionCookie(ctx: { config: Readonly<Config> }, request: FastifyRequest, reply: FastifyReply, token: string): void {

@@ -1,6 +1,7 @@
 import { isErrorCode, type ErrorCode } from '@kubik/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { isConnectionError } from '../db/index.ts';
 import { defaultCode, HttpError, noteStrayErrorCode, type ErrorBody } from '../lib/errors.ts';
 import { fieldLabel } from '../lib/field-label.ts';
 
@@ -52,6 +53,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
         ...(field && { field }),
       } satisfies ErrorBody);
     }
+    // The database cannot be reached (an outage, a restart, a cut network): a 503 the client and
+    // nginx retry (on another instance), never a 500. Nothing was changed: a transaction that lost
+    // its connection is rolled back by PostgreSQL.
+    if (isConnectionError(error)) {
+      request.log.warn({ err: error }, 'database unreachable: 503');
+      return reply.code(503).header('retry-after', DB_RETRY_AFTER_SEC).header('cache-control', 'no-store').send(DB_UNAVAILABLE);
+    }
     if (isResponseSerializationError(error)) {
       request.log.error({ err: error }, 'response did not match its schema');
       return reply.code(500).send(INTERNAL);
@@ -71,6 +79,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
   app.addHook('preSerialization', checkErrorCode);
 }
+
+const DB_RETRY_AFTER_SEC = '2';
+const DB_UNAVAILABLE = {
+  error: 'База данных временно недоступна. Повторите через несколько секунд.',
+  code: 'db_unavailable',
+} as const satisfies ErrorBody;
 
 const INTERNAL = { error: 'Внутренняя ошибка сервера. Попробуйте позже.', code: 'internal' } as const satisfies ErrorBody;
 

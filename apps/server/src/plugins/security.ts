@@ -32,8 +32,12 @@ const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
  * request) and run first for every answer.
  */
 export function registerSecurityHeaders(app: FastifyInstance, config: Readonly<Config>): void {
+  // The top-up page posts ЮMoney's quickpay form to ЮMoney (YOOMONEY_FORM_URL's origin, by
+  // default https://yoomoney.ru): the one other address a form may go to.
+  const quickpay = config.payments.defaults?.urls['yoomoney.form_url'];
+  const directives = quickpay ? { ...CSP_DIRECTIVES, formAction: ["'self'", new URL(quickpay).origin] } : CSP_DIRECTIVES;
   const apply = helmet({
-    contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES },
+    contentSecurityPolicy: { useDefaults: false, directives },
     crossOriginEmbedderPolicy: false,
     hsts: config.secureCookies,
   });

@@ -21,6 +21,7 @@ export function paymentsConfig(yoo: FakeYooKassa | null, tbank: FakeTBank | null
     minKopecks: 1000,
     maxKopecks: 10_000_000,
     reconcileMs: 300_000,
+    maxPending: 1000,
     ...extra,
   };
 }

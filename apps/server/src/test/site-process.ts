@@ -32,6 +32,11 @@ export class SiteProcess {
     return this.child?.pid;
   }
 
+  /** True once the process has ended on its own (or was never started). */
+  get exited(): boolean {
+    return !this.child || this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+
   /** Starts the process; ready() waits until it answers. */
   spawn(): void {
     const child = spawn(process.execPath, ['apps/server/dist/main.js'], {

@@ -136,7 +136,8 @@ export function asUser(token: string | null, opts: InjectOptions): InjectOptions
 /** Sends the queued letters now (apps made with workers off do not send them in the background). */
 export async function sendQueuedMail(t: TestApp): Promise<number> {
   const { drainOutbox } = await import('../modules/mail/mail.outbox.ts');
-  return drainOutbox(t.handle.db, t.app.ctx.mailer, t.app.log);
+  const { siteName } = await import('../modules/site/site.settings.ts');
+  return drainOutbox(t.handle.db, t.app.ctx.mailer, t.app.log, undefined, undefined, () => siteName(t.app.ctx));
 }
 
 export function errorOf(res: LightMyRequestResponse): string {

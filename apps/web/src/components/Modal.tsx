@@ -1,5 +1,6 @@
-import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { offerToastHost } from '../lib/dialogs.ts';
+import { leaveIfAgreed, UnsavedScopeContext } from './unsaved.ts';
 
 interface ModalProps {
   open: boolean;
@@ -15,13 +16,17 @@ const FIRST_FIELD = '[data-autofocus], input:not([type="hidden"]):not(:disabled)
 /**
  * A native <dialog>: focus trap, Esc and the backdrop come from the browser. On opening it
  * focuses its first field (the browser alone would focus the close button, the first control),
- * and it hosts the notifications while it is open (lib/dialogs.ts).
+ * and it hosts the notifications while it is open (lib/dialogs.ts). Escape, × and the backdrop
+ * ask first while a form inside holds unsaved text (unsaved.ts).
  */
 export function Modal({ open, title, onClose, children, wide }: ModalProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const body = useRef<HTMLDivElement>(null);
   const toasts = useRef<HTMLDivElement>(null);
   const titleId = useId();
+  // The forms inside register under this modal: closing it asks only about them.
+  const [scope] = useState(() => ({}));
+  const requestClose = () => leaveIfAgreed(scope, onClose);
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog || !open) return;
@@ -41,22 +46,22 @@ export function Modal({ open, title, onClose, children, wide }: ModalProps) {
       aria-labelledby={titleId}
       onCancel={(e) => {
         e.preventDefault();
-        onClose();
+        requestClose();
       }}
       onClick={(e) => {
-        if (e.target === e.currentTarget) onClose();
+        if (e.target === e.currentTarget) requestClose();
       }}
     >
       {open && (
         <>
           <div className="modal-head">
             <h2 id={titleId}>{title}</h2>
-            <button type="button" className="icon-button" aria-label="Закрыть" onClick={onClose}>
+            <button type="button" className="icon-button" aria-label="Закрыть" onClick={requestClose}>
               ×
             </button>
           </div>
           <div className="modal-body" ref={body}>
-            {children}
+            <UnsavedScopeContext.Provider value={scope}>{children}</UnsavedScopeContext.Provider>
           </div>
         </>
       )}

@@ -124,7 +124,7 @@ export function PurchaseForm<I extends FieldValues, O>({
   }
 
   return (
-    <Form form={form} onSubmit={submit} className={className}>
+    <Form form={form} onSubmit={submit} className={className} guard={false}>
       <fieldset className="purchase-fields" disabled={processing}>
         {children}
       </fieldset>

@@ -93,6 +93,22 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
 
   return {
     name: 'tbank',
+    canFetch: true,
+    canRefund: true,
+    async check() {
+      // GetState of a payment that does not exist: «not found» means the terminal and password were taken.
+      try {
+        await call('GetState', { PaymentId: '1' });
+        return { ok: true, message: 'Т-Банк принял ключи терминала' };
+      } catch (err) {
+        const raw = err instanceof ProviderError ? (err.raw as TBankAnswer | null) : null;
+        const code = raw && typeof raw === 'object' ? String(raw.ErrorCode ?? '') : '';
+        if (code === '204' || code === '501' || code === '202')
+          return { ok: false, message: `Т-Банк не принял ключи: ${String(raw?.Message ?? code)}` };
+        if (err instanceof ProviderError && err.definitive) return { ok: true, message: 'Т-Банк принял ключи терминала' };
+        return { ok: false, message: (err as Error).message };
+      }
+    },
     async create(req: CreateRequest): Promise<CreatedPayment> {
       const a = await call('Init', {
         Amount: req.amountKopecks,
@@ -146,7 +162,11 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
         return { status: 'pending', providerRefundId: null, raw: now.raw };
       // Cancel of a CONFIRMED payment for its whole Amount answers Status REFUNDED (a part: PARTIAL_REFUNDED).
       const a = await call('Cancel', { PaymentId: req.providerPaymentId, Amount: req.amountKopecks, ExternalRequestId: req.key });
-      return { status: a.Status === 'REFUNDED' ? 'succeeded' : 'pending', providerRefundId: null, raw: a };
+      return {
+        status: a.Status === 'REFUNDED' || a.Status === 'PARTIAL_REFUNDED' ? 'succeeded' : 'pending',
+        providerRefundId: null,
+        raw: a,
+      };
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { PaymentProvider } from '@kubik/contract';
+import type { PaymentForm, PaymentProvider } from '@kubik/contract';
 
 /** What a provider says about one of its payments, in our terms. */
 export interface ProviderPaymentState {
@@ -12,6 +12,13 @@ export interface ProviderPaymentState {
   orderId: string | null;
   /** The provider's answer as it came, for the payment's events. */
   raw: unknown;
+  /** The provider's id of the money transfer (ЮMoney operation_id, FreeKassa intid): a payment is credited once per id. */
+  operationId?: string;
+  /**
+   * How amountKopecks compares with what the player was asked: 'exact' (default) must equal it;
+   * 'covers' (ЮMoney's withdraw_amount) must be at least it, and the asked amount is credited.
+   */
+  amountRule?: 'exact' | 'covers';
 }
 
 export interface CreateRequest {
@@ -31,13 +38,25 @@ export interface CreateRequest {
 
 export interface CreatedPayment {
   providerPaymentId: string;
-  confirmationUrl: string;
-  state: ProviderPaymentState;
+  /** A page to open, or null when the player posts `form` instead. */
+  confirmationUrl: string | null;
+  form?: PaymentForm | null;
+  /** ЮMoney: the label its notification will carry. */
+  label?: string | null;
+  state: ProviderPaymentState | null;
 }
 
-/** What a notification carries once it is judged authentic: only which payment to re-read. */
+/** Why a notification was refused (summed up per provider, never stored whole). */
+export type RefusalReason = 'foreign_ip' | 'bad_token' | 'malformed' | 'codepro' | 'unaccepted' | 'wrong_account' | 'rate_limited';
+
+/**
+ * What a notification carries once it is judged authentic: which payment (by the provider's id
+ * or by ours), and — for providers whose word cannot be re-read (ЮMoney without a token,
+ * FreeKassa without an API key) — the state the signed notification itself states.
+ */
 export type NotificationVerdict =
-  { ok: true; providerPaymentId: string } | { ok: false; reason: 'foreign_ip' | 'bad_token' | 'malformed'; message: string };
+  | { ok: true; providerPaymentId?: string; paymentId?: string; state?: ProviderPaymentState; test?: boolean }
+  | { ok: false; reason: RefusalReason; message: string };
 
 /** The answer a provider expects to a notification. */
 export interface NotificationReply {
@@ -63,7 +82,13 @@ export class ProviderError extends Error {
  */
 export interface PaymentAdapter {
   readonly name: PaymentProvider;
+  /** False when the provider cannot be asked about a payment (ЮMoney without an OAuth token). */
+  readonly canFetch: boolean;
+  /** False when the provider has no refund through its API (ЮMoney, FreeKassa). */
+  readonly canRefund: boolean;
   create(req: CreateRequest): Promise<CreatedPayment>;
+  /** «Проверить подключение»: a harmless call with the keys; a Russian verdict. */
+  check(): Promise<{ ok: boolean; message: string }>;
   /** Re-reads a payment from the provider: the only thing the site believes. */
   fetch(providerPaymentId: string): Promise<ProviderPaymentState>;
   /** Judges a notification (caller IP, body); it never decides the payment's state. */
@@ -85,6 +110,8 @@ export interface RefundRequest {
   key: string;
   /** The provider's id of this attempt's refund, when an earlier call got one: it is re-read instead. */
   knownRefundId: string | null;
+  /** A part (not the whole payment at once): its 54-ФЗ receipt's customer and VAT code (YooKassa wants one then). */
+  partReceipt?: { email: string; vatCode: number } | null;
 }
 
 export interface RefundResult {

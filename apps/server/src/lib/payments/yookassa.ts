@@ -75,6 +75,21 @@ export function yookassaAdapter(cfg: YooKassaConfig): PaymentAdapter {
 
   return {
     name: 'yookassa',
+    canFetch: true,
+    canRefund: true,
+    async check() {
+      // A payment that does not exist: 404 means the keys were taken, 401 that they were not.
+      try {
+        await call('GET', '/payments/00000000-0000-0000-0000-000000000000');
+        return { ok: true, message: 'ЮKassa приняла ключи' };
+      } catch (err) {
+        const raw = err instanceof ProviderError ? (err.raw as { code?: unknown } | null) : null;
+        if (raw && typeof raw === 'object' && raw.code === 'not_found') return { ok: true, message: 'ЮKassa приняла ключи' };
+        if (raw && typeof raw === 'object' && raw.code === 'invalid_credentials')
+          return { ok: false, message: 'ЮKassa не приняла shopId и секретный ключ' };
+        return { ok: false, message: (err as Error).message };
+      }
+    },
     async create(req: CreateRequest): Promise<CreatedPayment> {
       const value = kopecksToValue(req.amountKopecks);
       const body: Record<string, unknown> = {
@@ -145,6 +160,24 @@ export function yookassaAdapter(cfg: YooKassaConfig): PaymentAdapter {
             payment_id: req.providerPaymentId,
             amount: { value: kopecksToValue(req.amountKopecks), currency: 'RUB' },
             description: 'Возврат пополнения баланса',
+            // A part carries its own receipt when receipts are on (the whole payment takes the payment's).
+            ...(cfg.receipts && req.partReceipt
+              ? {
+                  receipt: {
+                    customer: { email: req.partReceipt.email },
+                    items: [
+                      {
+                        description: 'Пополнение баланса',
+                        quantity: '1.00',
+                        amount: { value: kopecksToValue(req.amountKopecks), currency: 'RUB' },
+                        vat_code: req.partReceipt.vatCode,
+                        payment_mode: 'full_payment',
+                        payment_subject: 'service',
+                      },
+                    ],
+                  },
+                }
+              : {}),
           },
           req.key,
         )) as YooRefund;

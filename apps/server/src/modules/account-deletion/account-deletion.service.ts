@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.ts';
+import { siteName } from '../site/site.settings.ts';
 import { badRequest, HttpError } from '../../lib/errors.ts';
 import { verifyPassword } from '../../lib/passwords.ts';
 import { recordAudit } from '../audit/audit.service.ts';
@@ -35,12 +36,13 @@ export async function deleteOwnAccount(ctx: AppContext, user: User, password: st
   if (second === 'missing')
     throw badRequest(SECOND_FACTOR_TEXTS.required, { code: 'two_factor_required', field: 'code', extra: { two_factor_required: true } });
   if (second === 'wrong') throw badRequest(SECOND_FACTOR_TEXTS.badCode, { code: 'bad_two_factor_code', field: 'code' });
+  const name = await siteName(ctx);
   await ctx.db.transaction().execute(async (trx) => {
     await ensureNotLastAdmin(trx, ctx, user);
     const current = await findActiveUser(trx, ctx.dbKind, user.id);
     if (!current) throw new HttpError(401, 'Invalid token', { code: 'invalid_token' });
     const balance = Number(current.balance);
-    await enqueueMail(trx, goodbyeLetter(ctx.config.siteName, current.email, current.username, balance > 0 ? rub(balance) : null));
+    await enqueueMail(trx, goodbyeLetter(name, current.email, current.username, balance > 0 ? rub(balance) : null));
     const { username } = await eraseAccount(trx, user.id);
     await recordAudit(trx, {
       actorId: user.id,

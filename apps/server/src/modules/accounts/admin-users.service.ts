@@ -8,11 +8,11 @@ import type {
   LedgerEntryView,
   UserCard,
 } from '@kubik/contract';
-import { ADMIN_USERS_PAGE_SIZE } from '@kubik/contract';
+import { ADMIN_USERS_PAGE_SIZE, ZERO_KOPECKS_TEXT } from '@kubik/contract';
 import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { UsersTable } from '../../db/types.ts';
-import { conflict, isUniqueViolation, notFound } from '../../lib/errors.ts';
+import { badRequest, conflict, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { checkNewPassword } from '../../lib/password-policy.ts';
 import { hashPassword } from '../../lib/passwords.ts';
@@ -218,6 +218,8 @@ export async function userCard(ctx: AppContext, id: number): Promise<UserCard> {
  */
 export async function changeBalance(ctx: AppContext, actor: User, id: number, body: BalanceChangeBody): Promise<BalanceChangeResponse> {
   const kopecks = Math.round(body.amount * 100);
+  // The schema refuses these too; a ledger row of 0 kopecks is never written.
+  if (kopecks === 0) throw badRequest(ZERO_KOPECKS_TEXT, { code: 'zero_amount', field: 'amount' });
   return ctx.db.transaction().execute(async (trx) => {
     const before = await findActiveUser(trx, ctx.dbKind, id);
     if (!before) throw notFound(TEXTS.notFound);

@@ -1,7 +1,9 @@
 import {
+  deliveryStatus,
   waitingText,
   type AdminDelivery,
   type DeliverySource,
+  type DeliveryStatus,
   type DeliveryState,
   type DeliveryWaiting,
   type PlayerDelivery,
@@ -50,6 +52,8 @@ function deliveries(db: Db) {
       'd.reply',
       'd.last_error',
       'd.next_attempt_at',
+      'd.sent_at',
+      'd.done_at',
       'd.created_at',
       'd.updated_at',
     ]);
@@ -84,6 +88,8 @@ function toAdmin(r: DeliveryRow): AdminDelivery {
     reply: r.reply,
     last_error: r.last_error,
     next_attempt_at: Number(r.next_attempt_at),
+    last_attempt_at: r.sent_at === null ? null : Number(r.sent_at),
+    done_at: r.done_at === null ? null : Number(r.done_at),
     created_at: Number(r.created_at),
     updated_at: Number(r.updated_at),
   };
@@ -235,4 +241,26 @@ export async function deliveriesOf(db: Db, source: DeliverySource, sourceIds: nu
     bySource.set(r.source_id!, list);
   }
   return bySource;
+}
+
+/** What a card says about its deliveries (contract's deliveryStatus): the same rows the admin's list shows. */
+export function statusOf(list: readonly PlayerDelivery[] | undefined): DeliveryStatus | null {
+  return deliveryStatus(list ?? []);
+}
+
+/**
+ * The latest batch of a source row's deliveries: a privilege is granted again at every extension,
+ * and what the player holds now depends on the last grant, not on one an extension superseded.
+ */
+export function latestBatch(list: readonly PlayerDelivery[] | undefined): PlayerDelivery[] {
+  if (!list || list.length === 0) return [];
+  const last = Math.max(...list.map((d) => d.created_at));
+  return list.filter((d) => d.created_at === last);
+}
+
+/** Deliveries by id (a refund of one delivery names it in the ledger). */
+export async function deliveriesById(db: Db, ids: number[]): Promise<Map<number, PlayerDelivery>> {
+  if (ids.length === 0) return new Map();
+  const rows = await playerRows(db).where('d.id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, toPlayer(r)]));
 }

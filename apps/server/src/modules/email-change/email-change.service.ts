@@ -1,4 +1,5 @@
 import type { EmailChangeResponse, EmailStatus } from '@kubik/contract';
+import { siteName } from '../site/site.settings.ts';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { badRequest, conflict, HttpError, isUniqueViolation } from '../../lib/errors.ts';
@@ -78,6 +79,7 @@ export async function requestEmailChange(ctx: AppContext, user: User, email: str
   const confirm = newToken();
   const cancel = newToken();
   const expiresAt = now + CONFIRM_TTL_MS;
+  const name = await siteName(ctx);
   await ctx.db.transaction().execute(async (trx) => {
     await trx
       .updateTable('email_changes')
@@ -102,13 +104,13 @@ export async function requestEmailChange(ctx: AppContext, user: User, email: str
     const base = ctx.config.publicUrl;
     await enqueueMail(
       trx,
-      confirmNewEmailLetter(ctx.config.siteName, email, user.username, `${base}/email-change?confirm=${encodeURIComponent(confirm)}`),
+      confirmNewEmailLetter(name, email, user.username, `${base}/email-change?confirm=${encodeURIComponent(confirm)}`),
       now,
     );
     await enqueueMail(
       trx,
       emailChangeNoticeLetter(
-        ctx.config.siteName,
+        name,
         user.email,
         user.username,
         email,

@@ -64,9 +64,12 @@ export async function drainOutbox(
   log: FastifyBaseLogger,
   signal?: AbortSignal,
   now = () => Date.now(),
+  senderName?: () => Promise<string>,
 ): Promise<number> {
   const queue = outboxQueue(db);
   let sent = 0;
+  // The site's name as the owner set it now (settings), read once a pass and only when there is mail.
+  let fromName: Promise<string | undefined> | undefined;
   while (!signal?.aborted) {
     const { token, rows } = await queue.claim(10, ['to_address', 'subject', 'text_body', 'html_body', 'link', 'attempts'], {
       now: now(),
@@ -76,7 +79,15 @@ export async function drainOutbox(
     for (const row of rows) {
       if (signal?.aborted) break;
       try {
-        await mailer.send({ to: row.to_address, subject: row.subject, text: row.text_body, html: row.html_body });
+        fromName ??= senderName ? senderName().catch(() => undefined) : Promise.resolve(undefined);
+        const name = await fromName;
+        await mailer.send({
+          to: row.to_address,
+          subject: row.subject,
+          text: row.text_body,
+          html: row.html_body,
+          ...(name ? { fromName: name } : {}),
+        });
         await queue.complete(token, row.id, { sent_at: now(), last_error: null });
         sent += 1;
         // No SMTP: the owner acts on the letter from the log (the pretty format puts the link on a line of its own).
@@ -102,11 +113,11 @@ export async function drainOutbox(
 export const MAIL_JOB = 'mail.outbox';
 
 /** The outbox as a background job: polled every 15 s, and kicked after a letter is queued. */
-export function mailJob(db: Db, mailer: Mailer, log: FastifyBaseLogger): Job {
+export function mailJob(db: Db, mailer: Mailer, log: FastifyBaseLogger, senderName?: () => Promise<string>): Job {
   return {
     name: MAIL_JOB,
     intervalMs: 15_000,
-    run: (signal) => drainOutbox(db, mailer, log, signal),
+    run: (signal) => drainOutbox(db, mailer, log, signal, undefined, senderName),
     release: async () => void (await outboxQueue(db).release()),
   };
 }

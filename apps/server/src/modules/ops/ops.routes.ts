@@ -108,6 +108,9 @@ export function opsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           checks.database = `недоступна: ${err instanceof Error ? err.message : String(err)}`;
           checks.migrations = 'не проверены: база недоступна';
         }
+        // The database answers but the LISTEN connection is still down (its retry is due in up to a
+        // second): try it now, so readiness follows the database within a probe.
+        if (checks.database === 'ok' && !ctx.notifications.up) await withTimeout(ctx.notifications.reconnectNow(), 1500).catch(() => {});
         const channel = ctx.notifications.health();
         if (!channel.up)
           checks.notifications = 'нет связи с PostgreSQL (LISTEN/NOTIFY): кэши этого процесса не узнают об изменениях на других';

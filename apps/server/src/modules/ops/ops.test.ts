@@ -1,7 +1,13 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, dbKinds, type TestApp } from '../../test/test-app.ts';
 import { enqueueMail } from '../mail/mail.outbox.ts';
+
+/** Prometheus's own checker (Debian's prometheus package; .ci/run installs it and sets REQUIRE_PROMTOOL). */
+const PROMTOOL = process.env.PROMTOOL_BIN ?? '/usr/bin/promtool';
+const hasPromtool = fs.existsSync(PROMTOOL) || !!process.env.REQUIRE_PROMTOOL;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -129,6 +135,26 @@ describe.each(dbKinds)('health, readiness and metrics on %s', (kind) => {
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(sample(text, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
   });
+
+  it.runIf(hasPromtool)('/metrics passes `promtool check metrics` with no problems', async () => {
+    t = await createTestApp(kind, { workers: false });
+    await t.app.inject({ method: 'GET', url: '/api/site' });
+    await t.app.inject({ method: 'GET', url: '/api/no-such-thing' });
+    t.app.ctx.metrics.job('deliveries', 12, false);
+    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('kubik_db_connection_errors_total{client="pool"} 0');
+    expect(res.body).toContain('nodejs_active_handles{');
+    expect(res.body).not.toContain('nodejs_active_handles_total');
+    const check = spawnSync(PROMTOOL, ['check', 'metrics'], { input: res.body, encoding: 'utf8' });
+    expect(check.error, `${PROMTOOL}: install Debian's prometheus package`).toBeUndefined();
+    expect(`${check.stdout}${check.stderr}`).toBe('');
+    expect(check.status).toBe(0);
+  });
+  it.skipIf(hasPromtool)(
+    'promtool check metrics: SKIPPED — promtool is not installed here (apt-get install prometheus; CI installs it)',
+    () => {},
+  );
 
   it('/metrics: each background pass by job, the monitor sweep among them', async () => {
     t = await createTestApp(kind, { workers: true });

@@ -9,6 +9,13 @@ import {
   PaymentSettingsBody,
   RefundResponse,
 } from '@kubik/contract';
+import {
+  AdminPaymentProvider,
+  ProviderCheckResult,
+  ProviderParams,
+  ProviderUpdateBody,
+  RefundBody,
+} from '@kubik/contract/payment-connections';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -16,6 +23,7 @@ import { userOf } from '../../plugins/auth.ts';
 import { userPayments } from '../users/users.ports.ts';
 import { adminView, listPayments, paymentDetail, paymentsCsv, paymentsOfUser } from './payments.admin.ts';
 import { refundPayment } from './payments.refund.ts';
+import { toKopecks } from '../../lib/money.ts';
 import { paymentsService, type PaymentsService } from './payments.service.ts';
 import { PaymentSettings } from './payments.settings.ts';
 
@@ -32,7 +40,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
 
   return async (app) => {
     app.get('/api/admin/payments', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'payments.view' },
       schema: {
         tags,
         summary:
@@ -44,7 +52,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
     });
 
     app.get('/api/admin/payments.csv', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'payments.view' },
       schema: {
         tags,
         summary:
@@ -63,7 +71,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
     });
 
     app.get('/api/admin/payments/:id', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'payments.view' },
       schema: {
         tags,
         summary: 'Один платёж: все уведомления и ответы провайдера, баланс игрока и можно ли вернуть',
@@ -74,22 +82,30 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
     });
 
     app.post('/api/admin/payments/:id/refund', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'payments.refund' },
       schema: {
         tags,
         summary:
-          'Вернуть оплаченный платёж через провайдера: сумма и бонус списываются с баланса игрока (409 insufficient_funds, если их там уже нет), затем провайдер возвращает деньги. 200 — возвращён, 202 — провайдер ещё решает; 502 refund_refused — отказ, деньги снова на балансе; 502 refund_unknown — нет ответа, возврат повторится сам',
+          'Вернуть оплаченный платёж (целиком или частично: {amount} ₽ на карту, по умолчанию всё, что осталось) через провайдера: эта часть и её доля бонуса списываются с баланса игрока (409 insufficient_funds, если их там уже нет; 409 refund_too_large — больше, чем осталось), затем провайдер возвращает деньги. 200 — возвращено, 202 — провайдер ещё решает; 502 refund_refused — отказ, деньги снова на балансе; 502 refund_unknown — нет ответа, возврат повторится сам',
         params: PaymentIdParams,
+        body: RefundBody.nullish(),
         response: { 200: RefundResponse, 202: RefundResponse, ...err(400, 401, 403, 404, 409, 502) },
       },
       handler: async (req, reply) => {
-        const { status, message } = await refundPayment(ctx, service.adapters, userOf(req).id, req.params.id);
+        const amount = req.body?.amount;
+        const { status, message } = await refundPayment(
+          ctx,
+          await service.adapters(),
+          userOf(req).id,
+          req.params.id,
+          amount === undefined ? undefined : toKopecks(amount),
+        );
         return reply.code(status).send({ payment: await adminView(ctx, req.params.id), message });
       },
     });
 
     app.get('/api/admin/payment-settings', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'settings' },
       schema: {
         tags,
         summary: 'Настройки платежей: бонусы к пополнению и ставка НДС в чеке',
@@ -99,7 +115,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
     });
 
     app.put('/api/admin/payment-settings', {
-      config: { access: 'admin' },
+      config: { access: 'admin', permission: 'settings' },
       schema: {
         tags,
         summary:
@@ -110,6 +126,55 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
       handler: async (req) => {
         await ctx.settings.set(PaymentSettings, req.body, { actorId: userOf(req).id });
         return settingsView();
+      },
+    });
+
+    // Платежи → Подключения: providers set up in the browser; secrets are write-only.
+    app.get('/api/admin/payment-providers', {
+      config: { access: 'admin', permission: 'settings' },
+      schema: {
+        tags,
+        summary:
+          'Способы оплаты: включён ли, подключён ли (и чего не хватает), поля, ключи только как «задан/из переменных окружения/не задан», адрес для уведомлений (notification_url) и сводка отклонённых уведомлений',
+        response: { 200: z.array(AdminPaymentProvider), ...err(401, 403) },
+      },
+      handler: async () => service.registry.list(),
+    });
+
+    app.put('/api/admin/payment-providers/:provider', {
+      config: { access: 'admin', permission: 'settings' },
+      schema: {
+        tags,
+        summary:
+          'Настроить способ оплаты (только присланное меняется): {enabled, receipts, min, max, fields {…}, secrets {…}}; секрет строкой — заменить, null — удалить (снова действует переменная окружения). Применяется на всех экземплярах сразу, без перезапуска. Ответ — все способы, ключи без значений',
+        params: ProviderParams,
+        body: ProviderUpdateBody,
+        response: { 200: z.array(AdminPaymentProvider), ...err(400, 401, 403, 404) },
+      },
+      handler: async (req) => {
+        await service.registry.update(req.params.provider, req.body, userOf(req).id);
+        return service.registry.list();
+      },
+    });
+
+    app.post('/api/admin/payment-providers/:provider/check', {
+      config: { access: 'admin', permission: 'settings' },
+      schema: {
+        tags,
+        summary: '«Проверить подключение»: безвредный запрос к платёжной системе с сохранёнными ключами; ok и пояснение',
+        params: ProviderParams,
+        response: { 200: ProviderCheckResult, ...err(400, 401, 403) },
+      },
+      handler: async (req) => {
+        const adapter = (await service.adapters())[req.params.provider];
+        if (!adapter) {
+          const e = (await service.registry.effective())[req.params.provider];
+          return {
+            ok: false,
+            message: e.enabled ? `Не хватает: ${e.missing.join(', ')}` : 'Способ оплаты выключен',
+          };
+        }
+        return adapter.check();
       },
     });
   };

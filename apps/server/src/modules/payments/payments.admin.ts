@@ -14,12 +14,13 @@ import {
   type PaymentStatus,
   type UserCard,
 } from '@kubik/contract';
+import { PROVIDER_STATUS_TEXT } from '@kubik/contract/payment-connections';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/types.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import { toRoubles } from '../../lib/money.ts';
-import { refundBlock } from './payments.refund.ts';
+import { bonusShare, refundBlock, refundLeft, refundMax } from './payments.refund.ts';
 import { findPayment } from './payments.repo.ts';
 import type { PaymentsService } from './payments.service.ts';
 
@@ -27,7 +28,6 @@ const CSV_MAX_ROWS = 100_000;
 const EVENTS_MAX = 300;
 
 const PAID = ['succeeded', 'refunding', 'refunded'] as const;
-const REFUNDED = ['refunding', 'refunded'] as const;
 
 type Filter = Pick<AdminPaymentsQuery, 'status' | 'provider' | 'player' | 'from' | 'to'>;
 
@@ -73,6 +73,7 @@ const COLUMNS = [
   'p.refunded_at',
   'p.refund_requested_by',
   'p.refund_error',
+  'p.refunded_amount',
 ] as const;
 
 interface ListedRow {
@@ -91,6 +92,7 @@ interface ListedRow {
   refunded_at: number | string | null;
   refund_requested_by: number | null;
   refund_error: string | null;
+  refunded_amount: number | string;
 }
 
 const ms = (v: number | string | null) => (v === null ? null : Number(v));
@@ -117,6 +119,8 @@ async function toAdmin(ctx: AppContext, rows: ListedRow[]): Promise<AdminPayment
     refunded_at: ms(r.refunded_at),
     refund_requested_by: r.refund_requested_by === null ? null : (names.get(r.refund_requested_by) ?? `№${r.refund_requested_by}`),
     refund_error: r.refund_error,
+    refunded_amount: toRoubles(Number(r.refunded_amount)),
+    provider_status_text: r.provider_status === null ? null : (PROVIDER_STATUS_TEXT[r.provider_status] ?? r.provider_status),
   }));
 }
 
@@ -156,26 +160,11 @@ export async function listPayments(ctx: AppContext, query: AdminPaymentsQuery): 
               .end(),
           )
           .as('paid_count'),
-        eb.fn
-          .sum<number>(
-            eb
-              .case()
-              .when('p.status', 'in', [...REFUNDED])
-              .then(eb.ref('p.amount'))
-              .else(0)
-              .end(),
-          )
-          .as('refunded'),
-        eb.fn
-          .sum<number>(
-            eb
-              .case()
-              .when('p.status', 'in', [...REFUNDED])
-              .then(1)
-              .else(0)
-              .end(),
-          )
-          .as('refunded_count'),
+        // Partial refunds: what went back, plus the part in flight.
+        sql<number>`sum(p.refunded_amount + case when p.status = 'refunding' then coalesce(p.refund_now, p.amount - p.refunded_amount) else 0 end)`.as(
+          'refunded',
+        ),
+        sql<number>`sum(case when p.status in ('refunding', 'refunded') or p.refunded_amount > 0 then 1 else 0 end)`.as('refunded_count'),
         eb.fn.sum<number>(eb.case().when('p.status', '=', 'succeeded').then(eb.ref('p.bonus')).else(0).end()).as('bonus'),
       ])
       .executeTakeFirstOrThrow(),
@@ -303,8 +292,11 @@ export async function paymentDetail(ctx: AppContext, service: PaymentsService, i
     payment,
     events: events.map((e) => ({ id: e.id, kind: e.kind, ip: e.ip, outcome: e.outcome, body: e.body, created_at: Number(e.created_at) })),
     balance: toRoubles(balance),
-    refund_amount: toRoubles(Number(row.amount) + Number(row.bonus)),
-    refund_block: refundBlock(service.adapters, row, balance, Date.now()),
+    refund_amount: toRoubles(refundLeft(row) + bonusShare(row, refundLeft(row))),
+    refund_left: toRoubles(refundLeft(row)),
+    bonus_left: toRoubles(Number(row.bonus) - Number(row.bonus_refunded)),
+    refund_max: toRoubles(refundMax(row, balance)),
+    refund_block: refundBlock(await service.adapters(), row, balance, Date.now()),
   };
 }
 

@@ -74,4 +74,52 @@ export const paymentsMigrations: Record<string, Migration> = {
       await db.schema.alterTable('payments').addColumn('refund_error', 'varchar(300)').execute();
     },
   },
+  '2026112680_payment_connections': {
+    async up(db: Kysely<unknown>) {
+      // Providers set up in the admin; secrets sealed (AES-256-GCM) in a JSON object.
+      await db.schema
+        .createTable('payment_providers')
+        .addColumn('provider', 'varchar(16)', (c) => c.primaryKey())
+        .addColumn('enabled', 'integer')
+        .addColumn('receipts', 'integer')
+        .addColumn('min_kopecks', bigint)
+        .addColumn('max_kopecks', bigint)
+        .addColumn('fields', 'text', (c) => c.notNull().defaultTo('{}'))
+        .addColumn('secrets', 'text', (c) => c.notNull().defaultTo('{}'))
+        .addColumn('updated_at', bigint, notNull)
+        .execute();
+      // Refused notifications: counted per provider and reason, never stored whole.
+      await db.schema
+        .createTable('payment_refusals')
+        .addColumn('provider', 'varchar(16)', notNull)
+        .addColumn('reason', 'varchar(24)', notNull)
+        .addColumn('count', bigint, notNull)
+        .addColumn('first_at', bigint, notNull)
+        .addColumn('last_at', bigint, notNull)
+        .addColumn('last_ip', 'varchar(64)')
+        .addPrimaryKeyConstraint('payment_refusals_pk', ['provider', 'reason'])
+        .execute();
+      // Partial refunds: what went back so far, and the attempt in flight.
+      await db.schema
+        .alterTable('payments')
+        .addColumn('refunded_amount', bigint, (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('payments')
+        .addColumn('bonus_refunded', bigint, (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema.alterTable('payments').addColumn('refund_now', bigint).execute();
+      await db.schema.alterTable('payments').addColumn('refund_bonus_now', bigint).execute();
+      // A transfer credits once: ЮMoney operation_id, FreeKassa intid.
+      await db.schema.alterTable('payments').addColumn('provider_operation_id', 'varchar(64)').execute();
+      await db.schema
+        .createIndex('payments_operation_idx')
+        .on('payments')
+        .columns(['provider', 'provider_operation_id'])
+        .unique()
+        .execute();
+      // Refunds finished before partial refunds existed were whole: refunded_amount says so.
+      await sql`update payments set refunded_amount = amount, bonus_refunded = bonus where status = 'refunded'`.execute(db);
+    },
+  },
 };

@@ -28,14 +28,19 @@ export async function reconcilePayments(
   let checked = 0;
   let expired = 0;
   let failed = 0;
+  const adapters = await service.adapters();
   for (const row of rows) {
     if (signal?.aborted) break;
-    if (!service.adapters[row.provider as keyof typeof service.adapters]) continue;
-    try {
-      await service.refresh(row);
-      checked += 1;
-    } catch {
-      failed += 1;
+    const adapter = adapters[row.provider as keyof typeof adapters];
+    if (!adapter) continue;
+    // A provider with no API to ask (ЮMoney without a token) is only waited for, then expired.
+    if (adapter.canFetch) {
+      try {
+        await service.refresh(row);
+        checked += 1;
+      } catch {
+        failed += 1;
+      }
     }
     if (now - Number(row.created_at) >= PAYMENT_EXPIRY_MS) {
       const t = Date.now();
@@ -51,7 +56,7 @@ export async function reconcilePayments(
       }
     }
   }
-  const refunds = signal?.aborted ? 0 : await resumeRefunds(ctx, service.adapters, signal);
+  const refunds = signal?.aborted ? 0 : await resumeRefunds(ctx, adapters, signal);
   return { checked, expired, failed, refunds };
 }
 

@@ -6,6 +6,7 @@ import {
   type PaymentProvider,
   type PaymentStatus,
 } from '@kubik/contract';
+import { refundBonusShare } from '@kubik/contract/payment-connections';
 import type { ExpressionBuilder, Expression, SqlBool, UpdateObject } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
@@ -14,8 +15,10 @@ import { conflict, HttpError } from '../../lib/errors.ts';
 import { toRoubles } from '../../lib/money.ts';
 import { ProviderError, type PaymentAdapter, type ProviderPaymentState, type RefundResult } from '../../lib/payments/index.ts';
 import { recordAudit } from '../audit/audit.service.ts';
+import { topupRefunded } from '../users/users.ports.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
-import { findPayment, formatRub, recordEvent, type PaymentRow } from './payments.repo.ts';
+import { findPayment, formatRub, PAYMENT_SERVER_TEXTS, recordEvent, type PaymentRow } from './payments.repo.ts';
+import { PaymentSettings } from './payments.settings.ts';
 
 /*
  * The refund of a payment, as a state machine. The payment's status moves only along the
@@ -43,8 +46,10 @@ export const REFUND_TRANSITIONS = {
   wait: { from: 'refunding', to: 'refunding' },
   /** No answer: the lease is let go, the refund stays debited and is asked about again. */
   unknown: { from: 'refunding', to: 'refunding' },
-  /** The provider paid out: its answer, its notification, or reconciliation's re-read. */
+  /** The provider paid out the last of the payment: its answer, its notification, or reconciliation's re-read. */
   paid: { from: 'refunding', to: 'refunded' },
+  /** The provider paid out a part: the payment is paid again, with less left to refund. */
+  paidPart: { from: 'refunding', to: 'succeeded' },
   /** The provider refused and says the payment is not refunded: the money goes back on the balance. */
   putBack: { from: 'refunding', to: 'succeeded' },
 } as const satisfies Record<string, { from: PaymentStatus; to: PaymentStatus }>;
@@ -82,8 +87,36 @@ export const REFUND_LEASE_MS = 60_000;
 export const refundRef = (paymentId: string, attempt: number) => `payment:${paymentId}:refund:${attempt}`;
 export const refundBackRef = (paymentId: string, attempt: number) => `${refundRef(paymentId, attempt)}:back`;
 
-/** What a refund takes from the player's balance and returns: the payment and the bonus credited with it. */
-const refundTotal = (row: PaymentRow) => Number(row.amount) + Number(row.bonus);
+/** Kopecks still to go back to the card. */
+export const refundLeft = (row: PaymentRow) => Number(row.amount) - Number(row.refunded_amount);
+
+/** The attempt in flight: kopecks to the card and the bonus share debited with them (rows older than partial refunds: all that is left). */
+function attemptOf(row: PaymentRow): { now: number; bonus: number } {
+  return {
+    now: row.refund_now === null ? refundLeft(row) : Number(row.refund_now),
+    bonus: row.refund_bonus_now === null ? Number(row.bonus) - Number(row.bonus_refunded) : Number(row.refund_bonus_now),
+  };
+}
+
+/** Bonus share (kopecks) of a refund of `refund` kopecks of this payment. */
+export const bonusShare = (row: PaymentRow, refund: number) =>
+  refundBonusShare(Number(row.amount), Number(row.bonus), Number(row.refunded_amount), Number(row.bonus_refunded), refund);
+
+/** The most that can go back to the card now: what is left, as far as `balance` covers it with its bonus share. */
+export function refundMax(row: PaymentRow, balance: number): number {
+  const left = refundLeft(row);
+  if (left <= 0) return 0;
+  if (left + bonusShare(row, left) <= balance) return left;
+  // The share grows with the part: find the largest part that fits.
+  let lo = 0;
+  let hi = left;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (mid + bonusShare(row, mid) <= balance) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
 
 type Adapters = Partial<Record<PaymentProvider, PaymentAdapter>>;
 
@@ -95,12 +128,15 @@ export interface RefundOutcome {
 
 /** Why «Вернуть» cannot be pressed now, or null. */
 export function refundBlock(adapters: Adapters, row: PaymentRow, balance: number, now: number): string | null {
-  if (!adapters[row.provider as PaymentProvider]) return ADMIN_PAYMENT_TEXTS.refundProviderOff;
+  const adapter = adapters[row.provider as PaymentProvider];
+  if (!adapter) return ADMIN_PAYMENT_TEXTS.refundProviderOff;
+  if (!adapter.canRefund) return PAYMENT_SERVER_TEXTS.refundNotSupported;
   if (row.status === 'refunded') return ADMIN_PAYMENT_TEXTS.alreadyRefunded;
   if (row.status === 'refunding')
     return row.refund_lease_until !== null && Number(row.refund_lease_until) > now ? ADMIN_PAYMENT_TEXTS.refundInProgress : null;
   if (row.status !== 'succeeded' || !row.provider_payment_id) return PAYMENT_TEXTS.refundNotSucceeded;
-  if (balance < refundTotal(row)) return PAYMENT_TEXTS.refundNoFunds;
+  if (refundLeft(row) <= 0) return ADMIN_PAYMENT_TEXTS.alreadyRefunded;
+  if (refundMax(row, balance) < 1) return PAYMENT_TEXTS.refundNoFunds;
   return null;
 }
 
@@ -120,17 +156,31 @@ export function refundBlock(adapters: Adapters, row: PaymentRow, balance: number
  *    provider is asked once more what the payment's state is; only if it is not refunded the
  *    money goes back to the balance (`…:back` row) and the payment is succeeded again (putBack).
  */
-export async function refundPayment(ctx: AppContext, adapters: Adapters, actorId: number, id: string): Promise<RefundOutcome> {
+export async function refundPayment(
+  ctx: AppContext,
+  adapters: Adapters,
+  actorId: number,
+  id: string,
+  amountKopecks?: number,
+): Promise<RefundOutcome> {
   const row = await findPayment(ctx.db, id);
-  if (!adapters[row.provider as PaymentProvider]) throw conflict(ADMIN_PAYMENT_TEXTS.refundProviderOff, { code: 'provider_off' });
+  const adapter = adapters[row.provider as PaymentProvider];
+  if (!adapter) throw conflict(ADMIN_PAYMENT_TEXTS.refundProviderOff, { code: 'provider_off' });
+  if (!adapter.canRefund) throw conflict(PAYMENT_SERVER_TEXTS.refundNotSupported, { code: 'refund_not_supported' });
   if (row.status === 'refunding') return resumeRefund(ctx, adapters, row, actorId);
-  if (row.status === 'refunded') throw conflict(ADMIN_PAYMENT_TEXTS.alreadyRefunded, { code: 'already_refunded' });
+  if (row.status === 'refunded' || (row.status === 'succeeded' && refundLeft(row) <= 0))
+    throw conflict(ADMIN_PAYMENT_TEXTS.alreadyRefunded, { code: 'already_refunded' });
   if (row.status !== 'succeeded' || !row.provider_payment_id) throw conflict(PAYMENT_TEXTS.refundNotSucceeded, { code: 'not_refundable' });
-
-  const total = refundTotal(row);
+  const left = refundLeft(row);
+  const part = amountKopecks ?? left;
+  if (part > left) throw conflict(PAYMENT_SERVER_TEXTS.refundTooLarge(formatRub(left)), { code: 'refund_too_large', field: 'amount' });
+  const share = bonusShare(row, part);
+  const total = part + share;
   const attempt = Number(row.refund_attempts) + 1;
   const now = Date.now();
   await ctx.db.transaction().execute(async (trx) => {
+    // Conditional on the attempt number and on what was refunded so far: of two refunds (or a
+    // refund and a purchase's debit below) racing, each sees the state the other left.
     const started = await moveRefund(
       trx,
       row.id,
@@ -141,9 +191,11 @@ export async function refundPayment(ctx: AppContext, adapters: Adapters, actorId
         refund_lease_until: now + REFUND_LEASE_MS,
         refund_error: null,
         provider_refund_id: null,
+        refund_now: part,
+        refund_bonus_now: share,
         updated_at: now,
       },
-      (eb) => eb('refund_attempts', '=', Number(row.refund_attempts)),
+      (eb) => eb.and([eb('refund_attempts', '=', Number(row.refund_attempts)), eb('refunded_amount', '=', Number(row.refunded_amount))]),
     );
     if (!started) throw conflict(ADMIN_PAYMENT_TEXTS.refundInProgress, { code: 'refund_in_progress' });
     let balance: number;
@@ -154,7 +206,7 @@ export async function refundPayment(ctx: AppContext, adapters: Adapters, actorId
         reason: 'topup_refund',
         authorId: actorId,
         ref: refundRef(row.id, attempt),
-        note: `Возврат пополнения на ${formatRub(Number(row.amount))}${Number(row.bonus) > 0 ? ` и бонуса ${formatRub(Number(row.bonus))}` : ''}`,
+        note: `Возврат на карту ${formatRub(part)} из пополнения на ${formatRub(Number(row.amount))}${share > 0 ? ` и бонус ${formatRub(share)}` : ''}`,
       });
     } catch (err) {
       if (err instanceof InsufficientFunds) throw conflict(PAYMENT_TEXTS.refundNoFunds, { code: 'insufficient_funds' });
@@ -169,14 +221,19 @@ export async function refundPayment(ctx: AppContext, adapters: Adapters, actorId
       after: {
         status: PAYMENT_STATUS_TEXT.refunding,
         balance: toRoubles(balance),
-        amount: toRoubles(Number(row.amount)),
-        bonus: toRoubles(Number(row.bonus)),
+        amount: toRoubles(part),
+        bonus: toRoubles(share),
         provider: PAYMENT_PROVIDER_TEXT[row.provider as PaymentProvider] ?? row.provider,
         attempt,
       },
     });
   });
-  return askProvider(ctx, adapters, { ...row, status: 'refunding', refund_attempts: attempt, provider_refund_id: null }, actorId);
+  return askProvider(
+    ctx,
+    adapters,
+    { ...row, status: 'refunding', refund_attempts: attempt, provider_refund_id: null, refund_now: part, refund_bonus_now: share },
+    actorId,
+  );
 }
 
 /** A refund left «refunding» (no answer, or pending at the provider): asked again by whoever takes its lease. */
@@ -195,11 +252,19 @@ async function resumeRefund(ctx: AppContext, adapters: Adapters, row: PaymentRow
 async function askProvider(ctx: AppContext, adapters: Adapters, row: PaymentRow, actorId: number | null): Promise<RefundOutcome> {
   const adapter = adapters[row.provider as PaymentProvider]!;
   const attempt = Number(row.refund_attempts);
+  const part = attemptOf(row).now;
+  const whole = Number(row.refunded_amount) === 0 && part === Number(row.amount);
+  let partReceipt: { email: string; vatCode: number } | null = null;
+  if (!whole) {
+    const user = await ctx.db.selectFrom('users').select('email').where('id', '=', row.user_id).executeTakeFirst();
+    partReceipt = { email: user?.email ?? '', vatCode: (await ctx.settings.get(PaymentSettings)).vat_code };
+  }
   let result: RefundResult;
   try {
     result = await adapter.refund({
+      partReceipt,
       providerPaymentId: row.provider_payment_id!,
-      amountKopecks: Number(row.amount),
+      amountKopecks: attemptOf(row).now,
       key: `${row.id}:refund:${attempt}`,
       knownRefundId: row.provider_refund_id,
     });
@@ -254,15 +319,37 @@ async function askProvider(ctx: AppContext, adapters: Adapters, row: PaymentRow,
   return { status: 202, message: PAYMENT_TEXTS.refundStarted };
 }
 
-/** refunding → refunded on the provider's answer to our call (a notification may finish it at the same moment). */
-async function paid(db: Db, row: PaymentRow, providerRefundId: string | null): Promise<void> {
+/**
+ * The attempt is done at the provider: refunding → refunded (nothing left) or succeeded (a part
+ * went back), what went back added up, in one transaction with the refund hooks (the refunded
+ * amount) — a notification finishing it at the same moment changes nothing the second time.
+ */
+async function paid(db: Db, row: PaymentRow, providerRefundId: string | null, extra: PaymentSet = {}): Promise<boolean> {
   const now = Date.now();
-  await moveRefund(db, row.id, 'paid', {
-    refunded_at: now,
-    refund_lease_until: null,
-    refund_error: null,
-    provider_refund_id: providerRefundId ?? row.provider_refund_id,
-    updated_at: now,
+  const { now: part, bonus } = attemptOf(row);
+  const refunded = Number(row.refunded_amount) + part;
+  const whole = refunded >= Number(row.amount);
+  return db.transaction().execute(async (trx) => {
+    const moved = await moveRefund(
+      trx,
+      row.id,
+      whole ? 'paid' : 'paidPart',
+      {
+        refunded_at: now,
+        refund_lease_until: null,
+        refund_error: null,
+        provider_refund_id: providerRefundId ?? row.provider_refund_id,
+        refunded_amount: refunded,
+        bonus_refunded: Number(row.bonus_refunded) + bonus,
+        refund_now: null,
+        refund_bonus_now: null,
+        updated_at: now,
+        ...extra,
+      },
+      (eb) => eb('refund_attempts', '=', Number(row.refund_attempts)),
+    );
+    if (moved) await topupRefunded.run(trx, { userId: row.user_id, paymentId: row.id, amount: part, bonus });
+    return moved;
   });
 }
 
@@ -272,14 +359,7 @@ async function paid(db: Db, row: PaymentRow, providerRefundId: string | null): P
  */
 export async function refundConfirmed(db: Db, row: PaymentRow, state: ProviderPaymentState): Promise<string> {
   if (row.status === 'refunding') {
-    const now = Date.now();
-    const moved = await moveRefund(db, row.id, 'paid', {
-      refunded_at: now,
-      refund_lease_until: null,
-      refund_error: null,
-      provider_status: state.providerStatus,
-      updated_at: now,
-    });
+    const moved = await paid(db, row, null, { provider_status: state.providerStatus });
     return moved ? 'возврат подтверждён провайдером' : 'без изменений';
   }
   if (row.status === 'refunded') return 'без изменений';
@@ -294,13 +374,14 @@ async function askLater(db: Db, row: PaymentRow, message: string): Promise<void>
 /** The provider refused attempt n: refunding → succeeded and the money back on the balance, in one transaction. */
 async function putBack(db: Db, row: PaymentRow, actorId: number | null, message: string): Promise<void> {
   const attempt = Number(row.refund_attempts);
-  const total = refundTotal(row);
+  const { now: part, bonus } = attemptOf(row);
+  const total = part + bonus;
   await db.transaction().execute(async (trx) => {
     const moved = await moveRefund(
       trx,
       row.id,
       'putBack',
-      { refund_lease_until: null, refund_error: message.slice(0, 300), updated_at: Date.now() },
+      { refund_lease_until: null, refund_error: message.slice(0, 300), refund_now: null, refund_bonus_now: null, updated_at: Date.now() },
       (eb) => eb('refund_attempts', '=', attempt),
     );
     if (!moved) return;

@@ -13,6 +13,14 @@ export const formatRub = (kopecks: number) => `${rub.format(toRoubles(kopecks))}
 
 const EVENT_BODY_MAX = 20_000;
 
+/** Texts only the server says (kept out of the contract, which the first page carries). */
+export const PAYMENT_SERVER_TEXTS = {
+  tooManyPending: (n: number) =>
+    `У вас уже ${n} неоплаченных платежей. Оплатите один из них или подождите: неоплаченный платёж отменяется сам через сутки.`,
+  refundNotSupported: 'Этот способ оплаты не возвращает деньги через сайт: верните их из кабинета платёжной системы',
+  refundTooLarge: (left: string) => `Вернуть можно не больше ${left}: остальное уже возвращено`,
+} as const;
+
 /** Keeps a notification or a provider answer (payment events), for the owner to see. */
 export async function recordEvent(
   db: Db,

@@ -1,10 +1,33 @@
-import { CreatePaymentBody, ErrorResponse, PaymentCreated, PaymentIdParams, PaymentOptions, PlayerPayment } from '@kubik/contract';
+import {
+  CreatePaymentBody,
+  ErrorResponse,
+  PAYMENT_PROVIDERS,
+  PaymentCreated,
+  PaymentIdParams,
+  PaymentOptions,
+  PlayerPayment,
+} from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { paymentsService, type PaymentsService } from './payments.service.ts';
 import { reconcileJob } from './payments.reconcile.ts';
+import { countRefusal } from './payments.providers.ts';
+
+const NOTIFY_SUMMARY: Record<(typeof PAYMENT_PROVIDERS)[number], string> = {
+  yookassa: 'Уведомление ЮKassa (JSON; принимается только с её адресов YOOKASSA_NOTIFY_IPS; ответ 200)',
+  tbank: 'Уведомление Т-Банка (JSON; проверяется Token; ответ — OK)',
+  yoomoney: 'HTTP-уведомление ЮMoney (форма; проверяется sha1_hash, codepro и unaccepted отклоняются; ответ 200)',
+  freekassa: 'Оповещение FreeKassa (форма; только с её адресов, проверяется SIGN; ответ — YES)',
+};
+
+/** Form bodies of provider notifications (ЮMoney, FreeKassa): small, flat, strings only. */
+function parseForm(body: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(body)) if (!(k in out)) out[k] = v;
+  return out;
+}
 
 const tags = ['Пополнение баланса'];
 const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
@@ -30,7 +53,7 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
         summary:
           'Создать платёж на пополнение баланса: {amount (рубли, не больше двух знаков после запятой), provider}; ответ — ссылка на оплату',
         body: CreatePaymentBody,
-        response: { 201: PaymentCreated, ...err(400, 401, 502) },
+        response: { 201: PaymentCreated, ...err(400, 401, 429, 502) },
       },
       handler: async (req, reply) => reply.code(201).send(await service.create(userOf(req), req.body)),
     });
@@ -52,27 +75,46 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
       handler: async (req) => service.getOwn(userOf(req).id, req.params.id),
     });
 
-    // Providers' notifications: they only make the site re-read the payment from the provider.
-    for (const provider of ['yookassa', 'tbank'] as const) {
-      app.post(`/api/payments/${provider}/notify`, {
-        config: { access: 'public' },
-        schema: {
-          tags,
-          summary:
-            provider === 'yookassa'
-              ? 'Уведомление ЮKassa (принимается только с её адресов YOOKASSA_NOTIFY_IPS)'
-              : 'Уведомление Т-Банка (проверяется Token; ответ — OK)',
-          body: z.record(z.string(), z.unknown()),
-          response: { 200: z.string(), ...err(400, 404, 502), 403: z.union([ErrorResponse, z.string()]) },
-        },
-        handler: async (req, reply) => {
-          const answer = await service.notify(provider, req.ip, req.body);
-          return reply
-            .code(answer.status as 200 | 403)
-            .type(answer.contentType)
-            .send(answer.body);
-        },
-      });
-    }
+    // Providers' notifications: they only make the site re-read the payment from the provider
+    // (or, where it has no API to ask, take its signed word). Each address has a limit, counted
+    // before the body is read; refusals are counted, not kept.
+    const perIp = ctx.config.payments.notifyPerIp ?? 300;
+    let lastLimitNote = 0;
+    app.register(async (scope) => {
+      scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_req, body, done) =>
+        done(null, parseForm(String(body))),
+      );
+      for (const provider of PAYMENT_PROVIDERS) {
+        scope.post(`/api/payments/${provider}/notify`, {
+          config: { access: 'public' },
+          bodyLimit: 65_536,
+          onRequest: async (req) => {
+            try {
+              await ctx.limiter.hit(`pay-notify:ip:${req.ip}`, perIp);
+            } catch (err) {
+              // At most one write every 10 s for a flood over the limit.
+              if (Date.now() - lastLimitNote > 10_000) {
+                lastLimitNote = Date.now();
+                await countRefusal(ctx, provider, 'rate_limited', req.ip).catch(() => undefined);
+              }
+              throw err;
+            }
+          },
+          schema: {
+            tags,
+            summary: NOTIFY_SUMMARY[provider],
+            body: z.record(z.string(), z.unknown()),
+            response: { 200: z.string(), ...err(400, 404, 429, 502), 403: z.union([ErrorResponse, z.string()]) },
+          },
+          handler: async (req, reply) => {
+            const answer = await service.notify(provider, req.ip, req.body);
+            return reply
+              .code(answer.status as 200 | 403)
+              .type(answer.contentType)
+              .send(answer.body);
+          },
+        });
+      }
+    });
   };
 }

@@ -13,21 +13,16 @@ import {
   type PlayerPayment,
 } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
-import { badRequest, HttpError, isUniqueViolation, notFound } from '../../lib/errors.ts';
+import { badRequest, HttpError, isUniqueViolation, notFound, tooMany } from '../../lib/errors.ts';
 import { toRoubles } from '../../lib/money.ts';
-import {
-  createAdapters,
-  ProviderError,
-  type NotificationReply,
-  type PaymentAdapter,
-  type ProviderPaymentState,
-} from '../../lib/payments/index.ts';
+import { ProviderError, type NotificationReply, type ProviderPaymentState } from '../../lib/payments/index.ts';
 import type { User } from '../users/users.repo.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 import { siteName } from '../site/site.settings.ts';
 import { refundConfirmed } from './payments.refund.ts';
-import { formatRub, recordEvent, type PaymentRow } from './payments.repo.ts';
+import { formatRub, PAYMENT_SERVER_TEXTS, recordEvent, type PaymentRow } from './payments.repo.ts';
 import { PaymentSettings } from './payments.settings.ts';
+import { countRefusal, ProviderRegistry, type Adapters } from './payments.providers.ts';
 
 /** A pending payment nobody paid for this long is canceled. */
 export const PAYMENT_EXPIRY_MS = 24 * 3_600_000;
@@ -60,46 +55,68 @@ export function paymentsService(ctx: AppContext): PaymentsService {
  * notification, on the player's return and by reconciliation), once: the state changes forward
  * only with conditional updates, and the `topup` ledger row is unique per payment.
  */
-export function createPaymentsService(
-  ctx: AppContext,
-  adapters: Partial<Record<PaymentProvider, PaymentAdapter>> = createAdapters(ctx.config.payments),
-) {
+export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters) {
   const { db, config } = ctx;
   const cfg = config.payments;
+  const registry = new ProviderRegistry(ctx);
+  /** The connected providers now (the owner may connect one on any instance at any moment). */
+  const adapters = async (): Promise<Adapters> => fixedAdapters ?? registry.adapters();
 
-  function adapterOf(provider: string): PaymentAdapter {
-    const a = adapters[provider as PaymentProvider];
+  async function adapterOf(provider: string) {
+    const a = (await adapters())[provider as PaymentProvider];
     if (!a) throw new Error(`payment provider ${provider} is not configured`);
     return a;
   }
 
+  /** A provider's bounds (kopecks): its own where the owner set them, else the site's. */
+  async function bounds(provider: PaymentProvider): Promise<{ min: number; max: number }> {
+    if (fixedAdapters) return { min: cfg.minKopecks, max: cfg.maxKopecks };
+    const e = (await registry.effective())[provider];
+    return { min: e.minKopecks ?? cfg.minKopecks, max: e.maxKopecks ?? cfg.maxKopecks };
+  }
+
   async function options(): Promise<PaymentOptions> {
     const settings = await ctx.settings.get(PaymentSettings);
-    const presets = [100, 300, 500, 1000, 2000, 5000].filter((r) => r * 100 >= cfg.minKopecks && r * 100 <= cfg.maxKopecks);
-    return {
-      providers: PAYMENT_PROVIDERS.filter((p) => adapters[p]).map((id) => ({ id, name: PAYMENT_PROVIDER_TEXT[id] })),
-      min: toRoubles(cfg.minKopecks),
-      max: toRoubles(cfg.maxKopecks),
-      presets,
-      bonus_rules: settings.bonus_rules,
-    };
+    const on = await adapters();
+    const providers = [];
+    for (const id of PAYMENT_PROVIDERS.filter((p) => on[p])) {
+      const b = await bounds(id);
+      providers.push({ id, name: PAYMENT_PROVIDER_TEXT[id], min: toRoubles(b.min), max: toRoubles(b.max) });
+    }
+    const min = providers.length > 0 ? Math.min(...providers.map((p) => p.min)) : toRoubles(cfg.minKopecks);
+    const max = providers.length > 0 ? Math.max(...providers.map((p) => p.max)) : toRoubles(cfg.maxKopecks);
+    const presets = [100, 300, 500, 1000, 2000, 5000].filter((r) => r >= min && r <= max);
+    return { providers, min, max, presets, bonus_rules: settings.bonus_rules };
   }
 
   async function create(user: User, body: CreatePaymentBody): Promise<PaymentCreated> {
-    const adapter = adapters[body.provider];
+    const adapter = (await adapters())[body.provider];
     if (!adapter) throw badRequest(PAYMENT_TEXTS.providerOff, { code: 'provider_off', field: 'provider' });
     const amount = Math.round(body.amount * 100);
-    if (amount < cfg.minKopecks)
-      throw badRequest(PAYMENT_TEXTS.amountMin(formatRub(cfg.minKopecks)), { code: 'amount_too_small', field: 'amount' });
-    if (amount > cfg.maxKopecks)
-      throw badRequest(PAYMENT_TEXTS.amountMax(formatRub(cfg.maxKopecks)), { code: 'amount_too_large', field: 'amount' });
+    const b = await bounds(body.provider);
+    if (amount < b.min) throw badRequest(PAYMENT_TEXTS.amountMin(formatRub(b.min)), { code: 'amount_too_small', field: 'amount' });
+    if (amount > b.max) throw badRequest(PAYMENT_TEXTS.amountMax(formatRub(b.max)), { code: 'amount_too_large', field: 'amount' });
     const settings = await ctx.settings.get(PaymentSettings);
     const id = randomUUID();
     const now = Date.now();
-    await db
-      .insertInto('payments')
-      .values({ id, user_id: user.id, provider: body.provider, amount, status: 'pending', created_at: now, updated_at: now })
-      .execute();
+    const cap = cfg.maxPending ?? 5;
+    // The cap and the insert in one transaction; on PostgreSQL the player's row is locked so two
+    // requests at once cannot both pass the count.
+    await db.transaction().execute(async (trx) => {
+      if (ctx.dbKind === 'pg') await trx.selectFrom('users').select('id').where('id', '=', user.id).forUpdate().execute();
+      const waiting = await trx
+        .selectFrom('payments')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('user_id', '=', user.id)
+        .where('status', '=', 'pending')
+        .where('created_at', '>', now - PAYMENT_EXPIRY_MS)
+        .executeTakeFirstOrThrow();
+      if (Number(waiting.n) >= cap) throw tooMany(PAYMENT_SERVER_TEXTS.tooManyPending(cap), { code: 'too_many_pending' });
+      await trx
+        .insertInto('payments')
+        .values({ id, user_id: user.id, provider: body.provider, amount, status: 'pending', created_at: now, updated_at: now })
+        .execute();
+    });
     try {
       const created = await adapter.create({
         id,
@@ -114,20 +131,26 @@ export function createPaymentsService(
         paymentId: id,
         provider: body.provider,
         kind: 'create',
-        outcome: `создан у провайдера: ${created.state.providerStatus}`,
-        body: created.state.raw,
+        outcome: created.state ? `создан у провайдера: ${created.state.providerStatus}` : 'выдана форма оплаты',
+        body: created.state?.raw ?? created.form ?? created.confirmationUrl,
       });
       await db
         .updateTable('payments')
         .set({
           provider_payment_id: created.providerPaymentId,
-          confirmation_url: created.confirmationUrl,
-          provider_status: created.state.providerStatus,
+          confirmation_url: created.confirmationUrl ?? created.form?.action ?? null,
+          provider_status: created.state?.providerStatus ?? null,
           updated_at: Date.now(),
         })
         .where('id', '=', id)
         .execute();
-      return { id, status: 'pending', confirmation_url: created.confirmationUrl };
+      return {
+        id,
+        status: 'pending',
+        confirmation_url: created.confirmationUrl,
+        form: created.form ?? null,
+        label: created.label ?? null,
+      };
     } catch (err) {
       const raw = err instanceof ProviderError ? err.raw : null;
       await recordEvent(db, {
@@ -163,7 +186,8 @@ export function createPaymentsService(
   async function getOwn(userId: number, id: string): Promise<PlayerPayment> {
     let row = await db.selectFrom('payments').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
     if (!row) throw notFound(PAYMENT_TEXTS.notFound, { code: 'payment_not_found' });
-    if (row.status === 'pending' && (row.checked_at === null || Date.now() - Number(row.checked_at) > 2000)) {
+    const canFetch = (await adapters())[row.provider as PaymentProvider]?.canFetch ?? false;
+    if (row.status === 'pending' && canFetch && (row.checked_at === null || Date.now() - Number(row.checked_at) > 2000)) {
       await refresh(row).catch(() => undefined);
       row = (await db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst())!;
     }
@@ -173,7 +197,7 @@ export function createPaymentsService(
   /** Asks the provider about the payment and moves it forward on what it says. */
   async function refresh(row: PaymentRow): Promise<string> {
     if (!row.provider_payment_id) return 'нет платежа у провайдера';
-    const adapter = adapterOf(row.provider);
+    const adapter = await adapterOf(row.provider);
     await db.updateTable('payments').set({ checked_at: Date.now() }).where('id', '=', row.id).execute();
     let state: ProviderPaymentState;
     try {
@@ -200,7 +224,7 @@ export function createPaymentsService(
     if (state.status === 'refunded') return refundConfirmed(db, row, state);
     if (row.status !== 'pending') return `без изменений (${PAYMENT_STATUS_TEXT[row.status as PaymentStatus] ?? row.status})`;
     if (state.status === 'succeeded') {
-      if (state.amountKopecks !== Number(row.amount))
+      if (state.amountRule === 'covers' ? state.amountKopecks < Number(row.amount) : state.amountKopecks !== Number(row.amount))
         return `сумма у провайдера ${formatRub(state.amountKopecks)} не равна ${formatRub(Number(row.amount))}: не зачислено`;
       const settings = await ctx.settings.get(PaymentSettings);
       const bonus = bonusFor(Number(row.amount), settings.bonus_rules);
@@ -208,7 +232,14 @@ export function createPaymentsService(
         return await db.transaction().execute(async (trx) => {
           const changed = await trx
             .updateTable('payments')
-            .set({ status: 'succeeded', paid_at: now, bonus, provider_status: state.providerStatus, updated_at: now })
+            .set({
+              status: 'succeeded',
+              paid_at: now,
+              bonus,
+              provider_status: state.providerStatus,
+              provider_operation_id: state.operationId ?? null,
+              updated_at: now,
+            })
             .where('id', '=', row.id)
             .where('status', '=', 'pending')
             .executeTakeFirst();
@@ -262,32 +293,45 @@ export function createPaymentsService(
    * address; T-Bank: Token), and then only the payment it names is re-read from the provider.
    */
   async function notify(provider: string, ip: string, body: unknown): Promise<NotificationReply> {
-    const adapter = adapters[provider as PaymentProvider];
+    const adapter = (await adapters())[provider as PaymentProvider];
     if (!adapter) throw notFound(PAYMENT_TEXTS.providerOff, { code: 'provider_off' });
     const verdict = adapter.verifyNotification(ip, body);
     if (!verdict.ok) {
-      await recordEvent(db, { paymentId: null, provider, kind: 'notification', ip, outcome: `отклонено: ${verdict.message}`, body });
+      // Refusals are counted, not kept: a flood of forgeries costs one row per reason.
+      await countRefusal(ctx, provider, verdict.reason, ip);
       return adapter.notificationReply(false);
     }
-    const row = await db
-      .selectFrom('payments')
-      .selectAll()
-      .where('provider', '=', provider)
-      .where('provider_payment_id', '=', verdict.providerPaymentId)
-      .executeTakeFirst();
+    if (verdict.test) {
+      await countRefusal(ctx, provider, 'test', ip);
+      return adapter.notificationReply(true);
+    }
+    let q = db.selectFrom('payments').selectAll().where('provider', '=', provider);
+    q = verdict.paymentId ? q.where('id', '=', verdict.paymentId) : q.where('provider_payment_id', '=', verdict.providerPaymentId ?? '');
+    const row = verdict.paymentId && !/^[0-9a-f-]{36}$/.test(verdict.paymentId) ? undefined : await q.executeTakeFirst();
+    const named = verdict.paymentId ?? verdict.providerPaymentId;
     await recordEvent(db, {
       paymentId: row?.id ?? null,
       provider,
       kind: 'notification',
       ip,
-      outcome: row ? 'принято, состояние перечитывается у провайдера' : `платёж ${verdict.providerPaymentId} не наш: ничего не изменено`,
+      outcome: !row
+        ? `платёж ${named} не наш: ничего не изменено`
+        : adapter.canFetch
+          ? 'принято, состояние перечитывается у провайдера'
+          : 'принято: подпись верна',
       body,
     });
     if (!row) return adapter.notificationReply(true);
-    // A failed re-read answers with an error, so the provider repeats the notification later.
-    await refresh(row);
+    if (adapter.canFetch) {
+      // A failed re-read answers with an error, so the provider repeats the notification later.
+      await refresh(row);
+    } else if (verdict.state) {
+      // No API to ask (ЮMoney without a token, FreeKassa without a key): the signed notification is the provider's word.
+      const outcome = await apply(row, verdict.state);
+      await recordEvent(db, { paymentId: row.id, provider, kind: 'fetch', outcome, body: undefined });
+    }
     return adapter.notificationReply(true);
   }
 
-  return { adapters, options, create, list, getOwn, refresh, apply, notify };
+  return { adapters, registry, options, create, list, getOwn, refresh, apply, notify };
 }

@@ -4,6 +4,33 @@ import type { Generated } from 'kysely';
 export interface PaymentsTables {
   payments: PaymentsTable;
   payment_events: PaymentEventsTable;
+  payment_providers: PaymentProvidersTable;
+  payment_refusals: PaymentRefusalsTable;
+}
+
+/** The owner's settings of one provider (Платежи → Подключения); null columns fall back to the environment. */
+export interface PaymentProvidersTable {
+  provider: string;
+  /** 1 on, 0 off, null: on when the environment configures it. */
+  enabled: number | null;
+  receipts: number | null;
+  min_kopecks: number | null;
+  max_kopecks: number | null;
+  /** JSON object of plain fields (wallet, shop id, URLs). */
+  fields: string;
+  /** JSON object of secrets, each sealed by lib/secret-box.ts; never sent to anyone. */
+  secrets: string;
+  updated_at: number;
+}
+
+/** Refused notifications summed up per provider and reason (bounded: one row each). */
+export interface PaymentRefusalsTable {
+  provider: string;
+  reason: string;
+  count: number;
+  first_at: number;
+  last_at: number;
+  last_ip: string | null;
 }
 
 export interface PaymentsTable {
@@ -35,6 +62,15 @@ export interface PaymentsTable {
   refund_error: string | null;
   /** Last time reconciliation asked the provider. */
   checked_at: number | null;
+  /** Kopecks returned to the card by finished refunds (partial refunds add up). */
+  refunded_amount: Generated<number>;
+  /** Kopecks of the bonus taken back by finished refunds. */
+  bonus_refunded: Generated<number>;
+  /** The refund in flight (status refunding): kopecks to the card, and the bonus share debited with it. */
+  refund_now: number | null;
+  refund_bonus_now: number | null;
+  /** The provider's id of the transfer that paid it (ЮMoney operation_id, FreeKassa intid): unique per provider. */
+  provider_operation_id: string | null;
 }
 
 export interface PaymentEventsTable {

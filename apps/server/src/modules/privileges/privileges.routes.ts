@@ -23,12 +23,12 @@ import { userOf } from '../../plugins/auth.ts';
 import { kickDeliveries } from '../deliveries/deliveries.queue.ts';
 import { idempotencyKeyOf, purchaseHeaders } from '../purchases/purchases.http.ts';
 import { siteName } from '../site/site.settings.ts';
-import { currentTier, heldTiers } from '../users/users.ports.ts';
+import { currentTier, heldTiers, ledgerRefs } from '../users/users.ports.ts';
 import * as admin from './privileges.admin.ts';
 import { expiryJob } from './privileges.expiry.ts';
 import { claimKit } from './privileges.kits.ts';
 import * as purchase from './privileges.purchase.ts';
-import { currentTierOf, heldTierIds, listMine } from './privileges.service.ts';
+import { currentTierOf, heldTierIds, listMine, purchaseDetails } from './privileges.service.ts';
 
 const tags = ['Привилегии'];
 const adminTags = ['Привилегии: администрирование'];
@@ -36,6 +36,7 @@ const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Erro
 
 export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   heldTiers.provide(heldTierIds);
+  ledgerRefs.provide('privilege', purchaseDetails);
   currentTier.provide(currentTierOf);
   return async (app) => {
     ctx.jobs.register(

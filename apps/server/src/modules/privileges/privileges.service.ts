@@ -1,8 +1,10 @@
 import { PRIVILEGE_MONTH_DAYS, PRIVILEGE_TEXTS, type UserPrivilege } from '@kubik/contract';
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.ts';
+import { deliveriesOf, latestBatch, statusOf } from '../deliveries/deliveries.service.ts';
 import { kitsOf } from '../donate/donate.service.ts';
 import * as donateRepo from '../donate/donate.repo.ts';
+import type { LedgerRefDetail } from '../users/users.ports.ts';
 import type { PrivilegesTable } from './privileges.tables.ts';
 
 // The player's privileges as they stand. Changing them: privileges.placement.ts (the one running
@@ -34,11 +36,19 @@ export async function listMine(db: Db, userId: number, now = Date.now()): Promis
   const rows = await db.selectFrom('privileges').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').limit(50).execute();
   const claims = await db
     .selectFrom('kit_claims')
-    .select(['kit_id', (eb) => eb.fn.max<number>('claimed_at').as('last')])
+    .select(['kit_id', (eb) => eb.fn.max<number>('id').as('claim_id'), (eb) => eb.fn.max<number>('claimed_at').as('last')])
     .where('user_id', '=', userId)
     .groupBy('kit_id')
     .execute();
   const lastClaim = new Map(claims.map((c) => [Number(c.kit_id), Number(c.last)]));
+  // What the card says about the game: the privilege's last grant, each kit's last claim.
+  const claimOf = new Map(claims.map((c) => [Number(c.kit_id), Number(c.claim_id)]));
+  const grants = await deliveriesOf(
+    db,
+    'privilege_grant',
+    rows.map((r) => r.id),
+  );
+  const kitDeliveries = await deliveriesOf(db, 'kit', [...claimOf.values()]);
   const tiers = new Map((await donateRepo.listTiers(db)).map((t) => [t.id, t]));
   return rows.map((r) => {
     const active = running(r, now);
@@ -52,9 +62,11 @@ export async function listMine(db: Db, userId: number, now = Date.now()): Promis
       expires_at: Number(r.expires_at),
       active,
       ended_at: r.ended_at === null ? null : Number(r.ended_at),
+      delivery: statusOf(latestBatch(grants.get(r.id))),
       kits: kits.map((k) => {
         const last = lastClaim.get(k.id);
         const next = last === undefined ? null : last + k.period * DAY_MS;
+        const claimId = claimOf.get(k.id);
         return {
           id: k.id,
           name: k.name,
@@ -63,6 +75,8 @@ export async function listMine(db: Db, userId: number, now = Date.now()): Promis
           period: k.period,
           kitImg: k.kitImg,
           next_claim_at: next !== null && next > now ? next : null,
+          last_claimed_at: last ?? null,
+          delivery: claimId === undefined ? null : statusOf(kitDeliveries.get(claimId)),
         };
       }),
     };
@@ -95,4 +109,41 @@ export async function heldTierIds(db: Db, userId: number, now: number): Promise<
     .where('expires_at', '>', now)
     .execute();
   return rows.map((r) => r.tier_id);
+}
+
+/**
+ * The history's view of tier purchases (ledger refs `privilege:<purchase id>`): the tier and its
+ * months, an upgrade told apart, and the grant deliveries that purchase queued — those of its
+ * privilege queued with it, before the next purchase of the same privilege.
+ */
+export async function purchaseDetails(db: Db, ids: number[]): Promise<Map<number, LedgerRefDetail>> {
+  const out = new Map<number, LedgerRefDetail>();
+  if (ids.length === 0) return out;
+  const rows = await db
+    .selectFrom('privilege_purchases as pp')
+    .innerJoin('privileges as p', 'p.id', 'pp.privilege_id')
+    .select(['pp.id', 'pp.privilege_id', 'pp.months', 'pp.replaced_id', 'pp.created_at', 'p.tier_title'])
+    .where('pp.id', 'in', ids)
+    .execute();
+  if (rows.length === 0) return out;
+  const privilegeIds = [...new Set(rows.map((r) => r.privilege_id))];
+  const later = await db
+    .selectFrom('privilege_purchases')
+    .select(['privilege_id', 'created_at'])
+    .where('privilege_id', 'in', privilegeIds)
+    .execute();
+  const grants = await deliveriesOf(db, 'privilege_grant', privilegeIds);
+  for (const r of rows) {
+    const at = Number(r.created_at);
+    const next = Math.min(
+      at + 60_000,
+      ...later.filter((l) => l.privilege_id === r.privilege_id && Number(l.created_at) > at).map((l) => Number(l.created_at)),
+    );
+    out.set(r.id, {
+      title: `${r.tier_title} на ${r.months} мес.`,
+      label: r.replaced_id !== null ? 'Улучшение привилегии' : null,
+      deliveries: (grants.get(r.privilege_id) ?? []).filter((d) => d.created_at >= at && d.created_at < next),
+    });
+  }
+  return out;
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { siteName } from '../site/site.settings.ts';
 import type { SessionInfo } from '@kubik/contract';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
@@ -159,7 +160,7 @@ export async function notifyNewDevice(
   if (!others) return;
   await enqueueMail(
     ctx.db,
-    newDeviceLetter(ctx.config.siteName, ctx.config.publicUrl, user.email, user.username, {
+    newDeviceLetter(await siteName(ctx), ctx.config.publicUrl, user.email, user.username, {
       when: moscowTime(now),
       ip: meta.ip,
       device: deviceName(meta.userAgent),

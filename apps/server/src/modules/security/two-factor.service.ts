@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { siteName } from '../site/site.settings.ts';
 import type { TwoFactorEnableResponse, TwoFactorSetupResponse, TwoFactorStatus } from '@kubik/contract';
 import * as OTPAuth from 'otpauth';
 import QRCode from 'qrcode';
@@ -221,6 +222,7 @@ export async function enable(ctx: AppContext, user: User, typed: string, now = D
   const step = TOTP_RE.test(code) ? matchTotp(secretOf(ctx, row.pending_secret, user.id), code, now) : null;
   if (step === null) throw badRequest(TWO_FACTOR_TEXTS.badSetupCode, { code: 'bad_two_factor_code', field: 'code' });
   const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
+  const name = await siteName(ctx);
   const ok = await ctx.db.transaction().execute(async (trx) => {
     const res = await trx
       .updateTable('two_factor')
@@ -235,7 +237,7 @@ export async function enable(ctx: AppContext, user: User, typed: string, now = D
       .insertInto('two_factor_recovery')
       .values(codes.map((c) => ({ user_id: user.id, code_hash: hashToken(normalizeCode(c)), used_at: null })))
       .execute();
-    await enqueueMail(trx, twoFactorChangedLetter(ctx.config.siteName, ctx.config.publicUrl, user.email, user.username, true));
+    await enqueueMail(trx, twoFactorChangedLetter(name, ctx.config.publicUrl, user.email, user.username, true));
     return true;
   });
   // Another tab enabled it, or started a new setup, in between.
@@ -253,10 +255,11 @@ export async function disable(ctx: AppContext, user: User, password: string, cod
     throw badRequest(TWO_FACTOR_TEXTS.wrongPassword, { code: 'wrong_password', field: 'password' });
   if (!(await useCode(ctx, user.id, row.secret, code, now)))
     throw badRequest(TWO_FACTOR_TEXTS.badCode, { code: 'bad_two_factor_code', field: 'code' });
+  const name = await siteName(ctx);
   await ctx.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('two_factor_recovery').where('user_id', '=', user.id).execute();
     await trx.deleteFrom('two_factor').where('user_id', '=', user.id).execute();
-    await enqueueMail(trx, twoFactorChangedLetter(ctx.config.siteName, ctx.config.publicUrl, user.email, user.username, false));
+    await enqueueMail(trx, twoFactorChangedLetter(name, ctx.config.publicUrl, user.email, user.username, false));
   });
   ctx.jobs.kick(MAIL_JOB);
 }
@@ -299,6 +302,7 @@ export async function resetByAdmin(ctx: AppContext, actor: User, userId: number)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!user || !(await isTwoFactorOn(ctx.db, userId))) throw notFound(TWO_FACTOR_TEXTS.resetNone, { code: 'two_factor_off' });
+  const name = await siteName(ctx);
   await ctx.db.transaction().execute(async (trx) => {
     await forgetTwoFactor(trx, userId);
     await endLogins(trx, userId);
@@ -310,7 +314,7 @@ export async function resetByAdmin(ctx: AppContext, actor: User, userId: number)
       before: { two_factor: true },
       after: { two_factor: false },
     });
-    await enqueueMail(trx, twoFactorChangedLetter(ctx.config.siteName, ctx.config.publicUrl, user.email, user.username, false));
+    await enqueueMail(trx, twoFactorChangedLetter(name, ctx.config.publicUrl, user.email, user.username, false));
   });
   ctx.jobs.kick(MAIL_JOB);
 }

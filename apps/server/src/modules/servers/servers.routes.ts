@@ -30,14 +30,14 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     ctx.jobs.register(monitor.job());
     ctx.jobs.register(ctx.schedule.job(thinHistoryJob(ctx.db)));
     /** A changed address is checked at once, so the admin sees its status without waiting a minute. */
-    const checkSoon = (id: number) => {
+    const checkSoon = (id: number, log: { warn(obj: object, msg: string): void }) => {
       if (!ctx.jobs.isRunning) return;
       monitor
         .checkNow(id)
         .then(async (changed) => {
           if (changed) await ctx.publicCache.invalidate(service.LIST_CACHE_KEY);
         })
-        .catch((error: unknown) => app.log.warn({ err: error, serverId: id }, 'immediate server check failed'));
+        .catch((error: unknown) => log.warn({ err: error, serverId: id }, 'immediate server check failed'));
     };
 
     // The spec's client calls /api/servers/ with the slash; both spellings answer.
@@ -72,7 +72,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         handler: async (req, reply) => {
           const admin = userOf(req);
           const row = await service.createServer(ctx, admin.id, req.body);
-          checkSoon(row.id);
+          checkSoon(row.id, req.log);
           return reply.code(201).send({ message: service.TEXTS.created, server: service.toAdmin(row) });
         },
       });
@@ -131,7 +131,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       handler: async (req) => {
         const admin = userOf(req);
         const { row, addressChanged } = await service.updateServer(ctx, admin.id, req.params.id, req.body);
-        if (addressChanged) checkSoon(row.id);
+        if (addressChanged) checkSoon(row.id, req.log);
         return { message: service.TEXTS.updated, server: service.toAdmin(row) };
       },
     });

@@ -27,6 +27,7 @@ import { kickDeliveries } from '../deliveries/deliveries.queue.ts';
 import { resendRoute } from '../deliveries/deliveries.routes.ts';
 import * as deliveries from '../deliveries/deliveries.service.ts';
 import { idempotencyKeyOf, purchaseHeaders } from '../purchases/purchases.http.ts';
+import { ledgerRefs } from '../users/users.ports.ts';
 import { refundDelivery, REFUND_TEXTS } from './refund.service.ts';
 import * as categories from './shop.categories.ts';
 import * as shop from './shop.service.ts';
@@ -36,6 +37,7 @@ const adminTags = ['Магазин: администрирование'];
 const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  ledgerRefs.provide('order', shop.orderDetails);
   return async (app) => {
     // Checked in onRequest (plugins/auth.ts): a guest gets 401 before any body is read.
     const user = { config: { access: 'user' as const } };

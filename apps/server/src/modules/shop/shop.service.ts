@@ -22,7 +22,8 @@ import { toKopecks, toRoubles } from '../../lib/money.ts';
 import type { CachedBody } from '../../lib/public-cache.ts';
 import type { User } from '../users/users.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import { deliveriesOf } from '../deliveries/deliveries.service.ts';
+import { deliveriesOf, statusOf } from '../deliveries/deliveries.service.ts';
+import type { LedgerRefDetail } from '../users/users.ports.ts';
 import { enqueueDeliveries, rconConfigured, type DeliveryRequest } from '../deliveries/deliveries.queue.ts';
 import { purchase } from '../purchases/purchases.service.ts';
 import { dropListCache, LIST_CACHE_KEY } from './shop.cache.ts';
@@ -353,6 +354,7 @@ export async function listOrders(db: Db, userId: number): Promise<ShopOrder[]> {
       waiting_text: d.waiting_text,
       updated_at: d.updated_at,
     })),
+    delivery: statusOf(deliveries.get(o.id)),
   }));
 }
 
@@ -403,4 +405,19 @@ export async function findShopLedgerMismatches(db: Db): Promise<string[]> {
     }
   }
   return problems;
+}
+
+/** The history's view of shop purchases (ledger refs `order:<id>`): the item and its deliveries. */
+export async function orderDetails(db: Db, ids: number[]): Promise<Map<number, LedgerRefDetail>> {
+  const out = new Map<number, LedgerRefDetail>();
+  if (ids.length === 0) return out;
+  const rows = await db.selectFrom('shop_orders').select(['id', 'item_name', 'quantity']).where('id', 'in', ids).execute();
+  const deliveries = await deliveriesOf(
+    db,
+    'shop',
+    rows.map((r) => r.id),
+  );
+  for (const r of rows)
+    out.set(r.id, { title: `${r.item_name} × ${Number(r.quantity)}`, label: null, deliveries: deliveries.get(r.id) ?? [] });
+  return out;
 }

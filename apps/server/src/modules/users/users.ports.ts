@@ -1,4 +1,4 @@
-import type { UserCard } from '@kubik/contract';
+import type { PlayerDelivery, UserCard } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { unauthorized, type HttpError } from '../../lib/errors.ts';
@@ -133,8 +133,48 @@ export const votesThisMonth = new Port<(db: Db, userId: number, now: number) => 
   async () => null,
 );
 
+/**
+ * A top-up was returned to the payer's card, wholly or in part (payments, when the provider
+ * confirms): `amount` kopecks went back to the card and `bonus` kopecks of its bonus left the
+ * balance. Runs in the transaction that records it, once per refund.
+ */
+export const topupRefunded = new Hook<[trx: Db, refund: { userId: number; paymentId: string; amount: number; bonus: number }]>();
+
 /** A player's latest top-ups for the admin's user card: answered by payments; null on a site without payments. */
 export const userPayments = new Port<(ctx: AppContext, userId: number, limit: number) => Promise<UserCard['payments']>>(
   "a player's top-ups",
   async () => null,
 );
+
+/** What one ledger row paid for, as the feature that wrote it knows it. */
+export interface LedgerRefDetail {
+  /** «Алмаз × 2», «VIP на 3 мес.»; null: the ledger's note says enough. */
+  title: string | null;
+  /** A finer label than the kind's («Покупка привилегии», «Улучшение привилегии»); null: the kind's. */
+  label: string | null;
+  deliveries: PlayerDelivery[];
+}
+
+/** Resolves ledger references of one prefix (`order` of `order:12`) by their ids. */
+export type LedgerRefResolver = (db: Db, ids: number[]) => Promise<Map<number, LedgerRefDetail>>;
+
+/**
+ * What the ledger's references name, by prefix: the shop answers `order`, privileges answer
+ * `privilege`; the player's history (history) asks. A prefix nobody answers is shown with the
+ * ledger's own note and no deliveries, so a new way to pay shows up in the history before it
+ * registers here.
+ */
+export class LedgerRefs {
+  private readonly resolvers = new Map<string, LedgerRefResolver>();
+
+  /** Registering again (another app in this process) replaces the resolver. */
+  provide(prefix: string, resolve: LedgerRefResolver): void {
+    this.resolvers.set(prefix, resolve);
+  }
+
+  resolver(prefix: string): LedgerRefResolver | undefined {
+    return this.resolvers.get(prefix);
+  }
+}
+
+export const ledgerRefs = new LedgerRefs();

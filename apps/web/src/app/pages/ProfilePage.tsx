@@ -19,17 +19,19 @@ import { TwoFactorPanel } from '../../features/security/TwoFactorPanel.tsx';
 import { OwnSkinPanel } from '../../features/skins/SkinPanel.tsx';
 import { PrivacyPanel } from '../../features/players/PrivacyPanel.tsx';
 import { MyPayments } from '../../features/payments/MyPayments.tsx';
+import { MyHistory } from '../../features/history/MyHistory.tsx';
 import { PaymentReturn } from '../../features/payments/PaymentReturn.tsx';
 import './profile.css';
 
 const TABS = [
   { id: 'info', label: 'Информация' },
   { id: 'shop', label: 'Магазин' },
+  { id: 'history', label: 'История' },
   { id: 'settings', label: 'Настройки' },
 ] as const;
 type TabId = (typeof TABS)[number]['id'];
 
-/** The personal cabinet: the player's skin (skins), their facts, privileges (donate), payments (payments), the shop (shop), the password form (accounts), two-factor login and sessions (security). */
+/** The personal cabinet: the player's skin (skins), their facts, privileges (donate), payments (payments), the shop (shop), the history (history), the password form (accounts), two-factor login and sessions (security). */
 export default function ProfilePage() {
   useTitle('Личный кабинет');
   const { user, refresh } = useAuth();
@@ -80,6 +82,7 @@ export default function ProfilePage() {
                 <MyPurchases inCard />
               </div>
             )}
+            {tab === 'history' && <MyHistory />}
             {tab === 'settings' && (
               <div className="settings-sections">
                 <ChangePasswordForm />

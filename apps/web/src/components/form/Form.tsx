@@ -13,6 +13,7 @@ import {
   type UseFormReturn,
 } from 'react-hook-form';
 import type { z } from 'zod';
+import { confirmDiscard, useUnsavedChanges } from '../unsaved.ts';
 import { FIELD_SUFFIX, placeServerError, type ServerErrorRules } from './server-errors.ts';
 import './form.css';
 
@@ -119,6 +120,11 @@ interface FormProps<I extends FieldValues, O> {
   reveal?: (name: string) => void;
   /** Where the server's refusals go and what they say, by error code (see server-errors.ts). */
   serverErrors?: ServerErrorRules;
+  /**
+   * Ask before its unsaved text is left behind (components/unsaved.ts); false for forms whose
+   * values are not worth asking about (a login, a quantity to buy).
+   */
+  guard?: boolean;
   className?: string;
   children: ReactNode;
 }
@@ -129,10 +135,14 @@ export function Form<I extends FieldValues, O>({
   onInvalid,
   reveal,
   serverErrors,
+  guard = true,
   className = 'form',
   children,
 }: FormProps<I, O>) {
   const element = useRef<HTMLFormElement>(null);
+  // Reading isDirty subscribes the form to it: it re-renders when it flips, not at every key.
+  const isDirty = form.formState.isDirty;
+  useUnsavedChanges(guard && isDirty);
   const labels = useRef(new Map<string, string>());
   const revealRef = useRef(reveal);
   revealRef.current = reveal;
@@ -161,6 +171,15 @@ export function Form<I extends FieldValues, O>({
     async (values) => {
       try {
         await onSubmit(values);
+        // Sent: what the form holds now is saved, nothing to ask about when leaving.
+        form.reset(form.getValues(), {
+          keepValues: true,
+          keepErrors: true,
+          keepIsSubmitted: true,
+          keepSubmitCount: true,
+          keepIsSubmitSuccessful: true,
+          keepTouched: true,
+        });
       } catch (err) {
         const placed = placeServerError(err, (name) => fieldElement(element.current, name) !== null, serverErrors);
         if (placed.field) {
@@ -255,11 +274,20 @@ interface FormActionsProps {
 
 /** Отмена and the submit button, which says «Сохраняем…» and is disabled while the form is sent. */
 export function FormActions({ onCancel, submitLabel = 'Сохранить', pendingLabel = 'Сохраняем…', children }: FormActionsProps) {
+  const { formState } = useFormContext();
+  // «Отмена» with typed text asks first, as Escape does.
+  const cancel = () => {
+    if (!onCancel) return;
+    if (!formState.isDirty) return onCancel();
+    void confirmDiscard().then((ok) => {
+      if (ok) onCancel();
+    });
+  };
   return (
     <div className="form-actions">
       {children}
       {onCancel && (
-        <button type="button" className="btn" onClick={onCancel}>
+        <button type="button" className="btn" onClick={cancel}>
           Отмена
         </button>
       )}

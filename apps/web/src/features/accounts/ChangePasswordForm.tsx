@@ -28,8 +28,8 @@ export function ChangePasswordForm() {
       form.reset();
       notify('success', res.message);
     } catch (err) {
+      // Shown beside its field (or above the button) by the form kit, not in a toast over the form.
       const text = err instanceof ApiError && err.message ? err.message : 'Не удалось изменить пароль. Попробуйте позже.';
-      notify('danger', text);
       throw err instanceof ApiError ? err : new ApiError(0, text);
     }
   }

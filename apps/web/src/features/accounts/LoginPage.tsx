@@ -66,8 +66,8 @@ export default function LoginPage() {
   return (
     <section className="card card-narrow">
       <h1>Вход</h1>
-      <Form form={form} onSubmit={submit} serverErrors={LOGIN_ERRORS}>
-        <TextField name="username" label="Имя пользователя" autoComplete="username" />
+      <Form form={form} onSubmit={submit} serverErrors={LOGIN_ERRORS} guard={false}>
+        <TextField name="username" label="Имя или почта" autoComplete="username" />
         <TextField name="password" label="Пароль" type="password" autoComplete="current-password" />
         {needCode && (
           <TextField

@@ -2,6 +2,7 @@ import type { UserPrivilege, UserPrivilegeKit } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
 import { Link } from 'wouter';
+import { DeliveryStatusNote } from '../../components/DeliveryStatusNote.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDate, formatDateTime } from '../../lib/format.ts';
@@ -19,10 +20,19 @@ function useNow(): number {
   return now;
 }
 
+const isMoving = (s: UserPrivilege['delivery']) =>
+  s !== null && (s.state === 'sending' || s.state === 'waiting_player' || s.state === 'server_down');
+const moving = (p: UserPrivilege) => isMoving(p.delivery) || p.kits.some((k) => isMoving(k.delivery));
+
 /** The profile's privileges: the running one with its end and its kits («Получить», a countdown), then the past ones. */
 export function MyPrivileges() {
   const headingId = useId();
-  const list = useQuery({ queryKey: MY_PRIVILEGES_KEY, queryFn: fetchMyPrivileges });
+  const list = useQuery({
+    queryKey: MY_PRIVILEGES_KEY,
+    queryFn: fetchMyPrivileges,
+    // While a grant or a kit is on its way into the game, its state is worth watching.
+    refetchInterval: (q) => (q.state.data?.some(moving) ? 5000 : false),
+  });
   const now = useNow();
   return (
     <section className="stack my-privileges" aria-labelledby={headingId}>
@@ -72,18 +82,22 @@ function PrivilegeList({ list, now }: { list: UserPrivilege[]; now: number }) {
 }
 
 function RunningPrivilege({ privilege, now }: { privilege: UserPrivilege; now: number }) {
+  const failed = privilege.delivery?.state === 'failed';
   return (
-    <article className="privilege card" data-testid={`privilege-${privilege.id}`}>
+    <article className={`privilege card${failed ? ' privilege-failed' : ''}`} data-testid={`privilege-${privilege.id}`}>
       <header className="privilege-head">
         <h3>{privilege.title}</h3>
         <p>
-          Действует до <strong data-testid="privilege-expires">{formatDateTime(privilege.expires_at)}</strong>
+          {/* Paid for, but the game never confirmed it: never read as simply active. */}
+          {failed ? 'Оплачена до ' : 'Действует до '}
+          <strong data-testid="privilege-expires">{formatDateTime(privilege.expires_at)}</strong>
           <span className="muted"> · осталось {durationText(privilege.expires_at - now)}</span>
         </p>
         <Link to="/donate" className="btn btn-small">
           Продлить
         </Link>
       </header>
+      <DeliveryStatusNote status={privilege.delivery} what="В игре" />
       {privilege.kits.length > 0 && (
         <ul className="my-kits" aria-label={`Наборы ${privilege.title}`}>
           {privilege.kits.map((kit) => (
@@ -119,6 +133,12 @@ function KitRow({ kit, now }: { kit: UserPrivilegeKit; now: number }) {
       <div className="my-kit-body">
         <p className="my-kit-name">{kit.name}</p>
         {kit.description && <p className="muted preline">{kit.description}</p>}
+        {kit.last_claimed_at !== null && kit.delivery && (
+          <div className="my-kit-delivery">
+            <span className="muted">Получен {formatDateTime(kit.last_claimed_at)}</span>
+            <DeliveryStatusNote status={kit.delivery} />
+          </div>
+        )}
         {error && (
           <p className="field-error" id={errorId} role="alert">
             {error}

@@ -27,20 +27,25 @@ export default function AdminMediaPage() {
   const list = useQuery({ queryKey: MEDIA_KEY, queryFn: fetchMedia });
   const fileInput = useRef<HTMLInputElement>(null);
   const [uploading, setUploading] = useState(false);
+  // Files the server refused, each with why: beside the upload button, all at once, until the next upload.
+  const [refused, setRefused] = useState<string[]>([]);
   const refresh = () => Promise.all([client.invalidateQueries({ queryKey: MEDIA_KEY }), client.invalidateQueries({ queryKey: AUDIT_KEY })]);
 
   const upload = async (files: FileList | null) => {
     if (!files?.length) return;
     setUploading(true);
+    setRefused([]);
     try {
+      const failed: string[] = [];
       for (const file of Array.from(files)) {
         try {
           await uploadImage(file);
           notify('success', `Картинка «${file.name}» загружена`);
         } catch (err) {
-          notify('danger', `«${file.name}»: ${reason(err, 'не удалось загрузить')}`);
+          failed.push(`«${file.name}»: ${reason(err, 'не удалось загрузить')}`);
         }
       }
+      setRefused(failed);
       await refresh();
     } finally {
       setUploading(false);
@@ -131,6 +136,16 @@ export default function AdminMediaPage() {
         PNG, JPEG, WebP или GIF, до 8 МБ и 4096×4096 точек. Файлы сохраняются без метаданных (EXIF, геометок). Картинку, которая где-то
         используется, удалить нельзя.
       </p>
+      {refused.length > 0 && (
+        <div className="notice notice-danger" role="alert" data-testid="media-refused">
+          <p>{refused.length === 1 ? 'Не загружен файл:' : 'Не загружены файлы:'}</p>
+          <ul>
+            {refused.map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+        </div>
+      )}
       <QueryState query={list} error="Не удалось загрузить список картинок" empty="Картинок пока нет">
         {(items) => <DataTable label="Картинки" rows={items} columns={columns} rowKey={(m) => m.hash} />}
       </QueryState>

@@ -2,7 +2,6 @@ import {
   ADMIN_PAYMENTS_PAGE_SIZE,
   AdminPaymentsFilter,
   PAYMENT_PROVIDER_TEXT,
-  PAYMENT_PROVIDERS,
   PAYMENT_STATUS_TEXT,
   PAYMENT_STATUSES,
   type AdminPayment,
@@ -17,9 +16,19 @@ import { Modal } from '../../components/Modal.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { formatDateTime, formatRub, plural } from '../../lib/format.ts';
 import { useTitle } from '../../providers/title.ts';
-import { ADMIN_PAYMENTS_KEY, csvUrl, fetchPayments, filtersFromSearch, NO_FILTERS, type PaymentFilters } from './api.ts';
+import {
+  ADMIN_PAYMENTS_KEY,
+  ADMIN_PROVIDERS_KEY,
+  csvUrl,
+  fetchConnected,
+  fetchPayments,
+  filtersFromSearch,
+  NO_FILTERS,
+  type PaymentFilters,
+} from './api.ts';
 import { BonusSettings } from './BonusSettings.tsx';
 import { PaymentDetail } from './PaymentDetail.tsx';
+import { ProviderConnections } from './ProviderConnections.tsx';
 import { STATUS_TONE } from './status.ts';
 import './payments-admin.css';
 
@@ -40,6 +49,12 @@ export default function AdminPaymentsPage() {
   const [page, setPage] = useState(1);
   const [open, setOpen] = useState<string | null>(null);
   const [settings, setSettings] = useState(false);
+  const [connections, setConnections] = useState(false);
+  // Only the connected providers are offered as a filter (and the one a link asked for).
+  const connected = useQuery({ queryKey: [...ADMIN_PROVIDERS_KEY, 'connected'], queryFn: fetchConnected });
+  const providerChoices = [
+    ...new Set([...(connected.data?.providers.map((p) => p.id) ?? []), ...(filters.provider ? [filters.provider] : [])]),
+  ];
   // A name the API would refuse is not sent: the error shows under the field and the list stays.
   const badPlayer = playerError(player);
   useEffect(() => {
@@ -107,6 +122,9 @@ export default function AdminPaymentsPage() {
           <button type="button" className="btn" onClick={() => setSettings(true)}>
             Бонусы и чек
           </button>
+          <button type="button" className="btn" onClick={() => setConnections(true)}>
+            Подключения
+          </button>
         </>
       }
     >
@@ -130,7 +148,7 @@ export default function AdminPaymentsPage() {
             onChange={(e) => change({ provider: e.target.value as PaymentFilters['provider'] })}
           >
             <option value="">Все</option>
-            {PAYMENT_PROVIDERS.map((p) => (
+            {providerChoices.map((p) => (
               <option key={p} value={p}>
                 {PAYMENT_PROVIDER_TEXT[p]}
               </option>
@@ -237,6 +255,17 @@ export default function AdminPaymentsPage() {
 
       <Modal open={open !== null} title="Платёж" onClose={() => setOpen(null)} wide>
         {open !== null && <PaymentDetail id={open} />}
+      </Modal>
+      <Modal
+        open={connections}
+        title="Подключения: способы оплаты"
+        onClose={() => {
+          setConnections(false);
+          void connected.refetch();
+        }}
+        wide
+      >
+        {connections && <ProviderConnections />}
       </Modal>
       <Modal open={settings} title="Бонусы к пополнению и чек" onClose={() => setSettings(false)}>
         {settings && <BonusSettings onDone={() => setSettings(false)} />}

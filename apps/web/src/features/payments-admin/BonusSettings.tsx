@@ -50,7 +50,7 @@ function SettingsEditor({ data, onDone }: { data: AdminPaymentSettings; onDone: 
         name="vat_code"
         label="Ставка НДС в чеке"
         options={VAT_OPTIONS}
-        hint="Для чеков ЮKassa (54-ФЗ), когда они включены (YOOKASSA_RECEIPTS=on)."
+        hint="Для чеков ЮKassa (54-ФЗ), когда они включены в «Подключениях»."
       />
       <FormErrors />
       <FormActions onCancel={onDone} />

@@ -2,12 +2,14 @@ import { PAYMENT_EVENT_KIND_TEXT, PAYMENT_PROVIDER_TEXT, PAYMENT_STATUS_TEXT, ty
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Badge } from '../../components/Badge.tsx';
+import { Modal } from '../../components/Modal.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDateTime, formatRub } from '../../lib/format.ts';
 import { AUDIT_KEY } from '../../lib/query-keys.ts';
 import { useNotify } from '../../providers/notifications.tsx';
 import { ADMIN_PAYMENTS_KEY, fetchPayment, refundPayment } from './api.ts';
+import { RefundDialog } from './RefundDialog.tsx';
 import { STATUS_TONE } from './status.ts';
 
 /** One payment: its facts, every notification and provider answer, and «Вернуть». */
@@ -25,10 +27,14 @@ function Detail({ data }: { data: AdminPaymentDetail }) {
   const notify = useNotify();
   const queryClient = useQueryClient();
   const [problem, setProblem] = useState<string | null>(null);
+  const [asking, setAsking] = useState(false);
   const refund = useMutation({
-    mutationFn: () => refundPayment(p.id),
+    mutationFn: (amount?: number) => refundPayment(p.id, amount),
     onMutate: () => setProblem(null),
-    onSuccess: (answer) => notify('success', answer.message),
+    onSuccess: (answer) => {
+      setAsking(false);
+      notify('success', answer.message);
+    },
     onError: (err) => setProblem(err instanceof ApiError && err.message ? err.message : 'Не удалось вернуть платёж. Попробуйте ещё раз.'),
     // Whatever happened (a refusal puts the money back, no answer keeps it debited), show the payment as it is now.
     onSettled: () => {
@@ -39,12 +45,8 @@ function Detail({ data }: { data: AdminPaymentDetail }) {
   });
   const provider = PAYMENT_PROVIDER_TEXT[p.provider];
   const resume = p.status === 'refunding';
-  function ask() {
-    const question = resume
-      ? `Спросить ${provider} о возврате ещё раз? Деньги с баланса игрока ${p.username} уже списаны, повторно они не спишутся.`
-      : `Вернуть игроку ${p.username} ${formatRub(p.amount)} на карту через ${provider}?\n\nС его баланса спишется ${formatRub(data.refund_amount)}${p.bonus > 0 ? ` (платёж и бонус ${formatRub(p.bonus)})` : ''}. Отменить возврат будет нельзя.`;
-    if (window.confirm(question)) refund.mutate();
-  }
+  // A refund left «Возвращается» is asked about again (nothing more is debited); otherwise the dialog asks how much.
+  const ask = () => (resume ? refund.mutate(undefined) : setAsking(true));
 
   return (
     <div className="stack payment-detail" data-testid="payment-detail">
@@ -59,7 +61,8 @@ function Detail({ data }: { data: AdminPaymentDetail }) {
         <dt>Статус</dt>
         <dd>
           <Badge tone={STATUS_TONE[p.status]}>{PAYMENT_STATUS_TEXT[p.status]}</Badge>
-          {p.provider_status && <span className="muted"> у провайдера: {p.provider_status}</span>}
+          {p.provider_status_text && <span className="muted"> у провайдера: {p.provider_status_text}</span>}
+          {p.status === 'succeeded' && p.refunded_amount > 0 && <span className="muted"> · возвращено {formatRub(p.refunded_amount)}</span>}
         </dd>
         <dt>Способ оплаты</dt>
         <dd>{provider}</dd>
@@ -102,7 +105,7 @@ function Detail({ data }: { data: AdminPaymentDetail }) {
       <div className="payment-refund">
         {data.refund_block === null ? (
           <button type="button" className="btn btn-danger" onClick={ask} disabled={refund.isPending}>
-            {refund.isPending ? 'Возвращаем…' : resume ? 'Повторить возврат' : `Вернуть ${formatRub(data.refund_amount)}`}
+            {refund.isPending ? 'Возвращаем…' : resume ? 'Повторить возврат' : 'Вернуть…'}
           </button>
         ) : (
           p.status !== 'refunded' && <p className="muted">{data.refund_block}</p>
@@ -113,6 +116,10 @@ function Detail({ data }: { data: AdminPaymentDetail }) {
           </p>
         )}
       </div>
+
+      <Modal open={asking} title="Возврат платежа" onClose={() => setAsking(false)}>
+        {asking && <RefundDialog data={data} onRefund={(amount) => refund.mutateAsync(amount)} onCancel={() => setAsking(false)} />}
+      </Modal>
 
       <section className="stack" aria-label="События платежа">
         <h3>События ({data.events.length})</h3>

@@ -4,11 +4,13 @@ import {
   type AdminPaymentDetail,
   type AdminPaymentPage,
   type AdminPaymentSettings,
+  type PaymentOptions,
   type PaymentProvider,
   type PaymentSettingsBody,
   type PaymentStatus,
   type RefundResponse,
 } from '@kubik/contract';
+import { type AdminPaymentProvider, type ProviderCheckResult, type ProviderUpdateBody } from '@kubik/contract/payment-connections';
 import { api } from '../../lib/api.ts';
 
 export const ADMIN_PAYMENTS_KEY = ['admin', 'payments'] as const;
@@ -77,8 +79,21 @@ export function csvUrl(f: PaymentFilters): string {
 }
 
 export const fetchPayment = (id: string) => api<AdminPaymentDetail>(`/api/admin/payments/${encodeURIComponent(id)}`);
-export const refundPayment = (id: string) =>
-  api<RefundResponse>(`/api/admin/payments/${encodeURIComponent(id)}/refund`, { method: 'POST' });
+/** A refund of `amount` roubles to the card (all that is left when absent). */
+export const refundPayment = (id: string, amount?: number) =>
+  api<RefundResponse>(`/api/admin/payments/${encodeURIComponent(id)}/refund`, {
+    method: 'POST',
+    body: amount === undefined ? {} : { amount },
+  });
+
+export const ADMIN_PROVIDERS_KEY = ['admin', 'payment-providers'] as const;
+export const fetchProviders = () => api<AdminPaymentProvider[]>('/api/admin/payment-providers');
+export const saveProvider = (id: string, body: ProviderUpdateBody) =>
+  api<AdminPaymentProvider[]>(`/api/admin/payment-providers/${encodeURIComponent(id)}`, { method: 'PUT', body });
+export const checkProvider = (id: string) =>
+  api<ProviderCheckResult>(`/api/admin/payment-providers/${encodeURIComponent(id)}/check`, { method: 'POST' });
+/** The connected providers (the filter offers only these). */
+export const fetchConnected = () => api<PaymentOptions>('/api/payments/options');
 export const fetchPaymentSettings = () => api<AdminPaymentSettings>('/api/admin/payment-settings');
 export const savePaymentSettings = (body: PaymentSettingsBody) =>
   api<AdminPaymentSettings>('/api/admin/payment-settings', { method: 'PUT', body });

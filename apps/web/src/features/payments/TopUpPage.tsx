@@ -1,4 +1,12 @@
-import { bonusFor, PAYMENT_PROVIDERS, PAYMENT_TEXTS, PaymentAmount, type PaymentOptions, type PaymentProvider } from '@kubik/contract';
+import {
+  bonusFor,
+  PAYMENT_PROVIDERS,
+  PAYMENT_TEXTS,
+  PaymentAmount,
+  type PaymentForm,
+  type PaymentOptions,
+  type PaymentProvider,
+} from '@kubik/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useState } from 'react';
 import { useFormContext, useWatch } from 'react-hook-form';
@@ -17,19 +25,47 @@ import './payments.css';
 const PROVIDER_NOTE: Record<PaymentProvider, string> = {
   yookassa: 'Оплата на странице ЮKassa',
   tbank: 'Оплата на странице Т-Банка',
+  yoomoney: 'Оплата картой на странице ЮMoney',
+  freekassa: 'Оплата на странице FreeKassa',
 };
+
+/** ЮMoney takes the payment from its quickpay form: the page posts it as a plain form would. */
+function postForm(f: PaymentForm): void {
+  const el = document.createElement('form');
+  el.method = f.method;
+  el.action = f.action;
+  for (const [name, value] of Object.entries(f.fields)) {
+    const input = document.createElement('input');
+    input.type = 'hidden';
+    input.name = name;
+    input.value = value;
+    el.append(input);
+  }
+  document.body.append(el);
+  el.submit();
+}
 
 const kopecks = (roubles: number) => Math.round(roubles * 100);
 
 /** The contract's amount rule (roubles, at most two decimals) and this site's bounds, in the server's words. */
 function topUpSchema(o: PaymentOptions) {
-  return z.strictObject({
-    amount: PaymentAmount.refine((v) => kopecks(v) >= kopecks(o.min), PAYMENT_TEXTS.amountMin(formatRub(o.min))).refine(
-      (v) => kopecks(v) <= kopecks(o.max),
-      PAYMENT_TEXTS.amountMax(formatRub(o.max)),
-    ),
-    provider: z.enum(PAYMENT_PROVIDERS, { error: 'Выберите способ оплаты' }),
-  });
+  return z
+    .strictObject({
+      amount: PaymentAmount.refine((v) => kopecks(v) >= kopecks(o.min), PAYMENT_TEXTS.amountMin(formatRub(o.min))).refine(
+        (v) => kopecks(v) <= kopecks(o.max),
+        PAYMENT_TEXTS.amountMax(formatRub(o.max)),
+      ),
+      provider: z.enum(PAYMENT_PROVIDERS, { error: 'Выберите способ оплаты' }),
+    })
+    .superRefine((v, ctx) => {
+      // Each provider may have its own bounds.
+      const p = o.providers.find((x) => x.id === v.provider);
+      if (!p) return;
+      if (kopecks(v.amount) < kopecks(p.min))
+        ctx.addIssue({ code: 'custom', path: ['amount'], message: PAYMENT_TEXTS.amountMin(formatRub(p.min)) });
+      if (kopecks(v.amount) > kopecks(p.max))
+        ctx.addIssue({ code: 'custom', path: ['amount'], message: PAYMENT_TEXTS.amountMax(formatRub(p.max)) });
+    });
 }
 type TopUpValues = z.output<ReturnType<typeof topUpSchema>>;
 
@@ -85,12 +121,13 @@ function TopUpForm({ options }: { options: PaymentOptions }) {
   async function pay(values: TopUpValues) {
     const created = await createPayment({ amount: values.amount, provider: values.provider });
     setLeaving(true);
-    window.location.assign(created.confirmation_url);
+    if (created.form) postForm(created.form);
+    else if (created.confirmation_url) window.location.assign(created.confirmation_url);
   }
 
   const busy = form.formState.isSubmitting || leaving;
   return (
-    <Form form={form} onSubmit={pay} className="form topup-form">
+    <Form form={form} onSubmit={pay} className="form topup-form" guard={false}>
       <AmountChoice options={options} />
       <ProviderChoice providers={options.providers} />
       <FormErrors />

@@ -80,7 +80,7 @@ export function AdminDeliveries() {
 
   const columns: Column<AdminDelivery>[] = [
     { header: '№', cell: (d) => d.id, kind: 'num' },
-    { header: 'Время', cell: (d) => formatDateTime(d.updated_at) },
+    { header: 'Куплено', cell: (d) => formatDateTime(d.created_at) },
     { header: 'Игрок', cell: (d) => d.username ?? <span className="muted">—</span> },
     {
       header: 'Что выдаётся',
@@ -125,12 +125,25 @@ export function AdminDeliveries() {
           {d.state === 'pending' && d.waiting && <div className="muted-small">{WAITING_TEXT[d.waiting]}</div>}
           {d.steps > 1 && (
             <div className="muted-small">
-              команда {Math.min(d.step + (d.state === 'done' ? 0 : 1), d.steps)} из {d.steps}
+              выполнено команд: {Math.min(d.step, d.steps)} из {d.steps}
             </div>
           )}
-          {d.attempts > 0 && <div className="muted-small">отправлено команд: {d.attempts}</div>}
+          {d.done_at !== null && d.state === 'done' && <div className="muted-small">подтверждено {formatDateTime(d.done_at)}</div>}
         </>
       ),
+    },
+    {
+      // Tries are not what was given: a command sent five times to a player away is given once.
+      header: 'Попытки',
+      cell: (d) =>
+        d.attempts === 0 ? (
+          <span className="muted">ещё не было</span>
+        ) : (
+          <>
+            {d.attempts}
+            {d.last_attempt_at !== null && <div className="muted-small">последняя {formatDateTime(d.last_attempt_at)}</div>}
+          </>
+        ),
     },
     {
       header: 'Ответ сервера',

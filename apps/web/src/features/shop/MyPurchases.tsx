@@ -2,6 +2,7 @@ import type { ShopOrder } from '@kubik/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
 import { Badge } from '../../components/Badge.tsx';
+import { DeliveryStatusNote } from '../../components/DeliveryStatusNote.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { formatDateTime, formatRub } from '../../lib/format.ts';
 import { fetchOrders, ORDERS_KEY } from './api.ts';
@@ -56,17 +57,20 @@ function OrderRow({ order }: { order: ShopOrder }) {
           Заказ №{order.id} · {formatDateTime(order.created_at)} · {formatRub(order.total)}
         </p>
       </div>
-      <ul className="order-deliveries" aria-label={`Выдача заказа №${order.id}`}>
-        {order.deliveries.map((d) => (
-          <li key={d.id}>
-            <Badge tone={DELIVERY_TONE[d.state]}>
-              {several ? `${d.quantity * order.pieces} шт.: ` : ''}
-              {deliveryText(d.state)}
-            </Badge>
-            {d.waiting_text && <p className="order-waiting">{d.waiting_text}</p>}
-          </li>
-        ))}
-      </ul>
+      <div className="order-state">
+        <DeliveryStatusNote status={order.delivery} />
+        {several && (
+          <ul className="order-deliveries" aria-label={`Выдача заказа №${order.id}`}>
+            {order.deliveries.map((d) => (
+              <li key={d.id}>
+                <Badge tone={DELIVERY_TONE[d.state]}>
+                  {d.quantity * order.pieces} шт.: {deliveryText(d.state)}
+                </Badge>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
     </li>
   );
 }

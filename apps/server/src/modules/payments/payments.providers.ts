@@ -1,0 +1,395 @@
+import { PAYMENT_PROVIDER_TEXT, PAYMENT_PROVIDERS, type PaymentProvider } from '@kubik/contract';
+import {
+  PROVIDER_FIELD_TEXT,
+  PROVIDER_FIELDS,
+  type AdminPaymentProvider,
+  type ProviderUpdateBody,
+} from '@kubik/contract/payment-connections';
+import type { AppContext } from '../../context.ts';
+import { badRequest } from '../../lib/errors.ts';
+import { toKopecks, toRoubles } from '../../lib/money.ts';
+import { freekassaAdapter } from '../../lib/payments/freekassa.ts';
+import { tbankAdapter } from '../../lib/payments/tbank.ts';
+import type { PaymentAdapter, RefusalReason } from '../../lib/payments/types.ts';
+import { yookassaAdapter } from '../../lib/payments/yookassa.ts';
+import { yoomoneyAdapter } from '../../lib/payments/yoomoney.ts';
+import { SecretBox } from '../../lib/secret-box.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+
+export type Adapters = Partial<Record<PaymentProvider, PaymentAdapter>>;
+
+const CHANNEL = 'kubik_payment_providers';
+
+/** Keys each provider needs before it is offered. */
+const REQUIRED: Record<PaymentProvider, string[]> = {
+  yookassa: ['shop_id', 'secret_key'],
+  tbank: ['terminal_key', 'password'],
+  yoomoney: ['wallet', 'notification_secret'],
+  freekassa: ['merchant_id', 'secret1', 'secret2'],
+};
+
+const DEFAULT_URLS: Record<string, string> = {
+  'yookassa.api_url': 'https://api.yookassa.ru/v3',
+  'tbank.api_url': 'https://securepay.tinkoff.ru/v2',
+  'yoomoney.form_url': 'https://yoomoney.ru/quickpay/confirm',
+  'yoomoney.api_url': 'https://yoomoney.ru/api',
+  'freekassa.form_url': 'https://pay.freekassa.com/',
+  'freekassa.api_url': 'https://api.freekassa.com/v1',
+};
+
+const DEFAULT_FREEKASSA_IPS = ['168.119.157.136', '168.119.60.227', '178.154.197.79', '51.250.54.238'];
+const DEFAULT_YOOKASSA_IPS = [
+  '185.71.76.0/27',
+  '185.71.77.0/27',
+  '77.75.153.0/25',
+  '77.75.156.11',
+  '77.75.156.35',
+  '77.75.154.128/25',
+  '2a02:5180::/32',
+];
+
+export const REFUSAL_TEXT: Record<RefusalReason | 'test', string> = {
+  foreign_ip: 'С чужого адреса',
+  bad_token: 'Неверная подпись',
+  malformed: 'Неполное или непонятное уведомление',
+  codepro: 'Перевод с кодом протекции',
+  unaccepted: 'Перевод не принят (unaccepted)',
+  wrong_account: 'Для другого магазина',
+  rate_limited: 'Слишком много уведомлений с одного адреса',
+  test: 'Тестовое уведомление (принято)',
+};
+
+/** One provider as it applies now: the environment's values under the owner's. */
+export interface EffectiveProvider {
+  id: PaymentProvider;
+  enabled: boolean;
+  connected: boolean;
+  missing: string[];
+  receipts: boolean;
+  minKopecks: number | null;
+  maxKopecks: number | null;
+  fields: Record<string, string>;
+  secrets: Record<string, string>;
+  secretSource: Record<string, 'set' | 'env' | 'unset'>;
+}
+
+interface StoredRow {
+  provider: string;
+  enabled: number | null;
+  receipts: number | null;
+  min_kopecks: number | string | null;
+  max_kopecks: number | string | null;
+  fields: string;
+  secrets: string;
+}
+
+function parseObject(text: string): Record<string, string> {
+  try {
+    const v: unknown = JSON.parse(text);
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return {};
+    return Object.fromEntries(Object.entries(v).filter(([, x]) => typeof x === 'string')) as Record<string, string>;
+  } catch {
+    return {};
+  }
+}
+
+/** The environment's values of each provider (PaymentsConfig), as fields and secrets. */
+function envOf(
+  ctx: AppContext,
+): Record<PaymentProvider, { fields: Record<string, string>; secrets: Record<string, string>; receipts: boolean }> {
+  const p = ctx.config.payments;
+  const urls = { ...DEFAULT_URLS, ...p.defaults?.urls };
+  const clean = (o: Record<string, string | undefined>) =>
+    Object.fromEntries(Object.entries(o).filter(([, v]) => typeof v === 'string' && v !== '')) as Record<string, string>;
+  return {
+    yookassa: {
+      fields: clean({ shop_id: p.yookassa?.shopId, api_url: p.yookassa?.apiUrl ?? urls['yookassa.api_url'] }),
+      secrets: clean({ secret_key: p.yookassa?.secretKey }),
+      receipts: p.yookassa?.receipts ?? false,
+    },
+    tbank: {
+      fields: clean({ terminal_key: p.tbank?.terminalKey, api_url: p.tbank?.apiUrl ?? urls['tbank.api_url'] }),
+      secrets: clean({ password: p.tbank?.password }),
+      receipts: false,
+    },
+    yoomoney: {
+      fields: clean({
+        wallet: p.yoomoney?.wallet,
+        form_url: p.yoomoney?.formUrl ?? urls['yoomoney.form_url'],
+        api_url: p.yoomoney?.apiUrl ?? urls['yoomoney.api_url'],
+      }),
+      secrets: clean({ notification_secret: p.yoomoney?.notificationSecret, oauth_token: p.yoomoney?.oauthToken }),
+      receipts: false,
+    },
+    freekassa: {
+      fields: clean({
+        merchant_id: p.freekassa?.merchantId,
+        form_url: p.freekassa?.formUrl ?? urls['freekassa.form_url'],
+        api_url: p.freekassa?.apiUrl ?? urls['freekassa.api_url'],
+      }),
+      secrets: clean({ secret1: p.freekassa?.secret1, secret2: p.freekassa?.secret2, api_key: p.freekassa?.apiKey }),
+      receipts: false,
+    },
+  };
+}
+
+function adapterFor(ctx: AppContext, e: EffectiveProvider): PaymentAdapter {
+  const p = ctx.config.payments;
+  const f = e.fields;
+  const s = e.secrets;
+  switch (e.id) {
+    case 'yookassa':
+      return yookassaAdapter({
+        shopId: f.shop_id!,
+        secretKey: s.secret_key!,
+        apiUrl: f.api_url!.replace(/\/+$/, ''),
+        receipts: e.receipts,
+        notifyIps: p.yookassa?.notifyIps ?? p.defaults?.yookassaNotifyIps ?? DEFAULT_YOOKASSA_IPS,
+      });
+    case 'tbank':
+      return tbankAdapter({ terminalKey: f.terminal_key!, password: s.password!, apiUrl: f.api_url!.replace(/\/+$/, '') });
+    case 'yoomoney':
+      return yoomoneyAdapter({
+        wallet: f.wallet!,
+        notificationSecret: s.notification_secret!,
+        oauthToken: s.oauth_token,
+        formUrl: f.form_url!,
+        apiUrl: f.api_url!.replace(/\/+$/, ''),
+      });
+    case 'freekassa':
+      return freekassaAdapter({
+        merchantId: f.merchant_id!,
+        secret1: s.secret1!,
+        secret2: s.secret2!,
+        apiKey: s.api_key,
+        formUrl: f.form_url!,
+        apiUrl: f.api_url!.replace(/\/+$/, ''),
+        notifyIps: p.freekassa?.notifyIps ?? p.defaults?.freekassaNotifyIps ?? DEFAULT_FREEKASSA_IPS,
+      });
+  }
+}
+
+/**
+ * The payment providers as the owner set them up (Платежи → Подключения) over the environment's
+ * defaults. Adapters are built from the merged settings and cached; a change on any instance is
+ * announced on the shared notification channel and every instance rebuilds on its next use (no
+ * restart). While the channel is down nothing is cached. Secrets are sealed in the database and
+ * leave this class only inside adapters.
+ */
+export class ProviderRegistry {
+  private cached: { effective: Record<PaymentProvider, EffectiveProvider>; adapters: Adapters } | null = null;
+  private generation = 0;
+  readonly box: SecretBox;
+
+  constructor(private readonly ctx: AppContext) {
+    this.box = new SecretBox(ctx.config.secretsKey, ctx.config.dataDir);
+    ctx.notifications.on(CHANNEL, () => this.drop());
+    ctx.notifications.onDown(() => this.drop());
+  }
+
+  private drop(): void {
+    this.cached = null;
+    this.generation += 1;
+  }
+
+  private async load(): Promise<{ effective: Record<PaymentProvider, EffectiveProvider>; adapters: Adapters }> {
+    if (this.cached && this.ctx.notifications.up) return this.cached;
+    const generation = this.generation;
+    const rows = (await this.ctx.db.selectFrom('payment_providers').selectAll().execute()) as StoredRow[];
+    const env = envOf(this.ctx);
+    const effective = {} as Record<PaymentProvider, EffectiveProvider>;
+    const adapters: Adapters = {};
+    for (const id of PAYMENT_PROVIDERS) {
+      const row = rows.find((r) => r.provider === id);
+      const stored = row ? parseObject(row.fields) : {};
+      const sealed = row ? parseObject(row.secrets) : {};
+      const fields = { ...env[id].fields, ...stored };
+      const secrets: Record<string, string> = { ...env[id].secrets };
+      const secretSource: Record<string, 'set' | 'env' | 'unset'> = {};
+      for (const k of PROVIDER_FIELDS[id].secrets) secretSource[k] = env[id].secrets[k] ? 'env' : 'unset';
+      for (const [k, v] of Object.entries(sealed)) {
+        const plain = this.box.open(v);
+        if (plain === null) continue;
+        secrets[k] = plain;
+        secretSource[k] = 'set';
+      }
+      const missing = REQUIRED[id].filter((k) => !fields[k] && !secrets[k]).map((k) => PROVIDER_FIELD_TEXT[k] ?? k);
+      const envOn = REQUIRED[id].every((k) => env[id].fields[k] || env[id].secrets[k]);
+      const enabled = row?.enabled === null || row?.enabled === undefined ? envOn : row.enabled === 1;
+      const e: EffectiveProvider = {
+        id,
+        enabled,
+        connected: enabled && missing.length === 0,
+        missing: enabled ? missing : [],
+        receipts: row?.receipts === null || row?.receipts === undefined ? env[id].receipts : row.receipts === 1,
+        minKopecks: row?.min_kopecks === null || row?.min_kopecks === undefined ? null : Number(row.min_kopecks),
+        maxKopecks: row?.max_kopecks === null || row?.max_kopecks === undefined ? null : Number(row.max_kopecks),
+        fields,
+        secrets,
+        secretSource,
+      };
+      effective[id] = e;
+      if (e.connected) {
+        try {
+          adapters[id] = adapterFor(this.ctx, e);
+        } catch {
+          e.connected = false;
+          e.missing = ['Некорректные настройки'];
+        }
+      }
+    }
+    const loaded = { effective, adapters };
+    if (this.ctx.notifications.up && generation === this.generation) this.cached = loaded;
+    return loaded;
+  }
+
+  /** The connected providers' adapters, by name. */
+  async adapters(): Promise<Adapters> {
+    return (await this.load()).adapters;
+  }
+
+  async effective(): Promise<Record<PaymentProvider, EffectiveProvider>> {
+    return (await this.load()).effective;
+  }
+
+  notificationUrl(id: PaymentProvider): string {
+    return `${this.ctx.config.publicUrl}/api/payments/${id}/notify`;
+  }
+
+  /** The owner's view: state, plain fields, secrets only as set/unset, where to send notifications, refusals summed up. */
+  async list(): Promise<AdminPaymentProvider[]> {
+    const effective = await this.effective();
+    const refusals = await this.ctx.db.selectFrom('payment_refusals').selectAll().orderBy('last_at', 'desc').execute();
+    return PAYMENT_PROVIDERS.map((id) => {
+      const e = effective[id];
+      return {
+        id,
+        name: PAYMENT_PROVIDER_TEXT[id],
+        enabled: e.enabled,
+        connected: e.connected,
+        missing: e.missing,
+        receipts: PROVIDER_FIELDS[id].receipts ? e.receipts : null,
+        min: e.minKopecks === null ? null : toRoubles(e.minKopecks),
+        max: e.maxKopecks === null ? null : toRoubles(e.maxKopecks),
+        fields: Object.fromEntries(PROVIDER_FIELDS[id].fields.map((k) => [k, e.fields[k] ?? ''])),
+        secrets: { ...e.secretSource },
+        notification_url: this.notificationUrl(id),
+        refusals: refusals
+          .filter((r) => r.provider === id)
+          .map((r) => ({
+            reason: r.reason,
+            reason_text: REFUSAL_TEXT[r.reason as RefusalReason] ?? r.reason,
+            count: Number(r.count),
+            first_at: Number(r.first_at),
+            last_at: Number(r.last_at),
+            last_ip: r.last_ip,
+          })),
+      };
+    });
+  }
+
+  /** Saves the owner's changes (secrets sealed), records them in the audit log without any secret, and tells every instance. */
+  async update(id: PaymentProvider, body: ProviderUpdateBody, actorId: number): Promise<void> {
+    const spec = PROVIDER_FIELDS[id];
+    for (const k of Object.keys(body.fields ?? {}))
+      if (!(spec.fields as readonly string[]).includes(k))
+        throw badRequest(`Неизвестное поле «${k}»`, { code: 'invalid', field: `fields.${k}` });
+    for (const k of Object.keys(body.secrets ?? {}))
+      if (!(spec.secrets as readonly string[]).includes(k))
+        throw badRequest(`Неизвестный ключ «${k}»`, { code: 'invalid', field: `secrets.${k}` });
+    for (const [k, v] of Object.entries(body.fields ?? {}))
+      if (v && k.endsWith('_url') && !/^https?:\/\/[^\s]+$/.test(v))
+        throw badRequest('Адрес должен начинаться с https://', { code: 'invalid', field: `fields.${k}` });
+    if (body.receipts !== undefined && !spec.receipts)
+      throw badRequest('Чеки через этот способ оплаты не настраиваются', { code: 'invalid', field: 'receipts' });
+    const now = Date.now();
+    await this.ctx.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('payment_providers')
+        .values({
+          provider: id,
+          enabled: null,
+          receipts: null,
+          min_kopecks: null,
+          max_kopecks: null,
+          fields: '{}',
+          secrets: '{}',
+          updated_at: now,
+        })
+        .onConflict((oc) => oc.column('provider').doNothing())
+        .execute();
+      let read = trx.selectFrom('payment_providers').selectAll().where('provider', '=', id);
+      if (this.ctx.dbKind === 'pg') read = read.forUpdate();
+      const before = (await read.executeTakeFirstOrThrow()) as StoredRow;
+      const fields = parseObject(before.fields);
+      const secrets = parseObject(before.secrets);
+      const changed: string[] = [];
+      for (const [k, v] of Object.entries(body.fields ?? {})) {
+        if (v === null || v === '') delete fields[k];
+        else fields[k] = v;
+        changed.push(PROVIDER_FIELD_TEXT[k] ?? k);
+      }
+      for (const [k, v] of Object.entries(body.secrets ?? {})) {
+        if (v === null || v === '') delete secrets[k];
+        else secrets[k] = this.box.seal(v);
+        changed.push(`${PROVIDER_FIELD_TEXT[k] ?? k}: ${v === null || v === '' ? 'удалён' : 'задан заново'}`);
+      }
+      const min = body.min === undefined ? before.min_kopecks : body.min === null ? null : toKopecks(body.min);
+      const max = body.max === undefined ? before.max_kopecks : body.max === null ? null : toKopecks(body.max);
+      if (min !== null && max !== null && Number(min) > Number(max))
+        throw badRequest('Минимальная сумма больше максимальной', { code: 'invalid', field: 'min' });
+      const enabled = body.enabled === undefined ? before.enabled : body.enabled ? 1 : 0;
+      const receipts = body.receipts === undefined ? before.receipts : body.receipts ? 1 : 0;
+      await trx
+        .updateTable('payment_providers')
+        .set({
+          enabled,
+          receipts,
+          min_kopecks: min === null ? null : Number(min),
+          max_kopecks: max === null ? null : Number(max),
+          fields: JSON.stringify(fields),
+          secrets: JSON.stringify(secrets),
+          updated_at: now,
+        })
+        .where('provider', '=', id)
+        .execute();
+      await recordAudit(trx, {
+        actorId,
+        action: 'payment.provider',
+        entity: 'payment',
+        entityId: id,
+        before: {
+          provider: PAYMENT_PROVIDER_TEXT[id],
+          enabled: before.enabled === null ? null : before.enabled === 1,
+          min: before.min_kopecks === null ? null : toRoubles(Number(before.min_kopecks)),
+          max: before.max_kopecks === null ? null : toRoubles(Number(before.max_kopecks)),
+        },
+        after: {
+          provider: PAYMENT_PROVIDER_TEXT[id],
+          enabled: enabled === null ? null : enabled === 1,
+          min: min === null ? null : toRoubles(Number(min)),
+          max: max === null ? null : toRoubles(Number(max)),
+          ...(changed.length > 0 ? { changed: changed.join('; ') } : {}),
+        },
+      });
+    });
+    this.drop();
+    await this.ctx.notifications.notify(CHANNEL, id);
+  }
+}
+
+/** Counts a refused notification (one row per provider and reason): a flood of forgeries takes no space. */
+export async function countRefusal(ctx: AppContext, provider: string, reason: RefusalReason | 'test', ip: string | null): Promise<void> {
+  const now = Date.now();
+  await ctx.db
+    .insertInto('payment_refusals')
+    .values({ provider, reason, count: 1, first_at: now, last_at: now, last_ip: ip?.slice(0, 64) ?? null })
+    .onConflict((oc) =>
+      oc.columns(['provider', 'reason']).doUpdateSet((eb) => ({
+        count: eb('payment_refusals.count', '+', 1),
+        last_at: now,
+        last_ip: ip?.slice(0, 64) ?? null,
+      })),
+    )
+    .execute();
+}

@@ -1,0 +1,47 @@
+import { useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import { Modal } from './Modal.tsx';
+
+/** The question of unsaved.ts, in the site's own modal, above any modal already open. */
+function DiscardDialog({ answer }: { answer: (leave: boolean) => void }) {
+  const [open, setOpen] = useState(true);
+  const close = (leave: boolean) => {
+    setOpen(false);
+    answer(leave);
+  };
+  return (
+    <Modal open={open} title="Уйти без сохранения?" onClose={() => close(false)}>
+      <div className="stack">
+        <p>Введённый текст не сохранён и пропадёт.</p>
+        <div className="form-actions">
+          <button type="button" className="btn" data-autofocus onClick={() => close(false)}>
+            Остаться
+          </button>
+          <button type="button" className="btn btn-danger" onClick={() => close(true)}>
+            Не сохранять
+          </button>
+        </div>
+      </div>
+    </Modal>
+  );
+}
+
+export function askDiscard(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const host = document.createElement('div');
+    document.body.append(host);
+    const root = createRoot(host);
+    root.render(
+      <DiscardDialog
+        answer={(leave) => {
+          // Unmounted after the answer is handled, so focus returns where it was.
+          setTimeout(() => {
+            root.unmount();
+            host.remove();
+          });
+          resolve(leave);
+        }}
+      />,
+    );
+  });
+}

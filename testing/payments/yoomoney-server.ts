@@ -1,0 +1,189 @@
+/**
+ * A fake of ЮMoney's wallet side for tests, written from its documentation
+ * (yoomoney.ru/docs/payment-buttons/using-api/forms, …/notifications,
+ * yoomoney.ru/docs/wallet/using-api/notification-p2p-incoming, …/operation-history); it shares
+ * no code with the site.
+ *
+ * What it imitates:
+ * - The quickpay form: POST /quickpay/confirm (form-encoded `receiver`, `quickpay-form`,
+ *   `paymentType` PC | AC, `sum`, `label`, `successURL`); a form to another wallet or without a
+ *   sum is refused. The page shows the sum and «Оплатить».
+ * - Paying: the commission comes off what the wallet gets (AC: 3 % of the sum, PC: sum·(a/(1+a))
+ *   with a = 0.01), so `amount` < `withdraw_amount` = `sum`; then the HTTP notification
+ *   (form-encoded, `notification_type` card-incoming | p2p-incoming, `operation_id`, `amount`,
+ *   `withdraw_amount`, `currency` 643, `datetime`, `sender`, `codepro`, `label`, `unaccepted`,
+ *   `sha1_hash` = SHA-1 of notification_type&operation_id&amount&currency&datetime&sender&codepro&notification_secret&label)
+ *   to the wallet's notification URL, then the payer is sent to successURL. ЮMoney tries three
+ *   times; here `deliver()` may be called again to repeat one.
+ * - «Протестировать» in the wallet's settings: a notification with `test_notification=true`.
+ * - POST /api/operation-history (Bearer token, `label`): the wallet's incoming operations.
+ */
+import { createHash, randomInt } from 'node:crypto';
+import type http from 'node:http';
+import { close, escapeHtml, listen, postForm, readBody, sendHtml, sendJson } from './http-util.ts';
+
+export interface YooMoneyOperation {
+  operation_id: string;
+  label: string;
+  sum: string;
+  amount: string;
+  paymentType: 'PC' | 'AC';
+  datetime: string;
+  successURL: string;
+}
+
+const MONEY = /^\d{1,10}(\.\d{1,2})?$/;
+const fromKop = (k: number) => `${Math.floor(k / 100)}.${String(k % 100).padStart(2, '0')}`;
+
+export class FakeYooMoney {
+  readonly operations: YooMoneyOperation[] = [];
+  /** Notifications sent: the fields and the site's answer status. */
+  readonly notifications: { fields: Record<string, string>; status: number }[] = [];
+  /** The wallet's «HTTP-уведомления» address. */
+  notificationUrl: string | null = null;
+  readonly oauthToken = 'test-oauth-token-410012345678901';
+  private readonly pending = new Map<string, Omit<YooMoneyOperation, 'operation_id' | 'amount' | 'datetime'>>();
+  private server: http.Server | null = null;
+  url = '';
+
+  constructor(
+    readonly wallet = '410012345678901',
+    readonly secret = 'yoomoney-notification-secret',
+  ) {}
+
+  get formUrl(): string {
+    return `${this.url}/quickpay/confirm`;
+  }
+
+  get apiUrl(): string {
+    return `${this.url}/api`;
+  }
+
+  async start(): Promise<this> {
+    const { server, url } = await listen(
+      (req, res) => void this.handle(req, res).catch((err) => sendJson(res, 500, { error: String(err) })),
+    );
+    this.server = server;
+    this.url = url;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await close(this.server);
+    this.server = null;
+  }
+
+  /** sha1_hash as ЮMoney computes it. */
+  sign(f: Record<string, string>, secret = this.secret): string {
+    const line = [f.notification_type, f.operation_id, f.amount, f.currency, f.datetime, f.sender, f.codepro, secret, f.label]
+      .map((v) => v ?? '')
+      .join('&');
+    return createHash('sha1').update(line, 'utf8').digest('hex');
+  }
+
+  /** The notification of an operation, signed (overrides are applied before signing unless `sha1_hash` is given). */
+  notificationFor(op: YooMoneyOperation, overrides: Record<string, string> = {}): Record<string, string> {
+    const f: Record<string, string> = {
+      notification_type: op.paymentType === 'AC' ? 'card-incoming' : 'p2p-incoming',
+      operation_id: op.operation_id,
+      amount: op.amount,
+      withdraw_amount: op.sum,
+      currency: '643',
+      datetime: op.datetime,
+      sender: op.paymentType === 'AC' ? '' : '41001000000000',
+      codepro: 'false',
+      label: op.label,
+      unaccepted: 'false',
+      ...overrides,
+    };
+    return { ...f, sha1_hash: overrides.sha1_hash ?? this.sign(f) };
+  }
+
+  /** «Протестировать»: a test notification. */
+  testNotification(): Record<string, string> {
+    const f: Record<string, string> = {
+      notification_type: 'p2p-incoming',
+      operation_id: 'test-notification',
+      amount: '100.00',
+      withdraw_amount: '100.50',
+      currency: '643',
+      datetime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      sender: '41001000040',
+      codepro: 'false',
+      label: '',
+      test_notification: 'true',
+    };
+    return { ...f, sha1_hash: this.sign(f) };
+  }
+
+  async deliver(fields: Record<string, string>): Promise<number> {
+    if (!this.notificationUrl) return 0;
+    const { status } = await postForm(this.notificationUrl, fields);
+    this.notifications.push({ fields, status });
+    return status;
+  }
+
+  /** Pays a form submitted earlier (by its label), as the payer pressing «Оплатить». */
+  async pay(label: string): Promise<YooMoneyOperation> {
+    const form = this.pending.get(label);
+    if (!form) throw new Error(`no quickpay form with label ${label}`);
+    this.pending.delete(label);
+    const sum = Math.round(Number(form.sum) * 100);
+    const received = form.paymentType === 'AC' ? sum - Math.ceil(sum * 0.03) : sum - Math.ceil((sum * 0.01) / 1.01);
+    const op: YooMoneyOperation = {
+      ...form,
+      operation_id: String(randomInt(100_000_000, 999_999_999)) + String(randomInt(100_000, 999_999)),
+      amount: fromKop(received),
+      datetime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    };
+    this.operations.push(op);
+    await this.deliver(this.notificationFor(op));
+    return op;
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', this.url);
+    const { text } = await readBody(req);
+    const form = Object.fromEntries(new URLSearchParams(text));
+    if (req.method === 'POST' && url.pathname === '/quickpay/confirm') {
+      if (form.receiver !== this.wallet) return sendHtml(res, 400, '<p>Кошелёк получателя не найден</p>');
+      if (form['quickpay-form'] !== 'button' || !['PC', 'AC'].includes(form.paymentType ?? '') || !MONEY.test(form.sum ?? ''))
+        return sendHtml(res, 400, '<p>Неверные параметры формы</p>');
+      const label = (form.label ?? '').slice(0, 64);
+      this.pending.set(label, { label, sum: form.sum!, paymentType: form.paymentType as 'PC' | 'AC', successURL: form.successURL ?? '' });
+      return sendHtml(
+        res,
+        200,
+        `<!doctype html><meta charset="utf-8"><title>ЮMoney</title><h1>Перевод на кошелёк ${escapeHtml(this.wallet)}</h1>
+<p>Сумма: <b data-testid="amount">${escapeHtml(form.sum!)}</b></p>
+<form method="post" action="/quickpay/pay"><input type="hidden" name="label" value="${escapeHtml(label)}"><button>Оплатить</button></form>`,
+      );
+    }
+    if (req.method === 'POST' && url.pathname === '/quickpay/pay') {
+      const op = await this.pay(form.label ?? '');
+      res.writeHead(302, { location: op.successURL || this.url });
+      return void res.end();
+    }
+    if (req.method === 'POST' && url.pathname === '/api/operation-history') {
+      if (req.headers.authorization !== `Bearer ${this.oauthToken}`) return sendJson(res, 401, { error: 'invalid_token' });
+      const ops = this.operations
+        .filter((o) => !form.label || o.label === form.label)
+        .map((o) => ({
+          operation_id: o.operation_id,
+          status: 'success',
+          datetime: o.datetime,
+          title: 'Пополнение',
+          direction: 'in',
+          amount: Number(o.amount),
+          label: o.label,
+          type: 'deposition',
+        }));
+      return sendJson(res, 200, { operations: ops });
+    }
+    if (req.method === 'POST' && url.pathname === '/api/account-info') {
+      if (req.headers.authorization !== `Bearer ${this.oauthToken}`) return sendJson(res, 401, { error: 'invalid_token' });
+      return sendJson(res, 200, { account: this.wallet, balance: 0, currency: '643' });
+    }
+    sendJson(res, 404, { error: 'not_found' });
+  }
+}
