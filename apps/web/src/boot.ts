@@ -11,7 +11,10 @@ import type { EarlyReads } from './lib/early.ts';
  *
  * Keep these paths in step with the queries in app/first-page.ts.
  */
-const EVERY_PAGE = ['/api/site/settings', '/api/pages', '/api/user/me'];
+const EVERY_PAGE = ['/api/site/settings', '/api/pages'];
+// The signed-in marker (not the session itself, which scripts cannot read): a guest's page does not
+// ask /api/user/me, whose 401 browsers log as an error (lib/session-marker.ts).
+if (document.cookie.split('; ').includes('kubik_in=1')) EVERY_PAGE.push('/api/user/me');
 const PAGE_READS: Record<string, string[]> = {
   '/': ['/api/tidings/news', '/api/servers/'],
   '/servers': ['/api/servers/'],

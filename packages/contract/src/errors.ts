@@ -18,7 +18,9 @@ export const ERROR_CODE_MEANINGS = {
   too_large: 'The request body is over the size limit',
   uri_too_long: 'The address (a path parameter) is too long',
   unsupported_media_type: 'The body has a content type the route does not take',
-  rate_limited: 'Too many tries; the text says how long to wait (login adds `retry_after` seconds)',
+  rate_limited: 'Too many tries; the text says how long to wait (`retry_after` seconds and the Retry-After header say it too)',
+  passwords_busy:
+    'Too many password checks waiting at once: a login from an unknown device was refused without looking at it; repeat after Retry-After seconds',
   internal: 'Server fault; nothing was changed on purpose, try again later',
 
   // Request shape and transport.

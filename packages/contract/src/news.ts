@@ -50,7 +50,15 @@ export const NewsItem = z.object({
 });
 export type NewsItem = z.infer<typeof NewsItem>;
 
-export const NewsFeedResponse = z.object({ news: z.array(NewsItem) });
+/** The feed a page at a time (issue 29: the whole feed was 175 KB with 200 items); `next_page` is null on the last. */
+export const NEWS_PAGE_SIZE = 12;
+export const NewsFeedQuery = z.strictObject({
+  page: z
+    .string()
+    .regex(/^[1-9][0-9]{0,2}$/, 'Номер страницы — целое число от 1 до 999')
+    .optional(),
+});
+export const NewsFeedResponse = z.object({ news: z.array(NewsItem), next_page: z.number().int().nullable() });
 export type NewsFeedResponse = z.infer<typeof NewsFeedResponse>;
 
 export const NewsListResponse = z.array(NewsItem);

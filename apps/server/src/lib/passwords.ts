@@ -1,47 +1,89 @@
 import os from 'node:os';
 import { hash, verify } from '@node-rs/argon2';
+import { HttpError } from './errors.ts';
 
 // algorithm 2 is Argon2id (the package's enum is a const enum, which isolated modules cannot import).
 const OPTIONS = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 
 /**
- * Each hash holds 19 MiB while it runs, on one of libuv's four threads. Hashes wait their turn
- * here, first come first, at most one per two cores: a burst of logins (or an attacker's flood)
- * then keeps the other cores for serving pages, and memory does not balloon — four at once took
- * the site from 130 to 190 MB resident, which the allocator then keeps (issue 17's 150 MB goal).
+ * Each hash holds 19 MiB while it runs, on one of libuv's four threads. At most one runs per two
+ * cores: a burst of logins (or an attacker's flood) then keeps the other cores for serving pages,
+ * and memory does not balloon — four at once took the site from 130 to 190 MB resident, which
+ * the allocator then keeps (issue 17's 150 MB goal).
+ *
+ * Admission (issue 29): the checks waiting for a turn form two bounded queues. A check for
+ * someone the site already knows — a browser whose device cookie logged in to the account, a
+ * launcher whose clientToken did, a signed-in session — goes before every stranger's, and a
+ * stranger's is refused at once (PasswordsBusy → 429 with Retry-After) when STRANGERS_WAITING
+ * are already waiting, so a flood from rotating addresses cannot push the owner's login back
+ * by more than one hash.
  */
-const MAX_AT_ONCE = Math.max(1, Math.min(4, Math.floor(os.availableParallelism() / 2)));
-let running = 0;
-const waiting: (() => void)[] = [];
+export const MAX_AT_ONCE = Math.max(1, Math.min(4, Math.floor(os.availableParallelism() / 2)));
+/** Strangers' checks that may wait for a turn; more are refused (about a quarter second of hashing per slot). */
+export const STRANGERS_WAITING = 4 * MAX_AT_ONCE;
+/** Known callers' checks that may wait; a bound only so memory stays bounded. */
+export const KNOWN_WAITING = 64;
 
-async function inTurn<T>(work: () => Promise<T>): Promise<T> {
-  if (running >= MAX_AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve));
+/** Who asks: 'known' goes first (see above), 'stranger' may be refused when the queue is full. */
+export type Caller = 'known' | 'stranger';
+
+/** The queue of password checks is full: answer 429 with Retry-After: retryAfterSec. */
+export class PasswordsBusy extends HttpError {
+  readonly retryAfterSec = 2;
+  constructor() {
+    super(429, 'Сейчас слишком много попыток входа. Повторите через 2 секунды.', { code: 'passwords_busy', extra: { retry_after: 2 } });
+  }
+}
+
+let running = 0;
+const known: (() => void)[] = [];
+const strangers: (() => void)[] = [];
+/** How long one check takes here (moving average, ms): an unknown name waits about as long without hashing. */
+let typicalMs = 40;
+
+/** Throws PasswordsBusy when a caller of this kind would have to wait and its queue is full. */
+function admit(caller: Caller): void {
+  if (running < MAX_AT_ONCE) return;
+  if (caller === 'stranger' ? strangers.length >= STRANGERS_WAITING : known.length >= KNOWN_WAITING) throw new PasswordsBusy();
+}
+
+async function inTurn<T>(caller: Caller, work: () => Promise<T>): Promise<T> {
+  admit(caller);
+  if (running >= MAX_AT_ONCE) await new Promise<void>((resolve) => (caller === 'known' ? known : strangers).push(resolve));
   else running++;
+  const started = performance.now();
   try {
     return await work();
   } finally {
-    const next = waiting.shift();
+    typicalMs = typicalMs * 0.9 + Math.min(1000, performance.now() - started) * 0.1;
+    const next = known.shift() ?? strangers.shift();
     if (next) next();
     else running--;
   }
 }
 
-export function hashPassword(password: string): Promise<string> {
-  return inTurn(() => hash(password, OPTIONS));
+export function hashPassword(password: string, caller: Caller = 'known'): Promise<string> {
+  return inTurn(caller, () => hash(password, OPTIONS));
 }
 
-export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
-  try {
-    return await inTurn(() => verify(passwordHash, password));
-  } catch {
-    return false;
-  }
+/** Throws PasswordsBusy (before any work) when the caller's queue is full. */
+export async function verifyPassword(passwordHash: string, password: string, caller: Caller = 'stranger'): Promise<boolean> {
+  return inTurn(caller, () => verify(passwordHash, password).catch(() => false));
 }
 
-// Verifying against this when the user does not exist keeps the timing of a wrong name and a
-// wrong password alike.
-let dummy: Promise<string> | undefined;
-export async function burnPasswordCheck(password: string): Promise<void> {
-  dummy ??= hashPassword('not-a-real-password-0');
-  await verifyPassword(await dummy, password);
+/**
+ * The answer for a name that does not exist: no hash (strangers could make the site hash for
+ * free), but the same admission and about the same wait as a real check, so that the timing does
+ * not tell a wrong name from a wrong password.
+ */
+export async function burnPasswordCheck(caller: Caller = 'stranger'): Promise<void> {
+  admit(caller);
+  const waitAhead = running >= MAX_AT_ONCE ? ((caller === 'known' ? known.length : known.length + strangers.length) + 1) * typicalMs : 0;
+  const ms = (waitAhead / MAX_AT_ONCE + typicalMs) * (0.85 + Math.random() * 0.3);
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** For tests: the queue's state. */
+export function passwordQueue(): { running: number; known: number; strangers: number; typicalMs: number } {
+  return { running, known: known.length, strangers: strangers.length, typicalMs };
 }

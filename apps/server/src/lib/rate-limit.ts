@@ -1,4 +1,6 @@
+import { isIPv6 } from 'node:net';
 import { sql } from 'kysely';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Db, DbKind } from '../db/index.ts';
 import type { ScheduledJobSpec } from './jobs/index.ts';
 import { tooMany } from './errors.ts';
@@ -17,11 +19,65 @@ export interface RateLimiter {
   hit(key: string, limit: number, now?: number): Promise<void>;
   /** Forgets the key's hits (a successful login clears its account's failures). */
   reset(key: string): Promise<void>;
+  /**
+   * Milliseconds this instance still refuses the key for, from memory (0: not refused): a route's
+   * onRequest hook answers 429 with it before the body is read or the database touched (issue 29).
+   */
+  blockedFor(key: string, now?: number): number;
+}
+
+/**
+ * Keys over their limit, until their window ends: kept in this process's memory in front of
+ * either store, so a refused client costs a map lookup (docs/decisions/290-refusals-in-memory.md).
+ * Bounded: when full, ended entries go, then the oldest.
+ */
+class Blocks {
+  private readonly until = new Map<string, number>();
+
+  add(key: string, until: number, now: number): void {
+    if (this.until.size >= 50_000) {
+      for (const [k, v] of this.until) if (v <= now) this.until.delete(k);
+      if (this.until.size >= 50_000) this.until.delete(this.until.keys().next().value!);
+    }
+    this.until.set(key, until);
+  }
+
+  left(key: string, now: number): number {
+    const until = this.until.get(key);
+    if (until === undefined) return 0;
+    if (until > now) return until - now;
+    this.until.delete(key);
+    return 0;
+  }
+
+  delete(key: string): void {
+    this.until.delete(key);
+  }
+}
+
+/**
+ * The key a client address is counted under: an IPv4 address as it is (also when IPv4-mapped),
+ * an IPv6 address by its /64 — one subscriber gets a whole /64, so counting full addresses let
+ * one client rotate through 2^64 of them (issue 29).
+ */
+export function addressKey(ip: string): string {
+  if (ip.startsWith('::ffff:') && ip.includes('.')) return ip.slice(7);
+  if (!ip.includes(':') || !isIPv6(ip)) return ip;
+  const [head = '', tail = ''] = ip.split('%')[0]!.toLowerCase().split('::') as [string, string?];
+  const left = head ? head.split(':') : [];
+  const right = ip.includes('::') && tail ? tail.split(':') : [];
+  // An embedded IPv4 tail (::1.2.3.4) only ever touches the last 32 bits, outside the /64.
+  const groups = ip.includes('::') ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (parseInt(g, 16) || 0).toString(16))
+    .join(':')}::/64`;
 }
 
 /** The per-process store (SQLite: one process holds the site). */
 export class MemoryRateLimiter implements RateLimiter {
   private readonly hits = new Map<string, { count: number; resetAt: number }>();
+  private readonly blocks = new Blocks();
 
   constructor(
     private readonly enabled: boolean,
@@ -37,11 +93,19 @@ export class MemoryRateLimiter implements RateLimiter {
       if (this.hits.size > 100_000) this.sweep(now);
     }
     entry.count += 1;
-    if (entry.count > limit) throw limitReached(entry.resetAt, now);
+    if (entry.count > limit) {
+      this.blocks.add(key, entry.resetAt, now);
+      throw limitReached(entry.resetAt, now);
+    }
   }
 
   async reset(key: string): Promise<void> {
     this.hits.delete(key);
+    this.blocks.delete(key);
+  }
+
+  blockedFor(key: string, now = Date.now()): number {
+    return this.enabled ? this.blocks.left(key, now) : 0;
   }
 
   private sweep(now: number): void {
@@ -56,6 +120,8 @@ export class MemoryRateLimiter implements RateLimiter {
  * deleted by a periodic job (sweepJob), which runs once per period across instances.
  */
 export class DatabaseRateLimiter implements RateLimiter {
+  private readonly blocks = new Blocks();
+
   constructor(
     private readonly db: Db,
     private readonly enabled: boolean,
@@ -64,6 +130,9 @@ export class DatabaseRateLimiter implements RateLimiter {
 
   async hit(key: string, limit: number, now = Date.now()): Promise<void> {
     if (!this.enabled) return;
+    // Refused already: counting further would only cost a statement per refusal.
+    const left = this.blocks.left(key, now);
+    if (left > 0) throw limitReached(now + left, now);
     const resetAt = now + this.windowMs;
     const row = await sql<{ count: number; reset_at: number }>`
       insert into rate_limits as r (key, count, reset_at) values (${key}, 1, ${resetAt})
@@ -73,11 +142,19 @@ export class DatabaseRateLimiter implements RateLimiter {
       returning count, reset_at`
       .execute(this.db)
       .then((r) => r.rows[0]!);
-    if (Number(row.count) > limit) throw limitReached(Number(row.reset_at), now);
+    if (Number(row.count) > limit) {
+      this.blocks.add(key, Number(row.reset_at), now);
+      throw limitReached(Number(row.reset_at), now);
+    }
   }
 
   async reset(key: string): Promise<void> {
+    this.blocks.delete(key);
     await this.db.deleteFrom('rate_limits').where('key', '=', key).execute();
+  }
+
+  blockedFor(key: string, now = Date.now()): number {
+    return this.enabled ? this.blocks.left(key, now) : 0;
   }
 
   /** Deletes the rows whose window has ended; returns how many. */
@@ -96,12 +173,43 @@ export function createRateLimiter(db: Db, kind: DbKind, opts: { enabled: boolean
   return kind === 'pg' ? new DatabaseRateLimiter(db, opts.enabled, opts.windowMs) : new MemoryRateLimiter(opts.enabled, opts.windowMs);
 }
 
-function limitReached(resetAt: number, now: number) {
-  const minutes = Math.max(1, Math.ceil((resetAt - now) / 60_000));
-  return tooMany(`Слишком много попыток. Попробуйте через ${minutes} ${pluralMinutes(minutes)}.`);
+/** The 429 of a key over its limit (also for an onRequest refusal by blockedFor). */
+export function limitReached(resetAt: number, now: number) {
+  return tooMany(limitText(resetAt - now), { extra: { retry_after: Math.max(1, Math.ceil((resetAt - now) / 1000)) } });
 }
 
+function limitText(leftMs: number): string {
+  const minutes = Math.max(1, Math.ceil(leftMs / 60_000));
+  return `Слишком много попыток. Попробуйте через ${minutes} ${pluralMinutes(minutes)}.`;
+}
+
+// Built once: a PluralRules costs more to make than the rest of a refusal.
+const RU_PLURALS = new Intl.PluralRules('ru-RU');
 function pluralMinutes(n: number): string {
   const forms = { one: 'минуту', few: 'минуты', many: 'минут', other: 'минуты' } as const;
-  return forms[new Intl.PluralRules('ru-RU').select(n) as keyof typeof forms] ?? 'минут';
+  return forms[RU_PLURALS.select(n) as keyof typeof forms] ?? 'минут';
+}
+
+/**
+ * A route's onRequest hook: a client whose address key is refused already (blockedFor) gets its
+ * 429 before the body is read, validated or the database touched, written as a ready string (no
+ * error handler, no schema serializer: a refusal should cost next to nothing). `keys` is the
+ * limiter key the route's service counts the address under (e.g. `login:ip:` + addressKey(ip));
+ * `body` shapes the answer (the game protocols have their own).
+ */
+export function refuseWhileBlocked(
+  limiter: RateLimiter,
+  keys: (request: FastifyRequest) => string,
+  body: (retryAfterSec: number) => object = (sec) => ({ error: limitText(sec * 1000), code: 'rate_limited', retry_after: sec }),
+): onRequestHookHandler {
+  return (request, reply, done) => {
+    const left = limiter.blockedFor(keys(request));
+    if (left <= 0) return done();
+    const sec = Math.max(1, Math.ceil(left / 1000));
+    void reply
+      .code(429)
+      .header('retry-after', String(sec))
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(body(sec)));
+  };
 }

@@ -10,6 +10,12 @@ export const SESSION_COOKIE = 'kubik_session';
 /** Marks a browser where an account logged in (login throttling skips it; new-device letters). */
 export const DEVICE_COOKIE = 'kubik_device';
 const DEVICE_COOKIE_MAX_AGE_SEC = 400 * 86_400;
+/**
+ * Set and cleared with the session cookie, readable by the page and holding no secret (`1`): the
+ * web app asks /api/user/me only when it is there, so a guest's page makes no call that must fail
+ * (issue 29: the boot's 401 was a console error in every guest's browser).
+ */
+export const SIGNED_IN_COOKIE = 'kubik_in';
 
 /**
  * Who may call a route; every /api route declares it in `config.access` (see app.ts).
@@ -100,6 +106,12 @@ export function setSessionCookie(ctx: { config: Readonly<Config> }, request: Fas
     secure: secure(ctx.config, request),
     maxAge: Math.floor(ctx.config.sessionTtlMs / 1000),
   });
+  reply.setCookie(SIGNED_IN_COOKIE, '1', {
+    path: '/',
+    sameSite: 'lax',
+    secure: secure(ctx.config, request),
+    maxAge: Math.floor(ctx.config.sessionTtlMs / 1000),
+  });
 }
 
 export function deviceToken(request: FastifyRequest): string | undefined {
@@ -118,6 +130,7 @@ export function setDeviceCookie(ctx: { config: Readonly<Config> }, request: Fast
 
 export function clearSessionCookie(ctx: { config: Readonly<Config> }, request: FastifyRequest, reply: FastifyReply): void {
   reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: secure(ctx.config, request) });
+  reply.clearCookie(SIGNED_IN_COOKIE, { path: '/', sameSite: 'lax', secure: secure(ctx.config, request) });
 }
 
 /**
@@ -135,10 +148,7 @@ export function registerAccessCheck(
   app.decorate(LOOKUP, lookup);
   app.decorateRequest('user', null);
   app.decorateRequest('rights', null);
-  app.addHook('onRequest', async (request) => {
-    const access = request.routeOptions.config?.access;
-    if (access === 'gravit') return requireBearerSecret(gravitSecret, request.headers.authorization);
-    if (access !== 'user' && access !== 'admin') return;
+  const check = async (request: FastifyRequest, access: 'user' | 'admin') => {
     const user = await resolve(request);
     if (!user) throw request.authState?.token ? unauthorized('Invalid token', { code: 'invalid_token' }) : unauthorized();
     if (access === 'admin' && user.is_admin !== 1) {
@@ -150,5 +160,19 @@ export function registerAccessCheck(
     }
     // The owner may require administrators to use two-factor login (modules/security).
     if (access === 'admin' && adminGate) await adminGate(user);
+  };
+  // Synchronous for public routes, most of the traffic (issue 29: no promise per request there).
+  app.addHook('onRequest', (request, _reply, done) => {
+    const access = request.routeOptions.config?.access;
+    if (access === 'gravit') {
+      try {
+        requireBearerSecret(gravitSecret, request.headers.authorization);
+      } catch (err) {
+        return done(err as Error);
+      }
+      return done();
+    }
+    if (access !== 'user' && access !== 'admin') return done();
+    check(request, access).then(() => done(), done);
   });
 }

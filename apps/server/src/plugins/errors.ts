@@ -33,7 +33,11 @@ const CONTEXTS = { body: 'body', querystring: 'querystring', params: 'params', h
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof HttpError) return reply.code(error.statusCode).send(error.toBody());
+    if (error instanceof HttpError) {
+      const retryAfter = error.extra?.retry_after;
+      if (error.statusCode === 429 && typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
+      return reply.code(error.statusCode).send(error.toBody());
+    }
     if (hasZodFastifySchemaValidationErrors(error)) {
       const issue = error.validation[0];
       const path = (issue?.instancePath ?? '').split('/').filter(Boolean);

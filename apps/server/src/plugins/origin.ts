@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { ErrorBody } from '../lib/errors.ts';
 
@@ -17,20 +17,25 @@ const NO_COOKIE_PREFIXES = ['/api/yggdrasil/', '/api/gravit/'];
  */
 export function registerOriginCheck(app: FastifyInstance, config: Readonly<Config>): void {
   const allowed = new URL(config.publicUrl).origin;
-  app.addHook('onRequest', async (request, reply) => {
-    if (SAFE.has(request.method) || NO_COOKIE_PREFIXES.some((p) => request.url.startsWith(p))) return;
+  const sameSite = (request: FastifyRequest): boolean => {
+    if (SAFE.has(request.method) || NO_COOKIE_PREFIXES.some((p) => request.url.startsWith(p))) return true;
     const origin = request.headers.origin;
     const fetchSite = request.headers['sec-fetch-site'];
-    if (!origin && fetchSite !== 'cross-site') return;
+    if (!origin && fetchSite !== 'cross-site') return true;
     if (origin) {
-      if (origin === allowed) return;
+      if (origin === allowed) return true;
       const host = request.headers.host;
       try {
-        if (host && new URL(origin).host === host) return;
+        if (host && new URL(origin).host === host) return true;
       } catch {
         // An unparsable Origin is treated as foreign.
       }
     }
-    return reply.code(403).send({ error: 'Запрос с другого сайта отклонён', code: 'cross_site' } satisfies ErrorBody);
+    return false;
+  };
+  // Synchronous: every request passes here (issue 29, per-request cost).
+  app.addHook('onRequest', (request, reply, done) => {
+    if (sameSite(request)) return done();
+    void reply.code(403).send({ error: 'Запрос с другого сайта отклонён', code: 'cross_site' } satisfies ErrorBody);
   });
 }

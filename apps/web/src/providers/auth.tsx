@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, type ReactNode } from 'react';
 import { useLocation } from 'wouter';
 import { api, ApiError, isAuthPage, setUnauthorizedHandler } from '../lib/api.ts';
+import { forgetSessionMarker, mayHaveSession } from '../lib/session-marker.ts';
 
 /** undefined while unknown (first load), null for a guest. */
 export type AuthUser = MeResponse | null | undefined;
@@ -20,10 +21,14 @@ export const ME_KEY = ['me'] as const;
 
 /** The current user, or null for a guest. */
 export async function fetchMe(): Promise<MeResponse | null> {
+  if (!mayHaveSession()) return null;
   try {
     return await api<MeResponse>('/api/user/me', { quiet401: true });
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401) return null;
+    if (err instanceof ApiError && err.status === 401) {
+      forgetSessionMarker();
+      return null;
+    }
     throw err;
   }
 }

@@ -28,7 +28,7 @@ function rub(kopecks: number): string {
  */
 export async function deleteOwnAccount(ctx: AppContext, user: User, password: string, code?: string): Promise<string> {
   await ctx.limiter.hit(`delete-account:acct:${user.id}`, ctx.config.rateLimits.loginPerAccount);
-  if (!(await verifyPassword(user.password_hash, password)))
+  if (!(await verifyPassword(user.password_hash, password, 'known')))
     throw new HttpError(400, DELETION_TEXTS.wrongPassword, { code: 'wrong_password', field: 'password' });
   // With two-factor login on, a code too: a stolen session and password alone cannot delete the account.
   // 400 rather than the login's 401, so the page is not sent to /login.

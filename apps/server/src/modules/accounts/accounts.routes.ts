@@ -1,3 +1,4 @@
+import { addressKey, refuseWhileBlocked } from '../../lib/rate-limit.ts';
 import {
   ChangePasswordBody,
   ErrorResponse,
@@ -33,6 +34,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.post('/api/user/register', {
       config: { access: 'public' },
+      onRequest: refuseWhileBlocked(ctx.limiter, (req) => `register:ip:${addressKey(req.ip)}`),
       schema: {
         tags,
         summary: 'Регистрация. is_admin и balance учитываются, только если запрос делает администратор.',
@@ -62,6 +64,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/user/resend-confirmation', {
       config: { access: 'public' },
+      onRequest: refuseWhileBlocked(ctx.limiter, (req) => `forgot:ip:${addressKey(req.ip)}`),
       schema: {
         tags,
         summary: 'Отправить письмо подтверждения ещё раз',
@@ -73,6 +76,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/user/login', {
       config: { access: 'public' },
+      onRequest: refuseWhileBlocked(ctx.limiter, (req) => `login:ip:${addressKey(req.ip)}`),
       schema: {
         tags,
         summary:
@@ -85,6 +89,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           ip: req.ip,
           userAgent: req.headers['user-agent'],
           deviceToken: deviceToken(req),
+          signedIn: (await optionalUser(req)) !== null,
         });
         if (req.body.bearer) return { token: result.token, message: 'Вы вошли' };
         setSessionCookie(ctx, req, reply, result.token);
@@ -116,6 +121,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/user/forgot-password', {
       config: { access: 'public' },
+      onRequest: refuseWhileBlocked(ctx.limiter, (req) => `forgot:ip:${addressKey(req.ip)}`),
       schema: {
         tags,
         summary: 'Письмо со ссылкой для сброса пароля (ответ одинаков, есть такая почта или нет)',
@@ -127,6 +133,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/user/reset-password/:token', {
       config: { access: 'public' },
+      onRequest: refuseWhileBlocked(ctx.limiter, (req) => `reset:ip:${addressKey(req.ip)}`),
       schema: {
         tags,
         summary: 'Новый пароль по ссылке из письма; завершает все сеансы',

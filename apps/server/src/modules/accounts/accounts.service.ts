@@ -5,6 +5,7 @@ import { badRequest, conflict, forbidden, HttpError, isUniqueViolation, tooMany,
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { checkNewPassword } from '../../lib/password-policy.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/passwords.ts';
+import { addressKey } from '../../lib/rate-limit.ts';
 import { newToken } from '../../lib/tokens.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
@@ -66,13 +67,13 @@ export async function register(
   cookies: Record<string, string | undefined> = {},
 ): Promise<{ message: string; id: number }> {
   const byAdmin = actor?.is_admin === 1;
-  if (!byAdmin) await ctx.limiter.hit(`register:ip:${ip}`, ctx.config.rateLimits.registerPerIp);
+  if (!byAdmin) await ctx.limiter.hit(`register:ip:${addressKey(ip)}`, ctx.config.rateLimits.registerPerIp);
 
   checkNewPassword(input.password, input, 'password');
   const taken = await users.nameOrEmailTaken(ctx.db, input.username, input.email);
   if (taken) throw takenError(taken);
 
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(input.password, byAdmin ? 'known' : 'stranger');
   const verifyToken = newToken();
   const now = Date.now();
   // Letters name the site as the owner set it (Настройки); read before the transaction (it is cached).
@@ -146,6 +147,8 @@ export interface LoginMeta {
   userAgent?: string;
   /** The browser's `kubik_device` cookie, when it sent one. */
   deviceToken?: string;
+  /** The request came with a live session (its check goes first in the queue of password checks). */
+  signedIn?: boolean;
 }
 
 /**
@@ -160,16 +163,20 @@ export async function login(
   input: LoginBody,
   meta: LoginMeta,
 ): Promise<{ token: string; deviceToken: string; user: User }> {
-  await ctx.limiter.hit(`login:ip:${meta.ip}`, ctx.config.rateLimits.loginPerIp);
+  await ctx.limiter.hit(`login:ip:${addressKey(meta.ip)}`, ctx.config.rateLimits.loginPerIp);
 
   const user = await users.findUserByLogin(ctx.db, input.username);
   if (!user) {
-    await burnPasswordCheck(input.password);
+    // No hash for a name nobody has (issue 29): the same admission and about the same wait.
+    await burnPasswordCheck(meta.signedIn ? 'known' : 'stranger');
     throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
   }
   const limits = ctx.config.rateLimits;
+  // A browser that logged in to this account before (or a signed-in one) goes first in the queue
+  // of password checks and skips the account's delay; strangers wait, and may be refused at once.
+  const knownDevice = await isKnownDevice(ctx.db, user.id, meta.deviceToken);
   if (limits.enabled) {
-    if (await isKnownDevice(ctx.db, user.id, meta.deviceToken)) {
+    if (knownDevice) {
       await ctx.limiter.hit(`login:device:${user.id}:${meta.deviceToken}`, limits.loginPerAccount * 2);
     } else {
       const reserved = await reserveLoginTry(ctx.db, user.id, limits.loginPerAccount);
@@ -180,7 +187,9 @@ export async function login(
         });
     }
   }
-  if (!(await verifyPassword(user.password_hash, input.password))) throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
+  const caller = knownDevice || meta.signedIn ? 'known' : 'stranger';
+  if (!(await verifyPassword(user.password_hash, input.password, caller)))
+    throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
   // Two-factor login (answered by modules/security): a missing or wrong code leaves the try
   // counted by the throttle above, so codes cannot be guessed faster than passwords.
   const second = await secondFactor.ask().check(ctx, user.id, input.code);
@@ -199,7 +208,7 @@ export async function login(
 }
 
 export async function forgotPassword(ctx: AppContext, email: string, ip: string): Promise<string> {
-  await ctx.limiter.hit(`forgot:ip:${ip}`, ctx.config.rateLimits.forgotPerIp);
+  await ctx.limiter.hit(`forgot:ip:${addressKey(ip)}`, ctx.config.rateLimits.forgotPerIp);
   await ctx.limiter.hit(`forgot:acct:${email.toLowerCase()}`, ctx.config.rateLimits.forgotPerAccount);
   const user = await users.findUserByEmail(ctx.db, email);
   if (user) {
@@ -218,7 +227,7 @@ export async function forgotPassword(ctx: AppContext, email: string, ip: string)
 }
 
 export async function resendConfirmation(ctx: AppContext, email: string, ip: string): Promise<string> {
-  await ctx.limiter.hit(`forgot:ip:${ip}`, ctx.config.rateLimits.forgotPerIp);
+  await ctx.limiter.hit(`forgot:ip:${addressKey(ip)}`, ctx.config.rateLimits.forgotPerIp);
   await ctx.limiter.hit(`resend:acct:${email.toLowerCase()}`, ctx.config.rateLimits.forgotPerAccount);
   const user = await users.findUserByEmail(ctx.db, email);
   if (user && user.email_verified_at === null) {
@@ -243,7 +252,7 @@ export async function resendConfirmation(ctx: AppContext, email: string, ip: str
  * and memory: hashing for any token let anyone slow the site), and tries are limited per address.
  */
 export async function resetPassword(ctx: AppContext, token: string, newPassword: string, ip: string): Promise<void> {
-  await ctx.limiter.hit(`reset:ip:${ip}`, ctx.config.rateLimits.resetPerIp);
+  await ctx.limiter.hit(`reset:ip:${addressKey(ip)}`, ctx.config.rateLimits.resetPerIp);
   const owner = await emailTokens.findEmailTokenUser(ctx.db, 'reset', token);
   if (owner === null) throw badRequest(TEXTS.resetBad, { code: 'reset_link_invalid' });
   const account = await ctx.db.selectFrom('users').select(['username', 'email']).where('id', '=', owner).executeTakeFirst();
@@ -275,7 +284,7 @@ export async function changePassword(
   newPassword: string,
 ): Promise<void> {
   await ctx.limiter.hit(`password:acct:${user.id}`, ctx.config.rateLimits.loginPerAccount);
-  if (!(await verifyPassword(user.password_hash, oldPassword)))
+  if (!(await verifyPassword(user.password_hash, oldPassword, 'known')))
     throw new HttpError(400, TEXTS.wrongOldPassword, { code: 'wrong_password', field: 'old_password' });
   if (oldPassword === newPassword) throw badRequest(TEXTS.samePassword, { code: 'same_password', field: 'new_password' });
   checkNewPassword(newPassword, user, 'new_password');

@@ -1,3 +1,4 @@
+import { addressKey, refuseWhileBlocked } from '../../lib/rate-limit.ts';
 import { EmailChangeBody, EmailChangeResponse, EmailStatus, ErrorResponse, MessageResponse, TokenParams } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
@@ -40,6 +41,7 @@ export function emailChangeRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/user/email/confirm/:token', {
       ...pub,
+      onRequest: refuseWhileBlocked(ctx.limiter, (req) => `email-link:ip:${addressKey(req.ip)}`),
       schema: {
         tags,
         summary: 'Подтверждение новой почты по ссылке из письма (страница /email-change?confirm=…)',
@@ -51,6 +53,7 @@ export function emailChangeRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/user/email/cancel/:token', {
       ...pub,
+      onRequest: refuseWhileBlocked(ctx.limiter, (req) => `email-link:ip:${addressKey(req.ip)}`),
       schema: {
         tags,
         summary:

@@ -3,6 +3,7 @@ import { siteName } from '../site/site.settings.ts';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { badRequest, conflict, HttpError, isUniqueViolation } from '../../lib/errors.ts';
+import { addressKey } from '../../lib/rate-limit.ts';
 import { verifyPassword } from '../../lib/passwords.ts';
 import { hashToken, newToken } from '../../lib/tokens.ts';
 import { recordAudit } from '../audit/audit.service.ts';
@@ -70,7 +71,7 @@ export async function emailStatus(ctx: AppContext, user: User): Promise<EmailSta
 export async function requestEmailChange(ctx: AppContext, user: User, email: string, password: string): Promise<EmailChangeResponse> {
   // Each try checks the password and a good one sends two letters: as many per window as logins of an account.
   await ctx.limiter.hit(`email-change:acct:${user.id}`, ctx.config.rateLimits.loginPerAccount);
-  if (!(await verifyPassword(user.password_hash, password)))
+  if (!(await verifyPassword(user.password_hash, password, 'known')))
     throw new HttpError(400, EMAIL_TEXTS.wrongPassword, { code: 'wrong_password', field: 'password' });
   if (email.toLowerCase() === user.email_lower) throw badRequest(EMAIL_TEXTS.same, { code: 'same_email', field: 'email' });
   if (await addressTaken(ctx.db, email, user.id)) throw conflict(EMAIL_TEXTS.taken, { code: 'email_exists', field: 'email' });
@@ -141,7 +142,7 @@ export async function withdrawEmailChange(ctx: AppContext, user: User): Promise<
  * (tries limited per address); the change is a conditional update, so a link works once.
  */
 export async function confirmEmailChange(ctx: AppContext, token: string, ip: string): Promise<string> {
-  await ctx.limiter.hit(`email-link:ip:${ip}`, ctx.config.rateLimits.resetPerIp);
+  await ctx.limiter.hit(`email-link:ip:${addressKey(ip)}`, ctx.config.rateLimits.resetPerIp);
   const now = Date.now();
   const change = await ctx.db.selectFrom('email_changes').selectAll().where('confirm_hash', '=', hashToken(token)).executeTakeFirst();
   if (!change || change.confirmed_at !== null || change.cancelled_at !== null || Number(change.expires_at) <= now) throw invalidConfirm();
@@ -200,7 +201,7 @@ export async function confirmEmailChange(ctx: AppContext, token: string, ip: str
  * password asked for it).
  */
 export async function cancelEmailChange(ctx: AppContext, token: string, ip: string): Promise<string> {
-  await ctx.limiter.hit(`email-link:ip:${ip}`, ctx.config.rateLimits.resetPerIp);
+  await ctx.limiter.hit(`email-link:ip:${addressKey(ip)}`, ctx.config.rateLimits.resetPerIp);
   const now = Date.now();
   const change = await ctx.db.selectFrom('email_changes').selectAll().where('cancel_hash', '=', hashToken(token)).executeTakeFirst();
   if (!change || change.cancelled_at !== null || Number(change.cancel_until) <= now) throw invalidCancel();

@@ -6,7 +6,7 @@ import { burnPasswordCheck, verifyPassword } from '../../lib/passwords.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { signProperty, texturesValue, unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import { activeBan, banText } from '../users/ban-status.ts';
-import { clearLoginFailures, reserveLoginTry } from '../users/login-throttle.ts';
+import { clearLoginFailures, isKnownDevice, rememberDevice, reserveLoginTry } from '../users/login-throttle.ts';
 import { capeTextures, secondFactor, skinTextures } from '../users/users.ports.ts';
 import { findUserByLogin, type User } from '../users/users.repo.ts';
 import { loadSigningKey, type SigningKey } from './game-auth.keys.ts';
@@ -57,7 +57,24 @@ export function refusalText(user: User, now = Date.now()): string {
 
 /** 'two_factor': the password was right but the account needs a code too; 'bad_code': the code was wrong or used before. */
 export type CredentialsResult =
-  { ok: true; user: User } | { ok: false; reason: 'unknown' | 'wrong' | 'throttled' | 'two_factor' | 'bad_code' };
+  | { ok: true; user: User }
+  | { ok: false; reason: 'unknown' | 'wrong' | 'two_factor' | 'bad_code' }
+  /** Too many tries on this account (or from this launcher) lately: not a verdict on the password. */
+  | { ok: false; reason: 'throttled'; retryInMs: number };
+
+/** Who is logging in, beyond the name and password. */
+export interface LauncherMeta {
+  /**
+   * The launcher's own id (Yggdrasil's clientToken): one that logged in to this account before is
+   * known, like a browser's device cookie, and neither waits behind strangers nor for the delay
+   * their wrong passwords put on the account (issue 29).
+   */
+  clientToken?: string | null;
+  ip?: string;
+}
+
+/** The known_devices entry of a launcher: its clientToken, apart from browsers' cookies. */
+const launcherDevice = (clientToken: string) => `launcher:${clientToken}`;
 
 export interface PlayerTextures {
   skin: { hash: string; slim: boolean } | null;
@@ -124,21 +141,40 @@ export function createGameAuth(ctx: AppContext) {
      * to the caller's caller unless it chooses to; the timing of an unknown name matches a
      * wrong password.
      */
-    async checkCredentials(login: string, password: string, now = Date.now(), totpCode?: string | null): Promise<CredentialsResult> {
+    async checkCredentials(
+      login: string,
+      password: string,
+      now = Date.now(),
+      totpCode?: string | null,
+      meta: LauncherMeta = {},
+    ): Promise<CredentialsResult> {
       const user = login.length <= 254 ? await findUserByLogin(ctx.db, login) : undefined;
-      if (throttled(user ? `u:${user.id}` : `l:${login.toLowerCase()}`, now)) return { ok: false, reason: 'throttled' };
-      if (!user) {
-        await burnPasswordCheck(password);
-        return { ok: false, reason: 'unknown' };
+      const clientToken = meta.clientToken && meta.clientToken.length <= 190 ? meta.clientToken : null;
+      const known = user !== undefined && clientToken !== null && (await isKnownDevice(ctx.db, user.id, launcherDevice(clientToken)));
+      const limits = ctx.config.rateLimits;
+      if (known) {
+        // Its own window, like a known browser's: a stranger's guessing does not lock it out.
+        if (await limited(() => ctx.limiter.hit(`game:launcher:${user.id}:${clientToken}`, limits.loginPerAccount * 2, now)))
+          return { ok: false, reason: 'throttled', retryInMs: 60_000 };
+      } else {
+        if (throttled(user ? `u:${user.id}` : `l:${login.toLowerCase()}`, now))
+          return { ok: false, reason: 'throttled', retryInMs: LOGIN_INTERVAL_MS };
+        if (!user) {
+          // No hash for a name nobody has (issue 29): the same admission and about the same wait.
+          await burnPasswordCheck('stranger');
+          return { ok: false, reason: 'unknown' };
+        }
+        // The site login's per-account count (by user id) covers launchers too.
+        if (limits.enabled) {
+          const reserved = await reserveLoginTry(ctx.db, user.id, limits.loginPerAccount, now);
+          if (!reserved.ok) return { ok: false, reason: 'throttled', retryInMs: reserved.retryInMs };
+        }
       }
-      // The site login's per-account count (by user id) covers launchers too: a launcher has no
-      // device cookie, so it always counts as an unknown device.
-      if (ctx.config.rateLimits.enabled && !(await reserveLoginTry(ctx.db, user.id, ctx.config.rateLimits.loginPerAccount, now)).ok)
-        return { ok: false, reason: 'throttled' };
+      if (!user) return { ok: false, reason: 'unknown' };
       // With two-factor login on, the code comes after the password (`пароль:123456`) or apart (Gravit's totpCode).
       const twoFactor = secondFactor.ask();
       const given = await twoFactor.launcherCredentials(ctx.db, user.id, password, totpCode);
-      if (!(await verifyPassword(user.password_hash, given.password))) return { ok: false, reason: 'wrong' };
+      if (!(await verifyPassword(user.password_hash, given.password, known ? 'known' : 'stranger'))) return { ok: false, reason: 'wrong' };
       if (given.twoFactor) {
         // Like a wrong password, a missing or wrong code leaves the try counted.
         const second = await twoFactor.check(ctx, user.id, given.code, now);
@@ -146,6 +182,7 @@ export function createGameAuth(ctx: AppContext) {
         if (second === 'wrong') return { ok: false, reason: 'bad_code' };
       }
       await clearLoginFailures(ctx.db, user.id);
+      if (clientToken !== null && !known) await rememberDevice(ctx.db, user.id, launcherDevice(clientToken), { ip: meta.ip }, now);
       return { ok: true, user };
     },
 

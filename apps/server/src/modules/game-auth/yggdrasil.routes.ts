@@ -2,10 +2,13 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
+import { HttpError } from '../../lib/errors.ts';
+import { PasswordsBusy } from '../../lib/passwords.ts';
+import { addressKey, refuseWhileBlocked } from '../../lib/rate-limit.ts';
 import { unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import type { User } from '../users/users.repo.ts';
 import { seenInGame } from '../users/users.ports.ts';
-import { accountRefusal, JOIN_TTL_MS, limited, normalizeIp, refusalText, type GameAuth } from './game-auth.service.ts';
+import { accountRefusal, JOIN_TTL_MS, normalizeIp, refusalText, type GameAuth } from './game-auth.service.ts';
 import * as repo from './game-auth.repo.ts';
 import { GameLoginSettings } from './game-auth.settings.ts';
 import { profileKeyRoutes, SERVICES_PREFIX } from './profile-keys.routes.ts';
@@ -37,6 +40,8 @@ export class YggdrasilError extends Error {
     readonly statusCode: number,
     readonly error: string,
     readonly errorMessage: string,
+    /** Seconds for the Retry-After header (429 only). */
+    readonly retryAfterSec?: number,
   ) {
     super(errorMessage);
   }
@@ -49,11 +54,20 @@ const invalidCredentials = () =>
   new YggdrasilError(403, 'ForbiddenOperationException', 'Invalid credentials. Invalid username or password.');
 const profileAssigned = () => new YggdrasilError(400, 'IllegalArgumentException', 'Access token already has a profile assigned.');
 const refused = (user: User) => new YggdrasilError(403, 'ForbiddenOperationException', refusalText(user));
+/**
+ * Not a verdict on the password (issue 29: «Invalid credentials» here made owners retype a right
+ * one): too many tries lately, on the account or from the address, or too many password checks
+ * waiting. Mojang's authserver answered 429 with this error name.
+ */
+const tooManyTries = (retryInMs: number) => {
+  const s = Math.max(1, Math.ceil(retryInMs / 1000));
+  return new YggdrasilError(429, 'TooManyRequestsException', `Слишком много попыток входа. Повторите через ${s} с.`, s);
+};
 
 /** Names per request to api/profiles/minecraft (the specification asks for a limit of at least 2). */
 export const NAMES_PER_QUERY = 10;
 
-const errors = { 400: YggError, 403: YggError, 404: YggError, 413: YggError, 415: YggError, 500: YggError };
+const errors = { 400: YggError, 403: YggError, 404: YggError, 413: YggError, 415: YggError, 429: YggError, 500: YggError };
 const tags = ['Yggdrasil (authlib-injector)'];
 
 const STATUS_TEXT: Record<number, string> = {
@@ -70,7 +84,10 @@ const STATUS_TEXT: Record<number, string> = {
  */
 function registerYggdrasilErrors(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    if (err instanceof YggdrasilError) return reply.code(err.statusCode).send({ error: err.error, errorMessage: err.errorMessage });
+    if (err instanceof YggdrasilError) {
+      if (err.retryAfterSec !== undefined) reply.header('retry-after', String(err.retryAfterSec));
+      return reply.code(err.statusCode).send({ error: err.error, errorMessage: err.errorMessage });
+    }
     if (hasZodFastifySchemaValidationErrors(err)) {
       const issue = err.validation[0];
       const where = issue?.instancePath?.replace(/^\//, '').replaceAll('/', '.') || err.validationContext || 'body';
@@ -109,9 +126,21 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
   }
 
   /** Password check with the specification's per-account limit, and a per-address one. */
-  async function login(username: string, password: string, ip: string): Promise<User> {
-    if (await limited(() => ctx.limiter.hit(`ygg:login:ip:${ip}`, ctx.config.rateLimits.loginPerIp))) throw invalidCredentials();
-    const result = await game.checkCredentials(username, password);
+  async function login(username: string, password: string, ip: string, clientToken: string | null | undefined): Promise<User> {
+    try {
+      await ctx.limiter.hit(`ygg:login:ip:${addressKey(ip)}`, ctx.config.rateLimits.loginPerIp);
+    } catch (err) {
+      if (err instanceof HttpError && err.statusCode === 429) throw tooManyTries(Number(err.extra?.retry_after ?? 60) * 1000);
+      throw err;
+    }
+    let result;
+    try {
+      result = await game.checkCredentials(username, password, Date.now(), null, { clientToken, ip });
+    } catch (err) {
+      if (err instanceof PasswordsBusy) throw tooManyTries(err.retryAfterSec * 1000);
+      throw err;
+    }
+    if (!result.ok && result.reason === 'throttled') throw tooManyTries(result.retryInMs);
     // Ely.by's answer, which launchers that support two-factor login recognise: they then ask
     // for the code and send `password:code` (docs/game-login.md).
     if (!result.ok && result.reason === 'two_factor')
@@ -152,6 +181,11 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
 
     app.post('/authserver/authenticate', {
       config: { access: 'public' },
+      onRequest: refuseWhileBlocked(
+        ctx.limiter,
+        (req) => `ygg:login:ip:${addressKey(req.ip)}`,
+        (sec) => ({ error: 'TooManyRequestsException', errorMessage: tooManyTries(sec * 1000).errorMessage }),
+      ),
       schema: {
         tags,
         summary: 'Вход лаунчера: имя или почта и пароль → токен игры',
@@ -159,7 +193,7 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
         response: { 200: AuthenticateResponse, ...errors },
       },
       handler: async (req) => {
-        const user = await login(req.body.username, req.body.password, req.ip);
+        const user = await login(req.body.username, req.body.password, req.ip, req.body.clientToken);
         if (accountRefusal(user)) throw refused(user);
         const clientToken = req.body.clientToken ?? unhyphenated(crypto.randomUUID());
         const { accessToken } = await game.issueToken('yggdrasil', user, clientToken);
@@ -228,7 +262,7 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
       config: { access: 'public' },
       schema: { tags, summary: 'Выход из всех лаунчеров по имени и паролю', body: SignoutBody, response: { 204: NoContent, ...errors } },
       handler: async (req, reply) => {
-        const user = await login(req.body.username, req.body.password, req.ip);
+        const user = await login(req.body.username, req.body.password, req.ip, null);
         await repo.deleteTokensOf(ctx.db, user.id, 'yggdrasil');
         await revokeProfileKeys(ctx.db, user.id);
         return noContent(reply);

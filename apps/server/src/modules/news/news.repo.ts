@@ -8,6 +8,11 @@ export function listNewest(db: Db): Promise<NewsRow[]> {
   return db.selectFrom('news').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
 }
 
+/** `limit` items from `offset`, newest first (the feed's pages). */
+export function listNewestPage(db: Db, offset: number, limit: number): Promise<NewsRow[]> {
+  return db.selectFrom('news').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+}
+
 export function findNews(db: Db, id: number): Promise<NewsRow | undefined> {
   return db.selectFrom('news').selectAll().where('id', '=', id).executeTakeFirst();
 }

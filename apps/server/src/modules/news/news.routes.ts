@@ -1,4 +1,14 @@
-import { ErrorResponse, IdParams, MessageResponse, NewsBody, NewsFeedResponse, NewsItem, NewsListResponse } from '@kubik/contract';
+import {
+  ErrorResponse,
+  IdParams,
+  MessageResponse,
+  NEWS_PAGE_SIZE,
+  NewsBody,
+  NewsFeedQuery,
+  NewsFeedResponse,
+  NewsItem,
+  NewsListResponse,
+} from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -13,8 +23,13 @@ export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/tidings/news', {
       config: { access: 'public' },
-      schema: { tags, summary: 'Лента новостей для главной страницы, новые первыми', response: { 200: NewsFeedResponse, 304: z.null() } },
-      handler: async (req, reply) => sendCached(req, reply, await service.feedBody(ctx)),
+      schema: {
+        tags,
+        summary: `Лента новостей для главной страницы, новые первыми, по ${NEWS_PAGE_SIZE} на страницу (?page=2 …); next_page — номер следующей или null`,
+        querystring: NewsFeedQuery,
+        response: { 200: NewsFeedResponse, 304: z.null(), ...err(400) },
+      },
+      handler: async (req, reply) => sendCached(req, reply, await service.feedBody(ctx, Number(req.query.page ?? 1))),
     });
 
     app.get('/api/tidings/all', {

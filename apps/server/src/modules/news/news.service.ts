@@ -1,4 +1,4 @@
-import { NewsFeedResponse, NewsListResponse, type NewsBody, type NewsItem } from '@kubik/contract';
+import { NEWS_PAGE_SIZE, NewsFeedResponse, NewsListResponse, type NewsBody, type NewsItem } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import { notFound } from '../../lib/errors.ts';
 import type { CachedBody } from '../../lib/public-cache.ts';
@@ -26,9 +26,21 @@ export function toNewsItem(row: repo.NewsRow): NewsItem {
   };
 }
 
-/** GET /api/tidings/news, newest first: one indexed query when the cache is cold. */
-export function feedBody(ctx: AppContext): Promise<CachedBody> {
-  return ctx.publicCache.get(FEED_CACHE_KEY, async () => NewsFeedResponse.parse({ news: (await repo.listNewest(ctx.db)).map(toNewsItem) }));
+/** The cache keys of the feed's pages built so far (page 1 is FEED_CACHE_KEY); a write drops them all. */
+const feedPageKeys = new Set<string>();
+
+/** GET /api/tidings/news[?page=N], newest first, NEWS_PAGE_SIZE a page: one indexed query when the cache is cold. */
+export function feedBody(ctx: AppContext, page = 1): Promise<CachedBody> {
+  const key = page === 1 ? FEED_CACHE_KEY : `${FEED_CACHE_KEY}:${page}`;
+  if (page > 1) feedPageKeys.add(key);
+  return ctx.publicCache.get(key, async () => {
+    // One more than a page tells whether another follows.
+    const rows = await repo.listNewestPage(ctx.db, (page - 1) * NEWS_PAGE_SIZE, NEWS_PAGE_SIZE + 1);
+    return NewsFeedResponse.parse({
+      news: rows.slice(0, NEWS_PAGE_SIZE).map(toNewsItem),
+      next_page: rows.length > NEWS_PAGE_SIZE ? page + 1 : null,
+    });
+  });
 }
 
 /** GET /api/tidings/all: the same items as a plain list. */
@@ -45,7 +57,9 @@ export async function getNews(ctx: AppContext, id: number): Promise<NewsItem> {
 
 /** Call after the write has committed. */
 async function invalidate(ctx: AppContext): Promise<void> {
-  await Promise.all([ctx.publicCache.invalidate(FEED_CACHE_KEY), ctx.publicCache.invalidate(ALL_CACHE_KEY)]);
+  const pages = [...feedPageKeys];
+  feedPageKeys.clear();
+  await Promise.all([FEED_CACHE_KEY, ALL_CACHE_KEY, ...pages].map((key) => ctx.publicCache.invalidate(key)));
 }
 
 function fields(body: NewsBody) {

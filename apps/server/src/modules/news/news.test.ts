@@ -235,4 +235,35 @@ describe.each(dbKinds)('news on %s', (kind) => {
       expect(errorOf(res)).toMatch(/идентификатор/);
     }
   });
+
+  it('pages the feed, NEWS_PAGE_SIZE at a time, newest first (issue 29); odd page numbers are refused', async () => {
+    for (let i = 0; i < 14; i++) expect((await create(admin, { title: `Страница ${i}`, content: 'Текст' })).statusCode).toBe(201);
+    const total = await newsCount();
+    const page = async (url: string) => {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+      return res.json<{ news: { id: number }[]; next_page: number | null }>();
+    };
+    const first = await page('/api/tidings/news');
+    expect(first.news).toHaveLength(12);
+    expect(first.next_page).toBe(2);
+    const seen = [...first.news];
+    for (let n: number | null = 2; n !== null;) {
+      const next = await page(`/api/tidings/news?page=${n}`);
+      seen.push(...next.news);
+      n = next.next_page;
+    }
+    expect(seen).toHaveLength(total);
+    expect(new Set(seen.map((x) => x.id)).size).toBe(total);
+    // A write drops every cached page.
+    expect((await create(admin, { title: 'Самая новая', content: 'Текст' })).statusCode).toBe(201);
+    expect((await page('/api/tidings/news?page=2')).news[0]!.id).toBe(first.news[11]!.id);
+    for (const url of [
+      '/api/tidings/news?page=0',
+      '/api/tidings/news?page=1000',
+      '/api/tidings/news?page=x',
+      '/api/tidings/news?page=2&x=1',
+    ])
+      expect((await t.app.inject({ method: 'GET', url })).statusCode, url).toBe(400);
+  });
 });

@@ -61,10 +61,11 @@ export class SessionActivity {
  */
 export function registerSessionActivity(app: FastifyInstance, ctx: AppContext): void {
   const activity = new SessionActivity(ctx.db);
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const token = request.authState?.token;
-    if (!request.user || !token || token.length > 200 || reply.statusCode >= 400) return;
-    await activity.touch(hashToken(token), request.ip);
+    if (request.user && token && token.length <= 200 && reply.statusCode < 400)
+      activity.touch(hashToken(token), request.ip).then(() => done(), done);
+    else done();
   });
 }
 

@@ -252,7 +252,7 @@ export async function disable(ctx: AppContext, user: User, password: string, cod
   await limitTries(ctx, user.id);
   const row = await rowOf(ctx.db, user.id);
   if (!row || row.enabled_at === null || row.secret === null) throw badRequest(TWO_FACTOR_TEXTS.notOn, { code: 'two_factor_off' });
-  if (!(await verifyPassword(user.password_hash, password)))
+  if (!(await verifyPassword(user.password_hash, password, 'known')))
     throw badRequest(TWO_FACTOR_TEXTS.wrongPassword, { code: 'wrong_password', field: 'password' });
   if (!(await useCode(ctx, user.id, row.secret, code, now)))
     throw badRequest(TWO_FACTOR_TEXTS.badCode, { code: 'bad_two_factor_code', field: 'code' });

@@ -118,7 +118,8 @@ export function retryText(ms: number): string {
   return `Слишком много неудачных попыток входа. Попробуйте через ${m} ${plural(m, ['минуту', 'минуты', 'минут'])}.`;
 }
 
+const RU_PLURALS = new Intl.PluralRules('ru-RU');
 export function plural(n: number, [one, few, many]: [string, string, string]): string {
-  const rule = new Intl.PluralRules('ru-RU').select(n);
+  const rule = RU_PLURALS.select(n);
   return rule === 'one' ? one : rule === 'few' ? few : many;
 }

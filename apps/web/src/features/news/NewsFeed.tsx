@@ -14,6 +14,8 @@ import './news.css';
 export function NewsFeed() {
   const feed = useQuery({ queryKey: NEWS_FEED_KEY, queryFn: fetchNewsFeed });
   const [opened, setOpened] = useState<NewsItem | null>(null);
+  const items = feed.data?.news ?? [];
+  const next = feed.data?.next_page ?? null;
 
   return (
     <section className="stack" aria-labelledby="news-heading">
@@ -27,14 +29,20 @@ export function NewsFeed() {
             Повторить
           </button>
         </Empty>
-      ) : feed.data.length === 0 ? (
+      ) : items.length === 0 ? (
         <Empty>Здесь пока нет новостей</Empty>
       ) : (
         <ul className="news-grid">
-          {feed.data.map((item, i) => (
+          {items.map((item, i) => (
             <NewsCard key={item.id} item={item} index={i} onOpen={() => setOpened(item)} />
           ))}
         </ul>
+      )}
+      {next !== null && (
+        // The feed comes a page at a time; the pages after the first are a chunk of their own.
+        <Suspense fallback={null}>
+          <NewsMore first={next} card={(item, i) => <NewsCard key={item.id} item={item} index={i} onOpen={() => setOpened(item)} />} />
+        </Suspense>
       )}
       {opened && (
         <Suspense fallback={null}>
@@ -51,6 +59,7 @@ export function NewsFeed() {
  */
 const loadModal = () => import('./NewsModal.tsx');
 const NewsModal = lazy(loadModal);
+const NewsMore = lazy(() => import('./NewsMore.tsx'));
 
 /**
  * The whole card opens the item; the real control is the title link, for keyboards and readers. A

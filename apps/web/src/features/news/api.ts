@@ -6,7 +6,9 @@ export const NEWS_KEY = ['news'] as const;
 export const NEWS_FEED_KEY = [...NEWS_KEY, 'feed'] as const;
 export const NEWS_ALL_KEY = [...NEWS_KEY, 'all'] as const;
 
-export const fetchNewsFeed = async () => (await api<NewsFeedResponse>('/api/tidings/news')).news;
+/** The feed's first page ({ news, next_page }); fetchNewsPage reads the following ones. */
+export const fetchNewsFeed = () => api<NewsFeedResponse>('/api/tidings/news');
+export const fetchNewsPage = (page: number) => api<NewsFeedResponse>(`/api/tidings/news?page=${page}`);
 export const newsItemKey = (id: number) => [...NEWS_KEY, 'item', id] as const;
 export const fetchNewsItem = (id: number) => api<NewsItem>(`/api/tidings/${id}`);
 /** The item's own page. */
