@@ -24,7 +24,7 @@ export const PromoCodeText = z
   .trim()
   .min(1, 'Введите промокод')
   .max(32, 'Промокод: не длиннее 32 символов')
-  .regex(/^[\p{L}\p{N}_-]+$/u, 'Промокод: буквы, цифры, - и _');
+  .regex(/^[0-9A-Za-zА-Яа-яЁё_-]+$/, 'Промокод: буквы, цифры, - и _');
 
 /** The game name of the player a purchase is a gift to. */
 export const GiftTo = z

@@ -201,13 +201,15 @@ export function refuseWhileBlocked(
   limiter: RateLimiter,
   keys: (request: FastifyRequest) => string,
   body: (retryAfterSec: number) => object = (sec) => ({ error: limitText(sec * 1000), code: 'rate_limited', retry_after: sec }),
+  /** 429; a protocol with its own rule for refused rates says otherwise (Yggdrasil: 403). */
+  status = 429,
 ): onRequestHookHandler {
   return (request, reply, done) => {
     const left = limiter.blockedFor(keys(request));
     if (left <= 0) return done();
     const sec = Math.max(1, Math.ceil(left / 1000));
     void reply
-      .code(429)
+      .code(status)
       .header('retry-after', String(sec))
       .type('application/json; charset=utf-8')
       .send(JSON.stringify(body(sec)));

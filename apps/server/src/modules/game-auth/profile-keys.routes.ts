@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import type { GameAuth } from './game-auth.service.ts';
 import * as repo from './game-auth.repo.ts';
 import { createProfileKeys } from './profile-keys.service.ts';
-import { YggdrasilError } from './yggdrasil.routes.ts';
+import { YggdrasilError } from './yggdrasil.errors.ts';
 import { YggError } from './yggdrasil.schemas.ts';
 
 /** Where authlib-injector sends api.minecraftservices.com (`{api root}minecraftservices{path}`). */

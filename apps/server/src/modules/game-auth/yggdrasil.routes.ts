@@ -31,21 +31,10 @@ import {
   TokenBody,
   YggError,
 } from './yggdrasil.schemas.ts';
+import { YggdrasilError } from './yggdrasil.errors.ts';
 
 export const YGGDRASIL_ROOT = '/api/yggdrasil';
-
-/** An error in the protocol's shape: { error, errorMessage } (authlib-injector's specification). */
-export class YggdrasilError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly error: string,
-    readonly errorMessage: string,
-    /** Seconds for the Retry-After header (429 only). */
-    readonly retryAfterSec?: number,
-  ) {
-    super(errorMessage);
-  }
-}
+export { YggdrasilError };
 
 // The exact texts of the specification's error table: launchers match on them (HMCL localizes
 // "Invalid credentials" and "Invalid token", and shows any other text as written).
@@ -57,11 +46,13 @@ const refused = (user: User) => new YggdrasilError(403, 'ForbiddenOperationExcep
 /**
  * Not a verdict on the password (issue 29: «Invalid credentials» here made owners retype a right
  * one): too many tries lately, on the account or from the address, or too many password checks
- * waiting. Mojang's authserver answered 429 with this error name.
+ * waiting. authlib-injector's specification (and its reference suite, issue 27) answers a refused
+ * rate with 403 ForbiddenOperationException, which launchers handle; the text says what happened
+ * instead of «Invalid credentials» (issue 29), and Retry-After says when to try again.
  */
 const tooManyTries = (retryInMs: number) => {
   const s = Math.max(1, Math.ceil(retryInMs / 1000));
-  return new YggdrasilError(429, 'TooManyRequestsException', `Слишком много попыток входа. Повторите через ${s} с.`, s);
+  return new YggdrasilError(403, 'ForbiddenOperationException', `Слишком много попыток входа. Повторите через ${s} с.`, s);
 };
 
 /** Names per request to api/profiles/minecraft (the specification asks for a limit of at least 2). */
@@ -184,7 +175,8 @@ export function yggdrasilRoutes(ctx: AppContext, game: GameAuth): FastifyPluginA
       onRequest: refuseWhileBlocked(
         ctx.limiter,
         (req) => `ygg:login:ip:${addressKey(req.ip)}`,
-        (sec) => ({ error: 'TooManyRequestsException', errorMessage: tooManyTries(sec * 1000).errorMessage }),
+        (sec) => ({ error: 'ForbiddenOperationException', errorMessage: tooManyTries(sec * 1000).errorMessage }),
+        403,
       ),
       schema: {
         tags,
