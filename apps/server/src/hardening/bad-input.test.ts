@@ -406,7 +406,7 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
         failures.push(`${label(role, r)}: refused for field «${named}» instead`);
       if (problem) failures.push(`${label(role, r)}: ${problem} ${res.body.slice(0, 160)}`);
     }
-    const after = await snapshot(t.handle.db);
+    const after = await snapshot(t.handle.db, state);
     const diff = diffSnapshots(state, after);
     if (diff.length) {
       failures.push(`${role} ${route.method} ${route.url} [${group}] changed the database:\n    ${diff.slice(0, 6).join('\n    ')}`);
@@ -423,7 +423,7 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
     let allOk = true;
     for (const r of requests) {
       const res = await send(role, r);
-      const after = await snapshot(t.handle.db);
+      const after = await snapshot(t.handle.db, state);
       const diff = diffSnapshots(state, after);
       const before = state;
       state = after;
