@@ -100,6 +100,8 @@ function stringCandidates(name: string): string[] {
     [/host|ip_address/, '127.0.0.1'],
     [/password/, 'password-123'],
     [/token/, 'x'.repeat(43)],
+    // A gift goes to an existing player other than the buyer (bad-input.test.ts seeds «Target»).
+    [/gift_to/, 'Target'],
     [/username|player/, 'Fuzz_Base'],
     [/minecraft/, 'stone'],
     // Tier and kit commands know {player}, {uuid} and their own placeholders, not the shop's {item}.

@@ -66,6 +66,9 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
       email: 'Steve@Example.com',
       is_admin: false,
       balance: 0,
+      // A player holds no staff permissions and no role (issue 26).
+      permissions: [],
+      role: null,
     });
     const viaBearer = await t.app.inject(asUser(token, { method: 'GET', url: '/api/user/me' }));
     expect(viaBearer.json().username).toBe('Steve_01');

@@ -182,7 +182,9 @@ export function createGameAuth(ctx: AppContext) {
         if (second === 'wrong') return { ok: false, reason: 'bad_code' };
       }
       await clearLoginFailures(ctx.db, user.id);
-      if (clientToken !== null && !known) await rememberDevice(ctx.db, user.id, launcherDevice(clientToken), { ip: meta.ip }, now);
+      // Known only once the account is let in: a banned or unconfirmed account's launcher is refused and remembered for nothing.
+      if (clientToken !== null && !known && !accountRefusal(user, now))
+        await rememberDevice(ctx.db, user.id, launcherDevice(clientToken), { ip: meta.ip }, now);
       return { ok: true, user };
     },
 
