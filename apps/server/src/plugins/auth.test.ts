@@ -34,7 +34,7 @@ describe.each(dbKinds)('access check on %s', (kind) => {
     });
     app.get('/api/probe/public-untouched', { config: { access: 'public' } }, async (req) => ({ user: req.user?.username ?? null }));
     app.get('/api/probe/user', { config: { access: 'user' } }, async (req) => ({ user: userOf(req).username }));
-    app.get('/api/probe/admin', { config: { access: 'admin' } }, async (req) => ({
+    app.get('/api/probe/admin', { config: { access: 'admin', permission: 'players.view' } }, async (req) => ({
       user: userOf(req).username,
       admin: userOf(req).is_admin,
     }));

@@ -94,7 +94,7 @@ describe.each(dbKinds)('audit log on %s', (kind) => {
     expect(res.statusCode).toBe(200);
     const paths = res.json().paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
     const expected: [string, string, string[]][] = [
-      ['/api/tidings/news', 'get', ['200', '304']],
+      ['/api/tidings/news', 'get', ['200', '304', '400']],
       ['/api/tidings/all', 'get', ['200', '304']],
       ['/api/tidings/news', 'post', ['201', '400', '401', '403']],
       ['/api/tidings/{id}', 'put', ['200', '400', '401', '403', '404']],
