@@ -94,27 +94,46 @@ async function legacyKey(db: Db, kind: PurchaseKind, userId: number, key: string
  * (PostgreSQL) or fails on it (SQLite) and then replays what the first one committed; a refused
  * purchase rolls its key back with everything else, so the same key may try again.
  */
+/**
+ * PostgreSQL may pick a purchase as the victim of a deadlock (a tier gift locks two players, a
+ * delivery or a refund one of them) or of a serialization failure: the transaction rolled back
+ * whole, so running it again is safe. A few tries, then the error stands.
+ */
+const RETRYABLE = new Set(['40P01', '40001']);
+async function retried<A>(attempt: () => Promise<A>): Promise<A> {
+  for (let i = 1; ; i++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (i >= 3 || !RETRYABLE.has(String((err as { code?: unknown }).code))) throw err;
+      await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * i));
+    }
+  }
+}
+
 export async function idempotent<A>(db: Db, keyed: KeyedRequest, run: (trx: Db) => Promise<A>): Promise<A> {
   const { userId, key, kind } = keyed;
-  if (!key) return db.transaction().execute(run);
+  if (!key) return retried(() => db.transaction().execute(run));
   const fingerprint = requestFingerprint(kind, keyed.request);
   const prev = await findKey(db, kind, userId, key);
   if (prev) return replay(prev, fingerprint);
   try {
-    return await db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('purchase_keys')
-        .values({ user_id: userId, key, kind, request: fingerprint, response: null, created_at: Date.now() })
-        .execute();
-      const answer = await run(trx);
-      await trx
-        .updateTable('purchase_keys')
-        .set({ response: JSON.stringify(answer) })
-        .where('user_id', '=', userId)
-        .where('key', '=', key)
-        .execute();
-      return answer;
-    });
+    return await retried(() =>
+      db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('purchase_keys')
+          .values({ user_id: userId, key, kind, request: fingerprint, response: null, created_at: Date.now() })
+          .execute();
+        const answer = await run(trx);
+        await trx
+          .updateTable('purchase_keys')
+          .set({ response: JSON.stringify(answer) })
+          .where('user_id', '=', userId)
+          .where('key', '=', key)
+          .execute();
+        return answer;
+      }),
+    );
   } catch (err) {
     if (isUniqueViolation(err)) {
       const first = await findKey(db, kind, userId, key);
