@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { createTestApp, seedUser, type TestApp } from '../../test/test-app.ts';
 
 describe('the index page', () => {
   let t: TestApp;
@@ -12,6 +12,8 @@ describe('the index page', () => {
     webDist = mkdtempSync(path.join(os.tmpdir(), 'kubik-web-'));
     writeFileSync(path.join(webDist, 'index.html'), readFileSync(path.resolve(import.meta.dirname, '../../../../web/index.html')));
     t = await createTestApp('sqlite', { webDist, siteName: 'Мир <Кубов> & Co' });
+    // A site without an administrator sends every page to /setup (first-run setup).
+    await seedUser(t, 'SiteOwner', { admin: true });
   });
   afterAll(async () => {
     await t?.close();
