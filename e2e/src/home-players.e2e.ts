@@ -123,7 +123,7 @@ describe('a home page that sells the server, and players’ public profiles', ()
   it('the owner turns the latest purchases off', async () => {
     await admin.goto('/admin/settings');
     await admin.getByLabel('Последние покупки').uncheck();
-    await admin.getByRole('button', { name: 'Сохранить' }).last().click();
+    await admin.getByRole('button', { name: 'Сохранить виджеты' }).click();
     await admin.getByText('Настройки главной сохранены').waitFor();
     const guest = await site.newPage();
     const answer = guest.waitForResponse((r) => r.url().endsWith('/api/home/showcase'));

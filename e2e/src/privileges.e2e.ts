@@ -37,7 +37,7 @@ describe('privileges in the browser', () => {
     const form = admin.getByRole('dialog', { name: 'Новый донат' });
     await form.getByLabel('Название', { exact: true }).fill('VIP');
     await form.getByLabel('Описание', { exact: true }).fill('Для тех, кто играет каждый день');
-    await form.getByLabel('Цена в месяц').fill('150');
+    await form.getByLabel('Цена в месяц', { exact: true }).fill('150');
     await form.getByRole('tab', { name: 'Покупка и команды' }).click();
     await form.getByLabel('Срок 1, месяцев').waitFor();
     await form.getByRole('group', { name: 'Команды выдачи', exact: true }).getByRole('button', { name: 'Добавить команду' }).click();

@@ -45,7 +45,7 @@ function WidgetsForm({ value }: { value: HomeSettings }) {
         <CheckboxField name="top_donors" label="Лучшие игроки месяца" hint="Места по пополнениям за месяц, только имена." />
       </FieldGroup>
       <FormErrors />
-      <FormActions />
+      <FormActions submitLabel="Сохранить виджеты" />
     </Form>
   );
 }
