@@ -119,7 +119,11 @@ describe('the owner’s home page, overview and players', () => {
     await phone.getByTestId('dashboard-chart').first().waitFor();
     expect(await noHorizontalScroll(phone)).toBe(true);
     // The menu leads to the audit log.
-    await phone.getByRole('navigation', { name: 'Разделы админ-панели' }).getByRole('link', { name: 'Журнал изменений' }).click();
+    // On a phone the admin menu is folded under «Разделы».
+    const adminNav = phone.getByRole('navigation', { name: 'Разделы админ-панели' });
+    const unfold = adminNav.getByRole('button', { name: /^Разделы/ });
+    if (await unfold.isVisible()) await unfold.click();
+    await adminNav.getByRole('link', { name: 'Журнал изменений' }).click();
     await phone.waitForURL('**/admin/audit');
   });
 
