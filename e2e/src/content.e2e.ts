@@ -41,17 +41,17 @@ describe('news, donate and the admin area in the browser', () => {
     await admin.goto('/admin/news');
     await admin.getByRole('button', { name: 'Добавить новость' }).click();
     const dialog = admin.getByRole('dialog');
-    await dialog.getByRole('button', { name: 'Сохранить' }).click();
+    await dialog.getByRole('button', { name: 'Сохранить', exact: true }).click();
     await toast(admin, 'danger', 'Заполните заголовок и содержание!');
     await dialog.getByLabel('Заголовок').fill('Новый мир');
     await dialog.getByLabel('Ссылка на изображение (необязательно)', { exact: true }).fill('javascript:alert(1)');
     await dialog.getByLabel('Содержание').fill(LONG_TEXT);
-    await dialog.getByRole('button', { name: 'Сохранить' }).click();
+    await dialog.getByRole('button', { name: 'Сохранить', exact: true }).click();
     // A script address is refused with the server's own rule, before any request; the modal stays open with the reason next to the field.
     await dialog.getByText(/Ссылка на изображение должна начинаться/).waitFor();
     expect(await dialog.getByLabel('Ссылка на изображение (необязательно)', { exact: true }).getAttribute('aria-invalid')).toBe('true');
     await dialog.getByLabel('Ссылка на изображение (необязательно)', { exact: true }).fill('/favicon.svg');
-    await dialog.getByRole('button', { name: 'Сохранить' }).click();
+    await dialog.getByRole('button', { name: 'Сохранить', exact: true }).click();
     await toast(admin, 'success', 'Новость добавлена!');
     await admin.getByRole('cell', { name: 'Новый мир', exact: true }).waitFor();
 
@@ -87,7 +87,7 @@ describe('news, donate and the admin area in the browser', () => {
 
     await admin.getByRole('button', { name: 'Изменить новость «Новый мир»' }).click();
     await dialog.getByLabel('Заголовок').fill('Новый мир <b>открыт</b>');
-    await dialog.getByRole('button', { name: 'Сохранить' }).click();
+    await dialog.getByRole('button', { name: 'Сохранить', exact: true }).click();
     await toast(admin, 'success', 'Новость обновлена!');
 
     await openHome(visitor);
@@ -111,11 +111,11 @@ describe('news, donate and the admin area in the browser', () => {
     await admin.goto('/admin/donate');
     await admin.getByRole('button', { name: 'Добавить донат' }).click();
     const dialog = admin.getByRole('dialog');
-    await dialog.getByRole('button', { name: 'Сохранить' }).click();
+    await dialog.getByRole('button', { name: 'Сохранить', exact: true }).click();
     await toast(admin, 'danger', 'Заполните все поля!');
     await dialog.getByLabel('Название', { exact: true }).fill('VIP');
     await dialog.getByLabel('Описание', { exact: true }).fill('Для тех, кто играет каждый день.\nПоддержите сервер!');
-    await dialog.getByLabel('Цена в месяц').fill('299');
+    await dialog.getByLabel('Цена в месяц', { exact: true }).fill('299');
     expect(await dialog.getByLabel('Валюта').inputValue()).toBe('₽');
     await dialog.getByLabel('Отметить как «Лучший выбор»').check();
 
@@ -137,7 +137,7 @@ describe('news, donate and the admin area in the browser', () => {
     await dialog.getByRole('button', { name: 'Добавить привилегию' }).click();
     await dialog.getByLabel('Название привилегии').nth(1).fill('Цветной ник');
     await dialog.getByLabel('Показывать галочку').nth(1).uncheck();
-    await dialog.getByRole('button', { name: 'Сохранить' }).click();
+    await dialog.getByRole('button', { name: 'Сохранить', exact: true }).click();
     await toast(admin, 'success', 'Донат добавлен!');
     await admin.getByRole('cell', { name: 'VIP' }).first().waitFor();
 
@@ -157,11 +157,11 @@ describe('news, donate and the admin area in the browser', () => {
     expect(await noHorizontalScroll(visitor)).toBe(true);
 
     await admin.getByRole('button', { name: 'Изменить донат «VIP»' }).click();
-    expect(await dialog.getByLabel('Цена в месяц').inputValue()).toBe('299');
-    await dialog.getByLabel('Цена в месяц').fill('349');
+    expect(await dialog.getByLabel('Цена в месяц', { exact: true }).inputValue()).toBe('299');
+    await dialog.getByLabel('Цена в месяц', { exact: true }).fill('349');
     await dialog.getByRole('tab', { name: /Киты/ }).click();
     await dialog.getByLabel('Период, дней').fill('1');
-    await dialog.getByRole('button', { name: 'Сохранить' }).click();
+    await dialog.getByRole('button', { name: 'Сохранить', exact: true }).click();
     await toast(admin, 'success', 'Донат обновлён!');
 
     await visitor.reload();
@@ -190,11 +190,11 @@ describe('news, donate and the admin area in the browser', () => {
     const dialog = admin.getByRole('dialog');
     expect(await dialog.getByLabel('Пароль').inputValue()).toBe('');
     await dialog.getByLabel('Баланс, ₽').fill('-5');
-    await dialog.getByRole('button', { name: 'Сохранить' }).click();
+    await dialog.getByRole('button', { name: 'Сохранить', exact: true }).click();
     await dialog.getByText('Баланс не может быть отрицательным').waitFor();
     expect(await dialog.getByLabel('Баланс, ₽').getAttribute('aria-invalid')).toBe('true');
     await dialog.getByLabel('Баланс, ₽').fill('150');
-    await dialog.getByRole('button', { name: 'Сохранить' }).click();
+    await dialog.getByRole('button', { name: 'Сохранить', exact: true }).click();
     await toast(admin, 'success', 'Пользователь обновлён!');
     await row.getByText('150\u00a0₽').waitFor();
 
@@ -223,12 +223,12 @@ describe('news, donate and the admin area in the browser', () => {
     await dialog.getByLabel('Имя пользователя').fill('owner');
     await dialog.getByLabel('Почта').fill('helper@example.com');
     await dialog.getByLabel('Пароль').fill('helper-password');
-    await dialog.getByRole('button', { name: 'Сохранить' }).click();
+    await dialog.getByRole('button', { name: 'Сохранить', exact: true }).click();
     await toast(admin, 'danger', 'Пользователь с таким именем уже существует.');
     await dialog.getByLabel('Имя пользователя').fill('Helper');
     await dialog.getByLabel('Баланс, ₽').fill('25');
     await dialog.getByLabel('Администратор').check();
-    await dialog.getByRole('button', { name: 'Сохранить' }).click();
+    await dialog.getByRole('button', { name: 'Сохранить', exact: true }).click();
     await toast(admin, 'success', 'Пользователь добавлен!');
     const row = admin.getByTestId('user-row-Helper');
     await row.locator('td[data-label="Админ"]', { hasText: 'Да' }).waitFor();

@@ -22,14 +22,14 @@ describe('the owner runs the site from the admin area', () => {
     await owner.goto('/admin/settings');
     await owner.getByLabel('Название сайта').fill('Кубик Тест');
     await owner.getByLabel('ИНН').fill('12345');
-    await owner.getByRole('button', { name: 'Сохранить' }).click();
+    await owner.getByRole('button', { name: 'Сохранить', exact: true }).click();
     // Refused in the browser with the contract's words, next to the field.
     await owner.getByText('ИНН: 10 цифр (организация) или 12 цифр (ИП, самозанятый)').waitFor();
     expect(await owner.getByLabel('ИНН').getAttribute('aria-invalid')).toBe('true');
     await owner.getByLabel('ИНН').fill('771234567890');
     await owner.getByLabel('Продавец').fill('ИП Иванов Иван Иванович');
     await owner.getByLabel('Текст в подвале').fill('Лучший сервер для выживания.');
-    await owner.getByRole('button', { name: 'Сохранить' }).click();
+    await owner.getByRole('button', { name: 'Сохранить', exact: true }).click();
     await toast(owner, 'success', 'Настройки сохранены');
     // The shell of the tab that saved shows the new name at once.
     await owner.getByRole('link', { name: 'Кубик Тест — на главную' }).waitFor();
@@ -49,7 +49,7 @@ describe('the owner runs the site from the admin area', () => {
     );
     // The preview renders as visitors will see it, before saving.
     await dialog.getByTestId('page-preview').getByRole('heading', { name: 'Новое правило' }).waitFor();
-    await dialog.getByRole('button', { name: 'Сохранить' }).click();
+    await dialog.getByRole('button', { name: 'Сохранить', exact: true }).click();
     await toast(owner, 'success', 'Страница сохранена');
 
     await guest.goto('/rules');
@@ -81,7 +81,7 @@ describe('the owner runs the site from the admin area', () => {
     await owner.getByRole('button', { name: 'Изменить страницу «Публичная оферта»' }).click();
     let dialog = owner.getByRole('dialog');
     await dialog.getByLabel('Текст (Markdown)').fill('Продавец обязуется передать покупателю игровые ценности.');
-    await dialog.getByRole('button', { name: 'Сохранить' }).click();
+    await dialog.getByRole('button', { name: 'Сохранить', exact: true }).click();
     await toast(owner, 'success', 'Страница сохранена');
 
     await owner.getByRole('button', { name: 'Новая страница' }).click();
@@ -90,7 +90,7 @@ describe('the owner runs the site from the admin area', () => {
     await dialog.getByLabel('Заголовок').fill('VIP-зона');
     await dialog.getByLabel('Где ссылка').selectOption('menu');
     await dialog.getByLabel('Текст (Markdown)').fill('Только для **VIP**.');
-    await dialog.getByRole('button', { name: 'Сохранить' }).click();
+    await dialog.getByRole('button', { name: 'Сохранить', exact: true }).click();
     await toast(owner, 'success', 'Страница создана');
 
     const guest = await site.newPage();
