@@ -162,7 +162,14 @@ describe('servers in the browser', () => {
     expect(await edit.getByLabel('Пароль RCON', { exact: true }).inputValue()).toBe('');
     await edit.getByText('Пароль задан. Оставьте поле пустым, чтобы не менять его.').waitFor();
     await edit.getByLabel('Название').fill('Скайблок 2');
+    // «Отмена» with typed text asks first, in the site's own dialog; staying keeps the text.
     await edit.getByRole('button', { name: 'Отмена' }).click();
+    const ask = page.getByRole('dialog', { name: 'Уйти без сохранения?' });
+    await ask.getByRole('button', { name: 'Остаться' }).click();
+    await ask.waitFor({ state: 'detached' });
+    expect(await edit.getByLabel('Название').inputValue()).toBe('Скайблок 2');
+    await edit.getByRole('button', { name: 'Отмена' }).click();
+    await ask.getByRole('button', { name: 'Не сохранять' }).click();
     await edit.waitFor({ state: 'hidden' });
     await row.getByRole('button', { name: 'Действия с сервером «Скайблок»' }).click();
     await panel.getByRole('button', { name: 'Изменить' }).click();

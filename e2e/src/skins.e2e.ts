@@ -208,11 +208,13 @@ describe('skins and the profile in the browser', () => {
     await page.goto('/profile');
     await page.getByRole('tab', { name: 'Настройки' }).click();
     await page.getByRole('heading', { name: 'Смена пароля' }).waitFor();
+    // Its own «Сохранить»: the privacy panel on the same tab has one too.
+    const section = page.getByRole('region', { name: 'Смена пароля' });
     const form = {
       old: page.getByLabel('Текущий пароль'),
       next: page.getByLabel('Новый пароль', { exact: true }),
       repeat: page.getByLabel('Повторите новый пароль'),
-      save: page.getByRole('button', { name: 'Сохранить' }),
+      save: section.getByRole('button', { name: 'Сохранить' }),
     };
     await form.old.fill('kubik-pass-42');
     await form.next.fill('short');

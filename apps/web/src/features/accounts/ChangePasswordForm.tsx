@@ -35,7 +35,7 @@ export function ChangePasswordForm() {
   }
 
   return (
-    <div className="password-form stack">
+    <section className="password-form stack" aria-labelledby="password-form-title">
       <h2 id="password-form-title">Смена пароля</h2>
       <Form form={form} onSubmit={save}>
         <TextField name="old_password" label="Текущий пароль" type="password" autoComplete="current-password" />
@@ -56,6 +56,6 @@ export function ChangePasswordForm() {
         <FormErrors />
         <FormActions />
       </Form>
-    </div>
+    </section>
   );
 }
