@@ -22,14 +22,14 @@ describe('the owner’s home page, overview and players', () => {
     await owner.goto('/admin/settings');
     await owner.getByLabel('Название сайта').fill('Кубик Дом');
     await owner.getByLabel('Адрес сервера').fill('play.kubik.test:25566');
-    await owner.getByRole('button', { name: 'Сохранить' }).click();
+    await owner.getByRole('button', { name: 'Сохранить', exact: true }).click();
     await toast(owner, 'success', 'Настройки сохранены');
 
     await owner.goto('/admin/pages');
     await owner.getByRole('button', { name: 'Изменить страницу «Правила»' }).click();
     let dialog = owner.getByRole('dialog');
     await dialog.getByLabel('Текст (Markdown)').fill('## Правило дома\n\nСтройте подальше от **спавна**.');
-    await dialog.getByRole('button', { name: 'Сохранить' }).click();
+    await dialog.getByRole('button', { name: 'Сохранить', exact: true }).click();
     await toast(owner, 'success', 'Страница сохранена');
 
     await owner.goto('/admin/news');
@@ -47,7 +47,7 @@ describe('the owner’s home page, overview and players', () => {
     const imageField = dialog.getByLabel('Ссылка на изображение (необязательно)', { exact: true });
     await expect.poll(() => imageField.inputValue()).toMatch(/^\/media\//);
     const imageUrl = await imageField.inputValue();
-    await dialog.getByRole('button', { name: 'Сохранить' }).click();
+    await dialog.getByRole('button', { name: 'Сохранить', exact: true }).click();
     await toast(owner, 'success', 'Новость добавлена!');
 
     const guest = await site.newPage({ width: 360, height: 740 });
@@ -184,7 +184,7 @@ describe('the owner’s home page, overview and players', () => {
     });
     await owner.goto('/admin/settings');
     await owner.getByLabel('Название сайта').fill('Кубик Дом 2');
-    await owner.getByRole('button', { name: 'Сохранить' }).click();
+    await owner.getByRole('button', { name: 'Сохранить', exact: true }).click();
     await owner
       .locator('.form-errors')
       .getByText(/Форму нельзя отправить/)

@@ -83,7 +83,7 @@ describe('storefront in the browser', () => {
     await phone.getByTestId('cart-line-' + (sword.json as { id: number }).id).waitFor();
     await phone.getByRole('button', { name: 'Войти и оплатить' }).click();
     await phone.waitForURL('**/login');
-    await phone.getByLabel('Имя пользователя').fill('Buyer');
+    await phone.getByLabel('Имя или почта').fill('Buyer');
     await phone.getByLabel('Пароль').fill('kubik-pass-42');
     await phone.getByRole('button', { name: 'Войти' }).click();
     await phone.waitForURL('**/cart');
