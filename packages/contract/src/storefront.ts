@@ -152,7 +152,13 @@ export const PromoPreview = z.object({
   text: z.string(),
 });
 export type PromoPreview = z.infer<typeof PromoPreview>;
-export const PromoParams = z.strictObject({ code: z.string().max(64) });
+// PostgreSQL refuses NUL in text: such a code is bad input, not a lookup.
+export const PromoParams = z.strictObject({
+  code: z
+    .string()
+    .max(64, 'Промокод: не длиннее 64 символов')
+    .refine((v) => !v.includes('\u0000'), 'Промокод: недопустимые символы'),
+});
 
 export const MAX_CART_LINES = 50;
 

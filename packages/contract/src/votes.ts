@@ -74,7 +74,10 @@ export const VoteSiteBody = withLabels(
       secret: z.string({ error: 'Введите секретный ключ' }).trim().max(200, 'Секретный ключ: до 200 символов').default(''),
       reward_amount: Roubles.default(0),
       reward_commands: RewardCommands.default([]),
-      server_ids: z.array(z.number().int().positive('Некорректный сервер')).max(50, 'Не больше 50 серверов').optional(),
+      server_ids: z
+        .array(z.number().int('Некорректный сервер').positive('Некорректный сервер').max(2_147_483_647, 'Некорректный сервер'))
+        .max(50, 'Не больше 50 серверов')
+        .optional(),
       cooldown_hours: z
         .number({ error: 'Перерыв: число часов' })
         .int('Перерыв: целое число часов')
