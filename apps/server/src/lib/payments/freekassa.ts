@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import type { PaymentsConfig } from '../../config.ts';
 import { ipList } from './ip-list.ts';
 import {
@@ -14,6 +14,7 @@ import {
   type ProviderPaymentState,
   type RefundResult,
 } from './types.ts';
+import { sameSecret } from '../same-secret.ts';
 
 type FreeKassaConfig = NonNullable<PaymentsConfig['freekassa']>;
 
@@ -129,9 +130,7 @@ export function freekassaAdapter(cfg: FreeKassaConfig): PaymentAdapter {
       const f = b as Record<string, string>;
       if (f.MERCHANT_ID !== cfg.merchantId)
         return { ok: false, reason: 'wrong_account', message: 'уведомление для другого магазина FreeKassa' };
-      const expected = Buffer.from(freekassaNotifySign(f.MERCHANT_ID!, f.AMOUNT!, cfg.secret2, f.MERCHANT_ORDER_ID!));
-      const given = Buffer.from(f.SIGN!.toLowerCase());
-      if (expected.length !== given.length || !timingSafeEqual(expected, given))
+      if (!sameSecret(f.SIGN!.toLowerCase(), freekassaNotifySign(f.MERCHANT_ID!, f.AMOUNT!, cfg.secret2, f.MERCHANT_ORDER_ID!)))
         return { ok: false, reason: 'bad_token', message: 'неверная подпись SIGN уведомления FreeKassa' };
       const amount = valueToKopecks(f.AMOUNT);
       if (!Number.isFinite(amount) || !/^[\w-]{1,64}$/.test(f.MERCHANT_ORDER_ID!) || !/^\d{1,20}$/.test(f.intid!))

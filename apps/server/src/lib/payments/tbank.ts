@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { PaymentsConfig } from '../../config.ts';
 import {
   callJson,
@@ -12,6 +12,7 @@ import {
   type RefundRequest,
   type RefundResult,
 } from './types.ts';
+import { sameSecret } from '../same-secret.ts';
 
 type TBankConfig = NonNullable<PaymentsConfig['tbank']>;
 
@@ -137,9 +138,7 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
       ) {
         return { ok: false, reason: 'malformed', message: 'не уведомление Т-Банка этого терминала' };
       }
-      const expected = Buffer.from(tbankToken(b, cfg.password));
-      const given = Buffer.from(b.Token.toLowerCase());
-      if (expected.length !== given.length || !timingSafeEqual(expected, given))
+      if (!sameSecret(b.Token.toLowerCase(), tbankToken(b, cfg.password)))
         return { ok: false, reason: 'bad_token', message: 'неверный Token уведомления' };
       const id = String(b.PaymentId);
       if (!/^\d{1,20}$/.test(id)) return { ok: false, reason: 'malformed', message: 'не уведомление Т-Банка' };

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { PaymentsConfig } from '../../config.ts';
 import {
   callJson,
@@ -13,6 +13,7 @@ import {
   type ProviderPaymentState,
   type RefundResult,
 } from './types.ts';
+import { sameSecret } from '../same-secret.ts';
 
 type YooMoneyConfig = NonNullable<PaymentsConfig['yoomoney']>;
 
@@ -119,9 +120,7 @@ export function yoomoneyAdapter(cfg: YooMoneyConfig): PaymentAdapter {
       for (const k of [...SIGNED, 'label', 'sha1_hash'])
         if (typeof b[k] !== 'string') return { ok: false, reason: 'malformed', message: `в уведомлении ЮMoney нет поля ${k}` };
       const f = b as Record<string, string>;
-      const given = Buffer.from(f.sha1_hash!.toLowerCase());
-      const expected = Buffer.from(yoomoneyHash(f, cfg.notificationSecret));
-      if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      if (!sameSecret(f.sha1_hash!.toLowerCase(), yoomoneyHash(f, cfg.notificationSecret)))
         return { ok: false, reason: 'bad_token', message: 'неверный sha1_hash уведомления ЮMoney' };
       if (f.codepro === 'true') return { ok: false, reason: 'codepro', message: 'перевод с кодом протекции: не зачисляется' };
       if (b.unaccepted === 'true') return { ok: false, reason: 'unaccepted', message: 'перевод ещё не принят (unaccepted)' };

@@ -1,4 +1,4 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SetupBody } from '@kubik/contract';
@@ -12,6 +12,7 @@ import { recordAudit } from '../audit/audit.service.ts';
 import { SiteSettingsDoc } from '../site/site.settings.ts';
 import { createSession } from '../users/users.logins.ts';
 import { nameOrEmailTaken, profileUuidFor } from '../users/users.repo.ts';
+import { sameSecret } from '../../lib/same-secret.ts';
 
 export const SETUP_TEXTS = {
   done: 'Сайт уже настроен: войдите как администратор',
@@ -67,10 +68,7 @@ export async function announceSetup(ctx: AppContext, log: FastifyBaseLogger): Pr
 }
 
 function sameCode(given: string, expected: string): boolean {
-  // Digests of equal length: the comparison takes the same time whatever was typed.
-  const a = createHash('sha256').update(given.trim().toUpperCase()).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
+  return sameSecret(given.trim().toUpperCase(), expected);
 }
 
 /**

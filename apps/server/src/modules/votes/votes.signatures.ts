@@ -1,5 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { CustomVoteScheme, VoteKind } from '@kubik/contract';
+import { sameSecret } from '../../lib/same-secret.ts';
 
 /*
  * What each top sends when a player voted, and how it is checked (docs/votes.md):
@@ -38,12 +39,8 @@ function hex(alg: 'sha1' | 'sha256' | 'md5', text: string): string {
   return createHash(alg).update(text, 'utf8').digest('hex');
 }
 
-/** Constant time for strings of one length; a different length is simply unequal. */
-export function sameText(given: string, expected: string): boolean {
-  const a = Buffer.from(given, 'utf8');
-  const b = Buffer.from(expected, 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
-}
+/** Constant time (lib/same-secret.ts). */
+export const sameText = sameSecret;
 
 /** Unix seconds, epoch ms or ISO 8601 → epoch ms; null when it is none of them. */
 export function parseTime(raw: string): number | null {
