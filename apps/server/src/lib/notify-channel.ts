@@ -37,6 +37,8 @@ export class NotifyChannel {
   private stopped = false;
   private retry: NodeJS.Timeout | undefined;
   private failures = 0;
+  /** The connection's queries, one after another: pg (and pg@9 for good) refuses a query sent while one runs. */
+  private turn: Promise<unknown> = Promise.resolve();
   private connecting: Promise<void> | null = null;
   /** Connection errors so far (failed connects and lost connections), for /metrics. */
   errors = 0;
@@ -72,8 +74,7 @@ export class NotifyChannel {
       this.handlers.set(channel, set);
       if (this.client && this.listening) {
         this.pendingListens++;
-        void this.client
-          .query(`listen ${channel}`)
+        void this.send(this.client, `listen ${channel}`)
           .catch(() => {})
           .finally(() => this.pendingListens--);
       }
@@ -126,7 +127,7 @@ export class NotifyChannel {
     }
     const client = this.client;
     if (client && this.listening) {
-      await client.query('select pg_notify($1, $2)', [channel, payload]).catch(() => {});
+      await this.send(client, 'select pg_notify($1, $2)', [channel, payload]).catch(() => {});
     }
   }
 
@@ -168,6 +169,7 @@ export class NotifyChannel {
       await client.end().catch(() => {});
       return;
     }
+    this.turn = Promise.resolve();
     this.client = client;
     this.listening = true;
     if (this.failures > 0) {
@@ -202,6 +204,12 @@ export class NotifyChannel {
       backoffMs(this.failures, RECONNECT),
     );
     this.retry.unref();
+  }
+
+  private send(client: pg.Client, text: string, values?: unknown[]): Promise<unknown> {
+    const done = this.turn.then(() => client.query(text, values));
+    this.turn = done.catch(() => {});
+    return done;
   }
 
   private deliver(channel: string, payload: string): void {
