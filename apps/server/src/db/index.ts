@@ -66,6 +66,9 @@ const CONNECTION_CODES = new Set([
 const CONNECTION_TEXTS =
   /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly)/;
 
+/** Connections each instance keeps to PostgreSQL at most. */
+const POOL_MAX = 10;
+
 /** Thrown without trying while the database was just found unreachable (see PgGate). */
 export class DatabaseUnavailableError extends Error {}
 
@@ -164,7 +167,7 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; sqlitePat
   if (isPostgresUrl(opts.databaseUrl)) {
     kind = 'pg';
     // A connection that cannot be made in 5 s fails (503) rather than holding its request forever.
-    const pool = new (loadPg().Pool)({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 5000, keepAlive: true });
+    const pool = new (loadPg().Pool)({ connectionString: opts.databaseUrl, max: POOL_MAX, connectionTimeoutMillis: 5000, keepAlive: true });
     // Every connection has an 'error' listener for its whole life, idle or checked out: a
     // connection dropped by the server (restart, failover, a cut network) while a query holds it
     // must not crash the process (pg's pool listens only while a connection is idle).
@@ -175,13 +178,22 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; sqlitePat
         async connect() {
           if (health.failures > 0 && Date.now() < health.retryAt)
             throw new DatabaseUnavailableError(health.lastError || 'PostgreSQL unreachable');
-          try {
-            const client = await pool.connect();
-            health.connected();
-            return client;
-          } catch (err) {
-            health.connectFailed(err);
-            throw err;
+          // Every connection busy: this request waits its turn in the pool's queue. If the wait runs
+          // out, pg says "timeout exceeded when trying to connect" as it does for a database that
+          // does not answer, but the database is up and busy (a rush on one item): the request
+          // waits one more turn, then gets its 503, and the others are not failed at once as they
+          // are while the database is unreachable.
+          for (let turn = 1; ; turn++) {
+            const queued = pool.totalCount >= POOL_MAX && pool.idleCount === 0;
+            try {
+              const client = await pool.connect();
+              health.connected();
+              return client;
+            } catch (err) {
+              if (queued && turn < 2) continue;
+              if (!queued) health.connectFailed(err);
+              throw err;
+            }
           }
         },
         end: () => pool.end(),

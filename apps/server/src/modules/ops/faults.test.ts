@@ -54,6 +54,33 @@ describe('errors of an unreachable database', () => {
   });
 });
 
+describe.runIf(process.env.TEST_DATABASE_URL)('a PostgreSQL pool with every connection busy', () => {
+  it('makes a request wait its turn past one connect deadline, and never takes the database for unreachable', async () => {
+    const pgDb = await createPgDatabase();
+    const handle = openDatabase({ databaseUrl: pgDb.url, sqlitePath: '' });
+    try {
+      // Ten transactions hold the pool's ten connections for 6 s: longer than one 5 s wait for a turn.
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const holders = Array.from({ length: 10 }, () => handle.db.connection().execute(() => held));
+      await sleep(300);
+      const started = Date.now();
+      const waiting = handle.db.selectNoFrom((eb) => eb.val(1).as('one')).execute();
+      await sleep(6000);
+      expect(handle.health.up).toBe(true);
+      release();
+      await Promise.all(holders);
+      expect((await waiting).map((r) => Number(r.one))).toEqual([1]);
+      expect(Date.now() - started).toBeGreaterThan(5000);
+      expect(handle.health.up).toBe(true);
+      expect(handle.health.errors).toBe(0);
+    } finally {
+      await handle.close();
+      await pgDb.drop();
+    }
+  }, 30_000);
+});
+
 describe.runIf(process.env.TEST_DATABASE_URL)('an instance whose PostgreSQL goes away', () => {
   let pgDb: Awaited<ReturnType<typeof createPgDatabase>>;
   let proxy: TcpProxy;
