@@ -100,12 +100,25 @@ async function legacyKey(db: Db, kind: PurchaseKind, userId: number, key: string
  * whole, so running it again is safe. A few tries, then the error stands.
  */
 const RETRYABLE = new Set(['40P01', '40001']);
+
+/**
+ * Thrown by a purchase step when what it read changed under it (an admin's edit): the purchase
+ * runs again; after the last try the player gets `refusal`.
+ */
+export class RetryPurchase extends Error {
+  constructor(readonly refusal: Error) {
+    super(refusal.message);
+  }
+}
+
 async function retried<A>(attempt: () => Promise<A>): Promise<A> {
   for (let i = 1; ; i++) {
     try {
       return await attempt();
     } catch (err) {
-      if (i >= 3 || !RETRYABLE.has(String((err as { code?: unknown }).code))) throw err;
+      const again = err instanceof RetryPurchase || RETRYABLE.has(String((err as { code?: unknown }).code));
+      if (!again) throw err;
+      if (i >= 3) throw err instanceof RetryPurchase ? err.refusal : err;
       await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * i));
     }
   }

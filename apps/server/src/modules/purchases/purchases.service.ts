@@ -3,6 +3,8 @@ import { badRequest } from '../../lib/errors.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
 import { idempotent, type KeyedRequest } from './purchases.keys.ts';
 
+export { RetryPurchase } from './purchases.keys.ts';
+
 export const PURCHASE_TEXTS = {
   noFunds: 'Недостаточно средств на балансе',
 } as const;
@@ -53,6 +55,14 @@ export interface PurchaseSpec<P extends { price: number }, R extends Recorded, A
   record(trx: Db, priced: P, charge: Charge, now: number): Promise<R>;
   /** After the debit, with the new balance: queues the deliveries and makes the answer (JSON, replayed as is). */
   deliver(trx: Db, recorded: R, balance: number, now: number): Promise<A>;
+  /**
+   * Last, just before the commit: takes what every buyer shares (an item's stock) by a conditional
+   * update. Its row stays locked until the commit, so it is locked last: a sale of one item runs
+   * its buyers one after another only for this update and the commit, not for the whole purchase.
+   * Throws RetryPurchase when what the price step read has changed since (the purchase then runs
+   * again from the start).
+   */
+  take?(trx: Db, priced: P, now: number): Promise<void>;
 }
 
 /**
@@ -97,7 +107,9 @@ export function purchase<P extends { price: number }, R extends Recorded, A>(
     const charge: Charge = { price: priced.price, discount, total: priced.price - discount };
     const recorded = await spec.record(trx, priced, charge, now);
     const balance = await debitAll(trx, spec.userId, charge.total, recorded.ledger);
-    return spec.deliver(trx, recorded, balance, now);
+    const answer = await spec.deliver(trx, recorded, balance, now);
+    if (spec.take) await spec.take(trx, priced, now);
+    return answer;
   });
 }
 

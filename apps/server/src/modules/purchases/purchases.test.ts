@@ -9,7 +9,7 @@ import { HttpError } from '../../lib/errors.ts';
 import { createPgDatabase, createTestApp, dbKinds, seedUser, type TestApp } from '../../test/test-app.ts';
 import { findLedgerMismatches } from '../ledger/ledger.service.ts';
 import { idempotent, KEY_TTL_MS, keyCleanupJob, requestFingerprint } from './purchases.keys.ts';
-import { purchase, type PurchaseSpec } from './purchases.service.ts';
+import { purchase, RetryPurchase, type PurchaseSpec } from './purchases.service.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -150,6 +150,37 @@ describe.each(dbKinds)('the purchases core on %s', (kind) => {
       { key: 'discount-key-01' },
       { key: 'discount-key-02' },
     ]);
+  });
+
+  it('takes what buyers share last; a take that finds the item changed runs the purchase again, and refuses after three tries', async () => {
+    const userId = await seedUser(t, 'Taker', { balanceKopecks: 1000 });
+    const runs = { n: 0 };
+    const order: string[] = [];
+    let changes = 1;
+    const changing = {
+      ...spec(userId, 'take-key-000001', { a: 1 }, 200, runs),
+      deliver: async (_trx: Db, _r: unknown, newBalance: number) => {
+        order.push('deliver');
+        return { new_balance: newBalance, run: runs.n };
+      },
+      take: async () => {
+        order.push('take');
+        if (changes-- > 0) throw new RetryPurchase(new HttpError(409, 'Изменился', { code: 'sale_changed' }));
+      },
+    };
+    // The first try's writes rolled back with it: one debit, one key.
+    expect(await purchase(ctx, changing)).toEqual({ new_balance: 800, run: 2 });
+    expect(order).toEqual(['deliver', 'take', 'deliver', 'take']);
+    expect((await purchaseRows(userId)).length).toBe(1);
+    const never = {
+      ...spec(userId, 'take-key-000002', { a: 2 }, 200, runs),
+      take: async () => {
+        throw new RetryPurchase(new HttpError(409, 'Изменился', { code: 'sale_changed' }));
+      },
+    };
+    expect(await refusal(purchase(ctx, never))).toEqual({ status: 409, code: 'sale_changed', message: 'Изменился' });
+    expect(await balance(userId)).toBe(800);
+    expect((await purchaseRows(userId)).length).toBe(1);
   });
 
   it('answers a key the previous release wrote to its own table during the rolling restart', async () => {

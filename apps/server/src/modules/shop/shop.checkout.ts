@@ -16,7 +16,7 @@ import type { User } from '../users/users.repo.ts';
 import { enqueueDeliveries, type DeliveryRequest } from '../deliveries/deliveries.queue.ts';
 import { giftRecipient, sendGiftLetter, type GiftRecipient } from '../purchases/purchases.gift.ts';
 import { redeemPromo, type Redeemed } from '../purchases/purchases.promo.ts';
-import { lockPlayers, purchase, type LedgerLine } from '../purchases/purchases.service.ts';
+import { lockPlayers, purchase, RetryPurchase, type LedgerLine } from '../purchases/purchases.service.ts';
 import { dropListCache } from './shop.cache.ts';
 import { categorySales, commandsOf, deliveryChunks, priceNow, TEXTS } from './shop.service.ts';
 
@@ -25,6 +25,7 @@ export const CHECKOUT_TEXTS = {
   gifted: (name: string) => `Подарок отправлен игроку ${name}! Предметы будут выданы ему в игре.`,
   limit: (name: string, limit: number, period: LimitPeriod, left: number) =>
     `«${name}»: не больше ${limit} шт. на игрока ${LIMIT_PERIOD_TEXT[period]}` + (left > 0 ? ` — можно ещё ${left}` : ' — лимит исчерпан'),
+  itemChanged: 'Товар только что изменился: обновите страницу и подтвердите покупку ещё раз.',
   priceChanged: (total: number) =>
     `Цена изменилась (акция закончилась): теперь к оплате ${toRoubles(total)} ₽. Проверьте корзину и подтвердите ещё раз.`,
 } as const;
@@ -49,6 +50,8 @@ interface PricedLine extends Line {
   /** Kopecks per purchase now, and for the line. */
   unit: number;
   amount: number;
+  /** null: an unlimited item, nothing to take. */
+  stock: Stock | null;
 }
 
 interface Order {
@@ -58,8 +61,19 @@ interface Order {
   expectedTotal?: number;
 }
 
-/** Takes the stock of one line (never below zero; unlimited items keep theirs) and prices it now; refuses with the reason. */
-async function takeLine(
+/** What a line's stock update must still find: the item as priced (its prices unchanged since). */
+interface Stock {
+  price: number;
+  sale_price: number | null;
+  sale_ends_at: number | null;
+}
+
+/**
+ * Reads one line's item, checks that it can be bought now (on sale, in stock, within the player's
+ * limit) and prices it. Nothing is locked or written: the stock of a counted item is taken last
+ * (takeStock), an unlimited item's row is only read.
+ */
+async function readLine(
   trx: Db,
   line: Line,
   recipientId: number,
@@ -67,13 +81,8 @@ async function takeLine(
   sales: Awaited<ReturnType<typeof categorySales>>,
 ): Promise<PricedLine> {
   const row = await trx
-    .updateTable('shop_items')
-    .set({ count: sql<number>`count - (case when unlimited = 1 then 0 else ${line.quantity} end)`, updated_at: now })
-    .where('id', '=', line.shop_id)
-    .where('deleted_at', 'is', null)
-    .where('status', '=', ON_SALE)
-    .where((eb) => eb.or([eb('unlimited', '=', 1), eb('count', '>=', line.quantity)]))
-    .returning([
+    .selectFrom('shop_items')
+    .select([
       'id',
       'name',
       'category',
@@ -86,9 +95,15 @@ async function takeLine(
       'commands',
       'limit_per_player',
       'limit_period',
+      'status',
+      'count',
+      'unlimited',
+      'deleted_at',
     ])
+    .where('id', '=', line.shop_id)
     .executeTakeFirst();
-  if (!row) throw await whyNotBuyable(trx, line);
+  const refused = row ? refusal(row, line.quantity) : notFound(TEXTS.noItem, { code: 'not_found' });
+  if (refused || !row) throw refused;
   if (row.limit_per_player !== null) {
     const period = (row.limit_period in PERIOD_MS ? row.limit_period : 'ever') as LimitPeriod;
     const since = period === 'ever' ? 0 : now - PERIOD_MS[period];
@@ -112,20 +127,66 @@ async function takeLine(
     item: { ...row, pieces: Number(row.pieces) },
     unit,
     amount: unit * line.quantity,
+    stock:
+      Number(row.unlimited) === 1
+        ? null
+        : {
+            price: Number(row.price),
+            sale_price: row.sale_price === null ? null : Number(row.sale_price),
+            sale_ends_at: row.sale_ends_at === null ? null : Number(row.sale_ends_at),
+          },
   };
 }
 
-/** The reason the conditional stock update matched nothing, read inside the same transaction. */
-async function whyNotBuyable(trx: Db, line: Line): Promise<HttpError> {
-  const item = await trx
-    .selectFrom('shop_items')
-    .select(['name', 'status', 'count', 'deleted_at'])
-    .where('id', '=', line.shop_id)
-    .executeTakeFirst();
-  if (!item || item.deleted_at !== null) return notFound(TEXTS.noItem, { code: 'not_found' });
+/** Why `quantity` of this item cannot be bought now, or null when it can. */
+function refusal(
+  item: { status: string; count: number; unlimited: number; deleted_at: number | null },
+  quantity: number,
+): HttpError | null {
+  if (item.deleted_at !== null) return notFound(TEXTS.noItem, { code: 'not_found' });
   if (item.status !== ON_SALE) return conflict(TEXTS.notOnSale, { code: 'not_on_sale' });
+  if (Number(item.unlimited) === 1 || Number(item.count) >= quantity) return null;
   if (Number(item.count) <= 0) return conflict(TEXTS.soldOut, { code: 'sold_out' });
   return conflict(TEXTS.notEnoughStock(Number(item.count)), { code: 'not_enough_stock', field: 'quantity' });
+}
+
+/**
+ * Takes the stock of the counted lines (never below zero), in id order, as the purchase's last
+ * writes. The update matches only the item as it was priced: a refusal that arose meanwhile (sold
+ * out, taken off sale) is the player's answer; a price an admin changed meanwhile runs the purchase
+ * again at the new price.
+ */
+async function takeStock(trx: Db, lines: PricedLine[], now: number): Promise<boolean> {
+  let took = false;
+  for (const line of lines) {
+    const { stock } = line;
+    if (!stock) continue;
+    took = true;
+    const taken = await trx
+      .updateTable('shop_items')
+      .set({ count: sql<number>`count - ${line.quantity}`, updated_at: now })
+      .where('id', '=', line.shop_id)
+      .where('deleted_at', 'is', null)
+      .where('status', '=', ON_SALE)
+      .where('unlimited', '=', 0)
+      .where('count', '>=', line.quantity)
+      .where('price', '=', stock.price)
+      .where('sale_price', stock.sale_price === null ? 'is' : '=', stock.sale_price)
+      .where('sale_ends_at', stock.sale_ends_at === null ? 'is' : '=', stock.sale_ends_at)
+      .returning('id')
+      .executeTakeFirst();
+    if (taken) continue;
+    const item = await trx
+      .selectFrom('shop_items')
+      .select(['status', 'count', 'unlimited', 'deleted_at'])
+      .where('id', '=', line.shop_id)
+      .executeTakeFirst();
+    throw (
+      (item ? refusal(item, line.quantity) : notFound(TEXTS.noItem, { code: 'not_found' })) ??
+      new RetryPurchase(conflict(CHECKOUT_TEXTS.itemChanged, { code: 'sale_changed' }))
+    );
+  }
+  return took;
 }
 
 function deliveriesFor(line: PricedLine, orderId: number, userId: number): DeliveryRequest[] {
@@ -166,6 +227,7 @@ async function order<A>(
   const recipientId = recipient?.id ?? payer.id;
   // In id order, so stock rows are locked in one order by every purchase (no deadlock between carts).
   const sorted = [...lines].sort((a, b) => a.shop_id - b.shop_id);
+  let stockTaken = false;
   const result = await purchase(ctx, {
     kind,
     userId: payer.id,
@@ -176,7 +238,7 @@ async function order<A>(
       await lockPlayers(trx, ctx.dbKind, [payer.id, recipientId]);
       const sales = await categorySales(trx, now);
       const priced: PricedLine[] = [];
-      for (const line of sorted) priced.push(await takeLine(trx, line, recipientId, now, sales));
+      for (const line of sorted) priced.push(await readLine(trx, line, recipientId, now, sales));
       return { lines: priced, price: priced.reduce((s, l) => s + l.amount, 0), redeemed: null as Redeemed | null };
     },
     async discount(trx, priced, now) {
@@ -245,8 +307,12 @@ async function order<A>(
       }
       return answer({ balance, orderIds: recorded.orderIds, total: recorded.charge.total, discount: recorded.charge.discount, recipient });
     },
+    async take(trx, priced, now) {
+      stockTaken = await takeStock(trx, priced.lines, now);
+    },
   });
-  await dropListCache(ctx);
+  // The public list shows stock: only a counted item's purchase changes it.
+  if (stockTaken) await dropListCache(ctx);
   return result;
 }
 
