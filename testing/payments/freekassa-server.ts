@@ -14,7 +14,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import type http from 'node:http';
-import { close, escapeHtml, listen, postForm, readBody, sendHtml, sendJson } from './http-util.ts';
+import { escapeHtml, HttpDouble, postForm, sendHtml, sendJson, type RequestBody } from './http-util.ts';
 
 export interface FreeKassaOrder {
   fk_order_id: number;
@@ -26,21 +26,21 @@ export interface FreeKassaOrder {
 
 const md5 = (s: string) => createHash('md5').update(s, 'utf8').digest('hex');
 
-export class FakeFreeKassa {
+export class FakeFreeKassa extends HttpDouble {
   readonly orders = new Map<string, FreeKassaOrder>();
   readonly notifications: { fields: Record<string, string>; status: number; text: string }[] = [];
   notificationUrl: string | null = null;
   private nextId = 50_000_000;
   private lastNonce = 0;
-  private server: http.Server | null = null;
-  url = '';
 
   constructor(
     readonly merchantId = '12345',
     readonly secret1 = 'fk-secret-one',
     readonly secret2 = 'fk-secret-two',
     readonly apiKey = 'fk-api-key-0123456789',
-  ) {}
+  ) {
+    super();
+  }
 
   get formUrl(): string {
     return `${this.url}/`;
@@ -50,18 +50,8 @@ export class FakeFreeKassa {
     return `${this.url}/v1`;
   }
 
-  async start(): Promise<this> {
-    const { server, url } = await listen(
-      (req, res) => void this.handle(req, res).catch((err) => sendJson(res, 500, { error: String(err) })),
-    );
-    this.server = server;
-    this.url = url;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    await close(this.server);
-    this.server = null;
+  protected crashed(res: http.ServerResponse, err: unknown): void {
+    sendJson(res, 500, { error: String(err) });
   }
 
   notificationFor(order: FreeKassaOrder, overrides: Record<string, string> = {}): Record<string, string> {
@@ -111,9 +101,8 @@ export class FakeFreeKassa {
     return createHmac('sha256', this.apiKey).update(line, 'utf8').digest('hex');
   }
 
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  protected async handle(req: http.IncomingMessage, res: http.ServerResponse, { form, json }: RequestBody): Promise<void> {
     const url = new URL(req.url ?? '/', this.url);
-    const { text, json } = await readBody(req);
     if (req.method === 'GET' && url.pathname === '/') {
       const q = Object.fromEntries(url.searchParams);
       if (q.m !== this.merchantId || !q.oa || !q.o || q.s !== md5(`${q.m}:${q.oa}:${this.secret1}:${q.currency}:${q.o}`))
@@ -127,8 +116,7 @@ export class FakeFreeKassa {
       );
     }
     if (req.method === 'POST' && url.pathname === '/pay') {
-      const o = new URLSearchParams(text).get('o') ?? '';
-      await this.pay(o);
+      await this.pay(form.o ?? '');
       return sendHtml(res, 200, '<p>Оплачено</p>');
     }
     if (req.method === 'POST' && url.pathname.startsWith('/v1/')) {

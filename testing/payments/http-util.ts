@@ -8,15 +8,54 @@ export interface SeenRequest {
   body: unknown;
 }
 
-/** Reads a request body; JSON when it parses, else the text (form posts are parsed by the caller). */
-export async function readBody(req: http.IncomingMessage): Promise<{ text: string; json: unknown }> {
+/** A request's body read whole: its text, the JSON in it (when it parses) and the fields a form post carries. */
+export interface RequestBody {
+  text: string;
+  json: unknown;
+  /** The text read as `application/x-www-form-urlencoded` (what a browser form and ЮMoney's and FreeKassa's notifications send). */
+  form: Record<string, string>;
+}
+
+/** Reads a request body: the text, JSON when it parses, and the text as form fields. */
+export async function readBody(req: http.IncomingMessage): Promise<RequestBody> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   const text = Buffer.concat(chunks).toString('utf8');
+  const form = Object.fromEntries(new URLSearchParams(text));
   try {
-    return { text, json: text ? (JSON.parse(text) as unknown) : undefined };
+    return { text, json: text ? (JSON.parse(text) as unknown) : undefined, form };
   } catch {
-    return { text, json: undefined };
+    return { text, json: undefined, form };
+  }
+}
+
+/**
+ * A provider's HTTP side on a free loopback port: `start()` opens it at `url`, `stop()` closes it.
+ * Each request is read whole and given to `handle`; what `handle` throws is answered by `crashed`,
+ * in the provider's own shape of an internal error.
+ */
+export abstract class HttpDouble {
+  url = '';
+  private server: http.Server | null = null;
+
+  protected abstract handle(req: http.IncomingMessage, res: http.ServerResponse, body: RequestBody): Promise<void>;
+  protected abstract crashed(res: http.ServerResponse, err: unknown): void;
+
+  async start(): Promise<this> {
+    const { server, url } = await listen(
+      (req, res) =>
+        void readBody(req)
+          .then((body) => this.handle(req, res, body))
+          .catch((err: unknown) => this.crashed(res, err)),
+    );
+    this.server = server;
+    this.url = url;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await close(this.server);
+    this.server = null;
   }
 }
 

@@ -28,7 +28,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type http from 'node:http';
-import { close, escapeHtml, listen, postNotification, readBody, sendHtml, sendJson, type SeenRequest } from './http-util.ts';
+import { escapeHtml, HttpDouble, postNotification, sendHtml, sendJson, type RequestBody, type SeenRequest } from './http-util.ts';
 
 export interface TBankPayment {
   PaymentId: number;
@@ -55,50 +55,38 @@ export function signTBank(params: Record<string, unknown>, password: string): st
     .digest('hex');
 }
 
-export class FakeTBank {
+export class FakeTBank extends HttpDouble {
   readonly payments = new Map<number, TBankPayment>();
   readonly requests: SeenRequest[] = [];
   readonly notifications: { body: Record<string, unknown>; status: number; text: string }[] = [];
-  private server: http.Server | null = null;
   /** The next Cancel calls are refused with this error (the bank's word, HTTP 200). */
   refuseCancel: { code: string; message: string; details?: string } | null = null;
   /** The next N API calls fail with HTTP 503 (the bank did not answer). */
   failNext = 0;
   private nextId = 3_093_639_500 + Math.floor(Math.random() * 1000);
-  url = '';
 
   constructor(
     readonly terminalKey = '1700000000000DEMO',
     readonly password = 'demo_password_01',
-  ) {}
+  ) {
+    super();
+  }
 
   get apiUrl(): string {
     return `${this.url}/v2`;
   }
 
-  async start(): Promise<this> {
-    const { server, url } = await listen(
-      (req, res) =>
-        void this.handle(req, res).catch((err) => sendJson(res, 500, { Success: false, ErrorCode: '9999', Message: String(err) })),
-    );
-    this.server = server;
-    this.url = url;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    await close(this.server);
-    this.server = null;
+  protected crashed(res: http.ServerResponse, err: unknown): void {
+    sendJson(res, 500, { Success: false, ErrorCode: '9999', Message: String(err) });
   }
 
   private fail(res: http.ServerResponse, code: string, message: string, details = ''): void {
     sendJson(res, 200, { Success: false, ErrorCode: code, Message: message, Details: details });
   }
 
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  protected async handle(req: http.IncomingMessage, res: http.ServerResponse, { text, json, form }: RequestBody): Promise<void> {
     const url = new URL(req.url ?? '/', this.url);
-    const { text, json } = await readBody(req);
-    if (url.pathname.startsWith('/new/')) return this.paymentPage(req, res, url, text);
+    if (url.pathname.startsWith('/new/')) return this.paymentPage(req, res, url, form);
     this.requests.push({ method: req.method ?? '', path: url.pathname, headers: req.headers, body: json ?? text });
     if (this.failNext > 0) {
       this.failNext -= 1;
@@ -250,12 +238,12 @@ export class FakeTBank {
     if (notify) await this.notify(p);
   }
 
-  private async paymentPage(req: http.IncomingMessage, res: http.ServerResponse, url: URL, form: string): Promise<void> {
+  private async paymentPage(req: http.IncomingMessage, res: http.ServerResponse, url: URL, form: Record<string, string>): Promise<void> {
     const code = url.pathname.slice('/new/'.length);
     const p = [...this.payments.values()].find((x) => x.code === code);
     if (!p) return sendHtml(res, 404, '<!doctype html><title>Т-Банк</title><p>Платёж не найден</p>');
     if (req.method === 'POST') {
-      if (new URLSearchParams(form).get('action') === 'pay') await this.pay(p);
+      if (form.action === 'pay') await this.pay(p);
       else await this.reject(p);
       const to = p.Status === 'CONFIRMED' ? p.SuccessURL : p.FailURL;
       res.writeHead(302, { location: to ?? this.url });

@@ -25,7 +25,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import { close, escapeHtml, listen, postNotification, readBody, sendHtml, sendJson, type SeenRequest } from './http-util.ts';
+import { escapeHtml, HttpDouble, postNotification, sendHtml, sendJson, type RequestBody, type SeenRequest } from './http-util.ts';
 
 export interface YooPayment {
   id: string;
@@ -60,7 +60,7 @@ const MONEY = /^\d{1,10}(\.\d{1,2})?$/;
 const toKop = (v: string) => Math.round(Number(v) * 100);
 const fromKop = (k: number) => `${Math.floor(k / 100)}.${String(k % 100).padStart(2, '0')}`;
 
-export class FakeYooKassa {
+export class FakeYooKassa extends HttpDouble {
   readonly payments = new Map<string, YooPayment>();
   readonly requests: SeenRequest[] = [];
   /** Notifications sent to the shop: the body and the shop's answer status. */
@@ -77,43 +77,29 @@ export class FakeYooKassa {
   /** Payments created with capture: true (paid means succeeded at once). */
   private readonly autoCapture = new Set<string>();
   private readonly keys = new Map<string, { body: string; status: number; answer: unknown }>();
-  private server: http.Server | null = null;
-  url = '';
 
   constructor(
     readonly shopId = '123456',
     readonly secretKey = 'test_secret_key_0123456789',
-  ) {}
+  ) {
+    super();
+  }
 
   get apiUrl(): string {
     return `${this.url}/v3`;
   }
 
-  async start(): Promise<this> {
-    const { server, url } = await listen(
-      (req, res) =>
-        void this.handle(req, res).catch((err) =>
-          sendJson(res, 500, { type: 'error', code: 'internal_server_error', description: String(err) }),
-        ),
-    );
-    this.server = server;
-    this.url = url;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    await close(this.server);
-    this.server = null;
+  protected crashed(res: http.ServerResponse, err: unknown): void {
+    sendJson(res, 500, { type: 'error', code: 'internal_server_error', description: String(err) });
   }
 
   private error(res: http.ServerResponse, status: number, code: string, description: string, parameter?: string): void {
     sendJson(res, status, { type: 'error', id: randomUUID(), code, description, ...(parameter ? { parameter } : {}) });
   }
 
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  protected async handle(req: http.IncomingMessage, res: http.ServerResponse, { text, json, form }: RequestBody): Promise<void> {
     const url = new URL(req.url ?? '/', this.url);
-    const { text, json } = await readBody(req);
-    if (url.pathname.startsWith('/checkout/')) return this.checkout(req, res, url, text);
+    if (url.pathname.startsWith('/checkout/')) return this.checkout(req, res, url, form);
     this.requests.push({ method: req.method ?? '', path: url.pathname, headers: req.headers, body: json ?? text });
     if (this.failNext && this.failNext.count > 0) {
       this.failNext.count -= 1;
@@ -337,12 +323,12 @@ export class FakeYooKassa {
   }
 
   /** The confirmation page the payer is sent to. */
-  private async checkout(req: http.IncomingMessage, res: http.ServerResponse, url: URL, form: string): Promise<void> {
+  private async checkout(req: http.IncomingMessage, res: http.ServerResponse, url: URL, form: Record<string, string>): Promise<void> {
     const id = url.searchParams.get('orderId') ?? '';
     const p = this.payments.get(id);
     if (!p) return sendHtml(res, 404, '<!doctype html><title>ЮKassa</title><p>Платёж не найден</p>');
     if (req.method === 'POST') {
-      const action = new URLSearchParams(form).get('action');
+      const action = form.action;
       if (action === 'pay') this.pay(id);
       else this.cancel(id);
       if (p.status !== 'pending') await this.notify(this.notificationFor(id));

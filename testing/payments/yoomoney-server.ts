@@ -20,7 +20,7 @@
  */
 import { createHash, randomInt } from 'node:crypto';
 import type http from 'node:http';
-import { close, escapeHtml, listen, postForm, readBody, sendHtml, sendJson } from './http-util.ts';
+import { escapeHtml, HttpDouble, postForm, sendHtml, sendJson, type RequestBody } from './http-util.ts';
 
 export interface YooMoneyOperation {
   operation_id: string;
@@ -35,7 +35,7 @@ export interface YooMoneyOperation {
 const MONEY = /^\d{1,10}(\.\d{1,2})?$/;
 const fromKop = (k: number) => `${Math.floor(k / 100)}.${String(k % 100).padStart(2, '0')}`;
 
-export class FakeYooMoney {
+export class FakeYooMoney extends HttpDouble {
   readonly operations: YooMoneyOperation[] = [];
   /** Notifications sent: the fields and the site's answer status. */
   readonly notifications: { fields: Record<string, string>; status: number }[] = [];
@@ -43,13 +43,13 @@ export class FakeYooMoney {
   notificationUrl: string | null = null;
   readonly oauthToken = 'test-oauth-token-410012345678901';
   private readonly pending = new Map<string, Omit<YooMoneyOperation, 'operation_id' | 'amount' | 'datetime'>>();
-  private server: http.Server | null = null;
-  url = '';
 
   constructor(
     readonly wallet = '410012345678901',
     readonly secret = 'yoomoney-notification-secret',
-  ) {}
+  ) {
+    super();
+  }
 
   get formUrl(): string {
     return `${this.url}/quickpay/confirm`;
@@ -59,18 +59,8 @@ export class FakeYooMoney {
     return `${this.url}/api`;
   }
 
-  async start(): Promise<this> {
-    const { server, url } = await listen(
-      (req, res) => void this.handle(req, res).catch((err) => sendJson(res, 500, { error: String(err) })),
-    );
-    this.server = server;
-    this.url = url;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    await close(this.server);
-    this.server = null;
+  protected crashed(res: http.ServerResponse, err: unknown): void {
+    sendJson(res, 500, { error: String(err) });
   }
 
   /** sha1_hash as ЮMoney computes it. */
@@ -141,10 +131,8 @@ export class FakeYooMoney {
     return op;
   }
 
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  protected async handle(req: http.IncomingMessage, res: http.ServerResponse, { form }: RequestBody): Promise<void> {
     const url = new URL(req.url ?? '/', this.url);
-    const { text } = await readBody(req);
-    const form = Object.fromEntries(new URLSearchParams(text));
     if (req.method === 'POST' && url.pathname === '/quickpay/confirm') {
       if (form.receiver !== this.wallet) return sendHtml(res, 400, '<p>Кошелёк получателя не найден</p>');
       if (form['quickpay-form'] !== 'button' || !['PC', 'AC'].includes(form.paymentType ?? '') || !MONEY.test(form.sum ?? ''))

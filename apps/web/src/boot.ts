@@ -16,7 +16,7 @@ const EVERY_PAGE = ['/api/site/settings', '/api/pages'];
 // ask /api/user/me, whose 401 browsers log as an error (lib/session-marker.ts).
 if (document.cookie.split('; ').includes('kubik_in=1')) EVERY_PAGE.push('/api/user/me');
 const PAGE_READS: Record<string, string[]> = {
-  '/': ['/api/tidings/news', '/api/servers/'],
+  '/': ['/api/tidings/news', '/api/servers/', '/api/home/showcase'],
   '/servers': ['/api/servers/'],
   '/donate': ['/api/donate/fully'],
   '/rules': ['/api/pages/rules'],

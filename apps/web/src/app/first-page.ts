@@ -2,6 +2,7 @@ import type { QueryClient, QueryKey } from '@tanstack/react-query';
 import { DONATE_KEY, fetchTiers } from '../features/donate/api.ts';
 import { fetchNewsFeed, NEWS_FEED_KEY } from '../features/news/api.ts';
 import { fetchPage, fetchPageLinks, PAGE_LINKS_KEY, pageKey } from '../features/pages/api.ts';
+import { fetchShowcase, SHOWCASE_KEY } from '../features/players/api.ts';
 import { fetchServers, SERVERS_PUBLIC_KEY } from '../features/servers/api.ts';
 import { fetchMe, ME_KEY } from '../providers/auth.tsx';
 import { preloadPage } from './router.tsx';
@@ -24,6 +25,7 @@ const PAGE_READS: Record<string, Read[]> = {
   '/': [
     { queryKey: NEWS_FEED_KEY, queryFn: fetchNewsFeed },
     { queryKey: SERVERS_PUBLIC_KEY, queryFn: fetchServers },
+    { queryKey: SHOWCASE_KEY, queryFn: fetchShowcase },
   ],
   '/servers': [{ queryKey: SERVERS_PUBLIC_KEY, queryFn: fetchServers }],
   '/donate': [{ queryKey: DONATE_KEY, queryFn: fetchTiers }],

@@ -1,14 +1,15 @@
-import { lazy, useState, type ComponentType } from 'react';
+import { lazy, type ComponentType } from 'react';
 import { Route, Switch, useLocation } from 'wouter';
 import { TOPUP_PATH } from '../lib/paths.ts';
 import { loadAuthPages } from './auth-pages.ts';
-import HomePage from './pages/HomePage.tsx';
+import HomePage, { preloadHomePage } from './pages/HomePage.tsx';
+import { lazyPage } from './lazy-page.tsx';
 import { GuestOnly, RequireUser } from './guards.tsx';
 import { Layout } from './Layout.tsx';
 import { NotFoundPage } from './NotFoundPage.tsx';
 
 // Every screen but the home page is a chunk of its own. The account forms share one (they follow
-// each other quickly), which a guest's header loads at once (Header.tsx), so they do not wait for it.
+// each other quickly), which a guest's header loads when «Вход» or «Регистрация» is pointed at (Header.tsx).
 const LoginPage = lazyPage(() => loadAuthPages().then((m) => ({ default: m.LoginPage })));
 const RegisterPage = lazyPage(() => loadAuthPages().then((m) => ({ default: m.RegisterPage })));
 const ForgotPasswordPage = lazyPage(() => loadAuthPages().then((m) => ({ default: m.ForgotPasswordPage })));
@@ -45,27 +46,8 @@ const AdminPaymentsPage = lazy(() => import('../features/payments-admin/AdminPay
 const AdminStaffPage = lazy(() => loadAdminLayout().then((m) => ({ default: m.AdminStaffPage })));
 const SetupPage = lazyPage(() => loadAuthPages().then((m) => ({ default: m.SetupPage })));
 
-/**
- * lazy(), and preload() for the page the browser opens first (main.tsx): once its module is in, a
- * page renders at once instead of suspending for a moment and showing the loading text first.
- */
-function lazyPage(load: () => Promise<{ default: ComponentType }>) {
-  let loaded: ComponentType | undefined;
-  const remember = <M extends { default: ComponentType }>(module: M) => {
-    loaded = module.default;
-    return module;
-  };
-  const Lazy = lazy(() => load().then(remember));
-  function Page() {
-    // Chosen once per mount: switching from Lazy to the loaded component later would remount the page.
-    const [Component] = useState(() => loaded ?? Lazy);
-    return <Component />;
-  }
-  Page.preload = () => load().then(remember);
-  return Page;
-}
-
 const PRELOAD: Record<string, () => Promise<unknown>> = {
+  '/': preloadHomePage,
   '/help': HelpPage.preload,
   '/rules': RulesPage.preload,
   '/donate': DonatePage.preload,

@@ -1,8 +1,11 @@
 import { useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { Modal } from './Modal.tsx';
+import { ModalFrame } from './ModalFrame.tsx';
 
-/** The question of unsaved.ts, in the site's own modal, above any modal already open. */
+/**
+ * The question of unsaved.ts, in the site's own modal frame, above any modal already open. A bare
+ * frame (not Modal.tsx, which asks this very question before it closes): closing it means «Остаться».
+ */
 function DiscardDialog({ answer }: { answer: (leave: boolean) => void }) {
   const [open, setOpen] = useState(true);
   const close = (leave: boolean) => {
@@ -10,7 +13,7 @@ function DiscardDialog({ answer }: { answer: (leave: boolean) => void }) {
     answer(leave);
   };
   return (
-    <Modal open={open} title="Уйти без сохранения?" onClose={() => close(false)}>
+    <ModalFrame open={open} title="Уйти без сохранения?" onClose={() => close(false)}>
       <div className="stack">
         <p>Введённый текст не сохранён и пропадёт.</p>
         <div className="form-actions">
@@ -22,7 +25,7 @@ function DiscardDialog({ answer }: { answer: (leave: boolean) => void }) {
           </button>
         </div>
       </div>
-    </Modal>
+    </ModalFrame>
   );
 }
 

@@ -1,4 +1,4 @@
-import type { UserHistoryEntry, UserHistoryResponse, ShopOrder, UserPrivilege } from '@kubik/contract';
+import type { PlayerProfile, UserHistoryEntry, UserHistoryResponse, ShopOrder, UserPrivilege } from '@kubik/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VanillaRconServer } from '../../../../../testing/rcon/vanilla-server.ts';
 import { asUser, createTestApp, dbKinds, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
@@ -207,5 +207,29 @@ describe.each(dbKinds)('history and delivery states on %s', (kind) => {
     expect(failed).toHaveLength(1);
     expect(failed[0]!.last_attempt_at).toBeGreaterThanOrEqual(failed[0]!.created_at);
     expect(failed[0]!.done_at).toBeNull();
+  });
+
+  it('the public profile shows a privilege as held only while its grant is not refused, as the cabinet does', async () => {
+    const notch = await quickPlayer(t, 'Notch', 50_000);
+    rcon.join('Notch');
+    const tier = async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/api/players/Notch' });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json<PlayerProfile>().tier;
+    };
+    const buy = async (id: number) => {
+      const res = await t.app.inject(asUser(notch.token, { method: 'POST', url: `/api/donate/${id}/buy`, payload: { months: 1 } }));
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    await buy(vipId);
+    // On its way to the game: held, as the cabinet's «Выдаётся» says.
+    expect(await tier()).toMatchObject({ title: 'VIP' });
+    await drain();
+    const [vip] = await get<UserPrivilege[]>('/api/user/privileges', notch.token);
+    expect(vip).toMatchObject({ title: 'VIP', active: true, delivery: { state: 'failed' } });
+    expect(await tier()).toBeNull();
+    await buy(premiumId);
+    await drain();
+    expect(await tier()).toMatchObject({ title: 'Premium', expires_at: expect.any(Number) });
   });
 });

@@ -83,12 +83,15 @@ export async function listMine(db: Db, userId: number, now = Date.now()): Promis
   });
 }
 
-/** The tiers a player holds at `now` (capes given to a tier). */
-/** The privilege running now (the latest-ending one), as a public profile shows it. */
+/**
+ * The privilege running now (the latest-ending one), as a public profile shows it: not one whose
+ * last grant the game refused — the cabinet (listMine) and the history call that «Ошибка выдачи»,
+ * so the profile does not show it as held either.
+ */
 export async function currentTierOf(db: Db, userId: number, now: number): Promise<{ title: string; expires_at: number } | null> {
   const row = await db
     .selectFrom('privileges')
-    .select(['tier_title', 'expires_at'])
+    .select(['id', 'tier_title', 'expires_at'])
     .where('user_id', '=', userId)
     .where('ended_at', 'is', null)
     .where('starts_at', '<=', now)
@@ -96,9 +99,13 @@ export async function currentTierOf(db: Db, userId: number, now: number): Promis
     .orderBy('expires_at', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return row ? { title: row.tier_title, expires_at: Number(row.expires_at) } : null;
+  if (!row) return null;
+  const grants = await deliveriesOf(db, 'privilege_grant', [row.id]);
+  if (statusOf(latestBatch(grants.get(row.id)))?.state === 'failed') return null;
+  return { title: row.tier_title, expires_at: Number(row.expires_at) };
 }
 
+/** The tiers a player holds at `now` (capes given to a tier). */
 export async function heldTierIds(db: Db, userId: number, now: number): Promise<number[]> {
   const rows = await db
     .selectFrom('privileges')

@@ -1,4 +1,4 @@
-import { lazy, Suspense } from 'react';
+import { Suspense } from 'react';
 import { Link } from 'wouter';
 import { CopyText } from '../../components/CopyText.tsx';
 import { NewsFeed } from '../../features/news/NewsFeed.tsx';
@@ -6,11 +6,16 @@ import { TotalOnline } from '../../features/servers/TotalOnline.tsx';
 import { useAuth } from '../../providers/auth.tsx';
 import { useSite } from '../../providers/site.tsx';
 import { useTitle } from '../../providers/title.ts';
+import { lazyPage } from '../lazy-page.tsx';
 import './home.css';
 
-// Below the fold: their own chunks, so the first page's script stays small.
-const HomeServerCards = lazy(() => import('../../features/servers/HomeServerCards.tsx'));
-const HomeShowcase = lazy(() => import('../../features/players/HomeShowcase.tsx'));
+// Below the fold: their own chunks, so the first page's script stays small. When the home page is
+// the first one, they are loaded before it renders (app/first-page.ts), so they do not appear a
+// moment after the news and push it down.
+const HomeServerCards = lazyPage(() => import('../../features/servers/HomeServerCards.tsx'));
+const HomeShowcase = lazyPage(() => import('../../features/players/HomeShowcase.tsx'));
+
+export const preloadHomePage = () => Promise.all([HomeServerCards.preload(), HomeShowcase.preload()]);
 
 /**
  * The hero (the welcome, the game address to copy, the players online across the servers and

@@ -1,6 +1,6 @@
 import type { DonateFeature, DonateKit, DonateTier, UserPrivilege } from '@kubik/contract';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import { Badge } from '../../components/Badge.tsx';
 import { formatDate, formatDateTime } from '../../lib/format.ts';
@@ -13,13 +13,17 @@ import { useTitle } from '../../providers/title.ts';
 import { DONATE_KEY, fetchTiers, formatPrice } from './api.ts';
 import { tierNow } from './tierNow.ts';
 import { fetchMyPrivileges, MY_PRIVILEGES_KEY } from './privileges-api.ts';
-import { TierPurchase } from './TierPurchase.tsx';
 import './donate.css';
 
 /** «Можно получать раз в день», «… раз в 3 дня», «… раз в 7 дней». */
 export function kitPeriod(days: number): string {
   return days === 1 ? 'Можно получать раз в день' : `Можно получать раз в ${days} ${plural(days, ['день', 'дня', 'дней'])}`;
 }
+
+// The purchase form (with the form kit and zod) is a chunk of its own: a guest never needs it, and
+// a player's page does not wait for it. It is asked for when «Купить» is pointed at or focused.
+const loadPurchase = () => import('./TierPurchase.tsx');
+const TierPurchase = lazy(() => loadPurchase().then((m) => ({ default: m.TierPurchase })));
 
 export default function DonatePage() {
   useTitle('Донат');
@@ -59,6 +63,8 @@ function TierTabs({ tiers, selected, onSelect }: { tiers: DonateTier[]; selected
   const mine = useQuery({ queryKey: MY_PRIVILEGES_KEY, queryFn: fetchMyPrivileges, enabled: !!user });
   const running = (user && mine.data?.find((p) => p.active)) || null;
   const [buying, setBuying] = useState<DonateTier | null>(null);
+  // Mounted from the first «Купить» on, so that closing it is the modal's own close.
+  const [asked, setAsked] = useState(false);
   return (
     <>
       <Tabs
@@ -81,21 +87,35 @@ function TierTabs({ tiers, selected, onSelect }: { tiers: DonateTier[]; selected
       >
         <TierDetails
           tier={current}
-          buy={<BuyButton tier={current} loggedIn={!!user} running={running} onBuy={() => setBuying(current)} />}
+          buy={
+            <BuyButton
+              tier={current}
+              loggedIn={!!user}
+              running={running}
+              onBuy={() => {
+                setAsked(true);
+                setBuying(current);
+              }}
+            />
+          }
         />
       </Tabs>
-      <TierPurchase
-        tier={buying}
-        running={running}
-        balance={user?.balance ?? 0}
-        onClose={() => setBuying(null)}
-        onBought={(balance, message) => {
-          setBuying(null);
-          setBalance(balance);
-          notify('success', message);
-          void queryClient.invalidateQueries({ queryKey: MY_PRIVILEGES_KEY });
-        }}
-      />
+      {asked && (
+        <Suspense fallback={null}>
+          <TierPurchase
+            tier={buying}
+            running={running}
+            balance={user?.balance ?? 0}
+            onClose={() => setBuying(null)}
+            onBought={(balance, message) => {
+              setBuying(null);
+              setBalance(balance);
+              notify('success', message);
+              void queryClient.invalidateQueries({ queryKey: MY_PRIVILEGES_KEY });
+            }}
+          />
+        </Suspense>
+      )}
     </>
   );
 }
@@ -118,7 +138,13 @@ function BuyButton({
     <div className="tier-buy">
       {held && running && <p className="tier-held">У вас действует до {formatDate(running.expires_at)}</p>}
       {loggedIn ? (
-        <button type="button" className="btn btn-primary" onClick={onBuy}>
+        <button
+          type="button"
+          className="btn btn-primary"
+          onClick={onBuy}
+          onPointerEnter={() => void loadPurchase().catch(() => {})}
+          onFocus={() => void loadPurchase().catch(() => {})}
+        >
           {held ? 'Продлить' : 'Купить'}
         </button>
       ) : (

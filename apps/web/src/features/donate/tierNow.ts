@@ -1,6 +1,8 @@
-import { periodTotalKopecks, tierAmountNow, type DonateTier } from '@kubik/contract';
+import type { DonateTier } from '@kubik/contract';
+import { periodTotalKopecks, tierAmountNow } from '@kubik/contract/tier-prices';
 
-// Not in api.ts: that one is on the first page, and a value from the contract would bring zod there.
+// Not in api.ts: that one is on the first page. The prices come from the contract's zod-free
+// tier-prices module: a value from '@kubik/contract' itself would bring zod and every schema along.
 
 /** The tier as priced now: its periods' totals at the sale price while a sale runs, and the price before it. */
 export function tierNow(tier: DonateTier, now: number): { amount: number; old: number | null; periods: DonateTier['periods'] } {

@@ -2,7 +2,6 @@ import { CheckoutBody, type PromoPreview, type ShopItem } from '@kubik/contract'
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { Link, useLocation } from 'wouter';
-import { TextField } from '../../components/form/fields.tsx';
 import { useSchemaForm } from '../../components/form/Form.tsx';
 import { PurchaseForm } from '../../components/PurchaseModal.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
@@ -14,7 +13,8 @@ import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { checkout, fetchShop, ORDERS_KEY, SHOP_KEY } from './api.ts';
 import { isSoldOut, maxQuantity, priceText } from './itemText.ts';
-import { estimateDiscount, PromoField } from './PromoField.tsx';
+import { estimateDiscount } from './PromoField.tsx';
+import { PromoAndGift, PurchaseSummary } from './PurchaseParts.tsx';
 import './shop.css';
 
 const cents = (rub: number) => Math.round(rub * 100);
@@ -167,31 +167,8 @@ function CheckoutForm({ rows, balance }: { rows: { line: CartLine; item: ShopIte
       }}
       onFailed={() => void queryClient.invalidateQueries({ queryKey: SHOP_KEY })}
     >
-      <PromoField onPreview={setPromo} />
-      <TextField
-        name="gift_to"
-        label="Подарить игроку (необязательно)"
-        hint="Ник получателя: предметы получит он, оплатите вы"
-        autoComplete="off"
-      />
-      <dl className="purchase-sum">
-        {saved > 0 && (
-          <>
-            <dt>Скидка по акции</dt>
-            <dd>−{formatRub(saved)}</dd>
-          </>
-        )}
-        {discount > 0 && (
-          <>
-            <dt>Скидка по промокоду</dt>
-            <dd data-testid="cart-discount">−{formatRub(discount)}</dd>
-          </>
-        )}
-        <dt>Итого</dt>
-        <dd data-testid="cart-total">{formatRub(total)}</dd>
-        <dt>Ваш баланс</dt>
-        <dd>{formatRub(balance)}</dd>
-      </dl>
+      <PromoAndGift onPreview={setPromo} />
+      <PurchaseSummary testId="cart" total={total} balance={balance} discount={discount} saved={saved} />
     </PurchaseForm>
   );
 }

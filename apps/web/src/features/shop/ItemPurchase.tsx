@@ -1,13 +1,12 @@
 import { BuyBody, type PromoPreview, type ShopItem } from '@kubik/contract';
 import { useId, useState } from 'react';
-import { TextField } from '../../components/form/fields.tsx';
 import { useController, useFormContext, useWatch } from 'react-hook-form';
 import { useFormMeta, useSchemaForm } from '../../components/form/Form.tsx';
 import { PurchaseForm, PurchaseModal } from '../../components/PurchaseModal.tsx';
-import { formatRub } from '../../lib/format.ts';
 import { buyItem } from './api.ts';
 import { maxQuantity, priceText } from './itemText.ts';
-import { estimateDiscount, PromoField } from './PromoField.tsx';
+import { estimateDiscount } from './PromoField.tsx';
+import { PromoAndGift, PurchaseSummary } from './PurchaseParts.tsx';
 
 interface ItemPurchaseProps {
   /** The item being bought (kept up to date by the list); null when closed. */
@@ -63,26 +62,8 @@ function ItemForm({ item, balance, onClose, onBought, onFailed }: ItemPurchasePr
       </div>
 
       <QuantityField name="quantity" label="Количество" stock={stock} />
-      <PromoField onPreview={setPromo} />
-      <TextField
-        name="gift_to"
-        label="Подарить игроку (необязательно)"
-        hint="Ник получателя: предметы получит он, оплатите вы"
-        autoComplete="off"
-      />
-
-      <dl className="purchase-sum">
-        {discount > 0 && (
-          <>
-            <dt>Скидка по промокоду</dt>
-            <dd data-testid="purchase-discount">−{formatRub(discount)}</dd>
-          </>
-        )}
-        <dt>Итого</dt>
-        <dd data-testid="purchase-total">{formatRub(total)}</dd>
-        <dt>Ваш баланс</dt>
-        <dd>{formatRub(balance)}</dd>
-      </dl>
+      <PromoAndGift onPreview={setPromo} />
+      <PurchaseSummary testId="purchase" total={total} balance={balance} discount={discount} />
     </PurchaseForm>
   );
 }
