@@ -27,7 +27,9 @@ export const REPLAYED_ROUTES: ReadonlySet<string> = new Set(['/api/user/me', '/a
 const SESSION_COOKIE = 'kubik_session';
 /** Session tokens are 32 random bytes in base64url (lib/tokens.ts): anything else goes to Fastify. */
 const TOKEN = /^[A-Za-z0-9_-]{20,200}$/;
-const MAX_ENTRIES = 20_000;
+const MAX_ENTRIES = 10_000;
+/** What the kept answers may hold in all (bodies and headers), so that memory stays bounded. */
+const MAX_BYTES = 16 * 1024 * 1024;
 
 interface Entry {
   route: string;
@@ -64,6 +66,7 @@ export function plainSessionToken(req: IncomingMessage): string | null {
 export class SessionReplay {
   private readonly entries = new Map<string, Entry>();
   private generation = -1;
+  private bytes = 0;
   /** Answers given from memory so far (tests read it to tell the two paths apart). */
   served = 0;
 
@@ -122,7 +125,9 @@ export class SessionReplay {
     }
     flat.push('content-length', String(body.length));
     this.sync();
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    const size = body.length + flat.reduce((n, v) => n + v.length, 0) + 256;
+    if (this.entries.size >= MAX_ENTRIES || this.bytes + size > MAX_BYTES) this.forget();
+    this.bytes += size;
     this.entries.set(SessionReplay.key(tokenHash, input.url, input.requestHeaders['accept-encoding']), {
       route,
       session,
@@ -160,9 +165,14 @@ export class SessionReplay {
   private sync(): void {
     const generation = this.users.generation;
     if (generation !== this.generation) {
-      this.entries.clear();
+      this.forget();
       this.generation = generation;
     }
+  }
+
+  private forget(): void {
+    this.entries.clear();
+    this.bytes = 0;
   }
 }
 
