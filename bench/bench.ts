@@ -3,7 +3,7 @@
  * when DATABASE_URL is set (a fresh database is created beside it and dropped afterwards).
  * Prints a table and writes bench/results.json.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -14,7 +14,7 @@ import pg from 'pg';
 import { openDatabase } from '../apps/server/src/db/index.ts';
 import { migrateToLatest } from '../apps/server/src/db/migrate.ts';
 import { seed, type SeedResult } from './seed.ts';
-import { benchDeliveries, benchPurchases, benchSweep } from './workloads.ts';
+import { benchDeliveries, benchOneCore, benchPurchases, benchSweep } from './workloads.ts';
 import { freePort } from '../testing/free-port.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -22,9 +22,30 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
 /** BENCH_ONLY=me,head limits the endpoint figures to names containing one of the words (for profiling). */
 const ONLY = process.env.BENCH_ONLY?.split(',').filter(Boolean) ?? [];
-/** BENCH_PARTS=endpoints,purchases,sweep,deliveries (default all) runs only those parts; results.json is then not written. */
-const PARTS = process.env.BENCH_PARTS?.split(',').filter(Boolean) ?? ['endpoints', 'purchases', 'sweep', 'deliveries'];
-const PARTIAL = ONLY.length > 0 || PARTS.length < 4;
+const ALL_PARTS = ['endpoints', 'purchases', 'sweep', 'deliveries', 'onecore'];
+/** BENCH_PARTS=endpoints,purchases,sweep,deliveries,onecore (default all) runs only those parts; results.json is then not written. */
+const PARTS = process.env.BENCH_PARTS?.split(',').filter(Boolean) ?? ALL_PARTS;
+const PARTIAL = ONLY.length > 0 || ALL_PARTS.some((p) => !PARTS.includes(p));
+/** The one-core ramp's rates (req/s of the peak mix) and each step's seconds. */
+const ONECORE_RATES = (process.env.BENCH_ONECORE_RATES ?? '100,200,400,600,800,1000,1200,1600,2000,2400,3200').split(',').map(Number);
+const ONECORE_STEP_SECONDS = Number(process.env.BENCH_ONECORE_SECONDS ?? DURATION);
+/** `taskset` pins the site to core 0 and the load to the others, when there are others. */
+const CAN_PIN = os.cpus().length > 1 && spawnSync('taskset', ['-V']).status === 0;
+
+/** Issue 29's goals, each endpoint's ratio to the bare server answering the same bytes (same run). */
+function goalOf(name: string): number {
+  if (name.includes('/api/user/')) return 0.8;
+  if (name.includes('index page')) return 0.9;
+  return 1.0;
+}
+const P99_GOAL_MS = 10;
+
+/** Moves every thread of this process (the load generator) off core 0, or back onto all cores. */
+function pinSelf(offCoreZero: boolean): void {
+  if (!CAN_PIN) return;
+  const all = `0-${os.cpus().length - 1}`;
+  spawnSync('taskset', ['-a', '-cp', offCoreZero ? `1-${os.cpus().length - 1}` : all, String(process.pid)], { stdio: 'ignore' });
+}
 
 async function waitReady(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -174,19 +195,24 @@ async function main(): Promise<void> {
     const serve = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
       .serve!.split(/\s+/)
       .slice(1);
-    const startSite = () =>
-      spawn(
-        process.execPath,
-        [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...serve],
-        { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] },
-      );
+    const startSite = (opts: { oneCore?: boolean; port?: number } = {}) => {
+      const args = [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...serve];
+      const pinned = opts.oneCore && CAN_PIN;
+      const siteEnv = opts.port ? { ...env, PORT: String(opts.port), PUBLIC_URL: `http://127.0.0.1:${opts.port}` } : env;
+      return spawn(pinned ? 'taskset' : process.execPath, pinned ? ['-c', '0', process.execPath, ...args] : args, {
+        cwd: ROOT,
+        env: siteEnv,
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+    };
     // Cold start: process spawned → first 200 from /readyz (database reached, migrations done),
-    // three times on the seeded database; the median counts. CPU time (user + system, from
-    // /proc) is printed beside it: unlike the wall clock it does not grow with the machine's load.
+    // three times on the seeded database, the site pinned to one core (issue 29's goal is on one
+    // core); the median counts. CPU time (user + system, from /proc) is printed beside it: unlike
+    // the wall clock it does not grow with the machine's load.
     const starts: { ms: number; cpuMs: number }[] = [];
     for (let i = 0; i < 3; i++) {
       const started = performance.now();
-      const probe = startSite();
+      const probe = startSite({ oneCore: true });
       await waitReady(`${url}/readyz`, probe);
       starts.push({ ms: Math.round(performance.now() - started), cpuMs: cpuMsOf(probe.pid!) });
       const exited = new Promise((r) => probe.once('exit', r));
@@ -197,7 +223,7 @@ async function main(): Promise<void> {
     const coldStartMs = starts[1]!.ms;
     const coldStartCpuMs = starts[1]!.cpuMs;
     console.log(
-      `cold start to ready: ${starts.map((s) => `${s.ms} ms (CPU ${s.cpuMs} ms)`).join(', ')}; load average ${os.loadavg()[0]!.toFixed(1)}`,
+      `cold start to ready${CAN_PIN ? ' (one core)' : ''}: ${starts.map((s) => `${s.ms} ms (CPU ${s.cpuMs} ms)`).join(', ')}; load average ${os.loadavg()[0]!.toFixed(1)}`,
     );
     const site = startSite();
     children.push(site);
@@ -256,9 +282,13 @@ async function main(): Promise<void> {
         p99_ms: site.p99,
         bare_rps: limit.rps,
         ratio: Number((site.rps / Math.max(1, limit.rps)).toFixed(2)),
+        goal: goalOf(e.name),
         errors: site.errors + site.non2xx,
+        load_average: Number(os.loadavg()[0]!.toFixed(1)),
       });
-      console.log(`${e.name}: ${site.rps} req/s (bare ${limit.rps}), p50 ${site.p50} ms, p99 ${site.p99} ms`);
+      console.log(
+        `${e.name}: ${site.rps} req/s (bare ${limit.rps}), p50 ${site.p50} ms, p99 ${site.p99} ms; load average ${os.loadavg()[0]!.toFixed(1)}`,
+      );
     }
 
     const purchases = PARTS.includes('purchases')
@@ -279,7 +309,60 @@ async function main(): Promise<void> {
       .then((t) => Math.round(Number(/^nodejs_heap_size_used_bytes (\S+)/m.exec(t)?.[1] ?? 0) / 1048576))
       .catch(() => 0);
     console.log(`peak memory (RSS): ${peakMb} MB (sampled ${sampledPeakMb} MB); heap in use at the end: ${heap} MB`);
-    if (PARTIAL || !purchases || !sweep || !deliveries) return;
+
+    // One core: the site alone on core 0 (the site above stops first), the load from the others.
+    let onecore: (Awaited<ReturnType<typeof benchOneCore>> & { pinned: boolean; peak_rss_mb: number; load_average: number }) | null = null;
+    if (PARTS.includes('onecore')) {
+      const stopped = new Promise((r) => site.once('exit', r));
+      site.kill('SIGTERM');
+      await stopped;
+      const onePort = await freePort();
+      const pinnedSite = startSite({ oneCore: true, port: onePort });
+      children.push(pinnedSite);
+      await waitReady(`http://127.0.0.1:${onePort}/readyz`, pinnedSite);
+      pinSelf(true);
+      try {
+        const r = await benchOneCore(`http://127.0.0.1:${onePort}`, seeded, ONECORE_RATES, ONECORE_STEP_SECONDS);
+        onecore = { ...r, pinned: CAN_PIN, peak_rss_mb: peakRssMb(pinnedSite.pid!), load_average: Number(os.loadavg()[0]!.toFixed(1)) };
+      } finally {
+        pinSelf(false);
+      }
+    }
+
+    // The goals of issue 29, each against its limit in this same run.
+    const verdict = (ok: boolean) => (ok ? 'pass' : 'FAIL');
+    const summary: Record<string, unknown>[] = rows.map((r) => ({
+      figure: r.endpoint,
+      value: `${String(r.ratio)} of bare, p99 ${String(r.p99_ms)} ms`,
+      goal: `≥ ${String(r.goal)}, p99 ≤ ${P99_GOAL_MS} ms`,
+      result: verdict(Number(r.ratio) >= Number(r.goal) && Number(r.p99_ms) <= P99_GOAL_MS),
+      load_average: r.load_average,
+    }));
+    summary.push({
+      figure: `cold start to ready${CAN_PIN ? ', one core' : ''} (median of 3)`,
+      value: `${coldStartMs} ms (CPU ${coldStartCpuMs} ms)`,
+      goal: '≤ 1000 ms',
+      result: verdict(coldStartMs <= 1000),
+      load_average: Number(os.loadavg()[0]!.toFixed(1)),
+    });
+    summary.push({
+      figure: 'peak memory (RSS)',
+      value: `${peakMb} MB`,
+      goal: '≤ 150 MB',
+      result: verdict(peakMb <= 150),
+      load_average: '',
+    });
+    if (onecore)
+      summary.push({
+        figure: `one core capacity, peak mix${onecore.pinned ? '' : ' (NOT pinned: no taskset or one core)'}`,
+        value: `${onecore.held_rate} req/s (peak RSS ${onecore.peak_rss_mb} MB)`,
+        goal: '≥ 800 req/s, p99 ≤ 50 ms (logins ≤ 250 ms)',
+        result: verdict(onecore.held_rate >= 800),
+        load_average: onecore.load_average,
+      });
+    console.log('');
+    console.table(summary);
+    if (PARTIAL || !purchases || !sweep || !deliveries || !onecore) return;
     const jsGzip = firstPageJsGzip(path.join(ROOT, 'apps/web/dist'));
 
     const results = {
@@ -301,6 +384,7 @@ async function main(): Promise<void> {
       cold_start_ms: coldStartMs,
       cold_start_cpu_ms: coldStartCpuMs,
       peak_memory_mb: peakMb,
+      one_core: onecore,
       first_page_js_gzip_kb: Number((jsGzip / 1024).toFixed(1)),
     };
     console.log('');

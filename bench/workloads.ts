@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { openDatabase } from '../apps/server/src/db/index.ts';
@@ -287,4 +288,184 @@ export async function benchDeliveries(seeded: SeedResult, databaseUrl: string | 
   } finally {
     child.kill();
   }
+}
+
+/** One request of the peak mix, by its group: only logins have a latency goal of their own. */
+interface MixRequest {
+  group: 'public' | 'own' | 'lists' | 'logins' | 'purchases';
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** Shares of the peak mix in issue 29, per 100 requests. */
+const PEAK_MIX = { public: 60, own: 25, lists: 10, logins: 4, purchases: 1 } as const;
+
+/** A deterministic order of 100 requests in the mix's proportions, spread out (no bursts of one kind). */
+function peakMixSequence(tokens: string[], seeded: SeedResult, devices: string[]): MixRequest[] {
+  const json = { 'content-type': 'application/json' };
+  const gzip = { 'accept-encoding': 'gzip, br' };
+  const auth = (i: number) => ({ ...gzip, authorization: `Bearer ${tokens[i % tokens.length]}` });
+  const publicPaths = ['/api/tidings/news', '/api/donate/fully', '/api/servers/', '/api/shop/all', '/'];
+  const listPaths = ['/api/user/history', '/api/shop/orders', '/api/user/deliveries', '/api/votes/top'];
+  const out: MixRequest[] = [];
+  for (let i = 0; i < PEAK_MIX.public; i++)
+    out.push({ group: 'public', method: 'GET', path: publicPaths[i % publicPaths.length]!, headers: gzip });
+  for (let i = 0; i < PEAK_MIX.own; i++)
+    out.push({ group: 'own', method: 'GET', path: i % 2 ? '/api/user/head' : '/api/user/me', headers: auth(i) });
+  for (let i = 0; i < PEAK_MIX.lists; i++) {
+    const p = listPaths[i % listPaths.length]!;
+    out.push({
+      group: 'lists',
+      method: 'GET',
+      path: p,
+      headers: p.startsWith('/api/user/') || p.startsWith('/api/shop/') ? auth(i) : gzip,
+    });
+  }
+  for (let i = 0; i < PEAK_MIX.logins; i++)
+    out.push({
+      group: 'logins',
+      method: 'POST',
+      path: '/api/user/login',
+      // Returning players: each from the browser where they logged in before (its device cookie).
+      headers: { ...json, cookie: devices[i % devices.length]! },
+      // Players other than the buyers, so that the buyers' sessions (the /me tokens) stay as they are.
+      body: JSON.stringify({ username: `Player_${200 + (i % devices.length)}`, password: seeded.player.password, bearer: true }),
+    });
+  out.push({
+    group: 'purchases',
+    method: 'POST',
+    path: '/api/shop/buy',
+    headers: { ...json, authorization: `Bearer ${tokens[0]}` },
+    body: JSON.stringify({ shop_id: seeded.benchItemId, quantity: 1 }),
+  });
+  // Spread: a fixed pseudo-random order (the same in every run).
+  let s = 29;
+  for (let i = out.length - 1; i > 0; i--) {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    const j = s % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/**
+ * An open-loop load at a fixed rate: requests go out on schedule whether or not earlier ones were
+ * answered (a slow site is not given a rest, unlike a closed loop), and each latency counts from
+ * the moment the request was due.
+ */
+async function openLoop(base: string, rate: number, seconds: number, mix: MixRequest[]) {
+  const u = new URL(base);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+  const latencies: Record<'other' | 'logins', number[]> = { other: [], logins: [] };
+  const failed = { other: 0, logins: 0 };
+  let sent = 0;
+  let answered = 0;
+  const inFlight = new Set<Promise<void>>();
+  const started = performance.now();
+  const fire = (r: MixRequest, due: number) => {
+    const p = new Promise<void>((resolve) => {
+      const req = http.request(
+        { host: u.hostname, port: u.port, method: r.method, path: r.path, headers: r.headers, agent, timeout: 10_000 },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            answered++;
+            (r.group === 'logins' ? latencies.logins : latencies.other).push(performance.now() - due);
+            if ((res.statusCode ?? 500) >= 400) failed[r.group === 'logins' ? 'logins' : 'other']++;
+            resolve();
+          });
+        },
+      );
+      req.on('error', () => {
+        failed[r.group === 'logins' ? 'logins' : 'other']++;
+        resolve();
+      });
+      req.on('timeout', () => req.destroy());
+      req.end(r.body);
+    });
+    inFlight.add(p);
+    void p.then(() => inFlight.delete(p));
+  };
+  await new Promise<void>((resolve) => {
+    const tick = setInterval(() => {
+      const elapsed = (performance.now() - started) / 1000;
+      const due = Math.min(Math.floor(Math.min(elapsed, seconds) * rate), Math.floor(seconds * rate));
+      while (sent < due) {
+        // Each request's own due time, so a late tick does not hide a delay.
+        fire(mix[sent % mix.length]!, started + (sent / rate) * 1000);
+        sent++;
+      }
+      if (elapsed >= seconds) {
+        clearInterval(tick);
+        resolve();
+      }
+    }, 2);
+  });
+  await Promise.race([Promise.all(inFlight), new Promise((r) => setTimeout(r, 10_000))]);
+  const unanswered = sent - answered;
+  agent.destroy();
+  const other = latencies.other.sort((a, b) => a - b);
+  const logins = latencies.logins.sort((a, b) => a - b);
+  return {
+    rate,
+    achieved: Math.round(answered / seconds),
+    p99_ms: Math.round(percentile(other, 99) * 10) / 10,
+    p50_ms: Math.round(percentile(other, 50) * 10) / 10,
+    login_p99_ms: Math.round(percentile(logins, 99)),
+    failed: failed.other + failed.logins + unanswered,
+    failed_logins: failed.logins,
+    sent,
+  };
+}
+
+/**
+ * One-core capacity (issue 29): the site pinned to one core (its caller starts it so), the load
+ * generated from another, the peak mix at rising fixed rates until a step no longer holds: p99 of
+ * everything but logins ≤ 50 ms, of logins ≤ 250 ms, at most 1 % refused or failed. Returns every
+ * step and the highest rate that held.
+ */
+export async function benchOneCore(url: string, seeded: SeedResult, rates: number[], stepSeconds: number) {
+  // One at a time: a burst of logins from unknown browsers is refused (the password-check queue).
+  const tokens: string[] = [];
+  for (const b of seeded.buyers.slice(0, 20)) tokens.push(await login(url, b.username, b.password));
+  const devices: string[] = [];
+  for (let i = 0; i < PEAK_MIX.logins; i++) {
+    const res = await fetch(`${url}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: `Player_${200 + i}`, password: seeded.player.password }),
+    });
+    await res.arrayBuffer();
+    const device = res.headers.getSetCookie().find((c) => c.startsWith('kubik_device='));
+    if (!res.ok || !device) throw new Error(`one core: login Player_${200 + i}: ${res.status}`);
+    devices.push(device.split(';')[0]!);
+  }
+  const mix = peakMixSequence(tokens, seeded, devices);
+  // Warm-up: every kind of request once (caches filled, the fast paths learnt), then a short calm load.
+  for (const r of mix) {
+    const res = await fetch(url + r.path, { method: r.method, headers: r.headers, body: r.body });
+    await res.arrayBuffer();
+    if (res.status >= 400) throw new Error(`one core warm-up: ${r.method} ${r.path} answered ${res.status}`);
+  }
+  await openLoop(url, 50, 2, mix);
+  const steps: (Awaited<ReturnType<typeof openLoop>> & { held: boolean })[] = [];
+  let best = 0;
+  for (const rate of rates) {
+    const r = await openLoop(url, rate, stepSeconds, mix);
+    const held = r.p99_ms <= 50 && r.login_p99_ms <= 250 && r.failed <= r.sent * 0.01 && r.achieved >= rate * 0.95;
+    steps.push({ ...r, held });
+    console.log(
+      `  one core, ${rate} req/s: answered ${r.achieved}/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms (logins ${r.login_p99_ms} ms), failed ${r.failed} of ${r.sent} (logins ${r.failed_logins}): ${held ? 'held' : 'NOT held'}`,
+    );
+    if (!held) break;
+    best = rate;
+  }
+  return { steps, held_rate: best };
 }

@@ -29,6 +29,7 @@ import { ensurePrivateDir } from './lib/private-files.ts';
 import { PublicCache, sendCached } from './lib/public-cache.ts';
 import { fastifyTrustProxy } from './lib/proxy-trust.ts';
 import { createRateLimiter, DatabaseRateLimiter } from './lib/rate-limit.ts';
+import { REPLAYED_ROUTES, SessionReplay } from './lib/session-replay.ts';
 import { SettingsStore } from './lib/settings.ts';
 import { UserCache } from './lib/user-cache.ts';
 import { recordAudit } from './modules/audit/audit.service.ts';
@@ -54,6 +55,8 @@ declare module 'fastify' {
     ctx: AppContext;
     /** Every API route with its declared access; the authorization matrix test walks it. */
     apiRoutes: ApiRoute[];
+    /** The signed-in player's own reads answered from memory (lib/session-replay.ts). */
+    sessionReplay: SessionReplay;
   }
 }
 
@@ -67,8 +70,11 @@ export interface ApiRoute {
 
 const ROUTE_PERMISSIONS = new Set<string>([...PERMISSIONS, 'owner']);
 
-/** The request id made in the server's handler before Fastify sees the request (see genReqId). */
-type RequestWithId = http.IncomingMessage & { kubikRequestId?: string };
+/**
+ * The request id made in the server's handler before Fastify sees the request (see genReqId),
+ * and the user cache's generation when it arrived (lib/session-replay.ts).
+ */
+type RequestWithId = http.IncomingMessage & { kubikRequestId?: string; kubikUserGeneration?: number };
 
 export interface BuildOptions {
   /** An already opened (and migrated) database; otherwise one is opened from the config. */
@@ -94,6 +100,8 @@ const SHUTTING_DOWN_HEADERS = {
 export async function buildApp(config: Readonly<Config>, options: BuildOptions = {}): Promise<FastifyInstance> {
   // Public reads already answered once from the cache skip Fastify entirely (PublicCache.tryServe).
   let fastPath: PublicCache | null = null;
+  // The signed-in player's own /me and head, answered again from memory while nothing changed.
+  let ownPath: SessionReplay | null = null;
   const metrics = new Metrics();
   const nextRequestId = requestIds(config);
   // The one line per answered request (our own: Fastify's two lines per request stay off).
@@ -113,8 +121,11 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
         if (closing) return void res.writeHead(503, SHUTTING_DOWN_HEADERS).end(SHUTTING_DOWN_BODY);
         if (!fastPath) return handler(req, res);
         const started = performance.now();
-        const route = fastPath.tryServe(req, res);
-        if (!route) return handler(req, res);
+        const route = fastPath.tryServe(req, res) ?? ownPath?.tryServe(req, res);
+        if (!route) {
+          if (ownPath) (req as RequestWithId).kubikUserGeneration = ownPath.mark();
+          return handler(req, res);
+        }
         const seconds = (performance.now() - started) / 1000;
         metrics.request('GET', route, 200, seconds);
         accessLog?.(id, 'GET', req.url ?? '', 200, seconds * 1000);
@@ -209,7 +220,29 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   registerJsonParser(app);
   registerOriginCheck(app, config);
   registerAccessControl(app, ctx);
-  registerSessionActivity(app, ctx);
+  const activity = registerSessionActivity(app, ctx);
+  const replay = new SessionReplay(ctx.userCache, (tokenHash, now) => activity.fresh(tokenHash, now));
+  ownPath = replay;
+  app.decorate('sessionReplay', replay);
+  // Added after the cookie plugin's onSend, so a cookie set on the answer is among its headers
+  // by now (such an answer is never replayed).
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const route = request.routeOptions.url;
+    if (route && REPLAYED_ROUTES.has(route))
+      replay.remember({
+        method: request.method,
+        route,
+        url: request.url,
+        status: reply.statusCode,
+        token: request.authState?.token,
+        user: request.user,
+        startedAt: (request.raw as RequestWithId).kubikUserGeneration,
+        requestHeaders: request.headers,
+        headers: reply.getHeaders() as Record<string, string | number | string[] | undefined>,
+        payload,
+      });
+    done(null, payload);
+  });
 
   await app.register(fastifySwagger, {
     openapi: {

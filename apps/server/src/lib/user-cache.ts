@@ -26,7 +26,7 @@ interface Entry {
  */
 export class UserCache {
   private readonly entries = new Map<string, Entry>();
-  private generation = 0;
+  private cleared = 0;
   private unwatch: (() => void) | undefined;
   private readonly channel: NotifyChannel;
 
@@ -58,8 +58,19 @@ export class UserCache {
   }
 
   clear(): void {
-    this.generation++;
+    this.cleared++;
     this.entries.clear();
+  }
+
+  /** Bumped by every clear(): an answer built while it stayed the same saw no write to the cached tables. */
+  get generation(): number {
+    return this.cleared;
+  }
+
+  /** The value under key if it is cached and still served, without loading it (lib/session-replay.ts compares it by identity). */
+  peek(key: string, now = Date.now()): unknown {
+    const hit = this.entries.get(key);
+    return hit && hit.until > now ? hit.value : undefined;
   }
 
   /**
@@ -71,9 +82,9 @@ export class UserCache {
     const hit = this.entries.get(key);
     if (hit && hit.until > now) return hit.value as T;
     if (hit) this.entries.delete(key);
-    const generation = this.generation;
+    const generation = this.cleared;
     const value = await load();
-    if (value !== undefined && this.enabled && generation === this.generation) {
+    if (value !== undefined && this.enabled && generation === this.cleared) {
       const until = Math.min(now + this.ttlMs, expiresAt ? expiresAt(value) : Infinity);
       if (this.entries.size >= (this.options.max ?? 20_000)) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(key, { value, until });

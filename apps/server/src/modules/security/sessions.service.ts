@@ -37,6 +37,12 @@ export class SessionActivity {
 
   constructor(private readonly db: Db) {}
 
+  /** True when this instance wrote the session's use within the minute: touch() would write nothing now. */
+  fresh(tokenHash: string, now = Date.now()): boolean {
+    const last = this.written.get(tokenHash);
+    return last !== undefined && now - last < ACTIVITY_EVERY_MS;
+  }
+
   async touch(tokenHash: string, ip: string, now = Date.now()): Promise<void> {
     const last = this.written.get(tokenHash);
     if (last !== undefined && now - last < ACTIVITY_EVERY_MS) return;
@@ -59,7 +65,7 @@ export class SessionActivity {
  * After each answer to a signed-in request, notes the session's use (modules/security). Only
  * accepted requests count: a refused one changes nothing in the database, this included.
  */
-export function registerSessionActivity(app: FastifyInstance, ctx: AppContext): void {
+export function registerSessionActivity(app: FastifyInstance, ctx: AppContext): SessionActivity {
   const activity = new SessionActivity(ctx.db);
   app.addHook('onResponse', (request, reply, done) => {
     const token = request.authState?.token;
@@ -67,6 +73,7 @@ export function registerSessionActivity(app: FastifyInstance, ctx: AppContext): 
       activity.touch(hashToken(token), request.ip).then(() => done(), done);
     else done();
   });
+  return activity;
 }
 
 export async function listSessions(db: Db, userId: number, currentToken: string | null, now = Date.now()): Promise<SessionInfo[]> {
