@@ -43,6 +43,10 @@ const AdminSettingsPage = lazy(() => import('../features/site/AdminSettingsPage.
 const AdminPagesPage = lazy(() => import('../features/pages/AdminPagesPage.tsx'));
 const AdminPaymentsPage = lazy(() => import('../features/payments-admin/AdminPaymentsPage.tsx'));
 const AdminStaffPage = lazy(() => loadAdminLayout().then((m) => ({ default: m.AdminStaffPage })));
+// «Войти через …» under the login and registration forms: a small chunk of its own, out of the first page's script.
+const SocialButtons = lazy(() => import('../features/social/SocialButtons.tsx').then((m) => ({ default: m.SocialButtons })));
+const SocialCompletePage = lazyPage(() => import('../features/social/SocialCompletePage.tsx'));
+const TelegramReturnPage = lazyPage(() => import('../features/social/TelegramReturnPage.tsx'));
 const SetupPage = lazyPage(() => loadAuthPages().then((m) => ({ default: m.SetupPage })));
 
 /**
@@ -162,11 +166,19 @@ export function AppRoutes() {
         <Route path="/login">
           <GuestOnly>
             <LoginPage />
+            <SocialButtons />
           </GuestOnly>
+        </Route>
+        <Route path="/login/social">
+          <SocialCompletePage />
+        </Route>
+        <Route path="/login/telegram">
+          <TelegramReturnPage />
         </Route>
         <Route path="/register">
           <GuestOnly>
             <RegisterPage />
+            <SocialButtons title="Или зарегистрируйтесь через" />
           </GuestOnly>
         </Route>
         <Route path="/forgot-password">
