@@ -43,4 +43,26 @@ describe('social login in the browser', () => {
     await page.waitForURL('**/profile');
     expect(await page.getByTestId('header-username').textContent()).toContain('Social_E2E');
   });
+
+  it('the owner sets a Telegram bot in the admin: the secret is write-only and Telegram is offered at login', async () => {
+    const page = await site.newPage();
+    await loginUi(page, 'Founder', 'founder-password-42');
+    await page.goto('/admin/settings');
+    const section = page.locator('section', { has: page.getByRole('heading', { name: 'Вход через соцсети' }) });
+    await section.getByLabel('Имя бота Telegram').fill('kubik_e2e_bot');
+    await section.getByLabel('Токен бота Telegram').fill('7000000001:AAHfakeTelegramBotTokenForTests_0123');
+    await page.getByRole('button', { name: 'Сохранить ключи', exact: true }).click();
+    await toast(page, 'success', 'Ключи входа через соцсети сохранены');
+    await section.getByText('Сейчас: задан в админ-панели.').waitFor();
+    expect(await section.getByLabel('Токен бота Telegram').inputValue()).toBe('');
+
+    const guest = await site.newPage();
+    await guest.goto('/login');
+    const telegram = guest.locator('.social-buttons').getByRole('link', { name: 'Telegram' });
+    await telegram.waitFor();
+    const href = new URL((await telegram.getAttribute('href'))!);
+    expect(href.origin + href.pathname).toBe('https://oauth.telegram.org/auth');
+    expect(href.searchParams.get('bot_id')).toBe('7000000001');
+    expect(href.searchParams.get('return_to')).toBe(`${site.url}/login/telegram`);
+  });
 });

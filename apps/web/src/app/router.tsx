@@ -39,7 +39,19 @@ const AdminCapesPage = lazy(() => import('../features/capes/AdminCapesPage.tsx')
 const AdminMediaPage = lazy(() => import('../features/media/AdminMediaPage.tsx'));
 const AdminGameLoginPage = lazy(() => import('../features/help/AdminGameLoginPage.tsx'));
 const AdminSecurityPage = lazy(() => import('../features/security/AdminSecurityPage.tsx'));
-const AdminSettingsPage = lazy(() => import('../features/site/AdminSettingsPage.tsx'));
+const AdminSiteSettingsPage = lazy(() => import('../features/site/AdminSettingsPage.tsx'));
+const AdminSocialSettings = lazy(() =>
+  import('../features/social/AdminSocialSettings.tsx').then((m) => ({ default: m.AdminSocialSettings })),
+);
+/** Настройки: the site's own, then the keys of social login (features/social). */
+function AdminSettingsPage() {
+  return (
+    <>
+      <AdminSiteSettingsPage />
+      <AdminSocialSettings />
+    </>
+  );
+}
 const AdminPagesPage = lazy(() => import('../features/pages/AdminPagesPage.tsx'));
 const AdminPaymentsPage = lazy(() => import('../features/payments-admin/AdminPaymentsPage.tsx'));
 const AdminStaffPage = lazy(() => loadAdminLayout().then((m) => ({ default: m.AdminStaffPage })));

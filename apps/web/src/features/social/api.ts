@@ -6,6 +6,8 @@ import type {
   SocialProvider,
   SocialProvidersPublic,
   SocialRegisterBody,
+  SocialSettingsBody,
+  SocialSettingsView,
   SocialStartResponse,
   TelegramAuthBody,
 } from '@kubik/contract';
@@ -58,3 +60,8 @@ export const SOCIAL_ERROR_TEXTS: Record<string, string> = {
 };
 
 export const errorText = (code: string) => SOCIAL_ERROR_TEXTS[code] ?? 'Вход через соцсеть не удался. Попробуйте ещё раз.';
+
+export const SOCIAL_SETTINGS_KEY = ['admin', 'social-settings'] as const;
+export const fetchSocialSettings = () => api<SocialSettingsView>('/api/admin/social-settings');
+export const saveSocialSettings = (body: SocialSettingsBody) =>
+  api<SocialSettingsView>('/api/admin/social-settings', { method: 'PUT', body });
