@@ -88,6 +88,15 @@ const Env = z.object({
   FREEKASSA_NOTIFY_IPS: z.string().default('168.119.157.136,168.119.60.227,178.154.197.79,51.250.54.238'),
   PAYMENT_MAX_PENDING: int(5, 1, 1000),
   PAYMENT_NOTIFY_PER_IP: int(300, 1, 1_000_000),
+  VK_CLIENT_ID: z.string().optional(),
+  VK_CLIENT_SECRET: z.string().optional(),
+  VK_ID_URL: z.string().url().default('https://id.vk.com'),
+  TELEGRAM_BOT_TOKEN: z.string().optional(),
+  TELEGRAM_BOT_NAME: z.string().optional(),
+  TELEGRAM_OAUTH_URL: z.string().url().default('https://oauth.telegram.org'),
+  DISCORD_CLIENT_ID: z.string().optional(),
+  DISCORD_CLIENT_SECRET: z.string().optional(),
+  DISCORD_URL: z.string().url().default('https://discord.com'),
   SECRETS_KEY: z.string().min(32, 'не короче 32 символов').optional(),
   PAYMENT_MIN_RUB: z.coerce.number().min(1).max(1_000_000).default(10),
   PAYMENT_MAX_RUB: z.coerce.number().min(1).max(10_000_000).default(100_000),
@@ -160,8 +169,16 @@ export interface Config {
   secretsKey: string | undefined;
   /** Seals authenticator secrets in the database (AES-256-GCM); without it they are stored as they are (never shown again after enabling). */
   twoFactorKey: string | undefined;
+  /** Social login (modules/social): environment defaults of the keys the owner may set in the admin; base URLs of the providers. */
+  social: SocialConfig;
   /** 'pretty': one readable line per entry (default when stdout is a terminal); 'json': one JSON object per line. */
   logFormat: 'pretty' | 'json';
+}
+
+export interface SocialConfig {
+  vk: { clientId: string; clientSecret: string; baseUrl: string };
+  telegram: { botToken: string; botName: string; baseUrl: string };
+  discord: { clientId: string; clientSecret: string; baseUrl: string };
 }
 
 export interface PaymentsConfig {
@@ -297,6 +314,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     metricsToken: e.METRICS_TOKEN || undefined,
     twoFactorKey: e.TWO_FACTOR_KEY || undefined,
     secretsKey: e.SECRETS_KEY || undefined,
+    social: {
+      vk: { clientId: e.VK_CLIENT_ID ?? '', clientSecret: e.VK_CLIENT_SECRET ?? '', baseUrl: e.VK_ID_URL.replace(/\/+$/, '') },
+      telegram: {
+        botToken: e.TELEGRAM_BOT_TOKEN ?? '',
+        botName: e.TELEGRAM_BOT_NAME ?? '',
+        baseUrl: e.TELEGRAM_OAUTH_URL.replace(/\/+$/, ''),
+      },
+      discord: {
+        clientId: e.DISCORD_CLIENT_ID ?? '',
+        clientSecret: e.DISCORD_CLIENT_SECRET ?? '',
+        baseUrl: e.DISCORD_URL.replace(/\/+$/, ''),
+      },
+    },
     logFormat: e.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     ...overrides,
     rateLimits: {

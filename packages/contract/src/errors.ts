@@ -47,6 +47,18 @@ export const ERROR_CODE_MEANINGS = {
   two_factor_unavailable: 'The server lacks TWO_FACTOR_KEY to store authenticator secrets',
   session_not_found: 'No such session of this account',
 
+  // Social login (modules/social).
+  social_unavailable: 'This provider is not set up on the site (its keys are not set)',
+  social_bad_signature: 'The provider data failed its signature check (Telegram hash)',
+  social_expired: 'The provider login is too old (Telegram auth_date over a day) or from the future',
+  social_state_invalid: 'The login through a provider is unknown, used, expired or was started in another browser',
+  social_provider_error: 'The provider refused the code or did not answer; start the login again',
+  social_already_linked: 'This provider account is linked to another player',
+  social_provider_taken: 'The player already has another account of this provider linked',
+  social_not_linked: 'The provider is not linked to this account',
+  social_last_login: 'Unlinking would leave the account without a way to log in (no password and no other provider)',
+  social_pending_invalid: 'No social login waits in this browser (expired or finished)',
+
   // Accounts.
   email_exists: 'Another account has this e-mail (registration keeps the text `Email already exists`)',
   username_exists: 'Another account has this name (registration keeps the text `Username already exists`)',

@@ -21,6 +21,7 @@ import type { SetupTables } from '../modules/setup/setup.tables.ts';
 import type { NoticesTables } from '../modules/notices/notices.tables.ts';
 import type { TwoFactorTables } from '../modules/security/two-factor.tables.ts';
 import type { VotesTables } from '../modules/votes/votes.tables.ts';
+import type { SocialTables } from '../modules/social/social.tables.ts';
 import type { ReferralsTables } from '../modules/referrals/referrals.tables.ts';
 
 /** Times are epoch milliseconds and booleans 0/1 on both databases, so one code path serves both. */
@@ -184,4 +185,5 @@ export interface Database
     TwoFactorTables,
     VotesTables,
     ReferralsTables,
+    SocialTables,
     SetupTables {}

@@ -31,6 +31,7 @@ import { staffRoutes } from './staff/staff.routes.ts';
 import { setupRoutes } from './setup/setup.routes.ts';
 import { twoFactorRoutes } from './security/two-factor.routes.ts';
 import { votesRoutes } from './votes/votes.routes.ts';
+import { socialRoutes } from './social/social.routes.ts';
 import { referralsRoutes } from './referrals/referrals.routes.ts';
 
 /**
@@ -71,4 +72,5 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   playersRoutes,
   votesRoutes,
   referralsRoutes,
+  socialRoutes,
 ];

@@ -40,10 +40,26 @@ const AdminCapesPage = lazy(() => import('../features/capes/AdminCapesPage.tsx')
 const AdminMediaPage = lazy(() => import('../features/media/AdminMediaPage.tsx'));
 const AdminGameLoginPage = lazy(() => import('../features/help/AdminGameLoginPage.tsx'));
 const AdminSecurityPage = lazy(() => import('../features/security/AdminSecurityPage.tsx'));
-const AdminSettingsPage = lazy(() => import('../features/site/AdminSettingsPage.tsx'));
+const AdminSiteSettingsPage = lazy(() => import('../features/site/AdminSettingsPage.tsx'));
+const AdminSocialSettings = lazy(() =>
+  import('../features/social/AdminSocialSettings.tsx').then((m) => ({ default: m.AdminSocialSettings })),
+);
+/** Настройки: the site's own, then the keys of social login (features/social). */
+function AdminSettingsPage() {
+  return (
+    <>
+      <AdminSiteSettingsPage />
+      <AdminSocialSettings />
+    </>
+  );
+}
 const AdminPagesPage = lazy(() => import('../features/pages/AdminPagesPage.tsx'));
 const AdminPaymentsPage = lazy(() => import('../features/payments-admin/AdminPaymentsPage.tsx'));
 const AdminStaffPage = lazy(() => loadAdminLayout().then((m) => ({ default: m.AdminStaffPage })));
+// «Войти через …» under the login and registration forms: a small chunk of its own, out of the first page's script.
+const SocialButtons = lazy(() => import('../features/social/SocialButtons.tsx').then((m) => ({ default: m.SocialButtons })));
+const SocialCompletePage = lazyPage(() => import('../features/social/SocialCompletePage.tsx'));
+const TelegramReturnPage = lazyPage(() => import('../features/social/TelegramReturnPage.tsx'));
 const SetupPage = lazyPage(() => loadAuthPages().then((m) => ({ default: m.SetupPage })));
 
 const PRELOAD: Record<string, () => Promise<unknown>> = {
@@ -144,11 +160,19 @@ export function AppRoutes() {
         <Route path="/login">
           <GuestOnly>
             <LoginPage />
+            <SocialButtons />
           </GuestOnly>
+        </Route>
+        <Route path="/login/social">
+          <SocialCompletePage />
+        </Route>
+        <Route path="/login/telegram">
+          <TelegramReturnPage />
         </Route>
         <Route path="/register">
           <GuestOnly>
             <RegisterPage />
+            <SocialButtons title="Или зарегистрируйтесь через" />
           </GuestOnly>
         </Route>
         <Route path="/forgot-password">

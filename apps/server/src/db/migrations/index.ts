@@ -28,6 +28,7 @@ import * as m2026112302 from './2026112302_user_uuid.ts';
 import * as m2026112375 from './2026112375_rate_limits.ts';
 import { votesMigrations } from '../../modules/votes/votes.migrations.ts';
 import { referralsMigrations } from '../../modules/referrals/referrals.migrations.ts';
+import { socialMigrations } from '../../modules/social/social.migrations.ts';
 import { setupMigrations } from '../../modules/setup/setup.migrations.ts';
 import * as m2026112670 from './2026112670_staff_roles.ts';
 
@@ -70,4 +71,5 @@ export const migrations: Record<string, Migration> = {
   ...playersMigrations,
   ...votesMigrations,
   ...referralsMigrations,
+  ...socialMigrations,
 };

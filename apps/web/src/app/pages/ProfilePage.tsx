@@ -21,6 +21,7 @@ import { PrivacyPanel } from '../../features/players/PrivacyPanel.tsx';
 import { MyPayments } from '../../features/payments/MyPayments.tsx';
 import { MyHistory } from '../../features/history/MyHistory.tsx';
 import { PaymentReturn } from '../../features/payments/PaymentReturn.tsx';
+import { SocialLinksPanel } from '../../features/social/SocialLinksPanel.tsx';
 import { ReferralPanel } from '../../features/referrals/ReferralPanel.tsx';
 import './profile.css';
 
@@ -93,6 +94,7 @@ export default function ProfilePage() {
                 <ChangePasswordForm />
                 <EmailChangeForm />
                 <TwoFactorPanel />
+                <SocialLinksPanel />
                 <SessionsPanel />
                 <PrivacyPanel username={user.username} />
                 <DeleteAccountSection />

@@ -1,0 +1,112 @@
+import type { SocialSettingsBody, SocialSettingsView } from '@kubik/contract';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { z } from 'zod';
+import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
+import { TextField } from '../../components/form/fields.tsx';
+import { QueryState } from '../../components/QueryState.tsx';
+import { useNotify } from '../../providers/notifications.tsx';
+import { fetchSocialSettings, PROVIDERS_KEY, saveSocialSettings, SOCIAL_SETTINGS_KEY } from './api.ts';
+
+/** What the form holds: every field as typed; the server checks the values (its errors land beside the fields). */
+const Fields = z.object({
+  vk_client_id: z.string().max(512),
+  vk_client_secret: z.string().max(512),
+  vk_base_url: z.string().max(300),
+  telegram_bot_name: z.string().max(512),
+  telegram_bot_token: z.string().max(512),
+  telegram_base_url: z.string().max(300),
+  discord_client_id: z.string().max(512),
+  discord_client_secret: z.string().max(512),
+  discord_base_url: z.string().max(300),
+});
+type Fields = z.infer<typeof Fields>;
+
+const SECRETS = ['vk_client_secret', 'telegram_bot_token', 'discord_client_secret'] as const;
+const SOURCE = { set: 'задан в админ-панели', env: 'задан переменной окружения', unset: 'не задан' } as const;
+
+/** Админ-панель → Настройки → «Вход через соцсети»: the providers' keys; secrets are write-only. */
+export function AdminSocialSettings() {
+  const query = useQuery({ queryKey: SOCIAL_SETTINGS_KEY, queryFn: fetchSocialSettings });
+  return (
+    <section className="card" aria-labelledby="admin-social-h">
+      <h2 id="admin-social-h">Вход через соцсети</h2>
+      <p className="muted">Сервис без ключей не показывается игрокам. Пустое поле — значение из переменных окружения.</p>
+      <QueryState query={query} error="Не удалось загрузить ключи входа через соцсети" isEmpty={() => false}>
+        {(data) => <SocialForm key={JSON.stringify(data)} data={data} />}
+      </QueryState>
+    </section>
+  );
+}
+
+function SocialForm({ data }: { data: SocialSettingsView }) {
+  const notify = useNotify();
+  const queryClient = useQueryClient();
+  const form = useSchemaForm(Fields, {
+    defaultValues: {
+      vk_client_id: data.vk.client_id,
+      vk_client_secret: '',
+      vk_base_url: data.vk.base_url,
+      telegram_bot_name: data.telegram.bot_name,
+      telegram_bot_token: '',
+      telegram_base_url: data.telegram.base_url,
+      discord_client_id: data.discord.client_id,
+      discord_client_secret: '',
+      discord_base_url: data.discord.base_url,
+    },
+  });
+  async function submit(values: Fields) {
+    const body: Record<string, string | null> = {};
+    for (const [k, v] of Object.entries(values) as [keyof Fields, string][]) {
+      const secret = (SECRETS as readonly string[]).includes(k);
+      // A secret left empty stays as it is; a plain field left empty returns to the default.
+      if (secret) {
+        if (v.trim()) body[k] = v.trim();
+      } else body[k] = v.trim() === '' ? null : v.trim();
+    }
+    const saved = await saveSocialSettings(body as SocialSettingsBody);
+    queryClient.setQueryData(SOCIAL_SETTINGS_KEY, saved);
+    void queryClient.invalidateQueries({ queryKey: PROVIDERS_KEY });
+    notify('success', 'Ключи входа через соцсети сохранены');
+  }
+  return (
+    <Form form={form} onSubmit={submit} className="form">
+      <h3>VK ID</h3>
+      <TextField name="vk_client_id" label="ID приложения VK" hint={`Доверенный Redirect URL: ${data.vk.redirect_uri}`} />
+      <TextField
+        name="vk_client_secret"
+        label="Защищённый ключ VK"
+        type="password"
+        autoComplete="off"
+        hint={`Сейчас: ${SOURCE[data.vk.client_secret]}. Для входа с PKCE не обязателен.`}
+      />
+      <TextField name="vk_base_url" label="Адрес VK ID" />
+      <h3>Telegram</h3>
+      <TextField
+        name="telegram_bot_name"
+        label="Имя бота Telegram"
+        hint="Без @; домен сайта задаётся боту командой /setdomain в @BotFather."
+      />
+      <TextField
+        name="telegram_bot_token"
+        label="Токен бота Telegram"
+        type="password"
+        autoComplete="off"
+        hint={`Сейчас: ${SOURCE[data.telegram.bot_token]}.`}
+      />
+      <TextField name="telegram_base_url" label="Адрес входа Telegram" />
+      <h3>Discord</h3>
+      <TextField name="discord_client_id" label="Client ID Discord" hint={`Redirect: ${data.discord.redirect_uri}`} />
+      <TextField
+        name="discord_client_secret"
+        label="Client Secret Discord"
+        type="password"
+        autoComplete="off"
+        hint={`Сейчас: ${SOURCE[data.discord.client_secret]}.`}
+      />
+      <TextField name="discord_base_url" label="Адрес Discord" />
+      <FormErrors />
+      {/* Its own label: the settings page has another «Сохранить» above. */}
+      <FormActions submitLabel="Сохранить ключи" />
+    </Form>
+  );
+}
