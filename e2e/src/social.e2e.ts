@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeDiscord } from '../../testing/social/discord-server.ts';
-import { loginUi, registerAndConfirm, see, startSite, toast, type Site } from './harness.ts';
+import { linkIn, loginUi, registerAndConfirm, see, startSite, toast, type Site } from './harness.ts';
 
 describe('social login in the browser', () => {
   let site: Site;
@@ -42,6 +42,32 @@ describe('social login in the browser', () => {
     await page.locator('.social-buttons').getByRole('link', { name: 'Discord' }).click();
     await page.waitForURL('**/profile');
     expect(await page.getByTestId('header-username').textContent()).toContain('Social_E2E');
+  });
+
+  it('a newcomer registers through Discord, confirms the address, and sets a password from the settings for the launcher', async () => {
+    discord.signInAs({ id: '80351110224670002', username: 'newcomer', global_name: 'Newcomer' });
+    const page = await site.newPage({ width: 360, height: 740 });
+    await page.goto('/login');
+    await page.locator('.social-buttons').getByRole('link', { name: 'Discord' }).click();
+    await page.waitForURL('**/login/social');
+    await page.getByLabel('Имя в игре').fill('Newcomer_1');
+    await page.getByLabel('Почта').fill('newcomer@example.com');
+    await page.getByRole('button', { name: 'Продолжить' }).click();
+    const confirm = await site.smtp.waitFor('newcomer@example.com');
+    await page.goto(linkIn(confirm, '/api/auth/social/confirm/'));
+    await page.waitForURL('**/profile**');
+    expect(await page.getByTestId('header-username').textContent()).toContain('Newcomer_1');
+
+    await page.goto('/profile?tab=settings');
+    await page.getByRole('button', { name: 'Задать пароль' }).click();
+    await page.getByTestId('password-letter-sent').getByText('newcomer@example.com').waitFor();
+    const reset = await site.smtp.waitFor('newcomer@example.com', (l) => l.subject.includes('Сброс пароля'));
+    await page.goto(linkIn(reset, '/reset-password?token='));
+    await page.getByLabel('Новый пароль').fill('launcher-pass-42');
+    await page.getByRole('button', { name: 'Сохранить пароль' }).click();
+    await page.waitForURL('**/login**');
+    await loginUi(page, 'Newcomer_1', 'launcher-pass-42');
+    expect(await page.getByTestId('header-username').textContent()).toContain('Newcomer_1');
   });
 
   it('the owner sets a Telegram bot in the admin: the secret is write-only and Telegram is offered at login', async () => {

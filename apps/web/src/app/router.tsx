@@ -180,10 +180,9 @@ export function AppRoutes() {
             <ForgotPasswordPage />
           </GuestOnly>
         </Route>
+        {/* Also for a signed-in player: an account made through VK, Telegram or Discord gets its password this way. */}
         <Route path="/reset-password">
-          <GuestOnly>
-            <ResetPasswordPage />
-          </GuestOnly>
+          <ResetPasswordPage />
         </Route>
         <Route path="/email-change">
           <EmailChangePage />

@@ -5,6 +5,7 @@ import { Form, FormErrors, SubmitButton, useSchemaForm } from '../../components/
 import { TextField } from '../../components/form/fields.tsx';
 import { PasswordHint } from '../../components/PasswordHint.tsx';
 import { ApiError } from '../../lib/api.ts';
+import { useAuth } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { resetPassword } from './api.ts';
@@ -17,6 +18,7 @@ export default function ResetPasswordPage() {
   const token = params.get('token') ?? '';
   const [, navigate] = useLocation();
   const notify = useNotify();
+  const { user, refresh } = useAuth();
   const form = useSchemaForm(ResetPasswordBody, { defaultValues: { new_password: '' } });
   const typed = form.watch('new_password');
   const [expired, setExpired] = useState(false);
@@ -31,6 +33,8 @@ export default function ResetPasswordPage() {
       throw err;
     }
     notify('success', 'Пароль успешно сброшен');
+    // A new password ends every login, this browser's too (when a signed-in player set it).
+    if (user) refresh();
     // The button stays disabled until the page changes.
     await new Promise<void>((done) => {
       timer.current = window.setTimeout(() => {

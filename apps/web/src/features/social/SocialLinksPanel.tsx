@@ -4,8 +4,19 @@ import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'wouter';
 import { QueryState } from '../../components/QueryState.tsx';
 import { ApiError } from '../../lib/api.ts';
+import { useAuth } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
-import { errorText, fetchLinks, fetchProviders, LINKS_KEY, PROVIDERS_KEY, startLink, telegramAuthUrl, unlink } from './api.ts';
+import {
+  errorText,
+  fetchLinks,
+  fetchProviders,
+  LINKS_KEY,
+  PROVIDERS_KEY,
+  sendPasswordLetter,
+  startLink,
+  telegramAuthUrl,
+  unlink,
+} from './api.ts';
 import './social.css';
 
 /** Профиль → Настройки → «Вход через соцсети»: link and unlink providers. */
@@ -14,6 +25,8 @@ export function SocialLinksPanel() {
   const providers = useQuery({ queryKey: PROVIDERS_KEY, queryFn: fetchProviders, staleTime: 60_000 });
   const queryClient = useQueryClient();
   const notify = useNotify();
+  const { user } = useAuth();
+  const [letter, setLetter] = useState<'idle' | 'sending' | 'sent'>('idle');
   const [params, setParams] = useSearchParams();
   const [busy, setBusy] = useState<SocialProvider | null>(null);
   const shown = useRef(false);
@@ -53,6 +66,18 @@ export function SocialLinksPanel() {
     }
   }
 
+  async function passwordLetter() {
+    if (!user) return;
+    setLetter('sending');
+    try {
+      await sendPasswordLetter(user.email);
+      setLetter('sent');
+    } catch (err) {
+      notify('danger', err instanceof ApiError && err.message ? err.message : 'Не удалось отправить письмо');
+      setLetter('idle');
+    }
+  }
+
   async function remove(provider: SocialProvider) {
     setBusy(provider);
     try {
@@ -73,10 +98,21 @@ export function SocialLinksPanel() {
         {(data) => (
           <>
             {!data.has_password && (
-              <p className="muted">
-                У аккаунта нет пароля: последний привязанный сервис отвязать нельзя. Задать пароль можно через «Забыли пароль?» на странице
-                входа.
-              </p>
+              <div className="social-password">
+                <p className="muted">
+                  У аккаунта нет пароля: последний привязанный сервис отвязать нельзя, а лаунчер без пароля не пустит в игру. Пришлём на
+                  вашу почту ссылку, по которой можно задать пароль.
+                </p>
+                {letter === 'sent' ? (
+                  <p role="status" data-testid="password-letter-sent">
+                    Письмо отправлено на {user?.email}. Откройте ссылку из него, чтобы задать пароль.
+                  </p>
+                ) : (
+                  <button type="button" className="btn btn-ghost" disabled={letter === 'sending'} onClick={() => void passwordLetter()}>
+                    Задать пароль
+                  </button>
+                )}
+              </div>
             )}
             <ul className="social-links">
               {data.providers.map((p) => (

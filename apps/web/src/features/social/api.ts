@@ -29,6 +29,8 @@ export const startLink = (provider: 'vk' | 'discord') => api<SocialStartResponse
 export const unlink = (provider: SocialProvider) => api<MessageResponse>(`/api/user/social/${provider}`, { method: 'DELETE' });
 export const completeTwoFactor = (code: string) =>
   api<SocialLoginResult>('/api/auth/social/complete', { method: 'POST', body: { code }, quiet401: true });
+/** The password-reset letter to the player's own address: how an account made through a provider gets a password (launchers need one). */
+export const sendPasswordLetter = (email: string) => api<MessageResponse>('/api/user/forgot-password', { method: 'POST', body: { email } });
 export const registerThrough = (body: SocialRegisterBody) => api<MessageResponse>('/api/auth/social/register', { method: 'POST', body });
 
 /** Where the redirect login of a provider starts (a plain link: the server answers with the provider's address). */
