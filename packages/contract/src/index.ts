@@ -31,3 +31,4 @@ export * from './notices.ts';
 export * from './players.ts';
 export * from './votes.ts';
 export * from './referrals.ts';
+export * from './launcher.ts';

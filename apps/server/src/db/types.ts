@@ -22,6 +22,7 @@ import type { NoticesTables } from '../modules/notices/notices.tables.ts';
 import type { TwoFactorTables } from '../modules/security/two-factor.tables.ts';
 import type { VotesTables } from '../modules/votes/votes.tables.ts';
 import type { ReferralsTables } from '../modules/referrals/referrals.tables.ts';
+import type { LauncherTables } from '../modules/launcher/launcher.tables.ts';
 
 /** Times are epoch milliseconds and booleans 0/1 on both databases, so one code path serves both. */
 export interface UsersTable {
@@ -184,4 +185,5 @@ export interface Database
     TwoFactorTables,
     VotesTables,
     ReferralsTables,
+    LauncherTables,
     SetupTables {}

@@ -32,6 +32,7 @@ import { setupRoutes } from './setup/setup.routes.ts';
 import { twoFactorRoutes } from './security/two-factor.routes.ts';
 import { votesRoutes } from './votes/votes.routes.ts';
 import { referralsRoutes } from './referrals/referrals.routes.ts';
+import { launcherRoutes } from './launcher/launcher.routes.ts';
 
 /**
  * Every module's routes; app.ts registers them in this order. Making a feature's routes also
@@ -71,4 +72,5 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   playersRoutes,
   votesRoutes,
   referralsRoutes,
+  launcherRoutes,
 ];

@@ -29,6 +29,7 @@ import * as m2026112375 from './2026112375_rate_limits.ts';
 import { votesMigrations } from '../../modules/votes/votes.migrations.ts';
 import { referralsMigrations } from '../../modules/referrals/referrals.migrations.ts';
 import { setupMigrations } from '../../modules/setup/setup.migrations.ts';
+import { launcherMigrations } from '../../modules/launcher/launcher.migrations.ts';
 import * as m2026112670 from './2026112670_staff_roles.ts';
 
 /**
@@ -70,4 +71,5 @@ export const migrations: Record<string, Migration> = {
   ...playersMigrations,
   ...votesMigrations,
   ...referralsMigrations,
+  ...launcherMigrations,
 };
