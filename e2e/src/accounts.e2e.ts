@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { linkIn, loginUi, registerAndConfirm, see, seeErrorBeside, seeFormError, startSite, toast, type Site } from './harness.ts';
@@ -169,10 +171,14 @@ describe('accounts in the browser', () => {
   });
 
   it('shows help for guests and for players', async () => {
+    // The default launcher links (LAUNCHER_*_URL) are offered once their files are in DATA_DIR/downloads.
+    mkdirSync(path.join(site.dataDir, 'downloads'), { recursive: true });
+    writeFileSync(path.join(site.dataDir, 'downloads', 'KubikLauncher-1.0.0.exe'), 'MZ');
+    writeFileSync(path.join(site.dataDir, 'downloads', 'KubikLauncher-1.0.0.AppImage'), 'ELF');
     const page = await site.newPage();
     await page.goto('/help');
     await see(page, 'Windows (.exe) · v1.0.0');
-    await see(page, 'Linux (AppImage) · v1.0.0');
+    await see(page, 'Linux (.AppImage) · v1.0.0');
     await see(page, 'Как зарегистрироваться?');
     await registerAndConfirm(site, page, 'Helper');
     await loginUi(page, 'Helper');

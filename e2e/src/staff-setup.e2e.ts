@@ -1,15 +1,19 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callApi, loginUi, registerAndConfirm, see, startSite, toast, type Site } from './harness.ts';
+import { defaultStatus, StatusPeer } from '../../testing/minecraft-status-peer.ts';
+import { callApi, loginUi, registerAndConfirm, see, startSite, toast, until, type Site } from './harness.ts';
 
 describe('first-run setup', () => {
   let site: Site;
+  let peer: StatusPeer;
   beforeAll(async () => {
+    peer = await new StatusPeer({ status: defaultStatus(4, 20) }).start();
     site = await startSite({}, { fresh: true });
   }, 120_000);
   afterAll(async () => {
     await site?.stop();
+    await peer?.stop();
   });
 
   it('a fresh site leads every page to /setup; the code from the data dir creates the owner, once', async () => {
@@ -24,7 +28,13 @@ describe('first-run setup', () => {
     await page.getByLabel('Адрес игрового сервера').fill('play.kubik.test');
     await page.getByLabel('Имя владельца').fill('Founder');
     await page.getByLabel('Почта').fill('founder@example.com');
-    await page.getByLabel('Пароль').fill('founder-password-42');
+    await page.getByLabel('Пароль', { exact: true }).fill('founder-password-42');
+    // The optional first server: a game server answering status pings (the status double).
+    await page.getByLabel('Добавить первый игровой сервер').check();
+    await page.getByLabel('Название сервера').fill('Выживание');
+    await page.getByLabel('Адрес сервера (хост)').fill('127.0.0.1');
+    await page.getByLabel('Порт', { exact: true }).fill(String(peer.port));
+    await page.getByLabel('Пароль RCON').fill('rcon-secret-1');
     await page.getByRole('button', { name: 'Создать владельца и открыть сайт' }).click();
     await see(page, /Неверный код/);
     expect(await page.getByLabel('Код из журнала сервера').getAttribute('aria-invalid')).toBe('true');
@@ -40,6 +50,13 @@ describe('first-run setup', () => {
     const guest = await site.newPage();
     await guest.goto('/servers');
     expect(new URL(guest.url()).pathname).toBe('/servers');
+    // The first server was checked at once: it is listed online with the double's players.
+    const listed = await until(
+      async () => ((await callApi(guest, 'GET', '/api/servers/')).json as { servers: { name: string; status: string }[] }).servers,
+      (list) => list[0]?.status === 'online',
+      'the first server online',
+    );
+    expect(listed.map((s) => s.name)).toEqual(['Выживание']);
     await guest.getByRole('link', { name: 'Кубик Тест — на главную' }).waitFor();
     expect((await callApi(guest, 'GET', '/api/setup')).json).toEqual({ needed: false });
     const again = await callApi(guest, 'POST', '/api/setup', {

@@ -26,6 +26,11 @@ describe('voting on a server top in the browser', () => {
   it('the owner adds a top; the player sees it on /vote, a callback pays them, and the page shows when they can vote again', async () => {
     const owner = await site.newPage();
     await loginUi(owner, 'Owner', 'owner-pass-42');
+    // Two servers; the top's reward commands are to run on the second only.
+    for (const name of ['Лобби', 'Выживание'])
+      expect(
+        (await callApi(owner, 'POST', '/api/servers/', { name, description: name, ip_address: '127.0.0.1', port: 25565 })).status,
+      ).toBe(201);
     await owner.goto('/admin/votes');
     await owner.getByRole('heading', { name: 'Голосование' }).waitFor();
     await owner.getByRole('button', { name: 'Добавить топ' }).click();
@@ -34,10 +39,13 @@ describe('voting on a server top in the browser', () => {
     await dialog.getByLabel('Ссылка для голосования').fill('https://topcraft.ru/servers/123/');
     await dialog.getByLabel('Секретный ключ').fill('tc-secret-e2e');
     await dialog.getByLabel('Награда на баланс, ₽').fill('5');
+    await dialog.getByTestId('vote-site-servers').getByLabel('Выживание').check();
     await dialog.getByRole('button', { name: 'Сохранить' }).click();
     await owner.getByRole('cell', { name: 'TopCraft (TopCraft)' }).waitFor();
     const list = await callApi(owner, 'GET', '/api/admin/vote-sites');
     const [top] = list.json as AdminVoteSite[];
+    const servers = (await callApi(owner, 'GET', '/api/servers/')).json as { servers: { id: number; name: string }[] };
+    expect(top!.server_ids).toEqual([servers.servers.find((x) => x.name === 'Выживание')!.id]);
     expect(top!.callback_url).toBe(`${site.url}/api/votes/callback/${top!.id}`);
 
     const player = await site.newPage({ width: 360, height: 740 });

@@ -50,6 +50,7 @@ const Env = z.object({
   LAUNCHER_VERSION: z.string().default('v1.0.0'),
   LAUNCHER_WINDOWS_URL: z.string().default('/downloads/KubikLauncher-1.0.0.exe'),
   LAUNCHER_LINUX_URL: z.string().default('/downloads/KubikLauncher-1.0.0.AppImage'),
+  LAUNCHER_MAX_MB: int(300, 1, 4096),
   SUPPORT_VK_URL: z.string().default(''),
   SUPPORT_TELEGRAM_URL: z.string().default(''),
   SUPPORT_DISCORD_URL: z.string().default(''),
@@ -141,7 +142,8 @@ export interface Config {
     /** Tries of a password-reset link per IP in a window. */
     resetPerIp: number;
   };
-  launcher: { version: string; windowsUrl: string; linuxUrl: string };
+  /** The launcher links' defaults (Настройки), and the size limit of a build uploaded in Админ-панель → Лаунчер. */
+  launcher: { version: string; windowsUrl: string; linuxUrl: string; maxBytes: number };
   support: { vk: string; telegram: string; discord: string; email: string };
   /** The game server's address the home page shows (the owner may change it in Настройки). */
   gameAddress: string;
@@ -238,7 +240,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     databaseWait: e.DATABASE_WAIT,
     secureCookies: publicUrl.startsWith('https://'),
     sessionTtlMs: e.SESSION_TTL_DAYS * 86_400_000,
-    launcher: { version: e.LAUNCHER_VERSION, windowsUrl: e.LAUNCHER_WINDOWS_URL, linuxUrl: e.LAUNCHER_LINUX_URL },
+    launcher: {
+      version: e.LAUNCHER_VERSION,
+      windowsUrl: e.LAUNCHER_WINDOWS_URL,
+      linuxUrl: e.LAUNCHER_LINUX_URL,
+      maxBytes: e.LAUNCHER_MAX_MB * 1024 * 1024,
+    },
     support: { vk: e.SUPPORT_VK_URL, telegram: e.SUPPORT_TELEGRAM_URL, discord: e.SUPPORT_DISCORD_URL, email: e.SUPPORT_EMAIL },
     gameAddress: e.GAME_ADDRESS,
     monitor: { intervalMs: e.MONITOR_INTERVAL_SEC * 1000, timeoutMs: e.MONITOR_TIMEOUT_MS, concurrency: e.MONITOR_CONCURRENCY },

@@ -69,6 +69,10 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'cape.revoke': 'Выдача плаща отменена',
   'media.upload': 'Картинка загружена',
   'media.delete': 'Картинка удалена',
+  'launcher.upload': 'Файл лаунчера загружен',
+  'launcher.link': 'Ссылка на лаунчер сохранена',
+  'launcher.hide': 'Лаунчер для системы скрыт',
+  'launcher.reset': 'Лаунчер для системы: снова по настройкам',
   'user.balance': 'Баланс изменён',
   'privilege.grant': 'Привилегия выдана вручную',
   'privilege.update': 'Срок привилегии изменён',
@@ -109,6 +113,7 @@ export const AUDIT_ENTITY_LABELS: Record<string, string> = {
   server: 'Серверы',
   cape: 'Плащи',
   media: 'Картинки',
+  launcher: 'Лаунчер',
   privilege: 'Привилегии',
   settings: 'Настройки',
   page: 'Страницы',
@@ -208,6 +213,14 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
   shop_item: { price: { label: 'Цена', kind: 'kopecks' } },
   cape: { title: { label: 'Название' } },
   media: { name: { label: 'Имя файла' } },
+  launcher: {
+    platform: { label: 'Система' },
+    version: { label: 'Версия' },
+    url: { label: 'Ссылка' },
+    file_name: { label: 'Файл' },
+    size: { label: 'Размер, байт', kind: 'number' },
+    sha256: { label: 'SHA-256' },
+  },
   privilege: { title: { label: 'Донат' } },
   // The site settings (Админ-панель → Настройки); other settings documents share the entity.
   settings: {

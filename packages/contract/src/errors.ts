@@ -99,6 +99,7 @@ export const ERROR_CODE_MEANINGS = {
   cape_not_granted: 'The player may not wear this cape',
   already_granted: 'The cape is granted already',
   media_in_use: 'The file is used in pages or news (`used_in` lists them)',
+  not_launcher: 'The uploaded file does not match its platform (name ending or first bytes of an .exe, AppImage or .jar)',
 
   // Shop, tiers, balance.
   insufficient_funds: 'Not enough balance (or a correction would take it below zero)',

@@ -32,3 +32,4 @@ export * from './players.ts';
 export * from './votes.ts';
 export * from './referrals.ts';
 export * from './social.ts';
+export * from './launcher.ts';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { withLabels } from './common.ts';
 import { Email, NewPassword, Username } from './accounts.ts';
 import { SiteSettings } from './site.ts';
+import { ServerBody } from './servers.ts';
 import { Permission, PERMISSIONS } from './permissions.ts';
 
 export const StaffRole = z.object({
@@ -59,6 +60,19 @@ export type UserRoleBody = z.infer<typeof UserRoleBody>;
 export const SetupStatus = z.object({ needed: z.boolean() });
 export type SetupStatus = z.infer<typeof SetupStatus>;
 
+/** The optional first game server at setup: the admin's server form's address fields (its description is its name until edited). */
+export const SetupServer = withLabels(
+  z.strictObject({
+    name: ServerBody.shape.name,
+    ip_address: ServerBody.shape.ip_address.refine((v) => v !== '', 'Введите адрес сервера'),
+    port: ServerBody.shape.port,
+    rcon_port: ServerBody.shape.rcon_port,
+    rcon_password: ServerBody.shape.rcon_password,
+  }),
+  { name: 'Название сервера', ip_address: 'Адрес сервера', port: 'Порт', rcon_port: 'Порт RCON', rcon_password: 'Пароль RCON' },
+);
+export type SetupServer = z.output<typeof SetupServer>;
+
 export const SetupBody = withLabels(
   z.strictObject({
     code: z.string({ error: 'Введите код из журнала сервера' }).trim().min(1, 'Введите код из журнала сервера').max(64, 'Неверный код'),
@@ -67,6 +81,7 @@ export const SetupBody = withLabels(
     password: NewPassword,
     site_name: SiteSettings.shape.name,
     game_address: SiteSettings.shape.game_address.optional(),
+    server: SetupServer.optional(),
   }),
   {
     code: 'Код',
@@ -75,6 +90,7 @@ export const SetupBody = withLabels(
     password: 'Пароль',
     site_name: 'Название сайта',
     game_address: 'Адрес сервера',
+    server: 'Первый сервер',
   },
 );
 export type SetupBody = z.infer<typeof SetupBody>;

@@ -23,6 +23,7 @@ import type { TwoFactorTables } from '../modules/security/two-factor.tables.ts';
 import type { VotesTables } from '../modules/votes/votes.tables.ts';
 import type { SocialTables } from '../modules/social/social.tables.ts';
 import type { ReferralsTables } from '../modules/referrals/referrals.tables.ts';
+import type { LauncherTables } from '../modules/launcher/launcher.tables.ts';
 
 /** Times are epoch milliseconds and booleans 0/1 on both databases, so one code path serves both. */
 export interface UsersTable {
@@ -186,4 +187,5 @@ export interface Database
     VotesTables,
     ReferralsTables,
     SocialTables,
+    LauncherTables,
     SetupTables {}

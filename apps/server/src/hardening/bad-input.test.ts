@@ -391,6 +391,8 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
       if (name === 'username') return 'Target';
       // A payment provider the site knows (Платежи → Подключения).
       if (name === 'provider') return 'yookassa';
+      // A launcher platform (Админ-панель → Лаунчер).
+      if (name === 'platform') return 'windows';
       return 'x1';
     });
   }

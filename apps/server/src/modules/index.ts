@@ -33,6 +33,7 @@ import { twoFactorRoutes } from './security/two-factor.routes.ts';
 import { votesRoutes } from './votes/votes.routes.ts';
 import { socialRoutes } from './social/social.routes.ts';
 import { referralsRoutes } from './referrals/referrals.routes.ts';
+import { launcherRoutes } from './launcher/launcher.routes.ts';
 
 /**
  * Every module's routes; app.ts registers them in this order. Making a feature's routes also
@@ -73,4 +74,5 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   votesRoutes,
   referralsRoutes,
   socialRoutes,
+  launcherRoutes,
 ];

@@ -30,6 +30,7 @@ import { votesMigrations } from '../../modules/votes/votes.migrations.ts';
 import { referralsMigrations } from '../../modules/referrals/referrals.migrations.ts';
 import { socialMigrations } from '../../modules/social/social.migrations.ts';
 import { setupMigrations } from '../../modules/setup/setup.migrations.ts';
+import { launcherMigrations } from '../../modules/launcher/launcher.migrations.ts';
 import * as m2026112670 from './2026112670_staff_roles.ts';
 
 /**
@@ -72,4 +73,5 @@ export const migrations: Record<string, Migration> = {
   ...votesMigrations,
   ...referralsMigrations,
   ...socialMigrations,
+  ...launcherMigrations,
 };

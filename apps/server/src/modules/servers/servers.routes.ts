@@ -1,4 +1,5 @@
 import {
+  SERVER_DEFAULTS,
   AdminServersListResponse,
   ErrorResponse,
   HistoryQuery,
@@ -20,9 +21,13 @@ import { sendCached } from '../../lib/public-cache.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { ServerMonitor, thinHistoryJob } from './servers.monitor.ts';
 import * as service from './servers.service.ts';
+import { firstServer } from '../users/users.ports.ts';
 
 const tags = ['Серверы'];
 const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
+
+/** Each app's immediate check (one port registry serves every app a process builds). */
+const immediateChecks = new WeakMap<AppContext, (id: number) => void>();
 
 export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -39,6 +44,24 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         })
         .catch((error: unknown) => log.warn({ err: error, serverId: id }, 'immediate server check failed'));
     };
+
+    // Setup's first server: made in setup's transaction, then checked like one added here.
+    firstServer.provide({
+      create: async (trx, actorId, input) =>
+        (
+          await service.insertServer(trx, actorId, {
+            ...input,
+            description: input.name,
+            image_url: '',
+            max_online: SERVER_DEFAULTS.max_online,
+          })
+        ).id,
+      checkSoon: (appCtx, id) => {
+        void appCtx.publicCache.invalidate(service.LIST_CACHE_KEY);
+        immediateChecks.get(appCtx)?.(id);
+      },
+    });
+    immediateChecks.set(ctx, (id) => checkSoon(id, app.log));
 
     // The spec's client calls /api/servers/ with the slash; both spellings answer.
     for (const url of ['/api/servers/', '/api/servers']) {

@@ -163,35 +163,38 @@ function rconPortFor(port: number | null | undefined, password: string | null): 
   return password ? DEFAULT_RCON_PORT : null;
 }
 
-export async function createServer(ctx: AppContext, actorId: number, input: ServerBody): Promise<ServerRow> {
+/** Inserts a server in the caller's transaction (the admin's form, or setup's first server). */
+export async function insertServer(trx: Db, actorId: number, input: ServerBody): Promise<ServerRow> {
   const now = Date.now();
   const password = input.rcon_password || null;
-  const row = await ctx.db.transaction().execute(async (trx) => {
-    const created = await trx
-      .insertInto('servers')
-      .values({
-        name: input.name,
-        description: input.description,
-        image_url: input.image_url,
-        ip_address: input.ip_address,
-        port: input.port,
-        max_online: input.max_online,
-        online: 0,
-        status: 'offline',
-        fail_count: 0,
-        rcon_host: input.rcon_host ?? null,
-        rcon_port: rconPortFor(input.rcon_port, password),
-        rcon_password: password,
-        command_template: input.command_template ?? DEFAULT_COMMAND_TEMPLATE,
-        sort_order: 0,
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await recordAudit(trx, { actorId, action: 'server.create', entity: 'server', entityId: created.id, after: auditView(created) });
-    return created;
-  });
+  const created = await trx
+    .insertInto('servers')
+    .values({
+      name: input.name,
+      description: input.description,
+      image_url: input.image_url,
+      ip_address: input.ip_address,
+      port: input.port,
+      max_online: input.max_online,
+      online: 0,
+      status: 'offline',
+      fail_count: 0,
+      rcon_host: input.rcon_host ?? null,
+      rcon_port: rconPortFor(input.rcon_port, password),
+      rcon_password: password,
+      command_template: input.command_template ?? DEFAULT_COMMAND_TEMPLATE,
+      sort_order: 0,
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await recordAudit(trx, { actorId, action: 'server.create', entity: 'server', entityId: created.id, after: auditView(created) });
+  return created;
+}
+
+export async function createServer(ctx: AppContext, actorId: number, input: ServerBody): Promise<ServerRow> {
+  const row = await ctx.db.transaction().execute((trx) => insertServer(trx, actorId, input));
   await ctx.publicCache.invalidate(LIST_CACHE_KEY);
   return row;
 }

@@ -11,6 +11,7 @@ import { newToken } from '../../lib/tokens.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { SiteSettingsDoc } from '../site/site.settings.ts';
 import { createSession } from '../users/users.logins.ts';
+import { firstServer } from '../users/users.ports.ts';
 import { nameOrEmailTaken, profileUuidFor } from '../users/users.repo.ts';
 import { sameSecret } from '../../lib/same-secret.ts';
 
@@ -89,7 +90,7 @@ export async function completeSetup(
   if (!sameCode(body.code, state.code)) throw forbidden(SETUP_TEXTS.badCode, { code: 'bad_setup_code', field: 'code' });
 
   const passwordHash = await hashPassword(body.password);
-  const userId = await ctx.db.transaction().execute(async (trx) => {
+  const { id: userId, serverId } = await ctx.db.transaction().execute(async (trx) => {
     const now = Date.now();
     const claimed = await trx
       .updateTable('setup_state')
@@ -121,6 +122,7 @@ export async function completeSetup(
       .returning('id')
       .executeTakeFirstOrThrow();
     await trx.updateTable('setup_state').set({ owner_id: id }).where('id', '=', 1).execute();
+    const serverId = body.server ? await firstServer.ask().create(trx, id, body.server) : null;
     await recordAudit(trx, {
       actorId: id,
       action: 'setup.done',
@@ -128,9 +130,10 @@ export async function completeSetup(
       entityId: id,
       after: { username: body.username, email: body.email, is_admin: true },
     });
-    return id;
+    return { id, serverId };
   });
   over.add(ctx);
+  if (serverId !== null) firstServer.ask().checkSoon(ctx, serverId);
   rmSync(setupCodeFile(ctx), { force: true });
   await ctx.settings.set(
     SiteSettingsDoc,

@@ -1,6 +1,7 @@
 import { readFileSync, statSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultStatus, StatusPeer } from '../../../../../testing/minecraft-status-peer.ts';
 import { createTestApp, dbKinds, seedUser, type TestApp } from '../../test/test-app.ts';
 
 const owner = (code: string, n = 0) => ({
@@ -80,5 +81,55 @@ describe.each(dbKinds)('first-run setup on %s', (kind) => {
     expect(statuses.at(-1)).toBe(429);
     await seedUser(limited, 'CliAdmin', { admin: true });
     expect((await limited.app.inject({ method: 'GET', url: '/api/setup' })).json()).toEqual({ needed: false });
+  });
+
+  it('creates the first server with the owner and checks its status at once', async () => {
+    const peer = await new StatusPeer({ status: defaultStatus(5, 30) }).start();
+    const site = await createTestApp(kind, { rateLimits: { enabled: false } });
+    try {
+      const code = codeOf(site);
+      // A bad server field refuses the whole setup, naming the field; nobody is created.
+      const bad = await site.app.inject({
+        method: 'POST',
+        url: '/api/setup',
+        payload: { ...owner(code), server: { name: 'Выживание', ip_address: '127.0.0.1', port: 70000 } },
+      });
+      expect([bad.statusCode, bad.json().field]).toEqual([400, 'server.port']);
+      const noHost = await site.app.inject({
+        method: 'POST',
+        url: '/api/setup',
+        payload: { ...owner(code), server: { name: 'Выживание', ip_address: '' } },
+      });
+      expect([noHost.statusCode, noHost.json().field]).toEqual([400, 'server.ip_address']);
+      expect(await site.handle.db.selectFrom('users').select('id').execute()).toEqual([]);
+
+      const res = await site.app.inject({
+        method: 'POST',
+        url: '/api/setup',
+        payload: { ...owner(code), server: { name: 'Выживание', ip_address: '127.0.0.1', port: peer.port, rcon_password: 'rcon-secret' } },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const servers = await site.handle.db
+        .selectFrom('servers')
+        .select(['name', 'ip_address', 'port', 'rcon_port', 'rcon_password'])
+        .execute();
+      expect(servers).toEqual([
+        { name: 'Выживание', ip_address: '127.0.0.1', port: peer.port, rcon_port: 25575, rcon_password: 'rcon-secret' },
+      ]);
+      const ownerId = (await site.handle.db.selectFrom('users').select('id').executeTakeFirstOrThrow()).id;
+      const audit = await site.handle.db
+        .selectFrom('audit_log')
+        .select(['action', 'actor_id'])
+        .where('action', '=', 'server.create')
+        .execute();
+      expect(audit).toEqual([{ action: 'server.create', actor_id: ownerId }]);
+      // Checked at once (not after MONITOR_INTERVAL_SEC): the public list shows it online.
+      await expect
+        .poll(async () => (await site.app.inject({ method: 'GET', url: '/api/servers/' })).json().servers[0], { timeout: 10_000 })
+        .toMatchObject({ name: 'Выживание', status: 'online', online: 5 });
+    } finally {
+      await site.close();
+      await peer.stop();
+    }
   });
 });

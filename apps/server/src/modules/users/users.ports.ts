@@ -1,4 +1,4 @@
-import type { PlayerDelivery, UserCard } from '@kubik/contract';
+import type { PlayerDelivery, SetupServer, UserCard } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { unauthorized, type HttpError } from '../../lib/errors.ts';
@@ -188,3 +188,13 @@ export const topupCredited = new Hook<[trx: Db, topup: { paymentId: string; user
 
 /** A player registered themselves (accounts), in the registering transaction: referrals records who invited them. */
 export const userRegistered = new Hook<[trx: Db, userId: number, meta: { ip: string; cookies: Record<string, string | undefined> }]>();
+
+// --- First-run setup ------------------------------------------------------------------------
+
+/** The first game server the owner names at setup: made by servers in setup's transaction, then checked at once. */
+export interface FirstServerMaker {
+  create(trx: Db, actorId: number, input: SetupServer): Promise<number>;
+  /** After the transaction: the new server's status is asked now, as for one added in the admin. */
+  checkSoon(ctx: AppContext, id: number): void;
+}
+export const firstServer = new Port<FirstServerMaker>('the first game server at setup');

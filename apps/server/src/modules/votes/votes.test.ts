@@ -335,4 +335,68 @@ describe.each(dbKinds)('vote tops on %s', (kind) => {
     ]);
     expect(await findLedgerMismatches(db())).toEqual([]);
   });
+
+  it('queues the reward commands only on the servers the top names (server_ids), on every server when it names none', async () => {
+    const mk = async (name: string) =>
+      (
+        await t.app.inject(
+          asUser(admin, {
+            method: 'POST',
+            url: '/api/servers/',
+            payload: { name, description: name, ip_address: '127.0.0.1', port: 25565, rcon_password: 'pw' },
+          }),
+        )
+      ).json<{ server: { id: number } }>().server.id;
+    const [one, two] = [await mk('Один'), await mk('Два')];
+    const missing = await addSite({ kind: 'topcraft', title: 'Bad', url: 'https://b.example/', secret: 's', server_ids: [999_999] });
+    expect(missing.json()).toMatchObject({ code: 'invalid', field: 'server_ids' });
+    const res = await addSite({
+      kind: 'topcraft',
+      title: 'Only two',
+      url: 'https://two.example/',
+      secret: 'two-secret',
+      reward_commands: ['give {player} apple 1'],
+      server_ids: [two],
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const site = res.json<AdminVoteSite>();
+    expect(site.server_ids).toEqual([two]);
+    const alex = (await db().selectFrom('users').select('id').where('username', '=', 'Alex').executeTakeFirstOrThrow()).id;
+    expect((await topcraft(site, 'Alex', 'two-secret')).body).toBe('ok');
+    const rows = await db()
+      .selectFrom('deliveries')
+      .select(['server_id', 'server_scope'])
+      .where('user_id', '=', alex)
+      .where('source', '=', 'vote')
+      .execute();
+    expect(rows).toEqual([{ server_id: two, server_scope: 'server' }]);
+    expect(rows.some((r) => r.server_id === one)).toBe(false);
+
+    // Edited to name both: the next vote (another player) goes to both.
+    const edited = await t.app.inject(
+      asUser(admin, {
+        method: 'PUT',
+        url: `/api/admin/vote-sites/${site.id}`,
+        payload: {
+          kind: 'topcraft',
+          title: 'Only two',
+          url: 'https://two.example/',
+          secret: '',
+          reward_commands: ['give {player} apple 1'],
+          server_ids: [one, two],
+        },
+      }),
+    );
+    expect(edited.statusCode, edited.body).toBe(200);
+    const jeb = (await db().selectFrom('users').select('id').where('username', '=', 'Jeb').executeTakeFirstOrThrow()).id;
+    expect((await topcraft(site, 'Jeb', 'two-secret')).body).toBe('ok');
+    const both = await db()
+      .selectFrom('deliveries')
+      .select('server_id')
+      .where('user_id', '=', jeb)
+      .where('source', '=', 'vote')
+      .orderBy('server_id')
+      .execute();
+    expect(both.map((r) => r.server_id).filter((id) => id === one || id === two)).toEqual([one, two].sort((a, b) => a - b));
+  });
 });

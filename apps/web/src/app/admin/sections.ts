@@ -40,6 +40,7 @@ export const ADMIN_GROUPS: { title: string; sections: AdminSectionLink[] }[] = [
     sections: [
       { to: '/admin/servers', label: 'Серверы', permission: 'servers' },
       { to: '/admin/game-login', label: 'Вход в игру', permission: 'servers' },
+      { to: '/admin/launcher', label: 'Лаунчер', permission: 'settings' },
     ],
   },
   {

@@ -1,8 +1,9 @@
 import { SetupBody, type SetupStatus } from '@kubik/contract';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { Form, FormErrors, SubmitButton, useSchemaForm } from '../../components/form/Form.tsx';
-import { TextField } from '../../components/form/fields.tsx';
+import { FieldGroup, NumberField, TextField } from '../../components/form/fields.tsx';
 import { PasswordHint } from '../../components/PasswordHint.tsx';
 import { Loading } from '../../components/States.tsx';
 import { api } from '../../lib/api.ts';
@@ -43,6 +44,12 @@ function SetupForm() {
     defaultValues: { code: '', username: '', email: '', password: '', site_name: '', game_address: '' },
   });
   const [username, email, password] = form.watch(['username', 'email', 'password']);
+  const [withServer, setWithServer] = useState(false);
+  function toggleServer(on: boolean) {
+    setWithServer(on);
+    if (on) form.setValue('server', { name: '', ip_address: '', port: 25565, rcon_password: '' });
+    else form.unregister('server');
+  }
   return (
     <section className="card card-narrow">
       <h1>Первый запуск</h1>
@@ -53,7 +60,8 @@ function SetupForm() {
       <Form
         form={form}
         onSubmit={async (body) => {
-          await api('/api/setup', { method: 'POST', body: { ...body, game_address: body.game_address || undefined } });
+          const server = withServer && body.server ? { ...body.server, rcon_password: body.server.rcon_password || undefined } : undefined;
+          await api('/api/setup', { method: 'POST', body: { ...body, game_address: body.game_address || undefined, server } });
           await queryClient.invalidateQueries();
           notify('success', 'Сайт настроен. Добро пожаловать в админ-панель!');
           navigate('/admin');
@@ -66,6 +74,23 @@ function SetupForm() {
           label="Адрес игрового сервера"
           hint="Необязательно, например play.example.ru — его покажет главная страница."
         />
+        <label className="checkbox">
+          <input type="checkbox" checked={withServer} onChange={(e) => toggleServer(e.target.checked)} /> Добавить первый игровой сервер
+        </label>
+        {withServer && (
+          <FieldGroup legend="Первый сервер">
+            <TextField name="server.name" label="Название сервера" maxLength={64} hint="Например, «Выживание»." />
+            <TextField name="server.ip_address" label="Адрес сервера (хост)" spellCheck={false} hint="Домен или IP, без порта." />
+            <NumberField name="server.port" label="Порт" />
+            <TextField
+              name="server.rcon_password"
+              label="Пароль RCON"
+              type="password"
+              autoComplete="off"
+              hint="Необязательно: нужен, чтобы сайт выдавал покупки в игре. Его можно задать позже в разделе «Серверы»."
+            />
+          </FieldGroup>
+        )}
         <TextField
           name="username"
           label="Имя владельца"

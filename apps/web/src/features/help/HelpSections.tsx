@@ -1,36 +1,63 @@
 import { isUsefulLink } from './links.ts';
 import { Link } from 'wouter';
 import { useSite } from '../../providers/site.tsx';
+import { formatFileSize, LAUNCHER_PLATFORM_INFO, type LauncherBuild } from '@kubik/contract';
+import { useQuery } from '@tanstack/react-query';
+import { CopyText } from '../../components/CopyText.tsx';
+import { fetchLauncher, LAUNCHER_KEY } from './api.ts';
 import './help.css';
 
 export { GameLoginSection } from './GameLoginSection.tsx';
 
-/** /help: the launcher's downloads (Настройки → Лаунчер) and what a computer needs. */
+/** /help: the launcher's downloads (Админ-панель → Лаунчер) and what a computer needs. */
 export function LauncherSection() {
-  const site = useSite();
+  const query = useQuery({ queryKey: LAUNCHER_KEY, queryFn: fetchLauncher });
+  const builds = query.data?.builds ?? [];
   return (
     <section className="card" aria-labelledby="launcher-h">
       <h2 id="launcher-h">Скачать лаунчер</h2>
-      <p className="muted">Лаунчер сам скачает игру, обновит её и подключит вас к серверу. Версия {site.launcher_version}.</p>
-      <div className="row">
-        {site.launcher_windows_url && (
-          <a className="btn btn-primary" href={site.launcher_windows_url} download>
-            Windows (.exe) · {site.launcher_version}
-          </a>
-        )}
-        {site.launcher_linux_url && (
-          <a className="btn" href={site.launcher_linux_url} download>
-            Linux (AppImage) · {site.launcher_version}
-          </a>
-        )}
-      </div>
+      <p className="muted">Лаунчер сам скачает игру, обновит её и подключит вас к серверу.</p>
+      {query.isPending ? (
+        <p className="muted">Загружаем ссылки…</p>
+      ) : builds.length === 0 ? (
+        <p className="muted">{query.isError ? 'Не удалось загрузить ссылки на лаунчер.' : 'Ссылки на лаунчер пока не опубликованы.'}</p>
+      ) : (
+        <ul className="launcher-builds" data-testid="launcher-builds">
+          {builds.map((b, i) => (
+            <LauncherBuildItem key={b.platform} build={b} primary={i === 0} />
+          ))}
+        </ul>
+      )}
       <h3 style={{ marginTop: 'var(--space-5)' }}>Системные требования</h3>
       <ul>
-        <li>Windows 10/11 64-бит или Ubuntu 20.04 и новее</li>
+        <li>Windows 10/11 64-бит, Ubuntu 20.04 и новее или macOS 11 и новее</li>
         <li>4 ГБ оперативной памяти</li>
         <li>2 ГБ свободного места на диске</li>
       </ul>
     </section>
+  );
+}
+
+function LauncherBuildItem({ build, primary }: { build: LauncherBuild; primary: boolean }) {
+  const info = LAUNCHER_PLATFORM_INFO[build.platform];
+  return (
+    <li className="launcher-build" data-platform={build.platform}>
+      <a className={primary ? 'btn btn-primary' : 'btn'} href={build.url} download={build.kind === 'file' || undefined}>
+        {info.label} ({info.ext}) · {build.version}
+      </a>
+      <span className="muted launcher-build-meta">
+        {info.kind}
+        {build.size !== null && <> · {formatFileSize(build.size)}</>}
+      </span>
+      {build.sha256 && (
+        <details className="launcher-sha">
+          <summary>
+            SHA-256: <code>{build.sha256.slice(0, 12)}…</code>
+          </summary>
+          <CopyText text={build.sha256} label={`SHA-256 лаунчера для ${info.label}`} />
+        </details>
+      )}
+    </li>
   );
 }
 

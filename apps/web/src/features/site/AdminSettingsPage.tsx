@@ -1,3 +1,4 @@
+import { Link } from 'wouter';
 import { SiteSettings, type AdminSiteSettings } from '@kubik/contract';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
@@ -108,6 +109,10 @@ function SettingsForm({ data }: { data: AdminSiteSettings }) {
         />
       </FieldGroup>
       <FieldGroup legend="Лаунчер">
+        <p className="muted">
+          Файлы лаунчера для Windows, Linux, macOS и Java загружаются в разделе <Link href="/admin/launcher">Лаунчер</Link>; ссылки ниже
+          действуют для систем, которые там не заданы.
+        </p>
         <TextField name="launcher_version" label="Версия лаунчера" maxLength={32} hint={byDefault('launcher_version')} />
         <TextField
           name="launcher_windows_url"

@@ -36,9 +36,11 @@ import {
   ADMIN_VOTE_SITES_KEY,
   createVoteSite,
   fetchVotePrizes,
+  fetchVoteServers,
   fetchVoteSites,
   saveVotePrizes,
   updateVoteSite,
+  VOTE_SERVERS_KEY,
   PLAYER_VOTES_KEY as VOTES_KEY,
 } from './admin-api.ts';
 
@@ -56,6 +58,7 @@ const SiteForm = z
     commands_text: z.string(),
     cooldown_hours: z.number({ error: 'Перерыв: число часов' }),
     enabled: z.boolean(),
+    server_ids: z.array(z.number()),
     custom: z.object({
       username_field: z.string(),
       timestamp_field: z.string(),
@@ -188,6 +191,42 @@ function SiteLog({ site }: { site: AdminVoteSite }) {
   );
 }
 
+/** Which servers run the reward commands: checkboxes of the site's servers; none ticked means all of them. */
+function RewardServers() {
+  const { watch, setValue } = useFormContext<SiteFormInput>();
+  const chosen = watch('server_ids');
+  const servers = useQuery({ queryKey: VOTE_SERVERS_KEY, queryFn: fetchVoteServers });
+  const list = servers.data?.servers ?? [];
+  const toggle = (id: number, on: boolean) =>
+    setValue('server_ids', on ? [...chosen.filter((x) => x !== id), id] : chosen.filter((x) => x !== id), { shouldDirty: true });
+  return (
+    <fieldset className="field-group" data-testid="vote-site-servers">
+      <legend>Серверы для команд награды</legend>
+      {servers.isPending ? (
+        <p className="muted">Загружаем серверы…</p>
+      ) : list.length === 0 ? (
+        <p className="muted">Серверов пока нет: команды выполнятся на всех, что будут добавлены.</p>
+      ) : (
+        list.map((server) => (
+          <label key={server.id} className="checkbox">
+            <input type="checkbox" checked={chosen.includes(server.id)} onChange={(e) => toggle(server.id, e.target.checked)} />{' '}
+            {server.name}
+          </label>
+        ))
+      )}
+      {/* A server removed since: still stored, shown so it can be unticked. */}
+      {chosen
+        .filter((id) => !servers.isPending && !list.some((x) => x.id === id))
+        .map((id) => (
+          <label key={id} className="checkbox">
+            <input type="checkbox" checked onChange={() => toggle(id, false)} /> Сервер №{id} (удалён)
+          </label>
+        ))}
+      <span className="hint">Ничего не отмечено — на всех серверах с RCON.</span>
+    </fieldset>
+  );
+}
+
 function SiteEditor({ crud }: { crud: Crud<AdminVoteSite, SiteBody> }) {
   const s = crud.editing;
   const form = useSchemaForm<SiteFormInput, z.output<typeof VoteSiteBody>>(SiteForm, {
@@ -200,6 +239,7 @@ function SiteEditor({ crud }: { crud: Crud<AdminVoteSite, SiteBody> }) {
       commands_text: (s?.reward_commands ?? []).join('\n'),
       cooldown_hours: s?.cooldown_hours ?? 24,
       enabled: s?.enabled ?? true,
+      server_ids: s?.server_ids ?? [],
       custom: {
         username_field: s?.custom?.username_field ?? 'username',
         timestamp_field: s?.custom?.timestamp_field ?? 'timestamp',
@@ -210,7 +250,7 @@ function SiteEditor({ crud }: { crud: Crud<AdminVoteSite, SiteBody> }) {
     },
   });
   return (
-    <Form form={form} onSubmit={(body) => crud.save({ ...body, server_ids: s?.server_ids ?? [] })}>
+    <Form form={form} onSubmit={(body) => crud.save(body)}>
       <SelectField name="kind" label="Топ" options={KIND_OPTIONS} />
       <TextField name="title" label="Название на странице голосования" maxLength={100} />
       <TextField name="url" label="Ссылка для голосования" placeholder="https://…" maxLength={500} />
@@ -230,8 +270,9 @@ function SiteEditor({ crud }: { crud: Crud<AdminVoteSite, SiteBody> }) {
         name="commands_text"
         label="Команды награды (по одной в строке)"
         rows={3}
-        hint="Выполняются на всех серверах с RCON, когда игрок в игре. Подстановки: {player}, {uuid}."
+        hint="Выполняются на выбранных ниже серверах с RCON (или на всех), когда игрок в игре. Подстановки: {player}, {uuid}."
       />
+      <RewardServers />
       <CheckboxField name="enabled" label="Включён (выключенный топ не принимает колбэки и скрыт со страницы)" />
       <FormErrors />
       <FormActions onCancel={crud.close} />

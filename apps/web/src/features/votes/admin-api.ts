@@ -1,4 +1,4 @@
-import type { AdminVoteSite, VotePrizesBody, VoteSiteBody } from '@kubik/contract';
+import type { AdminVoteSite, ServersListResponse, VotePrizesBody, VoteSiteBody } from '@kubik/contract';
 import { api } from '../../lib/api.ts';
 
 export const ADMIN_VOTE_SITES_KEY = ['admin', 'vote-sites'] as const;
@@ -13,3 +13,7 @@ export const updateVoteSite = (id: number, body: VoteSiteBody) =>
 export const disableVoteSite = (id: number) => api<{ message: string }>(`/api/admin/vote-sites/${id}`, { method: 'DELETE' });
 export const fetchVotePrizes = () => api<VotePrizesBody>('/api/admin/vote-prizes');
 export const saveVotePrizes = (body: VotePrizesBody) => api<VotePrizesBody>('/api/admin/vote-prizes', { method: 'PUT', body });
+
+/** The site's servers (the public list: a votes-only role may lack the servers permission), for a vote site's reward servers. */
+export const VOTE_SERVERS_KEY = ['servers', 'for-votes'] as const;
+export const fetchVoteServers = () => api<ServersListResponse>('/api/servers/');
