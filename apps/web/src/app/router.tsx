@@ -1,5 +1,5 @@
-import { lazy, type ComponentType } from 'react';
-import { Route, Switch, useLocation } from 'wouter';
+import { lazy } from 'react';
+import { Route, Switch } from 'wouter';
 import { TOPUP_PATH } from '../lib/paths.ts';
 import { loadAuthPages } from './auth-pages.ts';
 import HomePage, { preloadHomePage } from './pages/HomePage.tsx';
@@ -26,36 +26,8 @@ const PlayerPage = lazyPage(() => import('./pages/PlayerPage.tsx'));
 const ShopPage = lazyPage(() => import('../features/shop/ShopPage.tsx'));
 const TopUpPage = lazyPage(() => import('../features/payments/TopUpPage.tsx'));
 const VotePage = lazyPage(() => import('../features/votes/Vote.tsx'));
-// The admin frame's chunk also carries the staff screen (one import less in the first page's script).
-const loadAdminLayout = () => import('./admin/AdminLayout.tsx');
-const AdminLayout = lazy(loadAdminLayout);
-const AdminDashboardPage = lazy(() => import('../features/dashboard/AdminDashboardPage.tsx'));
-const AdminUsersPage = lazy(() => import('../features/accounts/AdminUsersPage.tsx'));
-const AdminNewsPage = lazy(() => import('../features/news/AdminNewsPage.tsx'));
-const AdminShopPage = lazy(() => import('../features/shop/AdminShopPage.tsx'));
-const AdminDonatePage = lazy(() => import('../features/donate/AdminDonatePage.tsx'));
-const AdminServersPage = lazy(() => import('../features/servers/AdminServersPage.tsx'));
-const AdminAuditPage = lazy(() => import('../features/audit/AdminAuditPage.tsx'));
-const AdminCapesPage = lazy(() => import('../features/capes/AdminCapesPage.tsx'));
-const AdminMediaPage = lazy(() => import('../features/media/AdminMediaPage.tsx'));
-const AdminGameLoginPage = lazy(() => import('../features/help/AdminGameLoginPage.tsx'));
-const AdminSecurityPage = lazy(() => import('../features/security/AdminSecurityPage.tsx'));
-const AdminSiteSettingsPage = lazy(() => import('../features/site/AdminSettingsPage.tsx'));
-const AdminSocialSettings = lazy(() =>
-  import('../features/social/AdminSocialSettings.tsx').then((m) => ({ default: m.AdminSocialSettings })),
-);
-/** Настройки: the site's own, then the keys of social login (features/social). */
-function AdminSettingsPage() {
-  return (
-    <>
-      <AdminSiteSettingsPage />
-      <AdminSocialSettings />
-    </>
-  );
-}
-const AdminPagesPage = lazy(() => import('../features/pages/AdminPagesPage.tsx'));
-const AdminPaymentsPage = lazy(() => import('../features/payments-admin/AdminPaymentsPage.tsx'));
-const AdminStaffPage = lazy(() => loadAdminLayout().then((m) => ({ default: m.AdminStaffPage })));
+// The admin area, its frame and its map of screens, is one chunk (admin/AdminPages.tsx): no admin address in the first page's script.
+const AdminPage = lazy(() => import('./admin/AdminPages.tsx'));
 // «Войти через …» under the login and registration forms: a small chunk of its own, out of the first page's script.
 const SocialButtons = lazy(() => import('../features/social/SocialButtons.tsx').then((m) => ({ default: m.SocialButtons })));
 const SocialCompletePage = lazyPage(() => import('../features/social/SocialCompletePage.tsx'));
@@ -82,33 +54,6 @@ export function preloadPage(pathname: string): Promise<unknown> {
   if (pathname.startsWith('/p/')) return CustomPage.preload();
   if (pathname.startsWith('/news/')) return NewsPage.preload();
   return PRELOAD[pathname]?.() ?? Promise.resolve();
-}
-
-/** The admin screens by address; the frame (AdminLayout) checks the caller's permission for each. */
-const ADMIN_PAGES: Record<string, ComponentType> = {
-  '/admin': AdminDashboardPage,
-  '/admin/users': AdminUsersPage,
-  '/admin/news': AdminNewsPage,
-  '/admin/shop': AdminShopPage,
-  // Промокоды: a view of the shop's admin chunk (features/shop/AdminShopPage.tsx). /admin/votes is drawn by the frame (FRAME_SCREENS).
-  '/admin/promo': AdminShopPage,
-  '/admin/donate': AdminDonatePage,
-  '/admin/servers': AdminServersPage,
-  '/admin/audit': AdminAuditPage,
-  '/admin/capes': AdminCapesPage,
-  '/admin/media': AdminMediaPage,
-  '/admin/game-login': AdminGameLoginPage,
-  '/admin/settings': AdminSettingsPage,
-  '/admin/security': AdminSecurityPage,
-  '/admin/pages': AdminPagesPage,
-  '/admin/payments': AdminPaymentsPage,
-  '/admin/staff': AdminStaffPage,
-};
-
-/** An unknown admin address is sent by the frame to the first screen the caller may use. */
-function AdminPage() {
-  const Page = ADMIN_PAGES[useLocation()[0]];
-  return <AdminLayout>{Page && <Page />}</AdminLayout>;
 }
 
 /** The first route that matches the address wins; the last one, without a path, is «not found». */
