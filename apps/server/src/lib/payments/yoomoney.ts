@@ -26,6 +26,12 @@ export function yoomoneyHash(b: Record<string, string>, secret: string): string 
   return createHash('sha1').update(line, 'utf8').digest('hex');
 }
 
+/** A history record's `amount` (a JSON number such as 145.98, or a string) in kopecks; NaN otherwise. */
+function historyKopecks(amount: unknown): number {
+  if (typeof amount === 'number') return Number.isFinite(amount) && amount >= 0 ? Math.round(amount * 100) : Number.NaN;
+  return valueToKopecks(amount);
+}
+
 /**
  * ЮMoney (a wallet, for the self-employed), per yoomoney.ru/docs/payment-buttons: the player posts
  * the quickpay form (`receiver`, `quickpay-form=button`, `paymentType`, `sum`, `label`,
@@ -41,26 +47,49 @@ export function yoomoneyAdapter(cfg: YooMoneyConfig): PaymentAdapter {
     const res = await callJson(`${cfg.apiUrl}/operation-history`, {
       method: 'POST',
       headers: { authorization: `Bearer ${cfg.oauthToken}`, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ type: 'deposition', label, records: '10' }).toString(),
+      body: new URLSearchParams({ type: 'deposition', label, records: '100' }).toString(),
     });
-    if (res.status === 401) throw new ProviderError('ЮMoney не принял OAuth-токен', true, res.body);
+    // The protocol refuses authorization with 400/401/403 and `WWW-Authenticate: Bearer error="…"`
+    // (yoomoney.ru/docs/wallet/using-api/format/protocol-response); the body may be empty.
+    if (res.status === 401) throw new ProviderError('ЮMoney не принял OAuth-токен (invalid_token): выпустите новый', true, res.body);
+    if (res.status === 403)
+      throw new ProviderError('OAuth-токену ЮMoney не хватает права operation-history (insufficient_scope)', true, res.body);
     if (res.status !== 200 || typeof res.body !== 'object' || !res.body)
       throw new ProviderError(`ЮMoney ответил ${res.status}`, res.status < 500, res.body);
+    // A refused call is HTTP 200 with `error` (illegal_param_label, …): not «nothing found».
+    const error = (res.body as { error?: unknown }).error;
+    if (typeof error === 'string') throw new ProviderError(`ЮMoney отказал в истории операций: ${error.slice(0, 64)}`, true, res.body);
     const ops = (res.body as { operations?: unknown }).operations;
-    const found = Array.isArray(ops)
-      ? (ops as Record<string, unknown>[]).find((o) => o.label === label && o.direction === 'in' && o.status === 'success')
-      : undefined;
-    if (!found) return { status: 'pending', providerStatus: 'not_found', amountKopecks: 0, orderId: label, raw: res.body };
-    const amount = valueToKopecks(String(found.amount ?? ''));
-    // The history gives what reached the wallet (after ЮMoney's commission, at most 3 % for
-    // cards): reconciliation credits the asked amount when what arrived covers it less that.
+    if (!Array.isArray(ops)) throw new ProviderError('ЮMoney ответил без списка операций', false, res.body);
+    // Only money that came in under this label counts; of several such operations the largest.
+    const incoming = (ops as Record<string, unknown>[]).filter((o) => o && o.label === label && o.direction === 'in');
+    const done = incoming
+      .filter((o) => o.status === 'success')
+      .map((o) => ({ o, kopecks: historyKopecks(o.amount) }))
+      .filter((x) => Number.isFinite(x.kopecks))
+      .sort((a, b) => b.kopecks - a.kopecks)[0];
+    if (!done) {
+      const waiting = incoming.find((o) => o.status === 'in_progress');
+      return {
+        status: 'pending',
+        providerStatus: waiting ? 'in_progress' : incoming.length > 0 ? 'refused' : 'not_found',
+        amountKopecks: 0,
+        orderId: label,
+        raw: res.body,
+      };
+    }
+    // The history gives what reached the wallet (`amount`, after ЮMoney's commission: at most 3 %
+    // for a card, rounded up to a kopeck), not what the payer paid (the notification's
+    // withdraw_amount). The largest sum that could have arrived as this much is
+    // floor((100·amount + 99) / 97) kopecks; reconciliation credits the asked amount only when it
+    // is no more than that (the 'covers' rule), in whole kopecks.
     return {
       status: 'succeeded',
       providerStatus: 'history',
-      amountKopecks: Number.isFinite(amount) ? Math.ceil(amount / 0.97) : 0,
+      amountKopecks: Math.floor((100 * done.kopecks + 99) / 97),
       orderId: label,
-      raw: found,
-      operationId: typeof found.operation_id === 'string' ? found.operation_id : undefined,
+      raw: done.o,
+      operationId: typeof done.o.operation_id === 'string' ? done.o.operation_id.slice(0, 64) : undefined,
       amountRule: 'covers',
     };
   }
@@ -86,6 +115,17 @@ export function yoomoneyAdapter(cfg: YooMoneyConfig): PaymentAdapter {
         return account === cfg.wallet
           ? { ok: true, message: 'ЮMoney принял токен, кошелёк совпадает' }
           : { ok: false, message: `Токен выдан для другого кошелька (${String(account)})` };
+      }
+      if (res.status === 403) {
+        // A token with operation-history only (all reconciliation needs): ask the history instead.
+        const h = await callJson(`${cfg.apiUrl}/operation-history`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${cfg.oauthToken}`, 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'records=1',
+        }).catch((err: Error) => ({ status: 0, body: err.message }));
+        return h.status === 200
+          ? { ok: true, message: 'ЮMoney принял токен (право operation-history есть; номер кошелька без права account-info не проверить)' }
+          : { ok: false, message: 'OAuth-токену ЮMoney не хватает права operation-history' };
       }
       return { ok: false, message: res.status === 401 ? 'ЮMoney не принял OAuth-токен' : `ЮMoney ответил ${res.status}` };
     },

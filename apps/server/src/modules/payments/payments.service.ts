@@ -363,8 +363,14 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
     });
     if (!row) return adapter.notificationReply(true);
     if (adapter.canFetch) {
-      // A failed re-read answers with an error, so the provider repeats the notification later.
-      await refresh(row);
+      // A failed re-read (recorded on the payment by refresh) answers 502, so the provider repeats
+      // the notification later; never a 500.
+      try {
+        await refresh(row);
+      } catch (err) {
+        if (err instanceof ProviderError) throw new HttpError(502, PAYMENT_TEXTS.providerFailed, { code: 'provider_failed' });
+        throw err;
+      }
     } else if (verdict.state) {
       // No API to ask (ЮMoney without a token, FreeKassa without a key): the signed notification is the provider's word.
       const outcome = await apply(row, verdict.state);
