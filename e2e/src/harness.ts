@@ -91,6 +91,16 @@ export async function startSite(extraEnv: Record<string, string> = {}, options: 
       contexts.push(context);
       const page = await context.newPage();
       page.setDefaultTimeout(10_000);
+      // A failed API call is often why a step times out later: say it where the run's log shows it.
+      page.on('response', (res) => {
+        if (res.status() >= 500 && new URL(res.url()).pathname.startsWith('/api/'))
+          console.error(`[e2e] ${res.request().method()} ${res.url()} → ${res.status()}`);
+      });
+      page.on('requestfailed', (req) => {
+        // Aborted ones are a page navigating away, not a failure.
+        if (new URL(req.url()).pathname.startsWith('/api/') && req.failure()?.errorText !== 'net::ERR_ABORTED')
+          console.error(`[e2e] ${req.method()} ${req.url()} failed: ${req.failure()?.errorText}`);
+      });
       return page;
     },
     createAdmin(username, email, password) {

@@ -41,8 +41,7 @@ import { mailJob, mailQueueDepth } from './modules/mail/mail.outbox.ts';
 import { keyCleanupJob } from './modules/purchases/purchases.keys.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerAccessCheck, type Access } from './plugins/auth.ts';
-import { hashToken } from './lib/tokens.ts';
-import { findSessionUser } from './modules/users/users.logins.ts';
+import { cachedSession } from './modules/users/users.logins.ts';
 import { requireAdminTwoFactor } from './modules/security/two-factor.service.ts';
 import { registerSessionActivity } from './modules/security/sessions.service.ts';
 import { registerOriginCheck } from './plugins/origin.ts';
@@ -222,15 +221,13 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   registerAccessControl(app, ctx);
   const activity = registerSessionActivity(app, ctx);
   const replay = new SessionReplay(ctx.userCache, (tokenHash, now) => activity.fresh(tokenHash, now));
-  // Off unless SESSION_REPLAY=on, until understood: under load an owner's page once read a /me
-  // without permissions from it (e2e home-players, reproduced with three browser files at once).
-  ownPath = process.env.SESSION_REPLAY === 'on' ? replay : null;
+  ownPath = config.sessionReplay ? replay : null;
   app.decorate('sessionReplay', replay);
   // Added after the cookie plugin's onSend, so a cookie set on the answer is among its headers
   // by now (such an answer is never replayed).
   app.addHook('onSend', (request, reply, payload, done) => {
     const route = request.routeOptions.url;
-    if (route && REPLAYED_ROUTES.has(route))
+    if (ownPath && route && REPLAYED_ROUTES.has(route))
       replay.remember({
         method: request.method,
         route,
@@ -351,16 +348,7 @@ function registerAccessControl(app: FastifyInstance, ctx: AppContext): void {
   // Keyed by the token's hash: the cache holds no usable secret.
   registerAccessCheck(
     app,
-    (token) =>
-      ctx.userCache.get(
-        `session:${hashToken(token)}`,
-        async () => {
-          const session = await findSessionUser(ctx.db, token);
-          // Shared by every request of this session while cached: nobody may change it in place.
-          return session && { user: Object.freeze(session.user), rights: session.rights, expiresAt: session.expiresAt };
-        },
-        (s) => s.expiresAt,
-      ),
+    (token) => cachedSession(ctx, token),
     ctx.config.gravitSecret,
     (user) => requireAdminTwoFactor(ctx, user),
   );

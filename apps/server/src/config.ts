@@ -38,6 +38,7 @@ const Env = z.object({
     }),
   /** off: a site started while its database is down exits (systemd restarts it) instead of waiting. */
   DATABASE_WAIT: bool.default(true),
+  SESSION_REPLAY: bool.default(true),
   SESSION_TTL_DAYS: int(30, 1, 3650),
   RATE_LIMITS: bool.default(true),
   RATE_LIMIT_WINDOW_SEC: int(900, 1),
@@ -128,6 +129,8 @@ export interface Config {
   trustProxy: ProxyTrust | boolean;
   /** Wait for a database that is down at start (true), or exit with one line (false). */
   databaseWait: boolean;
+  /** Answer a signed-in player's own /me and head again from memory while nothing changed (lib/session-replay.ts). */
+  sessionReplay: boolean;
   secureCookies: boolean;
   sessionTtlMs: number;
   rateLimits: {
@@ -238,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     timeZone: e.TIME_ZONE,
     trustProxy: e.TRUST_PROXY,
     databaseWait: e.DATABASE_WAIT,
+    sessionReplay: e.SESSION_REPLAY,
     secureCookies: publicUrl.startsWith('https://'),
     sessionTtlMs: e.SESSION_TTL_DAYS * 86_400_000,
     launcher: {

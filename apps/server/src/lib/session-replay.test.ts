@@ -5,9 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgDatabase, createTestApp, dbKinds, loginAs, seedUser, startInstance, type TestApp } from '../test/test-app.ts';
 import { plainSessionToken, SessionReplay } from './session-replay.ts';
 
-// The replay is off by default (app.ts) until its fault under load is understood; these tests turn it on.
-process.env.SESSION_REPLAY = 'on';
-
 /**
  * The signed-in player's own /me and head answered from memory (lib/session-replay.ts): the very
  * answer Fastify gives, and never one for a session or a user that changed since.

@@ -37,7 +37,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const me = useQuery({ queryKey: ME_KEY, queryFn: fetchMe, staleTime: 15_000, retry: 1 });
-  const user: AuthUser = me.isPending ? undefined : me.isError ? null : me.data;
+  // A failed refetch (a dropped connection, a busy server) keeps the user it had: sending a
+  // signed-in player to /login for it bounces them home once /me answers again.
+  const user: AuthUser = me.data !== undefined ? me.data : me.isPending ? undefined : null;
 
   useEffect(() => {
     setUnauthorizedHandler(() => {

@@ -1,8 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { toRoubles } from '../../lib/money.ts';
-import { hashToken } from '../../lib/tokens.ts';
-import { findSessionUser } from '../users/users.logins.ts';
+import { cachedSession } from '../users/users.logins.ts';
 import { countUnread, lastNoticeId, noticesAfter } from './notices.repo.ts';
 import { onLocalSignal, parseSignal, USER_EVENTS_CHANNEL, type UserSignal } from './notices.service.ts';
 
@@ -212,16 +211,7 @@ export class EventHub {
   async beat(now = Date.now()): Promise<void> {
     for (const set of [...this.streams.values()])
       for (const s of [...set]) {
-        const session =
-          s.expiresAt > now
-            ? await this.ctx.userCache
-                .get(
-                  `session:${hashToken(s.token)}`,
-                  () => lookupSession(this.ctx, s.token),
-                  (v) => v.expiresAt,
-                )
-                .catch(() => undefined)
-            : undefined;
+        const session = s.expiresAt > now ? await cachedSession(this.ctx, s.token).catch(() => undefined) : undefined;
         if (!session || session.user.id !== s.userId) this.drop(s);
         else this.write(s, ': ping\n\n');
       }
@@ -229,11 +219,6 @@ export class EventHub {
 }
 
 /** As app.ts looks a session up for a request (same cache key and value, frozen). */
-async function lookupSession(ctx: AppContext, token: string) {
-  const session = await findSessionUser(ctx.db, token);
-  return session && { user: Object.freeze(session.user), expiresAt: session.expiresAt };
-}
-
 /** Each app's hub, for tests and the ops page (a test builds several apps in one process). */
 export const eventHubs = new WeakMap<AppContext, EventHub>();
 

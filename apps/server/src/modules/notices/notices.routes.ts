@@ -13,10 +13,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { HttpError, notFound, unauthorized } from '../../lib/errors.ts';
-import { hashToken } from '../../lib/tokens.ts';
 import { sessionToken, userOf } from '../../plugins/auth.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import { findSessionUser } from '../users/users.logins.ts';
+import { cachedSession } from '../users/users.logins.ts';
 import { EventHub, STREAMS_PER_USER } from './notices.events.ts';
 import { countUnread, deleteOldRead, listPage, markRead } from './notices.repo.ts';
 import { notify, notifyAll, signalRead } from './notices.service.ts';
@@ -100,14 +99,7 @@ export function noticesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const user = userOf(req);
         if (hub.count(user.id) >= STREAMS_PER_USER) throw new HttpError(429, NOTICE_TEXTS.tooManyStreams, { code: 'too_many_streams' });
         const token = sessionToken(req)!;
-        const session = await ctx.userCache.get(
-          `session:${hashToken(token)}`,
-          async () => {
-            const s = await findSessionUser(ctx.db, token);
-            return s && { user: Object.freeze(s.user), expiresAt: s.expiresAt };
-          },
-          (s) => s.expiresAt,
-        );
+        const session = await cachedSession(ctx, token);
         if (!session) throw unauthorized();
         await hub.open(req, reply, user.id, token, session.expiresAt);
         return reply;

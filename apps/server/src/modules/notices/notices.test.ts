@@ -300,6 +300,24 @@ describe.each(dbKinds)('notices on %s', (kind) => {
     await s.untilClosed();
   });
 
+  it('a stream’s session looked up first leaves the owner’s rights in the cache: the next /me lists every permission', async () => {
+    const s = await open(admin);
+    await s.next('balance');
+    // The heartbeat is the only one to look the session up now; /me then reads what it cached.
+    t.app.ctx.userCache.clear();
+    await eventHubs.get(t.app.ctx)!.beat();
+    const me = await t.app.inject(asUser(admin, { method: 'GET', url: '/api/user/me' }));
+    expect(me.statusCode).toBe(200);
+    expect((me.json() as { permissions: string[] }).permissions).toContain('settings');
+    // The same through the stream's own lookup when it opens.
+    s.close();
+    t.app.ctx.userCache.clear();
+    await (await open(admin)).next('balance');
+    expect(
+      ((await t.app.inject(asUser(admin, { method: 'GET', url: '/api/user/me' }))).json() as { permissions: string[] }).permissions,
+    ).toContain('settings');
+  });
+
   it.runIf(kind === 'pg')('reaches a stream on another instance of the same database', async () => {
     const url = (t.app.ctx.config as { databaseUrl?: string }).databaseUrl!;
     const other = await startInstance(url);

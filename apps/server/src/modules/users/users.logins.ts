@@ -1,5 +1,6 @@
 import type { Db } from '../../db/index.ts';
 import { hashToken } from '../../lib/tokens.ts';
+import type { UserCache } from '../../lib/user-cache.ts';
 import type { User } from './users.repo.ts';
 import { loginsEnded } from './users.ports.ts';
 import { rightsOf, type StaffRights } from './staff.ts';
@@ -36,6 +37,25 @@ export async function findSessionUser(
   if (!row) return undefined;
   const { session_expires_at: expiresAt, role_name, role_permissions, ...user } = row;
   return { user, rights: rightsOf(user, { name: role_name, permissions: role_permissions }), expiresAt };
+}
+
+export type LiveSession = NonNullable<Awaited<ReturnType<typeof findSessionUser>>>;
+
+/**
+ * The live session behind a token, from the per-instance cache (lib/user-cache.ts) or the
+ * database: the one way to it, so every entry under the key holds the same shape. (The events
+ * stream once cached the user without the rights, and an owner's next /me read no permissions.)
+ */
+export function cachedSession(ctx: { db: Db; userCache: UserCache }, token: string): Promise<LiveSession | undefined> {
+  return ctx.userCache.get(
+    `session:${hashToken(token)}`,
+    async () => {
+      const session = await findSessionUser(ctx.db, token);
+      // Shared by every request of this session while cached: nobody may change it in place.
+      return session && Object.freeze({ user: Object.freeze(session.user), rights: session.rights, expiresAt: session.expiresAt });
+    },
+    (s) => s.expiresAt,
+  );
 }
 
 export async function createSession(
