@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@kubik/contract';
+import { ErrorResponse, type ErrorCode } from '@kubik/contract';
 
 /** What an API error may carry beside its text; see HttpError. */
 export interface ErrorDetails {
@@ -84,3 +84,6 @@ export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | null;
   return !!e && (e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/.test(e.message ?? ''));
 }
+
+/** A route schema's error answers: `...errorReplies(400, 404)` declares each status with the one error body. */
+export const errorReplies = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));

@@ -1,10 +1,9 @@
-import { DeleteAccountBody, ErrorResponse, MessageResponse } from '@kubik/contract';
+import { DeleteAccountBody, MessageResponse } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
 import { clearSessionCookie, userOf } from '../../plugins/auth.ts';
 import * as service from './account-deletion.service.ts';
-
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
+import { errorReplies } from '../../lib/errors.ts';
 
 export function accountDeletionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -15,7 +14,7 @@ export function accountDeletionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary:
           'Удалить свой аккаунт: { password, code } (code — код из приложения или код восстановления, если включена двухфакторная защита). Имя, почта и пароль стираются, все сеансы и входы в игру завершаются; покупки, платежи и операции по балансу сохраняются. Последний администратор удалить себя не может (409).',
         body: DeleteAccountBody,
-        response: { 200: MessageResponse, ...err(400, 401, 409, 429) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 409, 429) },
       },
       handler: async (req, reply) => {
         const message = await service.deleteOwnAccount(ctx, userOf(req), req.body.password, req.body.code);

@@ -1,7 +1,6 @@
 import { addressKey, refuseWhileBlocked } from '../../lib/rate-limit.ts';
 import {
   ChangePasswordBody,
-  ErrorResponse,
   ForgotPasswordBody,
   LoginBody,
   LoginResponse,
@@ -26,9 +25,9 @@ import {
 } from '../../plugins/auth.ts';
 import { deleteSession } from '../users/users.logins.ts';
 import * as service from './accounts.service.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Аккаунты'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -39,7 +38,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Регистрация. is_admin и balance учитываются, только если запрос делает администратор.',
         body: RegisterBody,
-        response: { 201: MessageResponse.extend({ id: z.number() }), ...err(400, 409, 429) },
+        response: { 201: MessageResponse.extend({ id: z.number() }), ...errorReplies(400, 409, 429) },
       },
       handler: async (req, reply) => {
         const actor = await optionalUser(req);
@@ -69,7 +68,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Отправить письмо подтверждения ещё раз',
         body: ForgotPasswordBody,
-        response: { 200: MessageResponse, ...err(400, 429) },
+        response: { 200: MessageResponse, ...errorReplies(400, 429) },
       },
       handler: async (req) => ({ message: await service.resendConfirmation(ctx, req.body.email, req.ip) }),
     });
@@ -82,7 +81,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary:
           'Вход. Браузеру ставит httpOnly-cookie сеанса (и cookie устройства); токен для заголовка Authorization: Bearer возвращается, только если в теле bearer: true. После нескольких неудачных попыток вход в аккаунт с незнакомого устройства замедляется (429).',
         body: LoginBody,
-        response: { 200: LoginResponse, ...err(400, 401, 403, 429) },
+        response: { 200: LoginResponse, ...errorReplies(400, 401, 403, 429) },
       },
       handler: async (req, reply) => {
         const result = await service.login(ctx, req.body, {
@@ -111,7 +110,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/user/me', {
       config: { access: 'user' },
-      schema: { tags, summary: 'Текущий пользователь', response: { 200: MeResponse, ...err(401) } },
+      schema: { tags, summary: 'Текущий пользователь', response: { 200: MeResponse, ...errorReplies(401) } },
       handler: async (req) => {
         const user = userOf(req);
         // Never the session token: the cookie is httpOnly so that scripts cannot read it.
@@ -126,7 +125,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Письмо со ссылкой для сброса пароля (ответ одинаков, есть такая почта или нет)',
         body: ForgotPasswordBody,
-        response: { 200: MessageResponse, ...err(400, 429) },
+        response: { 200: MessageResponse, ...errorReplies(400, 429) },
       },
       handler: async (req) => ({ message: await service.forgotPassword(ctx, req.body.email, req.ip) }),
     });
@@ -139,7 +138,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Новый пароль по ссылке из письма; завершает все сеансы',
         params: TokenParams,
         body: ResetPasswordBody,
-        response: { 200: MessageResponse, ...err(400, 429) },
+        response: { 200: MessageResponse, ...errorReplies(400, 429) },
       },
       handler: async (req) => {
         await service.resetPassword(ctx, req.params.token, req.body.new_password, req.ip);
@@ -153,7 +152,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Смена пароля в личном кабинете; завершает другие сеансы',
         body: ChangePasswordBody,
-        response: { 200: MessageResponse, ...err(400, 401, 429) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 429) },
       },
       handler: async (req) => {
         const user = userOf(req);

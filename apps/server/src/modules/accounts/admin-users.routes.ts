@@ -6,7 +6,6 @@ import {
   AdminUserUpdateBody,
   BalanceChangeBody,
   BalanceChangeResponse,
-  ErrorResponse,
   IdParams,
   MessageResponse,
   UserCard,
@@ -16,9 +15,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
 import { sessionToken, userOf } from '../../plugins/auth.ts';
 import * as service from './admin-users.service.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Пользователи (администратор)'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -29,7 +28,7 @@ export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary:
           'Пользователи, кроме удалённых. Без параметров — весь список (как в спецификации); с q, page или per_page — страница поиска по имени, почте или номеру: { users, page, per_page, total }, новые первыми',
         querystring: AdminUserQuery,
-        response: { 200: z.union([AdminUserList, AdminUserPage]), ...err(400, 401, 403) },
+        response: { 200: z.union([AdminUserList, AdminUserPage]), ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => service.findUsers(ctx, req.query),
     });
@@ -40,7 +39,7 @@ export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Карточка игрока: аккаунт, заказы с состоянием выдачи, пополнения, привилегии, операции по балансу и сеансы',
         params: IdParams,
-        response: { 200: UserCard, ...err(400, 401, 403, 404) },
+        response: { 200: UserCard, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => service.userCard(ctx, req.params.id),
     });
@@ -53,7 +52,7 @@ export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           'Изменить баланс на сумму (в рублях, «+» — начислить, «−» — списать) с обязательным комментарием; в журнал операций пишется adjustment с комментарием. Баланс не уходит ниже нуля (409).',
         params: IdParams,
         body: BalanceChangeBody,
-        response: { 200: BalanceChangeResponse, ...err(400, 401, 403, 404, 409) },
+        response: { 200: BalanceChangeResponse, ...errorReplies(400, 401, 403, 404, 409) },
       },
       handler: async (req) => service.changeBalance(ctx, userOf(req), req.params.id, req.body),
     });
@@ -66,7 +65,7 @@ export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           'Изменить пользователя. Меняется только присланное; пустой пароль оставляет прежний; новый баланс проводится через журнал операций.',
         params: IdParams,
         body: AdminUserUpdateBody,
-        response: { 200: AdminUser, ...err(400, 401, 403, 404, 409) },
+        response: { 200: AdminUser, ...errorReplies(400, 401, 403, 404, 409) },
       },
       handler: async (req) => {
         const actor = userOf(req);
@@ -80,7 +79,7 @@ export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Удалить пользователя: покупки и операции сохраняются, имя и почта освобождаются, сеансы завершаются',
         params: IdParams,
-        response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 403, 404, 409) },
       },
       handler: async (req) => {
         const actor = userOf(req);

@@ -1,10 +1,10 @@
-import { AuditPage, AuditQuery, ErrorResponse, type AuditEntry } from '@kubik/contract';
+import { AuditPage, AuditQuery, type AuditEntry } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Журнал изменений'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 function parseJson(text: string | null): unknown {
   if (text === null) return null;
@@ -68,7 +68,7 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Журнал изменений администраторов: кто, когда, что, до и после; новые первыми, по страницам',
         querystring: AuditQuery,
-        response: { 200: AuditPage, ...err(400, 401, 403) },
+        response: { 200: AuditPage, ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => {
         const { page, per_page: perPage, entity } = req.query;

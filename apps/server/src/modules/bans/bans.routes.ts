@@ -5,7 +5,6 @@ import {
   BanRecord,
   BanResponse,
   BanServerCommands,
-  ErrorResponse,
   IdParams,
   MessageResponse,
   ProfileParams,
@@ -16,9 +15,9 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import * as service from './bans.service.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Баны'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function bansRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -33,7 +32,7 @@ export function bansRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           'Заблокировать игрока: { reason, until } — until в мс или null (навсегда). Завершает сеансы сайта и входы в игру, пишет в журнал и отправляет команду бана на серверы, где она задана. Повторный вызов меняет причину и срок. Администратора (и себя) заблокировать нельзя (409).',
         params: IdParams,
         body: BanBody,
-        response: { 200: BanResponse, ...err(400, 401, 403, 404, 409) },
+        response: { 200: BanResponse, ...errorReplies(400, 401, 403, 404, 409) },
       },
       handler: async (req) => service.banUser(ctx, userOf(req), req.params.id, req.body),
     });
@@ -44,7 +43,7 @@ export function bansRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Снять блокировку досрочно; на серверы, где задана команда разбана, она отправляется',
         params: IdParams,
-        response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 403, 404, 409) },
       },
       handler: async (req) => ({ message: await service.unbanUser(ctx, userOf(req), req.params.id) }),
     });
@@ -55,7 +54,7 @@ export function bansRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Блокировки, новые первыми (до 500): active=1 — только действующие; user_id — одного игрока',
         querystring: BanListQuery,
-        response: { 200: z.array(BanRecord), ...err(400, 401, 403) },
+        response: { 200: z.array(BanRecord), ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => service.listBans(ctx, { active: req.query.active === '1', userId: req.query.user_id }),
     });
@@ -65,7 +64,7 @@ export function bansRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Команды бана и разбана по серверам (подстановки {player}, {uuid}, {reason}, {until}, {duration})',
-        response: { 200: z.array(BanServerCommands), ...err(401, 403) },
+        response: { 200: z.array(BanServerCommands), ...errorReplies(401, 403) },
       },
       handler: async () => service.banCommands(ctx),
     });
@@ -77,7 +76,7 @@ export function bansRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Задать команды бана и разбана сервера (id — номер сервера); пустая строка или null — не отправлять',
         params: IdParams,
         body: BanCommandsBody,
-        response: { 200: BanServerCommands, ...err(400, 401, 403, 404) },
+        response: { 200: BanServerCommands, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => service.setBanCommands(ctx, userOf(req), req.params.id, req.body),
     });
@@ -88,7 +87,7 @@ export function bansRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags: ['Аккаунты'],
         summary: 'Открытый профиль игрока: имя, UUID, роль, дата регистрации и блокировка, если она действует',
         params: ProfileParams,
-        response: { 200: PublicProfile, ...err(400, 404) },
+        response: { 200: PublicProfile, ...errorReplies(400, 404) },
       },
       handler: async (req) => service.publicProfile(ctx, req.params.username),
     });

@@ -7,7 +7,6 @@ import {
   CapeGrantParams,
   CapeUpdateBody,
   ChooseCapeBody,
-  ErrorResponse,
   IdParams,
   MessageResponse,
   MyCapes,
@@ -15,7 +14,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { HttpError } from '../../lib/errors.ts';
+import { errorReplies, HttpError } from '../../lib/errors.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { readUploadForm } from '../../plugins/upload-form.ts';
 import { capeTextures } from '../users/users.ports.ts';
@@ -23,7 +22,6 @@ import { capeTextureSource } from './capes.repo.ts';
 import { createCapeService } from './capes.service.ts';
 
 const tags = ['Плащи'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 const UPLOAD_BODY_MAX = CAPE_MAX_BYTES + 16 * 1024;
 
 export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
@@ -37,7 +35,7 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/admin/capes', {
       config: { access: 'admin', permission: 'donate' },
-      schema: { tags, summary: 'Все плащи и кому они выданы', response: { 200: z.array(AdminCape), ...err(401, 403) } },
+      schema: { tags, summary: 'Все плащи и кому они выданы', response: { 200: z.array(AdminCape), ...errorReplies(401, 403) } },
       handler: async () => capes.list(),
     });
 
@@ -49,7 +47,7 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           'Загрузить плащ: multipart/form-data, PNG в поле «cape» (64×32 и кратные до 512×256, 22×17 или 46×23 и кратные; до 256 КБ) и название в поле «title»',
         consumes: ['multipart/form-data'],
         body: z.object({ cape: z.string().meta({ format: 'binary' }), title: z.string() }),
-        response: { 200: AdminCape, ...err(400, 401, 403, 409, 413, 415) },
+        response: { 200: AdminCape, ...errorReplies(400, 401, 403, 409, 413, 415) },
       },
       // The multipart body is read part by part in the handler; the schema above documents it.
       validatorCompiler: () => (value) => ({ value }),
@@ -71,7 +69,7 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Переименовать плащ',
         params: IdParams,
         body: CapeUpdateBody,
-        response: { 200: AdminCape, ...err(400, 401, 403, 404) },
+        response: { 200: AdminCape, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => capes.rename(userOf(req), req.params.id, req.body.title),
     });
@@ -82,7 +80,7 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Удалить плащ (его выдачи тоже; носившие остаются без плаща)',
         params: IdParams,
-        response: { 200: MessageResponse, ...err(400, 401, 403, 404) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => {
         await capes.remove(userOf(req), req.params.id);
@@ -97,20 +95,25 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Выдать плащ игроку ({username}) или донату ({tier_id}: его обладатели могут надеть плащ)',
         params: IdParams,
         body: CapeGrantBody,
-        response: { 200: AdminCape, ...err(400, 401, 403, 404, 409) },
+        response: { 200: AdminCape, ...errorReplies(400, 401, 403, 404, 409) },
       },
       handler: async (req) => capes.grant(userOf(req), req.params.id, req.body),
     });
 
     app.delete('/api/admin/capes/:id/grants/:grantId', {
       config: { access: 'admin', permission: 'donate' },
-      schema: { tags, summary: 'Отменить выдачу плаща', params: CapeGrantParams, response: { 200: AdminCape, ...err(400, 401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Отменить выдачу плаща',
+        params: CapeGrantParams,
+        response: { 200: AdminCape, ...errorReplies(400, 401, 403, 404) },
+      },
       handler: async (req) => capes.revoke(userOf(req), req.params.id, req.params.grantId),
     });
 
     app.get('/api/user/capes', {
       config: { access: 'user' },
-      schema: { tags, summary: 'Плащи, которые можно надеть, и выбранный', response: { 200: MyCapes, ...err(401) } },
+      schema: { tags, summary: 'Плащи, которые можно надеть, и выбранный', response: { 200: MyCapes, ...errorReplies(401) } },
       handler: async (req) => capes.myCapes(userOf(req)),
     });
 
@@ -120,7 +123,7 @@ export function capesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Надеть плащ ({cape_id}) или снять ({cape_id: null})',
         body: ChooseCapeBody,
-        response: { 200: MyCapes, ...err(400, 401, 403) },
+        response: { 200: MyCapes, ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => capes.choose(userOf(req), req.body.cape_id),
     });

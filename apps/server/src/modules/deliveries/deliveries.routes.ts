@@ -1,12 +1,4 @@
-import {
-  AdminDelivery,
-  DeliveriesQuery,
-  DeliveryActionResponse,
-  ErrorResponse,
-  IdParams,
-  PlayerDeliveriesResponse,
-  ResendBody,
-} from '@kubik/contract';
+import { AdminDelivery, DeliveriesQuery, DeliveryActionResponse, IdParams, PlayerDeliveriesResponse, ResendBody } from '@kubik/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -15,9 +7,9 @@ import { userOf } from '../../plugins/auth.ts';
 import { DELIVERY_JOB, kickDeliveries } from './deliveries.queue.ts';
 import * as service from './deliveries.service.ts';
 import { DeliveryWorker } from './deliveries.worker.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Выдача в игре'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 /** «Выдать повторно», also served under the shop's older path. */
 export function resendRoute(ctx: AppContext, summary: string) {
@@ -28,7 +20,7 @@ export function resendRoute(ctx: AppContext, summary: string) {
       summary,
       params: IdParams,
       body: ResendBody,
-      response: { 200: DeliveryActionResponse, ...err(400, 401, 403, 404, 409) },
+      response: { 200: DeliveryActionResponse, ...errorReplies(400, 401, 403, 404, 409) },
     },
     handler: async (req: FastifyRequest<{ Params: z.infer<typeof IdParams>; Body: z.infer<typeof ResendBody> }>) => {
       const delivery = await service.resendDelivery(ctx.db, userOf(req).id, req.params.id, req.body?.server_id);
@@ -68,7 +60,7 @@ export function deliveriesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Мои выдачи в игре (покупки, привилегии, наборы): состояние и почему ожидает',
-        response: { 200: PlayerDeliveriesResponse, ...err(401) },
+        response: { 200: PlayerDeliveriesResponse, ...errorReplies(401) },
       },
       handler: async (req) => ({ deliveries: await service.listForPlayer(ctx.db, userOf(req).id) }),
     });
@@ -79,7 +71,7 @@ export function deliveriesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Очередь выдачи в игре, все источники: состояние, команда и ответ сервера (новые сверху)',
         querystring: DeliveriesQuery,
-        response: { 200: z.array(AdminDelivery), ...err(400, 401, 403) },
+        response: { 200: z.array(AdminDelivery), ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => service.listDeliveries(ctx.db, req.query),
     });

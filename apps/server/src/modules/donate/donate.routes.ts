@@ -1,13 +1,13 @@
-import { DonateBody, DonateListResponse, DonateTier, ErrorResponse, IdParams, MessageResponse } from '@kubik/contract';
+import { DonateBody, DonateListResponse, DonateTier, IdParams, MessageResponse } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { sendCached } from '../../lib/public-cache.ts';
 import { userOf } from '../../plugins/auth.ts';
 import * as service from './donate.service.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Донат'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function donateRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -23,7 +23,12 @@ export function donateRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/donate/add', {
       config: { access: 'admin', permission: 'donate' },
-      schema: { tags, summary: 'Добавить донат (администратор)', body: DonateBody, response: { 201: DonateTier, ...err(400, 401, 403) } },
+      schema: {
+        tags,
+        summary: 'Добавить донат (администратор)',
+        body: DonateBody,
+        response: { 201: DonateTier, ...errorReplies(400, 401, 403) },
+      },
       handler: async (req, reply) => {
         const actor = userOf(req);
         return reply.code(201).send(await service.createTier(ctx, actor, req.body));
@@ -37,7 +42,7 @@ export function donateRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Изменить донат целиком, вместе с китами и привилегиями (администратор)',
         params: IdParams,
         body: DonateBody,
-        response: { 200: DonateTier, ...err(400, 401, 403, 404) },
+        response: { 200: DonateTier, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => {
         const actor = userOf(req);
@@ -51,7 +56,7 @@ export function donateRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Удалить донат (администратор)',
         params: IdParams,
-        response: { 200: MessageResponse, ...err(400, 401, 403, 404) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => {
         const actor = userOf(req);

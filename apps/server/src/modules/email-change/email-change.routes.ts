@@ -1,13 +1,13 @@
 import { addressKey, refuseWhileBlocked } from '../../lib/rate-limit.ts';
-import { EmailChangeBody, EmailChangeResponse, EmailStatus, ErrorResponse, MessageResponse, TokenParams } from '@kubik/contract';
+import { EmailChangeBody, EmailChangeResponse, EmailStatus, MessageResponse, TokenParams } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { userErased } from '../users/users.ports.ts';
 import * as service from './email-change.service.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Аккаунты'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function emailChangeRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   userErased.on('email-change', service.forgetEmailChanges);
@@ -17,7 +17,11 @@ export function emailChangeRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/user/email', {
       ...user,
-      schema: { tags, summary: 'Почта аккаунта и ожидающая подтверждения новая почта', response: { 200: EmailStatus, ...err(401) } },
+      schema: {
+        tags,
+        summary: 'Почта аккаунта и ожидающая подтверждения новая почта',
+        response: { 200: EmailStatus, ...errorReplies(401) },
+      },
       handler: async (req) => service.emailStatus(ctx, userOf(req)),
     });
 
@@ -28,14 +32,14 @@ export function emailChangeRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary:
           'Сменить почту: { email, password }. На новый адрес уходит ссылка подтверждения (24 ч, один раз), на старый — уведомление со ссылкой отмены (7 дней). Почта меняется только после подтверждения.',
         body: EmailChangeBody,
-        response: { 200: EmailChangeResponse, ...err(400, 401, 409, 429) },
+        response: { 200: EmailChangeResponse, ...errorReplies(400, 401, 409, 429) },
       },
       handler: async (req) => service.requestEmailChange(ctx, userOf(req), req.body.email, req.body.password),
     });
 
     app.delete('/api/user/email/pending', {
       ...user,
-      schema: { tags, summary: 'Отозвать свой запрос на смену почты', response: { 200: MessageResponse, ...err(401, 409) } },
+      schema: { tags, summary: 'Отозвать свой запрос на смену почты', response: { 200: MessageResponse, ...errorReplies(401, 409) } },
       handler: async (req) => ({ message: await service.withdrawEmailChange(ctx, userOf(req)) }),
     });
 
@@ -46,7 +50,7 @@ export function emailChangeRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Подтверждение новой почты по ссылке из письма (страница /email-change?confirm=…)',
         params: TokenParams,
-        response: { 200: MessageResponse, ...err(400, 409, 429) },
+        response: { 200: MessageResponse, ...errorReplies(400, 409, 429) },
       },
       handler: async (req) => ({ message: await service.confirmEmailChange(ctx, req.params.token, req.ip) }),
     });
@@ -59,7 +63,7 @@ export function emailChangeRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary:
           'Отмена смены почты по ссылке из письма на старый адрес (страница /email-change?cancel=…): возвращает прежний адрес и завершает все сеансы',
         params: TokenParams,
-        response: { 200: MessageResponse, ...err(400, 409, 429) },
+        response: { 200: MessageResponse, ...errorReplies(400, 409, 429) },
       },
       handler: async (req) => ({ message: await service.cancelEmailChange(ctx, req.params.token, req.ip) }),
     });

@@ -1,7 +1,6 @@
 import fastifyMultipart from '@fastify/multipart';
 import {
   AdminLauncher,
-  ErrorResponse,
   LAUNCHER_TEXTS,
   LauncherBuild,
   LauncherLinkBody,
@@ -13,12 +12,11 @@ import {
 } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
-import { HttpError } from '../../lib/errors.ts';
+import { errorReplies, HttpError } from '../../lib/errors.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { createLauncherService } from './launcher.service.ts';
 
 const tags = ['Лаунчер'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 /**
  * Админ-панель → Лаунчер and the list /help shows. The file itself is served by app.ts's static
@@ -48,7 +46,7 @@ export function launcherRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Лаунчер по системам: загруженный файл, ссылка, ссылка из настроек или ничего; и предел размера файла',
-        response: { 200: AdminLauncher, ...err(401, 403) },
+        response: { 200: AdminLauncher, ...errorReplies(401, 403) },
       },
       handler: async () => launcher.admin(),
     });
@@ -69,7 +67,7 @@ export function launcherRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           consumes: ['multipart/form-data'],
           params: LauncherPlatformParams,
           querystring: LauncherUploadQuery,
-          response: { 200: LauncherBuild, ...err(400, 401, 403, 413, 415) },
+          response: { 200: LauncherBuild, ...errorReplies(400, 401, 403, 413, 415) },
         },
         onRequest: async (request) => {
           if (Number(request.headers['content-length'] ?? 0) > maxBytes + 64 * 1024) throw tooBig();
@@ -116,7 +114,7 @@ export function launcherRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Дать ссылку на лаунчер для системы вместо файла (загруженный файл этой системы удаляется)',
         params: LauncherPlatformParams,
         body: LauncherLinkBody,
-        response: { 200: MessageResponse, ...err(400, 401, 403) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => {
         await launcher.link(userOf(req), req.params.platform, req.body);
@@ -131,7 +129,7 @@ export function launcherRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Не показывать лаунчер для системы (?reset=1 — вернуть ссылку из настроек)',
         params: LauncherPlatformParams,
         querystring: LauncherRemoveQuery,
-        response: { 200: MessageResponse, ...err(400, 401, 403) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => {
         const reset = req.query.reset === '1';

@@ -1,23 +1,14 @@
 import fastifyMultipart from '@fastify/multipart';
-import {
-  ErrorResponse,
-  MEDIA_MAX_BYTES,
-  MEDIA_TEXTS,
-  MediaHashParams,
-  MediaList,
-  MediaUploadResponse,
-  MessageResponse,
-} from '@kubik/contract';
+import { MEDIA_MAX_BYTES, MEDIA_TEXTS, MediaHashParams, MediaList, MediaUploadResponse, MessageResponse } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { HttpError } from '../../lib/errors.ts';
+import { errorReplies, HttpError } from '../../lib/errors.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { readUploadForm } from '../../plugins/upload-form.ts';
 import { createMediaService, MEDIA_MIME } from './media.service.ts';
 
 const tags = ['Картинки'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 /** Room for the multipart envelope around a file of the largest allowed size. */
 const UPLOAD_BODY_MAX = MEDIA_MAX_BYTES + 16 * 1024;
 const FILE_NAME = /^([0-9a-f]{64})\.(png|jpg|webp|gif)$/;
@@ -39,7 +30,7 @@ export function mediaRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           'Загрузить картинку: multipart/form-data, файл в поле «file» (PNG, JPEG, WebP или GIF; до 8 МБ и 4096×4096). Файл кодируется заново без метаданных; ответ — адрес /media/<хэш>.<тип>',
         consumes: ['multipart/form-data'],
         body: z.object({ file: z.string().meta({ format: 'binary' }) }),
-        response: { 200: MediaUploadResponse, ...err(400, 401, 403, 413, 415) },
+        response: { 200: MediaUploadResponse, ...errorReplies(400, 401, 403, 413, 415) },
       },
       // The multipart body is read part by part in the handler; the schema above documents it.
       validatorCompiler: () => (value) => ({ value }),
@@ -59,7 +50,7 @@ export function mediaRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Загруженные картинки, новые первыми, и где каждая используется',
-        response: { 200: MediaList, ...err(401, 403) },
+        response: { 200: MediaList, ...errorReplies(401, 403) },
       },
       handler: async () => media.list(),
     });
@@ -70,7 +61,7 @@ export function mediaRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Удалить картинку, на которую ничего не ссылается (иначе 409 со списком мест в used_in)',
         params: MediaHashParams,
-        response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 403, 404, 409) },
       },
       handler: async (req) => {
         await media.remove(userOf(req), req.params.hash);

@@ -1,5 +1,4 @@
 import {
-  ErrorResponse,
   IdParams,
   MessageResponse,
   NEWS_PAGE_SIZE,
@@ -15,9 +14,9 @@ import type { AppContext } from '../../context.ts';
 import { sendCached } from '../../lib/public-cache.ts';
 import { userOf } from '../../plugins/auth.ts';
 import * as service from './news.service.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Новости'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -27,7 +26,7 @@ export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: `Лента новостей для главной страницы, новые первыми, по ${NEWS_PAGE_SIZE} на страницу (?page=2 …); next_page — номер следующей или null`,
         querystring: NewsFeedQuery,
-        response: { 200: NewsFeedResponse, 304: z.null(), ...err(400) },
+        response: { 200: NewsFeedResponse, 304: z.null(), ...errorReplies(400) },
       },
       handler: async (req, reply) => sendCached(req, reply, await service.feedBody(ctx, Number(req.query.page ?? 1))),
     });
@@ -49,14 +48,19 @@ export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Одна новость по номеру (страница /news/{id})',
         params: IdParams,
-        response: { 200: NewsItem, ...err(400, 404) },
+        response: { 200: NewsItem, ...errorReplies(400, 404) },
       },
       handler: async (req) => service.getNews(ctx, req.params.id),
     });
 
     app.post('/api/tidings/news', {
       config: { access: 'admin', permission: 'news' },
-      schema: { tags, summary: 'Добавить новость (администратор)', body: NewsBody, response: { 201: NewsItem, ...err(400, 401, 403) } },
+      schema: {
+        tags,
+        summary: 'Добавить новость (администратор)',
+        body: NewsBody,
+        response: { 201: NewsItem, ...errorReplies(400, 401, 403) },
+      },
       handler: async (req, reply) => {
         const actor = userOf(req);
         return reply.code(201).send(await service.createNews(ctx, actor, req.body));
@@ -70,7 +74,7 @@ export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Изменить новость (администратор)',
         params: IdParams,
         body: NewsBody,
-        response: { 200: NewsItem, ...err(400, 401, 403, 404) },
+        response: { 200: NewsItem, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => {
         const actor = userOf(req);
@@ -84,7 +88,7 @@ export function newsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Удалить новость (администратор)',
         params: IdParams,
-        response: { 200: MessageResponse, ...err(400, 401, 403, 404) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => {
         const actor = userOf(req);

@@ -1,7 +1,6 @@
 import {
   AdminNoticeBody,
   AdminNoticeResponse,
-  ErrorResponse,
   IdParams,
   NOTICES_PAGE_SIZE,
   NoticesQuery,
@@ -12,7 +11,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { HttpError, notFound, unauthorized } from '../../lib/errors.ts';
+import { errorReplies, HttpError, notFound, unauthorized } from '../../lib/errors.ts';
 import { sessionToken, userOf } from '../../plugins/auth.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { cachedSession } from '../users/users.logins.ts';
@@ -21,7 +20,6 @@ import { countUnread, deleteOldRead, listPage, markRead } from './notices.repo.t
 import { notify, notifyAll, signalRead } from './notices.service.ts';
 
 const tags = ['Уведомления'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 const DAY = 86_400_000;
 /** Read notices are kept this long; unread ones stay until read. */
 const KEEP_READ_MS = 90 * DAY;
@@ -59,7 +57,7 @@ export function noticesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Мои уведомления (колокольчик): новые сверху, по 20 на странице, и сколько непрочитанных',
         querystring: NoticesQuery,
-        response: { 200: NoticesResponse, ...err(400, 401) },
+        response: { 200: NoticesResponse, ...errorReplies(400, 401) },
       },
       handler: async (req) => {
         const userId = userOf(req).id;
@@ -77,7 +75,7 @@ export function noticesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Отметить прочитанными: ids — эти уведомления, all: true — все',
         body: NoticesReadBody,
-        response: { 200: NoticesReadResponse, ...err(400, 401) },
+        response: { 200: NoticesReadResponse, ...errorReplies(400, 401) },
       },
       handler: async (req) => {
         const userId = userOf(req).id;
@@ -93,7 +91,7 @@ export function noticesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary:
           'Живые события (text/event-stream): balance {balance} — баланс изменился; notification {notice, unread} — новое уведомление; read {unread} — прочитаны на другой вкладке. Комментарий-пинг каждые 20 с; поток закрывается, когда сеанс кончился.',
-        response: { 200: z.string().describe('text/event-stream'), ...err(401, 429) },
+        response: { 200: z.string().describe('text/event-stream'), ...errorReplies(401, 429) },
       },
       handler: async (req, reply) => {
         const user = userOf(req);
@@ -112,7 +110,7 @@ export function noticesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Сообщение от администрации всем игрокам (в колокольчик)',
         body: AdminNoticeBody,
-        response: { 200: AdminNoticeResponse, ...err(400, 401, 403) },
+        response: { 200: AdminNoticeResponse, ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => {
         const actor = userOf(req);
@@ -132,7 +130,7 @@ export function noticesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Сообщение от администрации одному игроку (в колокольчик)',
         params: IdParams,
         body: AdminNoticeBody,
-        response: { 200: AdminNoticeResponse, ...err(400, 401, 403, 404) },
+        response: { 200: AdminNoticeResponse, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => {
         const actor = userOf(req);

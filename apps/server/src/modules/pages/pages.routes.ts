@@ -1,13 +1,13 @@
-import { AdminPagesResponse, ErrorResponse, MessageResponse, Page, PageBody, PageLinksResponse, PageSlugParams } from '@kubik/contract';
+import { AdminPagesResponse, MessageResponse, Page, PageBody, PageLinksResponse, PageSlugParams } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { sendCached } from '../../lib/public-cache.ts';
 import { userOf } from '../../plugins/auth.ts';
 import * as service from './pages.service.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Страницы'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function pagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -28,14 +28,14 @@ export function pagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary:
           'Страница: правила (rules), помощь (help), частые вопросы (faq), оферта (offer), конфиденциальность (privacy), контакты (contacts) или своя; Markdown и безопасный HTML',
         params: PageSlugParams,
-        response: { 200: Page, 304: z.null(), ...err(400, 404) },
+        response: { 200: Page, 304: z.null(), ...errorReplies(400, 404) },
       },
       handler: async (req, reply) => sendCached(req, reply, await service.pageBody(ctx, req.params.slug)),
     });
 
     app.get('/api/admin/pages', {
       config: { access: 'admin', permission: 'pages' },
-      schema: { tags, summary: 'Все страницы, и пустые (администратор)', response: { 200: AdminPagesResponse, ...err(401, 403) } },
+      schema: { tags, summary: 'Все страницы, и пустые (администратор)', response: { 200: AdminPagesResponse, ...errorReplies(401, 403) } },
       handler: () => service.listAll(ctx),
     });
 
@@ -45,7 +45,7 @@ export function pagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Страница для редактирования (администратор)',
         params: PageSlugParams,
-        response: { 200: Page, ...err(400, 401, 403, 404) },
+        response: { 200: Page, ...errorReplies(400, 401, 403, 404) },
       },
       handler: (req) => service.getForAdmin(ctx, req.params.slug),
     });
@@ -60,7 +60,7 @@ export function pagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           'Сохранить страницу (администратор): {title, body} в Markdown, где показывать ссылку; новый адрес создаёт страницу /p/{slug}',
         params: PageSlugParams,
         body: PageBody,
-        response: { 200: Page, ...err(400, 401, 403) },
+        response: { 200: Page, ...errorReplies(400, 401, 403) },
       },
       handler: (req) => service.savePage(ctx, userOf(req).id, req.params.slug, req.body),
     });
@@ -71,7 +71,7 @@ export function pagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Удалить свою страницу (администратор); страницы сайта удалить нельзя',
         params: PageSlugParams,
-        response: { 200: MessageResponse, ...err(400, 401, 403, 404) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => {
         await service.deletePage(ctx, userOf(req).id, req.params.slug);

@@ -4,7 +4,6 @@ import {
   AdminPaymentSettings,
   AdminPaymentsCsvQuery,
   AdminPaymentsQuery,
-  ErrorResponse,
   PaymentIdParams,
   PaymentSettingsBody,
   RefundResponse,
@@ -26,9 +25,9 @@ import { refundPayment } from './payments.refund.ts';
 import { toKopecks } from '../../lib/money.ts';
 import { paymentsService, type PaymentsService } from './payments.service.ts';
 import { PaymentSettings } from './payments.settings.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Платежи (администратор)'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 /** The owner's side of payments: the list, its CSV, one payment with its events, refunds, bonus rules. */
 export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = paymentsService(ctx)): FastifyPluginAsyncZod {
@@ -46,7 +45,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
         summary:
           'Платежи: фильтры status, provider, player (часть имени), from/to (мс или ISO 8601, по времени создания; to не включается), страницы; totals — суммы по всем отобранным',
         querystring: AdminPaymentsQuery,
-        response: { 200: AdminPaymentPage, ...err(400, 401, 403) },
+        response: { 200: AdminPaymentPage, ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => listPayments(ctx, req.query),
     });
@@ -58,7 +57,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
         summary:
           'Те же платежи файлом CSV для Excel: UTF-8 с BOM, «;», суммы в рублях с копейками через запятую, даты в часовом поясе tz (по умолчанию Europe/Moscow)',
         querystring: AdminPaymentsCsvQuery,
-        response: { 200: z.string(), ...err(400, 401, 403) },
+        response: { 200: z.string(), ...errorReplies(400, 401, 403) },
       },
       handler: async (req, reply) => {
         const { text, filename } = await paymentsCsv(ctx, req.query);
@@ -76,7 +75,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
         tags,
         summary: 'Один платёж: все уведомления и ответы провайдера, баланс игрока и можно ли вернуть',
         params: PaymentIdParams,
-        response: { 200: AdminPaymentDetail, ...err(400, 401, 403, 404) },
+        response: { 200: AdminPaymentDetail, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => paymentDetail(ctx, service, req.params.id),
     });
@@ -89,7 +88,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
           'Вернуть оплаченный платёж (целиком или частично: {amount} ₽ на карту, по умолчанию всё, что осталось) через провайдера: эта часть и её доля бонуса списываются с баланса игрока (409 insufficient_funds, если их там уже нет; 409 refund_too_large — больше, чем осталось), затем провайдер возвращает деньги. 200 — возвращено, 202 — провайдер ещё решает; 502 refund_refused — отказ, деньги снова на балансе; 502 refund_unknown — нет ответа, возврат повторится сам',
         params: PaymentIdParams,
         body: RefundBody.nullish(),
-        response: { 200: RefundResponse, 202: RefundResponse, ...err(400, 401, 403, 404, 409, 502) },
+        response: { 200: RefundResponse, 202: RefundResponse, ...errorReplies(400, 401, 403, 404, 409, 502) },
       },
       handler: async (req, reply) => {
         const amount = req.body?.amount;
@@ -109,7 +108,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
       schema: {
         tags,
         summary: 'Настройки платежей: бонусы к пополнению и ставка НДС в чеке',
-        response: { 200: AdminPaymentSettings, ...err(401, 403) },
+        response: { 200: AdminPaymentSettings, ...errorReplies(401, 403) },
       },
       handler: settingsView,
     });
@@ -121,7 +120,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
         summary:
           'Сохранить настройки платежей (все поля): bonus_rules [{from (₽), percent}] — к платежу от from ₽ зачисляется percent % отдельной записью «бонус» (берётся лучшее подходящее правило)',
         body: PaymentSettingsBody,
-        response: { 200: AdminPaymentSettings, ...err(400, 401, 403) },
+        response: { 200: AdminPaymentSettings, ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => {
         await ctx.settings.set(PaymentSettings, req.body, { actorId: userOf(req).id });
@@ -136,7 +135,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
         tags,
         summary:
           'Способы оплаты: включён ли, подключён ли (и чего не хватает), поля, ключи только как «задан/из переменных окружения/не задан», адрес для уведомлений (notification_url) и сводка отклонённых уведомлений',
-        response: { 200: z.array(AdminPaymentProvider), ...err(401, 403) },
+        response: { 200: z.array(AdminPaymentProvider), ...errorReplies(401, 403) },
       },
       handler: async () => service.registry.list(),
     });
@@ -149,7 +148,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
           'Настроить способ оплаты (только присланное меняется): {enabled, receipts, min, max, fields {…}, secrets {…}}; секрет строкой — заменить, null — удалить (снова действует переменная окружения). Применяется на всех экземплярах сразу, без перезапуска. Ответ — все способы, ключи без значений',
         params: ProviderParams,
         body: ProviderUpdateBody,
-        response: { 200: z.array(AdminPaymentProvider), ...err(400, 401, 403, 404) },
+        response: { 200: z.array(AdminPaymentProvider), ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => {
         await service.registry.update(req.params.provider, req.body, userOf(req).id);
@@ -163,7 +162,7 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
         tags,
         summary: '«Проверить подключение»: безвредный запрос к платёжной системе с сохранёнными ключами; ok и пояснение',
         params: ProviderParams,
-        response: { 200: ProviderCheckResult, ...err(400, 401, 403) },
+        response: { 200: ProviderCheckResult, ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => {
         const adapter = (await service.adapters())[req.params.provider];

@@ -14,6 +14,7 @@ import { userOf } from '../../plugins/auth.ts';
 import { paymentsService, type PaymentsService } from './payments.service.ts';
 import { reconcileJob } from './payments.reconcile.ts';
 import { countRefusal } from './payments.providers.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const NOTIFY_SUMMARY: Record<(typeof PAYMENT_PROVIDERS)[number], string> = {
   yookassa: 'Уведомление ЮKassa (JSON; принимается только с её адресов YOOKASSA_NOTIFY_IPS; ответ 200)',
@@ -30,7 +31,6 @@ function parseForm(body: string): Record<string, string> {
 }
 
 const tags = ['Пополнение баланса'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function paymentsRoutes(ctx: AppContext, service: PaymentsService = paymentsService(ctx)): FastifyPluginAsyncZod {
   return async (app) => {
@@ -53,14 +53,14 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
         summary:
           'Создать платёж на пополнение баланса: {amount (рубли, не больше двух знаков после запятой), provider}; ответ — ссылка на оплату',
         body: CreatePaymentBody,
-        response: { 201: PaymentCreated, ...err(400, 401, 429, 502) },
+        response: { 201: PaymentCreated, ...errorReplies(400, 401, 429, 502) },
       },
       handler: async (req, reply) => reply.code(201).send(await service.create(userOf(req), req.body)),
     });
 
     app.get('/api/payments', {
       config: { access: 'user' },
-      schema: { tags, summary: 'Платежи игрока, новые первыми', response: { 200: z.array(PlayerPayment), ...err(401) } },
+      schema: { tags, summary: 'Платежи игрока, новые первыми', response: { 200: z.array(PlayerPayment), ...errorReplies(401) } },
       handler: async (req) => service.list(userOf(req).id),
     });
 
@@ -70,7 +70,7 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
         tags,
         summary: 'Один платёж игрока (ожидающий перечитывается у провайдера)',
         params: PaymentIdParams,
-        response: { 200: PlayerPayment, ...err(400, 401, 404) },
+        response: { 200: PlayerPayment, ...errorReplies(400, 401, 404) },
       },
       handler: async (req) => service.getOwn(userOf(req).id, req.params.id),
     });
@@ -104,7 +104,7 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
             tags,
             summary: NOTIFY_SUMMARY[provider],
             body: z.record(z.string(), z.unknown()),
-            response: { 200: z.string(), ...err(400, 404, 429, 502), 403: z.union([ErrorResponse, z.string()]) },
+            response: { 200: z.string(), ...errorReplies(400, 404, 429, 502), 403: z.union([ErrorResponse, z.string()]) },
           },
           handler: async (req, reply) => {
             const answer = await service.notify(provider, req.ip, req.body);

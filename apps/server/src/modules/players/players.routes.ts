@@ -1,21 +1,13 @@
-import {
-  ErrorResponse,
-  HomeSettings,
-  HomeSettingsPatch,
-  HomeShowcase,
-  PlayerNameParams,
-  PlayerPrivacy,
-  PlayerProfile,
-} from '@kubik/contract';
+import { HomeSettings, HomeSettingsPatch, HomeShowcase, PlayerNameParams, PlayerPrivacy, PlayerProfile } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { seenInGame } from '../users/users.ports.ts';
 import { privacyOf, publicProfile, recordSeen, setPrivacy, showcase } from './players.service.ts';
 import { HomeSettingsDoc } from './players.settings.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Игроки'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 /**
  * The home page's widgets are kept per instance until the ledger moves (one primary-key lookup
  * per request) or this long has passed (another instance's privacy or settings change).
@@ -53,7 +45,7 @@ export function playersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary:
           'Открытый профиль игрока: голова и скин с плащом, привилегия, дата регистрации, когда был в игре (или только имя, если игрок скрыл профиль)',
         params: PlayerNameParams,
-        response: { 200: PlayerProfile, ...err(400, 404) },
+        response: { 200: PlayerProfile, ...errorReplies(400, 404) },
       },
       handler: async (req) => publicProfile(ctx.db, req.params.name),
     });
@@ -70,7 +62,7 @@ export function playersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/user/privacy', {
       config: { access: 'user' },
-      schema: { tags, summary: 'Скрыт ли мой открытый профиль', response: { 200: PlayerPrivacy, ...err(401) } },
+      schema: { tags, summary: 'Скрыт ли мой открытый профиль', response: { 200: PlayerPrivacy, ...errorReplies(401) } },
       handler: async (req) => privacyOf(ctx.db, userOf(req).id),
     });
 
@@ -80,7 +72,7 @@ export function playersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Скрыть или открыть мой профиль (и имя в последних покупках на главной)',
         body: PlayerPrivacy,
-        response: { 200: PlayerPrivacy, ...err(400, 401) },
+        response: { 200: PlayerPrivacy, ...errorReplies(400, 401) },
       },
       handler: async (req) => {
         const result = await setPrivacy(ctx.db, userOf(req).id, req.body.hidden);
@@ -91,7 +83,7 @@ export function playersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/admin/home-settings', {
       config: { access: 'admin', permission: 'settings' },
-      schema: { tags, summary: 'Какие виджеты показывает главная', response: { 200: HomeSettings, ...err(401, 403) } },
+      schema: { tags, summary: 'Какие виджеты показывает главная', response: { 200: HomeSettings, ...errorReplies(401, 403) } },
       handler: async () => ctx.settings.get(HomeSettingsDoc),
     });
 
@@ -101,7 +93,7 @@ export function playersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Включить или выключить виджеты главной',
         body: HomeSettingsPatch,
-        response: { 200: HomeSettings, ...err(400, 401, 403) },
+        response: { 200: HomeSettings, ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => {
         await ctx.settings.set(HomeSettingsDoc, req.body, { actorId: userOf(req).id });

@@ -3,7 +3,6 @@ import {
   AdminPrivilegeGrantBody,
   AdminPrivilegesQuery,
   AdminPrivilegeUpdateBody,
-  ErrorResponse,
   IdParams,
   KitClaimResponse,
   KitParams,
@@ -18,7 +17,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { badRequest } from '../../lib/errors.ts';
+import { badRequest, errorReplies } from '../../lib/errors.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { kickDeliveries } from '../deliveries/deliveries.queue.ts';
 import { idempotencyKeyOf, purchaseHeaders } from '../purchases/purchases.http.ts';
@@ -32,7 +31,6 @@ import { currentTierOf, heldTierIds, listMine, purchaseDetails } from './privile
 
 const tags = ['Привилегии'];
 const adminTags = ['Привилегии: администрирование'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   heldTiers.provide(heldTierIds);
@@ -66,7 +64,7 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         params: IdParams,
         headers: purchaseHeaders,
         body: PrivilegeBuyBody,
-        response: { 200: PrivilegeBuyResponse, ...err(400, 401, 404, 409) },
+        response: { 200: PrivilegeBuyResponse, ...errorReplies(400, 401, 404, 409) },
       },
       handler: async (req) => {
         const me = userOf(req);
@@ -94,7 +92,7 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           'зачёт неиспользованных дней заменяемого низшего доната (credit), итог к списанию (total), новый срок. Ничего не меняет.',
         params: IdParams,
         querystring: PrivilegeQuoteQuery,
-        response: { 200: PrivilegeQuote, ...err(400, 401, 404, 409) },
+        response: { 200: PrivilegeQuote, ...errorReplies(400, 401, 404, 409) },
       },
       handler: async (req) => purchase.quote(ctx.db, userOf(req).id, req.params.id, req.query.months),
     });
@@ -105,7 +103,7 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Получить набор своей действующей привилегии (раз в его период); 409 с оставшимся временем, если рано',
         params: KitParams,
-        response: { 200: KitClaimResponse, ...err(400, 401, 403, 404, 409) },
+        response: { 200: KitClaimResponse, ...errorReplies(400, 401, 403, 404, 409) },
       },
       handler: async (req) => {
         const answer = await claimKit(ctx, userOf(req).id, req.params.kitId);
@@ -119,7 +117,7 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Мои привилегии (новые сверху); у действующей — её наборы и когда их можно получить',
-        response: { 200: z.array(UserPrivilege), ...err(401) },
+        response: { 200: z.array(UserPrivilege), ...errorReplies(401) },
       },
       handler: async (req) => listMine(ctx.db, userOf(req).id),
     });
@@ -130,7 +128,7 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags: adminTags,
         summary: 'Выданные привилегии (новые сверху); active=1 — только незакончившиеся',
         querystring: AdminPrivilegesQuery,
-        response: { 200: z.array(AdminPrivilege), ...err(400, 401, 403) },
+        response: { 200: z.array(AdminPrivilege), ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => admin.listAdmin(ctx.db, req.query),
     });
@@ -141,7 +139,7 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags: adminTags,
         summary: 'Выдать привилегию вручную на days дней (без списания): тот же донат продлевается, низший заменяется, при высшем — отказ',
         body: AdminPrivilegeGrantBody,
-        response: { 201: AdminPrivilege, ...err(400, 401, 403, 409) },
+        response: { 201: AdminPrivilege, ...errorReplies(400, 401, 403, 409) },
       },
       handler: async (req, reply) => {
         const granted = await admin.grant(ctx, userOf(req).id, req.body);
@@ -157,7 +155,7 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Изменить окончание (expires_at, мс с 1970 г.); время в прошлом заканчивает привилегию сейчас, с командами снятия',
         params: IdParams,
         body: AdminPrivilegeUpdateBody,
-        response: { 200: AdminPrivilege, ...err(400, 401, 403, 404, 409) },
+        response: { 200: AdminPrivilege, ...errorReplies(400, 401, 403, 404, 409) },
       },
       handler: async (req) => {
         const updated = await admin.setEnd(ctx, userOf(req).id, req.params.id, req.body.expires_at);
@@ -172,7 +170,7 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags: adminTags,
         summary: 'Снять привилегию сейчас (команды снятия выполняются)',
         params: IdParams,
-        response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 403, 404, 409) },
       },
       handler: async (req) => {
         await admin.revoke(ctx, userOf(req).id, req.params.id);

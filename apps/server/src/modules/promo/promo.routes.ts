@@ -1,12 +1,12 @@
-import { ErrorResponse, IdParams, PromoCodeAdmin, PromoCodeBody, PromoDisableBody } from '@kubik/contract';
+import { IdParams, PromoCodeAdmin, PromoCodeBody, PromoDisableBody } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import * as promo from './promo.service.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Промокоды: администрирование'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 /** Админ-панель → Промокоды (permission 'promo'). Players use codes through the shop, tiers and top-ups. */
 export function promoRoutes(ctx: AppContext): FastifyPluginAsyncZod {
@@ -18,7 +18,7 @@ export function promoRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Все промокоды, новые сверху, с числом использований и выручкой',
-        response: { 200: z.array(PromoCodeAdmin), ...err(401, 403) },
+        response: { 200: z.array(PromoCodeAdmin), ...errorReplies(401, 403) },
       },
       handler: async () => promo.listPromos(ctx.db),
     });
@@ -31,7 +31,7 @@ export function promoRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           'Новый промокод: percent — скидка в %, fixed — скидка в рублях, topup_bonus — +% к пополнению баланса. ' +
           'applies_to: shop | donate | all; item_ids и category ограничивают товары; max_uses: null — без ограничения; per_player — раз на игрока (1).',
         body: PromoCodeBody,
-        response: { 201: PromoCodeAdmin, ...err(400, 401, 403, 409) },
+        response: { 201: PromoCodeAdmin, ...errorReplies(400, 401, 403, 409) },
       },
       handler: async (req, reply) => reply.code(201).send(await promo.createPromo(ctx.db, userOf(req).id, req.body)),
     });
@@ -43,7 +43,7 @@ export function promoRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Изменить промокод (использования сохраняются)',
         params: IdParams,
         body: PromoCodeBody,
-        response: { 200: PromoCodeAdmin, ...err(400, 401, 403, 404, 409) },
+        response: { 200: PromoCodeAdmin, ...errorReplies(400, 401, 403, 404, 409) },
       },
       handler: async (req) => promo.updatePromo(ctx.db, userOf(req).id, req.params.id, req.body),
     });
@@ -55,7 +55,7 @@ export function promoRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Выключить (disabled: true) или снова включить промокод',
         params: IdParams,
         body: PromoDisableBody,
-        response: { 200: PromoCodeAdmin, ...err(400, 401, 403, 404) },
+        response: { 200: PromoCodeAdmin, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => promo.setDisabled(ctx.db, userOf(req).id, req.params.id, req.body.disabled),
     });

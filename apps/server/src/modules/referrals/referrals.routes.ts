@@ -1,4 +1,4 @@
-import { ErrorResponse, ReferralResponse, ReferralSettingsBody } from '@kubik/contract';
+import { ReferralResponse, ReferralSettingsBody } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -6,9 +6,9 @@ import { userOf } from '../../plugins/auth.ts';
 import { topupCredited, topupRefunded, userRegistered } from '../users/users.ports.ts';
 import * as service from './referrals.service.ts';
 import { ReferralSettings } from './referrals.settings.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Рефералы'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function referralsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   userRegistered.on('referrals', service.rememberInviter);
@@ -21,7 +21,7 @@ export function referralsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Реферальная ссылка игрока, кого он пригласил и сколько заработал (₽, за вычетом возвратов)',
-        response: { 200: ReferralResponse, ...err(401) },
+        response: { 200: ReferralResponse, ...errorReplies(401) },
       },
       handler: async (req) => service.myReferrals(ctx, userOf(req).id),
     });
@@ -46,7 +46,7 @@ export function referralsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/admin/referral-settings', {
       config: { access: 'admin', permission: 'votes' },
-      schema: { tags, summary: 'Правила реферальной программы', response: { 200: ReferralSettingsBody, ...err(401, 403) } },
+      schema: { tags, summary: 'Правила реферальной программы', response: { 200: ReferralSettingsBody, ...errorReplies(401, 403) } },
       handler: async () => ctx.settings.get(ReferralSettings),
     });
 
@@ -56,7 +56,7 @@ export function referralsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Задать правила: доля от пополнений приглашённого на N дней и/или бонус за первое пополнение от M ₽',
         body: ReferralSettingsBody,
-        response: { 200: ReferralSettingsBody, ...err(400, 401, 403) },
+        response: { 200: ReferralSettingsBody, ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => ctx.settings.set(ReferralSettings, req.body, { actorId: userOf(req).id }),
     });

@@ -1,13 +1,13 @@
-import { ErrorResponse, MessageResponse, SessionsResponse } from '@kubik/contract';
+import { MessageResponse, SessionsResponse } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { clearSessionCookie, deviceToken, sessionToken, userOf } from '../../plugins/auth.ts';
 import { newDeviceLogin } from '../users/users.ports.ts';
 import * as service from './sessions.service.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Сеансы и устройства'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 const SessionParams = z.object({ id: z.string().regex(/^[0-9a-f]{24}$/, 'Сеанс не найден: возможно, он уже завершён') });
 
@@ -19,7 +19,7 @@ export function sessionsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Открытые входы на сайт: устройство словами, IP, когда вошли и когда последний раз заходили, отметка текущего',
-        response: { 200: SessionsResponse, ...err(401) },
+        response: { 200: SessionsResponse, ...errorReplies(401) },
       },
       handler: async (req) => ({ sessions: await service.listSessions(ctx.db, userOf(req).id, sessionToken(req)) }),
     });
@@ -30,7 +30,7 @@ export function sessionsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: '«Завершить»: закрыть один сеанс (свой — это выход)',
         params: SessionParams,
-        response: { 200: MessageResponse.extend({ current: z.boolean() }), ...err(400, 401, 404) },
+        response: { 200: MessageResponse.extend({ current: z.boolean() }), ...errorReplies(400, 401, 404) },
       },
       handler: async (req, reply) => {
         const { current } = await service.endSession(ctx, userOf(req), req.params.id, sessionToken(req));
@@ -45,7 +45,7 @@ export function sessionsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary:
           '«Выйти на всех устройствах»: завершает все сеансы, кроме текущего, и все входы лаунчеров; другие браузеры перестают считаться знакомыми',
-        response: { 200: MessageResponse.extend({ ended: z.number().int() }), ...err(401) },
+        response: { 200: MessageResponse.extend({ ended: z.number().int() }), ...errorReplies(401) },
       },
       handler: async (req) => {
         const ended = await service.endOtherSessions(ctx, userOf(req), sessionToken(req), deviceToken(req));

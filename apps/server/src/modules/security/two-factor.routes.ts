@@ -1,5 +1,4 @@
 import {
-  ErrorResponse,
   MessageResponse,
   SecuritySettingsBody,
   TwoFactorDisableBody,
@@ -15,9 +14,9 @@ import { userOf } from '../../plugins/auth.ts';
 import { SecuritySettings } from './security.settings.ts';
 import { secondFactor, userErased } from '../users/users.ports.ts';
 import * as service from './two-factor.service.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Двухфакторная защита'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   secondFactor.provide(service.secondFactorCheck);
@@ -28,7 +27,7 @@ export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Включена ли двухфакторная защита, сколько кодов восстановления осталось, требует ли её админ-панель',
-        response: { 200: TwoFactorStatus, ...err(401) },
+        response: { 200: TwoFactorStatus, ...errorReplies(401) },
       },
       handler: (req) => service.status(ctx, userOf(req)),
     });
@@ -39,7 +38,7 @@ export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary:
           'Новый секрет для приложения-аутентификатора (TOTP, 6 цифр, 30 секунд) и QR-код; защита включится после POST /api/user/2fa/enable с кодом из приложения',
-        response: { 200: TwoFactorSetupResponse, ...err(401, 409) },
+        response: { 200: TwoFactorSetupResponse, ...errorReplies(401, 409) },
       },
       handler: (req) => service.setup(ctx, userOf(req)),
     });
@@ -50,7 +49,7 @@ export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Включить защиту кодом из приложения; ответ — 10 одноразовых кодов восстановления (показываются один раз)',
         body: TwoFactorEnableBody,
-        response: { 200: TwoFactorEnableResponse, ...err(400, 401, 409, 429) },
+        response: { 200: TwoFactorEnableResponse, ...errorReplies(400, 401, 409, 429) },
       },
       handler: (req) => service.enable(ctx, userOf(req), req.body.code),
     });
@@ -61,7 +60,7 @@ export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Отключить защиту: нужны пароль и код из приложения (или код восстановления)',
         body: TwoFactorDisableBody,
-        response: { 200: MessageResponse, ...err(400, 401, 429) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 429) },
       },
       handler: async (req) => {
         await service.disable(ctx, userOf(req), req.body.password, req.body.code);
@@ -82,7 +81,7 @@ export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             .min(1, 'Некорректный номер игрока')
             .max(2_147_483_647, 'Некорректный номер игрока'),
         }),
-        response: { 200: MessageResponse, ...err(400, 401, 403, 404) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => {
         await service.resetByAdmin(ctx, userOf(req), req.params.id);
@@ -95,7 +94,7 @@ export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Настройки безопасности: обязательна ли двухфакторная защита администраторам',
-        response: { 200: SecuritySettingsBody, ...err(401, 403) },
+        response: { 200: SecuritySettingsBody, ...errorReplies(401, 403) },
       },
       handler: () => ctx.settings.get(SecuritySettings),
     });
@@ -106,7 +105,7 @@ export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Изменить настройки безопасности. Потребовать защиту у администраторов можно, только включив её у себя.',
         body: SecuritySettingsBody,
-        response: { 200: SecuritySettingsBody, ...err(400, 401, 403, 409) },
+        response: { 200: SecuritySettingsBody, ...errorReplies(400, 401, 403, 409) },
       },
       handler: (req) => service.setSecuritySettings(ctx, userOf(req), req.body),
     });

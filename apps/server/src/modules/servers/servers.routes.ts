@@ -1,7 +1,6 @@
 import {
   SERVER_DEFAULTS,
   AdminServersListResponse,
-  ErrorResponse,
   HistoryQuery,
   IdParams,
   MessageResponse,
@@ -22,9 +21,9 @@ import { userOf } from '../../plugins/auth.ts';
 import { ServerMonitor, thinHistoryJob } from './servers.monitor.ts';
 import * as service from './servers.service.ts';
 import { firstServer } from '../users/users.ports.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Серверы'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 /** Each app's immediate check (one port registry serves every app a process builds). */
 const immediateChecks = new WeakMap<AppContext, (id: number) => void>();
@@ -90,7 +89,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           hide,
           summary: 'Добавить сервер (администратор)',
           body: ServerBody,
-          response: { 201: ServerSaveResponse, ...err(400, 401, 403) },
+          response: { 201: ServerSaveResponse, ...errorReplies(400, 401, 403) },
         },
         handler: async (req, reply) => {
           const admin = userOf(req);
@@ -106,7 +105,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Список серверов с настройками RCON (без пароля) и причиной последней ошибки (администратор)',
-        response: { 200: AdminServersListResponse, ...err(401, 403) },
+        response: { 200: AdminServersListResponse, ...errorReplies(401, 403) },
       },
       handler: async () => ({ servers: await service.listForAdmin(ctx.db) }),
     });
@@ -117,7 +116,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Проверить все серверы сейчас (администратор); отвечает, когда проверки закончены',
         body: z.union([z.strictObject({}), z.null()]).optional(),
-        response: { 200: MonitorResponse, ...err(400, 401, 403) },
+        response: { 200: MonitorResponse, ...errorReplies(400, 401, 403) },
       },
       handler: async () => {
         const result = await monitor.sweep(true);
@@ -133,7 +132,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           'Проверить RCON (администратор): вход с указанными (или сохранёнными у server_id) настройками и команда list. ' +
           'Отвечает ответом сервера или точной причиной: соединение отклонено, неверный пароль, нет ответа за N мс, адрес не найден.',
         body: RconCheckBody,
-        response: { 200: RconCheckResponse, ...err(400, 401, 403, 404, 429) },
+        response: { 200: RconCheckResponse, ...errorReplies(400, 401, 403, 404, 429) },
       },
       handler: async (req) => {
         await ctx.limiter.hit(`rcon-check:${userOf(req).id}`, service.RCON_CHECKS_PER_WINDOW);
@@ -149,7 +148,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           'Изменить сервер (администратор). Не переданные необязательные поля не меняются; пустой rcon_password оставляет прежний пароль, null удаляет его.',
         params: IdParams,
         body: ServerUpdateBody,
-        response: { 200: ServerSaveResponse, ...err(400, 401, 403, 404) },
+        response: { 200: ServerSaveResponse, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => {
         const admin = userOf(req);
@@ -165,7 +164,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Удалить сервер (администратор)',
         params: IdParams,
-        response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 403, 404, 409) },
       },
       handler: async (req) => {
         const admin = userOf(req);
@@ -181,7 +180,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Онлайн сервера за период: пик игроков в каждом интервале (null — сервер не отвечал)',
         params: IdParams,
         querystring: HistoryQuery,
-        response: { 200: ServerHistoryResponse, ...err(400, 404) },
+        response: { 200: ServerHistoryResponse, ...errorReplies(400, 404) },
       },
       handler: async (req, reply) => {
         reply.header('cache-control', 'public, max-age=30');
@@ -195,7 +194,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Значок сервера из его ответа на пинг (PNG)',
         params: IdParams,
-        response: { 200: z.any(), ...err(400, 404) },
+        response: { 200: z.any(), ...errorReplies(400, 404) },
       },
       handler: async (req, reply) => {
         const png = await service.favicon(ctx.db, req.params.id);

@@ -1,11 +1,11 @@
-import { ErrorResponse, MessageResponse, SetupBody, SetupStatus } from '@kubik/contract';
+import { MessageResponse, SetupBody, SetupStatus } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
 import { setSessionCookie } from '../../plugins/auth.ts';
 import { announceSetup, completeSetup, setupNeeded } from './setup.service.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Первый запуск'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 /** First-run setup (issue 26 §1): while no administrator exists, /setup creates the owner with the one-time code. */
 export function setupRoutes(ctx: AppContext): FastifyPluginAsyncZod {
@@ -28,7 +28,7 @@ export function setupRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary:
           'Создать владельца сайта при первом запуске: одноразовый код из журнала сервера (и файла DATA_DIR/setup-code), имя, почта, пароль, название сайта, адрес игрового сервера. Один раз; после — 409 setup_done. Владелец сразу входит (cookie сеанса).',
         body: SetupBody,
-        response: { 200: MessageResponse, ...err(400, 403, 409, 429) },
+        response: { 200: MessageResponse, ...errorReplies(400, 403, 409, 429) },
       },
       handler: async (req, reply) => {
         const { token } = await completeSetup(ctx, req.body, { ip: req.ip, userAgent: req.headers['user-agent'] });

@@ -10,7 +10,6 @@ import {
   ShopPublicCategories,
   DeliveriesQuery,
   DeliveryActionResponse,
-  ErrorResponse,
   IdParams,
   MessageResponse,
   ShopItem,
@@ -26,7 +25,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { badRequest } from '../../lib/errors.ts';
+import { badRequest, errorReplies } from '../../lib/errors.ts';
 import { sendCached } from '../../lib/public-cache.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { kickDeliveries } from '../deliveries/deliveries.queue.ts';
@@ -42,7 +41,6 @@ import * as shop from './shop.service.ts';
 
 const tags = ['Магазин'];
 const adminTags = ['Магазин: администрирование'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   ledgerRefs.provide('order', shop.orderDetails);
@@ -81,7 +79,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Что даёт промокод этому игроку сейчас; 404 promo_not_found или 409 с причиной',
         params: PromoParams,
-        response: { 200: PromoPreview, ...err(400, 401, 404, 409) },
+        response: { 200: PromoPreview, ...errorReplies(400, 401, 404, 409) },
       },
       handler: async (req) => previewPromo(ctx.db, req.params.code, userOf(req).id),
     });
@@ -97,7 +95,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           'если теперь дороже (акция закончилась), 409 sale_changed. С заголовком Idempotency-Key повтор возвращает первый ответ.',
         headers: purchaseHeaders,
         body: CheckoutBody,
-        response: { 200: CheckoutResponse, ...err(400, 401, 404, 409) },
+        response: { 200: CheckoutResponse, ...errorReplies(400, 401, 404, 409) },
       },
       handler: async (req) => {
         const me = userOf(req);
@@ -124,7 +122,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           'С заголовком Idempotency-Key повторный запрос с тем же ключом возвращает первый ответ, а не покупает ещё раз.',
         headers: purchaseHeaders,
         body: BuyBody,
-        response: { 200: BuyResponse, ...err(400, 401, 404, 409) },
+        response: { 200: BuyResponse, ...errorReplies(400, 401, 404, 409) },
       },
       handler: async (req) => {
         const me = userOf(req);
@@ -142,13 +140,17 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/shop/orders', {
       ...user,
-      schema: { tags, summary: 'Мои покупки и состояние их выдачи в игре', response: { 200: z.array(ShopOrder), ...err(401) } },
+      schema: { tags, summary: 'Мои покупки и состояние их выдачи в игре', response: { 200: z.array(ShopOrder), ...errorReplies(401) } },
       handler: async (req) => shop.listOrders(ctx.db, userOf(req).id),
     });
 
     app.get('/api/shop/admin/all', {
       ...admin,
-      schema: { tags: adminTags, summary: 'Все товары (кроме удалённых)', response: { 200: z.array(ShopItemAdmin), ...err(401, 403) } },
+      schema: {
+        tags: adminTags,
+        summary: 'Все товары (кроме удалённых)',
+        response: { 200: z.array(ShopItemAdmin), ...errorReplies(401, 403) },
+      },
       handler: async () => shop.listAll(ctx.db),
     });
 
@@ -157,7 +159,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags: adminTags,
         summary: 'Серверы для выбора у товара; rcon — настроена ли выдача; default_server_id — единственный сервер с RCON',
-        response: { 200: ShopServersResponse, ...err(401, 403) },
+        response: { 200: ShopServersResponse, ...errorReplies(401, 403) },
       },
       handler: async () => shop.shopServers(ctx.db),
     });
@@ -168,7 +170,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags: adminTags,
         summary: 'Новый товар. По умолчанию: категория «Предметы», Minecraft ID stone, статус «Продаётся», сервер — единственный с RCON.',
         body: ShopItemCreateBody,
-        response: { 201: ShopItemAdmin, ...err(400, 401, 403) },
+        response: { 201: ShopItemAdmin, ...errorReplies(400, 401, 403) },
       },
       handler: async (req, reply) => reply.code(201).send(await shop.createItem(ctx, userOf(req), req.body)),
     });
@@ -180,7 +182,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Изменить товар (любые из полей)',
         params: IdParams,
         body: ShopItemUpdateBody,
-        response: { 200: ShopItemAdmin, ...err(400, 401, 403, 404) },
+        response: { 200: ShopItemAdmin, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => shop.updateItem(ctx, userOf(req), req.params.id, req.body),
     });
@@ -191,7 +193,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags: adminTags,
         summary: 'Удалить товар (заказы и выдачи по нему сохраняются)',
         params: IdParams,
-        response: { 200: MessageResponse, ...err(400, 401, 403, 404) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => {
         await shop.deleteItem(ctx, userOf(req), req.params.id);
@@ -206,7 +208,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags: adminTags,
         summary: 'Выдачи покупок в игре: состояние, команда и ответ сервера (новые сверху)',
         querystring: DeliveriesQuery,
-        response: { 200: z.array(AdminDelivery), ...err(400, 401, 403) },
+        response: { 200: z.array(AdminDelivery), ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => deliveries.listDeliveries(ctx.db, { ...req.query, source: req.query.source ?? 'shop' }),
     });
@@ -219,7 +221,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags: adminTags,
         summary: 'Вернуть деньги за невыданную покупку (один раз): запись «refund» в журнале баланса, товар возвращается на склад',
         params: IdParams,
-        response: { 200: DeliveryActionResponse, ...err(400, 401, 403, 404, 409) },
+        response: { 200: DeliveryActionResponse, ...errorReplies(400, 401, 403, 404, 409) },
       },
       handler: async (req) => {
         const { delivery, newBalance } = await refundDelivery(ctx, userOf(req).id, req.params.id);
@@ -232,7 +234,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags: adminTags,
         summary: 'Категории товаров в их порядке, с числом товаров в каждой',
-        response: { 200: ShopCategoriesResponse, ...err(401, 403) },
+        response: { 200: ShopCategoriesResponse, ...errorReplies(401, 403) },
       },
       handler: async () => ({ categories: await categories.listCategories(ctx.db) }),
     });
@@ -243,7 +245,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags: adminTags,
         summary: 'Добавить категорию',
         body: ShopCategoryBody,
-        response: { 201: ShopCategorySaveResponse, ...err(400, 401, 403, 409) },
+        response: { 201: ShopCategorySaveResponse, ...errorReplies(400, 401, 403, 409) },
       },
       handler: async (req, reply) =>
         reply
@@ -258,7 +260,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Переименовать категорию (товары переходят вместе с ней) или изменить порядок',
         params: IdParams,
         body: ShopCategoryBody,
-        response: { 200: ShopCategorySaveResponse, ...err(400, 401, 403, 404, 409) },
+        response: { 200: ShopCategorySaveResponse, ...errorReplies(400, 401, 403, 404, 409) },
       },
       handler: async (req) => ({
         message: categories.CATEGORY_TEXTS.updated,
@@ -272,7 +274,7 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags: adminTags,
         summary: 'Удалить пустую категорию',
         params: IdParams,
-        response: { 200: MessageResponse, ...err(400, 401, 403, 404, 409) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 403, 404, 409) },
       },
       handler: async (req) => {
         await categories.deleteCategory(ctx, userOf(req).id, req.params.id);

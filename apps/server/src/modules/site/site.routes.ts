@@ -1,13 +1,13 @@
-import { AdminSiteSettings, ErrorResponse, SiteInfo, SiteSettings, SiteSettingsPatch } from '@kubik/contract';
+import { AdminSiteSettings, SiteInfo, SiteSettings, SiteSettingsPatch } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { sendCached } from '../../lib/public-cache.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { SiteSettingsDoc } from './site.settings.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Сайт'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 /** Public answers built from the site settings; dropped on every instance when they change. */
 export const SITE_CACHE_KEYS = ['site.settings', 'site.info', 'web.index'] as const;
@@ -67,7 +67,7 @@ export function siteRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Настройки сайта, их значения по умолчанию и что изменил владелец (администратор)',
-        response: { 200: AdminSiteSettings, ...err(401, 403) },
+        response: { 200: AdminSiteSettings, ...errorReplies(401, 403) },
       },
       handler: adminView,
     });
@@ -78,7 +78,7 @@ export function siteRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Изменить настройки сайта (администратор): переданные поля меняются, null возвращает значение по умолчанию',
         body: SiteSettingsPatch,
-        response: { 200: AdminSiteSettings, ...err(400, 401, 403) },
+        response: { 200: AdminSiteSettings, ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => {
         const patch = Object.fromEntries(Object.entries(req.body).map(([k, v]) => [k, v === null ? undefined : v]));

@@ -1,6 +1,5 @@
 import fastifyMultipart from '@fastify/multipart';
 import {
-  ErrorResponse,
   HeadQuery,
   PlayerParams,
   SKIN_MAX_BYTES,
@@ -15,7 +14,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { HttpError } from '../../lib/errors.ts';
+import { errorReplies, HttpError } from '../../lib/errors.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { readUploadForm } from '../../plugins/upload-form.ts';
 import { skinTextures } from '../users/users.ports.ts';
@@ -23,7 +22,6 @@ import { skinTextureSource } from './skins.repo.ts';
 import { createSkinService, type SkinImage } from './skins.service.ts';
 
 const tags = ['Скины'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 const png = (description: string) => ({ description, content: { 'image/png': { schema: z.string().meta({ format: 'binary' }) } } });
 const notModified = { 304: z.null().meta({ description: 'Не изменилось (If-None-Match совпал с ETag)' }) };
 
@@ -78,7 +76,7 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           'Загрузить скин: multipart/form-data, файл PNG в поле «skin» (64×64 или 64×32, HD до 512, не больше 256 КБ) и, по желанию, «model»: default или slim (иначе модель определяется по скину)',
         consumes: ['multipart/form-data'],
         body: z.object({ skin: z.string().meta({ format: 'binary' }), model: SkinModel.optional() }),
-        response: { 200: SkinUploadResponse, ...err(400, 401, 413, 415, 429) },
+        response: { 200: SkinUploadResponse, ...errorReplies(400, 401, 413, 415, 429) },
       },
       // The route has no params or query, and its multipart body is read part by part in the
       // handler: the body schema above only documents the form.
@@ -99,7 +97,7 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Скин текущего пользователя: модель, размер, версия и адреса картинок',
-        response: { 200: SkinInfo, ...err(401) },
+        response: { 200: SkinInfo, ...errorReplies(401) },
       },
       handler: async (req) => skins.ownInfo(userOf(req)),
     });
@@ -110,7 +108,7 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Сменить модель рук своего скина (default или slim)',
         body: SkinModelBody,
-        response: { 200: SkinInfo, ...err(400, 401, 409) },
+        response: { 200: SkinInfo, ...errorReplies(400, 401, 409) },
       },
       handler: async (req) => skins.setModel(userOf(req), req.body.model),
     });
@@ -121,7 +119,7 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Файл скина текущего пользователя (или стандартный скин сайта). С ?v=<версия> кэшируется навсегда.',
         querystring: SkinImageQuery,
-        response: { 200: png('PNG скина'), ...notModified, ...err(400, 401) },
+        response: { 200: png('PNG скина'), ...notModified, ...errorReplies(400, 401) },
       },
       handler: async (req, reply) => sendImage(req, reply, await skins.ownImage(userOf(req), 'skin', 0), req.query.v, 'private'),
     });
@@ -132,7 +130,7 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Голова текущего пользователя для аватара: лицо со слоем шапки, size×size пикселей (8–512, по умолчанию 64)',
         querystring: HeadQuery,
-        response: { 200: png('PNG головы'), ...notModified, ...err(400, 401) },
+        response: { 200: png('PNG головы'), ...notModified, ...errorReplies(400, 401) },
       },
       handler: async (req, reply) =>
         sendImage(req, reply, await skins.ownImage(userOf(req), 'head', req.query.size), req.query.v, 'private'),
@@ -142,19 +140,19 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       info: {
         tags,
         summary: 'Скин игрока по имени: модель, размер, версия и адреса картинок',
-        response: { 200: SkinInfo, ...err(400, 404) },
+        response: { 200: SkinInfo, ...errorReplies(400, 404) },
       },
       file: {
         tags,
         summary: 'Файл скина игрока по имени',
         querystring: SkinImageQuery,
-        response: { 200: png('PNG скина'), ...notModified, ...err(400, 404) },
+        response: { 200: png('PNG скина'), ...notModified, ...errorReplies(400, 404) },
       },
       head: {
         tags,
         summary: 'Голова игрока по имени (для списков и комментариев), size×size пикселей',
         querystring: HeadQuery,
-        response: { 200: png('PNG головы'), ...notModified, ...err(400, 404) },
+        response: { 200: png('PNG головы'), ...notModified, ...errorReplies(400, 404) },
       },
     };
 

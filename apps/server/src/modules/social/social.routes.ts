@@ -1,5 +1,4 @@
 import {
-  ErrorResponse,
   MessageResponse,
   RedirectProviderParams,
   SocialCompleteBody,
@@ -19,21 +18,22 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { HttpError } from '../../lib/errors.ts';
+import { errorReplies, HttpError } from '../../lib/errors.ts';
 import { addressKey, refuseWhileBlocked } from '../../lib/rate-limit.ts';
-import { deviceToken, setDeviceCookie, setSessionCookie, userOf } from '../../plugins/auth.ts';
+import { deviceToken, privateCookie, setDeviceCookie, setSessionCookie, userOf } from '../../plugins/auth.ts';
 import { userErased } from '../users/users.ports.ts';
 import { deleteLinksOf } from './social.repo.ts';
 import * as service from './social.service.ts';
 import { saveSettings, settingsView } from './social.settings.ts';
 
 const tags = ['Вход через соцсети'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 /** The browser that started a redirect login (VK ID, Discord); only the callback reads it. */
 export const FLOW_COOKIE = 'kubik_social_flow';
+const FLOW_PATH = '/api/auth';
 /** A provider-proven login waiting for its second factor or its registration. */
 export const TICKET_COOKIE = 'kubik_social_ticket';
+const TICKET_PATH = '/api/auth/social';
 
 /** Where the browser lands after a redirect login. */
 const PAGES = {
@@ -55,23 +55,16 @@ export function socialRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   userErased.on('social', deleteLinksOf);
   const blocked = refuseWhileBlocked(ctx.limiter, (req) => `social:ip:${addressKey(req.ip)}`);
 
-  const secure = (req: FastifyRequest) => ctx.config.secureCookies || (!!ctx.config.trustProxy && req.protocol === 'https');
   const meta = (req: FastifyRequest): service.Meta => ({ ip: req.ip, userAgent: req.headers['user-agent'], deviceToken: deviceToken(req) });
 
   function signIn(req: FastifyRequest, reply: FastifyReply, s: { token: string; deviceToken: string }) {
     setSessionCookie(ctx, req, reply, s.token);
     setDeviceCookie(ctx, req, reply, s.deviceToken);
-    reply.clearCookie(TICKET_COOKIE, { path: '/api/auth/social', httpOnly: true, sameSite: 'lax', secure: secure(req) });
+    reply.clearCookie(TICKET_COOKIE, privateCookie(ctx.config, req, TICKET_PATH));
   }
 
   function setTicket(req: FastifyRequest, reply: FastifyReply, ticket: string) {
-    reply.setCookie(TICKET_COOKIE, ticket, {
-      path: '/api/auth/social',
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: secure(req),
-      maxAge: Math.floor(service.TICKET_TTL_MS / 1000),
-    });
+    reply.setCookie(TICKET_COOKIE, ticket, privateCookie(ctx.config, req, TICKET_PATH, service.TICKET_TTL_MS));
   }
 
   /** A login outcome as the JSON answer (Telegram) — the cookies set. */
@@ -99,17 +92,11 @@ export function socialRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Начать вход через VK ID или Discord: переадресация к сервису (state и PKCE, cookie браузера)',
         params: RedirectProviderParams,
-        response: { 302: z.null(), ...err(404, 429) },
+        response: { 302: z.null(), ...errorReplies(404, 429) },
       },
       handler: async (req, reply) => {
         const { url, browser } = await service.startRedirect(ctx, req.params.provider, 'login', null, req.ip);
-        reply.setCookie(FLOW_COOKIE, browser, {
-          path: '/api/auth',
-          httpOnly: true,
-          sameSite: 'lax',
-          secure: secure(req),
-          maxAge: Math.floor(service.FLOW_TTL_MS / 1000),
-        });
+        reply.setCookie(FLOW_COOKIE, browser, privateCookie(ctx.config, req, FLOW_PATH, service.FLOW_TTL_MS));
         return reply.redirect(url, 302);
       },
     });
@@ -122,10 +109,10 @@ export function socialRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Возврат от VK ID или Discord: завершает вход (или привязку) и ведёт на страницу сайта',
         params: RedirectProviderParams,
         querystring: CallbackQuery,
-        response: { 302: z.null(), ...err(429) },
+        response: { 302: z.null(), ...errorReplies(429) },
       },
       handler: async (req, reply) => {
-        reply.clearCookie(FLOW_COOKIE, { path: '/api/auth', httpOnly: true, sameSite: 'lax', secure: secure(req) });
+        reply.clearCookie(FLOW_COOKIE, privateCookie(ctx.config, req, FLOW_PATH));
         const seen: { mode: 'login' | 'link' } = { mode: 'login' };
         try {
           const { outcome: o } = await service.finishRedirect(
@@ -159,7 +146,7 @@ export function socialRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary:
           'Вход через Telegram: поля виджета (или oauth.telegram.org) как есть; подпись — HMAC-SHA256 с ключом SHA-256(токен бота), не старше суток',
         body: TelegramAuthBody,
-        response: { 200: SocialLoginResult, ...err(400, 401, 403, 404, 429) },
+        response: { 200: SocialLoginResult, ...errorReplies(400, 401, 403, 404, 429) },
       },
       handler: async (req, reply) => answer(req, reply, await service.telegramLogin(ctx, req.body, meta(req))),
     });
@@ -169,7 +156,7 @@ export function socialRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Вход через соцсеть, ждущий в этом браузере кода 2FA или регистрации',
-        response: { 200: SocialPending, ...err(400) },
+        response: { 200: SocialPending, ...errorReplies(400) },
       },
       handler: async (req) => service.pending(ctx, req.cookies[TICKET_COOKIE]),
     });
@@ -181,7 +168,7 @@ export function socialRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Второй шаг входа через соцсеть: код из приложения-аутентификатора',
         body: SocialCompleteBody,
-        response: { 200: SocialLoginResult, ...err(400, 401, 403, 429) },
+        response: { 200: SocialLoginResult, ...errorReplies(400, 401, 403, 429) },
       },
       handler: async (req, reply) => {
         const s = await service.complete(ctx, req.cookies[TICKET_COOKIE], req.body.code, meta(req));
@@ -198,7 +185,7 @@ export function socialRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary:
           'Регистрация через соцсеть: имя в игре и почта. Ответ одинаков, есть ли аккаунт с этой почтой: письмо со ссылкой (или с тем, как привязать сервис к своему аккаунту) уходит на почту.',
         body: SocialRegisterBody,
-        response: { 200: MessageResponse, ...err(400, 409, 429) },
+        response: { 200: MessageResponse, ...errorReplies(400, 409, 429) },
       },
       handler: async (req) => ({ message: await service.register(ctx, req.cookies[TICKET_COOKIE], req.body, req.ip) }),
     });
@@ -210,7 +197,7 @@ export function socialRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Ссылка из письма: создаёт аккаунт, привязывает соцсеть, входит и ведёт в профиль',
         params: TokenParams,
-        response: { 302: z.null(), ...err(429) },
+        response: { 302: z.null(), ...errorReplies(429) },
       },
       handler: async (req, reply) => {
         const s = await service.confirmRegistration(ctx, req.params.token, meta(req), req.cookies);
@@ -222,7 +209,7 @@ export function socialRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/user/social', {
       config: { access: 'user' },
-      schema: { tags, summary: 'Привязанные соцсети игрока', response: { 200: SocialLinksResponse, ...err(401) } },
+      schema: { tags, summary: 'Привязанные соцсети игрока', response: { 200: SocialLinksResponse, ...errorReplies(401) } },
       handler: async (req) => service.links(ctx, userOf(req)),
     });
 
@@ -233,7 +220,7 @@ export function socialRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Привязать Telegram: поля виджета, как при входе',
         body: TelegramAuthBody,
-        response: { 200: MessageResponse, ...err(400, 401, 404, 409, 429) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 404, 409, 429) },
       },
       handler: async (req) => {
         await service.telegramLink(ctx, userOf(req), req.body, req.ip);
@@ -248,17 +235,11 @@ export function socialRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Привязать VK ID или Discord: адрес, куда отправить браузер (возврат — на /api/auth/…/callback)',
         params: RedirectProviderParams,
-        response: { 200: SocialStartResponse, ...err(401, 404, 429) },
+        response: { 200: SocialStartResponse, ...errorReplies(401, 404, 429) },
       },
       handler: async (req, reply) => {
         const { url, browser } = await service.startRedirect(ctx, req.params.provider, 'link', userOf(req), req.ip);
-        reply.setCookie(FLOW_COOKIE, browser, {
-          path: '/api/auth',
-          httpOnly: true,
-          sameSite: 'lax',
-          secure: secure(req),
-          maxAge: Math.floor(service.FLOW_TTL_MS / 1000),
-        });
+        reply.setCookie(FLOW_COOKIE, browser, privateCookie(ctx.config, req, FLOW_PATH, service.FLOW_TTL_MS));
         return { url };
       },
     });
@@ -269,7 +250,7 @@ export function socialRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Отвязать соцсеть (нельзя отвязать последний способ входа)',
         params: SocialProviderParams,
-        response: { 200: MessageResponse, ...err(401, 404, 409) },
+        response: { 200: MessageResponse, ...errorReplies(401, 404, 409) },
       },
       handler: async (req) => {
         await service.unlink(ctx, userOf(req), req.params.provider);
@@ -282,7 +263,7 @@ export function socialRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Ключи входа через соцсети (секреты — только «задан/не задан»)',
-        response: { 200: SocialSettingsView, ...err(401, 403) },
+        response: { 200: SocialSettingsView, ...errorReplies(401, 403) },
       },
       handler: async () => settingsView(ctx),
     });
@@ -293,7 +274,7 @@ export function socialRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Изменить ключи входа через соцсети; null возвращает значение из переменных окружения',
         body: SocialSettingsBody,
-        response: { 200: SocialSettingsView, ...err(400, 401, 403) },
+        response: { 200: SocialSettingsView, ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => saveSettings(ctx, req.body, userOf(req).id),
     });

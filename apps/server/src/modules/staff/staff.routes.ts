@@ -1,21 +1,12 @@
-import {
-  ErrorResponse,
-  IdParams,
-  MessageResponse,
-  PermissionList,
-  StaffRole,
-  StaffRoleBody,
-  StaffRoleList,
-  UserRoleBody,
-} from '@kubik/contract';
+import { IdParams, MessageResponse, PermissionList, StaffRole, StaffRoleBody, StaffRoleList, UserRoleBody } from '@kubik/contract';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import * as service from './staff.service.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Сотрудники и роли (администратор)'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 /**
  * Staff roles (issue 26). Seeing the roles needs the `roles` permission; creating, changing and
@@ -28,14 +19,18 @@ export function staffRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Все права, которые может дать роль, с русскими названиями',
-        response: { 200: PermissionList, ...err(401, 403) },
+        response: { 200: PermissionList, ...errorReplies(401, 403) },
       },
       handler: async () => service.permissionList(),
     });
 
     app.get('/api/admin/roles', {
       config: { access: 'admin', permission: 'roles' },
-      schema: { tags, summary: 'Роли сотрудников и кто их носит (и владельцы)', response: { 200: StaffRoleList, ...err(401, 403) } },
+      schema: {
+        tags,
+        summary: 'Роли сотрудников и кто их носит (и владельцы)',
+        response: { 200: StaffRoleList, ...errorReplies(401, 403) },
+      },
       handler: async () => service.listRoles(ctx),
     });
 
@@ -45,7 +40,7 @@ export function staffRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Создать роль {name, permissions} (только владелец)',
         body: StaffRoleBody,
-        response: { 200: StaffRole, ...err(400, 401, 403, 409) },
+        response: { 200: StaffRole, ...errorReplies(400, 401, 403, 409) },
       },
       handler: async (req) => service.createRole(ctx, userOf(req), req.body),
     });
@@ -57,7 +52,7 @@ export function staffRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Изменить роль: название и права (только владелец); сотрудники с ролью получают новые права сразу',
         params: IdParams,
         body: StaffRoleBody,
-        response: { 200: StaffRole, ...err(400, 401, 403, 404, 409) },
+        response: { 200: StaffRole, ...errorReplies(400, 401, 403, 404, 409) },
       },
       handler: async (req) => service.updateRole(ctx, userOf(req), req.params.id, req.body),
     });
@@ -68,7 +63,7 @@ export function staffRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Удалить роль (только владелец); её носители становятся обычными игроками',
         params: IdParams,
-        response: { 200: MessageResponse, ...err(400, 401, 403, 404) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => {
         await service.deleteRole(ctx, userOf(req), req.params.id);
@@ -85,7 +80,7 @@ export function staffRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         body: UserRoleBody,
         response: {
           200: z.object({ id: z.number(), username: z.string(), role_id: z.number().nullable(), role: z.string().nullable() }),
-          ...err(400, 401, 403, 404, 409),
+          ...errorReplies(400, 401, 403, 404, 409),
         },
       },
       handler: async (req) => service.setUserRole(ctx, userOf(req), req.params.id, req.body.role_id),

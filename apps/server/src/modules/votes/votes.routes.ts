@@ -1,6 +1,5 @@
 import {
   AdminVoteSite,
-  ErrorResponse,
   IdParams,
   MessageResponse,
   VotePrizesBody,
@@ -17,10 +16,10 @@ import { votesThisMonth } from '../users/users.ports.ts';
 import * as service from './votes.service.ts';
 import { votePrizesJob } from './votes.prizes.ts';
 import { VotePrizeSettings } from './votes.settings.ts';
+import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Голосование'];
 const adminTags = ['Голосование (администратор)'];
-const err = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorResponse]));
 
 /** A top's callback may be a form, a query or JSON; its answer is the plain text the top expects. */
 const CallbackFields = z.record(z.string(), z.unknown()).optional();
@@ -56,7 +55,7 @@ export function votesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           params: IdParams,
           querystring: CallbackFields,
           ...(method === 'POST' ? { body: CallbackFields } : {}),
-          response: { 200: z.string(), ...err(400, 403, 404, 429) },
+          response: { 200: z.string(), ...errorReplies(400, 403, 404, 429) },
         },
         handler: async (req, reply) => {
           const fields = service.fieldsOf(req.query, req.body);
@@ -84,7 +83,7 @@ export function votesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: 'Лучшие голосующие месяца (month=ГГГГ-ММ, по умолчанию текущий в часовом поясе сайта)',
         querystring: VoteTopQuery,
-        response: { 200: VoteTopResponse, ...err(400) },
+        response: { 200: VoteTopResponse, ...errorReplies(400) },
       },
       handler: async (req) => service.monthTop(ctx, req.query.month),
     });
@@ -94,14 +93,19 @@ export function votesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags: adminTags,
         summary: 'Топы: настройки, адрес колбэка, счётчики колбэков по исходам и последние 50',
-        response: { 200: z.array(AdminVoteSite), ...err(401, 403) },
+        response: { 200: z.array(AdminVoteSite), ...errorReplies(401, 403) },
       },
       handler: async () => service.adminList(ctx),
     });
 
     app.post('/api/admin/vote-sites', {
       config: { access: 'admin', permission: 'votes' },
-      schema: { tags: adminTags, summary: 'Добавить топ', body: VoteSiteBody, response: { 201: AdminVoteSite, ...err(400, 401, 403) } },
+      schema: {
+        tags: adminTags,
+        summary: 'Добавить топ',
+        body: VoteSiteBody,
+        response: { 201: AdminVoteSite, ...errorReplies(400, 401, 403) },
+      },
       handler: async (req, reply) => reply.code(201).send(await service.createSite(ctx, userOf(req), req.body)),
     });
 
@@ -112,7 +116,7 @@ export function votesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Изменить топ (пустой secret оставляет прежний ключ; enabled: false выключает)',
         params: IdParams,
         body: VoteSiteBody,
-        response: { 200: AdminVoteSite, ...err(400, 401, 403, 404) },
+        response: { 200: AdminVoteSite, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => service.updateSite(ctx, userOf(req), req.params.id, req.body),
     });
@@ -123,7 +127,7 @@ export function votesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags: adminTags,
         summary: 'Выключить топ (голоса и журнал остаются; включить снова — PUT с enabled: true)',
         params: IdParams,
-        response: { 200: MessageResponse, ...err(400, 401, 403, 404) },
+        response: { 200: MessageResponse, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => {
         await service.disableSite(ctx, userOf(req), req.params.id);
@@ -133,7 +137,7 @@ export function votesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/admin/vote-prizes', {
       config: { access: 'admin', permission: 'votes' },
-      schema: { tags: adminTags, summary: 'Призы за места 1…N месяца, ₽', response: { 200: VotePrizesBody, ...err(401, 403) } },
+      schema: { tags: adminTags, summary: 'Призы за места 1…N месяца, ₽', response: { 200: VotePrizesBody, ...errorReplies(401, 403) } },
       handler: async () => ctx.settings.get(VotePrizeSettings),
     });
 
@@ -143,7 +147,7 @@ export function votesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags: adminTags,
         summary: 'Задать призы за места 1…N; их выплачивает задача после конца месяца (один раз)',
         body: VotePrizesBody,
-        response: { 200: VotePrizesBody, ...err(400, 401, 403) },
+        response: { 200: VotePrizesBody, ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => ctx.settings.set(VotePrizeSettings, req.body, { actorId: userOf(req).id }),
     });
