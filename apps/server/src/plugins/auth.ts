@@ -9,7 +9,7 @@ import type { StaffRights } from '../modules/users/staff.ts';
 export const SESSION_COOKIE = 'kubik_session';
 /** Marks a browser where an account logged in (login throttling skips it; new-device letters). */
 export const DEVICE_COOKIE = 'kubik_device';
-const DEVICE_COOKIE_MAX_AGE_SEC = 400 * 86_400;
+const DEVICE_COOKIE_MAX_AGE_MS = 400 * 86_400_000;
 /**
  * Set and cleared with the session cookie, readable by the page and holding no secret (`1`): the
  * web app asks /api/user/me only when it is there, so a guest's page makes no call that must fail
@@ -98,20 +98,21 @@ function secure(config: Readonly<Config>, request: FastifyRequest): boolean {
   return config.secureCookies || (!!config.trustProxy && request.protocol === 'https');
 }
 
-export function setSessionCookie(ctx: { config: Readonly<Config> }, request: FastifyRequest, reply: FastifyReply, token: string): void {
-  reply.setCookie(SESSION_COOKIE, token, {
-    path: '/',
+/** A private cookie's options (httpOnly, lax, secure on https) for `path`; maxAge in ms to set, none to clear. */
+export function privateCookie(config: Readonly<Config>, request: FastifyRequest, path: string, maxAgeMs?: number) {
+  return {
+    path,
     httpOnly: true,
-    sameSite: 'lax',
-    secure: secure(ctx.config, request),
-    maxAge: Math.floor(ctx.config.sessionTtlMs / 1000),
-  });
-  reply.setCookie(SIGNED_IN_COOKIE, '1', {
-    path: '/',
-    sameSite: 'lax',
-    secure: secure(ctx.config, request),
-    maxAge: Math.floor(ctx.config.sessionTtlMs / 1000),
-  });
+    sameSite: 'lax' as const,
+    secure: secure(config, request),
+    ...(maxAgeMs !== undefined && { maxAge: Math.floor(maxAgeMs / 1000) }),
+  };
+}
+
+export function setSessionCookie(ctx: { config: Readonly<Config> }, request: FastifyRequest, reply: FastifyReply, token: string): void {
+  const options = privateCookie(ctx.config, request, '/', ctx.config.sessionTtlMs);
+  reply.setCookie(SESSION_COOKIE, token, options);
+  reply.setCookie(SIGNED_IN_COOKIE, '1', { ...options, httpOnly: false });
 }
 
 export function deviceToken(request: FastifyRequest): string | undefined {
@@ -119,18 +120,13 @@ export function deviceToken(request: FastifyRequest): string | undefined {
 }
 
 export function setDeviceCookie(ctx: { config: Readonly<Config> }, request: FastifyRequest, reply: FastifyReply, token: string): void {
-  reply.setCookie(DEVICE_COOKIE, token, {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: secure(ctx.config, request),
-    maxAge: DEVICE_COOKIE_MAX_AGE_SEC,
-  });
+  reply.setCookie(DEVICE_COOKIE, token, privateCookie(ctx.config, request, '/', DEVICE_COOKIE_MAX_AGE_MS));
 }
 
 export function clearSessionCookie(ctx: { config: Readonly<Config> }, request: FastifyRequest, reply: FastifyReply): void {
-  reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: secure(ctx.config, request) });
-  reply.clearCookie(SIGNED_IN_COOKIE, { path: '/', sameSite: 'lax', secure: secure(ctx.config, request) });
+  const options = privateCookie(ctx.config, request, '/');
+  reply.clearCookie(SESSION_COOKIE, options);
+  reply.clearCookie(SIGNED_IN_COOKIE, { ...options, httpOnly: false });
 }
 
 /**
