@@ -18,7 +18,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type http from 'node:http';
-import { close, listen, readBody, sendHtml, sendJson } from '../payments/http-util.ts';
+import { sendJson } from '../payments/http-util.ts';
+import { OAuthDouble } from './oauth-double.ts';
 
 export interface DiscordUser {
   id: string;
@@ -34,34 +35,13 @@ interface Code {
   used: boolean;
 }
 
-export class FakeDiscord {
-  url = '';
-  private server: http.Server | null = null;
-  private readonly codes = new Map<string, Code>();
-  private readonly tokens = new Map<string, DiscordUser>();
-  readonly exchanges: { fields: Record<string, string>; status: number }[] = [];
-  user: DiscordUser = { id: '80351110224678912', username: 'nelly', global_name: 'Nelly' };
-
+export class FakeDiscord extends OAuthDouble<DiscordUser, Code> {
   constructor(
     readonly clientId = '1234567890123456789',
     readonly clientSecret = 'discord-client-secret-0123456789',
     readonly redirectUris: string[] = [],
-  ) {}
-
-  signInAs(user: DiscordUser): this {
-    this.user = user;
-    return this;
-  }
-
-  async start(): Promise<this> {
-    const { server, url } = await listen((req, res) => void this.handle(req, res).catch((e) => sendJson(res, 500, { error: String(e) })));
-    this.server = server;
-    this.url = url;
-    return this;
-  }
-
-  stop(): Promise<void> {
-    return close(this.server);
+  ) {
+    super({ id: '80351110224678912', username: 'nelly', global_name: 'Nelly' }, 'Discord');
   }
 
   /** Where the browser goes after authorizing on `authorizeUrl` (or an Error with the page's text). */
@@ -83,24 +63,11 @@ export class FakeDiscord {
     return back.toString();
   }
 
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  protected async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.url);
-    if (req.method === 'GET' && url.pathname === '/oauth2/authorize') {
-      try {
-        res.writeHead(302, { location: this.consent(url.toString()) });
-        res.end();
-      } catch (e) {
-        sendHtml(res, 400, `<!doctype html><title>Discord</title><p>${(e as Error).message}</p>`);
-      }
-      return;
-    }
-    if (req.method === 'POST' && url.pathname === '/api/oauth2/token') {
-      const { text } = await readBody(req);
-      const fields = Object.fromEntries(new URLSearchParams(text));
-      const answer = this.exchange(fields, req.headers.authorization);
-      this.exchanges.push({ fields, status: answer.status });
-      return sendJson(res, answer.status, answer.body);
-    }
+    if (req.method === 'GET' && url.pathname === '/oauth2/authorize') return this.authorize(url, res);
+    if (req.method === 'POST' && url.pathname === '/api/oauth2/token')
+      return this.token(req, res, (fields) => this.exchange(fields, req.headers.authorization));
     if (req.method === 'GET' && url.pathname === '/api/users/@me') {
       const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
       const user = m ? this.tokens.get(m[1]!) : undefined;

@@ -17,7 +17,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type http from 'node:http';
-import { close, listen, readBody, sendHtml, sendJson } from '../payments/http-util.ts';
+import { sendJson } from '../payments/http-util.ts';
+import { OAuthDouble } from './oauth-double.ts';
 
 export interface VkUser {
   user_id: number;
@@ -36,35 +37,12 @@ interface Code {
   used: boolean;
 }
 
-export class FakeVkId {
-  url = '';
-  private server: http.Server | null = null;
-  private readonly codes = new Map<string, Code>();
-  private readonly tokens = new Map<string, VkUser>();
-  /** Every token exchange, as sent, with what it answered. */
-  readonly exchanges: { fields: Record<string, string>; status: number }[] = [];
-  user: VkUser = { user_id: 1000001, first_name: 'Иван', last_name: 'Петров' };
-
+export class FakeVkId extends OAuthDouble<VkUser, Code> {
   constructor(
     readonly clientId = '51234567',
     readonly redirectUris: string[] = [],
-  ) {}
-
-  /** The VK user who consents next. */
-  signInAs(user: VkUser): this {
-    this.user = user;
-    return this;
-  }
-
-  async start(): Promise<this> {
-    const { server, url } = await listen((req, res) => void this.handle(req, res).catch((e) => sendJson(res, 500, { error: String(e) })));
-    this.server = server;
-    this.url = url;
-    return this;
-  }
-
-  stop(): Promise<void> {
-    return close(this.server);
+  ) {
+    super({ user_id: 1000001, first_name: 'Иван', last_name: 'Петров' }, 'VK ID');
   }
 
   /** What the browser is sent to after consenting on `authorizeUrl` (or an Error with VK's error page text). */
@@ -103,26 +81,12 @@ export class FakeVkId {
     return back.toString();
   }
 
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  protected async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.url);
-    if (req.method === 'GET' && url.pathname === '/authorize') {
-      try {
-        const to = this.consent(url.toString());
-        res.writeHead(302, { location: to });
-        res.end();
-      } catch (e) {
-        sendHtml(res, 400, `<!doctype html><title>VK ID</title><p>${(e as Error).message}</p>`);
-      }
-      return;
-    }
-    const { text } = await readBody(req);
-    const fields = Object.fromEntries(new URLSearchParams(text));
-    if (req.method === 'POST' && url.pathname === '/oauth2/auth') {
-      const answer = this.exchange(fields);
-      this.exchanges.push({ fields, status: answer.status });
-      return sendJson(res, answer.status, answer.body);
-    }
+    if (req.method === 'GET' && url.pathname === '/authorize') return this.authorize(url, res);
+    if (req.method === 'POST' && url.pathname === '/oauth2/auth') return this.token(req, res, (fields) => this.exchange(fields));
     if (req.method === 'POST' && url.pathname === '/oauth2/user_info') {
+      const fields = await this.form(req);
       const user = fields.client_id === this.clientId ? this.tokens.get(fields.access_token ?? '') : undefined;
       if (!user) return sendJson(res, 401, { error: 'invalid_token', error_description: 'Access token is invalid' });
       return sendJson(res, 200, {
