@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
@@ -9,6 +9,9 @@ import { freePort } from '../../testing/free-port.ts';
 export { linkIn };
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
+const SERVE_ARGS = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
+  .serve!.split(/\s+/)
+  .slice(1);
 const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -57,12 +60,13 @@ export async function startSite(extraEnv: Record<string, string> = {}, options: 
     ...(process.env.WEB_DIST ? { WEB_DIST: process.env.WEB_DIST } : {}),
     ...extraEnv,
   };
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
+  // As `npm run serve` runs it: the built bundle under plain node with its flags (build-site.ts built it).
+  const child: ChildProcess = spawn(process.execPath, SERVE_ARGS, {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  // Generous: on a loaded machine tsx compiling the server takes a while.
+  // Generous: a loaded machine starts it slowly.
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`site exited with ${child.exitCode}`);
