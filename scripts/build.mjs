@@ -87,7 +87,6 @@ const parts = {
     inputs: ['apps/server/src', 'apps/server/package.json', 'packages/contract/src', 'package-lock.json', 'scripts/build.mjs'],
     async build() {
       const esbuild = await import('esbuild');
-      const server = pkg('apps/server');
       // Packages are bundled too (issue 29: resolving and loading some 600 files from node_modules
       // was half of a cold start), except those that cannot be: native addons, and packages that
       // read files beside their own code at run time (the API docs' pages and pino's workers).
