@@ -4,7 +4,7 @@
  * Prints a table and writes bench/results.json.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,7 @@ import { migrateToLatest } from '../apps/server/src/db/migrate.ts';
 import { seed, type SeedResult } from './seed.ts';
 import { benchDeliveries, benchOneCore, benchPurchases, benchSweep } from './workloads.ts';
 import { freePort } from '../testing/free-port.ts';
+import { writeJson } from './format-json.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
@@ -402,7 +403,7 @@ async function main(): Promise<void> {
       { figure: 'peak memory (RSS)', value: `${peakMb} MB`, limit: '150 MB', ratio: '' },
       { figure: 'first-page JS (gzip)', value: `${results.first_page_js_gzip_kb} KB`, limit: '90 KB', ratio: '' },
     ]);
-    writeFileSync(path.join(import.meta.dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    await writeJson(path.join(import.meta.dirname, 'results.json'), results);
     console.log('written to bench/results.json');
   } finally {
     for (const c of children) c.kill('SIGTERM');

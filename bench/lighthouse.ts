@@ -19,6 +19,7 @@ import path from 'node:path';
 import lighthouse, { desktopConfig, type Config, type Flags, type Result } from 'lighthouse';
 import sharp from 'sharp';
 import { freePort } from '../testing/free-port.ts';
+import { writeJson } from './format-json.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CHROME_PATH = process.env.CHROME_PATH ?? '/usr/bin/chromium';
@@ -341,7 +342,7 @@ async function main(): Promise<void> {
       goals: { performance: '>= 0.98', accessibility: '1.0', met: goals },
       results,
     };
-    writeFileSync(path.join(import.meta.dirname, 'lighthouse.json'), `${JSON.stringify(report, null, 2)}\n`);
+    await writeJson(path.join(import.meta.dirname, 'lighthouse.json'), report);
     console.log(
       `written to bench/lighthouse.json; goals (performance >= 0.98, accessibility 1.0 on every page): ${goals ? 'met' : 'NOT met'}`,
     );
