@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { once } from 'node:events';
 import {
   LAUNCHER_PLATFORM_INFO,
   LAUNCHER_PLATFORMS,
@@ -208,8 +209,9 @@ export function createLauncherService(ctx: AppContext) {
           done(null, chunk);
         },
       });
+      const out = fs.createWriteStream(temp, { mode: PRIVATE_FILE_MODE, flags: 'wx' });
       try {
-        await pipeline(upload.stream, tap, fs.createWriteStream(temp, { mode: PRIVATE_FILE_MODE, flags: 'wx' }));
+        await pipeline(upload.stream, tap, out);
         if (upload.stream.truncated) throw refused(413, LAUNCHER_TEXTS.tooBig(ctx.config.launcher.maxBytes), 'file_too_large');
         if (size === 0) throw refused(400, LAUNCHER_TEXTS.noFile, 'no_file');
         const magic = MAGIC[platform];
@@ -217,6 +219,8 @@ export function createLauncherService(ctx: AppContext) {
           throw refused(400, LAUNCHER_TEXTS.notExecutable(platform), 'not_launcher');
         await fs.promises.rename(temp, path.join(dir, fileName));
       } catch (err) {
+        // A write stream destroyed before its file was open still creates the file: remove it once the stream closed.
+        if (!out.closed) await once(out, 'close').catch(() => {});
         await fs.promises.rm(temp, { force: true });
         if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE')
           throw refused(413, LAUNCHER_TEXTS.tooBig(ctx.config.launcher.maxBytes), 'file_too_large');
