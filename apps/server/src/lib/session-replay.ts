@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hashToken } from './tokens.ts';
-import type { UserCache } from './user-cache.ts';
+import { sessionCacheKey, type UserCache } from './user-cache.ts';
 
 /**
  * The signed-in player's own reads that the web app asks for on every page (`GET /api/user/me`,
@@ -111,7 +111,7 @@ export class SessionReplay {
     const body = typeof payload === 'string' ? Buffer.from(payload) : Buffer.isBuffer(payload) ? payload : null;
     if (!body) return;
     const tokenHash = hashToken(token);
-    const session = this.users.peek(`session:${tokenHash}`) as { user?: unknown } | undefined;
+    const session = this.users.peek(sessionCacheKey(tokenHash)) as { user?: unknown } | undefined;
     // The answer must have been made from the session value the cache holds now.
     if (!session || session.user !== input.user) return;
     // Fastify would add a default content type after onSend: such an answer is left alone.
@@ -150,7 +150,7 @@ export class SessionReplay {
     const entry = this.entries.get(key);
     if (!entry) return null;
     const now = Date.now();
-    if (entry.generation !== this.users.generation || this.users.peek(`session:${tokenHash}`, now) !== entry.session) {
+    if (entry.generation !== this.users.generation || this.users.peek(sessionCacheKey(tokenHash), now) !== entry.session) {
       this.entries.delete(key);
       return null;
     }

@@ -12,6 +12,9 @@ interface Entry {
   until: number;
 }
 
+/** Where a live session is kept, by its token's hash (modules/users cachedSession fills it, the session replay reads it). */
+export const sessionCacheKey = (tokenHash: string) => `session:${tokenHash}`;
+
 /**
  * Per-instance memory of values built from users, sessions and worn skins — the signed-in user
  * behind a session token, a player's worn skin — so /api/user/me and the player's head need no

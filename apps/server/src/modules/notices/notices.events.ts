@@ -218,7 +218,6 @@ export class EventHub {
   }
 }
 
-/** As app.ts looks a session up for a request (same cache key and value, frozen). */
 /** Each app's hub, for tests and the ops page (a test builds several apps in one process). */
 export const eventHubs = new WeakMap<AppContext, EventHub>();
 

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.ts';
 import { hashToken } from '../../lib/tokens.ts';
-import type { UserCache } from '../../lib/user-cache.ts';
+import { sessionCacheKey, type UserCache } from '../../lib/user-cache.ts';
 import type { User } from './users.repo.ts';
 import { loginsEnded } from './users.ports.ts';
 import { rightsOf, type StaffRights } from './staff.ts';
@@ -48,7 +48,7 @@ export type LiveSession = NonNullable<Awaited<ReturnType<typeof findSessionUser>
  */
 export function cachedSession(ctx: { db: Db; userCache: UserCache }, token: string): Promise<LiveSession | undefined> {
   return ctx.userCache.get(
-    `session:${hashToken(token)}`,
+    sessionCacheKey(hashToken(token)),
     async () => {
       const session = await findSessionUser(ctx.db, token);
       // Shared by every request of this session while cached: nobody may change it in place.
