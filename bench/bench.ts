@@ -16,6 +16,7 @@ import { migrateToLatest } from '../apps/server/src/db/migrate.ts';
 import { seed, type SeedResult } from './seed.ts';
 import { benchDeliveries, benchOneCore, benchPurchases, benchSweep } from './workloads.ts';
 import { freePort } from '../testing/free-port.ts';
+import { serveArgs } from '../testing/serve-args.ts';
 import { writeJson } from './format-json.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -193,9 +194,7 @@ async function main(): Promise<void> {
       MONITOR_INTERVAL_SEC: '86400',
     };
     // The site runs as `npm run serve` runs it: the built bundle under plain node, with its flags.
-    const serve = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
-      .serve!.split(/\s+/)
-      .slice(1);
+    const serve = serveArgs();
     const startSite = (opts: { oneCore?: boolean; port?: number } = {}) => {
       const args = [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...serve];
       const pinned = opts.oneCore && CAN_PIN;

@@ -9,13 +9,14 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../apps/server/src/db/index.ts';
 import { migrateToLatest } from '../apps/server/src/db/migrate.ts';
 import { seed } from './seed.ts';
 import { freePort } from '../testing/free-port.ts';
+import { serveArgs } from '../testing/serve-args.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const LOOPS = 32;
@@ -40,9 +41,7 @@ async function main(): Promise<void> {
   await handle.close();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const serve = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
-    .serve!.split(/\s+/)
-    .slice(1);
+  const serve = serveArgs();
   const site = spawn(process.execPath, serve, {
     cwd: ROOT,
     env: {

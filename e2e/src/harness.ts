@@ -1,17 +1,16 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { linkIn, SmtpCatcher } from '../../testing/smtp-catcher.ts';
 import { freePort } from '../../testing/free-port.ts';
+import { serveArgs } from '../../testing/serve-args.ts';
 
 export { linkIn };
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const SERVE_ARGS = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
-  .serve!.split(/\s+/)
-  .slice(1);
+const SERVE_ARGS = serveArgs();
 const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
   '--headless',
