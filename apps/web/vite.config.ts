@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig, type Plugin, type Rollup } from 'vite';
 
 const brotli = promisify(brotliCompress);
 const gz = promisify(gzip);
@@ -79,15 +79,34 @@ function preloadFonts(): Plugin {
 }
 
 /**
- * The pages that are chunks of their own and whose data boot.ts asks for early: boot.ts fetches
- * their code and styles at the same time, not after the app has started and asked for them.
+ * The pages that are chunks of their own and often the first a visitor opens: boot.ts fetches
+ * their code and styles (with their data, where it asks for it early) at once, not after the app
+ * has started and asked for them.
  */
 const EARLY_PAGES: Record<string, string> = {
   '/servers': 'src/features/servers/ServersPage.tsx',
   '/donate': 'src/features/donate/DonatePage.tsx',
   '/rules': 'src/features/pages/RulesPage.tsx',
   '/help': 'src/app/pages/HelpPage.tsx',
+  // The account forms share one chunk; with the form kit and the contract's schemas it is the
+  // heaviest first page, and waiting for the app to ask for it cost /login half a second of
+  // Lighthouse's slow 4G.
+  '/login': 'src/features/accounts/AuthPages.ts',
+  '/register': 'src/features/accounts/AuthPages.ts',
+  '/forgot-password': 'src/features/accounts/AuthPages.ts',
 };
+
+/** A chunk and every chunk it imports statically, directly or through others. */
+function staticImports(fileName: string, chunks: Rollup.OutputChunk[]): string[] {
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    for (const f of chunks.find((c) => c.fileName === name)?.imports ?? []) visit(f);
+  };
+  visit(fileName);
+  return [...seen];
+}
 
 /**
  * src/boot.ts as a script of its own, the first in the page: Vite would otherwise bundle every
@@ -111,12 +130,14 @@ function bootScript(): Plugin {
         const entry = chunks.find((c) => c.isEntry && c.name === 'index');
         if (!boot || !entry || !html.includes('</title>'))
           throw new Error('the boot or app chunk, or the <title> to put boot after, is missing');
+        const appFiles = new Set(staticImports(entry.fileName, chunks));
         const pageFiles: Record<string, string[]> = {};
         for (const [page, module] of Object.entries(EARLY_PAGES)) {
           const chunk = chunks.find((c) => c.facadeModuleId === path.resolve(root, module));
           if (!chunk) throw new Error(`no chunk of its own for ${module}`);
-          // The page's chunk, the chunks it imports that the app does not load anyway, and the CSS of all of them.
-          const js = [chunk.fileName, ...chunk.imports.filter((f) => f !== entry.fileName && !entry.imports.includes(f))];
+          // The page's chunk, the chunks it imports (and they in turn: a modulepreload does not
+          // fetch a module's imports) that the app does not load anyway, and the CSS of all of them.
+          const js = staticImports(chunk.fileName, chunks).filter((f) => !appFiles.has(f));
           const css = js.flatMap((f) => [...(chunks.find((c) => c.fileName === f)?.viteMetadata?.importedCss ?? [])]);
           pageFiles[page] = [...js, ...css].map((f) => `/${f}`);
         }
