@@ -141,6 +141,14 @@ export interface SettingsTable {
 }
 
 /** Rate-limit windows shared by the instances on PostgreSQL (lib/rate-limit.ts); unused on SQLite. */
+/** Secrets the site made for itself, shared by every instance (migration 2026112780). */
+export interface SharedSecretsTable {
+  name: string;
+  /** base64 */
+  value: string;
+  created_at: number;
+}
+
 export interface RateLimitsTable {
   key: string;
   count: number;
@@ -157,6 +165,7 @@ interface CoreTables {
   job_schedule: JobScheduleTable;
   settings: SettingsTable;
   rate_limits: RateLimitsTable;
+  shared_secrets: SharedSecretsTable;
   staff_roles: StaffRolesTable;
 }
 

@@ -32,6 +32,7 @@ import { socialMigrations } from '../../modules/social/social.migrations.ts';
 import { setupMigrations } from '../../modules/setup/setup.migrations.ts';
 import { launcherMigrations } from '../../modules/launcher/launcher.migrations.ts';
 import * as m2026112670 from './2026112670_staff_roles.ts';
+import * as m2026112780 from './2026112780_shared_secrets.ts';
 
 /**
  * Every migration; Kysely runs them in order of name. Each feature keeps its own list with a
@@ -74,4 +75,5 @@ export const migrations: Record<string, Migration> = {
   ...referralsMigrations,
   ...socialMigrations,
   ...launcherMigrations,
+  '2026112780_shared_secrets': m2026112780,
 };

@@ -10,6 +10,7 @@ import {
   ResetPasswordBody,
   TokenParams,
 } from '@kubik/contract';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -23,14 +24,31 @@ import {
   setSessionCookie,
   userOf,
 } from '../../plugins/auth.ts';
+import { EmailLinkKey } from '../users/email-tokens.ts';
 import { deleteSession } from '../users/users.logins.ts';
 import * as service from './accounts.service.ts';
 import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Аккаунты'];
 
+const FORGED_RESET = JSON.stringify({ error: service.TEXTS.resetBad, code: 'reset_link_invalid' });
+
+/**
+ * onRequest: a link whose token this site did not sign (made up, mistyped) is answered at once, as
+ * the service would answer it, before its body is read or the database asked. A token outside
+ * TokenParams' shape goes on to the schema's own 400.
+ */
+function refuseUnsigned(links: EmailLinkKey, kind: 'verify' | 'reset', refuse: (reply: FastifyReply) => void): onRequestHookHandler {
+  return (request: FastifyRequest, reply, done) => {
+    const token = (request.params as { token?: unknown }).token;
+    if (typeof token !== 'string' || token.length < 10 || token.length > 200 || links.signed(kind, token)) return done();
+    refuse(reply);
+  };
+}
+
 export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
+    const links = await EmailLinkKey.load(ctx.db);
     app.post('/api/user/register', {
       config: { access: 'public' },
       onRequest: refuseWhileBlocked(ctx.limiter, (req) => `register:ip:${addressKey(req.ip)}`),
@@ -49,6 +67,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/user/confirm/:token', {
       config: { access: 'public' },
+      onRequest: refuseUnsigned(links, 'verify', (reply) => void reply.redirect('/login?verified=invalid', 302)),
       schema: {
         tags,
         summary: 'Ссылка из письма: подтверждает почту и ведёт на /login?verified=true',
@@ -132,7 +151,10 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/user/reset-password/:token', {
       config: { access: 'public' },
-      onRequest: refuseWhileBlocked(ctx.limiter, (req) => `reset:ip:${addressKey(req.ip)}`),
+      onRequest: [
+        refuseWhileBlocked(ctx.limiter, (req) => `reset:ip:${addressKey(req.ip)}`),
+        refuseUnsigned(links, 'reset', (reply) => void reply.code(400).type('application/json; charset=utf-8').send(FORGED_RESET)),
+      ],
       schema: {
         tags,
         summary: 'Новый пароль по ссылке из письма; завершает все сеансы',

@@ -74,7 +74,7 @@ export async function register(
   if (taken) throw takenError(taken);
 
   const passwordHash = await hashPassword(input.password, byAdmin ? 'known' : 'stranger');
-  const verifyToken = newToken();
+  const verifyToken = (await emailTokens.EmailLinkKey.load(ctx.db)).issue('verify');
   const now = Date.now();
   // Letters name the site as the owner set it (Настройки); read before the transaction (it is cached).
   const name = byAdmin ? '' : await siteName(ctx);
@@ -129,6 +129,7 @@ export async function register(
 }
 
 export async function confirmEmail(ctx: AppContext, token: string): Promise<boolean> {
+  if (!(await emailTokens.EmailLinkKey.load(ctx.db)).signed('verify', token)) return false;
   return ctx.db.transaction().execute(async (trx) => {
     const userId = await emailTokens.consumeEmailToken(trx, 'verify', token);
     if (userId === null) return false;
@@ -212,7 +213,7 @@ export async function forgotPassword(ctx: AppContext, email: string, ip: string)
   await ctx.limiter.hit(`forgot:acct:${email.toLowerCase()}`, ctx.config.rateLimits.forgotPerAccount);
   const user = await users.findUserByEmail(ctx.db, email);
   if (user) {
-    const token = newToken();
+    const token = (await emailTokens.EmailLinkKey.load(ctx.db)).issue('reset');
     const name = await siteName(ctx);
     await ctx.db.transaction().execute(async (trx) => {
       await emailTokens.expireEmailTokens(trx, user.id, 'reset');
@@ -233,7 +234,7 @@ export async function resendConfirmation(ctx: AppContext, email: string, ip: str
   if (user && user.email_verified_at === null) {
     const last = await emailTokens.lastTokenAt(ctx.db, user.id, 'verify');
     if (last === null || Date.now() - last > RESEND_GAP_MS) {
-      const token = newToken();
+      const token = (await emailTokens.EmailLinkKey.load(ctx.db)).issue('verify');
       const name = await siteName(ctx);
       await ctx.db.transaction().execute(async (trx) => {
         await emailTokens.expireEmailTokens(trx, user.id, 'verify');
@@ -252,6 +253,8 @@ export async function resendConfirmation(ctx: AppContext, email: string, ip: str
  * and memory: hashing for any token let anyone slow the site), and tries are limited per address.
  */
 export async function resetPassword(ctx: AppContext, token: string, newPassword: string, ip: string): Promise<void> {
+  if (!(await emailTokens.EmailLinkKey.load(ctx.db)).signed('reset', token))
+    throw badRequest(TEXTS.resetBad, { code: 'reset_link_invalid' });
   await ctx.limiter.hit(`reset:ip:${addressKey(ip)}`, ctx.config.rateLimits.resetPerIp);
   const owner = await emailTokens.findEmailTokenUser(ctx.db, 'reset', token);
   if (owner === null) throw badRequest(TEXTS.resetBad, { code: 'reset_link_invalid' });

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashToken } from '../../lib/tokens.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 import { linkIn } from '../../../../../testing/smtp-catcher.ts';
+import { EmailLinkKey } from '../users/email-tokens.ts';
 
 describe.each(dbKinds)('accounts on %s', (kind) => {
   let t: TestApp;
@@ -205,6 +206,68 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
     expect((await t.app.inject(asUser(session, { method: 'GET', url: '/api/user/me' }))).statusCode).toBe(401);
     expect((await login('Forgetful', 'old-password')).statusCode).toBe(401);
     expect((await login('Forgetful', 'new-password')).statusCode).toBe(200);
+  });
+
+  it('refuses a made-up, altered or cross-kind link by its signature, before reading the body or the database', async () => {
+    await seedUser(t, 'Signed');
+    await t.app.inject({ method: 'POST', url: '/api/user/forgot-password', payload: { email: 'signed@example.com' } });
+    const letter = await t.smtp.waitFor('signed@example.com', (l) => l.subject.includes('Сброс пароля'));
+    const token = new URL(linkIn(letter, '/reset-password?token=')).searchParams.get('token')!;
+    expect(token).toMatch(/^[\w-]{32}\.[\w-]{22}$/);
+    const key = await EmailLinkKey.load(t.handle.db);
+    const last = token.at(-1) === 'A' ? 'B' : 'A';
+    const forged = [
+      token.slice(0, -1) + last, // one character of the signature changed (also its last, half-used one)
+      (token.at(0) === 'A' ? 'B' : 'A') + token.slice(1), // one of the random part
+      'x'.repeat(43), // the unsigned form of earlier links
+      `not-a-token-${Math.random()}`,
+    ];
+    // Every way into the database, counted when the accounts feature or the users core takes it
+    // (the mail and jobs workers go on in the background meanwhile).
+    const db = t.handle.db;
+    let touches = 0;
+    const spies = (['selectFrom', 'insertInto', 'updateTable', 'deleteFrom', 'transaction', 'executeQuery'] as const).map((m) => {
+      const original = (db[m] as (...args: unknown[]) => unknown).bind(db);
+      return vi.spyOn(db, m).mockImplementation(((...args: unknown[]) => {
+        if (/modules\/(accounts|users)\//.test(new Error().stack ?? '')) touches++;
+        return original(...args);
+      }) as never);
+    });
+    try {
+      for (const [bad, otherKind] of forged.map((f) => [f, f]).concat([[key.issue('verify'), key.issue('reset')]])) {
+        // A body that would fail validation too: the signature is checked first and alone.
+        for (const payload of [{ new_password: 'brand-new-pass' }, { new_password: 'x' }, { nope: true }]) {
+          const res = await t.app.inject({ method: 'POST', url: `/api/user/reset-password/${bad}`, payload });
+          expect(res.statusCode, bad).toBe(400);
+          expect(res.json()).toEqual({ error: 'Ссылка для сброса пароля недействительна или устарела', code: 'reset_link_invalid' });
+        }
+        // The same link on the other route; a link signed for the other kind of letter fails each.
+        const confirm = await t.app.inject({ method: 'GET', url: `/api/user/confirm/${otherKind}` });
+        expect(confirm.statusCode).toBe(302);
+        expect(confirm.headers.location).toBe('/login?verified=invalid');
+      }
+      expect(touches).toBe(0);
+      // A genuine signature the database does not know (the control: this one is looked up).
+      const unknown = await t.app.inject({
+        method: 'POST',
+        url: `/api/user/reset-password/${key.issue('reset')}`,
+        payload: { new_password: 'brand-new-pass' },
+      });
+      expect(unknown.statusCode).toBe(400);
+      expect(touches).toBeGreaterThan(0);
+    } finally {
+      for (const s of spies) s.mockRestore();
+    }
+    // Twenty forged links from one address neither count against it nor spoil the real one.
+    for (let i = 0; i < 20; i++)
+      await t.app.inject({ method: 'POST', url: `/api/user/reset-password/${forged[0]}`, payload: { new_password: 'x' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/user/reset-password/${token}`,
+      payload: { new_password: 'signed-new-pass' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await login('Signed', 'signed-new-pass')).statusCode).toBe(200);
   });
 
   it('expires reset links after an hour and confirmation links after a day', async () => {

@@ -5,6 +5,7 @@ import { decodePng, pixelHash } from '../../lib/skin/skin-image.ts';
 import { fill, blank, multipart, skinForm, testSkin, toPng } from '../../../../../testing/skin-images.ts';
 import { dbKinds, loginAs, seedUser } from '../../test/test-app.ts';
 import { bare, jsonOf, listeningSite, OFFLINE_UUID, seedSigningKey } from '../../test/game-auth.ts';
+import { EmailLinkKey } from '../users/email-tokens.ts';
 
 type Site = Awaited<ReturnType<typeof listeningSite>>;
 
@@ -292,13 +293,14 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
     });
     expect(forgot.status).toBe(200);
     const row = await site.handle.db.selectFrom('email_tokens').select('id').where('kind', '=', 'reset').executeTakeFirstOrThrow();
-    // The letter's token is only stored hashed: put a known one in its place.
+    // The letter's token is only stored hashed: put a known one, signed as the site signs them, in its place.
+    const known = (await EmailLinkKey.load(site.handle.db)).issue('reset');
     await site.handle.db
       .updateTable('email_tokens')
-      .set({ token_hash: createHash('sha256').update('known-reset-token').digest('hex') })
+      .set({ token_hash: createHash('sha256').update(known).digest('hex') })
       .where('id', '=', row.id)
       .execute();
-    const reset = await fetch(`${site.base}/api/user/reset-password/known-reset-token`, {
+    const reset = await fetch(`${site.base}/api/user/reset-password/${known}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ new_password: 'third horse 3' }),

@@ -1,9 +1,60 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../db/index.ts';
 import { hashToken } from '../../lib/tokens.ts';
 
 /** Links sent by e-mail that prove the address: confirming it ('verify') and setting a new password ('reset'). Stored as hashes. */
 
-export async function createEmailToken(db: Db, userId: number, kind: 'verify' | 'reset', token: string, ttlMs: number): Promise<void> {
+type Kind = 'verify' | 'reset';
+
+/**
+ * The key that signs the links (shared_secrets 'email_links', one per database, so every instance
+ * knows it). A link's token is 24 random bytes and a 16-byte HMAC-SHA256 of its kind and those
+ * bytes: a made-up or mistyped link is refused by its signature alone, before its body is read
+ * or the database asked (issue 29: a refusal costs almost nothing, also from many addresses).
+ */
+const loaded = new WeakMap<Db, Promise<EmailLinkKey>>();
+
+export class EmailLinkKey {
+  private constructor(private readonly key: Buffer) {}
+
+  static async load(db: Db): Promise<EmailLinkKey> {
+    let key = loaded.get(db);
+    if (!key) {
+      key = db
+        .selectFrom('shared_secrets')
+        .select('value')
+        .where('name', '=', 'email_links')
+        .executeTakeFirstOrThrow()
+        .then((row) => new EmailLinkKey(Buffer.from(row.value, 'base64')));
+      loaded.set(db, key);
+      key.catch(() => loaded.delete(db));
+    }
+    return key;
+  }
+
+  /** A new link token of this kind. */
+  issue(kind: Kind): string {
+    const random = randomBytes(24).toString('base64url');
+    return `${random}.${this.mac(kind, random)}`;
+  }
+
+  /** Whether the token carries this site's signature for this kind (it may still be used or expired). */
+  signed(kind: Kind, token: string): boolean {
+    const dot = token.indexOf('.');
+    if (dot !== 32 || token.length !== 55) return false;
+    // Compared as text: decoding would ignore the last character's unused bits, and a link
+    // with one of them changed would pass.
+    const given = Buffer.from(token.slice(dot + 1), 'latin1');
+    const expected = Buffer.from(this.mac(kind, token.slice(0, dot)), 'latin1');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  private mac(kind: Kind, random: string): string {
+    return createHmac('sha256', this.key).update(`${kind}:${random}`).digest().subarray(0, 16).toString('base64url');
+  }
+}
+
+export async function createEmailToken(db: Db, userId: number, kind: Kind, token: string, ttlMs: number): Promise<void> {
   const now = Date.now();
   await db
     .insertInto('email_tokens')
@@ -12,7 +63,7 @@ export async function createEmailToken(db: Db, userId: number, kind: 'verify' | 
 }
 
 /** The user of a valid, unused token of this kind, without using it up; null when there is none. */
-export async function findEmailTokenUser(db: Db, kind: 'verify' | 'reset', token: string, now = Date.now()): Promise<number | null> {
+export async function findEmailTokenUser(db: Db, kind: Kind, token: string, now = Date.now()): Promise<number | null> {
   const row = await db
     .selectFrom('email_tokens')
     .select('user_id')
@@ -28,7 +79,7 @@ export async function findEmailTokenUser(db: Db, kind: 'verify' | 'reset', token
  * Marks a valid, unused token of this kind as used and returns its user id. The conditional
  * update makes a link single-use even when it is opened twice at the same moment.
  */
-export async function consumeEmailToken(db: Db, kind: 'verify' | 'reset', token: string, now = Date.now()): Promise<number | null> {
+export async function consumeEmailToken(db: Db, kind: Kind, token: string, now = Date.now()): Promise<number | null> {
   const row = await db
     .selectFrom('email_tokens')
     .select(['id', 'user_id'])
@@ -47,7 +98,7 @@ export async function consumeEmailToken(db: Db, kind: 'verify' | 'reset', token:
   return Number(res.numUpdatedRows) === 1 ? row.user_id : null;
 }
 
-export async function lastTokenAt(db: Db, userId: number, kind: 'verify' | 'reset'): Promise<number | null> {
+export async function lastTokenAt(db: Db, userId: number, kind: Kind): Promise<number | null> {
   const row = await db
     .selectFrom('email_tokens')
     .select((eb) => eb.fn.max('created_at').as('at'))
@@ -58,7 +109,7 @@ export async function lastTokenAt(db: Db, userId: number, kind: 'verify' | 'rese
 }
 
 /** Older unused links of this kind stop working when a new one is sent. */
-export async function expireEmailTokens(db: Db, userId: number, kind: 'verify' | 'reset', now = Date.now()): Promise<void> {
+export async function expireEmailTokens(db: Db, userId: number, kind: Kind, now = Date.now()): Promise<void> {
   await db
     .updateTable('email_tokens')
     .set({ used_at: now })
