@@ -1,14 +1,19 @@
 import { createPublicKey } from 'node:crypto';
 import { TEST_SIGNING_KEY } from '../../../../testing/authlib-launcher.ts';
 import type { ConfigOverrides } from '../config.ts';
-import { freePort } from '../../../../testing/free-port.ts';
+import { reservePort } from '../../../../testing/free-port.ts';
 import { createTestApp, type TestApp, type TestDbKind } from './test-app.ts';
 
 /** The site listening on a loopback port (launchers and the game speak HTTP to it), PUBLIC_URL set to it. */
 export async function listeningSite(kind: TestDbKind, overrides: ConfigOverrides = {}): Promise<TestApp & { base: string }> {
-  const port = await freePort();
+  const { port, release } = await reservePort();
   const base = `http://127.0.0.1:${port}`;
-  const t = await createTestApp(kind, { publicUrl: base, workers: false, ...overrides });
+  let t: TestApp;
+  try {
+    t = await createTestApp(kind, { publicUrl: base, workers: false, ...overrides });
+  } finally {
+    await release();
+  }
   await t.app.listen({ port, host: '127.0.0.1' });
   return { ...t, base };
 }
