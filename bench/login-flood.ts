@@ -5,10 +5,10 @@
  * while 32 loops send launcher logins (`authserver/authenticate`) with made-up names, each from a
  * new address, then while 32 loops send password resets with made-up tokens. Rate limits are on;
  * the site believes one proxy hop (TRUST_PROXY=1), so X-Forwarded-For gives every request the
- * address the flood picks. Prints each median and its ratio to calm (goal: under 2×).
+ * address the flood picks. The flood runs in a process of its own (bench/flood-client.ts), as a
+ * stranger's machine would. Prints each median and its ratio to calm (goal: under 2×).
  */
 import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,12 +23,6 @@ const LOOPS = 32;
 const SAMPLES = Number(process.env.FLOOD_SAMPLES ?? 15);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-let seq = 0;
-/** A new IPv4 address each call, each in a network of its own (the site counts some limits per /24). */
-const freshIp = () => {
-  const n = ++seq;
-  return `10.${n & 255}.${(n >> 8) & 255}.${((n >> 16) & 255) + 1}`;
-};
 let ownerSeq = 0;
 /** The owner on the move (phone, home, work): never over a per-address limit. */
 const ownerIp = () => `100.64.${ownerSeq++ % 250}.1`;
@@ -95,49 +89,30 @@ async function main(): Promise<void> {
       for (let i = 0; i < SAMPLES; i++) times.push((await webLogin(devices[turn++ % devices.length])).ms);
       return median(times);
     };
-    /** Runs `send` in LOOPS loops while the owner logs in; the owner's median and the flood's statuses. */
-    const during = async (send: () => Promise<number>) => {
-      let stop = false;
-      const statuses: Record<number, number> = {};
-      const loops = Array.from({ length: LOOPS }, async () => {
-        while (!stop) {
-          const s = await send();
-          statuses[s] = (statuses[s] ?? 0) + 1;
-        }
-      });
-      await new Promise((r) => setTimeout(r, 500));
+    /** LOOPS loops of `kind` from another process while the owner logs in; the owner's median and the flood's statuses. */
+    const during = async (kind: 'launcher' | 'reset') => {
+      const flood = spawn(
+        process.execPath,
+        ['--import', 'tsx', path.join(import.meta.dirname, 'flood-client.ts'), url, kind, String(LOOPS)],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
+      let out = '';
+      flood.stdout.on('data', (d: Buffer) => (out += d));
+      const exited = new Promise<number | null>((r) => flood.once('exit', r));
+      // The flood up to speed (its process started and its loops running) before the owner's first login.
+      await new Promise((r) => setTimeout(r, 1500));
+      if (flood.exitCode !== null) throw new Error('the flood client stopped before the owner logged in');
       const ms = await owner();
-      stop = true;
-      await Promise.all(loops);
-      return { ms, statuses };
-    };
-    const launcher = async () => {
-      const res = await fetch(`${url}/api/yggdrasil/authserver/authenticate`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-forwarded-for': freshIp() },
-        body: JSON.stringify({
-          agent: { name: 'Minecraft', version: 1 },
-          username: `Nobody_${randomBytes(4).toString('hex')}`,
-          password: randomUUID(),
-          requestUser: true,
-        }),
-      });
-      await res.arrayBuffer();
-      return res.status;
-    };
-    const reset = async () => {
-      const res = await fetch(`${url}/api/user/reset-password/${randomBytes(32).toString('base64url')}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-forwarded-for': freshIp() },
-        body: JSON.stringify({ new_password: 'brand-new-pass' }),
-      });
-      await res.arrayBuffer();
-      return res.status;
+      flood.kill('SIGTERM');
+      if ((await exited) !== 0) throw new Error('the flood client failed');
+      return { ms, statuses: JSON.parse(out) as Record<string, number> };
     };
     const calm = await owner();
-    const launchers = await during(launcher);
+    const launchers = await during('launcher');
     const calmAgain = await owner();
-    const resets = await during(reset);
+    const resets = await during('reset');
     const base = Math.min(calm, calmAgain);
     console.log(
       `Kubik login flood (SQLite, ${os.cpus().length} cores, Node ${process.version}, load average ${os.loadavg()[0]!.toFixed(1)})`,
