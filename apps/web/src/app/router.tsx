@@ -32,7 +32,8 @@ const AdminPage = lazy(() => import('./admin/AdminPages.tsx'));
 const SocialButtons = lazy(() => import('../features/social/SocialButtons.tsx').then((m) => ({ default: m.SocialButtons })));
 const SocialCompletePage = lazyPage(() => import('../features/social/SocialCompletePage.tsx'));
 const TelegramReturnPage = lazyPage(() => import('../features/social/TelegramReturnPage.tsx'));
-const SetupPage = lazyPage(() => loadAuthPages().then((m) => ({ default: m.SetupPage })));
+// First-run setup, once in a site's life: a chunk of its own, out of the login form's.
+const SetupPage = lazyPage(() => import('../features/accounts/SetupPage.tsx'));
 
 const PRELOAD: Record<string, () => Promise<unknown>> = {
   '/': preloadHomePage,

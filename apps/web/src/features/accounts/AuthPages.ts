@@ -5,4 +5,3 @@ export { default as ForgotPasswordPage } from './ForgotPasswordPage.tsx';
 export { default as LoginPage } from './LoginPage.tsx';
 export { default as RegisterPage } from './RegisterPage.tsx';
 export { default as ResetPasswordPage } from './ResetPasswordPage.tsx';
-export { default as SetupPage } from './SetupPage.tsx';
