@@ -32,16 +32,18 @@ import { errorReplies } from '../../lib/errors.ts';
 const tags = ['Аккаунты'];
 
 const FORGED_RESET = JSON.stringify({ error: service.TEXTS.resetBad, code: 'reset_link_invalid' });
+const CONFIRM_FAILED = '/login?verified=invalid';
 
 /**
  * onRequest: a link whose token this site did not sign (made up, mistyped) is answered at once, as
- * the service would answer it, before its body is read or the database asked. A token outside
- * TokenParams' shape goes on to the schema's own 400.
+ * the service would answer it, before its body is read or the database asked. Params outside
+ * TokenParams go on to the schema's own 400.
  */
 function refuseUnsigned(links: EmailLinkKey, kind: 'verify' | 'reset', refuse: (reply: FastifyReply) => void): onRequestHookHandler {
   return (request: FastifyRequest, reply, done) => {
-    const token = (request.params as { token?: unknown }).token;
-    if (typeof token !== 'string' || token.length < 10 || token.length > 200 || links.signed(kind, token)) return done();
+    const params = request.params as { token?: unknown };
+    if (typeof params.token === 'string' && links.signed(kind, params.token)) return done();
+    if (!TokenParams.safeParse(params).success) return done();
     refuse(reply);
   };
 }
@@ -67,7 +69,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get('/api/user/confirm/:token', {
       config: { access: 'public' },
-      onRequest: refuseUnsigned(links, 'verify', (reply) => void reply.redirect('/login?verified=invalid', 302)),
+      onRequest: refuseUnsigned(links, 'verify', (reply) => void reply.redirect(CONFIRM_FAILED, 302)),
       schema: {
         tags,
         summary: 'Ссылка из письма: подтверждает почту и ведёт на /login?verified=true',
@@ -76,7 +78,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       handler: async (req, reply) => {
         const ok = await service.confirmEmail(ctx, req.params.token);
-        return reply.redirect(ok ? '/login?verified=true' : '/login?verified=invalid', 302);
+        return reply.redirect(ok ? '/login?verified=true' : CONFIRM_FAILED, 302);
       },
     });
 

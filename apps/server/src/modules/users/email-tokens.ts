@@ -6,14 +6,15 @@ import { hashToken } from '../../lib/tokens.ts';
 
 type Kind = 'verify' | 'reset';
 
+/** The key of each database, read once. */
+const loaded = new WeakMap<Db, Promise<EmailLinkKey>>();
+
 /**
  * The key that signs the links (shared_secrets 'email_links', one per database, so every instance
  * knows it). A link's token is 24 random bytes and a 16-byte HMAC-SHA256 of its kind and those
  * bytes: a made-up or mistyped link is refused by its signature alone, before its body is read
  * or the database asked (issue 29: a refusal costs almost nothing, also from many addresses).
  */
-const loaded = new WeakMap<Db, Promise<EmailLinkKey>>();
-
 export class EmailLinkKey {
   private constructor(private readonly key: Buffer) {}
 
