@@ -197,4 +197,24 @@ describe('accounts in the browser', () => {
     await page.waitForURL((u) => u.pathname === '/admin');
     await page.getByRole('heading', { name: 'Обзор' }).waitFor();
   });
+
+  it('keeps the account menu in place while the bell loads after a login', async () => {
+    // The bell's chunk comes after the login; when it pushed the menu aside, a click aimed at the
+    // name landed beside it (a CI run's click on «Owner» opened nothing). Held back here until the
+    // name was measured, so the shift cannot hide in a fast load.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const page = await site.newPage();
+    await page.route(/\/assets\/Bell-[^/]*\.js$/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await registerAndConfirm(site, page, 'Bell_Wait');
+    await loginUi(page, 'Bell_Wait');
+    const name = page.getByTestId('header-username');
+    const before = await name.boundingBox();
+    release();
+    await page.getByTestId('bell').waitFor();
+    expect(await name.boundingBox()).toEqual(before);
+  });
 });

@@ -69,7 +69,9 @@ export function Header() {
           <CartLink />
         </Suspense>
         {user && (
-          <Suspense fallback={null}>
+          // The bell's place is kept while its chunk loads: the account menu beside it must not
+          // move under a player's finger (or a click) the moment the bell arrives.
+          <Suspense fallback={<span className="bell-slot" aria-hidden="true" />}>
             <Bell />
           </Suspense>
         )}
