@@ -116,12 +116,13 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
         // The id is made here, so the answer from memory carries one too; Fastify's genReqId takes it over.
         const id = nextRequestId(req);
         (req as RequestWithId).kubikRequestId = id;
-        res.setHeader('x-request-id', id);
-        if (closing) return void res.writeHead(503, SHUTTING_DOWN_HEADERS).end(SHUTTING_DOWN_BODY);
-        if (!fastPath) return handler(req, res);
+        if (closing) return void res.writeHead(503, { ...SHUTTING_DOWN_HEADERS, 'x-request-id': id }).end(SHUTTING_DOWN_BODY);
         const started = performance.now();
-        const route = fastPath.tryServe(req, res) ?? ownPath?.tryServe(req, res);
+        // The answers from memory put the id into writeHead's list themselves: a header set
+        // before writeHead sends Node down its slow path, every header set and checked again.
+        const route = fastPath && (fastPath.tryServe(req, res, id) ?? ownPath?.tryServe(req, res, id));
         if (!route) {
+          res.setHeader('x-request-id', id);
           if (ownPath) (req as RequestWithId).kubikUserGeneration = ownPath.mark();
           return handler(req, res);
         }

@@ -112,7 +112,7 @@ export class PublicCache {
     const bytes = capture.variant === 'gzip' ? capture.body.gzip : capture.body.json;
     const flat: string[] = [];
     for (const [name, value] of Object.entries(headers)) {
-      // Each answer carries its own request id (set before tryServe), never the one that filled the cache.
+      // Each answer carries its own request id (tryServe adds it), never the one that filled the cache.
       if (value === undefined || name === 'content-length' || name === 'x-request-id') continue;
       for (const v of Array.isArray(value) ? value : [value]) flat.push(name, String(v));
     }
@@ -126,14 +126,14 @@ export class PublicCache {
    * else (stale entry, conditional request, unknown URL) goes on to Fastify.
    */
   /** Answers from memory when it can; returns the route pattern it answered for, or null (Fastify's turn). */
-  tryServe(req: IncomingMessage, res: ServerResponse): string | null {
+  tryServe(req: IncomingMessage, res: ServerResponse, requestId: string): string | null {
     if (req.method !== 'GET' || req.headers['if-none-match']) return null;
     const route = this.fast.get(req.url ?? '');
     if (!route || this.entries.get(route.key) !== route.body) return null;
     const variant: Variant = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '') ? 'gzip' : 'plain';
     const headers = route.headers[variant];
     if (!headers) return null;
-    res.writeHead(200, headers);
+    res.writeHead(200, headers.concat('x-request-id', requestId));
     res.end(variant === 'gzip' ? route.body.gzip : route.body.json);
     return route.route;
   }

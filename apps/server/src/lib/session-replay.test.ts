@@ -240,7 +240,11 @@ describe('session replay rules', () => {
     const written: unknown[] = [];
     const res = { writeHead: (...a: unknown[]) => written.push(a), end: () => undefined } as never;
     const ask = () =>
-      replay.tryServe({ method: 'GET', url: '/api/user/me', headers: { authorization: `Bearer ${token}` } } as IncomingMessage, res);
+      replay.tryServe(
+        { method: 'GET', url: '/api/user/me', headers: { authorization: `Bearer ${token}` } } as IncomingMessage,
+        res,
+        'req-1',
+      );
 
     remember({ headers: { 'content-type': 'application/json', 'set-cookie': 'a=b' } });
     expect(ask()).toBeNull();
@@ -253,6 +257,11 @@ describe('session replay rules', () => {
 
     remember();
     expect(ask()).toBe('/api/user/me');
+    // This request's own id, never the one of the answer it repeats.
+    expect(written.at(-1)).toEqual([
+      200,
+      ['content-type', 'application/json; charset=utf-8', 'content-length', '8', 'x-request-id', 'req-1'],
+    ]);
     fresh = false;
     expect(ask()).toBeNull();
     fresh = true;

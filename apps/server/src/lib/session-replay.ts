@@ -138,7 +138,7 @@ export class SessionReplay {
   }
 
   /** Answers from memory when it safely can; returns the route pattern it answered for, or null (Fastify's turn). */
-  tryServe(req: IncomingMessage, res: ServerResponse): string | null {
+  tryServe(req: IncomingMessage, res: ServerResponse, requestId: string): string | null {
     const url = req.url;
     if (req.method !== 'GET' || !url?.startsWith('/api/user/') || conditional(req.headers)) return null;
     this.sync();
@@ -155,7 +155,7 @@ export class SessionReplay {
       return null;
     }
     if (!this.fresh(tokenHash, now)) return null;
-    res.writeHead(200, entry.headers);
+    res.writeHead(200, entry.headers.concat('x-request-id', requestId));
     res.end(entry.body);
     this.served++;
     return entry.route;
