@@ -10,7 +10,6 @@ import {
   ResetPasswordBody,
   TokenParams,
 } from '@kubik/contract';
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -24,7 +23,7 @@ import {
   setSessionCookie,
   userOf,
 } from '../../plugins/auth.ts';
-import { EmailLinkKey } from '../users/email-tokens.ts';
+import { EmailLinkKey, refuseUnsigned } from '../users/email-tokens.ts';
 import { deleteSession } from '../users/users.logins.ts';
 import * as service from './accounts.service.ts';
 import { errorReplies } from '../../lib/errors.ts';
@@ -33,20 +32,6 @@ const tags = ['Аккаунты'];
 
 const FORGED_RESET = JSON.stringify({ error: service.TEXTS.resetBad, code: 'reset_link_invalid' });
 const CONFIRM_FAILED = '/login?verified=invalid';
-
-/**
- * onRequest: a link whose token this site did not sign (made up, mistyped) is answered at once, as
- * the service would answer it, before its body is read or the database asked. Params outside
- * TokenParams go on to the schema's own 400.
- */
-function refuseUnsigned(links: EmailLinkKey, kind: 'verify' | 'reset', refuse: (reply: FastifyReply) => void): onRequestHookHandler {
-  return (request: FastifyRequest, reply, done) => {
-    const params = request.params as { token?: unknown };
-    if (typeof params.token === 'string' && links.signed(kind, params.token)) return done();
-    if (!TokenParams.safeParse(params).success) return done();
-    refuse(reply);
-  };
-}
 
 export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {

@@ -3,15 +3,22 @@ import { EmailChangeBody, EmailChangeResponse, EmailStatus, MessageResponse, Tok
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
+import { EmailLinkKey, refuseUnsigned } from '../users/email-tokens.ts';
 import { userErased } from '../users/users.ports.ts';
 import * as service from './email-change.service.ts';
 import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Аккаунты'];
 
+const json = 'application/json; charset=utf-8';
+/** What the service answers for a link it cannot use, sent as it is for one this site never signed. */
+const FORGED_CONFIRM = JSON.stringify({ error: service.EMAIL_TEXTS.confirmBad, code: 'email_link_invalid' });
+const FORGED_CANCEL = JSON.stringify({ error: service.EMAIL_TEXTS.cancelBad, code: 'email_link_invalid' });
+
 export function emailChangeRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   userErased.on('email-change', service.forgetEmailChanges);
   return async (app) => {
+    const links = await EmailLinkKey.load(ctx.db);
     const user = { config: { access: 'user' as const } };
     const pub = { config: { access: 'public' as const } };
 
@@ -45,7 +52,10 @@ export function emailChangeRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/user/email/confirm/:token', {
       ...pub,
-      onRequest: refuseWhileBlocked(ctx.limiter, (req) => `email-link:ip:${addressKey(req.ip)}`),
+      onRequest: [
+        refuseWhileBlocked(ctx.limiter, (req) => `email-link:ip:${addressKey(req.ip)}`),
+        refuseUnsigned(links, 'email-confirm', (reply) => void reply.code(400).type(json).send(FORGED_CONFIRM)),
+      ],
       schema: {
         tags,
         summary: 'Подтверждение новой почты по ссылке из письма (страница /email-change?confirm=…)',
@@ -57,7 +67,10 @@ export function emailChangeRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/user/email/cancel/:token', {
       ...pub,
-      onRequest: refuseWhileBlocked(ctx.limiter, (req) => `email-link:ip:${addressKey(req.ip)}`),
+      onRequest: [
+        refuseWhileBlocked(ctx.limiter, (req) => `email-link:ip:${addressKey(req.ip)}`),
+        refuseUnsigned(links, 'email-cancel', (reply) => void reply.code(400).type(json).send(FORGED_CANCEL)),
+      ],
       schema: {
         tags,
         summary:

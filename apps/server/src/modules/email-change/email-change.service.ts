@@ -5,10 +5,10 @@ import type { Db } from '../../db/index.ts';
 import { badRequest, conflict, HttpError, isUniqueViolation } from '../../lib/errors.ts';
 import { addressKey } from '../../lib/rate-limit.ts';
 import { verifyPassword } from '../../lib/passwords.ts';
-import { hashToken, newToken } from '../../lib/tokens.ts';
+import { hashToken } from '../../lib/tokens.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
-import { expireEmailTokens } from '../users/email-tokens.ts';
+import { EmailLinkKey, expireEmailTokens } from '../users/email-tokens.ts';
 import { endLogins } from '../users/users.logins.ts';
 import type { User } from '../users/users.repo.ts';
 import { confirmNewEmailLetter, emailChangeNoticeLetter } from './email-change.mail.ts';
@@ -76,8 +76,10 @@ export async function requestEmailChange(ctx: AppContext, user: User, email: str
   if (email.toLowerCase() === user.email_lower) throw badRequest(EMAIL_TEXTS.same, { code: 'same_email', field: 'email' });
   if (await addressTaken(ctx.db, email, user.id)) throw conflict(EMAIL_TEXTS.taken, { code: 'email_exists', field: 'email' });
   const now = Date.now();
-  const confirm = newToken();
-  const cancel = newToken();
+  // Signed, like every link the site mails: a made-up one is refused without a lookup (users/email-tokens.ts).
+  const links = await EmailLinkKey.load(ctx.db);
+  const confirm = links.issue('email-confirm');
+  const cancel = links.issue('email-cancel');
   const expiresAt = now + CONFIRM_TTL_MS;
   const name = await siteName(ctx);
   await ctx.db.transaction().execute(async (trx) => {
@@ -138,10 +140,12 @@ export async function withdrawEmailChange(ctx: AppContext, user: User): Promise<
 }
 
 /**
- * The link from the new address. Only a SHA-256 lookup happens before the token is known good
- * (tries limited per address); the change is a conditional update, so a link works once.
+ * The link from the new address. One this site did not sign is refused before anything is
+ * counted or looked up; a signed one costs a SHA-256 lookup (tries limited per address); the
+ * change is a conditional update, so a link works once.
  */
 export async function confirmEmailChange(ctx: AppContext, token: string, ip: string): Promise<string> {
+  if (!(await EmailLinkKey.load(ctx.db)).signed('email-confirm', token)) throw invalidConfirm();
   await ctx.limiter.hit(`email-link:ip:${addressKey(ip)}`, ctx.config.rateLimits.resetPerIp);
   const now = Date.now();
   const change = await ctx.db.selectFrom('email_changes').selectAll().where('confirm_hash', '=', hashToken(token)).executeTakeFirst();
@@ -201,6 +205,7 @@ export async function confirmEmailChange(ctx: AppContext, token: string, ip: str
  * password asked for it).
  */
 export async function cancelEmailChange(ctx: AppContext, token: string, ip: string): Promise<string> {
+  if (!(await EmailLinkKey.load(ctx.db)).signed('email-cancel', token)) throw invalidCancel();
   await ctx.limiter.hit(`email-link:ip:${addressKey(ip)}`, ctx.config.rateLimits.resetPerIp);
   const now = Date.now();
   const change = await ctx.db.selectFrom('email_changes').selectAll().where('cancel_hash', '=', hashToken(token)).executeTakeFirst();

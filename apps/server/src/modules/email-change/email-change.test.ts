@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { linkIn } from '../../../../../testing/smtp-catcher.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
+import { EmailLinkKey } from '../users/email-tokens.ts';
 import { CANCEL_TTL_MS, CONFIRM_TTL_MS } from './email-change.service.ts';
 
 const PASSWORD = 'kubik-pass-42';
@@ -105,6 +106,50 @@ describe.each(dbKinds)('e-mail change on %s', (kind) => {
       expect((await cancel(bad)).statusCode).toBe(400);
     }
     expect((await request('', { email: 'a@b.ru', password: PASSWORD })).statusCode).toBe(401);
+  });
+
+  it('refuses a made-up, altered or cross-kind link by its signature, before anything is counted or the database asked', async () => {
+    await seedUser(t, 'Signer', { password: PASSWORD });
+    const session = await loginAs(t, 'Signer', PASSWORD);
+    const links = await requestChange(session, 'signer@example.com', 'signer.new@example.org');
+    for (const token of [links.confirm, links.cancel]) expect(token).toMatch(/^[\w-]{32}\.[\w-]{22}$/);
+    const key = await EmailLinkKey.load(t.handle.db);
+    const altered = (token: string) => token.slice(0, -1) + (token.at(-1) === 'A' ? 'B' : 'A');
+    const CONFIRM_BAD = { error: 'Ссылка подтверждения недействительна или устарела', code: 'email_link_invalid' };
+    const CANCEL_BAD = { error: 'Ссылка отмены недействительна или устарела', code: 'email_link_invalid' };
+    // Every way into the database, counted when the e-mail change feature or the users core takes
+    // it (the mail and jobs workers go on in the background meanwhile).
+    const db = t.handle.db;
+    let touches = 0;
+    const spies = (['selectFrom', 'insertInto', 'updateTable', 'deleteFrom', 'transaction', 'executeQuery'] as const).map((m) => {
+      const original = (db[m] as (...args: unknown[]) => unknown).bind(db);
+      return vi.spyOn(db, m).mockImplementation(((...args: unknown[]) => {
+        if (/modules\/(email-change|users)\//.test(new Error().stack ?? '')) touches++;
+        return original(...args);
+      }) as never);
+    });
+    try {
+      for (const bad of [altered(links.confirm), 'x'.repeat(43), links.cancel, key.issue('reset')]) {
+        const res = await confirm(bad);
+        expect(res.statusCode, bad).toBe(400);
+        expect(res.json()).toEqual(CONFIRM_BAD);
+      }
+      for (const bad of [altered(links.cancel), 'x'.repeat(43), links.confirm, key.issue('verify')]) {
+        const res = await cancel(bad);
+        expect(res.statusCode, bad).toBe(400);
+        expect(res.json()).toEqual(CANCEL_BAD);
+      }
+      expect(touches).toBe(0);
+      // A genuine signature the database does not know (the control: this one is looked up).
+      expect((await confirm(key.issue('email-confirm'))).json()).toEqual(CONFIRM_BAD);
+      expect(touches).toBeGreaterThan(0);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    // Forged links from one address do not count against it: the real one still works.
+    for (let i = 0; i < 20; i++) await confirm(altered(links.confirm));
+    const ok = await confirm(links.confirm);
+    expect(ok.statusCode, ok.body).toBe(200);
   });
 
   it('the confirmation link expires (fake time); a newer request replaces the older one', async () => {

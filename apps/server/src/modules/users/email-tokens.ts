@@ -1,10 +1,14 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { TokenParams } from '@kubik/contract';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Db } from '../../db/index.ts';
 import { hashToken } from '../../lib/tokens.ts';
 
 /** Links sent by e-mail that prove the address: confirming it ('verify') and setting a new password ('reset'). Stored as hashes. */
 
 type Kind = 'verify' | 'reset';
+/** Every link the key signs: these two, and the e-mail change's confirm and cancel links (modules/email-change). */
+export type LinkKind = Kind | 'email-confirm' | 'email-cancel';
 
 /** The key of each database, read once. */
 const loaded = new WeakMap<Db, Promise<EmailLinkKey>>();
@@ -34,13 +38,13 @@ export class EmailLinkKey {
   }
 
   /** A new link token of this kind. */
-  issue(kind: Kind): string {
+  issue(kind: LinkKind): string {
     const random = randomBytes(24).toString('base64url');
     return `${random}.${this.mac(kind, random)}`;
   }
 
   /** Whether the token carries this site's signature for this kind (it may still be used or expired). */
-  signed(kind: Kind, token: string): boolean {
+  signed(kind: LinkKind, token: string): boolean {
     const dot = token.indexOf('.');
     if (dot !== 32 || token.length !== 55) return false;
     // Compared as text: decoding would ignore the last character's unused bits, and a link
@@ -50,9 +54,23 @@ export class EmailLinkKey {
     return given.length === expected.length && timingSafeEqual(given, expected);
   }
 
-  private mac(kind: Kind, random: string): string {
+  private mac(kind: LinkKind, random: string): string {
     return createHmac('sha256', this.key).update(`${kind}:${random}`).digest().subarray(0, 16).toString('base64url');
   }
+}
+
+/**
+ * onRequest: a link whose token this site did not sign (made up, mistyped) is answered at once, as
+ * the service would answer it, before its body is read or the database asked. Params outside
+ * TokenParams go on to the schema's own 400.
+ */
+export function refuseUnsigned(links: EmailLinkKey, kind: LinkKind, refuse: (reply: FastifyReply) => void): onRequestHookHandler {
+  return (request: FastifyRequest, reply, done) => {
+    const params = request.params as { token?: unknown };
+    if (typeof params.token === 'string' && links.signed(kind, params.token)) return done();
+    if (!TokenParams.safeParse(params).success) return done();
+    refuse(reply);
+  };
 }
 
 export async function createEmailToken(db: Db, userId: number, kind: Kind, token: string, ttlMs: number): Promise<void> {
