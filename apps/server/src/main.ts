@@ -46,5 +46,15 @@ async function shutdown(signal: string) {
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
-await app.listen({ port: config.port, host: config.host });
+try {
+  await app.listen({ port: config.port, host: config.host });
+} catch (err) {
+  // A port in use or not allowed: one line in the site's own log that says which, the background
+  // jobs wound down (their claims given back, not left to expire) and the database closed; exit 1,
+  // so the service manager restarts it.
+  app.log.fatal({ err }, `cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`);
+  await app.close().catch(() => {});
+  await database.close().catch(() => {});
+  process.exit(1);
+}
 app.log.info(`${config.siteName}: ${config.publicUrl} (${database.kind === 'pg' ? 'PostgreSQL' : `SQLite ${config.sqlitePath}`})`);

@@ -19,6 +19,43 @@ describe.each(dbKinds)('graceful shutdown of the real process on %s', (kind) => 
     for (const c of cleanups.splice(0)) await c();
   });
 
+  it('a port already in use: one log line says which, and the process exits 1', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-port-taken-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const pgDb = kind === 'pg' ? await createPgDatabase() : null;
+    if (pgDb) cleanups.push(pgDb.drop);
+    const holder = net.createServer();
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', () => r()));
+    cleanups.push(() => void holder.close());
+    const port = (holder.address() as net.AddressInfo).port;
+    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: serverDir,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        DATABASE_URL: pgDb?.url ?? '',
+        LOG_LEVEL: 'info',
+        WEB_DIST: dataDir,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`still running 30 s after failing to listen:\n${output}`)), 30_000);
+      child!.on('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    expect(code).toBe(1);
+    expect(output).toContain(`cannot listen on 127.0.0.1:${port}`);
+    expect(output).toContain('EADDRINUSE');
+  });
+
   it('on SIGTERM stops accepting, finishes the request in flight, and exits 0', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-shutdown-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
