@@ -44,43 +44,17 @@ export interface Site {
 export async function startSite(extraEnv: Record<string, string> = {}, options: { fresh?: boolean } = {}): Promise<Site> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-e2e-'));
   const smtp = await new SmtpCatcher().start();
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = {
+  const { child, url, env } = await spawnSite({
     PATH: process.env.PATH,
     HOME: process.env.HOME,
-    PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
-    PUBLIC_URL: url,
     SMTP_URL: smtp.url,
     RATE_LIMITS: 'off',
     LOG_LEVEL: 'warn',
     ...(process.env.WEB_DIST ? { WEB_DIST: process.env.WEB_DIST } : {}),
     ...extraEnv,
-  };
-  // As `npm run serve` runs it: the built bundle under plain node with its flags (build-site.ts built it).
-  const child: ChildProcess = spawn(process.execPath, SERVE_ARGS, {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'inherit', 'inherit'],
   });
-  // Generous: a loaded machine starts it slowly.
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`site exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(`${url}/api/site`);
-      if (res.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGTERM');
-      throw new Error('site did not start in 90 s');
-    }
-    await new Promise((r) => setTimeout(r, 150));
-  }
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const contexts: BrowserContext[] = [];
   const site: Site = {
@@ -124,6 +98,52 @@ export async function startSite(extraEnv: Record<string, string> = {}, options: 
   };
   if (!options.fresh) site.createAdmin('Founder', 'founder@example.com', 'founder-password-42');
   return site;
+}
+
+/**
+ * Starts the site's process (as `npm run serve` runs it: the built bundle under plain node with
+ * its flags; build-site.ts built it) on a port that was free a moment before, and waits until it
+ * answers. The site must know its address (PUBLIC_URL) before it listens, so the port is chosen
+ * first; when something took it in between (EADDRINUSE: another test's listener, or an outgoing
+ * connection's local port), the start is tried again on another one.
+ */
+async function spawnSite(baseEnv: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string; env: NodeJS.ProcessEnv }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const env: NodeJS.ProcessEnv = { ...baseEnv, PORT: String(port), PUBLIC_URL: url };
+    const child = spawn(process.execPath, SERVE_ARGS, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Shown as the site writes it, and kept to tell a taken port from another failure (the site
+    // logs it as JSON on stdout).
+    let output = '';
+    for (const [from, to] of [
+      [child.stdout!, process.stdout],
+      [child.stderr!, process.stderr],
+    ] as const)
+      from.on('data', (chunk: Buffer) => {
+        to.write(chunk);
+        output = (output + chunk.toString()).slice(-8000);
+      });
+    // Generous: a loaded machine starts it slowly.
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      if (child.exitCode !== null) break;
+      try {
+        // Bounded: whatever holds the port may accept and never answer.
+        const res = await fetch(`${url}/api/site`, { signal: AbortSignal.timeout(3000) });
+        if (res.ok) return { child, url, env };
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) {
+        child.kill('SIGTERM');
+        throw new Error('site did not start in 90 s');
+      }
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    if (attempt < 3 && output.includes('EADDRINUSE')) continue;
+    throw new Error(`site exited with ${child.exitCode}`);
+  }
 }
 
 /** Registers through the UI and confirms through the letter's link: a ready, logged-out player. */
