@@ -16,7 +16,7 @@ import { migrateToLatest } from '../apps/server/src/db/migrate.ts';
 import { seed, type SeedResult } from './seed.ts';
 import { benchDeliveries, benchOneCore, benchPurchases, benchSweep } from './workloads.ts';
 import { freePort } from '../testing/free-port.ts';
-import { serveArgs } from '../testing/serve-args.ts';
+import { SERVE_ENV, serveArgs } from '../testing/serve-args.ts';
 import { writeJson } from './format-json.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -184,6 +184,7 @@ async function main(): Promise<void> {
     const url = `http://127.0.0.1:${port}`;
     const env = {
       ...process.env,
+      ...SERVE_ENV,
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
@@ -193,7 +194,8 @@ async function main(): Promise<void> {
       DATABASE_URL: databaseUrl ?? '',
       MONITOR_INTERVAL_SEC: '86400',
     };
-    // The site runs as `npm run serve` runs it: the built bundle under plain node, with its flags.
+    // The site runs as the production units run it: the built bundle under plain node, with the
+    // serve script's flags and the units' environment (SERVE_ENV).
     const serve = serveArgs();
     const startSite = (opts: { oneCore?: boolean; port?: number } = {}) => {
       const args = [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...serve];

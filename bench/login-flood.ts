@@ -16,7 +16,7 @@ import { openDatabase } from '../apps/server/src/db/index.ts';
 import { migrateToLatest } from '../apps/server/src/db/migrate.ts';
 import { seed } from './seed.ts';
 import { freePort } from '../testing/free-port.ts';
-import { serveArgs } from '../testing/serve-args.ts';
+import { SERVE_ENV, serveArgs } from '../testing/serve-args.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const LOOPS = 32;
@@ -40,6 +40,7 @@ async function main(): Promise<void> {
     cwd: ROOT,
     env: {
       ...process.env,
+      ...SERVE_ENV,
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,

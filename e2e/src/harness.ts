@@ -5,7 +5,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { linkIn, SmtpCatcher } from '../../testing/smtp-catcher.ts';
 import { freePort } from '../../testing/free-port.ts';
-import { serveArgs } from '../../testing/serve-args.ts';
+import { SERVE_ENV, serveArgs } from '../../testing/serve-args.ts';
 
 export { linkIn };
 
@@ -101,8 +101,8 @@ export async function startSite(extraEnv: Record<string, string> = {}, options: 
 }
 
 /**
- * Starts the site's process (as `npm run serve` runs it: the built bundle under plain node with
- * its flags; build-site.ts built it) on a port that was free a moment before, and waits until it
+ * Starts the site's process (as the production units run it: the built bundle under plain node
+ * with the serve script's flags and the units' environment; build-site.ts built it) on a port that was free a moment before, and waits until it
  * answers. The site must know its address (PUBLIC_URL) before it listens, so the port is chosen
  * first; when something took it in between (EADDRINUSE: another test's listener, or an outgoing
  * connection's local port), the start is tried again on another one.
@@ -111,7 +111,7 @@ async function spawnSite(baseEnv: NodeJS.ProcessEnv): Promise<{ child: ChildProc
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const env: NodeJS.ProcessEnv = { ...baseEnv, PORT: String(port), PUBLIC_URL: url };
+    const env: NodeJS.ProcessEnv = { ...SERVE_ENV, ...baseEnv, PORT: String(port), PUBLIC_URL: url };
     const child = spawn(process.execPath, SERVE_ARGS, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     // Shown as the site writes it, and kept to tell a taken port from another failure (the site
     // logs it as JSON on stdout).
