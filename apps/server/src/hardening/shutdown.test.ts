@@ -19,50 +19,13 @@ describe.each(dbKinds)('graceful shutdown of the real process on %s', (kind) => 
     for (const c of cleanups.splice(0)) await c();
   });
 
-  it('a port already in use: one log line says which, and the process exits 1', async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-port-taken-'));
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const pgDb = kind === 'pg' ? await createPgDatabase() : null;
-    if (pgDb) cleanups.push(pgDb.drop);
-    const holder = net.createServer();
-    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', () => r()));
-    cleanups.push(() => void holder.close());
-    const port = (holder.address() as net.AddressInfo).port;
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: serverDir,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        DATABASE_URL: pgDb?.url ?? '',
-        LOG_LEVEL: 'info',
-        WEB_DIST: dataDir,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    const code = await new Promise<number | null>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`still running 30 s after failing to listen:\n${output}`)), 30_000);
-      child!.on('exit', (c) => {
-        clearTimeout(timer);
-        resolve(c);
-      });
-    });
-    expect(code).toBe(1);
-    expect(output).toContain(`cannot listen on 127.0.0.1:${port}`);
-    expect(output).toContain('EADDRINUSE');
-  });
-
-  it('on SIGTERM stops accepting, finishes the request in flight, and exits 0', async () => {
+  /** The site from its sources on `port` (the database fresh for this test); its output is collected. */
+  async function startMain(port: number, env: Record<string, string> = {}) {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-shutdown-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const pgDb = kind === 'pg' ? await createPgDatabase() : null;
     if (pgDb) cleanups.push(pgDb.drop);
-    const port = await freePort();
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const started = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: serverDir,
       env: {
         ...process.env,
@@ -71,18 +34,40 @@ describe.each(dbKinds)('graceful shutdown of the real process on %s', (kind) => 
         DATA_DIR: dataDir,
         DATABASE_URL: pgDb?.url ?? '',
         LOG_LEVEL: 'info',
-        SHUTDOWN_TIMEOUT_SEC: '5',
         WEB_DIST: dataDir,
+        ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let output = '';
-    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child!.on('exit', (code) => resolve(code)));
+    child = started;
+    const out = { text: '' };
+    started.stdout!.on('data', (d: Buffer) => (out.text += d.toString()));
+    started.stderr!.on('data', (d: Buffer) => (out.text += d.toString()));
+    const exited = new Promise<number | null>((resolve) => started.on('exit', (code) => resolve(code)));
+    return { site: started, out, exited };
+  }
+
+  it('a port already in use: one log line says which, and the process exits 1', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', () => r()));
+    cleanups.push(() => void holder.close());
+    const port = (holder.address() as net.AddressInfo).port;
+    const { out, exited } = await startMain(port);
+    const code = await Promise.race([
+      exited,
+      sleep(30_000).then(() => Promise.reject(new Error(`still running 30 s after failing to listen:\n${out.text}`))),
+    ]);
+    expect(code).toBe(1);
+    expect(out.text).toContain(`cannot listen on 127.0.0.1:${port}`);
+    expect(out.text).toContain('EADDRINUSE');
+  });
+
+  it('on SIGTERM stops accepting, finishes the request in flight, and exits 0', async () => {
+    const port = await freePort();
+    const { site, out, exited } = await startMain(port, { SHUTDOWN_TIMEOUT_SEC: '5' });
     const deadline = Date.now() + 20_000;
-    while (!output.includes('Server listening')) {
-      if (Date.now() > deadline) throw new Error(`the site did not start:\n${output}`);
+    while (!out.text.includes('Server listening')) {
+      if (Date.now() > deadline) throw new Error(`the site did not start:\n${out.text}`);
       await sleep(50);
     }
 
@@ -97,7 +82,7 @@ describe.each(dbKinds)('graceful shutdown of the real process on %s', (kind) => 
     );
     await sleep(200);
 
-    child.kill('SIGTERM');
+    site.kill('SIGTERM');
     await sleep(500);
     // No new connections once shutting down.
     const refused = await new Promise<boolean>((resolve) => {
@@ -118,6 +103,6 @@ describe.each(dbKinds)('graceful shutdown of the real process on %s', (kind) => 
     expect(code).toBe(0);
     // Not held up by the idle keep-alive connection until SHUTDOWN_TIMEOUT_SEC.
     expect(performance.now() - finishing).toBeLessThan(3000);
-    expect(output).toContain('SIGTERM: shutting down');
+    expect(out.text).toContain('SIGTERM: shutting down');
   });
 });
