@@ -102,8 +102,9 @@ export async function startSite(extraEnv: Record<string, string> = {}, options: 
 
 /**
  * Starts the site's process (as the production units run it: the built bundle under plain node
- * with the serve script's flags and the units' environment; build-site.ts built it) on a port that was free a moment before, and waits until it
- * answers. The site must know its address (PUBLIC_URL) before it listens, so the port is chosen
+ * with the serve script's flags and the units' environment; build-site.ts built it) on a port
+ * that was free a moment before, and waits until it answers. The site must know its address
+ * (PUBLIC_URL) before it listens, so the port is chosen
  * first; when something took it in between (EADDRINUSE: another test's listener, or an outgoing
  * connection's local port), the start is tried again on another one.
  */
