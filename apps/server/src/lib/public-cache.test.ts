@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPgDatabase } from '../test/test-app.ts';
 import { NotifyChannel } from './notify-channel.ts';
 import { PublicCache } from './public-cache.ts';
@@ -27,6 +27,71 @@ describe('public cache in one process', () => {
     await slow;
     const fresh = await cache.get('k', async () => ({ stale: false }));
     expect(JSON.parse(fresh.json.toString())).toEqual({ stale: false });
+  });
+
+  it('drops an entry built from other answers with any of them, also while it is being built', async () => {
+    const cache = new PublicCache();
+    const source = async (key: string) => {
+      await cache.get(key, async () => ({ key }));
+      return { key, generation: cache.generationOf(key) };
+    };
+    let pages = 0;
+    const page = () =>
+      cache.get('page:/', async () => {
+        cache.dependOn('page:/', [await source('news'), await source('servers')]);
+        return { page: ++pages };
+      });
+    await page();
+    await page();
+    expect(pages).toBe(1);
+    // An answer it was built from drops it; another answer does not.
+    await cache.invalidate('shop');
+    await page();
+    expect(pages).toBe(1);
+    await cache.invalidate('servers');
+    await page();
+    expect(pages).toBe(2);
+    // An answer that changes while the page is built keeps that build out of the cache.
+    await cache.invalidate('page:/');
+    let release!: () => void;
+    let read!: () => void;
+    const wasRead = new Promise<void>((r) => (read = r));
+    const building = cache.get('page:/', async () => {
+      const rules = await source('rules');
+      read();
+      await new Promise<void>((r) => (release = r));
+      cache.dependOn('page:/', [rules]);
+      return { page: 'stale' };
+    });
+    await wasRead;
+    await cache.invalidate('rules');
+    release();
+    await building;
+    expect(JSON.parse((await page()).json.toString())).toEqual({ page: 3 });
+    // Dropping the page leaves the answers alone.
+    let news = 0;
+    await cache.get('news', async () => ({ news: ++news }));
+    await cache.invalidate('page:/');
+    await cache.get('news', async () => ({ news: ++news }));
+    expect(news).toBe(0);
+  });
+
+  it('builds an entry with a lifetime again once it has passed', async () => {
+    const cache = new PublicCache();
+    let builds = 0;
+    const now = vi.spyOn(Date, 'now');
+    try {
+      now.mockReturnValue(1_000_000);
+      const build = () => cache.get('page:/donate', async () => ({ n: ++builds }), 'text/html', { maxAgeMs: 60_000 });
+      await build();
+      now.mockReturnValue(1_059_999);
+      await build();
+      expect(builds).toBe(1);
+      now.mockReturnValue(1_060_000);
+      expect(JSON.parse((await build()).json.toString())).toEqual({ n: 2 });
+    } finally {
+      now.mockRestore();
+    }
   });
 });
 

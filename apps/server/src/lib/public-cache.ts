@@ -10,7 +10,31 @@ export interface CachedBody {
   gzip: Buffer;
   etag: string;
   contentType: string;
+  /** Only for a browser without the signed-in marker (a page drawn for guests). */
+  guestsOnly?: boolean;
+  /** Date.now() after which it is built again (none: until a write drops it). */
+  expiresAt?: number;
 }
+
+export interface CacheOptions {
+  /** Served from memory only to requests without the signed-in marker cookie. */
+  guestsOnly?: boolean;
+  /** Built again after this long even without a write (what it shows depends on the clock). */
+  maxAgeMs?: number;
+}
+
+/** Which cached answer a request was sent, and its generation (see PublicCache.dependOn). */
+export interface AnswerSource {
+  key: string;
+  generation: number;
+}
+const answered = new WeakMap<IncomingMessage, AnswerSource>();
+/** The cached answer sendCached() gave this request (an app.inject's `res.raw.req`), if any. */
+export const answeredFrom = (req: IncomingMessage): AnswerSource | undefined => answered.get(req);
+
+/** The readable cookie the server sets beside a session (plugins/auth.ts SIGNED_IN_COOKIE). */
+const SIGNED_IN = /(?:^|;\s*)kubik_in=1(?:;|$)/;
+export const hasSignedInMarker = (cookie: string | undefined): boolean => cookie !== undefined && SIGNED_IN.test(cookie);
 
 type Variant = 'gzip' | 'plain';
 
@@ -45,6 +69,8 @@ export class PublicCache {
   private readonly pending = new Map<string, Promise<CachedBody>>();
   /** Bumped on every invalidation of a key, so a build that raced a write is not kept. */
   private readonly generations = new Map<string, number>();
+  /** For each answer, the entries built from it (dependOn). */
+  private readonly dependents = new Map<string, Set<string>>();
 
   constructor(private readonly channel: NotifyChannel = new NotifyChannel()) {
     channel.on(CHANNEL, (key) => this.dropLocal(key));
@@ -56,11 +82,16 @@ export class PublicCache {
   }
 
   /** build() returns a value to serialize as JSON, or raw bytes served with contentType. */
-  async get(key: string, build: () => Promise<unknown>, contentType = 'application/json; charset=utf-8'): Promise<CachedBody> {
+  async get(
+    key: string,
+    build: () => Promise<unknown>,
+    contentType = 'application/json; charset=utf-8',
+    options: CacheOptions = {},
+  ): Promise<CachedBody> {
     // With PostgreSQL but no working channel, other instances' writes would go unseen: don't cache.
     const shared = this.channel.up;
     const hit = shared ? this.entries.get(key) : undefined;
-    if (hit) return hit;
+    if (hit && (hit.expiresAt === undefined || hit.expiresAt > Date.now())) return hit;
     const running = this.pending.get(key);
     if (running) return running;
     const generation = this.generations.get(key) ?? 0;
@@ -72,6 +103,8 @@ export class PublicCache {
           gzip: gzipSync(json),
           etag: `"${createHash('sha1').update(json).digest('base64url')}"`,
           contentType,
+          ...(options.guestsOnly ? { guestsOnly: true } : {}),
+          ...(options.maxAgeMs ? { expiresAt: Date.now() + options.maxAgeMs } : {}),
         };
         this.keys.set(body, key);
         if (shared && (this.generations.get(key) ?? 0) === generation) this.entries.set(key, body);
@@ -82,11 +115,29 @@ export class PublicCache {
     return promise;
   }
 
-  /** Drops the key here and on every other instance. Call after the write has committed. */
   keyOf(body: CachedBody): string | undefined {
     return this.keys.get(body);
   }
 
+  generationOf(key: string): number {
+    return this.generations.get(key) ?? 0;
+  }
+
+  /**
+   * `key` is built from these answers (as answeredFrom() saw them sent): it is dropped with any
+   * of them, here and, through their own invalidation, on every instance. Called inside the
+   * build; an answer that changed since it was read drops the build at once.
+   */
+  dependOn(key: string, inputs: Iterable<AnswerSource>): void {
+    for (const input of inputs) {
+      let set = this.dependents.get(input.key);
+      if (!set) this.dependents.set(input.key, (set = new Set()));
+      set.add(key);
+      if ((this.generations.get(input.key) ?? 0) !== input.generation) this.dropLocal(key);
+    }
+  }
+
+  /** Drops the key here and on every other instance. Call after the write has committed. */
   async invalidate(key: string): Promise<void> {
     this.dropLocal(key);
     if (this.channel.kind === 'pg') await this.channel.notify(CHANNEL, key);
@@ -104,6 +155,8 @@ export class PublicCache {
   ): void {
     if (this.entries.get(capture.key) !== capture.body) return;
     let route = this.fast.get(url);
+    // A signed-in visitor's answer for a URL whose guests' answer is in memory stays out of it.
+    if (route?.body.guestsOnly && !capture.body.guestsOnly && this.entries.get(route.key) === route.body) return;
     if (!route || route.body !== capture.body) {
       route = { key: capture.key, body: capture.body, headers: {}, route: pattern };
       if (this.fast.size > 1000) this.fast.clear();
@@ -130,6 +183,8 @@ export class PublicCache {
     if (req.method !== 'GET' || req.headers['if-none-match']) return null;
     const route = this.fast.get(req.url ?? '');
     if (!route || this.entries.get(route.key) !== route.body) return null;
+    if (route.body.guestsOnly && hasSignedInMarker(req.headers.cookie)) return null;
+    if (route.body.expiresAt !== undefined && route.body.expiresAt <= Date.now()) return null;
     const variant: Variant = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '') ? 'gzip' : 'plain';
     const headers = route.headers[variant];
     if (!headers) return null;
@@ -142,6 +197,9 @@ export class PublicCache {
     this.entries.delete(key);
     this.pending.delete(key);
     this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
+    const dependents = this.dependents.get(key);
+    this.dependents.delete(key);
+    for (const other of dependents ?? []) this.dropLocal(other);
   }
 }
 
@@ -154,8 +212,12 @@ export function sendCached(request: FastifyRequest, reply: FastifyReply, body: C
   if (request.headers['if-none-match'] === body.etag) return reply.code(304).send();
   reply.header('content-type', body.contentType);
   const gzip = /\bgzip\b/.test(request.headers['accept-encoding'] ?? '');
-  const key = request.server.ctx.publicCache.keyOf(body);
-  if (key && request.method === 'GET') request.publicCacheCapture = { key, body, variant: gzip ? 'gzip' : 'plain' };
+  const cache = request.server.ctx.publicCache;
+  const key = cache.keyOf(body);
+  if (key && request.method === 'GET') {
+    request.publicCacheCapture = { key, body, variant: gzip ? 'gzip' : 'plain' };
+    answered.set(request.raw, { key, generation: cache.generationOf(key) });
+  }
   if (gzip) return reply.header('content-encoding', 'gzip').send(body.gzip);
   return reply.send(body.json);
 }
