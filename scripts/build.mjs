@@ -149,7 +149,10 @@ const parts = {
       'package-lock.json',
     ],
     async build() {
-      run(process.execPath, [path.join(root, 'node_modules/vite/bin/vite.js'), 'build'], path.join(root, 'apps/web'));
+      const vite = path.join(root, 'node_modules/vite/bin/vite.js');
+      run(process.execPath, [vite, 'build'], path.join(root, 'apps/web'));
+      // The page renderer for the server, into dist/ssr/ (apps/server/src/modules/site/site.prerender.ts).
+      run(process.execPath, [vite, 'build', '--ssr', 'src/entry-server.tsx'], path.join(root, 'apps/web'));
     },
   },
 };

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type Plugin, type Rollup } from 'vite';
+import { defineConfig, type Plugin, type Rollup, type UserConfig } from 'vite';
+import { EVERY_PAGE_READS, PAGE_READS } from './src/app/first-reads.ts';
 
 const brotli = promisify(brotliCompress);
 const gz = promisify(gzip);
@@ -83,17 +84,19 @@ function preloadFonts(): Plugin {
  * their code and styles (with their data, where it asks for it early) at once, not after the app
  * has started and asked for them.
  */
-const EARLY_PAGES: Record<string, string> = {
-  '/servers': 'src/features/servers/ServersPage.tsx',
-  '/donate': 'src/features/donate/DonatePage.tsx',
-  '/rules': 'src/features/pages/RulesPage.tsx',
-  '/help': 'src/app/pages/HelpPage.tsx',
+const EARLY_PAGES: Record<string, string[]> = {
+  // The home page is in the app's chunk; the server list and the showcase on it are not.
+  '/': ['src/features/servers/HomeServerCards.tsx', 'src/features/players/HomeShowcase.tsx'],
+  '/servers': ['src/features/servers/ServersPage.tsx'],
+  '/donate': ['src/features/donate/DonatePage.tsx'],
+  '/rules': ['src/features/pages/RulesPage.tsx'],
+  '/help': ['src/app/pages/HelpPage.tsx'],
   // The account forms share one chunk; with the form kit and the contract's schemas it is the
   // heaviest first page, and waiting for the app to ask for it cost /login half a second of
   // Lighthouse's slow 4G.
-  '/login': 'src/features/accounts/AuthPages.ts',
-  '/register': 'src/features/accounts/AuthPages.ts',
-  '/forgot-password': 'src/features/accounts/AuthPages.ts',
+  '/login': ['src/features/accounts/AuthPages.ts'],
+  '/register': ['src/features/accounts/AuthPages.ts'],
+  '/forgot-password': ['src/features/accounts/AuthPages.ts'],
 };
 
 /** A chunk and every chunk it imports statically, directly or through others. */
@@ -132,34 +135,66 @@ function bootScript(): Plugin {
           throw new Error('the boot or app chunk, or the <title> to put boot after, is missing');
         const appFiles = new Set(staticImports(entry.fileName, chunks));
         const pageFiles: Record<string, string[]> = {};
-        for (const [page, module] of Object.entries(EARLY_PAGES)) {
-          const chunk = chunks.find((c) => c.facadeModuleId === path.resolve(root, module));
-          if (!chunk) throw new Error(`no chunk of its own for ${module}`);
-          // The page's chunk, the chunks it imports (and they in turn: a modulepreload does not
-          // fetch a module's imports) that the app does not load anyway, and the CSS of all of them.
-          const js = staticImports(chunk.fileName, chunks).filter((f) => !appFiles.has(f));
-          const css = js.flatMap((f) => [...(chunks.find((c) => c.fileName === f)?.viteMetadata?.importedCss ?? [])]);
-          pageFiles[page] = [...js, ...css].map((f) => `/${f}`);
+        for (const [page, modules] of Object.entries(EARLY_PAGES)) {
+          const js = new Set<string>();
+          for (const module of modules) {
+            const chunk = chunks.find((c) => c.facadeModuleId === path.resolve(root, module));
+            if (!chunk) throw new Error(`no chunk of its own for ${module}`);
+            // The page's chunk, the chunks it imports (and they in turn: a modulepreload does not
+            // fetch a module's imports) that the app does not load anyway, and the CSS of all of them.
+            for (const f of staticImports(chunk.fileName, chunks)) if (!appFiles.has(f)) js.add(f);
+          }
+          const css = [...js].flatMap((f) => [...(chunks.find((c) => c.fileName === f)?.viteMetadata?.importedCss ?? [])]);
+          pageFiles[page] = [...js, ...new Set(css)].map((f) => `/${f}`);
         }
+        // The app's script and the chunks it imports, for boot.ts to fetch itself on a page the
+        // server drew (where the server takes the app's <script> and preloads out of the page).
+        const app = [entry.fileName, ...[...appFiles].filter((f) => f !== entry.fileName)].map((f) => `/${f}`);
+        // The paths of app/first-reads.ts ride along in the page, not as a chunk boot.ts would wait for.
+        const reads = { every: EVERY_PAGE_READS, pages: PAGE_READS };
         // Before the app's script: module scripts run in document order, and this one is tiny.
         return html.replace(
           '</title>',
-          `</title>\n    <script type="module" crossorigin src="/${boot.fileName}" data-page-files='${JSON.stringify(pageFiles)}'></script>`,
+          `</title>\n    <script type="module" crossorigin src="/${boot.fileName}" data-reads='${JSON.stringify(reads)}' data-page-files='${JSON.stringify(pageFiles)}' data-app='${JSON.stringify(app)}'></script>`,
         );
       },
     },
   };
 }
 
-export default defineConfig(() => ({
-  plugins: [react(), bootScript(), preloadFonts(), precompress()],
-  server: { proxy: { '/api': 'http://localhost:3000' } },
+/**
+ * src/entry-server.tsx for the server (`vite build --ssr`): one ES module in dist/ssr/ with every
+ * package inside, so the server needs nothing from the web app's node_modules at run time.
+ */
+const ssrBuild: UserConfig = {
+  plugins: [react()],
+  // React picks its production build by this, whatever the server's own environment says.
+  define: { 'process.env.NODE_ENV': JSON.stringify('production') },
+  ssr: { noExternal: true, target: 'node' },
   build: {
-    target: 'es2022',
+    ssr: 'src/entry-server.tsx',
+    outDir: 'dist/ssr',
+    emptyOutDir: false,
+    copyPublicDir: false,
+    target: 'node20',
     sourcemap: false,
-    chunkSizeWarningLimit: 700,
-    rolldownOptions: {
-      input: { index: path.resolve(import.meta.dirname, 'index.html'), boot: path.resolve(import.meta.dirname, 'src/boot.ts') },
-    },
+    rolldownOptions: { output: { entryFileNames: 'entry-server.js' } },
   },
-}));
+};
+
+export default defineConfig(({ isSsrBuild }) =>
+  isSsrBuild
+    ? ssrBuild
+    : {
+        plugins: [react(), bootScript(), preloadFonts(), precompress()],
+        server: { proxy: { '/api': 'http://localhost:3000' } },
+        build: {
+          target: 'es2022',
+          sourcemap: false,
+          chunkSizeWarningLimit: 700,
+          rolldownOptions: {
+            input: { index: path.resolve(import.meta.dirname, 'index.html'), boot: path.resolve(import.meta.dirname, 'src/boot.ts') },
+          },
+        },
+      },
+);

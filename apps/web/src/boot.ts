@@ -9,40 +9,34 @@ import type { EarlyReads } from './lib/early.ts';
  * as soon as its address is known; and on pages that are chunks of their own, their code and
  * styles (the build lists them in this script's data-page-files).
  *
- * Keep these paths in step with the queries in app/first-page.ts.
+ * A page the server sent already drawn (entry-server.tsx) carries its answers in #kubik-first:
+ * nothing is asked, and the app's script (data-app) is fetched once the page has been painted,
+ * so that on a slow line the drawn page comes first and the script does not compete with it.
  */
-const EVERY_PAGE = ['/api/site/settings', '/api/pages'];
+const page = location.pathname.replace(/\/+$/, '') || '/';
+const script = document.querySelector<HTMLScriptElement>('script[data-page-files]');
+// app/first-reads.ts, which the build writes into this script's data-reads.
+const reads = JSON.parse(script?.dataset.reads ?? '{}') as { every?: string[]; pages?: Record<string, string[]> };
+const drawn = document.getElementById('kubik-first');
+const answers = drawn ? (JSON.parse(drawn.textContent ?? '{}') as Record<string, unknown>) : {};
+
+const paths = [...(reads.every ?? []), ...(reads.pages?.[page] ?? [])];
 // The signed-in marker (not the session itself, which scripts cannot read): a guest's page does not
 // ask /api/user/me, whose 401 browsers log as an error (lib/session-marker.ts).
-if (document.cookie.split('; ').includes('kubik_in=1')) EVERY_PAGE.push('/api/user/me');
-const PAGE_READS: Record<string, string[]> = {
-  '/': ['/api/tidings/news', '/api/servers/', '/api/home/showcase'],
-  '/servers': ['/api/servers/'],
-  '/donate': ['/api/donate/fully'],
-  '/rules': ['/api/pages/rules'],
-  '/help': ['/api/pages/faq', '/api/pages/help'],
-};
-
-/** Where the first card's image comes from: the answer to read, and the image in it. */
-const FIRST_IMAGE: Record<string, [string, (body: never) => string | null | undefined]> = {
-  // The home page's first row has three cards; the first of them with an image is the largest paint.
-  '/': ['/api/tidings/news', (body: NewsFeedResponse) => body.news.slice(0, 3).find((n) => n.image_url)?.image_url],
-  '/servers': ['/api/servers/', (body: ServersListResponse) => body.servers[0]?.image_url || body.servers[0]?.favicon_url],
-};
-
-const page = location.pathname.replace(/\/+$/, '') || '/';
-const early: EarlyReads = { at: performance.now(), reads: {} };
-for (const path of [...EVERY_PAGE, ...(PAGE_READS[page] ?? [])]) {
-  const read = fetch(path, { credentials: 'include' });
+if (document.cookie.split('; ').includes('kubik_in=1')) paths.push('/api/user/me');
+const early: EarlyReads = { at: performance.now(), reads: {}, ...(drawn ? { drawnFrom: Object.keys(answers) } : {}) };
+for (const path of paths) {
+  const read =
+    path in answers
+      ? Promise.resolve(new Response(JSON.stringify(answers[path]), { headers: { 'content-type': 'application/json' } }))
+      : fetch(path, { credentials: 'include' });
   // A failure is the app's to report when it takes the answer; until then it is not an error.
   read.catch(() => {});
   early.reads[path] = read;
 }
-window.__kubikEarly = early;
+globalThis.__kubikEarly = early;
 
-const script = document.querySelector<HTMLScriptElement>('script[data-page-files]');
-const pageFiles = (JSON.parse(script?.dataset.pageFiles ?? '{}') as Record<string, string[]>)[page] ?? [];
-for (const href of pageFiles) {
+const preload = (href: string) => {
   const link = document.createElement('link');
   if (href.endsWith('.css')) link.rel = 'stylesheet';
   else {
@@ -51,10 +45,50 @@ for (const href of pageFiles) {
   }
   link.href = href;
   document.head.append(link);
+};
+const pageFiles = (JSON.parse(script?.dataset.pageFiles ?? '{}') as Record<string, string[]>)[page] ?? [];
+
+if (drawn) {
+  // The server has put the page's styles in the head already.
+  const [app, ...imports] = JSON.parse(script?.dataset.app ?? '[]') as string[];
+  const start = () => {
+    for (const href of [...imports, ...pageFiles.filter((f) => !f.endsWith('.css'))]) preload(href);
+    if (app) void import(/* @vite-ignore */ app);
+  };
+  whenPainted(start);
+} else {
+  for (const href of pageFiles) preload(href);
+  firstImage();
 }
 
-const image = FIRST_IMAGE[page];
-if (image) {
+/** Runs `then` once the browser reports the page's first contentful paint (at once where it cannot). */
+function whenPainted(then: () => void) {
+  // A hidden tab paints nothing until it is shown.
+  if (document.visibilityState === 'hidden' || !PerformanceObserver.supportedEntryTypes?.includes('paint')) return then();
+  let done = false;
+  const go = () => {
+    if (done) return;
+    done = true;
+    observer.disconnect();
+    then();
+  };
+  const observer = new PerformanceObserver((list) => {
+    if (list.getEntriesByName('first-contentful-paint').length) go();
+  });
+  observer.observe({ type: 'paint', buffered: true });
+  // A browser that never reports it still gets its app.
+  setTimeout(go, 3000);
+}
+
+/** Where the first card's image comes from: the answer to read, and the image in it. */
+function firstImage() {
+  const FIRST_IMAGE: Record<string, [string, (body: never) => string | null | undefined]> = {
+    // The home page's first row has three cards; the first of them with an image is the largest paint.
+    '/': ['/api/tidings/news', (body: NewsFeedResponse) => body.news.slice(0, 3).find((n) => n.image_url)?.image_url],
+    '/servers': ['/api/servers/', (body: ServersListResponse) => body.servers[0]?.image_url || body.servers[0]?.favicon_url],
+  };
+  const image = FIRST_IMAGE[page];
+  if (!image) return;
   const [path, pick] = image;
   early.reads[path]
     ?.then((res) => (res.ok ? res.clone().json() : null))

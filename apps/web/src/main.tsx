@@ -7,32 +7,34 @@ import './styles/tokens.css';
 import './styles/global.css';
 import './styles/components.css';
 import './styles/layout.css';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { startTransition, StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
+import { QueryClient } from '@tanstack/react-query';
+import { startTransition } from 'react';
+import { createRoot, hydrateRoot } from 'react-dom/client';
 import { loadFirstPage } from './app/first-page.ts';
 import './lib/popstate-gate.ts';
-import { NotificationsProvider } from './providers/notifications.tsx';
-import { AppRoutes } from './app/router.tsx';
+import { App } from './app/App.tsx';
 
 const queryClient = new QueryClient({
   defaultOptions: { queries: { staleTime: 30_000, refetchOnWindowFocus: true, retry: 1 } },
 });
 
+const app = <App queryClient={queryClient} />;
+
+// A page the server drew, and what it was drawn from (boot.ts read it out of the page).
+const drawnFrom = globalThis.__kubikEarly?.drawnFrom;
+
 // (Not a top-level await: that would make the bundler split the app into a dozen small chunks.)
-void loadFirstPage(queryClient, window.location.pathname).then(() => {
-  const root = createRoot(document.getElementById('root')!);
+void loadFirstPage(queryClient, window.location.pathname, drawnFrom).then(() => {
+  const container = document.getElementById('root')!;
+  if (drawnFrom) {
+    // The server drew this page with the same answers (entry-server.tsx): the app takes over
+    // its markup instead of drawing it again. Where they differ after all (a date in another
+    // time zone), React draws that part anew, which is no error for the console.
+    hydrateRoot(container, app, { onRecoverableError: (error) => console.warn('hydration:', error) });
+    return;
+  }
+  const root = createRoot(container);
   // As a transition the first render is done in slices that leave the main thread free in
   // between, instead of one long task that a tap would have to wait for.
-  startTransition(() => {
-    root.render(
-      <StrictMode>
-        <QueryClientProvider client={queryClient}>
-          <NotificationsProvider>
-            <AppRoutes />
-          </NotificationsProvider>
-        </QueryClientProvider>
-      </StrictMode>,
-    );
-  });
+  startTransition(() => root.render(app));
 });

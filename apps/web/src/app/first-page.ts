@@ -5,6 +5,7 @@ import { fetchPage, fetchPageLinks, PAGE_LINKS_KEY, pageKey } from '../features/
 import { fetchShowcase, SHOWCASE_KEY } from '../features/players/api.ts';
 import { fetchServers, SERVERS_PUBLIC_KEY } from '../features/servers/api.ts';
 import { fetchMe, ME_KEY } from '../providers/auth.tsx';
+import { EVERY_PAGE_READS, PAGE_READS, pageOf } from './first-reads.ts';
 import { preloadPage } from './router.tsx';
 import { fetchSite, SITE_KEY } from '../providers/site.tsx';
 
@@ -15,35 +16,33 @@ interface Read {
 
 const pageRead = (slug: string): Read => ({ queryKey: pageKey(slug), queryFn: () => fetchPage(slug) });
 
-/** What the first page shows from the API; boot.ts has asked for the same paths already. */
-const EVERY_PAGE: Read[] = [
-  { queryKey: SITE_KEY, queryFn: fetchSite },
-  { queryKey: PAGE_LINKS_KEY, queryFn: fetchPageLinks },
-  { queryKey: ME_KEY, queryFn: fetchMe },
-];
-const PAGE_READS: Record<string, Read[]> = {
-  '/': [
-    { queryKey: NEWS_FEED_KEY, queryFn: fetchNewsFeed },
-    { queryKey: SERVERS_PUBLIC_KEY, queryFn: fetchServers },
-    { queryKey: SHOWCASE_KEY, queryFn: fetchShowcase },
-  ],
-  '/servers': [{ queryKey: SERVERS_PUBLIC_KEY, queryFn: fetchServers }],
-  '/donate': [{ queryKey: DONATE_KEY, queryFn: fetchTiers }],
-  '/rules': [pageRead('rules')],
-  '/help': [pageRead('faq'), pageRead('help')],
+/** The query behind each path of app/first-reads.ts (whose answers boot.ts may hold already). */
+const READS: Record<string, Read> = {
+  '/api/site/settings': { queryKey: SITE_KEY, queryFn: fetchSite },
+  '/api/pages': { queryKey: PAGE_LINKS_KEY, queryFn: fetchPageLinks },
+  '/api/tidings/news': { queryKey: NEWS_FEED_KEY, queryFn: fetchNewsFeed },
+  '/api/servers/': { queryKey: SERVERS_PUBLIC_KEY, queryFn: fetchServers },
+  '/api/home/showcase': { queryKey: SHOWCASE_KEY, queryFn: fetchShowcase },
+  '/api/donate/fully': { queryKey: DONATE_KEY, queryFn: fetchTiers },
+  '/api/pages/rules': pageRead('rules'),
+  '/api/pages/faq': pageRead('faq'),
+  '/api/pages/help': pageRead('help'),
 };
+const ME_READ: Read = { queryKey: ME_KEY, queryFn: fetchMe };
 
 /** How long the first render may wait for them: past that, the page shows its loading states. */
 const FIRST_RENDER_WAIT_MS = 1000;
 
 /**
- * Loads the first page's data and code before the app renders: one render with the content (and
+ * Loads the first page's data (or `only` those paths of it) and code before the app renders: one render with the content (and
  * one layout, and no loading text replaced a moment later) instead of two. boot.ts has usually got
  * the answers already, so this mostly waits for the page's own chunk.
  */
-export async function loadFirstPage(queryClient: QueryClient, pathname: string): Promise<void> {
-  const page = pathname.replace(/\/+$/, '') || '/';
-  const reads = [...EVERY_PAGE, ...(PAGE_READS[page] ?? [])].map((read) =>
+export async function loadFirstPage(queryClient: QueryClient, pathname: string, only?: string[]): Promise<void> {
+  const page = pageOf(pathname);
+  // A page the server drew is taken over with what it was drawn from, and nothing more (main.tsx).
+  const paths = [...EVERY_PAGE_READS, ...(PAGE_READS[page] ?? [])].filter((path) => !only || only.includes(path));
+  const reads = [ME_READ, ...paths.map((path) => READS[path]!)].map((read) =>
     // A failure is left to the screen's own query, which asks again when it mounts.
     queryClient.prefetchQuery({ ...read, retry: 1 }),
   );

@@ -24,7 +24,9 @@ export function readCart(): CartLine[] {
   return lines;
 }
 
-export const useCart = (): CartLine[] => useSyncExternalStore(subscribeCart, readCart);
+const NO_LINES: CartLine[] = [];
+// A page the server draws shows an empty cart; the browser's own comes right after (main.tsx hydrates).
+export const useCart = (): CartLine[] => useSyncExternalStore(subscribeCart, readCart, () => NO_LINES);
 
 /** Replaces the cart's lines (at most 50: what one checkout takes). */
 export function setCart(next: CartLine[]): void {

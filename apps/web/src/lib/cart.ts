@@ -30,4 +30,5 @@ function cartCount(): number {
   }
 }
 
-export const useCartCount = (): number => useSyncExternalStore(subscribeCart, cartCount);
+// A page the server draws shows an empty cart; the browser's own comes right after (main.tsx hydrates).
+export const useCartCount = (): number => useSyncExternalStore(subscribeCart, cartCount, () => 0);

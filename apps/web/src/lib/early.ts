@@ -7,12 +7,13 @@ export interface EarlyReads {
   at: number;
   /** Answers by path, each taken at most once. */
   reads: Record<string, Promise<Response> | undefined>;
+  /** On a page the server drew: the paths it was drawn from (main.tsx hydrates with just those). */
+  drawnFrom?: string[];
 }
 
 declare global {
-  interface Window {
-    __kubikEarly?: EarlyReads;
-  }
+  // A global (window's in the browser), so the server can hand a prerender its answers the same way (entry-server.tsx).
+  var __kubikEarly: EarlyReads | undefined;
 }
 
 /** An early answer is only worth using while the first page is still loading. */
@@ -20,7 +21,7 @@ const FRESH_MS = 10_000;
 
 /** The early answer to a GET of `path`, once; later calls (and other paths) fetch anew. */
 export function takeEarly(path: string): Promise<Response> | undefined {
-  const early = window.__kubikEarly;
+  const early = globalThis.__kubikEarly;
   const read = early?.reads[path];
   if (!early || !read) return undefined;
   delete early.reads[path];

@@ -10,4 +10,5 @@ export function setPopStateGate(next: ((e: PopStateEvent) => void) | null): void
   gate = next;
 }
 
-addEventListener('popstate', (e) => gate?.(e));
+// (No window when the server draws a page: entry-server.tsx.)
+if (typeof window !== 'undefined') addEventListener('popstate', (e) => gate?.(e));

@@ -1,5 +1,5 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { createContext, useContext, useMemo, useRef, type ReactNode } from 'react';
+import { createContext, useContext, useMemo, useRef, useSyncExternalStore, type ReactNode } from 'react';
 import { flushSync } from 'react-dom';
 import {
   FormProvider,
@@ -197,13 +197,19 @@ export function Form<I extends FieldValues, O>({
     },
   );
 
+  const live = useSyncExternalStore(noSubscription, isLive, isNotLiveYet);
+
   return (
     <FormProvider {...form}>
       <MetaContext.Provider value={meta}>
+        {/* A form the server drew is inert until the app has taken the page over: before that a
+            submit would go out as a plain GET with the password in the address, and what was
+            typed would be reset by the form's defaults. */}
         <form
           ref={element}
           className={className}
           noValidate
+          inert={!live}
           onSubmit={(e) => {
             form.clearErrors('root');
             void submit(e);
@@ -215,6 +221,11 @@ export function Form<I extends FieldValues, O>({
     </FormProvider>
   );
 }
+
+const noSubscription = () => () => {};
+// On the server and while hydrating React asks the third; in the browser, the second.
+const isLive = () => true;
+const isNotLiveYet = () => false;
 
 /**
  * The error list: the form-level error (a server answer about no one field) and, after a failed
