@@ -26,7 +26,7 @@ import { Metrics } from './lib/metrics.ts';
 import { NotifyChannel } from './lib/notify-channel.ts';
 import { backupJob } from './lib/backup.ts';
 import { ensurePrivateDir } from './lib/private-files.ts';
-import { PublicCache, sendCached } from './lib/public-cache.ts';
+import { hasSignedInMarker, PublicCache, sendCached } from './lib/public-cache.ts';
 import { fastifyTrustProxy } from './lib/proxy-trust.ts';
 import { createRateLimiter, DatabaseRateLimiter } from './lib/rate-limit.ts';
 import { REPLAYED_ROUTES, SessionReplay } from './lib/session-replay.ts';
@@ -35,6 +35,7 @@ import { UserCache } from './lib/user-cache.ts';
 import { recordAudit } from './modules/audit/audit.service.ts';
 import { modules } from './modules/index.ts';
 import { indexPage } from './modules/site/site.index-page.ts';
+import { Prerender, prerenderFile } from './modules/site/site.prerender.ts';
 import { setupNeeded } from './modules/setup/setup.service.ts';
 import { siteName, SiteSettingsDoc } from './modules/site/site.settings.ts';
 import { mailJob, mailQueueDepth } from './modules/mail/mail.outbox.ts';
@@ -369,6 +370,8 @@ function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
       root: config.webDist,
       wildcard: true,
       index: false,
+      // The page renderer (modules/site/site.prerender.ts) is the server's, not a download.
+      allowedPath: (pathName) => !pathName.startsWith('/ssr/'),
       // The build writes .br and .gz beside every text asset (apps/web/vite.config.ts).
       preCompressed: true,
       setHeaders(res, filePath) {
@@ -377,20 +380,33 @@ function registerWebApp(app: FastifyInstance, config: Readonly<Config>): void {
     });
   }
   // The static plugin would treat '/' as a directory: the home page is the app's index.
-  const sendIndex = async (request: FastifyRequest, reply: FastifyReply) =>
-    sendCached(
-      request,
-      reply,
-      await app.ctx.publicCache.get(
-        'web.index',
-        async () => indexPage(indexFile, await app.ctx.settings.get(SiteSettingsDoc)),
+  const indexHtml = async () => indexPage(indexFile, await app.ctx.settings.get(SiteSettingsDoc));
+  const prerender = new Prerender(app, prerenderFile(config.webDist), app.log);
+  const sendIndex = async (request: FastifyRequest, reply: FastifyReply, pathname: string) => {
+    const cache = app.ctx.publicCache;
+    // A guest's first pages come drawn (modules/site/site.prerender.ts), drawn again when an
+    // answer they show changes; a signed-in visitor's header is their own: they get the shell.
+    if (!hasSignedInMarker(request.headers.cookie) && (await prerender.draws(pathname))) {
+      const key = `web.page:${pathname}`;
+      const page = await cache.get(
+        key,
+        async () => {
+          const { html, inputs } = await prerender.page((await indexHtml()).toString(), pathname);
+          cache.dependOn(key, inputs);
+          return Buffer.from(html);
+        },
         'text/html; charset=utf-8',
-      ),
-    );
+        // Prices on sale and the footer's year follow the clock: drawn again at least every minute.
+        { guestsOnly: true, maxAgeMs: 60_000 },
+      );
+      return sendCached(request, reply, page);
+    }
+    return sendCached(request, reply, await cache.get('web.index', indexHtml, 'text/html; charset=utf-8'));
+  };
   // A fresh site (no administrator yet) leads every page to first-run setup (modules/setup);
   // once an administrator exists this is a flag in memory.
   const sendPage = async (request: FastifyRequest, reply: FastifyReply, pathname: string) =>
-    pathname !== '/setup' && (await setupNeeded(app.ctx)) ? reply.redirect('/setup') : sendIndex(request, reply);
+    pathname !== '/setup' && (await setupNeeded(app.ctx)) ? reply.redirect('/setup') : sendIndex(request, reply, pathname);
   if (hasWeb) app.get('/', { config: { access: 'public' }, schema: { hide: true } }, (request, reply) => sendPage(request, reply, '/'));
   app.setNotFoundHandler((request, reply) => {
     const url = request.url;

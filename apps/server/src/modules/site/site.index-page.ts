@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { accentCss, DEFAULT_ACCENT, type SiteSettings } from '@kubik/contract';
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+const esc = escapeHtml;
 
 /**
  * The built index page filled in with the site settings, so that search engines, link previews
