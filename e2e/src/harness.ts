@@ -68,6 +68,7 @@ export async function startSite(extraEnv: Record<string, string> = {}, options: 
       contexts.push(context);
       const page = await context.newPage();
       page.setDefaultTimeout(10_000);
+      waitForTheApp(page);
       // A failed API call is often why a step times out later: say it where the run's log shows it.
       page.on('response', (res) => {
         if (res.status() >= 500 && new URL(res.url()).pathname.startsWith('/api/'))
@@ -145,6 +146,43 @@ async function spawnSite(baseEnv: NodeJS.ProcessEnv): Promise<{ child: ChildProc
     if (attempt < 3 && output.includes('EADDRINUSE')) continue;
     throw new Error(`site exited with ${child.exitCode}`);
   }
+}
+
+/**
+ * Waits until the app has taken over the page: a guest's first page comes drawn by the server and
+ * stays plain HTML (links work, buttons do nothing) until the app's script has run (boot.ts).
+ */
+export async function appReady(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const first = document.querySelector('#root > *');
+    return first !== null && Object.keys(first).some((key) => key.startsWith('__reactFiber$'));
+  });
+}
+
+/**
+ * goto() and reload() that return once the page is usable, as a player waits for a page to have
+ * loaded: on a page the server drew, until the app has taken it over. A test that asks for its
+ * own `waitUntil` gets Playwright's own behaviour.
+ */
+function waitForTheApp(page: Page): void {
+  const ready = () =>
+    page.waitForFunction(() => {
+      if (!document.getElementById('kubik-first')) return true;
+      const first = document.querySelector('#root > *');
+      return first !== null && Object.keys(first).some((key) => key.startsWith('__reactFiber$'));
+    });
+  const goto = page.goto.bind(page);
+  page.goto = async (url, options) => {
+    const response = await goto(url, options);
+    if (!options?.waitUntil) await ready();
+    return response;
+  };
+  const reload = page.reload.bind(page);
+  page.reload = async (options) => {
+    const response = await reload(options);
+    if (!options?.waitUntil) await ready();
+    return response;
+  };
 }
 
 /** Registers through the UI and confirms through the letter's link: a ready, logged-out player. */

@@ -67,9 +67,10 @@ describe('the owner runs the site from the admin area', () => {
     // A site link inside the page moves through the router.
     await page.getByRole('link', { name: 'донат' }).click();
     await guest.waitForURL('**/donate');
-    // The index page the server sends carries the new name for search engines and link previews.
+    // The page the server sends carries the new name for search engines and link previews.
     const html = await (await guest.request.get('/servers')).text();
-    expect(html).toContain('<title>Кубик Тест</title>');
+    expect(html).toContain('<title>Список серверов — Кубик Тест</title>');
+    expect(html).toContain('<span>Кубик Тест</span>');
     const overflow = await guest.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
     expect(overflow).toBe(false);
   });

@@ -108,7 +108,10 @@ describe('servers in the browser', () => {
     await page.route('**/api/servers/', (route) =>
       route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"Внутренняя ошибка сервера"}' }),
     );
-    await page.goto('/servers');
+    // On the way from another page: a guest who opens /servers itself gets it drawn by the
+    // server with the list inside (prerender.e2e.ts), and asks the API for nothing.
+    await page.goto('/rules');
+    await page.getByRole('navigation', { name: 'Основная навигация' }).getByRole('link', { name: 'Серверы' }).click();
     await toast(page, 'danger', 'Ошибка загрузки серверов');
     expect(await page.getByTestId('server-card').count()).toBe(0);
   });
