@@ -292,7 +292,12 @@ async function main(): Promise<void> {
         const runs: Result[] = [];
         for (let i = 0; i < RUNS; i++) {
           const flags: Flags = { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: [...CATEGORIES] };
-          const out = await lighthouse(`${site.url}${page}`, flags, preset.config);
+          let out = await lighthouse(`${site.url}${page}`, flags, preset.config);
+          // Lighthouse's own trace now and then misses the navigation (NO_NAVSTART): that run again, once.
+          if (out?.lhr.runtimeError) {
+            console.log(`${preset.name} ${page}: ${out.lhr.runtimeError.code}, measured again`);
+            out = await lighthouse(`${site.url}${page}`, flags, preset.config);
+          }
           if (!out) throw new Error(`lighthouse gave no result for ${page}`);
           if (out.lhr.runtimeError) throw new Error(`lighthouse on ${page}: ${out.lhr.runtimeError.message}`);
           runs.push(out.lhr);

@@ -26,15 +26,17 @@ const drawnFrom = globalThis.__kubikEarly?.drawnFrom;
 // (Not a top-level await: that would make the bundler split the app into a dozen small chunks.)
 void loadFirstPage(queryClient, window.location.pathname, drawnFrom).then(() => {
   const container = document.getElementById('root')!;
+  // As a transition the first render (or the taking over of a drawn page) is done in slices that
+  // leave the main thread free in between, instead of one long task that a tap would wait for.
   if (drawnFrom) {
     // The server drew this page with the same answers (entry-server.tsx): the app takes over
     // its markup instead of drawing it again. Where they differ after all (a date in another
     // time zone), React draws that part anew, which is no error for the console.
-    hydrateRoot(container, app, { onRecoverableError: (error) => console.warn('hydration:', error) });
+    startTransition(() => {
+      hydrateRoot(container, app, { onRecoverableError: (error) => console.warn('hydration:', error) });
+    });
     return;
   }
   const root = createRoot(container);
-  // As a transition the first render is done in slices that leave the main thread free in
-  // between, instead of one long task that a tap would have to wait for.
   startTransition(() => root.render(app));
 });

@@ -34,9 +34,9 @@ const ME_READ: Read = { queryKey: ME_KEY, queryFn: fetchMe };
 const FIRST_RENDER_WAIT_MS = 1000;
 
 /**
- * Loads the first page's data (or `only` those paths of it) and code before the app renders: one render with the content (and
- * one layout, and no loading text replaced a moment later) instead of two. boot.ts has usually got
- * the answers already, so this mostly waits for the page's own chunk.
+ * Loads the first page's data (or `only` those paths of it) and code before the app renders: one
+ * render with the content (and one layout, and no loading text replaced a moment later) instead
+ * of two. boot.ts has usually got the answers already, so this mostly waits for the page's chunk.
  */
 export async function loadFirstPage(queryClient: QueryClient, pathname: string, only?: string[]): Promise<void> {
   const page = pageOf(pathname);
