@@ -178,6 +178,8 @@ const ssrBuild: UserConfig = {
     copyPublicDir: false,
     target: 'node20',
     sourcemap: false,
+    // Less source text for the server to hold in memory.
+    minify: true,
     rolldownOptions: { output: { entryFileNames: 'entry-server.js' } },
   },
 };

@@ -1,5 +1,4 @@
 import { useState } from 'react';
-import { createRoot } from 'react-dom/client';
 import { ModalFrame } from './ModalFrame.tsx';
 
 /**
@@ -29,7 +28,10 @@ function DiscardDialog({ answer }: { answer: (leave: boolean) => void }) {
   );
 }
 
-export function askDiscard(): Promise<boolean> {
+export async function askDiscard(): Promise<boolean> {
+  // Imported here, not at the top: in the browser it is the app's own chunk already, and the
+  // server, which draws forms (entry-server.tsx) but never asks, does not load React's client.
+  const { createRoot } = await import('react-dom/client');
   return new Promise((resolve) => {
     const host = document.createElement('div');
     document.body.append(host);
