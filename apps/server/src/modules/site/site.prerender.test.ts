@@ -20,6 +20,15 @@ const BUILT_INDEX = `<!doctype html>
 </html>
 `;
 
+/** A web build's directory: that index.html, and testing/page-renderer.mjs as its page renderer. */
+function builtWeb(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'kubik-web-'));
+  writeFileSync(path.join(dir, 'index.html'), BUILT_INDEX);
+  mkdirSync(path.join(dir, 'ssr'));
+  copyFileSync(path.resolve(import.meta.dirname, '../../../../../testing/page-renderer.mjs'), path.join(dir, 'ssr', 'entry-server.js'));
+  return dir;
+}
+
 const TIER = { content: 'Описание', amount: 99, currency: '₽', image_url: '', is_best: false, kits: [], features: [] };
 
 describe.each(dbKinds)('pages drawn on the server on %s', (kind) => {
@@ -38,13 +47,7 @@ describe.each(dbKinds)('pages drawn on the server on %s', (kind) => {
   const addTier = (title: string) => t.app.inject(asUser(admin, { method: 'POST', url: '/api/donate/add', payload: { ...TIER, title } }));
 
   beforeAll(async () => {
-    webDist = mkdtempSync(path.join(os.tmpdir(), 'kubik-web-'));
-    writeFileSync(path.join(webDist, 'index.html'), BUILT_INDEX);
-    mkdirSync(path.join(webDist, 'ssr'));
-    copyFileSync(
-      path.resolve(import.meta.dirname, '../../../../../testing/page-renderer.mjs'),
-      path.join(webDist, 'ssr', 'entry-server.js'),
-    );
+    webDist = builtWeb();
     t = await createTestApp(kind, { webDist, rateLimits: { enabled: false } });
     await seedUser(t, 'DrawAdmin', { admin: true });
     admin = await loginAs(t, 'DrawAdmin');
@@ -135,13 +138,7 @@ describe('pages drawn on the server, answered from memory before Fastify', () =>
   let webDist: string;
   let base: string;
   beforeAll(async () => {
-    webDist = mkdtempSync(path.join(os.tmpdir(), 'kubik-web-'));
-    writeFileSync(path.join(webDist, 'index.html'), BUILT_INDEX);
-    mkdirSync(path.join(webDist, 'ssr'));
-    copyFileSync(
-      path.resolve(import.meta.dirname, '../../../../../testing/page-renderer.mjs'),
-      path.join(webDist, 'ssr', 'entry-server.js'),
-    );
+    webDist = builtWeb();
     t = await createTestApp('sqlite', { webDist, workers: false });
     await seedUser(t, 'FastAdmin', { admin: true });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
