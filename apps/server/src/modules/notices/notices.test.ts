@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listeningSite } from '../../test/game-auth.ts';
-import { freePort } from '../../../../../testing/free-port.ts';
 import { asUser, dbKinds, errorOf, loginAs, seedUser, startInstance, type TestApp } from '../../test/test-app.ts';
 import { eventHubs, STREAMS_PER_USER } from './notices.events.ts';
 import { notify, rubles } from './notices.service.ts';
@@ -321,8 +320,10 @@ describe.each(dbKinds)('notices on %s', (kind) => {
   it.runIf(kind === 'pg')('reaches a stream on another instance of the same database', async () => {
     const url = (t.app.ctx.config as { databaseUrl?: string }).databaseUrl!;
     const other = await startInstance(url);
-    const port = await freePort();
-    await other.app.listen({ port, host: '127.0.0.1' });
+    // Port 0: the system picks a free one as it listens (a port chosen beforehand may be taken by then).
+    await other.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = other.app.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
     try {
       const s = await open(aliceToken, `http://127.0.0.1:${port}`);
       await s.next('balance');
