@@ -150,10 +150,12 @@ async function spawnSite(baseEnv: NodeJS.ProcessEnv): Promise<{ child: ChildProc
 
 /**
  * Waits until the app has taken over the page: a guest's first page comes drawn by the server and
- * stays plain HTML (links work, buttons do nothing) until the app's script has run (boot.ts).
+ * stays plain HTML (links work, buttons do nothing) until the app's script has run (boot.ts). A
+ * page the app draws itself (no #kubik-first) is ready at once.
  */
 export async function appReady(page: Page): Promise<void> {
   await page.waitForFunction(() => {
+    if (!document.getElementById('kubik-first')) return true;
     const first = document.querySelector('#root > *');
     return first !== null && Object.keys(first).some((key) => key.startsWith('__reactFiber$'));
   });
@@ -165,12 +167,7 @@ export async function appReady(page: Page): Promise<void> {
  * own `waitUntil` gets Playwright's own behaviour.
  */
 function waitForTheApp(page: Page): void {
-  const ready = () =>
-    page.waitForFunction(() => {
-      if (!document.getElementById('kubik-first')) return true;
-      const first = document.querySelector('#root > *');
-      return first !== null && Object.keys(first).some((key) => key.startsWith('__reactFiber$'));
-    });
+  const ready = () => appReady(page);
   const goto = page.goto.bind(page);
   page.goto = async (url, options) => {
     const response = await goto(url, options);
