@@ -169,7 +169,8 @@ export class PublicCache {
       if (value === undefined || name === 'content-length' || name === 'x-request-id') continue;
       for (const v of Array.isArray(value) ? value : [value]) flat.push(name, String(v));
     }
-    flat.push('content-length', String(bytes.length));
+    // The last slot is the request id's value, written by tryServe just before writeHead reads the list.
+    flat.push('content-length', String(bytes.length), 'x-request-id', '');
     route.headers[capture.variant] = flat;
   }
 
@@ -188,7 +189,9 @@ export class PublicCache {
     const variant: Variant = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '') ? 'gzip' : 'plain';
     const headers = route.headers[variant];
     if (!headers) return null;
-    res.writeHead(200, headers.concat('x-request-id', requestId));
+    // writeHead reads the list at once and keeps no reference: one list serves every answer, no copy.
+    headers[headers.length - 1] = requestId;
+    res.writeHead(200, headers);
     res.end(variant === 'gzip' ? route.body.gzip : route.body.json);
     return route.route;
   }

@@ -4,6 +4,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgDatabase, createTestApp, dbKinds, loginAs, seedUser, startInstance, type TestApp } from '../test/test-app.ts';
 import { plainSessionToken, SessionReplay } from './session-replay.ts';
+import { hashToken } from './tokens.ts';
+import { sessionCacheKey } from './user-cache.ts';
 
 /**
  * The signed-in player's own /me and head answered from memory (lib/session-replay.ts): the very
@@ -273,5 +275,43 @@ describe('session replay rules', () => {
     generation++;
     expect(ask()).toBeNull();
     expect(replay.served).toBe(3);
+  });
+
+  it('tells browsers apart by their own credentials, past the memo’s bound and for long headers', () => {
+    const tokens = ['A'.repeat(43), 'B'.repeat(43)];
+    const sessions = new Map<string, { user: { id: number } }>(tokens.map((tk, id) => [sessionCacheKey(hashToken(tk)), { user: { id } }]));
+    const replay = new SessionReplay({ generation: 0, peek: (key) => sessions.get(key) }, () => true);
+    for (const [id, tk] of tokens.entries())
+      replay.remember({
+        method: 'GET',
+        route: '/api/user/me',
+        url: '/api/user/me',
+        status: 200,
+        token: tk,
+        user: sessions.get(sessionCacheKey(hashToken(tk)))!.user,
+        startedAt: 0,
+        requestHeaders: {},
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        payload: `{"id":${id}}`,
+      });
+    const bodyFor = (headers: Record<string, string>): string | null => {
+      let body: string | null = null;
+      const res = { writeHead: () => undefined, end: (b: Buffer) => void (body = b.toString()) } as never;
+      replay.tryServe({ method: 'GET', url: '/api/user/me', headers } as IncomingMessage, res, 'req');
+      return body;
+    };
+    const long = `${'x'.repeat(600)}=1; kubik_session=${tokens[1]}`;
+    for (let round = 0; round < 2; round++) {
+      expect(bodyFor({ cookie: `kubik_session=${tokens[0]}` })).toBe('{"id":0}');
+      expect(bodyFor({ cookie: long })).toBe('{"id":1}');
+      expect(bodyFor({ authorization: `Bearer ${tokens[1]}` })).toBe('{"id":1}');
+      expect(bodyFor({ cookie: `kubik_session=${'C'.repeat(43)}` })).toBeNull();
+    }
+    // More browsers than the memo keeps: each still gets its own answer.
+    for (let i = 0; i < 5000; i++) expect(bodyFor({ cookie: `n=${i}; kubik_session=${tokens[i % 2]}` })).toBe(`{"id":${i % 2}}`);
+    // The same header, once its session is gone, is the route's again.
+    sessions.delete(sessionCacheKey(hashToken(tokens[0]!)));
+    expect(bodyFor({ cookie: `kubik_session=${tokens[0]}` })).toBeNull();
+    expect(bodyFor({ cookie: long })).toBe('{"id":1}');
   });
 });

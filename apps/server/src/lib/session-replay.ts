@@ -31,26 +31,55 @@ const MAX_ENTRIES = 10_000;
 /** What the kept answers may hold in all (bodies and headers), so that memory stays bounded. */
 const MAX_BYTES = 16 * 1024 * 1024;
 
+/**
+ * Credentials headers already read: the raw header (as the client sends it again with every
+ * request) → the session's hash and user-cache key, or null when it holds no plain token. Reading
+ * the cookie, hashing the token and building the keys again cost about a fifth of a replayed
+ * answer's time (issue 29's `/me` ratio); the header strings are short and few (one per browser
+ * or launcher), and the map is emptied when it is full.
+ */
+const MEMO_ENTRIES = 2048;
+/** Longer headers are read each time: the memo's worst case stays about a megabyte. */
+const MEMO_HEADER_CHARS = 512;
+
+interface Credentials {
+  tokenHash: string;
+  /** The user cache's key of the session (sessionCacheKey), kept so that no string is built per request. */
+  sessionKey: string;
+}
+
 interface Entry {
+  url: string;
+  acceptEncoding: string;
   route: string;
   /** The user cache's session value the answer was made for (compared by identity). */
   session: unknown;
   generation: number;
-  /** writeHead's flat [name, value, …] list, content-length included, the request id not. */
+  /**
+   * writeHead's flat [name, value, …] list, content-length included, ending with the request
+   * id's name and a slot for its value: tryServe writes the id into the slot, and writeHead reads
+   * the list at once, so one list serves every request without a copy.
+   */
   headers: string[];
   body: Buffer;
+  size: number;
 }
 
 /** The session token exactly as plugins/auth's sessionToken() would read it, or null when unsure. */
 export function plainSessionToken(req: IncomingMessage): string | null {
   const auth = req.headers.authorization;
-  if (auth !== undefined) {
-    if (!auth.startsWith('Bearer ')) return null;
-    const token = auth.slice(7);
-    return TOKEN.test(token) ? token : null;
-  }
+  if (auth !== undefined) return bearerToken(auth);
   const cookie = req.headers.cookie;
-  if (!cookie) return null;
+  return cookie ? cookieToken(cookie) : null;
+}
+
+function bearerToken(auth: string): string | null {
+  if (!auth.startsWith('Bearer ')) return null;
+  const token = auth.slice(7);
+  return TOKEN.test(token) ? token : null;
+}
+
+function cookieToken(cookie: string): string | null {
   let found: string | null = null;
   for (const part of cookie.split(';')) {
     const eq = part.indexOf('=');
@@ -64,7 +93,11 @@ export function plainSessionToken(req: IncomingMessage): string | null {
 }
 
 export class SessionReplay {
-  private readonly entries = new Map<string, Entry>();
+  /** The kept answers by session (token hash); a session has a few (its URLs × encodings). */
+  private readonly entries = new Map<string, Entry[]>();
+  private count = 0;
+  private readonly byAuthorization = new Map<string, Credentials | null>();
+  private readonly byCookie = new Map<string, Credentials | null>();
   private generation = -1;
   private bytes = 0;
   /** Answers given from memory so far (tests read it to tell the two paths apart). */
@@ -75,10 +108,6 @@ export class SessionReplay {
     /** True when the session's use was written lately, so the normal route would write nothing now. */
     private readonly fresh: (tokenHash: string, now: number) => boolean,
   ) {}
-
-  private static key(tokenHash: string, url: string, acceptEncoding: string | undefined): string {
-    return `${tokenHash}\n${url}\n${acceptEncoding ?? ''}`;
-  }
 
   /** The user cache's generation when a request arrived; remember() refuses answers built across a clear. */
   mark(): number {
@@ -123,18 +152,31 @@ export class SessionReplay {
       if (name === 'set-cookie' || name === 'connection') return;
       for (const v of Array.isArray(value) ? value : [value]) flat.push(name, String(v));
     }
-    flat.push('content-length', String(body.length));
+    flat.push('content-length', String(body.length), 'x-request-id', '');
     this.sync();
     const size = body.length + flat.reduce((n, v) => n + v.length, 0) + 256;
-    if (this.entries.size >= MAX_ENTRIES || this.bytes + size > MAX_BYTES) this.forget();
-    this.bytes += size;
-    this.entries.set(SessionReplay.key(tokenHash, input.url, input.requestHeaders['accept-encoding']), {
+    if (this.count >= MAX_ENTRIES || this.bytes + size > MAX_BYTES) this.forget();
+    const entry: Entry = {
+      url: input.url,
+      acceptEncoding: input.requestHeaders['accept-encoding'] ?? '',
       route,
       session,
       generation: this.users.generation,
       headers: flat,
       body,
-    });
+      size,
+    };
+    const kept = this.entries.get(tokenHash);
+    const same = kept?.findIndex((e) => e.url === entry.url && e.acceptEncoding === entry.acceptEncoding) ?? -1;
+    if (kept && same >= 0) {
+      this.bytes -= kept[same]!.size;
+      kept[same] = entry;
+    } else {
+      if (kept) kept.push(entry);
+      else this.entries.set(tokenHash, [entry]);
+      this.count++;
+    }
+    this.bytes += size;
   }
 
   /** Answers from memory when it safely can; returns the route pattern it answered for, or null (Fastify's turn). */
@@ -142,23 +184,51 @@ export class SessionReplay {
     const url = req.url;
     if (req.method !== 'GET' || !url?.startsWith('/api/user/') || conditional(req.headers)) return null;
     this.sync();
-    if (this.entries.size === 0) return null;
-    const token = plainSessionToken(req);
-    if (!token) return null;
-    const tokenHash = hashToken(token);
-    const key = SessionReplay.key(tokenHash, url, req.headers['accept-encoding']);
-    const entry = this.entries.get(key);
-    if (!entry) return null;
+    if (this.count === 0) return null;
+    const credentials = this.credentialsOf(req);
+    if (!credentials) return null;
+    const kept = this.entries.get(credentials.tokenHash);
+    if (!kept) return null;
+    const acceptEncoding = req.headers['accept-encoding'] ?? '';
+    const at = kept.findIndex((e) => e.url === url && e.acceptEncoding === acceptEncoding);
+    if (at < 0) return null;
+    const entry = kept[at]!;
     const now = Date.now();
-    if (entry.generation !== this.users.generation || this.users.peek(sessionCacheKey(tokenHash), now) !== entry.session) {
-      this.entries.delete(key);
+    if (entry.generation !== this.users.generation || this.users.peek(credentials.sessionKey, now) !== entry.session) {
+      kept.splice(at, 1);
+      if (kept.length === 0) this.entries.delete(credentials.tokenHash);
+      this.count--;
+      this.bytes -= entry.size;
       return null;
     }
-    if (!this.fresh(tokenHash, now)) return null;
-    res.writeHead(200, entry.headers.concat('x-request-id', requestId));
+    if (!this.fresh(credentials.tokenHash, now)) return null;
+    const headers = entry.headers;
+    headers[headers.length - 1] = requestId;
+    res.writeHead(200, headers);
     res.end(entry.body);
     this.served++;
     return entry.route;
+  }
+
+  /** The request's session token as plainSessionToken reads it, hashed, from the memo when its header was seen. */
+  private credentialsOf(req: IncomingMessage): Credentials | null {
+    const auth = req.headers.authorization;
+    if (auth !== undefined) return this.memo(this.byAuthorization, auth, bearerToken);
+    const cookie = req.headers.cookie;
+    return cookie ? this.memo(this.byCookie, cookie, cookieToken) : null;
+  }
+
+  private memo(seen: Map<string, Credentials | null>, header: string, read: (header: string) => string | null): Credentials | null {
+    const known = seen.get(header);
+    if (known !== undefined) return known;
+    const token = read(header);
+    const tokenHash = token === null ? null : hashToken(token);
+    const credentials = tokenHash === null ? null : { tokenHash, sessionKey: sessionCacheKey(tokenHash) };
+    if (header.length <= MEMO_HEADER_CHARS) {
+      if (seen.size >= MEMO_ENTRIES) seen.clear();
+      seen.set(header, credentials);
+    }
+    return credentials;
   }
 
   /** Forgets everything kept before the user cache was last cleared. */
@@ -172,6 +242,7 @@ export class SessionReplay {
 
   private forget(): void {
     this.entries.clear();
+    this.count = 0;
     this.bytes = 0;
   }
 }
