@@ -22,6 +22,8 @@ import { writeJson } from './format-json.ts';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
+/** Seconds of unmeasured load on the site and on the bare server before each endpoint's turns. */
+const WARM_UP = 1;
 /** BENCH_ONLY=me,head limits the endpoint figures to names containing one of the words (for profiling). */
 const ONLY = process.env.BENCH_ONLY?.split(',').filter(Boolean) ?? [];
 const ALL_PARTS = ['endpoints', 'purchases', 'sweep', 'deliveries', 'onecore'];
@@ -280,6 +282,11 @@ async function main(): Promise<void> {
       const headers = { 'accept-encoding': 'gzip, br', ...e.headers };
       const sample = await capture(url + e.path, headers);
       const bare = await startBare(sample.status, sample.headers, sample.body);
+      // Both first answer a second of the same load unmeasured: a site that has run for a while
+      // has compiled this path, and the first thousands of answers (V8 still compiling it; the
+      // bare server's few lines compile at once) measured the warm-up, not the path.
+      await load(url + e.path, headers, WARM_UP);
+      await load(bare.url + e.path, headers, WARM_UP);
       // Site and bare server take turns (site, bare, site, bare; half the time each), so that a
       // slower stretch of this shared machine does not fall on one of them only.
       const [s1, b1, s2, b2] = [
