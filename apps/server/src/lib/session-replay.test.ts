@@ -314,4 +314,28 @@ describe('session replay rules', () => {
     expect(bodyFor({ cookie: `kubik_session=${tokens[0]}` })).toBeNull();
     expect(bodyFor({ cookie: long })).toBe('{"id":1}');
   });
+
+  it('keeps a session’s latest answers only, however many URLs it asks', () => {
+    const token = 'D'.repeat(43);
+    const session = { user: { id: 7 } };
+    const replay = new SessionReplay({ generation: 0, peek: () => session }, () => true);
+    const url = (i: number) => `/api/user/head?size=${i}`;
+    for (let i = 0; i < 40; i++)
+      replay.remember({
+        method: 'GET',
+        route: '/api/user/head',
+        url: url(i),
+        status: 200,
+        token,
+        user: session.user,
+        startedAt: 0,
+        requestHeaders: {},
+        headers: { 'content-type': 'image/png' },
+        payload: Buffer.from([i]),
+      });
+    const res = { writeHead: () => undefined, end: () => undefined } as never;
+    const served = (i: number) =>
+      replay.tryServe({ method: 'GET', url: url(i), headers: { authorization: `Bearer ${token}` } } as IncomingMessage, res, 'r') !== null;
+    expect([0, 23, 24, 39].map(served)).toEqual([false, false, true, true]);
+  });
 });

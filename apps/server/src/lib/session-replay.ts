@@ -30,6 +30,8 @@ const TOKEN = /^[A-Za-z0-9_-]{20,200}$/;
 const MAX_ENTRIES = 10_000;
 /** What the kept answers may hold in all (bodies and headers), so that memory stays bounded. */
 const MAX_BYTES = 16 * 1024 * 1024;
+/** Answers kept per session: /me and the head sizes the site asks for, in an encoding or two. */
+const PER_SESSION = 16;
 
 /**
  * Credentials headers already read: the raw header (as the client sends it again with every
@@ -171,9 +173,16 @@ export class SessionReplay {
     if (kept && same >= 0) {
       this.bytes -= kept[same]!.size;
       kept[same] = entry;
+    } else if (!kept) {
+      this.entries.set(tokenHash, [entry]);
+      this.count++;
     } else {
-      if (kept) kept.push(entry);
-      else this.entries.set(tokenHash, [entry]);
+      // A session asking many URLs (head sizes, query strings) keeps its latest few: each request scans its list.
+      if (kept.length >= PER_SESSION) {
+        this.bytes -= kept.shift()!.size;
+        this.count--;
+      }
+      kept.push(entry);
       this.count++;
     }
     this.bytes += size;
