@@ -24,6 +24,9 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
 /** Seconds of unmeasured load on the site and on the bare server before each endpoint's turns. */
 const WARM_UP = 1;
+/** The fixed rate (req/s) and seconds of each endpoint's CPU-per-answer measure, site and bare twice each. */
+const CPU_RATE = 5000;
+const CPU_SECONDS = 2;
 /** BENCH_ONLY=me,head limits the endpoint figures to names containing one of the words (for profiling). */
 const ONLY = process.env.BENCH_ONLY?.split(',').filter(Boolean) ?? [];
 const ALL_PARTS = ['endpoints', 'purchases', 'sweep', 'deliveries', 'onecore'];
@@ -107,8 +110,35 @@ async function load(url: string, headers: Record<string, string>, seconds = DURA
   return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
 }
 
+/** A process's CPU time so far (user + system, all its threads) in ms, from /proc; null where there is none. */
+function cpuMs(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/**
+ * The server's CPU time per answer at a fixed rate both can carry (CPU_RATE req/s): steadier than
+ * the throughput ratio on a shared machine, where the load generator competes for the same cores
+ * and a slow stretch moves both figures. Null where /proc is missing.
+ */
+async function cpuPerAnswer(url: string, pid: number, headers: Record<string, string>): Promise<number | null> {
+  const before = cpuMs(pid);
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: CPU_SECONDS, overallRate: CPU_RATE, headers });
+  const after = cpuMs(pid);
+  return before === null || after === null || r.requests.total === 0 ? null : ((after - before) * 1000) / r.requests.total;
+}
+
 /** A bare node:http server in its own process answering the very same bytes: the ceiling. */
-async function startBare(status: number, headers: Record<string, string>, body: Buffer): Promise<{ url: string; stop: () => void }> {
+async function startBare(
+  status: number,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<{ url: string; pid: number; stop: () => void }> {
   const port = await freePort();
   const script = `
     const http = require('node:http');
@@ -120,7 +150,7 @@ async function startBare(status: number, headers: Record<string, string>, body: 
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   await new Promise((r) => child.once('message', r));
-  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => child.kill() };
 }
 
 /** Fetches once with raw http to capture exactly what the site sends. */
@@ -252,6 +282,7 @@ async function main(): Promise<void> {
     }
 
     const site = startSite();
+    const sitePid = site.pid!;
     children.push(site);
     await waitReady(`${url}/readyz`, site);
     // Resident memory sampled every 100 ms through the whole run, beside the kernel's high-water mark.
@@ -295,7 +326,16 @@ async function main(): Promise<void> {
         await load(url + e.path, headers, DURATION / 2),
         await load(bare.url + e.path, headers, DURATION / 2),
       ];
+      // CPU per answer at a fixed rate, in turns too; the lower of each side's two.
+      const cpu = { site: [] as (number | null)[], bare: [] as (number | null)[] };
+      for (let turn = 0; turn < 2; turn++) {
+        cpu.site.push(await cpuPerAnswer(url + e.path, sitePid, headers));
+        cpu.bare.push(await cpuPerAnswer(bare.url + e.path, bare.pid, headers));
+      }
       bare.stop();
+      const lowest = (xs: (number | null)[]) => (xs.some((x) => x === null) ? null : Math.min(...(xs as number[])));
+      const siteUs = lowest(cpu.site);
+      const bareUs = lowest(cpu.bare);
       const site = {
         rps: Math.round((s1.rps + s2.rps) / 2),
         p50: Math.max(s1.p50, s2.p50),
@@ -313,12 +353,15 @@ async function main(): Promise<void> {
         p99_ms: site.p99,
         bare_rps: limit.rps,
         ratio: Number((site.rps / Math.max(1, limit.rps)).toFixed(2)),
+        cpu_us: siteUs === null ? null : Number(siteUs.toFixed(1)),
+        bare_cpu_us: bareUs === null ? null : Number(bareUs.toFixed(1)),
+        cpu_ratio: siteUs === null || bareUs === null ? null : Number((bareUs / siteUs).toFixed(2)),
         goal: goalOf(e.name),
         errors: site.errors + site.non2xx,
         load_average: Number(os.loadavg()[0]!.toFixed(1)),
       });
       console.log(
-        `${e.name}: ${site.rps} req/s (bare ${limit.rps}), p50 ${site.p50} ms, p99 ${site.p99} ms; load average ${os.loadavg()[0]!.toFixed(1)}`,
+        `${e.name}: ${site.rps} req/s (bare ${limit.rps}), p50 ${site.p50} ms, p99 ${site.p99} ms; CPU per answer at ${CPU_RATE} req/s ${siteUs?.toFixed(1) ?? '?'} µs (bare ${bareUs?.toFixed(1) ?? '?'} µs); load average ${os.loadavg()[0]!.toFixed(1)}`,
       );
     }
 
@@ -345,7 +388,7 @@ async function main(): Promise<void> {
     const verdict = (ok: boolean) => (ok ? 'pass' : 'FAIL');
     const summary: Record<string, unknown>[] = rows.map((r) => ({
       figure: r.endpoint,
-      value: `${String(r.ratio)} of bare, p99 ${String(r.p99_ms)} ms`,
+      value: `${String(r.ratio)} of bare, p99 ${String(r.p99_ms)} ms (CPU ${r.cpu_ratio === null ? '?' : String(r.cpu_ratio)})`,
       goal: `≥ ${String(r.goal)}, p99 ≤ ${P99_GOAL_MS} ms`,
       result: verdict(Number(r.ratio) >= Number(r.goal) && Number(r.p99_ms) <= P99_GOAL_MS),
       load_average: r.load_average,
