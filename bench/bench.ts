@@ -4,7 +4,7 @@
  * Prints a table and writes bench/results.json.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -110,27 +110,17 @@ async function load(url: string, headers: Record<string, string>, seconds = DURA
   return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
 }
 
-/** A process's CPU time so far (user + system, all its threads) in ms, from /proc; null where there is none. */
-function cpuMs(pid: number): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return null;
-  }
-}
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
 /**
  * The server's CPU time per answer at a fixed rate both can carry (CPU_RATE req/s): steadier than
  * the throughput ratio on a shared machine, where the load generator competes for the same cores
  * and a slow stretch moves both figures. Null where /proc is missing.
  */
 async function cpuPerAnswer(url: string, pid: number, headers: Record<string, string>): Promise<number | null> {
-  const before = cpuMs(pid);
+  if (!existsSync(`/proc/${pid}/stat`)) return null;
+  const before = cpuMsOf(pid);
   const r = await autocannon({ url, connections: CONNECTIONS, duration: CPU_SECONDS, overallRate: CPU_RATE, headers });
-  const after = cpuMs(pid);
-  return before === null || after === null || r.requests.total === 0 ? null : ((after - before) * 1000) / r.requests.total;
+  const after = cpuMsOf(pid);
+  return r.requests.total === 0 ? null : ((after - before) * 1000) / r.requests.total;
 }
 
 /** A bare node:http server in its own process answering the very same bytes: the ceiling. */
