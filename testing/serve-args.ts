@@ -15,8 +15,8 @@ export function serveArgs(): string[] {
 /**
  * What the production units add to the environment (deploy/systemd/kubik@.service's
  * Environment=, deploy/Dockerfile's ENV; apps/server/src/deploy/deploy-files.test.ts keeps them
- * in step): a fixed glibc mmap threshold, so that an Argon2id check's 19 MiB are mapped and given back each
- * time. With glibc's moving threshold the first check raised it above 19 MiB, and every later
+ * in step): a fixed glibc mmap threshold, so that an Argon2id check's 12 MiB are mapped and given back each
+ * time. With glibc's moving threshold the first check raised it above the check's size (19 MiB then), and every later
  * buffer stayed in the thread's heap when freed (159 → 148 MB peak through `npm run bench`). Only
  * a new process's environment can set it, so `npm run serve`, which must also run on Windows, has
  * it not; the benches and browser tests run the site as the units do.

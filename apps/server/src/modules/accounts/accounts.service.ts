@@ -191,6 +191,7 @@ export async function login(
   const caller = knownDevice || meta.signedIn ? 'known' : 'stranger';
   if (!(await verifyPassword(user.password_hash, input.password, caller)))
     throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
+  await users.upgradePasswordHash(ctx.db, user, input.password);
   // Two-factor login (answered by modules/security): a missing or wrong code leaves the try
   // counted by the throttle above, so codes cannot be guessed faster than passwords.
   const second = await secondFactor.ask().check(ctx, user.id, input.code);

@@ -176,6 +176,39 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
     expect(errorOf(wrongName)).toBe('Неверное имя пользователя или пароль');
   });
 
+  it('makes a hash of the earlier 19 MiB parameters anew at a successful web or launcher login', async () => {
+    const { hash } = await import('@node-rs/argon2');
+    const earlier = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+    const hashOf = async (name: string) =>
+      (await t.handle.db.selectFrom('users').select('password_hash').where('username', '=', name).executeTakeFirstOrThrow()).password_hash;
+    for (const name of ['OldWeb', 'OldLauncher']) {
+      await seedUser(t, name, { password: 'old-params-1' });
+      await t.handle.db
+        .updateTable('users')
+        .set({ password_hash: await hash('old-params-1', earlier) })
+        .where('username', '=', name)
+        .execute();
+      expect(await hashOf(name)).toContain('$m=19456,t=2,p=1$');
+    }
+    // A wrong password changes nothing.
+    expect((await login('OldWeb', 'old-params-2')).statusCode).toBe(401);
+    expect(await hashOf('OldWeb')).toContain('$m=19456,t=2,p=1$');
+
+    expect((await login('OldWeb', 'old-params-1')).statusCode).toBe(200);
+    expect(await hashOf('OldWeb')).toMatch(/^\$argon2id\$v=19\$m=12288,t=3,p=1\$/);
+    const launcher = await t.app.inject({
+      method: 'POST',
+      url: '/api/yggdrasil/authserver/authenticate',
+      payload: { username: 'OldLauncher', password: 'old-params-1', clientToken: 'c-old' },
+    });
+    expect(launcher.statusCode).toBe(200);
+    expect(await hashOf('OldLauncher')).toContain('$m=12288,t=3,p=1$');
+    // The new hash still opens the account, and is not made again.
+    const current = await hashOf('OldWeb');
+    expect((await login('OldWeb', 'old-params-1')).statusCode).toBe(200);
+    expect(await hashOf('OldWeb')).toBe(current);
+  });
+
   it('resets a password by a single-use link and ends every session', async () => {
     await seedUser(t, 'Forgetful', { password: 'old-password' });
     const session = await loginAs(t, 'Forgetful', 'old-password');

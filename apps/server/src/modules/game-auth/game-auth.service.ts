@@ -8,7 +8,7 @@ import { signProperty, texturesValue, unhyphenated } from '../../lib/yggdrasil/t
 import { activeBan, banText } from '../users/ban-status.ts';
 import { clearLoginFailures, isKnownDevice, rememberDevice, reserveLoginTry } from '../users/login-throttle.ts';
 import { capeTextures, secondFactor, skinTextures } from '../users/users.ports.ts';
-import { findUserByLogin, type User } from '../users/users.repo.ts';
+import { findUserByLogin, upgradePasswordHash, type User } from '../users/users.repo.ts';
 import { loadSigningKey, type SigningKey } from './game-auth.keys.ts';
 import * as repo from './game-auth.repo.ts';
 import { revokeProfileKeys } from './profile-keys.repo.ts';
@@ -175,6 +175,7 @@ export function createGameAuth(ctx: AppContext) {
       const twoFactor = secondFactor.ask();
       const given = await twoFactor.launcherCredentials(ctx.db, user.id, password, totpCode);
       if (!(await verifyPassword(user.password_hash, given.password, known ? 'known' : 'stranger'))) return { ok: false, reason: 'wrong' };
+      await upgradePasswordHash(ctx.db, user, given.password);
       if (given.twoFactor) {
         // Like a wrong password, a missing or wrong code leaves the try counted.
         const second = await twoFactor.check(ctx, user.id, given.code, now);

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db, DbKind } from '../../db/index.ts';
 import type { UsersTable } from '../../db/types.ts';
 import { newProfileUuid } from '../../lib/offline-uuid.ts';
+import { hashIsOutdated, hashPassword, PasswordsBusy } from '../../lib/passwords.ts';
 
 /**
  * A user as stored: the one type for an account everywhere on the server (the caller of a
@@ -19,6 +20,28 @@ export function findUserByLogin(db: Db, login: string): Promise<User | undefined
     .where(login.includes('@') ? 'email_lower' : 'username_lower', '=', key)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
+}
+
+/**
+ * After a successful password check: a hash made with older parameters is made anew while the
+ * password is at hand. Only if the stored hash is still the one checked (a password changed
+ * meanwhile stays); a full queue of checks leaves it for the next login.
+ */
+export async function upgradePasswordHash(db: Db, user: Pick<User, 'id' | 'password_hash'>, password: string): Promise<void> {
+  if (!hashIsOutdated(user.password_hash)) return;
+  let fresh: string;
+  try {
+    fresh = await hashPassword(password, 'known');
+  } catch (err) {
+    if (err instanceof PasswordsBusy) return;
+    throw err;
+  }
+  await db
+    .updateTable('users')
+    .set({ password_hash: fresh })
+    .where('id', '=', user.id)
+    .where('password_hash', '=', user.password_hash)
+    .execute();
 }
 
 export function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
