@@ -398,7 +398,8 @@ async function openLoop(base: string, rate: number, seconds: number, mix: MixReq
   await new Promise<void>((resolve) => {
     const tick = setInterval(() => {
       const elapsed = (performance.now() - started) / 1000;
-      const due = Math.min(Math.floor(Math.min(elapsed, seconds) * rate), Math.floor(seconds * rate));
+      // Every request due by now (request n is due at n / rate seconds, the first at once).
+      const due = Math.min(Math.floor(Math.min(elapsed, seconds) * rate) + 1, Math.floor(seconds * rate));
       while (sent < due) {
         // Each request's own due time, so a late tick does not hide a delay.
         fire(mix[sent % mix.length]!, started + (sent / rate) * 1000);
