@@ -14,6 +14,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import ru from 'zod/v4/locales/ru.js';
 import { PERMISSIONS, type RoutePermission } from '@kubik/contract';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
@@ -48,7 +49,8 @@ import { registerSessionActivity } from './modules/security/sessions.service.ts'
 import { registerOriginCheck } from './plugins/origin.ts';
 import { frameworkErrors, registerJsonParser, registerSecurityHeaders } from './plugins/security.ts';
 
-z.config(z.locales.ru());
+// Russian messages only: `z.locales` would bring every language into the bundle (300 KB to parse at start).
+z.config(ru());
 
 declare module 'fastify' {
   interface FastifyInstance {
