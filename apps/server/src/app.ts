@@ -43,7 +43,7 @@ import { mailJob, mailQueueDepth } from './modules/mail/mail.outbox.ts';
 import { keyCleanupJob } from './modules/purchases/purchases.keys.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerAccessCheck, type Access } from './plugins/auth.ts';
-import { cachedSession } from './modules/users/users.logins.ts';
+import { cachedSession, sessionSweepJob } from './modules/users/users.logins.ts';
 import { requireAdminTwoFactor } from './modules/security/two-factor.service.ts';
 import { registerSessionActivity } from './modules/security/sessions.service.ts';
 import { registerOriginCheck } from './plugins/origin.ts';
@@ -104,6 +104,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   let fastPath: PublicCache | null = null;
   // The signed-in player's own /me and head, answered again from memory while nothing changed.
   let ownPath: SessionReplay | null = null;
+  let cachedUsers: UserCache | null = null;
   const metrics = new Metrics();
   const nextRequestId = requestIds(config);
   // The one line per answered request (our own: Fastify's two lines per request stay off).
@@ -126,7 +127,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
         const route = fastPath && (fastPath.tryServe(req, res, id) ?? ownPath?.tryServe(req, res, id));
         if (!route) {
           res.setHeader('x-request-id', id);
-          if (ownPath) (req as RequestWithId).kubikUserGeneration = ownPath.mark();
+          if (cachedUsers) (req as RequestWithId).kubikUserGeneration = cachedUsers.generation;
           return handler(req, res);
         }
         const seconds = (performance.now() - started) / 1000;
@@ -190,11 +191,19 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   };
   await notifications.start();
   fastPath = ctx.publicCache;
+  cachedUsers = ctx.userCache;
   // One synchronous onSend for the whole site (issue 29: three async hooks cost three promises per answer).
   app.addHook('onSend', (request, reply, payload, done) => {
-    // A write request has committed by the time it answers; whatever this instance looked up
-    // meanwhile is dropped before the client can ask again (other instances hear the NOTIFY).
-    if (request.method !== 'GET' && request.method !== 'HEAD') ctx.userCache.clear();
+    // A write request has committed by the time it answers; if anything cached was written since
+    // it arrived (the generation moved: this instance's writes, other instances' NOTIFYs), whatever
+    // this instance looked up meanwhile is dropped before the client can ask again. A request that
+    // wrote nothing cached (a login only adds a session) leaves the cache alone.
+    if (
+      request.method !== 'GET' &&
+      request.method !== 'HEAD' &&
+      ctx.userCache.generation !== (request.raw as RequestWithId).kubikUserGeneration
+    )
+      ctx.userCache.clear();
     if (closing) reply.header('connection', 'close');
     const capture = request.publicCacheCapture;
     if (capture && reply.statusCode === 200)
@@ -273,6 +282,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   // Letters go out under the site's name as the owner set it (Админ-панель → Настройки).
   ctx.jobs.register(mailJob(database.db, mailer, app.log, () => siteName(ctx)));
   ctx.jobs.register(ctx.schedule.job(keyCleanupJob(database.db)));
+  ctx.jobs.register(ctx.schedule.job(sessionSweepJob(database.db)));
   // Connections to PostgreSQL: the query pool and the LISTEN connection (zero on SQLite).
   const dbHealth = database.health;
   dbHealth.log = app.log;

@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { backoffMs, type Backoff } from '../lib/backoff.ts';
 import { ensurePrivateDir, makePrivate } from '../lib/private-files.ts';
 import type { Database } from './types.ts';
-import { WriteWatch } from './write-watch.ts';
+import { WriteWatch, type WriteKind } from './write-watch.ts';
 
 export type DbKind = 'sqlite' | 'pg';
 export type Db = Kysely<Database>;
@@ -35,7 +35,7 @@ export interface DbHandle {
   db: Db;
   kind: DbKind;
   /** Calls back on every write made through `db` (and anything derived from it), with its table. */
-  onWrite: (listener: (table: string) => void) => () => void;
+  onWrite: (listener: (table: string, kind: WriteKind) => void) => () => void;
   close: () => Promise<void>;
   /** How the connections to PostgreSQL fare (always up for SQLite); /metrics and the logs read it. */
   health: DbHealth;

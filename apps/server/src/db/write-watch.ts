@@ -1,6 +1,8 @@
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 
-type Listener = (table: string) => void;
+/** What a write does to its table: rows added only, or rows changed or removed (raw SQL counts as the latter). */
+export type WriteKind = 'insert' | 'change';
+type Listener = (table: string, kind: WriteKind) => void;
 
 interface NodeLike {
   kind?: string;
@@ -18,6 +20,20 @@ function tableName(node: unknown): string | undefined {
 }
 
 const RAW_WRITE = /\b(?:update|insert\s+into|delete\s+from)\s+"?(\w+)/gi;
+
+/** Whether a query only adds rows: an insert without DO UPDATE, OR REPLACE or a data-changing WITH. */
+function insertOnly(root: RootOperationNode): boolean {
+  const node = root as NodeLike & {
+    onConflict?: { updates?: unknown };
+    onDuplicateKey?: unknown;
+    replace?: boolean;
+    orAction?: unknown;
+    with?: unknown;
+  };
+  return (
+    node.kind === 'InsertQueryNode' && !node.onConflict?.updates && !node.onDuplicateKey && !node.replace && !node.orAction && !node.with
+  );
+}
 
 /** The tables a query writes to (built queries and raw `sql` alike). */
 export function writtenTables(root: RootOperationNode): string[] {
@@ -43,31 +59,32 @@ export function writtenTables(root: RootOperationNode): string[] {
  */
 export class WriteWatch implements KyselyPlugin {
   private readonly listeners = new Set<Listener>();
-  private readonly pending = new WeakMap<object, string[]>();
+  private readonly pending = new WeakMap<object, { tables: string[]; kind: WriteKind }>();
 
   on(listener: Listener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  private emit(tables: string[]): void {
-    for (const table of tables) for (const listener of this.listeners) listener(table);
+  private emit(tables: string[], kind: WriteKind): void {
+    for (const table of tables) for (const listener of this.listeners) listener(table, kind);
   }
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
     if (this.listeners.size > 0) {
       const tables = writtenTables(args.node);
       if (tables.length > 0) {
-        this.pending.set(args.queryId, tables);
-        this.emit(tables);
+        const kind = insertOnly(args.node) ? 'insert' : 'change';
+        this.pending.set(args.queryId, { tables, kind });
+        this.emit(tables, kind);
       }
     }
     return args.node;
   }
 
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    const tables = this.pending.get(args.queryId);
-    if (tables) this.emit(tables);
+    const write = this.pending.get(args.queryId);
+    if (write) this.emit(write.tables, write.kind);
     return args.result;
   }
 }

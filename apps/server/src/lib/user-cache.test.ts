@@ -7,7 +7,8 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DbHandle } from '../db/index.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { asUser, createPgDatabase, createTestApp, dbKinds, loginAs, seedUser, startInstance, type TestApp } from '../test/test-app.ts';
+import { asUser, createPgDatabase, dbKinds, loginAs, seedUser, startInstance, type TestApp } from '../test/test-app.ts';
+import { listeningSite } from '../test/game-auth.ts';
 import { UserCache } from './user-cache.ts';
 import { offlineUuid } from './offline-uuid.ts';
 
@@ -121,12 +122,55 @@ describe('user cache', () => {
         expect(await cached()).toBe(false);
       }
     });
+
+    it('keeps what it holds through a new session, not through an upsert or raw SQL', async () => {
+      const cache = new UserCache();
+      cache.watch(handle);
+      const db = handle.db;
+      const cached = async () => {
+        let loaded = false;
+        await cache.get('probe', async () => (loaded = true));
+        return !loaded;
+      };
+      const userId = (await db.selectFrom('users').select('id').executeTakeFirstOrThrow()).id;
+      const session = (token: string) => ({
+        token_hash: token,
+        user_id: userId,
+        created_at: 1,
+        expires_at: Date.now() + 60_000,
+        ip: null,
+        user_agent: null,
+      });
+      await cache.get('probe', async () => true);
+      await db.insertInto('sessions').values(session('new-1')).execute();
+      expect(await cached()).toBe(true);
+      await db
+        .insertInto('sessions')
+        .values(session('new-2'))
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      expect(await cached()).toBe(true);
+      const clears = [
+        () =>
+          db
+            .insertInto('sessions')
+            .values(session('new-1'))
+            .onConflict((oc) => oc.column('token_hash').doUpdateSet({ expires_at: 1 }))
+            .execute(),
+        () => db.insertInto('sessions').orReplace().values(session('new-2')).execute(),
+        () => sql`insert into sessions (token_hash, user_id, created_at, expires_at) values ('raw', ${userId}, 1, 2)`.execute(db),
+      ];
+      for (const q of clears) {
+        await q();
+        expect(await cached()).toBe(false);
+      }
+    });
   });
 
   describe.each(dbKinds)('behind the API (%s)', (kind) => {
-    let t: TestApp;
+    let t: TestApp & { base: string };
     beforeAll(async () => {
-      t = await createTestApp(kind);
+      t = await listeningSite(kind);
     });
     afterAll(async () => t?.close());
 
@@ -148,6 +192,38 @@ describe('user cache', () => {
       expect((await t.app.inject(asUser(steve, { method: 'GET', url: '/api/user/all' }))).statusCode).toBe(403);
       await t.app.inject(asUser(steve, { method: 'POST', url: '/api/user/logout' }));
       expect((await me()).statusCode).toBe(401);
+    });
+
+    it('is not emptied by a login, which only adds a session (issue 29), and is by a write that changes a user', async () => {
+      const cache = t.app.ctx.userCache;
+      await seedUser(t, 'Lina', { password: 'lina-pass-1' });
+      const lina = await loginAs(t, 'Lina', 'lina-pass-1');
+      const me = () => t.app.inject(asUser(lina, { method: 'GET', url: '/api/user/me' }));
+      expect((await me()).statusCode).toBe(200);
+      const before = cache.generation;
+      await seedUser(t, 'Mira', { password: 'mira-pass-1' });
+      // PostgreSQL: the NOTIFY of that insert comes after its commit.
+      await new Promise((r) => setTimeout(r, 200));
+      const settled = cache.generation;
+      expect(settled).toBeGreaterThan(before);
+      // Over HTTP, as browsers come (inject skips the server's handler, where each request notes the generation).
+      const post = (url: string, body: unknown, token?: string) =>
+        fetch(t.base + url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+          body: JSON.stringify(body),
+        });
+      const login = await post('/api/user/login', { username: 'Mira', password: 'mira-pass-1', bearer: true });
+      expect(login.status).toBe(200);
+      const mira = ((await login.json()) as { token: string }).token;
+      expect((await post('/api/user/login', { username: 'Mira', password: 'wrong-pass-1' })).status).toBe(401);
+      // PostgreSQL: a NOTIFY would arrive after the commit; give it the time to.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(cache.generation).toBe(settled);
+      expect((await me()).statusCode).toBe(200);
+      // Logging out deletes a session: emptied.
+      expect((await post('/api/user/logout', {}, mira)).status).toBeLessThan(300);
+      await expect.poll(() => cache.generation, { timeout: 2000, interval: 20 }).toBeGreaterThan(settled);
     });
   });
 });
@@ -195,5 +271,34 @@ describe.runIf(process.env.TEST_DATABASE_URL)('user cache across instances (Post
     await c.query('delete from sessions where user_id = $1', [playerId]);
     await c.end();
     await expect.poll(async () => (await meOnTwo()).statusCode, { timeout: 2000, interval: 20 }).toBe(401);
+  });
+
+  it('is told of changed and removed sessions, not of new ones (a login)', async () => {
+    const one = await instance();
+    const userId = await seedUser({ app: one, handle: instances[0]!.handle } as TestApp, 'Nia');
+    const listener = new pg.Client({ connectionString: base });
+    const writer = new pg.Client({ connectionString: base });
+    await listener.connect();
+    await writer.connect();
+    try {
+      let heard = 0;
+      listener.on('notification', () => heard++);
+      await listener.query('listen kubik_user_cache');
+      const settle = () => new Promise((r) => setTimeout(r, 300));
+      await writer.query('insert into sessions (token_hash, user_id, created_at, expires_at) values ($1, $2, 1, $3)', [
+        'n1',
+        userId,
+        Date.now() + 60_000,
+      ]);
+      await settle();
+      expect(heard).toBe(0);
+      await writer.query('update sessions set expires_at = 2 where token_hash = $1', ['n1']);
+      await expect.poll(() => heard, { timeout: 2000, interval: 20 }).toBe(1);
+      await writer.query('delete from sessions where token_hash = $1', ['n1']);
+      await expect.poll(() => heard, { timeout: 2000, interval: 20 }).toBe(2);
+    } finally {
+      await listener.end();
+      await writer.end();
+    }
   });
 });

@@ -46,8 +46,10 @@ export class UserCache {
   /** Clears on this process's writes to the watched tables. */
   watch(handle: Pick<DbHandle, 'onWrite'>): void {
     this.unwatch?.();
-    this.unwatch = handle.onWrite((table) => {
-      if (WATCHED.has(table)) this.clear();
+    this.unwatch = handle.onWrite((table, kind) => {
+      // A new session cannot change what is cached (found values only, by their own keys); a login
+      // then leaves every other player's cached session and answers alone (issue 29).
+      if (WATCHED.has(table) && !(kind === 'insert' && table === 'sessions')) this.clear();
     });
   }
 

@@ -33,6 +33,7 @@ import { setupMigrations } from '../../modules/setup/setup.migrations.ts';
 import { launcherMigrations } from '../../modules/launcher/launcher.migrations.ts';
 import * as m2026112670 from './2026112670_staff_roles.ts';
 import * as m2026112780 from './2026112780_shared_secrets.ts';
+import * as m2026112790 from './2026112790_sessions_notify_on_change.ts';
 
 /**
  * Every migration; Kysely runs them in order of name. Each feature keeps its own list with a
@@ -76,4 +77,5 @@ export const migrations: Record<string, Migration> = {
   ...socialMigrations,
   ...launcherMigrations,
   '2026112780_shared_secrets': m2026112780,
+  '2026112790_sessions_notify_on_change': m2026112790,
 };

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.ts';
+import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { sessionCacheKey, type UserCache } from '../../lib/user-cache.ts';
 import type { User } from './users.repo.ts';
@@ -77,8 +78,19 @@ export async function createSession(
       user_agent: meta.userAgent?.slice(0, 255) ?? null,
     })
     .execute();
-  // Expired sessions of this user are swept here rather than by a separate job.
-  await db.deleteFrom('sessions').where('user_id', '=', userId).where('expires_at', '<=', now).execute();
+}
+
+/**
+ * Expired sessions are swept by an hourly job (on one instance at a time), not at each login: a
+ * delete from `sessions` clears every instance's user cache, and a login then cost every signed-in
+ * player's next request a query (issue 29). An expired session is refused by its expires_at anyway.
+ */
+export function sessionSweepJob(db: Db): ScheduledJobSpec {
+  return {
+    name: 'users.session-sweep',
+    everyMs: 3_600_000,
+    run: () => db.deleteFrom('sessions').where('expires_at', '<=', Date.now()).execute(),
+  };
 }
 
 export async function deleteSession(db: Db, token: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asUser, createTestApp, dbKinds, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 import { eraseAccount } from './users.erase.ts';
-import { endLogins } from './users.logins.ts';
+import { endLogins, sessionSweepJob } from './users.logins.ts';
 import { Hook, Port } from './users.ports.ts';
 
 const gameToken = (userId: number, hashChar: string) => ({
@@ -28,6 +28,28 @@ describe.each(dbKinds)('the users core on %s', (kind) => {
   const me = async (token: string) => (await t.app.inject(asUser(token, { method: 'GET', url: '/api/user/me' }))).statusCode;
   const tokensOf = async (userId: number) =>
     (await t.handle.db.selectFrom('game_tokens').select('user_id').where('user_id', '=', userId).execute()).length;
+
+  it('sweeps expired sessions of everyone in its hourly job, and only those', async () => {
+    const userId = await seedUser(t, 'SweepMe');
+    const token = await loginAs(t, 'SweepMe');
+    const now = Date.now();
+    await t.handle.db
+      .insertInto('sessions')
+      .values([
+        { token_hash: 'sweep-old', user_id: userId, created_at: 1, expires_at: now - 1, ip: null, user_agent: null },
+        { token_hash: 'sweep-new', user_id: userId, created_at: 1, expires_at: now + 60_000, ip: null, user_agent: null },
+      ])
+      .execute();
+    const job = sessionSweepJob(t.handle.db);
+    expect(job.everyMs).toBe(3_600_000);
+    await job.run(new AbortController().signal);
+    const left = (await t.handle.db.selectFrom('sessions').select('token_hash').where('user_id', '=', userId).execute()).map(
+      (r) => r.token_hash,
+    );
+    expect(left).not.toContain('sweep-old');
+    expect(left).toContain('sweep-new');
+    expect(await me(token)).toBe(200);
+  });
 
   it("endLogins ends the user's site sessions but the kept one, and the launchers' tokens; nobody else's", async () => {
     const steve = await seedUser(t, 'EndSteve');
