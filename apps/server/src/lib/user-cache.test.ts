@@ -68,16 +68,21 @@ describe('user cache', () => {
       await handle.close();
       rmSync(dir, { recursive: true, force: true });
     });
-
-    it('clears on writes to users, sessions and worn skins, and only on those', async () => {
+    /** A cache watching the database, and whether its probe entry is still held. */
+    const watching = () => {
       const cache = new UserCache();
       cache.watch(handle);
-      const db = handle.db;
       const cached = async () => {
         let loaded = false;
         await cache.get('probe', async () => (loaded = true));
         return !loaded;
       };
+      return { cache, cached };
+    };
+
+    it('clears on writes to users, sessions and worn skins, and only on those', async () => {
+      const { cache, cached } = watching();
+      const db = handle.db;
       await cache.get('probe', async () => true);
       const keeps = [
         () => db.selectFrom('users').selectAll().execute(),
@@ -124,14 +129,8 @@ describe('user cache', () => {
     });
 
     it('keeps what it holds through a new session, not through an upsert or raw SQL', async () => {
-      const cache = new UserCache();
-      cache.watch(handle);
+      const { cache, cached } = watching();
       const db = handle.db;
-      const cached = async () => {
-        let loaded = false;
-        await cache.get('probe', async () => (loaded = true));
-        return !loaded;
-      };
       const userId = (await db.selectFrom('users').select('id').executeTakeFirstOrThrow()).id;
       const session = (token: string) => ({
         token_hash: token,
