@@ -127,6 +127,12 @@ describe.each(dbKinds)('the built site on %s', (kind) => {
       if (Date.now() > deadline) throw new Error(`the built site did not start:\n${output}`);
       await sleep(100);
     }
+    // The API description, also in YAML (@fastify/swagger and its yaml stay outside the bundle).
+    const json = await fetch(`http://127.0.0.1:${port}/api/docs/json`);
+    expect(((await json.json()) as { openapi: string }).openapi).toMatch(/^3\./);
+    const yaml = await fetch(`http://127.0.0.1:${port}/api/docs/yaml`);
+    expect(yaml.status).toBe(200);
+    expect(await yaml.text()).toMatch(/^openapi: 3\.[\s\S]*\/api\/user\/login:/m);
     // Production logs: one JSON object per line; the answer's X-Request-Id names its line.
     const answer = await fetch(`http://127.0.0.1:${port}/api/site?probe=1`);
     const id = answer.headers.get('x-request-id');
