@@ -111,15 +111,10 @@ export class SessionReplay {
     private readonly fresh: (tokenHash: string, now: number) => boolean,
   ) {}
 
-  /** The user cache's generation when a request arrived; remember() refuses answers built across a clear. */
-  mark(): number {
-    return this.users.generation;
-  }
-
   /**
    * Keeps Fastify's answer for replay when it may be replayed: called in onSend with the
-   * serialized payload. `user` is the request's user (request.user), `startedAt` what mark() said
-   * when the request arrived.
+   * serialized payload. `user` is the request's user (request.user), `startedAt` the user cache's
+   * generation when the request arrived (noted by app.ts's server handler).
    */
   remember(input: {
     method: string;
