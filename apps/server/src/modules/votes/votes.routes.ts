@@ -17,6 +17,7 @@ import * as service from './votes.service.ts';
 import { votePrizesJob } from './votes.prizes.ts';
 import { VotePrizeSettings } from './votes.settings.ts';
 import { errorReplies } from '../../lib/errors.ts';
+import { refuseWhileBlocked } from '../../lib/rate-limit.ts';
 
 const tags = ['Голосование'];
 const adminTags = ['Голосование (администратор)'];
@@ -48,6 +49,8 @@ export function votesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         url: '/api/votes/callback/:id',
         bodyLimit: CALLBACK_BODY_LIMIT,
         config: { access: 'public' },
+        // An address over its limit is refused before its form or JSON is read (issue 29).
+        onRequest: refuseWhileBlocked(ctx.limiter, (req) => service.callbackKey(req.ip)),
         schema: {
           tags,
           summary:

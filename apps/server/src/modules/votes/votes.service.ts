@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { badRequest, forbidden, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
+import { addressKey } from '../../lib/rate-limit.ts';
 import { zonedDate, zonedMidnight } from '../../lib/zoned-days.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { enqueueDelivery, kickDeliveries } from '../deliveries/deliveries.queue.ts';
@@ -208,6 +209,9 @@ export function fieldsOf(...sources: unknown[]): Record<string, string> {
 
 class Cooldown extends Error {}
 
+/** The limiter key a callback's address is counted under: an IPv6 client by its /64, like every per-address limit. */
+export const callbackKey = (ip: string) => `vote:callback:ip:${addressKey(ip)}`;
+
 /**
  * One callback of a top: rate-limited by address, checked by the top's rule before anything is
  * written, then a known player is rewarded once per cooldown. Every outcome is logged for the owner.
@@ -219,7 +223,7 @@ export async function handleCallback(
   authorization: string | undefined,
   ip: string,
 ): Promise<CallbackAnswer> {
-  await ctx.limiter.hit(`vote:callback:ip:${ip}`, CALLBACKS_PER_IP);
+  await ctx.limiter.hit(callbackKey(ip), CALLBACKS_PER_IP);
   const site = await findSite(ctx.db, siteId);
   if (!site || !site.enabled) throw notFound(VOTE_TEXTS.siteNotFound, { code: 'vote_site_not_found' });
   const now = Date.now();

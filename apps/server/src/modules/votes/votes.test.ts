@@ -5,7 +5,7 @@ import { asUser, createTestApp, dbKinds, loginAs, seedUser, startInstance, type 
 import { findLedgerMismatches } from '../ledger/ledger.service.ts';
 import { payMonthPrizes } from './votes.prizes.ts';
 import { RECENT_KEPT } from './votes.repo.ts';
-import { monthOf, monthRange, previousMonth } from './votes.service.ts';
+import { CALLBACKS_PER_IP, monthOf, monthRange, previousMonth } from './votes.service.ts';
 
 const hex = (alg: string, s: string) => createHash(alg).update(s).digest('hex');
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -398,5 +398,44 @@ describe.each(dbKinds)('vote tops on %s', (kind) => {
       .orderBy('server_id')
       .execute();
     expect(both.map((r) => r.server_id).filter((id) => id === one || id === two)).toEqual([one, two].sort((a, b) => a - b));
+  });
+  it('counts callbacks per address, an IPv6 client by its /64, and refuses one over the limit before reading its body', async () => {
+    const site = sites.topcraft!;
+    const url = `/api/votes/callback/${site.id}`;
+    const logged = async () => (await db().selectFrom('vote_log').select('id').where('site_id', '=', site.id).execute()).length;
+    // One subscriber's /64, a new address for every callback (issue 29: full addresses let it rotate).
+    const statuses: number[] = [];
+    for (let i = 1; i <= CALLBACKS_PER_IP + 1; i++)
+      statuses.push(
+        (
+          await t.app.inject({
+            method: 'POST',
+            url,
+            headers: FORM,
+            payload: 'username=Nobody',
+            remoteAddress: `2001:db8:77:1::${i.toString(16)}`,
+          })
+        ).statusCode,
+      );
+    expect(statuses.slice(0, CALLBACKS_PER_IP).includes(429)).toBe(false);
+    expect(statuses.at(-1)).toBe(429);
+    // Over the limit: refused before the body is parsed (broken JSON is not a 400) and nothing is logged.
+    const before = await logged();
+    const broken = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"username":',
+      remoteAddress: '2001:db8:77:1:ffff:ffff:ffff:1',
+    });
+    expect(broken.statusCode).toBe(429);
+    expect(Number(broken.headers['retry-after'])).toBeGreaterThan(0);
+    expect(broken.json()).toMatchObject({ code: 'rate_limited' });
+    expect(await logged()).toBe(before);
+    // The next /64 and an IPv4 address are counted apart.
+    for (const remoteAddress of ['2001:db8:77:2::1', '203.0.113.44'])
+      expect((await t.app.inject({ method: 'POST', url, headers: FORM, payload: 'username=Nobody', remoteAddress })).statusCode).not.toBe(
+        429,
+      );
   });
 });
