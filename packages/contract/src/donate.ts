@@ -155,6 +155,7 @@ export const DonateBody = withLabels(
       .finite('Цена по акции должна быть числом')
       .min(0, 'Цена по акции не может быть отрицательной')
       .max(1_000_000, 'Слишком большая цена')
+      .refine((v) => !roundsToZeroKopecks(v), ZERO_KOPECKS_TEXT)
       .nullable()
       .default(null),
     sale_ends_at: z.number({ error: 'Конец акции: дата' }).int('Конец акции: дата').min(0).max(8_640_000_000_000).nullable().default(null),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { withLabels } from './common.ts';
+import { roundsToZeroKopecks, withLabels, ZERO_KOPECKS_TEXT } from './common.ts';
 
 // Round three of the shop (issue 23): promo codes, gifts, sales, per-player limits, the cart.
 
@@ -48,7 +48,8 @@ const Rub = (label: string) =>
     .number({ error: `${label}: число` })
     .finite(`${label}: число`)
     .min(0, `${label}: не меньше 0`)
-    .max(10_000_000, `${label}: слишком много`);
+    .max(10_000_000, `${label}: слишком много`)
+    .refine((v) => !roundsToZeroKopecks(v), ZERO_KOPECKS_TEXT);
 
 const Time = (label: string) =>
   z
@@ -91,7 +92,8 @@ export const PromoCodeBody = withLabels(
     .superRefine((b, ctx) => {
       if ((b.kind === 'percent' || b.kind === 'topup_bonus') && (b.value > 100 || !Number.isInteger(b.value)))
         ctx.addIssue({ code: 'custom', path: ['value'], message: 'Процент: целое число от 1 до 100' });
-      if (b.kind === 'fixed' && Math.abs(b.value * 100 - Math.round(b.value * 100)) > 1e-6)
+      if (b.kind === 'fixed' && roundsToZeroKopecks(b.value)) ctx.addIssue({ code: 'custom', path: ['value'], message: ZERO_KOPECKS_TEXT });
+      else if (b.kind === 'fixed' && Math.abs(b.value * 100 - Math.round(b.value * 100)) > 1e-6)
         ctx.addIssue({ code: 'custom', path: ['value'], message: 'Сумма: не больше двух знаков после запятой' });
       if (b.starts_at != null && b.ends_at != null && b.ends_at <= b.starts_at)
         ctx.addIssue({ code: 'custom', path: ['ends_at'], message: 'Конец должен быть позже начала' });
