@@ -4,6 +4,7 @@ import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Db, DbKind } from '../db/index.ts';
 import type { ScheduledJobSpec } from './jobs/index.ts';
 import { tooMany } from './errors.ts';
+import { plural } from './plural.ts';
 
 /**
  * Fixed-window counters. Login, registration and password recovery need two keys per request
@@ -180,14 +181,7 @@ export function limitReached(resetAt: number, now: number) {
 
 function limitText(leftMs: number): string {
   const minutes = Math.max(1, Math.ceil(leftMs / 60_000));
-  return `Слишком много попыток. Попробуйте через ${minutes} ${pluralMinutes(minutes)}.`;
-}
-
-// Built once: a PluralRules costs more to make than the rest of a refusal.
-const RU_PLURALS = new Intl.PluralRules('ru-RU');
-function pluralMinutes(n: number): string {
-  const forms = { one: 'минуту', few: 'минуты', many: 'минут', other: 'минуты' } as const;
-  return forms[RU_PLURALS.select(n) as keyof typeof forms] ?? 'минут';
+  return `Слишком много попыток. Попробуйте через ${minutes} ${plural(minutes, ['минуту', 'минуты', 'минут'])}.`;
 }
 
 /**

@@ -8,6 +8,7 @@ import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, startInstan
 import { findLedgerMismatches, InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
 import { topupRefunded } from '../users/users.ports.ts';
 import { findPaymentLedgerMismatches } from './payments.ledger-check.ts';
+import { PAYMENT_SERVER_TEXTS } from './payments.repo.ts';
 
 const YOOKASSA_IP = '185.71.76.17';
 const FREEKASSA_IP = '168.119.157.136';
@@ -281,20 +282,60 @@ describe.each(dbKinds)('payment connections, ЮMoney, FreeKassa and partial refu
       expect(codes).toEqual([201, 201, 201, 429]);
       const res = await make();
       expect(res.json()).toEqual({
-        error: 'У вас уже 3 неоплаченных платежей. Оплатите один из них или подождите: неоплаченный платёж отменяется сам через сутки.',
+        error: 'У вас уже 3 неоплаченных платежа. Оплатите один из них или подождите: неоплаченный платёж отменяется сам через сутки.',
         code: 'too_many_pending',
       });
-      // Notifications from one address are limited too (every callback route).
+      expect(PAYMENT_SERVER_TEXTS.tooManyPending(1)).toBe(
+        'У вас уже 1 неоплаченный платёж. Оплатите его или подождите: неоплаченный платёж отменяется сам через сутки.',
+      );
+      expect(PAYMENT_SERVER_TEXTS.tooManyPending(5)).toMatch(/^У вас уже 5 неоплаченных платежей\. Оплатите один из них /);
+      // Notifications from one address are limited too (every callback route): an IPv6 sender by
+      // its /64, refused before the body is read, and every refusal counted in the summary.
       const limited = await createTestApp(kind, { workers: false, payments: { ...paymentsConfig(yoo, null), notifyPerIp: 5 } });
       try {
         const statuses = [];
-        for (let i = 0; i < 7; i++)
+        for (let i = 1; i <= 7; i++)
           statuses.push(
-            (await limited.app.inject({ method: 'POST', url: '/api/payments/yoomoney/notify', payload: {}, remoteAddress: '198.51.100.9' }))
-              .statusCode,
+            (
+              await limited.app.inject({
+                method: 'POST',
+                url: '/api/payments/yoomoney/notify',
+                payload: {},
+                remoteAddress: `2001:db8:5:9::${i}`,
+              })
+            ).statusCode,
           );
         expect(statuses.slice(0, 5).every((s) => s !== 429)).toBe(true);
         expect(statuses.slice(5)).toEqual([429, 429]);
+        const broken = await limited.app.inject({
+          method: 'POST',
+          url: '/api/payments/yoomoney/notify',
+          headers: { 'content-type': 'application/json' },
+          payload: '{"notification_type":',
+          remoteAddress: '2001:db8:5:9:aaaa::1',
+        });
+        expect(broken.statusCode).toBe(429);
+        expect(Number(broken.headers['retry-after'])).toBeGreaterThan(0);
+        // Another network is not affected.
+        expect(
+          (
+            await limited.app.inject({
+              method: 'POST',
+              url: '/api/payments/yoomoney/notify',
+              payload: {},
+              remoteAddress: '2001:db8:5:a::1',
+            })
+          ).statusCode,
+        ).not.toBe(429);
+        // All three refusals are in the summary once the site stops (written in batches, not per request).
+        await limited.app.close();
+        const summary = await limited.handle.db
+          .selectFrom('payment_refusals')
+          .select(['count', 'last_ip'])
+          .where('provider', '=', 'yoomoney')
+          .where('reason', '=', 'rate_limited')
+          .executeTakeFirst();
+        expect(summary).toMatchObject({ count: 3, last_ip: '2001:db8:5:9:aaaa::1' });
       } finally {
         await limited.close();
       }
@@ -322,6 +363,23 @@ describe.each(dbKinds)('payment connections, ЮMoney, FreeKassa and partial refu
     const badRefund = await as(admin, 'POST', `/api/admin/payments/00000000-0000-0000-0000-000000000000/refund`, { amount: 1e-9 });
     expect(badRefund.statusCode).toBe(400);
     expect(errorOf(badRefund)).toContain('Сумма меньше копейки');
+    // A promo code's fixed discount and its minimum, a tier's sale price: refused, nothing stored.
+    const promos = (await db().selectFrom('promo_codes').select('id').execute()).length;
+    for (const body of [
+      { code: 'TINY1', kind: 'fixed', value: 1e-9 },
+      { code: 'TINY2', kind: 'fixed', value: 0.004 },
+      { code: 'TINY3', kind: 'percent', value: 10, min_total: 0.004 },
+    ]) {
+      const promo = await as(admin, 'POST', '/api/admin/promo-codes', body);
+      expect(promo.statusCode, JSON.stringify(body)).toBe(400);
+      expect(errorOf(promo)).toContain('Сумма меньше копейки');
+    }
+    expect((await db().selectFrom('promo_codes').select('id').execute()).length).toBe(promos);
+    const tier = { title: 'Мини', content: 'Почти даром', amount: 10, currency: 'RUB', sale_amount: 0.004 };
+    const sale = await as(admin, 'POST', '/api/donate/add', tier);
+    expect(sale.statusCode).toBe(400);
+    expect(errorOf(sale)).toContain('Сумма меньше копейки');
+    expect((await as(admin, 'POST', '/api/donate/add', { ...tier, sale_amount: 0 })).statusCode).toBe(201);
   });
 
   it('partial refunds: several per payment, each with its bonus share, up to what is left; safe against purchases racing', async () => {

@@ -378,18 +378,52 @@ export class ProviderRegistry {
   }
 }
 
-/** Counts a refused notification (one row per provider and reason): a flood of forgeries takes no space. */
-export async function countRefusal(ctx: AppContext, provider: string, reason: RefusalReason | 'test', ip: string | null): Promise<void> {
+/** Counts refused notifications (one row per provider and reason): a flood of forgeries takes no space. */
+export async function countRefusal(
+  ctx: AppContext,
+  provider: string,
+  reason: RefusalReason | 'test',
+  ip: string | null,
+  count = 1,
+): Promise<void> {
   const now = Date.now();
   await ctx.db
     .insertInto('payment_refusals')
-    .values({ provider, reason, count: 1, first_at: now, last_at: now, last_ip: ip?.slice(0, 64) ?? null })
+    .values({ provider, reason, count, first_at: now, last_at: now, last_ip: ip?.slice(0, 64) ?? null })
     .onConflict((oc) =>
       oc.columns(['provider', 'reason']).doUpdateSet((eb) => ({
-        count: eb('payment_refusals.count', '+', 1),
+        count: eb('payment_refusals.count', '+', count),
         last_at: now,
         last_ip: ip?.slice(0, 64) ?? null,
       })),
     )
     .execute();
+}
+
+/**
+ * Notifications refused by the per-address limit: counted in memory and added to the summary at
+ * most every 10 s per provider (and when the site stops), so that a flood over the limit costs no
+ * write per request and is still counted whole.
+ */
+export function limitRefusalCounter(ctx: AppContext) {
+  const pending = new Map<string, { count: number; ip: string }>();
+  let timer: NodeJS.Timeout | null = null;
+  async function flush(): Promise<void> {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const batch = [...pending];
+    pending.clear();
+    for (const [provider, { count, ip }] of batch) await countRefusal(ctx, provider, 'rate_limited', ip, count).catch(() => undefined);
+  }
+  return {
+    add(provider: string, ip: string): void {
+      const seen = pending.get(provider);
+      if (seen) {
+        seen.count++;
+        seen.ip = ip;
+      } else pending.set(provider, { count: 1, ip });
+      timer ??= setTimeout(() => void flush(), 10_000).unref();
+    },
+    flush,
+  };
 }

@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import { notFound } from '../../lib/errors.ts';
 import { toRoubles } from '../../lib/money.ts';
+import { plural } from '../../lib/plural.ts';
 import type { PaymentsTable } from './payments.tables.ts';
 
 export type PaymentRow = Selectable<PaymentsTable>;
@@ -16,7 +17,7 @@ const EVENT_BODY_MAX = 20_000;
 /** Texts only the server says (kept out of the contract, which the first page carries). */
 export const PAYMENT_SERVER_TEXTS = {
   tooManyPending: (n: number) =>
-    `У вас уже ${n} неоплаченных платежей. Оплатите один из них или подождите: неоплаченный платёж отменяется сам через сутки.`,
+    `У вас уже ${n} ${plural(n, ['неоплаченный платёж', 'неоплаченных платежа', 'неоплаченных платежей'])}. ${plural(n, ['Оплатите его', 'Оплатите один из них', 'Оплатите один из них'])} или подождите: неоплаченный платёж отменяется сам через сутки.`,
   refundNotSupported: 'Этот способ оплаты не возвращает деньги через сайт: верните их из кабинета платёжной системы',
   refundTooLarge: (left: string) => `Вернуть можно не больше ${left}: остальное уже возвращено`,
 } as const;

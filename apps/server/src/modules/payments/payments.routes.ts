@@ -13,8 +13,9 @@ import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { paymentsService, type PaymentsService } from './payments.service.ts';
 import { reconcileJob } from './payments.reconcile.ts';
-import { countRefusal } from './payments.providers.ts';
-import { errorReplies } from '../../lib/errors.ts';
+import { limitRefusalCounter } from './payments.providers.ts';
+import { errorReplies, HttpError } from '../../lib/errors.ts';
+import { addressKey } from '../../lib/rate-limit.ts';
 
 const NOTIFY_SUMMARY: Record<(typeof PAYMENT_PROVIDERS)[number], string> = {
   yookassa: 'Уведомление ЮKassa (JSON; принимается только с её адресов YOOKASSA_NOTIFY_IPS; ответ 200)',
@@ -79,7 +80,8 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
     // (or, where it has no API to ask, take its signed word). Each address has a limit, counted
     // before the body is read; refusals are counted, not kept.
     const perIp = ctx.config.payments.notifyPerIp ?? 300;
-    let lastLimitNote = 0;
+    const limitRefusals = limitRefusalCounter(ctx);
+    app.addHook('preClose', limitRefusals.flush);
     app.register(async (scope) => {
       scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_req, body, done) =>
         done(null, parseForm(String(body))),
@@ -90,13 +92,10 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
           bodyLimit: 65_536,
           onRequest: async (req) => {
             try {
-              await ctx.limiter.hit(`pay-notify:ip:${req.ip}`, perIp);
+              // An IPv6 sender by its /64, like every per-address limit (a key over its limit is refused from memory).
+              await ctx.limiter.hit(`pay-notify:ip:${addressKey(req.ip)}`, perIp);
             } catch (err) {
-              // At most one write every 10 s for a flood over the limit.
-              if (Date.now() - lastLimitNote > 10_000) {
-                lastLimitNote = Date.now();
-                await countRefusal(ctx, provider, 'rate_limited', req.ip).catch(() => undefined);
-              }
+              if (err instanceof HttpError && err.statusCode === 429) limitRefusals.add(provider, req.ip);
               throw err;
             }
           },

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/index.ts';
 import { backoffMs, type Backoff } from '../../lib/backoff.ts';
+import { plural } from '../../lib/plural.ts';
 import { hashToken } from '../../lib/tokens.ts';
 
 /**
@@ -116,10 +117,4 @@ export function retryText(ms: number): string {
   if (s < 60) return `Слишком много неудачных попыток входа. Попробуйте через ${s} ${plural(s, ['секунду', 'секунды', 'секунд'])}.`;
   const m = Math.ceil(s / 60);
   return `Слишком много неудачных попыток входа. Попробуйте через ${m} ${plural(m, ['минуту', 'минуты', 'минут'])}.`;
-}
-
-const RU_PLURALS = new Intl.PluralRules('ru-RU');
-export function plural(n: number, [one, few, many]: [string, string, string]): string {
-  const rule = RU_PLURALS.select(n);
-  return rule === 'one' ? one : rule === 'few' ? few : many;
 }
