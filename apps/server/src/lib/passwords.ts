@@ -20,7 +20,7 @@ const CURRENT_PARAMS = `$m=${OPTIONS.memoryCost},t=${OPTIONS.timeCost},p=${OPTIO
  *
  * Admission (issue 29): the checks waiting for a turn form two bounded queues. A check for
  * someone the site already knows — a browser whose device cookie logged in to the account, a
- * launcher whose clientToken did, a signed-in session — goes before every stranger's, and a
+ * launcher whose clientToken did, a session of that same account — goes before every stranger's, and a
  * stranger's is refused at once (PasswordsBusy → 429 with Retry-After) when STRANGERS_WAITING
  * are already waiting, so a flood from rotating addresses cannot push the owner's login back
  * by more than one hash.

@@ -94,7 +94,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           ip: req.ip,
           userAgent: req.headers['user-agent'],
           deviceToken: deviceToken(req),
-          signedIn: (await optionalUser(req)) !== null,
+          signedInAs: (await optionalUser(req))?.id ?? null,
         });
         if (req.body.bearer) return { token: result.token, message: 'Вы вошли' };
         setSessionCookie(ctx, req, reply, result.token);

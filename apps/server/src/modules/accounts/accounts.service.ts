@@ -148,8 +148,11 @@ export interface LoginMeta {
   userAgent?: string;
   /** The browser's `kubik_device` cookie, when it sent one. */
   deviceToken?: string;
-  /** The request came with a live session (its check goes first in the queue of password checks). */
-  signedIn?: boolean;
+  /**
+   * The user id of the live session the request came with: a check for that same account goes
+   * first in the queue of password checks (a session of another account makes no one known).
+   */
+  signedInAs?: number | null;
 }
 
 /**
@@ -169,11 +172,11 @@ export async function login(
   const user = await users.findUserByLogin(ctx.db, input.username);
   if (!user) {
     // No hash for a name nobody has (issue 29): the same admission and about the same wait.
-    await burnPasswordCheck(meta.signedIn ? 'known' : 'stranger');
+    await burnPasswordCheck('stranger');
     throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
   }
   const limits = ctx.config.rateLimits;
-  // A browser that logged in to this account before (or a signed-in one) goes first in the queue
+  // A browser that logged in to this account before (or one signed in to it) goes first in the queue
   // of password checks and skips the account's delay; strangers wait, and may be refused at once.
   const knownDevice = await isKnownDevice(ctx.db, user.id, meta.deviceToken);
   if (limits.enabled) {
@@ -188,7 +191,7 @@ export async function login(
         });
     }
   }
-  const caller = knownDevice || meta.signedIn ? 'known' : 'stranger';
+  const caller = knownDevice || meta.signedInAs === user.id ? 'known' : 'stranger';
   if (!(await verifyPassword(user.password_hash, input.password, caller)))
     throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
   await users.upgradePasswordHash(ctx.db, user, input.password);
