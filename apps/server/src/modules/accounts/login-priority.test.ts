@@ -13,7 +13,9 @@ vi.mock('@node-rs/argon2', () => ({
 }));
 
 const { verifyPassword, passwordQueue, MAX_AT_ONCE, STRANGERS_WAITING } = await import('../../lib/passwords.ts');
+const { tooManyTriesText } = await import('../game-auth/game-auth.service.ts');
 const tick = () => new Promise((r) => setTimeout(r, 5));
+const GRAVIT_SECRET = 'gravit-test-secret-0123456789';
 
 describe.each(dbKinds)('who goes first in the queue of password checks, on %s (issue 29)', (kind) => {
   let t: TestApp;
@@ -21,9 +23,10 @@ describe.each(dbKinds)('who goes first in the queue of password checks, on %s (i
   let otherSession: string;
 
   beforeAll(async () => {
-    t = await createTestApp(kind, { workers: false });
+    t = await createTestApp(kind, { workers: false, gravitSecret: GRAVIT_SECRET });
     await seedUser(t, 'Victim', { password: 'victim-pass' });
     await seedUser(t, 'Mallory', { password: 'mallory-pass' });
+    await seedUser(t, 'Steve', { password: 'steve-pass' });
     victimSession = await loginAs(t, 'Victim', 'victim-pass');
     otherSession = await loginAs(t, 'Mallory', 'mallory-pass');
   });
@@ -67,5 +70,47 @@ describe.each(dbKinds)('who goes first in the queue of password checks, on %s (i
     }
     await Promise.all(strangers);
     expect(passwordQueue()).toMatchObject({ running: 0, known: 0, strangers: 0 });
+  });
+  it('launchers are told to wait while the queue is full, never that the password is wrong', async () => {
+    gate.hold = true;
+    const strangers = Array.from({ length: MAX_AT_ONCE + STRANGERS_WAITING }, () => verifyPassword('h:x', 'guess', 'stranger'));
+    await tick();
+    const wait = 'Слишком много попыток входа. Повторите через 2 с.';
+    const gravit = { authorization: `Bearer ${GRAVIT_SECRET}` };
+    // GravitLauncher's myhttp core and its older json core: the launcher shows `error` as written.
+    const myhttp = await t.app.inject({
+      method: 'POST',
+      url: '/api/gravit/authorize',
+      headers: gravit,
+      payload: { login: 'Victim', password: 'victim-pass' },
+    });
+    expect(myhttp.statusCode).toBe(400);
+    expect(myhttp.json()).toEqual({ error: wait, code: 0 });
+    const legacy = await t.app.inject({
+      method: 'POST',
+      url: '/api/gravit/v5/auth/authorize',
+      headers: gravit,
+      payload: { login: 'Mallory', password: { type: 'plain', password: 'mallory-pass' } },
+    });
+    expect(legacy.statusCode).toBe(400);
+    expect(legacy.json()).toEqual({ error: wait, code: 0 });
+    // authlib-injector: ForbiddenOperationException with the wait and Retry-After (another
+    // account: each account allows one launcher try a second, and Victim's was just used).
+    const ygg = await t.app.inject({
+      method: 'POST',
+      url: '/api/yggdrasil/authserver/authenticate',
+      payload: { username: 'Steve', password: 'steve-pass', agent: { name: 'Minecraft', version: 1 } },
+    });
+    expect(ygg.statusCode).toBe(403);
+    expect(ygg.json()).toMatchObject({ error: 'ForbiddenOperationException', errorMessage: wait });
+    expect(ygg.headers['retry-after']).toBe('2');
+    expect(tooManyTriesText(61_000)).toBe('Слишком много попыток входа. Повторите через 2 мин.');
+
+    gate.hold = false;
+    while (gate.pending.length) {
+      gate.pending.shift()!();
+      await tick();
+    }
+    await Promise.all(strangers);
   });
 });

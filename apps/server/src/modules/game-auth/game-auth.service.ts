@@ -119,6 +119,15 @@ async function insertNewToken(db: Db, kind: GameTokenKind, user: User, clientTok
   return { accessToken, refreshToken, expiresAt };
 }
 
+/**
+ * A launcher login refused for its rate, not for its password (too many tries on the account or
+ * from the address, or too many password checks waiting): how long to wait, in Russian.
+ */
+export function tooManyTriesText(retryInMs: number): string {
+  const s = Math.max(1, Math.ceil(retryInMs / 1000));
+  return `Слишком много попыток входа. Повторите через ${s < 60 ? `${s} с.` : `${Math.ceil(s / 60)} мин.`}`;
+}
+
 /** Shared by the Yggdrasil API and GravitLauncher's HTTP auth. */
 export function createGameAuth(ctx: AppContext) {
   const lastCheck = new Map<string, number>();

@@ -6,7 +6,7 @@ import { hyphenated, unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import type { User } from '../users/users.repo.ts';
 import { accountRefusal, JOIN_TTL_MS, normalizeIp, refusalText, textureUrl, type GameAuth } from './game-auth.service.ts';
 import * as repo from './game-auth.repo.ts';
-import { GravitError, GravitErrorBody, GRAVIT_TEXTS, registerGravitErrors, SERVER_ID } from './gravit.routes.ts';
+import { GravitError, GravitErrorBody, GRAVIT_TEXTS, gravitCredentials, registerGravitErrors, SERVER_ID } from './gravit.routes.ts';
 
 export const GRAVIT_LEGACY_ROOT = '/api/gravit/v5';
 /** LaunchServer 5.2–5.4 sends only the plain password, so the player types the code after it. */
@@ -170,9 +170,8 @@ export function gravitLegacyRoutes(ctx: AppContext, game: GameAuth): FastifyPlug
         response: { 200: AuthReport, ...errors },
       },
       handler: async (req) => {
-        const result = await game.checkCredentials(req.body.login, req.body.password.password);
+        const result = await gravitCredentials(game, req.body.login, req.body.password.password);
         if (!result.ok) {
-          if (result.reason === 'throttled') throw new GravitError(400, GRAVIT_TEXTS.throttled);
           // This core sends plain passwords only: the code goes after the password with a colon.
           if (result.reason === 'two_factor') throw new GravitError(400, LEGACY_2FA_TEXT);
           if (result.reason === 'bad_code') throw new GravitError(400, GRAVIT_TEXTS.wrongCode);

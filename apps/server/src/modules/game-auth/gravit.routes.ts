@@ -6,7 +6,17 @@ import { HttpError } from '../../lib/errors.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { hyphenated, unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import type { User } from '../users/users.repo.ts';
-import { accountRefusal, JOIN_TTL_MS, normalizeIp, refusalText, textureUrl, type GameAuth } from './game-auth.service.ts';
+import { PasswordsBusy } from '../../lib/passwords.ts';
+import {
+  accountRefusal,
+  JOIN_TTL_MS,
+  normalizeIp,
+  refusalText,
+  textureUrl,
+  tooManyTriesText,
+  type CredentialsResult,
+  type GameAuth,
+} from './game-auth.service.ts';
 import * as repo from './game-auth.repo.ts';
 
 export const GRAVIT_ROOT = '/api/gravit';
@@ -39,7 +49,6 @@ export const GRAVIT_TEXTS = {
   /** The launcher then asks for the authenticator's code and repeats the login with `totpCode`. */
   require2fa: 'auth.require2fa',
   wrongCode: 'Неверный код двухфакторной защиты: введите код, который приложение показывает сейчас',
-  throttled: 'Слишком частые попытки входа: подождите секунду и попробуйте снова',
   joinRefused: 'Вход в игру не подтверждён: перезапустите лаунчер и войдите снова',
   notJoined: 'Игрок не проходил вход на этот сервер через лаунчер',
 } as const;
@@ -85,6 +94,28 @@ const ServerIdFields = { serverID: SERVER_ID.nullish(), serverId: SERVER_ID.null
  * one address carrying both placeholders serves both lookups.
  */
 const filled = (value: string | undefined, placeholder: string) => (value && value !== placeholder ? value : undefined);
+
+/**
+ * The player's login and password, checked for the LaunchServer. A refused rate (the account's
+ * interval or delay, or a full queue of password checks) says how long to wait: the launcher shows
+ * the text as written, where «auth.wrongpassword» made players retype a right password (issue 29).
+ */
+export async function gravitCredentials(
+  game: GameAuth,
+  login: string,
+  password: string,
+  totpCode?: string | null,
+): Promise<CredentialsResult> {
+  let result: CredentialsResult;
+  try {
+    result = await game.checkCredentials(login, password, Date.now(), totpCode);
+  } catch (err) {
+    if (err instanceof PasswordsBusy) throw new GravitError(400, tooManyTriesText(err.retryAfterSec * 1000));
+    throw err;
+  }
+  if (!result.ok && result.reason === 'throttled') throw new GravitError(400, tooManyTriesText(result.retryInMs));
+  return result;
+}
 
 export function registerGravitErrors(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
@@ -158,9 +189,8 @@ export function gravitRoutes(ctx: AppContext, game: GameAuth): FastifyPluginAsyn
         response: { 200: UserSession, ...errors },
       },
       handler: async (req) => {
-        const result = await game.checkCredentials(req.body.login, req.body.password, Date.now(), req.body.totpCode);
+        const result = await gravitCredentials(game, req.body.login, req.body.password, req.body.totpCode);
         if (!result.ok) {
-          if (result.reason === 'throttled') throw new GravitError(400, GRAVIT_TEXTS.throttled);
           if (result.reason === 'two_factor') throw new GravitError(400, GRAVIT_TEXTS.require2fa);
           if (result.reason === 'bad_code') throw new GravitError(400, GRAVIT_TEXTS.wrongCode);
           throw new GravitError(400, result.reason === 'unknown' ? GRAVIT_TEXTS.userNotFound : GRAVIT_TEXTS.wrongPassword);

@@ -55,6 +55,16 @@ describe.each(dbKinds)('GravitLauncher HTTP auth (myhttp) on %s', (kind) => {
     await site?.close();
   });
 
+  it("a try within the account's interval is told to wait, not that its right password is wrong", async () => {
+    await pause();
+    await expect(ls.authorize('Notch', 'wrong')).rejects.toEqual(new AuthException('auth.wrongpassword'));
+    await expect(ls.authorize('Notch', 'correct horse')).rejects.toEqual(
+      new AuthException('Слишком много попыток входа. Повторите через 1 с.'),
+    );
+    await pause();
+    expect((await ls.authorize('Notch', 'correct horse')).user.username).toBe('Notch');
+  });
+
   it('finds players by name and by dashed UUID through one address; 404 for nobody', async () => {
     const byName = await ls.getUserByUsername('Steve');
     expect(byName).toEqual({

@@ -8,7 +8,7 @@ import { addressKey, refuseWhileBlocked } from '../../lib/rate-limit.ts';
 import { unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import type { User } from '../users/users.repo.ts';
 import { seenInGame } from '../users/users.ports.ts';
-import { accountRefusal, JOIN_TTL_MS, normalizeIp, refusalText, type GameAuth } from './game-auth.service.ts';
+import { accountRefusal, JOIN_TTL_MS, normalizeIp, refusalText, tooManyTriesText, type GameAuth } from './game-auth.service.ts';
 import * as repo from './game-auth.repo.ts';
 import { GameLoginSettings } from './game-auth.settings.ts';
 import { profileKeyRoutes, SERVICES_PREFIX } from './profile-keys.routes.ts';
@@ -52,7 +52,7 @@ const refused = (user: User) => new YggdrasilError(403, 'ForbiddenOperationExcep
  */
 const tooManyTries = (retryInMs: number) => {
   const s = Math.max(1, Math.ceil(retryInMs / 1000));
-  return new YggdrasilError(403, 'ForbiddenOperationException', `Слишком много попыток входа. Повторите через ${s} с.`, s);
+  return new YggdrasilError(403, 'ForbiddenOperationException', tooManyTriesText(retryInMs), s);
 };
 
 /** Names per request to api/profiles/minecraft (the specification asks for a limit of at least 2). */
