@@ -14,7 +14,11 @@ export const YOOKASSA_IPS = [
 ];
 
 /** The site's payments configuration pointed at the fakes. */
-export function paymentsConfig(yoo: FakeYooKassa | null, tbank: FakeTBank | null, extra: Partial<PaymentsConfig> = {}): PaymentsConfig {
+export function paymentsConfig(
+  yoo: Pick<FakeYooKassa, 'shopId' | 'secretKey' | 'apiUrl'> | null,
+  tbank: Pick<FakeTBank, 'terminalKey' | 'password' | 'apiUrl'> | null,
+  extra: Partial<PaymentsConfig> = {},
+): PaymentsConfig {
   return {
     yookassa: yoo ? { shopId: yoo.shopId, secretKey: yoo.secretKey, apiUrl: yoo.apiUrl, receipts: false, notifyIps: YOOKASSA_IPS } : null,
     tbank: tbank ? { terminalKey: tbank.terminalKey, password: tbank.password, apiUrl: tbank.apiUrl } : null,

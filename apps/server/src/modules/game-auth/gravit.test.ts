@@ -62,7 +62,7 @@ describe.each(dbKinds)('GravitLauncher HTTP auth (myhttp) on %s', (kind) => {
       new AuthException('Слишком много попыток входа. Повторите через 1 с.'),
     );
     await pause();
-    expect((await ls.authorize('Notch', 'correct horse')).user.username).toBe('Notch');
+    expect((await ls.authorize('Notch', 'correct horse')).user?.username).toBe('Notch');
   });
 
   it('finds players by name and by dashed UUID through one address; 404 for nobody', async () => {

@@ -9,6 +9,7 @@ import { findLedgerMismatches, InsufficientFunds, postLedger } from '../ledger/l
 import { topupRefunded } from '../users/users.ports.ts';
 import { findPaymentLedgerMismatches } from './payments.ledger-check.ts';
 import { PAYMENT_SERVER_TEXTS } from './payments.repo.ts';
+import { paymentsService } from './payments.service.ts';
 
 const YOOKASSA_IP = '185.71.76.17';
 const FREEKASSA_IP = '168.119.157.136';
@@ -182,6 +183,8 @@ describe.each(dbKinds)('payment connections, ЮMoney, FreeKassa and partial refu
     }
     expect((await payment(body.id)).status).toBe('pending');
     expect(await balance(userId)).toBe(0);
+    // Counted in memory, written at most every 10 s and before the owner's summary is read.
+    await paymentsService(t.app.ctx).registry.refusals.flush();
     const refusals = await db().selectFrom('payment_refusals').selectAll().where('provider', '=', 'yoomoney').execute();
     const count = (rows: typeof refusals, r: string) => Number(rows.find((x) => x.reason === r)?.count ?? 0);
     expect(count(refusals, 'bad_token') - count(refusalsBefore, 'bad_token')).toBe(2);

@@ -180,8 +180,11 @@ export class ProviderRegistry {
   private cached: { effective: Record<PaymentProvider, EffectiveProvider>; adapters: Adapters } | null = null;
   private generation = 0;
   readonly box: SecretBox;
+  /** Refused notifications, counted for the owner's summary (list()). */
+  readonly refusals: RefusalCounter;
 
   constructor(private readonly ctx: AppContext) {
+    this.refusals = new RefusalCounter(ctx);
     this.box = new SecretBox(ctx.config.secretsKey, ctx.config.dataDir);
     ctx.notifications.on(CHANNEL, () => this.drop());
     ctx.notifications.onDown(() => this.drop());
@@ -259,6 +262,7 @@ export class ProviderRegistry {
   /** The owner's view: state, plain fields, secrets only as set/unset, where to send notifications, refusals summed up. */
   async list(): Promise<AdminPaymentProvider[]> {
     const effective = await this.effective();
+    await this.refusals.flush();
     const refusals = await this.ctx.db.selectFrom('payment_refusals').selectAll().orderBy('last_at', 'desc').execute();
     return PAYMENT_PROVIDERS.map((id) => {
       const e = effective[id];
@@ -378,8 +382,8 @@ export class ProviderRegistry {
   }
 }
 
-/** Counts refused notifications (one row per provider and reason): a flood of forgeries takes no space. */
-export async function countRefusal(
+/** Adds refused notifications to their row (one per provider and reason): a flood of forgeries takes no space. */
+async function countRefusals(
   ctx: AppContext,
   provider: string,
   reason: RefusalReason | 'test',
@@ -401,29 +405,33 @@ export async function countRefusal(
 }
 
 /**
- * Notifications refused by the per-address limit: counted in memory and added to the summary at
- * most every 10 s per provider (and when the site stops), so that a flood over the limit costs no
- * write per request and is still counted whole.
+ * Refused notifications (forged, from a foreign address, over the per-address limit, tests),
+ * counted in memory and added to payment_refusals in one update per provider and reason at most
+ * every 10 s, before the owner's summary is read and when the site stops: a flood of forgeries
+ * costs no write per request (on PostgreSQL each one had waited for the same row's lock, and held
+ * a connection the site's other requests wait for), and is still counted whole.
  */
-export function limitRefusalCounter(ctx: AppContext) {
-  const pending = new Map<string, { count: number; ip: string }>();
-  let timer: NodeJS.Timeout | null = null;
-  async function flush(): Promise<void> {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    const batch = [...pending];
-    pending.clear();
-    for (const [provider, { count, ip }] of batch) await countRefusal(ctx, provider, 'rate_limited', ip, count).catch(() => undefined);
+export class RefusalCounter {
+  private readonly pending = new Map<string, { provider: string; reason: RefusalReason | 'test'; count: number; ip: string | null }>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly ctx: AppContext) {}
+
+  add(provider: string, reason: RefusalReason | 'test', ip: string | null): void {
+    const key = `${provider} ${reason}`;
+    const seen = this.pending.get(key);
+    if (seen) {
+      seen.count++;
+      seen.ip = ip;
+    } else this.pending.set(key, { provider, reason, count: 1, ip });
+    this.timer ??= setTimeout(() => void this.flush(), 10_000).unref();
   }
-  return {
-    add(provider: string, ip: string): void {
-      const seen = pending.get(provider);
-      if (seen) {
-        seen.count++;
-        seen.ip = ip;
-      } else pending.set(provider, { count: 1, ip });
-      timer ??= setTimeout(() => void flush(), 10_000).unref();
-    },
-    flush,
-  };
+
+  async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const batch = [...this.pending.values()];
+    this.pending.clear();
+    for (const { provider, reason, ip, count } of batch) await countRefusals(this.ctx, provider, reason, ip, count).catch(() => undefined);
+  }
 }

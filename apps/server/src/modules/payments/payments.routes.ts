@@ -13,7 +13,6 @@ import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { paymentsService, type PaymentsService } from './payments.service.ts';
 import { reconcileJob } from './payments.reconcile.ts';
-import { limitRefusalCounter } from './payments.providers.ts';
 import { errorReplies, HttpError } from '../../lib/errors.ts';
 import { addressKey } from '../../lib/rate-limit.ts';
 
@@ -80,8 +79,8 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
     // (or, where it has no API to ask, take its signed word). Each address has a limit, counted
     // before the body is read; refusals are counted, not kept.
     const perIp = ctx.config.payments.notifyPerIp ?? 300;
-    const limitRefusals = limitRefusalCounter(ctx);
-    app.addHook('preClose', limitRefusals.flush);
+    // The refusals counted in memory reach the owner's summary before the site stops.
+    app.addHook('preClose', () => service.registry.refusals.flush());
     app.register(async (scope) => {
       scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_req, body, done) =>
         done(null, parseForm(String(body))),
@@ -95,7 +94,7 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
               // An IPv6 sender by its /64, like every per-address limit (a key over its limit is refused from memory).
               await ctx.limiter.hit(`pay-notify:ip:${addressKey(req.ip)}`, perIp);
             } catch (err) {
-              if (err instanceof HttpError && err.statusCode === 429) limitRefusals.add(provider, req.ip);
+              if (err instanceof HttpError && err.statusCode === 429) service.registry.refusals.add(provider, 'rate_limited', req.ip);
               throw err;
             }
           },

@@ -25,7 +25,7 @@ import { topupCredited } from '../users/users.ports.ts';
 import { refundConfirmed } from './payments.refund.ts';
 import { formatRub, PAYMENT_SERVER_TEXTS, recordEvent, type PaymentRow } from './payments.repo.ts';
 import { PaymentSettings } from './payments.settings.ts';
-import { countRefusal, ProviderRegistry, type Adapters } from './payments.providers.ts';
+import { ProviderRegistry, type Adapters } from './payments.providers.ts';
 
 /** A pending payment nobody paid for this long is canceled. */
 export const PAYMENT_EXPIRY_MS = 24 * 3_600_000;
@@ -337,12 +337,12 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
     if (!adapter) throw notFound(PAYMENT_TEXTS.providerOff, { code: 'provider_off' });
     const verdict = adapter.verifyNotification(ip, body);
     if (!verdict.ok) {
-      // Refusals are counted, not kept: a flood of forgeries costs one row per reason.
-      await countRefusal(ctx, provider, verdict.reason, ip);
+      // Refusals are counted, not kept: a flood of forgeries costs one row per reason and no write per request.
+      registry.refusals.add(provider, verdict.reason, ip);
       return adapter.notificationReply(false);
     }
     if (verdict.test) {
-      await countRefusal(ctx, provider, 'test', ip);
+      registry.refusals.add(provider, 'test', ip);
       return adapter.notificationReply(true);
     }
     let q = db.selectFrom('payments').selectAll().where('provider', '=', provider);

@@ -188,6 +188,8 @@ describe.each(dbKinds)('payments on %s', (kind) => {
     expect(await balance()).toBe(before);
     // Refusals are counted per reason, not stored whole.
     expect(await t.handle.db.selectFrom('payment_events').selectAll().where('ip', '=', FOREIGN_IP).execute()).toEqual([]);
+    // Counted in memory, written at most every 10 s and before the owner's summary is read.
+    await paymentsService(t.app.ctx).registry.refusals.flush();
     const refused = await t.handle.db.selectFrom('payment_refusals').selectAll().where('provider', '=', 'yookassa').execute();
     expect(refused).toMatchObject([{ reason: 'foreign_ip', last_ip: FOREIGN_IP }]);
     expect(Number(refused[0]!.count)).toBeGreaterThanOrEqual(2);

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type * as Argon2 from '@node-rs/argon2';
 import type { LightMyRequestResponse } from 'fastify';
+import { paymentsConfig } from '../../test/payments.ts';
 import { createTestApp, dbKinds, seedUser, type TestApp } from '../../test/test-app.ts';
 import { EmailLinkKey } from '../users/email-tokens.ts';
+import { paymentsService } from '../payments/payments.service.ts';
 
 /**
  * Issue 29: password checks strangers cannot monopolise, refusals that cost nothing, IPv6 counted
@@ -43,7 +45,11 @@ const freshIpv4 = () => {
 describe.each(dbKinds)('login floods on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp(kind, { rateLimits: { loginPerIp: 10, loginPerAccount: 30, resetPerIp: 3 } });
+    t = await createTestApp(kind, {
+      rateLimits: { loginPerIp: 10, loginPerAccount: 30, resetPerIp: 3 },
+      // YooKassa connected (its API is never reached: every notification below is refused by its sender's address).
+      payments: paymentsConfig({ shopId: '100500', secretKey: 'test_secret', apiUrl: 'http://127.0.0.1:9/v3' }, null),
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -199,6 +205,33 @@ describe.each(dbKinds)('login floods on %s', (kind) => {
     expect(statuses.length).toBeGreaterThan(32);
     expect(statuses.every((s) => s === 400)).toBe(true);
     expect(ratio).toBeLessThan(boundOn(kind));
+  });
+
+  it('32 loops of forged payment notifications from rotating addresses leave the web login near its calm time, and keep only counts', async () => {
+    const events = async () => (await t.handle.db.selectFrom('payment_events').select('id').execute()).length;
+    const before = await events();
+    const forged = {
+      type: 'notification',
+      event: 'payment.succeeded',
+      object: { id: '2d4a1a9c-000f-5000-9000-1b68e7b15f3f', junk: 'x'.repeat(4000) },
+    };
+    const { ratio, statuses } = await floodRatio(() =>
+      t.app.inject({ method: 'POST', url: '/api/payments/yookassa/notify', payload: forged, remoteAddress: freshIpv4() }),
+    );
+    expect(statuses.length).toBeGreaterThan(32);
+    expect(statuses.every((s) => s === 403)).toBe(true);
+    expect(ratio).toBeLessThan(boundOn(kind));
+    // Nothing of their bodies kept; every one counted in the owner's summary (written in batches,
+    // not one write per request: on PostgreSQL each write waited for the same row's lock).
+    expect(await events()).toBe(before);
+    await paymentsService(t.app.ctx).registry.refusals.flush();
+    const summary = await t.handle.db
+      .selectFrom('payment_refusals')
+      .select('count')
+      .where('provider', '=', 'yookassa')
+      .where('reason', '=', 'foreign_ip')
+      .executeTakeFirst();
+    expect(Number(summary?.count)).toBe(statuses.length);
   });
 
   it('counts IPv6 clients by their /64', async () => {
