@@ -2,8 +2,9 @@ import { MessageResponse, SetupBody, SetupStatus } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
 import { setSessionCookie } from '../../plugins/auth.ts';
-import { announceSetup, completeSetup, setupNeeded } from './setup.service.ts';
+import { announceSetup, completeSetup, setupKeys, setupNeeded } from './setup.service.ts';
 import { errorReplies } from '../../lib/errors.ts';
+import { refuseWhileBlocked } from '../../lib/rate-limit.ts';
 
 const tags = ['Первый запуск'];
 
@@ -23,6 +24,11 @@ export function setupRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post('/api/setup', {
       config: { access: 'public' },
+      // Over a limit, a try is refused before its body is read (issue 29).
+      onRequest: [
+        refuseWhileBlocked(ctx.limiter, (req) => setupKeys.address(req.ip)),
+        refuseWhileBlocked(ctx.limiter, () => setupKeys.all),
+      ],
       schema: {
         tags,
         summary:

@@ -7,6 +7,7 @@ import type { AppContext } from '../../context.ts';
 import { conflict, forbidden } from '../../lib/errors.ts';
 import { hashPassword } from '../../lib/passwords.ts';
 import { makePrivate, PRIVATE_FILE_MODE } from '../../lib/private-files.ts';
+import { addressKey } from '../../lib/rate-limit.ts';
 import { newToken } from '../../lib/tokens.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { SiteSettingsDoc } from '../site/site.settings.ts';
@@ -28,6 +29,8 @@ const newCode = () => Array.from({ length: 12 }, () => ALPHABET[randomInt(ALPHAB
 /** Tries per IP, and from everyone, in a rate-limit window. */
 const TRIES_PER_IP = 10;
 const TRIES_ALL = 100;
+/** The limiter keys of setup tries: per address (an IPv6 client by its /64) and for everyone together. */
+export const setupKeys = { address: (ip: string) => `setup:ip:${addressKey(ip)}`, all: 'setup:all' } as const;
 
 /** Once an instance has seen an administrator, setup is over for good: it never asks the database again. */
 const over = new WeakSet<AppContext>();
@@ -83,8 +86,8 @@ export async function completeSetup(
   meta: { ip: string; userAgent?: string },
 ): Promise<{ token: string; userId: number }> {
   if (!(await setupNeeded(ctx))) throw conflict(SETUP_TEXTS.done, { code: 'setup_done' });
-  await ctx.limiter.hit(`setup:ip:${meta.ip}`, TRIES_PER_IP);
-  await ctx.limiter.hit('setup:all', TRIES_ALL);
+  await ctx.limiter.hit(setupKeys.address(meta.ip), TRIES_PER_IP);
+  await ctx.limiter.hit(setupKeys.all, TRIES_ALL);
   const state = await ctx.db.selectFrom('setup_state').select(['code', 'done_at']).where('id', '=', 1).executeTakeFirst();
   if (!state || state.done_at !== null) throw conflict(SETUP_TEXTS.done, { code: 'setup_done' });
   if (!sameCode(body.code, state.code)) throw forbidden(SETUP_TEXTS.badCode, { code: 'bad_setup_code', field: 'code' });

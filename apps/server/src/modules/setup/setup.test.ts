@@ -74,11 +74,35 @@ describe.each(dbKinds)('first-run setup on %s', (kind) => {
   });
 
   it('rate-limits code guesses; an administrator made by admin:create ends setup', async () => {
+    // From one IPv6 /64, a new address each time: counted as one client.
     const statuses: number[] = [];
-    for (let i = 0; i < 12; i++)
-      statuses.push((await limited.app.inject({ method: 'POST', url: '/api/setup', payload: owner('GUESSGUESS23') })).statusCode);
+    for (let i = 1; i <= 12; i++)
+      statuses.push(
+        (
+          await limited.app.inject({
+            method: 'POST',
+            url: '/api/setup',
+            payload: owner('GUESSGUESS23'),
+            remoteAddress: `2001:db8:26::${i}`,
+          })
+        ).statusCode,
+      );
     expect(statuses.slice(0, 10).every((s) => s === 403)).toBe(true);
     expect(statuses.at(-1)).toBe(429);
+    // Over the limit, refused before the body is read: broken JSON is not a 400.
+    const broken = await limited.app.inject({
+      method: 'POST',
+      url: '/api/setup',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"code":',
+      remoteAddress: '2001:db8:26::ffff',
+    });
+    expect([broken.statusCode, broken.json().code]).toEqual([429, 'rate_limited']);
+    // Another network still may try.
+    expect(
+      (await limited.app.inject({ method: 'POST', url: '/api/setup', payload: owner('GUESSGUESS23'), remoteAddress: '2001:db8:27::1' }))
+        .statusCode,
+    ).toBe(403);
     await seedUser(limited, 'CliAdmin', { admin: true });
     expect((await limited.app.inject({ method: 'GET', url: '/api/setup' })).json()).toEqual({ needed: false });
   });
