@@ -87,6 +87,7 @@ export function skinsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       handler: async (req) => {
         const user = userOf(req);
+        await skins.admitUpload(user);
         const upload = await readUploadForm(req, 'skin', ['model'], SKIN_TEXTS);
         return { ...(await skins.upload(user, upload.file, upload.fields.model)), message: SKIN_TEXTS.uploaded };
       },

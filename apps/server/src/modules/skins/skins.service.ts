@@ -104,8 +104,11 @@ export function createSkinService(ctx: AppContext) {
   });
 
   return {
+    /** Counts an upload try: over the limit it is refused before its file is read. */
+    admitUpload: (user: User) => ctx.limiter.hit(`skin:upload:${user.id}`, UPLOADS_PER_WINDOW),
+
+    /** Wears an uploaded file (its try counted by admitUpload first). */
     async upload(user: User, file: Buffer, modelField: string | undefined): Promise<SkinInfo> {
-      await ctx.limiter.hit(`skin:upload:${user.id}`, UPLOADS_PER_WINDOW);
       let chosen: SkinModel | undefined;
       if (modelField !== undefined) {
         const parsed = SkinModel.safeParse(modelField);
