@@ -176,8 +176,9 @@ export async function login(
     throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
   }
   const limits = ctx.config.rateLimits;
-  // A browser that logged in to this account before (or one signed in to it) goes first in the queue
-  // of password checks and skips the account's delay; strangers wait, and may be refused at once.
+  // A browser that logged in to this account before goes first in the queue of password checks and
+  // skips the account's delay (a session of this account only goes first); strangers wait, and may
+  // be refused at once.
   const knownDevice = await isKnownDevice(ctx.db, user.id, meta.deviceToken);
   if (limits.enabled) {
     if (knownDevice) {

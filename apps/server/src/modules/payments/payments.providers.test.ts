@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ShopPrice } from '@kubik/contract';
 import { FakeFreeKassa } from '../../../../../testing/payments/freekassa-server.ts';
 import { FakeYooKassa } from '../../../../../testing/payments/yookassa-server.ts';
@@ -10,6 +10,8 @@ import { topupRefunded } from '../users/users.ports.ts';
 import { findPaymentLedgerMismatches } from './payments.ledger-check.ts';
 import { PAYMENT_SERVER_TEXTS } from './payments.repo.ts';
 import { paymentsService } from './payments.service.ts';
+import { RefusalCounter } from './payments.providers.ts';
+import type { AppContext } from '../../context.ts';
 
 const YOOKASSA_IP = '185.71.76.17';
 const FREEKASSA_IP = '168.119.157.136';
@@ -271,6 +273,47 @@ describe.each(dbKinds)('payment connections, ЮMoney, FreeKassa and partial refu
     const yk = summary.find((p) => p.id === 'yookassa')!.refusals.find((r) => r.reason === 'foreign_ip')!;
     expect(yk.count).toBeGreaterThanOrEqual(300);
     expect(yk.last_ip).toBe('198.51.100.7');
+  });
+
+  it('counts refusals in memory: a flush waits for earlier writes, a failed write keeps its counts, the latest sender wins', async () => {
+    const rows = () => db().selectFrom('payment_refusals').selectAll().where('provider', '=', 'counter-test').execute();
+    // The counter's own context: its database swapped for one that fails, then back.
+    const broken = {
+      insertInto: () => {
+        throw new Error('database away');
+      },
+    };
+    const ctx = { db: db() } as { db: unknown };
+    const counter = new RefusalCounter(ctx as AppContext);
+    for (let i = 1; i <= 5; i++) expect(counter.add('counter-test', 'bad_token', `192.0.2.${i}`)).toBeUndefined();
+    // Two flushes at once: the second resolves only when the first one's rows are stored.
+    const first = counter.flush();
+    await counter.flush();
+    expect(await rows()).toMatchObject([{ reason: 'bad_token', count: 5, last_ip: '192.0.2.5' }]);
+    await first;
+
+    ctx.db = broken;
+    counter.add('counter-test', 'bad_token', '192.0.2.6');
+    counter.add('counter-test', 'bad_token', '192.0.2.7');
+    await counter.flush();
+    expect(Number((await rows())[0]!.count)).toBe(5);
+    ctx.db = db();
+    await counter.flush();
+    expect(await rows()).toMatchObject([{ count: 7, last_ip: '192.0.2.7' }]);
+
+    // Another instance's older tally adds its count but keeps the later time and sender.
+    const other = new RefusalCounter({ db: db() } as unknown as AppContext);
+    const lastAt = Number((await rows())[0]!.last_at);
+    vi.setSystemTime(lastAt - 60_000);
+    other.add('counter-test', 'bad_token', '198.51.100.99');
+    vi.useRealTimers();
+    await other.flush();
+    expect(await rows()).toMatchObject([{ count: 8, last_ip: '192.0.2.7', last_at: lastAt }]);
+
+    // Stopping: what is counted is written, and every later refusal before it is answered.
+    await counter.close();
+    await counter.add('counter-test', 'bad_token', '192.0.2.8');
+    expect(await rows()).toMatchObject([{ count: 9, last_ip: '192.0.2.8' }]);
   });
 
   it('caps the unpaid payments a player has waiting, in Russian', async () => {

@@ -382,24 +382,34 @@ export class ProviderRegistry {
   }
 }
 
-/** Adds refused notifications to their row (one per provider and reason): a flood of forgeries takes no space. */
-async function countRefusals(
-  ctx: AppContext,
-  provider: string,
-  reason: RefusalReason | 'test',
-  ip: string | null,
-  count = 1,
-): Promise<void> {
-  const now = Date.now();
+/** Refusals of one provider and reason counted since the last write: how many, when, the last sender. */
+interface RefusalTally {
+  provider: string;
+  reason: RefusalReason | 'test';
+  count: number;
+  firstAt: number;
+  lastAt: number;
+  lastIp: string | null;
+}
+
+/**
+ * Adds a tally to its row (one per provider and reason): a flood of forgeries takes no space. The
+ * times are the refusals' own; another instance's later write keeps the latest time and sender.
+ */
+async function writeTally(ctx: AppContext, t: RefusalTally): Promise<void> {
+  const lastIp = t.lastIp?.slice(0, 64) ?? null;
   await ctx.db
     .insertInto('payment_refusals')
-    .values({ provider, reason, count, first_at: now, last_at: now, last_ip: ip?.slice(0, 64) ?? null })
+    .values({ provider: t.provider, reason: t.reason, count: t.count, first_at: t.firstAt, last_at: t.lastAt, last_ip: lastIp })
     .onConflict((oc) =>
-      oc.columns(['provider', 'reason']).doUpdateSet((eb) => ({
-        count: eb('payment_refusals.count', '+', count),
-        last_at: now,
-        last_ip: ip?.slice(0, 64) ?? null,
-      })),
+      oc.columns(['provider', 'reason']).doUpdateSet((eb) => {
+        const newer = eb('payment_refusals.last_at', '<', t.lastAt);
+        return {
+          count: eb('payment_refusals.count', '+', t.count),
+          last_ip: eb.case().when(newer).then(lastIp).else(eb.ref('payment_refusals.last_ip')).end(),
+          last_at: eb.case().when(newer).then(t.lastAt).else(eb.ref('payment_refusals.last_at')).end(),
+        };
+      }),
     )
     .execute();
 }
@@ -407,31 +417,67 @@ async function countRefusals(
 /**
  * Refused notifications (forged, from a foreign address, over the per-address limit, tests),
  * counted in memory and added to payment_refusals in one update per provider and reason at most
- * every 10 s, before the owner's summary is read and when the site stops: a flood of forgeries
- * costs no write per request (on PostgreSQL each one had waited for the same row's lock, and held
- * a connection the site's other requests wait for), and is still counted whole.
+ * every 10 s and before this instance shows the owner's summary (another instance's refusals reach
+ * it within 10 s): a flood of forgeries costs no write per request (on PostgreSQL each one had
+ * waited for the same row's lock, holding a connection the site's other requests need) and is
+ * still counted whole. Once the site is stopping (close()), each refusal is written before it is
+ * answered, so the requests still draining are counted before the database closes.
  */
 export class RefusalCounter {
-  private readonly pending = new Map<string, { provider: string; reason: RefusalReason | 'test'; count: number; ip: string | null }>();
+  private readonly pending = new Map<string, RefusalTally>();
   private timer: NodeJS.Timeout | null = null;
+  /** Every write so far, one after another: a flush resolves once all counted before it is stored. */
+  private writes: Promise<void> = Promise.resolve();
+  private closing = false;
 
   constructor(private readonly ctx: AppContext) {}
 
-  add(provider: string, reason: RefusalReason | 'test', ip: string | null): void {
-    const key = `${provider} ${reason}`;
-    const seen = this.pending.get(key);
-    if (seen) {
-      seen.count++;
-      seen.ip = ip;
-    } else this.pending.set(key, { provider, reason, count: 1, ip });
+  /** Counts a refusal; a promise to await before answering only while the site is stopping. */
+  add(provider: string, reason: RefusalReason | 'test', ip: string | null): Promise<void> | undefined {
+    const now = Date.now();
+    this.merge({ provider, reason, count: 1, firstAt: now, lastAt: now, lastIp: ip });
+    if (this.closing) return this.flush();
     this.timer ??= setTimeout(() => void this.flush(), 10_000).unref();
+    return undefined;
   }
 
-  async flush(): Promise<void> {
+  /** Writes what is counted; resolves when that and every earlier write are done. */
+  flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.writes = this.writes.then(() => this.write());
+    return this.writes;
+  }
+
+  /** The site is stopping: what is counted is written now, and every later refusal at once. */
+  close(): Promise<void> {
+    this.closing = true;
+    return this.flush();
+  }
+
+  private merge(t: RefusalTally): void {
+    const key = `${t.provider} ${t.reason}`;
+    const seen = this.pending.get(key);
+    if (!seen) return void this.pending.set(key, { ...t });
+    seen.count += t.count;
+    seen.firstAt = Math.min(seen.firstAt, t.firstAt);
+    if (t.lastAt >= seen.lastAt) {
+      seen.lastAt = t.lastAt;
+      seen.lastIp = t.lastIp;
+    }
+  }
+
+  private async write(): Promise<void> {
     const batch = [...this.pending.values()];
     this.pending.clear();
-    for (const { provider, reason, ip, count } of batch) await countRefusals(this.ctx, provider, reason, ip, count).catch(() => undefined);
+    for (const tally of batch) {
+      try {
+        await writeTally(this.ctx, tally);
+      } catch {
+        // The database is away: the counts wait for the next write.
+        this.merge(tally);
+        if (!this.closing) this.timer ??= setTimeout(() => void this.flush(), 10_000).unref();
+      }
+    }
   }
 }

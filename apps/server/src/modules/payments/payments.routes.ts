@@ -79,8 +79,9 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
     // (or, where it has no API to ask, take its signed word). Each address has a limit, counted
     // before the body is read; refusals are counted, not kept.
     const perIp = ctx.config.payments.notifyPerIp ?? 300;
-    // The refusals counted in memory reach the owner's summary before the site stops.
-    app.addHook('preClose', () => service.registry.refusals.flush());
+    // The refusals counted in memory reach the owner's summary before the site stops (and the
+    // requests still draining write theirs before they are answered).
+    app.addHook('preClose', () => service.registry.refusals.close());
     app.register(async (scope) => {
       scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_req, body, done) =>
         done(null, parseForm(String(body))),
@@ -94,7 +95,7 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
               // An IPv6 sender by its /64, like every per-address limit (a key over its limit is refused from memory).
               await ctx.limiter.hit(`pay-notify:ip:${addressKey(req.ip)}`, perIp);
             } catch (err) {
-              if (err instanceof HttpError && err.statusCode === 429) service.registry.refusals.add(provider, 'rate_limited', req.ip);
+              if (err instanceof HttpError && err.statusCode === 429) await service.registry.refusals.add(provider, 'rate_limited', req.ip);
               throw err;
             }
           },

@@ -338,11 +338,11 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
     const verdict = adapter.verifyNotification(ip, body);
     if (!verdict.ok) {
       // Refusals are counted, not kept: a flood of forgeries costs one row per reason and no write per request.
-      registry.refusals.add(provider, verdict.reason, ip);
+      await registry.refusals.add(provider, verdict.reason, ip);
       return adapter.notificationReply(false);
     }
     if (verdict.test) {
-      registry.refusals.add(provider, 'test', ip);
+      await registry.refusals.add(provider, 'test', ip);
       return adapter.notificationReply(true);
     }
     let q = db.selectFrom('payments').selectAll().where('provider', '=', provider);
