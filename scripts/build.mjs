@@ -114,6 +114,7 @@ const parts = {
       // read files beside their own code at run time (the API docs' pages and pino's workers).
       const external = [
         'better-sqlite3',
+        'better-sqlite3-napi',
         '@node-rs/argon2',
         'sharp',
         'pg-native',

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import type { Config } from '../config.ts';
-import { isPostgresUrl, openDatabase } from '../db/index.ts';
+import { isPostgresUrl, loadSqlite, openDatabase } from '../db/index.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { BackupError, detectBackupKind, pgConnection, runPgTool } from '../lib/backup.ts';
 import { ensurePrivateDir, makePrivate, PRIVATE_FILE_MODE } from '../lib/private-files.ts';
@@ -63,7 +62,7 @@ async function restoreSqlite(target: string, from: string, opts: RestoreOptions)
   try {
     fs.copyFileSync(from, work);
     fs.chmodSync(work, PRIVATE_FILE_MODE);
-    const raw = new SQLite(work);
+    const raw = new (loadSqlite())(work);
     try {
       const integrity = raw.pragma('integrity_check', { simple: true });
       if (integrity !== 'ok') throw new BackupError(RESTORE_TEXTS.corrupt(String(integrity)));

@@ -25,7 +25,17 @@ export function loadPg(): typeof pg {
   }
   return pgModule;
 }
-const loadSqlite = () => require('better-sqlite3') as typeof SQLite;
+/**
+ * better-sqlite3: 13 (Node-API, its binaries in the package) on Node 22 and later, 12 on Node 20,
+ * which 13 does not run on. 12 wraps its objects in node::ObjectWrap, whose destructor aborts the
+ * process on Node 24.19 and later when a statement is garbage-collected (nodejs/node#65446):
+ * migrations died halfway and the site fell over at random.
+ */
+export const SQLITE_PACKAGE = Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-napi' : 'better-sqlite3';
+let sqliteModule: typeof SQLite | undefined;
+export function loadSqlite(): typeof SQLite {
+  return (sqliteModule ??= require(SQLITE_PACKAGE) as typeof SQLite);
+}
 
 export function isPostgresUrl(url: string | undefined): url is string {
   return !!url && /^postgres(ql)?:\/\//.test(url);

@@ -44,6 +44,7 @@ describe('production build', () => {
       }
     const allowed = [
       'better-sqlite3',
+      'better-sqlite3-napi',
       '@node-rs/argon2',
       'sharp',
       'pg-native',

@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import type { Config } from '../config.ts';
-import { isPostgresUrl } from '../db/index.ts';
+import { isPostgresUrl, loadSqlite } from '../db/index.ts';
 import type { ScheduledJobSpec } from './jobs/index.ts';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private-files.ts';
 
@@ -92,7 +91,7 @@ export async function makeBackup(
       await runPgTool('pg_dump', ['--format=custom', '--no-owner', '--no-privileges', '--file', partial, '--dbname', dbname], env);
     } else {
       if (!fs.existsSync(config.sqlitePath)) throw new BackupError(BACKUP_TEXTS.noDatabase(config.sqlitePath));
-      const source = new SQLite(config.sqlitePath, { readonly: true, fileMustExist: true });
+      const source = new (loadSqlite())(config.sqlitePath, { readonly: true, fileMustExist: true });
       try {
         source.pragma('busy_timeout = 5000');
         // A write by another connection between two steps restarts the copy, so after the first
