@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, type Dialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type pg from 'pg';
 import { backoffMs, type Backoff } from '../lib/backoff.ts';
 import { ensurePrivateDir, makePrivate } from '../lib/private-files.ts';
@@ -170,6 +170,23 @@ function withStatementCache(sqlite: SQLite.Database, max = 256): SqliteDatabase 
   };
 }
 
+/**
+ * SQLite runs DDL inside transactions, but Kysely's adapter says it does not, so its migrator ran
+ * each migration's statements and its record apart: a process killed in between (a crash, a power
+ * cut, a deploy) left tables no later start could create again. Said so, every run of pending
+ * migrations is one transaction, as on PostgreSQL.
+ */
+class SqliteDdlAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+class SqliteDialectWithDdlTransactions extends SqliteDialect {
+  override createAdapter(): SqliteAdapter {
+    return new SqliteDdlAdapter();
+  }
+}
+
 export function openDatabase(opts: { databaseUrl?: string | undefined; sqlitePath: string }): DbHandle {
   let dialect: Dialect;
   let kind: DbKind;
@@ -221,7 +238,7 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; sqlitePat
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('synchronous = NORMAL');
-    dialect = new SqliteDialect({ database: withStatementCache(sqlite) });
+    dialect = new SqliteDialectWithDdlTransactions({ database: withStatementCache(sqlite) });
   }
   const watch = new WriteWatch();
   const db = new Kysely<Database>({ dialect, plugins: [watch] });

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createPgDatabase, dbKinds } from '../test/test-app.ts';
 import { openDatabase } from './index.ts';
@@ -37,6 +37,38 @@ describe.each(dbKinds)('migrations landed out of name order on %s', (kind) => {
       await migrateToLatest(handle);
       const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(handle.db);
       expect(rows.map((r) => r.name).sort()).toEqual(Object.keys(migrations).sort());
+    } finally {
+      await handle.close();
+      await pgDb?.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.each(dbKinds)('a run of migrations interrupted on %s', (kind) => {
+  it('leaves nothing half done: the next start applies every migration again', async () => {
+    const pgDb = kind === 'pg' ? await createPgDatabase() : null;
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'kubik-migrate-'));
+    const handle = openDatabase({ databaseUrl: pgDb?.url, sqlitePath: path.join(dir, 'kubik.sqlite') });
+    const tables = async () =>
+      (await handle.db.introspection.getTables()).map((t) => t.name).filter((name) => name.startsWith('interrupted_'));
+    try {
+      // The second migration's table is created, then the process is "killed" before its record is written.
+      const list = (failing: boolean) => ({
+        '2099010100_interrupted_a': {
+          up: (db: Kysely<unknown>) => db.schema.createTable('interrupted_a').addColumn('id', 'integer').execute(),
+        },
+        '2099010101_interrupted_b': {
+          up: async (db: Kysely<unknown>) => {
+            await db.schema.createTable('interrupted_b').addColumn('id', 'integer').execute();
+            if (failing) throw new Error('killed');
+          },
+        },
+      });
+      await expect(runMigrations(handle.db, list(true))).rejects.toThrow(/interrupted_b failed/);
+      expect(await tables()).toEqual([]);
+      await runMigrations(handle.db, list(false));
+      expect((await tables()).sort()).toEqual(['interrupted_a', 'interrupted_b']);
     } finally {
       await handle.close();
       await pgDb?.drop();
