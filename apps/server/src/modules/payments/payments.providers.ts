@@ -403,7 +403,8 @@ async function writeTally(ctx: AppContext, t: RefusalTally): Promise<void> {
     .values({ provider: t.provider, reason: t.reason, count: t.count, first_at: t.firstAt, last_at: t.lastAt, last_ip: lastIp })
     .onConflict((oc) =>
       oc.columns(['provider', 'reason']).doUpdateSet((eb) => {
-        const newer = eb('payment_refusals.last_at', '<', t.lastAt);
+        // A tie goes to this write, the later one.
+        const newer = eb('payment_refusals.last_at', '<=', t.lastAt);
         return {
           count: eb('payment_refusals.count', '+', t.count),
           last_ip: eb.case().when(newer).then(lastIp).else(eb.ref('payment_refusals.last_ip')).end(),
