@@ -3,6 +3,7 @@
 // API suite: SQLite always, PostgreSQL too when TEST_DATABASE_URL is set.
 // Web suite: the web app's own logic (formats, plurals, form error placement), in Node.
 // Browser suite: builds the web app, then drives the real site in /usr/bin/chromium.
+// Other Node versions (TEST_OTHER_NODES): a part of the API suite under each.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
@@ -24,7 +25,19 @@ const suites = [
         ? run('npx', ['vite', 'build', '--outDir', process.env.WEB_DIST, '--emptyOutDir'], path.join(root, 'apps/web'))
         : run('npm', ['run', 'build'], root),
   },
-].filter((s) => only.length === 0 || only.includes(s.name));
+  // TEST_OTHER_NODES=/path/to/node22,/path/to/node24 (set by .ci/run): the built site, its
+  // migrations, backups and password checks once more under each of those Node versions, with the
+  // same node_modules (better-sqlite3 13, argon2 and sharp are Node-API; 12 is for Node 20 only).
+  ...(process.env.TEST_OTHER_NODES ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((node) => ({
+      name: `api-node${spawnSync(node, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).stdout.trim() || '?'}`,
+      cwd: 'apps/server',
+      node,
+      files: ['src/hardening/build.test.ts', 'src/db', 'src/lib/backup.test.ts', 'src/lib/passwords.test.ts'],
+    })),
+].filter((s) => only.length === 0 || only.includes(s.name) || (only.includes('api') && s.node));
 
 function run(cmd, args, cwd) {
   const res = spawnSync(cmd, args, { cwd, stdio: 'inherit', env: process.env });
@@ -42,11 +55,10 @@ for (const suite of suites) {
     continue;
   }
   const out = path.join(tmp, `${suite.name}.json`);
-  const status = run(
-    'npx',
-    ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`],
-    path.join(root, suite.cwd),
-  );
+  const vitestArgs = ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...(suite.files ?? [])];
+  const status = suite.node
+    ? run(suite.node, [path.join(root, 'node_modules/vitest/vitest.mjs'), ...vitestArgs], path.join(root, suite.cwd))
+    : run('npx', ['vitest', ...vitestArgs], path.join(root, suite.cwd));
   if (!existsSync(out)) {
     console.error(`${suite.name}: no results (exit ${status})`);
     broken = true;
