@@ -35,8 +35,9 @@ async function main(): Promise<void> {
   await handle.close();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const serve = serveArgs();
-  const site = spawn(process.execPath, serve, {
+  // BENCH_CPU_PROF=<dir>: a CPU profile of the site's whole run, as in bench.ts.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const site = spawn(process.execPath, [...profile, ...serveArgs()], {
     cwd: ROOT,
     env: {
       ...process.env,
