@@ -140,6 +140,14 @@ export async function sendQueuedMail(t: TestApp): Promise<number> {
   return drainOutbox(t.handle.db, t.app.ctx.mailer, t.app.log, undefined, undefined, () => siteName(t.app.ctx));
 }
 
+/**
+ * A POST whose JSON body breaks off: 400 if the route reads it, so a 429 shows that a client over
+ * its limit was refused before the body was read (issue 29).
+ */
+export function postBrokenJson(t: Pick<TestApp, 'app'>, url: string, remoteAddress: string): Promise<LightMyRequestResponse> {
+  return t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: '{"broken":', remoteAddress });
+}
+
 export function errorOf(res: LightMyRequestResponse): string {
   return res.json<{ error: string }>().error;
 }

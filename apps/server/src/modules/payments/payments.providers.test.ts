@@ -4,7 +4,17 @@ import { FakeFreeKassa } from '../../../../../testing/payments/freekassa-server.
 import { FakeYooKassa } from '../../../../../testing/payments/yookassa-server.ts';
 import { FakeYooMoney } from '../../../../../testing/payments/yoomoney-server.ts';
 import { paymentsConfig, YOOKASSA_IPS } from '../../test/payments.ts';
-import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, startInstance, type TestApp } from '../../test/test-app.ts';
+import {
+  asUser,
+  createTestApp,
+  dbKinds,
+  errorOf,
+  loginAs,
+  postBrokenJson,
+  seedUser,
+  startInstance,
+  type TestApp,
+} from '../../test/test-app.ts';
 import { findLedgerMismatches, InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
 import { topupRefunded } from '../users/users.ports.ts';
 import { findPaymentLedgerMismatches } from './payments.ledger-check.ts';
@@ -353,13 +363,7 @@ describe.each(dbKinds)('payment connections, ЮMoney, FreeKassa and partial refu
           );
         expect(statuses.slice(0, 5).every((s) => s !== 429)).toBe(true);
         expect(statuses.slice(5)).toEqual([429, 429]);
-        const broken = await limited.app.inject({
-          method: 'POST',
-          url: '/api/payments/yoomoney/notify',
-          headers: { 'content-type': 'application/json' },
-          payload: '{"notification_type":',
-          remoteAddress: '2001:db8:5:9:aaaa::1',
-        });
+        const broken = await postBrokenJson(limited, '/api/payments/yoomoney/notify', '2001:db8:5:9:aaaa::1');
         expect(broken.statusCode).toBe(429);
         expect(Number(broken.headers['retry-after'])).toBeGreaterThan(0);
         // Another network is not affected.

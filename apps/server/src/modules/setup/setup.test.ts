@@ -2,7 +2,7 @@ import { readFileSync, statSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultStatus, StatusPeer } from '../../../../../testing/minecraft-status-peer.ts';
-import { createTestApp, dbKinds, seedUser, type TestApp } from '../../test/test-app.ts';
+import { createTestApp, dbKinds, postBrokenJson, seedUser, type TestApp } from '../../test/test-app.ts';
 
 const owner = (code: string, n = 0) => ({
   code,
@@ -90,13 +90,7 @@ describe.each(dbKinds)('first-run setup on %s', (kind) => {
     expect(statuses.slice(0, 10).every((s) => s === 403)).toBe(true);
     expect(statuses.at(-1)).toBe(429);
     // Over the limit, refused before the body is read: broken JSON is not a 400.
-    const broken = await limited.app.inject({
-      method: 'POST',
-      url: '/api/setup',
-      headers: { 'content-type': 'application/json' },
-      payload: '{"code":',
-      remoteAddress: '2001:db8:26::ffff',
-    });
+    const broken = await postBrokenJson(limited, '/api/setup', '2001:db8:26::ffff');
     expect([broken.statusCode, broken.json().code]).toEqual([429, 'rate_limited']);
     // Another network still may try.
     expect(

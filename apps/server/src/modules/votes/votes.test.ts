@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdminVoteSite, VoteSiteBody, VotesResponse, VoteTopResponse } from '@kubik/contract';
-import { asUser, createTestApp, dbKinds, loginAs, seedUser, startInstance, type TestApp } from '../../test/test-app.ts';
+import { asUser, createTestApp, dbKinds, loginAs, postBrokenJson, seedUser, startInstance, type TestApp } from '../../test/test-app.ts';
 import { findLedgerMismatches } from '../ledger/ledger.service.ts';
 import { payMonthPrizes } from './votes.prizes.ts';
 import { RECENT_KEPT } from './votes.repo.ts';
@@ -421,13 +421,7 @@ describe.each(dbKinds)('vote tops on %s', (kind) => {
     expect(statuses.at(-1)).toBe(429);
     // Over the limit: refused before the body is parsed (broken JSON is not a 400) and nothing is logged.
     const before = await logged();
-    const broken = await t.app.inject({
-      method: 'POST',
-      url,
-      headers: { 'content-type': 'application/json' },
-      payload: '{"username":',
-      remoteAddress: '2001:db8:77:1:ffff:ffff:ffff:1',
-    });
+    const broken = await postBrokenJson(t, url, '2001:db8:77:1:ffff:ffff:ffff:1');
     expect(broken.statusCode).toBe(429);
     expect(Number(broken.headers['retry-after'])).toBeGreaterThan(0);
     expect(broken.json()).toMatchObject({ code: 'rate_limited' });
