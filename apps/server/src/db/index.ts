@@ -31,7 +31,7 @@ export function loadPg(): typeof pg {
  * process on Node 24.19 and later when a statement is garbage-collected (nodejs/node#65446):
  * migrations died halfway and the site fell over at random.
  */
-export const SQLITE_PACKAGE = Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-napi' : 'better-sqlite3';
+const SQLITE_PACKAGE = Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-napi' : 'better-sqlite3';
 let sqliteModule: typeof SQLite | undefined;
 export function loadSqlite(): typeof SQLite {
   return (sqliteModule ??= require(SQLITE_PACKAGE) as typeof SQLite);
