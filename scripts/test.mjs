@@ -39,6 +39,12 @@ const suites = [
     })),
 ].filter((s) => only.length === 0 || only.includes(s.name) || (only.includes('api') && s.node));
 
+function firstLine(messages) {
+  return String((messages ?? []).find(Boolean) ?? '')
+    .split('\n')[0]
+    .slice(0, 300);
+}
+
 function run(cmd, args, cwd) {
   const res = spawnSync(cmd, args, { cwd, stdio: 'inherit', env: process.env });
   return res.status ?? 1;
@@ -47,6 +53,8 @@ function run(cmd, args, cwd) {
 let passed = 0;
 let failed = 0;
 let broken = false;
+// Named again at the end: a CI log often keeps only its tail.
+const failures = [];
 for (const suite of suites) {
   console.log(`\n=== ${suite.name} ===`);
   if (suite.before && suite.before() !== 0) {
@@ -69,12 +77,19 @@ for (const suite of suites) {
   failed += r.numFailedTests;
   // A file whose setup failed fails no single test: count the file itself as a failure.
   for (const file of r.testResults ?? []) {
-    if (file.status === 'failed' && !(file.assertionResults ?? []).some((a) => a.status === 'failed')) failed += 1;
+    const where = `${suite.name}: ${path.relative(path.join(root, suite.cwd), file.name)}`;
+    const failedTests = (file.assertionResults ?? []).filter((a) => a.status === 'failed');
+    for (const a of failedTests) failures.push(`${where} > ${a.fullName}\n    ${firstLine(a.failureMessages)}`);
+    if (file.status === 'failed' && failedTests.length === 0) {
+      failed += 1;
+      failures.push(`${where}\n    ${firstLine([file.message])}`);
+    }
   }
   // A file that failed to load counts no test but must fail the run.
   if (status !== 0 && r.numFailedTests === 0) broken = true;
   if (r.numTotalTests === 0) broken = true;
 }
 
+if (failures.length > 0) console.log(`\nFailed:\n${failures.map((f) => `  ${f}`).join('\n')}`);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || broken ? 1 : 0);
