@@ -120,6 +120,7 @@ export function freekassaAdapter(cfg: FreeKassaConfig): PaymentAdapter {
         operationId: order.fk_order_id === undefined ? undefined : String(order.fk_order_id),
       };
     },
+    acceptsSender: fromFreeKassa,
     verifyNotification(ip: string, body: unknown): NotificationVerdict {
       if (!fromFreeKassa(ip)) return { ok: false, reason: 'foreign_ip', message: `уведомление не с адресов FreeKassa (${ip})` };
       const b = body as Record<string, unknown> | null;

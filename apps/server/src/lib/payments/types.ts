@@ -91,6 +91,11 @@ export interface PaymentAdapter {
   check(): Promise<{ ok: boolean; message: string }>;
   /** Re-reads a payment from the provider: the only thing the site believes. */
   fetch(providerPaymentId: string): Promise<ProviderPaymentState>;
+  /**
+   * False for a sender outside the addresses the provider posts from, judged before the body is
+   * read (absent: the provider publishes none and signs its notifications instead).
+   */
+  acceptsSender?(ip: string): boolean;
   /** Judges a notification (caller IP, body); it never decides the payment's state. */
   verifyNotification(ip: string, body: unknown): NotificationVerdict;
   /** The reply the provider expects when a notification was taken (or refused). */

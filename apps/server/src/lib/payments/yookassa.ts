@@ -122,6 +122,7 @@ export function yookassaAdapter(cfg: YooKassaConfig): PaymentAdapter {
     async fetch(providerPaymentId: string): Promise<ProviderPaymentState> {
       return state((await call('GET', `/payments/${encodeURIComponent(providerPaymentId)}`)) as YooPayment);
     },
+    acceptsSender: fromYooKassa,
     verifyNotification(ip: string, body: unknown): NotificationVerdict {
       if (!fromYooKassa(ip)) return { ok: false, reason: 'foreign_ip', message: `уведомление не с адресов ЮKassa (${ip})` };
       const b = body as { type?: unknown; event?: unknown; object?: { id?: unknown } } | null;

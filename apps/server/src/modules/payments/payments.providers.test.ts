@@ -377,8 +377,31 @@ describe.each(dbKinds)('payment connections, ЮMoney, FreeKassa and partial refu
             })
           ).statusCode,
         ).not.toBe(429);
+        // A sender outside YooKassa's addresses is refused from memory, in YooKassa's shape, before
+        // its body is read or its address's limit counted: ten forgeries from one address, none a 429.
+        const foreign = [];
+        for (let i = 0; i < 9; i++)
+          foreign.push(
+            await limited.app.inject({
+              method: 'POST',
+              url: '/api/payments/yookassa/notify',
+              payload: { type: 'notification', event: 'payment.succeeded', object: { id: 'forged' } },
+              remoteAddress: '203.0.113.66',
+            }),
+          );
+        foreign.push(await postBrokenJson(limited, '/api/payments/yookassa/notify', '203.0.113.66'));
+        expect(foreign.map((r) => r.statusCode)).toEqual(Array(10).fill(403));
+        // From YooKassa's own address the body is read (and a broken one refused as such).
+        expect((await postBrokenJson(limited, '/api/payments/yookassa/notify', '185.71.76.7')).statusCode).toBe(400);
         // All three refusals are in the summary once the site stops (written in batches, not per request).
         await limited.app.close();
+        const foreignSummary = await limited.handle.db
+          .selectFrom('payment_refusals')
+          .select(['count', 'last_ip'])
+          .where('provider', '=', 'yookassa')
+          .where('reason', '=', 'foreign_ip')
+          .executeTakeFirst();
+        expect(foreignSummary).toMatchObject({ count: 10, last_ip: '203.0.113.66' });
         const summary = await limited.handle.db
           .selectFrom('payment_refusals')
           .select(['count', 'last_ip'])

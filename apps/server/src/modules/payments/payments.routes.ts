@@ -76,8 +76,9 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
     });
 
     // Providers' notifications: they only make the site re-read the payment from the provider
-    // (or, where it has no API to ask, take its signed word). Each address has a limit, counted
-    // before the body is read; refusals are counted, not kept.
+    // (or, where it has no API to ask, take its signed word). A sender outside the provider's
+    // addresses is refused first, from memory; each other address has a limit, counted before the
+    // body is read; refusals are counted, not kept.
     const perIp = ctx.config.payments.notifyPerIp ?? 300;
     // The refusals counted in memory reach the owner's summary before the site stops (and the
     // requests still draining write theirs before they are answered).
@@ -90,7 +91,13 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
         scope.post(`/api/payments/${provider}/notify`, {
           config: { access: 'public' },
           bodyLimit: 65_536,
-          onRequest: async (req) => {
+          onRequest: async (req, reply) => {
+            const foreign = await service.refuseSender(provider, req.ip);
+            if (foreign)
+              return reply
+                .code(foreign.status as 403)
+                .type(foreign.contentType)
+                .send(foreign.body);
             try {
               // An IPv6 sender by its /64, like every per-address limit (a key over its limit is refused from memory).
               await ctx.limiter.hit(`pay-notify:ip:${addressKey(req.ip)}`, perIp);

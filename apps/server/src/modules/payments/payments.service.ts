@@ -332,6 +332,17 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
    * A provider's notification: kept as an event, judged by the provider's rule (YooKassa: sender
    * address; T-Bank: Token), and then only the payment it names is re-read from the provider.
    */
+  /**
+   * The provider's refusal for a sender outside its published addresses, or null: judged from
+   * memory before the body is read or any limit counted, so a flood of forgeries costs no database work.
+   */
+  async function refuseSender(provider: string, ip: string): Promise<NotificationReply | null> {
+    const adapter = (await adapters())[provider as PaymentProvider];
+    if (!adapter?.acceptsSender || adapter.acceptsSender(ip)) return null;
+    await registry.refusals.add(provider, 'foreign_ip', ip);
+    return adapter.notificationReply(false);
+  }
+
   async function notify(provider: string, ip: string, body: unknown): Promise<NotificationReply> {
     const adapter = (await adapters())[provider as PaymentProvider];
     if (!adapter) throw notFound(PAYMENT_TEXTS.providerOff, { code: 'provider_off' });
@@ -379,5 +390,5 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
     return adapter.notificationReply(true);
   }
 
-  return { adapters, registry, options, create, list, getOwn, refresh, apply, notify };
+  return { adapters, registry, options, create, list, getOwn, refresh, apply, refuseSender, notify };
 }
