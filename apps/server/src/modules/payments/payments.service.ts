@@ -329,10 +329,6 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
   }
 
   /**
-   * A provider's notification: kept as an event, judged by the provider's rule (YooKassa: sender
-   * address; T-Bank: Token), and then only the payment it names is re-read from the provider.
-   */
-  /**
    * The provider's refusal for a sender outside its published addresses, or null: judged from
    * memory before the body is read or any limit counted, so a flood of forgeries costs no database work.
    */
@@ -343,6 +339,10 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
     return adapter.notificationReply(false);
   }
 
+  /**
+   * A provider's notification: kept as an event, judged by the provider's rule (YooKassa: sender
+   * address; T-Bank: Token), and then only the payment it names is re-read from the provider.
+   */
   async function notify(provider: string, ip: string, body: unknown): Promise<NotificationReply> {
     const adapter = (await adapters())[provider as PaymentProvider];
     if (!adapter) throw notFound(PAYMENT_TEXTS.providerOff, { code: 'provider_off' });
