@@ -73,6 +73,30 @@ module.exports.glob = fail;`,
   },
 };
 
+/**
+ * The API docs' packages (@fastify/swagger and @fastify/swagger-ui) require `yaml` when they
+ * register, for the docs' YAML form that is rarely asked for. Loading it was 60–80 ms of a cold
+ * start on a slow machine (issue 29). In the bundle they get this stand-in instead, which loads the
+ * bundled `yaml` on first use.
+ */
+const lazyYaml = {
+  name: 'lazy-yaml',
+  setup(b) {
+    b.onResolve({ filter: /^yaml$/ }, (a) =>
+      a.namespace === 'file' && /[\\/]@fastify[\\/]swagger(-ui)?[\\/]/.test(a.importer)
+        ? { path: 'yaml', namespace: 'lazy-yaml' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-yaml' }, () => ({
+      loader: 'js',
+      resolveDir: root,
+      contents: `let yaml;
+const load = () => (yaml ??= require('yaml'));
+module.exports = { stringify: (...args) => load().stringify(...args), parse: (...args) => load().parse(...args) };`,
+    }));
+  },
+};
+
 const parts = {
   contract: {
     dist: 'packages/contract/dist',
@@ -111,15 +135,14 @@ const parts = {
       const esbuild = await import('esbuild');
       // Packages are bundled too (issue 29: resolving and loading some 600 files from node_modules
       // was half of a cold start), except those that cannot be: native addons, and packages that
-      // read files beside their own code at run time (the API docs' pages and pino's workers).
+      // read files beside their own code at run time (pino's workers; the API docs' pages are
+      // found through swagger-ui's `baseDir`, app.ts).
       const external = [
         'better-sqlite3',
         'better-sqlite3-napi',
         '@node-rs/argon2',
         'sharp',
         'pg-native',
-        '@fastify/swagger',
-        '@fastify/swagger-ui',
         'pino',
         'thread-stream',
         // @fastify/cookie loads it with import() from CommonJS: bundled, its named exports would be lost.
@@ -155,7 +178,7 @@ const parts = {
         banner: {
           js: "import { createRequire as kubikCreateRequire } from 'node:module'; const require = kubikCreateRequire(import.meta.url);",
         },
-        plugins: [leaveOutUnused],
+        plugins: [leaveOutUnused, lazyYaml],
         logLevel: 'warning',
       });
     },

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import http from 'node:http';
 import path from 'node:path';
 import fastifyCookie from '@fastify/cookie';
@@ -277,7 +278,13 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     // Schemas with an id (the contract's ErrorCode) become components the routes refer to.
     transformObject: jsonSchemaTransformObject,
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
+  // Its pages and logo lie beside its own code, which the production bundle moves (scripts/build.mjs).
+  const swaggerUiFiles = path.join(path.dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui/package.json')), 'static');
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/api/docs',
+    baseDir: swaggerUiFiles,
+    logo: { type: 'image/svg+xml', content: readFileSync(path.join(swaggerUiFiles, 'logo.svg')) },
+  });
 
   // Letters go out under the site's name as the owner set it (Админ-панель → Настройки).
   ctx.jobs.register(mailJob(database.db, mailer, app.log, () => siteName(ctx)));
