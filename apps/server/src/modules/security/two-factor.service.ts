@@ -3,7 +3,6 @@ import { randomInt } from 'node:crypto';
 import { siteName } from '../site/site.settings.ts';
 import type { TwoFactorEnableResponse, TwoFactorSetupResponse, TwoFactorStatus } from '@kubik/contract';
 import * as OTPAuth from 'otpauth';
-import QRCode from 'qrcode';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../../lib/errors.ts';
@@ -204,6 +203,8 @@ export async function setup(ctx: AppContext, user: User, now = Date.now()): Prom
     .execute();
   const issuer = (await ctx.settings.get(SiteSettingsDoc)).name;
   const url = totp(secret, user.username, issuer).toString();
+  // Loaded here, not at start: only turning two-factor on draws a code (10 ms of a cold start).
+  const { default: QRCode } = await import('qrcode');
   const svg = await QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   return { secret, otpauth_url: url, qr_data_url: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
 }
