@@ -51,11 +51,17 @@ const pageFiles = (JSON.parse(script?.dataset.pageFiles ?? '{}') as Record<strin
 if (drawn) {
   // The server has put the page's styles in the head already.
   const [app, ...imports] = JSON.parse(script?.dataset.app ?? '[]') as string[];
-  const start = () => {
-    for (const href of [...imports, ...pageFiles.filter((f) => !f.endsWith('.css'))]) preload(href);
-    if (app) void import(/* @vite-ignore */ app);
+  // One file asked for per task: each ask costs the main thread a few milliseconds (more on a slow
+  // phone), and a dozen in one task was a long task right after the first paint.
+  const files = [...imports, ...pageFiles.filter((f) => !f.endsWith('.css'))];
+  const next = () => {
+    const href = files.shift();
+    if (href) {
+      preload(href);
+      setTimeout(next, 0);
+    } else if (app) void import(/* @vite-ignore */ app);
   };
-  whenPainted(start);
+  whenPainted(next);
 } else {
   for (const href of pageFiles) preload(href);
   firstImage();
