@@ -196,6 +196,19 @@ export default defineConfig(({ isSsrBuild }) =>
           chunkSizeWarningLimit: 700,
           rolldownOptions: {
             input: { index: path.resolve(import.meta.dirname, 'index.html'), boot: path.resolve(import.meta.dirname, 'src/boot.ts') },
+            output: {
+              codeSplitting: {
+                groups: [
+                  // The contract's files without zod, a few hundred bytes each, that pages
+                  // share with the schemas: one chunk, not one each, for every chunk's name is
+                  // listed in the first page's script.
+                  {
+                    name: 'contract-plain',
+                    test: /packages[\\/]contract[\\/]src[\\/](password-strength|social-providers|media-limits)\.ts$/,
+                  },
+                ],
+              },
+            },
           },
         },
       },

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { withLabels } from './common.ts';
 import { TwoFactorCode } from './two-factor.ts';
 import { Permission } from './permissions.ts';
+import { PASSWORD_MIN } from './password-strength.ts';
 
 /** Registration rules: the username is the in-game name, so it follows Minecraft's rules. */
 export const USERNAME_RE = /^[A-Za-z0-9_]{3,16}$/;
-export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 
 export const Username = z

@@ -1,4 +1,7 @@
-import { PASSWORD_MIN } from './accounts.ts';
+// No zod here: the account forms' first page imports this file alone
+// ('@kubik/contract/password-strength'), and must not carry the contract's schemas.
+
+export const PASSWORD_MIN = 8;
 
 export interface PasswordStrength {
   /** 0 refused, 1 weak, 2 fair, 3 strong. */

@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { Email, Username } from './accounts.ts';
 import { withLabels } from './common.ts';
 import { TwoFactorCode } from './two-factor.ts';
+import { SOCIAL_PROVIDERS } from './social-providers.ts';
+
+export * from './social-providers.ts';
 
 /** Social login (issue 25 §4–§6): the providers a player may log in with. */
-export const SOCIAL_PROVIDERS = ['vk', 'telegram', 'discord'] as const;
 export const SocialProvider = z.enum(SOCIAL_PROVIDERS, { error: 'Неизвестный способ входа' });
 export type SocialProvider = z.infer<typeof SocialProvider>;
-
-export const SOCIAL_PROVIDER_TITLES: Record<SocialProvider, string> = { vk: 'VK ID', telegram: 'Telegram', discord: 'Discord' };
 
 export const SocialProviderParams = z.strictObject({ provider: SocialProvider });
 export const RedirectProviderParams = z.strictObject({

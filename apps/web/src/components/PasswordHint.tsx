@@ -1,4 +1,4 @@
-import { PASSWORD_MIN, passwordStrength } from '@kubik/contract';
+import { PASSWORD_MIN, passwordStrength } from '@kubik/contract/password-strength';
 import type { ReactNode } from 'react';
 
 const TONE = ['danger', 'danger', 'warning', 'success'] as const;

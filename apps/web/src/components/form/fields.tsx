@@ -1,4 +1,5 @@
-import { MEDIA_ACCEPT, MEDIA_MAX_BYTES, MEDIA_TEXTS, type MediaUploadResponse } from '@kubik/contract';
+import type { MediaUploadResponse } from '@kubik/contract';
+import { MEDIA_ACCEPT, MEDIA_MAX_BYTES, MEDIA_TEXTS } from '@kubik/contract/media-limits';
 import {
   createContext,
   useContext,
@@ -12,7 +13,6 @@ import {
   type TextareaHTMLAttributes,
 } from 'react';
 import { useController, useFormContext, useWatch } from 'react-hook-form';
-import { z } from 'zod';
 import { api, ApiError } from '../../lib/api.ts';
 import { useFormMeta } from './Form.tsx';
 
@@ -197,18 +197,6 @@ export function RadioGroupField({
       )}
     </fieldset>
   );
-}
-
-/** The schema of a FileField that must be filled: null (nothing chosen) is refused with `message`. */
-export function requiredFile(message: string) {
-  return z
-    .instanceof(File)
-    .nullable()
-    .transform((file, ctx) => {
-      if (file) return file;
-      ctx.addIssue({ code: 'custom', message });
-      return z.NEVER;
-    });
 }
 
 interface FileFieldProps extends BaseProps {

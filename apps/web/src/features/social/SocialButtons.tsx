@@ -1,4 +1,4 @@
-import { SOCIAL_PROVIDER_TITLES } from '@kubik/contract';
+import { SOCIAL_PROVIDER_TITLES } from '@kubik/contract/social-providers';
 import { useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'wouter';
 import { errorText, fetchProviders, PROVIDERS_KEY, startPath, telegramAuthUrl } from './api.ts';
