@@ -106,6 +106,32 @@ describe('pages drawn on the server (issue 29: Lighthouse on a slow phone)', () 
     expect(said.filter((line) => !/Failed to load resource: .* 401/.test(line))).toEqual([]);
   });
 
+  it('the login page loads its checks (zod) only once touched, and says so when they cannot load', async () => {
+    const page = await site.newPage({ width: 360, height: 740 });
+    const scripts: string[] = [];
+    page.on('request', (r) => {
+      if (r.resourceType() === 'script') scripts.push(new URL(r.url()).pathname);
+    });
+    // The schemas' chunk cannot be fetched, as on a line that just dropped.
+    const SCHEMAS = /\/assets\/auth-schemas-[\w-]+\.js$/;
+    await page.route(SCHEMAS, (route) => route.abort());
+    await page.goto('/login');
+    await appReady(page);
+    await page.waitForTimeout(300);
+    expect(scripts.filter((p) => SCHEMAS.test(p))).toEqual([]);
+    expect(scripts.some((p) => p.includes('/auth-pages') || p.includes('AuthPages'))).toBe(true);
+    await page.getByLabel('Имя или почта').fill('Founder');
+    await page.getByLabel('Пароль').fill('wrong-password-1');
+    await page.getByRole('button', { name: 'Войти' }).click();
+    await seeFormError(page, 'Не удалось загрузить форму: нет связи с сервером. Проверьте подключение к интернету и попробуйте ещё раз.');
+    expect(scripts.some((p) => SCHEMAS.test(p))).toBe(true);
+    // The line is back: the next try loads them and the form works.
+    await page.unroute(SCHEMAS);
+    await page.getByRole('button', { name: 'Войти' }).click();
+    await seeFormError(page, 'Неверное имя пользователя или пароль');
+    await page.context().close();
+  });
+
   it('a signed-in visitor gets the app, which draws their own header', async () => {
     const player = await site.newPage();
     await registerAndConfirm(site, player, 'Drawn_Player');

@@ -1,5 +1,4 @@
-import { zodResolver } from '@hookform/resolvers/zod';
-import { createContext, useContext, useMemo, useRef, useSyncExternalStore, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useMemo, useRef, useSyncExternalStore, type ReactNode } from 'react';
 import { flushSync } from 'react-dom';
 import {
   FormProvider,
@@ -35,9 +34,20 @@ export type { CodeRule, ServerErrorRules } from './server-errors.ts';
  * `serverErrors`) names, else above the actions (<FormErrors />).
  */
 export function useSchemaForm<I extends FieldValues, O extends FieldValues>(
-  schema: z.ZodType<O, I>,
+  schema: SchemaSource<O, I>,
   options: Omit<UseFormProps<I, unknown, O>, 'resolver'> = {},
 ): UseFormReturn<I, unknown, O> {
+  useEffect(() => {
+    const warm = () => void zodResolverFor(schema).catch(() => {});
+    // A schema in the page: zod is here, only the resolver's small chunk is fetched, at once.
+    if (typeof schema !== 'function') return warm();
+    // A loaded schema is ready by the time the player has typed and sends.
+    const events = ['focusin', 'pointerdown', 'keydown'] as const;
+    for (const e of events) document.addEventListener(e, warm, { once: true, capture: true });
+    return () => {
+      for (const e of events) document.removeEventListener(e, warm, { capture: true });
+    };
+  }, [schema]);
   return useForm<I, unknown, O>({
     mode: 'onSubmit',
     reValidateMode: 'onChange',
@@ -47,8 +57,39 @@ export function useSchemaForm<I extends FieldValues, O extends FieldValues>(
   });
 }
 
+/**
+ * A form's schema, or a function that imports it. The account forms, often a guest's first page,
+ * pass a function: zod and the contract's schemas (about 25 KB compressed) then load when the
+ * player first touches the page, not with the page (issue 29: /login's Lighthouse score).
+ */
+export type SchemaSource<O, I> = z.ZodType<O, I> | (() => Promise<z.ZodType<O, I>>);
+
+// The resolver's module comes with zod; a form whose schema is in the page has both loaded already.
+type AnyResolver = Resolver<FieldValues, unknown, FieldValues>;
+const resolvers = new WeakMap<object, Promise<AnyResolver>>();
+// The resolvers that have loaded, to be called at once: a check that waits even a moment lets the
+// form re-render mid-submit (a choice that sends itself disables its radios, which empties their value).
+const loaded = new WeakMap<object, AnyResolver>();
+function zodResolverFor<I extends FieldValues, O extends FieldValues>(source: SchemaSource<O, I>): Promise<Resolver<I, unknown, O>> {
+  let resolver = resolvers.get(source);
+  if (!resolver) {
+    resolver = Promise.all([typeof source === 'function' ? source() : source, import('@hookform/resolvers/zod')]).then(
+      ([schema, { zodResolver }]) => {
+        const made = zodResolver(schema) as AnyResolver;
+        loaded.set(source, made);
+        return made;
+      },
+    );
+    // A failed load (the network) is tried again at the next check.
+    resolver.catch(() => resolvers.delete(source));
+    resolvers.set(source, resolver);
+  }
+  return resolver as unknown as Promise<Resolver<I, unknown, O>>;
+}
+
 /** Where an error about the whole form (no one field) is kept: not `root`, which react-hook-form clears before it decides the form is valid. */
 export const FORM_ERROR = '_form';
+const CHECKS_NOT_LOADED = 'Не удалось загрузить форму: нет связи с сервером. Проверьте подключение к интернету и попробуйте ещё раз.';
 const STRAY_FIELDS =
   'Форму нельзя отправить: в ней есть данные, которых сервер не принимает. Обновите страницу и попробуйте ещё раз; если не поможет — сообщите администрации сайта.';
 
@@ -57,10 +98,10 @@ const STRAY_FIELDS =
  * them. A strict schema refuses keys it does not know (initial values carrying an id, say) with an
  * issue at the empty path; left there, nothing named it and the form just did not send.
  */
-function schemaResolver<I extends FieldValues, O extends FieldValues>(schema: z.ZodType<O, I>): Resolver<I, unknown, O> {
-  const base = zodResolver(schema) as Resolver<I, unknown, O>;
+function schemaResolver<I extends FieldValues, O extends FieldValues>(schema: SchemaSource<O, I>): Resolver<I, unknown, O> {
   return async (values, context, options) => {
-    const result = await base(values, context, options);
+    const ready = loaded.get(schema) as Resolver<I, unknown, O> | undefined;
+    const result = await (ready ?? (await zodResolverFor(schema)))(values, context, options);
     const whole = (result.errors as Record<string, { type?: unknown; message?: unknown } | undefined>)[''];
     if (!whole) return result;
     const { '': _whole, ...fields } = result.errors as Record<string, unknown>;
@@ -212,7 +253,8 @@ export function Form<I extends FieldValues, O>({
           inert={!live}
           onSubmit={(e) => {
             form.clearErrors('root');
-            void submit(e);
+            // Only the check's own code can fail here: a schema that did not load (SchemaSource).
+            submit(e).catch(() => form.setError('root.server', { type: 'server', message: CHECKS_NOT_LOADED }));
           }}
         >
           {children}

@@ -1,4 +1,4 @@
-import { ForgotPasswordBody } from '@kubik/contract';
+import type { ForgotPasswordBody } from '@kubik/contract';
 import { useEffect, useRef } from 'react';
 import { Link, useLocation, useSearchParams } from 'wouter';
 import { Form, FormErrors, SubmitButton, useSchemaForm } from '../../components/form/Form.tsx';
@@ -6,6 +6,7 @@ import { TextField } from '../../components/form/fields.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { forgotPassword, resendConfirmation } from './api.ts';
+import { forgotPasswordSchema } from './auth-schema-loaders.ts';
 import { mailLinkErrors } from './errors.ts';
 
 export const REDIRECT_DELAY_MS = 2000;
@@ -16,7 +17,7 @@ export default function ForgotPasswordPage() {
   useTitle(resend ? 'Письмо подтверждения' : 'Восстановление пароля');
   const [, navigate] = useLocation();
   const notify = useNotify();
-  const form = useSchemaForm(ForgotPasswordBody, { defaultValues: { email: '' } });
+  const form = useSchemaForm(forgotPasswordSchema, { defaultValues: { email: '' } });
   const timer = useRef<number | undefined>(undefined);
   useEffect(() => () => window.clearTimeout(timer.current), []);
 

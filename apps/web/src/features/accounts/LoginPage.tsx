@@ -1,9 +1,10 @@
-import { LoginBody } from '@kubik/contract';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useSearchParams } from 'wouter';
 import { useHistoryState } from 'wouter/use-browser-location';
 import type { z } from 'zod';
+import { loginSchema } from './auth-schema-loaders.ts';
+import type { LoginCredentials } from './auth-schemas.ts';
 import { Form, FormErrors, SubmitButton, useSchemaForm } from '../../components/form/Form.tsx';
 import { TextField } from '../../components/form/fields.tsx';
 import { ApiError } from '../../lib/api.ts';
@@ -13,8 +14,7 @@ import { useTitle } from '../../providers/title.ts';
 import { login } from './api.ts';
 import { LOGIN_ERRORS } from './errors.ts';
 
-const Credentials = LoginBody.pick({ username: true, password: true, code: true });
-type Credentials = z.output<typeof Credentials>;
+type Credentials = z.output<typeof LoginCredentials>;
 
 export default function LoginPage() {
   useTitle('Вход');
@@ -23,7 +23,7 @@ export default function LoginPage() {
   const historyState = useHistoryState<{ from?: string } | null>();
   const notify = useNotify();
   const queryClient = useQueryClient();
-  const form = useSchemaForm(Credentials, { defaultValues: { username: '', password: '' } });
+  const form = useSchemaForm(loginSchema, { defaultValues: { username: '', password: '' } });
   // The server's 403 `email_not_confirmed`: its text, as a warning with the way to a new letter.
   const [unconfirmed, setUnconfirmed] = useState<string | null>(null);
   // Two-factor login: the server asked for the authenticator's code (401 two_factor_required).

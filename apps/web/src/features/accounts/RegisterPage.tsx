@@ -1,6 +1,7 @@
-import { Email, NewPassword, Username } from '@kubik/contract';
 import { Link, useLocation } from 'wouter';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { registrationSchema } from './auth-schema-loaders.ts';
+import type { Registration } from './auth-schemas.ts';
 import { Form, FormErrors, SubmitButton, useSchemaForm } from '../../components/form/Form.tsx';
 import { TextField } from '../../components/form/fields.tsx';
 import { PasswordHint } from '../../components/PasswordHint.tsx';
@@ -9,14 +10,11 @@ import { useTitle } from '../../providers/title.ts';
 import { register } from './api.ts';
 import { REGISTRATION_ERRORS } from './errors.ts';
 
-/** The server's own rules (contract), the name trimmed as it always was before sending. */
-const Registration = z.object({ username: z.string().trim().pipe(Username), email: Email, password: NewPassword });
-
 export default function RegisterPage() {
   useTitle('Регистрация');
   const [, navigate] = useLocation();
   const notify = useNotify();
-  const form = useSchemaForm(Registration, { defaultValues: { username: '', email: '', password: '' } });
+  const form = useSchemaForm(registrationSchema, { defaultValues: { username: '', email: '', password: '' } });
   const [username, email, password] = form.watch(['username', 'email', 'password']);
 
   async function submit(body: z.output<typeof Registration>) {

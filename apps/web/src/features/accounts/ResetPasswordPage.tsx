@@ -1,4 +1,4 @@
-import { ResetPasswordBody } from '@kubik/contract';
+import type { ResetPasswordBody } from '@kubik/contract';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useSearchParams } from 'wouter';
 import { Form, FormErrors, SubmitButton, useSchemaForm } from '../../components/form/Form.tsx';
@@ -9,6 +9,7 @@ import { useAuth } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { resetPassword } from './api.ts';
+import { resetPasswordSchema } from './auth-schema-loaders.ts';
 import { RESET_ERRORS } from './errors.ts';
 import { REDIRECT_DELAY_MS } from './ForgotPasswordPage.tsx';
 
@@ -19,7 +20,7 @@ export default function ResetPasswordPage() {
   const [, navigate] = useLocation();
   const notify = useNotify();
   const { user, refresh } = useAuth();
-  const form = useSchemaForm(ResetPasswordBody, { defaultValues: { new_password: '' } });
+  const form = useSchemaForm(resetPasswordSchema, { defaultValues: { new_password: '' } });
   const typed = form.watch('new_password');
   const [expired, setExpired] = useState(false);
   const timer = useRef<number | undefined>(undefined);
