@@ -65,26 +65,25 @@ export function useSchemaForm<I extends FieldValues, O extends FieldValues>(
 export type SchemaSource<O, I> = z.ZodType<O, I> | (() => Promise<z.ZodType<O, I>>);
 
 // The resolver's module comes with zod; a form whose schema is in the page has both loaded already.
+// Once made, the resolver replaces its promise, to be called at once: a check that waits even a
+// moment lets the form re-render mid-submit (a choice that sends itself disables its radios, which
+// empties their value).
 type AnyResolver = Resolver<FieldValues, unknown, FieldValues>;
-const resolvers = new WeakMap<object, Promise<AnyResolver>>();
-// The resolvers that have loaded, to be called at once: a check that waits even a moment lets the
-// form re-render mid-submit (a choice that sends itself disables its radios, which empties their value).
-const loaded = new WeakMap<object, AnyResolver>();
+const resolvers = new WeakMap<object, Promise<AnyResolver> | AnyResolver>();
 function zodResolverFor<I extends FieldValues, O extends FieldValues>(source: SchemaSource<O, I>): Promise<Resolver<I, unknown, O>> {
-  let resolver = resolvers.get(source);
-  if (!resolver) {
-    resolver = Promise.all([typeof source === 'function' ? source() : source, import('@hookform/resolvers/zod')]).then(
-      ([schema, { zodResolver }]) => {
-        const made = zodResolver(schema) as AnyResolver;
-        loaded.set(source, made);
-        return made;
-      },
-    );
-    // A failed load (the network) is tried again at the next check.
-    resolver.catch(() => resolvers.delete(source));
-    resolvers.set(source, resolver);
-  }
-  return resolver as unknown as Promise<Resolver<I, unknown, O>>;
+  const known = resolvers.get(source);
+  if (known) return Promise.resolve(known) as unknown as Promise<Resolver<I, unknown, O>>;
+  const loading = Promise.all([typeof source === 'function' ? source() : source, import('@hookform/resolvers/zod')]).then(
+    ([schema, { zodResolver }]) => {
+      const made = zodResolver(schema) as AnyResolver;
+      resolvers.set(source, made);
+      return made;
+    },
+  );
+  // A failed load (the network) is tried again at the next check.
+  loading.catch(() => resolvers.delete(source));
+  resolvers.set(source, loading);
+  return loading as unknown as Promise<Resolver<I, unknown, O>>;
 }
 
 /** Where an error about the whole form (no one field) is kept: not `root`, which react-hook-form clears before it decides the form is valid. */
@@ -100,8 +99,9 @@ const STRAY_FIELDS =
  */
 function schemaResolver<I extends FieldValues, O extends FieldValues>(schema: SchemaSource<O, I>): Resolver<I, unknown, O> {
   return async (values, context, options) => {
-    const ready = loaded.get(schema) as Resolver<I, unknown, O> | undefined;
-    const result = await (ready ?? (await zodResolverFor(schema)))(values, context, options);
+    const known = resolvers.get(schema);
+    const resolver = typeof known === 'function' ? (known as unknown as Resolver<I, unknown, O>) : await zodResolverFor(schema);
+    const result = await resolver(values, context, options);
     const whole = (result.errors as Record<string, { type?: unknown; message?: unknown } | undefined>)[''];
     if (!whole) return result;
     const { '': _whole, ...fields } = result.errors as Record<string, unknown>;

@@ -1,12 +1,5 @@
-import type * as Schemas from './auth-schemas.ts';
-
-// One import of the schemas' chunk, shared by the four forms.
-let loading: Promise<typeof Schemas> | undefined;
-const schemas = () =>
-  (loading ??= import('./auth-schemas.ts')).catch((err: unknown) => {
-    loading = undefined;
-    throw err;
-  });
+// The four forms' schemas come in one chunk; the browser imports it once, and again after a failure.
+const schemas = () => import('./auth-schemas.ts');
 
 export const loginSchema = () => schemas().then((m) => m.LoginCredentials);
 export const registrationSchema = () => schemas().then((m) => m.Registration);
