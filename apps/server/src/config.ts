@@ -40,6 +40,7 @@ const Env = z.object({
   DATABASE_WAIT: bool.default(true),
   SESSION_REPLAY: bool.default(true),
   SESSION_TTL_DAYS: int(30, 1, 3650),
+  LOGIN_FAILURE_DELAY_MS: int(250, 0, 5000),
   RATE_LIMITS: bool.default(true),
   RATE_LIMIT_WINDOW_SEC: int(900, 1),
   RATE_LIMIT_LOGIN_IP: int(30, 1),
@@ -133,6 +134,8 @@ export interface Config {
   sessionReplay: boolean;
   secureCookies: boolean;
   sessionTtlMs: number;
+  /** A failed login (unknown name, wrong password or code) is answered no sooner than this after it began (lib/passwords.ts). */
+  loginFailureDelayMs: number;
   rateLimits: {
     enabled: boolean;
     windowMs: number;
@@ -244,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     sessionReplay: e.SESSION_REPLAY,
     secureCookies: publicUrl.startsWith('https://'),
     sessionTtlMs: e.SESSION_TTL_DAYS * 86_400_000,
+    loginFailureDelayMs: e.LOGIN_FAILURE_DELAY_MS,
     launcher: {
       version: e.LAUNCHER_VERSION,
       windowsUrl: e.LAUNCHER_WINDOWS_URL,

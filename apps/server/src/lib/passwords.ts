@@ -95,6 +95,19 @@ export async function burnPasswordCheck(caller: Caller = 'stranger'): Promise<vo
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/**
+ * A failed login — a name nobody has, a wrong password, a wrong second-factor code — is answered no
+ * sooner than floorMs (and up to a tenth more) after it began, as pam_faildelay does for a system
+ * login. The two kinds of failure then take the same time whatever the hash took, and a stranger's
+ * loop of guesses turns at most once per floor: 32 loops of made-up names from rotating addresses
+ * made 700–900 requests a second here, each a route, a lookup and an error answer, on the cores the
+ * owner's login needs (issue 29). A wait holds only a timer; refusals over a limit stay at once.
+ */
+export async function failedLoginFloor(startedAt: number, floorMs: number): Promise<void> {
+  const wait = startedAt + floorMs * (1 + Math.random() * 0.1) - performance.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+}
+
 /** For tests: the queue's state. */
 export function passwordQueue(): { running: number; known: number; strangers: number; typicalMs: number } {
   return { running, known: known.length, strangers: strangers.length, typicalMs };

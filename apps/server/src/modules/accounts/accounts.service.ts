@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { badRequest, conflict, forbidden, HttpError, isUniqueViolation, tooMany, unauthorized } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { checkNewPassword } from '../../lib/password-policy.ts';
-import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/passwords.ts';
+import { burnPasswordCheck, failedLoginFloor, hashPassword, verifyPassword } from '../../lib/passwords.ts';
 import { addressKey } from '../../lib/rate-limit.ts';
 import { newToken } from '../../lib/tokens.ts';
 import { recordAudit } from '../audit/audit.service.ts';
@@ -167,12 +167,14 @@ export async function login(
   input: LoginBody,
   meta: LoginMeta,
 ): Promise<{ token: string; deviceToken: string; user: User }> {
+  const started = performance.now();
   await ctx.limiter.hit(`login:ip:${addressKey(meta.ip)}`, ctx.config.rateLimits.loginPerIp);
 
   const user = await users.findUserByLogin(ctx.db, input.username);
   if (!user) {
-    // No hash for a name nobody has (issue 29): the same admission and about the same wait.
+    // No hash for a name nobody has (issue 29): the same admission, and the floor every failed login waits.
     await burnPasswordCheck('stranger');
+    await failedLoginFloor(started, ctx.config.loginFailureDelayMs);
     throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
   }
   const limits = ctx.config.rateLimits;
@@ -193,12 +195,15 @@ export async function login(
     }
   }
   const caller = knownDevice || meta.signedInAs === user.id ? 'known' : 'stranger';
-  if (!(await verifyPassword(user.password_hash, input.password, caller)))
+  if (!(await verifyPassword(user.password_hash, input.password, caller))) {
+    await failedLoginFloor(started, ctx.config.loginFailureDelayMs);
     throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
+  }
   await users.upgradePasswordHash(ctx.db, user, input.password);
   // Two-factor login (answered by modules/security): a missing or wrong code leaves the try
   // counted by the throttle above, so codes cannot be guessed faster than passwords.
   const second = await secondFactor.ask().check(ctx, user.id, input.code);
+  if (second === 'wrong') await failedLoginFloor(started, ctx.config.loginFailureDelayMs);
   if (second === 'missing' || second === 'wrong') throw secondFactorError(second);
   await clearLoginFailures(ctx.db, user.id);
   assertNotBanned(user);

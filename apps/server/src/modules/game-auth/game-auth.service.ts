@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { HttpError } from '../../lib/errors.ts';
-import { burnPasswordCheck, verifyPassword } from '../../lib/passwords.ts';
+import { burnPasswordCheck, failedLoginFloor, verifyPassword } from '../../lib/passwords.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { signProperty, texturesValue, unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import { activeBan, banText } from '../users/ban-status.ts';
@@ -144,11 +144,59 @@ export function createGameAuth(ctx: AppContext) {
     return false;
   }
 
+  async function credentialsOf(
+    login: string,
+    password: string,
+    now: number,
+    totpCode: string | null | undefined,
+    meta: LauncherMeta,
+  ): Promise<CredentialsResult> {
+    const user = login.length <= 254 ? await findUserByLogin(ctx.db, login) : undefined;
+    const clientToken = meta.clientToken && meta.clientToken.length <= 190 ? meta.clientToken : null;
+    const known = user !== undefined && clientToken !== null && (await isKnownDevice(ctx.db, user.id, launcherDevice(clientToken)));
+    const limits = ctx.config.rateLimits;
+    if (known) {
+      // Its own window, like a known browser's: a stranger's guessing does not lock it out.
+      if (await limited(() => ctx.limiter.hit(`game:launcher:${user.id}:${clientToken}`, limits.loginPerAccount * 2, now)))
+        return { ok: false, reason: 'throttled', retryInMs: 60_000 };
+    } else {
+      if (throttled(user ? `u:${user.id}` : `l:${login.toLowerCase()}`, now))
+        return { ok: false, reason: 'throttled', retryInMs: LOGIN_INTERVAL_MS };
+      if (!user) {
+        // No hash for a name nobody has (issue 29): the same admission and about the same wait.
+        await burnPasswordCheck('stranger');
+        return { ok: false, reason: 'unknown' };
+      }
+      // The site login's per-account count (by user id) covers launchers too.
+      if (limits.enabled) {
+        const reserved = await reserveLoginTry(ctx.db, user.id, limits.loginPerAccount, now);
+        if (!reserved.ok) return { ok: false, reason: 'throttled', retryInMs: reserved.retryInMs };
+      }
+    }
+    if (!user) return { ok: false, reason: 'unknown' };
+    // With two-factor login on, the code comes after the password (`пароль:123456`) or apart (Gravit's totpCode).
+    const twoFactor = secondFactor.ask();
+    const given = await twoFactor.launcherCredentials(ctx.db, user.id, password, totpCode);
+    if (!(await verifyPassword(user.password_hash, given.password, known ? 'known' : 'stranger'))) return { ok: false, reason: 'wrong' };
+    await upgradePasswordHash(ctx.db, user, given.password);
+    if (given.twoFactor) {
+      // Like a wrong password, a missing or wrong code leaves the try counted.
+      const second = await twoFactor.check(ctx, user.id, given.code, now);
+      if (second === 'missing') return { ok: false, reason: 'two_factor' };
+      if (second === 'wrong') return { ok: false, reason: 'bad_code' };
+    }
+    await clearLoginFailures(ctx.db, user.id);
+    // Known only once the account is let in: a banned or unconfirmed account's launcher is refused and remembered for nothing.
+    if (clientToken !== null && !known && !accountRefusal(user, now))
+      await rememberDevice(ctx.db, user.id, launcherDevice(clientToken), { ip: meta.ip }, now);
+    return { ok: true, user };
+  }
+
   return {
     /**
      * The account behind a login (name or e-mail) and password. Refusals are not told apart
-     * to the caller's caller unless it chooses to; the timing of an unknown name matches a
-     * wrong password.
+     * to the caller's caller unless it chooses to; an unknown name, a wrong password and a wrong
+     * code are answered after the same floor (lib/passwords.ts), a refusal for the rate at once.
      */
     async checkCredentials(
       login: string,
@@ -157,45 +205,11 @@ export function createGameAuth(ctx: AppContext) {
       totpCode?: string | null,
       meta: LauncherMeta = {},
     ): Promise<CredentialsResult> {
-      const user = login.length <= 254 ? await findUserByLogin(ctx.db, login) : undefined;
-      const clientToken = meta.clientToken && meta.clientToken.length <= 190 ? meta.clientToken : null;
-      const known = user !== undefined && clientToken !== null && (await isKnownDevice(ctx.db, user.id, launcherDevice(clientToken)));
-      const limits = ctx.config.rateLimits;
-      if (known) {
-        // Its own window, like a known browser's: a stranger's guessing does not lock it out.
-        if (await limited(() => ctx.limiter.hit(`game:launcher:${user.id}:${clientToken}`, limits.loginPerAccount * 2, now)))
-          return { ok: false, reason: 'throttled', retryInMs: 60_000 };
-      } else {
-        if (throttled(user ? `u:${user.id}` : `l:${login.toLowerCase()}`, now))
-          return { ok: false, reason: 'throttled', retryInMs: LOGIN_INTERVAL_MS };
-        if (!user) {
-          // No hash for a name nobody has (issue 29): the same admission and about the same wait.
-          await burnPasswordCheck('stranger');
-          return { ok: false, reason: 'unknown' };
-        }
-        // The site login's per-account count (by user id) covers launchers too.
-        if (limits.enabled) {
-          const reserved = await reserveLoginTry(ctx.db, user.id, limits.loginPerAccount, now);
-          if (!reserved.ok) return { ok: false, reason: 'throttled', retryInMs: reserved.retryInMs };
-        }
-      }
-      if (!user) return { ok: false, reason: 'unknown' };
-      // With two-factor login on, the code comes after the password (`пароль:123456`) or apart (Gravit's totpCode).
-      const twoFactor = secondFactor.ask();
-      const given = await twoFactor.launcherCredentials(ctx.db, user.id, password, totpCode);
-      if (!(await verifyPassword(user.password_hash, given.password, known ? 'known' : 'stranger'))) return { ok: false, reason: 'wrong' };
-      await upgradePasswordHash(ctx.db, user, given.password);
-      if (given.twoFactor) {
-        // Like a wrong password, a missing or wrong code leaves the try counted.
-        const second = await twoFactor.check(ctx, user.id, given.code, now);
-        if (second === 'missing') return { ok: false, reason: 'two_factor' };
-        if (second === 'wrong') return { ok: false, reason: 'bad_code' };
-      }
-      await clearLoginFailures(ctx.db, user.id);
-      // Known only once the account is let in: a banned or unconfirmed account's launcher is refused and remembered for nothing.
-      if (clientToken !== null && !known && !accountRefusal(user, now))
-        await rememberDevice(ctx.db, user.id, launcherDevice(clientToken), { ip: meta.ip }, now);
-      return { ok: true, user };
+      const started = performance.now();
+      const result = await credentialsOf(login, password, now, totpCode, meta);
+      if (!result.ok && result.reason !== 'throttled' && result.reason !== 'two_factor')
+        await failedLoginFloor(started, ctx.config.loginFailureDelayMs);
+      return result;
     },
 
     /** Issues a game login; returns the access token (and Gravit's refresh token). */

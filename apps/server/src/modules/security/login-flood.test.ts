@@ -96,8 +96,9 @@ describe.each(dbKinds)('login floods on %s', (kind) => {
         await new Promise((r) => setTimeout(r, 5));
       }
     });
-    // Let the flood get going before measuring.
-    await new Promise((r) => setTimeout(r, 100));
+    // Let the flood get going before measuring: past its first failed answers, which wait the
+    // floor, so that the owner's login meets the loops' second turn rather than a lull.
+    await new Promise((r) => setTimeout(r, 100 + t.app.ctx.config.loginFailureDelayMs * 1.1));
     try {
       await during();
     } finally {
@@ -149,6 +150,33 @@ describe.each(dbKinds)('login floods on %s', (kind) => {
     const wrong = await webLogin('FloodOwner', 'not-the-password');
     expect(argon.verifies).toBe(before + 1);
     expect(wrong.json()).toEqual(web.json());
+  });
+
+  it('every failed login is answered after the same floor; a refusal for the rate and a right password are not held', async () => {
+    const floor = t.app.ctx.config.loginFailureDelayMs;
+    expect(floor).toBe(250);
+    const timed = async (send: () => Promise<LightMyRequestResponse>) => {
+      const started = performance.now();
+      const res = await send();
+      return { ms: performance.now() - started, res };
+    };
+    const unknownWeb = await timed(() => webLogin('Nobody_floored', 'some-password'));
+    const wrongWeb = await timed(() => webLogin('FloodOwner', 'not-the-password', { device: ownerDevice }));
+    const unknownGame = await timed(() => launcherLogin('Nobody_floored_2', 'some-password', freshIpv4()));
+    const wrongGame = await timed(() => launcherLogin('FloodOwner', 'not-the-password', freshIpv4()));
+    for (const { ms } of [unknownWeb, wrongWeb, unknownGame, wrongGame]) expect(ms).toBeGreaterThanOrEqual(floor);
+    expect([unknownWeb.res.json(), wrongWeb.res.json()]).toEqual([
+      { error: 'Неверное имя пользователя или пароль', code: 'bad_credentials' },
+      { error: 'Неверное имя пользователя или пароль', code: 'bad_credentials' },
+    ]);
+    expect([unknownGame.res.statusCode, wrongGame.res.statusCode]).toEqual([403, 403]);
+    // The same made-up name again within its second: refused for the rate, at once, with the wait.
+    const again = await timed(() => launcherLogin('Nobody_floored_2', 'some-password', freshIpv4()));
+    expect([again.res.statusCode, again.res.headers['retry-after']]).toEqual([403, '1']);
+    expect(again.ms).toBeLessThan(floor);
+    const right = await timed(() => webLogin('FloodOwner', 'owner-password-1', { device: ownerDevice }));
+    expect(right.res.statusCode).toBe(200);
+    expect(right.ms).toBeLessThan(floor);
   });
 
   it('32 loops of launcher logins from rotating addresses leave the web login near its calm time', async () => {
