@@ -46,6 +46,15 @@ describe('production build', () => {
     expect([...imported].filter((p) => !allowed.includes(p) && !NODE_BUILTINS.has(p))).toEqual([]);
     // The API docs' packages are inlined with a stand-in for their `yaml`, loaded on first use.
     expect(readFileSync(path.join(DIST, 'main.js'), 'utf8')).toContain('"lazy-yaml:yaml"');
+    // zod's messages in Russian alone (esbuild writes non-ASCII as escapes): not in German, say.
+    const bundle = readdirSync(DIST)
+      .filter((n) => n.endsWith('.js'))
+      .map((f) => readFileSync(path.join(DIST, f), 'utf8'))
+      .join('\n');
+    const asEscaped = (text: string) =>
+      [...text].map((c) => (c.charCodeAt(0) < 128 ? c : `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`)).join('');
+    expect(bundle).toContain(asEscaped('Неверный ввод'));
+    expect(bundle).not.toContain('"E-Mail-Adresse"');
     expect(buildServer()).toContain('server: up to date');
   });
 
