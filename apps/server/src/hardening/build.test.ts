@@ -128,6 +128,16 @@ describe.each(dbKinds)('the built site on %s', (kind) => {
       if (Date.now() > deadline) throw new Error(`the built site did not start:\n${output}`);
       await sleep(100);
     }
+    // Every thread but the main one (password hashes, file reads, V8's background work) below it in
+    // the CPU's queue (lib/helper-threads.ts), at HELPER_THREADS_NICE's default.
+    if (process.platform === 'linux') {
+      const niceOf = (tid: string) => Number(readFileSync(`/proc/${child!.pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+      const tids = readdirSync(`/proc/${child.pid}/task`);
+      expect(tids.length).toBeGreaterThan(4);
+      expect(tids.map((tid) => [tid === String(child!.pid) ? 'main' : 'helper', niceOf(tid)])).toEqual(
+        tids.map((tid) => (tid === String(child!.pid) ? ['main', 0] : ['helper', 10])),
+      );
+    }
     // The API description, also in YAML (its `yaml` loaded only now), and the docs' pages, which
     // lie in swagger-ui's folder in node_modules, not beside the bundle.
     const page = await fetch(`http://127.0.0.1:${port}/api/docs`);
