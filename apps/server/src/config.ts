@@ -41,7 +41,7 @@ const Env = z.object({
   SESSION_REPLAY: bool.default(true),
   SESSION_TTL_DAYS: int(30, 1, 3650),
   LOGIN_FAILURE_DELAY_MS: int(250, 0, 5000),
-  HELPER_THREADS_NICE: int(10, 0, 19),
+  POOL_THREADS_NICE: int(10, 0, 19),
   RATE_LIMITS: bool.default(true),
   RATE_LIMIT_WINDOW_SEC: int(900, 1),
   RATE_LIMIT_LOGIN_IP: int(30, 1),
@@ -137,8 +137,8 @@ export interface Config {
   sessionTtlMs: number;
   /** A failed login (unknown name, wrong password or code) is answered no sooner than this after it began (lib/passwords.ts). */
   loginFailureDelayMs: number;
-  /** lib/helper-threads.ts: the nice of every thread but the main one; 0 leaves them as they are. */
-  helperThreadsNice: number;
+  /** lib/pool-threads.ts: the nice of libuv's pool threads (password hashes); 0 leaves them as they are. */
+  poolThreadsNice: number;
   rateLimits: {
     enabled: boolean;
     windowMs: number;
@@ -251,7 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     secureCookies: publicUrl.startsWith('https://'),
     sessionTtlMs: e.SESSION_TTL_DAYS * 86_400_000,
     loginFailureDelayMs: e.LOGIN_FAILURE_DELAY_MS,
-    helperThreadsNice: e.HELPER_THREADS_NICE,
+    poolThreadsNice: e.POOL_THREADS_NICE,
     launcher: {
       version: e.LAUNCHER_VERSION,
       windowsUrl: e.LAUNCHER_WINDOWS_URL,

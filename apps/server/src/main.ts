@@ -2,7 +2,7 @@ import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './db/index.ts';
 import { DatabaseDownAtStart, migrateWhenReachable } from './db/migrate.ts';
-import { lowerHelperThreads } from './lib/helper-threads.ts';
+import { lowerPoolThreads } from './lib/pool-threads.ts';
 
 const config = loadConfig();
 const database = openDatabase(config);
@@ -15,9 +15,9 @@ try {
   process.exit(1);
 }
 const app = await buildApp(config, { database });
-// Password hashes and other helpers' work below the requests' (lib/helper-threads.ts).
-const lowered = await lowerHelperThreads(config.helperThreadsNice);
-if (lowered !== null) app.log.debug(`helper threads at nice ${config.helperThreadsNice}: ${lowered}`);
+// Password hashes below the requests in the CPU's queue (lib/pool-threads.ts).
+const lowered = await lowerPoolThreads(config.poolThreadsNice);
+if (lowered !== null) app.log.debug(`libuv's pool threads at nice ${config.poolThreadsNice}: ${lowered}`);
 
 let closing = false;
 /**
