@@ -191,7 +191,9 @@ const csvMoney = (kopecks: number) => `${Math.floor(kopecks / 100)},${String(kop
 function csvCell(value: string): string {
   // A cell Excel would run as a formula is kept as text.
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[";\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+  // Quote, semicolon or line break: the cell quoted, its quotes doubled. (No regex with a bare
+  // double quote: farm-studio read that as a string that never closes.)
+  return [...'";\r\n'].some((c) => safe.includes(c)) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
 function dateFormatter(tz: string): (ms: number | null) => string {
