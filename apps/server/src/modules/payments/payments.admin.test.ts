@@ -4,7 +4,7 @@ import { FakeYooKassa } from '../../../../../testing/payments/yookassa-server.ts
 import { paymentsConfig, YOOKASSA_IPS } from '../../test/payments.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 import { findLedgerMismatches, postLedger } from '../ledger/ledger.service.ts';
-import { CSV_HEADERS } from './payments.admin.ts';
+import { CSV_HEADERS, csvCell } from './payments.admin.ts';
 import { findPaymentLedgerMismatches } from './payments.ledger-check.ts';
 import { reconcilePayments } from './payments.reconcile.ts';
 import { REFUND_LEASE_MS } from './payments.refund.ts';
@@ -581,5 +581,18 @@ describe.each(dbKinds)('payments, the owner side, on %s', (kind) => {
       created_at: expect.any(String),
     });
     await ledgerClean();
+  });
+});
+
+describe('a CSV cell', () => {
+  it('quotes a cell with a quote, a semicolon or a line break, doubling its quotes, and keeps a formula as text', () => {
+    expect(csvCell('Steve')).toBe('Steve');
+    expect(csvCell('150,50')).toBe('150,50');
+    expect(csvCell('say "hi"')).toBe('"say ""hi"""');
+    expect(csvCell('a;b')).toBe('"a;b"');
+    expect(csvCell('line\nbreak')).toBe('"line\nbreak"');
+    expect(csvCell('cr\rhere')).toBe('"cr\rhere"');
+    expect(csvCell('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
+    expect(csvCell('-5')).toBe("'-5");
   });
 });

@@ -188,7 +188,7 @@ export async function listPayments(ctx: AppContext, query: AdminPaymentsQuery): 
 /** «150,50»: roubles with kopecks and a decimal comma, as Russian Excel reads numbers. */
 const csvMoney = (kopecks: number) => `${Math.floor(kopecks / 100)},${String(kopecks % 100).padStart(2, '0')}`;
 
-function csvCell(value: string): string {
+export function csvCell(value: string): string {
   // A cell Excel would run as a formula is kept as text.
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   // Quote, semicolon or line break: the cell quoted, its quotes doubled. (No regex with a bare
