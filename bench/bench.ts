@@ -29,6 +29,13 @@ const CPU_RATE = 5000;
 const CPU_SECONDS = 2;
 /** BENCH_ONLY=me,head limits the endpoint figures to names containing one of the words (for profiling). */
 const ONLY = process.env.BENCH_ONLY?.split(',').filter(Boolean) ?? [];
+/**
+ * The site's LOG_LEVEL: warn (no line per request) unless BENCH_LOG_LEVEL says otherwise. At info, the
+ * units' setting, each answer is also a JSON line on stdout; the site's stdout is then a pipe this
+ * process drains, as journald would.
+ */
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
+const LINE_PER_REQUEST = ['info', 'debug', 'trace'].includes(LOG_LEVEL);
 const ALL_PARTS = ['endpoints', 'purchases', 'sweep', 'deliveries', 'onecore'];
 /** BENCH_PARTS=endpoints,purchases,sweep,deliveries,onecore (default all) runs only those parts; results.json is then not written. */
 const PARTS = process.env.BENCH_PARTS?.split(',').filter(Boolean) ?? ALL_PARTS;
@@ -195,7 +202,7 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     console.log(
-      `Kubik bench: ${databaseUrl ? 'PostgreSQL' : 'SQLite'}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+      `Kubik bench: ${databaseUrl ? 'PostgreSQL' : 'SQLite'}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, the site at LOG_LEVEL=${LOG_LEVEL}`,
     );
     const handle = openDatabase({ databaseUrl, sqlitePath: path.join(dataDir, 'kubik.sqlite') });
     await migrateToLatest(handle);
@@ -212,7 +219,7 @@ async function main(): Promise<void> {
       DATA_DIR: dataDir,
       PUBLIC_URL: url,
       RATE_LIMITS: 'off',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL,
       DATABASE_URL: databaseUrl ?? '',
       MONITOR_INTERVAL_SEC: '86400',
     };
@@ -223,11 +230,13 @@ async function main(): Promise<void> {
       const args = [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...serve];
       const pinned = opts.oneCore && CAN_PIN;
       const siteEnv = opts.port ? { ...env, PORT: String(opts.port), PUBLIC_URL: `http://127.0.0.1:${opts.port}` } : env;
-      return spawn(pinned ? 'taskset' : process.execPath, pinned ? ['-c', '0', process.execPath, ...args] : args, {
+      const child = spawn(pinned ? 'taskset' : process.execPath, pinned ? ['-c', '0', process.execPath, ...args] : args, {
         cwd: ROOT,
         env: siteEnv,
-        stdio: ['ignore', 'inherit', 'inherit'],
+        stdio: ['ignore', LINE_PER_REQUEST ? 'pipe' : 'inherit', 'inherit'],
       });
+      child.stdout?.resume();
+      return child;
     };
     // Cold start: process spawned → first 200 from /readyz (database reached, migrations done),
     // three times on the seeded database, the site pinned to one core (issue 29's goal is on one
@@ -419,6 +428,7 @@ async function main(): Promise<void> {
         node: process.version,
         database: databaseUrl ? 'postgresql' : 'sqlite',
       },
+      site_log_level: LOG_LEVEL,
       data: seeded.counts,
       connections: CONNECTIONS,
       duration_s: DURATION,
