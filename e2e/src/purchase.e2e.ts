@@ -63,13 +63,14 @@ describe('the purchase confirmation in the browser', () => {
     const modal = player.getByRole('dialog', { name: 'Подтверждение покупки' });
     const quantity = modal.getByRole('textbox', { name: 'Количество' });
     await quantity.fill('0');
-    expect(await errorOf(player, 'Количество')).toBe('Введите корректное количество');
+    // The field is checked as it changes, by the form's (asynchronous) validation: poll, do not read once.
+    await expect.poll(() => errorOf(player, 'Количество')).toBe('Введите корректное количество');
     expect(await quantity.getAttribute('aria-invalid')).toBe('true');
     expect(await modal.getByRole('alert').count()).toBe(0);
 
     // The stock drops while the modal is open: the server's refusal names the field, so it stands there.
     await quantity.fill('8');
-    expect(await errorOf(player, 'Количество')).toBeNull();
+    await expect.poll(() => errorOf(player, 'Количество')).toBeNull();
     expect((await call(admin, 'PUT', `/api/shop/admin/${itemId}`, { count: 6 })).status).toBe(200);
     await modal.getByRole('button', { name: 'Подтвердить покупку' }).click();
     await modal.getByText('Недостаточно товара: в наличии 6 шт.').waitFor();
@@ -78,7 +79,7 @@ describe('the purchase confirmation in the browser', () => {
 
     // The answer to this try is lost; the page asks again with the same key and is answered, bought once.
     await quantity.fill('2');
-    expect(await errorOf(player, 'Количество')).toBeNull();
+    await expect.poll(() => errorOf(player, 'Количество')).toBeNull();
     loseNextAnswer = true;
     await modal.getByRole('button', { name: 'Подтвердить покупку' }).click();
     await toast(player, 'success', 'Покупка совершена! Предмет будет выдан в игре.');
