@@ -23,7 +23,7 @@ import { openDatabase, type DbHandle } from './db/index.ts';
 import { JobRunner, Scheduler } from './lib/jobs/index.ts';
 import type { ErrorBody } from './lib/errors.ts';
 import { createMailer, type Mailer } from './lib/mailer.ts';
-import { loggerOptions, requestIds } from './lib/logging.ts';
+import { accessLogger, loggerOptions, requestIds, type AccessLog } from './lib/logging.ts';
 import { Metrics } from './lib/metrics.ts';
 import { NotifyChannel } from './lib/notify-channel.ts';
 import { backupJob } from './lib/backup.ts';
@@ -109,7 +109,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   const metrics = new Metrics();
   const nextRequestId = requestIds(config);
   // The one line per answered request (our own: Fastify's two lines per request stay off).
-  let accessLog: ((reqId: string, method: string, url: string, status: number, ms: number) => void) | null = null;
+  let accessLog: AccessLog | null = null;
   // While shutting down, answers end their keep-alive connections, so the server can close as
   // soon as the requests in flight are done.
   let closing = false;
@@ -216,10 +216,13 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
       );
     done(null, payload);
   });
-  if (config.logLevel === 'info' || config.logLevel === 'debug' || config.logLevel === 'trace') {
-    const log = app.log;
-    accessLog = (reqId, method, url, status, ms) =>
-      log.info({ reqId, method, url, status, ms: Math.round(ms * 10) / 10 }, `${method} ${url} ${status} ${ms.toFixed(1)} ms`);
+  const access = accessLogger(app.log, config);
+  if (access) {
+    accessLog = access.write;
+    app.addHook('onClose', (_app, done) => {
+      access.flush();
+      done();
+    });
   }
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

@@ -1,13 +1,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/index.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { createTestApp, type TestApp } from '../test/test-app.ts';
-import { formatPretty } from './logging.ts';
+import { accessLogger, formatPretty } from './logging.ts';
 
 describe('request ids', () => {
   let t: TestApp;
@@ -67,7 +69,18 @@ describe('request ids in the log', () => {
     const handle = openDatabase(config);
     await migrateToLatest(handle);
     const lines: Record<string, unknown>[] = [];
-    const app = await buildApp(config, { database: handle, logStream: { write: (l) => void lines.push(JSON.parse(l)) } });
+    const app = await buildApp(config, {
+      database: handle,
+      logStream: {
+        write: (text) =>
+          void lines.push(
+            ...text
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => JSON.parse(l) as Record<string, unknown>),
+          ),
+      },
+    });
     try {
       await app.listen({ port: 0, host: '127.0.0.1' });
       const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
@@ -86,7 +99,8 @@ describe('request ids in the log', () => {
         ids.push(res.headers.get('x-request-id') ?? '');
       }
       expect(new Set(ids).size).toBe(calls.length);
-      await new Promise((r) => setTimeout(r, 50));
+      // Access lines go out at most 50 ms after their answer.
+      await new Promise((r) => setTimeout(r, 150));
       const aboutRequests = lines.filter((l) => 'url' in l || 'reqId' in l);
       // Each request has its access line with its own id (the cached ones too) …
       for (const id of ids) expect(aboutRequests.filter((l) => l.reqId === id).length, id).toBeGreaterThanOrEqual(1);
@@ -97,6 +111,72 @@ describe('request ids in the log', () => {
       await handle.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the access log', () => {
+  const capture = (level = 'info') => {
+    const writes: string[] = [];
+    const log = pino({ level }, { write: (text: string) => void writes.push(text) });
+    return { writes, log: log as unknown as FastifyBaseLogger };
+  };
+  const untimed = (text: string) => text.replace(/"time":\d+/g, '"time":0');
+
+  it('writes, byte for byte, the line pino writes for the same fields, whatever the URL holds', async () => {
+    const cases: [string, string, string, number, number][] = [
+      ['ab12cd34-1', 'GET', '/api/user/me', 200, 0.4321],
+      ['ab12cd34-2', 'POST', '/api/user/login', 429, 12.05],
+      ['b1946ac92492d2347c6235b4d2611184', 'GET', '/api/search?q="a\\b"&x=%22', 404, 3],
+      ['ab12cd34-3', 'GET', '/новости/тест?🙂=1', 200, 1999.95],
+      ['ab12cd34-4', 'GET', '/a\u0000b\u001fc\u007f\u2028', 400, 0],
+      ['ab12cd34-5', 'HEAD', '', 500, Number.NaN],
+    ];
+    const ours = capture();
+    const theirs = capture();
+    const access = accessLogger(ours.log, { logLevel: 'info', logFormat: 'json' })!;
+    for (const [reqId, method, url, status, ms] of cases) {
+      access.write(reqId, method, url, status, ms);
+      theirs.log.info({ reqId, method, url, status, ms: Math.round(ms * 10) / 10 }, `${method} ${url} ${status} ${ms.toFixed(1)} ms`);
+    }
+    // Nothing yet: the answers of the next 50 ms go out together, in one write.
+    expect(ours.writes).toEqual([]);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(ours.writes).toHaveLength(1);
+    expect(untimed(ours.writes[0]!)).toBe(untimed(theirs.writes.join('')));
+    for (const line of ours.writes[0]!.trimEnd().split('\n')) expect(() => JSON.parse(line) as unknown).not.toThrow();
+  });
+
+  it('more than one batch, and a line longer than a batch: every line whole, in order', () => {
+    const { writes, log } = capture();
+    const access = accessLogger(log, { logLevel: 'info', logFormat: 'json' })!;
+    const long = `/${'\u0001ж'.repeat(20_000)}`;
+    const urls = Array.from({ length: 600 }, (_, i) => (i === 300 ? long : `/api/news?page=${i}`));
+    for (const [i, url] of urls.entries()) access.write(`x-${i}`, 'GET', url, 200, 1);
+    access.flush();
+    expect(writes.length).toBeGreaterThan(2);
+    const lines = writes.join('').trimEnd().split('\n');
+    expect(lines.map((l) => (JSON.parse(l) as { url: string }).url)).toEqual(urls);
+  });
+
+  it('flush writes what is pending at once (on close), and nothing when nothing is', async () => {
+    const { writes, log } = capture();
+    const access = accessLogger(log, { logLevel: 'debug', logFormat: 'json' })!;
+    access.flush();
+    access.write('x-1', 'GET', '/', 200, 1);
+    access.write('x-2', 'GET', '/', 200, 1);
+    access.flush();
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.split('\n')).toHaveLength(3);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(writes).toHaveLength(1);
+  });
+
+  it('is off above info; pretty lines go through pino one by one', () => {
+    expect(accessLogger(capture('warn').log, { logLevel: 'warn', logFormat: 'json' })).toBeNull();
+    const { writes, log } = capture();
+    accessLogger(log, { logLevel: 'info', logFormat: 'pretty' })!.write('x-1', 'GET', '/api/site', 200, 1.25);
+    expect(writes).toHaveLength(1);
+    expect(JSON.parse(writes[0]!)).toMatchObject({ reqId: 'x-1', url: '/api/site', status: 200, ms: 1.3, msg: 'GET /api/site 200 1.3 ms' });
   });
 });
 

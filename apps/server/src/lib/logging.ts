@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
 import type { Config } from '../config.ts';
 import { peerIsTrustedProxy } from './proxy-trust.ts';
 
@@ -78,4 +80,67 @@ export function loggerOptions(config: Pick<Config, 'logLevel' | 'logFormat'>): f
     redact: ['req.headers.authorization', 'req.headers.cookie'],
     ...(config.logFormat === 'pretty' ? { stream: prettyStream() } : {}),
   };
+}
+
+/** One line per answered request: who, what, how it ended and how long it took. */
+export type AccessLog = (reqId: string, method: string, url: string, status: number, ms: number) => void;
+
+// Printable ASCII but `"` and `\`: such text is its own JSON string, with no escaping to do.
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+const jsonText = (text: string) => (PLAIN.test(text) ? `"${text}"` : JSON.stringify(text));
+
+/** Bytes of access lines gathered before a write (or 50 ms, whichever comes first). */
+const BATCH = 65536;
+
+/**
+ * The access log at info and below, or null. In JSON it is the line pino would write for
+ * `log.info({ reqId, method, url, status, ms }, msg)`, built as one string and copied into a
+ * buffer outside V8's heap; the lines of the next 50 ms go to pino's destination in one write
+ * (pino's own way kept each line, and the destination's pending text, alive through young-generation
+ * collections, and wrote once a loop turn). Cached news at 5000 req/s, CPU an answer, best of four:
+ * 39 µs with pino's line, 35 with this one, 26 at warn (issue 29). The destination stays pino's
+ * asynchronous one, so a journald that reads slowly never stalls the answers. Pretty lines for a
+ * terminal go through pino as they are.
+ */
+export function accessLogger(
+  log: FastifyBaseLogger,
+  config: Pick<Config, 'logLevel' | 'logFormat'>,
+): { write: AccessLog; flush: () => void } | null {
+  if (config.logLevel !== 'info' && config.logLevel !== 'debug' && config.logLevel !== 'trace') return null;
+  if (config.logFormat === 'pretty')
+    return {
+      write: (reqId, method, url, status, ms) =>
+        log.info({ reqId, method, url, status, ms: Math.round(ms * 10) / 10 }, `${method} ${url} ${status} ${ms.toFixed(1)} ms`),
+      flush: () => {},
+    };
+  const inner = log as unknown as Record<symbol, unknown>;
+  const stream = inner[pino.symbols.streamSym] as { write(text: string): unknown };
+  // The logger's own fields (pid, hostname), as pino writes them after the time.
+  const bindings = inner[pino.symbols.chindingsSym] as string;
+  const batch = Buffer.allocUnsafeSlow(BATCH);
+  let used = 0;
+  let timer: NodeJS.Timeout | null = null;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (used === 0) return;
+    const lines = batch.toString('utf8', 0, used);
+    used = 0;
+    stream.write(lines);
+  };
+  const write: AccessLog = (reqId, method, url, status, ms) => {
+    const tenths = Math.round(ms * 10) / 10;
+    const line =
+      `{"level":30,"time":${Date.now()}${bindings},"reqId":${jsonText(reqId)},"method":${jsonText(method)},"url":${jsonText(url)}` +
+      `,"status":${status},"ms":${Number.isFinite(tenths) ? tenths : null},"msg":${jsonText(`${method} ${url} ${status} ${ms.toFixed(1)} ms`)}}\n`;
+    // Three bytes of UTF-8 at most for each of the string's UTF-16 units.
+    if (line.length * 3 > BATCH - used) {
+      flush();
+      if (line.length * 3 > BATCH) return void stream.write(line);
+    }
+    used += batch.write(line, used);
+    // Unref'd: lines still waiting when the process ends are written by flush, on close.
+    timer ??= setTimeout(flush, 50).unref();
+  };
+  return { write, flush };
 }
