@@ -46,7 +46,7 @@ export async function lowerPoolThreads(nice: number): Promise<number | null> {
 /** Whatever libuv 1.50 and later (Node 22, 24) names its pool's threads. */
 const POOL_NAME = 'libuv-worker';
 
-export async function poolThreadIds(): Promise<number[]> {
+async function poolThreadIds(): Promise<number[]> {
   const threads = await Promise.all(
     (await readdir('/proc/self/task')).map(async (name) => {
       const tid = Number(name);
