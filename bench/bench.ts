@@ -30,12 +30,11 @@ const CPU_SECONDS = 2;
 /** BENCH_ONLY=me,head limits the endpoint figures to names containing one of the words (for profiling). */
 const ONLY = process.env.BENCH_ONLY?.split(',').filter(Boolean) ?? [];
 /**
- * The site's LOG_LEVEL: warn (no line per request) unless BENCH_LOG_LEVEL says otherwise. At info, the
- * units' setting, each answer is also a JSON line on stdout; the site's stdout is then a pipe this
- * process drains, as journald would.
+ * The site's LOG_LEVEL: info, the default and the units' setting, where each answer is also a JSON
+ * line on stdout; the site's stdout is a pipe this process drains, as journald would.
+ * BENCH_LOG_LEVEL=warn leaves the lines out.
  */
-const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
-const LINE_PER_REQUEST = ['info', 'debug', 'trace'].includes(LOG_LEVEL);
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const ALL_PARTS = ['endpoints', 'purchases', 'sweep', 'deliveries', 'onecore'];
 /** BENCH_PARTS=endpoints,purchases,sweep,deliveries,onecore (default all) runs only those parts; results.json is then not written. */
 const PARTS = process.env.BENCH_PARTS?.split(',').filter(Boolean) ?? ALL_PARTS;
@@ -233,9 +232,17 @@ async function main(): Promise<void> {
       const child = spawn(pinned ? 'taskset' : process.execPath, pinned ? ['-c', '0', process.execPath, ...args] : args, {
         cwd: ROOT,
         env: siteEnv,
-        stdio: ['ignore', LINE_PER_REQUEST ? 'pipe' : 'inherit', 'inherit'],
+        stdio: ['ignore', 'pipe', 'inherit'],
       });
-      child.stdout?.resume();
+      // Drained as journald would; warnings and errors still show.
+      let partial = '';
+      child.stdout.setEncoding('utf8').on('data', (text: string) => {
+        const all = partial + text;
+        const end = all.lastIndexOf('\n') + 1;
+        partial = all.slice(end);
+        if (!/"level":[4-6]0/.test(all.slice(0, end))) return;
+        for (const line of all.slice(0, end).split('\n')) if (/^\{"level":[4-6]0/.test(line)) process.stderr.write(`${line}\n`);
+      });
       return child;
     };
     // Cold start: process spawned → first 200 from /readyz (database reached, migrations done),
