@@ -74,6 +74,8 @@ export interface SessionsTable {
   ip: string | null;
   /** Updated at most every few minutes (each write clears the user cache). */
   last_seen_at: number | null;
+  /** 1 when the token carries the site's signature (modules/users/session-tokens.ts); 0 for older sessions. */
+  signed: Generated<number>;
 }
 
 export interface EmailTokensTable {

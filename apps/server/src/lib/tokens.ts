@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-/** 256 random bits, URL-safe: used for sessions, devices and one-time tickets (e-mail links are signed, modules/users/email-tokens.ts). */
+/** 256 random bits, URL-safe: used for devices and one-time tickets (e-mail links and sessions are signed: modules/users/email-tokens.ts, session-tokens.ts). */
 export function newToken(): string {
   return randomBytes(32).toString('base64url');
 }

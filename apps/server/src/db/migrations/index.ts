@@ -34,6 +34,7 @@ import { launcherMigrations } from '../../modules/launcher/launcher.migrations.t
 import * as m2026112670 from './2026112670_staff_roles.ts';
 import * as m2026112780 from './2026112780_shared_secrets.ts';
 import * as m2026112790 from './2026112790_sessions_notify_on_change.ts';
+import * as m2026112810 from './2026112810_signed_sessions.ts';
 
 /**
  * Every migration; Kysely runs them in order of name. Each feature keeps its own list with a
@@ -78,4 +79,5 @@ export const migrations: Record<string, Migration> = {
   ...launcherMigrations,
   '2026112780_shared_secrets': m2026112780,
   '2026112790_sessions_notify_on_change': m2026112790,
+  '2026112810_signed_sessions': m2026112810,
 };

@@ -209,8 +209,7 @@ export async function login(
   assertNotBanned(user);
   if (user.email_verified_at === null) throw forbidden(TEXTS.notConfirmed, { code: 'email_not_confirmed' });
 
-  const token = newToken();
-  await createSession(ctx.db, user.id, token, ctx.config.sessionTtlMs, meta);
+  const token = await createSession(ctx.db, user.id, ctx.config.sessionTtlMs, meta);
   const deviceToken = meta.deviceToken && meta.deviceToken.length <= 200 ? meta.deviceToken : newToken();
   // A browser the account never used: a letter (modules/security). Bearer clients (scripts) have
   // no device cookie, so each of their logins would count as new.

@@ -8,7 +8,6 @@ import { conflict, forbidden } from '../../lib/errors.ts';
 import { hashPassword } from '../../lib/passwords.ts';
 import { makePrivate, PRIVATE_FILE_MODE } from '../../lib/private-files.ts';
 import { addressKey } from '../../lib/rate-limit.ts';
-import { newToken } from '../../lib/tokens.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { SiteSettingsDoc } from '../site/site.settings.ts';
 import { createSession } from '../users/users.logins.ts';
@@ -143,7 +142,6 @@ export async function completeSetup(
     { name: body.site_name, ...(body.game_address ? { game_address: body.game_address } : {}) },
     { actorId: userId },
   );
-  const token = newToken();
-  await createSession(ctx.db, userId, token, ctx.config.sessionTtlMs, meta);
+  const token = await createSession(ctx.db, userId, ctx.config.sessionTtlMs, meta);
   return { token, userId };
 }

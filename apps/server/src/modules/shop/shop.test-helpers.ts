@@ -1,5 +1,4 @@
 import type { TestApp } from '../../test/test-app.ts';
-import { newToken } from '../../lib/tokens.ts';
 import { offlineUuid } from '../../lib/offline-uuid.ts';
 import { createSession } from '../users/users.logins.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
@@ -71,8 +70,7 @@ export async function quickPlayer(t: TestApp, username: string, balanceKopecks: 
     await t.handle.db
       .transaction()
       .execute((trx) => postLedger(trx, { userId: id, amount: balanceKopecks, reason: 'adjustment', authorId: null, note: 'test' }));
-  const token = newToken();
-  await createSession(t.handle.db, id, token, 3_600_000, {});
+  const token = await createSession(t.handle.db, id, 3_600_000, {});
   return { id, token };
 }
 

@@ -270,8 +270,7 @@ async function loginWith(ctx: AppContext, provider: SocialProvider, account: Pro
 
 /** The one way a session is made (users.logins), with the known-device bookkeeping a password login does. */
 async function openSession(ctx: AppContext, user: User, meta: Meta): Promise<{ token: string; deviceToken: string }> {
-  const token = newToken();
-  await createSession(ctx.db, user.id, token, ctx.config.sessionTtlMs, meta);
+  const token = await createSession(ctx.db, user.id, ctx.config.sessionTtlMs, meta);
   const deviceToken = meta.deviceToken && meta.deviceToken.length <= 200 ? meta.deviceToken : newToken();
   if (await rememberDevice(ctx.db, user.id, deviceToken, meta)) await newDeviceLogin.run(ctx, user, deviceToken, meta);
   return { token, deviceToken };

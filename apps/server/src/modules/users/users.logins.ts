@@ -5,6 +5,7 @@ import { sessionCacheKey, type UserCache } from '../../lib/user-cache.ts';
 import type { User } from './users.repo.ts';
 import { loginsEnded } from './users.ports.ts';
 import { rightsOf, type StaffRights } from './staff.ts';
+import { SessionTokens } from './session-tokens.ts';
 
 /**
  * A user's logins: site sessions (rows in `sessions`, the cookie or Bearer token stored as its
@@ -14,13 +15,15 @@ import { rightsOf, type StaffRights } from './staff.ts';
 
 /**
  * The live session's user, their staff rights (the role is joined here, so checking a route's
- * permission costs no query of its own) and when the session ends.
+ * permission costs no query of its own) and when the session ends. A token the site did not sign
+ * is refused without a query (session-tokens.ts).
  */
 export async function findSessionUser(
   db: Db,
   token: string,
   now = Date.now(),
 ): Promise<{ user: User; rights: StaffRights; expiresAt: number } | undefined> {
+  if (!(await (await SessionTokens.load(db)).mayBeLive(token, now))) return undefined;
   const row = await db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
@@ -59,18 +62,15 @@ export function cachedSession(ctx: { db: Db; userCache: UserCache }, token: stri
   );
 }
 
-export async function createSession(
-  db: Db,
-  userId: number,
-  token: string,
-  ttlMs: number,
-  meta: { ip?: string; userAgent?: string },
-): Promise<void> {
+/** A new session of the user; returns its (signed) token. */
+export async function createSession(db: Db, userId: number, ttlMs: number, meta: { ip?: string; userAgent?: string }): Promise<string> {
+  const token = (await SessionTokens.load(db)).issue();
   const now = Date.now();
   await db
     .insertInto('sessions')
     .values({
       token_hash: hashToken(token),
+      signed: 1,
       user_id: userId,
       created_at: now,
       expires_at: now + ttlMs,
@@ -78,6 +78,7 @@ export async function createSession(
       user_agent: meta.userAgent?.slice(0, 255) ?? null,
     })
     .execute();
+  return token;
 }
 
 /**
