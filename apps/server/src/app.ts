@@ -250,7 +250,8 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   // by now (such an answer is never replayed).
   app.addHook('onSend', (request, reply, payload, done) => {
     const route = request.routeOptions.url;
-    if (ownPath && route && REPLAYED_ROUTES.has(route))
+    // Only a GET's 200 is ever replayed: a refusal (a guest's 401) does not gather its headers.
+    if (ownPath && route && request.method === 'GET' && reply.statusCode === 200 && REPLAYED_ROUTES.has(route))
       replay.remember({
         method: request.method,
         route,

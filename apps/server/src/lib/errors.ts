@@ -47,7 +47,11 @@ export class HttpError extends Error {
     message: string,
     details: ErrorDetails = {},
   ) {
+    // A refusal is answered, never logged: it takes no stack trace, a good part of what a 401 cost (issue 29).
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (statusCode < 500) Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.code = details.code ?? defaultCode(statusCode);
     this.field = details.field;
     this.extra = details.extra;
