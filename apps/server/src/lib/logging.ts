@@ -107,10 +107,11 @@ export function accessLogger(
   config: Pick<Config, 'logLevel' | 'logFormat'>,
 ): { write: AccessLog; flush: () => void } | null {
   if (config.logLevel !== 'info' && config.logLevel !== 'debug' && config.logLevel !== 'trace') return null;
+  const message = (method: string, url: string, status: number, ms: number) => `${method} ${url} ${status} ${ms.toFixed(1)} ms`;
   if (config.logFormat === 'pretty')
     return {
       write: (reqId, method, url, status, ms) =>
-        log.info({ reqId, method, url, status, ms: Math.round(ms * 10) / 10 }, `${method} ${url} ${status} ${ms.toFixed(1)} ms`),
+        log.info({ reqId, method, url, status, ms: Math.round(ms * 10) / 10 }, message(method, url, status, ms)),
       flush: () => {},
     };
   const inner = log as unknown as Record<symbol, unknown>;
@@ -132,7 +133,7 @@ export function accessLogger(
     const tenths = Math.round(ms * 10) / 10;
     const line =
       `{"level":30,"time":${Date.now()}${bindings},"reqId":${jsonText(reqId)},"method":${jsonText(method)},"url":${jsonText(url)}` +
-      `,"status":${status},"ms":${Number.isFinite(tenths) ? tenths : null},"msg":${jsonText(`${method} ${url} ${status} ${ms.toFixed(1)} ms`)}}\n`;
+      `,"status":${status},"ms":${Number.isFinite(tenths) ? tenths : null},"msg":${jsonText(message(method, url, status, ms))}}\n`;
     // Three bytes of UTF-8 at most for each of the string's UTF-16 units.
     if (line.length * 3 > BATCH - used) {
       flush();
