@@ -1,9 +1,11 @@
 import { USERNAME_RE } from '@kubik/contract';
+import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { hyphenated, unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import type { User } from '../users/users.repo.ts';
 import type { GameTokenKind, GameTokensTable } from './game-auth.tables.ts';
+import { GameTokenKeys } from './game-tokens.ts';
 
 /** The game profile's UUID without dashes (users.uuid: fixed when the account was created, see lib/offline-uuid.ts). */
 export function profileUuid(user: Pick<User, 'uuid'>): string {
@@ -46,9 +48,9 @@ export function findUsersByNames(db: Db, names: string[]): Promise<User[]> {
     .execute();
 }
 
-export type GameToken = GameTokensTable;
+export type GameToken = Selectable<GameTokensTable>;
 
-export async function insertToken(db: Db, row: GameToken, keep: number): Promise<void> {
+export async function insertToken(db: Db, row: Insertable<GameTokensTable>, keep: number): Promise<void> {
   await db.insertInto('game_tokens').values(row).execute();
   // A player keeps a few launchers logged in; the oldest logins go first.
   const kept = db
@@ -79,6 +81,8 @@ export async function findTokenByRefresh(db: Db, refreshToken: string): Promise<
 
 async function findTokenBy(db: Db, kind: GameTokenKind, column: 'access_hash' | 'refresh_hash', secret: string) {
   if (secret.length === 0 || secret.length > 512) return undefined;
+  const use = column === 'refresh_hash' ? 'gravit-refresh' : kind;
+  if (!(await (await GameTokenKeys.load(db)).mayBeLive(use, secret))) return undefined;
   const token = await db
     .selectFrom('game_tokens')
     .selectAll()
@@ -98,6 +102,7 @@ export async function deleteToken(db: Db, accessHash: string): Promise<number> {
 
 export async function deleteTokenBySecret(db: Db, kind: GameTokenKind, accessToken: string): Promise<void> {
   if (accessToken.length === 0 || accessToken.length > 512) return;
+  if (!(await (await GameTokenKeys.load(db)).mayBeLive(kind, accessToken))) return;
   await db.deleteFrom('game_tokens').where('access_hash', '=', hashToken(accessToken)).where('kind', '=', kind).execute();
 }
 

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { HttpError } from '../../lib/errors.ts';
@@ -11,6 +10,7 @@ import { capeTextures, secondFactor, skinTextures } from '../users/users.ports.t
 import { findUserByLogin, upgradePasswordHash, type User } from '../users/users.repo.ts';
 import { loadSigningKey, type SigningKey } from './game-auth.keys.ts';
 import * as repo from './game-auth.repo.ts';
+import { GameTokenKeys } from './game-tokens.ts';
 import { revokeProfileKeys } from './profile-keys.repo.ts';
 import type { GameTokenKind } from './game-auth.tables.ts';
 
@@ -94,18 +94,17 @@ export function normalizeIp(ip: string): string {
   return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
 }
 
-/** 128 random bits as 32 hex digits: safe in any launcher's command line and config file. */
-export const newGameSecret = () => randomBytes(16).toString('hex');
-
 async function insertNewToken(db: Db, kind: GameTokenKind, user: User, clientToken: string | null, now: number) {
-  const accessToken = newGameSecret();
-  const refreshToken = kind === 'gravit' ? newGameSecret() : null;
+  const keys = await GameTokenKeys.load(db);
+  const accessToken = keys.issue(kind);
+  const refreshToken = kind === 'gravit' ? keys.issue('gravit-refresh') : null;
   const expiresAt = now + TOKEN_VALID_MS;
   await repo.insertToken(
     db,
     {
       access_hash: hashToken(accessToken),
       refresh_hash: refreshToken ? hashToken(refreshToken) : null,
+      signed: 1,
       kind,
       user_id: user.id,
       client_token: clientToken,

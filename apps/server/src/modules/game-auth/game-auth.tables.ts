@@ -1,4 +1,5 @@
 /** Tables of game login (Yggdrasil for authlib-injector, GravitLauncher); db/types.ts merges them. */
+import type { Generated } from 'kysely';
 import type { ProfileKeysTables } from './profile-keys.tables.ts';
 
 export type GameTokenKind = 'yggdrasil' | 'gravit';
@@ -23,6 +24,8 @@ export interface GameTokensTable {
   expires_at: number;
   /** After this, nothing: the launcher must ask for the password again. */
   refresh_until: number;
+  /** 1 when the tokens carry the site's signature (game-tokens.ts); 0 for older ones. */
+  signed: Generated<number>;
 }
 
 /** A client's join of a game server (session join), checked once by that server's hasJoined. */

@@ -91,8 +91,8 @@ describe.each(dbKinds)('GravitLauncher HTTP auth (myhttp) on %s', (kind) => {
 
     await pause();
     const session = await ls.authorize('steve@example.com', 'correct horse');
-    expect(session.accessToken).toMatch(/^[0-9a-f]{32}$/);
-    expect(session.refreshToken).toMatch(/^[0-9a-f]{32}$/);
+    expect(session.accessToken).toMatch(/^[0-9a-f]{48}$/);
+    expect(session.refreshToken).toMatch(/^[0-9a-f]{48}$/);
     expect(session.expire).toBeGreaterThan(6 * 86_400);
     expect(session.user?.uuid).toBe(OFFLINE_UUID.Steve);
     // The request as LaunchServer sends it, and tokens kept only as hashes.

@@ -136,7 +136,7 @@ describe.each(dbKinds)('Yggdrasil API on %s', (kind) => {
     const byName = await login('Notch');
     expect(byName.selectedProfile).toEqual({ id: bare(OFFLINE_UUID.Notch!), name: 'Notch' });
     expect(byName.availableProfiles).toEqual([byName.selectedProfile]);
-    expect(byName.accessToken).toMatch(/^[0-9a-f]{32}$/);
+    expect(byName.accessToken).toMatch(/^[0-9a-f]{48}$/);
 
     const odd = '0d275e50-f5d1-4b7f-8d39-d66a3f904549X';
     const byMail = await login('STEVE@example.com', 'correct horse', odd);

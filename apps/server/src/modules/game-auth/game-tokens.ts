@@ -1,0 +1,67 @@
+import type { Db } from '../../db/index.ts';
+import { TokenSigner, UnsignedGrace } from '../../lib/signed-tokens.ts';
+import type { GameTokenKind } from './game-auth.tables.ts';
+
+/** What the launchers' tokens were before they were signed: 16 random bytes in hex. */
+const UNSIGNED_CHARS = 32;
+
+/** A token's use: an access token of either protocol, or GravitLauncher's refresh token. */
+export type GameSecretUse = GameTokenKind | 'gravit-refresh';
+const USES: readonly GameSecretUse[] = ['yggdrasil', 'gravit', 'gravit-refresh'];
+
+/** Each database's keys, read once. */
+const loaded = new WeakMap<Db, Promise<GameTokenKeys>>();
+
+/**
+ * The launchers' tokens (Yggdrasil access tokens, GravitLauncher's access and refresh tokens)
+ * carry the site's signature, like site sessions (lib/signed-tokens.ts; key: shared_secrets
+ * 'game_tokens'): 16 random bytes and an 8-byte HMAC of them for their use, 48 hex digits, still
+ * safe in any launcher's command line and config file. A made-up token (a join, a validate, a
+ * refresh, chat keys) is refused without a database read. Tokens from before signing (rows with
+ * `signed = 0`) keep working until they can no longer be refreshed.
+ */
+export class GameTokenKeys {
+  private constructor(
+    private readonly signers: ReadonlyMap<GameSecretUse, TokenSigner>,
+    private readonly grace: UnsignedGrace,
+  ) {}
+
+  static load(db: Db): Promise<GameTokenKeys> {
+    let keys = loaded.get(db);
+    if (!keys) {
+      keys = (async () => {
+        const [row, grace] = await Promise.all([
+          db.selectFrom('shared_secrets').select('value').where('name', '=', 'game_tokens').executeTakeFirstOrThrow(),
+          UnsignedGrace.start((now) => unsignedTokensUntil(db, now)),
+        ]);
+        const key = Buffer.from(row.value, 'base64');
+        const signers = new Map(
+          USES.map((use) => [use, new TokenSigner(key, `game:${use}`, { randomBytes: 16, macBytes: 8, encoding: 'hex' })]),
+        );
+        return new GameTokenKeys(signers, grace);
+      })();
+      loaded.set(db, keys);
+      keys.catch(() => loaded.delete(db));
+    }
+    return keys;
+  }
+
+  issue(use: GameSecretUse): string {
+    return this.signers.get(use)!.issue();
+  }
+
+  /** Whether a database lookup could find a live token of this use. */
+  mayBeLive(use: GameSecretUse, token: string, now = Date.now()): Promise<boolean> | boolean {
+    return token.length === UNSIGNED_CHARS ? this.grace.mayBeLive(now) : this.signers.get(use)!.signed(token);
+  }
+}
+
+async function unsignedTokensUntil(db: Db, now: number): Promise<number> {
+  const row = await db
+    .selectFrom('game_tokens')
+    .select((eb) => eb.fn.max('refresh_until').as('until'))
+    .where('signed', '=', 0)
+    .where('refresh_until', '>', now)
+    .executeTakeFirst();
+  return row?.until == null ? 0 : Number(row.until);
+}
