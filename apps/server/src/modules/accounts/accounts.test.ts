@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../lib/tokens.ts';
+import { countTouches } from '../../test/database.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 import { linkIn } from '../../../../../testing/smtp-catcher.ts';
 import { EmailLinkKey } from '../users/email-tokens.ts';
@@ -257,15 +258,7 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
     ];
     // Every way into the database, counted when the accounts feature or the users core takes it
     // (the mail and jobs workers go on in the background meanwhile).
-    const db = t.handle.db;
-    let touches = 0;
-    const spies = (['selectFrom', 'insertInto', 'updateTable', 'deleteFrom', 'transaction', 'executeQuery'] as const).map((m) => {
-      const original = (db[m] as (...args: unknown[]) => unknown).bind(db);
-      return vi.spyOn(db, m).mockImplementation(((...args: unknown[]) => {
-        if (/modules\/(accounts|users)\//.test(new Error().stack ?? '')) touches++;
-        return original(...args);
-      }) as never);
-    });
+    const touches = countTouches(t.handle.db, /modules\/(accounts|users)\//);
     try {
       for (const [bad, otherKind] of forged.map((f) => [f, f]).concat([[key.issue('verify'), key.issue('reset')]])) {
         // A body that would fail validation too: the signature is checked first and alone.
@@ -279,7 +272,7 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
         expect(confirm.statusCode).toBe(302);
         expect(confirm.headers.location).toBe('/login?verified=invalid');
       }
-      expect(touches).toBe(0);
+      expect(touches.count).toBe(0);
       // A genuine signature the database does not know (the control: this one is looked up).
       const unknown = await t.app.inject({
         method: 'POST',
@@ -287,9 +280,9 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
         payload: { new_password: 'brand-new-pass' },
       });
       expect(unknown.statusCode).toBe(400);
-      expect(touches).toBeGreaterThan(0);
+      expect(touches.count).toBeGreaterThan(0);
     } finally {
-      for (const s of spies) s.mockRestore();
+      touches.restore();
     }
     // Twenty forged links from one address neither count against it nor spoil the real one.
     for (let i = 0; i < 20; i++)

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { linkIn } from '../../../../../testing/smtp-catcher.ts';
+import { countTouches } from '../../test/database.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 import { EmailLinkKey } from '../users/email-tokens.ts';
 import { CANCEL_TTL_MS, CONFIRM_TTL_MS } from './email-change.service.ts';
@@ -119,15 +120,7 @@ describe.each(dbKinds)('e-mail change on %s', (kind) => {
     const CANCEL_BAD = { error: 'Ссылка отмены недействительна или устарела', code: 'email_link_invalid' };
     // Every way into the database, counted when the e-mail change feature or the users core takes
     // it (the mail and jobs workers go on in the background meanwhile).
-    const db = t.handle.db;
-    let touches = 0;
-    const spies = (['selectFrom', 'insertInto', 'updateTable', 'deleteFrom', 'transaction', 'executeQuery'] as const).map((m) => {
-      const original = (db[m] as (...args: unknown[]) => unknown).bind(db);
-      return vi.spyOn(db, m).mockImplementation(((...args: unknown[]) => {
-        if (/modules\/(email-change|users)\//.test(new Error().stack ?? '')) touches++;
-        return original(...args);
-      }) as never);
-    });
+    const touches = countTouches(t.handle.db, /modules\/(email-change|users)\//);
     try {
       for (const bad of [altered(links.confirm), 'x'.repeat(43), links.cancel, key.issue('reset')]) {
         const res = await confirm(bad);
@@ -139,12 +132,12 @@ describe.each(dbKinds)('e-mail change on %s', (kind) => {
         expect(res.statusCode, bad).toBe(400);
         expect(res.json()).toEqual(CANCEL_BAD);
       }
-      expect(touches).toBe(0);
+      expect(touches.count).toBe(0);
       // A genuine signature the database does not know (the control: this one is looked up).
       expect((await confirm(key.issue('email-confirm'))).json()).toEqual(CONFIRM_BAD);
-      expect(touches).toBeGreaterThan(0);
+      expect(touches.count).toBeGreaterThan(0);
     } finally {
-      for (const spy of spies) spy.mockRestore();
+      touches.restore();
     }
     // Forged links from one address do not count against it: the real one still works.
     for (let i = 0; i < 20; i++) await confirm(altered(links.confirm));

@@ -1,15 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Migrator, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp } from '../../app.ts';
-import { loadConfig } from '../../config.ts';
-import { openDatabase, type Db } from '../../db/index.ts';
-import { migrations } from '../../db/migrations/index.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countTouches, databaseBefore } from '../../test/database.ts';
 import { hashToken } from '../../lib/tokens.ts';
-import { createPgDatabase, createTestApp, dbKinds, seedUser, type TestApp } from '../../test/test-app.ts';
+import { createTestApp, dbKinds, seedUser, type TestApp } from '../../test/test-app.ts';
 import { OFFLINE_UUID } from '../../test/game-auth.ts';
 import { GameTokenKeys } from './game-tokens.ts';
 
@@ -17,24 +10,6 @@ const MINUTE = 60_000;
 const GRAVIT = 'gravit-test-secret-0123456789';
 const altered = (token: string) => token.slice(0, -1) + (token.at(-1) === '0' ? '1' : '0');
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-
-/** Counts every way into the database that game login takes (the workers go on meanwhile). */
-function countTouches(db: Db): { readonly count: number; restore(): void } {
-  let count = 0;
-  const spies = (['selectFrom', 'insertInto', 'updateTable', 'deleteFrom', 'transaction', 'executeQuery'] as const).map((m) => {
-    const original = (db[m] as (...args: unknown[]) => unknown).bind(db);
-    return vi.spyOn(db, m).mockImplementation(((...args: unknown[]) => {
-      if (/modules\/game-auth\//.test(new Error().stack ?? '')) count++;
-      return original(...args);
-    }) as never);
-  });
-  return {
-    get count() {
-      return count;
-    },
-    restore: () => spies.forEach((s) => s.mockRestore()),
-  };
-}
 
 describe.each(dbKinds)('signed launcher tokens on %s', (kind) => {
   let t: TestApp;
@@ -57,7 +32,7 @@ describe.each(dbKinds)('signed launcher tokens on %s', (kind) => {
     expect(token).toMatch(/^[0-9a-f]{48}$/);
     expect((await ygg('authserver/validate', { accessToken: token })).statusCode).toBe(204);
     const keys = await GameTokenKeys.load(t.handle.db);
-    const touches = countTouches(t.handle.db);
+    const touches = countTouches(t.handle.db, /modules\/game-auth\//);
     try {
       // A GravitLauncher token is no Yggdrasil token; no unsigned token is live here, so the old
       // shape is refused without a query too.
@@ -91,7 +66,7 @@ describe.each(dbKinds)('signed launcher tokens on %s', (kind) => {
     expect(accessToken).toMatch(/^[0-9a-f]{48}$/);
     expect(refreshToken).toMatch(/^[0-9a-f]{48}$/);
     expect((await gravit('user/by-token', { accessToken })).statusCode).toBe(200);
-    const touches = countTouches(t.handle.db);
+    const touches = countTouches(t.handle.db, /modules\/game-auth\//);
     try {
       // A refresh token is no access token, and the other way round.
       for (const bad of [refreshToken, altered(accessToken), hex(24)])
@@ -108,37 +83,11 @@ describe.each(dbKinds)('signed launcher tokens on %s', (kind) => {
 
 describe.each(dbKinds)('launcher tokens from before signing on %s', (kind) => {
   it('keep working until they can no longer be refreshed; then the old shape costs at most one query per ten minutes', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'kubik-game-tokens-'));
-    const pgDb = kind === 'pg' ? await createPgDatabase() : null;
-    const config = loadConfig(
-      {},
-      { dataDir: dir, sqlitePath: path.join(dir, 'db.sqlite'), databaseUrl: pgDb?.url, logLevel: 'silent', publicUrl: 'http://kubik.test' },
-    );
-    const handle = openDatabase(config);
-    let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+    const before = await databaseBefore(kind, '2026112820_signed_game_tokens');
+    const { db, handle } = before;
     try {
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      const db = handle.db as unknown as Kysely<any>;
-      const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-      const names = Object.keys(migrations).sort();
-      expect((await migrator.migrateTo(names[names.indexOf('2026112820_signed_game_tokens') - 1]!)).error).toBeUndefined();
       const now = Date.now();
-      const { id } = await db
-        .insertInto('users')
-        .values({
-          username: 'Oldtimer',
-          username_lower: 'oldtimer',
-          email: 'old@x.ru',
-          email_lower: 'old@x.ru',
-          password_hash: 'x',
-          is_admin: 0,
-          balance: 0,
-          created_at: now,
-          email_verified_at: now,
-          uuid: '00000000-0000-3000-8000-000000000001',
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const id = await before.addUser('Oldtimer');
       // A Yggdrasil token as they were made before: 16 random bytes in hex, refreshable for an hour.
       const old = hex(16);
       const row = (token: string, refreshUntil: number) => ({
@@ -156,18 +105,17 @@ describe.each(dbKinds)('launcher tokens from before signing on %s', (kind) => {
         .insertInto('game_tokens')
         .values(row(old, now + 60 * MINUTE))
         .execute();
-      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      await before.migrateRest();
       expect(await handle.db.selectFrom('game_tokens').select('signed').execute()).toEqual([{ signed: 0 }]);
 
-      app = await buildApp(config, { database: handle });
-      await app.ready();
+      const app = await before.start();
       const validate = (accessToken: string) =>
-        app!.inject({ method: 'POST', url: '/api/yggdrasil/authserver/validate', payload: { accessToken } });
+        app.inject({ method: 'POST', url: '/api/yggdrasil/authserver/validate', payload: { accessToken } });
       expect((await validate(old)).statusCode).toBe(204);
       expect((await validate(hex(16))).statusCode).toBe(403);
 
       const keys = await GameTokenKeys.load(handle.db);
-      const touches = countTouches(handle.db);
+      const touches = countTouches(handle.db, /modules\/game-auth\//);
       try {
         expect(await keys.mayBeLive('yggdrasil', hex(16), now + 59 * MINUTE)).toBe(true);
         expect(touches.count).toBe(0);
@@ -189,10 +137,7 @@ describe.each(dbKinds)('launcher tokens from before signing on %s', (kind) => {
         touches.restore();
       }
     } finally {
-      await app?.close();
-      await handle.close();
-      await pgDb?.drop();
-      rmSync(dir, { recursive: true, force: true });
+      await before.close();
     }
   });
 });

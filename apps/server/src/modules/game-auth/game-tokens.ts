@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.ts';
+import { perDatabase, sharedSecret } from '../../lib/shared-secrets.ts';
 import { TokenSigner, UnsignedGrace } from '../../lib/signed-tokens.ts';
 import type { GameTokenKind } from './game-auth.tables.ts';
 
@@ -8,9 +9,6 @@ const UNSIGNED_CHARS = 32;
 /** A token's use: an access token of either protocol, or GravitLauncher's refresh token. */
 export type GameSecretUse = GameTokenKind | 'gravit-refresh';
 const USES: readonly GameSecretUse[] = ['yggdrasil', 'gravit', 'gravit-refresh'];
-
-/** Each database's keys, read once. */
-const loaded = new WeakMap<Db, Promise<GameTokenKeys>>();
 
 /**
  * The launchers' tokens (Yggdrasil access tokens, GravitLauncher's access and refresh tokens)
@@ -26,25 +24,13 @@ export class GameTokenKeys {
     private readonly grace: UnsignedGrace,
   ) {}
 
-  static load(db: Db): Promise<GameTokenKeys> {
-    let keys = loaded.get(db);
-    if (!keys) {
-      keys = (async () => {
-        const [row, grace] = await Promise.all([
-          db.selectFrom('shared_secrets').select('value').where('name', '=', 'game_tokens').executeTakeFirstOrThrow(),
-          UnsignedGrace.start((now) => unsignedTokensUntil(db, now)),
-        ]);
-        const key = Buffer.from(row.value, 'base64');
-        const signers = new Map(
-          USES.map((use) => [use, new TokenSigner(key, `game:${use}`, { randomBytes: 16, macBytes: 8, encoding: 'hex' })]),
-        );
-        return new GameTokenKeys(signers, grace);
-      })();
-      loaded.set(db, keys);
-      keys.catch(() => loaded.delete(db));
-    }
-    return keys;
-  }
+  static readonly load = perDatabase(async (db) => {
+    const [key, grace] = await Promise.all([sharedSecret(db, 'game_tokens'), UnsignedGrace.start((now) => unsignedTokensUntil(db, now))]);
+    const signers = new Map(
+      USES.map((use) => [use, new TokenSigner(key, `game:${use}`, { randomBytes: 16, macBytes: 8, encoding: 'hex' })]),
+    );
+    return new GameTokenKeys(signers, grace);
+  });
 
   issue(use: GameSecretUse): string {
     return this.signers.get(use)!.issue();

@@ -2,6 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { TokenParams } from '@kubik/contract';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Db } from '../../db/index.ts';
+import { perDatabase, sharedSecret } from '../../lib/shared-secrets.ts';
 import { hashToken } from '../../lib/tokens.ts';
 
 /** Links sent by e-mail that prove the address: confirming it ('verify') and setting a new password ('reset'). Stored as hashes. */
@@ -9,9 +10,6 @@ import { hashToken } from '../../lib/tokens.ts';
 type Kind = 'verify' | 'reset';
 /** Every link the key signs: these two, and the e-mail change's confirm and cancel links (modules/email-change). */
 export type LinkKind = Kind | 'email-confirm' | 'email-cancel';
-
-/** The key of each database, read once. */
-const loaded = new WeakMap<Db, Promise<EmailLinkKey>>();
 
 /**
  * The key that signs the links (shared_secrets 'email_links', one per database, so every instance
@@ -22,20 +20,7 @@ const loaded = new WeakMap<Db, Promise<EmailLinkKey>>();
 export class EmailLinkKey {
   private constructor(private readonly key: Buffer) {}
 
-  static async load(db: Db): Promise<EmailLinkKey> {
-    let key = loaded.get(db);
-    if (!key) {
-      key = db
-        .selectFrom('shared_secrets')
-        .select('value')
-        .where('name', '=', 'email_links')
-        .executeTakeFirstOrThrow()
-        .then((row) => new EmailLinkKey(Buffer.from(row.value, 'base64')));
-      loaded.set(db, key);
-      key.catch(() => loaded.delete(db));
-    }
-    return key;
-  }
+  static readonly load = perDatabase(async (db) => new EmailLinkKey(await sharedSecret(db, 'email_links')));
 
   /** A new link token of this kind. */
   issue(kind: LinkKind): string {

@@ -1,36 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { Migrator, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp } from '../../app.ts';
-import { loadConfig } from '../../config.ts';
-import { openDatabase, type Db } from '../../db/index.ts';
-import { migrations } from '../../db/migrations/index.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countTouches, databaseBefore } from '../../test/database.ts';
 import { hashToken, newToken } from '../../lib/tokens.ts';
-import { asUser, createPgDatabase, createTestApp, dbKinds, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
+import { asUser, createTestApp, dbKinds, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 import { SessionTokens } from './session-tokens.ts';
 
 const MINUTE = 60_000;
 const altered = (token: string) => token.slice(0, -1) + (token.at(-1) === 'A' ? 'B' : 'A');
-
-/** Counts every way into the database that the users core takes (the workers go on meanwhile). */
-function countTouches(db: Db): { readonly count: number; restore(): void } {
-  let count = 0;
-  const spies = (['selectFrom', 'insertInto', 'updateTable', 'deleteFrom', 'transaction', 'executeQuery'] as const).map((m) => {
-    const original = (db[m] as (...args: unknown[]) => unknown).bind(db);
-    return vi.spyOn(db, m).mockImplementation(((...args: unknown[]) => {
-      if (/modules\/users\//.test(new Error().stack ?? '')) count++;
-      return original(...args);
-    }) as never);
-  });
-  return {
-    get count() {
-      return count;
-    },
-    restore: () => spies.forEach((s) => s.mockRestore()),
-  };
-}
 
 describe.each(dbKinds)('signed session tokens on %s', (kind) => {
   let t: TestApp;
@@ -62,7 +37,7 @@ describe.each(dbKinds)('signed session tokens on %s', (kind) => {
     await seedUser(t, 'Forged');
     const token = await loginAs(t, 'Forged');
     const keys = await SessionTokens.load(t.handle.db);
-    const touches = countTouches(t.handle.db);
+    const touches = countTouches(t.handle.db, /modules\/users\//);
     try {
       // No unsigned session is live here, so the old token shape is refused without a query too.
       for (const bad of [altered(token), token.slice(0, 43) + altered(token).slice(43), 'x'.repeat(65), newToken(), 'short', `${token}x`]) {
@@ -96,37 +71,11 @@ describe.each(dbKinds)('signed session tokens on %s', (kind) => {
 
 describe.each(dbKinds)('sessions from before signing on %s', (kind) => {
   it('keep working until they end; then the old shape costs at most one query per ten minutes', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'kubik-sessions-'));
-    const pgDb = kind === 'pg' ? await createPgDatabase() : null;
-    const config = loadConfig(
-      {},
-      { dataDir: dir, sqlitePath: path.join(dir, 'db.sqlite'), databaseUrl: pgDb?.url, logLevel: 'silent', publicUrl: 'http://kubik.test' },
-    );
-    const handle = openDatabase(config);
-    let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+    const before = await databaseBefore(kind, '2026112810_signed_sessions');
+    const { db, handle } = before;
     try {
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      const db = handle.db as unknown as Kysely<any>;
-      const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-      const names = Object.keys(migrations).sort();
-      expect((await migrator.migrateTo(names[names.indexOf('2026112810_signed_sessions') - 1]!)).error).toBeUndefined();
       const now = Date.now();
-      const { id } = await db
-        .insertInto('users')
-        .values({
-          username: 'Oldtimer',
-          username_lower: 'oldtimer',
-          email: 'old@x.ru',
-          email_lower: 'old@x.ru',
-          password_hash: 'x',
-          is_admin: 0,
-          balance: 0,
-          created_at: now,
-          email_verified_at: now,
-          uuid: '00000000-0000-3000-8000-000000000001',
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const id = await before.addUser('Oldtimer');
       // A token as newToken() made them before: 32 random bytes, unsigned, ending in an hour.
       const old = newToken();
       const session = (token: string, expiresAt: number) => ({
@@ -141,17 +90,16 @@ describe.each(dbKinds)('sessions from before signing on %s', (kind) => {
         .insertInto('sessions')
         .values(session(old, now + 60 * MINUTE))
         .execute();
-      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      await before.migrateRest();
       expect(await handle.db.selectFrom('sessions').select('signed').execute()).toEqual([{ signed: 0 }]);
 
-      app = await buildApp(config, { database: handle });
-      await app.ready();
+      const app = await before.start();
       const res = await app.inject(asUser(old, { method: 'GET', url: '/api/user/me' }));
       expect(res.statusCode).toBe(200);
       expect(res.json()).toMatchObject({ username: 'Oldtimer' });
 
       const tokens = await SessionTokens.load(handle.db);
-      const touches = countTouches(handle.db);
+      const touches = countTouches(handle.db, /modules\/users\//);
       try {
         // While it may be live, any token of the old shape is looked up.
         expect(await tokens.mayBeLive(newToken(), now + 59 * MINUTE)).toBe(true);
@@ -178,10 +126,7 @@ describe.each(dbKinds)('sessions from before signing on %s', (kind) => {
         touches.restore();
       }
     } finally {
-      await app?.close();
-      await handle.close();
-      await pgDb?.drop();
-      rmSync(dir, { recursive: true, force: true });
+      await before.close();
     }
   });
 });

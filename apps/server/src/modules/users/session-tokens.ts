@@ -1,11 +1,9 @@
 import type { Db } from '../../db/index.ts';
+import { perDatabase, sharedSecret } from '../../lib/shared-secrets.ts';
 import { TokenSigner, UnsignedGrace } from '../../lib/signed-tokens.ts';
 
 /** What newToken() made before sessions were signed: 32 random bytes in base64url. */
 const UNSIGNED_CHARS = 43;
-
-/** Each database's keys, read once. */
-const loaded = new WeakMap<Db, Promise<SessionTokens>>();
 
 /**
  * Site session tokens (cookie and `Authorization: Bearer`) carry the site's signature (key:
@@ -20,26 +18,10 @@ export class SessionTokens {
     private readonly grace: UnsignedGrace,
   ) {}
 
-  static load(db: Db): Promise<SessionTokens> {
-    let tokens = loaded.get(db);
-    if (!tokens) {
-      tokens = (async () => {
-        const [row, grace] = await Promise.all([
-          db.selectFrom('shared_secrets').select('value').where('name', '=', 'sessions').executeTakeFirstOrThrow(),
-          UnsignedGrace.start((now) => unsignedSessionsUntil(db, now)),
-        ]);
-        const signer = new TokenSigner(Buffer.from(row.value, 'base64'), 'session', {
-          randomBytes: 32,
-          macBytes: 16,
-          encoding: 'base64url',
-        });
-        return new SessionTokens(signer, grace);
-      })();
-      loaded.set(db, tokens);
-      tokens.catch(() => loaded.delete(db));
-    }
-    return tokens;
-  }
+  static readonly load = perDatabase(async (db) => {
+    const [key, grace] = await Promise.all([sharedSecret(db, 'sessions'), UnsignedGrace.start((now) => unsignedSessionsUntil(db, now))]);
+    return new SessionTokens(new TokenSigner(key, 'session', { randomBytes: 32, macBytes: 16, encoding: 'base64url' }), grace);
+  });
 
   /** A new session token. */
   issue(): string {
