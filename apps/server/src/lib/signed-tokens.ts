@@ -70,6 +70,14 @@ export class UnsignedGrace {
     return new UnsignedGrace(latestEnd, await latestEnd(now), now);
   }
 
+  /**
+   * Whether a lookup could find a live token: one of the old unsigned length while the grace
+   * lasts, any other only with the signer's signature.
+   */
+  admits(token: string, unsignedLength: number, signer: TokenSigner, now = Date.now()): Promise<boolean> | boolean {
+    return token.length === unsignedLength ? this.mayBeLive(now) : signer.signed(token);
+  }
+
   /** Whether an unsigned token may still be live at `now`. */
   async mayBeLive(now = Date.now()): Promise<boolean> {
     if (now < this.until) return true;

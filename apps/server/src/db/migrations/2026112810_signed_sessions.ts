@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { addSignedTokens } from '../schema-helpers.ts';
 
 /**
  * Session tokens carry the site's signature (modules/users/session-tokens.ts): the key, and a
@@ -8,14 +8,7 @@ import type { Kysely } from 'kysely';
  * looked up as before until the last of them ends.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .alterTable('sessions')
-    .addColumn('signed', 'integer', (c) => c.notNull().defaultTo(0))
-    .execute();
-  await (db as Kysely<{ shared_secrets: { name: string; value: string; created_at: number } }>)
-    .insertInto('shared_secrets')
-    .values({ name: 'sessions', value: randomBytes(32).toString('base64'), created_at: Date.now() })
-    .execute();
+  await addSignedTokens(db, 'sessions', 'sessions');
 }
 
 export async function down(): Promise<void> {

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { Kysely, Migration } from 'kysely';
-import { bigint, notNull } from '../../db/schema-helpers.ts';
+import { addSignedTokens, bigint, notNull } from '../../db/schema-helpers.ts';
 import * as textureHashes from './texture-hashes.migration.ts';
 import { profileKeysMigration } from './profile-keys.migrations.ts';
 
@@ -48,15 +47,6 @@ export const gameAuthMigrations: Record<string, Migration> = {
   // Issue 29: the launchers' tokens are signed (game-tokens.ts). Tokens made before, and those an
   // instance of an older version makes while several run, are unsigned (0) and kept until they end.
   '2026112820_signed_game_tokens': {
-    async up(db: Kysely<unknown>) {
-      await db.schema
-        .alterTable('game_tokens')
-        .addColumn('signed', 'integer', (c) => c.notNull().defaultTo(0))
-        .execute();
-      await (db as Kysely<{ shared_secrets: { name: string; value: string; created_at: number } }>)
-        .insertInto('shared_secrets')
-        .values({ name: 'game_tokens', value: randomBytes(32).toString('base64'), created_at: Date.now() })
-        .execute();
-    },
+    up: (db: Kysely<unknown>) => addSignedTokens(db, 'game_tokens', 'game_tokens'),
   },
 };
