@@ -130,13 +130,19 @@ describe('the access log', () => {
       ['ab12cd34-3', 'GET', '/новости/тест?🙂=1', 200, 1999.95],
       ['ab12cd34-4', 'GET', '/a\u0000b\u001fc\u007f\u2028', 400, 0],
       ['ab12cd34-5', 'HEAD', '', 500, Number.NaN],
+      // 1.45 is 1.4499… as a double: toFixed(1) says 1.4, the rounded tenths 1.5, and the message follows the field.
+      ['ab12cd34-6', 'GET', '/api/tidings/news', 200, 1.45],
+      ['ab12cd34-7', 'DELETE', '/api/servers/7', 204, 0.04],
+      ['ab12cd34-8', 'GET', '/a b', 200, 86_400_000 * 3],
+      ['ab12cd34-9', 'GET', '/', 304, 99.96],
     ];
     const ours = capture();
     const theirs = capture();
     const access = accessLogger(ours.log, { logLevel: 'info', logFormat: 'json' })!;
     for (const [reqId, method, url, status, ms] of cases) {
       access.write(reqId, method, url, status, ms);
-      theirs.log.info({ reqId, method, url, status, ms: Math.round(ms * 10) / 10 }, `${method} ${url} ${status} ${ms.toFixed(1)} ms`);
+      const tenths = Math.round(ms * 10) / 10;
+      theirs.log.info({ reqId, method, url, status, ms: tenths }, `${method} ${url} ${status} ${tenths.toFixed(1)} ms`);
     }
     // Nothing yet: the answers of the next 50 ms go out together, in one write.
     expect(ours.writes).toEqual([]);
@@ -144,6 +150,15 @@ describe('the access log', () => {
     expect(ours.writes).toHaveLength(1);
     expect(untimed(ours.writes[0]!)).toBe(untimed(theirs.writes.join('')));
     for (const line of ours.writes[0]!.trimEnd().split('\n')) expect(() => JSON.parse(line) as unknown).not.toThrow();
+  });
+
+  it('a host name beyond ASCII reaches the line whole', () => {
+    const writes: string[] = [];
+    const log = pino({ level: 'info', base: { pid: 7, hostname: 'сервер-1' } }, { write: (text: string) => void writes.push(text) });
+    const access = accessLogger(log as unknown as FastifyBaseLogger, { logLevel: 'info', logFormat: 'json' })!;
+    access.write('x-1', 'GET', '/api/user/me', 200, 0.4);
+    access.flush();
+    expect(JSON.parse(writes[0]!)).toMatchObject({ hostname: 'сервер-1', reqId: 'x-1', ms: 0.4, msg: 'GET /api/user/me 200 0.4 ms' });
   });
 
   it('more than one batch, and a line longer than a batch: every line whole, in order', () => {
