@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, loginAs, seedUser, type TestApp } from '../test/test-app.ts';
 
@@ -40,6 +41,26 @@ describe('public answers served before Fastify', () => {
     expect(await after.text()).toContain('Свежая новость');
     const again = await fetch(`${base}/api/tidings/news`);
     expect(await again.text()).toContain('Свежая новость');
+
+    // Byte for byte, plain and gzip alike: the answer from memory is sent as Latin-1 text, which
+    // must carry every byte of the UTF-8 (Cyrillic here) and of the gzip stream unchanged.
+    const raw = (encoding: string) =>
+      new Promise<{ body: Buffer; id: string }>((resolve, reject) => {
+        http
+          .get(`${base}/api/tidings/news`, { headers: { 'accept-encoding': encoding } }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ body: Buffer.concat(chunks), id: String(res.headers['x-request-id']) }));
+          })
+          .on('error', reject);
+      });
+    for (const encoding of ['identity', 'gzip']) {
+      const [fromRoute, fromMemory, again] = [await raw(encoding), await raw(encoding), await raw(encoding)];
+      expect(fromMemory.body.equals(fromRoute.body), encoding).toBe(true);
+      expect(again.body.equals(fromRoute.body), encoding).toBe(true);
+      expect(new Set([fromRoute.id, fromMemory.id, again.id]).size).toBe(3);
+    }
+    expect((await raw('identity')).body.toString('utf8')).toContain('Свежая новость');
   });
 
   it('leaves conditional requests to Fastify (304)', async () => {

@@ -46,6 +46,8 @@ interface FastRoute {
   route: string;
   /** Per variant, the headers as writeHead's flat [name, value, …] list, content-length included. */
   headers: Partial<Record<Variant, string[]>>;
+  /** Per variant, the body's bytes as a Latin-1 string (see latin1Body). */
+  bodies: Partial<Record<Variant, string>>;
 }
 
 declare module 'fastify' {
@@ -158,7 +160,7 @@ export class PublicCache {
     // A signed-in visitor's answer for a URL whose guests' answer is in memory stays out of it.
     if (route?.body.guestsOnly && !capture.body.guestsOnly && this.entries.get(route.key) === route.body) return;
     if (!route || route.body !== capture.body) {
-      route = { key: capture.key, body: capture.body, headers: {}, route: pattern };
+      route = { key: capture.key, body: capture.body, headers: {}, bodies: {}, route: pattern };
       if (this.fast.size > 1000) this.fast.clear();
       this.fast.set(url, route);
     }
@@ -172,6 +174,7 @@ export class PublicCache {
     // The last slot is the request id's value, written by tryServe just before writeHead reads the list.
     flat.push('content-length', String(bytes.length), 'x-request-id', '');
     route.headers[capture.variant] = flat;
+    route.bodies[capture.variant] = latin1Body(bytes);
   }
 
   /**
@@ -188,11 +191,12 @@ export class PublicCache {
     if (route.body.expiresAt !== undefined && route.body.expiresAt <= Date.now()) return null;
     const variant: Variant = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '') ? 'gzip' : 'plain';
     const headers = route.headers[variant];
-    if (!headers) return null;
+    const body = route.bodies[variant];
+    if (!headers || body === undefined) return null;
     // writeHead reads the list at once and keeps no reference: one list serves every answer, no copy.
     headers[headers.length - 1] = requestId;
     res.writeHead(200, headers);
-    res.end(variant === 'gzip' ? route.body.gzip : route.body.json);
+    res.end(body, 'latin1');
     return route.route;
   }
 
@@ -205,6 +209,15 @@ export class PublicCache {
     for (const other of dependents ?? []) this.dropLocal(other);
   }
 }
+
+/**
+ * An answer's bytes as a string of one byte per character, to be sent with `res.end(text,
+ * 'latin1')`: Node then writes its header and the body as one string (its own header-and-first-
+ * chunk join), where a Buffer body is a second chunk of the socket's write — about 2,300 fewer
+ * instructions an answer under valgrind, 2.5 % of a bare server's answer (issue 29). The bytes
+ * are the same: Latin-1 maps each byte to the character of that code and back.
+ */
+export const latin1Body = (bytes: Buffer): string => bytes.toString('latin1');
 
 /** Sends a cached body: 304 when the client has it, gzip when the client accepts it. */
 export function sendCached(request: FastifyRequest, reply: FastifyReply, body: CachedBody, maxAgeSec = 0): FastifyReply {

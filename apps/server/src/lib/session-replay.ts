@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { latin1Body } from './public-cache.ts';
 import { hashToken } from './tokens.ts';
 import { sessionCacheKey, type UserCache } from './user-cache.ts';
 
@@ -63,7 +64,8 @@ interface Entry {
    * the list at once, so one list serves every request without a copy.
    */
   headers: string[];
-  body: Buffer;
+  /** The body as public-cache's latin1Body, sent with `res.end(body, 'latin1')`. */
+  body: string;
   size: number;
 }
 
@@ -160,7 +162,7 @@ export class SessionReplay {
       session,
       generation: this.users.generation,
       headers: flat,
-      body,
+      body: latin1Body(body),
       size,
     };
     const kept = this.entries.get(tokenHash);
@@ -209,7 +211,7 @@ export class SessionReplay {
     const headers = entry.headers;
     headers[headers.length - 1] = requestId;
     res.writeHead(200, headers);
-    res.end(entry.body);
+    res.end(entry.body, 'latin1');
     this.served++;
     return entry.route;
   }
