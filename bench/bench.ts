@@ -5,7 +5,6 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -18,6 +17,8 @@ import { benchDeliveries, benchOneCore, benchPurchases, benchSweep } from './wor
 import { freePort } from '../testing/free-port.ts';
 import { SERVE_ENV, serveArgs } from '../testing/serve-args.ts';
 import { writeJson } from './format-json.ts';
+import { capture, startBare } from './bare.ts';
+import { benchInstructions, canCountInstructions, type InstructionRow } from './instructions.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
@@ -35,8 +36,12 @@ const ONLY = process.env.BENCH_ONLY?.split(',').filter(Boolean) ?? [];
  * BENCH_LOG_LEVEL=warn leaves the lines out.
  */
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
-const ALL_PARTS = ['endpoints', 'purchases', 'sweep', 'deliveries', 'onecore'];
-/** BENCH_PARTS=endpoints,purchases,sweep,deliveries,onecore (default all) runs only those parts; results.json is then not written. */
+const ALL_PARTS = ['endpoints', 'purchases', 'sweep', 'deliveries', 'onecore', 'instructions'];
+/**
+ * BENCH_PARTS=endpoints,purchases,sweep,deliveries,onecore,instructions (default all) runs only
+ * those parts; results.json is then not written. `instructions` needs valgrind (Debian's
+ * package); without it that part is left out with a note.
+ */
 const PARTS = process.env.BENCH_PARTS?.split(',').filter(Boolean) ?? ALL_PARTS;
 const PARTIAL = ONLY.length > 0 || ALL_PARTS.some((p) => !PARTS.includes(p));
 /** The one-core ramp's rates (req/s of the peak mix) and each step's seconds. */
@@ -127,44 +132,6 @@ async function cpuPerAnswer(url: string, pid: number, headers: Record<string, st
   const r = await autocannon({ url, connections: CONNECTIONS, duration: CPU_SECONDS, overallRate: CPU_RATE, headers });
   const after = cpuMsOf(pid);
   return r.requests.total === 0 ? null : ((after - before) * 1000) / r.requests.total;
-}
-
-/** A bare node:http server in its own process answering the very same bytes: the ceiling. */
-async function startBare(
-  status: number,
-  headers: Record<string, string>,
-  body: Buffer,
-): Promise<{ url: string; pid: number; stop: () => void }> {
-  const port = await freePort();
-  const script = `
-    const http = require('node:http');
-    const body = Buffer.from(process.env.BODY, 'base64');
-    const headers = JSON.parse(process.env.HEADERS);
-    http.createServer((req, res) => { res.writeHead(${status}, headers); res.end(body); }).listen(${port}, '127.0.0.1', () => process.send && process.send('ready'));`;
-  const child = spawn(process.execPath, ['-e', script], {
-    env: { BODY: body.toString('base64'), HEADERS: JSON.stringify(headers) },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  await new Promise((r) => child.once('message', r));
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => child.kill() };
-}
-
-/** Fetches once with raw http to capture exactly what the site sends. */
-function capture(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const h: Record<string, string> = {};
-          for (const [k, v] of Object.entries(res.headers))
-            if (v !== undefined && !['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)) h[k] = String(v);
-          resolve({ status: res.statusCode ?? 0, headers: h, body: Buffer.concat(chunks) });
-        });
-      })
-      .on('error', reject);
-  });
 }
 
 /** gzip size of the JavaScript the first page loads: the entry script and its module preloads. */
@@ -287,6 +254,29 @@ async function main(): Promise<void> {
       await stopped;
     }
 
+    // Instructions per answer under valgrind, site and bare server (bench/instructions.ts): the
+    // steady figure for the request path, while nothing else runs.
+    let instructions: InstructionRow[] | null = null;
+    if (PARTS.includes('instructions')) {
+      if (!canCountInstructions()) console.log('instructions: valgrind not found (apt-get install valgrind), part left out');
+      else
+        instructions = await benchInstructions(serve, env, ROOT, [
+          { name: 'GET /api/tidings/news', path: '/api/tidings/news', headers: async () => ({}) },
+          {
+            name: 'GET /api/user/me',
+            path: '/api/user/me',
+            headers: async (base) => {
+              const r = await fetch(`${base}/api/user/login`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({ username: seeded.player.username, password: seeded.player.password, bearer: true }),
+              });
+              return { authorization: `Bearer ${((await r.json()) as { token: string }).token}` };
+            },
+          },
+        ]);
+    }
+
     const site = startSite();
     const sitePid = site.pid!;
     children.push(site);
@@ -318,7 +308,7 @@ async function main(): Promise<void> {
       if (ONLY.length && !ONLY.some((w) => e.name.includes(w))) continue;
       const headers = { 'accept-encoding': 'gzip, br', ...e.headers };
       const sample = await capture(url + e.path, headers);
-      const bare = await startBare(sample.status, sample.headers, sample.body);
+      const bare = await startBare(sample);
       // Both first answer a second of the same load unmeasured: a site that has run for a while
       // has compiled this path, and the first thousands of answers (V8 still compiling it; the
       // bare server's few lines compile at once) measured the warm-up, not the path.
@@ -349,7 +339,7 @@ async function main(): Promise<void> {
         errors: s1.errors + s2.errors,
         non2xx: s1.non2xx + s2.non2xx,
       };
-      const limit = { rps: Math.round((b1.rps + b2.rps) / 2) };
+      const limit = { rps: Math.round((b1.rps + b2.rps) / 2), p99: Math.max(b1.p99, b2.p99) };
       rows.push({
         endpoint: e.name,
         status: sample.status,
@@ -358,6 +348,7 @@ async function main(): Promise<void> {
         p50_ms: site.p50,
         p99_ms: site.p99,
         bare_rps: limit.rps,
+        bare_p99_ms: limit.p99,
         ratio: Number((site.rps / Math.max(1, limit.rps)).toFixed(2)),
         cpu_us: siteUs === null ? null : Number(siteUs.toFixed(1)),
         bare_cpu_us: bareUs === null ? null : Number(bareUs.toFixed(1)),
@@ -367,7 +358,7 @@ async function main(): Promise<void> {
         load_average: Number(os.loadavg()[0]!.toFixed(1)),
       });
       console.log(
-        `${e.name}: ${site.rps} req/s (bare ${limit.rps}), p50 ${site.p50} ms, p99 ${site.p99} ms; CPU per answer at ${CPU_RATE} req/s ${siteUs?.toFixed(1) ?? '?'} µs (bare ${bareUs?.toFixed(1) ?? '?'} µs); load average ${os.loadavg()[0]!.toFixed(1)}`,
+        `${e.name}: ${site.rps} req/s (bare ${limit.rps}), p50 ${site.p50} ms, p99 ${site.p99} ms (bare ${limit.p99}); CPU per answer at ${CPU_RATE} req/s ${siteUs?.toFixed(1) ?? '?'} µs (bare ${bareUs?.toFixed(1) ?? '?'} µs); load average ${os.loadavg()[0]!.toFixed(1)}`,
       );
     }
 
@@ -394,7 +385,7 @@ async function main(): Promise<void> {
     const verdict = (ok: boolean) => (ok ? 'pass' : 'FAIL');
     const summary: Record<string, unknown>[] = rows.map((r) => ({
       figure: r.endpoint,
-      value: `${String(r.ratio)} of bare, p99 ${String(r.p99_ms)} ms (CPU ${r.cpu_ratio === null ? '?' : String(r.cpu_ratio)})`,
+      value: `${String(r.ratio)} of bare, p99 ${String(r.p99_ms)} ms (bare ${String(r.bare_p99_ms)}; CPU ${r.cpu_ratio === null ? '?' : String(r.cpu_ratio)})`,
       goal: `≥ ${String(r.goal)}, p99 ≤ ${P99_GOAL_MS} ms`,
       result: verdict(Number(r.ratio) >= Number(r.goal) && Number(r.p99_ms) <= P99_GOAL_MS),
       load_average: r.load_average,
@@ -413,6 +404,14 @@ async function main(): Promise<void> {
       result: verdict(peakMb <= 150),
       load_average: '',
     });
+    for (const r of instructions ?? [])
+      summary.push({
+        figure: `instructions per answer, ${r.endpoint} (valgrind)`,
+        value: `site ${r.site_k}k, bare ${r.bare_k}k: ${r.ratio} of bare`,
+        goal: '(the steady figure beside the ratios)',
+        result: '',
+        load_average: '',
+      });
     if (onecore)
       summary.push({
         figure: `one core capacity, peak mix${onecore.pinned ? '' : ' (NOT pinned: no taskset or one core)'}`,
@@ -447,6 +446,7 @@ async function main(): Promise<void> {
       cold_start_cpu_ms: coldStartCpuMs,
       peak_memory_mb: peakMb,
       one_core: onecore,
+      instructions_per_answer: instructions,
       first_page_js_gzip_kb: Number((jsGzip / 1024).toFixed(1)),
     };
     console.log('');
