@@ -33,6 +33,43 @@ describe('user cache', () => {
     expect(await cache.get('k', async () => ({ stale: false }))).toEqual({ stale: false });
   });
 
+  it('requests that miss one key while it loads share the load, unless a write came since it began', async () => {
+    const cache = new UserCache();
+    const releases: (() => void)[] = [];
+    let loads = 0;
+    const load = () =>
+      new Promise<{ n: number }>((r) => {
+        const n = ++loads;
+        releases.push(() => r({ n }));
+      });
+    // Fifty requests of one busy session miss together: one query, one value for all, and that value kept.
+    const together = Array.from({ length: 50 }, () => cache.get('k', load));
+    expect(loads).toBe(1);
+    releases[0]!();
+    const values = await Promise.all(together);
+    expect(new Set(values).size).toBe(1);
+    expect(await cache.get('k', load)).toBe(values[0]);
+    expect(loads).toBe(1);
+    // A write while a load runs: later requests load afresh, and the older load's value is not kept.
+    cache.clear();
+    const before = cache.get('k', load);
+    cache.clear();
+    const after = cache.get('k', load);
+    expect(loads).toBe(3);
+    releases[1]!();
+    releases[2]!();
+    expect(await before).toEqual({ n: 2 });
+    expect(await after).toEqual({ n: 3 });
+    expect(await cache.get('k', load)).toEqual({ n: 3 });
+    // A failed load fails its sharers, and the next request tries again.
+    cache.clear();
+    let fail!: (e: Error) => void;
+    const failing = [1, 2].map(() => cache.get('f', () => new Promise<number>((_, reject) => (fail = reject))));
+    fail(new Error('database down'));
+    for (const f of failing) await expect(f).rejects.toThrow('database down');
+    expect(await cache.get('f', async () => 7)).toBe(7);
+  });
+
   it('serves nothing past its TTL or past the value’s own end, and never keeps a miss', async () => {
     const cache = new UserCache({ ttlMs: 40 });
     let n = 0;
