@@ -23,7 +23,7 @@ import { openDatabase, type DbHandle } from './db/index.ts';
 import { JobRunner, Scheduler } from './lib/jobs/index.ts';
 import type { ErrorBody } from './lib/errors.ts';
 import { createMailer, type Mailer } from './lib/mailer.ts';
-import { accessLogger, loggerOptions, requestIds, type AccessLog } from './lib/logging.ts';
+import { accessLogger, loggerOptions, memoryAnswerLog, requestIds, type AccessLog, type MemoryAnswerLog } from './lib/logging.ts';
 import { Metrics } from './lib/metrics.ts';
 import { NotifyChannel } from './lib/notify-channel.ts';
 import { backupJob } from './lib/backup.ts';
@@ -110,6 +110,8 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
   const nextRequestId = requestIds(config);
   // The one line per answered request (our own: Fastify's two lines per request stay off).
   let accessLog: AccessLog | null = null;
+  // At info, answers from memory are counted and summed up every 10 s instead (memoryAnswerLog).
+  let memoryLog: MemoryAnswerLog | null = null;
   // While shutting down, answers end their keep-alive connections, so the server can close as
   // soon as the requests in flight are done.
   let closing = false;
@@ -120,20 +122,22 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
         // (in Russian, unlike Fastify's own 503) so the client retries on another instance.
         // The id is made here, so the answer from memory carries one too; Fastify's genReqId takes it over.
         const id = nextRequestId(req);
-        (req as RequestWithId).kubikRequestId = id;
         if (closing) return void res.writeHead(503, { ...SHUTTING_DOWN_HEADERS, 'x-request-id': id }).end(SHUTTING_DOWN_BODY);
         const started = performance.now();
         // The answers from memory put the id into writeHead's list themselves: a header set
         // before writeHead sends Node down its slow path, every header set and checked again.
         const route = fastPath && (fastPath.tryServe(req, res, id) ?? ownPath?.tryServe(req, res, id));
         if (!route) {
+          const fastify = req as RequestWithId;
+          fastify.kubikRequestId = id;
           res.setHeader('x-request-id', id);
-          if (cachedUsers) (req as RequestWithId).kubikUserGeneration = cachedUsers.generation;
+          if (cachedUsers) fastify.kubikUserGeneration = cachedUsers.generation;
           return handler(req, res);
         }
-        const seconds = (performance.now() - started) / 1000;
-        metrics.request('GET', route, 200, seconds);
-        accessLog?.(id, 'GET', req.url ?? '', 200, seconds * 1000);
+        const ms = performance.now() - started;
+        metrics.request('GET', route, 200, ms / 1000);
+        if (memoryLog) memoryLog(req.url ?? '', ms);
+        else accessLog?.(id, 'GET', req.url ?? '', 200, ms);
       });
       // Fastify's own default; Node's 5 s would close idle keep-alive sockets under clients' feet.
       server.keepAliveTimeout = 72_000;
@@ -217,9 +221,12 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     done(null, payload);
   });
   const access = accessLogger(app.log, config);
+  const fromMemory = memoryAnswerLog(app.log, config);
   if (access) {
     accessLog = access.write;
+    memoryLog = fromMemory?.count ?? null;
     app.addHook('onClose', (_app, done) => {
+      fromMemory?.flush();
       access.flush();
       done();
     });

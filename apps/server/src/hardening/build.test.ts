@@ -158,6 +158,8 @@ describe.each(dbKinds)('the built site on %s', (kind) => {
     const answer = await fetch(`http://127.0.0.1:${port}/api/site?probe=1`);
     const id = answer.headers.get('x-request-id');
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-z]+$/);
+    // The same URL again is answered from memory: no line each, one summary, written on the way out.
+    for (let i = 0; i < 2; i++) await (await fetch(`http://127.0.0.1:${port}/api/site?probe=1`)).arrayBuffer();
     const exited = new Promise<number | null>((resolve) => child!.on('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
@@ -172,5 +174,9 @@ describe.each(dbKinds)('the built site on %s', (kind) => {
       status: 200,
       msg: expect.stringMatching(/^GET \/api\/site\?probe=1 200 [\d.]+ ms$/),
     });
+    expect(lines.filter((l) => l.url === '/api/site?probe=1').map(({ reqId, fromMemory }) => ({ reqId, fromMemory }))).toEqual([
+      { reqId: id, fromMemory: undefined },
+      { reqId: undefined, fromMemory: 2 },
+    ]);
   }, 60_000);
 });

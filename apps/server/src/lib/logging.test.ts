@@ -9,7 +9,7 @@ import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/index.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { createTestApp, type TestApp } from '../test/test-app.ts';
-import { accessLogger, formatPretty } from './logging.ts';
+import { accessLogger, formatPretty, memoryAnswerLog } from './logging.ts';
 
 describe('request ids', () => {
   let t: TestApp;
@@ -53,14 +53,15 @@ describe('request ids', () => {
 });
 
 describe('request ids in the log', () => {
-  it('every log line about a request carries the id its answer carries, answers from the cache included', async () => {
+  /** The calls below against a listening site at `level`: each answer's id, and every log line (after close). */
+  async function logOf(level: 'info' | 'debug') {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kubik-log-'));
     const config = loadConfig(
       {},
       {
         dataDir,
         sqlitePath: path.join(dataDir, 'k.sqlite'),
-        logLevel: 'info',
+        logLevel: level,
         logFormat: 'json',
         workers: false,
         publicUrl: 'http://kubik.test',
@@ -81,11 +82,12 @@ describe('request ids in the log', () => {
           ),
       },
     });
+    const ids: string[] = [];
     try {
       await app.listen({ port: 0, host: '127.0.0.1' });
       const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-      const ids: string[] = [];
       const calls: [string, RequestInit?][] = [
+        // The first news is Fastify's; the next two come from memory.
         ['/api/tidings/news'],
         ['/api/tidings/news'],
         ['/api/tidings/news'],
@@ -101,16 +103,36 @@ describe('request ids in the log', () => {
       expect(new Set(ids).size).toBe(calls.length);
       // Access lines go out at most 50 ms after their answer.
       await new Promise((r) => setTimeout(r, 150));
-      const aboutRequests = lines.filter((l) => 'url' in l || 'reqId' in l);
-      // Each request has its access line with its own id (the cached ones too) …
-      for (const id of ids) expect(aboutRequests.filter((l) => l.reqId === id).length, id).toBeGreaterThanOrEqual(1);
-      // … and no line about a request lacks one or names another.
-      for (const l of aboutRequests) expect(ids, JSON.stringify(l)).toContain(l.reqId);
     } finally {
       await app.close();
       await handle.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
+    return { ids, lines, aboutRequests: lines.filter((l) => 'reqId' in l) };
+  }
+
+  it('at debug every answer has its line with its own id, answers from memory included', async () => {
+    const { ids, aboutRequests } = await logOf('debug');
+    for (const id of ids) expect(aboutRequests.filter((l) => l.reqId === id && 'status' in l).length, id).toBe(1);
+    // … and no line about a request lacks one or names another.
+    for (const l of aboutRequests) expect(ids, JSON.stringify(l)).toContain(l.reqId);
+  });
+
+  it('at info answers from memory are summed up per URL; every other answer has its line with its own id', async () => {
+    const { ids, lines, aboutRequests } = await logOf('info');
+    const [first, fromMemory1, fromMemory2, ...others] = ids;
+    for (const id of [first!, ...others]) expect(aboutRequests.filter((l) => l.reqId === id && 'status' in l).length, id).toBe(1);
+    for (const id of [fromMemory1!, fromMemory2!])
+      expect(
+        aboutRequests.filter((l) => l.reqId === id),
+        id,
+      ).toEqual([]);
+    for (const l of aboutRequests) expect(ids, JSON.stringify(l)).toContain(l.reqId);
+    // Closing writes what was counted: one line for the news, with both answers from memory.
+    const summaries = lines.filter((l) => 'fromMemory' in l);
+    expect(summaries).toHaveLength(1);
+    expect(summaries[0]).toMatchObject({ level: 30, method: 'GET', url: '/api/tidings/news', status: 200, fromMemory: 2 });
+    expect(summaries[0]!.msg).toMatch(/^GET \/api\/tidings\/news 200 ×2 from memory in 1 s, up to \d+\.\d ms$/);
   });
 });
 
@@ -150,6 +172,36 @@ describe('the access log', () => {
     expect(ours.writes).toHaveLength(1);
     expect(untimed(ours.writes[0]!)).toBe(untimed(theirs.writes.join('')));
     for (const line of ours.writes[0]!.trimEnd().split('\n')) expect(() => JSON.parse(line) as unknown).not.toThrow();
+  });
+
+  it('matches pino for thousands of made-up lines, the usual template and the general way alike', () => {
+    // A fixed-seed generator: the same lines on every run.
+    let seed = 29;
+    const next = (n: number) => {
+      seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    const chars = 'az09/?=&%-._~:"\\\u0001\u007fж ';
+    const textOf = (length: number, odd: boolean) =>
+      Array.from({ length }, () => (odd && next(8) === 0 ? chars[next(chars.length)] : chars[next(12)])).join('');
+    const durations = () => [next(10), next(100) / 100, next(1_000_000) / 7, 2 ** 31 / 10 - next(3), next(2) ? 1e12 : 0.05][next(5)]!;
+    const ours = capture();
+    const theirs = capture();
+    const access = accessLogger(ours.log, { logLevel: 'info', logFormat: 'json' })!;
+    for (let i = 0; i < 3000; i++) {
+      const odd = next(4) === 0;
+      // Ids are plain by construction (requestIds: ours, or a trusted proxy's of [A-Za-z0-9._:-]).
+      const reqId = next(20) === 0 ? `nginx.${i}:_-Z` : `ab12cd34-${i.toString(36)}`;
+      const method = ['GET', 'POST', 'HEAD', 'DELETE'][next(4)]!;
+      const url = `/${textOf(next(60), odd)}`;
+      const status = [200, 204, 301, 404, 429, 500, 503][next(7)]!;
+      const ms = durations();
+      access.write(reqId, method, url, status, ms);
+      const tenths = Math.round(ms * 10) / 10;
+      theirs.log.info({ reqId, method, url, status, ms: tenths }, `${method} ${url} ${status} ${tenths.toFixed(1)} ms`);
+    }
+    access.flush();
+    expect(untimed(ours.writes.join(''))).toBe(untimed(theirs.writes.join('')));
   });
 
   it('a host name beyond ASCII reaches the line whole', () => {
@@ -192,6 +244,81 @@ describe('the access log', () => {
     accessLogger(log, { logLevel: 'info', logFormat: 'pretty' })!.write('x-1', 'GET', '/api/site', 200, 1.25);
     expect(writes).toHaveLength(1);
     expect(JSON.parse(writes[0]!)).toMatchObject({ reqId: 'x-1', url: '/api/site', status: 200, ms: 1.3, msg: 'GET /api/site 200 1.3 ms' });
+  });
+});
+
+describe('answers from memory in the log', () => {
+  const capture = (level = 'info') => {
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ level }, { write: (text: string) => void lines.push(JSON.parse(text) as Record<string, unknown>) });
+    return { lines, log: log as unknown as FastifyBaseLogger };
+  };
+
+  it('sums them up per URL once per period: count, longest and mean time', async () => {
+    const { lines, log } = capture();
+    const memory = memoryAnswerLog(log, { logLevel: 'info' }, 60)!;
+    memory.count('/api/tidings/news', 0.12);
+    memory.count('/api/tidings/news', 0.46);
+    memory.count('/api/user/me', 0.2);
+    expect(lines).toEqual([]);
+    await new Promise((r) => setTimeout(r, 120));
+    expect(
+      lines.map(({ level, method, url, status, fromMemory, maxMs, avgMs, msg }) => ({
+        level,
+        method,
+        url,
+        status,
+        fromMemory,
+        maxMs,
+        avgMs,
+        msg,
+      })),
+    ).toEqual([
+      {
+        level: 30,
+        method: 'GET',
+        url: '/api/tidings/news',
+        status: 200,
+        fromMemory: 2,
+        maxMs: 0.5,
+        avgMs: 0.29,
+        msg: 'GET /api/tidings/news 200 ×2 from memory in 1 s, up to 0.5 ms',
+      },
+      {
+        level: 30,
+        method: 'GET',
+        url: '/api/user/me',
+        status: 200,
+        fromMemory: 1,
+        maxMs: 0.2,
+        avgMs: 0.2,
+        msg: 'GET /api/user/me 200 ×1 from memory in 1 s, up to 0.2 ms',
+      },
+    ]);
+    // A quiet period writes nothing; the next answer starts a new one.
+    await new Promise((r) => setTimeout(r, 120));
+    expect(lines).toHaveLength(2);
+    memory.count('/api/servers/', 3);
+    memory.flush();
+    expect(lines[2]).toMatchObject({ url: '/api/servers/', fromMemory: 1, maxMs: 3 });
+    memory.flush();
+    expect(lines).toHaveLength(3);
+  });
+
+  it('counts at most a thousand URLs on their own, the rest together', () => {
+    const { lines, log } = capture();
+    const memory = memoryAnswerLog(log, { logLevel: 'info' })!;
+    for (let i = 0; i < 1500; i++) memory.count(`/api/tidings/news?page=${i}`, 1);
+    memory.count('/api/tidings/news?page=0', 1);
+    memory.flush();
+    expect(lines).toHaveLength(1001);
+    expect(lines.find((l) => l.url === '/api/tidings/news?page=0')).toMatchObject({ fromMemory: 2 });
+    expect(lines.find((l) => l.url === '(other)')).toMatchObject({ fromMemory: 500 });
+  });
+
+  it('is only for info: at debug each answer has its own line, above info none', () => {
+    expect(memoryAnswerLog(capture('debug').log, { logLevel: 'debug' })).toBeNull();
+    expect(memoryAnswerLog(capture('warn').log, { logLevel: 'warn' })).toBeNull();
   });
 });
 
