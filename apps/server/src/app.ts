@@ -226,8 +226,9 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
     accessLog = access.write;
     memoryLog = fromMemory?.count ?? null;
     app.addHook('onClose', (_app, done) => {
-      fromMemory?.flush();
+      // The lines still in the batch first: the summary comes after the period it sums up.
       access.flush();
+      fromMemory?.flush();
       done();
     });
   }
