@@ -305,15 +305,18 @@ describe('answers from memory in the log', () => {
     expect(lines).toHaveLength(3);
   });
 
-  it('counts at most a thousand URLs on their own, the rest together', () => {
+  it('counts at most a thousand URLs of up to 512 characters on their own, the rest together', () => {
     const { lines, log } = capture();
     const memory = memoryAnswerLog(log, { logLevel: 'info' })!;
+    memory.count(`/api/tidings/news?q=${'x'.repeat(500)}`, 1);
     for (let i = 0; i < 1500; i++) memory.count(`/api/tidings/news?page=${i}`, 1);
     memory.count('/api/tidings/news?page=0', 1);
     memory.flush();
-    expect(lines).toHaveLength(1001);
+    // The long one first took `(other)`'s place among the thousand: pages 0–998 on their own.
+    expect(lines).toHaveLength(1000);
     expect(lines.find((l) => l.url === '/api/tidings/news?page=0')).toMatchObject({ fromMemory: 2 });
-    expect(lines.find((l) => l.url === '(other)')).toMatchObject({ fromMemory: 500 });
+    expect(lines.find((l) => l.url === '(other)')).toMatchObject({ fromMemory: 502 });
+    expect(lines.every((l) => String(l.url).length <= 512)).toBe(true);
   });
 
   it('is only for info: at debug each answer has its own line, above info none', () => {

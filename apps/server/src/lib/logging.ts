@@ -189,8 +189,9 @@ export type MemoryAnswerLog = (url: string, ms: number) => void;
 
 /** How often answers from memory are summed up in the log. */
 export const MEMORY_SUMMARY_MS = 10_000;
-/** URLs counted on their own per summary; the rest are summed up together as `(other)`. */
+/** URLs counted on their own per summary, and their longest; the rest are summed up together as `(other)`. */
 const MEMORY_URLS = 1000;
+const MEMORY_URL_CHARS = 512;
 
 /**
  * At info, answers from memory (the public cache's and the session replay's: always a GET's 200,
@@ -233,7 +234,7 @@ export function memoryAnswerLog(
         // Unref'd: what is counted when the process ends is written by flush, on close.
         timer = setTimeout(flush, everyMs).unref();
       }
-      const key = counts.size < MEMORY_URLS ? url : '(other)';
+      const key = counts.size < MEMORY_URLS && url.length <= MEMORY_URL_CHARS ? url : '(other)';
       entry = counts.get(key);
       if (!entry) counts.set(key, (entry = { answers: 0, maxMs: 0, totalMs: 0 }));
     }
