@@ -232,6 +232,33 @@ async function main(): Promise<void> {
     console.log(
       `cold start to ready${CAN_PIN ? ' (one core)' : ''}: ${starts.map((s) => `${s.ms} ms (CPU ${s.cpuMs} ms)`).join(', ')}; load average ${os.loadavg()[0]!.toFixed(1)}`,
     );
+    // Instructions per answer under valgrind, site and bare server (bench/instructions.ts): the
+    // steady figure for the request path, while nothing else runs, on the database as seeded. After
+    // the one-core part, the deliveries its purchases leave (to servers that do not exist, retried
+    // on a timer) cost the idle site about half a per cent of a core more; under valgrind, with
+    // every answer some fifty times slower and the timers not, that work came to a third of each
+    // answer counted (/me 132k instructions, 94k on the seeded database).
+    let instructions: InstructionRow[] | null = null;
+    if (PARTS.includes('instructions')) {
+      if (!canCountInstructions()) console.log('instructions: valgrind not found (apt-get install valgrind), part left out');
+      else
+        instructions = await benchInstructions(serve, env, ROOT, [
+          { name: 'GET /api/tidings/news', path: '/api/tidings/news', headers: async () => ({}) },
+          {
+            name: 'GET /api/user/me',
+            path: '/api/user/me',
+            headers: async (base) => {
+              const r = await fetch(`${base}/api/user/login`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({ username: seeded.player.username, password: seeded.player.password, bearer: true }),
+              });
+              return { authorization: `Bearer ${((await r.json()) as { token: string }).token}` };
+            },
+          },
+        ]);
+    }
+
     // One core: the site alone on core 0, the load from the others, first of all on the database as
     // seeded (a community's site at its peak, not one still working off the thousands of orders,
     // servers and deliveries the parts below leave behind: after the purchases part its deliveries
@@ -252,29 +279,6 @@ async function main(): Promise<void> {
       const stopped = new Promise((r) => pinnedSite.once('exit', r));
       pinnedSite.kill('SIGTERM');
       await stopped;
-    }
-
-    // Instructions per answer under valgrind, site and bare server (bench/instructions.ts): the
-    // steady figure for the request path, while nothing else runs.
-    let instructions: InstructionRow[] | null = null;
-    if (PARTS.includes('instructions')) {
-      if (!canCountInstructions()) console.log('instructions: valgrind not found (apt-get install valgrind), part left out');
-      else
-        instructions = await benchInstructions(serve, env, ROOT, [
-          { name: 'GET /api/tidings/news', path: '/api/tidings/news', headers: async () => ({}) },
-          {
-            name: 'GET /api/user/me',
-            path: '/api/user/me',
-            headers: async (base) => {
-              const r = await fetch(`${base}/api/user/login`, {
-                method: 'POST',
-                headers: { 'content-type': 'application/json' },
-                body: JSON.stringify({ username: seeded.player.username, password: seeded.player.password, bearer: true }),
-              });
-              return { authorization: `Bearer ${((await r.json()) as { token: string }).token}` };
-            },
-          },
-        ]);
     }
 
     const site = startSite();
