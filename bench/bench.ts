@@ -233,11 +233,8 @@ async function main(): Promise<void> {
       `cold start to ready${CAN_PIN ? ' (one core)' : ''}: ${starts.map((s) => `${s.ms} ms (CPU ${s.cpuMs} ms)`).join(', ')}; load average ${os.loadavg()[0]!.toFixed(1)}`,
     );
     // Instructions per answer under valgrind, site and bare server (bench/instructions.ts): the
-    // steady figure for the request path, while nothing else runs, on the database as seeded. After
-    // the one-core part, the deliveries its purchases leave (to servers that do not exist, retried
-    // on a timer) cost the idle site about half a per cent of a core more; under valgrind, with
-    // every answer some fifty times slower and the timers not, that work came to a third of each
-    // answer counted (/me 132k instructions, 94k on the seeded database).
+    // steady figure for the request path, while nothing else runs, on the database as seeded (not
+    // one with the deliveries the one-core part's purchases leave, retried on timers).
     let instructions: InstructionRow[] | null = null;
     if (PARTS.includes('instructions')) {
       if (!canCountInstructions()) console.log('instructions: valgrind not found (apt-get install valgrind), part left out');
