@@ -67,9 +67,11 @@ const SERVER_FEATURE_PAIRS = [['privileges', 'donate']];
  * feature (modules/<x>) → the core (modules/users, audit, …) → lib/. A feature never imports
  * another feature: where it must ask or tell one, the users core offers a port or hook
  * (modules/users/users.ports.ts) that the answering feature registers with its routes. The core
- * never imports a feature; lib/ never imports modules or plugins; plugins/ and db/ import at most
- * the core, except the table and migration registries (db/types.ts, db/migrations/index.ts),
- * which gather every module's. Tests drive the whole site and may use any module.
+ * never imports a feature; lib/ never imports modules, plugins or the front door; plugins/ and
+ * db/ import at most the core, except the table and migration registries (db/types.ts,
+ * db/migrations/index.ts), which gather every module's. The front door (front-door/) stands
+ * between: it reads sessions with the users core and uses lib/, and anything above may use it,
+ * but the users core never does. Tests drive the whole site and may use any module.
  * scripts/check-server-layers.mjs proves each rule still fires.
  */
 const serverLayers = {
@@ -79,9 +81,10 @@ const serverLayers = {
   settings: {
     'boundaries/include': [`${SERVER}/**/*`],
     'boundaries/elements': [
-      ...SERVER_CORE.map((name) => ({ type: 'server-core', pattern: `${SERVER}/modules/${name}`, capture: ['module'] })),
+      { type: 'server-core', pattern: `${SERVER}/modules/{${SERVER_CORE.join(',')}}`, capture: ['module'] },
       { type: 'server-feature', pattern: `${SERVER}/modules/*`, capture: ['feature'] },
       { type: 'server-lib', pattern: `${SERVER}/lib` },
+      { type: 'server-front-door', pattern: `${SERVER}/front-door` },
       { type: 'server-plugins', pattern: `${SERVER}/plugins` },
       { type: 'server-db', pattern: `${SERVER}/db` },
     ],
@@ -108,7 +111,19 @@ const serverLayers = {
           { from: { element: { type: 'server-db' } }, disallow: { to: { element: { type: 'server-core' } } } },
           {
             from: { element: { type: 'server-lib' } },
-            disallow: { to: { element: { types: { anyOf: ['server-core', 'server-feature', 'server-plugins'] } } } },
+            disallow: { to: { element: { types: { anyOf: ['server-core', 'server-feature', 'server-plugins', 'server-front-door'] } } } },
+          },
+          {
+            from: { element: { type: 'server-front-door' } },
+            disallow: { to: { element: { types: { anyOf: ['server-feature', 'server-plugins'] } } } },
+          },
+          {
+            from: { element: { types: { anyOf: ['server-db'] } } },
+            disallow: { to: { element: { type: 'server-front-door' } } },
+          },
+          {
+            from: { element: { type: 'server-core', captured: { module: 'users' } } },
+            disallow: { to: { element: { type: 'server-front-door' } } },
           },
         ],
       },

@@ -35,6 +35,15 @@ const CASES = [
   ['db/probe.ts', '../modules/users/users.repo.ts', true],
   ['db/types.ts', '../modules/bans/bans.tables.ts', false],
   ['db/migrations/index.ts', '../../modules/bans/bans.migrations.ts', false],
+  // The front door reads sessions with the users core; the users core, lib/ and db/ never use it.
+  ['front-door/probe.ts', '../modules/users/session-tokens.ts', false],
+  ['front-door/probe.ts', '../lib/public-cache.ts', false],
+  ['front-door/probe.ts', '../modules/shop/shop.service.ts', true],
+  ['front-door/probe.ts', '../plugins/auth.ts', true],
+  ['modules/users/probe.ts', '../../front-door/passwords.ts', true],
+  ['lib/probe.ts', '../front-door/http.ts', true],
+  ['modules/accounts/probe.ts', '../../front-door/passwords.ts', false],
+  ['modules/site/probe.ts', '../../front-door/http.ts', false],
   // The composition root composes.
   ['modules/index.ts', './bans/bans.routes.ts', false],
   ['app.ts', './modules/security/sessions.service.ts', false],

@@ -3,7 +3,7 @@ import { Email, NewPassword, Username } from '@kubik/contract';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/index.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { hashPassword } from '../lib/passwords.ts';
+import { hashPassword } from '../front-door/passwords.ts';
 import { profileUuidFor } from '../modules/users/users.repo.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiRoute } from '../app.ts';
+import type { ApiRoute } from '../plugins/auth.ts';
 import { animated, multipart, pngBomb, skinForm, testSkin, toPng } from '../../../../testing/skin-images.ts';
 import { seedSigningKey } from '../test/game-auth.ts';
 import { findLedgerMismatches } from '../modules/ledger/ledger.service.ts';

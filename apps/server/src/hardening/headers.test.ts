@@ -6,7 +6,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigOverrides } from '../config.ts';
 import { hashToken } from '../lib/tokens.ts';
-import { SESSION_COOKIE } from '../plugins/auth.ts';
+import { SESSION_COOKIE } from '../modules/users/session-tokens.ts';
 import { linkIn } from '../../../../testing/smtp-catcher.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, sendQueuedMail, type TestApp } from '../test/test-app.ts';
 import { diffSnapshots, snapshot } from './db-snapshot.ts';

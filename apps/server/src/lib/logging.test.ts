@@ -174,7 +174,7 @@ describe('the access log', () => {
     for (const line of ours.writes[0]!.trimEnd().split('\n')) expect(() => JSON.parse(line) as unknown).not.toThrow();
   });
 
-  it('matches pino for thousands of made-up lines, the usual template and the general way alike', () => {
+  it('matches pino for thousands of made-up lines, the usual template and the general way alike', async () => {
     // A fixed-seed generator: the same lines on every run.
     let seed = 29;
     const next = (n: number) => {
@@ -200,26 +200,26 @@ describe('the access log', () => {
       const tenths = Math.round(ms * 10) / 10;
       theirs.log.info({ reqId, method, url, status, ms: tenths }, `${method} ${url} ${status} ${tenths.toFixed(1)} ms`);
     }
-    access.flush();
+    await access.flush();
     expect(untimed(ours.writes.join(''))).toBe(untimed(theirs.writes.join('')));
   });
 
-  it('a host name beyond ASCII reaches the line whole', () => {
+  it('a host name beyond ASCII reaches the line whole', async () => {
     const writes: string[] = [];
     const log = pino({ level: 'info', base: { pid: 7, hostname: 'сервер-1' } }, { write: (text: string) => void writes.push(text) });
     const access = accessLogger(log as unknown as FastifyBaseLogger, { logLevel: 'info', logFormat: 'json' })!;
     access.write('x-1', 'GET', '/api/user/me', 200, 0.4);
-    access.flush();
+    await access.flush();
     expect(JSON.parse(writes[0]!)).toMatchObject({ hostname: 'сервер-1', reqId: 'x-1', ms: 0.4, msg: 'GET /api/user/me 200 0.4 ms' });
   });
 
-  it('more than one batch, and a line longer than a batch: every line whole, in order', () => {
+  it('more than one batch, and a line longer than a batch: every line whole, in order', async () => {
     const { writes, log } = capture();
     const access = accessLogger(log, { logLevel: 'info', logFormat: 'json' })!;
     const long = `/${'\u0001ж'.repeat(20_000)}`;
     const urls = Array.from({ length: 600 }, (_, i) => (i === 300 ? long : `/api/news?page=${i}`));
     for (const [i, url] of urls.entries()) access.write(`x-${i}`, 'GET', url, 200, 1);
-    access.flush();
+    await access.flush();
     expect(writes.length).toBeGreaterThan(2);
     const lines = writes.join('').trimEnd().split('\n');
     expect(lines.map((l) => (JSON.parse(l) as { url: string }).url)).toEqual(urls);
@@ -228,10 +228,10 @@ describe('the access log', () => {
   it('flush writes what is pending at once (on close), and nothing when nothing is', async () => {
     const { writes, log } = capture();
     const access = accessLogger(log, { logLevel: 'debug', logFormat: 'json' })!;
-    access.flush();
+    await access.flush();
     access.write('x-1', 'GET', '/', 200, 1);
     access.write('x-2', 'GET', '/', 200, 1);
-    access.flush();
+    await access.flush();
     expect(writes).toHaveLength(1);
     expect(writes[0]!.split('\n')).toHaveLength(3);
     await new Promise((r) => setTimeout(r, 80));
@@ -299,19 +299,19 @@ describe('answers from memory in the log', () => {
     await new Promise((r) => setTimeout(r, 120));
     expect(lines).toHaveLength(2);
     memory.count('/api/servers/', 3);
-    memory.flush();
+    await memory.flush();
     expect(lines[2]).toMatchObject({ url: '/api/servers/', fromMemory: 1, maxMs: 3 });
-    memory.flush();
+    await memory.flush();
     expect(lines).toHaveLength(3);
   });
 
-  it('counts at most a thousand URLs of up to 512 characters on their own, the rest together', () => {
+  it('counts at most a thousand URLs of up to 512 characters on their own, the rest together', async () => {
     const { lines, log } = capture();
     const memory = memoryAnswerLog(log, { logLevel: 'info' })!;
     memory.count(`/api/tidings/news?q=${'x'.repeat(500)}`, 1);
     for (let i = 0; i < 1500; i++) memory.count(`/api/tidings/news?page=${i}`, 1);
     memory.count('/api/tidings/news?page=0', 1);
-    memory.flush();
+    await memory.flush();
     // The long one first took `(other)`'s place among the thousand: pages 0–998 on their own.
     expect(lines).toHaveLength(1000);
     expect(lines.find((l) => l.url === '/api/tidings/news?page=0')).toMatchObject({ fromMemory: 2 });

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import type { Config } from '../config.ts';
 import { peerIsTrustedProxy } from './proxy-trust.ts';
+import { WriteBehind } from './write-behind.ts';
 
 /**
  * Request ids: a random prefix per process and a counter, unique across instances and cheap
@@ -82,6 +83,17 @@ export function loggerOptions(config: Pick<Config, 'logLevel' | 'logFormat'>): f
   };
 }
 
+/**
+ * The site's logger (pino, which Fastify takes as its own): JSON lines on stdout, or pretty ones;
+ * `stream` instead of stdout (tests read the lines); silent at LOG_LEVEL=silent.
+ */
+export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>, stream?: { write(line: string): void }): pino.Logger {
+  const options = loggerOptions(config);
+  if (options === false) return pino({ level: 'silent' });
+  const { stream: own, ...rest } = options as { stream?: pino.DestinationStream } & pino.LoggerOptions;
+  return pino(rest, (stream ?? own) as pino.DestinationStream | undefined);
+}
+
 /** One line per answered request: who, what, how it ended and how long it took. */
 export type AccessLog = (reqId: string, method: string, url: string, status: number, ms: number) => void;
 
@@ -110,16 +122,16 @@ const message = (method: string, url: string, status: number, ms: string) => `${
  * a loop turn). The usual line is one template: the time's text is made once a millisecond, the
  * tenths with whole numbers (toFixed and a fraction's shortest text cost more than the rest of
  * the line), and a URL of plain ASCII is copied as Latin-1, with no UTF-8 to encode; request ids
- * and methods are plain by construction (requestIds, Node's parser). Counted by valgrind, a line
- * costs 7.9k instructions this way and 12.4k built the general way (toFixed, every field's
- * escape check, UTF-8), where a bare node:http server's whole answer of cached news is 91k
- * (issue 29). The destination stays pino's asynchronous one, so a journald that reads slowly
- * never stalls the answers. Pretty lines for a terminal go through pino as they are.
+ * and methods are plain by construction (requestIds, Node's parser). Built the general way
+ * (toFixed, every field's escape check, UTF-8) a line costs half as much again, a noticeable part
+ * of an answer's cost (docs/bench.md). The destination stays pino's asynchronous one, so a
+ * journald that reads slowly never stalls the answers. Pretty lines for a terminal go through
+ * pino as they are.
  */
 export function accessLogger(
   log: FastifyBaseLogger,
   config: Pick<Config, 'logLevel' | 'logFormat'>,
-): { write: AccessLog; flush: () => void } | null {
+): { write: AccessLog; flush: () => Promise<void> } | null {
   if (config.logLevel !== 'info' && config.logLevel !== 'debug' && config.logLevel !== 'trace') return null;
   if (config.logFormat === 'pretty')
     return {
@@ -127,7 +139,7 @@ export function accessLogger(
         const tenths = Math.round(ms * 10) / 10;
         log.info({ reqId, method, url, status, ms: tenths }, message(method, url, status, tenths.toFixed(1)));
       },
-      flush: () => {},
+      flush: () => Promise.resolve(),
     };
   const inner = log as unknown as Record<symbol, unknown>;
   const stream = inner[pino.symbols.streamSym] as { write(text: string): unknown };
@@ -139,23 +151,24 @@ export function accessLogger(
   let used = 0;
   // Every line in the batch is ASCII: it is read back as Latin-1, with nothing to decode.
   let ascii = true;
-  let timer: NodeJS.Timeout | null = null;
   let millisecond = -1;
   let head = '';
-  const flush = () => {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    if (used === 0) return;
-    const lines = batch.toString(ascii ? 'latin1' : 'utf8', 0, used);
-    used = 0;
-    ascii = true;
-    stream.write(lines);
-  };
+  const lines = new WriteBehind(
+    () => {
+      if (used === 0) return undefined;
+      const text = batch.toString(ascii ? 'latin1' : 'utf8', 0, used);
+      used = 0;
+      ascii = true;
+      return text;
+    },
+    (text) => void stream.write(text),
+    50,
+  );
   const put = (line: string, plain: boolean) => {
     // Three bytes of UTF-8 at most for each of the string's UTF-16 units.
     const room = plain ? line.length : line.length * 3;
     if (room > BATCH - used) {
-      flush();
+      void lines.flush();
       if (room > BATCH) return void stream.write(line);
     }
     if (plain) used += batch.write(line, used, 'latin1');
@@ -163,8 +176,7 @@ export function accessLogger(
       used += batch.write(line, used);
       ascii = false;
     }
-    // Unref'd: lines still waiting when the process ends are written by flush, on close.
-    timer ??= setTimeout(flush, 50).unref();
+    lines.soon();
   };
   const write: AccessLog = (reqId, method, url, status, ms) => {
     const now = Date.now();
@@ -181,7 +193,7 @@ export function accessLogger(
       true,
     );
   };
-  return { write, flush };
+  return { write, flush: () => lines.flush() };
 }
 
 /** Answers from memory, counted per URL (see memoryAnswerLog). */
@@ -194,12 +206,11 @@ const MEMORY_URLS = 1000;
 const MEMORY_URL_CHARS = 512;
 
 /**
- * At info, answers from memory (the public cache's and the session replay's: always a GET's 200,
- * the bytes an earlier answer already sent) have no line each. They are counted per URL and
- * written every 10 s as one line per URL: `GET /api/tidings/news 200 ×1234 from memory in 10 s,
- * up to 0.4 ms`. They are most of a busy site's requests, and a line each was a tenth of their
- * cost (11.3k of 106k instructions an answer, under valgrind in the running site, issue 29), and
- * a line each filled the journal and its rate limit, which warnings and errors share. Every other
+ * At info, answers from memory (the front door's: always a GET's 200, the bytes an earlier answer
+ * already sent) have no line each. They are counted per URL and written every 10 s as one line
+ * per URL: `GET /api/tidings/news 200 ×1234 from memory in 10 s, up to 0.4 ms`. They are most of
+ * a busy site's requests, a line each would be a tenth of their cost (docs/bench.md), and a line
+ * each would fill the journal and its rate limit, which warnings and errors share. Every other
  * request keeps its own line, and LOG_LEVEL=debug gives answers from memory theirs again (null
  * is returned then, and the caller writes the access line). docs/decisions/298.
  */
@@ -207,32 +218,42 @@ export function memoryAnswerLog(
   log: FastifyBaseLogger,
   config: Pick<Config, 'logLevel'>,
   everyMs = MEMORY_SUMMARY_MS,
-): { count: MemoryAnswerLog; flush: () => void } | null {
+): { count: MemoryAnswerLog; flush: () => Promise<void> } | null {
   if (config.logLevel !== 'info') return null;
   let counts = new Map<string, { answers: number; maxMs: number; totalMs: number }>();
   let since = Date.now();
-  let timer: NodeJS.Timeout | null = null;
-  const flush = () => {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    const seconds = Math.max(1, Math.round((Date.now() - since) / 1000));
-    const done = counts;
-    counts = new Map();
-    for (const [url, { answers, maxMs, totalMs }] of done) {
-      const upTo = Math.round(maxMs * 10) / 10;
-      log.info(
-        { method: 'GET', url, status: 200, fromMemory: answers, seconds, maxMs: upTo, avgMs: Math.round((totalMs / answers) * 100) / 100 },
-        `GET ${url} 200 ×${answers} from memory in ${seconds} s, up to ${upTo.toFixed(1)} ms`,
-      );
-    }
-  };
+  const summary = new WriteBehind(
+    () => {
+      if (counts.size === 0) return undefined;
+      const done = { counts, seconds: Math.max(1, Math.round((Date.now() - since) / 1000)) };
+      counts = new Map();
+      return done;
+    },
+    ({ counts: done, seconds }) => {
+      for (const [url, { answers, maxMs, totalMs }] of done) {
+        const upTo = Math.round(maxMs * 10) / 10;
+        log.info(
+          {
+            method: 'GET',
+            url,
+            status: 200,
+            fromMemory: answers,
+            seconds,
+            maxMs: upTo,
+            avgMs: Math.round((totalMs / answers) * 100) / 100,
+          },
+          `GET ${url} 200 ×${answers} from memory in ${seconds} s, up to ${upTo.toFixed(1)} ms`,
+        );
+      }
+    },
+    everyMs,
+  );
   const count: MemoryAnswerLog = (url, ms) => {
     let entry = counts.get(url);
     if (!entry) {
       if (counts.size === 0) {
         since = Date.now();
-        // Unref'd: what is counted when the process ends is written by flush, on close.
-        timer = setTimeout(flush, everyMs).unref();
+        summary.soon();
       }
       const key = counts.size < MEMORY_URLS && url.length <= MEMORY_URL_CHARS ? url : '(other)';
       entry = counts.get(key);
@@ -242,7 +263,7 @@ export function memoryAnswerLog(
     entry.totalMs += ms;
     if (ms > entry.maxMs) entry.maxMs = ms;
   };
-  return { count, flush };
+  return { count, flush: () => summary.flush() };
 }
 
 /** The access line for any URL and duration, escaped as JSON.stringify does. */

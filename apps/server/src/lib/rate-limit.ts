@@ -1,6 +1,5 @@
 import { isIPv6 } from 'node:net';
 import { sql } from 'kysely';
-import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Db, DbKind } from '../db/index.ts';
 import type { ScheduledJobSpec } from './jobs/index.ts';
 import { tooMany } from './errors.ts';
@@ -179,33 +178,8 @@ export function limitReached(resetAt: number, now: number) {
   return tooMany(limitText(resetAt - now), { extra: { retry_after: Math.max(1, Math.ceil((resetAt - now) / 1000)) } });
 }
 
-function limitText(leftMs: number): string {
+/** The refusal's text: when to try again, in whole minutes. */
+export function limitText(leftMs: number): string {
   const minutes = Math.max(1, Math.ceil(leftMs / 60_000));
   return `Слишком много попыток. Попробуйте через ${minutes} ${plural(minutes, ['минуту', 'минуты', 'минут'])}.`;
-}
-
-/**
- * A route's onRequest hook: a client whose address key is refused already (blockedFor) gets its
- * 429 before the body is read, validated or the database touched, written as a ready string (no
- * error handler, no schema serializer: a refusal should cost next to nothing). `keys` is the
- * limiter key the route's service counts the address under (e.g. `login:ip:` + addressKey(ip));
- * `body` shapes the answer (the game protocols have their own).
- */
-export function refuseWhileBlocked(
-  limiter: RateLimiter,
-  keys: (request: FastifyRequest) => string,
-  body: (retryAfterSec: number) => object = (sec) => ({ error: limitText(sec * 1000), code: 'rate_limited', retry_after: sec }),
-  /** 429; a protocol with its own rule for refused rates says otherwise (Yggdrasil: 403). */
-  status = 429,
-): onRequestHookHandler {
-  return (request, reply, done) => {
-    const left = limiter.blockedFor(keys(request));
-    if (left <= 0) return done();
-    const sec = Math.max(1, Math.ceil(left / 1000));
-    void reply
-      .code(status)
-      .header('retry-after', String(sec))
-      .type('application/json; charset=utf-8')
-      .send(JSON.stringify(body(sec)));
-  };
 }

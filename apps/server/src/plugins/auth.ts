@@ -1,21 +1,13 @@
-import type { RoutePermission } from '@kubik/contract';
+import { PERMISSIONS, type RoutePermission } from '@kubik/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { requireBearerSecret } from '../lib/bearer-secret.ts';
 import { forbidden, unauthorized } from '../lib/errors.ts';
 import type { User } from '../modules/users/users.repo.ts';
 import type { StaffRights } from '../modules/users/staff.ts';
+import { DEVICE_COOKIE, SESSION_COOKIE, SIGNED_IN_COOKIE, sessionTokenOf } from '../modules/users/session-tokens.ts';
 
-export const SESSION_COOKIE = 'kubik_session';
-/** Marks a browser where an account logged in (login throttling skips it; new-device letters). */
-export const DEVICE_COOKIE = 'kubik_device';
 const DEVICE_COOKIE_MAX_AGE_MS = 400 * 86_400_000;
-/**
- * Set and cleared with the session cookie, readable by the page and holding no secret (`1`): the
- * web app asks /api/user/me only when it is there, so a guest's page makes no call that must fail
- * (issue 29: the boot's 401 was a console error in every guest's browser).
- */
-export const SIGNED_IN_COOKIE = 'kubik_in';
 
 /**
  * Who may call a route; every /api route declares it in `config.access` (see app.ts).
@@ -27,14 +19,28 @@ export type Access = 'public' | 'user' | 'admin' | 'gravit';
 /** Finds the live session's user (and when the session ends) by its token; injected by app.ts. */
 export type SessionLookup = (token: string) => Promise<{ user: User; rights: StaffRights; expiresAt: number } | undefined>;
 
+export interface ApiRoute {
+  method: string;
+  url: string;
+  access: Access;
+  /** The staff permission of an 'admin' route (every one declares it), or 'owner'. */
+  permission?: RoutePermission;
+}
+
+const ROUTE_PERMISSIONS = new Set<string>([...PERMISSIONS, 'owner']);
+
 const NO_RIGHTS: StaffRights = Object.freeze({ permissions: Object.freeze([]), role: null });
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every API route with its declared access; the authorization matrix test walks it. */
+    apiRoutes: ApiRoute[];
+  }
   interface FastifyContextConfig {
     access?: Access;
     /**
-     * The staff permission an 'admin' route needs (issue 26: roles); every admin route declares
-     * one (app.ts refuses to start otherwise). The owner passes every check; 'owner' admits the
+     * The staff permission an 'admin' route needs; every admin route declares one (the site
+     * refuses to start otherwise). The owner passes every check; 'owner' admits the
      * owner alone (roles and owners are the owner's to manage).
      */
     permission?: RoutePermission;
@@ -52,19 +58,12 @@ declare module 'fastify' {
   }
 }
 
-/** The session token from the cookie, or from `Authorization: Bearer` (the launcher). */
-export function sessionToken(request: FastifyRequest): string | null {
-  const header = request.headers.authorization;
-  if (header?.startsWith('Bearer ')) return header.slice(7).trim() || null;
-  return request.cookies[SESSION_COOKIE] ?? null;
-}
-
 /** Where the root instance keeps the injected lookup; route plugins inherit it. */
 const LOOKUP = Symbol('kubik.sessionLookup');
 
 async function resolve(request: FastifyRequest): Promise<User | null> {
   if (request.authState) return request.user;
-  const token = sessionToken(request);
+  const token = sessionTokenOf(request.headers);
   const lookup = (request.server as unknown as Record<symbol, SessionLookup | undefined>)[LOOKUP];
   const found = token && token.length <= 200 && lookup ? await lookup(token) : undefined;
   request.authState = { token };
@@ -130,6 +129,27 @@ export function clearSessionCookie(ctx: { config: Readonly<Config> }, request: F
 }
 
 /**
+ * Every /api route must say who may call it (`config: { access }`), and every admin route the
+ * staff permission it needs: a route without a rule stops the site from starting, so nothing is
+ * exposed by accident. The declared routes are kept in app.apiRoutes.
+ */
+function requireDeclaredAccess(app: FastifyInstance): void {
+  app.decorate('apiRoutes', [] as ApiRoute[]);
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api/') || route.url.startsWith('/api/docs')) return;
+    const access = route.config?.access;
+    if (!access) throw new Error(`route ${String(route.method)} ${route.url} declares no config.access`);
+    const permission = route.config?.permission;
+    if (access === 'admin' && (!permission || !ROUTE_PERMISSIONS.has(permission)))
+      throw new Error(`admin route ${String(route.method)} ${route.url} declares no known config.permission`);
+    if (access !== 'admin' && permission)
+      throw new Error(`route ${String(route.method)} ${route.url} declares a permission but is not access 'admin'`);
+    for (const method of [route.method].flat())
+      if (method !== 'HEAD') app.apiRoutes.push({ method, url: route.url, access, ...(permission ? { permission } : {}) });
+  });
+}
+
+/**
  * Checks every route's declared access once, in onRequest, before the body is even read:
  * 'user' needs a live session (401, with 'Invalid token' when a token came but is no good, so
  * the client logs out), 'admin' the owner's or a staff member's whose role holds the route's
@@ -141,6 +161,7 @@ export function registerAccessCheck(
   gravitSecret?: string,
   adminGate?: (user: User) => Promise<void>,
 ): void {
+  requireDeclaredAccess(app);
   app.decorate(LOOKUP, lookup);
   app.decorateRequest('user', null);
   app.decorateRequest('rights', null);
@@ -157,7 +178,7 @@ export function registerAccessCheck(
     // The owner may require administrators to use two-factor login (modules/security).
     if (access === 'admin' && adminGate) await adminGate(user);
   };
-  // Synchronous for public routes, most of the traffic (issue 29: no promise per request there).
+  // Synchronous for public routes, most of the traffic: no promise per request there.
   app.addHook('onRequest', (request, _reply, done) => {
     const access = request.routeOptions.config?.access;
     if (access === 'gravit') {

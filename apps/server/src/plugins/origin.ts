@@ -33,7 +33,7 @@ export function registerOriginCheck(app: FastifyInstance, config: Readonly<Confi
     }
     return false;
   };
-  // Synchronous: every request passes here (issue 29, per-request cost).
+  // Synchronous: every request passes here, and a promise per request costs.
   app.addHook('onRequest', (request, reply, done) => {
     if (sameSite(request)) return done();
     void reply.code(403).send({ error: 'Запрос с другого сайта отклонён', code: 'cross_site' } satisfies ErrorBody);

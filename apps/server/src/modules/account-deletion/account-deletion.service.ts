@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import { siteName } from '../site/site.settings.ts';
 import { badRequest, HttpError } from '../../lib/errors.ts';
-import { verifyPassword } from '../../lib/passwords.ts';
+import { verifyPassword } from '../../front-door/passwords.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
 import { eraseAccount, ensureNotLastAdmin } from '../users/users.erase.ts';

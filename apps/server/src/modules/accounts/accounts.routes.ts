@@ -1,4 +1,5 @@
-import { addressKey, refuseWhileBlocked } from '../../lib/rate-limit.ts';
+import { addressKey } from '../../lib/rate-limit.ts';
+import { refuseWhileBlocked } from '../../front-door/refusals.ts';
 import {
   ChangePasswordBody,
   ForgotPasswordBody,
@@ -13,18 +14,10 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import {
-  clearSessionCookie,
-  deviceToken,
-  optionalUser,
-  rightsOf,
-  sessionToken,
-  setDeviceCookie,
-  setSessionCookie,
-  userOf,
-} from '../../plugins/auth.ts';
+import { clearSessionCookie, deviceToken, optionalUser, rightsOf, setDeviceCookie, setSessionCookie, userOf } from '../../plugins/auth.ts';
 import { EmailLinkKey, refuseUnsigned } from '../users/email-tokens.ts';
 import { deleteSession } from '../users/users.logins.ts';
+import { sessionTokenOf } from '../users/session-tokens.ts';
 import * as service from './accounts.service.ts';
 import { errorReplies } from '../../lib/errors.ts';
 
@@ -107,7 +100,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'public' },
       schema: { tags, summary: 'Выход: завершает текущий сеанс', response: { 200: MessageResponse } },
       handler: async (req, reply) => {
-        const token = sessionToken(req);
+        const token = sessionTokenOf(req.headers);
         if (token && token.length <= 200) await deleteSession(ctx.db, token);
         clearSessionCookie(ctx, req, reply);
         return { message: 'Вы вышли из аккаунта' };
@@ -165,7 +158,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       handler: async (req) => {
         const user = userOf(req);
-        await service.changePassword(ctx, user, sessionToken(req) ?? '', req.body.old_password, req.body.new_password);
+        await service.changePassword(ctx, user, sessionTokenOf(req.headers) ?? '', req.body.old_password, req.body.new_password);
         return { message: service.TEXTS.passwordChanged };
       },
     });

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { badRequest, conflict, forbidden, HttpError, isUniqueViolation, tooMany, unauthorized } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { checkNewPassword } from '../../lib/password-policy.ts';
-import { burnPasswordCheck, failedLoginFloor, hashPassword, verifyPassword } from '../../lib/passwords.ts';
+import { burnPasswordCheck, failedLoginFloor, hashPassword, renewedHash, stranger, verifyPassword } from '../../front-door/passwords.ts';
 import { addressKey } from '../../lib/rate-limit.ts';
 import { newToken } from '../../lib/tokens.ts';
 import { recordAudit } from '../audit/audit.service.ts';
@@ -73,7 +73,7 @@ export async function register(
   const taken = await users.nameOrEmailTaken(ctx.db, input.username, input.email);
   if (taken) throw takenError(taken);
 
-  const passwordHash = await hashPassword(input.password, byAdmin ? 'known' : 'stranger');
+  const passwordHash = await hashPassword(input.password, byAdmin ? 'known' : stranger(ip));
   const verifyToken = (await emailTokens.EmailLinkKey.load(ctx.db)).issue('verify');
   const now = Date.now();
   // Letters name the site as the owner set it (Настройки); read before the transaction (it is cached).
@@ -172,15 +172,15 @@ export async function login(
 
   const user = await users.findUserByLogin(ctx.db, input.username);
   if (!user) {
-    // No hash for a name nobody has (issue 29): the same admission, and the floor every failed login waits.
-    await burnPasswordCheck('stranger');
+    // No hash for a name nobody has: the same admission, and the floor every failed login waits.
+    await burnPasswordCheck(stranger(meta.ip));
     await failedLoginFloor(started, ctx.config.loginFailureDelayMs);
     throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
   }
   const limits = ctx.config.rateLimits;
   // A browser that logged in to this account before goes first in the queue of password checks and
   // skips the account's delay (a session of this account only goes first); strangers wait, and may
-  // be refused at once.
+  // be refused when their wait would be long.
   const knownDevice = await isKnownDevice(ctx.db, user.id, meta.deviceToken);
   if (limits.enabled) {
     if (knownDevice) {
@@ -194,12 +194,12 @@ export async function login(
         });
     }
   }
-  const caller = knownDevice || meta.signedInAs === user.id ? 'known' : 'stranger';
+  const caller = knownDevice || meta.signedInAs === user.id ? 'known' : stranger(meta.ip);
   if (!(await verifyPassword(user.password_hash, input.password, caller))) {
     await failedLoginFloor(started, ctx.config.loginFailureDelayMs);
     throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
   }
-  await users.upgradePasswordHash(ctx.db, user, input.password);
+  await users.replacePasswordHash(ctx.db, user, await renewedHash(user.password_hash, input.password));
   // Two-factor login (answered by modules/security): a missing or wrong code leaves the try
   // counted by the throttle above, so codes cannot be guessed faster than passwords.
   const second = await secondFactor.ask().check(ctx, user.id, input.code);

@@ -13,7 +13,8 @@ import {
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
-import { sessionToken, userOf } from '../../plugins/auth.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { sessionTokenOf } from '../users/session-tokens.ts';
 import * as service from './admin-users.service.ts';
 import { errorReplies } from '../../lib/errors.ts';
 
@@ -69,7 +70,7 @@ export function adminUsersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       handler: async (req) => {
         const actor = userOf(req);
-        return service.updateUser(ctx, actor, sessionToken(req) ?? null, req.params.id, req.body);
+        return service.updateUser(ctx, actor, sessionTokenOf(req.headers) ?? null, req.params.id, req.body);
       },
     });
 

@@ -16,7 +16,7 @@ import type { UsersTable } from '../../db/types.ts';
 import { badRequest, conflict, forbidden, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { checkNewPassword } from '../../lib/password-policy.ts';
-import { hashPassword } from '../../lib/passwords.ts';
+import { hashPassword } from '../../front-door/passwords.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { notify, rubles } from '../notices/notices.service.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';

@@ -1,4 +1,5 @@
-import { addressKey, refuseWhileBlocked } from '../../lib/rate-limit.ts';
+import { addressKey } from '../../lib/rate-limit.ts';
+import { refuseWhileBlocked } from '../../front-door/refusals.ts';
 import { EmailChangeBody, EmailChangeResponse, EmailStatus, MessageResponse, TokenParams } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';

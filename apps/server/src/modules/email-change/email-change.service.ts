@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { badRequest, conflict, HttpError, isUniqueViolation } from '../../lib/errors.ts';
 import { addressKey } from '../../lib/rate-limit.ts';
-import { verifyPassword } from '../../lib/passwords.ts';
+import { verifyPassword } from '../../front-door/passwords.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';

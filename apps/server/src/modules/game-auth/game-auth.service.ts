@@ -1,13 +1,13 @@
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { HttpError } from '../../lib/errors.ts';
-import { burnPasswordCheck, failedLoginFloor, verifyPassword } from '../../lib/passwords.ts';
+import { burnPasswordCheck, failedLoginFloor, renewedHash, stranger, verifyPassword } from '../../front-door/passwords.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { signProperty, texturesValue, unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import { activeBan, banText } from '../users/ban-status.ts';
 import { clearLoginFailures, isKnownDevice, rememberDevice, reserveLoginTry } from '../users/login-throttle.ts';
 import { capeTextures, secondFactor, skinTextures } from '../users/users.ports.ts';
-import { findUserByLogin, upgradePasswordHash, type User } from '../users/users.repo.ts';
+import { findUserByLogin, replacePasswordHash, type User } from '../users/users.repo.ts';
 import { loadSigningKey, type SigningKey } from './game-auth.keys.ts';
 import * as repo from './game-auth.repo.ts';
 import { GameTokenKeys } from './game-tokens.ts';
@@ -67,7 +67,7 @@ export interface LauncherMeta {
   /**
    * The launcher's own id (Yggdrasil's clientToken): one that logged in to this account before is
    * known, like a browser's device cookie, and neither waits behind strangers nor for the delay
-   * their wrong passwords put on the account (issue 29).
+   * their wrong passwords put on the account.
    */
   clientToken?: string | null;
   ip?: string;
@@ -162,8 +162,8 @@ export function createGameAuth(ctx: AppContext) {
       if (throttled(user ? `u:${user.id}` : `l:${login.toLowerCase()}`, now))
         return { ok: false, reason: 'throttled', retryInMs: LOGIN_INTERVAL_MS };
       if (!user) {
-        // No hash for a name nobody has (issue 29): the same admission and about the same wait.
-        await burnPasswordCheck('stranger');
+        // No hash for a name nobody has: the same admission and about the same wait.
+        await burnPasswordCheck(stranger(meta.ip ?? ''));
         return { ok: false, reason: 'unknown' };
       }
       // The site login's per-account count (by user id) covers launchers too.
@@ -176,8 +176,9 @@ export function createGameAuth(ctx: AppContext) {
     // With two-factor login on, the code comes after the password (`пароль:123456`) or apart (Gravit's totpCode).
     const twoFactor = secondFactor.ask();
     const given = await twoFactor.launcherCredentials(ctx.db, user.id, password, totpCode);
-    if (!(await verifyPassword(user.password_hash, given.password, known ? 'known' : 'stranger'))) return { ok: false, reason: 'wrong' };
-    await upgradePasswordHash(ctx.db, user, given.password);
+    if (!(await verifyPassword(user.password_hash, given.password, known ? 'known' : stranger(meta.ip ?? ''))))
+      return { ok: false, reason: 'wrong' };
+    await replacePasswordHash(ctx.db, user, await renewedHash(user.password_hash, given.password));
     if (given.twoFactor) {
       // Like a wrong password, a missing or wrong code leaves the try counted.
       const second = await twoFactor.check(ctx, user.id, given.code, now);
@@ -195,7 +196,7 @@ export function createGameAuth(ctx: AppContext) {
     /**
      * The account behind a login (name or e-mail) and password. Refusals are not told apart
      * to the caller's caller unless it chooses to; an unknown name, a wrong password and a wrong
-     * code are answered after the same floor (lib/passwords.ts), a refusal for the rate at once.
+     * code are answered after the same floor (front-door/passwords.ts), a refusal for the rate at once.
      */
     async checkCredentials(
       login: string,

@@ -170,7 +170,7 @@ export function gravitLegacyRoutes(ctx: AppContext, game: GameAuth): FastifyPlug
         response: { 200: AuthReport, ...errors },
       },
       handler: async (req) => {
-        const result = await gravitCredentials(game, req.body.login, req.body.password.password);
+        const result = await gravitCredentials(game, req.body.login, req.body.password.password, req.ip);
         if (!result.ok) {
           // This core sends plain passwords only: the code goes after the password with a colon.
           if (result.reason === 'two_factor') throw new GravitError(400, LEGACY_2FA_TEXT);

@@ -6,7 +6,7 @@ import { HttpError } from '../../lib/errors.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { hyphenated, unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import type { User } from '../users/users.repo.ts';
-import { PasswordsBusy } from '../../lib/passwords.ts';
+import { PasswordsBusy } from '../../front-door/passwords.ts';
 import {
   accountRefusal,
   JOIN_TTL_MS,
@@ -97,18 +97,20 @@ const filled = (value: string | undefined, placeholder: string) => (value && val
 
 /**
  * The player's login and password, checked for the LaunchServer. A refused rate (the account's
- * interval or delay, or a full queue of password checks) says how long to wait: the launcher shows
- * the text as written, where «auth.wrongpassword» made players retype a right password (issue 29).
+ * interval or delay, or a long wait for a password check) says how long to wait: the launcher
+ * shows the text as written, where «auth.wrongpassword» made players retype a right password.
+ * The LaunchServer asks for all its players from one address: they take their turns as one network.
  */
 export async function gravitCredentials(
   game: GameAuth,
   login: string,
   password: string,
+  launchServer: string,
   totpCode?: string | null,
 ): Promise<CredentialsResult> {
   let result: CredentialsResult;
   try {
-    result = await game.checkCredentials(login, password, Date.now(), totpCode);
+    result = await game.checkCredentials(login, password, Date.now(), totpCode, { ip: launchServer });
   } catch (err) {
     if (err instanceof PasswordsBusy) throw new GravitError(400, tooManyTriesText(err.retryAfterSec * 1000));
     throw err;
@@ -189,7 +191,7 @@ export function gravitRoutes(ctx: AppContext, game: GameAuth): FastifyPluginAsyn
         response: { 200: UserSession, ...errors },
       },
       handler: async (req) => {
-        const result = await gravitCredentials(game, req.body.login, req.body.password, req.body.totpCode);
+        const result = await gravitCredentials(game, req.body.login, req.body.password, req.ip, req.body.totpCode);
         if (!result.ok) {
           if (result.reason === 'two_factor') throw new GravitError(400, GRAVIT_TEXTS.require2fa);
           if (result.reason === 'bad_code') throw new GravitError(400, GRAVIT_TEXTS.wrongCode);

@@ -11,7 +11,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { sendCached } from '../../lib/public-cache.ts';
+import { sendCached } from '../../front-door/http.ts';
 import { userOf } from '../../plugins/auth.ts';
 import * as service from './news.service.ts';
 import { errorReplies } from '../../lib/errors.ts';

@@ -12,7 +12,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { errorReplies, HttpError, notFound, unauthorized } from '../../lib/errors.ts';
-import { sessionToken, userOf } from '../../plugins/auth.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { sessionTokenOf } from '../users/session-tokens.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { cachedSession } from '../users/users.logins.ts';
 import { EventHub, STREAMS_PER_USER } from './notices.events.ts';
@@ -96,7 +97,7 @@ export function noticesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       handler: async (req, reply) => {
         const user = userOf(req);
         if (hub.count(user.id) >= STREAMS_PER_USER) throw new HttpError(429, NOTICE_TEXTS.tooManyStreams, { code: 'too_many_streams' });
-        const token = sessionToken(req)!;
+        const token = sessionTokenOf(req.headers)!;
         const session = await cachedSession(ctx, token);
         if (!session) throw unauthorized();
         await hub.open(req, reply, user.id, token, session.expiresAt);

@@ -1,11 +1,8 @@
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { pendingMigrations } from '../../db/migrate.ts';
-import { bearerMatches } from '../../lib/bearer-secret.ts';
-import { HttpError } from '../../lib/errors.ts';
 
 const tags = ['Эксплуатация'];
 const Check = z.string().describe('"ok" или причина по-русски');
@@ -18,17 +15,6 @@ const NotReady = z.object({
 });
 const DB_TIMEOUT_MS = 3000;
 
-/** A peer on this machine that reached us directly: a proxy in front on the same host adds forwarding headers. */
-function fromLoopback(request: FastifyRequest): boolean {
-  const peer = request.raw.socket.remoteAddress ?? '';
-  const loopback = peer.startsWith('127.') || peer === '::1' || peer.startsWith('::ffff:127.');
-  const proxied =
-    request.headers['x-forwarded-for'] !== undefined ||
-    request.headers.forwarded !== undefined ||
-    request.headers['x-real-ip'] !== undefined;
-  return loopback && !proxied;
-}
-
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
@@ -38,9 +24,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * /healthz (the process answers), /readyz (it can serve: database, migrations, the PostgreSQL
- * notification channel), /metrics (Prometheus). Outside /api: proxies and orchestrators probe
- * them, no browser does.
+ * /healthz (the process answers) and /readyz (it can serve: database, migrations, the PostgreSQL
+ * notification channel); /metrics is plugins/metrics.ts. Outside /api: proxies and orchestrators
+ * probe them, no browser does.
  */
 export function opsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -119,36 +105,6 @@ export function opsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         if (checks.notifications !== 'ok') problems.push(`Канал уведомлений: ${checks.notifications}`);
         if (problems.length === 0) return { status: 'ok' as const, checks };
         return reply.code(503).send({ status: 'unavailable' as const, error: problems.join('. '), code: 'not_ready' as const, checks });
-      },
-    );
-
-    app.get(
-      '/metrics',
-      {
-        config: { access: 'public' },
-        schema: {
-          tags,
-          summary:
-            'Метрики Prometheus (текстовый формат). Только с этого компьютера, или с Authorization: Bearer METRICS_TOKEN, если он задан',
-          hide: false,
-        },
-      },
-      async (request, reply) => {
-        const token = ctx.config.metricsToken;
-        if (token) {
-          if (!bearerMatches(token, request.headers.authorization)) {
-            reply.header('www-authenticate', 'Bearer realm="metrics"');
-            throw new HttpError(401, 'Нужен заголовок Authorization: Bearer METRICS_TOKEN', { code: 'unauthorized' });
-          }
-        } else if (!fromLoopback(request)) {
-          throw new HttpError(
-            403,
-            'Метрики отдаются только запросам с этого же компьютера; для сборщика с другого адреса задайте METRICS_TOKEN',
-            { code: 'forbidden' },
-          );
-        }
-        const { contentType, body } = await ctx.metrics.scrape();
-        return reply.header('cache-control', 'no-store').type(contentType).send(body);
       },
     );
   };

@@ -3,11 +3,11 @@ import { asUser, createTestApp, dbKinds, errorOf, seedUser, type TestApp } from 
 import { linkIn } from '../../../../../testing/smtp-catcher.ts';
 import { EmailLinkKey } from '../users/email-tokens.ts';
 import { MAX_DELAY_MS } from '../users/login-throttle.ts';
-import type * as Passwords from '../../lib/passwords.ts';
+import type * as Passwords from '../../front-door/passwords.ts';
 
 // Counts argon2 hashing, to prove a reset with a bad link never reaches it.
 const hashing = vi.hoisted(() => ({ calls: 0 }));
-vi.mock('../../lib/passwords.ts', async (importOriginal) => {
+vi.mock('../../front-door/passwords.ts', async (importOriginal) => {
   const real = await importOriginal<typeof Passwords>();
   return {
     ...real,

@@ -2,7 +2,8 @@ import { MessageResponse, SessionsResponse } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { clearSessionCookie, deviceToken, sessionToken, userOf } from '../../plugins/auth.ts';
+import { clearSessionCookie, deviceToken, userOf } from '../../plugins/auth.ts';
+import { sessionTokenOf } from '../users/session-tokens.ts';
 import { newDeviceLogin } from '../users/users.ports.ts';
 import * as service from './sessions.service.ts';
 import { errorReplies } from '../../lib/errors.ts';
@@ -21,7 +22,7 @@ export function sessionsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: 'Открытые входы на сайт: устройство словами, IP, когда вошли и когда последний раз заходили, отметка текущего',
         response: { 200: SessionsResponse, ...errorReplies(401) },
       },
-      handler: async (req) => ({ sessions: await service.listSessions(ctx.db, userOf(req).id, sessionToken(req)) }),
+      handler: async (req) => ({ sessions: await service.listSessions(ctx.db, userOf(req).id, sessionTokenOf(req.headers)) }),
     });
 
     app.delete('/api/user/sessions/:id', {
@@ -33,7 +34,7 @@ export function sessionsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: MessageResponse.extend({ current: z.boolean() }), ...errorReplies(400, 401, 404) },
       },
       handler: async (req, reply) => {
-        const { current } = await service.endSession(ctx, userOf(req), req.params.id, sessionToken(req));
+        const { current } = await service.endSession(ctx, userOf(req), req.params.id, sessionTokenOf(req.headers));
         if (current) clearSessionCookie(ctx, req, reply);
         return { message: service.SESSION_TEXTS.ended, current };
       },
@@ -48,7 +49,7 @@ export function sessionsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: MessageResponse.extend({ ended: z.number().int() }), ...errorReplies(401) },
       },
       handler: async (req) => {
-        const ended = await service.endOtherSessions(ctx, userOf(req), sessionToken(req), deviceToken(req));
+        const ended = await service.endOtherSessions(ctx, userOf(req), sessionTokenOf(req.headers), deviceToken(req));
         return { message: service.SESSION_TEXTS.endedAll, ended };
       },
     });

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { siteName } from '../site/site.settings.ts';
 import type { SessionInfo } from '@kubik/contract';
-import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { notFound } from '../../lib/errors.ts';
@@ -26,54 +25,6 @@ export const SESSION_TEXTS = {
 
 export function sessionId(tokenHash: string): string {
   return createHash('sha256').update(`session:${tokenHash}`).digest('hex').slice(0, 24);
-}
-
-/** How often one instance writes a session's last use (a write per request would be wasteful). */
-export const ACTIVITY_EVERY_MS = 60_000;
-
-/** Remembers when each session was last used; written at most once a minute per session and instance. */
-export class SessionActivity {
-  private readonly written = new Map<string, number>();
-
-  constructor(private readonly db: Db) {}
-
-  /** True when this instance wrote the session's use within the minute: touch() would write nothing now. */
-  fresh(tokenHash: string, now = Date.now()): boolean {
-    const last = this.written.get(tokenHash);
-    return last !== undefined && now - last < ACTIVITY_EVERY_MS;
-  }
-
-  async touch(tokenHash: string, ip: string, now = Date.now()): Promise<void> {
-    const last = this.written.get(tokenHash);
-    if (last !== undefined && now - last < ACTIVITY_EVERY_MS) return;
-    if (this.written.size > 50_000) this.written.clear();
-    this.written.set(tokenHash, now);
-    const values = { last_seen_at: now, ip: ip.slice(0, 64) };
-    try {
-      await this.db
-        .insertInto('session_activity')
-        .values({ token_hash: tokenHash, ...values })
-        .onConflict((oc) => oc.column('token_hash').doUpdateSet(values))
-        .execute();
-    } catch {
-      // The session ended meanwhile (the foreign key refuses the row): nothing to remember.
-    }
-  }
-}
-
-/**
- * After each answer to a signed-in request, notes the session's use (modules/security). Only
- * accepted requests count: a refused one changes nothing in the database, this included.
- */
-export function registerSessionActivity(app: FastifyInstance, ctx: AppContext): SessionActivity {
-  const activity = new SessionActivity(ctx.db);
-  app.addHook('onResponse', (request, reply, done) => {
-    const token = request.authState?.token;
-    if (request.user && token && token.length <= 200 && reply.statusCode < 400)
-      activity.touch(hashToken(token), request.ip).then(() => done(), done);
-    else done();
-  });
-  return activity;
 }
 
 export async function listSessions(db: Db, userId: number, currentToken: string | null, now = Date.now()): Promise<SessionInfo[]> {

@@ -6,7 +6,7 @@ import * as OTPAuth from 'otpauth';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../../lib/errors.ts';
-import { verifyPassword } from '../../lib/passwords.ts';
+import { verifyPassword } from '../../front-door/passwords.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';

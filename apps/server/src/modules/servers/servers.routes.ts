@@ -16,7 +16,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { sendCached } from '../../lib/public-cache.ts';
+import { sendCached } from '../../front-door/http.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { ServerMonitor, thinHistoryJob } from './servers.monitor.ts';
 import * as service from './servers.service.ts';

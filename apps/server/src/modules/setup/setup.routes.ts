@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { setSessionCookie } from '../../plugins/auth.ts';
 import { announceSetup, completeSetup, setupKeys, setupNeeded } from './setup.service.ts';
 import { errorReplies } from '../../lib/errors.ts';
-import { refuseWhileBlocked } from '../../lib/rate-limit.ts';
+import { refuseWhileBlocked } from '../../front-door/refusals.ts';
 
 const tags = ['Первый запуск'];
 

@@ -5,7 +5,7 @@ import type { SetupBody } from '@kubik/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { conflict, forbidden } from '../../lib/errors.ts';
-import { hashPassword } from '../../lib/passwords.ts';
+import { hashPassword } from '../../front-door/passwords.ts';
 import { makePrivate, PRIVATE_FILE_MODE } from '../../lib/private-files.ts';
 import { addressKey } from '../../lib/rate-limit.ts';
 import { recordAudit } from '../audit/audit.service.ts';

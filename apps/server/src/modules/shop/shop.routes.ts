@@ -26,7 +26,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { badRequest, errorReplies } from '../../lib/errors.ts';
-import { sendCached } from '../../lib/public-cache.ts';
+import { sendCached } from '../../front-door/http.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { kickDeliveries } from '../deliveries/deliveries.queue.ts';
 import { resendRoute } from '../deliveries/deliveries.routes.ts';

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { answeredFrom, type AnswerSource } from '../../lib/public-cache.ts';
+import type { AnswerSource } from '../../lib/public-cache.ts';
+import { answeredFrom } from '../../front-door/http.ts';
 import { escapeHtml } from './site.index-page.ts';
 
 /** What the web build's dist/ssr/entry-server.js exports (apps/web/src/entry-server.tsx). */

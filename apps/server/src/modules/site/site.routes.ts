@@ -2,7 +2,7 @@ import { AdminSiteSettings, SiteInfo, SiteSettings, SiteSettingsPatch } from '@k
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { sendCached } from '../../lib/public-cache.ts';
+import { sendCached } from '../../front-door/http.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { SiteSettingsDoc } from './site.settings.ts';
 import { errorReplies } from '../../lib/errors.ts';

@@ -2,7 +2,6 @@ import type { Selectable } from 'kysely';
 import type { Db, DbKind } from '../../db/index.ts';
 import type { UsersTable } from '../../db/types.ts';
 import { newProfileUuid } from '../../lib/offline-uuid.ts';
-import { hashIsOutdated, hashPassword, PasswordsBusy } from '../../lib/passwords.ts';
 
 /**
  * A user as stored: the one type for an account everywhere on the server (the caller of a
@@ -23,19 +22,11 @@ export function findUserByLogin(db: Db, login: string): Promise<User | undefined
 }
 
 /**
- * After a successful password check: a hash made with older parameters is made anew while the
- * password is at hand. Only if the stored hash is still the one checked (a password changed
- * meanwhile stays); a full queue of checks leaves it for the next login.
+ * A password hash made anew after a successful check (front-door/passwords.ts renewedHash), stored
+ * only if the hash that was checked is still the stored one (a password changed meanwhile stays).
  */
-export async function upgradePasswordHash(db: Db, user: Pick<User, 'id' | 'password_hash'>, password: string): Promise<void> {
-  if (!hashIsOutdated(user.password_hash)) return;
-  let fresh: string;
-  try {
-    fresh = await hashPassword(password, 'known');
-  } catch (err) {
-    if (err instanceof PasswordsBusy) return;
-    throw err;
-  }
+export async function replacePasswordHash(db: Db, user: Pick<User, 'id' | 'password_hash'>, fresh: string | null): Promise<void> {
+  if (fresh === null) return;
   await db
     .updateTable('users')
     .set({ password_hash: fresh })

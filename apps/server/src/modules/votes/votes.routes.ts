@@ -17,7 +17,7 @@ import * as service from './votes.service.ts';
 import { votePrizesJob } from './votes.prizes.ts';
 import { VotePrizeSettings } from './votes.settings.ts';
 import { errorReplies } from '../../lib/errors.ts';
-import { refuseWhileBlocked } from '../../lib/rate-limit.ts';
+import { refuseWhileBlocked } from '../../front-door/refusals.ts';
 
 const tags = ['Голосование'];
 const adminTags = ['Голосование (администратор)'];

@@ -3,12 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgDatabase, createTestApp, dbKinds, loginAs, seedUser, startInstance, type TestApp } from '../test/test-app.ts';
-import { plainSessionToken, SessionReplay } from './session-replay.ts';
-import { hashToken } from './tokens.ts';
-import { sessionCacheKey } from './user-cache.ts';
+import { hashToken } from '../lib/tokens.ts';
+import { sessionCacheKey } from '../lib/user-cache.ts';
+import { sessionTokenOf } from '../modules/users/session-tokens.ts';
+import { MemoryAnswers, type Answered } from './memory.ts';
 
 /**
- * The signed-in player's own /me and head answered from memory (lib/session-replay.ts): the very
+ * The signed-in player's own /me and head answered from memory by the front door: the very
  * answer Fastify gives, and never one for a session or a user that changed since.
  */
 
@@ -48,16 +49,18 @@ describe.each(dbKinds)('own reads from memory (%s)', (kind) => {
   afterAll(async () => {
     await t?.close();
   });
-  const served = () => t.app.sessionReplay.served;
+  const served = () => t.app.frontDoor.served;
 
   it('answers /me and the head exactly as the route does, by Bearer and by cookie', async () => {
     await seedUser(t, 'Alex', { balanceKopecks: 12_345 });
     const token = await loginAs(t, 'Alex');
+    // Another browser of the same player: its own session, by cookie.
+    const browser = await loginAs(t, 'Alex');
     for (const [url, headers] of [
       ['/api/user/me', bearer(token)],
       ['/api/user/head', bearer(token)],
       ['/api/user/head?size=32', bearer(token)],
-      ['/api/user/me', { cookie: `kubik_in=1; kubik_session=${token}` }],
+      ['/api/user/me', { cookie: `kubik_in=1; kubik_session=${browser}` }],
     ] as const) {
       const before = served();
       const normal = await get(base + url, headers);
@@ -83,8 +86,7 @@ describe.each(dbKinds)('own reads from memory (%s)', (kind) => {
     const before = served();
     expect((await get(`${base}/api/user/me`, bearer(token), 'HEAD')).status).toBe(200);
     expect((await get(`${base}/api/user/head`, { ...bearer(token), 'if-none-match': head.headers.etag! })).status).toBe(304);
-    // Two session cookies, a token that is not ours, a made-up one: the route decides.
-    expect((await get(`${base}/api/user/me`, { cookie: `kubik_session=${token}; kubik_session=${token}` })).status).toBe(200);
+    // A token that is not ours, a made-up one: the route decides.
     expect((await get(`${base}/api/user/me`, { authorization: `Bearer ${token}x` })).status).toBe(401);
     expect((await get(`${base}/api/user/me`, { authorization: `Bearer ${'A'.repeat(43)}` })).status).toBe(401);
     expect((await get(`${base}/api/user/me`, {})).status).toBe(401);
@@ -169,7 +171,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('own reads from memory across inst
     };
     expect(await meOnTwo(other)).toBe(0);
     expect(await meOnTwo(other)).toBe(0);
-    expect(two.app.sessionReplay.served).toBeGreaterThan(0);
+    expect(two.app.frontDoor.served).toBeGreaterThan(0);
 
     // A balance change through the first instance.
     await one.app.inject({ method: 'PUT', url: `/api/user/${id}`, headers: { authorization: `Bearer ${root}` }, payload: { balance: 42 } });
@@ -198,108 +200,99 @@ describe.runIf(process.env.TEST_DATABASE_URL)('own reads from memory across inst
   });
 });
 
-describe('session replay rules', () => {
+describe('own answers in memory: the rules', () => {
   const req = (headers: Record<string, string>) => ({ headers, method: 'GET', url: '/api/user/me' }) as unknown as IncomingMessage;
   const token = 'abcdefghijklmnopqrstuvwxyz0123456789_-ABCD';
+  // No public answers in these: a cache that holds nothing.
+  const noPublic = { isCurrent: () => false } as never;
 
-  it('reads the session token as the access check would, or not at all', () => {
-    expect(plainSessionToken(req({ authorization: `Bearer ${token}` }))).toBe(token);
-    expect(plainSessionToken(req({ cookie: `a=b; kubik_session=${token}; c=d` }))).toBe(token);
-    expect(plainSessionToken(req({ cookie: `kubik_session=${token}; kubik_session=${token}` }))).toBeNull();
-    expect(plainSessionToken(req({ cookie: `kubik_session="${token}"` }))).toBeNull();
-    expect(plainSessionToken(req({ cookie: `kubik_session=${token}%41` }))).toBeNull();
-    expect(plainSessionToken(req({ authorization: 'Basic eDp5', cookie: `kubik_session=${token}` }))).toBeNull();
-    expect(plainSessionToken(req({ authorization: `Bearer  ${token}` }))).toBeNull();
+  it('reads the session token as the access check does', () => {
+    const read = (headers: Record<string, string>) => sessionTokenOf(req(headers).headers);
+    expect(read({ authorization: `Bearer ${token}` })).toBe(token);
+    expect(read({ cookie: `a=b; kubik_session=${token}; c=d` })).toBe(token);
+    // The first of two, as the cookie parser reads them; %-escapes decoded as it decodes them.
+    expect(read({ cookie: `kubik_session=${token}; kubik_session=other` })).toBe(token);
+    expect(read({ cookie: `kubik_session=${token}%41` })).toBe(`${token}A`);
+    // Another scheme: the cookie counts.
+    expect(read({ authorization: 'Basic eDp5', cookie: `kubik_session=${token}` })).toBe(token);
+    expect(read({ authorization: `Bearer  ${token}` })).toBe(token);
+    expect(read({ authorization: 'Bearer ' })).toBeNull();
+    expect(read({ cookie: 'kubik_sessionx=1' })).toBeNull();
+    expect(read({})).toBeNull();
   });
 
-  it('replays only while the session value, the generation and the activity stay the same', () => {
+  it('gives an answer again only while the session value, the generation and the activity stay the same', () => {
     let generation = 0;
     let session: unknown = { user: { id: 1 } };
     let fresh = true;
-    const replay = new SessionReplay(
+    const memory = new MemoryAnswers(
+      noPublic,
       {
         get generation() {
           return generation;
         },
         peek: () => session,
       },
-      () => fresh,
+      { fresh: () => fresh },
     );
-    const remember = (over: Partial<Parameters<SessionReplay['remember']>[0]> = {}) =>
-      replay.remember({
-        method: 'GET',
-        route: '/api/user/me',
+    const remember = (over: Partial<Answered> = {}) =>
+      memory.remember({
         url: '/api/user/me',
-        status: 200,
-        token,
-        user: (session as { user: unknown }).user,
-        startedAt: generation,
+        route: '/api/user/me',
         requestHeaders: {},
         headers: { 'content-type': 'application/json; charset=utf-8' },
         payload: '{"id":1}',
+        publicCapture: undefined,
+        token,
+        user: (session as { user: unknown }).user,
+        arrivedAt: generation,
         ...over,
       });
-    const written: unknown[] = [];
-    const res = { writeHead: (...a: unknown[]) => written.push(a), end: () => undefined } as never;
-    const ask = () =>
-      replay.tryServe(
-        { method: 'GET', url: '/api/user/me', headers: { authorization: `Bearer ${token}` } } as IncomingMessage,
-        res,
-        'req-1',
-      );
+    const ask = () => memory.find(req({ authorization: `Bearer ${token}` }), Date.now());
 
     remember({ headers: { 'content-type': 'application/json', 'set-cookie': 'a=b' } });
-    expect(ask()).toBeNull();
-    remember({ startedAt: generation - 1 });
-    expect(ask()).toBeNull();
+    expect(ask()).toBeUndefined();
+    remember({ arrivedAt: generation - 1 });
+    expect(ask()).toBeUndefined();
     remember({ user: { id: 1 } });
-    expect(ask()).toBeNull();
+    expect(ask()).toBeUndefined();
     remember({ headers: {} });
-    expect(ask()).toBeNull();
+    expect(ask()).toBeUndefined();
 
     remember();
-    expect(ask()).toBe('/api/user/me');
-    // This request's own id, never the one of the answer it repeats.
-    expect(written.at(-1)).toEqual([
-      200,
-      ['content-type', 'application/json; charset=utf-8', 'content-length', '8', 'x-request-id', 'req-1'],
-    ]);
+    expect(ask()).toMatchObject({
+      route: '/api/user/me',
+      headers: ['content-type', 'application/json; charset=utf-8', 'content-length', '8', 'x-request-id', ''],
+    });
     fresh = false;
-    expect(ask()).toBeNull();
+    expect(ask()).toBeUndefined();
     fresh = true;
-    expect(ask()).toBe('/api/user/me');
+    expect(ask()).toBeDefined();
     session = { user: { id: 1 } };
-    expect(ask()).toBeNull();
+    expect(ask()).toBeUndefined();
     remember();
-    expect(ask()).toBe('/api/user/me');
+    expect(ask()).toBeDefined();
     generation++;
-    expect(ask()).toBeNull();
-    expect(replay.served).toBe(3);
+    expect(ask()).toBeUndefined();
   });
 
   it('tells browsers apart by their own credentials, past the memo’s bound and for long headers', () => {
     const tokens = ['A'.repeat(43), 'B'.repeat(43)];
     const sessions = new Map<string, { user: { id: number } }>(tokens.map((tk, id) => [sessionCacheKey(hashToken(tk)), { user: { id } }]));
-    const replay = new SessionReplay({ generation: 0, peek: (key) => sessions.get(key) }, () => true);
+    const memory = new MemoryAnswers(noPublic, { generation: 0, peek: (key) => sessions.get(key) }, { fresh: () => true });
     for (const [id, tk] of tokens.entries())
-      replay.remember({
-        method: 'GET',
-        route: '/api/user/me',
+      memory.remember({
         url: '/api/user/me',
-        status: 200,
-        token: tk,
-        user: sessions.get(sessionCacheKey(hashToken(tk)))!.user,
-        startedAt: 0,
+        route: '/api/user/me',
         requestHeaders: {},
         headers: { 'content-type': 'application/json; charset=utf-8' },
         payload: `{"id":${id}}`,
+        publicCapture: undefined,
+        token: tk,
+        user: sessions.get(sessionCacheKey(hashToken(tk)))!.user,
+        arrivedAt: 0,
       });
-    const bodyFor = (headers: Record<string, string>): string | null => {
-      let body: string | null = null;
-      const res = { writeHead: () => undefined, end: (b: Buffer) => void (body = b.toString()) } as never;
-      replay.tryServe({ method: 'GET', url: '/api/user/me', headers } as IncomingMessage, res, 'req');
-      return body;
-    };
+    const bodyFor = (headers: Record<string, string>) => memory.find(req(headers), Date.now())?.body ?? null;
     const long = `${'x'.repeat(600)}=1; kubik_session=${tokens[1]}`;
     for (let round = 0; round < 2; round++) {
       expect(bodyFor({ cookie: `kubik_session=${tokens[0]}` })).toBe('{"id":0}');
@@ -318,24 +311,25 @@ describe('session replay rules', () => {
   it('keeps a session’s latest answers only, however many URLs it asks', () => {
     const token = 'D'.repeat(43);
     const session = { user: { id: 7 } };
-    const replay = new SessionReplay({ generation: 0, peek: () => session }, () => true);
+    const memory = new MemoryAnswers(noPublic, { generation: 0, peek: () => session }, { fresh: () => true });
     const url = (i: number) => `/api/user/head?size=${i}`;
     for (let i = 0; i < 40; i++)
-      replay.remember({
-        method: 'GET',
-        route: '/api/user/head',
+      memory.remember({
         url: url(i),
-        status: 200,
-        token,
-        user: session.user,
-        startedAt: 0,
+        route: '/api/user/head',
         requestHeaders: {},
         headers: { 'content-type': 'image/png' },
         payload: Buffer.from([i]),
+        publicCapture: undefined,
+        token,
+        user: session.user,
+        arrivedAt: 0,
       });
-    const res = { writeHead: () => undefined, end: () => undefined } as never;
-    const served = (i: number) =>
-      replay.tryServe({ method: 'GET', url: url(i), headers: { authorization: `Bearer ${token}` } } as IncomingMessage, res, 'r') !== null;
-    expect([0, 23, 24, 39].map(served)).toEqual([false, false, true, true]);
+    const kept = (i: number) =>
+      memory.find(
+        { method: 'GET', url: url(i), headers: { authorization: `Bearer ${token}` } } as unknown as IncomingMessage,
+        Date.now(),
+      ) !== undefined;
+    expect([0, 23, 24, 39].map(kept)).toEqual([false, false, true, true]);
   });
 });

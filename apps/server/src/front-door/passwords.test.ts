@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 
-// argon2 replaced by checks that end when the test says: the queue's order is then exact.
+// argon2 replaced by checks that end when the test says: the order of turns is then exact.
 const gate = vi.hoisted(() => ({ pending: [] as { password: string; finish: () => void }[] }));
 vi.mock('@node-rs/argon2', () => ({
   hash: async () => 'hash',
@@ -8,26 +8,26 @@ vi.mock('@node-rs/argon2', () => ({
     new Promise<boolean>((resolve) => gate.pending.push({ password, finish: () => resolve(password === 'right') })),
 }));
 
-const { verifyPassword, burnPasswordCheck, PasswordsBusy, MAX_AT_ONCE, STRANGERS_WAITING, passwordQueue } = await import('./passwords.ts');
+const { verifyPassword, burnPasswordCheck, PasswordsBusy, passwordWork, stranger, MAX_WAIT_MS, SLOTS } = await import('./passwords.ts');
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
-describe('the admission queue of password checks (issue 29)', () => {
-  it('lets known callers go first and refuses strangers at once when their queue is full', async () => {
+describe('password checks in turn', () => {
+  it('refuses a stranger whose wait would be too long, and still admits the owner first', async () => {
     const order: string[] = [];
-    const check = (name: string, caller: 'known' | 'stranger') =>
+    const check = (name: string, caller: Parameters<typeof verifyPassword>[2]) =>
       verifyPassword('h', name, caller).then(
         (ok) => void order.push(`${name}:${ok}`),
         (err: unknown) => void order.push(`${name}:${err instanceof PasswordsBusy ? 'busy' : String(err)}`),
       );
-    const running = Array.from({ length: MAX_AT_ONCE }, (_, i) => check(`run${i}`, 'stranger'));
-    const strangers = Array.from({ length: STRANGERS_WAITING }, (_, i) => check(`s${i}`, 'stranger'));
-    await tick();
-    expect(passwordQueue()).toMatchObject({ running: MAX_AT_ONCE, strangers: STRANGERS_WAITING });
-
-    // One stranger more: refused without waiting; a burnt check for a missing name too.
-    await check('extra', 'stranger');
+    // Strangers from one network until its wait passes the bound.
+    const waiting: Promise<void>[] = [];
+    for (let i = 0; i < SLOTS; i++) waiting.push(check(`run${i}`, stranger('10.0.0.1')));
+    while (passwordWork.expectedWaitMs(stranger('10.0.0.1')) <= MAX_WAIT_MS) waiting.push(check('s', stranger('10.0.0.1')));
+    await check('extra', stranger('10.0.0.2'));
     expect(order).toEqual(['extra:busy']);
-    await expect(burnPasswordCheck('stranger')).rejects.toBeInstanceOf(PasswordsBusy);
+    await expect(burnPasswordCheck(stranger('10.0.0.3'))).rejects.toBeInstanceOf(PasswordsBusy);
+    // Another network is not refused: its wait is one round, not the flood's depth.
+    const newcomer = check('newcomer', stranger('192.0.2.1'));
     // The owner is not refused, and goes before every waiting stranger.
     const owner = check('right', 'known');
     await tick();
@@ -41,15 +41,16 @@ describe('the admission queue of password checks (issue 29)', () => {
       gate.pending.shift()!.finish();
       await tick();
     }
-    await Promise.all([...running, ...strangers]);
-    expect(passwordQueue()).toMatchObject({ running: 0, known: 0, strangers: 0 });
+    await Promise.all([...waiting, newcomer]);
+    expect(order).toContain('newcomer:false');
+    expect(passwordWork.state()).toMatchObject({ running: 0, known: 0, strangers: 0 });
   });
 
   it('answers for a missing name after about one check, without hashing', async () => {
     const before = gate.pending.length;
     const started = performance.now();
-    await burnPasswordCheck('stranger');
+    await burnPasswordCheck(stranger('10.0.0.1'));
     expect(gate.pending.length).toBe(before);
-    expect(performance.now() - started).toBeGreaterThan(10);
+    expect(performance.now() - started).toBeGreaterThan(5);
   });
 });
