@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import type { DbHandle } from './db/index.ts';
-import { JobRunner, Scheduler } from './lib/jobs/index.ts';
+import { ClaimOwner, JobRunner, Scheduler } from './lib/jobs/index.ts';
 import type { Mailer } from './lib/mailer.ts';
 import type { Metrics } from './lib/metrics.ts';
 import { NotifyChannel } from './lib/notify-channel.ts';
@@ -22,6 +22,8 @@ export function createContext(
   const notifications = new NotifyChannel(database.kind === 'pg' ? config.databaseUrl : undefined, log);
   const userCache = new UserCache({ channel: notifications });
   userCache.watch(database);
+  // SQLite is one process: every claim it finds at start is an earlier life's.
+  const claims = new ClaimOwner(config.instanceId, database.kind === 'sqlite');
   return {
     config,
     db: database.db,
@@ -29,7 +31,8 @@ export function createContext(
     mailer,
     jobs: new JobRunner(log, (name, ms, ok) => metrics.job(name, ms, ok)),
     metrics,
-    schedule: new Scheduler(database.db),
+    claims,
+    schedule: new Scheduler(database.db, claims),
     limiter: createRateLimiter(database.db, database.kind, config.rateLimits),
     publicCache: new PublicCache(notifications),
     userCache,

@@ -105,7 +105,7 @@ export async function buildApp(config: Readonly<Config>, options: BuildOptions =
 /** The platform's own background work: letters, expired keys and sessions, backups, rate-limit counters. */
 function registerPlatformJobs(ctx: AppContext, database: DbHandle, log: FastifyBaseLogger): void {
   // Letters go out under the site's name as the owner set it (Админ-панель → Настройки).
-  ctx.jobs.register(mailJob(database.db, ctx.mailer, log, () => siteName(ctx)));
+  ctx.jobs.register(mailJob(database.db, ctx.mailer, log, () => siteName(ctx), ctx.claims));
   ctx.jobs.register(ctx.schedule.job(keyCleanupJob(database.db)));
   ctx.jobs.register(ctx.schedule.job(sessionSweepJob(database.db)));
   if (ctx.config.backup.dir) ctx.jobs.register(ctx.schedule.job(backupJob(ctx.config, log)));

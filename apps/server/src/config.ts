@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseProxyTrust, type ProxyTrust } from './lib/proxy-trust.ts';
@@ -39,6 +40,8 @@ const Env = z.object({
   /** off: a site started while its database is down exits (systemd restarts it) instead of waiting. */
   DATABASE_WAIT: bool.default(true),
   SESSION_REPLAY: bool.default(true),
+  /** This instance's name across restarts: its claims of background work carry it (lib/jobs/claim-owner.ts). */
+  INSTANCE_ID: z.string().trim().min(1).max(200).optional(),
   SESSION_TTL_DAYS: int(30, 1, 3650),
   LOGIN_FAILURE_DELAY_MS: int(250, 0, 5000),
   POOL_THREADS_NICE: int(10, 0, 19),
@@ -131,11 +134,16 @@ export interface Config {
   trustProxy: ProxyTrust | boolean;
   /** Wait for a database that is down at start (true), or exit with one line (false). */
   databaseWait: boolean;
-  /** Answer a signed-in player's own /me and head again from memory while nothing changed (lib/session-replay.ts). */
+  /** Answer a signed-in player's own /me and head again from memory while nothing changed (front-door/memory.ts). */
   sessionReplay: boolean;
+  /**
+   * This instance's name, the same across its restarts (INSTANCE_ID; by default the host's name and
+   * the port): a restarted instance takes back at once the claims its previous life held.
+   */
+  instanceId: string;
   secureCookies: boolean;
   sessionTtlMs: number;
-  /** A failed login (unknown name, wrong password or code) is answered no sooner than this after it began (lib/passwords.ts). */
+  /** A failed login (unknown name, wrong password or code) is answered no sooner than this after it began (front-door/passwords.ts). */
   loginFailureDelayMs: number;
   /** lib/pool-threads.ts: the nice of libuv's pool threads (password hashes); 0 leaves them as they are. */
   poolThreadsNice: number;
@@ -248,6 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     trustProxy: e.TRUST_PROXY,
     databaseWait: e.DATABASE_WAIT,
     sessionReplay: e.SESSION_REPLAY,
+    instanceId: e.INSTANCE_ID ?? `${os.hostname()}:${port}`,
     secureCookies: publicUrl.startsWith('https://'),
     sessionTtlMs: e.SESSION_TTL_DAYS * 86_400_000,
     loginFailureDelayMs: e.LOGIN_FAILURE_DELAY_MS,

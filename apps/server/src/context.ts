@@ -1,6 +1,6 @@
 import type { Config } from './config.ts';
 import type { Db, DbKind } from './db/index.ts';
-import type { JobRunner, Scheduler } from './lib/jobs/index.ts';
+import type { ClaimOwner, JobRunner, Scheduler } from './lib/jobs/index.ts';
 import type { Mailer } from './lib/mailer.ts';
 import type { Metrics } from './lib/metrics.ts';
 import type { NotifyChannel } from './lib/notify-channel.ts';
@@ -20,6 +20,8 @@ export interface AppContext {
    * routes are registered; app.ts starts them (when config.workers) and stops them.
    */
   jobs: JobRunner;
+  /** Whose claims of background work this process writes, so a restart takes its own back at once (lib/jobs/claim-owner.ts). */
+  claims: ClaimOwner;
   /** Periodic jobs that run once per period across all instances (lib/jobs/schedule.ts). */
   schedule: Scheduler;
   /** Rate-limit counters: in memory on SQLite, shared by all instances on PostgreSQL (lib/rate-limit.ts). */

@@ -7,7 +7,7 @@ import { buildApp } from '../app.ts';
 import { loadConfig, type ConfigOverrides } from '../config.ts';
 import { openDatabase, type DbHandle } from '../db/index.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { hashPassword } from '../lib/passwords.ts';
+import { hashPassword } from '../front-door/passwords.ts';
 import { profileUuidFor } from '../modules/users/users.repo.ts';
 import { SmtpCatcher } from '../../../../testing/smtp-catcher.ts';
 
@@ -71,7 +71,15 @@ async function bootSite(overrides: ConfigOverrides): Promise<Omit<TestApp, 'smtp
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kubik-test-'));
   const config = loadConfig(
     {},
-    { dataDir, sqlitePath: path.join(dataDir, 'test.sqlite'), logLevel: 'silent', publicUrl: 'http://kubik.test', ...overrides },
+    {
+      dataDir,
+      sqlitePath: path.join(dataDir, 'test.sqlite'),
+      logLevel: 'silent',
+      publicUrl: 'http://kubik.test',
+      // Every test site is an instance of its own: several on one database never take each other's claims.
+      instanceId: path.basename(dataDir),
+      ...overrides,
+    },
   );
   const handle = openDatabase(config);
   await migrateToLatest(handle);

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { ExpressionBuilder, Expression, Kysely, Selectable, SqlBool, UpdateObject } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import type { Database } from '../../db/types.ts';
 import { isPg } from '../../db/schema-helpers.ts';
+import { ClaimOwner } from './claim-owner.ts';
 
 /** A queue table: an integer `id`, and a lease of `lock_token` + `locked_until` (epoch ms). */
 export type QueueTable = {
@@ -45,6 +45,8 @@ export class ClaimQueue<T extends QueueTable> {
   constructor(
     private readonly db: Db,
     readonly spec: QueueSpec<T>,
+    /** Whose claims these are (claim-owner.ts); by default a process of its own. */
+    private readonly owner = new ClaimOwner(randomId()),
   ) {}
 
   /** Rows claimed and not yet recorded by this process. */
@@ -65,7 +67,7 @@ export class ClaimQueue<T extends QueueTable> {
     options: { now?: number; set?: UpdateObject<Database, T>; where?: Where<T> } = {},
   ): Promise<Claim<ClaimedRow<T, C>>> {
     const now = options.now ?? Date.now();
-    const token = randomUUID();
+    const token = this.owner.token();
     // Typed at the edges; the table is generic, which Kysely's builders cannot follow.
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const db = this.db as unknown as Kysely<any>;
@@ -158,9 +160,28 @@ export class ClaimQueue<T extends QueueTable> {
     return Number(res.numUpdatedRows);
   }
 
+  /**
+   * Gives back the rows an earlier life of this instance claimed and did not record (`where`
+   * narrows it; `set` adds columns to change with it); returns how many. Called once at start,
+   * before the first claim.
+   */
+  async takeBack(options: { where?: Where<T>; set?: UpdateObject<Database, T> } = {}): Promise<number> {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const db = this.db as unknown as Kysely<any>;
+    let update = db
+      .updateTable(this.spec.table as string)
+      .set({ ...options.set, lock_token: null, locked_until: null })
+      .where((eb) => this.owner.earlier(eb));
+    if (options.where) update = update.where(options.where as never);
+    const res = await update.executeTakeFirst();
+    return Number(res.numUpdatedRows);
+  }
+
   private forget(token: string, id: number): void {
     const ids = this.open.get(token);
     ids?.delete(id);
     if (ids?.size === 0) this.open.delete(token);
   }
 }
+
+const randomId = () => `process-${process.pid}-${Math.random()}`;

@@ -15,6 +15,11 @@ export interface Job {
    * new one, and return.
    */
   run(signal: AbortSignal): Promise<unknown>;
+  /**
+   * Takes back what an earlier life of this instance claimed and did not record (claim-owner.ts);
+   * called before the first pass, and again before the next while it fails.
+   */
+  recover?(): Promise<unknown>;
   /** Frees what this process claimed and did not record; called by stop() after the passes ended. */
   release?(): Promise<void>;
 }
@@ -31,6 +36,7 @@ export interface JobStats {
 
 interface Slot {
   job: Job;
+  recovered: boolean;
   stats: JobStats;
   running: Promise<void> | null;
   queued: boolean;
@@ -67,6 +73,7 @@ export class JobRunner {
     if (this.slots.has(job.name)) throw new Error(`job ${job.name} is registered twice`);
     const slot: Slot = {
       job,
+      recovered: !job.recover,
       stats: { runs: 0, failures: 0, lastDurationMs: null, lastError: null, lastFinishedAt: null, running: false },
       running: null,
       queued: false,
@@ -158,6 +165,10 @@ export class JobRunner {
     slot.stats.running = true;
     let ok = false;
     try {
+      if (!slot.recovered) {
+        await slot.job.recover!();
+        slot.recovered = true;
+      }
       await slot.job.run(this.signal);
       slot.stats.lastError = null;
       ok = true;

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import { backoffMs } from '../backoff.ts';
+import { ClaimOwner } from './claim-owner.ts';
 import type { Job } from './runner.ts';
 
 export interface ScheduledJobSpec {
@@ -29,11 +29,25 @@ export class Scheduler {
   /** Names whose claim this process holds right now, with the token. */
   private readonly held = new Map<string, string>();
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Whose claims these are (claim-owner.ts); by default a process of its own. */
+    private readonly owner = new ClaimOwner(`process-${process.pid}-${Math.random()}`),
+  ) {}
+
+  /** Gives back the job's row if an earlier life of this instance claimed it and did not finish. */
+  async takeBack(name: string): Promise<void> {
+    await this.db
+      .updateTable('job_schedule')
+      .set({ lock_token: null, locked_until: null })
+      .where('name', '=', name)
+      .where((eb) => this.owner.earlier(eb))
+      .execute();
+  }
 
   /** Runs the job if it is due and no other instance holds it. */
   async runIfDue(spec: ScheduledJobSpec, signal: AbortSignal = new AbortController().signal, now = Date.now()): Promise<ScheduledOutcome> {
-    const token = randomUUID();
+    const token = this.owner.token();
     const lease = spec.leaseMs ?? Math.min(spec.everyMs, 3_600_000);
     await this.db
       .insertInto('job_schedule')
@@ -91,6 +105,7 @@ export class Scheduler {
       name: spec.name,
       intervalMs: spec.pollMs ?? Math.min(60_000, spec.everyMs),
       run: (signal) => this.runIfDue(spec, signal),
+      recover: () => this.takeBack(spec.name),
       release: () => this.release(),
     };
   }

@@ -1,7 +1,7 @@
 import type { ExpressionBuilder, Selectable } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import type { Database } from '../../db/types.ts';
-import { ClaimQueue, type Claim } from '../../lib/jobs/index.ts';
+import { ClaimQueue, type Claim, type ClaimOwner } from '../../lib/jobs/index.ts';
 import type { DeliveriesTable } from './deliveries.tables.ts';
 
 /** A claimed row, with the player's name and UUID as the account has them now. */
@@ -18,12 +18,16 @@ export const leaseMs = (o: { timeoutMs: number }) => 2 * o.timeoutMs + 30_000;
  * and their time has come; a worker claims them one server at a time (FOR UPDATE SKIP LOCKED on
  * PostgreSQL, a conditional update on SQLite), with a lease of leaseMs.
  */
-export function deliveryQueue(db: Db, lease: number): ClaimQueue<'deliveries'> {
-  return new ClaimQueue(db, {
-    table: 'deliveries',
-    leaseMs: lease,
-    due: (eb, now) => eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', now)]),
-  });
+export function deliveryQueue(db: Db, lease: number, owner?: ClaimOwner): ClaimQueue<'deliveries'> {
+  return new ClaimQueue(
+    db,
+    {
+      table: 'deliveries',
+      leaseMs: lease,
+      due: (eb, now) => eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', now)]),
+    },
+    owner,
+  );
 }
 
 type Eb = ExpressionBuilder<Database, 'deliveries'>;

@@ -34,10 +34,11 @@ export function deliveriesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     // Each pass starts a lane for every server with due rows and returns; the lanes stop after the
     // command at hand when the runner stops, and release() waits for them and frees unsent claims.
-    const worker = new DeliveryWorker(ctx.db, ctx.config.delivery, app.log);
+    const worker = new DeliveryWorker(ctx.db, ctx.config.delivery, app.log, ctx.claims);
     ctx.jobs.register({
       name: DELIVERY_JOB,
       intervalMs: ctx.config.delivery.intervalMs,
+      recover: () => worker.recover(),
       run: (signal) => worker.tick(signal),
       release: () => worker.stop(),
     });

@@ -16,6 +16,7 @@ import { findShopLedgerMismatches } from '../shop/shop.service.ts';
 import { addServer, balanceOf, closeTestApp } from '../shop/shop.test-helpers.ts';
 import { enqueueDeliveries, enqueueDelivery, kickDeliveries } from './deliveries.queue.ts';
 import { drainDeliveries, DeliveryWorker, leaseMs, type DeliveryOptions } from './deliveries.worker.ts';
+import { ClaimOwner } from '../../lib/jobs/index.ts';
 
 // The deadline is generous: a loaded CI machine must not turn a slow answer into "unknown".
 const OPTS: DeliveryOptions = { intervalMs: 1000, timeoutMs: 2000 };
@@ -438,6 +439,48 @@ describe.each(dbKinds)('deliveries on %s', (kind) => {
     await t.handle.db.updateTable('deliveries').set({ lock_token: null, locked_until: null }).where('source_id', '=', liveOrder).execute();
     await drain();
     expect((await one(liveOrder)).state).toBe('done');
+  });
+
+  it('a restarted instance takes back its earlier life’s claims at once, and leaves other instances’ alone', async () => {
+    const { rcon, itemId } = await setup();
+    const orders = [];
+    for (let i = 0; i < 6; i++) orders.push(await buy(itemId, 1));
+    const rows = await t.handle.db.selectFrom('deliveries').select('id').where('source_id', 'in', orders).orderBy('id').execute();
+    const ids = rows.map((r) => r.id);
+    const lease = Date.now() + leaseMs(OPTS);
+    // The dead life of instance A claimed four: two still waiting, two marked 'sent' mid-command.
+    const deadLife = new ClaimOwner('instance-a', kind === 'sqlite');
+    const dead = deadLife.token();
+    await t.handle.db.updateTable('deliveries').set({ lock_token: dead, locked_until: lease }).where('id', 'in', ids.slice(0, 2)).execute();
+    await t.handle.db
+      .updateTable('deliveries')
+      .set({ lock_token: dead, locked_until: lease, state: 'sent', sent_at: Date.now() })
+      .where('id', 'in', ids.slice(2, 4))
+      .execute();
+    // Instance B, alive, holds the other two (on PostgreSQL only: SQLite is one process).
+    const other = new ClaimOwner('instance-b').token();
+    if (kind === 'pg')
+      await t.handle.db.updateTable('deliveries').set({ lock_token: other, locked_until: lease }).where('id', 'in', ids.slice(4)).execute();
+
+    const worker = new DeliveryWorker(t.handle.db, OPTS, t.app.log, new ClaimOwner('instance-a', kind === 'sqlite'));
+    const started = Date.now();
+    await worker.recover();
+    await worker.drain();
+    await worker.stop();
+    // Long before the dead life's leases would have run out.
+    expect(Date.now() - started).toBeLessThan(leaseMs(OPTS) / 2);
+    const after = await Promise.all(orders.map(one));
+    // Waiting ones delivered at once; 'sent' ones may have run: judged interrupted, never sent again.
+    expect(after.slice(0, 2).map((d) => d.state)).toEqual(['done', 'done']);
+    expect(after.slice(2, 4).map((d) => d.state)).toEqual(['unknown', 'unknown']);
+    expect(after.slice(4).map((d) => d.state)).toEqual(kind === 'pg' ? ['pending', 'pending'] : ['done', 'done']);
+    expect(rcon.commands).toHaveLength(kind === 'pg' ? 2 : 4);
+    if (kind === 'pg')
+      await t.handle.db
+        .updateTable('deliveries')
+        .set({ lock_token: null, locked_until: null, state: 'refunded' })
+        .where('id', 'in', ids.slice(4))
+        .execute();
   });
 
   it('never sends a delivery twice when several workers run at once', async () => {

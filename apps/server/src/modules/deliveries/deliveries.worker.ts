@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/index.ts';
-import type { ClaimQueue } from '../../lib/jobs/index.ts';
+import type { ClaimOwner, ClaimQueue } from '../../lib/jobs/index.ts';
 import { RconError, type RconClient } from '../../lib/rcon/client.ts';
 import { CommandError, renderCommand, type CommandParams } from '../../lib/rcon/command.ts';
 import { RconPool } from '../../lib/rcon/pool.ts';
@@ -81,11 +81,13 @@ export class DeliveryWorker {
     private readonly db: Db,
     private readonly options: DeliveryOptions,
     private readonly log: FastifyBaseLogger,
+    /** Whose claims these are (lib/jobs/claim-owner.ts); by default a process of its own. */
+    owner?: ClaimOwner,
   ) {
     this.now = options.now ?? Date.now;
     this.batch = options.batchSize ?? DEFAULT_BATCH;
     this.lease = leaseMs(options);
-    this.queue = deliveryQueue(db, this.lease);
+    this.queue = deliveryQueue(db, this.lease, owner);
     this.outcomes = new OutcomeWriter(db, this.queue, this.stats, { intervalMs: options.intervalMs, now: this.now });
     this.pool = new RconPool({ timeoutMs: options.timeoutMs, idleCloseMs: options.idleCloseMs, inUse: (id) => this.lanes.has(id) });
   }
@@ -115,6 +117,20 @@ export class DeliveryWorker {
       this.ticking = null;
     });
     return this.ticking;
+  }
+
+  /**
+   * Takes back what an earlier life of this instance claimed (the job's recover, before its first
+   * pass): rows it had not sent are due again at once; a row it had marked 'sent' may have run, so
+   * it is not resent but judged interrupted, as when a lease runs out.
+   */
+  async recover(): Promise<void> {
+    const t = this.now();
+    this.stats.unknown += await this.queue.takeBack({
+      where: (eb) => eb('state', '=', 'sent'),
+      set: { state: 'unknown', last_error: OUTCOME_TEXTS.interrupted, updated_at: t },
+    });
+    await this.queue.takeBack({ where: (eb) => eb('state', '=', 'pending') });
   }
 
   /** Runs until nothing is due (tests, the benchmark): ticks and waits for every lane. */

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import { backoffMs, type Backoff } from '../../lib/backoff.ts';
-import { ClaimQueue, type Job } from '../../lib/jobs/index.ts';
+import { ClaimQueue, type ClaimOwner, type Job } from '../../lib/jobs/index.ts';
 import type { Letter, Mailer } from '../../lib/mailer.ts';
 
 const MAX_ATTEMPTS = 20;
@@ -40,14 +40,18 @@ export function retryDelayMs(attempts: number): number {
 /** Claims of the outbox by this process; one per database handle. */
 const queues = new WeakMap<Db, ClaimQueue<'mail_outbox'>>();
 
-function outboxQueue(db: Db): ClaimQueue<'mail_outbox'> {
+function outboxQueue(db: Db, owner?: ClaimOwner): ClaimQueue<'mail_outbox'> {
   let queue = queues.get(db);
   if (!queue) {
-    queue = new ClaimQueue(db, {
-      table: 'mail_outbox',
-      leaseMs: LOCK_MS,
-      due: (eb, now) => eb.and([eb('sent_at', 'is', null), eb('failed_at', 'is', null), eb('next_attempt_at', '<=', now)]),
-    });
+    queue = new ClaimQueue(
+      db,
+      {
+        table: 'mail_outbox',
+        leaseMs: LOCK_MS,
+        due: (eb, now) => eb.and([eb('sent_at', 'is', null), eb('failed_at', 'is', null), eb('next_attempt_at', '<=', now)]),
+      },
+      owner,
+    );
     queues.set(db, queue);
   }
   return queue;
@@ -113,10 +117,13 @@ export async function drainOutbox(
 export const MAIL_JOB = 'mail.outbox';
 
 /** The outbox as a background job: polled every 15 s, and kicked after a letter is queued. */
-export function mailJob(db: Db, mailer: Mailer, log: FastifyBaseLogger, senderName?: () => Promise<string>): Job {
+export function mailJob(db: Db, mailer: Mailer, log: FastifyBaseLogger, senderName?: () => Promise<string>, owner?: ClaimOwner): Job {
+  const queue = outboxQueue(db, owner);
   return {
     name: MAIL_JOB,
     intervalMs: 15_000,
+    // A letter an earlier life claimed and did not mark sent goes again (it may have gone: mail is at least once).
+    recover: () => queue.takeBack(),
     run: (signal) => drainOutbox(db, mailer, log, signal, undefined, senderName),
     release: async () => void (await outboxQueue(db).release()),
   };
