@@ -263,6 +263,7 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
             row.promo_id === null
               ? 0
               : await redeemTopupPromo(trx, {
+                  dbKind: ctx.dbKind,
                   promoId: row.promo_id,
                   userId: row.user_id,
                   amount: Number(row.amount),

@@ -83,6 +83,7 @@ export async function buy(
       if (extras.promo_code) {
         const left = Math.max(0, priced.price - off);
         const promo = await redeemPromo(trx, {
+          dbKind: ctx.dbKind,
           code: extras.promo_code,
           userId: payer.id,
           target: 'donate',

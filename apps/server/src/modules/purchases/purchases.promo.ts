@@ -1,16 +1,20 @@
 import { type PromoKind, type PromoPreview, type PromoScope } from '@kubik/contract';
 import { sql } from 'kysely';
-import type { Db } from '../../db/index.ts';
+import type { Db, DbKind } from '../../db/index.ts';
 import { badRequest, conflict, notFound, type HttpError } from '../../lib/errors.ts';
 import { toRoubles } from '../../lib/money.ts';
+import { lockPlayer } from './purchases.service.ts';
 import type { PromoCodesTable } from './purchases.tables.ts';
 import type { Selectable } from 'kysely';
 
 /*
  * Promo codes, applied inside a purchase's own transaction (the purchases core's discount step),
  * so a refused purchase takes its use back. The total number of uses is taken by a conditional
- * update (`uses < max_uses`), so however many race for the last uses exactly that many get them;
- * the per-player count is read under the payer's lock (PurchaseSpec.serialize).
+ * update (`uses < max_uses`), so however many race for the last uses exactly that many get them.
+ * The per-player count is read only under the payer's row lock (lockPlayer), taken by the function
+ * that counts: on PostgreSQL two transactions of one player — two purchases, or two top-ups
+ * credited by two instances at once — would otherwise both count the uses before either wrote
+ * its own, and both pass a `per_player` of 1.
  */
 
 export const PROMO_TEXTS = {
@@ -127,8 +131,11 @@ export interface Redeemed {
  */
 export async function redeemPromo(
   trx: Db,
-  input: { code: string; userId: number; target: 'shop' | 'donate'; lines: PromoLine[]; ref: string; now: number },
+  input: { dbKind: DbKind; code: string; userId: number; target: 'shop' | 'donate'; lines: PromoLine[]; ref: string; now: number },
 ): Promise<Redeemed> {
+  // The purchase holds the payer's lock already (its price step), so this costs no wait; taking it
+  // here too keeps the count below safe whichever purchase calls.
+  await lockPlayer(trx, input.dbKind, input.userId);
   const row = await findPromo(trx, input.code);
   const problem = stateProblem(row, input.now) ?? (row ? scopeProblem(row, input.target) : null);
   if (problem || !row) throw problem ?? notFound(PROMO_TEXTS.notFound, { code: 'promo_not_found' });
@@ -196,10 +203,13 @@ export async function checkTopupPromo(db: Db, code: string, userId: number, now 
  */
 export async function redeemTopupPromo(
   trx: Db,
-  input: { promoId: number; userId: number; amount: number; ref: string; now: number },
+  input: { dbKind: DbKind; promoId: number; userId: number; amount: number; ref: string; now: number },
 ): Promise<number> {
   const row = await trx.selectFrom('promo_codes').selectAll().where('id', '=', input.promoId).executeTakeFirst();
   if (!row || row.kind !== 'topup_bonus' || stateProblem(row, input.now)) return 0;
+  // Two payments of one player credited at once (two instances answering their return pages)
+  // each count the uses only after the other has committed its own.
+  await lockPlayer(trx, input.dbKind, input.userId);
   if ((await usedBy(trx, row.id, input.userId)) >= Number(row.per_player)) return 0;
   try {
     await takeUse(trx, row.id, input.now);

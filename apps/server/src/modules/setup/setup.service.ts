@@ -25,10 +25,15 @@ export const SETUP_TEXTS = {
 /** Readable and unambiguous (no 0/O, 1/I/L): 12 of 31 symbols, about 59 bits. */
 const ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 const newCode = () => Array.from({ length: 12 }, () => ALPHABET[randomInt(ALPHABET.length)]).join('');
-/** Tries per IP, and from everyone, in a rate-limit window. */
+/**
+ * Tries per address, and wrong codes from everyone, in a rate-limit window. The per-address limit
+ * is what guessing meets (59 bits of code at 10 tries per address per window). The shared one
+ * counts wrong codes only and never refuses the right one — anyone with a few addresses could use
+ * it up and lock the owner out — so it merely answers a flood of wrong codes with 429.
+ */
 const TRIES_PER_IP = 10;
 const TRIES_ALL = 100;
-/** The limiter keys of setup tries: per address (an IPv6 client by its /64) and for everyone together. */
+/** The limiter keys of setup tries: per address (an IPv6 client by its /64) and wrong codes from everyone together. */
 export const setupKeys = { address: (ip: string) => `setup:ip:${addressKey(ip)}`, all: 'setup:all' } as const;
 
 /** Once an instance has seen an administrator, setup is over for good: it never asks the database again. */
@@ -75,7 +80,8 @@ function sameCode(given: string, expected: string): boolean {
 }
 
 /**
- * Creates the owner, once: the code is checked (rate-limited, constant time) before any hashing;
+ * Creates the owner, once: the code is checked (per-address limit first, constant time) before
+ * any hashing, and only a wrong code counts towards the shared limit;
  * the claim is one conditional update of the setup row, so of parallel requests exactly one
  * creates an owner and the others get 409 `setup_done`. Returns a session token for the owner.
  */
@@ -86,10 +92,13 @@ export async function completeSetup(
 ): Promise<{ token: string; userId: number }> {
   if (!(await setupNeeded(ctx))) throw conflict(SETUP_TEXTS.done, { code: 'setup_done' });
   await ctx.limiter.hit(setupKeys.address(meta.ip), TRIES_PER_IP);
-  await ctx.limiter.hit(setupKeys.all, TRIES_ALL);
   const state = await ctx.db.selectFrom('setup_state').select(['code', 'done_at']).where('id', '=', 1).executeTakeFirst();
   if (!state || state.done_at !== null) throw conflict(SETUP_TEXTS.done, { code: 'setup_done' });
-  if (!sameCode(body.code, state.code)) throw forbidden(SETUP_TEXTS.badCode, { code: 'bad_setup_code', field: 'code' });
+  if (!sameCode(body.code, state.code)) {
+    // Over the shared limit a wrong code gets 429 instead of 403.
+    await ctx.limiter.hit(setupKeys.all, TRIES_ALL);
+    throw forbidden(SETUP_TEXTS.badCode, { code: 'bad_setup_code', field: 'code' });
+  }
 
   const passwordHash = await hashPassword(body.password);
   const { id: userId, serverId } = await ctx.db.transaction().execute(async (trx) => {

@@ -101,6 +101,34 @@ describe.each(dbKinds)('first-run setup on %s', (kind) => {
     expect((await limited.app.inject({ method: 'GET', url: '/api/setup' })).json()).toEqual({ needed: false });
   });
 
+  it('never refuses the right code by the limit everyone shares; the per-address one holds for everyone', async () => {
+    const site = await createTestApp(kind, { workers: false });
+    try {
+      const tryCode = (code: string, address: string, n = 0) =>
+        site.app.inject({ method: 'POST', url: '/api/setup', payload: owner(code, n), remoteAddress: address });
+      // 10 wrong codes from each of 11 addresses: the first 100 are wrong, the rest over the shared limit.
+      const statuses: number[] = [];
+      for (let a = 1; a <= 11; a++)
+        for (let i = 0; i < 10; i++) statuses.push((await tryCode('WRONGWRONG23', `203.0.113.${a}`)).statusCode);
+      expect(statuses.slice(0, 100)).toEqual(Array(100).fill(403));
+      expect(statuses.slice(100)).toEqual(Array(10).fill(429));
+      // A wrong code from yet another address is still refused by the shared limit.
+      const wrong = await tryCode('WRONGWRONG23', '203.0.113.13');
+      expect([wrong.statusCode, wrong.json().retry_after > 0]).toEqual([429, true]);
+      // An address that used up its own tries is refused even the right code.
+      const spent = await tryCode(codeOf(site), '203.0.113.1');
+      expect(spent.statusCode).toBe(429);
+      expect(await site.handle.db.selectFrom('users').select('id').execute()).toEqual([]);
+
+      const right = await tryCode(codeOf(site), '203.0.113.12', 1);
+      expect(right.statusCode, right.body).toBe(200);
+      const admins = await site.handle.db.selectFrom('users').select('username').where('is_admin', '=', 1).execute();
+      expect(admins).toEqual([{ username: 'Owner1' }]);
+    } finally {
+      await site.close();
+    }
+  });
+
   it('creates the first server with the owner and checks its status at once', async () => {
     const peer = await new StatusPeer({ status: defaultStatus(5, 30) }).start();
     const site = await createTestApp(kind, { rateLimits: { enabled: false } });

@@ -244,6 +244,7 @@ async function order<A>(
     async discount(trx, priced, now) {
       if (opts.promoCode) {
         priced.redeemed = await redeemPromo(trx, {
+          dbKind: ctx.dbKind,
           code: opts.promoCode,
           userId: payer.id,
           target: 'shop',
