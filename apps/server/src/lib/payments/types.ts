@@ -16,9 +16,21 @@ export interface ProviderPaymentState {
   operationId?: string;
   /**
    * How amountKopecks compares with what the player was asked: 'exact' (default) must equal it;
-   * 'covers' (ЮMoney's withdraw_amount) must be at least it, and the asked amount is credited.
+   * 'covers' (ЮMoney: what reached the wallet after its commission) must be at least the asked
+   * amount less `commissionPercent` % of it (the commission rounded up to a kopeck), and then the
+   * asked amount is credited.
    */
   amountRule?: 'exact' | 'covers';
+  /** With 'covers': the largest commission (whole per cent) the provider may have taken off. */
+  commissionPercent?: number;
+}
+
+/**
+ * The least that reaches the account for `askedKopecks` when the provider takes at most
+ * `percent` % off it, its commission rounded up to a kopeck (1 000 ₽ less 3 % → 970 ₽).
+ */
+export function leastArriving(askedKopecks: number, percent: number): number {
+  return askedKopecks - Math.ceil((askedKopecks * percent) / 100);
 }
 
 export interface CreateRequest {
@@ -56,7 +68,16 @@ export type RefusalReason = 'foreign_ip' | 'bad_token' | 'malformed' | 'codepro'
  */
 export type NotificationVerdict =
   | { ok: true; providerPaymentId?: string; paymentId?: string; state?: ProviderPaymentState; test?: boolean }
-  | { ok: false; reason: RefusalReason; message: string };
+  | {
+      ok: false;
+      reason: RefusalReason;
+      message: string;
+      /**
+       * An authentic notification refused for what it says (ЮMoney: `unaccepted`, `codepro`): the
+       * transfer it names, judged now, so it is never taken later with an unsigned field changed.
+       */
+      operation?: { paymentId: string; operationId: string };
+    };
 
 /** The answer a provider expects to a notification. */
 export interface NotificationReply {

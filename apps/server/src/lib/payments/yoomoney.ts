@@ -17,6 +17,16 @@ import { sameSecret } from '../same-secret.ts';
 
 type YooMoneyConfig = NonNullable<PaymentsConfig['yoomoney']>;
 
+/**
+ * ЮMoney's largest commission on a quickpay transfer, per cent, taken off what reaches the wallet
+ * (yoomoney.ru/docs/payment-buttons/using-api/forms, «Calculating commission»): a bank card (AC)
+ * 3 % of the sum, a ЮMoney wallet (PC) 1 % on top (sum · 0.01 / 1.01, under 1 %). A transfer is
+ * judged by what reached the wallet — the signed `amount` or the history's — so it must be at least
+ * the asked sum less this much; a payer who switches the form to the wallet can underpay by up to
+ * about 2 % and the owner still gets what a card payment of the whole sum brings.
+ */
+export const YOOMONEY_MAX_COMMISSION_PERCENT = 3;
+
 /** The fields a notification's sha1_hash covers, in order (the secret goes between codepro and label). */
 const SIGNED = ['notification_type', 'operation_id', 'amount', 'currency', 'datetime', 'sender', 'codepro'] as const;
 
@@ -39,8 +49,9 @@ function historyKopecks(amount: unknown): number {
  * (yoomoney.ru/docs/wallet/using-api/notification-p2p-incoming, form-encoded) is verified by
  * `sha1_hash`; a transfer with protection code (`codepro=true`) or not yet accepted
  * (`unaccepted=true`) is refused. There is no payment API: without an OAuth token the signed
- * notification is the provider's word; with one (scope operation-history) reconciliation looks
- * the label up in the wallet's history. Refunds only by hand from the wallet.
+ * notification is the provider's word (its signed fields only); with one (scope
+ * operation-history) a notification only prompts the site to look the label up in the wallet's
+ * history, as reconciliation does. Refunds only by hand from the wallet.
  */
 export function yoomoneyAdapter(cfg: YooMoneyConfig): PaymentAdapter {
   async function history(label: string): Promise<ProviderPaymentState> {
@@ -78,19 +89,17 @@ export function yoomoneyAdapter(cfg: YooMoneyConfig): PaymentAdapter {
         raw: res.body,
       };
     }
-    // The history gives what reached the wallet (`amount`, after ЮMoney's commission: at most 3 %
-    // for a card, rounded up to a kopeck), not what the payer paid (the notification's
-    // withdraw_amount). The largest sum that could have arrived as this much is
-    // floor((100·amount + 99) / 97) kopecks; reconciliation credits the asked amount only when it
-    // is no more than that (the 'covers' rule), in whole kopecks.
+    // The history gives what reached the wallet (`amount`, after ЮMoney's commission), not what
+    // the payer paid: it must cover the asked sum less the largest commission.
     return {
       status: 'succeeded',
       providerStatus: 'history',
-      amountKopecks: Math.floor((100 * done.kopecks + 99) / 97),
+      amountKopecks: done.kopecks,
       orderId: label,
       raw: done.o,
       operationId: typeof done.o.operation_id === 'string' ? done.o.operation_id.slice(0, 64) : undefined,
       amountRule: 'covers',
+      commissionPercent: YOOMONEY_MAX_COMMISSION_PERCENT,
     };
   }
 
@@ -162,12 +171,21 @@ export function yoomoneyAdapter(cfg: YooMoneyConfig): PaymentAdapter {
       const f = b as Record<string, string>;
       if (!sameSecret(f.sha1_hash!.toLowerCase(), yoomoneyHash(f, cfg.notificationSecret)))
         return { ok: false, reason: 'bad_token', message: 'неверный sha1_hash уведомления ЮMoney' };
-      if (f.codepro === 'true') return { ok: false, reason: 'codepro', message: 'перевод с кодом протекции: не зачисляется' };
-      if (b.unaccepted === 'true') return { ok: false, reason: 'unaccepted', message: 'перевод ещё не принят (unaccepted)' };
+      // Refused for what an authentic notification says: its operation is judged now. `unaccepted`
+      // is outside the hash, so the same notification must not come back later without it.
+      const operation =
+        /^[\w-]{1,64}$/.test(f.label!) && /^[\w-]{1,64}$/.test(f.operation_id!)
+          ? { paymentId: f.label!, operationId: f.operation_id! }
+          : undefined;
+      if (f.codepro === 'true') return { ok: false, reason: 'codepro', message: 'перевод с кодом протекции: не зачисляется', operation };
+      if (b.unaccepted === 'true') return { ok: false, reason: 'unaccepted', message: 'перевод ещё не принят (unaccepted)', operation };
       if (b.test_notification === 'true') return { ok: true, test: true };
       if (f.currency !== '643') return { ok: false, reason: 'malformed', message: 'уведомление ЮMoney не в рублях' };
-      const withdraw = valueToKopecks(typeof b.withdraw_amount === 'string' ? b.withdraw_amount : f.amount);
-      if (!Number.isFinite(withdraw) || !/^[\w-]{1,64}$/.test(f.label!) || !/^[\w-]{1,64}$/.test(f.operation_id!))
+      // Only signed fields decide: `amount` (what reached the wallet). `withdraw_amount` (what the
+      // payer paid) is outside sha1_hash — anyone holding one genuine notification could change it
+      // — so it is kept in the payment's events for the owner and read by nothing.
+      const amount = valueToKopecks(f.amount);
+      if (!Number.isFinite(amount) || !/^[\w-]{1,64}$/.test(f.label!) || !/^[\w-]{1,64}$/.test(f.operation_id!))
         return { ok: false, reason: 'malformed', message: 'не уведомление ЮMoney' };
       return {
         ok: true,
@@ -175,11 +193,12 @@ export function yoomoneyAdapter(cfg: YooMoneyConfig): PaymentAdapter {
         state: {
           status: 'succeeded',
           providerStatus: f.notification_type!.slice(0, 32),
-          amountKopecks: withdraw,
+          amountKopecks: amount,
           orderId: f.label!,
           raw: null,
           operationId: f.operation_id,
           amountRule: 'covers',
+          commissionPercent: YOOMONEY_MAX_COMMISSION_PERCENT,
         },
       };
     },

@@ -20,6 +20,7 @@ import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/types.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import { toRoubles } from '../../lib/money.ts';
+import { redactSignatures } from './payments.redact.ts';
 import { bonusShare, refundBlock, refundLeft, refundMax } from './payments.refund.ts';
 import { findPayment } from './payments.repo.ts';
 import type { PaymentsService } from './payments.service.ts';
@@ -292,7 +293,16 @@ export async function paymentDetail(ctx: AppContext, service: PaymentsService, i
   const balance = Number(user.balance);
   return {
     payment,
-    events: events.map((e) => ({ id: e.id, kind: e.kind, ip: e.ip, outcome: e.outcome, body: e.body, created_at: Number(e.created_at) })),
+    // Bodies are stored without signatures; one an older version stored (an instance not yet
+    // upgraded writes them still) loses them here.
+    events: events.map((e) => ({
+      id: e.id,
+      kind: e.kind,
+      ip: e.ip,
+      outcome: e.outcome,
+      body: e.body === null ? null : redactSignatures(e.body),
+      created_at: Number(e.created_at),
+    })),
     balance: toRoubles(balance),
     refund_amount: toRoubles(refundLeft(row) + bonusShare(row, refundLeft(row))),
     refund_left: toRoubles(refundLeft(row)),

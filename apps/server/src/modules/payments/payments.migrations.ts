@@ -1,7 +1,9 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { bigint, notNull, withId } from '../../db/schema-helpers.ts';
+import { redactSignatures } from './payments.redact.ts';
 
-// Names 2026112320_… – 2026112329_… and 2026112410_… – 2026112419_… (the owner's side: refunds):
+// Names 2026112320_… – 2026112329_…, 2026112410_… – 2026112419_… (the owner's side: refunds) and
+// 2026120620_… – 2026120629_… (notifications judged once, their signatures never kept):
 // migrations of the payments feature, merged by db/migrations/index.ts.
 export const paymentsMigrations: Record<string, Migration> = {
   '2026112320_payments': {
@@ -126,6 +128,44 @@ export const paymentsMigrations: Record<string, Migration> = {
         .execute();
       // Refunds finished before partial refunds existed were whole: refunded_amount says so.
       await sql`update payments set refunded_amount = amount, bonus_refunded = bonus where status = 'refunded'`.execute(db);
+    },
+  },
+  '2026120620_payment_operations': {
+    async up(db: Kysely<unknown>) {
+      // A transfer taken on its signed notification's word is judged once (credited or refused):
+      // the primary key is what two notifications of one operation racing each other meet.
+      await db.schema
+        .createTable('payment_operations')
+        .addColumn('provider', 'varchar(16)', notNull)
+        .addColumn('operation_id', 'varchar(64)', notNull)
+        .addColumn('payment_id', 'varchar(36)', notNull)
+        .addColumn('outcome', 'varchar(200)', notNull)
+        .addColumn('created_at', bigint, notNull)
+        .addPrimaryKeyConstraint('payment_operations_pk', ['provider', 'operation_id'])
+        .execute();
+      // Transfers that already credited a payment are used.
+      await sql`insert into payment_operations (provider, operation_id, payment_id, outcome, created_at)
+        select provider, provider_operation_id, id, 'зачислено', coalesce(paid_at, updated_at) from payments
+        where provider_operation_id is not null`.execute(db);
+      // Notifications kept with their signatures (sha1_hash, Token, SIGN) lose them: nothing needs
+      // them after the check, and staff who read the payment's events must not be able to replay one.
+      const events = db as Kysely<{ payment_events: { id: number; body: string | null } }>;
+      for (let after = 0; ;) {
+        const rows = await events
+          .selectFrom('payment_events')
+          .select(['id', 'body'])
+          .where('id', '>', after)
+          .where('body', 'is not', null)
+          .orderBy('id')
+          .limit(500)
+          .execute();
+        if (rows.length === 0) break;
+        for (const r of rows) {
+          const clean = redactSignatures(r.body!);
+          if (clean !== r.body) await events.updateTable('payment_events').set({ body: clean }).where('id', '=', r.id).execute();
+        }
+        after = rows.at(-1)!.id;
+      }
     },
   },
 };

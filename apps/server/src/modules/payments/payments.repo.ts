@@ -4,6 +4,7 @@ import type { Db } from '../../db/index.ts';
 import { notFound } from '../../lib/errors.ts';
 import { toRoubles } from '../../lib/money.ts';
 import { plural } from '../../lib/plural.ts';
+import { redactSignatures } from './payments.redact.ts';
 import type { PaymentsTable } from './payments.tables.ts';
 
 export type PaymentRow = Selectable<PaymentsTable>;
@@ -22,7 +23,7 @@ export const PAYMENT_SERVER_TEXTS = {
   refundTooLarge: (left: string) => `Вернуть можно не больше ${left}: остальное уже возвращено`,
 } as const;
 
-/** Keeps a notification or a provider answer (payment events), for the owner to see. */
+/** Keeps a notification or a provider answer (payment events), for the owner to see, without its signature. */
 export async function recordEvent(
   db: Db,
   e: {
@@ -34,7 +35,8 @@ export async function recordEvent(
     body?: unknown;
   },
 ): Promise<void> {
-  const body = e.body === undefined ? null : (typeof e.body === 'string' ? e.body : JSON.stringify(e.body)).slice(0, EVENT_BODY_MAX);
+  const body =
+    e.body === undefined ? null : redactSignatures(typeof e.body === 'string' ? e.body : JSON.stringify(e.body)).slice(0, EVENT_BODY_MAX);
   await db
     .insertInto('payment_events')
     .values({

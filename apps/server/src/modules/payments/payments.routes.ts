@@ -19,7 +19,8 @@ import { addressKey } from '../../lib/rate-limit.ts';
 const NOTIFY_SUMMARY: Record<(typeof PAYMENT_PROVIDERS)[number], string> = {
   yookassa: 'Уведомление ЮKassa (JSON; принимается только с её адресов YOOKASSA_NOTIFY_IPS; ответ 200)',
   tbank: 'Уведомление Т-Банка (JSON; проверяется Token; ответ — OK)',
-  yoomoney: 'HTTP-уведомление ЮMoney (форма; проверяется sha1_hash, codepro и unaccepted отклоняются; ответ 200)',
+  yoomoney:
+    'HTTP-уведомление ЮMoney (форма; проверяется sha1_hash, решают только подписанные поля: amount не меньше запрошенной суммы за вычетом 3 %; каждая операция рассматривается один раз; codepro и unaccepted отклоняются; ответ 200)',
   freekassa: 'Оповещение FreeKassa (форма; только с её адресов, проверяется SIGN; ответ — YES)',
 };
 

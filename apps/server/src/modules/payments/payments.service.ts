@@ -13,9 +13,10 @@ import {
   type PlayerPayment,
 } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/index.ts';
 import { badRequest, HttpError, isUniqueViolation, notFound, tooMany } from '../../lib/errors.ts';
 import { toRoubles } from '../../lib/money.ts';
-import { ProviderError, type NotificationReply, type ProviderPaymentState } from '../../lib/payments/index.ts';
+import { leastArriving, ProviderError, type NotificationReply, type ProviderPaymentState } from '../../lib/payments/index.ts';
 import type { User } from '../users/users.repo.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 import { checkTopupPromo, redeemTopupPromo } from '../purchases/purchases.promo.ts';
@@ -231,6 +232,90 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
     return outcome;
   }
 
+  /** Why the provider's «paid» cannot credit this payment (the event's outcome), or null when it can. */
+  function cannotCredit(row: PaymentRow, state: ProviderPaymentState): string | null {
+    if (state.orderId !== null && state.orderId !== row.id) return `ответ о чужом платеже (${state.orderId}): ничего не изменено`;
+    if (row.status !== 'pending') return `без изменений (${PAYMENT_STATUS_TEXT[row.status as PaymentStatus] ?? row.status})`;
+    const asked = Number(row.amount);
+    if (state.amountRule === 'covers') {
+      const percent = state.commissionPercent ?? 0;
+      const least = leastArriving(asked, percent);
+      if (state.amountKopecks < least)
+        return `пришло ${formatRub(state.amountKopecks)}, а за ${formatRub(asked)} за вычетом комиссии до ${percent} % приходит не меньше ${formatRub(least)}: не зачислено`;
+    } else if (state.amountKopecks !== asked)
+      return `сумма у провайдера ${formatRub(state.amountKopecks)} не равна ${formatRub(asked)}: не зачислено`;
+    return null;
+  }
+
+  /**
+   * Credits the asked amount (and the bonuses) inside `trx`; the conditional update makes it happen
+   * once. `ruleBonus` is read before the transaction (SQLite has one connection).
+   */
+  async function credit(trx: Db, row: PaymentRow, state: ProviderPaymentState, ruleBonus: number): Promise<string> {
+    const now = Date.now();
+    const changed = await trx
+      .updateTable('payments')
+      .set({
+        status: 'succeeded',
+        paid_at: now,
+        bonus: ruleBonus,
+        provider_status: state.providerStatus,
+        provider_operation_id: state.operationId ?? null,
+        updated_at: now,
+      })
+      .where('id', '=', row.id)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    if (Number(changed.numUpdatedRows) !== 1) return 'уже учтён';
+    // A promo code's bonus joins the settings' one (one bonus row per payment).
+    const promoBonus =
+      row.promo_id === null
+        ? 0
+        : await redeemTopupPromo(trx, {
+            dbKind: ctx.dbKind,
+            promoId: row.promo_id,
+            userId: row.user_id,
+            amount: Number(row.amount),
+            ref: `payment:${row.id}`,
+            now,
+          });
+    const bonus = ruleBonus + promoBonus;
+    if (promoBonus > 0) await trx.updateTable('payments').set({ bonus }).where('id', '=', row.id).execute();
+    await postLedger(trx, {
+      userId: row.user_id,
+      amount: Number(row.amount),
+      reason: 'topup',
+      authorId: null,
+      ref: `payment:${row.id}`,
+      note: `Пополнение через ${PAYMENT_PROVIDER_TEXT[row.provider as PaymentProvider] ?? row.provider}`,
+    });
+    await topupCredited.run(trx, { paymentId: row.id, userId: row.user_id, amount: Number(row.amount), paidAt: now });
+    if (bonus > 0)
+      await postLedger(trx, {
+        userId: row.user_id,
+        amount: bonus,
+        reason: 'bonus',
+        authorId: null,
+        ref: `payment:${row.id}`,
+        note: `Бонус к пополнению на ${formatRub(Number(row.amount))}`,
+      });
+    await tellPlayer(
+      trx,
+      row.user_id,
+      {
+        kind: 'topup',
+        title: `Баланс пополнен на ${rubles(Number(row.amount) + bonus)}`,
+        body: bonus > 0 ? `Оплата ${rubles(Number(row.amount))} и бонус ${rubles(bonus)}` : null,
+        link: '/profile',
+        data: { payment_id: row.id, amount: Number(row.amount) / 100, bonus: bonus / 100 },
+      },
+      now,
+    );
+    return bonus > 0
+      ? `зачислено ${formatRub(Number(row.amount))} и бонус ${formatRub(bonus)}`
+      : `зачислено ${formatRub(Number(row.amount))}`;
+  }
+
   /** Applies the provider's word; a conditional update makes each change happen once. */
   async function apply(row: PaymentRow, state: ProviderPaymentState): Promise<string> {
     if (state.orderId !== null && state.orderId !== row.id) return `ответ о чужом платеже (${state.orderId}): ничего не изменено`;
@@ -238,74 +323,11 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
     if (state.status === 'refunded') return refundConfirmed(db, row, state);
     if (row.status !== 'pending') return `без изменений (${PAYMENT_STATUS_TEXT[row.status as PaymentStatus] ?? row.status})`;
     if (state.status === 'succeeded') {
-      if (state.amountRule === 'covers' ? state.amountKopecks < Number(row.amount) : state.amountKopecks !== Number(row.amount))
-        return `сумма у провайдера ${formatRub(state.amountKopecks)} не равна ${formatRub(Number(row.amount))}: не зачислено`;
-      const settings = await ctx.settings.get(PaymentSettings);
-      const ruleBonus = bonusFor(Number(row.amount), settings.bonus_rules);
+      const refused = cannotCredit(row, state);
+      if (refused) return refused;
+      const ruleBonus = bonusFor(Number(row.amount), (await ctx.settings.get(PaymentSettings)).bonus_rules);
       try {
-        return await db.transaction().execute(async (trx) => {
-          const changed = await trx
-            .updateTable('payments')
-            .set({
-              status: 'succeeded',
-              paid_at: now,
-              bonus: ruleBonus,
-              provider_status: state.providerStatus,
-              provider_operation_id: state.operationId ?? null,
-              updated_at: now,
-            })
-            .where('id', '=', row.id)
-            .where('status', '=', 'pending')
-            .executeTakeFirst();
-          if (Number(changed.numUpdatedRows) !== 1) return 'уже учтён';
-          // A promo code's bonus joins the settings' one (one bonus row per payment).
-          const promoBonus =
-            row.promo_id === null
-              ? 0
-              : await redeemTopupPromo(trx, {
-                  dbKind: ctx.dbKind,
-                  promoId: row.promo_id,
-                  userId: row.user_id,
-                  amount: Number(row.amount),
-                  ref: `payment:${row.id}`,
-                  now,
-                });
-          const bonus = ruleBonus + promoBonus;
-          if (promoBonus > 0) await trx.updateTable('payments').set({ bonus }).where('id', '=', row.id).execute();
-          await postLedger(trx, {
-            userId: row.user_id,
-            amount: Number(row.amount),
-            reason: 'topup',
-            authorId: null,
-            ref: `payment:${row.id}`,
-            note: `Пополнение через ${PAYMENT_PROVIDER_TEXT[row.provider as PaymentProvider] ?? row.provider}`,
-          });
-          await topupCredited.run(trx, { paymentId: row.id, userId: row.user_id, amount: Number(row.amount), paidAt: now });
-          if (bonus > 0)
-            await postLedger(trx, {
-              userId: row.user_id,
-              amount: bonus,
-              reason: 'bonus',
-              authorId: null,
-              ref: `payment:${row.id}`,
-              note: `Бонус к пополнению на ${formatRub(Number(row.amount))}`,
-            });
-          await tellPlayer(
-            trx,
-            row.user_id,
-            {
-              kind: 'topup',
-              title: `Баланс пополнен на ${rubles(Number(row.amount) + bonus)}`,
-              body: bonus > 0 ? `Оплата ${rubles(Number(row.amount))} и бонус ${rubles(bonus)}` : null,
-              link: '/profile',
-              data: { payment_id: row.id, amount: Number(row.amount) / 100, bonus: bonus / 100 },
-            },
-            now,
-          );
-          return bonus > 0
-            ? `зачислено ${formatRub(Number(row.amount))} и бонус ${formatRub(bonus)}`
-            : `зачислено ${formatRub(Number(row.amount))}`;
-        });
+        return await db.transaction().execute((trx) => credit(trx, row, state, ruleBonus));
       } catch (err) {
         if (isUniqueViolation(err)) return 'уже учтён';
         throw err;
@@ -351,6 +373,8 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
     if (!verdict.ok) {
       // Refusals are counted, not kept: a flood of forgeries costs one row per reason and no write per request.
       await registry.refusals.add(provider, verdict.reason, ip);
+      // An authentic one refused for what it says is the transfer's verdict when nothing re-reads it.
+      if (verdict.operation && !adapter.canFetch) await refuseOperation(provider, ip, verdict.operation, verdict.message);
       return adapter.notificationReply(false);
     }
     if (verdict.test) {
@@ -384,11 +408,85 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
         throw err;
       }
     } else if (verdict.state) {
-      // No API to ask (ЮMoney without a token, FreeKassa without a key): the signed notification is the provider's word.
-      const outcome = await apply(row, verdict.state);
+      // No API to ask (ЮMoney without a token, FreeKassa without a key): the signed notification is
+      // the provider's word, and each transfer it names is judged once.
+      const state = verdict.state;
+      const outcome = state.operationId && state.status === 'succeeded' ? await applyOperation(row, state) : await apply(row, state);
       await recordEvent(db, { paymentId: row.id, provider, kind: 'fetch', outcome, body: undefined });
     }
     return adapter.notificationReply(true);
+  }
+
+  /**
+   * A signed notification's «paid», taken on its word: the transfer is claimed (a conditional
+   * insert) and judged in one transaction, credited or refused, and that first verdict stands —
+   * a repeat, a copy with an unsigned field changed, or the same transfer racing in from another
+   * instance finds it claimed and changes nothing.
+   */
+  async function applyOperation(row: PaymentRow, state: ProviderPaymentState): Promise<string> {
+    const operationId = state.operationId!;
+    const ruleBonus = bonusFor(Number(row.amount), (await ctx.settings.get(PaymentSettings)).bonus_rules);
+    try {
+      return await db.transaction().execute(async (trx) => {
+        const claimed = await claimOperation(trx, row.provider, operationId, row.id, 'рассматривается');
+        if (!claimed) {
+          const first = await trx
+            .selectFrom('payment_operations')
+            .select('outcome')
+            .where('provider', '=', row.provider)
+            .where('operation_id', '=', operationId)
+            .executeTakeFirst();
+          return `операция ${operationId} уже рассмотрена (${first?.outcome ?? '—'}): ничего не изменено`;
+        }
+        const outcome = cannotCredit(row, state) ?? (await credit(trx, row, state, ruleBonus));
+        await trx
+          .updateTable('payment_operations')
+          .set({ outcome: outcome.slice(0, 200) })
+          .where('provider', '=', row.provider)
+          .where('operation_id', '=', operationId)
+          .execute();
+        return outcome;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) return 'уже учтён';
+      throw err;
+    }
+  }
+
+  /** True when this call marked the transfer judged; false when it already was. */
+  async function claimOperation(trx: Db, provider: string, operationId: string, paymentId: string, outcome: string): Promise<boolean> {
+    const rows = await trx
+      .insertInto('payment_operations')
+      .values({ provider, operation_id: operationId, payment_id: paymentId, outcome: outcome.slice(0, 200), created_at: Date.now() })
+      .onConflict((oc) => oc.columns(['provider', 'operation_id']).doNothing())
+      .returning('operation_id')
+      .execute();
+    return rows.length === 1;
+  }
+
+  /** An authentic notification refused for what it says: its transfer, if it names a payment of ours, is judged (refused) now. */
+  async function refuseOperation(
+    provider: string,
+    ip: string,
+    op: { paymentId: string; operationId: string },
+    message: string,
+  ): Promise<void> {
+    if (!/^[0-9a-f-]{36}$/.test(op.paymentId)) return;
+    const row = await db
+      .selectFrom('payments')
+      .select('id')
+      .where('id', '=', op.paymentId)
+      .where('provider', '=', provider)
+      .executeTakeFirst();
+    if (!row) return;
+    if (await claimOperation(db, provider, op.operationId, row.id, `отклонено: ${message}`))
+      await recordEvent(db, {
+        paymentId: row.id,
+        provider,
+        kind: 'notification',
+        ip,
+        outcome: `операция ${op.operationId} отклонена: ${message}`,
+      });
   }
 
   return { adapters, registry, options, create, list, getOwn, refresh, apply, refuseSender, notify };

@@ -6,6 +6,22 @@ export interface PaymentsTables {
   payment_events: PaymentEventsTable;
   payment_providers: PaymentProvidersTable;
   payment_refusals: PaymentRefusalsTable;
+  payment_operations: PaymentOperationsTable;
+}
+
+/**
+ * Provider transfers (ЮMoney operation_id, FreeKassa intid) whose signed notification was judged
+ * on its own word: each is judged once, credited or refused, so the same transfer never comes back
+ * with a field its signature does not cover changed.
+ */
+export interface PaymentOperationsTable {
+  provider: string;
+  operation_id: string;
+  /** The payment the notification named. */
+  payment_id: string;
+  /** What the site made of it (the first verdict, which stands). */
+  outcome: string;
+  created_at: number;
 }
 
 /** The owner's settings of one provider (Платежи → Подключения); null columns fall back to the environment. */
