@@ -168,4 +168,13 @@ export const paymentsMigrations: Record<string, Migration> = {
       }
     },
   },
+  '2026120651_payment_payer': {
+    async up(db: Kysely<unknown>) {
+      // Who asked for the payment, from where: the address (as TRUST_PROXY reads it) and the
+      // browser's device cookie (sha256, as known_devices keeps it). Referral rewards are refused
+      // when an invited player's top-up comes from the inviter's own.
+      await db.schema.alterTable('payments').addColumn('payer_ip', 'varchar(64)').execute();
+      await db.schema.alterTable('payments').addColumn('payer_device', 'varchar(64)').execute();
+    },
+  },
 };

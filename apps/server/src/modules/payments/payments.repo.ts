@@ -57,3 +57,13 @@ export async function findPayment(db: Db, id: string): Promise<PaymentRow> {
   if (!row) throw notFound(PAYMENT_TEXTS.notFound, { code: 'payment_not_found' });
   return row;
 }
+
+/** A deleted account's payments forget where they were asked from (users core: userErased); the money stays on record. */
+export async function forgetPayer(trx: Db, userId: number): Promise<void> {
+  await trx
+    .updateTable('payments')
+    .set({ payer_ip: null, payer_device: null })
+    .where('user_id', '=', userId)
+    .where((eb) => eb.or([eb('payer_ip', 'is not', null), eb('payer_device', 'is not', null)]))
+    .execute();
+}

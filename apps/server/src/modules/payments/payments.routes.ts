@@ -10,11 +10,14 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { userOf } from '../../plugins/auth.ts';
+import { deviceToken, userOf } from '../../plugins/auth.ts';
+import { hashToken } from '../../lib/tokens.ts';
 import { paymentsService, type PaymentsService } from './payments.service.ts';
 import { reconcileJob } from './payments.reconcile.ts';
 import { errorReplies, HttpError } from '../../lib/errors.ts';
 import { addressKey } from '../../lib/rate-limit.ts';
+import { userErased } from '../users/users.ports.ts';
+import { forgetPayer } from './payments.repo.ts';
 
 const NOTIFY_SUMMARY: Record<(typeof PAYMENT_PROVIDERS)[number], string> = {
   yookassa: 'Уведомление ЮKassa (JSON; принимается только с её адресов YOOKASSA_NOTIFY_IPS; ответ 200)',
@@ -34,6 +37,7 @@ function parseForm(body: string): Record<string, string> {
 const tags = ['Пополнение баланса'];
 
 export function paymentsRoutes(ctx: AppContext, service: PaymentsService = paymentsService(ctx)): FastifyPluginAsyncZod {
+  userErased.on('payments', forgetPayer);
   return async (app) => {
     ctx.jobs.register(ctx.schedule.job(reconcileJob(ctx, service)));
 
@@ -56,7 +60,12 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
         body: CreatePaymentBody,
         response: { 201: PaymentCreated, ...errorReplies(400, 401, 429, 502) },
       },
-      handler: async (req, reply) => reply.code(201).send(await service.create(userOf(req), req.body)),
+      handler: async (req, reply) => {
+        // Kept with the payment: a referral reward is refused when the inviter's own browser or address pays.
+        const device = deviceToken(req);
+        const payer = { ip: req.ip, deviceHash: device && device.length <= 200 ? hashToken(device) : null };
+        return reply.code(201).send(await service.create(userOf(req), req.body, payer));
+      },
     });
 
     app.get('/api/payments', {

@@ -22,7 +22,7 @@ import { postLedger } from '../ledger/ledger.service.ts';
 import { checkTopupPromo, redeemTopupPromo } from '../purchases/purchases.promo.ts';
 import { notify as tellPlayer, rubles } from '../notices/notices.service.ts';
 import { siteName } from '../site/site.settings.ts';
-import { topupCredited } from '../users/users.ports.ts';
+import { topupCredited, type TopupPayer } from '../users/users.ports.ts';
 import { refundConfirmed } from './payments.refund.ts';
 import { formatRub, PAYMENT_SERVER_TEXTS, recordEvent, type PaymentRow } from './payments.repo.ts';
 import { PaymentSettings } from './payments.settings.ts';
@@ -93,7 +93,8 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
     return { providers, min, max, presets, bonus_rules: settings.bonus_rules };
   }
 
-  async function create(user: User, body: CreatePaymentBody): Promise<PaymentCreated> {
+  /** `payer`: the creating request's address and device cookie (kept for the referral check when it is credited). */
+  async function create(user: User, body: CreatePaymentBody, payer: TopupPayer = { ip: null, deviceHash: null }): Promise<PaymentCreated> {
     const adapter = (await adapters())[body.provider];
     if (!adapter) throw badRequest(PAYMENT_TEXTS.providerOff, { code: 'provider_off', field: 'provider' });
     const amount = Math.round(body.amount * 100);
@@ -129,6 +130,8 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
           promo_id: promoId,
           created_at: now,
           updated_at: now,
+          payer_ip: payer.ip?.slice(0, 64) ?? null,
+          payer_device: payer.deviceHash,
         })
         .execute();
     });
@@ -289,7 +292,13 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
       ref: `payment:${row.id}`,
       note: `Пополнение через ${PAYMENT_PROVIDER_TEXT[row.provider as PaymentProvider] ?? row.provider}`,
     });
-    await topupCredited.run(trx, { paymentId: row.id, userId: row.user_id, amount: Number(row.amount), paidAt: now });
+    await topupCredited.run(trx, {
+      paymentId: row.id,
+      userId: row.user_id,
+      amount: Number(row.amount),
+      paidAt: now,
+      payer: { ip: row.payer_ip, deviceHash: row.payer_device },
+    });
     if (bonus > 0)
       await postLedger(trx, {
         userId: row.user_id,

@@ -89,6 +89,10 @@ export interface PaymentsTable {
   refund_bonus_now: number | null;
   /** The provider's id of the transfer that paid it (ЮMoney operation_id, FreeKassa intid): unique per provider. */
   provider_operation_id: string | null;
+  /** The address of the request that created it (as TRUST_PROXY reads it); null before it was kept, and after the account is deleted. */
+  payer_ip: string | null;
+  /** sha256 of that browser's `kubik_device` cookie (as known_devices keeps it); null when it sent none. */
+  payer_device: string | null;
 }
 
 export interface PaymentEventsTable {

@@ -1,9 +1,9 @@
-import { ReferralResponse, ReferralSettingsBody } from '@kubik/contract';
+import { AdminReferralRewards, ReferralResponse, ReferralSettingsBody } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
-import { topupCredited, topupRefunded, userRegistered } from '../users/users.ports.ts';
+import { topupCredited, topupRefunded, userErased, userRegistered } from '../users/users.ports.ts';
 import * as service from './referrals.service.ts';
 import { ReferralSettings } from './referrals.settings.ts';
 import { errorReplies } from '../../lib/errors.ts';
@@ -14,8 +14,12 @@ export function referralsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   userRegistered.on('referrals', service.rememberInviter);
   topupCredited.on('referrals', service.payForTopup);
   topupRefunded.on('referrals', service.reverseForRefund);
+  userErased.on('referrals', service.forgetSignup);
 
   return async (app) => {
+    // Held rewards wait in their table: whichever instance runs the job credits those due.
+    ctx.jobs.register(ctx.schedule.job(service.releaseJob(ctx.db)));
+
     app.get('/api/user/referral', {
       config: { access: 'user' },
       schema: {
@@ -54,11 +58,22 @@ export function referralsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin', permission: 'votes' },
       schema: {
         tags,
-        summary: 'Задать правила: доля от пополнений приглашённого на N дней и/или бонус за первое пополнение от M ₽',
+        summary:
+          'Задать правила: доля от пополнений приглашённого на N дней и/или бонус (не больше M) за первое пополнение от M ₽; награда ждёт hold_days дней',
         body: ReferralSettingsBody,
         response: { 200: ReferralSettingsBody, ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => ctx.settings.set(ReferralSettings, req.body, { actorId: userOf(req).id }),
+    });
+
+    app.get('/api/admin/referral-rewards', {
+      config: { access: 'admin', permission: 'votes' },
+      schema: {
+        tags,
+        summary: 'Последние 100 реферальных наград: ждут, зачислены, отменены возвратом или не выплачены (и почему)',
+        response: { 200: AdminReferralRewards, ...errorReplies(401, 403) },
+      },
+      handler: async () => service.latestRewards(ctx.db),
     });
   };
 }

@@ -14,7 +14,7 @@ export interface ReferralsTable {
   created_at: number;
 }
 
-/** What an inviter was paid for one payment of an invited player ('share' or 'bonus'); unique per (payment, kind). */
+/** What an inviter earns (or was refused) for one payment of an invited player ('share' or 'bonus'); unique per (payment, kind). */
 export interface ReferralRewardsTable {
   id: Generated<number>;
   inviter_id: number;
@@ -23,10 +23,27 @@ export interface ReferralRewardsTable {
   kind: string;
   /** Kopecks of the top-up it was paid for (a refund takes back the same share of the reward). */
   payment_amount: number;
-  /** Kopecks paid. */
+  /** Kopecks paid, or to be paid when held, or that would have been paid when refused. */
   amount: number;
   /** Kopecks taken back after refunds (0…amount). */
   reversed: number;
+  created_at: number;
+  /** held | paid | canceled | refused (contract REFERRAL_REWARD_STATUSES); only held → paid and held → canceled happen later. */
+  status: string;
+  /** Why it was refused or canceled (contract REFERRAL_REWARD_REASONS). */
+  reason: string | null;
+  /** When a held reward is due for the balance; null when it was never held. */
+  release_at: number | null;
+  /** When it reached the inviter's balance (its ledger row); null while held, or when it never did. */
+  paid_at: number | null;
+}
+
+/** Where an account registered from (the address, and the device cookie when the browser had one). */
+export interface ReferralSignupsTable {
+  user_id: number;
+  ip: string | null;
+  /** sha256 of the `kubik_device` cookie, as known_devices keeps it. */
+  device_hash: string | null;
   created_at: number;
 }
 
@@ -34,4 +51,5 @@ export interface ReferralsTables {
   referral_codes: ReferralCodesTable;
   referrals: ReferralsTable;
   referral_rewards: ReferralRewardsTable;
+  referral_signups: ReferralSignupsTable;
 }

@@ -178,11 +178,20 @@ export class LedgerRefs {
 }
 
 export const ledgerRefs = new LedgerRefs();
+/** Who asked for a top-up, from where: the request's address and sha256 of its `kubik_device` cookie; null where unknown. */
+export interface TopupPayer {
+  ip: string | null;
+  deviceHash: string | null;
+}
+
 /**
  * A top-up was credited to a player's balance (payments), in the crediting transaction: referrals
- * pays the inviter's share. `amount` is kopecks of money paid (without the owner's bonus).
+ * rewards the inviter (or refuses when `payer` is the inviter's own browser or address). `amount`
+ * is kopecks of money paid (without the owner's bonus).
  */
-export const topupCredited = new Hook<[trx: Db, topup: { paymentId: string; userId: number; amount: number; paidAt: number }]>();
+export const topupCredited = new Hook<
+  [trx: Db, topup: { paymentId: string; userId: number; amount: number; paidAt: number; payer: TopupPayer }]
+>();
 
 // --- Registration ---------------------------------------------------------------------------
 

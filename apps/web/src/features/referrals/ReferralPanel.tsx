@@ -15,7 +15,9 @@ function rulesText(r: ReferralResponse['rules']): string | null {
     parts.push(
       `${formatRub(r.bonus_amount)} после его первого пополнения${r.bonus_min_topup > 0 ? ` от ${formatRub(r.bonus_min_topup)}` : ''}`,
     );
-  return parts.length > 0 ? `Вы получаете ${parts.join(' и ')}.` : null;
+  if (parts.length === 0) return null;
+  const hold = r.hold_days > 0 ? ` Награда поступает на баланс через ${r.hold_days} ${plural(r.hold_days, ['день', 'дня', 'дней'])}.` : '';
+  return `Вы получаете ${parts.join(' и ')}.${hold}`;
 }
 
 /** «Пригласить друга» in the profile: the link, who joined through it and what each earned. */
@@ -40,6 +42,21 @@ export function ReferralPanel() {
                   {data.invited.map((i) => (
                     <li key={i.username}>
                       {i.username} — с {formatDate(i.joined_at)}, принёс {formatRub(i.earned)}
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
+            {data.held.length > 0 && (
+              <>
+                <p>
+                  Ждут зачисления: <strong>{formatRub(data.held.reduce((sum, h) => sum + h.amount, 0))}</strong>. Награда поступает на
+                  баланс в указанный день, если платёж друга не вернут.
+                </p>
+                <ul className="referral-list" data-testid="referral-held">
+                  {data.held.map((h, n) => (
+                    <li key={`${h.username}-${h.kind}-${h.release_at}-${n}`}>
+                      {formatRub(h.amount)} за {h.username} ({h.kind === 'bonus' ? 'бонус' : 'доля'}) — {formatDate(h.release_at)}
                     </li>
                   ))}
                 </ul>
