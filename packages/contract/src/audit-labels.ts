@@ -250,6 +250,20 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
     // The home page's widgets (settings document `home`).
     recent_purchases: { label: 'Последние покупки на главной', kind: 'boolean' },
     top_donors: { label: 'Топ месяца на главной', kind: 'boolean' },
+    // Вход через соцсети (settings document `social`): secrets stored sealed, base addresses, and
+    // when a secret typed in the admin was dropped because its provider's address changed.
+    vk_client_id: { label: 'ID приложения VK' },
+    vk_client_secret_sealed: { label: 'Защищённый ключ VK', kind: 'secret' },
+    vk_base_url: { label: 'Адрес VK ID' },
+    vk_key_dropped_at: { label: 'Защищённый ключ VK удалён при смене адреса', kind: 'datetime' },
+    telegram_bot_name: { label: 'Имя бота Telegram' },
+    telegram_bot_token_sealed: { label: 'Токен бота Telegram', kind: 'secret' },
+    telegram_base_url: { label: 'Адрес входа Telegram' },
+    telegram_key_dropped_at: { label: 'Токен бота Telegram удалён при смене адреса', kind: 'datetime' },
+    discord_client_id: { label: 'Client ID Discord' },
+    discord_client_secret_sealed: { label: 'Client Secret Discord', kind: 'secret' },
+    discord_base_url: { label: 'Адрес Discord' },
+    discord_key_dropped_at: { label: 'Client Secret Discord удалён при смене адреса', kind: 'datetime' },
   },
   page: { body: { label: 'Текст (Markdown)' }, place: { label: 'Где ссылка' }, slug: { label: 'Адрес' } },
   // A top-up and its refund (roubles, statuses in Russian as recorded).
@@ -298,6 +312,7 @@ export const AUDIT_SETTINGS_LABELS: Record<string, string> = {
   home: 'Виджеты главной',
   vote_prizes: 'Голосование: призы месяца',
   referrals: 'Рефералы',
+  social: 'Вход через соцсети',
 };
 
 /** What an entry is about, after its action: «№12», or a settings document's Russian name instead of its key. */

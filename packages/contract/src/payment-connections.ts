@@ -72,6 +72,29 @@ export const PROVIDER_FIELDS = {
   freekassa: { fields: ['merchant_id', 'form_url', 'api_url'], secrets: ['secret1', 'secret2', 'api_key'], receipts: false },
 } as const satisfies Record<PaymentProvider, { fields: readonly string[]; secrets: readonly string[]; receipts: boolean }>;
 
+/**
+ * The hosts an address typed in the admin may lead to, per provider and field: the provider's own,
+ * as its documentation names them (https only, the default port). The environment's address for
+ * a field (YOOKASSA_API_URL…) is allowed too, whatever it is: the operator set it.
+ * - ЮKassa: api.yookassa.ru (API v3).
+ * - Т-Банк: securepay.tinkoff.ru (API v2, test terminals included), securepay.tbank.ru (the bank's
+ *   own domain under its new name).
+ * - ЮMoney: yoomoney.ru (the quickpay form and the wallet API).
+ * - FreeKassa: pay.freekassa.com and pay.freekassa.ru (the SCI form), api.freekassa.com and
+ *   api.freekassa.ru (API v1) — it documents both domains.
+ */
+export const PROVIDER_URL_HOSTS = {
+  yookassa: { api_url: ['api.yookassa.ru'] },
+  tbank: { api_url: ['securepay.tinkoff.ru', 'securepay.tbank.ru'] },
+  yoomoney: { form_url: ['yoomoney.ru'], api_url: ['yoomoney.ru'] },
+  freekassa: { form_url: ['pay.freekassa.com', 'pay.freekassa.ru'], api_url: ['api.freekassa.com', 'api.freekassa.ru'] },
+} as const satisfies Record<PaymentProvider, Record<string, readonly string[]>>;
+
+/** The hosts allowed for a provider's field, or null when the field is no address. */
+export function providerUrlHosts(id: PaymentProvider, field: string): readonly string[] | null {
+  return (PROVIDER_URL_HOSTS[id] as Record<string, readonly string[]>)[field] ?? null;
+}
+
 export const PROVIDER_FIELD_TEXT: Record<string, string> = {
   shop_id: 'shopId',
   api_url: 'Адрес API',
@@ -150,6 +173,11 @@ export const AdminPaymentProvider = z.object({
   fields: z.record(z.string(), z.string()),
   /** Whether each secret is set, and where from. Values never leave the server. */
   secrets: z.record(z.string(), z.enum(['set', 'env', 'unset'])),
+  /**
+   * Keys typed in the admin that were dropped when an address of the provider changed (they are
+   * never sent to a new host), with when; a key typed again or removed leaves the list.
+   */
+  secrets_dropped: z.record(z.string(), z.number()),
   /** The address to give the provider for its notifications. */
   notification_url: z.string(),
   refusals: z.array(RefusalSummary),

@@ -95,11 +95,39 @@ export type SocialLinksResponse = z.infer<typeof SocialLinksResponse>;
 /** A secret in the admin: `set` in the admin, `env` from an environment variable, `unset`. */
 export const SecretSource = z.enum(['set', 'env', 'unset']);
 
+/**
+ * The hosts a base address typed in the admin may lead to (https, the default port), as the
+ * site uses them: VK ID's OAuth 2.1 (/authorize, /oauth2/auth, /oauth2/user_info) is on id.vk.com;
+ * Telegram's login page (/auth) on oauth.telegram.org; Discord's OAuth2 and API (/oauth2/authorize,
+ * /api/oauth2/token, /api/users/@me) on discord.com or its older name discordapp.com. The
+ * environment's address (VK_ID_URL…) is allowed too, whatever it is: the operator set it.
+ */
+export const SOCIAL_URL_HOSTS = {
+  vk: ['id.vk.com'],
+  telegram: ['oauth.telegram.org'],
+  discord: ['discord.com', 'discordapp.com'],
+} as const satisfies Record<SocialProvider, readonly string[]>;
+
+/** When the secret typed in the admin was dropped because the base address changed; null: it was not (or was typed again). */
+const DroppedAt = z.number().nullable();
+
 /** `GET /api/admin/social-settings`: keys of the providers; secrets only as set/unset. */
 export const SocialSettingsView = z.object({
-  vk: z.object({ client_id: z.string(), client_secret: SecretSource, base_url: z.string(), redirect_uri: z.string() }),
-  telegram: z.object({ bot_name: z.string(), bot_token: SecretSource, base_url: z.string() }),
-  discord: z.object({ client_id: z.string(), client_secret: SecretSource, base_url: z.string(), redirect_uri: z.string() }),
+  vk: z.object({
+    client_id: z.string(),
+    client_secret: SecretSource,
+    client_secret_dropped_at: DroppedAt,
+    base_url: z.string(),
+    redirect_uri: z.string(),
+  }),
+  telegram: z.object({ bot_name: z.string(), bot_token: SecretSource, bot_token_dropped_at: DroppedAt, base_url: z.string() }),
+  discord: z.object({
+    client_id: z.string(),
+    client_secret: SecretSource,
+    client_secret_dropped_at: DroppedAt,
+    base_url: z.string(),
+    redirect_uri: z.string(),
+  }),
 });
 export type SocialSettingsView = z.infer<typeof SocialSettingsView>;
 

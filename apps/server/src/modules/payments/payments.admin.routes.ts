@@ -145,13 +145,14 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
       schema: {
         tags,
         summary:
-          'Настроить способ оплаты (только присланное меняется): {enabled, receipts, min, max, fields {…}, secrets {…}}; секрет строкой — заменить, null — удалить (снова действует переменная окружения). Применяется на всех экземплярах сразу, без перезапуска. Ответ — все способы, ключи без значений',
+          'Настроить способ оплаты (только присланное меняется): {enabled, receipts, min, max, fields {…}, secrets {…}}; секрет строкой — заменить, null — удалить (снова действует переменная окружения). Адреса (api_url, form_url) меняет только владелец (403 owner_only): https на сервере самой платёжной системы или адрес из переменной окружения; смена адреса удаляет сохранённые ключи этого способа, кроме присланных в том же запросе. Применяется на всех экземплярах сразу, без перезапуска. Ответ — все способы, ключи без значений',
         params: ProviderParams,
         body: ProviderUpdateBody,
         response: { 200: z.array(AdminPaymentProvider), ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => {
-        await service.registry.update(req.params.provider, req.body, userOf(req).id);
+        const user = userOf(req);
+        await service.registry.update(req.params.provider, req.body, { id: user.id, owner: user.is_admin === 1 });
         return service.registry.list();
       },
     });
@@ -160,10 +161,13 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
       config: { access: 'admin', permission: 'settings' },
       schema: {
         tags,
-        summary: '«Проверить подключение»: безвредный запрос к платёжной системе с сохранёнными ключами; ok и пояснение',
+        summary:
+          '«Проверить подключение»: безвредный запрос к платёжной системе с сохранёнными ключами по сохранённому адресу; ok и пояснение',
         params: ProviderParams,
         response: { 200: ProviderCheckResult, ...errorReplies(400, 401, 403) },
       },
+      // Takes no addresses or keys: it checks what is saved, so a key goes only to an address the
+      // owner saved (or the environment's), never to one sent with the check.
       handler: async (req) => {
         const adapter = (await service.adapters())[req.params.provider];
         if (!adapter) {

@@ -130,6 +130,15 @@ export const paymentsMigrations: Record<string, Migration> = {
       await sql`update payments set refunded_amount = amount, bonus_refunded = bonus where status = 'refunded'`.execute(db);
     },
   },
+  '2026120610_payment_providers_dropped_secrets': {
+    async up(db: Kysely<unknown>) {
+      // Keys dropped when the provider's address changed, with when (the admin says why they are gone).
+      await db.schema
+        .alterTable('payment_providers')
+        .addColumn('dropped_secrets', 'text', (c) => c.notNull().defaultTo('{}'))
+        .execute();
+    },
+  },
   '2026120620_payment_operations': {
     async up(db: Kysely<unknown>) {
       // A transfer taken on its signed notification's word is judged once (credited or refused):

@@ -44,7 +44,18 @@ describe.each(dbKinds)('payment connections, ЮMoney, FreeKassa and partial refu
         ...paymentsConfig(yoo, null),
         maxPending: 1000,
         notifyPerIp: 1000,
-        defaults: { yookassaNotifyIps: YOOKASSA_IPS, freekassaNotifyIps: [FREEKASSA_IP], urls: {} },
+        // The environment names the doubles' addresses: an address typed in the admin may only be
+        // the provider's own host or the environment's (lib/provider-address.ts).
+        defaults: {
+          yookassaNotifyIps: YOOKASSA_IPS,
+          freekassaNotifyIps: [FREEKASSA_IP],
+          urls: {
+            'yoomoney.form_url': ym.formUrl,
+            'yoomoney.api_url': ym.apiUrl,
+            'freekassa.form_url': fk.formUrl,
+            'freekassa.api_url': fk.apiUrl,
+          },
+        },
       },
     });
     await seedUser(t, 'Owner', { admin: true });
@@ -81,6 +92,7 @@ describe.each(dbKinds)('payment connections, ЮMoney, FreeKassa and partial refu
       (p) => p.id,
     );
 
+  // The addresses are sent as the admin's form sends them: the environment's, so no change.
   async function connectYooMoney(oauth = false) {
     const res = await as(admin, 'PUT', '/api/admin/payment-providers/yoomoney', {
       enabled: true,

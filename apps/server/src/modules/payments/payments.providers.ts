@@ -2,17 +2,19 @@ import { PAYMENT_PROVIDER_TEXT, PAYMENT_PROVIDERS, type PaymentProvider } from '
 import {
   PROVIDER_FIELD_TEXT,
   PROVIDER_FIELDS,
+  providerUrlHosts,
   type AdminPaymentProvider,
   type ProviderUpdateBody,
 } from '@kubik/contract/payment-connections';
 import type { AppContext } from '../../context.ts';
-import { badRequest } from '../../lib/errors.ts';
+import { badRequest, forbidden } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { freekassaAdapter } from '../../lib/payments/freekassa.ts';
 import { tbankAdapter } from '../../lib/payments/tbank.ts';
 import type { PaymentAdapter, RefusalReason } from '../../lib/payments/types.ts';
 import { yookassaAdapter } from '../../lib/payments/yookassa.ts';
 import { yoomoneyAdapter } from '../../lib/payments/yoomoney.ts';
+import { addressProblem, normalAddress, OWNER_ONLY_ADDRESS, sameAddress } from '../../lib/provider-address.ts';
 import { SecretBox } from '../../lib/secret-box.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 
@@ -81,6 +83,7 @@ interface StoredRow {
   max_kopecks: number | string | null;
   fields: string;
   secrets: string;
+  dropped_secrets: string;
 }
 
 function parseObject(text: string): Record<string, string> {
@@ -91,6 +94,36 @@ function parseObject(text: string): Record<string, string> {
   } catch {
     return {};
   }
+}
+
+function parseTimes(text: string | null | undefined): Record<string, number> {
+  try {
+    const v: unknown = JSON.parse(text ?? '{}');
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return {};
+    return Object.fromEntries(Object.entries(v).filter(([, x]) => typeof x === 'number')) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The owner's stored fields that may be used: an address that breaks the rules of
+ * lib/provider-address.ts (stored before them) is left out, so the environment's applies and no
+ * key is sent to it.
+ */
+function usableFields(id: PaymentProvider, stored: Record<string, string>, env: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(stored).filter(([k, v]) => {
+      const hosts = providerUrlHosts(id, k);
+      return hosts === null || addressProblem(v, hosts, env[k]) === null;
+    }),
+  );
+}
+
+/** Who saves a provider's settings: only the owner changes its addresses. */
+export interface ProviderEditor {
+  id: number;
+  owner: boolean;
 }
 
 /** The environment's values of each provider (PaymentsConfig), as fields and secrets. */
@@ -204,7 +237,7 @@ export class ProviderRegistry {
     const adapters: Adapters = {};
     for (const id of PAYMENT_PROVIDERS) {
       const row = rows.find((r) => r.provider === id);
-      const stored = row ? parseObject(row.fields) : {};
+      const stored = row ? usableFields(id, parseObject(row.fields), env[id].fields) : {};
       const sealed = row ? parseObject(row.secrets) : {};
       const fields = { ...env[id].fields, ...stored };
       const secrets: Record<string, string> = { ...env[id].secrets };
@@ -264,6 +297,7 @@ export class ProviderRegistry {
     const effective = await this.effective();
     await this.refusals.flush();
     const refusals = await this.ctx.db.selectFrom('payment_refusals').selectAll().orderBy('last_at', 'desc').execute();
+    const dropped = await this.ctx.db.selectFrom('payment_providers').select(['provider', 'dropped_secrets']).execute();
     return PAYMENT_PROVIDERS.map((id) => {
       const e = effective[id];
       return {
@@ -277,6 +311,7 @@ export class ProviderRegistry {
         max: e.maxKopecks === null ? null : toRoubles(e.maxKopecks),
         fields: Object.fromEntries(PROVIDER_FIELDS[id].fields.map((k) => [k, e.fields[k] ?? ''])),
         secrets: { ...e.secretSource },
+        secrets_dropped: parseTimes(dropped.find((r) => r.provider === id)?.dropped_secrets),
         notification_url: this.notificationUrl(id),
         refusals: refusals
           .filter((r) => r.provider === id)
@@ -292,8 +327,14 @@ export class ProviderRegistry {
     });
   }
 
-  /** Saves the owner's changes (secrets sealed), records them in the audit log without any secret, and tells every instance. */
-  async update(id: PaymentProvider, body: ProviderUpdateBody, actorId: number): Promise<void> {
+  /**
+   * Saves the changes (secrets sealed), records them in the audit log without any secret, and
+   * tells every instance. An address (lib/provider-address.ts) is the owner's alone to change, must
+   * be https on the provider's own host or the environment's, and its change drops every key stored
+   * for the provider in the same transaction — but those typed in this same request, which are
+   * meant for the new address. An address sent as it stands (the form sends every field) is no change.
+   */
+  async update(id: PaymentProvider, body: ProviderUpdateBody, editor: ProviderEditor): Promise<void> {
     const spec = PROVIDER_FIELDS[id];
     for (const k of Object.keys(body.fields ?? {}))
       if (!(spec.fields as readonly string[]).includes(k))
@@ -301,11 +342,9 @@ export class ProviderRegistry {
     for (const k of Object.keys(body.secrets ?? {}))
       if (!(spec.secrets as readonly string[]).includes(k))
         throw badRequest(`Неизвестный ключ «${k}»`, { code: 'invalid', field: `secrets.${k}` });
-    for (const [k, v] of Object.entries(body.fields ?? {}))
-      if (v && k.endsWith('_url') && !/^https?:\/\/[^\s]+$/.test(v))
-        throw badRequest('Адрес должен начинаться с https://', { code: 'invalid', field: `fields.${k}` });
     if (body.receipts !== undefined && !spec.receipts)
       throw badRequest('Чеки через этот способ оплаты не настраиваются', { code: 'invalid', field: 'receipts' });
+    const env = envOf(this.ctx)[id];
     const now = Date.now();
     await this.ctx.db.transaction().execute(async (trx) => {
       await trx
@@ -318,6 +357,7 @@ export class ProviderRegistry {
           max_kopecks: null,
           fields: '{}',
           secrets: '{}',
+          dropped_secrets: '{}',
           updated_at: now,
         })
         .onConflict((oc) => oc.column('provider').doNothing())
@@ -327,15 +367,40 @@ export class ProviderRegistry {
       const before = (await read.executeTakeFirstOrThrow()) as StoredRow;
       const fields = parseObject(before.fields);
       const secrets = parseObject(before.secrets);
+      const dropped = parseTimes(before.dropped_secrets);
+      const inUse = { ...env.fields, ...usableFields(id, fields, env.fields) };
       const changed: string[] = [];
-      for (const [k, v] of Object.entries(body.fields ?? {})) {
-        if (v === null || v === '') delete fields[k];
+      let moved = false;
+      for (const [k, raw] of Object.entries(body.fields ?? {})) {
+        const v = raw === null || raw === '' ? null : raw;
+        const hosts = providerUrlHosts(id, k);
+        if (hosts) {
+          if (sameAddress(inUse[k], v ?? env.fields[k])) {
+            if (v === null) delete fields[k];
+            continue;
+          }
+          const label = PROVIDER_FIELD_TEXT[k] ?? k;
+          if (!editor.owner) throw forbidden(OWNER_ONLY_ADDRESS, { code: 'owner_only', field: `fields.${k}` });
+          const problem = v === null ? null : addressProblem(v, hosts, env.fields[k]);
+          if (problem) throw badRequest(problem, { code: 'invalid', field: `fields.${k}` });
+          moved = true;
+          changed.push(`${label}: ${v === null ? `как в переменных окружения (${env.fields[k] ?? ''})` : normalAddress(v)}`);
+        } else changed.push(PROVIDER_FIELD_TEXT[k] ?? k);
+        if (v === null) delete fields[k];
         else fields[k] = v;
-        changed.push(PROVIDER_FIELD_TEXT[k] ?? k);
       }
+      const typed = new Set(Object.entries(body.secrets ?? {}).flatMap(([k, v]) => (v ? [k] : [])));
+      if (moved)
+        for (const k of Object.keys(secrets)) {
+          if (typed.has(k)) continue;
+          delete secrets[k];
+          dropped[k] = now;
+          changed.push(`${PROVIDER_FIELD_TEXT[k] ?? k}: удалён, потому что сменился адрес`);
+        }
       for (const [k, v] of Object.entries(body.secrets ?? {})) {
         if (v === null || v === '') delete secrets[k];
         else secrets[k] = this.box.seal(v);
+        delete dropped[k];
         changed.push(`${PROVIDER_FIELD_TEXT[k] ?? k}: ${v === null || v === '' ? 'удалён' : 'задан заново'}`);
       }
       const min = body.min === undefined ? before.min_kopecks : body.min === null ? null : toKopecks(body.min);
@@ -353,12 +418,13 @@ export class ProviderRegistry {
           max_kopecks: max === null ? null : Number(max),
           fields: JSON.stringify(fields),
           secrets: JSON.stringify(secrets),
+          dropped_secrets: JSON.stringify(dropped),
           updated_at: now,
         })
         .where('provider', '=', id)
         .execute();
       await recordAudit(trx, {
-        actorId,
+        actorId: editor.id,
         action: 'payment.provider',
         entity: 'payment',
         entityId: id,

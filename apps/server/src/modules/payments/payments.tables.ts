@@ -36,6 +36,8 @@ export interface PaymentProvidersTable {
   fields: string;
   /** JSON object of secrets, each sealed by lib/secret-box.ts; never sent to anyone. */
   secrets: string;
+  /** JSON object: key → when it was dropped because an address of the provider changed. */
+  dropped_secrets: string;
   updated_at: number;
 }
 

@@ -273,11 +273,15 @@ export function socialRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin', permission: 'settings' as const },
       schema: {
         tags,
-        summary: 'Изменить ключи входа через соцсети; null возвращает значение из переменных окружения',
+        summary:
+          'Изменить ключи входа через соцсети; null возвращает значение из переменных окружения. Адреса (*_base_url) меняет только владелец (403 owner_only): https на сервере самого сервиса или адрес из переменной окружения; смена адреса удаляет сохранённый секрет этого сервиса, кроме присланного в том же запросе',
         body: SocialSettingsBody,
         response: { 200: SocialSettingsView, ...errorReplies(400, 401, 403) },
       },
-      handler: async (req) => saveSettings(ctx, req.body, userOf(req).id),
+      handler: async (req) => {
+        const user = userOf(req);
+        return saveSettings(ctx, req.body, { id: user.id, owner: user.is_admin === 1 });
+      },
     });
   };
 }

@@ -1,6 +1,8 @@
-import type { SocialProvider, SocialSettingsBody, SocialSettingsView } from '@kubik/contract';
+import { SOCIAL_URL_HOSTS, type SocialProvider, type SocialSettingsBody, type SocialSettingsView } from '@kubik/contract';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import { badRequest, forbidden } from '../../lib/errors.ts';
+import { addressProblem, normalAddress, OWNER_ONLY_ADDRESS, sameAddress } from '../../lib/provider-address.ts';
 import { SecretBox } from '../../lib/secret-box.ts';
 import { defineSettings } from '../../lib/settings.ts';
 
@@ -19,7 +21,13 @@ const Stored = z.object({
   discord_client_id: z.string().optional(),
   discord_client_secret_sealed: z.string().optional(),
   discord_base_url: z.string().optional(),
+  // When the secret typed in the admin was dropped because the base address changed (named
+  // without «secret», which the audit log would mask).
+  vk_key_dropped_at: z.number().optional(),
+  telegram_key_dropped_at: z.number().optional(),
+  discord_key_dropped_at: z.number().optional(),
 });
+type Stored = z.infer<typeof Stored>;
 
 export const SocialSettings = defineSettings({ key: 'social', schema: Stored, defaults: () => ({}) });
 
@@ -50,6 +58,15 @@ interface Effective {
   discord: { clientId: string; clientSecret: string; baseUrl: string; secretSource: 'set' | 'env' | 'unset' };
 }
 
+/**
+ * The stored base address of a provider when it may be used (lib/provider-address.ts); one stored
+ * before those rules that breaks them is left out, so the environment's applies.
+ */
+function usableBaseUrl(ctx: AppContext, provider: SocialProvider, stored: string | undefined): string | undefined {
+  if (stored === undefined) return undefined;
+  return addressProblem(stored, SOCIAL_URL_HOSTS[provider], ctx.config.social[provider].baseUrl) === null ? stored : undefined;
+}
+
 async function effective(ctx: AppContext): Promise<Effective> {
   const s = await ctx.settings.get(SocialSettings);
   const env = ctx.config.social;
@@ -60,19 +77,19 @@ async function effective(ctx: AppContext): Promise<Effective> {
     vk: {
       clientId: s.vk_client_id ?? env.vk.clientId,
       clientSecret: vkSecret.value,
-      baseUrl: trimUrl(s.vk_base_url ?? env.vk.baseUrl),
+      baseUrl: trimUrl(usableBaseUrl(ctx, 'vk', s.vk_base_url) ?? env.vk.baseUrl),
       secretSource: vkSecret.source,
     },
     telegram: {
       botToken: tgToken.value,
       botName: s.telegram_bot_name ?? env.telegram.botName,
-      baseUrl: trimUrl(s.telegram_base_url ?? env.telegram.baseUrl),
+      baseUrl: trimUrl(usableBaseUrl(ctx, 'telegram', s.telegram_base_url) ?? env.telegram.baseUrl),
       secretSource: tgToken.source,
     },
     discord: {
       clientId: s.discord_client_id ?? env.discord.clientId,
       clientSecret: dsSecret.value,
-      baseUrl: trimUrl(s.discord_base_url ?? env.discord.baseUrl),
+      baseUrl: trimUrl(usableBaseUrl(ctx, 'discord', s.discord_base_url) ?? env.discord.baseUrl),
       secretSource: dsSecret.source,
     },
   };
@@ -100,34 +117,94 @@ export function redirectUri(ctx: AppContext, provider: 'vk' | 'discord'): string
 
 export async function settingsView(ctx: AppContext): Promise<SocialSettingsView> {
   const e = await effective(ctx);
+  const s = await ctx.settings.get(SocialSettings);
+  // A note that the secret was dropped is worth showing only while no secret is typed again.
+  const dropped = (at: number | undefined, source: 'set' | 'env' | 'unset') => (at !== undefined && source !== 'set' ? at : null);
   return {
-    vk: { client_id: e.vk.clientId, client_secret: e.vk.secretSource, base_url: e.vk.baseUrl, redirect_uri: redirectUri(ctx, 'vk') },
-    telegram: { bot_name: e.telegram.botName, bot_token: e.telegram.secretSource, base_url: e.telegram.baseUrl },
+    vk: {
+      client_id: e.vk.clientId,
+      client_secret: e.vk.secretSource,
+      client_secret_dropped_at: dropped(s.vk_key_dropped_at, e.vk.secretSource),
+      base_url: e.vk.baseUrl,
+      redirect_uri: redirectUri(ctx, 'vk'),
+    },
+    telegram: {
+      bot_name: e.telegram.botName,
+      bot_token: e.telegram.secretSource,
+      bot_token_dropped_at: dropped(s.telegram_key_dropped_at, e.telegram.secretSource),
+      base_url: e.telegram.baseUrl,
+    },
     discord: {
       client_id: e.discord.clientId,
       client_secret: e.discord.secretSource,
+      client_secret_dropped_at: dropped(s.discord_key_dropped_at, e.discord.secretSource),
       base_url: e.discord.baseUrl,
       redirect_uri: redirectUri(ctx, 'discord'),
     },
   };
 }
 
-const SECRET_FIELDS = {
-  vk_client_secret: 'vk_client_secret_sealed',
-  telegram_bot_token: 'telegram_bot_token_sealed',
-  discord_client_secret: 'discord_client_secret_sealed',
-} as const;
+/** Each provider's secret as the body names it, as it is stored sealed, and the note of its drop. */
+const SECRETS = {
+  vk: { body: 'vk_client_secret', sealed: 'vk_client_secret_sealed', droppedAt: 'vk_key_dropped_at' },
+  telegram: { body: 'telegram_bot_token', sealed: 'telegram_bot_token_sealed', droppedAt: 'telegram_key_dropped_at' },
+  discord: { body: 'discord_client_secret', sealed: 'discord_client_secret_sealed', droppedAt: 'discord_key_dropped_at' },
+} as const satisfies Record<SocialProvider, { body: keyof SocialSettingsBody; sealed: keyof Stored; droppedAt: keyof Stored }>;
 
-/** Applies the owner's changes: secrets are sealed before they are stored; null returns a field to its default. */
-export async function saveSettings(ctx: AppContext, body: SocialSettingsBody, actorId: number): Promise<SocialSettingsView> {
-  const patch: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(body) as [keyof SocialSettingsBody, string | null | undefined][]) {
-    if (v === undefined) continue;
-    const sealedKey = k in SECRET_FIELDS ? SECRET_FIELDS[k as keyof typeof SECRET_FIELDS] : null;
-    if (sealedKey) patch[sealedKey] = v === null || v === '' ? undefined : boxOf(ctx).seal(v);
-    else patch[k] = v === null || v === '' ? undefined : v;
-  }
-  // The audit row (lib/settings.ts) records the sealed values only.
-  await ctx.settings.set(SocialSettings, patch, { actorId });
+const PROVIDERS = ['vk', 'telegram', 'discord'] as const;
+
+/**
+ * Applies the changes: secrets are sealed before they are stored; null returns a field to its
+ * default. A base address (lib/provider-address.ts) is the owner's alone to change, https on the
+ * provider's own host or the environment's, and its change drops the secret stored for that
+ * provider in the same transaction (unless a new one comes in this request), so the secret is never
+ * sent to the new host. An address sent as it stands (the form sends every field) is no change.
+ */
+export async function saveSettings(
+  ctx: AppContext,
+  body: SocialSettingsBody,
+  editor: { id: number; owner: boolean },
+): Promise<SocialSettingsView> {
+  const box = boxOf(ctx);
+  await ctx.settings.set(
+    SocialSettings,
+    (stored: Partial<Stored>) => {
+      const patch: Record<string, string | number | undefined> = {};
+      const now = Date.now();
+      for (const p of PROVIDERS) {
+        const urlKey = `${p}_base_url` as const;
+        const secret = SECRETS[p];
+        const v = body[urlKey] === null || body[urlKey] === '' ? null : body[urlKey];
+        if (v !== undefined) {
+          const env = ctx.config.social[p].baseUrl;
+          const inUse = usableBaseUrl(ctx, p, stored[urlKey]) ?? env;
+          if (sameAddress(inUse, v ?? env)) {
+            if (v === null) patch[urlKey] = undefined;
+          } else {
+            if (!editor.owner) throw forbidden(OWNER_ONLY_ADDRESS, { code: 'owner_only', field: urlKey });
+            const problem = v === null ? null : addressProblem(v, SOCIAL_URL_HOSTS[p], env);
+            if (problem) throw badRequest(problem, { code: 'invalid', field: urlKey });
+            patch[urlKey] = v === null ? undefined : normalAddress(v);
+            if (stored[secret.sealed] !== undefined) {
+              patch[secret.sealed] = undefined;
+              patch[secret.droppedAt] = now;
+            }
+          }
+        }
+        const typed = body[secret.body];
+        if (typed !== undefined) {
+          patch[secret.sealed] = typed === null || typed === '' ? undefined : box.seal(typed);
+          patch[secret.droppedAt] = undefined;
+        }
+      }
+      for (const k of ['vk_client_id', 'telegram_bot_name', 'discord_client_id'] as const) {
+        const v = body[k];
+        if (v !== undefined) patch[k] = v === null || v === '' ? undefined : v;
+      }
+      return patch as Partial<Stored>;
+    },
+    // The audit row (lib/settings.ts) records the sealed values only: a dropped secret shows as gone.
+    { actorId: editor.id },
+  );
   return settingsView(ctx);
 }

@@ -140,6 +140,21 @@ describe.each(dbKinds)('staff roles on %s', (kind) => {
     expect([ban.statusCode, ban.json().code]).toEqual([403, 'owner_only']);
   });
 
+  it("staff with `settings` connect providers, but the addresses their keys go to are the owner's", async () => {
+    const settings = single.get('settings')!;
+    const keys = await call(settings, 'PUT', '/api/admin/payment-providers/tbank', { enabled: false, fields: { terminal_key: 'T1' } });
+    expect(keys.statusCode, keys.body).toBe(200);
+    for (const [url, payload, field] of [
+      ['/api/admin/payment-providers/tbank', { fields: { api_url: 'https://securepay.tbank.ru/v2' } }, 'fields.api_url'],
+      ['/api/admin/payment-providers/yoomoney', { fields: { form_url: 'https://yoomoney.ru/quickpay/other' } }, 'fields.form_url'],
+      ['/api/admin/social-settings', { vk_base_url: 'https://id.vk.com/other' }, 'vk_base_url'],
+    ] as const) {
+      const res = await call(settings, 'PUT', url, payload);
+      expect([res.statusCode, res.json().code, res.json().field], url).toEqual([403, 'owner_only', field]);
+      expect((await call(owner, 'PUT', url, payload)).statusCode, url).toBe(200);
+    }
+  });
+
   it('the audit log names who did what', async () => {
     const log = await call(owner, 'GET', '/api/admin/audit?entity=role');
     expect(log.statusCode).toBe(200);

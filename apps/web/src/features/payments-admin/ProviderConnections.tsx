@@ -2,6 +2,7 @@ import {
   PROVIDER_FIELD_TEXT,
   PROVIDER_FIELDS,
   ProviderUpdateBody,
+  providerUrlHosts,
   type AdminPaymentProvider,
   type ProviderCheckResult,
 } from '@kubik/contract/payment-connections';
@@ -16,6 +17,7 @@ import { QueryState } from '../../components/QueryState.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { AUDIT_KEY } from '../../lib/query-keys.ts';
+import { useAuth } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { ADMIN_PAYMENTS_KEY, ADMIN_PROVIDERS_KEY, checkProvider, fetchProviders, saveProvider } from './api.ts';
 
@@ -52,9 +54,19 @@ const ConnectionForm = z.strictObject({
 });
 type ConnectionValues = z.infer<typeof ConnectionForm>;
 
+/**
+ * What stands under an address: for the owner, where it may lead and what changing it does; for
+ * staff, that it is the owner's (the server refuses their change: 403 owner_only).
+ */
+function addressHint(hosts: readonly string[], owner: boolean): string {
+  if (!owner) return 'Адрес меняет только владелец сайта: на него уходят ключи.';
+  return `Только https://${hosts.join(' или https://')} (или адрес из переменной окружения). При смене адреса сохранённые здесь ключи удаляются — введите их заново.`;
+}
+
 function Provider({ provider: p }: { provider: AdminPaymentProvider }) {
   const notify = useNotify();
   const queryClient = useQueryClient();
+  const owner = useAuth().user?.is_admin ?? false;
   const spec = PROVIDER_FIELDS[p.id];
   const [check, setCheck] = useState<ProviderCheckResult | null>(null);
   const form = useSchemaForm(ConnectionForm, {
@@ -81,7 +93,12 @@ function Provider({ provider: p }: { provider: AdminPaymentProvider }) {
 
   async function save(v: ConnectionValues) {
     const secrets = Object.fromEntries(Object.entries(v.secrets).filter(([, s]) => s.trim() !== ''));
-    const fields = Object.fromEntries(Object.entries(v.fields).map(([k, s]) => [k, s.trim() === '' ? null : s.trim()]));
+    // Staff send no address: it is not theirs to change.
+    const fields = Object.fromEntries(
+      Object.entries(v.fields)
+        .filter(([k]) => owner || providerUrlHosts(p.id, k) === null)
+        .map(([k, s]) => [k, s.trim() === '' ? null : s.trim()]),
+    );
     const saved = await saveProvider(p.id, {
       enabled: v.enabled,
       ...(spec.receipts ? { receipts: v.receipts } : {}),
@@ -116,9 +133,20 @@ function Provider({ provider: p }: { provider: AdminPaymentProvider }) {
         <CheckboxField name="enabled" label="Принимать оплату этим способом" />
         {spec.receipts && <CheckboxField name="receipts" label="Отправлять чеки (54-ФЗ) через ЮKassa" />}
         <FieldGroup legend="Настройки">
-          {spec.fields.map((k) => (
-            <TextField key={k} name={`fields.${k}`} label={PROVIDER_FIELD_TEXT[k] ?? k} autoComplete="off" spellCheck={false} />
-          ))}
+          {spec.fields.map((k) => {
+            const hosts = providerUrlHosts(p.id, k);
+            return (
+              <TextField
+                key={k}
+                name={`fields.${k}`}
+                label={PROVIDER_FIELD_TEXT[k] ?? k}
+                autoComplete="off"
+                spellCheck={false}
+                readOnly={hosts !== null && !owner}
+                hint={hosts && addressHint(hosts, owner)}
+              />
+            );
+          })}
         </FieldGroup>
         <FieldGroup legend="Ключи">
           <p className="muted">Ключи не показываются. Оставьте поле пустым, чтобы не менять сохранённый.</p>
@@ -129,6 +157,10 @@ function Provider({ provider: p }: { provider: AdminPaymentProvider }) {
                 label={`${PROVIDER_FIELD_TEXT[k] ?? k} — ${SECRET_STATE[p.secrets[k] ?? 'unset']}`}
                 type="password"
                 autoComplete="new-password"
+                hint={
+                  p.secrets_dropped[k] !== undefined &&
+                  `Ключ, заданный здесь, удалён ${formatDateTime(p.secrets_dropped[k])}: сменился адрес, а на новый адрес старый ключ не отправляется. Введите его заново.`
+                }
               />
               {p.secrets[k] === 'set' && (
                 <button type="button" className="btn btn-small btn-ghost" onClick={() => void clear(k)}>

@@ -1,9 +1,11 @@
-import type { SocialSettingsBody, SocialSettingsView } from '@kubik/contract';
+import { SOCIAL_URL_HOSTS, type SocialProvider, type SocialSettingsBody, type SocialSettingsView } from '@kubik/contract';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
 import { TextField } from '../../components/form/fields.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
+import { formatDateTime } from '../../lib/format.ts';
+import { useAuth } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { fetchSocialSettings, PROVIDERS_KEY, saveSocialSettings, SOCIAL_SETTINGS_KEY } from './api.ts';
 
@@ -22,7 +24,21 @@ const Fields = z.object({
 type Fields = z.infer<typeof Fields>;
 
 const SECRETS = ['vk_client_secret', 'telegram_bot_token', 'discord_client_secret'] as const;
+const ADDRESSES = ['vk_base_url', 'telegram_base_url', 'discord_base_url'] as const;
 const SOURCE = { set: 'задан в админ-панели', env: 'задан переменной окружения', unset: 'не задан' } as const;
+
+/** Under a base address: for the owner, where it may lead and what changing it does; for staff, that it is the owner's. */
+function addressHint(provider: SocialProvider, owner: boolean): string {
+  if (!owner) return 'Адрес меняет только владелец сайта: на него уходят ключи.';
+  const hosts = SOCIAL_URL_HOSTS[provider];
+  return `Только https://${hosts.join(' или https://')} (или адрес из переменной окружения). При смене адреса ключ, заданный здесь, удаляется — введите его заново.`;
+}
+
+/** Under a secret: where it comes from now, and why a typed one is gone. */
+function secretHint(source: keyof typeof SOURCE, droppedAt: number | null, extra = ''): string {
+  const gone = droppedAt === null ? '' : ` Ключ, заданный здесь, удалён ${formatDateTime(droppedAt)}: сменился адрес. Введите его заново.`;
+  return `Сейчас: ${SOURCE[source]}.${extra}${gone}`;
+}
 
 /** Админ-панель → Настройки → «Вход через соцсети»: the providers' keys; secrets are write-only. */
 export function AdminSocialSettings() {
@@ -41,6 +57,7 @@ export function AdminSocialSettings() {
 function SocialForm({ data }: { data: SocialSettingsView }) {
   const notify = useNotify();
   const queryClient = useQueryClient();
+  const owner = useAuth().user?.is_admin ?? false;
   const form = useSchemaForm(Fields, {
     defaultValues: {
       vk_client_id: data.vk.client_id,
@@ -57,6 +74,8 @@ function SocialForm({ data }: { data: SocialSettingsView }) {
   async function submit(values: Fields) {
     const body: Record<string, string | null> = {};
     for (const [k, v] of Object.entries(values) as [keyof Fields, string][]) {
+      // Staff send no address: it is not theirs to change.
+      if (!owner && (ADDRESSES as readonly string[]).includes(k)) continue;
       const secret = (SECRETS as readonly string[]).includes(k);
       // A secret left empty stays as it is; a plain field left empty returns to the default.
       if (secret) {
@@ -77,9 +96,9 @@ function SocialForm({ data }: { data: SocialSettingsView }) {
         label="Защищённый ключ VK"
         type="password"
         autoComplete="off"
-        hint={`Сейчас: ${SOURCE[data.vk.client_secret]}. Для входа с PKCE не обязателен.`}
+        hint={secretHint(data.vk.client_secret, data.vk.client_secret_dropped_at, ' Для входа с PKCE не обязателен.')}
       />
-      <TextField name="vk_base_url" label="Адрес VK ID" />
+      <TextField name="vk_base_url" label="Адрес VK ID" readOnly={!owner} hint={addressHint('vk', owner)} />
       <h3>Telegram</h3>
       <TextField
         name="telegram_bot_name"
@@ -91,9 +110,9 @@ function SocialForm({ data }: { data: SocialSettingsView }) {
         label="Токен бота Telegram"
         type="password"
         autoComplete="off"
-        hint={`Сейчас: ${SOURCE[data.telegram.bot_token]}.`}
+        hint={secretHint(data.telegram.bot_token, data.telegram.bot_token_dropped_at)}
       />
-      <TextField name="telegram_base_url" label="Адрес входа Telegram" />
+      <TextField name="telegram_base_url" label="Адрес входа Telegram" readOnly={!owner} hint={addressHint('telegram', owner)} />
       <h3>Discord</h3>
       <TextField name="discord_client_id" label="Client ID Discord" hint={`Redirect: ${data.discord.redirect_uri}`} />
       <TextField
@@ -101,9 +120,9 @@ function SocialForm({ data }: { data: SocialSettingsView }) {
         label="Client Secret Discord"
         type="password"
         autoComplete="off"
-        hint={`Сейчас: ${SOURCE[data.discord.client_secret]}.`}
+        hint={secretHint(data.discord.client_secret, data.discord.client_secret_dropped_at)}
       />
-      <TextField name="discord_base_url" label="Адрес Discord" />
+      <TextField name="discord_base_url" label="Адрес Discord" readOnly={!owner} hint={addressHint('discord', owner)} />
       <FormErrors />
       {/* Its own label: the settings page has another «Сохранить» above. */}
       <FormActions submitLabel="Сохранить ключи" />
