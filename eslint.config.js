@@ -131,6 +131,36 @@ const serverLayers = {
   },
 };
 
+/**
+ * Comments say why, in the present tense: the project's history (issue numbers, rounds, sessions,
+ * dated work notes, instruction counts of a profiler) belongs in commit messages, ADRs
+ * (docs/decisions) and docs/bench.md, where it can be dated and read in order.
+ */
+const HISTORY_IN_COMMENTS = [
+  [/\bissues? #?\d+/i, 'an issue number'],
+  [/\bround (one|two|three|four|five|\d+)\b/i, 'a round'],
+  [
+    /\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|\d+(st|nd|rd|th)) session\b/i,
+    'a session',
+  ],
+  [/\b\d+(\.\d+)?k instructions\b/i, 'an instruction count'],
+];
+const historyComments = {
+  meta: {
+    type: 'suggestion',
+    messages: { history: 'Comments say why, in the present tense: {{what}} belongs in a commit message, an ADR or docs/bench.md.' },
+  },
+  create(context) {
+    return {
+      Program() {
+        for (const comment of context.sourceCode.getAllComments())
+          for (const [pattern, what] of HISTORY_IN_COMMENTS)
+            if (pattern.test(comment.value)) context.report({ loc: comment.loc, messageId: 'history', data: { what } });
+      },
+    };
+  },
+};
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'bench/results*.json'] },
   js.configs.recommended,
@@ -161,6 +191,12 @@ export default tseslint.config(
   },
   { files: ['**/*.{js,mjs}'], languageOptions: { globals: globals.node } },
   webLayers,
+  {
+    files: ['**/*.{ts,tsx,js,mjs}'],
+    ignores: ['**/*.test.ts', '**/*.e2e.ts'],
+    plugins: { kubik: { rules: { 'no-history-in-comments': historyComments } } },
+    rules: { 'kubik/no-history-in-comments': 'error' },
+  },
   {
     // A double imitates the real software from its protocol or format; one that borrowed the
     // site's own code (apps/, packages/, the contract) would share the bugs it is there to catch.

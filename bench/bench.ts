@@ -50,7 +50,7 @@ const ONECORE_STEP_SECONDS = Number(process.env.BENCH_ONECORE_SECONDS ?? DURATIO
 /** `taskset` pins the site to core 0 and the load to the others, when there are others. */
 const CAN_PIN = os.cpus().length > 1 && spawnSync('taskset', ['-V']).status === 0;
 
-/** Issue 29's goals, each endpoint's ratio to the bare server answering the same bytes (same run). */
+/** The goals, each endpoint's ratio to the bare server answering the same bytes (same run). */
 function goalOf(name: string): number {
   if (name.includes('/api/user/')) return 0.8;
   if (name.includes('index page')) return 0.9;
@@ -213,7 +213,7 @@ async function main(): Promise<void> {
       return child;
     };
     // Cold start: process spawned → first 200 from /readyz (database reached, migrations done),
-    // three times on the seeded database, the site pinned to one core (issue 29's goal is on one
+    // three times on the seeded database, the site pinned to one core (the goal is on one
     // core); the median counts. CPU time (user + system, from /proc) is printed beside it: unlike
     // the wall clock it does not grow with the machine's load.
     const starts: { ms: number; cpuMs: number }[] = [];
@@ -382,7 +382,7 @@ async function main(): Promise<void> {
       .catch(() => 0);
     console.log(`peak memory (RSS): ${peakMb} MB (sampled ${sampledPeakMb} MB); heap in use at the end: ${heap} MB`);
 
-    // The goals of issue 29, each against its limit in this same run.
+    // The goals, each against its limit in this same run.
     const verdict = (ok: boolean) => (ok ? 'pass' : 'FAIL');
     const summary: Record<string, unknown>[] = rows.map((r) => ({
       figure: r.endpoint,

@@ -68,7 +68,7 @@ async function lowestOf(dir: string, name: string, pid: number, url: string, hea
   await autocannon({ url, connections: 50, amount: WARM_UP, headers });
   const rounds: number[] = [];
   // The lowest of five: a round that meets a major collection (its marking and sweeping on V8's
-  // helper threads, ~25k instructions an answer over a round) or a background job counts more.
+  // helper threads, about a quarter of a bare answer over a round) or a background job counts more.
   for (let i = 0; i < ROUNDS; i++) rounds.push(await countOver(dir, name, pid, url, headers));
   console.log(`  ${name} ${url}: ${rounds.map((r) => `${(r / 1000).toFixed(1)}k`).join(', ')}`);
   return Math.min(...rounds);

@@ -1,5 +1,5 @@
 /**
- * npm run bench:flood — issue 29's flood, measured from outside against the built, listening site
+ * npm run bench:flood — a flood of refused logins, measured from outside against the built, listening site
  * (the CI test modules/security/login-flood.test.ts runs the flood inside the site's own process).
  * The owner logs in on the web from the browser they used before, one login at a time: calm, then
  * while 32 loops send launcher logins (`authserver/authenticate`) with made-up names, each from a

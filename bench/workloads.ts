@@ -301,7 +301,7 @@ interface MixRequest {
   body?: string;
 }
 
-/** Shares of the peak mix in issue 29, per 100 requests. */
+/** Shares of a community's peak mix (docs/bench.md), per 100 requests. */
 const PEAK_MIX = { public: 60, own: 25, lists: 10, logins: 4, purchases: 1 } as const;
 
 /** A deterministic order of 100 requests in the mix's proportions, spread out (no bursts of one kind). */
@@ -429,7 +429,7 @@ async function openLoop(base: string, rate: number, seconds: number, mix: MixReq
 }
 
 /**
- * One-core capacity (issue 29): the site pinned to one core (its caller starts it so), the load
+ * One-core capacity: the site pinned to one core (its caller starts it so), the load
  * generated from another, the peak mix at rising fixed rates until a step no longer holds: p99 of
  * everything but logins ≤ 50 ms, of logins ≤ 250 ms, at most 1 % refused or failed. Returns every
  * step and the highest rate that held.

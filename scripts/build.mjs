@@ -53,7 +53,7 @@ const pkg = (p) => JSON.parse(readFileSync(path.join(root, p, 'package.json'), '
 
 /**
  * Packages the server's dependencies require but the site never calls, left out of its bundle
- * (issue 29: about 800 KB less for V8 to read and parse at every start): Fastify's default schema
+ * (about 800 KB less for V8 to read and parse at every start): Fastify's default schema
  * compilers, Ajv and fast-json-stringify, which app.ts replaces with zod's (schemaController), and
  * glob, which @fastify/static calls only for `wildcard: false`. Each is replaced by a function
  * that throws, so a later use fails loudly at start instead of working by accident.
@@ -76,7 +76,7 @@ module.exports.glob = fail;`,
 /**
  * The API docs' packages (@fastify/swagger and @fastify/swagger-ui) require `yaml` when they
  * register, for the docs' YAML form that is rarely asked for. Loading it was 60–80 ms of a cold
- * start on a slow machine (issue 29). In the bundle they get this stand-in instead, which loads the
+ * start on a slow machine. In the bundle they get this stand-in instead, which loads the
  * bundled `yaml` on first use.
  */
 const lazyYaml = {
@@ -154,7 +154,7 @@ const parts = {
     inputs: ['apps/server/src', 'apps/server/package.json', 'packages/contract/src', 'package-lock.json', 'scripts/build.mjs'],
     async build() {
       const esbuild = await import('esbuild');
-      // Packages are bundled too (issue 29: resolving and loading some 600 files from node_modules
+      // Packages are bundled too (resolving and loading some 600 files from node_modules
       // was half of a cold start), except those that cannot be: native addons, and packages that
       // read files beside their own code at run time (pino's workers; the API docs' pages are
       // found through swagger-ui's `baseDir`, app.ts).

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { withLabels } from './common.ts';
 import { Email } from './accounts.ts';
 
-// Schemas of the player's own account changes (issue 15): e-mail change and self-service deletion.
+// Schemas of the player's own account changes: e-mail change and self-service deletion.
 
 /** The password as typed: any wrong shape is just a wrong password. */
 const CurrentPassword = z.string({ error: 'Введите пароль' }).min(1, 'Введите пароль').max(256, 'Пароль указан неверно');

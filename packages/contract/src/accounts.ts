@@ -96,7 +96,7 @@ export const MeResponse = z.object({
   /** The owner: every permission, manages roles and owners. */
   is_admin: z.boolean(),
   balance: z.number(),
-  /** Staff permissions (issue 26): all of them for the owner, the role's for staff, none for a player. */
+  /** Staff permissions: all of them for the owner, the role's for staff, none for a player. */
   permissions: z.array(Permission),
   /** The staff role's name, or null (the owner and players have none). */
   role: z.string().nullable(),

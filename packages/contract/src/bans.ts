@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { commandProblem, forbiddenCharacter } from './commands.ts';
 import { withLabels } from './common.ts';
 
-// Schemas of bans (issue 15), shared by the server and the web app.
+// Schemas of bans, shared by the server and the web app.
 
 export const BAN_REASON_MAX = 200;
 /** Placeholders of a server's ban and unban commands. */

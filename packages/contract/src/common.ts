@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 // In the browser zod compiles no parsers with new Function: its probe for eval alone is a CSP
-// violation (script-src 'self'), which Lighthouse reports as an issue on every page (issue 29).
+// violation (script-src 'self'), which Lighthouse reports as an issue on every page.
 // The server keeps the faster compiled parsers.
 if (typeof (globalThis as { document?: unknown }).document !== 'undefined') z.config({ jitless: true });
 

@@ -50,7 +50,7 @@ export const NewsItem = z.object({
 });
 export type NewsItem = z.infer<typeof NewsItem>;
 
-/** The feed a page at a time (issue 29: the whole feed was 175 KB with 200 items); `next_page` is null on the last. */
+/** The feed a page at a time (the whole feed was 175 KB with 200 items); `next_page` is null on the last. */
 export const NEWS_PAGE_SIZE = 12;
 export const NewsFeedQuery = z.strictObject({
   page: z

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// Notices — the bell (issue 24 §3), shared by the server and the web app.
+// Notices — the bell, shared by the server and the web app.
 
 /** What a notice is about; the web picks its icon by it. */
 export const NOTICE_KINDS = [

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Staff permissions (issue 26). The owner (`is_admin`) holds every one; a staff member holds
+ * Staff permissions. The owner (`is_admin`) holds every one; a staff member holds
  * those of their role. Every admin route needs exactly one of these, or 'owner' (only the owner:
  * roles and owners are managed by the owner alone).
  */

@@ -6,7 +6,7 @@ import { SOCIAL_PROVIDERS } from './social-providers.ts';
 
 export * from './social-providers.ts';
 
-/** Social login (issue 25 §4–§6): the providers a player may log in with. */
+/** Social login: the providers a player may log in with. */
 export const SocialProvider = z.enum(SOCIAL_PROVIDERS, { error: 'Неизвестный способ входа' });
 export type SocialProvider = z.infer<typeof SocialProvider>;
 

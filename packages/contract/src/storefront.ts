@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { roundsToZeroKopecks, withLabels, ZERO_KOPECKS_TEXT } from './common.ts';
 
-// Round three of the shop (issue 23): promo codes, gifts, sales, per-player limits, the cart.
+// The storefront: promo codes, gifts, sales, per-player limits, the cart.
 
 export const PROMO_KINDS = ['percent', 'fixed', 'topup_bonus'] as const;
 export type PromoKind = (typeof PROMO_KINDS)[number];

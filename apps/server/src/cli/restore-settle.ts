@@ -1,7 +1,7 @@
 import type { Db } from '../db/index.ts';
 
 /**
- * What a restored copy must not do again on its own (issue 28): the live site may have carried
+ * What a restored copy must not do again on its own: the live site may have carried
  * out, after the backup was taken, any delivery that the copy shows as pending or on the wire,
  * and RCON commands cannot be asked whether they ran. So every such delivery is restored as
  * 'unknown' — the queue's existing state for an unclear outcome, which is never resent by itself:

@@ -13,7 +13,7 @@ export type DbKind = 'sqlite' | 'pg';
 export type Db = Kysely<Database>;
 
 // Each driver loads only when a database of its kind is opened: a SQLite site never holds pg's
-// ~15 MB, a PostgreSQL one never better-sqlite3's (the resident-memory goal of issue 17).
+// ~15 MB, a PostgreSQL one never better-sqlite3's (the resident-memory goal, docs/bench.md).
 const require = createRequire(import.meta.url);
 let pgModule: typeof pg | undefined;
 /** The pg module, set up the way every connection of ours expects. */

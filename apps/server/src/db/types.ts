@@ -54,7 +54,7 @@ export interface UsersTable {
   role_id: number | null;
 }
 
-/** A staff role (issue 26): what its holders may do in the admin area. */
+/** A staff role: what its holders may do in the admin area. */
 export interface StaffRolesTable {
   id: Generated<number>;
   name: string;

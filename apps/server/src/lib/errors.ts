@@ -47,7 +47,7 @@ export class HttpError extends Error {
     message: string,
     details: ErrorDetails = {},
   ) {
-    // A refusal is answered, never logged: it takes no stack trace, a good part of what a 401 cost (issue 29).
+    // A refusal is answered, never logged: it takes no stack trace, a good part of what a 401 cost.
     const stackTraceLimit = Error.stackTraceLimit;
     if (statusCode < 500) Error.stackTraceLimit = 0;
     super(message);

@@ -24,7 +24,7 @@ interface Series {
 /**
  * http_request_duration_seconds, counted by hand: prom-client's Histogram builds a label object
  * and a key string and checks the labels on every observation (a few microseconds; a replayed
- * `/me` takes about forty, issue 29), and this runs for every request the site answers. What a
+ * `/me` takes about forty), and this runs for every request the site answers. What a
  * scrape shows is exactly prom-client's histogram: get() returns its shape, the registry formats it.
  */
 class RequestHistogram {

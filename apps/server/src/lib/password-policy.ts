@@ -3,13 +3,13 @@ import type * as LanguageCommon from '@zxcvbn-ts/language-common';
 import { badRequest } from './errors.ts';
 
 /**
- * Passwords the server refuses beyond the length rule (issue 15): the ~49 000 most common
+ * Passwords the server refuses beyond the length rule: the ~49 000 most common
  * passwords of real leaks (the list zxcvbn-ts maintains in @zxcvbn-ts/language-common), and a
  * password equal to the account's name or e-mail address (or the address's name part).
  */
 let common: Set<string> | undefined;
 // The package holds every zxcvbn dictionary (~14 MB resident once loaded): it loads with the first
-// password checked, not when the site starts (issue 17's memory goal).
+// password checked, not when the site starts (the memory goal).
 const require = createRequire(import.meta.url);
 
 export const PASSWORD_TEXTS = {

@@ -10,7 +10,7 @@ import path from 'node:path';
  * reads, address lookups, image work). At equal priority, on one core, a login's argon2id hash
  * (about 10 ms there) took the core turn about with the main thread in slices of up to 4 ms, and
  * every request that came meanwhile waited: the peak mix at 800 req/s on one core gave p99
- * 17–62 ms for all but logins (issue 29). With the pool at nice 10 (POOL_THREADS_NICE) the main
+ * 17–62 ms for all but logins. With the pool at nice 10 (POOL_THREADS_NICE) the main
  * thread gets nine tenths of a core both want: 9–14 ms, logins 65–123 ms. A hash still has every
  * moment the main thread does not need, and with a core to spare nothing changes: nice only
  * orders threads that wait for the same core.

@@ -21,7 +21,7 @@ export interface RateLimiter {
   reset(key: string): Promise<void>;
   /**
    * Milliseconds this instance still refuses the key for, from memory (0: not refused): a route's
-   * onRequest hook answers 429 with it before the body is read or the database touched (issue 29).
+   * onRequest hook answers 429 with it before the body is read or the database touched.
    */
   blockedFor(key: string, now?: number): number;
 }
@@ -58,7 +58,7 @@ class Blocks {
 /**
  * The key a client address is counted under: an IPv4 address as it is (also when IPv4-mapped),
  * an IPv6 address by its /64 — one subscriber gets a whole /64, so counting full addresses let
- * one client rotate through 2^64 of them (issue 29).
+ * one client rotate through 2^64 of them.
  */
 export function addressKey(ip: string): string {
   if (ip.startsWith('::ffff:') && ip.includes('.')) return ip.slice(7);

@@ -4,7 +4,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
  * Tokens that carry the site's signature: random bytes and a truncated HMAC-SHA256 of them (of
  * `purpose:random`, so a token made for one use is no good for another), both in one encoding,
  * back to back. A made-up or altered token is refused by its signature alone, before it is hashed
- * for a database read (issue 29: a refusal costs almost nothing, also from many addresses).
+ * for a database read (a refusal costs almost nothing, also from many addresses).
  */
 export class TokenSigner {
   private readonly randomChars: number;

@@ -50,7 +50,7 @@ export class UserCache {
     this.unwatch?.();
     this.unwatch = handle.onWrite((table, kind) => {
       // A new session cannot change what is cached (found values only, by their own keys); a login
-      // then leaves every other player's cached session and answers alone (issue 29).
+      // then leaves every other player's cached session and answers alone.
       if (WATCHED.has(table) && !(kind === 'insert' && table === 'sessions')) this.clear();
     });
   }

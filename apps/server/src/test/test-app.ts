@@ -150,7 +150,7 @@ export async function sendQueuedMail(t: TestApp): Promise<number> {
 
 /**
  * A POST whose JSON body breaks off: 400 if the route reads it, so a 429 shows that a client over
- * its limit was refused before the body was read (issue 29).
+ * its limit was refused before the body was read.
  */
 export function postBrokenJson(t: Pick<TestApp, 'app'>, url: string, remoteAddress: string): Promise<LightMyRequestResponse> {
   return t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: '{"broken":', remoteAddress });

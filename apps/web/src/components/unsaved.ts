@@ -3,7 +3,7 @@ import { navigate } from 'wouter/use-browser-location';
 import { setPopStateGate } from '../lib/popstate-gate.ts';
 
 /**
- * Leaving a form with unsaved text asks first, everywhere (issue 24 §7). Every form of the kit
+ * Leaving a form with unsaved text asks first, everywhere. Every form of the kit
  * (form/Form.tsx) registers here while it is dirty, under the modal it stands in (or the page);
  * a Modal asks before Escape, its × or a click on the backdrop closes it with a dirty form inside;
  * a form's «Отмена» asks; a click on a link to another screen, or the browser's Back and Forward,

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { bigint, isPg, notNull, withId } from '../schema-helpers.ts';
 
 /**
- * Staff roles (issue 26): a role is a name and a JSON list of permissions; `users.role_id`
+ * Staff roles: a role is a name and a JSON list of permissions; `users.role_id`
  * gives a staff member one. The owner stays `users.is_admin = 1` and needs no role. The session
  * lookup joins the role, so a change to staff_roles must clear the user caches like a change to
  * users does (on PostgreSQL through the same NOTIFY trigger function as 2026112250).

@@ -2,9 +2,9 @@ import { sql, type Kysely } from 'kysely';
 import { isPg } from '../schema-helpers.ts';
 
 /**
- * PostgreSQL: a new session no longer NOTIFYs every instance to drop its user cache (issue 29:
+ * PostgreSQL: a new session no longer NOTIFYs every instance to drop its user cache:
  * each login emptied every instance's cache, and every signed-in player's next request cost a
- * query). Caches hold found sessions by their own token, which an insert cannot change; updates
+ * query. Caches hold found sessions by their own token, which an insert cannot change; updates
  * and deletes (logouts, ended logins, the sweep of expired sessions) still notify.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

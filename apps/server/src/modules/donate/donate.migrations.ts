@@ -23,7 +23,7 @@ export const donateMigrations: Record<string, Migration> = {
   },
   '2026112632_tier_sales': {
     async up(db: Kysely<unknown>) {
-      // Issue 23: a sale price per month with its end.
+      // A sale price per month with its end.
       await db.schema.alterTable('donate_tiers').addColumn('sale_amount_minor', bigint).execute();
       await db.schema.alterTable('donate_tiers').addColumn('sale_ends_at', bigint).execute();
     },

@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 
-/** E-mail changes of players (issue 15); db/types.ts merges them. */
+/** E-mail changes of players; db/types.ts merges them. */
 export interface EmailChangeTables {
   email_changes: EmailChangesTable;
 }

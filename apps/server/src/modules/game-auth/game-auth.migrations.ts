@@ -41,10 +41,10 @@ export const gameAuthMigrations: Record<string, Migration> = {
         .execute();
     },
   },
-  // Issue 27 (named after every other module's migrations of its time).
+  // Named after every other module's migrations of their time.
   '2026112627_texture_hashes': textureHashes,
   '2026112628_profile_keys': profileKeysMigration,
-  // Issue 29: the launchers' tokens are signed (game-tokens.ts). Tokens made before, and those an
+  // The launchers' tokens are signed (game-tokens.ts). Tokens made before, and those an
   // instance of an older version makes while several run, are unsigned (0) and kept until they end.
   '2026112820_signed_game_tokens': {
     up: (db: Kysely<unknown>) => addSignedTokens(db, 'game_tokens', 'game_tokens'),

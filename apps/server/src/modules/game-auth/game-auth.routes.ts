@@ -92,7 +92,7 @@ export function gameAuthRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           const stored = async (name: string) =>
             (await skinTextures.ask().png(ctx.db, name)) ?? (await capeTextures.ask().png(ctx.db, name)) ?? undefined;
           png = await stored(hash);
-          // A name from before the hash changed (issue 27): cached profiles and player heads still use it.
+          // A name from before the hash changed: cached profiles and player heads still use it.
           if (!png) {
             const renamed = await renamedTexture(ctx.db, hash);
             if (renamed) png = await stored(renamed);

@@ -46,7 +46,7 @@ export interface SiteKeysTable {
   created_at: number;
 }
 
-/** A texture's name before issue 27's hash (texture-hashes.migration.ts): old URLs keep answering. */
+/** A texture's name before textures were named by their hash (texture-hashes.migration.ts): old URLs keep answering. */
 export interface TextureAliasesTable {
   old_hash: string;
   new_hash: string;

@@ -22,7 +22,7 @@ async function rehash(png: Buffer): Promise<{ hash: string; png: Buffer }> {
 }
 
 /**
- * Issue 27: textures are named by the hash authlib-injector's reference server computes
+ * Textures are named by the hash authlib-injector's reference server computes
  * (lib/skin pixelHash), no longer by sha256("WxH:" + RGBA). Every stored skin and cape moves to
  * its new name, and the old name is kept in texture_aliases so that the old URLs — in signed
  * profiles that servers and clients cached, in player heads placed in worlds — keep answering.

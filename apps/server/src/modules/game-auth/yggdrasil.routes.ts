@@ -45,11 +45,11 @@ const invalidCredentials = () =>
 const profileAssigned = () => new YggdrasilError(400, 'IllegalArgumentException', 'Access token already has a profile assigned.');
 const refused = (user: User) => new YggdrasilError(403, 'ForbiddenOperationException', refusalText(user));
 /**
- * Not a verdict on the password (issue 29: «Invalid credentials» here made owners retype a right
+ * Not a verdict on the password («Invalid credentials» here made owners retype a right
  * one): too many tries lately, on the account or from the address, or too many password checks
- * waiting. authlib-injector's specification (and its reference suite, issue 27) answers a refused
+ * waiting. authlib-injector's specification (and its reference suite) answers a refused
  * rate with 403 ForbiddenOperationException, which launchers handle; the text says what happened
- * instead of «Invalid credentials» (issue 29), and Retry-After says when to try again.
+ * instead of «Invalid credentials», and Retry-After says when to try again.
  */
 const tooManyTries = (retryInMs: number) => {
   const s = Math.max(1, Math.ceil(retryInMs / 1000));

@@ -78,7 +78,7 @@ export const paymentsMigrations: Record<string, Migration> = {
   },
   '2026112634_payment_promo': {
     async up(db: Kysely<unknown>) {
-      // Issue 23: a top-up promo code (kept small: h26-pay reworks the providers in parallel).
+      // A top-up promo code.
       await db.schema.alterTable('payments').addColumn('promo_id', 'integer').execute();
     },
   },

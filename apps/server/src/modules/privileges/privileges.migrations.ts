@@ -103,7 +103,7 @@ export const privilegesMigrations: Record<string, Migration> = {
   },
   '2026112633_tier_gifts': {
     async up(db: Kysely<unknown>) {
-      // Issue 23: a tier bought as a gift (user_id holds it; paid_by paid for it).
+      // A tier bought as a gift (user_id holds it; paid_by paid for it).
       await db.schema.alterTable('privilege_purchases').addColumn('paid_by', 'integer').execute();
     },
   },

@@ -35,7 +35,7 @@ export interface Recorded {
  * request's Idempotency-Key; a step refuses by throwing an HttpError, and then nothing of the
  * purchase remains (its stock, rows, key and deliveries roll back together).
  *
- * A new way to pay (round three's cart, a gift, a promo code) is a new spec, not a new copy:
+ * A new way to pay (a cart, a gift, a promo code) is a new spec, not a new copy:
  * its price step sums its lines, its discount step applies the code (counting the use in the
  * same transaction), limits are checked in either, and a gift records and delivers to its
  * recipient while `userId` pays.

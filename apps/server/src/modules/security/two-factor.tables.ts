@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 
-/** Tables of two-factor login and session activity (issue 15); db/types.ts merges them. */
+/** Tables of two-factor login and session activity; db/types.ts merges them. */
 
 /**
  * A player's authenticator (TOTP, RFC 6238). `secret` is the confirmed one, `pending_secret` the

@@ -51,7 +51,7 @@ export const serversMigrations: Record<string, Migration> = {
   },
   '2026112672_servers_reported_max': {
     async up(db: Kysely<unknown>) {
-      // The player limit the server itself reports in its status answer (issue 26 §6); null until a check succeeds.
+      // The player limit the server itself reports in its status answer; null until a check succeeds.
       await db.schema.alterTable('servers').addColumn('reported_max', 'integer').execute();
     },
   },

@@ -1,7 +1,7 @@
 import type { Kysely, Migration } from 'kysely';
 import { bigint, notNull } from '../../db/schema-helpers.ts';
 
-// Names 2026112671_…. First-run setup (issue 26 §1).
+// Names 2026112671_…. First-run setup.
 export const setupMigrations: Record<string, Migration> = {
   '2026112671_setup_state': {
     async up(db: Kysely<unknown>) {

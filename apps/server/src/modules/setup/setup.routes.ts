@@ -8,7 +8,7 @@ import { refuseWhileBlocked } from '../../front-door/refusals.ts';
 
 const tags = ['Первый запуск'];
 
-/** First-run setup (issue 26 §1): while no administrator exists, /setup creates the owner with the one-time code. */
+/** First-run setup: while no administrator exists, /setup creates the owner with the one-time code. */
 export function setupRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.addHook('onReady', async () => announceSetup(ctx, app.log));

@@ -1,4 +1,4 @@
-/** First-run setup (issue 26 §1): one row at most, id 1. */
+/** First-run setup: one row at most, id 1. */
 export interface SetupStateTable {
   id: number;
   /** The one-time code printed in the log and written to DATA_DIR/setup-code. */

@@ -3,7 +3,7 @@ import { SHOP_CATEGORIES } from '@kubik/contract';
 import { bigint, notNull, withId } from '../../db/schema-helpers.ts';
 import { categoryKey } from './shop.category-key.ts';
 
-// Names 2026112230_…, and 2026112311_… (round two, with the delivery queue). Migrations of the shop feature, merged by db/migrations/index.ts and run in order of name.
+// Names 2026112230_…, and 2026112311_… (with the delivery queue). Migrations of the shop feature, merged by db/migrations/index.ts and run in order of name.
 export const shopMigrations: Record<string, Migration> = {
   '2026112230_shop': {
     async up(db: Kysely<unknown>) {
@@ -110,7 +110,7 @@ export const shopMigrations: Record<string, Migration> = {
   },
   '2026112630_shop_storefront': {
     async up(db: Kysely<unknown>) {
-      // Issue 23: unlimited stock, sales (items and categories), per-player limits, gifts.
+      // Unlimited stock, sales (items and categories), per-player limits, gifts.
       const add = async (table: string, column: string, type: 'integer' | 'bigint' | 'varchar(8)', def?: number | string) =>
         db.schema
           .alterTable(table)

@@ -14,7 +14,7 @@ interface Renderer {
 }
 
 /**
- * A guest's first page drawn on the server by the web app's own components (issue 29: on a slow
+ * A guest's first page drawn on the server by the web app's own components (on a slow
  * phone the page showed nothing until ~90 KB of script had arrived and run). The page carries
  * the API answers it was drawn from, so the app in the browser takes the markup over without
  * asking again; its script is fetched once the page is painted (apps/web/src/boot.ts).

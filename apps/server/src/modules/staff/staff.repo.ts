@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.ts';
 
-/** Staff roles and who holds them (issue 26); the session lookup joins the same rows (users/users.logins.ts). */
+/** Staff roles and who holds them; the session lookup joins the same rows (users/users.logins.ts). */
 
 export interface RoleRow {
   id: number;

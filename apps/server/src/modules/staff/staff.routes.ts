@@ -9,7 +9,7 @@ import { errorReplies } from '../../lib/errors.ts';
 const tags = ['Сотрудники и роли (администратор)'];
 
 /**
- * Staff roles (issue 26). Seeing the roles needs the `roles` permission; creating, changing and
+ * Staff roles. Seeing the roles needs the `roles` permission; creating, changing and
  * removing them and giving a role to someone is the owner's alone (`permission: 'owner'`).
  */
 export function staffRoutes(ctx: AppContext): FastifyPluginAsyncZod {

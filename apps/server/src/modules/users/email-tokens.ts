@@ -15,7 +15,7 @@ export type LinkKind = Kind | 'email-confirm' | 'email-cancel';
  * The key that signs the links (shared_secrets 'email_links', one per database, so every instance
  * knows it). A link's token is 24 random bytes and a 16-byte HMAC-SHA256 of its kind and those
  * bytes: a made-up or mistyped link is refused by its signature alone, before its body is read
- * or the database asked (issue 29: a refusal costs almost nothing, also from many addresses).
+ * or the database asked (a refusal costs almost nothing, also from many addresses).
  */
 export class EmailLinkKey {
   private constructor(private readonly key: Buffer) {}

@@ -4,7 +4,7 @@ import { plural } from '../../lib/plural.ts';
 import { hashToken } from '../../lib/tokens.ts';
 
 /**
- * Login throttling per account (issue 15). The old per-name counter locked the owner out for
+ * Login throttling per account. The old per-name counter locked the owner out for
  * fifteen minutes after ten wrong passwords from anywhere, and the name and the e-mail each had
  * their own ten. Now every failed password check of an account counts, by user id, whatever was
  * typed; after `free` failures each further try from an unknown device waits a delay that

@@ -10,7 +10,7 @@ const UNSIGNED_CHARS = 43;
  * Site session tokens (cookie and `Authorization: Bearer`) carry the site's signature (key:
  * shared_secrets 'sessions', one per database, so every instance knows it): 32 random bytes and a
  * 16-byte HMAC, 65 characters of base64url. A made-up or mistyped token is refused by its
- * signature alone, without a database read (issue 29: a forged cookie cost a query each).
+ * signature alone, without a database read (a forged cookie cost a query each).
  * Sessions from before signing (rows with `signed = 0`) keep working until they end (UnsignedGrace).
  */
 export class SessionTokens {

@@ -3,7 +3,7 @@ import { forbidden } from '../../lib/errors.ts';
 import type { User } from './users.repo.ts';
 
 /**
- * Staff rights (issue 26), read with the session: the owner (`is_admin`) holds every permission,
+ * Staff rights, read with the session: the owner (`is_admin`) holds every permission,
  * a staff member those of their role (`users.role_id` → staff_roles), a player none.
  */
 export interface StaffRights {

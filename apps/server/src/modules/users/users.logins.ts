@@ -84,7 +84,7 @@ export async function createSession(db: Db, userId: number, ttlMs: number, meta:
 /**
  * Expired sessions are swept by an hourly job (on one instance at a time), not at each login: a
  * delete from `sessions` clears every instance's user cache, and a login then cost every signed-in
- * player's next request a query (issue 29). An expired session is refused by its expires_at anyway.
+ * player's next request a query. An expired session is refused by its expires_at anyway.
  */
 export function sessionSweepJob(db: Db): ScheduledJobSpec {
   return {

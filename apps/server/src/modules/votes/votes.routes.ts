@@ -49,7 +49,7 @@ export function votesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         url: '/api/votes/callback/:id',
         bodyLimit: CALLBACK_BODY_LIMIT,
         config: { access: 'public' },
-        // An address over its limit is refused before its form or JSON is read (issue 29).
+        // An address over its limit is refused before its form or JSON is read.
         onRequest: refuseWhileBlocked(ctx.limiter, (req) => service.callbackKey(req.ip)),
         schema: {
           tags,

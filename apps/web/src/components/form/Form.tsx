@@ -60,7 +60,7 @@ export function useSchemaForm<I extends FieldValues, O extends FieldValues>(
 /**
  * A form's schema, or a function that imports it. The account forms, often a guest's first page,
  * pass a function: zod and the contract's schemas (about 25 KB compressed) then load when the
- * player first touches the page, not with the page (issue 29: /login's Lighthouse score).
+ * player first touches the page, not with the page (/login's Lighthouse score).
  */
 export type SchemaSource<O, I> = z.ZodType<O, I> | (() => Promise<z.ZodType<O, I>>);
 

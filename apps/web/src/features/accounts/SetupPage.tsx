@@ -13,7 +13,7 @@ import { useTitle } from '../../providers/title.ts';
 const SETUP_KEY = ['setup'] as const;
 
 /**
- * First-run setup (issue 26 §1): while the site has no administrator, every page leads here (the
+ * First-run setup: while the site has no administrator, every page leads here (the
  * server redirects). The one-time code from the server's log creates the owner's account, names
  * the site and gives the game address; the owner is signed in and lands in the admin area.
  */

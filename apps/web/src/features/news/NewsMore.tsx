@@ -2,7 +2,7 @@ import type { NewsItem } from '@kubik/contract';
 import { useState, type ReactNode } from 'react';
 import { fetchNewsPage } from './api.ts';
 
-/** The feed's pages after the first, read as the reader asks for them (issue 29: the feed is paged). */
+/** The feed's pages after the first, read as the reader asks for them (the feed is paged). */
 export default function NewsMore({ first, card }: { first: number; card: (item: NewsItem, index: number) => ReactNode }) {
   const [more, setMore] = useState<{ news: NewsItem[]; next: number | null; loading: boolean }>({ news: [], next: first, loading: false });
   const load = (page: number) => {

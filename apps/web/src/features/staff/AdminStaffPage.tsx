@@ -19,7 +19,7 @@ const permissionNames = (list: readonly string[]) =>
   list.length === 0 ? 'нет прав' : list.map((p) => PERMISSION_LABELS[p as keyof typeof PERMISSION_LABELS]?.label ?? p).join(', ');
 
 /**
- * Админ-панель → Сотрудники (issue 26): roles and who holds them. Everyone with the `roles`
+ * Админ-панель → Сотрудники: roles and who holds them. Everyone with the `roles`
  * permission sees them; only the owner creates, changes and removes roles and gives them out.
  */
 export default function AdminStaffPage() {
