@@ -40,7 +40,7 @@ const suites = [
       name: `api-node${spawnSync(node, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).stdout.trim() || '?'}`,
       cwd: 'apps/server',
       node,
-      files: ['src/hardening/build.test.ts', 'src/db', 'src/lib/backup.test.ts', 'src/lib/passwords.test.ts'],
+      files: ['src/hardening/build.test.ts', 'src/db', 'src/lib/backup.test.ts', 'src/front-door/passwords.test.ts'],
     })),
 ].filter((s) => only.length === 0 || only.includes(s.name) || (only.includes('api') && (s.node || s.name === 'api-alone')));
 
