@@ -101,7 +101,6 @@ export async function banUser(ctx: AppContext, actor: User, id: number, body: Ba
     const target = await findActiveUser(trx, ctx.dbKind, id);
     if (!target) throw notFound(BAN_TEXTS.notFound);
     assertMayManage(actor, target);
-    assertMayManage(actor, target);
     if (target.is_admin === 1) throw conflict(BAN_TEXTS.admin, { code: 'cannot_ban_admin' });
     let existing = await repo.activeBanRow(trx, id);
     // A ban whose end passed and that the job has not lifted yet is over: this is a new ban.
@@ -109,11 +108,14 @@ export async function banUser(ctx: AppContext, actor: User, id: number, body: Ba
       await repo.markLifted(trx, existing.id, now, null, 'expired');
       existing = undefined;
     }
-    const state: BanState = { reason: body.reason, until: body.until, since: existing ? Number(existing.created_at) : now };
+    // The player (the login's refusal, the notice, the game's ban screen) and the public profile see
+    // the public reason alone; the note stays with staff.
+    const reason = body.reason ?? '';
+    const state: BanState = { reason, until: body.until, since: existing ? Number(existing.created_at) : now };
     let banId: number;
     if (existing) {
       banId = existing.id;
-      await trx.updateTable('bans').set({ reason: body.reason, until: body.until }).where('id', '=', banId).execute();
+      await trx.updateTable('bans').set({ reason, note: body.note, until: body.until }).where('id', '=', banId).execute();
       await recordAudit(trx, {
         actorId: actor.id,
         action: 'user.ban.update',
@@ -122,14 +124,15 @@ export async function banUser(ctx: AppContext, actor: User, id: number, body: Ba
         before: {
           username: target.username,
           reason: existing.reason,
+          note: existing.note,
           term: termText(existing.until === null ? null : Number(existing.until)),
         },
-        after: { username: target.username, reason: body.reason, term: termText(body.until) },
+        after: { username: target.username, reason, note: body.note, term: termText(body.until) },
       });
     } else {
       const row = await trx
         .insertInto('bans')
-        .values({ user_id: id, reason: body.reason, until: body.until, created_at: now, created_by: actor.id })
+        .values({ user_id: id, reason, note: body.note, until: body.until, created_at: now, created_by: actor.id })
         .returning('id')
         .executeTakeFirstOrThrow();
       banId = row.id;
@@ -138,9 +141,9 @@ export async function banUser(ctx: AppContext, actor: User, id: number, body: Ba
         action: 'user.ban',
         entity: 'user',
         entityId: id,
-        after: { username: target.username, reason: body.reason, term: termText(body.until) },
+        after: { username: target.username, reason, note: body.note, term: termText(body.until) },
       });
-      queued = await queueCommands(trx, 'ban', id, banId, body.reason, body.until, now);
+      queued = await queueCommands(trx, 'ban', id, banId, reason, body.until, now);
     }
     await repo.setUserBan(trx, id, state);
     // Seen once the ban ends (a banned player cannot log in): why, and for how long.
@@ -148,7 +151,7 @@ export async function banUser(ctx: AppContext, actor: User, id: number, body: Ba
     // Writes to users and sessions drop the user cache here and, through the trigger's NOTIFY at
     // commit, on every other instance: a cookie of this player is refused from the next request.
     await endLogins(trx, id);
-    return { message: existing ? BAN_TEXTS.banChanged : BAN_TEXTS.banned, ban: banInfo(state) };
+    return { message: existing ? BAN_TEXTS.banChanged : BAN_TEXTS.banned, ban: { ...banInfo(state), note: body.note } };
   });
   if (queued > 0) kickDeliveries(ctx);
   return result;
@@ -169,7 +172,12 @@ export async function unbanUser(ctx: AppContext, actor: User, id: number): Promi
       action: 'user.unban',
       entity: 'user',
       entityId: id,
-      before: { username: target.username, reason: ban.reason, term: termText(ban.until === null ? null : Number(ban.until)) },
+      before: {
+        username: target.username,
+        reason: ban.reason,
+        note: ban.note,
+        term: termText(ban.until === null ? null : Number(ban.until)),
+      },
       after: { username: target.username },
     });
     queued = await queueCommands(trx, 'unban', id, ban.id, ban.reason, null, now);
@@ -196,7 +204,7 @@ export async function liftExpiredBans(db: Db, now = Date.now()): Promise<number>
         action: 'user.unban',
         entity: 'user',
         entityId: ban.user_id,
-        before: { username: user?.username, reason: ban.reason, term: termText(Number(ban.until)) },
+        before: { username: user?.username, reason: ban.reason, note: ban.note, term: termText(Number(ban.until)) },
         after: { username: user?.username, lift_reason: BAN_TEXTS.expired },
       });
       if (user && user.deleted_at === null) {
@@ -226,6 +234,7 @@ export async function listBans(ctx: AppContext, filter: { active?: boolean; user
     user_id: r.user_id,
     username: r.username,
     reason: r.reason,
+    note: r.note,
     until: r.until === null ? null : Number(r.until),
     created_at: Number(r.created_at),
     created_by: r.created_by ?? null,
