@@ -126,19 +126,3 @@ export const BanServerCommands = z.object({
   unban_command: z.string().nullable(),
 });
 export type BanServerCommands = z.infer<typeof BanServerCommands>;
-
-/** What anyone may see of a player (GET /api/user/profile/{username}). */
-export const PublicProfile = z.object({
-  username: z.string(),
-  uuid: z.string(),
-  is_admin: z.boolean(),
-  /** ISO 8601 */
-  created_at: z.string(),
-  ban: BanInfo.nullable(),
-});
-export type PublicProfile = z.infer<typeof PublicProfile>;
-
-export const ProfileParams = withLabels(
-  z.strictObject({ username: z.string({ error: 'Введите имя игрока' }).min(1, 'Введите имя игрока').max(64, 'Игрок не найден') }),
-  { username: 'Имя игрока' },
-);

@@ -1,13 +1,5 @@
 import { assertMayManage } from '../users/staff.ts';
-import {
-  USERNAME_RE,
-  type BanBody,
-  type BanCommandsBody,
-  type BanRecord,
-  type BanResponse,
-  type BanServerCommands,
-  type PublicProfile,
-} from '@kubik/contract';
+import { type BanBody, type BanCommandsBody, type BanRecord, type BanResponse, type BanServerCommands } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
@@ -15,7 +7,7 @@ import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { commandReason } from '../../lib/rcon/command.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { enqueueDelivery, kickDeliveries, rconConfigured } from '../deliveries/deliveries.queue.ts';
-import { banEndText, banInfo, banOf, type BanState } from '../users/ban-status.ts';
+import { banEndText, banInfo, type BanState } from '../users/ban-status.ts';
 import { notify } from '../notices/notices.service.ts';
 import { endLogins } from '../users/users.logins.ts';
 import { findActiveUser, type User } from '../users/users.repo.ts';
@@ -26,7 +18,6 @@ export const BAN_TEXTS = {
   banChanged: 'Блокировка изменена',
   unbanned: 'Блокировка снята',
   notFound: 'Пользователь не найден',
-  playerNotFound: 'Игрок не найден',
   self: 'Нельзя заблокировать самого себя',
   admin: 'Нельзя заблокировать администратора: сначала снимите с него права администратора',
   notBanned: 'Игрок не заблокирован',
@@ -299,23 +290,4 @@ export async function setBanCommands(ctx: AppContext, actor: User, serverId: num
   });
   const all = await banCommands(ctx);
   return all.find((s) => s.server_id === serverId)!;
-}
-
-export async function publicProfile(ctx: AppContext, username: string): Promise<PublicProfile> {
-  // Only a possible player name is looked up (PostgreSQL refuses NUL bytes in text).
-  if (!USERNAME_RE.test(username)) throw notFound(BAN_TEXTS.playerNotFound);
-  const user = await ctx.db
-    .selectFrom('users')
-    .selectAll()
-    .where('username_lower', '=', username.toLowerCase())
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  if (!user) throw notFound(BAN_TEXTS.playerNotFound);
-  return {
-    username: user.username,
-    uuid: user.uuid,
-    is_admin: user.is_admin === 1,
-    created_at: new Date(Number(user.created_at)).toISOString(),
-    ban: banOf(user),
-  };
 }

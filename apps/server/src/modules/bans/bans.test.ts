@@ -179,7 +179,7 @@ describe.each(dbKinds)('bans on %s', (kind) => {
     // The public profiles and the admin list say so, with the public reason alone.
     const profile = await t.app.inject({ method: 'GET', url: '/api/user/griefer/profile' });
     expect(profile.statusCode).toBe(200);
-    expect(profile.json()).toMatchObject({ username: 'Griefer', ban: { reason: 'Гриф базы', until, text } });
+    expect(profile.json()).toMatchObject({ username: 'Griefer', hidden: false, ban: { reason: 'Гриф базы', until, text } });
     const page = await t.app.inject({ method: 'GET', url: '/api/players/Griefer' });
     expect(page.json()).toMatchObject({ ban: { reason: 'Гриф базы', until, text } });
     for (const answer of [profile, page]) expect(answer.body).not.toContain('SECRET');
