@@ -1,6 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiRoute } from '../app.ts';
 import { asUser, createTestApp, dbKinds, loginAs, seedUser, type TestApp } from '../test/test-app.ts';
 import { seedSigningKey } from '../test/game-auth.ts';
 import { postLedger } from '../modules/ledger/ledger.service.ts';
@@ -41,6 +40,8 @@ const BOB = {
   note: 'Заметка персонала Сигма жалоба модератора',
 };
 
+/** One row of the app's route table. */
+type ApiRoute = TestApp['app']['apiRoutes'][number];
 type Seed = typeof ALICE;
 interface Subject extends Seed {
   id: number;
