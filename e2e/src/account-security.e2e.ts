@@ -15,7 +15,7 @@ describe('bans, e-mail change and account deletion in the browser', () => {
     await site?.stop();
   });
 
-  it('an admin bans a player from the users list; the player is logged out and the login tells the reason; unban lets them in', async () => {
+  it('an admin bans a player from the users list; the player is logged out and the login tells the public reason, never the note; unban lets them in', async () => {
     const player = await site.newPage();
     await registerAndConfirm(site, player, 'Griefer');
     await loginUi(player, 'Griefer');
@@ -23,7 +23,11 @@ describe('bans, e-mail change and account deletion in the browser', () => {
     await admin.goto('/admin/users');
     await admin.getByRole('button', { name: 'Заблокировать Griefer' }).click();
     const dialog = admin.getByRole('dialog', { name: 'Заблокировать Griefer' });
-    await dialog.getByLabel('Причина').fill('Гриф спавна');
+    // The note is required: without it the form says so beside the field and bans nobody.
+    await dialog.getByLabel('Причина для игрока (видна всем)').fill('Гриф спавна');
+    await dialog.getByRole('button', { name: 'Заблокировать' }).click();
+    await see(admin, 'Укажите внутреннюю заметку: за что блокировка (её видит только персонал)');
+    await dialog.getByLabel('Внутренняя заметка (видна только персоналу)').fill('Жалоба №12, видео у модератора');
     await dialog.getByLabel('Срок').selectOption('forever');
     await dialog.getByRole('button', { name: 'Заблокировать' }).click();
     await toast(admin, 'success', 'Игрок заблокирован');
@@ -38,6 +42,16 @@ describe('bans, e-mail change and account deletion in the browser', () => {
     await player.getByLabel('Пароль').fill('kubik-pass-42');
     await player.getByRole('button', { name: 'Войти' }).click();
     await seeFormError(player, 'Аккаунт заблокирован навсегда: Гриф спавна');
+    expect(await player.content()).not.toContain('Жалоба №12');
+
+    // «Изменить» opens the ban with both texts as they were saved.
+    await admin.getByRole('button', { name: 'Изменить блокировку Griefer' }).click();
+    const edit = admin.getByRole('dialog', { name: 'Блокировка Griefer' });
+    const note = edit.getByLabel('Внутренняя заметка (видна только персоналу)');
+    await note.waitFor();
+    expect(await note.inputValue()).toBe('Жалоба №12, видео у модератора');
+    expect(await edit.getByLabel('Причина для игрока (видна всем)').inputValue()).toBe('Гриф спавна');
+    await edit.getByRole('button', { name: 'Отмена' }).click();
 
     await admin.getByRole('button', { name: 'Разблокировать Griefer' }).click();
     await confirmDialog(admin);

@@ -124,7 +124,7 @@ describe('a moderator', () => {
     // The moderator bans the cheater through the API the user card uses.
     const list = (await callApi(moder, 'GET', '/api/user/all?q=Cheater')).json as { users: { id: number; username: string }[] };
     const cheater = list.users.find((u) => u.username === 'Cheater')!;
-    expect((await callApi(moder, 'POST', `/api/admin/users/${cheater.id}/ban`, { reason: 'Читы', until: null })).status).toBe(200);
+    expect((await callApi(moder, 'POST', `/api/admin/users/${cheater.id}/ban`, { note: 'Читы', until: null })).status).toBe(200);
     // …but cannot change anyone's balance.
     expect((await callApi(moder, 'POST', `/api/admin/users/${cheater.id}/balance`, { amount: 100, comment: 'подарок' })).status).toBe(403);
   }, 240_000);

@@ -196,6 +196,7 @@ export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
   granted_by: { label: 'Выдал (№)', kind: 'number' },
   reminded_at: { label: 'Напоминание отправлено', kind: 'datetime' },
   reason: { label: 'Причина' },
+  note: { label: 'Внутренняя заметка' },
   term: { label: 'Срок' },
   lift_reason: { label: 'Почему снята' },
   ban_command: { label: 'Команда бана' },
@@ -208,6 +209,8 @@ export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
 /** Where a field means something else in one entity. */
 export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditFieldLabel>> = {
   news: { content: { label: 'Содержание' } },
+  // A ban's two texts: what the player and everyone see, and the staff's own note.
+  user: { reason: { label: 'Причина для игрока' } },
   donate: { content: { label: 'Описание' }, amount: { label: 'Цена в месяц', kind: 'number' } },
   // The item's row as stored: the price in kopecks.
   shop_item: { price: { label: 'Цена', kind: 'kopecks' } },

@@ -4,32 +4,48 @@ import { withLabels } from './common.ts';
 
 // Schemas of bans, shared by the server and the web app.
 
+/** The reason the player and everyone else see (optional). */
 export const BAN_REASON_MAX = 200;
+/** The staff's internal note (the why, with what only staff may read). */
+export const BAN_NOTE_MAX = 500;
 /** Placeholders of a server's ban and unban commands. */
 export const BAN_COMMAND_PLACEHOLDERS = ['player', 'uuid', 'reason', 'until', 'duration'] as const;
 /** The furthest end a ban may be given (year 9999); beyond that, ban forever. */
 export const BAN_UNTIL_MAX = 253_402_300_799_000;
 
-/** A ban in force, as the admin, the public profile and refused logins see it. */
+/**
+ * A ban in force, as the public profile, the player (refused logins, the notice) and the admin's
+ * list see it. `reason` is the public reason ('' when the admin gave none), never the staff's note.
+ */
 export const BanInfo = z.object({
   reason: z.string(),
   /** Epoch ms; null: forever. */
   until: z.number().nullable(),
   /** Epoch ms. */
   since: z.number(),
-  /** «Аккаунт заблокирован до 01.12.2026, 14:05 (МСК): причина» */
+  /** «Аккаунт заблокирован до 01.12.2026, 14:05 (МСК): причина» (without «: причина» when there is none) */
   text: z.string(),
 });
 export type BanInfo = z.infer<typeof BanInfo>;
 
+/** A ban as staff with the `bans` permission see it: with the internal note. */
+export const StaffBanInfo = BanInfo.extend({ note: z.string() });
+export type StaffBanInfo = z.infer<typeof StaffBanInfo>;
+
+const banText = (label: string, max: number, required?: string) => {
+  let text = z.string({ error: `${label}: ожидалась строка` }).trim();
+  if (required) text = text.min(1, required);
+  return text
+    .max(max, `${label}: не длиннее ${max} символов`)
+    .refine((s) => !forbiddenCharacter(s), `${label}: без переводов строки, управляющих и невидимых символов`);
+};
+
 export const BanBody = withLabels(
   z.strictObject({
-    reason: z
-      .string({ error: 'Причина: ожидалась строка' })
-      .trim()
-      .min(1, 'Укажите причину блокировки')
-      .max(BAN_REASON_MAX, `Причина: не длиннее ${BAN_REASON_MAX} символов`)
-      .refine((s) => !forbiddenCharacter(s), 'Причина: без переводов строки, управляющих и невидимых символов'),
+    /** What the player and everyone else see: at login, in the notice, in the public profile and in game ({reason}). Optional. */
+    reason: banText('Причина для игрока', BAN_REASON_MAX).optional(),
+    /** What staff alone see: the history, the audit log. Required: every ban keeps its why. */
+    note: banText('Внутренняя заметка', BAN_NOTE_MAX, 'Укажите внутреннюю заметку: за что блокировка (её видит только персонал)'),
     /** Epoch ms of the end; null: forever. */
     until: z
       .number({ error: 'Срок: ожидалась дата окончания (мс) или null — навсегда' })
@@ -38,11 +54,11 @@ export const BanBody = withLabels(
       .max(BAN_UNTIL_MAX, 'Срок: слишком далёкая дата — выберите «навсегда»')
       .nullable(),
   }),
-  { reason: 'Причина', until: 'До' },
+  { reason: 'Причина для игрока', note: 'Внутренняя заметка', until: 'До' },
 );
 export type BanBody = z.infer<typeof BanBody>;
 
-export const BanResponse = z.object({ message: z.string(), ban: BanInfo });
+export const BanResponse = z.object({ message: z.string(), ban: StaffBanInfo });
 export type BanResponse = z.infer<typeof BanResponse>;
 
 /** One ban of the history (Админ-панель → Баны). */
@@ -50,7 +66,10 @@ export const BanRecord = z.object({
   id: z.number(),
   user_id: z.number(),
   username: z.string(),
+  /** The public reason ('' when none). */
   reason: z.string(),
+  /** The internal note, for staff only. */
+  note: z.string(),
   until: z.number().nullable(),
   created_at: z.number(),
   created_by: z.string().nullable(),
@@ -107,19 +126,3 @@ export const BanServerCommands = z.object({
   unban_command: z.string().nullable(),
 });
 export type BanServerCommands = z.infer<typeof BanServerCommands>;
-
-/** What anyone may see of a player (GET /api/user/profile/{username}). */
-export const PublicProfile = z.object({
-  username: z.string(),
-  uuid: z.string(),
-  is_admin: z.boolean(),
-  /** ISO 8601 */
-  created_at: z.string(),
-  ban: BanInfo.nullable(),
-});
-export type PublicProfile = z.infer<typeof PublicProfile>;
-
-export const ProfileParams = withLabels(
-  z.strictObject({ username: z.string({ error: 'Введите имя игрока' }).min(1, 'Введите имя игрока').max(64, 'Игрок не найден') }),
-  { username: 'Имя игрока' },
-);

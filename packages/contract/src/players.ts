@@ -31,9 +31,30 @@ export const PlayerProfile = z.object({
 });
 export type PlayerProfile = z.infer<typeof PlayerProfile>;
 
+/**
+ * The short public profile (GET /api/user/{username}/profile). A player who hid their profile
+ * shows only the name here too: `hidden` true, the UUID and the date null, no role, no ban.
+ */
+export const PublicProfile = z.object({
+  username: z.string(),
+  hidden: z.boolean(),
+  /** The game profile's UUID; null when hidden. */
+  uuid: z.string().nullable(),
+  is_admin: z.boolean(),
+  /** ISO 8601; null when hidden. */
+  created_at: z.string().nullable(),
+  ban: BanInfo.nullable(),
+});
+export type PublicProfile = z.infer<typeof PublicProfile>;
+
+export const ProfileParams = withLabels(
+  z.strictObject({ username: z.string({ error: 'Введите имя игрока' }).min(1, 'Введите имя игрока').max(64, 'Игрок не найден') }),
+  { username: 'Имя игрока' },
+);
+
 export const PlayerPrivacy = withLabels(
   z.strictObject({
-    /** Hide the public profile and show «Игрок скрыл имя» instead of the name on the home page. */
+    /** Hide the public profile and show «Игрок скрыл имя» instead of the name on every public list. */
     hidden: z.boolean({ error: 'Скрытие профиля: да или нет' }),
   }),
   { hidden: 'Скрыть профиль' },

@@ -194,7 +194,7 @@ const serverFields = {
   last_checked_at: z.number().nullable(),
   /** The server's own icon from its status reply, when it sends one. */
   favicon_url: z.string().nullable(),
-  /** Some of the players online, as the server's status reply lists them (at most 12; vanilla picks them at random). */
+  /** Some of the players online, as the server's status reply lists them (at most 12; vanilla picks them at random), without those who hid their profile. */
   players: z.array(z.string()),
 };
 

@@ -196,7 +196,8 @@ export const VoteTopQuery = withLabels(
 
 export const VoteTopResponse = z.object({
   month: z.string(),
-  top: z.array(z.object({ place: z.number(), username: z.string(), votes: z.number(), prize: z.number().nullable() })),
+  /** `username` null: the player hid their profile (the place, votes and prize stay, so nobody else moves up). */
+  top: z.array(z.object({ place: z.number(), username: z.string().nullable(), votes: z.number(), prize: z.number().nullable() })),
   /** The month's prizes were paid (after it ended). */
   paid: z.boolean(),
 });

@@ -49,6 +49,7 @@ export interface UsersTable {
   banned_at: number | null;
   /** Its end (epoch ms); null with banned_at set: forever. A passed end no longer counts, even before the expiry job clears it. */
   ban_until: number | null;
+  /** Its public reason, the one the player and everyone see; null or '' when none. The staff's note is only in bans.note. */
   ban_reason: string | null;
   /** The staff role (staff_roles) of a staff member who is not the owner; null for players and the owner. */
   role_id: number | null;

@@ -121,7 +121,7 @@ describe.each(dbKinds)('own reads from memory (%s)', (kind) => {
       method: 'POST',
       url: `/api/admin/users/${id}/ban`,
       headers: { authorization: `Bearer ${rootToken}` },
-      payload: { reason: 'Проверка', until: null },
+      payload: { note: 'Проверка', until: null },
     });
     expect(ban.statusCode).toBe(200);
     expect(await me()).toBe(401);

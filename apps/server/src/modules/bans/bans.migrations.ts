@@ -2,7 +2,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
 import { bigint, notNull, withId } from '../../db/schema-helpers.ts';
 
 // Names 2026112430_…–34_… (the account-security range 30–39 is shared with e-mail change and
-// self-service deletion); add new migrations with later names, never edit a landed one.
+// self-service deletion) and 2026120640_…; add new migrations with later names, never edit a landed one.
 export const bansMigrations: Record<string, Migration> = {
   '2026112430_bans': {
     async up(db: Kysely<unknown>) {
@@ -33,6 +33,20 @@ export const bansMigrations: Record<string, Migration> = {
         .addColumn('unban_command', 'varchar(500)')
         .addColumn('updated_at', bigint, notNull)
         .execute();
+    },
+  },
+  '2026120640_ban_public_reason': {
+    async up(db: Kysely<unknown>) {
+      // A ban's reason splits in two: `reason`, what the player and everyone see, and `note`, what
+      // only staff see. Every reason given so far was typed as one text with no way to keep it
+      // from the public, so it becomes the note, and the public reason starts empty: an admin
+      // who wants the player told something writes it anew, knowing it is public.
+      await db.schema
+        .alterTable('bans')
+        .addColumn('note', 'varchar(500)', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await sql`update bans set note = reason, reason = ''`.execute(db);
+      await sql`update users set ban_reason = null where ban_reason is not null`.execute(db);
     },
   },
 };

@@ -7,8 +7,6 @@ import {
   BanServerCommands,
   IdParams,
   MessageResponse,
-  ProfileParams,
-  PublicProfile,
 } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -79,17 +77,6 @@ export function bansRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: BanServerCommands, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => service.setBanCommands(ctx, userOf(req), req.params.id, req.body),
-    });
-
-    app.get('/api/user/:username/profile', {
-      config: { access: 'public' },
-      schema: {
-        tags: ['Аккаунты'],
-        summary: 'Открытый профиль игрока: имя, UUID, роль, дата регистрации и блокировка, если она действует',
-        params: ProfileParams,
-        response: { 200: PublicProfile, ...errorReplies(400, 404) },
-      },
-      handler: async (req) => service.publicProfile(ctx, req.params.username),
     });
   };
 }

@@ -1,13 +1,5 @@
 import { assertMayManage } from '../users/staff.ts';
-import {
-  USERNAME_RE,
-  type BanBody,
-  type BanCommandsBody,
-  type BanRecord,
-  type BanResponse,
-  type BanServerCommands,
-  type PublicProfile,
-} from '@kubik/contract';
+import { type BanBody, type BanCommandsBody, type BanRecord, type BanResponse, type BanServerCommands } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
@@ -15,7 +7,7 @@ import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { commandReason } from '../../lib/rcon/command.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { enqueueDelivery, kickDeliveries, rconConfigured } from '../deliveries/deliveries.queue.ts';
-import { banEndText, banInfo, banOf, type BanState } from '../users/ban-status.ts';
+import { banEndText, banInfo, type BanState } from '../users/ban-status.ts';
 import { notify } from '../notices/notices.service.ts';
 import { endLogins } from '../users/users.logins.ts';
 import { findActiveUser, type User } from '../users/users.repo.ts';
@@ -26,7 +18,6 @@ export const BAN_TEXTS = {
   banChanged: 'Блокировка изменена',
   unbanned: 'Блокировка снята',
   notFound: 'Пользователь не найден',
-  playerNotFound: 'Игрок не найден',
   self: 'Нельзя заблокировать самого себя',
   admin: 'Нельзя заблокировать администратора: сначала снимите с него права администратора',
   notBanned: 'Игрок не заблокирован',
@@ -101,7 +92,6 @@ export async function banUser(ctx: AppContext, actor: User, id: number, body: Ba
     const target = await findActiveUser(trx, ctx.dbKind, id);
     if (!target) throw notFound(BAN_TEXTS.notFound);
     assertMayManage(actor, target);
-    assertMayManage(actor, target);
     if (target.is_admin === 1) throw conflict(BAN_TEXTS.admin, { code: 'cannot_ban_admin' });
     let existing = await repo.activeBanRow(trx, id);
     // A ban whose end passed and that the job has not lifted yet is over: this is a new ban.
@@ -109,11 +99,14 @@ export async function banUser(ctx: AppContext, actor: User, id: number, body: Ba
       await repo.markLifted(trx, existing.id, now, null, 'expired');
       existing = undefined;
     }
-    const state: BanState = { reason: body.reason, until: body.until, since: existing ? Number(existing.created_at) : now };
+    // The player (the login's refusal, the notice, the game's ban screen) and the public profile see
+    // the public reason alone; the note stays with staff.
+    const reason = body.reason ?? '';
+    const state: BanState = { reason, until: body.until, since: existing ? Number(existing.created_at) : now };
     let banId: number;
     if (existing) {
       banId = existing.id;
-      await trx.updateTable('bans').set({ reason: body.reason, until: body.until }).where('id', '=', banId).execute();
+      await trx.updateTable('bans').set({ reason, note: body.note, until: body.until }).where('id', '=', banId).execute();
       await recordAudit(trx, {
         actorId: actor.id,
         action: 'user.ban.update',
@@ -122,14 +115,15 @@ export async function banUser(ctx: AppContext, actor: User, id: number, body: Ba
         before: {
           username: target.username,
           reason: existing.reason,
+          note: existing.note,
           term: termText(existing.until === null ? null : Number(existing.until)),
         },
-        after: { username: target.username, reason: body.reason, term: termText(body.until) },
+        after: { username: target.username, reason, note: body.note, term: termText(body.until) },
       });
     } else {
       const row = await trx
         .insertInto('bans')
-        .values({ user_id: id, reason: body.reason, until: body.until, created_at: now, created_by: actor.id })
+        .values({ user_id: id, reason, note: body.note, until: body.until, created_at: now, created_by: actor.id })
         .returning('id')
         .executeTakeFirstOrThrow();
       banId = row.id;
@@ -138,9 +132,9 @@ export async function banUser(ctx: AppContext, actor: User, id: number, body: Ba
         action: 'user.ban',
         entity: 'user',
         entityId: id,
-        after: { username: target.username, reason: body.reason, term: termText(body.until) },
+        after: { username: target.username, reason, note: body.note, term: termText(body.until) },
       });
-      queued = await queueCommands(trx, 'ban', id, banId, body.reason, body.until, now);
+      queued = await queueCommands(trx, 'ban', id, banId, reason, body.until, now);
     }
     await repo.setUserBan(trx, id, state);
     // Seen once the ban ends (a banned player cannot log in): why, and for how long.
@@ -148,7 +142,7 @@ export async function banUser(ctx: AppContext, actor: User, id: number, body: Ba
     // Writes to users and sessions drop the user cache here and, through the trigger's NOTIFY at
     // commit, on every other instance: a cookie of this player is refused from the next request.
     await endLogins(trx, id);
-    return { message: existing ? BAN_TEXTS.banChanged : BAN_TEXTS.banned, ban: banInfo(state) };
+    return { message: existing ? BAN_TEXTS.banChanged : BAN_TEXTS.banned, ban: { ...banInfo(state), note: body.note } };
   });
   if (queued > 0) kickDeliveries(ctx);
   return result;
@@ -169,7 +163,12 @@ export async function unbanUser(ctx: AppContext, actor: User, id: number): Promi
       action: 'user.unban',
       entity: 'user',
       entityId: id,
-      before: { username: target.username, reason: ban.reason, term: termText(ban.until === null ? null : Number(ban.until)) },
+      before: {
+        username: target.username,
+        reason: ban.reason,
+        note: ban.note,
+        term: termText(ban.until === null ? null : Number(ban.until)),
+      },
       after: { username: target.username },
     });
     queued = await queueCommands(trx, 'unban', id, ban.id, ban.reason, null, now);
@@ -196,7 +195,7 @@ export async function liftExpiredBans(db: Db, now = Date.now()): Promise<number>
         action: 'user.unban',
         entity: 'user',
         entityId: ban.user_id,
-        before: { username: user?.username, reason: ban.reason, term: termText(Number(ban.until)) },
+        before: { username: user?.username, reason: ban.reason, note: ban.note, term: termText(Number(ban.until)) },
         after: { username: user?.username, lift_reason: BAN_TEXTS.expired },
       });
       if (user && user.deleted_at === null) {
@@ -226,6 +225,7 @@ export async function listBans(ctx: AppContext, filter: { active?: boolean; user
     user_id: r.user_id,
     username: r.username,
     reason: r.reason,
+    note: r.note,
     until: r.until === null ? null : Number(r.until),
     created_at: Number(r.created_at),
     created_by: r.created_by ?? null,
@@ -290,23 +290,4 @@ export async function setBanCommands(ctx: AppContext, actor: User, serverId: num
   });
   const all = await banCommands(ctx);
   return all.find((s) => s.server_id === serverId)!;
-}
-
-export async function publicProfile(ctx: AppContext, username: string): Promise<PublicProfile> {
-  // Only a possible player name is looked up (PostgreSQL refuses NUL bytes in text).
-  if (!USERNAME_RE.test(username)) throw notFound(BAN_TEXTS.playerNotFound);
-  const user = await ctx.db
-    .selectFrom('users')
-    .selectAll()
-    .where('username_lower', '=', username.toLowerCase())
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  if (!user) throw notFound(BAN_TEXTS.playerNotFound);
-  return {
-    username: user.username,
-    uuid: user.uuid,
-    is_admin: user.is_admin === 1,
-    created_at: new Date(Number(user.created_at)).toISOString(),
-    ban: banOf(user),
-  };
 }

@@ -1,6 +1,9 @@
 import type { Generated } from 'kysely';
 
-/** Tables of bans; db/types.ts merges them. The ban in force is also on the user's row (users.banned_at, ban_until, ban_reason). */
+/**
+ * Tables of bans; db/types.ts merges them. The ban in force is also on the user's row
+ * (users.banned_at, ban_until, ban_reason — the public reason; the note is only here).
+ */
 export interface BansTables {
   bans: BansTable;
   ban_server_commands: BanServerCommandsTable;
@@ -10,7 +13,10 @@ export interface BansTables {
 export interface BansTable {
   id: Generated<number>;
   user_id: number;
+  /** The public reason: the player sees it at login, in the notice and in game, anyone in the profile; '' when none. */
   reason: string;
+  /** The internal note: only staff with the `bans` permission see it (the history, the audit log). */
+  note: string;
   /** The end (epoch ms); null: forever. */
   until: number | null;
   created_at: number;

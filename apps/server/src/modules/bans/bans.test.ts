@@ -78,34 +78,49 @@ describe.each(dbKinds)('bans on %s', (kind) => {
     const player = await loginAs(t, 'Victim', PASSWORD);
     const otherId = await seedUser(t, 'Bystander', { password: PASSWORD });
 
-    expect((await ban(null, otherId, { reason: 'x', until: null })).statusCode).toBe(401);
-    const byPlayer = await ban(player, otherId, { reason: 'x', until: null });
+    expect((await ban(null, otherId, { note: 'x', until: null })).statusCode).toBe(401);
+    const byPlayer = await ban(player, otherId, { note: 'x', until: null });
     expect(byPlayer.statusCode).toBe(403);
     expect((await unban(player, otherId)).statusCode).toBe(403);
 
-    const self = await ban(admin, adminId, { reason: 'Тест', until: null });
+    const self = await ban(admin, adminId, { note: 'Тест', until: null });
     expect(self.statusCode).toBe(409);
     expect(self.json()).toMatchObject({ code: 'cannot_ban_self', error: 'Нельзя заблокировать самого себя' });
     const admin2 = (await t.handle.db.selectFrom('users').select('id').where('username', '=', 'Admin2').executeTakeFirstOrThrow()).id;
-    const other = await ban(admin, admin2, { reason: 'Тест', until: null });
+    const other = await ban(admin, admin2, { note: 'Тест', until: null });
     expect(other.statusCode).toBe(409);
     expect(other.json().code).toBe('cannot_ban_admin');
 
-    const past = await ban(admin, id, { reason: 'Гриф', until: Date.now() - 1000 });
+    const past = await ban(admin, id, { note: 'Гриф', until: Date.now() - 1000 });
     expect(past.statusCode).toBe(400);
     expect(past.json()).toMatchObject({ field: 'until' });
-    const noReason = await ban(admin, id, { reason: '   ', until: null });
-    expect(noReason.statusCode).toBe(400);
-    expect(errorOf(noReason)).toMatch(/причину/);
-    const newline = await ban(admin, id, { reason: 'a\nb', until: null });
-    expect(newline.statusCode).toBe(400);
-    expect((await ban(admin, 999_999, { reason: 'Гриф', until: null })).statusCode).toBe(404);
+    // The internal note is required (every ban keeps its why); the public reason is not.
+    const noNote = await ban(admin, id, { reason: 'Гриф', note: '   ', until: null });
+    expect(noNote.statusCode).toBe(400);
+    expect(noNote.json()).toMatchObject({ field: 'note' });
+    expect(errorOf(noNote)).toMatch(/внутреннюю заметку/);
+    // A caller that still sends only `reason` is refused, so its text never turns public unasked.
+    const oldShape = await ban(admin, id, { reason: 'Гриф', until: null });
+    expect(oldShape.statusCode).toBe(400);
+    expect(oldShape.json()).toMatchObject({ field: 'note' });
+    for (const body of [
+      { reason: 'a\nb', note: 'x', until: null },
+      { note: 'a\nb', until: null },
+      { reason: 'я'.repeat(201), note: 'x', until: null },
+      { note: 'я'.repeat(501), until: null },
+      { reason: 5, note: 'x', until: null },
+    ]) {
+      const res = await ban(admin, id, body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(errorOf(res)).toMatch(/[а-я]/i);
+    }
+    expect((await ban(admin, 999_999, { note: 'Гриф', until: null })).statusCode).toBe(404);
     expect((await unban(admin, id)).json()).toMatchObject({ code: 'not_banned' });
     // Nothing of that banned anyone.
     expect((await me(player)).statusCode).toBe(200);
   });
 
-  it('a ban ends the session at once and refuses the site login, Yggdrasil and GravitLauncher with the reason and the end', async () => {
+  it('a ban ends the session at once and refuses the site login, Yggdrasil and GravitLauncher with the public reason and the end', async () => {
     const id = await seedUser(t, 'Griefer', { password: PASSWORD });
     const session = await loginAs(t, 'Griefer', PASSWORD);
     expect((await me(session)).statusCode).toBe(200);
@@ -122,10 +137,12 @@ describe.each(dbKinds)('bans on %s', (kind) => {
     const gravitToken = ((await gravitAuth.json()) as { accessToken: string }).accessToken;
 
     const until = Date.now() + 7 * 24 * HOUR;
-    const res = await ban(admin, id, { reason: 'Гриф базы', until });
+    const note = 'SECRET internal reason: chargeback fraud';
+    const res = await ban(admin, id, { reason: 'Гриф базы', note, until });
     expect(res.statusCode, res.body).toBe(200);
     const text = `Аккаунт заблокирован до ${banEndText(until)}: Гриф базы`;
-    expect(res.json()).toMatchObject({ message: 'Игрок заблокирован', ban: { reason: 'Гриф базы', until, text } });
+    // The admin who banned gets the note back; nobody else below does.
+    expect(res.json()).toMatchObject({ message: 'Игрок заблокирован', ban: { reason: 'Гриф базы', note, until, text } });
     expect(text).toMatch(/^Аккаунт заблокирован до \d\d\.\d\d\.\d{4}, \d\d:\d\d \(МСК\): Гриф базы$/);
 
     // The cookie's session is refused on the very next request.
@@ -136,6 +153,7 @@ describe.each(dbKinds)('bans on %s', (kind) => {
     const login = await siteLogin('Griefer');
     expect(login.statusCode).toBe(403);
     expect(login.json()).toMatchObject({ error: text, code: 'banned', ban: { reason: 'Гриф базы', until } });
+    expect(login.body).not.toContain('SECRET');
     expect((await siteLogin('Griefer', 'wrong-password-1')).statusCode).toBe(401);
     expect((await siteLogin('griefer@example.com')).json().code).toBe('banned');
 
@@ -158,10 +176,16 @@ describe.each(dbKinds)('bans on %s', (kind) => {
     expect(await gAgain.json()).toMatchObject({ error: text });
     expect(await t.handle.db.selectFrom('game_tokens').select('user_id').where('user_id', '=', id).execute()).toEqual([]);
 
-    // The public profile and the admin list say so.
+    // The public profiles and the admin list say so, with the public reason alone.
     const profile = await t.app.inject({ method: 'GET', url: '/api/user/griefer/profile' });
     expect(profile.statusCode).toBe(200);
-    expect(profile.json()).toMatchObject({ username: 'Griefer', ban: { reason: 'Гриф базы', until, text } });
+    expect(profile.json()).toMatchObject({ username: 'Griefer', hidden: false, ban: { reason: 'Гриф базы', until, text } });
+    const page = await t.app.inject({ method: 'GET', url: '/api/players/Griefer' });
+    expect(page.json()).toMatchObject({ ban: { reason: 'Гриф базы', until, text } });
+    for (const answer of [profile, page]) expect(answer.body).not.toContain('SECRET');
+    // What the player reads in the bell when the ban ends.
+    const bell = await t.handle.db.selectFrom('notices').select('body').where('user_id', '=', id).where('kind', '=', 'ban').execute();
+    expect(bell).toEqual([{ body: text }]);
     const list = (await t.app.inject(asUser(admin, { method: 'GET', url: '/api/user/all' }))).json() as {
       username: string;
       ban: unknown;
@@ -173,15 +197,26 @@ describe.each(dbKinds)('bans on %s', (kind) => {
     // Audited with words the admin reads.
     const entries = await auditOf(id);
     expect(entries.at(-1)).toMatchObject({ action: 'user.ban', actor_id: adminId });
-    expect(JSON.parse(entries.at(-1)!.after_json!)).toEqual({ username: 'Griefer', reason: 'Гриф базы', term: `до ${banEndText(until)}` });
+    expect(JSON.parse(entries.at(-1)!.after_json!)).toEqual({
+      username: 'Griefer',
+      reason: 'Гриф базы',
+      note,
+      term: `до ${banEndText(until)}`,
+    });
 
-    // Banning again changes the terms; the account stays banned. Unbanning lets the player in.
-    const forever = await ban(admin, id, { reason: 'Читы', until: null });
+    // Banning again changes the terms; the account stays banned. Without a public reason the
+    // player is told the term alone. Unbanning lets the player in.
+    const forever = await ban(admin, id, { note: 'Читы: повторно, по жалобе', until: null });
     expect(forever.json()).toMatchObject({
       message: 'Блокировка изменена',
-      ban: { until: null, text: 'Аккаунт заблокирован навсегда: Читы' },
+      ban: { reason: '', note: 'Читы: повторно, по жалобе', until: null, text: 'Аккаунт заблокирован навсегда' },
     });
-    expect((await siteLogin('Griefer')).json().error).toBe('Аккаунт заблокирован навсегда: Читы');
+    expect((await siteLogin('Griefer')).json().error).toBe('Аккаунт заблокирован навсегда');
+    expect((await t.app.inject({ method: 'GET', url: '/api/user/Griefer/profile' })).json().ban).toMatchObject({
+      reason: '',
+      text: 'Аккаунт заблокирован навсегда',
+    });
+    expect(JSON.parse((await auditOf(id)).at(-1)!.before_json!)).toMatchObject({ reason: 'Гриф базы', note });
     const lifted = await unban(admin, id);
     expect(lifted.statusCode).toBe(200);
     expect(lifted.json().message).toBe('Блокировка снята');
@@ -193,7 +228,8 @@ describe.each(dbKinds)('bans on %s', (kind) => {
     expect(history).toEqual([
       expect.objectContaining({
         username: 'Griefer',
-        reason: 'Читы',
+        reason: '',
+        note: 'Читы: повторно, по жалобе',
         until: null,
         created_by: 'Admin',
         lifted_by: 'Admin',
@@ -257,9 +293,10 @@ describe.each(dbKinds)('bans on %s', (kind) => {
     expect(listed.map((s) => s.server_id)).toEqual(expect.arrayContaining([serverA, serverB, serverNoRcon]));
 
     const id = await seedUser(t, 'Cheater', { password: PASSWORD });
-    const res = await ban(admin, id, { reason: 'Читы /op @a -s {x} "кавычки"', until: null });
+    const res = await ban(admin, id, { reason: 'Читы /op @a -s {x} "кавычки"', note: 'SECRET возврат платежа', until: null });
     expect(res.statusCode, res.body).toBe(200);
     await drain();
+    // The game shows {reason} to the player (the kick and the ban screen): the public reason only.
     expect(rconA.commands).toContain('ban Cheater Читы op a s x кавычки');
     expect(rconA.banned.has('cheater')).toBe(true);
     expect(rconB.commands.filter((c) => c.includes('Cheater'))).toEqual([]);
@@ -270,6 +307,14 @@ describe.each(dbKinds)('bans on %s', (kind) => {
     await drain();
     expect(rconA.commands).toContain('pardon Cheater');
     expect(rconA.banned.has('cheater')).toBe(false);
+    // Without a public reason the game gets a neutral one, never the note.
+    const quiet = await seedUser(t, 'Quiet', { password: PASSWORD });
+    expect((await ban(admin, quiet, { note: 'SECRET жалоба от игрока', until: null })).statusCode).toBe(200);
+    await drain();
+    expect(rconA.commands).toContain('ban Quiet Нарушение правил');
+    expect(rconA.commands.filter((c) => /SECRET/i.test(c))).toEqual([]);
+    const queued = await t.handle.db.selectFrom('deliveries').select('params').where('user_id', 'in', [id, quiet]).execute();
+    expect(queued.filter((d) => /SECRET/.test(d.params))).toEqual([]);
     expect(rconB.commands).toEqual([]);
     const audit = await t.handle.db
       .selectFrom('audit_log')
@@ -283,7 +328,7 @@ describe.each(dbKinds)('bans on %s', (kind) => {
   it('lifts a ban at its end by the scheduled job (fake time): unban commands sent once, audited, the player logs in again', async () => {
     const id = await seedUser(t, 'Tempban', { password: PASSWORD });
     const until = Date.now() + 2 * HOUR;
-    expect((await ban(admin, id, { reason: 'Флуд', until })).statusCode).toBe(200);
+    expect((await ban(admin, id, { reason: 'Флуд', note: 'Флуд в чате, три предупреждения', until })).statusCode).toBe(200);
     await drain();
     expect(rconA.commands).toContain('ban Tempban Флуд');
     // Before the end nothing is lifted.
@@ -326,7 +371,7 @@ describe.each(dbKinds)('bans on %s', (kind) => {
       // The other instance has the session in its memory now.
       expect((await viaOther()).statusCode).toBe(200);
       expect((await viaOther()).statusCode).toBe(200);
-      expect((await ban(admin, id, { reason: 'Гриф', until: null })).statusCode).toBe(200);
+      expect((await ban(admin, id, { note: 'Гриф', until: null })).statusCode).toBe(200);
       let status = 200;
       for (let i = 0; i < 50 && status === 200; i++) {
         status = (await viaOther()).statusCode;

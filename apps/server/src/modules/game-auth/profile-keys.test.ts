@@ -206,7 +206,7 @@ describe.each(dbKinds)('profile keys (secure chat) on %s', (kind) => {
     const ban = await fetch(`${site.base}/api/admin/users/${notchId}/ban`, {
       method: 'POST',
       headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ reason: 'Тест', until: null }),
+      body: JSON.stringify({ note: 'Тест', until: null }),
     });
     expect(ban.status, await ban.clone().text()).toBe(200);
     expect(await pairOf('Notch')).toBeUndefined();

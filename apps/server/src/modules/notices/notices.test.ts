@@ -218,7 +218,11 @@ describe.each(dbKinds)('notices on %s', (kind) => {
   it('a ban and its lift reach the player’s bell', async () => {
     const carol = await seedUser(t, 'Carol', { password: PASSWORD });
     const ban = await t.app.inject(
-      asUser(admin, { method: 'POST', url: `/api/admin/users/${carol}/ban`, payload: { reason: 'Гриферство', until: null } }),
+      asUser(admin, {
+        method: 'POST',
+        url: `/api/admin/users/${carol}/ban`,
+        payload: { reason: 'Гриферство', note: 'Жалоба модератора: снёс спавн, видео в тикете', until: null },
+      }),
     );
     expect(ban.statusCode).toBe(200);
     expect((await t.app.inject(asUser(admin, { method: 'DELETE', url: `/api/admin/users/${carol}/ban` }))).statusCode).toBe(200);
@@ -228,7 +232,8 @@ describe.each(dbKinds)('notices on %s', (kind) => {
       ['unban', 'Блокировка снята'],
       ['ban', 'Аккаунт заблокирован'],
     ]);
-    expect(items[1]!.body).toContain('Гриферство');
+    // The player reads the public reason, never the staff's note.
+    expect(items[1]!.body).toBe('Аккаунт заблокирован навсегда: Гриферство');
   });
 
   it('the event stream: balance within a second of an admin change, notices, read counts, a cap per account', async () => {

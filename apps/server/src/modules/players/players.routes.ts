@@ -1,9 +1,18 @@
-import { HomeSettings, HomeSettingsPatch, HomeShowcase, PlayerNameParams, PlayerPrivacy, PlayerProfile } from '@kubik/contract';
+import {
+  HomeSettings,
+  HomeSettingsPatch,
+  HomeShowcase,
+  PlayerNameParams,
+  PlayerPrivacy,
+  PlayerProfile,
+  ProfileParams,
+  PublicProfile,
+} from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
-import { seenInGame } from '../users/users.ports.ts';
-import { privacyOf, publicProfile, recordSeen, setPrivacy, showcase } from './players.service.ts';
+import { hiddenPlayers as hiddenPlayersPort, privacyChanged, seenInGame } from '../users/users.ports.ts';
+import { hiddenPlayers, privacyOf, publicProfile, recordSeen, setPrivacy, shortProfile, showcase } from './players.service.ts';
 import { HomeSettingsDoc } from './players.settings.ts';
 import { errorReplies } from '../../lib/errors.ts';
 
@@ -16,6 +25,7 @@ const SHOWCASE_TTL_MS = 10_000;
 
 export function playersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   seenInGame.on('players', recordSeen);
+  hiddenPlayersPort.provide(hiddenPlayers);
   let cached: { at: number; ledgerId: number; value: Promise<HomeShowcase> } | null = null;
   ctx.settings.subscribe(HomeSettingsDoc.key, () => {
     cached = null;
@@ -50,6 +60,18 @@ export function playersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       handler: async (req) => publicProfile(ctx.db, req.params.name),
     });
 
+    app.get('/api/user/:username/profile', {
+      config: { access: 'public' },
+      schema: {
+        tags: ['Аккаунты'],
+        summary:
+          'Краткий открытый профиль игрока: имя, UUID, роль, дата регистрации и блокировка, если она действует (или только имя, если игрок скрыл профиль)',
+        params: ProfileParams,
+        response: { 200: PublicProfile, ...errorReplies(400, 404) },
+      },
+      handler: async (req) => shortProfile(ctx.db, req.params.username),
+    });
+
     app.get('/api/home/showcase', {
       config: { access: 'public' },
       schema: {
@@ -70,13 +92,15 @@ export function playersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'user' },
       schema: {
         tags,
-        summary: 'Скрыть или открыть мой профиль (и имя в последних покупках на главной)',
+        summary:
+          'Скрыть или открыть мой профиль: скрытого игрока открытые страницы сайта не называют (только имя там, где о нём спросили по имени)',
         body: PlayerPrivacy,
         response: { 200: PlayerPrivacy, ...errorReplies(400, 401) },
       },
       handler: async (req) => {
         const result = await setPrivacy(ctx.db, userOf(req).id, req.body.hidden);
         cached = null;
+        await privacyChanged.run(ctx, userOf(req).id);
         return result;
       },
     });

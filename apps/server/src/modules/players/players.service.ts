@@ -1,11 +1,11 @@
-import { USERNAME_RE, type HomeShowcase, type PlayerProfile } from '@kubik/contract';
+import { USERNAME_RE, type HomeShowcase, type PlayerProfile, type PublicProfile } from '@kubik/contract';
 import { sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { notFound } from '../../lib/errors.ts';
 import { zonedDate, zonedMidnight } from '../../lib/zoned-days.ts';
 import { banOf } from '../users/ban-status.ts';
-import { capeTextures, currentTier, skinTextures, votesThisMonth } from '../users/users.ports.ts';
+import { capeTextures, currentTier, skinTextures, votesThisMonth, type HiddenPlayers } from '../users/users.ports.ts';
 import { HomeSettingsDoc } from './players.settings.ts';
 
 export const PLAYER_TEXTS = {
@@ -72,6 +72,64 @@ export async function publicProfile(db: Db, username: string, now = Date.now()):
     ban: banOf(user, now),
   };
 }
+
+/**
+ * The short profile GET /api/user/{username}/profile: name, UUID, role, date and ban in force —
+ * or, like /u/{name}, only the name when the player hid their profile.
+ */
+export async function shortProfile(db: Db, username: string, now = Date.now()): Promise<PublicProfile> {
+  if (!USERNAME_RE.test(username)) throw notFound(PLAYER_TEXTS.notFound, { code: 'player_not_found' });
+  const user = await db
+    .selectFrom('users')
+    .leftJoin('player_profiles', 'player_profiles.user_id', 'users.id')
+    .select([
+      'users.username',
+      'users.uuid',
+      'users.is_admin',
+      'users.created_at',
+      'users.banned_at',
+      'users.ban_until',
+      'users.ban_reason',
+      'player_profiles.hidden',
+    ])
+    .where('users.username_lower', '=', username.toLowerCase())
+    .where('users.deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!user) throw notFound(PLAYER_TEXTS.notFound, { code: 'player_not_found' });
+  if (user.hidden === 1) return { username: user.username, hidden: true, uuid: null, is_admin: false, created_at: null, ban: null };
+  return {
+    username: user.username,
+    hidden: false,
+    uuid: user.uuid,
+    is_admin: user.is_admin === 1,
+    created_at: new Date(Number(user.created_at)).toISOString(),
+    ban: banOf(user, now),
+  };
+}
+
+/** The hiddenPlayers port: who of a public list hid their profile. */
+export const hiddenPlayers: HiddenPlayers = {
+  async ids(db, userIds) {
+    const ids = [...new Set(userIds)];
+    if (ids.length === 0) return new Set();
+    const rows = await db.selectFrom('player_profiles').select('user_id').where('user_id', 'in', ids).where('hidden', '=', 1).execute();
+    return new Set(rows.map((r) => r.user_id));
+  },
+  async names(db, names) {
+    // Only possible player names are looked up (PostgreSQL refuses NUL bytes in text).
+    const lower = [...new Set(names.filter((n) => USERNAME_RE.test(n)).map((n) => n.toLowerCase()))];
+    if (lower.length === 0) return new Set();
+    const rows = await db
+      .selectFrom('users')
+      .innerJoin('player_profiles', 'player_profiles.user_id', 'users.id')
+      .select('users.username_lower')
+      .where('users.username_lower', 'in', lower)
+      .where('users.deleted_at', 'is', null)
+      .where('player_profiles.hidden', '=', 1)
+      .execute();
+    return new Set(rows.map((r) => r.username_lower));
+  },
+};
 
 export async function privacyOf(db: Db, userId: number): Promise<{ hidden: boolean }> {
   const row = await db.selectFrom('player_profiles').select('hidden').where('user_id', '=', userId).executeTakeFirst();

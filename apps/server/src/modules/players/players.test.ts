@@ -68,12 +68,20 @@ describe.each(dbKinds)('players on show on %s', (kind) => {
 
     const hidden = (await profile('ShowMiner')).json<PlayerProfile>();
     expect(hidden).toMatchObject({ username: 'ShowMiner', hidden: true, created_at: null, tier: null, skin_url: null });
+    // The short profile by name hides the same: no UUID, date, role or ban.
+    const short = await t.app.inject({ method: 'GET', url: '/api/user/showminer/profile' });
+    expect(short.json()).toEqual({ username: 'ShowMiner', hidden: true, uuid: null, is_admin: false, created_at: null, ban: null });
     const s = await showcase();
     expect(s.recent_purchases?.[1]).toMatchObject({ player: null, item: 'Алмазы × 16' });
     expect(s.top_donors?.[1]).toEqual({ place: 2, player: null });
 
     await t.app.inject(asUser(miner.token, { method: 'PUT', url: '/api/user/privacy', payload: { hidden: false } }));
     expect((await profile('ShowMiner')).json<PlayerProfile>().hidden).toBe(false);
+    expect((await t.app.inject({ method: 'GET', url: '/api/user/ShowMiner/profile' })).json()).toMatchObject({
+      hidden: false,
+      uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      created_at: expect.any(String),
+    });
   });
 
   it('refuses unknown, deleted and impossible names with a Russian 404, and bad bodies with 400', async () => {
@@ -139,6 +147,19 @@ describe.each(dbKinds)('players on show on %s', (kind) => {
       expect(seen).toBeGreaterThanOrEqual(before);
       // Never seen: not known.
       expect((await profile('ShowChief')).json<PlayerProfile>().last_seen_at).toBeNull();
+
+      // A player who hides their profile leaves the site's list at once (the kept answer is dropped),
+      // and comes back when they show it again.
+      const players = async () =>
+        (await t.app.inject({ method: 'GET', url: '/api/servers' }))
+          .json<{ servers: { id: number; players: string[] }[] }>()
+          .servers.find((s) => s.id === serverId)?.players;
+      const privacy = (hidden: boolean) =>
+        t.app.inject(asUser(builder.token, { method: 'PUT', url: '/api/user/privacy', payload: { hidden } }));
+      expect((await privacy(true)).statusCode).toBe(200);
+      expect(await players()).toEqual(['Stranger_1']);
+      expect((await privacy(false)).statusCode).toBe(200);
+      expect(await players()).toEqual(['ShowBuilder', 'Stranger_1']);
     } finally {
       await peer.stop();
     }

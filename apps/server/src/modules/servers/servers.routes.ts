@@ -20,7 +20,7 @@ import { sendCached } from '../../front-door/http.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { ServerMonitor, thinHistoryJob } from './servers.monitor.ts';
 import * as service from './servers.service.ts';
-import { firstServer } from '../users/users.ports.ts';
+import { firstServer, privacyChanged } from '../users/users.ports.ts';
 import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Серверы'];
@@ -61,6 +61,8 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
     });
     immediateChecks.set(ctx, (id) => checkSoon(id, app.log));
+    // The list names players online; one who hides their profile leaves it at once, on every instance.
+    privacyChanged.on('servers', (appCtx) => appCtx.publicCache.invalidate(service.LIST_CACHE_KEY));
 
     // The spec's client calls /api/servers/ with the slash; both spellings answer.
     for (const url of ['/api/servers/', '/api/servers']) {

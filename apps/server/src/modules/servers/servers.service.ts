@@ -20,6 +20,7 @@ import type { Db } from '../../db/index.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { RconClient, RconError } from '../../lib/rcon/client.ts';
 import { recordAudit } from '../audit/audit.service.ts';
+import { hiddenPlayers } from '../users/users.ports.ts';
 import type { ServersTable } from './servers.tables.ts';
 
 export type ServerRow = Selectable<ServersTable>;
@@ -136,13 +137,19 @@ async function recentHistory(db: Db, now: number): Promise<{ start: number; bySe
 /** The public list: stored results only, never a ping. */
 export async function buildPublicList(db: Db, now = Date.now()): Promise<ServersListResponse> {
   const [rows, history] = await Promise.all([byOrder(db).execute(), recentHistory(db, now)]);
-  const servers: PublicServer[] = rows.map((row) => {
+  const listed = rows.map(publicFields);
+  // The game server names whoever it likes; the site's page leaves out players who hid their profile.
+  const hidden = await hiddenPlayers.ask().names(
+    db,
+    listed.flatMap((s) => s.players),
+  );
+  const servers: PublicServer[] = listed.map((fields) => {
     const h: ServerHistory = {
       start: history.start,
       step_ms: HISTORY_STEP_MS,
-      points: history.byServer.get(row.id) ?? Array<number | null>(HISTORY_BUCKETS).fill(null),
+      points: history.byServer.get(fields.id) ?? Array<number | null>(HISTORY_BUCKETS).fill(null),
     };
-    return { ...publicFields(row), history: h };
+    return { ...fields, players: fields.players.filter((n) => !hidden.has(n.toLowerCase())), history: h };
   });
   return { servers, total_online: servers.reduce((sum, s) => sum + s.online, 0) };
 }

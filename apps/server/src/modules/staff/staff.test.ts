@@ -134,7 +134,7 @@ describe.each(dbKinds)('staff roles on %s', (kind) => {
     expect((await call(players, 'PUT', `/api/user/${plain}`, { is_admin: true })).json().code).toBe('owner_only');
     expect((await call(players, 'POST', `/api/admin/users/${plain}/balance`, { amount: 5, comment: 'бонус' })).statusCode).toBe(200);
     const ban = await call(single.get('bans')!, 'POST', `/api/admin/users/${ids.get('S_audit')}/ban`, {
-      reason: 'читы в игре',
+      note: 'читы в игре',
       until: null,
     });
     expect([ban.statusCode, ban.json().code]).toEqual([403, 'owner_only']);

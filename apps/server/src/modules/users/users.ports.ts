@@ -116,6 +116,26 @@ export const capeTextures = new Port<TextureSource<{ hash: string }>>('worn cape
 /** Players' names seen online in game at `at` (the status sample of a server): players keeps their «last seen». */
 export const seenInGame = new Hook<[db: Db, names: string[], at: number]>();
 
+// --- On show -------------------------------------------------------------------------------
+
+/** Which of the given players hid their public profile (Профиль → Настройки → Открытый профиль). */
+export interface HiddenPlayers {
+  /** Those of `userIds` who are hidden. */
+  ids(db: Db, userIds: readonly number[]): Promise<Set<number>>;
+  /** Those of `names` (any case) who are hidden, lower-cased. */
+  names(db: Db, names: readonly string[]): Promise<Set<string>>;
+}
+
+/**
+ * Answered by players, asked by every feature that names players on a public page (the votes
+ * top, the servers' lists of players online). No fallback: a public list never shows a hidden
+ * player because a module is missing.
+ */
+export const hiddenPlayers = new Port<HiddenPlayers>('players who hid their profile');
+
+/** A player hid or showed their profile (players): features drop the public answers they keep in memory. */
+export const privacyChanged = new Hook<[ctx: AppContext, userId: number]>();
+
 // --- Commerce -------------------------------------------------------------------------------
 
 /** Ids of the donate tiers a player holds at `now`: answered by privileges; capes given to a tier are worn by its holders. */

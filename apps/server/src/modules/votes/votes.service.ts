@@ -11,6 +11,7 @@ import { enqueueDelivery, kickDeliveries } from '../deliveries/deliveries.queue.
 import { postLedger } from '../ledger/ledger.service.ts';
 import { notify } from '../notices/notices.service.ts';
 import type { User } from '../users/users.repo.ts';
+import { hiddenPlayers } from '../users/users.ports.ts';
 import { findSite, listSites, logCallback, siteLog, takeCooldown, topVoters, type VoteSite } from './votes.repo.ts';
 import { okText, verifyVote } from './votes.signatures.ts';
 import { VotePrizeSettings } from './votes.settings.ts';
@@ -369,9 +370,20 @@ export async function monthTop(ctx: AppContext, month: string | undefined, now =
   const paid = await ctx.db.selectFrom('vote_prize_payouts').select('month').where('month', '=', m).executeTakeFirst();
   const { prizes } = await ctx.settings.get(VotePrizeSettings);
   const top = await topVoters(ctx.db, start, end, Math.max(TOP_SIZE, prizes.length));
+  // A player who hid their profile keeps their place, votes and prize, without the name: nobody
+  // below moves up into a place they did not win.
+  const hidden = await hiddenPlayers.ask().ids(
+    ctx.db,
+    top.map((t) => t.userId),
+  );
   return {
     month: m,
-    top: top.map((t, i) => ({ place: i + 1, username: t.username, votes: t.votes, prize: prizes[i] ?? null })),
+    top: top.map((t, i) => ({
+      place: i + 1,
+      username: hidden.has(t.userId) ? null : t.username,
+      votes: t.votes,
+      prize: prizes[i] ?? null,
+    })),
     paid: !!paid,
   };
 }

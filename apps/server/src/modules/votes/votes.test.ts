@@ -333,6 +333,23 @@ describe.each(dbKinds)('vote tops on %s', (kind) => {
       ['Notch', 2, 50],
       ['Jeb', 2, 10],
     ]);
+    // A player who hides their profile keeps their place, votes and prize, without the name.
+    const notch = await loginAs(t, 'Notch');
+    const privacy = (hidden: boolean) => t.app.inject(asUser(notch, { method: 'PUT', url: '/api/user/privacy', payload: { hidden } }));
+    expect((await privacy(true)).statusCode).toBe(200);
+    for (const token of [null, player]) {
+      const hidden = (await t.app.inject(asUser(token, { method: 'GET', url: `/api/votes/top?month=${last}` }))).json<VoteTopResponse>();
+      expect(hidden.top.slice(0, 3).map((x) => [x.place, x.username, x.votes, x.prize])).toEqual([
+        [1, 'Alex', 3, 100],
+        [2, null, 2, 50],
+        [3, 'Jeb', 2, 10],
+      ]);
+      expect(JSON.stringify(hidden)).not.toMatch(/notch/i);
+    }
+    expect((await privacy(false)).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: `/api/votes/top?month=${last}` })).json<VoteTopResponse>().top[1]?.username).toBe(
+      'Notch',
+    );
     expect(await findLedgerMismatches(db())).toEqual([]);
   });
 

@@ -1,62 +1,32 @@
 import { useConfirm } from '../../components/useConfirm.tsx';
-import { BanBody, type AdminUser } from '@kubik/contract';
-import { useQueryClient } from '@tanstack/react-query';
+import { BAN_NOTE_MAX, BAN_REASON_MAX, type AdminUser, type BanRecord } from '@kubik/contract';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useWatch } from 'react-hook-form';
-import { z } from 'zod';
 import { Badge } from '../../components/Badge.tsx';
 import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
 import { SelectField, TextField } from '../../components/form/fields.tsx';
 import { Modal } from '../../components/Modal.tsx';
+import { QueryState } from '../../components/QueryState.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { AUDIT_KEY } from '../../lib/query-keys.ts';
 import { useNotify } from '../../providers/notifications.tsx';
 import { ADMIN_USERS_KEY } from './admin-api.ts';
-import { banUser, unbanUser } from './bans-api.ts';
+import { activeBanKey, banUser, fetchActiveBan, unbanUser } from './bans-api.ts';
+import { BanForm, banBodyOf, TERMS, type BanFormValues } from './ban-form.ts';
 import './bans.css';
-
-const DAY = 86_400_000;
-const TERMS = [
-  { value: '1', label: '1 день' },
-  { value: '3', label: '3 дня' },
-  { value: '7', label: '7 дней' },
-  { value: '30', label: '30 дней' },
-  { value: '365', label: '1 год' },
-  { value: 'forever', label: 'Навсегда' },
-  { value: 'date', label: 'До даты…' },
-] as const;
-
-const BanForm = z
-  .object({
-    reason: BanBody.shape.reason,
-    term: z.enum(TERMS.map((t) => t.value) as [string, ...string[]]),
-    date: z.string(),
-  })
-  .superRefine((v, ctx) => {
-    if (v.term !== 'date') return;
-    const at = new Date(v.date).getTime();
-    if (!v.date || Number.isNaN(at)) ctx.addIssue({ code: 'custom', path: ['date'], message: 'Выберите дату и время окончания' });
-    else if (at <= Date.now()) ctx.addIssue({ code: 'custom', path: ['date'], message: 'Дата окончания должна быть в будущем' });
-  });
-type BanFormValues = z.infer<typeof BanForm>;
-
-function untilOf(v: BanFormValues): number | null {
-  if (v.term === 'forever') return null;
-  if (v.term === 'date') return new Date(v.date).getTime();
-  return Date.now() + Number(v.term) * DAY;
-}
 
 /** «навсегда» / «до 01.12.2026, 14:05» */
 export function banTerm(until: number | null): string {
   return until === null ? 'навсегда' : `до ${formatDateTime(until)}`;
 }
 
-/** The ban state of a player in the admin's list: a badge with the reason as its title. */
+/** The ban state of a player in the admin's list: a badge with the public reason as its title (the note is in the dialog). */
 export function BanBadge({ user }: { user: AdminUser }) {
   if (!user.ban) return null;
   return (
-    <span title={`Причина: ${user.ban.reason}`} data-testid={`ban-state-${user.username}`}>
+    <span title={`Причина для игрока: ${user.ban.reason || 'не указана'}`} data-testid={`ban-state-${user.username}`}>
       <Badge tone="danger">Заблокирован {banTerm(user.ban.until)}</Badge>
     </span>
   );
@@ -73,7 +43,11 @@ export function BanControls({ user, self }: { user: AdminUser; self: boolean }) 
   const { confirm, dialog } = useConfirm();
   const client = useQueryClient();
   const refresh = () =>
-    Promise.all([client.invalidateQueries({ queryKey: ADMIN_USERS_KEY }), client.invalidateQueries({ queryKey: AUDIT_KEY })]);
+    Promise.all([
+      client.invalidateQueries({ queryKey: ADMIN_USERS_KEY }),
+      client.invalidateQueries({ queryKey: AUDIT_KEY }),
+      client.invalidateQueries({ queryKey: activeBanKey(user.id) }),
+    ]);
 
   if (user.is_admin || self) return <span className="muted">—</span>;
 
@@ -136,7 +110,11 @@ export function BanControls({ user, self }: { user: AdminUser; self: boolean }) 
   );
 }
 
-/** The ban form: reason and term; sessions and game logins end at once, in-game commands go where set. */
+/**
+ * The ban form: the public reason, the internal note and the term; sessions and game logins end
+ * at once, in-game commands go where set. Changing a ban first loads its note (only the bans
+ * history has it: the users list carries the public reason alone).
+ */
 export function BanDialogForm({
   user,
   onCancel,
@@ -146,26 +124,60 @@ export function BanDialogForm({
   onCancel: () => void;
   onDone: (message: string) => void | Promise<void>;
 }) {
+  const current = useQuery({ queryKey: activeBanKey(user.id), queryFn: () => fetchActiveBan(user.id), enabled: !!user.ban });
+  if (!user.ban) return <BanFields user={user} current={null} onCancel={onCancel} onDone={onDone} />;
+  return (
+    <QueryState query={current} loading="Загружаем блокировку…" error="Не удалось загрузить блокировку" isEmpty={() => false}>
+      {(record) => <BanFields user={user} current={record} onCancel={onCancel} onDone={onDone} />}
+    </QueryState>
+  );
+}
+
+function BanFields({
+  user,
+  current,
+  onCancel,
+  onDone,
+}: {
+  user: AdminUser;
+  current: BanRecord | null;
+  onCancel: () => void;
+  onDone: (message: string) => void | Promise<void>;
+}) {
+  const until = current ? current.until : (user.ban?.until ?? null);
   const form = useSchemaForm(BanForm, {
     defaultValues: {
-      reason: user.ban?.reason ?? '',
-      term: user.ban ? (user.ban.until === null ? 'forever' : 'date') : '7',
-      date: user.ban?.until ? localInput(user.ban.until) : '',
+      reason: current?.reason ?? user.ban?.reason ?? '',
+      note: current?.note ?? '',
+      term: user.ban ? (until === null ? 'forever' : 'date') : '7',
+      date: until ? localInput(until) : '',
     },
   });
   const term = useWatch({ control: form.control, name: 'term' });
   async function save(v: BanFormValues) {
-    const until = untilOf(v);
-    const res = await banUser(user.id, { reason: v.reason, until });
+    const res = await banUser(user.id, banBodyOf(v));
     await onDone(res.message);
   }
   return (
     <Form form={form} onSubmit={save}>
       <p className="hint">
-        Игрок сразу выйдет на сайте и в лаунчере, а вход будет отвечать причиной и сроком. На серверах, где задана команда бана, она будет
-        выполнена.
+        Игрок сразу выйдет на сайте и в лаунчере, а вход будет отвечать сроком и причиной для игрока. На серверах, где задана команда бана,
+        она будет выполнена.
       </p>
-      <TextField name="reason" label="Причина" maxLength={200} autoComplete="off" hint="Её увидит игрок при входе и в профиле." />
+      <TextField
+        name="reason"
+        label="Причина для игрока (видна всем)"
+        maxLength={BAN_REASON_MAX}
+        autoComplete="off"
+        hint="Её увидят игрок при входе, в уведомлении и в игре и все в его профиле. Можно оставить пустой."
+      />
+      <TextField
+        name="note"
+        label="Внутренняя заметка (видна только персоналу)"
+        maxLength={BAN_NOTE_MAX}
+        autoComplete="off"
+        hint="За что блокировка и чем это подтверждено. Игрок её не увидит: она остаётся в истории блокировок и журнале."
+      />
       <SelectField name="term" label="Срок" options={TERMS} />
       {term === 'date' && <TextField name="date" label="До (дата и время)" type="datetime-local" />}
       <FormErrors />

@@ -161,7 +161,7 @@ function MonthTop({ month }: { month: string }) {
                 {data.top.map((r) => (
                   <tr key={r.place}>
                     <td>{r.place}</td>
-                    <td>{r.username}</td>
+                    <td>{r.username ?? <span className="muted">Игрок скрыл имя</span>}</td>
                     <td>
                       {r.votes} {plural(r.votes, ['голос', 'голоса', 'голосов'])}
                     </td>
