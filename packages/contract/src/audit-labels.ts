@@ -158,6 +158,8 @@ export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
   rcon_host: { label: 'Адрес RCON' },
   rcon_port: { label: 'Порт RCON', kind: 'number' },
   rcon_password: { label: 'Пароль RCON', kind: 'secret' },
+  // Named without «password», which the audit log masks: when a change of the RCON address dropped it.
+  rcon_key_dropped_at: { label: 'Пароль RCON удалён при смене адреса RCON', kind: 'datetime' },
   command_template: { label: 'Шаблон команды выдачи' },
   state: { label: 'Состояние', kind: 'delivery_state' },
   pieces: { label: 'Штук за покупку', kind: 'number' },

@@ -75,7 +75,8 @@ export const ERROR_CODE_MEANINGS = {
   cannot_ban_self: 'An administrator cannot ban themself',
   cannot_ban_admin: 'Administrators cannot be banned',
   not_banned: 'The account is not banned',
-  owner_only: "Only the owner may do this (roles, owners, other staff members' accounts)",
+  owner_only:
+    "Only the owner may do this (roles, owners, other staff members' accounts; settings that reach money or secrets: payment and login keys, bonuses, vote rewards)",
   role_not_found: 'No such staff role',
   role_exists: 'A staff role with this name exists',
   setup_done: 'First-run setup is over: an administrator exists',

@@ -212,6 +212,11 @@ export const AdminServer = z.object({
   rcon_port: z.number().nullable(),
   command_template: z.string(),
   has_rcon_password: z.boolean(),
+  /**
+   * When the stored password was dropped because the RCON address changed (it is never sent to an
+   * address it was not typed for); null when it was not, or was typed again since.
+   */
+  rcon_password_dropped_at: z.number().nullable(),
   /** A password is set and there is an address to send to: the shop can deliver here. */
   rcon_configured: z.boolean(),
 });
@@ -244,7 +249,8 @@ export type ServerHistoryResponse = z.infer<typeof ServerHistoryResponse>;
 /**
  * «Проверить RCON» from the server form: the form's RCON settings, or, for a saved server
  * (server_id), the stored ones for whatever the form leaves out (an empty password keeps the
- * stored one, as saving does).
+ * stored one, as saving does — but only for the stored RCON address: another address needs the
+ * password typed).
  */
 export const RconCheckBody = withLabels(
   z.strictObject({

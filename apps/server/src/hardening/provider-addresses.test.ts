@@ -47,6 +47,7 @@ describe.each(dbKinds)('provider addresses and their secrets on %s', (kind) => {
   const providers = async () =>
     (await call(owner, 'GET', '/api/admin/payment-providers')).json() as {
       id: string;
+      enabled: boolean;
       fields: Record<string, string>;
       secrets: Record<string, string>;
       secrets_dropped: Record<string, number>;
@@ -161,6 +162,105 @@ describe.each(dbKinds)('provider addresses and their secrets on %s', (kind) => {
     } finally {
       await theirs.stop();
     }
+  });
+
+  it('(d) staff cannot put a shop, wallet or key of their own in place of the owner’s, nor switch a provider on', async () => {
+    // Each would send players' money to a shop of the staff member's (or credit a top-up they paid
+    // to themselves, less the commission), or make the site trust notifications signed by them.
+    for (const [id, body, field] of [
+      ['yookassa', { fields: { shop_id: '654321' } }, 'fields.shop_id'],
+      ['yookassa', { secrets: { secret_key: 'their_secret_key' } }, 'secrets.secret_key'],
+      ['yookassa', { secrets: { secret_key: null } }, 'secrets.secret_key'],
+      ['yookassa', { fields: { shop_id: yoo.shopId }, secrets: { secret_key: 'their_secret_key' } }, 'secrets.secret_key'],
+      ['tbank', { fields: { terminal_key: 'TheirTerminal' } }, 'fields.terminal_key'],
+      ['tbank', { secrets: { password: 'their-password' } }, 'secrets.password'],
+      ['tbank', { enabled: true }, 'enabled'],
+      ['yoomoney', { fields: { wallet: '4100111111111111' } }, 'fields.wallet'],
+      ['yoomoney', { secrets: { notification_secret: 'theirs' } }, 'secrets.notification_secret'],
+      ['yoomoney', { secrets: { oauth_token: 'theirs' } }, 'secrets.oauth_token'],
+      ['freekassa', { fields: { merchant_id: '777' } }, 'fields.merchant_id'],
+      ['freekassa', { secrets: { secret1: 'theirs' } }, 'secrets.secret1'],
+      ['freekassa', { secrets: { secret2: 'theirs' } }, 'secrets.secret2'],
+      ['freekassa', { secrets: { api_key: 'theirs' } }, 'secrets.api_key'],
+    ] as const) {
+      const res = await call(staff, 'PUT', `/api/admin/payment-providers/${id}`, body);
+      expect(res.statusCode, `${id} ${JSON.stringify(body)}: ${res.body}`).toBe(403);
+      expect(res.json(), JSON.stringify(body)).toMatchObject({ code: 'owner_only', field });
+      expect(errorOf(res)).toMatch(/только владелец/);
+    }
+    // Nothing of it was stored: a player's top-up still goes to the owner's shop with the owner's key.
+    const before = await yookassa();
+    expect(before.fields.shop_id).toBe(yoo.shopId);
+    expect(before.secrets.secret_key).toBe('set');
+    const tbank = (await providers()).find((p) => p.id === 'tbank')!;
+    expect([tbank.enabled, tbank.fields.terminal_key, tbank.secrets.password]).toEqual([false, '', 'unset']);
+    const seen = yoo.requests.length;
+    const paid = await call(staff, 'POST', '/api/payments', { provider: 'yookassa', amount: 100 });
+    expect(paid.statusCode, paid.body).toBe(201);
+    const sent = yoo.requests.slice(seen).find((r) => r.method === 'POST');
+    expect(sent?.headers.authorization).toBe(`Basic ${Buffer.from(`${yoo.shopId}:${yoo.secretKey}`).toString('base64')}`);
+
+    // What decides neither where money goes nor whom the site trusts stays with staff: the bounds,
+    // the receipts, and switching a provider off.
+    const harmless = await call(staff, 'PUT', '/api/admin/payment-providers/yookassa', { min: 50, max: 5000, receipts: true });
+    expect(harmless.statusCode, harmless.body).toBe(200);
+    expect(await yookassa()).toMatchObject({ min: 50, max: 5000, receipts: true });
+    const off = await call(staff, 'PUT', '/api/admin/payment-providers/yookassa', { enabled: false });
+    expect(off.statusCode, off.body).toBe(200);
+    expect((await yookassa()).enabled).toBe(false);
+    ownerOnly(await call(staff, 'PUT', '/api/admin/payment-providers/yookassa', { enabled: true }), 'enabled');
+    // The form sends back what it shows: unchanged keys of the owner's are no change.
+    const form = await call(staff, 'PUT', '/api/admin/payment-providers/yookassa', {
+      enabled: false,
+      receipts: false,
+      min: null,
+      max: null,
+      fields: { shop_id: yoo.shopId, api_url: yoo.apiUrl },
+      secrets: {},
+    });
+    expect(form.statusCode, form.body).toBe(200);
+    // The owner may do all of it.
+    for (const [id, body] of [
+      ['yookassa', { enabled: true, fields: { shop_id: '654321' }, secrets: { secret_key: 'another_key' } }],
+      ['yookassa', { fields: { shop_id: yoo.shopId }, secrets: { secret_key: yoo.secretKey } }],
+      ['tbank', { enabled: true }],
+      ['tbank', { enabled: false }],
+    ] as const) {
+      const res = await call(owner, 'PUT', `/api/admin/payment-providers/${id}`, body);
+      expect(res.statusCode, `${id} ${JSON.stringify(body)}: ${res.body}`).toBe(200);
+    }
+    expect(await yookassa()).toMatchObject({ enabled: true, fields: { shop_id: yoo.shopId }, secrets: { secret_key: 'set' } });
+    expect((await call(owner, 'POST', '/api/admin/payment-providers/yookassa/check')).json()).toMatchObject({ ok: true });
+  });
+
+  it('(e) staff cannot swap a social login’s app or keys for their own', async () => {
+    for (const [body, field] of [
+      [{ discord_client_id: '999999999999999999' }, 'discord_client_id'],
+      [{ discord_client_secret: 'their-discord-secret' }, 'discord_client_secret'],
+      [{ discord_client_secret: null }, 'discord_client_secret'],
+      [{ vk_client_id: '54321' }, 'vk_client_id'],
+      [{ vk_client_secret: 'their-vk-key' }, 'vk_client_secret'],
+      [{ telegram_bot_name: 'their_bot' }, 'telegram_bot_name'],
+      [{ telegram_bot_token: '123456:their-token' }, 'telegram_bot_token'],
+    ] as const) {
+      const res = await call(staff, 'PUT', '/api/admin/social-settings', body);
+      expect(res.statusCode, `${JSON.stringify(body)}: ${res.body}`).toBe(403);
+      expect(res.json(), JSON.stringify(body)).toMatchObject({ code: 'owner_only', field });
+    }
+    const view = (await call(owner, 'GET', '/api/admin/social-settings')).json();
+    expect(view.discord).toMatchObject({ client_id: discord.clientId, client_secret: 'set' });
+    expect([view.vk.client_id, view.telegram.bot_name, view.vk.client_secret, view.telegram.bot_token]).toEqual(['', '', 'unset', 'unset']);
+    // The form sends back what it shows (secrets left empty): no change, no refusal.
+    const same = await call(staff, 'PUT', '/api/admin/social-settings', {
+      vk_client_id: null,
+      telegram_bot_name: null,
+      discord_client_id: discord.clientId,
+    });
+    expect(same.statusCode, same.body).toBe(200);
+    const changed = await call(owner, 'PUT', '/api/admin/social-settings', { vk_client_id: '54321', telegram_bot_name: 'kubik_bot' });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(changed.json()).toMatchObject({ vk: { client_id: '54321' }, telegram: { bot_name: 'kubik_bot' } });
+    expect((await call(owner, 'PUT', '/api/admin/social-settings', { vk_client_id: null, telegram_bot_name: null })).statusCode).toBe(200);
   });
 
   it('the owner may type only https on the provider’s own host or the environment’s', async () => {

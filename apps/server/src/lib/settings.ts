@@ -69,12 +69,13 @@ export class SettingsStore {
    * Changes some fields (a field set to undefined returns to its default), in one transaction
    * with an audit row; every instance sees the change at once. Refuses a value the schema does
    * not accept (400, code 'invalid', field). Returns the new value. `patch` may be a function of
-   * what is stored, called inside the transaction with the row locked: a change that depends on
-   * the stored value (or refuses, by throwing) cannot race another save.
+   * what is stored (and of the value that applies now, defaults included), called inside the
+   * transaction with the row locked: a change that depends on the stored value (or refuses, by
+   * throwing) cannot race another save.
    */
   async set<S extends z.ZodObject>(
     doc: SettingsDoc<S>,
-    patchOf: Partial<z.input<S>> | ((stored: Partial<z.input<S>>) => Partial<z.input<S>>),
+    patchOf: Partial<z.input<S>> | ((stored: Partial<z.input<S>>, current: z.output<S>) => Partial<z.input<S>>),
     options: { actorId: number | null },
   ): Promise<z.output<S>> {
     const value = await this.db.transaction().execute(async (trx) => {
@@ -88,7 +89,7 @@ export class SettingsStore {
       let read = trx.selectFrom('settings').select('value').where('key', '=', doc.key);
       if (this.dbKind === 'pg') read = read.forUpdate();
       const before = parseStored((await read.executeTakeFirstOrThrow()).value);
-      const patch = typeof patchOf === 'function' ? patchOf({ ...before } as Partial<z.input<S>>) : patchOf;
+      const patch = typeof patchOf === 'function' ? patchOf({ ...before } as Partial<z.input<S>>, this.resolve(doc, before)) : patchOf;
       const after: Record<string, unknown> = { ...before };
       for (const [k, v] of Object.entries(patch)) {
         if (v === undefined) delete after[k];

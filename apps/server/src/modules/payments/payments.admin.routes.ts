@@ -24,7 +24,8 @@ import { adminView, listPayments, paymentDetail, paymentsCsv, paymentsOfUser } f
 import { refundPayment } from './payments.refund.ts';
 import { toKopecks } from '../../lib/money.ts';
 import { paymentsService, type PaymentsService } from './payments.service.ts';
-import { PaymentSettings } from './payments.settings.ts';
+import { PaymentSettings, savePaymentSettings } from './payments.settings.ts';
+import { isOwner } from '../../lib/owner-only.ts';
 import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Платежи (администратор)'];
@@ -118,12 +119,13 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
       schema: {
         tags,
         summary:
-          'Сохранить настройки платежей (все поля): bonus_rules [{from (₽), percent}] — к платежу от from ₽ зачисляется percent % отдельной записью «бонус» (берётся лучшее подходящее правило)',
+          'Сохранить настройки платежей (все поля): bonus_rules [{from (₽), percent}] — к платежу от from ₽ зачисляется percent % отдельной записью «бонус» (берётся лучшее подходящее правило). Бонусы меняет только владелец (403 owner_only): сотрудник присылает их как есть, меняя только ставку НДС',
         body: PaymentSettingsBody,
         response: { 200: AdminPaymentSettings, ...errorReplies(400, 401, 403) },
       },
       handler: async (req) => {
-        await ctx.settings.set(PaymentSettings, req.body, { actorId: userOf(req).id });
+        const user = userOf(req);
+        await savePaymentSettings(ctx, req.body, { id: user.id, owner: isOwner(user) });
         return settingsView();
       },
     });
@@ -145,14 +147,14 @@ export function paymentsAdminRoutes(ctx: AppContext, service: PaymentsService = 
       schema: {
         tags,
         summary:
-          'Настроить способ оплаты (только присланное меняется): {enabled, receipts, min, max, fields {…}, secrets {…}}; секрет строкой — заменить, null — удалить (снова действует переменная окружения). Адреса (api_url, form_url) меняет только владелец (403 owner_only): https на сервере самой платёжной системы или адрес из переменной окружения; смена адреса удаляет сохранённые ключи этого способа, кроме присланных в том же запросе. Применяется на всех экземплярах сразу, без перезапуска. Ответ — все способы, ключи без значений',
+          'Настроить способ оплаты (только присланное меняется): {enabled, receipts, min, max, fields {…}, secrets {…}}; секрет строкой — заменить, null — удалить (снова действует переменная окружения). Поля (магазин, терминал, кошелёк, адреса), ключи и включение меняет только владелец (403 owner_only, поле указано); сотрудник меняет границы сумм, чеки и может выключить способ, а поля присылает как есть. Адрес — https на сервере самой платёжной системы или адрес из переменной окружения; смена адреса удаляет сохранённые ключи этого способа, кроме присланных в том же запросе. Применяется на всех экземплярах сразу, без перезапуска. Ответ — все способы, ключи без значений',
         params: ProviderParams,
         body: ProviderUpdateBody,
         response: { 200: z.array(AdminPaymentProvider), ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => {
         const user = userOf(req);
-        await service.registry.update(req.params.provider, req.body, { id: user.id, owner: user.is_admin === 1 });
+        await service.registry.update(req.params.provider, req.body, { id: user.id, owner: isOwner(user) });
         return service.registry.list();
       },
     });

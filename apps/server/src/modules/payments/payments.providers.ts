@@ -7,13 +7,14 @@ import {
   type ProviderUpdateBody,
 } from '@kubik/contract/payment-connections';
 import type { AppContext } from '../../context.ts';
-import { badRequest, forbidden } from '../../lib/errors.ts';
+import { badRequest } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { freekassaAdapter } from '../../lib/payments/freekassa.ts';
 import { tbankAdapter } from '../../lib/payments/tbank.ts';
 import type { PaymentAdapter, RefusalReason } from '../../lib/payments/types.ts';
 import { yookassaAdapter } from '../../lib/payments/yookassa.ts';
 import { yoomoneyAdapter } from '../../lib/payments/yoomoney.ts';
+import { ownerOnly } from '../../lib/owner-only.ts';
 import { addressProblem, normalAddress, OWNER_ONLY_ADDRESS, sameAddress } from '../../lib/provider-address.ts';
 import { SecretBox } from '../../lib/secret-box.ts';
 import { recordAudit } from '../audit/audit.service.ts';
@@ -29,6 +30,19 @@ const REQUIRED: Record<PaymentProvider, string[]> = {
   yoomoney: ['wallet', 'notification_secret'],
   freekassa: ['merchant_id', 'secret1', 'secret2'],
 };
+
+/**
+ * Refusals of a staff member's change (403 owner_only, beside the field): what decides where
+ * players' money goes (the shop, terminal, wallet or merchant and the address), whom the site
+ * trusts as a payment (the keys that sign and check notifications and answers) and whether a
+ * provider takes money at all is the owner's alone. Staff with `settings` keep the bounds, the
+ * receipts switch and switching a provider off: none of them sends money elsewhere or trusts anyone.
+ */
+export const PROVIDER_OWNER_TEXTS = {
+  field: 'Это меняет только владелец сайта: от этого зависит, куда уходят деньги игроков',
+  secret: 'Ключи платёжной системы меняет только владелец сайта',
+  enable: 'Включить способ оплаты может только владелец сайта (выключить может и сотрудник)',
+} as const;
 
 const DEFAULT_URLS: Record<string, string> = {
   'yookassa.api_url': 'https://api.yookassa.ru/v3',
@@ -166,6 +180,11 @@ function envOf(
   };
 }
 
+/** Whether the environment alone connects the provider: then it is on unless the owner switched it off. */
+function envConnects(id: PaymentProvider, env: { fields: Record<string, string>; secrets: Record<string, string> }): boolean {
+  return REQUIRED[id].every((k) => env.fields[k] || env.secrets[k]);
+}
+
 function adapterFor(ctx: AppContext, e: EffectiveProvider): PaymentAdapter {
   const p = ctx.config.payments;
   const f = e.fields;
@@ -250,8 +269,7 @@ export class ProviderRegistry {
         secretSource[k] = 'set';
       }
       const missing = REQUIRED[id].filter((k) => !fields[k] && !secrets[k]).map((k) => PROVIDER_FIELD_TEXT[k] ?? k);
-      const envOn = REQUIRED[id].every((k) => env[id].fields[k] || env[id].secrets[k]);
-      const enabled = row?.enabled === null || row?.enabled === undefined ? envOn : row.enabled === 1;
+      const enabled = row?.enabled === null || row?.enabled === undefined ? envConnects(id, env[id]) : row.enabled === 1;
       const e: EffectiveProvider = {
         id,
         enabled,
@@ -329,10 +347,12 @@ export class ProviderRegistry {
 
   /**
    * Saves the changes (secrets sealed), records them in the audit log without any secret, and
-   * tells every instance. An address (lib/provider-address.ts) is the owner's alone to change, must
-   * be https on the provider's own host or the environment's, and its change drops every key stored
-   * for the provider in the same transaction — but those typed in this same request, which are
-   * meant for the new address. An address sent as it stands (the form sends every field) is no change.
+   * tells every instance. An address (lib/provider-address.ts) must be https on the provider's own
+   * host or the environment's, and its change drops every key stored for the provider in the same
+   * transaction — but those typed in this same request, which are meant for the new address.
+   * Every field (the shop, terminal, wallet or merchant, the addresses), every key and switching a
+   * provider on are the owner's alone (PROVIDER_OWNER_TEXTS); a staff member's value sent as it
+   * stands (the form sends every field) is no change and is not written.
    */
   async update(id: PaymentProvider, body: ProviderUpdateBody, editor: ProviderEditor): Promise<void> {
     const spec = PROVIDER_FIELDS[id];
@@ -374,22 +394,31 @@ export class ProviderRegistry {
       for (const [k, raw] of Object.entries(body.fields ?? {})) {
         const v = raw === null || raw === '' ? null : raw;
         const hosts = providerUrlHosts(id, k);
+        const same = hosts ? sameAddress(inUse[k], v ?? env.fields[k]) : (inUse[k] ?? '') === (v ?? env.fields[k] ?? '');
+        if (same && (hosts || !editor.owner)) {
+          if (hosts && v === null) delete fields[k];
+          continue;
+        }
+        if (!editor.owner) throw ownerOnly(hosts ? OWNER_ONLY_ADDRESS : PROVIDER_OWNER_TEXTS.field, `fields.${k}`);
         if (hosts) {
-          if (sameAddress(inUse[k], v ?? env.fields[k])) {
-            if (v === null) delete fields[k];
-            continue;
-          }
-          const label = PROVIDER_FIELD_TEXT[k] ?? k;
-          if (!editor.owner) throw forbidden(OWNER_ONLY_ADDRESS, { code: 'owner_only', field: `fields.${k}` });
           const problem = v === null ? null : addressProblem(v, hosts, env.fields[k]);
           if (problem) throw badRequest(problem, { code: 'invalid', field: `fields.${k}` });
           moved = true;
+          const label = PROVIDER_FIELD_TEXT[k] ?? k;
           changed.push(`${label}: ${v === null ? `как в переменных окружения (${env.fields[k] ?? ''})` : normalAddress(v)}`);
         } else changed.push(PROVIDER_FIELD_TEXT[k] ?? k);
         if (v === null) delete fields[k];
         else fields[k] = v;
       }
-      const typed = new Set(Object.entries(body.secrets ?? {}).flatMap(([k, v]) => (v ? [k] : [])));
+      // A staff member's removal of a key that is not stored changes nothing; any other key change is the owner's.
+      const secretChanges = Object.entries(body.secrets ?? {}).filter(([k, v]) => {
+        if (editor.owner) return true;
+        if ((v === null || v === '') && secrets[k] === undefined) return false;
+        throw ownerOnly(PROVIDER_OWNER_TEXTS.secret, `secrets.${k}`);
+      });
+      const enabledNow = before.enabled === null ? envConnects(id, env) : before.enabled === 1;
+      if (body.enabled === true && !enabledNow && !editor.owner) throw ownerOnly(PROVIDER_OWNER_TEXTS.enable, 'enabled');
+      const typed = new Set(secretChanges.flatMap(([k, v]) => (v ? [k] : [])));
       if (moved)
         for (const k of Object.keys(secrets)) {
           if (typed.has(k)) continue;
@@ -397,7 +426,7 @@ export class ProviderRegistry {
           dropped[k] = now;
           changed.push(`${PROVIDER_FIELD_TEXT[k] ?? k}: удалён, потому что сменился адрес`);
         }
-      for (const [k, v] of Object.entries(body.secrets ?? {})) {
+      for (const [k, v] of secretChanges) {
         if (v === null || v === '') delete secrets[k];
         else secrets[k] = this.box.seal(v);
         delete dropped[k];
@@ -407,7 +436,9 @@ export class ProviderRegistry {
       const max = body.max === undefined ? before.max_kopecks : body.max === null ? null : toKopecks(body.max);
       if (min !== null && max !== null && Number(min) > Number(max))
         throw badRequest('Минимальная сумма больше максимальной', { code: 'invalid', field: 'min' });
-      const enabled = body.enabled === undefined ? before.enabled : body.enabled ? 1 : 0;
+      // Staff sending the switch as it stands leave it as stored (not pinned over the environment).
+      const keep = body.enabled === undefined || (!editor.owner && body.enabled === enabledNow);
+      const enabled = keep ? before.enabled : body.enabled ? 1 : 0;
       const receipts = body.receipts === undefined ? before.receipts : body.receipts ? 1 : 0;
       await trx
         .updateTable('payment_providers')

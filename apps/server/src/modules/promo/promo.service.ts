@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import { conflict, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
+import { ownerOnly } from '../../lib/owner-only.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { promoKey, type PromoRow } from '../purchases/purchases.promo.ts';
 
@@ -15,7 +16,23 @@ export const PROMO_ADMIN_TEXTS = {
   updated: 'Промокод изменён',
   disabled: 'Промокод выключен',
   enabled: 'Промокод включён',
+  topupOwnerOnly: 'Промокоды на бонус к пополнению создаёт, меняет и включает только владелец сайта',
 } as const;
+
+/** Who edits the codes: the owner, or staff with `promo`. */
+export interface PromoEditor {
+  id: number;
+  owner: boolean;
+}
+
+/**
+ * A top-up bonus code credits balance nobody paid for (up to 100 % of every top-up made with it):
+ * it is the owner's to create, change and switch on. Discount codes lower a price, bounded by it,
+ * and pay out nothing: they stay with staff, who may also switch any code off.
+ */
+function assertMayEditKind(editor: PromoEditor, ...kinds: string[]): void {
+  if (!editor.owner && kinds.includes('topup_bonus')) throw ownerOnly(PROMO_ADMIN_TEXTS.topupOwnerOnly, 'kind');
+}
 
 function toAdmin(row: PromoRow, stats: { revenue: number; discount: number } | undefined): PromoCodeAdmin {
   return {
@@ -81,7 +98,8 @@ function columns(body: PromoCodeBodyParsed) {
   };
 }
 
-export async function createPromo(db: Db, adminId: number, body: PromoCodeBodyParsed): Promise<PromoCodeAdmin> {
+export async function createPromo(db: Db, editor: PromoEditor, body: PromoCodeBodyParsed): Promise<PromoCodeAdmin> {
+  assertMayEditKind(editor, body.kind);
   const now = Date.now();
   try {
     const id = await db.transaction().execute(async (trx) => {
@@ -90,7 +108,7 @@ export async function createPromo(db: Db, adminId: number, body: PromoCodeBodyPa
         .values({ ...columns(body), disabled_at: null, created_at: now, updated_at: now })
         .returningAll()
         .executeTakeFirstOrThrow();
-      await recordAudit(trx, { actorId: adminId, action: 'promo.create', entity: 'promo_code', entityId: row.id, after: row });
+      await recordAudit(trx, { actorId: editor.id, action: 'promo.create', entity: 'promo_code', entityId: row.id, after: row });
       return row.id;
     });
     return one(db, id);
@@ -101,11 +119,12 @@ export async function createPromo(db: Db, adminId: number, body: PromoCodeBodyPa
 }
 
 /** Edits a code (its uses stay); a max_uses below the uses taken is refused by the table's CHECK as a 409. */
-export async function updatePromo(db: Db, adminId: number, id: number, body: PromoCodeBodyParsed): Promise<PromoCodeAdmin> {
+export async function updatePromo(db: Db, editor: PromoEditor, id: number, body: PromoCodeBodyParsed): Promise<PromoCodeAdmin> {
   try {
     await db.transaction().execute(async (trx) => {
       const before = await trx.selectFrom('promo_codes').selectAll().where('id', '=', id).executeTakeFirst();
       if (!before) throw notFound(PROMO_ADMIN_TEXTS.notFound);
+      assertMayEditKind(editor, before.kind, body.kind);
       if (body.max_uses !== null && body.max_uses < Number(before.uses))
         throw conflict(`Код уже использован ${Number(before.uses)} раз: «Всего использований» не может быть меньше`, {
           code: 'invalid',
@@ -117,7 +136,7 @@ export async function updatePromo(db: Db, adminId: number, id: number, body: Pro
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      await recordAudit(trx, { actorId: adminId, action: 'promo.update', entity: 'promo_code', entityId: id, before, after });
+      await recordAudit(trx, { actorId: editor.id, action: 'promo.update', entity: 'promo_code', entityId: id, before, after });
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(PROMO_ADMIN_TEXTS.exists(body.code), { code: 'promo_code_exists', field: 'code' });
@@ -126,17 +145,18 @@ export async function updatePromo(db: Db, adminId: number, id: number, body: Pro
   return one(db, id);
 }
 
-export async function setDisabled(db: Db, adminId: number, id: number, disabled: boolean): Promise<PromoCodeAdmin> {
+export async function setDisabled(db: Db, editor: PromoEditor, id: number, disabled: boolean): Promise<PromoCodeAdmin> {
   await db.transaction().execute(async (trx) => {
     const before = await trx.selectFrom('promo_codes').selectAll().where('id', '=', id).executeTakeFirst();
     if (!before) throw notFound(PROMO_ADMIN_TEXTS.notFound);
+    if (!disabled && before.kind === 'topup_bonus' && !editor.owner) throw ownerOnly(PROMO_ADMIN_TEXTS.topupOwnerOnly, 'disabled');
     await trx
       .updateTable('promo_codes')
       .set({ disabled_at: disabled ? (before.disabled_at ?? Date.now()) : null, updated_at: Date.now() })
       .where('id', '=', id)
       .execute();
     await recordAudit(trx, {
-      actorId: adminId,
+      actorId: editor.id,
       action: disabled ? 'promo.disable' : 'promo.enable',
       entity: 'promo_code',
       entityId: id,

@@ -54,12 +54,14 @@ export function referralsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       handler: async () => ctx.settings.get(ReferralSettings),
     });
 
+    // Every rule here decides how much balance is paid on top of what players paid: the owner's
+    // (staff with `votes` see them).
     app.put('/api/admin/referral-settings', {
-      config: { access: 'admin', permission: 'votes' },
+      config: { access: 'admin', permission: 'owner' },
       schema: {
         tags,
         summary:
-          'Задать правила: доля от пополнений приглашённого на N дней и/или бонус (не больше M) за первое пополнение от M ₽; награда ждёт hold_days дней',
+          'Задать правила (только владелец): доля от пополнений приглашённого на N дней и/или бонус (не больше M) за первое пополнение от M ₽; награда ждёт hold_days дней',
         body: ReferralSettingsBody,
         response: { 200: ReferralSettingsBody, ...errorReplies(400, 401, 403) },
       },

@@ -61,4 +61,10 @@ export const serversMigrations: Record<string, Migration> = {
       await db.schema.alterTable('servers').addColumn('players_sample', 'text').execute();
     },
   },
+  '2026120660_servers_rcon_password_dropped_at': {
+    async up(db: Kysely<unknown>) {
+      // When the stored RCON password was dropped because the RCON address changed (the admin says why it is gone).
+      await db.schema.alterTable('servers').addColumn('rcon_password_dropped_at', bigint).execute();
+    },
+  },
 };

@@ -132,6 +132,7 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary:
           'Проверить RCON (администратор): вход с указанными (или сохранёнными у server_id) настройками и команда list. ' +
+          'Сохранённый пароль отправляется только на сохранённый адрес RCON; для другого адреса нужен введённый пароль (400, поле rcon_password). ' +
           'Отвечает ответом сервера или точной причиной: соединение отклонено, неверный пароль, нет ответа за N мс, адрес не найден.',
         body: RconCheckBody,
         response: { 200: RconCheckResponse, ...errorReplies(400, 401, 403, 404, 429) },
@@ -147,16 +148,17 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary:
-          'Изменить сервер (администратор). Не переданные необязательные поля не меняются; пустой rcon_password оставляет прежний пароль, null удаляет его.',
+          'Изменить сервер (администратор). Не переданные необязательные поля не меняются; пустой rcon_password оставляет прежний пароль, null удаляет его. ' +
+          'Пароль RCON привязан к адресу RCON (rcon_host или адрес сервера, rcon_port или 25575): смена адреса удаляет сохранённый пароль в том же сохранении (в журнале изменений), если новый не прислан вместе с ней.',
         params: IdParams,
         body: ServerUpdateBody,
         response: { 200: ServerSaveResponse, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => {
         const admin = userOf(req);
-        const { row, addressChanged } = await service.updateServer(ctx, admin.id, req.params.id, req.body);
+        const { row, addressChanged, passwordDropped } = await service.updateServer(ctx, admin.id, req.params.id, req.body);
         if (addressChanged) checkSoon(row.id, req.log);
-        return { message: service.TEXTS.updated, server: service.toAdmin(row) };
+        return { message: passwordDropped ? service.TEXTS.updatedPasswordDropped : service.TEXTS.updated, server: service.toAdmin(row) };
       },
     });
 

@@ -16,7 +16,7 @@ import {
 } from '@kubik/contract';
 import { sql, type Selectable } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import type { Db } from '../../db/index.ts';
+import type { Db, DbKind } from '../../db/index.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { RconClient, RconError } from '../../lib/rcon/client.ts';
 import { recordAudit } from '../audit/audit.service.ts';
@@ -29,6 +29,7 @@ export const TEXTS = {
   notFound: 'Сервер не найден',
   created: 'Сервер добавлен',
   updated: 'Сервер обновлён',
+  updatedPasswordDropped: 'Сервер обновлён. Пароль RCON удалён, потому что сменился адрес RCON: введите его заново',
   deleted: 'Сервер удалён',
   inUse: 'Сервер нельзя удалить: к нему привязаны товары магазина или выдачи. Сначала перенесите их на другой сервер.',
   rconNoHost: 'Укажите адрес сервера или адрес RCON',
@@ -37,7 +38,34 @@ export const TEXTS = {
   rconBadPassword: 'Неверный пароль RCON: сервер отклонил вход (проверьте rcon.password в server.properties)',
   rconNoAnswer: (ms: number) => `Вход выполнен, но сервер не ответил на list за ${ms} мс`,
   rconUnreachable: (why: string) => `Нет связи с RCON: ${why}`,
+  rconPasswordDropped: 'Пароль RCON удалён, когда сменился адрес RCON: введите его заново',
+  rconPasswordElsewhere: (address: string) =>
+    `Сохранённый пароль RCON отправляется только на сохранённый адрес (${address}). Для другого адреса введите пароль`,
 } as const;
+
+/**
+ * Where RCON listens: its own host, else the server's address; its port, else the standard one.
+ * The stored password is bound to it: it goes nowhere else (a staff member with `servers` could
+ * otherwise point RCON at a listener of their own and have the site log in there with it).
+ */
+function rconAddressOf(s: { ip_address: string; rcon_host: string | null; rcon_port: number | null }): { host: string; port: number } {
+  return { host: s.rcon_host || s.ip_address, port: s.rcon_port ?? DEFAULT_RCON_PORT };
+}
+
+/** Host names ignore case and a final dot; an IPv6 address may come in brackets. */
+function sameRconAddress(a: { host: string; port: number }, b: { host: string; port: number }): boolean {
+  const norm = (h: string) =>
+    h
+      .trim()
+      .toLowerCase()
+      .replace(/^\[(.*)\]$/, '$1')
+      .replace(/\.$/, '');
+  return norm(a.host) === norm(b.host) && a.port === b.port;
+}
+
+function addressText({ host, port }: { host: string; port: number }): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
 
 /** The public list's key in ctx.publicCache. */
 export const LIST_CACHE_KEY = 'servers';
@@ -94,6 +122,7 @@ export function toAdmin(row: ServerRow): AdminServer {
     rcon_port: row.rcon_port,
     command_template: row.command_template || DEFAULT_COMMAND_TEMPLATE,
     has_rcon_password: hasPassword,
+    rcon_password_dropped_at: row.rcon_password_dropped_at == null ? null : Number(row.rcon_password_dropped_at),
     rcon_configured: hasPassword && !!(row.rcon_host || row.ip_address),
   };
 }
@@ -158,8 +187,11 @@ export async function listForAdmin(db: Db): Promise<AdminServer[]> {
   return (await byOrder(db).execute()).map(toAdmin);
 }
 
-async function findRow(db: Db, id: number): Promise<ServerRow> {
-  const row = await db.selectFrom('servers').selectAll().where('id', '=', id).executeTakeFirst();
+/** A server's row; `lockOn: 'pg'` locks it for the caller's transaction (SQLite's one writer needs no lock). */
+async function findRow(db: Db, id: number, lockOn?: DbKind): Promise<ServerRow> {
+  let q = db.selectFrom('servers').selectAll().where('id', '=', id);
+  if (lockOn === 'pg') q = q.forUpdate();
+  const row = await q.executeTakeFirst();
   if (!row) throw notFound(TEXTS.notFound);
   return row;
 }
@@ -211,15 +243,22 @@ export async function updateServer(
   actorId: number,
   id: number,
   input: ServerUpdateBody,
-): Promise<{ row: ServerRow; addressChanged: boolean }> {
+): Promise<{ row: ServerRow; addressChanged: boolean; passwordDropped: boolean }> {
   const result = await ctx.db.transaction().execute(async (trx) => {
-    const before = await findRow(trx, id);
+    const before = await findRow(trx, id, ctx.dbKind);
+    const now = Date.now();
     const ip = input.ip_address ?? before.ip_address;
     const port = input.port ?? before.port;
     const addressChanged = ip !== before.ip_address || port !== before.port;
-    // '' or omitted keeps the stored password; null removes it.
-    const password = input.rcon_password === null ? null : input.rcon_password || before.rcon_password;
+    const rconHost = input.rcon_host === undefined ? before.rcon_host : input.rcon_host;
     const rconPort = input.rcon_port === undefined ? before.rcon_port : input.rcon_port;
+    // '' or omitted keeps the stored password — for the RCON address it was typed for: a changed
+    // address drops it (rconAddressOf) unless a new one comes in this save. null removes it.
+    const typed = input.rcon_password !== undefined && input.rcon_password !== null && input.rcon_password !== '';
+    const moved = !sameRconAddress(rconAddressOf(before), rconAddressOf({ ip_address: ip, rcon_host: rconHost, rcon_port: rconPort }));
+    const dropped = !typed && input.rcon_password !== null && moved && before.rcon_password !== null;
+    const password = input.rcon_password === null || dropped ? null : typed ? input.rcon_password! : before.rcon_password;
+    const droppedAt = dropped ? now : typed || input.rcon_password === null ? null : before.rcon_password_dropped_at;
     const row = await trx
       .updateTable('servers')
       .set({
@@ -229,14 +268,15 @@ export async function updateServer(
         ip_address: ip,
         port,
         max_online: input.max_online ?? before.max_online,
-        rcon_host: input.rcon_host === undefined ? before.rcon_host : input.rcon_host,
+        rcon_host: rconHost,
         rcon_port: rconPortFor(rconPort, password),
         rcon_password: password,
+        rcon_password_dropped_at: droppedAt,
         command_template:
           input.command_template === undefined
             ? (before.command_template ?? DEFAULT_COMMAND_TEMPLATE)
             : (input.command_template ?? DEFAULT_COMMAND_TEMPLATE),
-        updated_at: Date.now(),
+        updated_at: now,
         // Readings of the old address say nothing about the new one.
         ...(addressChanged
           ? {
@@ -262,9 +302,10 @@ export async function updateServer(
       entity: 'server',
       entityId: id,
       before: auditView(before),
-      after: auditView(row),
+      // Named without «password», which the audit log masks.
+      after: { ...auditView(row), ...(dropped ? { rcon_key_dropped_at: now } : {}) },
     });
-    return { row, addressChanged };
+    return { row, addressChanged, passwordDropped: dropped };
   });
   await ctx.publicCache.invalidate(LIST_CACHE_KEY);
   return result;
@@ -334,13 +375,19 @@ export async function checkRcon(ctx: AppContext, body: RconCheckBody): Promise<R
   const stored = body.server_id === undefined ? null : await findRow(ctx.db, body.server_id);
   const ip = body.ip_address ?? stored?.ip_address ?? '';
   const rconHost = body.rcon_host !== undefined ? body.rcon_host : (stored?.rcon_host ?? null);
-  const port = (body.rcon_port !== undefined ? body.rcon_port : stored?.rcon_port) ?? DEFAULT_RCON_PORT;
-  // As when saving: an empty password keeps the stored one.
-  const password = body.rcon_password === undefined || body.rcon_password === '' ? (stored?.rcon_password ?? null) : body.rcon_password;
-  const host = rconHost || ip;
+  const rconPort = body.rcon_port !== undefined ? body.rcon_port : (stored?.rcon_port ?? null);
+  const { host, port } = rconAddressOf({ ip_address: ip, rcon_host: rconHost, rcon_port: rconPort });
+  // As when saving: an empty password keeps the stored one, which goes only to the stored address.
+  const keep = body.rcon_password === undefined || body.rcon_password === '';
   if (!host) throw badRequest(TEXTS.rconNoHost, { code: 'invalid', field: 'ip_address' });
-  if (!password) throw badRequest(TEXTS.rconNoPassword, { code: 'invalid', field: 'rcon_password' });
-  const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (keep && stored?.rcon_password && !sameRconAddress(rconAddressOf(stored), { host, port }))
+    throw badRequest(TEXTS.rconPasswordElsewhere(addressText(rconAddressOf(stored))), { code: 'invalid', field: 'rcon_password' });
+  const password = keep ? (stored?.rcon_password ?? null) : body.rcon_password;
+  if (!password) {
+    const text = keep && stored?.rcon_password_dropped_at != null ? TEXTS.rconPasswordDropped : TEXTS.rconNoPassword;
+    throw badRequest(text, { code: 'invalid', field: 'rcon_password' });
+  }
+  const address = addressText({ host, port });
   const timeoutMs = ctx.config.delivery.timeoutMs;
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);

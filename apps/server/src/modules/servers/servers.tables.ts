@@ -26,6 +26,8 @@ export interface ServersTable {
   rcon_host: string | null;
   rcon_port: number | null;
   rcon_password: string | null;
+  /** When the password was dropped because the RCON address changed; null once one is typed (or removed) again. */
+  rcon_password_dropped_at: number | null;
   command_template: string | null;
   sort_order: number;
   /** The server's icon from its status reply, `data:image/png;base64,…`. */

@@ -1,7 +1,8 @@
 import { SOCIAL_URL_HOSTS, type SocialProvider, type SocialSettingsBody, type SocialSettingsView } from '@kubik/contract';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { badRequest, forbidden } from '../../lib/errors.ts';
+import { badRequest } from '../../lib/errors.ts';
+import { ownerOnly } from '../../lib/owner-only.ts';
 import { addressProblem, normalAddress, OWNER_ONLY_ADDRESS, sameAddress } from '../../lib/provider-address.ts';
 import { SecretBox } from '../../lib/secret-box.ts';
 import { defineSettings } from '../../lib/settings.ts';
@@ -153,12 +154,28 @@ const SECRETS = {
 
 const PROVIDERS = ['vk', 'telegram', 'discord'] as const;
 
+/** The plain fields that name the site's app (or bot) at each provider, with the environment's value. */
+const APP_FIELDS = {
+  vk_client_id: (ctx: AppContext) => ctx.config.social.vk.clientId,
+  telegram_bot_name: (ctx: AppContext) => ctx.config.social.telegram.botName,
+  discord_client_id: (ctx: AppContext) => ctx.config.social.discord.clientId,
+} as const;
+
+/**
+ * Refusal of a staff member's change (403 owner_only, beside the field): the app a login goes
+ * through and its keys decide whom the site believes a player is; a staff member who swapped in
+ * an app of their own would collect the players' logins or sign in as anyone.
+ */
+export const SOCIAL_OWNER_ONLY = 'Ключи входа через соцсети меняет только владелец сайта';
+
 /**
  * Applies the changes: secrets are sealed before they are stored; null returns a field to its
- * default. A base address (lib/provider-address.ts) is the owner's alone to change, https on the
+ * default. Every field is the owner's alone to change: a base address (lib/provider-address.ts),
+ * an app's id or bot name (SOCIAL_OWNER_ONLY) and a secret. A base address is https on the
  * provider's own host or the environment's, and its change drops the secret stored for that
  * provider in the same transaction (unless a new one comes in this request), so the secret is never
- * sent to the new host. An address sent as it stands (the form sends every field) is no change.
+ * sent to the new host. A value sent as it stands (the form sends every field) is no change; a
+ * staff member's is not written.
  */
 export async function saveSettings(
   ctx: AppContext,
@@ -181,7 +198,7 @@ export async function saveSettings(
           if (sameAddress(inUse, v ?? env)) {
             if (v === null) patch[urlKey] = undefined;
           } else {
-            if (!editor.owner) throw forbidden(OWNER_ONLY_ADDRESS, { code: 'owner_only', field: urlKey });
+            if (!editor.owner) throw ownerOnly(OWNER_ONLY_ADDRESS, urlKey);
             const problem = v === null ? null : addressProblem(v, SOCIAL_URL_HOSTS[p], env);
             if (problem) throw badRequest(problem, { code: 'invalid', field: urlKey });
             patch[urlKey] = v === null ? undefined : normalAddress(v);
@@ -193,13 +210,24 @@ export async function saveSettings(
         }
         const typed = body[secret.body];
         if (typed !== undefined) {
-          patch[secret.sealed] = typed === null || typed === '' ? undefined : box.seal(typed);
+          const removal = typed === null || typed === '';
+          if (!editor.owner) {
+            if (removal && stored[secret.sealed] === undefined) continue;
+            throw ownerOnly(SOCIAL_OWNER_ONLY, secret.body);
+          }
+          patch[secret.sealed] = removal ? undefined : box.seal(typed);
           patch[secret.droppedAt] = undefined;
         }
       }
-      for (const k of ['vk_client_id', 'telegram_bot_name', 'discord_client_id'] as const) {
+      for (const [k, envOf] of Object.entries(APP_FIELDS) as [keyof typeof APP_FIELDS, (c: AppContext) => string][]) {
         const v = body[k];
-        if (v !== undefined) patch[k] = v === null || v === '' ? undefined : v;
+        if (v === undefined) continue;
+        const next = v === null || v === '' ? undefined : v;
+        if (!editor.owner) {
+          if ((stored[k] ?? envOf(ctx)) === (next ?? envOf(ctx))) continue;
+          throw ownerOnly(SOCIAL_OWNER_ONLY, k);
+        }
+        patch[k] = next;
       }
       return patch as Partial<Stored>;
     },

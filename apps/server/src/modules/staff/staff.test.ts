@@ -140,11 +140,14 @@ describe.each(dbKinds)('staff roles on %s', (kind) => {
     expect([ban.statusCode, ban.json().code]).toEqual([403, 'owner_only']);
   });
 
-  it("staff with `settings` connect providers, but the addresses their keys go to are the owner's", async () => {
+  it("staff with `settings` set a provider's bounds, but its shop, keys and addresses are the owner's", async () => {
     const settings = single.get('settings')!;
-    const keys = await call(settings, 'PUT', '/api/admin/payment-providers/tbank', { enabled: false, fields: { terminal_key: 'T1' } });
-    expect(keys.statusCode, keys.body).toBe(200);
+    const bounds = await call(settings, 'PUT', '/api/admin/payment-providers/tbank', { enabled: false, min: 50, max: 5000 });
+    expect(bounds.statusCode, bounds.body).toBe(200);
     for (const [url, payload, field] of [
+      ['/api/admin/payment-providers/tbank', { fields: { terminal_key: 'T1' } }, 'fields.terminal_key'],
+      ['/api/admin/payment-providers/tbank', { secrets: { password: 'p' } }, 'secrets.password'],
+      ['/api/admin/payment-providers/tbank', { enabled: true }, 'enabled'],
       ['/api/admin/payment-providers/tbank', { fields: { api_url: 'https://securepay.tbank.ru/v2' } }, 'fields.api_url'],
       ['/api/admin/payment-providers/yoomoney', { fields: { form_url: 'https://yoomoney.ru/quickpay/other' } }, 'fields.form_url'],
       ['/api/admin/social-settings', { vk_base_url: 'https://id.vk.com/other' }, 'vk_base_url'],

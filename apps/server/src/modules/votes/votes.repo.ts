@@ -1,6 +1,6 @@
 import type { CustomVoteScheme, VoteKind, VoteLogEntry, VoteOutcome } from '@kubik/contract';
 import { sql, type Selectable } from 'kysely';
-import type { Db } from '../../db/index.ts';
+import type { Db, DbKind } from '../../db/index.ts';
 import type { VoteSitesTable } from './votes.tables.ts';
 
 export type VoteSiteRow = Selectable<VoteSitesTable>;
@@ -38,8 +38,11 @@ export function toSite(row: VoteSiteRow): VoteSite {
   };
 }
 
-export async function findSite(db: Db, id: number): Promise<VoteSite | null> {
-  const row = await db.selectFrom('vote_sites').selectAll().where('id', '=', id).executeTakeFirst();
+/** A site by id; `lockOn: 'pg'` locks its row for the caller's transaction (SQLite's one writer needs no lock). */
+export async function findSite(db: Db, id: number, lockOn?: DbKind): Promise<VoteSite | null> {
+  let q = db.selectFrom('vote_sites').selectAll().where('id', '=', id);
+  if (lockOn === 'pg') q = q.forUpdate();
+  const row = await q.executeTakeFirst();
   return row ? toSite(row) : null;
 }
 

@@ -95,17 +95,19 @@ export function votesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin', permission: 'votes' },
       schema: {
         tags: adminTags,
-        summary: 'Топы: настройки, адрес колбэка, счётчики колбэков по исходам и последние 50',
+        summary:
+          'Топы: настройки, адрес колбэка, счётчики колбэков по исходам и последние 50; окончание секретного ключа (secret_hint) — только владельцу, сотруднику пусто',
         response: { 200: z.array(AdminVoteSite), ...errorReplies(401, 403) },
       },
-      handler: async () => service.adminList(ctx),
+      handler: async (req) => service.adminList(ctx, userOf(req)),
     });
 
+    // A new top brings a secret and a reward: whoever knows a top's secret signs votes for any account.
     app.post('/api/admin/vote-sites', {
-      config: { access: 'admin', permission: 'votes' },
+      config: { access: 'admin', permission: 'owner' },
       schema: {
         tags: adminTags,
-        summary: 'Добавить топ',
+        summary: 'Добавить топ (только владелец: секретный ключ топа решает, чьим голосам сайт верит)',
         body: VoteSiteBody,
         response: { 201: AdminVoteSite, ...errorReplies(400, 401, 403) },
       },
@@ -116,7 +118,8 @@ export function votesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       config: { access: 'admin', permission: 'votes' },
       schema: {
         tags: adminTags,
-        summary: 'Изменить топ (пустой secret оставляет прежний ключ; enabled: false выключает)',
+        summary:
+          'Изменить топ (пустой secret оставляет прежний ключ; enabled: false выключает). Ключ, вид и схему подписи, награду на баланс, перерыв и включение меняет только владелец (403 owner_only, поле указано); сотрудник меняет название, ссылку, команды и серверы, а остальное присылает как есть',
         params: IdParams,
         body: VoteSiteBody,
         response: { 200: AdminVoteSite, ...errorReplies(400, 401, 403, 404) },
@@ -144,11 +147,12 @@ export function votesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       handler: async () => ctx.settings.get(VotePrizeSettings),
     });
 
+    // Prizes are balance paid out: the owner's (staff with `votes` see them).
     app.put('/api/admin/vote-prizes', {
-      config: { access: 'admin', permission: 'votes' },
+      config: { access: 'admin', permission: 'owner' },
       schema: {
         tags: adminTags,
-        summary: 'Задать призы за места 1…N; их выплачивает задача после конца месяца (один раз)',
+        summary: 'Задать призы за места 1…N (только владелец); их выплачивает задача после конца месяца (один раз)',
         body: VotePrizesBody,
         response: { 200: VotePrizesBody, ...errorReplies(400, 401, 403) },
       },

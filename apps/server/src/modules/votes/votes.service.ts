@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { badRequest, forbidden, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
+import { isOwner, ownerOnly } from '../../lib/owner-only.ts';
 import { addressKey } from '../../lib/rate-limit.ts';
 import { zonedDate, zonedMidnight } from '../../lib/zoned-days.ts';
 import { recordAudit } from '../audit/audit.service.ts';
@@ -23,6 +24,8 @@ export const VOTE_TEXTS = {
   badSignature: 'Подпись не совпадает с секретным ключом топа',
   badRequest: 'В запросе топа нет ника, времени или подписи',
   stale: 'Время голоса слишком далеко от текущего: колбэк устарел',
+  ownerOnly: 'Это меняет только владелец сайта: от этого зависит, чьим голосам сайт верит и сколько за них начисляет',
+  ownerOnlyEnable: 'Включить топ может только владелец сайта (выключить может и сотрудник)',
 } as const;
 
 /** A callback's time may differ from ours by this much; older ones are refused as stale (a replay). */
@@ -57,22 +60,28 @@ function callbackUrl(ctx: AppContext, id: number): string {
   return `${ctx.config.publicUrl}/api/votes/callback/${id}`;
 }
 
-function hint(secret: string): string {
+/**
+ * The secret's end, for the owner to recognise it. Staff see none of it: whoever knows a top's
+ * secret signs votes for any account, and four characters of a short secret are most of it.
+ */
+function hint(secret: string, viewer: { is_admin: number }): string {
+  if (!isOwner(viewer)) return '';
   return secret.length <= 4 ? '•'.repeat(secret.length) : `••••${secret.slice(-4)}`;
 }
 
-export async function adminList(ctx: AppContext): Promise<AdminVoteSite[]> {
+export async function adminList(ctx: AppContext, viewer: { is_admin: number }): Promise<AdminVoteSite[]> {
   const sites = await listSites(ctx.db, false);
   const logs = await siteLog(
     ctx.db,
     sites.map((s) => s.id),
   );
-  return sites.map((s) => adminView(ctx, s, logs.get(s.id)!));
+  return sites.map((s) => adminView(ctx, s, viewer, logs.get(s.id)!));
 }
 
 function adminView(
   ctx: AppContext,
   s: VoteSite,
+  viewer: { is_admin: number },
   log: Pick<AdminVoteSite, 'counts' | 'recent'> = { counts: {}, recent: [] },
 ): AdminVoteSite {
   return {
@@ -80,7 +89,7 @@ function adminView(
     kind: s.kind,
     title: s.title,
     url: s.url,
-    secret_hint: hint(s.secret),
+    secret_hint: hint(s.secret, viewer),
     reward_amount: toRoubles(s.rewardAmount),
     reward_commands: s.rewardCommands,
     server_ids: s.serverIds,
@@ -145,14 +154,36 @@ export async function createSite(ctx: AppContext, actor: User, input: SiteInput)
     });
     return row.id;
   });
-  return adminView(ctx, (await findSite(ctx.db, id))!);
+  return adminView(ctx, (await findSite(ctx.db, id))!, actor);
+}
+
+/**
+ * Refuses a staff member's change of what decides whose votes are believed and what they pay:
+ * the secret, the kind and the custom signature scheme, the reward on the balance, the cooldown
+ * (how often it is paid), and switching a top on. A staff member who knew a top's secret could sign
+ * votes for any number of accounts; one who set the reward could pay a single vote a million.
+ * The title, the link, the in-game commands, the servers and switching a top off pay no money.
+ */
+function assertStaffMayEdit(before: VoteSite, input: SiteInput): void {
+  const cols = columns(input);
+  const refusals: [boolean, keyof SiteInput][] = [
+    [!!input.secret, 'secret'],
+    [input.kind !== before.kind, 'kind'],
+    [cols.custom !== (before.custom ? JSON.stringify(before.custom) : null), 'custom'],
+    [cols.reward_amount !== before.rewardAmount, 'reward_amount'],
+    [input.cooldown_hours !== before.cooldownHours, 'cooldown_hours'],
+  ];
+  for (const [refused, field] of refusals) if (refused) throw ownerOnly(VOTE_TEXTS.ownerOnly, field);
+  if (input.enabled && !before.enabled) throw ownerOnly(VOTE_TEXTS.ownerOnlyEnable, 'enabled');
 }
 
 export async function updateSite(ctx: AppContext, actor: User, id: number, input: SiteInput): Promise<AdminVoteSite> {
-  const before = await findSite(ctx.db, id);
-  if (!before) throw notFound(VOTE_TEXTS.siteNotFound, { code: 'vote_site_not_found' });
+  if (!(await findSite(ctx.db, id))) throw notFound(VOTE_TEXTS.siteNotFound, { code: 'vote_site_not_found' });
   await checkServers(ctx, input.server_ids);
   await ctx.db.transaction().execute(async (trx) => {
+    const before = await findSite(trx, id, ctx.dbKind);
+    if (!before) throw notFound(VOTE_TEXTS.siteNotFound, { code: 'vote_site_not_found' });
+    if (!isOwner(actor)) assertStaffMayEdit(before, input);
     await trx
       .updateTable('vote_sites')
       .set({ ...columns(input), ...(input.secret ? { secret: input.secret } : {}), updated_at: Date.now() })
@@ -168,7 +199,7 @@ export async function updateSite(ctx: AppContext, actor: User, id: number, input
       after: auditView(after),
     });
   });
-  return (await adminList(ctx)).find((s) => s.id === id)!;
+  return (await adminList(ctx, actor)).find((s) => s.id === id)!;
 }
 
 /** Switches a top off: its callbacks are refused from now on; its votes and log stay. */

@@ -6,7 +6,9 @@ import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/f
 import { FieldGroup, MoneyField, SelectField } from '../../components/form/fields.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { formatNumber, formatRub } from '../../lib/format.ts';
+import { OWNER_ONLY_HINT } from '../../lib/owner-only.ts';
 import { AUDIT_KEY } from '../../lib/query-keys.ts';
+import { useAuth } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { ADMIN_PAYMENT_SETTINGS_KEY, fetchPaymentSettings, savePaymentSettings } from './api.ts';
 
@@ -31,6 +33,8 @@ export function BonusSettings({ onDone }: { onDone: () => void }) {
 function SettingsEditor({ data, onDone }: { data: AdminPaymentSettings; onDone: () => void }) {
   const notify = useNotify();
   const queryClient = useQueryClient();
+  // A bonus credits balance nobody paid for: the rules are the owner's (staff send them back as they stand).
+  const owner = useAuth().user?.is_admin ?? false;
   const form = useSchemaForm<FormInput, PaymentSettingsBody>(SettingsForm, {
     defaultValues: { vat_code: String(data.value.vat_code), bonus_rules: data.value.bonus_rules },
   });
@@ -38,14 +42,15 @@ function SettingsEditor({ data, onDone }: { data: AdminPaymentSettings; onDone: 
     <Form
       form={form}
       onSubmit={async (body) => {
-        const saved = await savePaymentSettings({ ...body, bonus_rules: [...body.bonus_rules].sort((a, b) => a.from - b.from) });
+        const rules = owner ? [...body.bonus_rules].sort((a, b) => a.from - b.from) : data.value.bonus_rules;
+        const saved = await savePaymentSettings({ ...body, bonus_rules: rules });
         queryClient.setQueryData(ADMIN_PAYMENT_SETTINGS_KEY, saved);
         void queryClient.invalidateQueries({ queryKey: AUDIT_KEY });
         notify('success', 'Настройки платежей сохранены');
         onDone();
       }}
     >
-      <Rules />
+      {owner ? <Rules /> : <RulesReadOnly rules={data.value.bonus_rules} />}
       <SelectField
         name="vat_code"
         label="Ставка НДС в чеке"
@@ -87,6 +92,28 @@ function Rules() {
         </div>
       )}
       <RulesExample />
+    </FieldGroup>
+  );
+}
+
+/** The rules as staff see them: a list, with who may change it. */
+function RulesReadOnly({ rules }: { rules: PaymentSettingsBody['bonus_rules'] }) {
+  return (
+    <FieldGroup legend="Бонусы к пополнению">
+      {rules.length === 0 ? (
+        <p className="muted">Бонусов нет.</p>
+      ) : (
+        <ul>
+          {[...rules]
+            .sort((a, b) => a.from - b.from)
+            .map((r) => (
+              <li key={`${r.from}:${r.percent}`}>
+                От {formatRub(r.from)} — +{formatNumber(r.percent)} %
+              </li>
+            ))}
+        </ul>
+      )}
+      <p className="hint">{OWNER_ONLY_HINT}: бонус зачисляется на баланс сверх оплаченного.</p>
     </FieldGroup>
   );
 }

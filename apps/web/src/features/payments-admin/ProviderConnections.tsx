@@ -16,6 +16,7 @@ import { CheckboxField, FieldGroup, MoneyField, TextField } from '../../componen
 import { QueryState } from '../../components/QueryState.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
+import { OWNER_ONLY_HINT } from '../../lib/owner-only.ts';
 import { AUDIT_KEY } from '../../lib/query-keys.ts';
 import { useAuth } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
@@ -55,12 +56,23 @@ const ConnectionForm = z.strictObject({
 type ConnectionValues = z.infer<typeof ConnectionForm>;
 
 /**
- * What stands under an address: for the owner, where it may lead and what changing it does; for
- * staff, that it is the owner's (the server refuses their change: 403 owner_only).
+ * What stands under a field: for staff, that it is the owner's (the shop, terminal, wallet or
+ * merchant and the addresses decide where the money goes: the server refuses their change, 403
+ * owner_only); for the owner, where an address may lead and what changing it does.
  */
-function addressHint(hosts: readonly string[], owner: boolean): string {
-  if (!owner) return 'Адрес меняет только владелец сайта: на него уходят ключи.';
+function fieldHint(hosts: readonly string[] | null, owner: boolean): string | null {
+  if (!owner)
+    return hosts ? `${OWNER_ONLY_HINT}: на этот адрес уходят ключи.` : `${OWNER_ONLY_HINT}: от этого зависит, куда уходят деньги.`;
+  if (!hosts) return null;
   return `Только https://${hosts.join(' или https://')} (или адрес из переменной окружения). При смене адреса сохранённые здесь ключи удаляются — введите их заново.`;
+}
+
+/** The switch: staff may switch a provider off; switching one on is the owner's. */
+function enabledHint(enabled: boolean, owner: boolean): string | null {
+  if (owner) return null;
+  return enabled
+    ? 'Выключить можно; включить снова сможет только владелец сайта.'
+    : `${OWNER_ONLY_HINT}: включает способ оплаты только он.`;
 }
 
 function Provider({ provider: p }: { provider: AdminPaymentProvider }) {
@@ -93,19 +105,14 @@ function Provider({ provider: p }: { provider: AdminPaymentProvider }) {
 
   async function save(v: ConnectionValues) {
     const secrets = Object.fromEntries(Object.entries(v.secrets).filter(([, s]) => s.trim() !== ''));
-    // Staff send no address: it is not theirs to change.
-    const fields = Object.fromEntries(
-      Object.entries(v.fields)
-        .filter(([k]) => owner || providerUrlHosts(p.id, k) === null)
-        .map(([k, s]) => [k, s.trim() === '' ? null : s.trim()]),
-    );
+    const fields = Object.fromEntries(Object.entries(v.fields).map(([k, s]) => [k, s.trim() === '' ? null : s.trim()]));
     const saved = await saveProvider(p.id, {
       enabled: v.enabled,
       ...(spec.receipts ? { receipts: v.receipts } : {}),
       min: v.min ?? null,
       max: v.max ?? null,
-      fields,
-      secrets,
+      // Staff send neither fields nor keys: they are the owner's to change.
+      ...(owner ? { fields, secrets } : {}),
     });
     queryClient.setQueryData(ADMIN_PROVIDERS_KEY, saved);
     void queryClient.invalidateQueries({ queryKey: AUDIT_KEY });
@@ -130,7 +137,12 @@ function Provider({ provider: p }: { provider: AdminPaymentProvider }) {
         <CopyText text={p.notification_url} label={`адрес уведомлений ${p.name}`} />
       </p>
       <Form form={form} onSubmit={save}>
-        <CheckboxField name="enabled" label="Принимать оплату этим способом" />
+        <CheckboxField
+          name="enabled"
+          label="Принимать оплату этим способом"
+          disabled={!owner && !p.enabled}
+          hint={enabledHint(p.enabled, owner)}
+        />
         {spec.receipts && <CheckboxField name="receipts" label="Отправлять чеки (54-ФЗ) через ЮKassa" />}
         <FieldGroup legend="Настройки">
           {spec.fields.map((k) => {
@@ -142,14 +154,18 @@ function Provider({ provider: p }: { provider: AdminPaymentProvider }) {
                 label={PROVIDER_FIELD_TEXT[k] ?? k}
                 autoComplete="off"
                 spellCheck={false}
-                readOnly={hosts !== null && !owner}
-                hint={hosts && addressHint(hosts, owner)}
+                readOnly={!owner}
+                hint={fieldHint(hosts, owner)}
               />
             );
           })}
         </FieldGroup>
         <FieldGroup legend="Ключи">
-          <p className="muted">Ключи не показываются. Оставьте поле пустым, чтобы не менять сохранённый.</p>
+          <p className="muted">
+            {owner
+              ? 'Ключи не показываются. Оставьте поле пустым, чтобы не менять сохранённый.'
+              : `Ключи не показываются. ${OWNER_ONLY_HINT}.`}
+          </p>
           {spec.secrets.map((k) => (
             <div key={k} className="provider-secret">
               <TextField
@@ -157,12 +173,14 @@ function Provider({ provider: p }: { provider: AdminPaymentProvider }) {
                 label={`${PROVIDER_FIELD_TEXT[k] ?? k} — ${SECRET_STATE[p.secrets[k] ?? 'unset']}`}
                 type="password"
                 autoComplete="new-password"
+                readOnly={!owner}
                 hint={
-                  p.secrets_dropped[k] !== undefined &&
-                  `Ключ, заданный здесь, удалён ${formatDateTime(p.secrets_dropped[k])}: сменился адрес, а на новый адрес старый ключ не отправляется. Введите его заново.`
+                  p.secrets_dropped[k] !== undefined
+                    ? `Ключ, заданный здесь, удалён ${formatDateTime(p.secrets_dropped[k])}: сменился адрес, а на новый адрес старый ключ не отправляется. Введите его заново.`
+                    : !owner && OWNER_ONLY_HINT
                 }
               />
-              {p.secrets[k] === 'set' && (
+              {owner && p.secrets[k] === 'set' && (
                 <button type="button" className="btn btn-small btn-ghost" onClick={() => void clear(k)}>
                   Удалить ключ
                 </button>

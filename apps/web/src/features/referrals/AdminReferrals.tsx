@@ -12,7 +12,9 @@ import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/f
 import { MoneyField, NumberField } from '../../components/form/fields.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { formatDate, formatDateTime, formatRub } from '../../lib/format.ts';
+import { OWNER_ONLY_HINT } from '../../lib/owner-only.ts';
 import { AUDIT_KEY } from '../../lib/query-keys.ts';
+import { useAuth } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import {
   ADMIN_REFERRAL_REWARDS_KEY,
@@ -40,9 +42,11 @@ export function AdminReferrals() {
   );
 }
 
+/** Every rule decides how much balance is paid on top of what players paid: the owner's; staff see them. */
 function RulesEditor({ value }: { value: ReferralSettingsBody }) {
   const notify = useNotify();
   const queryClient = useQueryClient();
+  const locked = !(useAuth().user?.is_admin ?? false);
   const form = useSchemaForm(ReferralSettingsBody, { defaultValues: value });
   return (
     <Form
@@ -55,19 +59,26 @@ function RulesEditor({ value }: { value: ReferralSettingsBody }) {
         notify('success', 'Правила сохранены');
       }}
     >
+      {locked && <p className="hint">{OWNER_ONLY_HINT}: правила решают, сколько начисляется на баланс сверх оплаченного.</p>}
       <div className="form-grid">
-        <MoneyField name="share_percent" label="Доля от пополнений, %" hint="0 — без доли." />
-        <NumberField name="share_days" label="Сколько дней после регистрации платить долю" />
-        <MoneyField name="bonus_amount" label="Бонус за первое пополнение, ₽" hint="0 — без бонуса. Не больше суммы первого пополнения." />
-        <MoneyField name="bonus_min_topup" label="Первое пополнение от, ₽" />
+        <MoneyField name="share_percent" label="Доля от пополнений, %" hint="0 — без доли." readOnly={locked} />
+        <NumberField name="share_days" label="Сколько дней после регистрации платить долю" readOnly={locked} />
+        <MoneyField
+          name="bonus_amount"
+          label="Бонус за первое пополнение, ₽"
+          hint="0 — без бонуса. Не больше суммы первого пополнения."
+          readOnly={locked}
+        />
+        <MoneyField name="bonus_min_topup" label="Первое пополнение от, ₽" readOnly={locked} />
         <NumberField
           name="hold_days"
           label="Выдержка награды, дней"
           hint="Столько дней награда ждёт, прежде чем поступить на баланс; возврат платежа в эти дни её отменяет. 0 — сразу."
+          readOnly={locked}
         />
       </div>
       <FormErrors />
-      <FormActions />
+      {!locked && <FormActions />}
     </Form>
   );
 }

@@ -164,7 +164,11 @@ function ServerMenu({
       )}
       <dt>RCON</dt>
       <dd>
-        {s.rcon_configured ? `настроен (${serverAddress(s.rcon_host || s.ip_address, s.rcon_port ?? DEFAULT_RCON_PORT)})` : 'не настроен'}
+        {s.rcon_configured
+          ? `настроен (${serverAddress(s.rcon_host || s.ip_address, s.rcon_port ?? DEFAULT_RCON_PORT)})`
+          : s.rcon_password_dropped_at !== null
+            ? 'не настроен: пароль удалён при смене адреса RCON — введите его заново'
+            : 'не настроен'}
       </dd>
     </>
   );

@@ -14,7 +14,9 @@ import { z } from 'zod';
 import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
 import { CheckboxField, FieldGroup, ImageUrlField, NumberField, TextAreaField, TextField } from '../../components/form/fields.tsx';
 import { ApiError } from '../../lib/api.ts';
+import { formatDateTime } from '../../lib/format.ts';
 import { checkRcon } from './api.ts';
+import { rconMoves } from './rcon-address.ts';
 
 /** The server's body, plus the switch that removes a stored RCON password. */
 const ServerForm = ServerBody.extend({ clear_password: z.boolean() });
@@ -48,7 +50,17 @@ export function ServerFormFields({ server, onSave, onCancel }: ServerFormProps) 
       command_template: server?.command_template ?? DEFAULT_COMMAND_TEMPLATE,
     },
   });
-  const [address, clearing] = useWatch({ control: form.control, name: ['ip_address', 'clear_password'] });
+  const [address, clearing, rconHost, rconPort, typed] = useWatch({
+    control: form.control,
+    name: ['ip_address', 'clear_password', 'rcon_host', 'rcon_port', 'rcon_password'],
+  });
+  const moved =
+    server !== null &&
+    rconMoves(server, {
+      ip_address: address,
+      rcon_host: rconHost,
+      rcon_port: typeof rconPort === 'number' ? rconPort : null,
+    });
   return (
     <Form form={form} onSubmit={(values) => onSave(toBody(values))}>
       <TextField name="name" label="Название" maxLength={100} />
@@ -82,7 +94,7 @@ export function ServerFormFields({ server, onSave, onCancel }: ServerFormProps) 
           type="password"
           autoComplete="new-password"
           disabled={clearing}
-          hint={server?.has_rcon_password ? 'Пароль задан. Оставьте поле пустым, чтобы не менять его.' : 'Пароль не задан.'}
+          hint={passwordHint(server, moved, !!typed)}
         />
         {server?.has_rcon_password && (
           <CheckboxField name="clear_password" label="Удалить пароль RCON (выдача на этот сервер отключится)" />
@@ -100,6 +112,22 @@ export function ServerFormFields({ server, onSave, onCancel }: ServerFormProps) 
       <FormActions onCancel={onCancel} />
     </Form>
   );
+}
+
+/**
+ * Under the password: whether one is stored, and that it goes only to the RCON address it was typed
+ * for — a changed address (or the server's own, without an RCON host) drops it on saving unless it
+ * is typed again, and a password dropped so says when.
+ */
+function passwordHint(server: AdminServer | null, moved: boolean, typed: boolean): string {
+  if (server?.has_rcon_password) {
+    if (moved && !typed)
+      return 'Адрес RCON изменён: при сохранении пароль удалится — введите его заново (на другой адрес сохранённый пароль не отправляется).';
+    return 'Пароль задан. Оставьте поле пустым, чтобы не менять его.';
+  }
+  if (server?.rcon_password_dropped_at != null)
+    return `Пароль удалён ${formatDateTime(server.rcon_password_dropped_at)}: сменился адрес RCON, а на новый адрес старый пароль не отправляется. Введите его заново.`;
+  return 'Пароль не задан.';
 }
 
 /** «Проверить RCON»: logs in with what the form holds now and runs `list`; shows the answer or exactly why not. */

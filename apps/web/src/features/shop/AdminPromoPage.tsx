@@ -12,6 +12,8 @@ import { Modal } from '../../components/Modal.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDateTime, formatRub } from '../../lib/format.ts';
+import { OWNER_ONLY_HINT } from '../../lib/owner-only.ts';
+import { useAuth } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { createPromo, disablePromo, fetchPromos, PROMO_KEY, updatePromo } from './promo-api.ts';
@@ -29,6 +31,10 @@ function periodText(p: PromoCodeAdmin): string {
 /** Админ-панель → Промокоды: codes with their uses and revenue; add, edit, switch off. */
 export function AdminPromoPage() {
   useTitle('Админ-панель: промокоды');
+  // A top-up bonus code credits balance nobody paid for: staff may switch one off, not make,
+  // change or switch one on (the server refuses: 403 owner_only).
+  const owner = useAuth().user?.is_admin ?? false;
+  const ownersOnly = (p: PromoCodeAdmin) => !owner && p.kind === 'topup_bonus';
   const notify = useNotify();
   const queryClient = useQueryClient();
   const crud = useCrud<PromoCodeAdmin, PromoCodeBody>({
@@ -67,18 +73,24 @@ export function AdminPromoPage() {
       kind: 'actions',
       cell: (p) => (
         <div className="admin-actions">
-          <button type="button" className="btn btn-small" aria-label={`Изменить промокод «${p.code}»`} onClick={() => crud.openEdit(p)}>
-            Изменить
-          </button>
-          <button
-            type="button"
-            className="btn btn-small"
-            aria-label={`${p.disabled ? 'Включить' : 'Выключить'} промокод «${p.code}»`}
-            disabled={toggle.isPending}
-            onClick={() => toggle.mutate(p)}
-          >
-            {p.disabled ? 'Включить' : 'Выключить'}
-          </button>
+          {ownersOnly(p) ? (
+            <span className="muted">{OWNER_ONLY_HINT}</span>
+          ) : (
+            <button type="button" className="btn btn-small" aria-label={`Изменить промокод «${p.code}»`} onClick={() => crud.openEdit(p)}>
+              Изменить
+            </button>
+          )}
+          {!(ownersOnly(p) && p.disabled) && (
+            <button
+              type="button"
+              className="btn btn-small"
+              aria-label={`${p.disabled ? 'Включить' : 'Выключить'} промокод «${p.code}»`}
+              disabled={toggle.isPending}
+              onClick={() => toggle.mutate(p)}
+            >
+              {p.disabled ? 'Включить' : 'Выключить'}
+            </button>
+          )}
         </div>
       ),
     },
@@ -105,6 +117,8 @@ export function AdminPromoPage() {
 
 function PromoForm({ crud }: { crud: Crud<PromoCodeAdmin, PromoCodeBody> }) {
   const p = crud.editing;
+  const owner = useAuth().user?.is_admin ?? false;
+  const kinds = owner ? PROMO_KINDS : PROMO_KINDS.filter((k) => k !== 'topup_bonus');
   const form = useSchemaForm(PromoCodeBody, {
     defaultValues: {
       code: p?.code ?? '',
@@ -132,7 +146,12 @@ function PromoForm({ crud }: { crud: Crud<PromoCodeAdmin, PromoCodeBody> }) {
           spellCheck={false}
           hint="Регистр букв не важен: START и start — один код"
         />
-        <SelectField name="kind" label="Вид" options={PROMO_KINDS.map((k) => ({ value: k, label: PROMO_KIND_TEXT[k] }))} />
+        <SelectField
+          name="kind"
+          label="Вид"
+          options={kinds.map((k) => ({ value: k, label: PROMO_KIND_TEXT[k] }))}
+          hint={owner ? undefined : 'Промокоды на бонус к пополнению создаёт только владелец сайта'}
+        />
         {kind === 'fixed' ? (
           <MoneyField name="value" label="Скидка, ₽" />
         ) : (

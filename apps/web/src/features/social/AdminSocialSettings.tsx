@@ -5,6 +5,7 @@ import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/f
 import { TextField } from '../../components/form/fields.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { formatDateTime } from '../../lib/format.ts';
+import { OWNER_ONLY_HINT } from '../../lib/owner-only.ts';
 import { useAuth } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { fetchSocialSettings, PROVIDERS_KEY, saveSocialSettings, SOCIAL_SETTINGS_KEY } from './api.ts';
@@ -29,7 +30,7 @@ const SOURCE = { set: 'задан в админ-панели', env: 'задан 
 
 /** Under a base address: for the owner, where it may lead and what changing it does; for staff, that it is the owner's. */
 function addressHint(provider: SocialProvider, owner: boolean): string {
-  if (!owner) return 'Адрес меняет только владелец сайта: на него уходят ключи.';
+  if (!owner) return `${OWNER_ONLY_HINT}: на этот адрес уходят ключи.`;
   const hosts = SOCIAL_URL_HOSTS[provider];
   return `Только https://${hosts.join(' или https://')} (или адрес из переменной окружения). При смене адреса ключ, заданный здесь, удаляется — введите его заново.`;
 }
@@ -71,10 +72,14 @@ function SocialForm({ data }: { data: SocialSettingsView }) {
       discord_base_url: data.discord.base_url,
     },
   });
+  // Staff see the keys' state read-only: the apps a login goes through and their keys decide whom
+  // the site believes a player is, so they are the owner's (the server refuses: 403 owner_only).
+  const locked = !owner;
+  /** A field's own hint, after the staff's «only the owner» when it is read-only for them. */
+  const hint = (own: string) => (locked ? `${OWNER_ONLY_HINT}. ${own}` : own);
   async function submit(values: Fields) {
     const body: Record<string, string | null> = {};
     for (const [k, v] of Object.entries(values) as [keyof Fields, string][]) {
-      // Staff send no address: it is not theirs to change.
       if (!owner && (ADDRESSES as readonly string[]).includes(k)) continue;
       const secret = (SECRETS as readonly string[]).includes(k);
       // A secret left empty stays as it is; a plain field left empty returns to the default.
@@ -90,42 +95,56 @@ function SocialForm({ data }: { data: SocialSettingsView }) {
   return (
     <Form form={form} onSubmit={submit} className="form">
       <h3>VK ID</h3>
-      <TextField name="vk_client_id" label="ID приложения VK" hint={`Доверенный Redirect URL: ${data.vk.redirect_uri}`} />
+      <TextField
+        name="vk_client_id"
+        label="ID приложения VK"
+        readOnly={locked}
+        hint={hint(`Доверенный Redirect URL: ${data.vk.redirect_uri}`)}
+      />
       <TextField
         name="vk_client_secret"
         label="Защищённый ключ VK"
         type="password"
         autoComplete="off"
-        hint={secretHint(data.vk.client_secret, data.vk.client_secret_dropped_at, ' Для входа с PKCE не обязателен.')}
+        readOnly={locked}
+        hint={hint(secretHint(data.vk.client_secret, data.vk.client_secret_dropped_at, ' Для входа с PKCE не обязателен.'))}
       />
-      <TextField name="vk_base_url" label="Адрес VK ID" readOnly={!owner} hint={addressHint('vk', owner)} />
+      <TextField name="vk_base_url" label="Адрес VK ID" readOnly={locked} hint={addressHint('vk', owner)} />
       <h3>Telegram</h3>
       <TextField
         name="telegram_bot_name"
         label="Имя бота Telegram"
-        hint="Без @; домен сайта задаётся боту командой /setdomain в @BotFather."
+        readOnly={locked}
+        hint={hint('Без @; домен сайта задаётся боту командой /setdomain в @BotFather.')}
       />
       <TextField
         name="telegram_bot_token"
         label="Токен бота Telegram"
         type="password"
         autoComplete="off"
-        hint={secretHint(data.telegram.bot_token, data.telegram.bot_token_dropped_at)}
+        readOnly={locked}
+        hint={hint(secretHint(data.telegram.bot_token, data.telegram.bot_token_dropped_at))}
       />
-      <TextField name="telegram_base_url" label="Адрес входа Telegram" readOnly={!owner} hint={addressHint('telegram', owner)} />
+      <TextField name="telegram_base_url" label="Адрес входа Telegram" readOnly={locked} hint={addressHint('telegram', owner)} />
       <h3>Discord</h3>
-      <TextField name="discord_client_id" label="Client ID Discord" hint={`Redirect: ${data.discord.redirect_uri}`} />
+      <TextField
+        name="discord_client_id"
+        label="Client ID Discord"
+        readOnly={locked}
+        hint={hint(`Redirect: ${data.discord.redirect_uri}`)}
+      />
       <TextField
         name="discord_client_secret"
         label="Client Secret Discord"
         type="password"
         autoComplete="off"
-        hint={secretHint(data.discord.client_secret, data.discord.client_secret_dropped_at)}
+        readOnly={locked}
+        hint={hint(secretHint(data.discord.client_secret, data.discord.client_secret_dropped_at))}
       />
-      <TextField name="discord_base_url" label="Адрес Discord" readOnly={!owner} hint={addressHint('discord', owner)} />
+      <TextField name="discord_base_url" label="Адрес Discord" readOnly={locked} hint={addressHint('discord', owner)} />
       <FormErrors />
-      {/* Its own label: the settings page has another «Сохранить» above. */}
-      <FormActions submitLabel="Сохранить ключи" />
+      {/* Its own label: the settings page has another «Сохранить» above. Staff have nothing here to save. */}
+      {owner && <FormActions submitLabel="Сохранить ключи" />}
     </Form>
   );
 }

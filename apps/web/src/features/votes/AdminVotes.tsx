@@ -28,7 +28,9 @@ import {
 import { Modal } from '../../components/Modal.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { formatDateTime, formatRub } from '../../lib/format.ts';
+import { OWNER_ONLY_HINT } from '../../lib/owner-only.ts';
 import { AUDIT_KEY } from '../../lib/query-keys.ts';
+import { useAuth } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
 import {
@@ -86,6 +88,7 @@ const OUTCOMES = Object.keys(VOTE_OUTCOME_TEXT) as VoteOutcome[];
 /** Админ-панель → Голосование: the tops, their callback addresses and logs, and the month's prizes. */
 export function AdminVotes() {
   useTitle('Админ-панель: голосование');
+  const owner = useAuth().user?.is_admin ?? false;
   const crud = useCrud<AdminVoteSite, SiteBody>({
     queryKey: ADMIN_VOTE_SITES_KEY,
     list: fetchVoteSites,
@@ -136,9 +139,14 @@ export function AdminVotes() {
       <AdminSection
         title="Голосование"
         actions={
-          <button type="button" className="btn btn-primary" onClick={crud.openNew}>
-            Добавить топ
-          </button>
+          // A new top brings a secret: whoever knows it signs votes for any account. The owner's.
+          owner ? (
+            <button type="button" className="btn btn-primary" onClick={crud.openNew}>
+              Добавить топ
+            </button>
+          ) : (
+            <span className="muted">Топы добавляет только владелец сайта</span>
+          )
         }
       >
         <QueryState query={crud.list} error="Не удалось загрузить топы" empty="Топов пока нет: добавьте первый">
@@ -172,7 +180,10 @@ function SiteLog({ site }: { site: AdminVoteSite }) {
       </summary>
       <div className="stack">
         <CopyText text={site.callback_url} label={`Адрес колбэка для «${site.title}»`} />
-        <p className="muted">Ключ: {site.secret_hint || 'не задан'}. Хранятся последние 50 колбэков; счётчики — за всё время.</p>
+        <p className="muted">
+          {site.secret_hint ? `Ключ: ${site.secret_hint}.` : 'Ключ виден только владельцу сайта.'} Хранятся последние 50 колбэков; счётчики
+          — за всё время.
+        </p>
         {site.recent.length > 0 && (
           <DataTable
             label={`Последние колбэки «${site.title}»`}
@@ -227,8 +238,14 @@ function RewardServers() {
   );
 }
 
+/**
+ * Staff edit a top's title, link, in-game commands and servers, and may switch it off; its secret,
+ * kind and signature, the reward on the balance, the cooldown and switching it on decide whose
+ * votes are believed and what they pay, and are the owner's (the server refuses: 403 owner_only).
+ */
 function SiteEditor({ crud }: { crud: Crud<AdminVoteSite, SiteBody> }) {
   const s = crud.editing;
+  const locked = !(useAuth().user?.is_admin ?? false);
   const form = useSchemaForm<SiteFormInput, z.output<typeof VoteSiteBody>>(SiteForm, {
     defaultValues: {
       kind: s?.kind ?? 'topcraft',
@@ -251,20 +268,32 @@ function SiteEditor({ crud }: { crud: Crud<AdminVoteSite, SiteBody> }) {
   });
   return (
     <Form form={form} onSubmit={(body) => crud.save(body)}>
-      <SelectField name="kind" label="Топ" options={KIND_OPTIONS} />
+      <SelectField name="kind" label="Топ" options={KIND_OPTIONS} disabled={locked} hint={locked ? OWNER_ONLY_HINT : undefined} />
       <TextField name="title" label="Название на странице голосования" maxLength={100} />
       <TextField name="url" label="Ссылка для голосования" placeholder="https://…" maxLength={500} />
       <TextField
         name="secret"
         label="Секретный ключ"
         autoComplete="off"
-        hint={s ? `Сейчас: ${s.secret_hint}. Оставьте пустым, чтобы не менять.` : 'Ключ из настроек сервера на сайте топа.'}
+        readOnly={locked}
+        hint={
+          locked
+            ? `${OWNER_ONLY_HINT}: кто знает ключ, может подписать голос за любого игрока.`
+            : s
+              ? `Сейчас: ${s.secret_hint}. Оставьте пустым, чтобы не менять.`
+              : 'Ключ из настроек сервера на сайте топа.'
+        }
         maxLength={200}
       />
-      <CustomScheme />
+      <CustomScheme locked={locked} />
       <div className="form-grid">
-        <MoneyField name="reward_amount" label="Награда на баланс, ₽" />
-        <NumberField name="cooldown_hours" label="Перерыв между голосами, ч" />
+        <MoneyField name="reward_amount" label="Награда на баланс, ₽" readOnly={locked} hint={locked ? OWNER_ONLY_HINT : undefined} />
+        <NumberField
+          name="cooldown_hours"
+          label="Перерыв между голосами, ч"
+          readOnly={locked}
+          hint={locked ? OWNER_ONLY_HINT : undefined}
+        />
       </div>
       <TextAreaField
         name="commands_text"
@@ -273,25 +302,36 @@ function SiteEditor({ crud }: { crud: Crud<AdminVoteSite, SiteBody> }) {
         hint="Выполняются на выбранных ниже серверах с RCON (или на всех), когда игрок в игре. Подстановки: {player}, {uuid}."
       />
       <RewardServers />
-      <CheckboxField name="enabled" label="Включён (выключенный топ не принимает колбэки и скрыт со страницы)" />
+      <CheckboxField
+        name="enabled"
+        label="Включён (выключенный топ не принимает колбэки и скрыт со страницы)"
+        disabled={locked && !s?.enabled}
+        hint={locked ? (s?.enabled ? 'Выключить можно; включить снова сможет только владелец сайта.' : OWNER_ONLY_HINT) : undefined}
+      />
       <FormErrors />
       <FormActions onCancel={crud.close} />
     </Form>
   );
 }
 
-function CustomScheme() {
+function CustomScheme({ locked }: { locked: boolean }) {
   const { watch } = useFormContext<SiteFormInput>();
   if (watch('kind') !== 'custom') return null;
   return (
     <FieldGroup legend="Свой топ: поля и подпись">
+      {locked && <p className="hint">{OWNER_ONLY_HINT}.</p>}
       <div className="form-grid">
-        <TextField name="custom.username_field" label="Поле с ником" />
-        <TextField name="custom.timestamp_field" label="Поле со временем (пусто — нет)" />
-        <TextField name="custom.signature_field" label="Поле с подписью" />
-        <SelectField name="custom.hash" label="Алгоритм" options={HASH_OPTIONS} />
+        <TextField name="custom.username_field" label="Поле с ником" readOnly={locked} />
+        <TextField name="custom.timestamp_field" label="Поле со временем (пусто — нет)" readOnly={locked} />
+        <TextField name="custom.signature_field" label="Поле с подписью" readOnly={locked} />
+        <SelectField name="custom.hash" label="Алгоритм" options={HASH_OPTIONS} disabled={locked} />
       </div>
-      <TextField name="custom.template" label="Шаблон подписи" hint="Например {username}{timestamp}{secret}: подпись = hex(хеш(строка))." />
+      <TextField
+        name="custom.template"
+        label="Шаблон подписи"
+        readOnly={locked}
+        hint="Например {username}{timestamp}{secret}: подпись = hex(хеш(строка))."
+      />
     </FieldGroup>
   );
 }
@@ -318,9 +358,11 @@ function Prizes() {
   );
 }
 
+/** The prizes are balance paid out: the owner sets them; staff see them. */
 function PrizesEditor({ prizes }: { prizes: number[] }) {
   const notify = useNotify();
   const queryClient = useQueryClient();
+  const owner = useAuth().user?.is_admin ?? false;
   const form = useSchemaForm<{ prizes_text: string }, VotePrizesBody>(PrizesForm, {
     defaultValues: { prizes_text: prizes.map((p) => String(p).replace('.', ',')).join('; ') },
   });
@@ -339,10 +381,11 @@ function PrizesEditor({ prizes }: { prizes: number[] }) {
         name="prizes_text"
         label="Призы за места 1, 2, 3 … в рублях, через «;»"
         placeholder="500; 300; 100"
-        hint="После конца месяца (по часовому поясу сайта) призы один раз зачисляются на баланс лучшим голосующим. Пусто — призов нет."
+        readOnly={!owner}
+        hint={`После конца месяца (по часовому поясу сайта) призы один раз зачисляются на баланс лучшим голосующим. Пусто — призов нет.${owner ? '' : ` ${OWNER_ONLY_HINT}.`}`}
       />
       <FormErrors />
-      <FormActions />
+      {owner && <FormActions />}
     </Form>
   );
 }
