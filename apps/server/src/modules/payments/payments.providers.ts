@@ -17,6 +17,7 @@ import { yoomoneyAdapter } from '../../lib/payments/yoomoney.ts';
 import { ownerOnly } from '../../lib/owner-only.ts';
 import { addressProblem, normalAddress, OWNER_ONLY_ADDRESS, sameAddress } from '../../lib/provider-address.ts';
 import { SecretBox } from '../../lib/secret-box.ts';
+import { WriteBehind } from '../../lib/write-behind.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 
 export type Adapters = Partial<Record<PaymentProvider, PaymentAdapter>>;
@@ -523,10 +524,17 @@ async function writeTally(ctx: AppContext, t: RefusalTally): Promise<void> {
  */
 export class RefusalCounter {
   private readonly pending = new Map<string, RefusalTally>();
-  private timer: NodeJS.Timeout | null = null;
-  /** Every write so far, one after another: a flush resolves once all counted before it is stored. */
-  private writes: Promise<void> = Promise.resolve();
   private closing = false;
+  private readonly tallies = new WriteBehind(
+    () => {
+      if (this.pending.size === 0) return undefined;
+      const batch = [...this.pending.values()];
+      this.pending.clear();
+      return batch;
+    },
+    (batch: RefusalTally[]) => this.write(batch),
+    10_000,
+  );
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -535,16 +543,13 @@ export class RefusalCounter {
     const now = Date.now();
     this.merge({ provider, reason, count: 1, firstAt: now, lastAt: now, lastIp: ip });
     if (this.closing) return this.flush();
-    this.timer ??= setTimeout(() => void this.flush(), 10_000).unref();
+    this.tallies.soon();
     return undefined;
   }
 
   /** Writes what is counted; resolves when that and every earlier write are done. */
   flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.writes = this.writes.then(() => this.write());
-    return this.writes;
+    return this.tallies.flush();
   }
 
   /** The site is stopping: what is counted is written now, and every later refusal at once. */
@@ -565,16 +570,14 @@ export class RefusalCounter {
     }
   }
 
-  private async write(): Promise<void> {
-    const batch = [...this.pending.values()];
-    this.pending.clear();
+  private async write(batch: RefusalTally[]): Promise<void> {
     for (const tally of batch) {
       try {
         await writeTally(this.ctx, tally);
       } catch {
         // The database is away: the counts wait for the next write.
         this.merge(tally);
-        if (!this.closing) this.timer ??= setTimeout(() => void this.flush(), 10_000).unref();
+        if (!this.closing) this.tallies.soon();
       }
     }
   }
