@@ -1,23 +1,13 @@
+import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import { heldTiers, type TextureSource } from '../users/users.ports.ts';
+import type { CapeGrantsTable, CapesTable } from './capes.tables.ts';
 
-export interface CapeRow {
-  id: number;
-  title: string;
-  hash: string;
-  width: number;
-  height: number;
-  created_at: number;
-}
+/** A cape without its file (the file is only read to serve it). */
+export type CapeRow = Omit<Selectable<CapesTable>, 'png'>;
 
-export interface CapeGrant {
-  id: number;
-  cape_id: number;
-  user_id: number | null;
-  username: string | null;
-  tier_id: number | null;
-  tier_title: string | null;
-}
+/** A grant with whom it names: the player's name or the tier's title. */
+export type CapeGrant = Awaited<ReturnType<typeof listGrants>>[number];
 
 const CAPE_COLUMNS = ['capes.id', 'capes.title', 'capes.hash', 'capes.width', 'capes.height', 'capes.created_at'] as const;
 
@@ -34,7 +24,7 @@ export async function capePng(db: Db, hash: string): Promise<Buffer | null> {
   return row ? Buffer.from(row.png) : null;
 }
 
-export function listGrants(db: Db): Promise<CapeGrant[]> {
+export function listGrants(db: Db) {
   return db
     .selectFrom('cape_grants')
     .leftJoin('users', 'users.id', 'cape_grants.user_id')
@@ -93,3 +83,54 @@ export const capeTextureSource: TextureSource<{ hash: string }> = {
   },
   png: capePng,
 };
+
+export async function insertCape(db: Db, values: Insertable<CapesTable>): Promise<number> {
+  const row = await db.insertInto('capes').values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function renameCape(db: Db, id: number, title: string): Promise<void> {
+  await db.updateTable('capes').set({ title }).where('id', '=', id).execute();
+}
+
+/** Players who wore it go back to no cape; grants go with the cape. */
+export async function deleteCape(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('user_capes').where('cape_id', '=', id).execute();
+  await db.deleteFrom('cape_grants').where('cape_id', '=', id).execute();
+  await db.deleteFrom('capes').where('id', '=', id).execute();
+}
+
+/** A live account by name, ignoring case: whom the admin gives a cape. */
+export function findLivePlayer(db: Db, username: string) {
+  return db
+    .selectFrom('users')
+    .select(['id', 'username'])
+    .where('username_lower', '=', username.toLowerCase())
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** The donate tier a cape may be given to. */
+export function findTier(db: Db, tierId: number) {
+  return db.selectFrom('donate_tiers').select(['id', 'title']).where('id', '=', tierId).executeTakeFirst();
+}
+
+export async function insertGrant(db: Db, values: Insertable<CapeGrantsTable>): Promise<void> {
+  await db.insertInto('cape_grants').values(values).execute();
+}
+
+export async function deleteGrant(db: Db, grantId: number): Promise<void> {
+  await db.deleteFrom('cape_grants').where('id', '=', grantId).execute();
+}
+
+export async function takeOffCape(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('user_capes').where('user_id', '=', userId).execute();
+}
+
+export async function chooseCape(db: Db, userId: number, capeId: number, now: number): Promise<void> {
+  await db
+    .insertInto('user_capes')
+    .values({ user_id: userId, cape_id: capeId, updated_at: now })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ cape_id: capeId, updated_at: now }))
+    .execute();
+}

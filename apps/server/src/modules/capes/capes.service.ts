@@ -61,19 +61,22 @@ export function createCapeService(ctx: AppContext) {
       let id: number;
       try {
         id = await ctx.db.transaction().execute(async (trx) => {
-          const row = await trx
-            .insertInto('capes')
-            .values({ title: title.data, hash: cape.hash, png: cape.png, width: cape.width, height: cape.height, created_at: Date.now() })
-            .returning('id')
-            .executeTakeFirstOrThrow();
+          const capeId = await repo.insertCape(trx, {
+            title: title.data,
+            hash: cape.hash,
+            png: cape.png,
+            width: cape.width,
+            height: cape.height,
+            created_at: Date.now(),
+          });
           await recordAudit(trx, {
             actorId: admin.id,
             action: 'cape.create',
             entity: 'cape',
-            entityId: row.id,
+            entityId: capeId,
             after: { title: title.data, width: cape.width, height: cape.height },
           });
-          return row.id;
+          return capeId;
         });
       } catch (err) {
         if (isUniqueViolation(err)) {
@@ -89,7 +92,7 @@ export function createCapeService(ctx: AppContext) {
       await ctx.db.transaction().execute(async (trx) => {
         const before = await repo.findCape(trx, id);
         if (!before) throw notFound(CAPE_TEXTS.notFound);
-        await trx.updateTable('capes').set({ title }).where('id', '=', id).execute();
+        await repo.renameCape(trx, id, title);
         await recordAudit(trx, {
           actorId: admin.id,
           action: 'cape.update',
@@ -106,10 +109,7 @@ export function createCapeService(ctx: AppContext) {
       await ctx.db.transaction().execute(async (trx) => {
         const before = await repo.findCape(trx, id);
         if (!before) throw notFound(CAPE_TEXTS.notFound);
-        // Players who wore it go back to no cape; grants go with the cape.
-        await trx.deleteFrom('user_capes').where('cape_id', '=', id).execute();
-        await trx.deleteFrom('cape_grants').where('cape_id', '=', id).execute();
-        await trx.deleteFrom('capes').where('id', '=', id).execute();
+        await repo.deleteCape(trx, id);
         await recordAudit(trx, { actorId: admin.id, action: 'cape.delete', entity: 'cape', entityId: id, before: { title: before.title } });
       });
     },
@@ -121,23 +121,15 @@ export function createCapeService(ctx: AppContext) {
           if (!cape) throw notFound(CAPE_TEXTS.notFound);
           let target: { user_id: number | null; tier_id: number | null; label: string };
           if ('username' in body) {
-            const user = await trx
-              .selectFrom('users')
-              .select(['id', 'username'])
-              .where('username_lower', '=', body.username.toLowerCase())
-              .where('deleted_at', 'is', null)
-              .executeTakeFirst();
+            const user = await repo.findLivePlayer(trx, body.username);
             if (!user) throw notFound(CAPE_TEXTS.playerNotFound, { code: 'player_not_found', field: 'username' });
             target = { user_id: user.id, tier_id: null, label: user.username };
           } else {
-            const tier = await trx.selectFrom('donate_tiers').select(['id', 'title']).where('id', '=', body.tier_id).executeTakeFirst();
+            const tier = await repo.findTier(trx, body.tier_id);
             if (!tier) throw notFound(CAPE_TEXTS.tierNotFound, { code: 'tier_not_found', field: 'tier_id' });
             target = { user_id: null, tier_id: tier.id, label: tier.title };
           }
-          await trx
-            .insertInto('cape_grants')
-            .values({ cape_id: id, user_id: target.user_id, tier_id: target.tier_id, created_at: Date.now() })
-            .execute();
+          await repo.insertGrant(trx, { cape_id: id, user_id: target.user_id, tier_id: target.tier_id, created_at: Date.now() });
           await recordAudit(trx, {
             actorId: admin.id,
             action: 'cape.grant',
@@ -157,7 +149,7 @@ export function createCapeService(ctx: AppContext) {
       await ctx.db.transaction().execute(async (trx) => {
         const grant = (await repo.listGrants(trx)).find((g) => g.id === grantId && g.cape_id === id);
         if (!grant) throw notFound(CAPE_TEXTS.grantNotFound);
-        await trx.deleteFrom('cape_grants').where('id', '=', grantId).execute();
+        await repo.deleteGrant(trx, grantId);
         await recordAudit(trx, {
           actorId: admin.id,
           action: 'cape.revoke',
@@ -173,18 +165,13 @@ export function createCapeService(ctx: AppContext) {
 
     async choose(user: User, capeId: number | null): Promise<MyCapes> {
       if (capeId === null) {
-        await ctx.db.deleteFrom('user_capes').where('user_id', '=', user.id).execute();
+        await repo.takeOffCape(ctx.db, user.id);
         return myCapes(user.id);
       }
       const allowed = await repo.allowedCapes(ctx.db, user.id);
       if (!allowed.some((c) => c.id === capeId))
         throw new HttpError(403, CAPE_TEXTS.notAllowed, { code: 'cape_not_granted', field: 'cape_id' });
-      const now = Date.now();
-      await ctx.db
-        .insertInto('user_capes')
-        .values({ user_id: user.id, cape_id: capeId, updated_at: now })
-        .onConflict((oc) => oc.column('user_id').doUpdateSet({ cape_id: capeId, updated_at: now }))
-        .execute();
+      await repo.chooseCape(ctx.db, user.id, capeId, Date.now());
       return myCapes(user.id);
     },
   };

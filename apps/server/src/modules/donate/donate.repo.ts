@@ -32,3 +32,15 @@ export function updateTier(db: Db, id: number, values: Updateable<DonateTiersTab
 export async function deleteTier(db: Db, id: number): Promise<void> {
   await db.deleteFrom('donate_tiers').where('id', '=', id).execute();
 }
+
+/** A new kit id: kits live in their tier's kits_json, so the ids come from a table of their own. */
+export async function issueKitId(db: Db, tierId: number, now: number): Promise<number> {
+  const row = await db.insertInto('donate_kit_ids').values({ tier_id: tierId, created_at: now }).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Which of these game servers exist. */
+export async function existingServerIds(db: Db, ids: number[]): Promise<number[]> {
+  const rows = await db.selectFrom('servers').select('id').where('id', 'in', ids).execute();
+  return rows.map((r) => r.id);
+}

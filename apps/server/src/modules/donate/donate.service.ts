@@ -90,7 +90,8 @@ const orNull = (v: string | null | undefined) => (v ? v : null);
 async function columns(trx: Db, body: DonateBodyParsed, tierId: number | null, kept: ReadonlySet<number>) {
   const kits: DonateKit[] = [];
   for (const k of body.kits) {
-    const id = k.id !== undefined && kept.has(k.id) && !kits.some((o) => o.id === k.id) ? k.id : await newKitId(trx, tierId ?? 0);
+    const id =
+      k.id !== undefined && kept.has(k.id) && !kits.some((o) => o.id === k.id) ? k.id : await repo.issueKitId(trx, tierId ?? 0, Date.now());
     kits.push({
       id,
       name: k.name,
@@ -125,20 +126,11 @@ async function columns(trx: Db, body: DonateBodyParsed, tierId: number | null, k
   };
 }
 
-async function newKitId(trx: Db, tierId: number): Promise<number> {
-  const row = await trx
-    .insertInto('donate_kit_ids')
-    .values({ tier_id: tierId, created_at: Date.now() })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
-}
-
 /** Servers a tier names must exist. */
 async function checkServers(trx: Db, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
-  const found = await trx.selectFrom('servers').select('id').where('id', 'in', ids).execute();
-  const missing = ids.find((id) => !found.some((f) => f.id === id));
+  const found = await repo.existingServerIds(trx, ids);
+  const missing = ids.find((id) => !found.includes(id));
   if (missing !== undefined) throw badRequest(`Сервер №${missing} не найден`, { code: 'server_not_found', field: 'server_ids' });
 }
 

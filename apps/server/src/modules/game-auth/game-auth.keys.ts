@@ -1,6 +1,7 @@
 import { createPrivateKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Db } from '../../db/index.ts';
+import { findSiteKey, storeSiteKeyUnlessStored } from './game-auth.repo.ts';
 
 const KEY_NAME = 'yggdrasil';
 /** authlib-injector's key-pair guide recommends 4096 bits; Blessing Skin refuses fewer. */
@@ -21,18 +22,15 @@ const generate = promisify(generateKeyPair);
  * loser reads it back; the key is never replaced afterwards.
  */
 export async function loadSigningKey(db: Db): Promise<SigningKey> {
-  const stored = await db.selectFrom('site_keys').select(['private_pem', 'public_pem']).where('name', '=', KEY_NAME).executeTakeFirst();
+  const stored = await findSiteKey(db, KEY_NAME);
   if (stored) return { privateKey: createPrivateKey(stored.private_pem), publicPem: stored.public_pem };
   const pair = await generate('rsa', {
     modulusLength: KEY_BITS,
     publicKeyEncoding: { type: 'spki', format: 'pem' },
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
   });
-  await db
-    .insertInto('site_keys')
-    .values({ name: KEY_NAME, private_pem: pair.privateKey, public_pem: pair.publicKey, created_at: Date.now() })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .execute();
-  const row = await db.selectFrom('site_keys').select(['private_pem', 'public_pem']).where('name', '=', KEY_NAME).executeTakeFirstOrThrow();
+  await storeSiteKeyUnlessStored(db, { name: KEY_NAME, private_pem: pair.privateKey, public_pem: pair.publicKey, created_at: Date.now() });
+  const row = await findSiteKey(db, KEY_NAME);
+  if (!row) throw new Error(`site key ${KEY_NAME} is missing right after it was stored`);
   return { privateKey: createPrivateKey(row.private_pem), publicPem: row.public_pem };
 }

@@ -4,7 +4,7 @@ import type { Db } from '../../db/index.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { hyphenated, unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import type { User } from '../users/users.repo.ts';
-import type { GameTokenKind, GameTokensTable } from './game-auth.tables.ts';
+import type { GameTokenKind, GameTokensTable, SiteKeysTable } from './game-auth.tables.ts';
 import { GameTokenKeys } from './game-tokens.ts';
 
 /** The game profile's UUID without dashes (users.uuid: fixed when the account was created, see lib/offline-uuid.ts). */
@@ -147,4 +147,18 @@ export async function consumeJoin(
   if (ip !== undefined) q = q.where('ip', '=', ip);
   const res = await q.executeTakeFirst();
   return Number(res.numDeletedRows) === 1;
+}
+
+/** A key the site created once (site_keys), as every instance reads it. */
+export function findSiteKey(db: Db, name: string): Promise<Pick<Selectable<SiteKeysTable>, 'private_pem' | 'public_pem'> | undefined> {
+  return db.selectFrom('site_keys').select(['private_pem', 'public_pem']).where('name', '=', name).executeTakeFirst();
+}
+
+/** Stores a new key unless one of that name is stored already: when two instances create one at once, the first insert wins. */
+export async function storeSiteKeyUnlessStored(db: Db, row: Selectable<SiteKeysTable>): Promise<void> {
+  await db
+    .insertInto('site_keys')
+    .values(row)
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
 }

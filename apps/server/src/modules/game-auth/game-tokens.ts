@@ -1,7 +1,7 @@
-import type { Db } from '../../db/index.ts';
 import { perDatabase, sharedSecret } from '../../lib/shared-secrets.ts';
 import { TokenSigner, UnsignedGrace } from '../../lib/signed-tokens.ts';
 import type { GameTokenKind } from './game-auth.tables.ts';
+import { unsignedTokensUntil } from './game-tokens.repo.ts';
 
 /** What the launchers' tokens were before they were signed: 16 random bytes in hex. */
 const UNSIGNED_CHARS = 32;
@@ -40,14 +40,4 @@ export class GameTokenKeys {
   mayBeLive(use: GameSecretUse, token: string, now = Date.now()): Promise<boolean> | boolean {
     return this.grace.admits(token, UNSIGNED_CHARS, this.signers.get(use)!, now);
   }
-}
-
-async function unsignedTokensUntil(db: Db, now: number): Promise<number> {
-  const row = await db
-    .selectFrom('game_tokens')
-    .select((eb) => eb.fn.max('refresh_until').as('until'))
-    .where('signed', '=', 0)
-    .where('refresh_until', '>', now)
-    .executeTakeFirst();
-  return row?.until == null ? 0 : Number(row.until);
 }

@@ -1,7 +1,8 @@
+import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import type { ProfileKeysTable } from './profile-keys.tables.ts';
 
-export type ProfileKeyRow = ProfileKeysTable;
+export type ProfileKeyRow = Selectable<ProfileKeysTable>;
 
 export function findProfileKey(db: Db, userId: number): Promise<ProfileKeyRow | undefined> {
   return db.selectFrom('profile_keys').selectAll().where('user_id', '=', userId).executeTakeFirst();

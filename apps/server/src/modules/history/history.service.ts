@@ -3,6 +3,7 @@ import type { Db } from '../../db/index.ts';
 import { toRoubles } from '../../lib/money.ts';
 import { deliveriesById, statusOf } from '../deliveries/deliveries.service.ts';
 import { ledgerRefs, type LedgerRefDetail } from '../users/users.ports.ts';
+import * as repo from './history.repo.ts';
 
 /** `order:12` → ['order', 12]; a reference of another shape (or none) names nothing to look up. */
 function parseRef(ref: string | null): [string, number] | null {
@@ -43,27 +44,9 @@ async function details(db: Db, refs: (string | null)[]): Promise<Map<string, Led
  */
 export async function history(db: Db, userId: number, query: UserHistoryQuery): Promise<UserHistoryResponse> {
   const page = query.page ?? 1;
-  let base = db.selectFrom('ledger').where('ledger.user_id', '=', userId);
-  if (query.kind) base = base.where('ledger.reason', '=', query.kind);
-  const counted = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-  const total = Number(counted?.n ?? 0);
-  const rows = await base
-    .leftJoin('users as author', 'author.id', 'ledger.author_id')
-    .select([
-      'ledger.id',
-      'ledger.amount',
-      'ledger.reason',
-      'ledger.author_id',
-      'ledger.ref',
-      'ledger.note',
-      'ledger.created_at',
-      'author.username as author_name',
-    ])
-    .orderBy('ledger.id', 'desc')
-    .limit(HISTORY_PAGE_SIZE)
-    .offset((page - 1) * HISTORY_PAGE_SIZE)
-    .execute();
-  const kinds = await db.selectFrom('ledger').select('reason').distinct().where('user_id', '=', userId).orderBy('reason').execute();
+  const total = await repo.countLedgerRows(db, userId, query.kind);
+  const rows = await repo.ledgerPage(db, userId, query.kind, (page - 1) * HISTORY_PAGE_SIZE, HISTORY_PAGE_SIZE);
+  const kinds = await repo.ledgerKinds(db, userId);
   const found = await details(
     db,
     rows.map((r) => r.ref),

@@ -20,6 +20,7 @@ import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../../lib/private-files.ts'
 import { recordAudit } from '../audit/audit.service.ts';
 import { SiteSettingsDoc } from '../site/site.settings.ts';
 import type { User } from '../users/users.repo.ts';
+import * as repo from './launcher.repo.ts';
 import type { LauncherBuildsTable } from './launcher.tables.ts';
 
 /** The first bytes of each platform's file: a PE (MZ), an ELF (AppImage), a zip (jar); a .dmg keeps its mark at the end. */
@@ -76,9 +77,7 @@ function localFileMissing(ctx: AppContext, url: string): boolean {
   }
 }
 
-type Row = Pick<LauncherBuildsTable, 'platform' | 'kind' | 'version' | 'url' | 'file_name' | 'size' | 'sha256' | 'updated_at'>;
-
-function buildOf(row: Row): LauncherBuild | null {
+function buildOf(row: repo.LauncherBuildRow): LauncherBuild | null {
   if (row.kind === 'file' && row.file_name)
     return {
       platform: row.platform,
@@ -110,13 +109,7 @@ const refused = (status: number, text: string, code: 'not_launcher' | 'file_too_
 export function createLauncherService(ctx: AppContext) {
   /** Every platform as the admin sees it: this page's entry, else the link of Настройки. */
   async function platforms(): Promise<AdminLauncherPlatform[]> {
-    const [rows, site] = await Promise.all([
-      ctx.db
-        .selectFrom('launcher_builds')
-        .select(['platform', 'kind', 'version', 'url', 'file_name', 'size', 'sha256', 'updated_at'])
-        .execute(),
-      ctx.settings.get(SiteSettingsDoc),
-    ]);
+    const [rows, site] = await Promise.all([repo.listBuilds(ctx.db), ctx.settings.get(SiteSettingsDoc)]);
     const fromSettings: Partial<Record<LauncherPlatform, string>> = {
       windows: site.launcher_windows_url,
       linux: site.launcher_linux_url,
@@ -151,17 +144,8 @@ export function createLauncherService(ctx: AppContext) {
     action: string,
   ) {
     return ctx.db.transaction().execute(async (trx) => {
-      const before = await trx
-        .selectFrom('launcher_builds')
-        .select(['kind', 'version', 'url', 'file_name', 'size', 'sha256'])
-        .where('platform', '=', platform)
-        .executeTakeFirst();
-      const row = { ...values, updated_by: actor.id, updated_at: Date.now() };
-      await trx
-        .insertInto('launcher_builds')
-        .values({ platform, ...row })
-        .onConflict((oc) => oc.column('platform').doUpdateSet(row))
-        .execute();
+      const before = await repo.findEntry(trx, platform);
+      await repo.saveEntry(trx, platform, { ...values, updated_by: actor.id, updated_at: Date.now() });
       await recordAudit(trx, { actorId: actor.id, action, entity: 'launcher', entityId: platform, before: before ?? null, after: values });
       return before;
     });
@@ -261,11 +245,7 @@ export function createLauncherService(ctx: AppContext) {
     /** Forgets this page's entry: the platform follows Настройки (LAUNCHER_* variables) again. */
     async reset(actor: User, platform: LauncherPlatform): Promise<void> {
       const before = await ctx.db.transaction().execute(async (trx) => {
-        const row = await trx
-          .deleteFrom('launcher_builds')
-          .where('platform', '=', platform)
-          .returning(['kind', 'version', 'url', 'file_name', 'size', 'sha256'])
-          .executeTakeFirst();
+        const row = await repo.deleteEntry(trx, platform);
         if (row)
           await recordAudit(trx, { actorId: actor.id, action: 'launcher.reset', entity: 'launcher', entityId: platform, before: row });
         return row;

@@ -4,6 +4,7 @@ import type { Db } from '../../db/index.ts';
 import { backoffMs, type Backoff } from '../../lib/backoff.ts';
 import { ClaimQueue, type ClaimOwner, type Job } from '../../lib/jobs/index.ts';
 import type { Letter, Mailer } from '../../lib/mailer.ts';
+import * as repo from './mail.repo.ts';
 
 const MAX_ATTEMPTS = 20;
 const LOCK_MS = 60_000;
@@ -15,19 +16,16 @@ export interface OutboxLetter extends Letter {
 
 /** Queues a letter inside the caller's transaction: it is sent only if that transaction commits. */
 export async function enqueueMail(db: Db, letter: OutboxLetter, now = Date.now()): Promise<void> {
-  await db
-    .insertInto('mail_outbox')
-    .values({
-      to_address: letter.to,
-      subject: letter.subject,
-      text_body: letter.text,
-      html_body: letter.html,
-      link: letter.link ?? null,
-      attempts: 0,
-      next_attempt_at: now,
-      created_at: now,
-    })
-    .execute();
+  await repo.insertLetter(db, {
+    to_address: letter.to,
+    subject: letter.subject,
+    text_body: letter.text,
+    html_body: letter.html,
+    link: letter.link ?? null,
+    attempts: 0,
+    next_attempt_at: now,
+    created_at: now,
+  });
 }
 
 /** After the nth failed send: 30 s, 1 min, 2 min … at most 1 h; the 20th try comes about 13 h after the first. */
@@ -131,24 +129,9 @@ export function mailJob(db: Db, mailer: Mailer, log: FastifyBaseLogger, senderNa
 
 /** Letters waiting to be sent (due now or later) and letters given up on, for /metrics. */
 export async function mailQueueDepth(db: Db): Promise<{ labels: { state: 'queued' | 'failed' }; value: number }[]> {
-  const row = await db
-    .selectFrom('mail_outbox')
-    .select((eb) => [
-      eb.fn
-        .sum<number>(
-          eb
-            .case()
-            .when(eb.and([eb('sent_at', 'is', null), eb('failed_at', 'is', null)]))
-            .then(1)
-            .else(0)
-            .end(),
-        )
-        .as('queued'),
-      eb.fn.sum<number>(eb.case().when('failed_at', 'is not', null).then(1).else(0).end()).as('failed'),
-    ])
-    .executeTakeFirstOrThrow();
+  const counts = await repo.outboxCounts(db);
   return [
-    { labels: { state: 'queued' }, value: Number(row.queued ?? 0) },
-    { labels: { state: 'failed' }, value: Number(row.failed ?? 0) },
+    { labels: { state: 'queued' }, value: counts.queued },
+    { labels: { state: 'failed' }, value: counts.failed },
   ];
 }

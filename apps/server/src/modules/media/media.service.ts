@@ -10,7 +10,6 @@ import {
   type MediaUploadResponse,
   type MediaUse,
 } from '@kubik/contract';
-import { sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { HttpError, conflict, notFound } from '../../lib/errors.ts';
@@ -18,6 +17,7 @@ import { ImageHeaderError, readImageHeader, type ImageHeader } from '../../lib/i
 import { loadSharp } from '../../lib/sharp.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import type { User } from '../users/users.repo.ts';
+import * as repo from './media.repo.ts';
 
 export const MEDIA_EXT: Record<MediaType, string> = { png: 'png', jpeg: 'jpg', webp: 'webp', gif: 'gif' };
 export const MEDIA_MIME: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
@@ -97,22 +97,13 @@ async function findUses(db: Db): Promise<Map<string, MediaUse[]>> {
       uses.set(hash, list);
     }
   };
-  for (const r of await db.selectFrom('news').select(['title', 'image_url', 'content']).execute())
-    scan('Новости', r.title, r.image_url, r.content);
-  for (const r of await db.selectFrom('shop_items').select(['name', 'icon', 'description']).where('deleted_at', 'is', null).execute())
-    scan('Товары', r.name, r.icon, r.description);
-  for (const r of await db.selectFrom('donate_tiers').select(['title', 'image_url', 'content', 'kits_json', 'features_json']).execute())
-    scan('Донат', r.title, r.image_url, r.content, r.kits_json, r.features_json);
-  for (const r of await db.selectFrom('servers').select(['name', 'image_url', 'description']).execute())
-    scan('Серверы', r.name, r.image_url, r.description);
-  for (const r of await db.selectFrom('settings').select(['key', 'value']).execute()) scan('Настройки', r.key, r.value);
-  // Pages arrive with their own feature; read whatever columns the table has, when it exists.
-  const tables = await db.introspection.getTables();
-  if (tables.some((t) => t.name === 'pages')) {
-    const rows = (await sql<Record<string, unknown>>`select * from pages`.execute(db)).rows;
-    for (const r of rows)
-      scan('Страницы', String(r.title ?? r.slug ?? ''), ...Object.values(r).map((v) => (typeof v === 'string' ? v : null)));
-  }
+  for (const r of await repo.newsTexts(db)) scan('Новости', r.title, r.image_url, r.content);
+  for (const r of await repo.shopItemTexts(db)) scan('Товары', r.name, r.icon, r.description);
+  for (const r of await repo.donateTierTexts(db)) scan('Донат', r.title, r.image_url, r.content, r.kits_json, r.features_json);
+  for (const r of await repo.serverTexts(db)) scan('Серверы', r.name, r.image_url, r.description);
+  for (const r of await repo.settingTexts(db)) scan('Настройки', r.key, r.value);
+  for (const r of await repo.pageTexts(db))
+    scan('Страницы', String(r.title ?? r.slug ?? ''), ...Object.values(r).map((v) => (typeof v === 'string' ? v : null)));
   return uses;
 }
 
@@ -124,22 +115,17 @@ export function createMediaService(ctx: AppContext) {
       const url = mediaUrl(hash, image.type);
       const name = (filename || 'image').slice(0, 255);
       await ctx.db.transaction().execute(async (trx) => {
-        const inserted = await trx
-          .insertInto('media')
-          .values({
-            hash,
-            type: image.type,
-            bytes: image.bytes,
-            size: image.bytes.length,
-            width: image.width,
-            height: image.height,
-            name,
-            created_by: actor.id,
-            created_at: Date.now(),
-          })
-          .onConflict((oc) => oc.column('hash').doNothing())
-          .returning('hash')
-          .executeTakeFirst();
+        const inserted = await repo.insertMediaUnlessStored(trx, {
+          hash,
+          type: image.type,
+          bytes: image.bytes,
+          size: image.bytes.length,
+          width: image.width,
+          height: image.height,
+          name,
+          created_by: actor.id,
+          created_at: Date.now(),
+        });
         if (inserted)
           await recordAudit(trx, {
             actorId: actor.id,
@@ -153,12 +139,7 @@ export function createMediaService(ctx: AppContext) {
     },
 
     async list(): Promise<MediaItem[]> {
-      const rows = await ctx.db
-        .selectFrom('media')
-        .select(['hash', 'type', 'size', 'width', 'height', 'name', 'created_at'])
-        .orderBy('created_at', 'desc')
-        .orderBy('hash')
-        .execute();
+      const rows = await repo.listMedia(ctx.db);
       const uses = await findUses(ctx.db);
       return rows.map((r) => ({
         hash: r.hash,
@@ -178,11 +159,7 @@ export function createMediaService(ctx: AppContext) {
       const used = (await findUses(ctx.db)).get(hash);
       if (used?.length) throw conflict(MEDIA_TEXTS.inUse, { code: 'media_in_use', extra: { used_in: used } });
       await ctx.db.transaction().execute(async (trx) => {
-        const row = await trx
-          .deleteFrom('media')
-          .where('hash', '=', hash)
-          .returning(['type', 'name', 'width', 'height', 'size'])
-          .executeTakeFirst();
+        const row = await repo.deleteMedia(trx, hash);
         if (!row) throw notFound(MEDIA_TEXTS.notFound);
         await recordAudit(trx, {
           actorId: actor.id,
@@ -199,7 +176,7 @@ export function createMediaService(ctx: AppContext) {
      * Read from the database each time (browsers keep it for a year), so a delete is seen by every instance.
      */
     async file(hash: string, ext: string): Promise<Buffer | undefined> {
-      const row = await ctx.db.selectFrom('media').select(['type', 'bytes']).where('hash', '=', hash).executeTakeFirst();
+      const row = await repo.mediaFile(ctx.db, hash);
       if (!row || MEDIA_EXT[row.type] !== ext) return undefined;
       return Buffer.from(row.bytes);
     },

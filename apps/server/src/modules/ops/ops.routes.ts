@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { sql } from 'kysely';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { pendingMigrations } from '../../db/migrate.ts';
+import * as repo from './ops.repo.ts';
 
 const tags = ['Эксплуатация'];
 const Check = z.string().describe('"ok" или причина по-русски');
@@ -38,18 +38,10 @@ export function opsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       labelNames: ['status'],
       read: async () => {
         if (!paymentsTable) {
-          const found =
-            ctx.dbKind === 'pg'
-              ? await sql<{ t: string | null }>`select to_regclass('payments')::text as t`.execute(ctx.db)
-              : await sql<{ t: string | null }>`select name as t from sqlite_master where type = 'table' and name = 'payments'`.execute(
-                  ctx.db,
-                );
-          paymentsTable = !!found.rows[0]?.t;
+          paymentsTable = await repo.paymentsTableExists(ctx.db, ctx.dbKind);
           if (!paymentsTable) return [];
         }
-        const { rows } = await sql<{ status: string; n: number }>`select status, count(*) as n from payments group by status`.execute(
-          ctx.db,
-        );
+        const rows = await repo.paymentsByStatus(ctx.db);
         return rows.map((r) => ({ labels: { status: r.status }, value: Number(r.n) }));
       },
     });
@@ -84,7 +76,7 @@ export function opsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const checks = { database: 'ok', migrations: 'ok', notifications: 'ok' };
         const problems: string[] = [];
         try {
-          await withTimeout(sql`select 1`.execute(ctx.db), DB_TIMEOUT_MS);
+          await withTimeout(repo.pingDatabase(ctx.db), DB_TIMEOUT_MS);
           if (!migrated) {
             const pending = await withTimeout(pendingMigrations(ctx.db), DB_TIMEOUT_MS);
             migrated = pending.length === 0;

@@ -1,14 +1,10 @@
 import { BUILTIN_PAGES, Page, PageLinksResponse, pagePath, type PageBody, type PagePlace } from '@kubik/contract';
 import type * as Markdown from '@kubik/contract/markdown';
-import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import type { Db } from '../../db/index.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import type { CachedBody } from '../../lib/public-cache.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import type { PagesTable } from './pages.tables.ts';
-
-type PageRow = Selectable<PagesTable>;
+import * as repo from './pages.repo.ts';
 
 export const LINKS_CACHE_KEY = 'pages.links';
 const pageKey = (slug: string) => `page.${slug}`;
@@ -22,7 +18,7 @@ export const TEXTS = {
 // markdown-it (~10 MB resident) loads with the first page rendered, not when the site starts.
 let markdown: Promise<typeof Markdown> | undefined;
 
-export async function toPage(row: PageRow): Promise<Page> {
+export async function toPage(row: repo.PageRow): Promise<Page> {
   const { renderMarkdown } = await (markdown ??= import('@kubik/contract/markdown'));
   return {
     slug: row.slug,
@@ -37,12 +33,10 @@ export async function toPage(row: PageRow): Promise<Page> {
   };
 }
 
-const find = (db: Db, slug: string) => db.selectFrom('pages').selectAll().where('slug', '=', slug).executeTakeFirst();
-
 /** GET /api/pages/{slug}: a filled page, rendered once and kept until it changes. */
 export function pageBody(ctx: AppContext, slug: string): Promise<CachedBody> {
   return ctx.publicCache.get(pageKey(slug), async () => {
-    const row = await find(ctx.db, slug);
+    const row = await repo.findPage(ctx.db, slug);
     // An empty page (оферта not written yet) is not on the site.
     if (!row || row.body.trim() === '') throw notFound(TEXTS.notFound);
     return Page.parse(await toPage(row));
@@ -52,13 +46,7 @@ export function pageBody(ctx: AppContext, slug: string): Promise<CachedBody> {
 /** GET /api/pages: links for the footer and the menu. */
 export function linksBody(ctx: AppContext): Promise<CachedBody> {
   return ctx.publicCache.get(LINKS_CACHE_KEY, async () => {
-    const rows = await ctx.db
-      .selectFrom('pages')
-      .select(['slug', 'title', 'place', 'body'])
-      .where('place', '!=', 'none')
-      .orderBy('position')
-      .orderBy('slug')
-      .execute();
+    const rows = await repo.linkedPages(ctx.db);
     const pages = rows
       .filter((r) => r.body.trim() !== '')
       .map((r) => ({ slug: r.slug, title: r.title, place: r.place as PagePlace, path: pagePath(r.slug) }));
@@ -67,12 +55,12 @@ export function linksBody(ctx: AppContext): Promise<CachedBody> {
 }
 
 export async function listAll(ctx: AppContext): Promise<Page[]> {
-  const rows = await ctx.db.selectFrom('pages').selectAll().orderBy('position').orderBy('slug').execute();
+  const rows = await repo.listPages(ctx.db);
   return Promise.all(rows.map(toPage));
 }
 
 export async function getForAdmin(ctx: AppContext, slug: string): Promise<Page> {
-  const row = await find(ctx.db, slug);
+  const row = await repo.findPage(ctx.db, slug);
   if (!row) throw notFound(TEXTS.notFound);
   return toPage(row);
 }
@@ -85,9 +73,7 @@ async function invalidate(ctx: AppContext, slug: string): Promise<void> {
 export async function savePage(ctx: AppContext, actorId: number, slug: string, body: PageBody): Promise<Page> {
   const now = Date.now();
   const page = await ctx.db.transaction().execute(async (trx) => {
-    let read = trx.selectFrom('pages').selectAll().where('slug', '=', slug);
-    if (ctx.dbKind === 'pg') read = read.forUpdate();
-    const before = await read.executeTakeFirst();
+    const before = await repo.lockPage(trx, ctx.dbKind, slug);
     const values = {
       title: body.title.trim(),
       body: body.body.replace(/\r\n?/g, '\n'),
@@ -96,14 +82,8 @@ export async function savePage(ctx: AppContext, actorId: number, slug: string, b
       updated_at: now,
       updated_by: actorId,
     };
-    // Two admins creating the same address at once: the second one's insert becomes an update.
-    const row = await trx
-      .insertInto('pages')
-      .values({ slug, ...values })
-      .onConflict((oc) => oc.column('slug').doUpdateSet(values))
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    const audit = (r: PageRow) => ({ title: r.title, body: r.body, place: r.place, position: r.position });
+    const row = await repo.upsertPage(trx, slug, values);
+    const audit = (r: repo.PageRow) => ({ title: r.title, body: r.body, place: r.place, position: r.position });
     await recordAudit(trx, {
       actorId,
       action: 'page.update',
@@ -121,9 +101,9 @@ export async function savePage(ctx: AppContext, actorId: number, slug: string, b
 export async function deletePage(ctx: AppContext, actorId: number, slug: string): Promise<void> {
   if (slug in BUILTIN_PAGES) throw badRequest(TEXTS.builtin, { code: 'page_builtin' });
   await ctx.db.transaction().execute(async (trx) => {
-    const row = await find(trx, slug);
+    const row = await repo.findPage(trx, slug);
     if (!row) throw notFound(TEXTS.notFound);
-    await trx.deleteFrom('pages').where('slug', '=', slug).execute();
+    await repo.deletePage(trx, slug);
     await recordAudit(trx, {
       actorId,
       action: 'page.delete',

@@ -6,6 +6,7 @@ import { recordAudit } from '../audit/audit.service.ts';
 import * as donateRepo from '../donate/donate.repo.ts';
 import { lockPlayer } from '../purchases/purchases.service.ts';
 import { endPrivilege, place, plan, queueGrant } from './privileges.placement.ts';
+import * as repo from './privileges.repo.ts';
 import { DAY_MS, running, TEXTS, type PrivilegeRow } from './privileges.service.ts';
 
 // The admin's privileges: who holds what, grants by hand, a new end, a revoke; each audited.
@@ -27,22 +28,15 @@ function toAdmin(r: PrivilegeRow & { username: string }, now: number): AdminPriv
   };
 }
 
-function adminRows(db: Db) {
-  return db.selectFrom('privileges').innerJoin('users', 'users.id', 'privileges.user_id').selectAll('privileges').select('users.username');
-}
-
 export async function listAdmin(db: Db, query: { active?: '1' | '0'; username?: string }): Promise<AdminPrivilege[]> {
-  let q = adminRows(db);
-  if (query.active === '1') q = q.where('privileges.ended_at', 'is', null);
-  if (query.active === '0') q = q.where('privileges.ended_at', 'is not', null);
-  if (query.username) q = q.where('users.username_lower', '=', query.username.toLowerCase());
-  const rows = await q.orderBy('privileges.id', 'desc').limit(500).execute();
+  const ended = query.active === '1' ? false : query.active === '0' ? true : undefined;
+  const rows = await repo.listWithHolders(db, { ended, username: query.username }, 500);
   const now = Date.now();
   return rows.map((r) => toAdmin(r, now));
 }
 
 async function adminOne(db: Db, id: number): Promise<AdminPrivilege> {
-  const row = await adminRows(db).where('privileges.id', '=', id).executeTakeFirst();
+  const row = await repo.findWithHolder(db, id);
   if (!row) throw notFound(TEXTS.privilegeNotFound);
   return toAdmin(row, Date.now());
 }
@@ -50,12 +44,7 @@ async function adminOne(db: Db, id: number): Promise<AdminPrivilege> {
 /** A grant by hand: as a purchase without money or credit (extends the same tier, replaces a lower one, refuses a downgrade). */
 export async function grant(ctx: AppContext, actorId: number, body: AdminPrivilegeGrantBody): Promise<AdminPrivilege> {
   const id = await ctx.db.transaction().execute(async (trx) => {
-    const user = await trx
-      .selectFrom('users')
-      .select(['id', 'username'])
-      .where('username_lower', '=', body.username.toLowerCase())
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
+    const user = await repo.findLivePlayer(trx, body.username);
     if (!user) throw badRequest(TEXTS.userNotFound, { code: 'user_not_found', field: 'username' });
     await lockPlayer(trx, ctx.dbKind, user.id);
     const now = Date.now();
@@ -87,7 +76,7 @@ export async function grant(ctx: AppContext, actorId: number, body: AdminPrivile
 export async function setEnd(ctx: AppContext, actorId: number, id: number, expiresAt: number): Promise<AdminPrivilege> {
   await ctx.db.transaction().execute(async (trx) => {
     const now = Date.now();
-    const row = await trx.selectFrom('privileges').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await repo.findPrivilege(trx, id);
     if (!row) throw notFound(TEXTS.privilegeNotFound);
     await lockPlayer(trx, ctx.dbKind, row.user_id);
     if (row.ended_at !== null) throw conflict(TEXTS.alreadyEnded, { code: 'ended' });
@@ -97,12 +86,7 @@ export async function setEnd(ctx: AppContext, actorId: number, id: number, expir
       if (!(await endPrivilege(trx, row, 'expired', now, now))) throw conflict(TEXTS.alreadyEnded, { code: 'ended' });
       after = { expires_at: now, ended_at: now };
     } else {
-      await trx
-        .updateTable('privileges')
-        .set({ expires_at: expiresAt, reminded_at: null, updated_at: now })
-        .where('id', '=', id)
-        .where('ended_at', 'is', null)
-        .execute();
+      await repo.moveEnd(trx, id, expiresAt, now);
       after = { expires_at: expiresAt, ended_at: null };
     }
     await recordAudit(trx, {
@@ -120,7 +104,7 @@ export async function setEnd(ctx: AppContext, actorId: number, id: number, expir
 export async function revoke(ctx: AppContext, actorId: number, id: number): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const now = Date.now();
-    const row = await trx.selectFrom('privileges').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await repo.findPrivilege(trx, id);
     if (!row) throw notFound(TEXTS.privilegeNotFound);
     await lockPlayer(trx, ctx.dbKind, row.user_id);
     if (!(await endPrivilege(trx, row, 'revoked', now))) throw conflict(TEXTS.alreadyEnded, { code: 'ended' });

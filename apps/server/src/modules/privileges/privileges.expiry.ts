@@ -4,6 +4,7 @@ import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
 import { enqueueMail, type OutboxLetter } from '../mail/mail.outbox.ts';
 import { notify } from '../notices/notices.service.ts';
 import { endPrivilege } from './privileges.placement.ts';
+import * as repo from './privileges.repo.ts';
 import { DAY_MS, REMIND_BEFORE_MS } from './privileges.service.ts';
 
 const BATCH = 200;
@@ -62,14 +63,7 @@ export async function expiryPass(
   now = Date.now(),
 ): Promise<ExpiryOutcome> {
   const out: ExpiryOutcome = { ended: 0, reminded: 0 };
-  const due = await db
-    .selectFrom('privileges')
-    .selectAll()
-    .where('ended_at', 'is', null)
-    .where('expires_at', '<=', now)
-    .orderBy('expires_at')
-    .limit(BATCH)
-    .execute();
+  const due = await repo.duePrivileges(db, now, BATCH);
   for (const row of due) {
     try {
       const ended = await db.transaction().execute(async (trx) => {
@@ -92,29 +86,11 @@ export async function expiryPass(
       opts.log?.error({ err, privilege: row.id }, 'privilege expiry failed');
     }
   }
-  const soon = await db
-    .selectFrom('privileges')
-    .innerJoin('users', 'users.id', 'privileges.user_id')
-    .select(['privileges.id', 'privileges.user_id', 'privileges.tier_title', 'privileges.expires_at', 'users.email', 'users.username'])
-    .where('privileges.ended_at', 'is', null)
-    .where('privileges.reminded_at', 'is', null)
-    .where('privileges.expires_at', '>', now)
-    .where('privileges.expires_at', '<=', now + REMIND_BEFORE_MS)
-    .where('users.deleted_at', 'is', null)
-    .limit(BATCH)
-    .execute();
+  const soon = await repo.privilegesToRemind(db, now, REMIND_BEFORE_MS, BATCH);
   const siteName = soon.length === 0 ? '' : typeof opts.siteName === 'string' ? opts.siteName : await opts.siteName();
   for (const r of soon) {
     await db.transaction().execute(async (trx) => {
-      const marked = await trx
-        .updateTable('privileges')
-        .set({ reminded_at: now })
-        .where('id', '=', r.id)
-        .where('reminded_at', 'is', null)
-        .where('ended_at', 'is', null)
-        .where('expires_at', '=', r.expires_at)
-        .executeTakeFirst();
-      if (Number(marked.numUpdatedRows) !== 1) return;
+      if (!(await repo.markReminded(trx, r.id, r.expires_at, now))) return;
       await enqueueMail(trx, reminderLetter(siteName, opts.publicUrl, r.email, r.username, r.tier_title, Number(r.expires_at)), now);
       await notify(
         trx,

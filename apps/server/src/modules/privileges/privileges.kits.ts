@@ -6,7 +6,8 @@ import { kitsOf } from '../donate/donate.service.ts';
 import * as donateRepo from '../donate/donate.repo.ts';
 import { lockPlayer } from '../purchases/purchases.service.ts';
 import { tierServers, tierWord } from './privileges.placement.ts';
-import { DAY_MS, running, runningRow, TEXTS, type TierRow } from './privileges.service.ts';
+import * as repo from './privileges.repo.ts';
+import { DAY_MS, running, TEXTS, type TierRow } from './privileges.service.ts';
 
 /** POST /api/donate/kits/{kitId}/claim: the holder and the period are checked under the player's lock; the claim and its delivery commit together. */
 export async function claimKit(ctx: AppContext, userId: number, kitId: number): Promise<KitClaimResponse> {
@@ -21,29 +22,26 @@ export async function claimKit(ctx: AppContext, userId: number, kitId: number): 
     }
     if (!found) throw notFound(TEXTS.kitNotFound);
     const { tier, kit } = found;
-    const held = await runningRow(trx, userId);
+    const held = await repo.runningRow(trx, userId);
     if (!held || held.tier_id !== tier.id || !running(held, now))
       throw new HttpError(403, TEXTS.kitNotHeld(tier.title), { code: 'not_holder' });
-    const last = await trx
-      .selectFrom('kit_claims')
-      .select((eb) => eb.fn.max<number>('claimed_at').as('last'))
-      .where('user_id', '=', userId)
-      .where('kit_id', '=', kitId)
-      .executeTakeFirst();
-    const lastAt = last?.last == null ? null : Number(last.last);
+    const lastAt = await repo.lastKitClaimAt(trx, userId, kitId);
     if (lastAt !== null && lastAt + kit.period * DAY_MS > now) {
       const next = lastAt + kit.period * DAY_MS;
       throw conflict(TEXTS.kitCooldown(durationText(next - now)), { code: 'kit_cooldown', extra: { next_claim_at: next } });
     }
     if (kit.give_commands.length === 0) throw conflict(TEXTS.noKitCommands(kit.command), { code: 'kit_in_game' });
-    const claim = await trx
-      .insertInto('kit_claims')
-      .values({ user_id: userId, kit_id: kitId, tier_id: tier.id, privilege_id: held.id, kit_name: kit.name, claimed_at: now })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const claimId = await repo.insertKitClaim(trx, {
+      user_id: userId,
+      kit_id: kitId,
+      tier_id: tier.id,
+      privilege_id: held.id,
+      kit_name: kit.name,
+      claimed_at: now,
+    });
     await enqueueDelivery(trx, {
       source: 'kit',
-      sourceId: claim.id,
+      sourceId: claimId,
       userId,
       label: `Набор «${kit.name.slice(0, 150)}»`,
       server: tierServers(tier),

@@ -4,7 +4,8 @@ import { conflict } from '../../lib/errors.ts';
 import { enqueueDelivery, type DeliveryTarget } from '../deliveries/deliveries.queue.ts';
 import { listOf } from '../donate/donate.service.ts';
 import * as donateRepo from '../donate/donate.repo.ts';
-import { DAY_MS, runningRow, TEXTS, type PrivilegeRow, type TierRow } from './privileges.service.ts';
+import * as repo from './privileges.repo.ts';
+import { DAY_MS, TEXTS, type PrivilegeRow, type TierRow } from './privileges.service.ts';
 
 // The one running privilege of a player: what a purchase or a grant would do to it (plan), doing
 // it (place), ending it (endPrivilege), and the grant and revoke commands that go with each.
@@ -57,13 +58,7 @@ export async function endPrivilege(
   now: number,
   expiresAt?: number,
 ): Promise<boolean> {
-  const done = await trx
-    .updateTable('privileges')
-    .set({ ended_at: now, end_reason: reason, updated_at: now, ...(expiresAt !== undefined && { expires_at: expiresAt }) })
-    .where('id', '=', row.id)
-    .where('ended_at', 'is', null)
-    .executeTakeFirst();
-  if (Number(done.numUpdatedRows) !== 1) return false;
+  if (!(await repo.markEnded(trx, row.id, reason, now, expiresAt))) return false;
   const tier = await donateRepo.findTier(trx, row.tier_id);
   const commands = tier ? listOf<string>(tier.revoke_commands) : [];
   if (tier && commands.length > 0) {
@@ -108,7 +103,7 @@ export async function plan(
 ): Promise<Plan> {
   const { tier, tiers, addMs, now } = opts;
   const rank = (id: number) => tiers.findIndex((t) => t.id === id);
-  let current: PrivilegeRow | null = (await runningRow(trx, opts.userId)) ?? null;
+  let current: PrivilegeRow | null = (await repo.runningRow(trx, opts.userId)) ?? null;
   let stale: PrivilegeRow | null = null;
   if (current && current.tier_id !== tier.id && Number(current.expires_at) <= now) [stale, current] = [current, null];
   if (current && current.tier_id === tier.id) {
@@ -143,30 +138,21 @@ export async function place(
   const { tier, now } = opts;
   if (p.stale) await endPrivilege(trx, p.stale, 'expired', now);
   if (p.kind === 'extend' && p.current) {
-    await trx
-      .updateTable('privileges')
-      .set({ expires_at: p.expiresAt, tier_title: tier.title, reminded_at: null, updated_at: now })
-      .where('id', '=', p.current.id)
-      .execute();
+    await repo.extend(trx, p.current.id, p.expiresAt, tier.title, now);
     return p.current.id;
   }
   if (p.current) await endPrivilege(trx, p.current, 'upgraded', now);
-  const row = await trx
-    .insertInto('privileges')
-    .values({
-      user_id: opts.userId,
-      tier_id: tier.id,
-      tier_title: tier.title,
-      starts_at: now,
-      expires_at: p.expiresAt,
-      ended_at: null,
-      end_reason: null,
-      reminded_at: null,
-      granted_by: opts.grantedBy,
-      created_at: now,
-      updated_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  return repo.insertPrivilege(trx, {
+    user_id: opts.userId,
+    tier_id: tier.id,
+    tier_title: tier.title,
+    starts_at: now,
+    expires_at: p.expiresAt,
+    ended_at: null,
+    end_reason: null,
+    reminded_at: null,
+    granted_by: opts.grantedBy,
+    created_at: now,
+    updated_at: now,
+  });
 }

@@ -10,6 +10,7 @@ import { redeemPromo } from '../purchases/purchases.promo.ts';
 import { lockPlayers, purchase } from '../purchases/purchases.service.ts';
 import type { User } from '../users/users.repo.ts';
 import { place, plan, queueGrant, type Plan } from './privileges.placement.ts';
+import * as repo from './privileges.repo.ts';
 import { MONTH_MS, TEXTS, type TierRow } from './privileges.service.ts';
 
 interface TierPrice {
@@ -97,29 +98,25 @@ export async function buy(
     },
     async record(trx, { tier, plan: p }, charge, now) {
       const privilegeId = await place(trx, p, { userId: holderId, tier, now, grantedBy: null });
-      const row = await trx
-        .insertInto('privilege_purchases')
-        .values({
-          privilege_id: privilegeId,
-          user_id: holderId,
-          paid_by: recipient ? payer.id : null,
-          tier_id: tier.id,
-          months,
-          price: charge.price,
-          credit: p.credit,
-          total: charge.total,
-          replaced_id: p.kind === 'upgrade' ? (p.current?.id ?? null) : null,
-          created_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const purchaseId = await repo.insertPurchase(trx, {
+        privilege_id: privilegeId,
+        user_id: holderId,
+        paid_by: recipient ? payer.id : null,
+        tier_id: tier.id,
+        months,
+        price: charge.price,
+        credit: p.credit,
+        total: charge.total,
+        replaced_id: p.kind === 'upgrade' ? (p.current?.id ?? null) : null,
+        created_at: now,
+      });
       const credited = p.credit > 0 ? `, зачтено ${toRoubles(p.credit)} ₽` : '';
       const gift = recipient ? ` (подарок ${recipient.username})` : '';
       return {
         tier,
         plan: p,
         privilegeId,
-        ledger: { ref: `privilege:${row.id}`, note: `${tier.title} на ${months} мес.${credited}${gift}` },
+        ledger: { ref: `privilege:${purchaseId}`, note: `${tier.title} на ${months} мес.${credited}${gift}` },
       };
     },
     async deliver(trx, { tier, plan: p, privilegeId }, balance, now) {

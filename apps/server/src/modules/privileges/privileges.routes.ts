@@ -27,7 +27,8 @@ import * as admin from './privileges.admin.ts';
 import { expiryJob } from './privileges.expiry.ts';
 import { claimKit } from './privileges.kits.ts';
 import * as purchase from './privileges.purchase.ts';
-import { currentTierOf, heldTierIds, listMine, purchaseDetails } from './privileges.service.ts';
+import { heldTierIds } from './privileges.repo.ts';
+import { currentTierOf, listMine, purchaseDetails } from './privileges.service.ts';
 
 const tags = ['Привилегии'];
 const adminTags = ['Привилегии: администрирование'];

@@ -1,11 +1,10 @@
 import { PRIVILEGE_MONTH_DAYS, PRIVILEGE_TEXTS, type UserPrivilege } from '@kubik/contract';
-import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import { deliveriesOf, latestBatch, statusOf } from '../deliveries/deliveries.service.ts';
 import { kitsOf } from '../donate/donate.service.ts';
 import * as donateRepo from '../donate/donate.repo.ts';
 import type { LedgerRefDetail } from '../users/users.ports.ts';
-import type { PrivilegesTable } from './privileges.tables.ts';
+import * as repo from './privileges.repo.ts';
 
 // The player's privileges as they stand. Changing them: privileges.placement.ts (the one running
 // privilege), privileges.purchase.ts, privileges.kits.ts, privileges.admin.ts.
@@ -20,26 +19,16 @@ export const MONTH_MS = PRIVILEGE_MONTH_DAYS * DAY_MS;
 /** The reminder letter goes this long before the end. */
 export const REMIND_BEFORE_MS = 3 * DAY_MS;
 
-export type PrivilegeRow = Selectable<PrivilegesTable>;
+export type PrivilegeRow = repo.PrivilegeRow;
 export type TierRow = donateRepo.TierRow;
 
 export const running = (p: Pick<PrivilegeRow, 'ended_at' | 'expires_at' | 'starts_at'>, now: number) =>
   p.ended_at === null && Number(p.expires_at) > now && Number(p.starts_at) <= now;
 
-/** The player's privilege that has not ended (at most one: a partial unique index), even one past its end the expiry job has not reached. */
-export function runningRow(trx: Db, userId: number) {
-  return trx.selectFrom('privileges').selectAll().where('user_id', '=', userId).where('ended_at', 'is', null).executeTakeFirst();
-}
-
 /** The player's privileges, newest first; the running one with its kits and when each can be claimed. */
 export async function listMine(db: Db, userId: number, now = Date.now()): Promise<UserPrivilege[]> {
-  const rows = await db.selectFrom('privileges').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').limit(50).execute();
-  const claims = await db
-    .selectFrom('kit_claims')
-    .select(['kit_id', (eb) => eb.fn.max<number>('id').as('claim_id'), (eb) => eb.fn.max<number>('claimed_at').as('last')])
-    .where('user_id', '=', userId)
-    .groupBy('kit_id')
-    .execute();
+  const rows = await repo.recentPrivileges(db, userId, 50);
+  const claims = await repo.lastKitClaims(db, userId);
   const lastClaim = new Map(claims.map((c) => [Number(c.kit_id), Number(c.last)]));
   // What the card says about the game: the privilege's last grant, each kit's last claim.
   const claimOf = new Map(claims.map((c) => [Number(c.kit_id), Number(c.claim_id)]));
@@ -89,33 +78,11 @@ export async function listMine(db: Db, userId: number, now = Date.now()): Promis
  * so the profile does not show it as held either.
  */
 export async function currentTierOf(db: Db, userId: number, now: number): Promise<{ title: string; expires_at: number } | null> {
-  const row = await db
-    .selectFrom('privileges')
-    .select(['id', 'tier_title', 'expires_at'])
-    .where('user_id', '=', userId)
-    .where('ended_at', 'is', null)
-    .where('starts_at', '<=', now)
-    .where('expires_at', '>', now)
-    .orderBy('expires_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const row = await repo.currentPrivilege(db, userId, now);
   if (!row) return null;
   const grants = await deliveriesOf(db, 'privilege_grant', [row.id]);
   if (statusOf(latestBatch(grants.get(row.id)))?.state === 'failed') return null;
   return { title: row.tier_title, expires_at: Number(row.expires_at) };
-}
-
-/** The tiers a player holds at `now` (capes given to a tier). */
-export async function heldTierIds(db: Db, userId: number, now: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('privileges')
-    .select('tier_id')
-    .where('user_id', '=', userId)
-    .where('ended_at', 'is', null)
-    .where('starts_at', '<=', now)
-    .where('expires_at', '>', now)
-    .execute();
-  return rows.map((r) => r.tier_id);
 }
 
 /**
@@ -126,19 +93,10 @@ export async function heldTierIds(db: Db, userId: number, now: number): Promise<
 export async function purchaseDetails(db: Db, ids: number[]): Promise<Map<number, LedgerRefDetail>> {
   const out = new Map<number, LedgerRefDetail>();
   if (ids.length === 0) return out;
-  const rows = await db
-    .selectFrom('privilege_purchases as pp')
-    .innerJoin('privileges as p', 'p.id', 'pp.privilege_id')
-    .select(['pp.id', 'pp.privilege_id', 'pp.months', 'pp.replaced_id', 'pp.created_at', 'p.tier_title'])
-    .where('pp.id', 'in', ids)
-    .execute();
+  const rows = await repo.purchasesWithTitles(db, ids);
   if (rows.length === 0) return out;
   const privilegeIds = [...new Set(rows.map((r) => r.privilege_id))];
-  const later = await db
-    .selectFrom('privilege_purchases')
-    .select(['privilege_id', 'created_at'])
-    .where('privilege_id', 'in', privilegeIds)
-    .execute();
+  const later = await repo.purchaseTimes(db, privilegeIds);
   const grants = await deliveriesOf(db, 'privilege_grant', privilegeIds);
   for (const r of rows) {
     const at = Number(r.created_at);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VanillaRconServer } from '../../../../../testing/rcon/vanilla-server.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
-import { heldTierIds } from './privileges.service.ts';
+import { heldTierIds } from './privileges.repo.ts';
 import { drainDeliveries } from '../deliveries/deliveries.worker.ts';
 import { findLedgerMismatches } from '../ledger/ledger.service.ts';
 import { addServer, balanceOf, closeTestApp, quickPlayer } from '../shop/shop.test-helpers.ts';

@@ -1,20 +1,14 @@
 import type { SkinModel } from '@kubik/contract';
+import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import type { TextureSource } from '../users/users.ports.ts';
+import type { User } from '../users/users.repo.ts';
+import type { SkinsTable, UserSkinsTable } from './skins.tables.ts';
 
-/** The skin a player wears, as far as serving it needs. */
-export interface WornSkin {
-  hash: string;
-  width: number;
-  height: number;
-  model: SkinModel;
-}
+/** The skin a player wears, as far as serving it needs: the file's size, and the model the player chose. */
+export type WornSkin = Pick<Selectable<SkinsTable>, 'hash' | 'width' | 'height'> & Pick<Selectable<UserSkinsTable>, 'model'>;
 
-export interface Player {
-  id: number;
-  username: string;
-  skin: WornSkin | null;
-}
+export type Player = Pick<User, 'id' | 'username'> & { skin: WornSkin | null };
 
 function worn(row: { skin_hash: string | null; width: number | null; height: number | null; model: SkinModel | null }): WornSkin | null {
   return row.skin_hash && row.width && row.height && row.model
@@ -59,33 +53,32 @@ export const skinTextureSource: TextureSource<{ hash: string; slim: boolean }> =
   png: skinPng,
 };
 
+/** The hash of the skin the player wears; null when they wear the site's default. */
+export async function wornSkinHash(db: Db, userId: number): Promise<string | null> {
+  const row = await db.selectFrom('user_skins').select('skin_hash').where('user_id', '=', userId).executeTakeFirst();
+  return row?.skin_hash ?? null;
+}
+
 /**
- * Puts the skin on the player, storing the file only if no one has uploaded the same pixels
- * before. Returns the hash the player wore until now. The upsert touches an existing skin row so
- * that it stays locked until the player's row points at it: a concurrent clean-up of the same
- * skin (deleteUnusedSkin) then waits instead of removing it underneath.
+ * Stores the file unless someone has uploaded the same pixels before. The upsert touches an
+ * existing skin row so that, in the caller's transaction, it stays locked until the player's row
+ * points at it (putOnSkin): a concurrent clean-up of the same skin (deleteUnusedSkin) then waits
+ * instead of removing it underneath.
  */
-export async function wearSkin(
-  db: Db,
-  userId: number,
-  skin: { hash: string; png: Buffer; width: number; height: number; model: SkinModel },
-  model: SkinModel,
-): Promise<string | null> {
-  const now = Date.now();
-  return db.transaction().execute(async (trx) => {
-    const before = await trx.selectFrom('user_skins').select('skin_hash').where('user_id', '=', userId).executeTakeFirst();
-    await trx
-      .insertInto('skins')
-      .values({ hash: skin.hash, png: skin.png, width: skin.width, height: skin.height, model: skin.model, created_at: now })
-      .onConflict((oc) => oc.column('hash').doUpdateSet((eb) => ({ hash: eb.ref('excluded.hash') })))
-      .execute();
-    await trx
-      .insertInto('user_skins')
-      .values({ user_id: userId, skin_hash: skin.hash, model, updated_at: now })
-      .onConflict((oc) => oc.column('user_id').doUpdateSet({ skin_hash: skin.hash, model, updated_at: now }))
-      .execute();
-    return before?.skin_hash ?? null;
-  });
+export async function storeSkin(db: Db, skin: Omit<Selectable<SkinsTable>, 'created_at'>, now: number): Promise<void> {
+  await db
+    .insertInto('skins')
+    .values({ hash: skin.hash, png: skin.png, width: skin.width, height: skin.height, model: skin.model, created_at: now })
+    .onConflict((oc) => oc.column('hash').doUpdateSet((eb) => ({ hash: eb.ref('excluded.hash') })))
+    .execute();
+}
+
+export async function putOnSkin(db: Db, userId: number, hash: string, model: SkinModel, now: number): Promise<void> {
+  await db
+    .insertInto('user_skins')
+    .values({ user_id: userId, skin_hash: hash, model, updated_at: now })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ skin_hash: hash, model, updated_at: now }))
+    .execute();
 }
 
 /**

@@ -78,6 +78,20 @@ export function createSkinService(ctx: AppContext) {
     };
   }
 
+  /**
+   * Puts the skin on the player, storing the file only if no one has uploaded the same pixels
+   * before. Returns the hash the player wore until now.
+   */
+  function wearSkin(userId: number, skin: Parameters<typeof repo.storeSkin>[1], model: SkinModel): Promise<string | null> {
+    const now = Date.now();
+    return ctx.db.transaction().execute(async (trx) => {
+      const before = await repo.wornSkinHash(trx, userId);
+      await repo.storeSkin(trx, skin, now);
+      await repo.putOnSkin(trx, userId, skin.hash, model, now);
+      return before;
+    });
+  }
+
   // Both lookups go through the user cache: heads are asked for far more often than skins change.
   const wornSkin = async (userId: number): Promise<repo.WornSkin | null> =>
     (await ctx.userCache.get(`skin:${userId}`, () => repo.findWornSkin(ctx.db, userId))) ?? null;
@@ -119,7 +133,7 @@ export function createSkinService(ctx: AppContext) {
         throw skinError(err);
       });
       const model = chosen ?? skin.model;
-      const before = await repo.wearSkin(ctx.db, user.id, skin, model);
+      const before = await wearSkin(user.id, skin, model);
       cache.set(`s:${skin.hash}`, skin.png);
       if (before && before !== skin.hash) await repo.deleteUnusedSkin(ctx.db, before);
       return info(user.username, { hash: skin.hash, width: skin.width, height: skin.height, model }, '/api/user');
