@@ -163,6 +163,18 @@ export const ERROR_CODE_MEANINGS = {
   vote_bad_signature: 'A vote callback whose signature (or bearer secret) does not match the top’s secret',
   vote_stale: 'A vote callback whose time is too far from now (an old callback replayed)',
 
+  // Support tickets and ban appeals (modules/support).
+  ticket_not_found: 'No such ticket, or it is not yours (a player never learns whether another player’s ticket exists)',
+  ticket_closed: 'The ticket is closed: no more replies (staff may reopen it)',
+  too_many_open_tickets: 'The player has as many open tickets as one may; close one or wait for an answer',
+  support_category_not_found: 'No such support category (or it is switched off)',
+  support_link_not_found: 'The order, delivery or top-up named is not the player’s own',
+  attachment_not_found: 'No such attachment, or not one the caller may read or attach',
+  not_support_staff: 'The staff member named does not hold the `support` permission',
+  appeal_link_invalid: 'The appeal link is made up, altered or expired: log in with the password again for a fresh one',
+  appeal_ban_over: 'The ban the appeal link names is no longer in force',
+  appeal_exists: 'The ban is appealed already (`id` names the appeal)',
+
   // Pages.
   page_builtin: 'A built-in page cannot be removed (its text can be changed)',
 

@@ -16,6 +16,7 @@ export const NOTICE_KINDS = [
   'message', // a message from the administration
   'vote_reward', // a vote on a server top was rewarded, or a month's prize paid
   'referral_reward', // an invited player's top-up paid the inviter
+  'support', // a support ticket was answered, assigned or closed
 ] as const;
 export const NoticeKind = z.enum(NOTICE_KINDS);
 export type NoticeKind = z.infer<typeof NoticeKind>;

@@ -11,7 +11,7 @@ import { recordAudit } from '../audit/audit.service.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
 import { siteName } from '../site/site.settings.ts';
-import { assertNotBanned } from '../users/ban-status.ts';
+import { refuseBannedLogin } from '../users/ban-status.ts';
 import * as emailTokens from '../users/email-tokens.ts';
 import { clearLoginFailures, isKnownDevice, rememberDevice, reserveLoginTry, retryText } from '../users/login-throttle.ts';
 import { createSession, endLogins } from '../users/users.logins.ts';
@@ -206,7 +206,7 @@ export async function login(
   if (second === 'wrong') await failedLoginFloor(started, ctx.config.loginFailureDelayMs);
   if (second === 'missing' || second === 'wrong') throw secondFactorError(second);
   await clearLoginFailures(ctx.db, user.id);
-  assertNotBanned(user);
+  await refuseBannedLogin(ctx.db, user);
   if (user.email_verified_at === null) throw forbidden(TEXTS.notConfirmed, { code: 'email_not_confirmed' });
 
   const token = await createSession(ctx.db, user.id, ctx.config.sessionTtlMs, meta);

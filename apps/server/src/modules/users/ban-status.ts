@@ -1,5 +1,7 @@
 import type { BanInfo } from '@kubik/contract';
+import type { Db } from '../../db/index.ts';
 import { forbidden } from '../../lib/errors.ts';
+import { banAppealToken } from './users.ports.ts';
 
 /**
  * Whether an account is banned, read from its own row (users.banned_at, ban_until, ban_reason),
@@ -55,6 +57,18 @@ export function assertNotBanned(user: BanFields, now = Date.now()): void {
       code: 'banned',
       extra: { ban: { reason: ban.reason, until: ban.until, since: ban.since, text: banText(ban) } },
     });
+}
+
+/**
+ * The password login's refusal of a banned account: assertNotBanned's 403, whose `ban` also
+ * carries `appeal_token` (a signed appeal link's token, when support answers): the password and
+ * the second factor were right, so the caller is the account's owner.
+ */
+export async function refuseBannedLogin(db: Db, user: BanFields & { id: number }, now = Date.now()): Promise<void> {
+  const ban = activeBan(user, now);
+  if (!ban) return;
+  const token = await banAppealToken.ask()(db, user.id, ban.since);
+  throw forbidden(banText(ban), { code: 'banned', extra: { ban: { ...banInfo(ban), ...(token ? { appeal_token: token } : {}) } } });
 }
 
 export function banInfo(state: BanState): BanInfo {

@@ -96,6 +96,16 @@ export function secondFactorError(result: 'missing' | 'wrong'): HttpError {
 /** eraseAccount() removed a user's name, address and logins: features forget the personal data they keep (pending address changes, the authenticator). */
 export const userErased = new Hook<[trx: Db, userId: number]>();
 
+/**
+ * The token of a signed link with which a banned player appeals the ban in force (support), or
+ * null on a site without support tickets. Asked where the account was proven while the ban keeps
+ * it out: the password login's refusal; the ban's letter or page may ask too (docs/support.md).
+ */
+export const banAppealToken = new Port<(db: Db, userId: number, since: number) => Promise<string | null>>(
+  'ban appeal links',
+  async () => null,
+);
+
 // --- In game --------------------------------------------------------------------------------
 
 /** Textures of one kind a player wears in game, by the hash of their pixels. */

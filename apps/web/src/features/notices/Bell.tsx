@@ -20,6 +20,7 @@ const ICONS: Record<NoticeKind, string> = {
   message: '📢',
   vote_reward: '🗳️',
   referral_reward: '🤝',
+  support: '💬',
 };
 
 /** After the stream was refused (session over, too many tabs) it is tried again this much later. */
