@@ -98,6 +98,12 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'payment.provider': 'Способ оплаты настроен',
   'notice.send': 'Игроку отправлено сообщение от администрации',
   'notice.broadcast': 'Всем игрокам отправлено сообщение от администрации',
+  'support.category.create': 'Категория обращений добавлена',
+  'support.category.update': 'Категория обращений изменена',
+  'support.category.delete': 'Категория обращений удалена',
+  'support.canned.create': 'Шаблон ответа добавлен',
+  'support.canned.update': 'Шаблон ответа изменён',
+  'support.canned.delete': 'Шаблон ответа удалён',
 };
 
 /** The log's sections (its filter), by the entity the server records. */
@@ -121,6 +127,8 @@ export const AUDIT_ENTITY_LABELS: Record<string, string> = {
   vote_site: 'Голосование',
   role: 'Роли сотрудников',
   notice: 'Сообщения игрокам',
+  support_category: 'Категории обращений',
+  support_canned: 'Шаблоны ответов',
 };
 
 /** Field names, the same in every entity unless AUDIT_ENTITY_FIELD_LABELS says otherwise. */

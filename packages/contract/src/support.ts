@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { withLabels } from './common.ts';
 import { BanInfo } from './bans.ts';
+import { isSafeImageUrl } from './news.ts';
 
 // Support tickets (/support for players, Админ-панель → Обращения for staff with `support`), shared
 // by the server and the web app. Texts are plain: the web shows them as text, never as HTML.
@@ -91,6 +92,9 @@ export const SUPPORT_TEXTS = {
 
 // ---- Categories
 
+/** Whether an icon is a picture's address (else an emoji). */
+export const isImageIcon = (icon: string) => /^(\/|https?:)/i.test(icon);
+
 /** A trimmed text; one line unless `multiline` (then line breaks and tabs are kept). */
 const text = (label: string, min: number, max: number, multiline = false) =>
   z
@@ -110,10 +114,10 @@ const Id = (what: string) =>
     .positive(`${what}: ожидался номер`)
     .max(2_147_483_647, `${what}: ожидался номер`);
 
-/** An emoji or a picture uploaded in Админ-панель → Картинки (/media/<hash>.<ext>); null: none. */
-export const SUPPORT_ICON_HINT = 'Эмодзи (например 💳) или адрес картинки из раздела «Картинки» (/media/…)';
+/** An emoji, or a picture's address (best one uploaded in Админ-панель → Картинки: /media/…); null: none. */
+export const SUPPORT_ICON_HINT = 'Эмодзи (например 💳) или адрес картинки (лучше загруженной в разделе «Картинки»: /media/…)';
 export function isSupportIcon(value: string): boolean {
-  if (/^\/media\/[0-9a-f]{64}\.(png|jpg|webp|gif)$/.test(value)) return true;
+  if (isImageIcon(value)) return isSafeImageUrl(value);
   // A few pictographs: no letters, digits, punctuation or spaces (nothing that reads as a word).
   return [...value].length <= 4 && /^\p{Extended_Pictographic}/u.test(value) && !/[\p{L}\p{N}\p{P}\s<>]/u.test(value);
 }

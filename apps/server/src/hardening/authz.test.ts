@@ -67,3 +67,51 @@ describe.each(dbKinds)('authorization matrix on %s', (kind) => {
     expect(failures).toEqual([]);
   });
 });
+
+/**
+ * Rows of one player behind a route's :id: every such route answers another player (and staff
+ * without the permission) as if the row did not exist, and says nothing of it. Support tickets
+ * and their pictures are the rows of this kind; a new :id route under /api/support/ is walked
+ * without touching this file.
+ */
+describe.each(dbKinds)('one player’s rows, other players on %s', (kind) => {
+  let t: TestApp;
+  const tokens: Record<string, string> = {};
+  beforeAll(async () => {
+    t = await createTestApp(kind, { rateLimits: { enabled: false }, workers: false });
+    await seedUser(t, 'Admin', { admin: true });
+    for (const name of ['Owner', 'Other']) {
+      await seedUser(t, name);
+      tokens[name] = await loginAs(t, name);
+    }
+    tokens.Admin = await loginAs(t, 'Admin');
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('never shows a support ticket or its pictures to another player', async () => {
+    const call = (who: string, method: string, url: string, payload?: object) =>
+      t.app.inject(asUser(tokens[who]!, { method: method as 'GET', url, ...(payload && { payload }) }));
+    const category = (await call('Admin', 'POST', '/api/admin/support/categories', { name: 'Разное', description: '' })).json<{
+      id: number;
+    }>().id;
+    const ticket = (
+      await call('Owner', 'POST', '/api/support/tickets', { category_id: category, subject: 'Личная тема', message: 'Личный текст' })
+    ).json<{ id: number }>().id;
+    const routes = t.app.apiRoutes.filter((r) => r.url.startsWith('/api/support/') && r.url.includes(':id'));
+    expect(routes.map((r) => `${r.method} ${r.url}`)).toContain('GET /api/support/tickets/:id');
+    for (const route of routes) {
+      const res = await call(
+        'Other',
+        route.method,
+        route.url.replace(':id', String(ticket)),
+        route.method === 'GET' ? undefined : { message: 'x' },
+      );
+      expect(res.statusCode, `${route.method} ${route.url}`).toBe(404);
+      expect(res.body).not.toMatch(/Личн/);
+    }
+    const own = (await call('Owner', 'GET', `/api/support/tickets/${ticket}`)).json<{ state: string; messages: unknown[] }>();
+    expect(own).toMatchObject({ state: 'open', messages: [{ text: 'Личный текст' }] });
+  });
+});

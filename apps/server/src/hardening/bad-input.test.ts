@@ -360,7 +360,33 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
     expect(bought.statusCode, bought.body).toBe(200);
     const delivery = await t.handle.db.selectFrom('deliveries').select('id').executeTakeFirstOrThrow();
     const category = await t.handle.db.selectFrom('shop_categories').select('id').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    // Support: a category, a ticket of the administrator's own (so the player routes write to it), a canned answer, a picture.
+    const supportCategory = await created(
+      await admin({
+        method: 'POST',
+        url: '/api/admin/support/categories',
+        payload: { name: 'Покупки', description: 'Вопросы о покупках' },
+      }),
+    );
+    const ticket = await created(
+      await admin({
+        method: 'POST',
+        url: '/api/support/tickets',
+        payload: { category_id: supportCategory, subject: 'Тема', message: 'Текст' },
+      }),
+    );
+    const canned = await created(
+      await admin({ method: 'POST', url: '/api/admin/support/canned', payload: { title: 'Шаблон', text: 'Текст шаблона' } }),
+    );
+    const picture = multipart([{ name: 'file', filename: 'a.png', type: 'image/png', data: await toPng(testSkin()) }]);
+    const uploaded = await admin({ method: 'POST', url: '/api/support/attachments', payload: picture.payload, headers: picture.headers });
+    expect(uploaded.statusCode, uploaded.body).toBe(200);
     Object.assign(ids, {
+      '/api/support/tickets/': ticket,
+      '/api/admin/support/tickets/': ticket,
+      '/api/admin/support/categories/': supportCategory,
+      '/api/admin/support/canned/': canned,
+      '/api/support/attachments/': uploaded.json<{ id: number }>().id,
       '/api/user/': targetId,
       '/api/tidings/': news,
       '/api/donate/': tier,

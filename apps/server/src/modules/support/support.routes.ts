@@ -34,7 +34,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { refuseWhileBlocked } from '../../front-door/refusals.ts';
-import { errorReplies, forbidden, HttpError } from '../../lib/errors.ts';
+import { badRequest, errorReplies, HttpError } from '../../lib/errors.ts';
 import { addressKey } from '../../lib/rate-limit.ts';
 import { rightsOf, userOf } from '../../plugins/auth.ts';
 import { readUploadForm } from '../../plugins/upload-form.ts';
@@ -72,7 +72,7 @@ export function supportRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   /** An appeal link this site did not sign (or that expired) is refused before the body is read or the database asked. */
   const signedAppeal = async (req: FastifyRequest) => {
     if (!(await support.appealSigned(req.headers[APPEAL_TOKEN_HEADER])))
-      throw forbidden(SUPPORT_TEXTS.appealLinkInvalid, { code: 'appeal_link_invalid' });
+      throw badRequest(SUPPORT_TEXTS.appealLinkInvalid, { code: 'appeal_link_invalid' });
   };
   const appealToken = (req: FastifyRequest) => String(req.headers[APPEAL_TOKEN_HEADER]);
 
@@ -216,7 +216,7 @@ export function supportRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary: `Обжалование блокировки по ссылке (токен в заголовке ${APPEAL_TOKEN_HEADER}): блокировка и переписка, если обжалование уже написано`,
         headers: AppealHeaders,
-        response: { 200: AppealView, ...errorReplies(400, 403, 409) },
+        response: { 200: AppealView, ...errorReplies(400, 409) },
       },
       handler: async (req, reply) => reply.header('cache-control', 'no-store').send(await support.appealView(appealToken(req))),
     });
@@ -229,7 +229,7 @@ export function supportRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: `Обжаловать блокировку, которая сейчас действует (токен ссылки в заголовке ${APPEAL_TOKEN_HEADER}); одно обжалование на блокировку`,
         headers: AppealHeaders,
         body: AppealBody,
-        response: { 201: SupportCreated, ...errorReplies(400, 403, 409, 429) },
+        response: { 201: SupportCreated, ...errorReplies(400, 409, 429) },
       },
       handler: async (req, reply) => reply.code(201).send({ id: await support.appeal(appealToken(req), req.body.message, req.ip) }),
     });
@@ -242,7 +242,7 @@ export function supportRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary: `Ответить в своём обжаловании (токен ссылки в заголовке ${APPEAL_TOKEN_HEADER})`,
         headers: AppealHeaders,
         body: AppealBody,
-        response: { 200: SupportTicket, ...errorReplies(400, 403, 404, 409, 429) },
+        response: { 200: SupportTicket, ...errorReplies(400, 404, 409, 429) },
       },
       handler: async (req) => support.appealReply(appealToken(req), req.body.message),
     });

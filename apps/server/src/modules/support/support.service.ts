@@ -21,7 +21,7 @@ import {
 } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
-import { badRequest, conflict, forbidden, isUniqueViolation, notFound, tooMany } from '../../lib/errors.ts';
+import { badRequest, conflict, isUniqueViolation, notFound, tooMany } from '../../lib/errors.ts';
 import { addressKey } from '../../lib/rate-limit.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { MAIL_JOB } from '../mail/mail.outbox.ts';
@@ -63,7 +63,7 @@ export function toCategory(row: repo.CategoryRow): SupportCategory {
   };
 }
 
-/** The owner's field definitions with stable keys: kept when given, made (f1, f2, …) for new fields. */
+/** The owner's field definitions with stable keys: kept when given, made (f1, f2, …) for new fields. Choices are kept as given; only a list shows them. */
 export function keyFields(defs: readonly SupportFieldDef[]): SupportField[] {
   const taken = new Set(defs.map((d) => d.key).filter(Boolean));
   let n = 0;
@@ -74,7 +74,7 @@ export function keyFields(defs: readonly SupportFieldDef[]): SupportField[] {
       if (!taken.has(candidate)) key = candidate;
     }
     taken.add(key);
-    return { key, label: d.label, type: d.type, required: d.required ?? false, options: d.type === 'select' ? (d.options ?? []) : [] };
+    return { key, label: d.label, type: d.type, required: d.required ?? false, options: d.options ?? [] };
   });
 }
 
@@ -241,7 +241,7 @@ export function createSupportService(ctx: AppContext) {
 
   async function appealOf(token: string, now = Date.now()): Promise<{ claim: AppealClaim; ban: repo.BanRow; username: string }> {
     const claim = (await AppealLinks.load(db)).read(token, now);
-    if (!claim) throw forbidden(SUPPORT_TEXTS.appealLinkInvalid, { code: 'appeal_link_invalid' });
+    if (!claim) throw badRequest(SUPPORT_TEXTS.appealLinkInvalid, { code: 'appeal_link_invalid' });
     const ban = await repo.banInForce(db, claim.userId, claim.since, now);
     if (!ban || ban.created_at !== claim.since) throw conflict(SUPPORT_TEXTS.appealBanOver, { code: 'appeal_ban_over' });
     const user = await repo.userContact(db, claim.userId);
