@@ -140,6 +140,9 @@ function ProfileMenu() {
           <Link role="menuitem" to={TOPUP_PATH}>
             Пополнить баланс
           </Link>
+          <Link role="menuitem" to="/support">
+            Поддержка
+          </Link>
           <Link role="menuitem" to="/shop">
             Магазин
           </Link>

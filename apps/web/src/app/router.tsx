@@ -26,6 +26,8 @@ const PlayerPage = lazyPage(() => import('./pages/PlayerPage.tsx'));
 const ShopPage = lazyPage(() => import('../features/shop/ShopPage.tsx'));
 const TopUpPage = lazyPage(() => import('../features/payments/TopUpPage.tsx'));
 const VotePage = lazyPage(() => import('../features/votes/Vote.tsx'));
+const SupportPage = lazyPage(() => import('../features/support/SupportPage.tsx'));
+const AppealPage = lazyPage(() => import('../features/support/AppealPage.tsx'));
 // The admin area, its frame and its map of screens, is one chunk (admin/AdminPages.tsx): no admin address in the first page's script.
 const AdminPage = lazy(() => import('./admin/AdminPages.tsx'));
 // «Войти через …» under the login and registration forms: a small chunk of its own, out of the first page's script.
@@ -94,6 +96,15 @@ export function AppRoutes() {
         {/* /shop and /cart: the cart is a view of the shop's chunk (features/shop/ShopPage.tsx), one lazy page less on the first page. */}
         <Route path={/^\/(shop|cart)\/?$/}>
           <ShopPage />
+        </Route>
+        {/* A banned player appeals without an account: before the guarded /support routes. */}
+        <Route path="/support/appeal">
+          <AppealPage />
+        </Route>
+        <Route path={/^\/support(\/[^/]+)?\/?$/}>
+          <RequireUser>
+            <SupportPage />
+          </RequireUser>
         </Route>
         <Route path="/vote">
           <VotePage />

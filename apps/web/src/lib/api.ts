@@ -15,6 +15,8 @@ export class ApiError extends Error {
     message: string,
     readonly code?: ErrorCode,
     readonly field?: string,
+    /** The rest of the answer, for the few errors that carry more (a ban's `ban`). */
+    readonly details?: Readonly<Record<string, unknown>>,
   ) {
     super(message);
   }
@@ -74,7 +76,7 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
     const body = (data && typeof data === 'object' ? data : {}) as { error?: unknown; code?: unknown; field?: unknown };
     const message = text(body.error) ?? '';
     // The server sends only the contract's codes (its tests fail on any other).
-    const error = new ApiError(res.status, message, text(body.code) as ErrorCode | undefined, text(body.field));
+    const error = new ApiError(res.status, message, text(body.code) as ErrorCode | undefined, text(body.field), body);
     // Spec §7: a 401, or the text 'Invalid token' (which the server sends only as code invalid_token).
     if ((res.status === 401 || reactionTo(error.code) === 'relogin') && !options.quiet401) onUnauthorized();
     throw error;

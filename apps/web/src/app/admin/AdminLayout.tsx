@@ -16,6 +16,7 @@ export { default as AdminStaffPage } from '../../features/staff/AdminStaffPage.t
 const FRAME_SCREENS: Record<string, ComponentType> = {
   '/admin/votes': lazy(() => import('./AdminGrowthPage.tsx')),
   '/admin/launcher': lazy(() => import('../../features/help/AdminLauncherPage.tsx')),
+  '/admin/support': lazy(() => import('../../features/support/AdminSupportPage.tsx')),
 };
 
 /**

@@ -28,6 +28,8 @@ export default function LoginPage() {
   const [unconfirmed, setUnconfirmed] = useState<string | null>(null);
   // Two-factor login: the server asked for the authenticator's code (401 two_factor_required).
   const [needCode, setNeedCode] = useState(false);
+  // A banned account with the right password: the refusal carries a signed link to appeal the ban (/support/appeal).
+  const [appeal, setAppeal] = useState<string | null>(null);
   const shown = useRef(false);
 
   const verified = params.get('verified');
@@ -44,11 +46,14 @@ export default function LoginPage() {
 
   async function submit({ username, password, code }: Credentials) {
     setUnconfirmed(null);
+    setAppeal(null);
     try {
       await login({ username: username.trim(), password, ...(needCode && code ? { code } : {}) });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       if (err.code === 'email_not_confirmed') return setUnconfirmed(err.message || 'Почта не подтверждена');
+      const ban = err.details?.ban as { appeal_token?: unknown } | undefined;
+      if (err.code === 'banned' && typeof ban?.appeal_token === 'string') setAppeal(ban.appeal_token);
       if (err.code === 'two_factor_required' || err.code === 'bad_two_factor_code') {
         form.setValue('code', '');
         // The first ask only opens the code field; a second one (no code typed) is an error beside it.
@@ -88,6 +93,11 @@ export default function LoginPage() {
           </div>
         )}
         <FormErrors fields={false} />
+        {appeal && (
+          <p className="notice notice-warning" data-testid="login-appeal">
+            Считаете блокировку ошибкой? <a href={`/support/appeal#${appeal}`}>Обжаловать блокировку</a>
+          </p>
+        )}
         <SubmitButton label="Войти" pendingLabel="Входим…" className="btn btn-primary btn-block" />
         <div className="row" style={{ justifyContent: 'space-between' }}>
           <button type="button" className="link-button" onClick={() => navigate('/forgot-password')}>

@@ -4,6 +4,7 @@ import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useDismiss } from '../../components/useDismiss.ts';
 import { formatDateTime, plural } from '../../lib/format.ts';
+import { SUPPORT_KEY } from '../../lib/query-keys.ts';
 import { useAuth } from '../../providers/auth.tsx';
 import { fetchNotices, markNoticesRead, NOTICES_KEY } from './api.ts';
 
@@ -53,6 +54,8 @@ function useLiveEvents(): boolean {
       source.addEventListener('balance', (e) => setBalance((JSON.parse((e as MessageEvent<string>).data) as BalanceEvent).balance));
       source.addEventListener('notification', (e) => {
         const { notice, unread } = JSON.parse((e as MessageEvent<string>).data) as NotificationEvent;
+        // An open ticket's page shows the answer without a reload.
+        if (notice.kind === 'support') void qc.invalidateQueries({ queryKey: SUPPORT_KEY });
         qc.setQueryData<NoticesResponse>(NOTICES_KEY, (d) =>
           d && !d.items.some((n) => n.id === notice.id)
             ? { ...d, unread, total: d.total + 1, items: [notice, ...d.items].slice(0, 20) }
