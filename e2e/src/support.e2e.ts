@@ -162,4 +162,33 @@ describe('support tickets', () => {
     await player.locator('.support-item', { hasText: 'Не пришёл алмаз' }).locator('.badge', { hasText: 'Закрыт' }).waitFor();
     expect(crashes).toEqual([]);
   });
+
+  it('a banned player appeals from the login page, without logging in', async () => {
+    const owner = await site.newPage();
+    await loginUi(owner, 'Owner', 'owner-password');
+    const player = await site.newPage({ width: 360, height: 740 });
+    await registerAndConfirm(site, player, 'Griefer');
+    await loginUi(player, 'Griefer');
+    const me = (await callApi(player, 'GET', '/api/user/me')).json as { id: number };
+    expect((await callApi(owner, 'POST', `/api/admin/users/${me.id}/ban`, { reason: 'Гриф спавна', until: null })).status).toBe(200);
+
+    await player.goto('/login');
+    await player.getByLabel('Имя или почта').fill('Griefer');
+    await player.getByLabel('Пароль').fill('kubik-pass-42');
+    await player.getByRole('button', { name: 'Войти' }).click();
+    await player.getByText('Аккаунт заблокирован навсегда: Гриф спавна').first().waitFor();
+    await player.getByRole('link', { name: 'Обжаловать блокировку' }).click();
+    await player.getByRole('heading', { name: 'Обжалование блокировки' }).waitFor();
+    await player.getByText('Аккаунт заблокирован навсегда: Гриф спавна').waitFor();
+    await player.getByLabel('Почему блокировку стоит снять').fill('Это был не я, играл брат');
+    await player.getByRole('button', { name: 'Отправить обжалование' }).click();
+    await player.locator('.support-message', { hasText: 'Это был не я, играл брат' }).waitFor();
+    await player.locator('.badge', { hasText: 'Открыт' }).waitFor();
+    expect(await player.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+
+    await owner.goto('/admin/support');
+    await owner.getByRole('cell', { name: 'Обжалование блокировки', exact: true }).waitFor();
+    await owner.getByRole('link', { name: /Обжалование блокировки/ }).click();
+    await owner.getByText(/«Гриф спавна», с .* навсегда — действует/).waitFor();
+  });
 });

@@ -26,8 +26,8 @@ const PlayerPage = lazyPage(() => import('./pages/PlayerPage.tsx'));
 const ShopPage = lazyPage(() => import('../features/shop/ShopPage.tsx'));
 const TopUpPage = lazyPage(() => import('../features/payments/TopUpPage.tsx'));
 const VotePage = lazyPage(() => import('../features/votes/Vote.tsx'));
+// /support and its pages, and /support/appeal for a banned player: one chunk that guards itself.
 const SupportPage = lazyPage(() => import('../features/support/SupportPage.tsx'));
-const AppealPage = lazyPage(() => import('../features/support/AppealPage.tsx'));
 // The admin area, its frame and its map of screens, is one chunk (admin/AdminPages.tsx): no admin address in the first page's script.
 const AdminPage = lazy(() => import('./admin/AdminPages.tsx'));
 // «Войти через …» under the login and registration forms: a small chunk of its own, out of the first page's script.
@@ -97,14 +97,8 @@ export function AppRoutes() {
         <Route path={/^\/(shop|cart)\/?$/}>
           <ShopPage />
         </Route>
-        {/* A banned player appeals without an account: before the guarded /support routes. */}
-        <Route path="/support/appeal">
-          <AppealPage />
-        </Route>
         <Route path={/^\/support(\/[^/]+)?\/?$/}>
-          <RequireUser>
-            <SupportPage />
-          </RequireUser>
+          <SupportPage />
         </Route>
         <Route path="/vote">
           <VotePage />

@@ -19,7 +19,6 @@ export default function AppealPage() {
   useTitle('Обжалование блокировки');
   const [token, setToken] = useState<string | null>(null);
   useEffect(() => {
-    window.scrollTo(0, 0);
     setToken(decodeURIComponent(window.location.hash.slice(1)) || '');
   }, []);
   if (token === null) return null;

@@ -10,14 +10,16 @@ import {
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { useWatch } from 'react-hook-form';
-import { Link, useLocation, useRoute } from 'wouter';
+import { Link, Redirect, useLocation, useRoute } from 'wouter';
 import { z } from 'zod';
 import { Form, FormErrors, SubmitButton, useSchemaForm } from '../../components/form/Form.tsx';
 import { CheckboxField, RadioGroupField, SelectField, TextAreaField, TextField } from '../../components/form/fields.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
+import { Loading } from '../../components/States.tsx';
 import { useConfirm } from '../../components/useConfirm.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
+import { useAuth } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
 import {
@@ -34,17 +36,25 @@ import {
   ticketKey,
   ticketsKey,
 } from './api.ts';
+import AppealPage from './AppealPage.tsx';
 import { AttachmentPicker, CategoryIcon, StateBadge, Thread, TicketFacts } from './parts.tsx';
 import { answersFor, linkRef, newTicketSchema, type NewTicketValues } from './ticket-form.ts';
 import './support.css';
 
-/** /support, /support/new and /support/<номер>: one chunk; each opens at the top of the page. */
+/**
+ * /support, /support/new and /support/<номер> for a signed-in player, and /support/appeal for a
+ * banned one (no account needed): one chunk, so the router gains one entry. Each opens at the top.
+ */
 export default function SupportPage() {
   const [path] = useLocation();
   const [isTicket, params] = useRoute<{ id: string }>('/support/:id');
+  const { user } = useAuth();
   useEffect(() => {
     window.scrollTo(0, 0);
   }, [path]);
+  if (path === '/support/appeal') return <AppealPage />;
+  if (user === undefined) return <Loading />;
+  if (!user) return <Redirect to="/login" replace state={{ from: path }} />;
   if (path === '/support/new') return <NewTicket />;
   if (isTicket && /^[1-9][0-9]{0,9}$/.test(params.id)) return <TicketPage id={Number(params.id)} />;
   return <TicketList />;
