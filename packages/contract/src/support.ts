@@ -411,7 +411,13 @@ export const AdminSupportQuery = z.strictObject({
     .regex(/^(me|none|[1-9][0-9]{0,9})$/, 'Ответственный: me, none или номер сотрудника')
     .optional(),
   /** A player's name, or part of the subject. */
-  q: z.string({ error: 'Поиск: ожидалась строка' }).trim().max(60, 'Поиск: не длиннее 60 символов').optional(),
+  q: z
+    .string({ error: 'Поиск: ожидалась строка' })
+    .trim()
+    .max(60, 'Поиск: не длиннее 60 символов')
+    // eslint-disable-next-line no-control-regex -- a search never holds control characters (PostgreSQL refuses NUL)
+    .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'Поиск: недопустимые символы')
+    .optional(),
 });
 export type AdminSupportQuery = z.infer<typeof AdminSupportQuery>;
 

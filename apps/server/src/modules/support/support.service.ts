@@ -255,8 +255,6 @@ export function createSupportService(ctx: AppContext) {
       return typeof token === 'string' && (await AppealLinks.load(db)).read(token) !== null;
     },
 
-    appealToken: async (userId: number, since: number) => (await AppealLinks.load(db)).issue(userId, since),
-
     // ---- Categories
 
     async categories(enabledOnly: boolean): Promise<SupportCategory[]> {
@@ -705,11 +703,9 @@ export function createSupportService(ctx: AppContext) {
       await ctx.limiter.hit(`support:appeal:ip:${addressKey(ip)}`, SUPPORT_LIMITS.ticketsPerWindow);
       const { claim, ban } = await appealOf(token);
       await ctx.limiter.hit(`support:ticket:${claim.userId}`, SUPPORT_LIMITS.ticketsPerWindow);
-      const exists = () => {
-        const found = repo.findAppealByBan(db, ban.id);
-        return found.then((t) => conflict(SUPPORT_TEXTS.appealExists, { code: 'appeal_exists', extra: { id: t?.id ?? null } }));
-      };
-      if (await repo.findAppealByBan(db, ban.id)) throw await exists();
+      const exists = (id: number | null) => conflict(SUPPORT_TEXTS.appealExists, { code: 'appeal_exists', extra: { id } });
+      const before = await repo.findAppealByBan(db, ban.id);
+      if (before) throw exists(before.id);
       const now = Date.now();
       try {
         return await db.transaction().execute(async (trx) => {
@@ -737,7 +733,7 @@ export function createSupportService(ctx: AppContext) {
         });
       } catch (err) {
         // The same ban appealed twice at once: one appeal, the other is told where it is.
-        if (isUniqueViolation(err)) throw await exists();
+        if (isUniqueViolation(err)) throw exists((await repo.findAppealByBan(db, ban.id))?.id ?? null);
         throw err;
       }
     },
