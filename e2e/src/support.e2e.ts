@@ -170,7 +170,10 @@ describe('support tickets', () => {
     await registerAndConfirm(site, player, 'Griefer');
     await loginUi(player, 'Griefer');
     const me = (await callApi(player, 'GET', '/api/user/me')).json as { id: number };
-    expect((await callApi(owner, 'POST', `/api/admin/users/${me.id}/ban`, { reason: 'Гриф спавна', until: null })).status).toBe(200);
+    expect(
+      (await callApi(owner, 'POST', `/api/admin/users/${me.id}/ban`, { reason: 'Гриф спавна', note: 'Жалобы трёх игроков', until: null }))
+        .status,
+    ).toBe(200);
 
     await player.goto('/login');
     await player.getByLabel('Имя или почта').fill('Griefer');
