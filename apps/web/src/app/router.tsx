@@ -97,7 +97,7 @@ export function AppRoutes() {
         <Route path={/^\/(shop|cart)\/?$/}>
           <ShopPage />
         </Route>
-        <Route path={/^\/support(\/[^/]+)?\/?$/}>
+        <Route path="/support/*?">
           <SupportPage />
         </Route>
         <Route path="/vote">
