@@ -112,3 +112,19 @@ describe('admission of password work by expected wait', () => {
     expect(performance.now() - started).toBeGreaterThan(10);
   });
 });
+
+describe('admission when the machine slows down', () => {
+  it('counts a check that runs longer than the average: the wait it implies refuses sooner', async () => {
+    const g = gate();
+    const admission = new Admission({ slots: 1, maxWaitMs: 200, maxWaiting: 1000, typicalMs: 10 });
+    const running = admission.run(stranger('10.0.0.1'), g.work('slow'));
+    expect(admission.expectedWaitMs(stranger('10.1.0.1'))).toBeLessThan(20);
+    await new Promise((r) => setTimeout(r, 120));
+    // One check has run 120 ms where the average says 10: a newcomer behind two waiters would wait ~300 ms.
+    const waiting = [admission.run(stranger('10.2.0.1'), g.work('a')), admission.run(stranger('10.3.0.1'), g.work('b'))];
+    expect(admission.expectedWaitMs(stranger('10.4.0.1'))).toBeGreaterThan(200);
+    await expect(admission.run(stranger('10.4.0.1'), g.work('c'))).rejects.toBeInstanceOf(PasswordsBusy);
+    while (g.open.length) await g.finishNext();
+    await Promise.all([running, ...waiting]);
+  });
+});

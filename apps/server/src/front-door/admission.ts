@@ -53,6 +53,8 @@ export function networkOf(address: string): string {
 
 export class Admission {
   private running = 0;
+  /** When each running check started (performance.now()), at most `slots` of them. */
+  private readonly startedAt: number[] = [];
   private readonly known: (() => void)[] = [];
   /** Strangers' waiters by network, in the order their networks take turns (a Map keeps insertion order). */
   private readonly networks = new Map<string, (() => void)[]>();
@@ -74,7 +76,9 @@ export class Admission {
       for (const queue of this.networks.values()) ahead += Math.min(queue.length, mine + 1);
     }
     // A slot frees after about half a check on average; then `ahead` checks go, `slots` at a time.
-    return this.typicalMs * (0.5 + ahead / this.options.slots);
+    // A check running longer than the average says the machine is slower now than the average knows.
+    const oldest = this.startedAt.length > 0 ? performance.now() - Math.min(...this.startedAt) : 0;
+    return Math.max(this.typicalMs, oldest) * (0.5 + ahead / this.options.slots);
   }
 
   /** Throws Busy, before any work, when the caller would wait too long or nothing more may wait. */
@@ -92,9 +96,11 @@ export class Admission {
     if (this.running >= this.options.slots) await new Promise<void>((resolve) => this.enqueue(caller, resolve));
     else this.running++;
     const started = performance.now();
+    this.startedAt.push(started);
     try {
       return await work();
     } finally {
+      this.startedAt.splice(this.startedAt.indexOf(started), 1);
       // At least a millisecond: no real check is quicker, and the bound on waiters stays finite.
       this.typicalMs = this.typicalMs * 0.9 + Math.min(1000, Math.max(1, performance.now() - started)) * 0.1;
       const next = this.next();
