@@ -154,7 +154,7 @@ export class Nginx {
         '  default_type application/octet-stream;',
         `  client_body_temp_path ${d}/tmp/body; proxy_temp_path ${d}/tmp/proxy; fastcgi_temp_path ${d}/tmp/fastcgi; uwsgi_temp_path ${d}/tmp/uwsgi; scgi_temp_path ${d}/tmp/scgi;`,
         // Which instance(s) served each request: a caller may tag its requests with X-Test-Id.
-        `  log_format kubik_test '$http_x_test_id $status "$upstream_addr" "$upstream_status" $request_method $uri';`,
+        `  log_format kubik_test '$http_x_test_id $status "$upstream_addr" "$upstream_status" $request_method $uri $remote_addr';`,
         `  access_log ${d}/access.log kubik_test;`,
         `  include ${d}/kubik.conf;`,
         '}',
@@ -195,7 +195,7 @@ export class Nginx {
     }
   }
 
-  /** The access log: X-Test-Id → status and the upstreams tried, in order. */
+  /** The access log: X-Test-Id → status and the upstreams tried, in order (requests without one are left out). */
   accessLog(): Map<string, AccessEntry> {
     const out = new Map<string, AccessEntry>();
     const file = path.join(this.dir, 'access.log');
@@ -204,6 +204,18 @@ export class Nginx {
       const m = /^(\S+) (\d+) "([^"]*)" "([^"]*)"/.exec(line);
       if (!m || m[1] === '-') continue;
       out.set(m[1]!, { status: Number(m[2]), upstreams: m[3]!.split(/,\s*/).filter(Boolean), upstreamStatuses: m[4]!.split(/,\s*/) });
+    }
+    return out;
+  }
+
+  /** The client addresses nginx saw (and passed on as X-Forwarded-For and X-Real-IP) for method and path. */
+  clientsOf(method: string, uri: string): Set<string> {
+    const file = path.join(this.dir, 'access.log');
+    const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    const out = new Set<string>();
+    for (const line of text.split('\n')) {
+      const m = / (\S+) (\S+) (\S+)$/.exec(line);
+      if (m && m[1] === method && m[2] === uri) out.add(m[3]!);
     }
     return out;
   }
