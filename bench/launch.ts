@@ -195,25 +195,50 @@ function machineCpuMs(): { busy: number; total: number } {
   }
 }
 
+/** What a process's threads did so far (ms), from /proc/PID/task/TID/{stat,schedstat}. */
+interface ThreadTimes {
+  /** Runnable but waiting for a core (the scheduler's run queue): the main thread, and all threads. */
+  mainWait: number;
+  allWait: number;
+  /** The threads below the main thread's priority (the site puts libuv's pool, where hashes run, at POOL_THREADS_NICE): their CPU and their run-queue wait. */
+  lowCpu: number;
+  lowWait: number;
+}
+
+const NO_TIMES: ThreadTimes = { mainWait: 0, allWait: 0, lowCpu: 0, lowWait: 0 };
+
 /**
- * Time the threads spent runnable but waiting for a core (the scheduler's run queue, ms so far),
- * from /proc/PID/task/TID/schedstat: the main thread alone, and all of them. On a machine others
- * keep busy, this is where an answer's time goes while the process itself is idle.
+ * On a machine others keep busy, a run-queue wait is where an answer's time goes while the process
+ * itself is idle; a thread at a nice above 0 waits behind every busier process at nice 0.
  */
-function runQueueMs(pid: number | undefined): { main: number; all: number } {
-  const out = { main: 0, all: 0 };
+function threadTimes(pid: number | undefined): ThreadTimes {
+  const out = { ...NO_TIMES };
   if (!pid) return out;
   try {
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       const waited = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
-      out.all += waited;
-      if (tid === String(pid)) out.main += waited;
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      // After "tid (name) ": state is field 0, utime 11, stime 12, nice 16.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.allWait += waited;
+      if (tid === String(pid)) out.mainWait += waited;
+      else if (Number(fields[16]) > 0) {
+        out.lowWait += waited;
+        out.lowCpu += (Number(fields[11]) + Number(fields[12])) * 10;
+      }
     }
   } catch {
     // gone, or no schedstat
   }
   return out;
 }
+
+const addTimes = (a: ThreadTimes, b: ThreadTimes): ThreadTimes => ({
+  mainWait: a.mainWait + b.mainWait,
+  allWait: a.allWait + b.allWait,
+  lowCpu: a.lowCpu + b.lowCpu,
+  lowWait: a.lowWait + b.lowWait,
+});
 
 /** A process of the site (or nginx, or the flood) with the last lines it printed, for a failure's message. */
 interface Started {
@@ -317,9 +342,9 @@ interface Usage {
   benchMs: number;
   machineBusyPct: number;
   wallMs: number;
-  /** Run-queue waits over the part: the sites' main threads, all the sites' threads, the bench's threads (ms). */
-  siteMainWaitMs: number;
-  siteAllWaitMs: number;
+  /** The sites' threads over the part, summed over the instances (ms). */
+  sites: ThreadTimes;
+  /** The bench's threads' run-queue wait over the part (ms). */
   benchWaitMs: number;
 }
 
@@ -330,7 +355,7 @@ class CpuMeter {
     bench: number;
     machine: { busy: number; total: number };
     at: number;
-    waits: { main: number; all: number };
+    threads: ThreadTimes;
     benchWait: number;
   };
   constructor(
@@ -345,15 +370,13 @@ class CpuMeter {
       bench: (u.user + u.system) / 1000,
       machine: machineCpuMs(),
       at: performance.now(),
-      waits: this.siteWaits(),
-      benchWait: runQueueMs(process.pid).all,
+      threads: this.siteThreads(),
+      benchWait: threadTimes(process.pid).allWait,
     };
   }
 
-  private siteWaits(): { main: number; all: number } {
-    return this.sitePids()
-      .map(runQueueMs)
-      .reduce((a, b) => ({ main: a.main + b.main, all: a.all + b.all }), { main: 0, all: 0 });
+  private siteThreads(): ThreadTimes {
+    return this.sitePids().map(threadTimes).reduce(addTimes, NO_TIMES);
   }
 
   read(floodMs = 0): Usage {
@@ -367,9 +390,17 @@ class CpuMeter {
       benchMs: (u.user + u.system) / 1000 - this.start.bench,
       machineBusyPct: total > 0 ? (100 * (m.busy - this.start.machine.busy)) / total : NaN,
       wallMs: performance.now() - this.start.at,
-      siteMainWaitMs: this.siteWaits().main - this.start.waits.main,
-      siteAllWaitMs: this.siteWaits().all - this.start.waits.all,
-      benchWaitMs: runQueueMs(process.pid).all - this.start.benchWait,
+      sites: (() => {
+        const now = this.siteThreads();
+        const then = this.start.threads;
+        return {
+          mainWait: now.mainWait - then.mainWait,
+          allWait: now.allWait - then.allWait,
+          lowCpu: now.lowCpu - then.lowCpu,
+          lowWait: now.lowWait - then.lowWait,
+        };
+      })(),
+      benchWaitMs: threadTimes(process.pid).allWait - this.start.benchWait,
     };
   }
 }
@@ -381,7 +412,8 @@ function usageLine(u: Usage): string {
     `CPU in cores over ${(u.wallMs / 1000).toFixed(1)} s: sites ${cores(u.sitesMs)}, nginx ${cores(u.nginxMs)}, flood ${cores(u.floodMs)}, ` +
     `bench ${cores(u.benchMs)}; the machine ${f0(u.machineBusyPct)} % busy (${Math.max(0, others).toFixed(2)} cores by everything else: ` +
     `other helpers' work${DATABASE_URL ? ', PostgreSQL' : ''}). Waiting for a core (run queue), ms a second: ` +
-    `the sites' main thread${DATABASE_URL ? 's' : ''} ${f0((1000 * u.siteMainWaitMs) / u.wallMs)}, all their threads ${f0((1000 * u.siteAllWaitMs) / u.wallMs)}, ` +
+    `the sites' main thread${DATABASE_URL ? 's' : ''} ${f0((1000 * u.sites.mainWait) / u.wallMs)}, their lowered pool threads (the hashes) ` +
+    `${f0((1000 * u.sites.lowWait) / u.wallMs)} while they ran ${cores(u.sites.lowCpu)} cores, all their threads ${f0((1000 * u.sites.allWait) / u.wallMs)}; ` +
     `the bench ${f0((1000 * u.benchWaitMs) / u.wallMs)}`
   );
 }
@@ -416,6 +448,17 @@ function insideSites(from: number, method: string, url: string, status?: number)
     .sort((a, b) => a - b);
   if (ms.length === 0) return `${method} ${url}: no access lines (LAUNCH_LOG_LEVEL=info shows them)`;
   return `${method} ${url}${status ? ` ${status}` : ''} ×${ms.length}: p50 ${f1(percentile(ms, 0.5))}, p99 ${f1(percentile(ms, 0.99))}, max ${f0(ms.at(-1)!)} ms`;
+}
+
+/** The password checks the sites' access lines show since `from` (registrations made, logins answered 200 or 401), and the pool's CPU per check. */
+function perCheck(from: number, u: Usage): string {
+  const checks = siteAnswers
+    .slice(from)
+    .filter(
+      (a) =>
+        (a.url === '/api/user/register' && a.status === 201) || (a.url === '/api/user/login' && (a.status === 200 || a.status === 401)),
+    ).length;
+  return `${checks} password checks, ${checks ? f1(u.sites.lowCpu / checks) : '?'} ms of the pool's CPU each`;
 }
 
 interface Row {
@@ -619,7 +662,7 @@ async function main(): Promise<void> {
         if (seen !== BURST)
           throw new Error(`nginx saw ${seen} client addresses for ${BURST} registrations: the addresses did not reach it`);
       }
-      console.log(`   ${usageLine(usage)}`);
+      console.log(`   ${usageLine(usage)}; ${perCheck(from, usage)}`);
       rows.push(
         { figure: 'burst: refused', value: String(refused), goal: '0', result: verdict(refused === 0), load_average: loadAverage() },
         {
@@ -755,7 +798,7 @@ async function main(): Promise<void> {
           `${insideSites(from, 'POST', '/api/user/login', 401)} (the flood's, each held to the 250 ms floor of a failed login); ` +
           `event loop delay p99 ${f0(delay.p99)} ms, max ${f0(delay.max)} ms`,
       );
-      console.log(`   ${usageLine(usage)}; load average ${loadAverage()}`);
+      console.log(`   ${usageLine(usage)}; ${perCheck(from, usage)}; load average ${loadAverage()}`);
       if (STEADY > 0)
         rows.push(
           { figure: 'steady: refused', value: String(refused), goal: '0', result: verdict(refused === 0), load_average: loadAverage() },
