@@ -12,6 +12,7 @@
  * with 32 loops of answers, as much as the site.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { fstatSync } from 'node:fs';
 import { LoadClient, outcomeOf, type AddressMode } from './http-client.ts';
 
 const [url, kind, loopsArg, network, mode, prefix, range] = process.argv.slice(2);
@@ -79,6 +80,10 @@ if (!url || !send || !loginArgsOk)
 let stop = false;
 const outcomes: Record<string, number> = {};
 process.once('SIGTERM', () => (stop = true));
+// Started with stdin a pipe (launch.ts; node makes it a socket pair): its end means the bench is
+// gone, and nobody will read the figures.
+const stdin = fstatSync(0);
+if (stdin.isFIFO() || stdin.isSocket()) process.stdin.on('end', () => process.exit(1)).resume();
 await Promise.all(
   Array.from({ length: LOOPS }, async () => {
     while (!stop) {
@@ -88,4 +93,5 @@ await Promise.all(
   }),
 );
 client?.close();
+process.stdin.removeAllListeners('end').destroy();
 console.log(JSON.stringify(outcomes));

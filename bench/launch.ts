@@ -496,6 +496,10 @@ async function main(): Promise<void> {
       await dropDatabase?.().catch((err: unknown) => console.error(`could not drop the bench database: ${String(err)}`));
       rmSync(dataDir, { recursive: true, force: true });
     })());
+  /** Before anything is started: once the cleanup has begun, nothing more may start. */
+  const notStopping = () => {
+    if (cleaned) throw new Error('stopped');
+  };
   const onSignal = (signal: NodeJS.Signals) => {
     console.error(`\n${signal}: stopping everything the bench started`);
     void cleanup().finally(() => process.exit(130));
@@ -514,14 +518,15 @@ async function main(): Promise<void> {
       } catch (err) {
         throw new Error(`cannot reach PostgreSQL at DATABASE_URL (${DATABASE_URL}): ${(err as Error).message}`, { cause: err });
       }
-      await admin.query(`create database ${name}`);
-      await admin.end();
       dropDatabase = async () => {
         const c = new pg.Client({ connectionString: DATABASE_URL });
         await c.connect();
         await c.query(`drop database if exists ${name} with (force)`);
         await c.end();
       };
+      notStopping();
+      await admin.query(`create database ${name}`);
+      await admin.end();
       const u = new URL(DATABASE_URL);
       u.pathname = `/${name}`;
       databaseUrl = u.toString();
@@ -536,6 +541,7 @@ async function main(): Promise<void> {
     const ports = await Promise.all(Array.from({ length: instances }, () => freePort()));
     const httpsPort = databaseUrl ? await freePort() : 0;
     const publicUrl = databaseUrl ? `https://127.0.0.1:${httpsPort}` : `http://127.0.0.1:${ports[0]}`;
+    notStopping();
     for (const [i, port] of ports.entries()) {
       const child = spawn(process.execPath, serveArgs(), {
         cwd: ROOT,
@@ -591,6 +597,7 @@ async function main(): Promise<void> {
         key,
         dir,
       });
+      notStopping();
       nginx = new Nginx(dir);
       // Debian's nginx.conf runs a worker per core; connections raised from its 768, which the
       // flood's kept-alive connections (one per address of its /24) and the crowd's would crowd.
@@ -722,7 +729,9 @@ async function main(): Promise<void> {
           `${FLOOD_NAMES.first}-${FLOOD_NAMES.last}`,
         ];
         const [command, ...rest] = FLOOD_NICE > 0 ? ['nice', '-n', String(FLOOD_NICE), ...args] : args;
-        const child = spawn(command!, rest, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+        notStopping();
+        // stdin a pipe: the client ends when it closes, should this process die without stopping it.
+        const child = spawn(command!, rest, { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
         flood = { name: 'flood', child, lines: [] };
         child.stdout.on('data', (d: Buffer) => (floodOut += d.toString()));
         keepLines(flood, child.stderr, false);
@@ -838,6 +847,6 @@ async function main(): Promise<void> {
 try {
   await main();
 } catch (err) {
-  console.error(`bench:launch could not run: ${(err as Error).stack ?? String(err)}`);
+  if ((err as Error).message !== 'stopped') console.error(`bench:launch could not run: ${(err as Error).stack ?? String(err)}`);
   process.exitCode = 1;
 }
