@@ -43,10 +43,12 @@ export class LoadClient {
     this.base = new URL(url);
     this.lib = this.base.protocol === 'https:' ? https : http;
     // Agents keep a pool per local address too, so `source` requests from one address share theirs.
-    this.agent =
-      this.lib === https
-        ? new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxFreeSockets: 64 })
-        : new http.Agent({ keepAlive: true, maxFreeSockets: 64 });
+    // At most 32 connections an address (a browser opens six): when answers stall, an open loop
+    // would otherwise open a connection (a TLS handshake behind nginx) for every request it sends,
+    // and the bench's own handshakes would take the cores the site needs. A request waiting for a
+    // connection still counts from its planned time.
+    const pool = { keepAlive: true, maxSockets: 32, maxFreeSockets: 32 };
+    this.agent = this.lib === https ? new https.Agent({ ...pool, rejectUnauthorized: false }) : new http.Agent(pool);
   }
 
   request(method: string, path: string, o: RequestOptions): Promise<Answer> {

@@ -48,6 +48,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../apps/server/src/db/index.ts';
@@ -344,9 +345,14 @@ interface Usage {
   wallMs: number;
   /** The sites' threads over the part, summed over the instances (ms). */
   sites: ThreadTimes;
-  /** The bench's threads' run-queue wait over the part (ms). */
+  /** The bench's threads' run-queue wait over the part, and its event loop's longest delay (ms). */
   benchWaitMs: number;
+  benchLoopMaxMs: number;
 }
+
+/** The bench's own event loop: how long its timers ran late (a blocked or starved client shows here). */
+const benchLoop = monitorEventLoopDelay({ resolution: 10 });
+benchLoop.enable();
 
 class CpuMeter {
   private readonly start: {
@@ -373,6 +379,7 @@ class CpuMeter {
       threads: this.siteThreads(),
       benchWait: threadTimes(process.pid).allWait,
     };
+    benchLoop.reset();
   }
 
   private siteThreads(): ThreadTimes {
@@ -401,6 +408,7 @@ class CpuMeter {
         };
       })(),
       benchWaitMs: threadTimes(process.pid).allWait - this.start.benchWait,
+      benchLoopMaxMs: benchLoop.max / 1e6,
     };
   }
 }
@@ -414,7 +422,7 @@ function usageLine(u: Usage): string {
     `other helpers' work${DATABASE_URL ? ', PostgreSQL' : ''}). Waiting for a core (run queue), ms a second: ` +
     `the sites' main thread${DATABASE_URL ? 's' : ''} ${f0((1000 * u.sites.mainWait) / u.wallMs)}, their lowered pool threads (the hashes) ` +
     `${f0((1000 * u.sites.lowWait) / u.wallMs)} while they ran ${cores(u.sites.lowCpu)} cores, all their threads ${f0((1000 * u.sites.allWait) / u.wallMs)}; ` +
-    `the bench ${f0((1000 * u.benchWaitMs) / u.wallMs)}`
+    `the bench ${f0((1000 * u.benchWaitMs) / u.wallMs)} (its event loop late by up to ${f0(u.benchLoopMaxMs)} ms)`
   );
 }
 
@@ -448,6 +456,35 @@ function insideSites(from: number, method: string, url: string, status?: number)
     .sort((a, b) => a - b);
   if (ms.length === 0) return `${method} ${url}: no access lines (LAUNCH_LOG_LEVEL=info shows them)`;
   return `${method} ${url}${status ? ` ${status}` : ''} ×${ms.length}: p50 ${f1(percentile(ms, 0.5))}, p99 ${f1(percentile(ms, 0.99))}, max ${f0(ms.at(-1)!)} ms`;
+}
+
+/** Public reads that were not answered from memory (each has an access line then), since `from`. */
+function throughFastify(from: number): string {
+  const ms = siteAnswers
+    .slice(from)
+    .filter((a) => a.method === 'GET' && READS.includes(a.url))
+    .map((a) => a.ms)
+    .sort((a, b) => a - b);
+  return ms.length === 0
+    ? 'every public read answered from memory'
+    : `${ms.length} public reads through Fastify, p99 ${f1(percentile(ms, 0.99))} ms`;
+}
+
+/** nginx's error log lines (warn and above) not shown yet. */
+let nginxErrorsShown = 0;
+function newNginxErrors(nginx: Nginx | null): string[] {
+  if (!nginx) return [];
+  const lines = nginx.errors().split('\n').filter(Boolean);
+  const fresh = lines.slice(nginxErrorsShown);
+  nginxErrorsShown = lines.length;
+  return fresh;
+}
+
+function reportNginxErrors(nginx: Nginx | null): void {
+  const lines = newNginxErrors(nginx);
+  if (lines.length === 0) return;
+  console.log(`   nginx's error log, ${lines.length} new lines; the last ones:`);
+  for (const line of lines.slice(-8)) console.log(`     ${line.slice(0, 300)}`);
 }
 
 /** The password checks the sites' access lines show since `from` (registrations made, logins answered 200 or 401), and the pool's CPU per check. */
@@ -670,6 +707,7 @@ async function main(): Promise<void> {
           throw new Error(`nginx saw ${seen} client addresses for ${BURST} registrations: the addresses did not reach it`);
       }
       console.log(`   ${usageLine(usage)}; ${perCheck(from, usage)}`);
+      reportNginxErrors(nginx);
       rows.push(
         { figure: 'burst: refused', value: String(refused), goal: '0', result: verdict(refused === 0), load_average: loadAverage() },
         {
@@ -804,10 +842,12 @@ async function main(): Promise<void> {
       );
       console.log(
         `   inside the sites: ${insideSites(from, 'POST', '/api/user/register')}; ${insideSites(from, 'POST', '/api/user/login', 200)} (the known player); ` +
+          `${throughFastify(from)}; ` +
           `${insideSites(from, 'POST', '/api/user/login', 401)} (the flood's, each held to the 250 ms floor of a failed login); ` +
           `event loop delay p99 ${f0(delay.p99)} ms, max ${f0(delay.max)} ms`,
       );
       console.log(`   ${usageLine(usage)}; ${perCheck(from, usage)}; load average ${loadAverage()}`);
+      reportNginxErrors(nginx);
       if (STEADY > 0)
         rows.push(
           { figure: 'steady: refused', value: String(refused), goal: '0', result: verdict(refused === 0), load_average: loadAverage() },
