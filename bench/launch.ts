@@ -40,9 +40,11 @@
  *   LAUNCH_INSTANCES=3          instances behind nginx on PostgreSQL
  *   NGINX_BIN=/usr/sbin/nginx   Debian's nginx (apt-get install nginx-light)
  *
- * Beside each part: the CPU the sites, nginx, the flood and the bench itself used, and how busy the
- * whole machine was (/proc/stat) — the machine is shared, and a part's figures mean little without
- * knowing what else ran.
+ * Beside each part, since the machine is shared and a part's figures mean little without knowing
+ * what else ran: the sites' own time per request (their access lines), their event loop delay
+ * (/metrics) and the bench's own, the CPU the sites, nginx, the flood and the bench used, how busy
+ * the whole machine was (/proc/stat), how long the sites' main threads, their lowered pool threads
+ * (the hashes) and the bench waited for a core (/proc/…/schedstat), and nginx's new error lines.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
