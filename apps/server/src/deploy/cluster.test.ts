@@ -1,4 +1,3 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
@@ -10,13 +9,14 @@ import { StatusPeer } from '../../../../testing/minecraft-status-peer.ts';
 import { VanillaRconServer } from '../../../../testing/rcon/vanilla-server.ts';
 import { freePort } from '../../../../testing/free-port.ts';
 import { TcpProxy } from '../../../../testing/tcp-proxy.ts';
+import { Nginx, nginxMissing, selfSignedCertificate, siteConfig } from '../../../../testing/nginx.ts';
 import { openDatabase, type DbHandle } from '../db/index.ts';
 import { createPgDatabase, seedUser, type TestApp } from '../test/test-app.ts';
 import { buildServer, REPO_ROOT, SiteProcess } from '../test/site-process.ts';
 
 /*
  * The deployment recipe, run: three instances of the built site (separate processes running
- * apps/server/dist/main.js, as systemd's kubik@3001…3003 would run them) on one PostgreSQL database behind Debian's nginx with the
+ * apps/server/dist/main.js, as systemd's kubik@3001…3003 would run them) on one PostgreSQL database behind Debian's nginx (testing/nginx.ts) with the
  * site file from deploy/nginx/kubik.conf (only ports, certificate and paths swapped for the
  * test's own). Mixed load goes through nginx over TLS while one instance is killed with SIGKILL.
  * Checked: no request fails except those in flight on the killed instance (nginx retries
@@ -27,7 +27,6 @@ import { buildServer, REPO_ROOT, SiteProcess } from '../test/site-process.ts';
  * under load: it answers 503, nginx retries GETs on the others and no GET fails.
  */
 
-const NGINX = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
 const PG = process.env.TEST_DATABASE_URL;
 const INSTANCES = 3;
 const LOAD_MS = 6000;
@@ -43,125 +42,6 @@ interface Answer {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: string;
-}
-
-/** The site file of deploy/, with the test's ports, certificate and paths; every swap must apply. */
-export function testSiteConfig(
-  source: string,
-  o: { upstreams: number[]; httpPort: number; httpsPort: number; cert: string; key: string; dir: string },
-): string {
-  let s = source;
-  const swap = (re: RegExp, to: string | ((...m: string[]) => string), times: number) => {
-    let n = 0;
-    s = s.replace(re, (...m: string[]) => {
-      n += 1;
-      return typeof to === 'string' ? to : to(...m);
-    });
-    if (n !== times) throw new Error(`deploy/nginx/kubik.conf changed shape: ${re} matched ${n} times, expected ${times}`);
-  };
-  let first = true;
-  swap(
-    /^(\s*)server 127\.0\.0\.1:\d+ (.*);$/gm,
-    (_m, indent, rest) => {
-      if (!first) return '';
-      first = false;
-      return o.upstreams.map((p) => `${indent}server 127.0.0.1:${p} ${rest};`).join('\n');
-    },
-    3,
-  );
-  swap(/^(\s*)listen 80;$/m, `    listen 127.0.0.1:${o.httpPort};`, 1);
-  swap(/^(\s*)listen 443 ssl http2;$/m, `    listen 127.0.0.1:${o.httpsPort} ssl http2;`, 1);
-  swap(/^\s*listen \[::\]:\d+.*;$/gm, '', 2);
-  swap(/ssl_certificate\s+\S+;/, `ssl_certificate ${o.cert};`, 1);
-  swap(/ssl_certificate_key\s+\S+;/, `ssl_certificate_key ${o.key};`, 1);
-  swap(/\/var\/cache\/nginx\/kubik/g, path.join(o.dir, 'cache'), 1);
-  swap(/root \/var\/www\/letsencrypt;/g, `root ${path.join(o.dir, 'acme')};`, 1);
-  return s;
-}
-
-/** nginx in the foreground with a config of its own in dir: the test's own master, unprivileged ports. */
-class Nginx {
-  private child: ChildProcess | null = null;
-  readonly log: string[] = [];
-  constructor(private readonly dir: string) {}
-
-  async start(site: string, httpsPort: number): Promise<void> {
-    const d = this.dir;
-    for (const sub of ['tmp', 'cache', 'acme']) fs.mkdirSync(path.join(d, sub), { recursive: true });
-    fs.writeFileSync(path.join(d, 'kubik.conf'), site);
-    fs.writeFileSync(
-      path.join(d, 'nginx.conf'),
-      [
-        'daemon off;',
-        // As root nginx would hand its workers to "nobody", who cannot enter the test's private temp dir.
-        process.getuid?.() === 0 ? 'user root;' : '',
-        'worker_processes 1;',
-        `pid ${d}/nginx.pid;`,
-        `error_log ${d}/error.log warn;`,
-        'events { worker_connections 1024; }',
-        'http {',
-        '  include /etc/nginx/mime.types;',
-        '  default_type application/octet-stream;',
-        `  client_body_temp_path ${d}/tmp/body; proxy_temp_path ${d}/tmp/proxy; fastcgi_temp_path ${d}/tmp/fastcgi; uwsgi_temp_path ${d}/tmp/uwsgi; scgi_temp_path ${d}/tmp/scgi;`,
-        // Which instance(s) served each request: the load tags its requests with X-Test-Id.
-        `  log_format kubik_test '$http_x_test_id $status "$upstream_addr" "$upstream_status" $request_method $uri';`,
-        `  access_log ${d}/access.log kubik_test;`,
-        `  include ${d}/kubik.conf;`,
-        '}',
-        '',
-      ].join('\n'),
-    );
-    // The generated config must pass nginx's own check first (its message is the test's failure).
-    execFileSync(NGINX, ['-t', '-q', '-p', d, '-e', `${d}/error.log`, '-c', `${d}/nginx.conf`], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const child = spawn(NGINX, ['-p', d, '-e', `${d}/error.log`, '-c', `${d}/nginx.conf`], { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child = child;
-    child.stderr!.on('data', (c: Buffer) => this.log.push(c.toString()));
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`nginx exited: ${this.log.join('')} ${this.errors()}`);
-      try {
-        await request(httpsPort, 'GET', '/nginx-up');
-        return;
-      } catch {
-        if (Date.now() > deadline) throw new Error(`nginx did not start: ${this.errors()}`);
-        await sleep(100);
-      }
-    }
-  }
-
-  errors(): string {
-    try {
-      return fs.readFileSync(path.join(this.dir, 'error.log'), 'utf8');
-    } catch {
-      return '';
-    }
-  }
-
-  /** The access log: test id → status and the upstreams tried, in order. */
-  accessLog(): Map<string, { status: number; upstreams: string[]; upstreamStatuses: string[] }> {
-    const out = new Map<string, { status: number; upstreams: string[]; upstreamStatuses: string[] }>();
-    const text = fs.existsSync(path.join(this.dir, 'access.log')) ? fs.readFileSync(path.join(this.dir, 'access.log'), 'utf8') : '';
-    for (const line of text.split('\n')) {
-      const m = /^(\S+) (\d+) "([^"]*)" "([^"]*)"/.exec(line);
-      if (!m || m[1] === '-') continue;
-      out.set(m[1]!, { status: Number(m[2]), upstreams: m[3]!.split(/,\s*/).filter(Boolean), upstreamStatuses: m[4]!.split(/,\s*/) });
-    }
-    return out;
-  }
-
-  async stop(): Promise<void> {
-    const child = this.child;
-    this.child = null;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGQUIT');
-    const t = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(t);
-  }
 }
 
 const agent = new https.Agent({ keepAlive: true, maxSockets: 64, rejectUnauthorized: false });
@@ -235,8 +115,8 @@ describe('three instances behind nginx on one PostgreSQL (deploy/)', () => {
   const via = (method: string, url: string, opts: Parameters<typeof request>[3] = {}) => request(httpsPort, method, url, opts);
 
   beforeAll(async () => {
-    if (!fs.existsSync(NGINX))
-      throw new Error(`${NGINX} is missing: install Debian's nginx (apt-get install nginx-light), as .ci/run does, or set NGINX_BIN`);
+    const missing = nginxMissing();
+    if (missing) throw new Error(missing);
     buildServer();
     pgDb = await createPgDatabase();
     await rcon.start(0);
@@ -283,33 +163,13 @@ describe('three instances behind nginx on one PostgreSQL (deploy/)', () => {
     for (const s of sites) s.spawn();
     await Promise.all(sites.map((s) => s.ready()));
 
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '2',
-        '-subj',
-        '/CN=localhost',
-        '-keyout',
-        path.join(dir, 'key.pem'),
-        '-out',
-        path.join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    const site = testSiteConfig(fs.readFileSync(path.join(REPO_ROOT, 'deploy/nginx/kubik.conf'), 'utf8'), {
+    const { cert, key } = selfSignedCertificate(dir);
+    const site = siteConfig(fs.readFileSync(path.join(REPO_ROOT, 'deploy/nginx/kubik.conf'), 'utf8'), {
       upstreams: ports,
       httpPort,
       httpsPort,
-      cert: path.join(dir, 'cert.pem'),
-      key: path.join(dir, 'key.pem'),
+      cert,
+      key,
       dir: path.join(dir, 'nginx'),
     });
     await nginx.start(site, httpsPort);
