@@ -1,6 +1,7 @@
 import { commandProblem, DEFAULT_RCON_PORT, type DeliverySource } from '@kubik/contract';
 import type { Db } from '../../db/index.ts';
 import { CommandError, paramProblem, type CommandParams } from '../../lib/rcon/command.ts';
+import { insertDeliveries, serversWithRconPassword, type ServerRow } from './deliveries.repo.ts';
 
 /**
  * Where a delivery goes: a server's id; several servers (one row each; an empty list means every
@@ -43,19 +44,12 @@ export function kickDeliveries(ctx: { jobs: { kick(name: string): void } }): voi
 }
 
 /** A server can receive deliveries: it has a password and an address to send to. */
-export function rconConfigured(s: { rcon_password: string | null; rcon_host: string | null; ip_address: string }): boolean {
+export function rconConfigured(s: Pick<ServerRow, 'rcon_password' | 'rcon_host' | 'ip_address'>): boolean {
   return !!s.rcon_password && !!(s.rcon_host || s.ip_address);
 }
 
 export async function rconServerIds(db: Db): Promise<number[]> {
-  const rows = await db
-    .selectFrom('servers')
-    .select(['id', 'rcon_password', 'rcon_host', 'ip_address'])
-    .where('rcon_password', 'is not', null)
-    .orderBy('sort_order')
-    .orderBy('id')
-    .execute();
-  return rows.filter(rconConfigured).map((r) => r.id);
+  return (await serversWithRconPassword(db)).filter(rconConfigured).map((r) => r.id);
 }
 
 export interface RconTarget {
@@ -67,15 +61,9 @@ export interface RconTarget {
   template: string | null;
 }
 
-export function rconTarget(s: {
-  id: number;
-  name: string;
-  ip_address: string;
-  rcon_host: string | null;
-  rcon_port: number | null;
-  rcon_password: string | null;
-  command_template: string | null;
-}): RconTarget | null {
+export function rconTarget(
+  s: Pick<ServerRow, 'id' | 'name' | 'ip_address' | 'rcon_host' | 'rcon_port' | 'rcon_password' | 'command_template'>,
+): RconTarget | null {
   if (!rconConfigured(s)) return null;
   return {
     id: s.id,
@@ -159,6 +147,5 @@ export async function enqueueDeliveries(trx: Db, requests: readonly DeliveryRequ
       });
     }
   }
-  const rows = await trx.insertInto('deliveries').values(values).returning('id').execute();
-  return rows.map((r) => r.id);
+  return insertDeliveries(trx, values);
 }

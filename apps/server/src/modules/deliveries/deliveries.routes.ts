@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { DELIVERY_JOB, kickDeliveries } from './deliveries.queue.ts';
+import { countByState } from './deliveries.repo.ts';
 import * as service from './deliveries.service.ts';
 import { DeliveryWorker } from './deliveries.worker.ts';
 import { errorReplies } from '../../lib/errors.ts';
@@ -46,14 +47,7 @@ export function deliveriesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       name: 'kubik_deliveries',
       help: 'Deliveries into the game by state',
       labelNames: ['state'],
-      read: async () =>
-        (
-          await ctx.db
-            .selectFrom('deliveries')
-            .select(['state', (eb) => eb.fn.countAll<number>().as('n')])
-            .groupBy('state')
-            .execute()
-        ).map((r) => ({ labels: { state: r.state }, value: Number(r.n) })),
+      read: async () => (await countByState(ctx.db)).map((r) => ({ labels: { state: r.state }, value: Number(r.n) })),
     });
 
     app.get('/api/user/deliveries', {

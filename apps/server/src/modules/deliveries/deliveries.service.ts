@@ -8,11 +8,11 @@ import {
   type DeliveryWaiting,
   type PlayerDelivery,
 } from '@kubik/contract';
-import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { toRoubles } from '../../lib/money.ts';
 import { recordAudit } from '../audit/audit.service.ts';
+import * as repo from './deliveries.repo.ts';
 
 export const DELIVERY_TEXTS = {
   notFound: 'Доставка не найдена',
@@ -23,45 +23,7 @@ export const DELIVERY_TEXTS = {
   serverNotFound: 'Сервер не найден',
 } as const;
 
-function deliveries(db: Db) {
-  return db
-    .selectFrom('deliveries as d')
-    .leftJoin('users as u', 'u.id', 'd.user_id')
-    .leftJoin('servers as s', 's.id', 'd.server_id')
-    .leftJoin('shop_orders as o', (j) => j.onRef('o.id', '=', 'd.source_id').on('d.source', '=', 'shop'))
-    .select([
-      'd.id',
-      'd.source',
-      'd.source_id',
-      'd.user_id',
-      'u.username',
-      'd.label',
-      'o.item_name',
-      'o.item_id_minecraft',
-      'd.quantity',
-      sql<number | null>`o.price * d.quantity`.as('amount'),
-      'd.server_id',
-      's.name as server_name',
-      'd.server_scope',
-      'd.state',
-      'd.waiting',
-      'd.commands',
-      'd.step',
-      'd.attempts',
-      'd.command',
-      'd.reply',
-      'd.last_error',
-      'd.next_attempt_at',
-      'd.sent_at',
-      'd.done_at',
-      'd.created_at',
-      'd.updated_at',
-    ]);
-}
-
-type DeliveryRow = Awaited<ReturnType<ReturnType<typeof deliveries>['executeTakeFirstOrThrow']>>;
-
-function toAdmin(r: DeliveryRow): AdminDelivery {
+function toAdmin(r: repo.AdminDeliveryRow): AdminDelivery {
   const commands = r.commands === null ? null : (JSON.parse(r.commands) as string[]);
   return {
     id: r.id,
@@ -99,16 +61,12 @@ export async function listDeliveries(
   db: Db,
   filter: { state?: DeliveryState | undefined; source?: DeliverySource | undefined; limit?: number | undefined },
 ): Promise<AdminDelivery[]> {
-  let q = deliveries(db)
-    .orderBy('d.id', 'desc')
-    .limit(filter.limit ?? 200);
-  if (filter.state) q = q.where('d.state', '=', filter.state);
-  if (filter.source) q = q.where('d.source', '=', filter.source);
-  return (await q.execute()).map(toAdmin);
+  const rows = await repo.listAdminRows(db, { state: filter.state, source: filter.source, limit: filter.limit ?? 200 });
+  return rows.map(toAdmin);
 }
 
 export async function getDelivery(db: Db, id: number): Promise<AdminDelivery> {
-  const row = await deliveries(db).where('d.id', '=', id).executeTakeFirst();
+  const row = await repo.findAdminRow(db, id);
   if (!row) throw notFound(DELIVERY_TEXTS.notFound, { code: 'delivery_not_found' });
   return toAdmin(row);
 }
@@ -127,44 +85,16 @@ export function refusal(state: string) {
  */
 export async function resendDelivery(db: Db, adminId: number, id: number, serverId?: number): Promise<AdminDelivery> {
   await db.transaction().execute(async (trx) => {
-    const before = await trx
-      .selectFrom('deliveries')
-      .select(['state', 'server_id', 'server_scope', 'attempts', 'reply', 'last_error'])
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const before = await repo.resendState(trx, id);
     if (!before) throw notFound(DELIVERY_TEXTS.notFound, { code: 'delivery_not_found' });
-    if (serverId !== undefined && !(await trx.selectFrom('servers').select('id').where('id', '=', serverId).executeTakeFirst()))
+    if (serverId !== undefined && !(await repo.serverExists(trx, serverId)))
       throw badRequest(DELIVERY_TEXTS.serverNotFound, { code: 'server_not_found', field: 'server_id' });
     const now = Date.now();
     // A delivery for "the only server with RCON" looks for it again.
     const server =
       serverId !== undefined ? { server_id: serverId, server_scope: 'server' } : before.server_scope === 'only' ? { server_id: null } : {};
-    const requeued = await trx
-      .updateTable('deliveries')
-      .set({
-        ...server,
-        state: 'pending',
-        waiting: null,
-        retries: 0,
-        next_attempt_at: now,
-        lock_token: null,
-        locked_until: null,
-        last_error: null,
-        updated_at: now,
-      })
-      .where('id', '=', id)
-      .where('state', 'in', ['failed', 'unknown'])
-      .executeTakeFirst();
-    if (Number(requeued.numUpdatedRows) !== 1) {
-      // A pending row may be held by a worker at this moment: only its due time (and server) change.
-      const hurried = await trx
-        .updateTable('deliveries')
-        .set({ ...server, retries: 0, next_attempt_at: now, updated_at: now })
-        .where('id', '=', id)
-        .where('state', '=', 'pending')
-        .executeTakeFirst();
-      if (Number(hurried.numUpdatedRows) !== 1) throw refusal(before.state);
-    }
+    // A pending row may be held by a worker at this moment: only its due time (and server) change.
+    if (!(await repo.requeue(trx, id, server, now)) && !(await repo.hurry(trx, id, server, now))) throw refusal(before.state);
     await recordAudit(trx, {
       actorId: adminId,
       action: 'delivery.resend',
@@ -177,18 +107,7 @@ export async function resendDelivery(db: Db, adminId: number, id: number, server
   return getDelivery(db, id);
 }
 
-function toPlayer(r: {
-  id: number;
-  source: string;
-  source_id: number | null;
-  label: string;
-  quantity: number | null;
-  server_name: string | null;
-  state: string;
-  waiting: string | null;
-  created_at: number;
-  updated_at: number;
-}): PlayerDelivery {
+function toPlayer(r: repo.PlayerDeliveryRow): PlayerDelivery {
   const state = r.state as DeliveryState;
   const waiting = state === 'pending' ? (r.waiting as DeliveryWaiting | null) : null;
   return {
@@ -206,27 +125,9 @@ function toPlayer(r: {
   };
 }
 
-function playerRows(db: Db) {
-  return db
-    .selectFrom('deliveries as d')
-    .leftJoin('servers as s', 's.id', 'd.server_id')
-    .select([
-      'd.id',
-      'd.source',
-      'd.source_id',
-      'd.label',
-      'd.quantity',
-      's.name as server_name',
-      'd.state',
-      'd.waiting',
-      'd.created_at',
-      'd.updated_at',
-    ]);
-}
-
 /** A player's deliveries of every source, newest first (the profile). */
 export async function listForPlayer(db: Db, userId: number, limit = 100): Promise<PlayerDelivery[]> {
-  const rows = await playerRows(db).where('d.user_id', '=', userId).orderBy('d.id', 'desc').limit(limit).execute();
+  const rows = await repo.playerRowsOf(db, userId, limit);
   return rows.map(toPlayer);
 }
 
@@ -234,7 +135,7 @@ export async function listForPlayer(db: Db, userId: number, limit = 100): Promis
 export async function deliveriesOf(db: Db, source: DeliverySource, sourceIds: number[]): Promise<Map<number, PlayerDelivery[]>> {
   const bySource = new Map<number, PlayerDelivery[]>();
   if (sourceIds.length === 0) return bySource;
-  const rows = await playerRows(db).where('d.source', '=', source).where('d.source_id', 'in', sourceIds).orderBy('d.id').execute();
+  const rows = await repo.playerRowsOfSources(db, source, sourceIds);
   for (const r of rows) {
     const list = bySource.get(r.source_id!) ?? [];
     list.push(toPlayer(r));
@@ -261,6 +162,6 @@ export function latestBatch(list: readonly PlayerDelivery[] | undefined): Player
 /** Deliveries by id (a refund of one delivery names it in the ledger). */
 export async function deliveriesById(db: Db, ids: number[]): Promise<Map<number, PlayerDelivery>> {
   if (ids.length === 0) return new Map();
-  const rows = await playerRows(db).where('d.id', 'in', ids).execute();
+  const rows = await repo.playerRowsById(db, ids);
   return new Map(rows.map((r) => [r.id, toPlayer(r)]));
 }

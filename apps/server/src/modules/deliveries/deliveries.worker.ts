@@ -15,6 +15,7 @@ import {
   type Outcome,
 } from './deliveries.outcomes.ts';
 import { rconServerIds, rconTarget, type RconTarget } from './deliveries.queue.ts';
+import { serverForDelivery } from './deliveries.repo.ts';
 
 export { leaseMs, type DrainStats };
 
@@ -187,11 +188,7 @@ export class DeliveryWorker {
     for (;;) {
       if (this.stopped) return;
       lane.again = false;
-      const s = await this.db
-        .selectFrom('servers')
-        .select(['id', 'name', 'ip_address', 'rcon_host', 'rcon_port', 'rcon_password', 'command_template'])
-        .where('id', '=', serverId)
-        .executeTakeFirst();
+      const s = await serverForDelivery(this.db, serverId);
       const target = s ? rconTarget(s) : null;
       if (!target) {
         this.pool.close(serverId);

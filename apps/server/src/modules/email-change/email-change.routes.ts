@@ -6,6 +6,7 @@ import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { EmailLinkKey, refuseUnsigned } from '../users/email-tokens.ts';
 import { userErased } from '../users/users.ports.ts';
+import { forgetEmailChanges } from './email-change.repo.ts';
 import * as service from './email-change.service.ts';
 import { errorReplies } from '../../lib/errors.ts';
 
@@ -17,7 +18,7 @@ const FORGED_CONFIRM = JSON.stringify({ error: service.EMAIL_TEXTS.confirmBad, c
 const FORGED_CANCEL = JSON.stringify({ error: service.EMAIL_TEXTS.cancelBad, code: 'email_link_invalid' });
 
 export function emailChangeRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  userErased.on('email-change', service.forgetEmailChanges);
+  userErased.on('email-change', forgetEmailChanges);
   return async (app) => {
     const links = await EmailLinkKey.load(ctx.db);
     const user = { config: { access: 'user' as const } };

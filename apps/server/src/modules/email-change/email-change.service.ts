@@ -1,7 +1,6 @@
 import type { EmailChangeResponse, EmailStatus } from '@kubik/contract';
 import { siteName } from '../site/site.settings.ts';
 import type { AppContext } from '../../context.ts';
-import type { Db } from '../../db/index.ts';
 import { badRequest, conflict, HttpError, isUniqueViolation } from '../../lib/errors.ts';
 import { addressKey } from '../../lib/rate-limit.ts';
 import { verifyPassword } from '../../front-door/passwords.ts';
@@ -12,6 +11,7 @@ import { EmailLinkKey, expireEmailTokens } from '../users/email-tokens.ts';
 import { endLogins } from '../users/users.logins.ts';
 import type { User } from '../users/users.repo.ts';
 import { confirmNewEmailLetter, emailChangeNoticeLetter } from './email-change.mail.ts';
+import * as repo from './email-change.repo.ts';
 
 /** The link to the new address works this long. */
 export const CONFIRM_TTL_MS = 24 * 3_600_000;
@@ -36,30 +36,8 @@ export const EMAIL_TEXTS = {
 const invalidConfirm = () => badRequest(EMAIL_TEXTS.confirmBad, { code: 'email_link_invalid' });
 const invalidCancel = () => badRequest(EMAIL_TEXTS.cancelBad, { code: 'email_link_invalid' });
 
-async function addressTaken(db: AppContext['db'], email: string, exceptUserId: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('users')
-    .select('id')
-    .where('email_lower', '=', email.toLowerCase())
-    .where('id', '!=', exceptUserId)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-function pendingOf(db: AppContext['db'], userId: number, now: number) {
-  return db
-    .selectFrom('email_changes')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('confirmed_at', 'is', null)
-    .where('cancelled_at', 'is', null)
-    .where('expires_at', '>', now)
-    .orderBy('id', 'desc')
-    .executeTakeFirst();
-}
-
 export async function emailStatus(ctx: AppContext, user: User): Promise<EmailStatus> {
-  const pending = await pendingOf(ctx.db, user.id, Date.now());
+  const pending = await repo.pendingChangeOf(ctx.db, user.id, Date.now());
   return { email: user.email, pending: pending ? { email: pending.new_email, expires_at: Number(pending.expires_at) } : null };
 }
 
@@ -74,7 +52,7 @@ export async function requestEmailChange(ctx: AppContext, user: User, email: str
   if (!(await verifyPassword(user.password_hash, password, 'known')))
     throw new HttpError(400, EMAIL_TEXTS.wrongPassword, { code: 'wrong_password', field: 'password' });
   if (email.toLowerCase() === user.email_lower) throw badRequest(EMAIL_TEXTS.same, { code: 'same_email', field: 'email' });
-  if (await addressTaken(ctx.db, email, user.id)) throw conflict(EMAIL_TEXTS.taken, { code: 'email_exists', field: 'email' });
+  if (await repo.addressTaken(ctx.db, email, user.id)) throw conflict(EMAIL_TEXTS.taken, { code: 'email_exists', field: 'email' });
   const now = Date.now();
   // Signed, like every link the site mails: a made-up one is refused without a lookup (users/email-tokens.ts).
   const links = await EmailLinkKey.load(ctx.db);
@@ -83,26 +61,17 @@ export async function requestEmailChange(ctx: AppContext, user: User, email: str
   const expiresAt = now + CONFIRM_TTL_MS;
   const name = await siteName(ctx);
   await ctx.db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('email_changes')
-      .set({ cancelled_at: now })
-      .where('user_id', '=', user.id)
-      .where('confirmed_at', 'is', null)
-      .where('cancelled_at', 'is', null)
-      .execute();
-    await trx
-      .insertInto('email_changes')
-      .values({
-        user_id: user.id,
-        old_email: user.email,
-        new_email: email,
-        confirm_hash: hashToken(confirm),
-        cancel_hash: hashToken(cancel),
-        created_at: now,
-        expires_at: expiresAt,
-        cancel_until: now + CANCEL_TTL_MS,
-      })
-      .execute();
+    await repo.cancelUnconfirmed(trx, user.id, now);
+    await repo.insertChange(trx, {
+      user_id: user.id,
+      old_email: user.email,
+      new_email: email,
+      confirm_hash: hashToken(confirm),
+      cancel_hash: hashToken(cancel),
+      created_at: now,
+      expires_at: expiresAt,
+      cancel_until: now + CANCEL_TTL_MS,
+    });
     const base = ctx.config.publicUrl;
     await enqueueMail(
       trx,
@@ -128,14 +97,8 @@ export async function requestEmailChange(ctx: AppContext, user: User, email: str
 
 /** Withdraws the player's own pending request (settings). */
 export async function withdrawEmailChange(ctx: AppContext, user: User): Promise<string> {
-  const res = await ctx.db
-    .updateTable('email_changes')
-    .set({ cancelled_at: Date.now() })
-    .where('user_id', '=', user.id)
-    .where('confirmed_at', 'is', null)
-    .where('cancelled_at', 'is', null)
-    .executeTakeFirst();
-  if (Number(res.numUpdatedRows) === 0) throw conflict(EMAIL_TEXTS.nothingPending, { code: 'no_pending_change' });
+  if ((await repo.cancelUnconfirmed(ctx.db, user.id, Date.now())) === 0)
+    throw conflict(EMAIL_TEXTS.nothingPending, { code: 'no_pending_change' });
   return EMAIL_TEXTS.withdrawn;
 }
 
@@ -148,38 +111,18 @@ export async function confirmEmailChange(ctx: AppContext, token: string, ip: str
   if (!(await EmailLinkKey.load(ctx.db)).signed('email-confirm', token)) throw invalidConfirm();
   await ctx.limiter.hit(`email-link:ip:${addressKey(ip)}`, ctx.config.rateLimits.resetPerIp);
   const now = Date.now();
-  const change = await ctx.db.selectFrom('email_changes').selectAll().where('confirm_hash', '=', hashToken(token)).executeTakeFirst();
+  const change = await repo.changeByConfirmHash(ctx.db, hashToken(token));
   if (!change || change.confirmed_at !== null || change.cancelled_at !== null || Number(change.expires_at) <= now) throw invalidConfirm();
   try {
     await ctx.db.transaction().execute(async (trx) => {
-      const user = await trx
-        .selectFrom('users')
-        .select(['id', 'username', 'email', 'email_lower', 'deleted_at'])
-        .where('id', '=', change.user_id)
-        .executeTakeFirst();
+      const user = await repo.accountOf(trx, change.user_id);
       // The address changed some other way since (an admin's edit): this link is for the old state.
       if (!user || user.deleted_at !== null || user.email_lower !== change.old_email.toLowerCase()) throw invalidConfirm();
-      if (await addressTaken(trx, change.new_email, user.id)) throw conflict(EMAIL_TEXTS.taken, { code: 'email_exists' });
-      const used = await trx
-        .updateTable('email_changes')
-        .set({ confirmed_at: now })
-        .where('id', '=', change.id)
-        .where('confirmed_at', 'is', null)
-        .where('cancelled_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(used.numUpdatedRows) !== 1) throw invalidConfirm();
+      if (await repo.addressTaken(trx, change.new_email, user.id)) throw conflict(EMAIL_TEXTS.taken, { code: 'email_exists' });
+      if (!(await repo.markConfirmed(trx, change.id, now))) throw invalidConfirm();
       // Opening the link proves the new address, so an unconfirmed account is confirmed too.
-      await trx
-        .updateTable('users')
-        .set({ email: change.new_email, email_lower: change.new_email.toLowerCase() })
-        .where('id', '=', user.id)
-        .execute();
-      await trx
-        .updateTable('users')
-        .set({ email_verified_at: now })
-        .where('id', '=', user.id)
-        .where('email_verified_at', 'is', null)
-        .execute();
+      await repo.setAccountEmail(trx, user.id, change.new_email);
+      await repo.markEmailVerified(trx, user.id, now);
       // Letters sent to the old address (reset, confirmation) stop working.
       await expireEmailTokens(trx, user.id, 'reset', now);
       await expireEmailTokens(trx, user.id, 'verify', now);
@@ -208,32 +151,17 @@ export async function cancelEmailChange(ctx: AppContext, token: string, ip: stri
   if (!(await EmailLinkKey.load(ctx.db)).signed('email-cancel', token)) throw invalidCancel();
   await ctx.limiter.hit(`email-link:ip:${addressKey(ip)}`, ctx.config.rateLimits.resetPerIp);
   const now = Date.now();
-  const change = await ctx.db.selectFrom('email_changes').selectAll().where('cancel_hash', '=', hashToken(token)).executeTakeFirst();
+  const change = await repo.changeByCancelHash(ctx.db, hashToken(token));
   if (!change || change.cancelled_at !== null || Number(change.cancel_until) <= now) throw invalidCancel();
   try {
     await ctx.db.transaction().execute(async (trx) => {
-      const used = await trx
-        .updateTable('email_changes')
-        .set({ cancelled_at: now })
-        .where('id', '=', change.id)
-        .where('cancelled_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(used.numUpdatedRows) !== 1) throw invalidCancel();
-      const user = await trx
-        .selectFrom('users')
-        .select(['id', 'username', 'email', 'email_lower', 'deleted_at'])
-        .where('id', '=', change.user_id)
-        .executeTakeFirst();
+      if (!(await repo.markCancelled(trx, change.id, now))) throw invalidCancel();
+      const user = await repo.accountOf(trx, change.user_id);
       if (!user || user.deleted_at !== null) throw invalidCancel();
       // Re-read: a confirmation may have landed between the first look and this transaction.
-      const fresh = await trx.selectFrom('email_changes').select('confirmed_at').where('id', '=', change.id).executeTakeFirstOrThrow();
-      if (fresh.confirmed_at !== null && user.email_lower === change.new_email.toLowerCase()) {
-        if (await addressTaken(trx, change.old_email, user.id)) throw conflict(EMAIL_TEXTS.cancelTaken, { code: 'email_exists' });
-        await trx
-          .updateTable('users')
-          .set({ email: change.old_email, email_lower: change.old_email.toLowerCase() })
-          .where('id', '=', user.id)
-          .execute();
+      if ((await repo.confirmedAt(trx, change.id)) !== null && user.email_lower === change.new_email.toLowerCase()) {
+        if (await repo.addressTaken(trx, change.old_email, user.id)) throw conflict(EMAIL_TEXTS.cancelTaken, { code: 'email_exists' });
+        await repo.setAccountEmail(trx, user.id, change.old_email);
         await expireEmailTokens(trx, user.id, 'reset', now);
         await recordAudit(trx, {
           actorId: user.id,
@@ -251,9 +179,4 @@ export async function cancelEmailChange(ctx: AppContext, token: string, ip: stri
     throw err;
   }
   return EMAIL_TEXTS.cancelled;
-}
-
-/** A deleted account's pending address change is personal data too (users core: userErased). */
-export async function forgetEmailChanges(trx: Db, userId: number): Promise<void> {
-  await trx.deleteFrom('email_changes').where('user_id', '=', userId).execute();
 }

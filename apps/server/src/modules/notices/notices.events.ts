@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { toRoubles } from '../../lib/money.ts';
 import { cachedSession } from '../users/users.logins.ts';
-import { countUnread, lastNoticeId, noticesAfter } from './notices.repo.ts';
+import { countUnread, lastNoticeId, noticesAfter, userBalance } from './notices.repo.ts';
 import { onLocalSignal, parseSignal, USER_EVENTS_CHANNEL, type UserSignal } from './notices.service.ts';
 
 /** Open streams one account may hold on one instance (tabs, devices); one more is refused. */
@@ -149,8 +149,7 @@ export class EventHub {
   }
 
   private async balanceOf(userId: number): Promise<number> {
-    const r = await this.ctx.db.selectFrom('users').select('balance').where('id', '=', userId).executeTakeFirst();
-    return toRoubles(Number(r?.balance ?? 0));
+    return toRoubles(await userBalance(this.ctx.db, userId));
   }
 
   private async sendBalance(userId: number): Promise<void> {

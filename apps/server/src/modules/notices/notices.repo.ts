@@ -1,5 +1,5 @@
 import { NOTICE_KINDS, type Notice, type NoticeKind } from '@kubik/contract';
-import type { Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import type { NoticesTable } from './notices.tables.ts';
 
@@ -87,4 +87,53 @@ export async function noticesAfter(db: Db, userId: number, afterId: number, limi
 export async function deleteOldRead(db: Db, before: number): Promise<number> {
   const r = await db.deleteFrom('notices').where('read_at', 'is not', null).where('created_at', '<', before).executeTakeFirst();
   return Number(r.numDeletedRows);
+}
+
+/** One player's notice; returns its id. */
+export async function insertNotice(trx: Db, row: Insertable<NoticesTable>): Promise<number> {
+  const inserted = await trx.insertInto('notices').values(row).returning('id').executeTakeFirstOrThrow();
+  return Number(inserted.id);
+}
+
+/**
+ * The same notice to every account that is not deleted, one row each, in one statement (the
+ * values are cast, so both databases take them as the columns' types). Returns how many.
+ */
+export async function insertNoticeForEveryone(trx: Db, notice: Omit<Insertable<NoticesTable>, 'user_id'>): Promise<number> {
+  const result = await trx
+    .insertInto('notices')
+    .columns(['user_id', 'kind', 'title', 'body', 'link', 'data_json', 'created_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('users')
+        .where('deleted_at', 'is', null)
+        .select([
+          'id',
+          sql<string>`cast(${notice.kind} as text)`.as('kind'),
+          sql<string>`cast(${notice.title} as text)`.as('title'),
+          sql<string | null>`cast(${notice.body ?? null} as text)`.as('body'),
+          sql<string | null>`cast(${notice.link ?? null} as text)`.as('link'),
+          sql<string | null>`cast(${notice.data_json ?? null} as text)`.as('data_json'),
+          sql<number>`cast(${notice.created_at} as bigint)`.as('created_at'),
+        ]),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0);
+}
+
+/** PostgreSQL only: a signal on the channel, sent when the caller's transaction commits (dropped with a rollback). */
+export async function pgNotify(trx: Db, channel: string, payload: string): Promise<void> {
+  await sql`select pg_notify(${channel}, ${payload})`.execute(trx);
+}
+
+/** The player's balance in kopecks (0 for an unknown id). */
+export async function userBalance(db: Db, userId: number): Promise<number> {
+  const r = await db.selectFrom('users').select('balance').where('id', '=', userId).executeTakeFirst();
+  return Number(r?.balance ?? 0);
+}
+
+/** The id of an account that is not deleted, if there is one. */
+export async function activeUserId(db: Db, id: number): Promise<number | undefined> {
+  const row = await db.selectFrom('users').select('id').where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  return row?.id;
 }

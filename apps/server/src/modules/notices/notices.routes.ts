@@ -11,14 +11,14 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { errorReplies, HttpError, notFound, unauthorized } from '../../lib/errors.ts';
+import { errorReplies, HttpError, unauthorized } from '../../lib/errors.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { sessionTokenOf } from '../users/session-tokens.ts';
-import { recordAudit } from '../audit/audit.service.ts';
 import { cachedSession } from '../users/users.logins.ts';
 import { EventHub, STREAMS_PER_USER } from './notices.events.ts';
 import { countUnread, deleteOldRead, listPage, markRead } from './notices.repo.ts';
-import { notify, notifyAll, signalRead } from './notices.service.ts';
+import { ADMIN_NOTICE_TEXTS, sendToAll, sendToPlayer } from './notices.admin.ts';
+import { signalRead } from './notices.service.ts';
 
 const tags = ['Уведомления'];
 const DAY = 86_400_000;
@@ -27,9 +27,7 @@ const KEEP_READ_MS = 90 * DAY;
 
 export const NOTICE_TEXTS = {
   tooManyStreams: 'Слишком много открытых вкладок сайта. Закройте лишние и обновите страницу.',
-  noUser: 'Игрок не найден',
-  sentOne: 'Сообщение отправлено',
-  sentAll: 'Сообщение отправлено всем игрокам',
+  ...ADMIN_NOTICE_TEXTS,
 } as const;
 
 export function noticesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
@@ -113,15 +111,7 @@ export function noticesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         body: AdminNoticeBody,
         response: { 200: AdminNoticeResponse, ...errorReplies(400, 401, 403) },
       },
-      handler: async (req) => {
-        const actor = userOf(req);
-        const sent = await ctx.db.transaction().execute(async (trx) => {
-          const n = await notifyAll(trx, { kind: 'message', title: req.body.title, body: req.body.body || null });
-          await recordAudit(trx, { actorId: actor.id, action: 'notice.broadcast', entity: 'notice', after: { ...req.body, sent: n } });
-          return n;
-        });
-        return { message: NOTICE_TEXTS.sentAll, sent };
-      },
+      handler: async (req) => ({ message: NOTICE_TEXTS.sentAll, sent: await sendToAll(ctx, userOf(req), req.body) }),
     });
 
     app.post('/api/admin/users/:id/notice', {
@@ -134,18 +124,7 @@ export function noticesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: AdminNoticeResponse, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => {
-        const actor = userOf(req);
-        await ctx.db.transaction().execute(async (trx) => {
-          const target = await trx
-            .selectFrom('users')
-            .select('id')
-            .where('id', '=', req.params.id)
-            .where('deleted_at', 'is', null)
-            .executeTakeFirst();
-          if (!target) throw notFound(NOTICE_TEXTS.noUser, { code: 'notice_user_not_found' });
-          await notify(trx, target.id, { kind: 'message', title: req.body.title, body: req.body.body || null });
-          await recordAudit(trx, { actorId: actor.id, action: 'notice.send', entity: 'user', entityId: target.id, after: req.body });
-        });
+        await sendToPlayer(ctx, userOf(req), req.params.id, req.body);
         return { message: NOTICE_TEXTS.sentOne, sent: 1 };
       },
     });

@@ -14,10 +14,10 @@
  * notice is never shown and nothing private goes through the channel.
  * Titles and bodies are plain Russian text (never HTML); `link` is a site path.
  */
-import { sql } from 'kysely';
 import type { NoticeKind } from '@kubik/contract';
 import type { Db } from '../../db/index.ts';
 import { isPg } from '../../db/schema-helpers.ts';
+import { insertNotice, insertNoticeForEveryone, pgNotify } from './notices.repo.ts';
 
 export interface NoticeInput {
   kind: NoticeKind;
@@ -62,38 +62,17 @@ export function rubles(kopecks: number): string {
 
 /** One player's notice, in the caller's transaction. Returns its id. */
 export async function notify(trx: Db, userId: number, notice: NoticeInput, now = Date.now()): Promise<number> {
-  const inserted = await trx
-    .insertInto('notices')
-    .values(row(userId, notice, now))
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const id = await insertNotice(trx, row(userId, notice, now));
   await signal(trx, { u: userId, e: 'notice' });
-  return Number(inserted.id);
+  return id;
 }
 
 /** The same notice to every account that is not deleted (one row each). Returns how many got it. */
 export async function notifyAll(trx: Db, notice: NoticeInput, now = Date.now()): Promise<number> {
-  const r = row(0, notice, now);
-  const result = await trx
-    .insertInto('notices')
-    .columns(['user_id', 'kind', 'title', 'body', 'link', 'data_json', 'created_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('users')
-        .where('deleted_at', 'is', null)
-        .select([
-          'id',
-          sql<string>`cast(${r.kind} as text)`.as('kind'),
-          sql<string>`cast(${r.title} as text)`.as('title'),
-          sql<string | null>`cast(${r.body} as text)`.as('body'),
-          sql<string | null>`cast(${r.link} as text)`.as('link'),
-          sql<string | null>`cast(${r.data_json} as text)`.as('data_json'),
-          sql<number>`cast(${now} as bigint)`.as('created_at'),
-        ]),
-    )
-    .executeTakeFirst();
+  const { user_id: _everyone, ...r } = row(0, notice, now);
+  const sent = await insertNoticeForEveryone(trx, r);
   await signal(trx, { u: null, e: 'notice' });
-  return Number(result.numInsertedOrUpdatedRows ?? 0);
+  return sent;
 }
 
 /** Tells the player's open event streams that the balance changed; the streams read it after commit. */
@@ -114,7 +93,7 @@ const local = new Set<Listener>();
 
 async function signal(trx: Db, s: UserSignal): Promise<void> {
   if (isPg(trx as never)) {
-    await sql`select pg_notify(${USER_EVENTS_CHANNEL}, ${JSON.stringify(s)})`.execute(trx);
+    await pgNotify(trx, USER_EVENTS_CHANNEL, JSON.stringify(s));
     return;
   }
   // Heard after this call returns; a listener's read waits for the writer's transaction to end.

@@ -6,6 +6,7 @@ import { notify } from '../notices/notices.service.ts';
 import { siteName } from '../site/site.settings.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { activeBan } from '../users/ban-status.ts';
+import { activeUserByName } from './purchases.repo.ts';
 
 export const GIFT_TEXTS = {
   /** One text for an unknown, deleted or banned name: a gift form is no way to learn who is banned. */
@@ -31,12 +32,7 @@ export async function giftRecipient(
   name: string,
   now = Date.now(),
 ): Promise<GiftRecipient> {
-  const row = await ctx.db
-    .selectFrom('users')
-    .select(['id', 'username', 'email', 'banned_at', 'ban_until', 'ban_reason', 'deleted_at'])
-    .where('username_lower', '=', name.trim().toLowerCase())
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  const row = await activeUserByName(ctx.db, name.trim().toLowerCase());
   if (!row || activeBan(row, now)) throw badRequest(GIFT_TEXTS.refused(name.trim()), { code: 'gift_recipient_invalid', field: 'gift_to' });
   if (row.id === payerId) throw badRequest(GIFT_TEXTS.self, { code: 'gift_to_self', field: 'gift_to' });
   return { id: row.id, username: row.username, email: row.email, siteName: await siteName(ctx) };

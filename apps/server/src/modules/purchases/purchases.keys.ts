@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../../db/index.ts';
 import { conflict, isUniqueViolation } from '../../lib/errors.ts';
 import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
+import { deleteKeysBefore, findLegacyKey, findPurchaseKey, insertPurchaseKey, savePurchaseAnswer } from './purchases.repo.ts';
 
 /** The ways to spend the balance; each purchase's key is kept with its kind. */
 export const PURCHASE_KINDS = ['shop', 'tier', 'cart'] as const;
@@ -58,12 +59,7 @@ function replay<A>(prev: StoredKey, fingerprint: string): A {
 }
 
 async function findKey(db: Db, kind: PurchaseKind, userId: number, key: string): Promise<StoredKey | undefined> {
-  const row = await db
-    .selectFrom('purchase_keys')
-    .select(['request', 'response'])
-    .where('user_id', '=', userId)
-    .where('key', '=', key)
-    .executeTakeFirst();
+  const row = await findPurchaseKey(db, userId, key);
   return row ?? legacyKey(db, kind, userId, key);
 }
 
@@ -73,13 +69,7 @@ async function findKey(db: Db, kind: PurchaseKind, userId: number, key: string):
  */
 async function legacyKey(db: Db, kind: PurchaseKind, userId: number, key: string): Promise<StoredKey | undefined> {
   if (kind === 'cart') return undefined;
-  const row = await db
-    .selectFrom(kind === 'shop' ? 'shop_idempotency' : 'privilege_idempotency')
-    .select(['request', 'response'])
-    .where('user_id', '=', userId)
-    .where('key', '=', key)
-    .where('created_at', '>=', Date.now() - KEY_TTL_MS)
-    .executeTakeFirst();
+  const row = await findLegacyKey(db, kind === 'shop' ? 'shop_idempotency' : 'privilege_idempotency', userId, key, Date.now() - KEY_TTL_MS);
   const pair = row && /^(\d+):(\d+)$/.exec(row.request);
   if (!row || !pair) return undefined;
   const [a, b] = [Number(pair[1]), Number(pair[2])];
@@ -133,17 +123,9 @@ export async function idempotent<A>(db: Db, keyed: KeyedRequest, run: (trx: Db) 
   try {
     return await retried(() =>
       db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('purchase_keys')
-          .values({ user_id: userId, key, kind, request: fingerprint, response: null, created_at: Date.now() })
-          .execute();
+        await insertPurchaseKey(trx, { user_id: userId, key, kind, request: fingerprint, response: null, created_at: Date.now() });
         const answer = await run(trx);
-        await trx
-          .updateTable('purchase_keys')
-          .set({ response: JSON.stringify(answer) })
-          .where('user_id', '=', userId)
-          .where('key', '=', key)
-          .execute();
+        await savePurchaseAnswer(trx, userId, key, JSON.stringify(answer));
         return answer;
       }),
     );
@@ -161,10 +143,6 @@ export function keyCleanupJob(db: Db): ScheduledJobSpec {
   return {
     name: 'purchases.key-cleanup',
     everyMs: 3_600_000,
-    run: () =>
-      db
-        .deleteFrom('purchase_keys')
-        .where('created_at', '<', Date.now() - KEY_TTL_MS)
-        .execute(),
+    run: () => deleteKeysBefore(db, Date.now() - KEY_TTL_MS),
   };
 }

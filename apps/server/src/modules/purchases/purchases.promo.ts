@@ -1,8 +1,8 @@
 import { type PromoKind, type PromoPreview, type PromoScope } from '@kubik/contract';
-import { sql } from 'kysely';
 import type { Db, DbKind } from '../../db/index.ts';
 import { badRequest, conflict, notFound, type HttpError } from '../../lib/errors.ts';
 import { toRoubles } from '../../lib/money.ts';
+import { insertPromoUse, promoById, promoByKey, promoUsesBy, takePromoUse } from './purchases.repo.ts';
 import { lockPlayer } from './purchases.service.ts';
 import type { PromoCodesTable } from './purchases.tables.ts';
 import type { Selectable } from 'kysely';
@@ -41,8 +41,8 @@ export type PromoRow = Selectable<PromoCodesTable>;
 /** The stored form of a code: letters compared without case (JS lower-casing, as SQLite's lower() knows only ASCII). */
 export const promoKey = (code: string) => code.trim().toLowerCase();
 
-export async function findPromo(db: Db, code: string): Promise<PromoRow | undefined> {
-  return db.selectFrom('promo_codes').selectAll().where('code_key', '=', promoKey(code)).executeTakeFirst();
+export function findPromo(db: Db, code: string): Promise<PromoRow | undefined> {
+  return promoByKey(db, promoKey(code));
 }
 
 /** What a code's own state refuses, before anything is bought: unknown, disabled, not yet, no longer, used up. */
@@ -55,16 +55,6 @@ function stateProblem(row: PromoRow | undefined, now: number): HttpError | null 
   if (row.max_uses !== null && Number(row.uses) >= Number(row.max_uses))
     return conflict(PROMO_TEXTS.exhausted, { code: 'promo_exhausted', field: 'promo_code' });
   return null;
-}
-
-async function usedBy(db: Db, promoId: number, userId: number): Promise<number> {
-  const row = await db
-    .selectFrom('promo_uses')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('promo_id', '=', promoId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
 }
 
 function scopeProblem(row: PromoRow, target: 'shop' | 'donate' | 'topup'): HttpError | null {
@@ -92,7 +82,7 @@ export async function previewPromo(db: Db, code: string, userId: number, now = D
   const row = await findPromo(db, code);
   const problem = stateProblem(row, now);
   if (problem || !row) throw problem ?? notFound(PROMO_TEXTS.notFound, { code: 'promo_not_found' });
-  if (row.kind !== 'topup_bonus' && (await usedBy(db, row.id, userId)) >= Number(row.per_player))
+  if (row.kind !== 'topup_bonus' && (await promoUsesBy(db, row.id, userId)) >= Number(row.per_player))
     throw conflict(PROMO_TEXTS.used, { code: 'promo_used', field: 'promo_code' });
   return {
     code: row.code,
@@ -150,7 +140,7 @@ export async function redeemPromo(
   if (!covered.some(Boolean)) throw conflict(PROMO_TEXTS.notItems, { code: 'promo_not_applicable', field: 'promo_code' });
   if (row.min_total !== null && base < Number(row.min_total))
     throw conflict(PROMO_TEXTS.minTotal(toRoubles(Number(row.min_total))), { code: 'promo_min_total', field: 'promo_code' });
-  if ((await usedBy(trx, row.id, input.userId)) >= Number(row.per_player))
+  if ((await promoUsesBy(trx, row.id, input.userId)) >= Number(row.per_player))
     throw conflict(PROMO_TEXTS.used, { code: 'promo_used', field: 'promo_code' });
 
   const discount = Math.min(base, row.kind === 'percent' ? Math.floor((base * Number(row.value)) / 100) : Number(row.value));
@@ -166,24 +156,21 @@ export async function redeemPromo(
     left -= part;
   });
   const total = input.lines.reduce((s, l) => s + l.amount, 0) - discount;
-  const use = await trx
-    .insertInto('promo_uses')
-    .values({ promo_id: row.id, user_id: input.userId, target: input.target, ref: input.ref, discount, total, created_at: input.now })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return { promoId: row.id, discount, perLine, useId: use.id };
+  const useId = await insertPromoUse(trx, {
+    promo_id: row.id,
+    user_id: input.userId,
+    target: input.target,
+    ref: input.ref,
+    discount,
+    total,
+    created_at: input.now,
+  });
+  return { promoId: row.id, discount, perLine, useId };
 }
 
 /** The conditional count of one use: nothing is taken once max_uses is reached (a racing purchase is refused). */
 async function takeUse(trx: Db, promoId: number, now: number): Promise<void> {
-  const taken = await trx
-    .updateTable('promo_codes')
-    .set({ uses: sql<number>`uses + 1`, updated_at: now })
-    .where('id', '=', promoId)
-    .where('disabled_at', 'is', null)
-    .where((eb) => eb.or([eb('max_uses', 'is', null), eb('uses', '<', eb.ref('max_uses'))]))
-    .executeTakeFirst();
-  if (Number(taken.numUpdatedRows) !== 1) throw conflict(PROMO_TEXTS.exhausted, { code: 'promo_exhausted', field: 'promo_code' });
+  if (!(await takePromoUse(trx, promoId, now))) throw conflict(PROMO_TEXTS.exhausted, { code: 'promo_exhausted', field: 'promo_code' });
 }
 
 /** A top-up's code, checked when the payment is made (its use is counted when the money arrives). */
@@ -191,7 +178,7 @@ export async function checkTopupPromo(db: Db, code: string, userId: number, now 
   const row = await findPromo(db, code);
   const problem = stateProblem(row, now) ?? (row ? scopeProblem(row, 'topup') : null);
   if (problem || !row) throw problem ?? badRequest(PROMO_TEXTS.notFound, { code: 'promo_not_found' });
-  if ((await usedBy(db, row.id, userId)) >= Number(row.per_player))
+  if ((await promoUsesBy(db, row.id, userId)) >= Number(row.per_player))
     throw conflict(PROMO_TEXTS.used, { code: 'promo_used', field: 'promo_code' });
   return row.id;
 }
@@ -205,29 +192,26 @@ export async function redeemTopupPromo(
   trx: Db,
   input: { dbKind: DbKind; promoId: number; userId: number; amount: number; ref: string; now: number },
 ): Promise<number> {
-  const row = await trx.selectFrom('promo_codes').selectAll().where('id', '=', input.promoId).executeTakeFirst();
+  const row = await promoById(trx, input.promoId);
   if (!row || row.kind !== 'topup_bonus' || stateProblem(row, input.now)) return 0;
   // Two payments of one player credited at once (two instances answering their return pages)
   // each count the uses only after the other has committed its own.
   await lockPlayer(trx, input.dbKind, input.userId);
-  if ((await usedBy(trx, row.id, input.userId)) >= Number(row.per_player)) return 0;
+  if ((await promoUsesBy(trx, row.id, input.userId)) >= Number(row.per_player)) return 0;
   try {
     await takeUse(trx, row.id, input.now);
   } catch {
     return 0;
   }
   const bonus = Math.floor((input.amount * Number(row.value)) / 100);
-  await trx
-    .insertInto('promo_uses')
-    .values({
-      promo_id: row.id,
-      user_id: input.userId,
-      target: 'topup',
-      ref: input.ref,
-      discount: bonus,
-      total: input.amount,
-      created_at: input.now,
-    })
-    .execute();
+  await insertPromoUse(trx, {
+    promo_id: row.id,
+    user_id: input.userId,
+    target: 'topup',
+    ref: input.ref,
+    discount: bonus,
+    total: input.amount,
+    created_at: input.now,
+  });
   return bonus;
 }

@@ -2,6 +2,7 @@ import type { Db, DbKind } from '../../db/index.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
 import { idempotent, type KeyedRequest } from './purchases.keys.ts';
+import { lockPlayerRow } from './purchases.repo.ts';
 
 export { RetryPurchase } from './purchases.keys.ts';
 
@@ -67,15 +68,11 @@ export interface PurchaseSpec<P extends { price: number }, R extends Recorded, A
 
 /**
  * Serializes a player's balance and privilege changes: on PostgreSQL the user's row is locked for
- * the rest of the transaction. SQLite runs one write transaction at a time already.
- * FOR NO KEY UPDATE, not FOR UPDATE: the purchase key written just before references the user, and
- * that foreign key holds a KEY SHARE lock on the row; two purchases of one player both holding it
- * and both asking FOR UPDATE deadlocked (the cluster test under load). NO KEY UPDATE does not
- * conflict with KEY SHARE and still queues the player's purchases one after another, as the
- * balance UPDATE's own lock does.
+ * the rest of the transaction (lockPlayerRow says which lock and why). SQLite runs one write
+ * transaction at a time already.
  */
 export async function lockPlayer(trx: Db, kind: DbKind, userId: number): Promise<void> {
-  if (kind === 'pg') await trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
+  if (kind === 'pg') await lockPlayerRow(trx, userId);
 }
 
 /** Locks several players' rows in id order (a gift: the payer and the recipient), so two crossing gifts cannot deadlock. */

@@ -9,6 +9,63 @@ export type RewardRow = Selectable<ReferralRewardsTable>;
 /** How many rows of each kind of trace are read when judging whose address a payment came from. */
 const TRACE_LIMIT = 500;
 
+/** The player's referral code, if they have one yet. */
+export async function codeOfUser(db: Db, userId: number): Promise<string | undefined> {
+  return (await db.selectFrom('referral_codes').select('code').where('user_id', '=', userId).executeTakeFirst())?.code;
+}
+
+/** Stores a code for the player unless they have one or the code is taken (the caller reads which won). */
+export async function insertCodeIfNone(db: Db, userId: number, code: string, now: number): Promise<void> {
+  await db
+    .insertInto('referral_codes')
+    .values({ user_id: userId, code, created_at: now })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}
+
+/** The inviter of a code, if their account is not deleted. */
+export async function inviterOfCode(db: Db, code: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('referral_codes')
+    .innerJoin('users', 'users.id', 'referral_codes.user_id')
+    .select('referral_codes.user_id')
+    .where('referral_codes.code', '=', code)
+    .where('users.deleted_at', 'is', null)
+    .executeTakeFirst();
+  return row?.user_id;
+}
+
+/** Remembers who invited the player; an invited player keeps their first inviter. */
+export async function insertReferral(trx: Db, invitedId: number, inviterId: number, now: number): Promise<void> {
+  await trx
+    .insertInto('referrals')
+    .values({ invited_id: invitedId, inviter_id: inviterId, created_at: now })
+    .onConflict((oc) => oc.column('invited_id').doNothing())
+    .execute();
+}
+
+export function referralOf(db: Db, invitedId: number) {
+  return db.selectFrom('referrals').selectAll().where('invited_id', '=', invitedId).executeTakeFirst();
+}
+
+/** The players the inviter brought who still have an account, newest first. */
+export function invitedBy(db: Db, inviterId: number, limit: number) {
+  return db
+    .selectFrom('referrals')
+    .innerJoin('users', 'users.id', 'referrals.invited_id')
+    .select(['referrals.invited_id', 'users.username', 'referrals.created_at'])
+    .where('referrals.inviter_id', '=', inviterId)
+    .where('users.deleted_at', 'is', null)
+    .orderBy('referrals.created_at', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** A settings document as stored (JSON), read through the caller's connection (a transaction's: on SQLite the only one). */
+export async function storedSettings(db: Db, key: string): Promise<string | undefined> {
+  return (await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst())?.value;
+}
+
 /** Where a self-registered account came from; written in the registration's transaction. */
 export async function recordSignup(trx: Db, userId: number, ip: string, deviceHash: string | null, now: number): Promise<void> {
   await trx

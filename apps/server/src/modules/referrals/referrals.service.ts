@@ -32,31 +32,19 @@ function newCode(): string {
 
 /** The player's code, made on first ask (a lost race reads the winner's). */
 export async function codeOf(db: Db, userId: number): Promise<string> {
-  const found = await db.selectFrom('referral_codes').select('code').where('user_id', '=', userId).executeTakeFirst();
-  if (found) return found.code;
+  const found = await repo.codeOfUser(db, userId);
+  if (found !== undefined) return found;
   for (let i = 0; i < 5; i++) {
-    await db
-      .insertInto('referral_codes')
-      .values({ user_id: userId, code: newCode(), created_at: Date.now() })
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-    const row = await db.selectFrom('referral_codes').select('code').where('user_id', '=', userId).executeTakeFirst();
-    if (row) return row.code;
+    await repo.insertCodeIfNone(db, userId, newCode(), Date.now());
+    const code = await repo.codeOfUser(db, userId);
+    if (code !== undefined) return code;
   }
   throw new Error('could not make a referral code');
 }
 
 export async function myReferrals(ctx: AppContext, userId: number): Promise<ReferralResponse> {
   const code = await codeOf(ctx.db, userId);
-  const invited = await ctx.db
-    .selectFrom('referrals')
-    .innerJoin('users', 'users.id', 'referrals.invited_id')
-    .select(['referrals.invited_id', 'users.username', 'referrals.created_at'])
-    .where('referrals.inviter_id', '=', userId)
-    .where('users.deleted_at', 'is', null)
-    .orderBy('referrals.created_at', 'desc')
-    .limit(200)
-    .execute();
+  const invited = await repo.invitedBy(ctx.db, userId, 200);
   const sums = await repo.earnedByInvited(ctx.db, userId);
   const net = new Map(sums.map((s) => [s.invited_id, Number(s.net ?? 0)]));
   const held = await repo.heldOf(ctx.db, userId, 200);
@@ -117,20 +105,10 @@ export async function rememberInviter(
   await repo.recordSignup(trx, userId, meta.ip, deviceHash, now);
   const code = meta.cookies[REFERRAL_COOKIE];
   if (!code || !CODE_SHAPE.test(code)) return;
-  const inviter = await trx
-    .selectFrom('referral_codes')
-    .innerJoin('users', 'users.id', 'referral_codes.user_id')
-    .select('referral_codes.user_id')
-    .where('referral_codes.code', '=', code)
-    .where('users.deleted_at', 'is', null)
-    .executeTakeFirst();
-  if (!inviter || inviter.user_id === userId) return;
-  if (await ownTraceOf(trx, inviter.user_id, { ip: meta.ip, deviceHash }, now)) return;
-  await trx
-    .insertInto('referrals')
-    .values({ invited_id: userId, inviter_id: inviter.user_id, created_at: now })
-    .onConflict((oc) => oc.column('invited_id').doNothing())
-    .execute();
+  const inviter = await repo.inviterOfCode(trx, code);
+  if (inviter === undefined || inviter === userId) return;
+  if (await ownTraceOf(trx, inviter, { ip: meta.ip, deviceHash }, now)) return;
+  await repo.insertReferral(trx, userId, inviter, now);
 }
 
 /** A deleted account's registration address and browser are personal data too (users core: userErased). */
@@ -148,7 +126,7 @@ export async function payForTopup(
   trx: Db,
   topup: { paymentId: string; userId: number; amount: number; paidAt: number; payer: TopupPayer },
 ): Promise<void> {
-  const ref = await trx.selectFrom('referrals').selectAll().where('invited_id', '=', topup.userId).executeTakeFirst();
+  const ref = await repo.referralOf(trx, topup.userId);
   if (!ref) return;
   const rules = await referralRulesIn(trx);
   const rewards: { kind: 'share' | 'bonus'; amount: number; note: string }[] = [];

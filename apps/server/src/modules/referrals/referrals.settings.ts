@@ -1,6 +1,7 @@
 import { ReferralSettingsBody } from '@kubik/contract';
 import type { Db } from '../../db/index.ts';
 import { defineSettings } from '../../lib/settings.ts';
+import { storedSettings } from './referrals.repo.ts';
 
 /**
  * The owner's referral rules; nothing is paid until the owner sets a share or a bonus. A reward
@@ -22,10 +23,10 @@ export const ReferralSettings = defineSettings({
  * saved before that was refused) falls back to its default.
  */
 export async function referralRulesIn(trx: Db): Promise<ReferralSettingsBody> {
-  const row = await trx.selectFrom('settings').select('value').where('key', '=', ReferralSettings.key).executeTakeFirst();
+  const json = await storedSettings(trx, ReferralSettings.key);
   let stored: Record<string, unknown> = {};
   try {
-    const parsed: unknown = row ? JSON.parse(row.value) : {};
+    const parsed: unknown = json !== undefined ? JSON.parse(json) : {};
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) stored = { ...(parsed as Record<string, unknown>) };
   } catch {
     // A broken row reads as nothing set.

@@ -11,6 +11,7 @@ import { endLogins } from '../users/users.logins.ts';
 import type { User } from '../users/users.repo.ts';
 import { deviceName } from './device-name.ts';
 import { newDeviceLetter } from './security.mail.ts';
+import * as repo from './security.repo.ts';
 
 /**
  * The player's open logins (profile → Настройки → «Сеансы и устройства»): list, end one, end all
@@ -28,20 +29,7 @@ export function sessionId(tokenHash: string): string {
 }
 
 export async function listSessions(db: Db, userId: number, currentToken: string | null, now = Date.now()): Promise<SessionInfo[]> {
-  const rows = await db
-    .selectFrom('sessions')
-    .leftJoin('session_activity', 'session_activity.token_hash', 'sessions.token_hash')
-    .select([
-      'sessions.token_hash',
-      'sessions.created_at',
-      'sessions.ip',
-      'sessions.user_agent',
-      'session_activity.last_seen_at',
-      'session_activity.ip as last_ip',
-    ])
-    .where('sessions.user_id', '=', userId)
-    .where('sessions.expires_at', '>', now)
-    .execute();
+  const rows = await repo.liveSessionsOf(db, userId, now);
   const current = currentToken ? hashToken(currentToken) : null;
   return rows
     .map((r) => ({
@@ -57,11 +45,10 @@ export async function listSessions(db: Db, userId: number, currentToken: string 
 
 /** Ends one session of the player by its id from the list; true when it was the caller's own. */
 export async function endSession(ctx: AppContext, user: User, id: string, currentToken: string | null): Promise<{ current: boolean }> {
-  const rows = await ctx.db.selectFrom('sessions').select('token_hash').where('user_id', '=', user.id).execute();
-  const hit = rows.find((r) => sessionId(r.token_hash) === id);
+  const hit = (await repo.sessionHashesOf(ctx.db, user.id)).find((hash) => sessionId(hash) === id);
   if (!hit) throw notFound(SESSION_TEXTS.notFound, { code: 'session_not_found' });
-  await ctx.db.deleteFrom('sessions').where('token_hash', '=', hit.token_hash).where('user_id', '=', user.id).execute();
-  return { current: currentToken !== null && hashToken(currentToken) === hit.token_hash };
+  await repo.deleteSessionOf(ctx.db, user.id, hit);
+  return { current: currentToken !== null && hashToken(currentToken) === hit };
 }
 
 /**
@@ -108,14 +95,7 @@ export async function notifyNewDevice(
   meta: { ip: string; userAgent?: string },
   now = Date.now(),
 ): Promise<void> {
-  const others = await ctx.db
-    .selectFrom('known_devices')
-    .select('user_id')
-    .where('user_id', '=', user.id)
-    .where('device_hash', '!=', hashToken(deviceToken))
-    .limit(1)
-    .executeTakeFirst();
-  if (!others) return;
+  if (!(await repo.knowsOtherDevice(ctx.db, user.id, hashToken(deviceToken)))) return;
   await enqueueMail(
     ctx.db,
     newDeviceLetter(await siteName(ctx), ctx.config.publicUrl, user.email, user.username, {

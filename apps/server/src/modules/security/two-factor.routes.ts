@@ -13,6 +13,7 @@ import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { SecuritySettings } from './security.settings.ts';
 import { secondFactor, userErased } from '../users/users.ports.ts';
+import { forgetTwoFactor } from './two-factor.repo.ts';
 import * as service from './two-factor.service.ts';
 import { errorReplies } from '../../lib/errors.ts';
 
@@ -20,7 +21,7 @@ const tags = ['Двухфакторная защита'];
 
 export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   secondFactor.provide(service.secondFactorCheck);
-  userErased.on('security', service.forgetTwoFactor);
+  userErased.on('security', forgetTwoFactor);
   return async (app) => {
     app.get('/api/user/2fa', {
       config: { access: 'user' },

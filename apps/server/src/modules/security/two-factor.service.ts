@@ -17,6 +17,7 @@ import type { User } from '../users/users.repo.ts';
 import { openSecret, SecretKeyMissing, sealSecret } from './two-factor.crypto.ts';
 import { twoFactorChangedLetter } from './security.mail.ts';
 import { SecuritySettings } from './security.settings.ts';
+import * as repo from './two-factor.repo.ts';
 
 /**
  * Two-factor login with an authenticator app (TOTP, RFC 6238: SHA-1, 6 digits, 30-second steps;
@@ -90,20 +91,6 @@ function secretOf(ctx: AppContext, stored: string, userId: number): string {
   }
 }
 
-async function rowOf(db: Db, userId: number) {
-  return db.selectFrom('two_factor').selectAll().where('user_id', '=', userId).executeTakeFirst();
-}
-
-export async function isTwoFactorOn(db: Db, userId: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('two_factor')
-    .select('user_id')
-    .where('user_id', '=', userId)
-    .where('enabled_at', 'is not', null)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /**
  * Checks a second factor of an account with two-factor login on and uses it up: a TOTP code's
  * step becomes the last accepted one, a recovery code is marked used. False for anything else.
@@ -113,25 +100,9 @@ async function useCode(ctx: AppContext, userId: number, secretStored: string, ty
   if (TOTP_RE.test(code)) {
     const step = matchTotp(secretOf(ctx, secretStored, userId), code, now);
     if (step === null) return false;
-    const res = await ctx.db
-      .updateTable('two_factor')
-      .set({ last_step: step })
-      .where('user_id', '=', userId)
-      .where('enabled_at', 'is not', null)
-      .where((eb) => eb.or([eb('last_step', 'is', null), eb('last_step', '<', step)]))
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
+    return repo.acceptStep(ctx.db, userId, step);
   }
-  if (RECOVERY_RE.test(code)) {
-    const res = await ctx.db
-      .updateTable('two_factor_recovery')
-      .set({ used_at: now })
-      .where('user_id', '=', userId)
-      .where('code_hash', '=', hashToken(code))
-      .where('used_at', 'is', null)
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
-  }
+  if (RECOVERY_RE.test(code)) return repo.useRecoveryCode(ctx.db, userId, hashToken(code), now);
   return false;
 }
 
@@ -142,7 +113,7 @@ export async function checkSecondFactor(
   code: string | null | undefined,
   now = Date.now(),
 ): Promise<SecondFactor> {
-  const row = await rowOf(ctx.db, userId);
+  const row = await repo.twoFactorOf(ctx.db, userId);
   if (!row || row.enabled_at === null || row.secret === null) return 'off';
   if (!code || normalizeCode(code) === '') return 'missing';
   return (await useCode(ctx, userId, row.secret, code, now)) ? 'ok' : 'wrong';
@@ -160,7 +131,7 @@ export async function launcherCredentials(
   password: string,
   code: string | null | undefined,
 ): Promise<{ password: string; code: string | null; twoFactor: boolean }> {
-  if (!(await isTwoFactorOn(db, userId))) return { password, code: null, twoFactor: false };
+  if (!(await repo.isTwoFactorOn(db, userId))) return { password, code: null, twoFactor: false };
   if (code) return { password, code, twoFactor: true };
   const at = password.lastIndexOf(':');
   if (at > 0) {
@@ -171,36 +142,20 @@ export async function launcherCredentials(
 }
 
 export async function status(ctx: AppContext, user: User): Promise<TwoFactorStatus> {
-  const row = await rowOf(ctx.db, user.id);
+  const row = await repo.twoFactorOf(ctx.db, user.id);
   const enabledAt = row?.enabled_at ?? null;
-  const left =
-    enabledAt === null
-      ? 0
-      : Number(
-          (
-            await ctx.db
-              .selectFrom('two_factor_recovery')
-              .select((eb) => eb.fn.countAll().as('n'))
-              .where('user_id', '=', user.id)
-              .where('used_at', 'is', null)
-              .executeTakeFirst()
-          )?.n ?? 0,
-        );
+  const left = enabledAt === null ? 0 : await repo.recoveryCodesLeft(ctx.db, user.id);
   const required = isStaff(user) && (await ctx.settings.get(SecuritySettings)).require_admin_two_factor;
   return { enabled: enabledAt !== null, enabled_at: enabledAt === null ? null : Number(enabledAt), recovery_codes_left: left, required };
 }
 
 /** A new secret, pending until a code from it is sent to enable(); replaces an earlier pending one. */
 export async function setup(ctx: AppContext, user: User, now = Date.now()): Promise<TwoFactorSetupResponse> {
-  const row = await rowOf(ctx.db, user.id);
+  const row = await repo.twoFactorOf(ctx.db, user.id);
   if (row?.enabled_at != null) throw conflict(TWO_FACTOR_TEXTS.alreadyOn, { code: 'two_factor_enabled' });
   const secret = new OTPAuth.Secret({ size: 20 }).base32;
   const sealed = sealSecret(secret, user.id, ctx.config.twoFactorKey);
-  await ctx.db
-    .insertInto('two_factor')
-    .values({ user_id: user.id, secret: null, pending_secret: sealed, pending_at: now, enabled_at: null, last_step: null })
-    .onConflict((oc) => oc.column('user_id').doUpdateSet({ pending_secret: sealed, pending_at: now }))
-    .execute();
+  await repo.savePendingSecret(ctx.db, user.id, sealed, now);
   const issuer = (await ctx.settings.get(SiteSettingsDoc)).name;
   const url = totp(secret, user.username, issuer).toString();
   // Loaded here, not at start: only turning two-factor on draws a code (10 ms of a cold start).
@@ -216,7 +171,7 @@ async function limitTries(ctx: AppContext, userId: number): Promise<void> {
 
 export async function enable(ctx: AppContext, user: User, typed: string, now = Date.now()): Promise<TwoFactorEnableResponse> {
   await limitTries(ctx, user.id);
-  const row = await rowOf(ctx.db, user.id);
+  const row = await repo.twoFactorOf(ctx.db, user.id);
   if (row?.enabled_at != null) throw conflict(TWO_FACTOR_TEXTS.alreadyOn, { code: 'two_factor_enabled' });
   if (!row?.pending_secret || row.pending_at === null || now - Number(row.pending_at) > PENDING_TTL_MS)
     throw badRequest(TWO_FACTOR_TEXTS.notPending, { code: 'two_factor_not_pending' });
@@ -225,20 +180,14 @@ export async function enable(ctx: AppContext, user: User, typed: string, now = D
   if (step === null) throw badRequest(TWO_FACTOR_TEXTS.badSetupCode, { code: 'bad_two_factor_code', field: 'code' });
   const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
   const name = await siteName(ctx);
+  const pending = row.pending_secret;
   const ok = await ctx.db.transaction().execute(async (trx) => {
-    const res = await trx
-      .updateTable('two_factor')
-      .set({ secret: row.pending_secret, pending_secret: null, pending_at: null, enabled_at: now, last_step: step })
-      .where('user_id', '=', user.id)
-      .where('enabled_at', 'is', null)
-      .where('pending_secret', '=', row.pending_secret)
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) return false;
-    await trx.deleteFrom('two_factor_recovery').where('user_id', '=', user.id).execute();
-    await trx
-      .insertInto('two_factor_recovery')
-      .values(codes.map((c) => ({ user_id: user.id, code_hash: hashToken(normalizeCode(c)), used_at: null })))
-      .execute();
+    if (!(await repo.confirmPendingSecret(trx, user.id, pending, now, step))) return false;
+    await repo.replaceRecoveryCodes(
+      trx,
+      user.id,
+      codes.map((c) => hashToken(normalizeCode(c))),
+    );
     await enqueueMail(trx, twoFactorChangedLetter(name, ctx.config.publicUrl, user.email, user.username, true));
     return true;
   });
@@ -251,7 +200,7 @@ export async function enable(ctx: AppContext, user: User, typed: string, now = D
 /** Turning it off needs both the password and a code (or a recovery code): a stolen session alone cannot. */
 export async function disable(ctx: AppContext, user: User, password: string, code: string, now = Date.now()): Promise<void> {
   await limitTries(ctx, user.id);
-  const row = await rowOf(ctx.db, user.id);
+  const row = await repo.twoFactorOf(ctx.db, user.id);
   if (!row || row.enabled_at === null || row.secret === null) throw badRequest(TWO_FACTOR_TEXTS.notOn, { code: 'two_factor_off' });
   if (!(await verifyPassword(user.password_hash, password, 'known')))
     throw badRequest(TWO_FACTOR_TEXTS.wrongPassword, { code: 'wrong_password', field: 'password' });
@@ -259,15 +208,14 @@ export async function disable(ctx: AppContext, user: User, password: string, cod
     throw badRequest(TWO_FACTOR_TEXTS.badCode, { code: 'bad_two_factor_code', field: 'code' });
   const name = await siteName(ctx);
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('two_factor_recovery').where('user_id', '=', user.id).execute();
-    await trx.deleteFrom('two_factor').where('user_id', '=', user.id).execute();
+    await repo.forgetTwoFactor(trx, user.id);
     await enqueueMail(trx, twoFactorChangedLetter(name, ctx.config.publicUrl, user.email, user.username, false));
   });
   ctx.jobs.kick(MAIL_JOB);
 }
 
 /** What the users core asks of two-factor login (users.ports.ts: secondFactor); provided in two-factor.routes.ts. */
-export const secondFactorCheck: SecondFactorCheck = { check: checkSecondFactor, launcherCredentials, isOn: isTwoFactorOn };
+export const secondFactorCheck: SecondFactorCheck = { check: checkSecondFactor, launcherCredentials, isOn: repo.isTwoFactorOn };
 
 /**
  * Admin routes, when the owner requires two-factor login of administrators: an administrator
@@ -275,20 +223,14 @@ export const secondFactorCheck: SecondFactorCheck = { check: checkSecondFactor, 
  */
 export async function requireAdminTwoFactor(ctx: AppContext, user: User): Promise<void> {
   if (!(await ctx.settings.get(SecuritySettings)).require_admin_two_factor) return;
-  if (!(await isTwoFactorOn(ctx.db, user.id))) throw forbidden(TWO_FACTOR_TEXTS.adminSetup, { code: 'two_factor_setup_required' });
+  if (!(await repo.isTwoFactorOn(ctx.db, user.id))) throw forbidden(TWO_FACTOR_TEXTS.adminSetup, { code: 'two_factor_setup_required' });
 }
 
 /** Turning the requirement on is refused to an administrator who has no second factor (they would lock themselves out). */
 export async function setSecuritySettings(ctx: AppContext, user: User, body: { require_admin_two_factor: boolean }) {
-  if (body.require_admin_two_factor && !(await isTwoFactorOn(ctx.db, user.id)))
+  if (body.require_admin_two_factor && !(await repo.isTwoFactorOn(ctx.db, user.id)))
     throw conflict(TWO_FACTOR_TEXTS.enableYourself, { code: 'two_factor_setup_required', field: 'require_admin_two_factor' });
   return ctx.settings.set(SecuritySettings, body, { actorId: user.id });
-}
-
-/** Removes the player's authenticator and recovery codes (an administrator's reset; account deletion through userErased). */
-export async function forgetTwoFactor(trx: Db, userId: number): Promise<void> {
-  await trx.deleteFrom('two_factor_recovery').where('user_id', '=', userId).execute();
-  await trx.deleteFrom('two_factor').where('user_id', '=', userId).execute();
 }
 
 /**
@@ -297,17 +239,12 @@ export async function forgetTwoFactor(trx: Db, userId: number): Promise<void> {
  * end too, in case the request came from whoever has the password.
  */
 export async function resetByAdmin(ctx: AppContext, actor: User, userId: number): Promise<void> {
-  const user = await ctx.db
-    .selectFrom('users')
-    .select(['id', 'username', 'email', 'is_admin', 'role_id'])
-    .where('id', '=', userId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  const user = await repo.accountToReset(ctx.db, userId);
   if (user) assertMayManage(actor, user);
-  if (!user || !(await isTwoFactorOn(ctx.db, userId))) throw notFound(TWO_FACTOR_TEXTS.resetNone, { code: 'two_factor_off' });
+  if (!user || !(await repo.isTwoFactorOn(ctx.db, userId))) throw notFound(TWO_FACTOR_TEXTS.resetNone, { code: 'two_factor_off' });
   const name = await siteName(ctx);
   await ctx.db.transaction().execute(async (trx) => {
-    await forgetTwoFactor(trx, userId);
+    await repo.forgetTwoFactor(trx, userId);
     await endLogins(trx, userId);
     await recordAudit(trx, {
       actorId: actor.id,

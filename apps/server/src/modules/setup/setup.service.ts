@@ -14,6 +14,7 @@ import { createSession } from '../users/users.logins.ts';
 import { firstServer } from '../users/users.ports.ts';
 import { nameOrEmailTaken, profileUuidFor } from '../users/users.repo.ts';
 import { sameSecret } from '../../lib/same-secret.ts';
+import * as repo from './setup.repo.ts';
 
 export const SETUP_TEXTS = {
   done: 'Сайт уже настроен: войдите как администратор',
@@ -44,8 +45,7 @@ export const setupCodeFile = (ctx: AppContext) => path.join(ctx.config.dataDir, 
 /** True while no administrator exists and setup has not been done; false is remembered. */
 export async function setupNeeded(ctx: AppContext): Promise<boolean> {
   if (over.has(ctx)) return false;
-  const admin = await ctx.db.selectFrom('users').select('id').where('is_admin', '=', 1).where('deleted_at', 'is', null).executeTakeFirst();
-  const done = admin ?? (await ctx.db.selectFrom('setup_state').select('id').where('done_at', 'is not', null).executeTakeFirst());
+  const done = (await repo.hasAdmin(ctx.db)) || (await repo.setupDone(ctx.db));
   if (done) over.add(ctx);
   return !done;
 }
@@ -56,22 +56,17 @@ export async function setupNeeded(ctx: AppContext): Promise<boolean> {
  */
 export async function announceSetup(ctx: AppContext, log: FastifyBaseLogger): Promise<void> {
   if (!(await setupNeeded(ctx))) return;
-  await ctx.db
-    .insertInto('setup_state')
-    .values({ id: 1, code: newCode(), created_at: Date.now(), done_at: null, owner_id: null })
-    .onConflict((oc) => oc.column('id').doNothing())
-    .execute();
-  const row = await ctx.db.selectFrom('setup_state').select('code').where('id', '=', 1).executeTakeFirstOrThrow();
+  const code = await repo.setupCode(ctx.db, newCode(), Date.now());
   const file = setupCodeFile(ctx);
   try {
-    writeFileSync(file, `${row.code}\n`, { mode: PRIVATE_FILE_MODE });
+    writeFileSync(file, `${code}\n`, { mode: PRIVATE_FILE_MODE });
     makePrivate(file);
   } catch (err) {
     log.warn({ err }, `could not write ${file}`);
   }
   log.warn(
-    { setupCode: row.code },
-    `First-run setup: open ${ctx.config.publicUrl}/setup and enter the code ${row.code} (also in ${file}) to create the owner's account`,
+    { setupCode: code },
+    `First-run setup: open ${ctx.config.publicUrl}/setup and enter the code ${code} (also in ${file}) to create the owner's account`,
   );
 }
 
@@ -92,7 +87,7 @@ export async function completeSetup(
 ): Promise<{ token: string; userId: number }> {
   if (!(await setupNeeded(ctx))) throw conflict(SETUP_TEXTS.done, { code: 'setup_done' });
   await ctx.limiter.hit(setupKeys.address(meta.ip), TRIES_PER_IP);
-  const state = await ctx.db.selectFrom('setup_state').select(['code', 'done_at']).where('id', '=', 1).executeTakeFirst();
+  const state = await repo.setupState(ctx.db);
   if (!state || state.done_at !== null) throw conflict(SETUP_TEXTS.done, { code: 'setup_done' });
   if (!sameCode(body.code, state.code)) {
     // Over the shared limit a wrong code gets 429 instead of 403.
@@ -103,36 +98,25 @@ export async function completeSetup(
   const passwordHash = await hashPassword(body.password);
   const { id: userId, serverId } = await ctx.db.transaction().execute(async (trx) => {
     const now = Date.now();
-    const claimed = await trx
-      .updateTable('setup_state')
-      .set({ done_at: now })
-      .where('id', '=', 1)
-      .where('done_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) !== 1) throw conflict(SETUP_TEXTS.done, { code: 'setup_done' });
-    const admin = await trx.selectFrom('users').select('id').where('is_admin', '=', 1).where('deleted_at', 'is', null).executeTakeFirst();
-    if (admin) throw conflict(SETUP_TEXTS.done, { code: 'setup_done' });
+    if (!(await repo.claimSetup(trx, now))) throw conflict(SETUP_TEXTS.done, { code: 'setup_done' });
+    if (await repo.hasAdmin(trx)) throw conflict(SETUP_TEXTS.done, { code: 'setup_done' });
     const taken = await nameOrEmailTaken(trx, body.username, body.email);
     if (taken === 'email') throw conflict(SETUP_TEXTS.emailTaken, { code: 'email_exists', field: 'email' });
     if (taken) throw conflict(SETUP_TEXTS.usernameTaken, { code: 'username_exists', field: 'username' });
-    const { id } = await trx
-      .insertInto('users')
-      .values({
-        username: body.username,
-        username_lower: body.username.toLowerCase(),
-        email: body.email,
-        email_lower: body.email.toLowerCase(),
-        password_hash: passwordHash,
-        is_admin: 1,
-        balance: 0,
-        email_verified_at: now,
-        created_at: now,
-        deleted_at: null,
-        uuid: await profileUuidFor(trx, body.username),
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await trx.updateTable('setup_state').set({ owner_id: id }).where('id', '=', 1).execute();
+    const id = await repo.insertOwner(trx, {
+      username: body.username,
+      username_lower: body.username.toLowerCase(),
+      email: body.email,
+      email_lower: body.email.toLowerCase(),
+      password_hash: passwordHash,
+      is_admin: 1,
+      balance: 0,
+      email_verified_at: now,
+      created_at: now,
+      deleted_at: null,
+      uuid: await profileUuidFor(trx, body.username),
+    });
+    await repo.recordSetupOwner(trx, id);
     const serverId = body.server ? await firstServer.ask().create(trx, id, body.server) : null;
     await recordAudit(trx, {
       actorId: id,

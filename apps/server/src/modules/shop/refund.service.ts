@@ -1,5 +1,4 @@
 import type { AdminDelivery } from '@kubik/contract';
-import { sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import { toRoubles } from '../../lib/money.ts';
@@ -7,6 +6,7 @@ import { recordAudit } from '../audit/audit.service.ts';
 import { DELIVERY_TEXTS, getDelivery, refusal } from '../deliveries/deliveries.service.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 import { dropListCache } from './shop.cache.ts';
+import * as repo from './shop.repo.ts';
 
 export const REFUND_TEXTS = {
   refunded: 'Деньги возвращены на баланс игрока',
@@ -29,38 +29,12 @@ export async function refundDelivery(
   id: number,
 ): Promise<{ delivery: AdminDelivery; newBalance: number }> {
   const newBalance = await ctx.db.transaction().execute(async (trx) => {
-    const row = await trx
-      .selectFrom('deliveries as d')
-      .leftJoin('shop_orders as o', (j) => j.onRef('o.id', '=', 'd.source_id').on('d.source', '=', 'shop'))
-      .select([
-        'd.state',
-        'd.user_id',
-        'd.quantity',
-        'd.source',
-        'o.id as order_id',
-        'o.total',
-        'o.quantity as order_quantity',
-        'o.paid_by',
-        'o.item_id',
-        'o.item_name',
-      ])
-      .where('d.id', '=', id)
-      .executeTakeFirst();
+    const row = await repo.deliveryWithOrder(trx, id);
     if (!row) throw notFound(DELIVERY_TEXTS.notFound, { code: 'delivery_not_found' });
     if (row.source !== 'shop' || row.order_id === null || row.user_id === null)
       throw badRequest(REFUND_TEXTS.notShop, { code: 'not_a_purchase' });
     const now = Date.now();
-    const changed = await trx
-      .updateTable('deliveries')
-      .set({ state: 'refunded', waiting: null, refunded_at: now, lock_token: null, locked_until: null, updated_at: now })
-      .where('id', '=', id)
-      .where('state', 'in', ['pending', 'failed', 'unknown'])
-      .where('refunded_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(changed.numUpdatedRows) !== 1) {
-      const current = await trx.selectFrom('deliveries').select('state').where('id', '=', id).executeTakeFirstOrThrow();
-      throw refusal(current.state);
-    }
+    if (!(await repo.markDeliveryRefunded(trx, id, now))) throw refusal(await repo.deliveryState(trx, id));
     const quantity = Number(row.quantity);
     const amount = refundWorth(Number(row.total), Number(row.order_quantity), quantity);
     // A gift's money goes back to the player who paid for it.
@@ -72,11 +46,7 @@ export async function refundDelivery(
       ref: `delivery:${id}`,
       note: `Возврат: ${row.item_name} × ${quantity}`,
     });
-    await trx
-      .updateTable('shop_items')
-      .set({ count: sql<number>`count + (case when unlimited = 1 then 0 else ${quantity} end)`, updated_at: now })
-      .where('id', '=', row.item_id!)
-      .execute();
+    await repo.restock(trx, row.item_id!, quantity, now);
     await recordAudit(trx, {
       actorId: adminId,
       action: 'delivery.refund',

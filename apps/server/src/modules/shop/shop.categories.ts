@@ -1,10 +1,11 @@
-import { ON_SALE, type ShopCategory, type ShopCategoryBody, type ShopPublicCategories } from '@kubik/contract';
+import { type ShopCategory, type ShopCategoryBody, type ShopPublicCategories } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { conflict, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { categoryKey } from './shop.category-key.ts';
 import { dropListCache } from './shop.cache.ts';
+import * as repo from './shop.repo.ts';
 
 export const CATEGORY_TEXTS = {
   notFound: 'Категория не найдена',
@@ -18,20 +19,7 @@ export const CATEGORY_TEXTS = {
 
 /** The owner's categories in their order, with how many items (not deleted) each holds. */
 export async function listCategories(db: Db): Promise<ShopCategory[]> {
-  const [rows, counts] = await Promise.all([
-    db
-      .selectFrom('shop_categories')
-      .select(['id', 'name', 'position', 'sale_percent', 'sale_ends_at'])
-      .orderBy('position')
-      .orderBy('id')
-      .execute(),
-    db
-      .selectFrom('shop_items')
-      .select(['category', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('deleted_at', 'is', null)
-      .groupBy('category')
-      .execute(),
-  ]);
+  const [rows, counts] = await Promise.all([repo.categoriesInOrder(db), repo.liveItemCountsByCategory(db)]);
   const byKey = new Map<string, number>();
   for (const c of counts) byKey.set(categoryKey(c.category), (byKey.get(categoryKey(c.category)) ?? 0) + Number(c.n));
   return rows.map((r) => ({
@@ -45,8 +33,8 @@ export async function listCategories(db: Db): Promise<ShopCategory[]> {
 }
 
 /** The category new items get when none is given: the first of the list. */
-export async function defaultCategory(db: Db): Promise<string | undefined> {
-  return (await db.selectFrom('shop_categories').select('name').orderBy('position').orderBy('id').limit(1).executeTakeFirst())?.name;
+export function defaultCategory(db: Db): Promise<string | undefined> {
+  return repo.firstCategoryName(db);
 }
 
 async function one(db: Db, id: number): Promise<ShopCategory> {
@@ -59,23 +47,16 @@ export async function createCategory(ctx: AppContext, adminId: number, body: Sho
   const now = Date.now();
   try {
     const id = await ctx.db.transaction().execute(async (trx) => {
-      const last = await trx
-        .selectFrom('shop_categories')
-        .select((eb) => eb.fn.max('position').as('p'))
-        .executeTakeFirst();
-      const row = await trx
-        .insertInto('shop_categories')
-        .values({
-          name: body.name,
-          name_key: categoryKey(body.name),
-          position: body.position ?? Number(last?.p ?? -1) + 1,
-          sale_percent: body.sale_percent ?? null,
-          sale_ends_at: body.sale_ends_at ?? null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning(['id', 'name', 'position'])
-        .executeTakeFirstOrThrow();
+      const last = await repo.lastCategoryPosition(trx);
+      const row = await repo.insertCategory(trx, {
+        name: body.name,
+        name_key: categoryKey(body.name),
+        position: body.position ?? (last ?? -1) + 1,
+        sale_percent: body.sale_percent ?? null,
+        sale_ends_at: body.sale_ends_at ?? null,
+        created_at: now,
+        updated_at: now,
+      });
       await recordAudit(trx, { actorId: adminId, action: 'shop.category.create', entity: 'shop_category', entityId: row.id, after: row });
       return row.id;
     });
@@ -91,14 +72,7 @@ export async function createCategory(ctx: AppContext, adminId: number, body: Sho
 export async function publicCategories(db: Db): Promise<ShopPublicCategories> {
   const now = Date.now();
   const list = await listCategories(db);
-  const used = await db
-    .selectFrom('shop_items')
-    .select('category')
-    .distinct()
-    .where('deleted_at', 'is', null)
-    .where('status', '=', ON_SALE)
-    .execute();
-  const keys = new Set(used.map((u) => categoryKey(u.category)));
+  const keys = new Set((await repo.categoriesOfItemsOnSale(db)).map(categoryKey));
   return list
     .filter((c) => keys.has(categoryKey(c.name)))
     .map((c) => {
@@ -111,27 +85,21 @@ export async function publicCategories(db: Db): Promise<ShopPublicCategories> {
 export async function updateCategory(ctx: AppContext, adminId: number, id: number, body: ShopCategoryBody): Promise<ShopCategory> {
   try {
     await ctx.db.transaction().execute(async (trx) => {
-      const before = await trx.selectFrom('shop_categories').select(['id', 'name', 'position']).where('id', '=', id).executeTakeFirst();
+      const before = await repo.findCategory(trx, id);
       if (!before) throw notFound(CATEGORY_TEXTS.notFound);
       const now = Date.now();
-      const after = await trx
-        .updateTable('shop_categories')
-        .set({
-          name: body.name,
-          name_key: categoryKey(body.name),
-          position: body.position ?? before.position,
-          ...(body.sale_percent !== undefined && { sale_percent: body.sale_percent }),
-          ...(body.sale_ends_at !== undefined && { sale_ends_at: body.sale_ends_at }),
-          updated_at: now,
-        })
-        .where('id', '=', id)
-        .returning(['id', 'name', 'position'])
-        .executeTakeFirstOrThrow();
+      const after = await repo.updateCategoryRow(trx, id, {
+        name: body.name,
+        name_key: categoryKey(body.name),
+        position: body.position ?? before.position,
+        ...(body.sale_percent !== undefined && { sale_percent: body.sale_percent }),
+        ...(body.sale_ends_at !== undefined && { sale_ends_at: body.sale_ends_at }),
+        updated_at: now,
+      });
       if (before.name !== body.name) {
-        const items = await trx.selectFrom('shop_items').select(['id', 'category']).execute();
+        const items = await repo.allItemCategories(trx);
         const ids = items.filter((i) => categoryKey(i.category) === categoryKey(before.name)).map((i) => i.id);
-        if (ids.length > 0)
-          await trx.updateTable('shop_items').set({ category: body.name, updated_at: now }).where('id', 'in', ids).execute();
+        if (ids.length > 0) await repo.moveItemsToCategory(trx, ids, body.name, now);
       }
       await recordAudit(trx, { actorId: adminId, action: 'shop.category.update', entity: 'shop_category', entityId: id, before, after });
     });
@@ -146,12 +114,11 @@ export async function updateCategory(ctx: AppContext, adminId: number, id: numbe
 /** Only an empty category can go: items are never left in a category that is not on the list. */
 export async function deleteCategory(ctx: AppContext, adminId: number, id: number): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
-    const before = await trx.selectFrom('shop_categories').select(['id', 'name', 'position']).where('id', '=', id).executeTakeFirst();
+    const before = await repo.findCategory(trx, id);
     if (!before) throw notFound(CATEGORY_TEXTS.notFound);
-    const items = await trx.selectFrom('shop_items').select('category').where('deleted_at', 'is', null).execute();
-    const inside = items.filter((i) => categoryKey(i.category) === categoryKey(before.name)).length;
+    const inside = (await repo.liveItemCategories(trx)).filter((c) => categoryKey(c) === categoryKey(before.name)).length;
     if (inside > 0) throw conflict(CATEGORY_TEXTS.inUse(before.name, inside), { code: 'category_in_use' });
-    await trx.deleteFrom('shop_categories').where('id', '=', id).execute();
+    await repo.deleteCategoryRow(trx, id);
     await recordAudit(trx, { actorId: adminId, action: 'shop.category.delete', entity: 'shop_category', entityId: id, before });
   });
 }

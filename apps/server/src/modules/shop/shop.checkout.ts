@@ -7,7 +7,6 @@ import {
   type CheckoutResponse,
   type LimitPeriod,
 } from '@kubik/contract';
-import { sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { conflict, notFound, type HttpError } from '../../lib/errors.ts';
@@ -16,8 +15,10 @@ import type { User } from '../users/users.repo.ts';
 import { enqueueDeliveries, type DeliveryRequest } from '../deliveries/deliveries.queue.ts';
 import { giftRecipient, sendGiftLetter, type GiftRecipient } from '../purchases/purchases.gift.ts';
 import { redeemPromo, type Redeemed } from '../purchases/purchases.promo.ts';
+import { setPromoUseRef } from '../purchases/purchases.repo.ts';
 import { lockPlayers, purchase, RetryPurchase, type LedgerLine } from '../purchases/purchases.service.ts';
 import { dropListCache } from './shop.cache.ts';
+import * as repo from './shop.repo.ts';
 import { categorySales, commandsOf, deliveryChunks, priceNow, TEXTS } from './shop.service.ts';
 
 export const CHECKOUT_TEXTS = {
@@ -38,15 +39,7 @@ interface Line {
 }
 
 interface PricedLine extends Line {
-  item: {
-    id: number;
-    name: string;
-    category: string;
-    item_id_minecraft: string;
-    server_id: number | null;
-    pieces: number;
-    commands: string | null;
-  };
+  item: Pick<repo.ItemRow, 'id' | 'name' | 'category' | 'item_id_minecraft' | 'server_id' | 'pieces' | 'commands'>;
   /** Kopecks per purchase now, and for the line. */
   unit: number;
   amount: number;
@@ -62,11 +55,7 @@ interface Order {
 }
 
 /** What a line's stock update must still find: the item as priced (its prices unchanged since). */
-interface Stock {
-  price: number;
-  sale_price: number | null;
-  sale_ends_at: number | null;
-}
+type Stock = Pick<repo.ItemRow, 'price' | 'sale_price' | 'sale_ends_at'>;
 
 /**
  * Reads one line's item, checks that it can be bought now (on sale, in stock, within the player's
@@ -80,41 +69,13 @@ async function readLine(
   now: number,
   sales: Awaited<ReturnType<typeof categorySales>>,
 ): Promise<PricedLine> {
-  const row = await trx
-    .selectFrom('shop_items')
-    .select([
-      'id',
-      'name',
-      'category',
-      'item_id_minecraft',
-      'price',
-      'sale_price',
-      'sale_ends_at',
-      'server_id',
-      'pieces',
-      'commands',
-      'limit_per_player',
-      'limit_period',
-      'status',
-      'count',
-      'unlimited',
-      'deleted_at',
-    ])
-    .where('id', '=', line.shop_id)
-    .executeTakeFirst();
+  const row = await repo.itemForPurchase(trx, line.shop_id);
   const refused = row ? refusal(row, line.quantity) : notFound(TEXTS.noItem, { code: 'not_found' });
   if (refused || !row) throw refused;
   if (row.limit_per_player !== null) {
     const period = (row.limit_period in PERIOD_MS ? row.limit_period : 'ever') as LimitPeriod;
     const since = period === 'ever' ? 0 : now - PERIOD_MS[period];
-    const had = await trx
-      .selectFrom('shop_orders')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('quantity'), sql<number>`0`).as('n'))
-      .where('user_id', '=', recipientId)
-      .where('item_id', '=', row.id)
-      .where('created_at', '>', since)
-      .executeTakeFirst();
-    const left = Number(row.limit_per_player) - Number(had?.n ?? 0);
+    const left = Number(row.limit_per_player) - (await repo.boughtSince(trx, recipientId, row.id, since));
     if (line.quantity > left)
       throw conflict(CHECKOUT_TEXTS.limit(row.name, Number(row.limit_per_player), period, Math.max(0, left)), {
         code: 'limit_reached',
@@ -139,10 +100,7 @@ async function readLine(
 }
 
 /** Why `quantity` of this item cannot be bought now, or null when it can. */
-function refusal(
-  item: { status: string; count: number; unlimited: number; deleted_at: number | null },
-  quantity: number,
-): HttpError | null {
+function refusal(item: Pick<repo.ItemRow, 'status' | 'count' | 'unlimited' | 'deleted_at'>, quantity: number): HttpError | null {
   if (item.deleted_at !== null) return notFound(TEXTS.noItem, { code: 'not_found' });
   if (item.status !== ON_SALE) return conflict(TEXTS.notOnSale, { code: 'not_on_sale' });
   if (Number(item.unlimited) === 1 || Number(item.count) >= quantity) return null;
@@ -162,25 +120,8 @@ async function takeStock(trx: Db, lines: PricedLine[], now: number): Promise<boo
     const { stock } = line;
     if (!stock) continue;
     took = true;
-    const taken = await trx
-      .updateTable('shop_items')
-      .set({ count: sql<number>`count - ${line.quantity}`, updated_at: now })
-      .where('id', '=', line.shop_id)
-      .where('deleted_at', 'is', null)
-      .where('status', '=', ON_SALE)
-      .where('unlimited', '=', 0)
-      .where('count', '>=', line.quantity)
-      .where('price', '=', stock.price)
-      .where('sale_price', stock.sale_price === null ? 'is' : '=', stock.sale_price)
-      .where('sale_ends_at', stock.sale_ends_at === null ? 'is' : '=', stock.sale_ends_at)
-      .returning('id')
-      .executeTakeFirst();
-    if (taken) continue;
-    const item = await trx
-      .selectFrom('shop_items')
-      .select(['status', 'count', 'unlimited', 'deleted_at'])
-      .where('id', '=', line.shop_id)
-      .executeTakeFirst();
+    if (await repo.takeStock(trx, line.shop_id, line.quantity, stock, now)) continue;
+    const item = await repo.itemSaleState(trx, line.shop_id);
     throw (
       (item ? refusal(item, line.quantity) : notFound(TEXTS.noItem, { code: 'not_found' })) ??
       new RetryPurchase(conflict(CHECKOUT_TEXTS.itemChanged, { code: 'sale_changed' }))
@@ -266,37 +207,31 @@ async function order<A>(
       const orderIds: number[] = [];
       for (const [i, line] of priced.lines.entries()) {
         const total = line.amount - (priced.redeemed?.perLine[i] ?? 0);
-        const row = await trx
-          .insertInto('shop_orders')
-          .values({
-            user_id: recipientId,
-            paid_by: recipient ? payer.id : null,
-            item_id: line.item.id,
-            item_name: line.item.name,
-            item_id_minecraft: line.item.item_id_minecraft,
-            price: line.unit,
-            quantity: line.quantity,
-            total,
-            pieces: line.item.pieces,
-            created_at: now,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        orderIds.push(row.id);
+        const orderId = await repo.insertOrder(trx, {
+          user_id: recipientId,
+          paid_by: recipient ? payer.id : null,
+          item_id: line.item.id,
+          item_name: line.item.name,
+          item_id_minecraft: line.item.item_id_minecraft,
+          price: line.unit,
+          quantity: line.quantity,
+          total,
+          pieces: line.item.pieces,
+          created_at: now,
+        });
+        orderIds.push(orderId);
         const gift = recipient ? ` (подарок ${recipient.username})` : '';
-        ledger.push({ ref: `order:${row.id}`, note: `${line.item.name} × ${line.quantity}${gift}`, amount: total });
+        ledger.push({ ref: `order:${orderId}`, note: `${line.item.name} × ${line.quantity}${gift}`, amount: total });
       }
       if (priced.redeemed)
-        await trx
-          .updateTable('promo_uses')
-          .set({
-            ref: orderIds
-              .map((id) => `order:${id}`)
-              .join(',')
-              .slice(0, 64),
-          })
-          .where('id', '=', priced.redeemed.useId)
-          .execute();
+        await setPromoUseRef(
+          trx,
+          priced.redeemed.useId,
+          orderIds
+            .map((id) => `order:${id}`)
+            .join(',')
+            .slice(0, 64),
+        );
       return { lines: priced.lines, orderIds, charge, ledger };
     },
     async deliver(trx, recorded, balance, now) {

@@ -13,7 +13,6 @@ import {
   type ShopOrder,
   type ShopServersResponse,
 } from '@kubik/contract';
-import { sql, type Selectable } from 'kysely';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
@@ -29,7 +28,7 @@ import { refundWorth } from './refund.service.ts';
 import { dropListCache, LIST_CACHE_KEY } from './shop.cache.ts';
 import { defaultCategory } from './shop.categories.ts';
 import { categoryKey } from './shop.category-key.ts';
-import type { ShopItemsTable } from './shop.tables.ts';
+import * as repo from './shop.repo.ts';
 
 export const TEXTS = {
   ...SHOP_TEXTS,
@@ -44,17 +43,11 @@ export const TEXTS = {
 /** Items per `give` with the server's template: up to 100 stacks are accepted, and 64 fits every item's limit. */
 export const DELIVERY_CHUNK = 64;
 
-type ItemRow = Selectable<ShopItemsTable>;
-
 /** A category's running sale, by its key. */
 export type CategorySales = Map<string, { percent: number; endsAt: number | null }>;
 
 export async function categorySales(db: Db, now: number): Promise<CategorySales> {
-  const rows = await db
-    .selectFrom('shop_categories')
-    .select(['name', 'sale_percent', 'sale_ends_at'])
-    .where('sale_percent', 'is not', null)
-    .execute();
+  const rows = await repo.categoriesWithSale(db);
   const out: CategorySales = new Map();
   for (const r of rows)
     if (r.sale_percent !== null && (r.sale_ends_at === null || Number(r.sale_ends_at) > now))
@@ -67,7 +60,7 @@ export async function categorySales(db: Db, now: number): Promise<CategorySales>
  * else its category's sale, else its price; `old` is the price before the sale (null: no sale).
  */
 export function priceNow(
-  row: Pick<ItemRow, 'price' | 'sale_price' | 'sale_ends_at' | 'category'>,
+  row: Pick<repo.ItemRow, 'price' | 'sale_price' | 'sale_ends_at' | 'category'>,
   sales: CategorySales,
   now: number,
 ): { price: number; old: number | null; endsAt: number | null } {
@@ -83,14 +76,14 @@ export function priceNow(
 }
 
 /** The first moment after `now` when a running sale ends (the public list is rebuilt then). */
-export function nextSaleEnd(rows: Pick<ItemRow, 'sale_ends_at'>[], sales: CategorySales, now: number): number | null {
+export function nextSaleEnd(rows: Pick<repo.ItemRow, 'sale_ends_at'>[], sales: CategorySales, now: number): number | null {
   const ends = [...rows.map((r) => r.sale_ends_at), ...[...sales.values()].map((c) => c.endsAt)]
     .filter((e): e is number => e !== null && Number(e) > now)
     .map(Number);
   return ends.length > 0 ? Math.min(...ends) : null;
 }
 
-function toPublicItem(row: ItemRow & { server_name: string | null }, sales: CategorySales, now: number): ShopItem {
+function toPublicItem(row: repo.ItemRow & { server_name: string | null }, sales: CategorySales, now: number): ShopItem {
   const p = priceNow(row, sales, now);
   return {
     id: row.id,
@@ -113,7 +106,7 @@ export const commandsOf = (row: { commands: string | null }): string[] => (row.c
 const storedCommands = (commands: string[] | undefined) =>
   commands === undefined ? undefined : commands.length > 0 ? JSON.stringify(commands) : null;
 
-function toAdminItem(row: ItemRow & { server_name: string | null }, sales: CategorySales, now: number): ShopItemAdmin {
+function toAdminItem(row: repo.ItemRow & { server_name: string | null }, sales: CategorySales, now: number): ShopItemAdmin {
   return {
     ...toPublicItem(row, sales, now),
     item_id_minecraft: row.item_id_minecraft,
@@ -129,18 +122,7 @@ function toAdminItem(row: ItemRow & { server_name: string | null }, sales: Categ
 
 /** Items on sale, for players; sold-out ones stay in the list (shown as 'Закончился'). */
 export async function listOnSale(db: Db, now = Date.now()): Promise<{ items: ShopItem[]; nextChange: number | null }> {
-  const [rows, sales] = await Promise.all([
-    db
-      .selectFrom('shop_items')
-      .leftJoin('servers', 'servers.id', 'shop_items.server_id')
-      .selectAll('shop_items')
-      .select('servers.name as server_name')
-      .where('shop_items.deleted_at', 'is', null)
-      .where('shop_items.status', '=', ON_SALE)
-      .orderBy('shop_items.id')
-      .execute(),
-    categorySales(db, now),
-  ]);
+  const [rows, sales] = await Promise.all([repo.itemsOnSale(db), categorySales(db, now)]);
   return { items: rows.map((r) => toPublicItem(r, sales, now)), nextChange: nextSaleEnd(rows, sales, now) };
 }
 
@@ -173,36 +155,22 @@ export async function searchOnSale(db: Db, query: { category?: string; q?: strin
   );
 }
 
-function adminItems(db: Db) {
-  return db
-    .selectFrom('shop_items')
-    .leftJoin('servers', 'servers.id', 'shop_items.server_id')
-    .selectAll('shop_items')
-    .select('servers.name as server_name')
-    .where('shop_items.deleted_at', 'is', null);
-}
-
 export async function listAll(db: Db): Promise<ShopItemAdmin[]> {
   const now = Date.now();
-  const [rows, sales] = await Promise.all([adminItems(db).orderBy('shop_items.id').execute(), categorySales(db, now)]);
+  const [rows, sales] = await Promise.all([repo.listAdminItems(db), categorySales(db, now)]);
   return rows.map((r) => toAdminItem(r, sales, now));
 }
 
 async function adminItem(db: Db, id: number): Promise<ShopItemAdmin> {
   const now = Date.now();
-  const row = await adminItems(db).where('shop_items.id', '=', id).executeTakeFirst();
+  const row = await repo.findAdminItem(db, id);
   if (!row) throw notFound(TEXTS.noItem);
   return toAdminItem(row, await categorySales(db, now), now);
 }
 
 /** Servers for the item form, and the default: the only server with RCON, when there is exactly one. */
 export async function shopServers(db: Db): Promise<ShopServersResponse> {
-  const rows = await db
-    .selectFrom('servers')
-    .select(['id', 'name', 'rcon_password', 'rcon_host', 'ip_address'])
-    .orderBy('sort_order')
-    .orderBy('id')
-    .execute();
+  const rows = await repo.serversForItems(db);
   const servers = rows.map((r) => ({ id: r.id, name: r.name, rcon: rconConfigured(r) }));
   const withRcon = servers.filter((s) => s.rcon);
   return { servers, default_server_id: withRcon.length === 1 ? withRcon[0]!.id : null };
@@ -210,16 +178,15 @@ export async function shopServers(db: Db): Promise<ShopServersResponse> {
 
 async function checkServer(db: Db, serverId: number | null | undefined): Promise<void> {
   if (serverId == null) return;
-  const found = await db.selectFrom('servers').select('id').where('id', '=', serverId).executeTakeFirst();
-  if (!found) throw badRequest(TEXTS.serverNotFound, { code: 'server_not_found', field: 'server_id' });
+  if (!(await repo.serverExists(db, serverId))) throw badRequest(TEXTS.serverNotFound, { code: 'server_not_found', field: 'server_id' });
 }
 
 /** The category as the owner's list spells it; a name not on the list is refused. */
 async function checkCategory(db: Db, name: string | undefined): Promise<string | undefined> {
   if (name === undefined) return undefined;
-  const found = await db.selectFrom('shop_categories').select('name').where('name_key', '=', categoryKey(name)).executeTakeFirst();
-  if (!found) throw badRequest(TEXTS.noCategory(name), { code: 'category_not_found', field: 'category' });
-  return found.name;
+  const found = await repo.categoryNameByKey(db, categoryKey(name));
+  if (found === undefined) throw badRequest(TEXTS.noCategory(name), { code: 'category_not_found', field: 'category' });
+  return found;
 }
 
 export async function createItem(ctx: AppContext, admin: User, body: ShopItemCreateBody): Promise<ShopItemAdmin> {
@@ -228,31 +195,27 @@ export async function createItem(ctx: AppContext, admin: User, body: ShopItemCre
   const serverId = body.server_id === undefined ? (await shopServers(ctx.db)).default_server_id : body.server_id;
   const now = Date.now();
   const id = await ctx.db.transaction().execute(async (trx) => {
-    const row = await trx
-      .insertInto('shop_items')
-      .values({
-        name: body.name,
-        description: body.description ?? '',
-        icon: body.icon,
-        category,
-        item_id_minecraft: body.item_id_minecraft ?? DEFAULT_ITEM_ID,
-        status: body.status ?? ON_SALE,
-        price: toKopecks(body.price),
-        count: body.count ?? 0,
-        unlimited: body.count === null ? 1 : 0,
-        server_id: serverId,
-        commands: storedCommands(body.commands) ?? null,
-        pieces: body.pieces ?? 1,
-        sale_price: body.sale_price == null ? null : toKopecks(body.sale_price),
-        sale_ends_at: body.sale_ends_at ?? null,
-        limit_per_player: body.limit_per_player ?? null,
-        limit_period: body.limit_period ?? 'ever',
-        created_at: now,
-        updated_at: now,
-        deleted_at: null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await repo.insertItem(trx, {
+      name: body.name,
+      description: body.description ?? '',
+      icon: body.icon,
+      category,
+      item_id_minecraft: body.item_id_minecraft ?? DEFAULT_ITEM_ID,
+      status: body.status ?? ON_SALE,
+      price: toKopecks(body.price),
+      count: body.count ?? 0,
+      unlimited: body.count === null ? 1 : 0,
+      server_id: serverId,
+      commands: storedCommands(body.commands) ?? null,
+      pieces: body.pieces ?? 1,
+      sale_price: body.sale_price == null ? null : toKopecks(body.sale_price),
+      sale_ends_at: body.sale_ends_at ?? null,
+      limit_per_player: body.limit_per_player ?? null,
+      limit_period: body.limit_period ?? 'ever',
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
+    });
     await recordAudit(trx, { actorId: admin.id, action: 'shop.item.create', entity: 'shop_item', entityId: row.id, after: row });
     return row.id;
   });
@@ -264,7 +227,7 @@ export async function updateItem(ctx: AppContext, admin: User, id: number, body:
   await checkServer(ctx.db, body.server_id);
   const category = await checkCategory(ctx.db, body.category);
   await ctx.db.transaction().execute(async (trx) => {
-    const before = await trx.selectFrom('shop_items').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    const before = await repo.findLiveItem(trx, id);
     if (!before) throw notFound(TEXTS.noItem);
     const changes = {
       ...(body.name !== undefined && { name: body.name }),
@@ -283,13 +246,7 @@ export async function updateItem(ctx: AppContext, admin: User, id: number, body:
       ...(body.pieces !== undefined && { pieces: body.pieces }),
       ...(body.commands !== undefined && { commands: storedCommands(body.commands) ?? null }),
     };
-    const after = await trx
-      .updateTable('shop_items')
-      .set({ ...changes, updated_at: Date.now() })
-      .where('id', '=', id)
-      .where('deleted_at', 'is', null)
-      .returningAll()
-      .executeTakeFirst();
+    const after = await repo.updateLiveItem(trx, id, { ...changes, updated_at: Date.now() });
     if (!after) throw notFound(TEXTS.noItem);
     await recordAudit(trx, { actorId: admin.id, action: 'shop.item.update', entity: 'shop_item', entityId: id, before, after });
   });
@@ -300,15 +257,9 @@ export async function updateItem(ctx: AppContext, admin: User, id: number, body:
 /** Deleted items are kept (marked), because orders and deliveries point at them. */
 export async function deleteItem(ctx: AppContext, admin: User, id: number): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
-    const before = await trx.selectFrom('shop_items').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    const before = await repo.findLiveItem(trx, id);
     if (!before) throw notFound(TEXTS.noItem);
-    const done = await trx
-      .updateTable('shop_items')
-      .set({ deleted_at: Date.now(), updated_at: Date.now() })
-      .where('id', '=', id)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(done.numUpdatedRows) !== 1) throw notFound(TEXTS.noItem);
+    if (!(await repo.markItemDeleted(trx, id, Date.now()))) throw notFound(TEXTS.noItem);
     await recordAudit(trx, { actorId: admin.id, action: 'shop.item.delete', entity: 'shop_item', entityId: id, before });
   });
   await dropListCache(ctx);
@@ -324,30 +275,7 @@ export function deliveryChunks(quantity: number, pieces = 1): number[] {
 
 /** The player's purchases and the gifts they got or gave, newest first, each with the state of its deliveries. */
 export async function listOrders(db: Db, userId: number): Promise<ShopOrder[]> {
-  const orders = await db
-    .selectFrom('shop_orders')
-    .innerJoin('shop_items', 'shop_items.id', 'shop_orders.item_id')
-    .leftJoin('users as payer', 'payer.id', 'shop_orders.paid_by')
-    .leftJoin('users as recipient', 'recipient.id', 'shop_orders.user_id')
-    .select([
-      'shop_orders.id',
-      'shop_orders.user_id',
-      'shop_orders.paid_by',
-      'shop_orders.item_id',
-      'shop_orders.item_name',
-      'shop_items.icon',
-      'shop_orders.quantity',
-      'shop_orders.pieces',
-      'shop_orders.price',
-      'shop_orders.total',
-      'shop_orders.created_at',
-      'payer.username as payer_name',
-      'recipient.username as recipient_name',
-    ])
-    .where((eb) => eb.or([eb('shop_orders.user_id', '=', userId), eb('shop_orders.paid_by', '=', userId)]))
-    .orderBy('shop_orders.id', 'desc')
-    .limit(100)
-    .execute();
+  const orders = await repo.ordersOf(db, userId, 100);
   if (orders.length === 0) return [];
   const deliveries = await deliveriesOf(
     db,
@@ -388,40 +316,14 @@ export async function listOrders(db: Db, userId: number): Promise<ShopOrder[]> {
  */
 export async function findShopLedgerMismatches(db: Db): Promise<string[]> {
   const problems: string[] = [];
-  const orders = await db
-    .selectFrom('shop_orders')
-    .leftJoin('ledger', (j) => j.on('ledger.reason', '=', 'purchase').on('ledger.ref', '=', sql<string>`'order:' || shop_orders.id`))
-    .select([
-      'shop_orders.id',
-      'shop_orders.total',
-      'shop_orders.user_id',
-      (eb) => eb.fn.count<number>('ledger.id').as('rows'),
-      (eb) => eb.fn.sum<number>('ledger.amount').as('amount'),
-    ])
-    .groupBy(['shop_orders.id', 'shop_orders.total', 'shop_orders.user_id'])
-    .execute();
+  const orders = await repo.ordersAgainstLedger(db);
   for (const o of orders) {
     if (Number(o.rows) !== 1 || Number(o.amount) !== -Number(o.total))
       problems.push(
         `Заказ №${o.id}: записей о покупке в журнале ${Number(o.rows)}, сумма ${toRoubles(Number(o.amount ?? 0))} ₽ вместо −${toRoubles(Number(o.total))} ₽`,
       );
   }
-  const refunds = await db
-    .selectFrom('deliveries')
-    .innerJoin('shop_orders', 'shop_orders.id', 'deliveries.source_id')
-    .leftJoin('ledger', (j) => j.on('ledger.reason', '=', 'refund').on('ledger.ref', '=', sql<string>`'delivery:' || deliveries.id`))
-    .select([
-      'deliveries.id',
-      'deliveries.state',
-      'deliveries.quantity',
-      'shop_orders.total',
-      'shop_orders.quantity as order_quantity',
-      (eb) => eb.fn.count<number>('ledger.id').as('rows'),
-      (eb) => eb.fn.sum<number>('ledger.amount').as('amount'),
-    ])
-    .where('deliveries.source', '=', 'shop')
-    .groupBy(['deliveries.id', 'deliveries.state', 'deliveries.quantity', 'shop_orders.total', 'shop_orders.quantity'])
-    .execute();
+  const refunds = await repo.refundsAgainstLedger(db);
   for (const d of refunds) {
     const expected = d.state === 'refunded' ? 1 : 0;
     const worth = refundWorth(Number(d.total), Number(d.order_quantity), Number(d.quantity));
@@ -436,7 +338,7 @@ export async function findShopLedgerMismatches(db: Db): Promise<string[]> {
 export async function orderDetails(db: Db, ids: number[]): Promise<Map<number, LedgerRefDetail>> {
   const out = new Map<number, LedgerRefDetail>();
   if (ids.length === 0) return out;
-  const rows = await db.selectFrom('shop_orders').select(['id', 'item_name', 'quantity']).where('id', 'in', ids).execute();
+  const rows = await repo.orderSummaries(db, ids);
   const deliveries = await deliveriesOf(
     db,
     'shop',

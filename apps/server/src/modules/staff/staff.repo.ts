@@ -1,13 +1,11 @@
+import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.ts';
+import type { StaffRolesTable } from '../../db/types.ts';
 
-/** Staff roles and who holds them; the session lookup joins the same rows (users/users.logins.ts). */
+/** Staff roles and who holds them; the session lookup joins the same rows (users/users.repo.ts). */
 
-export interface RoleRow {
-  id: number;
-  name: string;
-  permissions: string;
-  members: number;
-}
+/** A role and how many accounts (not deleted) hold it. */
+export type RoleRow = Pick<Selectable<StaffRolesTable>, 'id' | 'name' | 'permissions'> & { members: number };
 
 export async function listRoles(db: Db): Promise<RoleRow[]> {
   const rows = await db

@@ -1,3 +1,4 @@
+import type { User } from './users.repo.ts';
 import type { BanInfo } from '@kubik/contract';
 import type { Db } from '../../db/index.ts';
 import { forbidden } from '../../lib/errors.ts';
@@ -8,11 +9,7 @@ import { banAppealToken } from './users.ports.ts';
  * so every login path — the site, Yggdrasil, GravitLauncher — and every session lookup decides
  * without another query. The bans feature sets and lifts bans and keeps their history.
  */
-export interface BanFields {
-  banned_at: number | string | null;
-  ban_until: number | string | null;
-  ban_reason: string | null;
-}
+export type BanFields = Pick<User, 'banned_at' | 'ban_until' | 'ban_reason'>;
 
 export interface BanState {
   reason: string;

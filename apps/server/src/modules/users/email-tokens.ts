@@ -4,6 +4,10 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify
 import type { Db } from '../../db/index.ts';
 import { perDatabase, sharedSecret } from '../../lib/shared-secrets.ts';
 import { hashToken } from '../../lib/tokens.ts';
+import { findLiveEmailToken, insertEmailToken, markEmailTokenUsed } from './users.repo.ts';
+
+// Each of these is one query, kept in the repository; callers find them here beside the other link functions.
+export { deleteEmailTokensOf, expireEmailTokens, lastTokenAt } from './users.repo.ts';
 
 /** Links sent by e-mail that prove the address: confirming it ('verify') and setting a new password ('reset'). Stored as hashes. */
 
@@ -60,22 +64,19 @@ export function refuseUnsigned(links: EmailLinkKey, kind: LinkKind, refuse: (rep
 
 export async function createEmailToken(db: Db, userId: number, kind: Kind, token: string, ttlMs: number): Promise<void> {
   const now = Date.now();
-  await db
-    .insertInto('email_tokens')
-    .values({ user_id: userId, kind, token_hash: hashToken(token), created_at: now, expires_at: now + ttlMs, used_at: null })
-    .execute();
+  await insertEmailToken(db, {
+    user_id: userId,
+    kind,
+    token_hash: hashToken(token),
+    created_at: now,
+    expires_at: now + ttlMs,
+    used_at: null,
+  });
 }
 
 /** The user of a valid, unused token of this kind, without using it up; null when there is none. */
 export async function findEmailTokenUser(db: Db, kind: Kind, token: string, now = Date.now()): Promise<number | null> {
-  const row = await db
-    .selectFrom('email_tokens')
-    .select('user_id')
-    .where('token_hash', '=', hashToken(token))
-    .where('kind', '=', kind)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
+  const row = await findLiveEmailToken(db, kind, hashToken(token), now);
   return row?.user_id ?? null;
 }
 
@@ -84,45 +85,7 @@ export async function findEmailTokenUser(db: Db, kind: Kind, token: string, now 
  * update makes a link single-use even when it is opened twice at the same moment.
  */
 export async function consumeEmailToken(db: Db, kind: Kind, token: string, now = Date.now()): Promise<number | null> {
-  const row = await db
-    .selectFrom('email_tokens')
-    .select(['id', 'user_id'])
-    .where('token_hash', '=', hashToken(token))
-    .where('kind', '=', kind)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
+  const row = await findLiveEmailToken(db, kind, hashToken(token), now);
   if (!row) return null;
-  const res = await db
-    .updateTable('email_tokens')
-    .set({ used_at: now })
-    .where('id', '=', row.id)
-    .where('used_at', 'is', null)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1 ? row.user_id : null;
-}
-
-export async function lastTokenAt(db: Db, userId: number, kind: Kind): Promise<number | null> {
-  const row = await db
-    .selectFrom('email_tokens')
-    .select((eb) => eb.fn.max('created_at').as('at'))
-    .where('user_id', '=', userId)
-    .where('kind', '=', kind)
-    .executeTakeFirst();
-  return row?.at == null ? null : Number(row.at);
-}
-
-/** Older unused links of this kind stop working when a new one is sent. */
-export async function expireEmailTokens(db: Db, userId: number, kind: Kind, now = Date.now()): Promise<void> {
-  await db
-    .updateTable('email_tokens')
-    .set({ used_at: now })
-    .where('user_id', '=', userId)
-    .where('kind', '=', kind)
-    .where('used_at', 'is', null)
-    .execute();
-}
-
-export async function deleteEmailTokensOf(db: Db, userId: number): Promise<void> {
-  await db.deleteFrom('email_tokens').where('user_id', '=', userId).execute();
+  return (await markEmailTokenUsed(db, row.id, now)) ? row.user_id : null;
 }

@@ -2,6 +2,10 @@ import type { Db } from '../../db/index.ts';
 import { backoffMs, type Backoff } from '../../lib/backoff.ts';
 import { plural } from '../../lib/plural.ts';
 import { hashToken } from '../../lib/tokens.ts';
+import { advanceThrottle, deleteDevicesOf, insertDevice, isDeviceKnown, throttleOf, touchDevice } from './users.repo.ts';
+
+// One query, kept in the repository; the logins find it here beside the rest of the throttle.
+export { clearLoginFailures } from './users.repo.ts';
 
 /**
  * Login throttling per account. The old per-name counter locked the owner out for
@@ -32,42 +36,20 @@ export type Reservation = { ok: true } | { ok: false; retryInMs: number };
  * parallel tries take turns: of two that read the same row, one is refused.
  */
 export async function reserveLoginTry(db: Db, userId: number, free: number, now = Date.now()): Promise<Reservation> {
-  await db
-    .insertInto('login_throttle')
-    .values({ user_id: userId, failures: 0, last_failure_at: 0, next_allowed_at: 0 })
-    .onConflict((oc) => oc.column('user_id').doNothing())
-    .execute();
-  const row = await db.selectFrom('login_throttle').selectAll().where('user_id', '=', userId).executeTakeFirstOrThrow();
+  const row = await throttleOf(db, userId);
   const nextAllowed = Number(row.next_allowed_at);
   if (now < nextAllowed) return { ok: false, retryInMs: nextAllowed - now };
   const previous = now - Number(row.last_failure_at) > FAILURE_MEMORY_MS ? 0 : row.failures;
   const failures = previous + 1;
-  const res = await db
-    .updateTable('login_throttle')
-    .set({ failures, last_failure_at: now, next_allowed_at: now + delayAfter(failures, free) })
-    .where('user_id', '=', userId)
-    .where('failures', '=', row.failures)
-    .where('next_allowed_at', '=', row.next_allowed_at)
-    .executeTakeFirst();
-  if (Number(res.numUpdatedRows) !== 1) return { ok: false, retryInMs: 1000 };
+  const counted = await advanceThrottle(db, row, { failures, last_failure_at: now, next_allowed_at: now + delayAfter(failures, free) });
+  if (!counted) return { ok: false, retryInMs: 1000 };
   return { ok: true };
-}
-
-/** The password was right: the account's count starts over. */
-export async function clearLoginFailures(db: Db, userId: number): Promise<void> {
-  await db.deleteFrom('login_throttle').where('user_id', '=', userId).execute();
 }
 
 /** Whether this browser's device cookie belongs to a past successful login of the account. */
 export async function isKnownDevice(db: Db, userId: number, deviceToken: string | undefined): Promise<boolean> {
   if (!deviceToken || deviceToken.length > 200) return false;
-  const row = await db
-    .selectFrom('known_devices')
-    .select('user_id')
-    .where('user_id', '=', userId)
-    .where('device_hash', '=', hashToken(deviceToken))
-    .executeTakeFirst();
-  return row !== undefined;
+  return isDeviceKnown(db, userId, hashToken(deviceToken));
 }
 
 /**
@@ -75,9 +57,7 @@ export async function isKnownDevice(db: Db, userId: number, deviceToken: string 
  * login delay and, at their next login, the new-device letter again.
  */
 export async function forgetDevices(db: Db, userId: number, keepToken?: string): Promise<void> {
-  let q = db.deleteFrom('known_devices').where('user_id', '=', userId);
-  if (keepToken && keepToken.length <= 200) q = q.where('device_hash', '!=', hashToken(keepToken));
-  await q.execute();
+  await deleteDevicesOf(db, userId, keepToken && keepToken.length <= 200 ? hashToken(keepToken) : null);
 }
 
 /** Remembers the browser after a successful login; true when it was new for the account. */
@@ -89,27 +69,17 @@ export async function rememberDevice(
   now = Date.now(),
 ): Promise<boolean> {
   const device_hash = hashToken(deviceToken);
-  const res = await db
-    .updateTable('known_devices')
-    .set({ last_seen_at: now, ip: meta.ip?.slice(0, 64) ?? null })
-    .where('user_id', '=', userId)
-    .where('device_hash', '=', device_hash)
-    .executeTakeFirst();
-  if (Number(res.numUpdatedRows) > 0) return false;
-  const added = await db
-    .insertInto('known_devices')
-    .values({
-      user_id: userId,
-      device_hash,
-      user_agent: meta.userAgent?.slice(0, 255) ?? null,
-      ip: meta.ip?.slice(0, 64) ?? null,
-      created_at: now,
-      last_seen_at: now,
-    })
-    .onConflict((oc) => oc.columns(['user_id', 'device_hash']).doNothing())
-    .executeTakeFirst();
+  const ip = meta.ip?.slice(0, 64) ?? null;
+  if (await touchDevice(db, userId, device_hash, { last_seen_at: now, ip })) return false;
   // Two logins from one new browser at once: only the one that added it says so.
-  return Number(added.numInsertedOrUpdatedRows ?? 0) > 0;
+  return insertDevice(db, {
+    user_id: userId,
+    device_hash,
+    user_agent: meta.userAgent?.slice(0, 255) ?? null,
+    ip,
+    created_at: now,
+    last_seen_at: now,
+  });
 }
 
 export function retryText(ms: number): string {

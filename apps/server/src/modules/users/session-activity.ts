@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.ts';
+import { recordSessionUse } from './users.repo.ts';
 
 /** How often one instance writes a session's last use (a write per request would be wasteful). */
 export const ACTIVITY_EVERY_MS = 60_000;
@@ -25,11 +26,7 @@ export class SessionActivity {
     this.written.set(tokenHash, now);
     const values = { last_seen_at: now, ip: ip.slice(0, 64) };
     try {
-      await this.db
-        .insertInto('session_activity')
-        .values({ token_hash: tokenHash, ...values })
-        .onConflict((oc) => oc.column('token_hash').doUpdateSet(values))
-        .execute();
+      await recordSessionUse(this.db, tokenHash, values);
     } catch {
       // The session ended meanwhile (the foreign key refuses the row): nothing to remember.
     }

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Db } from '../../db/index.ts';
 import { perDatabase, sharedSecret } from '../../lib/shared-secrets.ts';
 import { TokenSigner, UnsignedGrace } from '../../lib/signed-tokens.ts';
+import { lastUnsignedSessionEnd } from './users.repo.ts';
 
 /** What newToken() made before sessions were signed: 32 random bytes in base64url. */
 const UNSIGNED_CHARS = 43;
@@ -20,7 +20,7 @@ export class SessionTokens {
   ) {}
 
   static readonly load = perDatabase(async (db) => {
-    const [key, grace] = await Promise.all([sharedSecret(db, 'sessions'), UnsignedGrace.start((now) => unsignedSessionsUntil(db, now))]);
+    const [key, grace] = await Promise.all([sharedSecret(db, 'sessions'), UnsignedGrace.start((now) => lastUnsignedSessionEnd(db, now))]);
     return new SessionTokens(new TokenSigner(key, 'session', { randomBytes: 32, macBytes: 16, encoding: 'base64url' }), grace);
   });
 
@@ -38,16 +38,6 @@ export class SessionTokens {
   mayBeLive(token: string, now = Date.now()): Promise<boolean> | boolean {
     return this.grace.admits(token, UNSIGNED_CHARS, this.signer, now);
   }
-}
-
-async function unsignedSessionsUntil(db: Db, now: number): Promise<number> {
-  const row = await db
-    .selectFrom('sessions')
-    .select((eb) => eb.fn.max('expires_at').as('until'))
-    .where('signed', '=', 0)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
-  return row?.until == null ? 0 : Number(row.until);
 }
 
 /** The httpOnly cookie that carries a browser's session token. */

@@ -2,7 +2,7 @@ import type { Db } from '../../db/index.ts';
 import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { sessionCacheKey, type UserCache } from '../../lib/user-cache.ts';
-import type { User } from './users.repo.ts';
+import { deleteExpiredSessions, deleteSessionByHash, deleteSessionsOf, findLiveSession, insertSession, type User } from './users.repo.ts';
 import { loginsEnded } from './users.ports.ts';
 import { rightsOf, type StaffRights } from './staff.ts';
 import { SessionTokens } from './session-tokens.ts';
@@ -24,20 +24,7 @@ export async function findSessionUser(
   now = Date.now(),
 ): Promise<{ user: User; rights: StaffRights; expiresAt: number } | undefined> {
   if (!(await (await SessionTokens.load(db)).mayBeLive(token, now))) return undefined;
-  const row = await db
-    .selectFrom('sessions')
-    .innerJoin('users', 'users.id', 'sessions.user_id')
-    .leftJoin('staff_roles', 'staff_roles.id', 'users.role_id')
-    .selectAll('users')
-    .select(['sessions.expires_at as session_expires_at', 'staff_roles.name as role_name', 'staff_roles.permissions as role_permissions'])
-    .where('sessions.token_hash', '=', hashToken(token))
-    .where('sessions.expires_at', '>', now)
-    .where('users.deleted_at', 'is', null)
-    // A ban ends the sessions; this also refuses one a login racing the ban created.
-    .where((eb) =>
-      eb.or([eb('users.banned_at', 'is', null), eb.and([eb('users.ban_until', 'is not', null), eb('users.ban_until', '<=', now)])]),
-    )
-    .executeTakeFirst();
+  const row = await findLiveSession(db, hashToken(token), now);
   if (!row) return undefined;
   const { session_expires_at: expiresAt, role_name, role_permissions, ...user } = row;
   return { user, rights: rightsOf(user, { name: role_name, permissions: role_permissions }), expiresAt };
@@ -66,18 +53,15 @@ export function cachedSession(ctx: { db: Db; userCache: UserCache }, token: stri
 export async function createSession(db: Db, userId: number, ttlMs: number, meta: { ip?: string; userAgent?: string }): Promise<string> {
   const token = (await SessionTokens.load(db)).issue();
   const now = Date.now();
-  await db
-    .insertInto('sessions')
-    .values({
-      token_hash: hashToken(token),
-      signed: 1,
-      user_id: userId,
-      created_at: now,
-      expires_at: now + ttlMs,
-      ip: meta.ip?.slice(0, 64) ?? null,
-      user_agent: meta.userAgent?.slice(0, 255) ?? null,
-    })
-    .execute();
+  await insertSession(db, {
+    token_hash: hashToken(token),
+    signed: 1,
+    user_id: userId,
+    created_at: now,
+    expires_at: now + ttlMs,
+    ip: meta.ip?.slice(0, 64) ?? null,
+    user_agent: meta.userAgent?.slice(0, 255) ?? null,
+  });
   return token;
 }
 
@@ -90,12 +74,12 @@ export function sessionSweepJob(db: Db): ScheduledJobSpec {
   return {
     name: 'users.session-sweep',
     everyMs: 3_600_000,
-    run: () => db.deleteFrom('sessions').where('expires_at', '<=', Date.now()).execute(),
+    run: () => deleteExpiredSessions(db, Date.now()),
   };
 }
 
 export async function deleteSession(db: Db, token: string): Promise<void> {
-  await db.deleteFrom('sessions').where('token_hash', '=', hashToken(token)).execute();
+  await deleteSessionByHash(db, hashToken(token));
 }
 
 /**
@@ -106,9 +90,7 @@ export async function deleteSession(db: Db, token: string): Promise<void> {
  * Returns how many site sessions ended.
  */
 export async function endLogins(trx: Db, userId: number, options: { keep?: string | null } = {}): Promise<number> {
-  let q = trx.deleteFrom('sessions').where('user_id', '=', userId);
-  if (options.keep) q = q.where('token_hash', '!=', hashToken(options.keep));
-  const res = await q.executeTakeFirst();
+  const ended = await deleteSessionsOf(trx, userId, options.keep ? hashToken(options.keep) : null);
   await loginsEnded.run(trx, userId);
-  return Number(res.numDeletedRows);
+  return ended;
 }
