@@ -33,3 +33,4 @@ export * from './votes.ts';
 export * from './referrals.ts';
 export * from './social.ts';
 export * from './launcher.ts';
+export * from './authme.ts';

@@ -24,6 +24,7 @@ import type { VotesTables } from '../modules/votes/votes.tables.ts';
 import type { SocialTables } from '../modules/social/social.tables.ts';
 import type { ReferralsTables } from '../modules/referrals/referrals.tables.ts';
 import type { LauncherTables } from '../modules/launcher/launcher.tables.ts';
+import type { AuthMeTables } from '../modules/authme/authme.tables.ts';
 
 /** Times are epoch milliseconds and booleans 0/1 on both databases, so one code path serves both. */
 export interface UsersTable {
@@ -199,4 +200,5 @@ export interface Database
     ReferralsTables,
     SocialTables,
     LauncherTables,
+    AuthMeTables,
     SetupTables {}
