@@ -34,6 +34,7 @@ import { votesRoutes } from './votes/votes.routes.ts';
 import { socialRoutes } from './social/social.routes.ts';
 import { referralsRoutes } from './referrals/referrals.routes.ts';
 import { launcherRoutes } from './launcher/launcher.routes.ts';
+import { authmeRoutes } from './authme/authme.routes.ts';
 
 /**
  * Every module's routes; app.ts registers them in this order. Making a feature's routes also
@@ -75,4 +76,5 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   referralsRoutes,
   socialRoutes,
   launcherRoutes,
+  authmeRoutes,
 ];
