@@ -117,7 +117,9 @@ let vectors: Vector[] | null = null;
  */
 export function independentHash(algorithm: string, password: string, note = ''): { hash: string; salt: string | null } {
   vectors ??= (
-    JSON.parse(readFileSync(path.join(import.meta.dirname, '../../../../testing/authme/hash-vectors.json'), 'utf8')) as { vectors: Vector[] }
+    JSON.parse(readFileSync(path.join(import.meta.dirname, '../../../../testing/authme/hash-vectors.json'), 'utf8')) as {
+      vectors: Vector[];
+    }
   ).vectors;
   const v = vectors.find((x) => x.algorithm === algorithm && x.password === password && x.expect === true && x.note.includes(note));
   if (!v) throw new Error(`no ${algorithm} vector for ${password}`);

@@ -57,7 +57,9 @@ describe.each(backends)('AuthMe on %s', (_name, make) => {
     await seedUser(t, 'Owner', { admin: true, password: 'owner-pass-123' });
     owner = await loginAs(t, 'Owner', 'owner-pass-123');
     // AuthMe's ExternalBoardOptions.bCryptLog2Round, low here for speed.
-    expect((await t.app.inject(asUser(owner, { method: 'PUT', url: '/api/admin/authme', payload: { bcrypt_cost: 5 } }))).statusCode).toBe(200);
+    expect((await t.app.inject(asUser(owner, { method: 'PUT', url: '/api/admin/authme', payload: { bcrypt_cost: 5 } }))).statusCode).toBe(
+      200,
+    );
   }, 60_000);
   afterAll(async () => {
     await t?.close();
@@ -127,7 +129,10 @@ describe('«Проверить подключение» says what is wrong (Mari
     const cases: [object, RegExp][] = [
       [{ database_url: closed.toString() }, /Соединение отклонено/],
       [{ database_url: Object.assign(new URL(a.url), { password: 'wrong' }).toString() }, /не приняла имя пользователя или пароль/],
-      [{ database_url: Object.assign(new URL(a.url), { pathname: '/no_such_db' }).toString() }, /(Базы данных «no_such_db» на сервере нет|не разрешён доступ к базе «no_such_db»)/],
+      [
+        { database_url: Object.assign(new URL(a.url), { pathname: '/no_such_db' }).toString() },
+        /(Базы данных «no_such_db» на сервере нет|не разрешён доступ к базе «no_such_db»)/,
+      ],
       [{ database_url: url.toString(), table: 'players' }, /Таблицы «players» нет/],
       [{ table: 'authme', columns: { email: 'mail' } }, /нет столбца «mail»/],
     ];
