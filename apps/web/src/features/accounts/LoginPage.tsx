@@ -11,8 +11,8 @@ import { ApiError } from '../../lib/api.ts';
 import { ME_KEY } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
-import { login } from './api.ts';
-import { LOGIN_ERRORS } from './errors.ts';
+import { giveGameAccountEmail, login } from './api.ts';
+import { accountError, LOGIN_ERRORS } from './errors.ts';
 
 type Credentials = z.output<typeof LoginCredentials>;
 
@@ -28,6 +28,9 @@ export default function LoginPage() {
   const [unconfirmed, setUnconfirmed] = useState<string | null>(null);
   // Two-factor login: the server asked for the authenticator's code (401 two_factor_required).
   const [needCode, setNeedCode] = useState(false);
+  // An account from the game (AuthMe) without an address: the server's 403 authme_email_required asks for one.
+  const [needEmail, setNeedEmail] = useState<string | null>(null);
+  const [emailSent, setEmailSent] = useState<string | null>(null);
   const shown = useRef(false);
 
   const verified = params.get('verified');
@@ -42,13 +45,28 @@ export default function LoginPage() {
     if (needCode) form.setFocus('code');
   }, [needCode, form]);
 
-  async function submit({ username, password, code }: Credentials) {
+  useEffect(() => {
+    if (needEmail) form.setFocus('email');
+  }, [needEmail, form]);
+
+  async function submit({ username, password, code, email }: Credentials) {
     setUnconfirmed(null);
+    if (needEmail) {
+      if (!email) throw new ApiError(400, 'Введите адрес почты', 'invalid', 'email');
+      // A taken address is said beside its field, in Russian.
+      const sent = await giveGameAccountEmail({ username: username.trim(), password, email }).catch((err: unknown) => {
+        throw accountError(err);
+      });
+      setNeedEmail(null);
+      setEmailSent(sent.message);
+      return;
+    }
     try {
       await login({ username: username.trim(), password, ...(needCode && code ? { code } : {}) });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       if (err.code === 'email_not_confirmed') return setUnconfirmed(err.message || 'Почта не подтверждена');
+      if (err.code === 'authme_email_required') return setNeedEmail(err.message);
       if (err.code === 'two_factor_required' || err.code === 'bad_two_factor_code') {
         form.setValue('code', '');
         // The first ask only opens the code field; a second one (no code typed) is an error beside it.
@@ -79,6 +97,19 @@ export default function LoginPage() {
             hint="Включена двухфакторная защита: введите 6 цифр из приложения-аутентификатора или один из кодов восстановления."
           />
         )}
+        {needEmail && (
+          <>
+            <p className="notice notice-warning" role="alert" data-testid="login-need-email">
+              {needEmail}
+            </p>
+            <TextField name="email" label="Почта" type="email" autoComplete="email" />
+          </>
+        )}
+        {emailSent && (
+          <p className="notice notice-success" role="status" data-testid="login-email-sent">
+            {emailSent}
+          </p>
+        )}
         {unconfirmed && (
           <div className="notice notice-warning" role="alert" data-testid="login-unconfirmed">
             <p>
@@ -88,7 +119,11 @@ export default function LoginPage() {
           </div>
         )}
         <FormErrors fields={false} />
-        <SubmitButton label="Войти" pendingLabel="Входим…" className="btn btn-primary btn-block" />
+        <SubmitButton
+          label={needEmail ? 'Отправить письмо' : 'Войти'}
+          pendingLabel={needEmail ? 'Отправляем…' : 'Входим…'}
+          className="btn btn-primary btn-block"
+        />
         <div className="row" style={{ justifyContent: 'space-between' }}>
           <button type="button" className="link-button" onClick={() => navigate('/forgot-password')}>
             Забыли пароль?
