@@ -144,35 +144,37 @@ describe.each(dbKinds)('AuthMe import (site on %s)', (kind) => {
   });
 
   it('a run stopped by a crash goes on from its last page: no page twice, none lost', async () => {
+    // Another AuthMe, set up by the owner in the admin.
     const more = await sqliteAuthMe();
-    const site = await createTestApp(kind, { authme: { databaseUrl: more.url, table: 'authme', hash: 'SHA256' }, workers: false });
     try {
       await more.runner.exec('BEGIN');
       for (let i = 0; i < BATCH + 300; i++) await more.plugin.register(`Crafter_${i}`, sha256('x'), { email: `crafter${i}@example.com` });
       await more.runner.exec('COMMIT');
-      const found = (await authMeOf(site.app.ctx))!;
-      await repo.createImport(site.handle.db, 'import', null, BATCH + 300, Date.now());
+      const put = await t.app.inject(asUser(owner, { method: 'PUT', url: '/api/admin/authme', payload: { database_url: more.url } }));
+      expect(put.statusCode, put.body).toBe(200);
+      const ctx = t.app.ctx;
+      const found = (await authMeOf(ctx))!;
+      await repo.createImport(t.handle.db, 'import', null, BATCH + 300, Date.now());
       // An earlier life of this instance claims the run, does one page and dies holding it.
-      const earlier = new ClaimOwner(site.app.ctx.config.instanceId, site.handle.kind === 'sqlite');
+      const earlier = new ClaimOwner(ctx.config.instanceId, t.handle.kind === 'sqlite');
       const queue = new ClaimQueue(
-        site.handle.db,
+        t.handle.db,
         { table: 'authme_imports', leaseMs: 120_000, due: (eb) => eb('state', 'in', ['queued', 'running']) },
         earlier,
       );
       const claim = await queue.claim(1, ['id'], { set: { state: 'running' } });
-      const run = (await repo.importById(site.handle.db, claim.rows[0]!.id))!;
-      expect(await importPage(site.app.ctx, found.cfg, found.adb, run, claim.token)).toBe('more');
+      const run = (await repo.importById(t.handle.db, claim.rows[0]!.id))!;
+      expect(await importPage(ctx, found.cfg, found.adb, run, claim.token)).toBe('more');
       // Nobody else may take it while the lease runs...
-      expect(await runImport(site.app.ctx, () => authMeOf(site.app.ctx))).toBeNull();
+      expect(await runImport(ctx, () => authMeOf(ctx))).toBeNull();
       // ...but this instance, started again, takes back what its earlier life held.
-      expect(await takeBackImports(site.app.ctx)).toBe(1);
-      expect(await runImport(site.app.ctx, () => authMeOf(site.app.ctx))).toBe(run.id);
-      const done = (await repo.importById(site.handle.db, run.id))!;
+      expect(await takeBackImports(ctx)).toBe(1);
+      expect(await runImport(ctx, () => authMeOf(ctx))).toBe(run.id);
+      const done = (await repo.importById(t.handle.db, run.id))!;
       expect(done).toMatchObject({ state: 'done', processed: BATCH + 300, created: BATCH + 300 });
-      const made = await site.handle.db.selectFrom('users').select('username').where('username_lower', 'like', 'crafter_%').execute();
+      const made = await t.handle.db.selectFrom('users').select('username').where('username_lower', 'like', 'crafter_%').execute();
       expect(made.length).toBe(BATCH + 300);
     } finally {
-      await site.close();
       await more.close();
     }
   });

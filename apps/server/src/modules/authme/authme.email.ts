@@ -1,7 +1,7 @@
 import type { AuthMeEmailBody } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import { stranger } from '../../front-door/passwords.ts';
-import { conflict, unauthorized } from '../../lib/errors.ts';
+import { conflict, isUniqueViolation, unauthorized } from '../../lib/errors.ts';
 import { addressKey } from '../../lib/rate-limit.ts';
 import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
 import { siteName } from '../site/site.settings.ts';
@@ -32,18 +32,24 @@ export async function giveEmail(ctx: AppContext, body: AuthMeEmailBody, ip: stri
   if (taken) throw conflict('Email already exists', { code: 'email_exists', field: 'email' });
   const token = (await emailTokens.EmailLinkKey.load(ctx.db)).issue('verify');
   const name = await siteName(ctx);
-  await ctx.db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('users')
-      .set({ email, email_lower: email.toLowerCase() })
-      .where('id', '=', user.id)
-      .where('email_verified_at', 'is', null)
-      .execute();
-    await repo.updateLink(trx, user.id, { needs_email: 0 });
-    await emailTokens.expireEmailTokens(trx, user.id, 'verify');
-    await emailTokens.createEmailToken(trx, user.id, 'verify', token, LINK_TTL_MS);
-    await enqueueMail(trx, addressLetter(name, email, user.username, `${ctx.config.publicUrl}/api/user/confirm/${token}`));
-  });
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('users')
+        .set({ email, email_lower: email.toLowerCase() })
+        .where('id', '=', user.id)
+        .where('email_verified_at', 'is', null)
+        .execute();
+      await repo.updateLink(trx, user.id, { needs_email: 0 });
+      await emailTokens.expireEmailTokens(trx, user.id, 'verify');
+      await emailTokens.createEmailToken(trx, user.id, 'verify', token, LINK_TTL_MS);
+      await enqueueMail(trx, addressLetter(name, email, user.username, `${ctx.config.publicUrl}/api/user/confirm/${token}`));
+    });
+  } catch (err) {
+    // Taken by another account meanwhile.
+    if (isUniqueViolation(err)) throw conflict('Email already exists', { code: 'email_exists', field: 'email' });
+    throw err;
+  }
   ctx.jobs.kick(MAIL_JOB);
   return TEXTS.emailSent;
 }
