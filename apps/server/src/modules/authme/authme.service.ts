@@ -225,13 +225,13 @@ type Verdict = LinkedVerdict;
 
 async function linkedLogin(
   ctx: AppContext,
+  found: { cfg: AuthMeConfig; adb: AuthMeDatabase } | null,
   user: User,
   link: repo.Link,
   password: string,
   caller: PasswordCaller,
   launcher: boolean,
 ): Promise<Verdict> {
-  const found = await authMeOf(ctx);
   const cfg = found?.cfg ?? null;
   let row: AuthMeRow | null | 'unavailable' = 'unavailable';
   // A locked row holds the lock, not the player's password: the site's copy decides meanwhile.
@@ -441,9 +441,13 @@ export async function checkPassword(
 ): Promise<Verdict> {
   const { user, password, caller, launcher } = login;
   if (user) {
-    const link = await repo.linkOf(ctx.db, user.id);
-    if (link) return linkedLogin(ctx, user, link, password, caller, launcher);
     const found = await authMeOf(ctx);
+    // Without AuthMe only an account made from it (no password of its own, or no address yet) needs
+    // its link: a site that never used AuthMe pays no query per login.
+    if (!found && user.password_hash !== repo.NO_SITE_PASSWORD && !user.email_lower.endsWith(`@${PLACEHOLDER_DOMAIN}`))
+      return { kind: 'site' };
+    const link = await repo.linkOf(ctx.db, user.id);
+    if (link) return linkedLogin(ctx, found, user, link, password, caller, launcher);
     if (!found) return { kind: 'site' };
     return unlinkedLogin(ctx, found.cfg, found.adb, user, password, caller);
   }
