@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saltedSha512, sha256 } from '../../../../../testing/authme/authme-plugin.ts';
 import { freePort } from '../../../../../testing/free-port.ts';
@@ -13,6 +14,23 @@ import { drainOutbox } from './authme.outbox.ts';
  */
 
 const ALGORITHM = 'SHA256';
+
+/** A TCP server that accepts connections and never says a word (a database host gone silent). */
+async function silentServer(): Promise<{ port: number; close(): void }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    close() {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}
 
 describe.each(dbKinds)('AuthMe accounts both ways (site on %s)', (kind) => {
   let t: TestApp;
@@ -261,6 +279,7 @@ describe('AuthMe beside the site', () => {
 
   it('AuthMe out of reach: site accounts still log in, within the deadline, and the owner sees a counted warning', async () => {
     const port = await freePort();
+    const silent = await silentServer();
     const site = await createTestApp(kind, {
       authme: { databaseUrl: `mysql://authme:very-secret-pw@127.0.0.1:${port}/authme`, table: 'authme', hash: 'BCRYPT' },
       loginFailureDelayMs: 0,
@@ -283,8 +302,34 @@ describe('AuthMe beside the site', () => {
       const check = await site.app.inject(asUser(boss, { method: 'POST', url: '/api/admin/authme/check' }));
       expect(check.json().ok).toBe(false);
       expect(check.json().problems.join(' ')).toMatch(/Соединение отклонено/);
+
+      // A server that takes the connection and never answers: the login waits out the deadline, no longer.
+      const put = await site.app.inject(
+        asUser(boss, {
+          method: 'PUT',
+          url: '/api/admin/authme',
+          payload: { database_url: `mysql://authme:pw@127.0.0.1:${silent.port}/authme` },
+        }),
+      );
+      expect(put.statusCode, put.body).toBe(200);
+      const waited = performance.now();
+      expect(
+        (await site.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'Boss', password: 'boss-pass-123' } }))
+          .statusCode,
+      ).toBe(200);
+      expect(performance.now() - waited).toBeLessThan(3500);
+      const after = (await site.app.inject(asUser(boss, { method: 'GET', url: '/api/admin/authme' }))).json();
+      expect(after.warnings.find((w: { kind: string }) => w.kind === 'unreachable').detail).toMatch(/не ответила за 2 с/);
+      // Then AuthMe is left alone for a while: the next login does not wait again.
+      const next = performance.now();
+      expect(
+        (await site.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'Boss', password: 'boss-pass-123' } }))
+          .statusCode,
+      ).toBe(200);
+      expect(performance.now() - next).toBeLessThan(1500);
     } finally {
       await site.close();
+      silent.close();
     }
   });
 });
