@@ -33,6 +33,12 @@ export async function updateLink(db: Db, userId: number, set: Updateable<AuthMeL
   await db.updateTable('authme_links').set(set).where('user_id', '=', userId).execute();
 }
 
+/** An erased account is no longer the AuthMe player's: its link and waiting writes go (the AuthMe row stays). */
+export async function forgetLinksOf(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('authme_outbox').where('user_id', '=', userId).execute();
+  await db.deleteFrom('authme_links').where('user_id', '=', userId).execute();
+}
+
 export async function countLinks(db: Db): Promise<number> {
   const row = await db
     .selectFrom('authme_links')

@@ -15,7 +15,7 @@ import { refuseWhileBlocked } from '../../front-door/refusals.ts';
 import { errorReplies } from '../../lib/errors.ts';
 import { addressKey } from '../../lib/rate-limit.ts';
 import { userOf } from '../../plugins/auth.ts';
-import { banChanged, linkedAccounts } from '../users/users.ports.ts';
+import { banChanged, linkedAccounts, userErased } from '../users/users.ports.ts';
 import * as admin from './authme.admin.ts';
 import { giveEmail } from './authme.email.ts';
 import { IMPORT_JOB, runImport, takeBackImports } from './authme.import.ts';
@@ -29,6 +29,7 @@ const tags = ['AuthMe'];
 export function authmeRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   linkedAccounts.provide(authMeAccounts);
   banChanged.on('authme', banChangedReaction);
+  userErased.on('authme', repo.forgetLinksOf);
   ctx.jobs.register(outboxJob(ctx));
   ctx.jobs.register({
     name: IMPORT_JOB,

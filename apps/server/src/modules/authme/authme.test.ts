@@ -172,6 +172,22 @@ describe.each(dbKinds)('AuthMe accounts both ways (site on %s)', (kind) => {
     expect((await userRow('changer'))!.password_hash).toMatch(/^\$argon2id\$/);
   });
 
+  it('a deleted account lets its game player come back: the next login makes a new account from AuthMe', async () => {
+    await a.plugin.register('Leaver', sha256('leaver-pass-1'), { email: 'leaver@example.com' });
+    expect((await login('leaver', 'leaver-pass-1')).statusCode).toBe(200);
+    const token = await loginAs(t, 'Leaver', 'leaver-pass-1');
+    const gone = await t.app.inject(
+      asUser(token, { method: 'POST', url: '/api/user/delete-account', payload: { password: 'leaver-pass-1' } }),
+    );
+    expect(gone.statusCode, gone.body).toBe(200);
+    // The game row stays; the player's next site login is a first one again, and linked.
+    expect(await a.plugin.login('leaver', 'leaver-pass-1', ALGORITHM)).toBe(true);
+    expect((await login('leaver', 'leaver-pass-1')).statusCode).toBe(200);
+    const again = await userRow('leaver');
+    const link = await t.handle.db.selectFrom('authme_links').select('user_id').where('authme_name', '=', 'leaver').executeTakeFirst();
+    expect(link?.user_id).toBe(again!.id);
+  });
+
   it('a site account whose name AuthMe has with another password stays apart; the owner is told', async () => {
     await a.plugin.register('Twin', sha256('game-twin'));
     await seedUser(t, 'Twin', { password: 'site-twin-123' });
