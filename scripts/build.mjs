@@ -4,7 +4,7 @@
 // --if-changed (npm start, the CLIs) skips a part whose inputs are byte for byte the ones it was
 // last built from: each dist/ keeps a stamp, the SHA-256 of every input file's path and content.
 // The server is bundled with esbuild into apps/server/dist (main.js, migrate.js, admin-create.js,
-// check-ledger.js, backup.js, restore.js and shared chunks): our TypeScript, the contract and the packages
+// check-ledger.js, backup.js, restore.js, import-authme.js and shared chunks): our TypeScript, the contract and the packages
 // it uses inlined, but for native addons and a few that read their own files (left as imports), so plain
 // `node` runs it. The contract also gets a compiled
 // dist/index.js (+ .d.ts) of its own, exported under the `compiled` condition.
@@ -162,6 +162,7 @@ const parts = {
         'better-sqlite3',
         'better-sqlite3-napi',
         '@node-rs/argon2',
+        '@node-rs/bcrypt',
         'sharp',
         'pg-native',
         'pino',
@@ -181,6 +182,7 @@ const parts = {
           'check-ledger': `${src}/cli/check-ledger.ts`,
           backup: `${src}/cli/backup.ts`,
           restore: `${src}/cli/restore.ts`,
+          'import-authme': `${src}/cli/import-authme.ts`,
         },
         outdir: 'apps/server/dist',
         chunkNames: 'chunk-[hash]',

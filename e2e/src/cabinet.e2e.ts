@@ -220,6 +220,7 @@ describe('the player cabinet in the browser', () => {
       '/admin/security',
       '/admin/pages',
       '/admin/payments',
+      '/admin/authme',
     ])
       await fits(owner, route);
     expect(wide).toEqual([]);

@@ -113,6 +113,9 @@ const Env = z.object({
   BACKUP_INTERVAL_HOURS: int(24, 1, 24 * 365),
   METRICS_TOKEN: z.string().min(16, 'не короче 16 символов').optional(),
   TWO_FACTOR_KEY: z.string().min(32, 'не короче 32 символов').optional(),
+  AUTHME_DATABASE_URL: z.string().optional(),
+  AUTHME_TABLE: z.string().optional(),
+  AUTHME_HASH: z.string().optional(),
   LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -192,6 +195,8 @@ export interface Config {
   social: SocialConfig;
   /** 'pretty': one readable line per entry (default when stdout is a terminal); 'json': one JSON object per line. */
   logFormat: 'pretty' | 'json';
+  /** AuthMe's database (modules/authme): the environment's defaults under what the owner sets in the admin. */
+  authme: { databaseUrl: string | undefined; table: string | undefined; hash: string | undefined };
 }
 
 export interface SocialConfig {
@@ -356,6 +361,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       },
     },
     logFormat: e.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
+    authme: {
+      databaseUrl: e.AUTHME_DATABASE_URL?.trim() || undefined,
+      table: e.AUTHME_TABLE?.trim() || undefined,
+      hash: e.AUTHME_HASH?.trim() || undefined,
+    },
     ...overrides,
     rateLimits: {
       enabled: e.RATE_LIMITS,

@@ -59,6 +59,13 @@ export const ERROR_CODE_MEANINGS = {
   social_last_login: 'Unlinking would leave the account without a way to log in (no password and no other provider)',
   social_pending_invalid: 'No social login waits in this browser (expired or finished)',
 
+  // AuthMe (modules/authme).
+  authme_email_required:
+    'The password is right and the account came from AuthMe without an e-mail: send one to POST /api/authme/email (with the name and password)',
+  authme_name_refused: "The password is right but the in-game name breaks the site's name rules: no account is made, the owner is told",
+  authme_not_connected: 'No AuthMe database is connected (Админ-панель → AuthMe, or AUTHME_DATABASE_URL)',
+  authme_import_running: 'An AuthMe import or dry run is running already',
+
   // Accounts.
   email_exists: 'Another account has this e-mail (registration keeps the text `Email already exists`)',
   username_exists: 'Another account has this name (registration keeps the text `Username already exists`)',

@@ -34,3 +34,4 @@ export * from './referrals.ts';
 export * from './social.ts';
 export * from './launcher.ts';
 export * from './support.ts';
+export * from './authme.ts';

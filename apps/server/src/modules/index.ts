@@ -35,6 +35,7 @@ import { socialRoutes } from './social/social.routes.ts';
 import { referralsRoutes } from './referrals/referrals.routes.ts';
 import { launcherRoutes } from './launcher/launcher.routes.ts';
 import { supportRoutes } from './support/support.routes.ts';
+import { authmeRoutes } from './authme/authme.routes.ts';
 
 /**
  * Every module's routes; app.ts registers them in this order. Making a feature's routes also
@@ -77,4 +78,5 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   socialRoutes,
   launcherRoutes,
   supportRoutes,
+  authmeRoutes,
 ];

@@ -15,7 +15,7 @@ import { refuseBannedLogin } from '../users/ban-status.ts';
 import * as emailTokens from '../users/email-tokens.ts';
 import { clearLoginFailures, isKnownDevice, rememberDevice, reserveLoginTry, retryText } from '../users/login-throttle.ts';
 import { createSession, endLogins } from '../users/users.logins.ts';
-import { newDeviceLogin, secondFactor, secondFactorError, userRegistered } from '../users/users.ports.ts';
+import { linkedAccounts, newDeviceLogin, secondFactor, secondFactorError, userRegistered } from '../users/users.ports.ts';
 import * as users from '../users/users.repo.ts';
 import type { User } from '../users/users.repo.ts';
 import { confirmationLetter, resetLetter } from './accounts.mail.ts';
@@ -72,6 +72,8 @@ export async function register(
   checkNewPassword(input.password, input, 'password');
   const taken = await users.nameOrEmailTaken(ctx.db, input.username, input.email);
   if (taken) throw takenError(taken);
+  // A player of the game server who never came to the site has this name there (AuthMe).
+  if (await linkedAccounts.ask().nameTaken(ctx, input.username)) throw takenError('username');
 
   const passwordHash = await hashPassword(input.password, byAdmin ? 'known' : stranger(ip));
   const verifyToken = (await emailTokens.EmailLinkKey.load(ctx.db)).issue('verify');
@@ -125,6 +127,8 @@ export async function register(
     throw takenError(again === 'username' ? 'username' : 'email');
   }
   ctx.jobs.kick(MAIL_JOB);
+  // The same name and password in the game (AuthMe): /login there takes it at once.
+  await linkedAccounts.ask().passwordSet(ctx, { id }, input.password, byAdmin ? 'known' : stranger(ip));
   return { id, message: byAdmin ? TEXTS.created : TEXTS.registered };
 }
 
@@ -170,10 +174,15 @@ export async function login(
   const started = performance.now();
   await ctx.limiter.hit(`login:ip:${addressKey(meta.ip)}`, ctx.config.rateLimits.loginPerIp);
 
-  const user = await users.findUserByLogin(ctx.db, input.username);
+  const linked = linkedAccounts.ask();
+  let user = await users.findUserByLogin(ctx.db, input.username);
+  // A player only the game server's AuthMe knows: its password makes the account now.
+  const first = user ? null : await linked.checkPassword(ctx, { ...loginOf(input), user, caller: stranger(meta.ip), launcher: false });
+  if (first?.kind === 'refused') throw forbidden(first.message, { code: first.code });
+  if (first?.kind === 'right') user = first.user;
   if (!user) {
     // No hash for a name nobody has: the same admission, and the floor every failed login waits.
-    await burnPasswordCheck(stranger(meta.ip));
+    if (first?.kind !== 'wrong') await burnPasswordCheck(stranger(meta.ip));
     await failedLoginFloor(started, ctx.config.loginFailureDelayMs);
     throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
   }
@@ -195,11 +204,16 @@ export async function login(
     }
   }
   const caller = knownDevice || meta.signedInAs === user.id ? 'known' : stranger(meta.ip);
-  if (!(await verifyPassword(user.password_hash, input.password, caller))) {
+  // A linked game account (AuthMe) may have changed its password in the game: it is asked first.
+  const verdict = first ?? (await linked.checkPassword(ctx, { ...loginOf(input), user, caller, launcher: false }));
+  const right = verdict.kind === 'site' ? await verifyPassword(user.password_hash, input.password, caller) : verdict.kind !== 'wrong';
+  if (!right) {
     await failedLoginFloor(started, ctx.config.loginFailureDelayMs);
     throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
   }
-  await users.replacePasswordHash(ctx.db, user, await renewedHash(user.password_hash, input.password));
+  if (verdict.kind === 'refused') throw forbidden(verdict.message, { code: verdict.code });
+  if (verdict.kind === 'right') user = verdict.user;
+  else await users.replacePasswordHash(ctx.db, user, await renewedHash(user.password_hash, input.password));
   // Two-factor login (answered by modules/security): a missing or wrong code leaves the try
   // counted by the throttle above, so codes cannot be guessed faster than passwords.
   const second = await secondFactor.ask().check(ctx, user.id, input.code);
@@ -216,6 +230,8 @@ export async function login(
   if ((await rememberDevice(ctx.db, user.id, deviceToken, meta)) && !input.bearer) await newDeviceLogin.run(ctx, user, deviceToken, meta);
   return { token, deviceToken, user };
 }
+
+const loginOf = (input: LoginBody) => ({ name: input.username, password: input.password });
 
 export async function forgotPassword(ctx: AppContext, email: string, ip: string): Promise<string> {
   await ctx.limiter.hit(`forgot:ip:${addressKey(ip)}`, ctx.config.rateLimits.forgotPerIp);
@@ -286,6 +302,7 @@ export async function resetPassword(ctx: AppContext, token: string, newPassword:
     return true;
   });
   if (!ok) throw badRequest(TEXTS.resetBad, { code: 'reset_link_invalid' });
+  await linkedAccounts.ask().passwordSet(ctx, { id: owner }, newPassword, 'known');
 }
 
 export async function changePassword(
@@ -306,4 +323,5 @@ export async function changePassword(
     // Launchers' game logins end too: only the session where the password was changed stays.
     await endLogins(trx, user.id, { keep: currentToken });
   });
+  await linkedAccounts.ask().passwordSet(ctx, user, newPassword, 'known');
 }

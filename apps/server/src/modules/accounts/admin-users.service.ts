@@ -23,7 +23,7 @@ import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
 import { banOf } from '../users/ban-status.ts';
 import { ensureAnotherAdmin, eraseAccount, LAST_ADMIN_TEXTS, lockAdmins } from '../users/users.erase.ts';
 import { endLogins } from '../users/users.logins.ts';
-import { secondFactor, userPayments } from '../users/users.ports.ts';
+import { linkedAccounts, secondFactor, userPayments } from '../users/users.ports.ts';
 import { findActiveUser, type User } from '../users/users.repo.ts';
 import { takenError } from './accounts.service.ts';
 import * as repo from './admin-users.repo.ts';
@@ -118,6 +118,8 @@ export async function updateUser(
         await recordAudit(trx, { actorId: actor.id, action: 'user.update', entity: 'user', entityId: id, before: was, after: now });
       return after;
     });
+    // AuthMe (a game plugin's accounts) gets the same password, after the site has it.
+    if (body.password) await linkedAccounts.ask().passwordSet(ctx, { id }, body.password, 'known');
     return toAdminUser(updated);
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;

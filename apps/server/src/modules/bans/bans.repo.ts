@@ -1,3 +1,4 @@
+import { banChanged } from '../users/users.ports.ts';
 import type { Db } from '../../db/index.ts';
 
 export async function activeBanRow(db: Db, userId: number) {
@@ -46,6 +47,8 @@ export async function setUserBan(
     )
     .where('id', '=', userId)
     .execute();
+  // Whoever also locks a game login of the player (authme) follows, in this transaction.
+  await banChanged.run(db, userId);
 }
 
 /** Servers that run a ban (or unban) command: both that command and RCON set up. */

@@ -6,7 +6,7 @@ import { hashToken } from '../../lib/tokens.ts';
 import { signProperty, texturesValue, unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import { activeBan, banText } from '../users/ban-status.ts';
 import { clearLoginFailures, isKnownDevice, rememberDevice, reserveLoginTry } from '../users/login-throttle.ts';
-import { capeTextures, secondFactor, skinTextures } from '../users/users.ports.ts';
+import { capeTextures, linkedAccounts, secondFactor, skinTextures } from '../users/users.ports.ts';
 import { findUserByLogin, replacePasswordHash, type User } from '../users/users.repo.ts';
 import { loadSigningKey, type SigningKey } from './game-auth.keys.ts';
 import * as repo from './game-auth.repo.ts';
@@ -162,6 +162,12 @@ export function createGameAuth(ctx: AppContext) {
       if (throttled(user ? `u:${user.id}` : `l:${login.toLowerCase()}`, now))
         return { ok: false, reason: 'throttled', retryInMs: LOGIN_INTERVAL_MS };
       if (!user) {
+        // A player only the game server's AuthMe knows: its password makes the account now.
+        const first = await linkedAccounts
+          .ask()
+          .checkPassword(ctx, { name: login, password, user, caller: stranger(meta.ip ?? ''), launcher: true });
+        if (first.kind === 'right') return { ok: true, user: first.user };
+        if (first.kind === 'wrong') return { ok: false, reason: 'wrong' };
         // No hash for a name nobody has: the same admission and about the same wait.
         await burnPasswordCheck(stranger(meta.ip ?? ''));
         return { ok: false, reason: 'unknown' };
@@ -176,20 +182,24 @@ export function createGameAuth(ctx: AppContext) {
     // With two-factor login on, the code comes after the password (`пароль:123456`) or apart (Gravit's totpCode).
     const twoFactor = secondFactor.ask();
     const given = await twoFactor.launcherCredentials(ctx.db, user.id, password, totpCode);
-    if (!(await verifyPassword(user.password_hash, given.password, known ? 'known' : stranger(meta.ip ?? ''))))
+    const caller = known ? 'known' : stranger(meta.ip ?? '');
+    // A linked game account (AuthMe) may have changed its password in the game: it is asked first.
+    const verdict = await linkedAccounts.ask().checkPassword(ctx, { name: login, password: given.password, user, caller, launcher: true });
+    if (verdict.kind === 'site' ? !(await verifyPassword(user.password_hash, given.password, caller)) : verdict.kind !== 'right')
       return { ok: false, reason: 'wrong' };
-    await replacePasswordHash(ctx.db, user, await renewedHash(user.password_hash, given.password));
+    if (verdict.kind !== 'right') await replacePasswordHash(ctx.db, user, await renewedHash(user.password_hash, given.password));
+    const account = verdict.kind === 'right' ? verdict.user : user;
     if (given.twoFactor) {
       // Like a wrong password, a missing or wrong code leaves the try counted.
-      const second = await twoFactor.check(ctx, user.id, given.code, now);
+      const second = await twoFactor.check(ctx, account.id, given.code, now);
       if (second === 'missing') return { ok: false, reason: 'two_factor' };
       if (second === 'wrong') return { ok: false, reason: 'bad_code' };
     }
-    await clearLoginFailures(ctx.db, user.id);
+    await clearLoginFailures(ctx.db, account.id);
     // Known only once the account is let in: a banned or unconfirmed account's launcher is refused and remembered for nothing.
-    if (clientToken !== null && !known && !accountRefusal(user, now))
-      await rememberDevice(ctx.db, user.id, launcherDevice(clientToken), { ip: meta.ip }, now);
-    return { ok: true, user };
+    if (clientToken !== null && !known && !accountRefusal(account, now))
+      await rememberDevice(ctx.db, account.id, launcherDevice(clientToken), { ip: meta.ip }, now);
+    return { ok: true, user: account };
   }
 
   return {

@@ -17,7 +17,7 @@ import { siteName } from '../site/site.settings.ts';
 import { assertNotBanned } from '../users/ban-status.ts';
 import { rememberDevice } from '../users/login-throttle.ts';
 import { createSession } from '../users/users.logins.ts';
-import { newDeviceLogin, secondFactor, secondFactorError, userRegistered } from '../users/users.ports.ts';
+import { linkedAccounts, newDeviceLogin, secondFactor, secondFactorError, userRegistered } from '../users/users.ports.ts';
 import * as users from '../users/users.repo.ts';
 import type { User } from '../users/users.repo.ts';
 import { socialConfirmLetter, socialExistsLetter } from './social.mail.ts';
@@ -335,6 +335,9 @@ export async function register(ctx: AppContext, ticket: string | undefined, body
   if (!hash || !row || row.kind !== 'register') throw errors.pendingInvalid();
   const byName = await users.findUserByLogin(ctx.db, body.username);
   if (byName && byName.username.toLowerCase() === body.username.toLowerCase())
+    throw conflict('Username already exists', { code: 'username_exists', field: 'username' });
+  // A player of the game server who never came to the site has this name there (AuthMe).
+  if (await linkedAccounts.ask().nameTaken(ctx, body.username))
     throw conflict('Username already exists', { code: 'username_exists', field: 'username' });
   const emailTaken = (await users.findUserByEmail(ctx.db, body.email)) !== undefined;
   const confirm = newToken();

@@ -223,6 +223,51 @@ export const topupCredited = new Hook<
   [trx: Db, topup: { paymentId: string; userId: number; amount: number; paidAt: number; payer: TopupPayer }]
 >();
 
+// --- Accounts a game plugin keeps too (AuthMe) -----------------------------------------------
+
+/** Who waits for a password check (front-door/admission.ts): a caller the site knows goes first, a stranger by address. */
+export type PasswordCaller = 'known' | { address: string };
+
+/** What the plugin's accounts say of a password login. */
+export type LinkedVerdict =
+  /** Nothing: the site's own hash decides, as without the plugin. */
+  | { kind: 'site' }
+  /** The password is right; `user` is the account as it is now (made just now, or its hash renewed). */
+  | { kind: 'right'; user: User }
+  | { kind: 'wrong' }
+  /** The password is right, yet the site login cannot go on: why, for the player (403 with the code). */
+  | { kind: 'refused'; code: 'authme_email_required' | 'authme_name_refused'; message: string };
+
+export interface LinkedAccounts {
+  /**
+   * A password login on the site or from a launcher, by a name or address; `user` is the site's
+   * account the login names (undefined when none). Slow checks run in `caller`'s turn.
+   */
+  checkPassword(
+    ctx: AppContext,
+    login: { name: string; password: string; user: User | undefined; caller: PasswordCaller; launcher: boolean },
+  ): Promise<LinkedVerdict>;
+  /** Whether a new account's name is a player's there already (registration refuses it). */
+  nameTaken(ctx: AppContext, username: string): Promise<boolean>;
+  /**
+   * A password was set on the site (registration, change, reset, the admin's edit), after its
+   * transaction: the plugin gets the same password. Never throws; a failure is retried later.
+   */
+  passwordSet(ctx: AppContext, user: Pick<User, 'id'>, password: string, caller: PasswordCaller): Promise<void>;
+}
+
+const NO_LINKED_ACCOUNTS: LinkedAccounts = {
+  checkPassword: async () => ({ kind: 'site' }),
+  nameTaken: async () => false,
+  passwordSet: async () => {},
+};
+
+/** AuthMe's accounts: answered by authme; asked by the site login, the launchers' login, registration and every password change. */
+export const linkedAccounts = new Port<LinkedAccounts>('accounts kept by a game plugin', NO_LINKED_ACCOUNTS);
+
+/** A ban was set, changed or lifted (bans, also when it ran out), in its transaction: authme locks or unlocks the game login. */
+export const banChanged = new Hook<[trx: Db, userId: number]>();
+
 // --- Registration ---------------------------------------------------------------------------
 
 /** A player registered themselves (accounts), in the registering transaction: referrals records who invited them. */

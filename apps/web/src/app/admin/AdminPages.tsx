@@ -29,6 +29,7 @@ function AdminSettingsPage() {
 }
 const AdminPagesPage = lazy(() => import('../../features/pages/AdminPagesPage.tsx'));
 const AdminPaymentsPage = lazy(() => import('../../features/payments-admin/AdminPaymentsPage.tsx'));
+const AdminAuthMePage = lazy(() => import('../../features/authme/AdminAuthMePage.tsx'));
 
 /** The admin screens by address; the frame (AdminLayout) checks the caller's permission for each. */
 const ADMIN_PAGES: Record<string, ComponentType> = {
@@ -49,6 +50,7 @@ const ADMIN_PAGES: Record<string, ComponentType> = {
   '/admin/pages': AdminPagesPage,
   '/admin/payments': AdminPaymentsPage,
   '/admin/staff': AdminStaffPage,
+  '/admin/authme': AdminAuthMePage,
 };
 
 /** An unknown admin address is sent by the frame to the first screen the caller may use. */

@@ -42,6 +42,7 @@ export const ADMIN_GROUPS: { title: string; sections: AdminSectionLink[] }[] = [
       { to: '/admin/servers', label: 'Серверы', permission: 'servers' },
       { to: '/admin/game-login', label: 'Вход в игру', permission: 'servers' },
       { to: '/admin/launcher', label: 'Лаунчер', permission: 'settings' },
+      { to: '/admin/authme', label: 'AuthMe', permission: 'settings' },
     ],
   },
   {

@@ -11,8 +11,8 @@ import { ApiError } from '../../lib/api.ts';
 import { ME_KEY } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
-import { login } from './api.ts';
-import { LOGIN_ERRORS } from './errors.ts';
+import { giveGameAccountEmail, login } from './api.ts';
+import { accountError, LOGIN_ERRORS } from './errors.ts';
 
 type Credentials = z.output<typeof LoginCredentials>;
 
@@ -30,6 +30,9 @@ export default function LoginPage() {
   const [needCode, setNeedCode] = useState(false);
   // A banned account with the right password: the refusal carries a signed link to appeal the ban (/support/appeal).
   const [appeal, setAppeal] = useState<string | null>(null);
+  // An account from the game (AuthMe) without an address: the server's 403 authme_email_required asks for one.
+  const [needEmail, setNeedEmail] = useState<string | null>(null);
+  const [emailSent, setEmailSent] = useState<string | null>(null);
   const shown = useRef(false);
 
   const verified = params.get('verified');
@@ -44,9 +47,23 @@ export default function LoginPage() {
     if (needCode) form.setFocus('code');
   }, [needCode, form]);
 
-  async function submit({ username, password, code }: Credentials) {
+  useEffect(() => {
+    if (needEmail) form.setFocus('email');
+  }, [needEmail, form]);
+
+  async function submit({ username, password, code, email }: Credentials) {
     setUnconfirmed(null);
     setAppeal(null);
+    if (needEmail) {
+      if (!email) throw new ApiError(400, 'Введите адрес почты', 'invalid', 'email');
+      // A taken address is said beside its field, in Russian.
+      const sent = await giveGameAccountEmail({ username: username.trim(), password, email }).catch((err: unknown) => {
+        throw accountError(err);
+      });
+      setNeedEmail(null);
+      setEmailSent(sent.message);
+      return;
+    }
     try {
       await login({ username: username.trim(), password, ...(needCode && code ? { code } : {}) });
     } catch (err) {
@@ -54,6 +71,7 @@ export default function LoginPage() {
       if (err.code === 'email_not_confirmed') return setUnconfirmed(err.message || 'Почта не подтверждена');
       const ban = err.details?.ban as { appeal_token?: unknown } | undefined;
       if (err.code === 'banned' && typeof ban?.appeal_token === 'string') setAppeal(ban.appeal_token);
+      if (err.code === 'authme_email_required') return setNeedEmail(err.message);
       if (err.code === 'two_factor_required' || err.code === 'bad_two_factor_code') {
         form.setValue('code', '');
         // The first ask only opens the code field; a second one (no code typed) is an error beside it.
@@ -84,6 +102,19 @@ export default function LoginPage() {
             hint="Включена двухфакторная защита: введите 6 цифр из приложения-аутентификатора или один из кодов восстановления."
           />
         )}
+        {needEmail && (
+          <>
+            <p className="notice notice-warning" role="alert" data-testid="login-need-email">
+              {needEmail}
+            </p>
+            <TextField name="email" label="Почта" type="email" autoComplete="email" />
+          </>
+        )}
+        {emailSent && (
+          <p className="notice notice-success" role="status" data-testid="login-email-sent">
+            {emailSent}
+          </p>
+        )}
         {unconfirmed && (
           <div className="notice notice-warning" role="alert" data-testid="login-unconfirmed">
             <p>
@@ -98,7 +129,11 @@ export default function LoginPage() {
             Считаете блокировку ошибкой? <a href={`/support/appeal#${appeal}`}>Обжаловать блокировку</a>
           </p>
         )}
-        <SubmitButton label="Войти" pendingLabel="Входим…" className="btn btn-primary btn-block" />
+        <SubmitButton
+          label={needEmail ? 'Отправить письмо' : 'Войти'}
+          pendingLabel={needEmail ? 'Отправляем…' : 'Входим…'}
+          className="btn btn-primary btn-block"
+        />
         <div className="row" style={{ justifyContent: 'space-between' }}>
           <button type="button" className="link-button" onClick={() => navigate('/forgot-password')}>
             Забыли пароль?

@@ -5,7 +5,10 @@ import { z } from 'zod';
 // touches the page (components/form/Form.tsx, SchemaSource), so that their first page, often a
 // guest's, does not carry zod.
 
-export const LoginCredentials = LoginBody.pick({ username: true, password: true, code: true });
+/** `email`: asked only for an account that came from the game server's AuthMe without one. */
+export const LoginCredentials = LoginBody.pick({ username: true, password: true, code: true }).extend({
+  email: z.union([z.literal(''), Email]).optional(),
+});
 /** The server's own rules (contract), the name trimmed as it always was before sending. */
 export const Registration = z.object({ username: z.string().trim().pipe(Username), email: Email, password: NewPassword });
 export { ForgotPasswordBody, ResetPasswordBody };
