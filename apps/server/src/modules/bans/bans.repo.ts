@@ -1,8 +1,25 @@
 import { banChanged } from '../users/users.ports.ts';
 import type { Db } from '../../db/index.ts';
+import type { Insertable, Updateable } from 'kysely';
+import type { BanServerCommandsTable, BansTable } from './bans.tables.ts';
 
 export async function activeBanRow(db: Db, userId: number) {
   return db.selectFrom('bans').selectAll().where('user_id', '=', userId).where('lifted_at', 'is', null).executeTakeFirst();
+}
+
+export async function insertBan(db: Db, values: Insertable<BansTable>): Promise<number> {
+  const row = await db.insertInto('bans').values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** A new reason, note or end for the ban in force (its start stays). */
+export async function changeBan(db: Db, banId: number, change: Pick<Updateable<BansTable>, 'reason' | 'note' | 'until'>): Promise<void> {
+  await db.updateTable('bans').set(change).where('id', '=', banId).execute();
+}
+
+/** The banned player's name, and whether the account is gone, for a ban that ran out. */
+export function bannedPlayer(db: Db, userId: number) {
+  return db.selectFrom('users').select(['username', 'deleted_at']).where('id', '=', userId).executeTakeFirst();
 }
 
 /** Bans in force whose end has come, oldest end first. */
@@ -86,4 +103,43 @@ export function listBans(db: Db, filter: { active?: boolean; userId?: number }, 
   if (filter.active) q = q.where('bans.lifted_at', 'is', null);
   if (filter.userId !== undefined) q = q.where('bans.user_id', '=', filter.userId);
   return q.execute();
+}
+
+/** Every server, in the admin's order, with its ban commands (null when it has none) and what RCON needs. */
+export function serversWithBanCommands(db: Db) {
+  return db
+    .selectFrom('servers')
+    .leftJoin('ban_server_commands', 'ban_server_commands.server_id', 'servers.id')
+    .select([
+      'servers.id',
+      'servers.name',
+      'servers.rcon_password',
+      'servers.rcon_host',
+      'servers.ip_address',
+      'ban_server_commands.ban_command',
+      'ban_server_commands.unban_command',
+    ])
+    .orderBy('servers.sort_order')
+    .orderBy('servers.id')
+    .execute();
+}
+
+export function findServer(db: Db, serverId: number) {
+  return db.selectFrom('servers').select(['id', 'name']).where('id', '=', serverId).executeTakeFirst();
+}
+
+export function banCommandsOf(db: Db, serverId: number) {
+  return db.selectFrom('ban_server_commands').select(['ban_command', 'unban_command']).where('server_id', '=', serverId).executeTakeFirst();
+}
+
+export async function saveBanCommands(
+  db: Db,
+  serverId: number,
+  values: Omit<Insertable<BanServerCommandsTable>, 'server_id'>,
+): Promise<void> {
+  await db
+    .insertInto('ban_server_commands')
+    .values({ server_id: serverId, ...values })
+    .onConflict((oc) => oc.column('server_id').doUpdateSet(values))
+    .execute();
 }

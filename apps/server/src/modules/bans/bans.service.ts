@@ -106,7 +106,7 @@ export async function banUser(ctx: AppContext, actor: User, id: number, body: Ba
     let banId: number;
     if (existing) {
       banId = existing.id;
-      await trx.updateTable('bans').set({ reason, note: body.note, until: body.until }).where('id', '=', banId).execute();
+      await repo.changeBan(trx, banId, { reason, note: body.note, until: body.until });
       await recordAudit(trx, {
         actorId: actor.id,
         action: 'user.ban.update',
@@ -121,12 +121,7 @@ export async function banUser(ctx: AppContext, actor: User, id: number, body: Ba
         after: { username: target.username, reason, note: body.note, term: termText(body.until) },
       });
     } else {
-      const row = await trx
-        .insertInto('bans')
-        .values({ user_id: id, reason, note: body.note, until: body.until, created_at: now, created_by: actor.id })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      banId = row.id;
+      banId = await repo.insertBan(trx, { user_id: id, reason, note: body.note, until: body.until, created_at: now, created_by: actor.id });
       await recordAudit(trx, {
         actorId: actor.id,
         action: 'user.ban',
@@ -188,7 +183,7 @@ export async function liftExpiredBans(db: Db, now = Date.now()): Promise<number>
   for (const ban of await repo.dueBans(db, now, EXPIRY_BATCH)) {
     await db.transaction().execute(async (trx) => {
       if (!(await repo.markLifted(trx, ban.id, now, null, 'expired'))) return;
-      const user = await trx.selectFrom('users').select(['username', 'deleted_at']).where('id', '=', ban.user_id).executeTakeFirst();
+      const user = await repo.bannedPlayer(trx, ban.user_id);
       await repo.setUserBan(trx, ban.user_id, null);
       await recordAudit(trx, {
         actorId: null,
@@ -237,21 +232,7 @@ export async function listBans(ctx: AppContext, filter: { active?: boolean; user
 }
 
 export async function banCommands(ctx: AppContext): Promise<BanServerCommands[]> {
-  const rows = await ctx.db
-    .selectFrom('servers')
-    .leftJoin('ban_server_commands', 'ban_server_commands.server_id', 'servers.id')
-    .select([
-      'servers.id',
-      'servers.name',
-      'servers.rcon_password',
-      'servers.rcon_host',
-      'servers.ip_address',
-      'ban_server_commands.ban_command',
-      'ban_server_commands.unban_command',
-    ])
-    .orderBy('servers.sort_order')
-    .orderBy('servers.id')
-    .execute();
+  const rows = await repo.serversWithBanCommands(ctx.db);
   return rows.map((r) => ({
     server_id: r.id,
     server_name: r.name,
@@ -263,19 +244,10 @@ export async function banCommands(ctx: AppContext): Promise<BanServerCommands[]>
 
 export async function setBanCommands(ctx: AppContext, actor: User, serverId: number, body: BanCommandsBody): Promise<BanServerCommands> {
   await ctx.db.transaction().execute(async (trx) => {
-    const server = await trx.selectFrom('servers').select(['id', 'name']).where('id', '=', serverId).executeTakeFirst();
+    const server = await repo.findServer(trx, serverId);
     if (!server) throw notFound(BAN_TEXTS.serverNotFound);
-    const before = await trx
-      .selectFrom('ban_server_commands')
-      .select(['ban_command', 'unban_command'])
-      .where('server_id', '=', serverId)
-      .executeTakeFirst();
-    const values = { ban_command: body.ban_command, unban_command: body.unban_command, updated_at: Date.now() };
-    await trx
-      .insertInto('ban_server_commands')
-      .values({ server_id: serverId, ...values })
-      .onConflict((oc) => oc.column('server_id').doUpdateSet(values))
-      .execute();
+    const before = await repo.banCommandsOf(trx, serverId);
+    await repo.saveBanCommands(trx, serverId, { ban_command: body.ban_command, unban_command: body.unban_command, updated_at: Date.now() });
     const was = { name: server.name, ban_command: before?.ban_command ?? null, unban_command: before?.unban_command ?? null };
     const now = { name: server.name, ban_command: body.ban_command, unban_command: body.unban_command };
     if (JSON.stringify(was) !== JSON.stringify(now))

@@ -15,20 +15,17 @@ import {
   type UserCard,
 } from '@kubik/contract';
 import { PROVIDER_STATUS_TEXT } from '@kubik/contract/payment-connections';
-import { sql, type SelectQueryBuilder } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import type { Database } from '../../db/types.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import { toRoubles } from '../../lib/money.ts';
 import { redactSignatures } from './payments.redact.ts';
 import { bonusShare, refundBlock, refundLeft, refundMax } from './payments.refund.ts';
-import { findPayment } from './payments.repo.ts';
+import * as repo from './payments.repo.ts';
+import type { ListedPayment, PaymentFilter } from './payments.repo.ts';
 import type { PaymentsService } from './payments.service.ts';
 
 const CSV_MAX_ROWS = 100_000;
 const EVENTS_MAX = 300;
-
-const PAID = ['succeeded', 'refunding', 'refunded'] as const;
 
 type Filter = Pick<AdminPaymentsQuery, 'status' | 'provider' | 'player' | 'from' | 'to'>;
 
@@ -41,69 +38,17 @@ function moment(value: string | undefined, field: 'from' | 'to'): number | null 
   return ms;
 }
 
-type Joined = SelectQueryBuilder<Database & { p: Database['payments']; u: Database['users'] }, 'p' | 'u', object>;
-
-function filtered(ctx: AppContext, f: Filter): Joined {
-  let q = ctx.db.selectFrom('payments as p').innerJoin('users as u', 'u.id', 'p.user_id') as unknown as Joined;
-  // A payment the provider never accepted (no provider id) is not money: the owner's list leaves it out.
-  q = q.where('p.provider_payment_id', 'is not', null);
-  if (f.status) q = q.where('p.status', '=', f.status);
-  if (f.provider) q = q.where('p.provider', '=', f.provider);
-  if (f.player)
-    q = q.where(sql<boolean>`u.username_lower like ${`%${f.player.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`} escape '\\'`);
-  const from = moment(f.from, 'from');
-  const to = moment(f.to, 'to');
-  if (from !== null) q = q.where('p.created_at', '>=', from);
-  if (to !== null) q = q.where('p.created_at', '<', to);
-  return q;
+/** The owner's filter with its period read (a bad date is refused here, before any query). */
+function filterOf(f: Filter): PaymentFilter {
+  return { status: f.status, provider: f.provider, player: f.player, from: moment(f.from, 'from'), to: moment(f.to, 'to') };
 }
 
-const COLUMNS = [
-  'p.id',
-  'p.user_id',
-  'u.username',
-  'p.provider',
-  'p.amount',
-  'p.bonus',
-  'p.status',
-  'p.provider_payment_id',
-  'p.provider_status',
-  'p.created_at',
-  'p.paid_at',
-  'p.canceled_at',
-  'p.refunded_at',
-  'p.refund_requested_by',
-  'p.refund_error',
-  'p.refunded_amount',
-] as const;
+const ms = (v: number | null) => (v === null ? null : Number(v));
 
-interface ListedRow {
-  id: string;
-  user_id: number;
-  username: string;
-  provider: string;
-  amount: number | string;
-  bonus: number | string;
-  status: string;
-  provider_payment_id: string | null;
-  provider_status: string | null;
-  created_at: number | string;
-  paid_at: number | string | null;
-  canceled_at: number | string | null;
-  refunded_at: number | string | null;
-  refund_requested_by: number | null;
-  refund_error: string | null;
-  refunded_amount: number | string;
-}
-
-const ms = (v: number | string | null) => (v === null ? null : Number(v));
-
-async function toAdmin(ctx: AppContext, rows: ListedRow[]): Promise<AdminPayment[]> {
+async function toAdmin(ctx: AppContext, rows: ListedPayment[]): Promise<AdminPayment[]> {
   const askers = [...new Set(rows.map((r) => r.refund_requested_by).filter((id): id is number => id !== null))];
   const names = new Map<number, string>();
-  if (askers.length > 0)
-    for (const u of await ctx.db.selectFrom('users').select(['id', 'username']).where('id', 'in', askers).execute())
-      names.set(u.id, u.username);
+  if (askers.length > 0) for (const u of await repo.usernamesOf(ctx.db, askers)) names.set(u.id, u.username);
   return rows.map((r) => ({
     id: r.id,
     user_id: r.user_id,
@@ -129,46 +74,10 @@ async function toAdmin(ctx: AppContext, rows: ListedRow[]): Promise<AdminPayment
 export async function listPayments(ctx: AppContext, query: AdminPaymentsQuery): Promise<AdminPaymentPage> {
   const page = Number(query.page ?? 1);
   const perPage = Number(query.per_page ?? ADMIN_PAYMENTS_PAGE_SIZE);
-  const base = filtered(ctx, query);
+  const filter = filterOf(query);
   const [rows, sums] = await Promise.all([
-    base
-      .select([...COLUMNS])
-      .orderBy('p.created_at', 'desc')
-      .orderBy('p.id', 'desc')
-      .limit(perPage)
-      .offset((page - 1) * perPage)
-      .execute() as Promise<ListedRow[]>,
-    base
-      .select((eb) => [
-        eb.fn.countAll<number>().as('count'),
-        eb.fn
-          .sum<number>(
-            eb
-              .case()
-              .when('p.status', 'in', [...PAID])
-              .then(eb.ref('p.amount'))
-              .else(0)
-              .end(),
-          )
-          .as('paid'),
-        eb.fn
-          .sum<number>(
-            eb
-              .case()
-              .when('p.status', 'in', [...PAID])
-              .then(1)
-              .else(0)
-              .end(),
-          )
-          .as('paid_count'),
-        // Partial refunds: what went back, plus the part in flight.
-        sql<number>`sum(p.refunded_amount + case when p.status = 'refunding' then coalesce(p.refund_now, p.amount - p.refunded_amount) else 0 end)`.as(
-          'refunded',
-        ),
-        sql<number>`sum(case when p.status in ('refunding', 'refunded') or p.refunded_amount > 0 then 1 else 0 end)`.as('refunded_count'),
-        eb.fn.sum<number>(eb.case().when('p.status', '=', 'succeeded').then(eb.ref('p.bonus')).else(0).end()).as('bonus'),
-      ])
-      .executeTakeFirstOrThrow(),
+    repo.listedPage(ctx.db, filter, perPage, (page - 1) * perPage),
+    repo.listedTotals(ctx.db, filter),
   ]);
   const paid = Number(sums.paid ?? 0);
   const refunded = Number(sums.refunded ?? 0);
@@ -238,12 +147,7 @@ export const CSV_HEADERS = [
 export async function paymentsCsv(ctx: AppContext, query: AdminPaymentsCsvQuery): Promise<{ text: string; filename: string }> {
   const tz = query.tz ?? 'Europe/Moscow';
   const date = dateFormatter(tz);
-  const rows = (await filtered(ctx, query)
-    .select([...COLUMNS])
-    .orderBy('p.created_at')
-    .orderBy('p.id')
-    .limit(CSV_MAX_ROWS)
-    .execute()) as ListedRow[];
+  const rows = await repo.listedOldestFirst(ctx.db, filterOf(query), CSV_MAX_ROWS);
   const lines = [CSV_HEADERS.map(csvCell).join(';')];
   for (const r of rows) {
     lines.push(
@@ -272,23 +176,18 @@ export async function paymentsCsv(ctx: AppContext, query: AdminPaymentsCsvQuery)
 
 /** One payment as the owner's list shows it. */
 export async function adminView(ctx: AppContext, id: string): Promise<AdminPayment> {
-  const rows = (await ctx.db
-    .selectFrom('payments as p')
-    .innerJoin('users as u', 'u.id', 'p.user_id')
-    .select([...COLUMNS])
-    .where('p.id', '=', id)
-    .execute()) as ListedRow[];
+  const rows = await repo.listedPayment(ctx.db, id);
   if (rows.length === 0) throw notFound(PAYMENT_TEXTS.notFound, { code: 'payment_not_found' });
   return (await toAdmin(ctx, rows))[0]!;
 }
 
 /** One payment with every notification and provider answer kept about it. */
 export async function paymentDetail(ctx: AppContext, service: PaymentsService, id: string): Promise<AdminPaymentDetail> {
-  const row = await findPayment(ctx.db, id);
+  const row = await repo.findPayment(ctx.db, id);
   const [payment, events, user] = await Promise.all([
     adminView(ctx, id),
-    ctx.db.selectFrom('payment_events').selectAll().where('payment_id', '=', id).orderBy('id').limit(EVENTS_MAX).execute(),
-    ctx.db.selectFrom('users').select('balance').where('id', '=', row.user_id).executeTakeFirstOrThrow(),
+    repo.eventsOf(ctx.db, id, EVENTS_MAX),
+    repo.balanceOf(ctx.db, row.user_id),
   ]);
   const balance = Number(user.balance);
   return {
@@ -316,14 +215,7 @@ export async function paymentDetail(ctx: AppContext, service: PaymentsService, i
 
 /** The player's latest top-ups for the admin user card. */
 export async function paymentsOfUser(ctx: AppContext, userId: number, limit = 50): Promise<NonNullable<UserCard['payments']>> {
-  const rows = await ctx.db
-    .selectFrom('payments')
-    .select(['id', 'amount', 'status', 'provider', 'created_at'])
-    .where('user_id', '=', userId)
-    .where('provider_payment_id', 'is not', null)
-    .orderBy('created_at', 'desc')
-    .limit(limit)
-    .execute();
+  const rows = await repo.latestPaymentsOf(ctx.db, userId, limit);
   return rows.map((r) => ({
     id: r.id,
     amount: toRoubles(Number(r.amount)),

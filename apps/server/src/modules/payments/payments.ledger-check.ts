@@ -1,5 +1,5 @@
 import type { Db } from '../../db/index.ts';
-import { formatRub } from './payments.repo.ts';
+import { formatRub, paymentLedgerGroups, paymentsToCheck } from './payments.repo.ts';
 
 const CREDITED = new Set(['succeeded', 'refunding', 'refunded']);
 const REFUNDED = new Set(['refunding', 'refunded']);
@@ -22,20 +22,12 @@ interface Rows {
  */
 export async function findPaymentLedgerMismatches(db: Db): Promise<string[]> {
   const problems: string[] = [];
-  const grouped = await db
-    .selectFrom('ledger')
-    .select(['ref', 'reason', (eb) => eb.fn.countAll<number>().as('n'), (eb) => eb.fn.sum<number>('amount').as('total')])
-    .where('reason', 'in', ['topup', 'bonus', 'topup_refund'])
-    .groupBy(['ref', 'reason'])
-    .execute();
+  const grouped = await paymentLedgerGroups(db);
   const byRef = new Map<string, Rows>();
   for (const g of grouped) byRef.set(`${g.reason}|${g.ref ?? ''}`, { count: Number(g.n), sum: Number(g.total ?? 0) });
   const rowsOf = (reason: string, ref: string): Rows => byRef.get(`${reason}|${ref}`) ?? { count: 0, sum: 0 };
 
-  const payments = await db
-    .selectFrom('payments')
-    .select(['id', 'status', 'amount', 'bonus', 'refund_attempts', 'refunded_amount', 'bonus_refunded', 'refund_now', 'refund_bonus_now'])
-    .execute();
+  const payments = await paymentsToCheck(db);
   const known = new Map(payments.map((p) => [p.id, Number(p.refund_attempts ?? 0)]));
   for (const p of payments) {
     const amount = Number(p.amount);

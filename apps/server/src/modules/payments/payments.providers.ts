@@ -19,6 +19,7 @@ import { addressProblem, normalAddress, OWNER_ONLY_ADDRESS, sameAddress } from '
 import { SecretBox } from '../../lib/secret-box.ts';
 import { WriteBehind } from '../../lib/write-behind.ts';
 import { recordAudit } from '../audit/audit.service.ts';
+import * as repo from './payments.repo.ts';
 
 export type Adapters = Partial<Record<PaymentProvider, PaymentAdapter>>;
 
@@ -88,17 +89,6 @@ export interface EffectiveProvider {
   fields: Record<string, string>;
   secrets: Record<string, string>;
   secretSource: Record<string, 'set' | 'env' | 'unset'>;
-}
-
-interface StoredRow {
-  provider: string;
-  enabled: number | null;
-  receipts: number | null;
-  min_kopecks: number | string | null;
-  max_kopecks: number | string | null;
-  fields: string;
-  secrets: string;
-  dropped_secrets: string;
 }
 
 function parseObject(text: string): Record<string, string> {
@@ -251,7 +241,7 @@ export class ProviderRegistry {
   private async load(): Promise<{ effective: Record<PaymentProvider, EffectiveProvider>; adapters: Adapters }> {
     if (this.cached && this.ctx.notifications.up) return this.cached;
     const generation = this.generation;
-    const rows = (await this.ctx.db.selectFrom('payment_providers').selectAll().execute()) as StoredRow[];
+    const rows = await repo.providerSettings(this.ctx.db);
     const env = envOf(this.ctx);
     const effective = {} as Record<PaymentProvider, EffectiveProvider>;
     const adapters: Adapters = {};
@@ -315,8 +305,8 @@ export class ProviderRegistry {
   async list(): Promise<AdminPaymentProvider[]> {
     const effective = await this.effective();
     await this.refusals.flush();
-    const refusals = await this.ctx.db.selectFrom('payment_refusals').selectAll().orderBy('last_at', 'desc').execute();
-    const dropped = await this.ctx.db.selectFrom('payment_providers').select(['provider', 'dropped_secrets']).execute();
+    const refusals = await repo.refusalSummary(this.ctx.db);
+    const dropped = await repo.droppedSecrets(this.ctx.db);
     return PAYMENT_PROVIDERS.map((id) => {
       const e = effective[id];
       return {
@@ -368,24 +358,7 @@ export class ProviderRegistry {
     const env = envOf(this.ctx)[id];
     const now = Date.now();
     await this.ctx.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('payment_providers')
-        .values({
-          provider: id,
-          enabled: null,
-          receipts: null,
-          min_kopecks: null,
-          max_kopecks: null,
-          fields: '{}',
-          secrets: '{}',
-          dropped_secrets: '{}',
-          updated_at: now,
-        })
-        .onConflict((oc) => oc.column('provider').doNothing())
-        .execute();
-      let read = trx.selectFrom('payment_providers').selectAll().where('provider', '=', id);
-      if (this.ctx.dbKind === 'pg') read = read.forUpdate();
-      const before = (await read.executeTakeFirstOrThrow()) as StoredRow;
+      const before = await repo.lockProviderSettings(trx, this.ctx.dbKind, id, now);
       const fields = parseObject(before.fields);
       const secrets = parseObject(before.secrets);
       const dropped = parseTimes(before.dropped_secrets);
@@ -441,20 +414,16 @@ export class ProviderRegistry {
       const keep = body.enabled === undefined || (!editor.owner && body.enabled === enabledNow);
       const enabled = keep ? before.enabled : body.enabled ? 1 : 0;
       const receipts = body.receipts === undefined ? before.receipts : body.receipts ? 1 : 0;
-      await trx
-        .updateTable('payment_providers')
-        .set({
-          enabled,
-          receipts,
-          min_kopecks: min === null ? null : Number(min),
-          max_kopecks: max === null ? null : Number(max),
-          fields: JSON.stringify(fields),
-          secrets: JSON.stringify(secrets),
-          dropped_secrets: JSON.stringify(dropped),
-          updated_at: now,
-        })
-        .where('provider', '=', id)
-        .execute();
+      await repo.saveProviderSettings(trx, id, {
+        enabled,
+        receipts,
+        min_kopecks: min === null ? null : Number(min),
+        max_kopecks: max === null ? null : Number(max),
+        fields: JSON.stringify(fields),
+        secrets: JSON.stringify(secrets),
+        dropped_secrets: JSON.stringify(dropped),
+        updated_at: now,
+      });
       await recordAudit(trx, {
         actorId: editor.id,
         action: 'payment.provider',
@@ -488,29 +457,6 @@ interface RefusalTally {
   firstAt: number;
   lastAt: number;
   lastIp: string | null;
-}
-
-/**
- * Adds a tally to its row (one per provider and reason): a flood of forgeries takes no space. The
- * times are the refusals' own; another instance's later write keeps the latest time and sender.
- */
-async function writeTally(ctx: AppContext, t: RefusalTally): Promise<void> {
-  const lastIp = t.lastIp?.slice(0, 64) ?? null;
-  await ctx.db
-    .insertInto('payment_refusals')
-    .values({ provider: t.provider, reason: t.reason, count: t.count, first_at: t.firstAt, last_at: t.lastAt, last_ip: lastIp })
-    .onConflict((oc) =>
-      oc.columns(['provider', 'reason']).doUpdateSet((eb) => {
-        // A tie goes to this write, the later one.
-        const newer = eb('payment_refusals.last_at', '<=', t.lastAt);
-        return {
-          count: eb('payment_refusals.count', '+', t.count),
-          last_ip: eb.case().when(newer).then(lastIp).else(eb.ref('payment_refusals.last_ip')).end(),
-          last_at: eb.case().when(newer).then(t.lastAt).else(eb.ref('payment_refusals.last_at')).end(),
-        };
-      }),
-    )
-    .execute();
 }
 
 /**
@@ -573,7 +519,7 @@ export class RefusalCounter {
   private async write(batch: RefusalTally[]): Promise<void> {
     for (const tally of batch) {
       try {
-        await writeTally(this.ctx, tally);
+        await repo.addRefusals(this.ctx.db, tally);
       } catch {
         // The database is away: the counts wait for the next write.
         this.merge(tally);

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
 import { resumeRefunds } from './payments.refund.ts';
-import { recordEvent } from './payments.repo.ts';
+import { cancelPending, pendingToCheck, recordEvent } from './payments.repo.ts';
 import { PAYMENT_EXPIRY_MS, type PaymentsService } from './payments.service.ts';
 
 const BATCH = 200;
@@ -17,14 +17,7 @@ export async function reconcilePayments(
   now = Date.now(),
   signal?: AbortSignal,
 ): Promise<{ checked: number; expired: number; failed: number; refunds: number }> {
-  const rows = await ctx.db
-    .selectFrom('payments')
-    .selectAll()
-    .where('status', '=', 'pending')
-    .orderBy('checked_at', (o) => o.nullsFirst())
-    .orderBy('created_at')
-    .limit(BATCH)
-    .execute();
+  const rows = await pendingToCheck(ctx.db, BATCH);
   let checked = 0;
   let expired = 0;
   let failed = 0;
@@ -43,14 +36,7 @@ export async function reconcilePayments(
       }
     }
     if (now - Number(row.created_at) >= PAYMENT_EXPIRY_MS) {
-      const t = Date.now();
-      const changed = await ctx.db
-        .updateTable('payments')
-        .set({ status: 'canceled', canceled_at: t, updated_at: t })
-        .where('id', '=', row.id)
-        .where('status', '=', 'pending')
-        .executeTakeFirst();
-      if (Number(changed.numUpdatedRows) === 1) {
+      if (await cancelPending(ctx.db, row.id, Date.now())) {
         expired += 1;
         await recordEvent(ctx.db, { paymentId: row.id, provider: row.provider, kind: 'expire', outcome: 'не оплачен за 24 часа: отменён' });
       }

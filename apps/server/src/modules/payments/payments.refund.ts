@@ -7,17 +7,26 @@ import {
   type PaymentStatus,
 } from '@kubik/contract';
 import { refundBonusShare } from '@kubik/contract/payment-connections';
-import type { ExpressionBuilder, Expression, SqlBool, UpdateObject } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
-import type { Database } from '../../db/types.ts';
 import { conflict, HttpError } from '../../lib/errors.ts';
 import { toRoubles } from '../../lib/money.ts';
 import { ProviderError, type PaymentAdapter, type ProviderPaymentState, type RefundResult } from '../../lib/payments/index.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { topupRefunded } from '../users/users.ports.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
-import { findPayment, formatRub, PAYMENT_SERVER_TEXTS, recordEvent, type PaymentRow } from './payments.repo.ts';
+import {
+  findPayment,
+  formatRub,
+  movePayment,
+  PAYMENT_SERVER_TEXTS,
+  payerEmail,
+  recordEvent,
+  refundsToResume,
+  type PaymentRow,
+  type PaymentSet,
+  type PaymentWhere,
+} from './payments.repo.ts';
 import { PaymentSettings } from './payments.settings.ts';
 
 /*
@@ -56,9 +65,6 @@ export const REFUND_TRANSITIONS = {
 
 export type RefundTransition = keyof typeof REFUND_TRANSITIONS;
 
-type PaymentSet = Omit<UpdateObject<Database, 'payments'>, 'status'>;
-type PaymentWhere = (eb: ExpressionBuilder<Database, 'payments'>) => Expression<SqlBool>;
-
 /**
  * Moves the payment along one transition, with `set`, only if it is in the transition's `from`
  * status (and matches `where`). True when it moved; false when another caller moved it first.
@@ -71,13 +77,7 @@ export async function moveRefund(
   where?: PaymentWhere,
 ): Promise<boolean> {
   const { from, to } = REFUND_TRANSITIONS[transition];
-  let update = db
-    .updateTable('payments')
-    .set(from === to ? set : { ...set, status: to })
-    .where('id', '=', id)
-    .where('status', '=', from);
-  if (where) update = update.where(where);
-  return Number((await update.executeTakeFirst()).numUpdatedRows) === 1;
+  return movePayment(db, id, from, to, set, where);
 }
 
 /** How long one caller may talk to the provider about a refund before another may take over. */
@@ -256,7 +256,7 @@ async function askProvider(ctx: AppContext, adapters: Adapters, row: PaymentRow,
   const whole = Number(row.refunded_amount) === 0 && part === Number(row.amount);
   let partReceipt: { email: string; vatCode: number } | null = null;
   if (!whole) {
-    const user = await ctx.db.selectFrom('users').select('email').where('id', '=', row.user_id).executeTakeFirst();
+    const user = await payerEmail(ctx.db, row.user_id);
     partReceipt = { email: user?.email ?? '', vatCode: (await ctx.settings.get(PaymentSettings)).vat_code };
   }
   let result: RefundResult;
@@ -407,14 +407,7 @@ async function putBack(db: Db, row: PaymentRow, actorId: number | null, message:
 /** Reconciliation: refunds left «refunding» whose lease ran out are asked about again. */
 export async function resumeRefunds(ctx: AppContext, adapters: Adapters, signal?: AbortSignal): Promise<number> {
   const now = Date.now();
-  const rows = await ctx.db
-    .selectFrom('payments')
-    .selectAll()
-    .where('status', '=', 'refunding')
-    .where((eb) => eb.or([eb('refund_lease_until', 'is', null), eb('refund_lease_until', '<=', now)]))
-    .orderBy('updated_at')
-    .limit(50)
-    .execute();
+  const rows = await refundsToResume(ctx.db, now, 50);
   let done = 0;
   for (const row of rows) {
     if (signal?.aborted) break;

@@ -24,6 +24,7 @@ import { notify as tellPlayer, rubles } from '../notices/notices.service.ts';
 import { siteName } from '../site/site.settings.ts';
 import { topupCredited, type TopupPayer } from '../users/users.ports.ts';
 import { refundConfirmed } from './payments.refund.ts';
+import * as repo from './payments.repo.ts';
 import { formatRub, PAYMENT_SERVER_TEXTS, recordEvent, type PaymentRow } from './payments.repo.ts';
 import { PaymentSettings } from './payments.settings.ts';
 import { ProviderRegistry, type Adapters } from './payments.providers.ts';
@@ -110,30 +111,21 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
     // The cap and the insert in one transaction; on PostgreSQL the player's row is locked so two
     // requests at once cannot both pass the count.
     await db.transaction().execute(async (trx) => {
-      if (ctx.dbKind === 'pg') await trx.selectFrom('users').select('id').where('id', '=', user.id).forUpdate().execute();
-      const waiting = await trx
-        .selectFrom('payments')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('user_id', '=', user.id)
-        .where('status', '=', 'pending')
-        .where('created_at', '>', now - PAYMENT_EXPIRY_MS)
-        .executeTakeFirstOrThrow();
-      if (Number(waiting.n) >= cap) throw tooMany(PAYMENT_SERVER_TEXTS.tooManyPending(cap), { code: 'too_many_pending' });
-      await trx
-        .insertInto('payments')
-        .values({
-          id,
-          user_id: user.id,
-          provider: body.provider,
-          amount,
-          status: 'pending',
-          promo_id: promoId,
-          created_at: now,
-          updated_at: now,
-          payer_ip: payer.ip?.slice(0, 64) ?? null,
-          payer_device: payer.deviceHash,
-        })
-        .execute();
+      await repo.lockPlayer(trx, ctx.dbKind, user.id);
+      const waiting = await repo.countPending(trx, user.id, now - PAYMENT_EXPIRY_MS);
+      if (waiting >= cap) throw tooMany(PAYMENT_SERVER_TEXTS.tooManyPending(cap), { code: 'too_many_pending' });
+      await repo.insertPayment(trx, {
+        id,
+        user_id: user.id,
+        provider: body.provider,
+        amount,
+        status: 'pending',
+        promo_id: promoId,
+        created_at: now,
+        updated_at: now,
+        payer_ip: payer.ip?.slice(0, 64) ?? null,
+        payer_device: payer.deviceHash,
+      });
     });
     try {
       const created = await adapter.create({
@@ -152,16 +144,12 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
         outcome: created.state ? `создан у провайдера: ${created.state.providerStatus}` : 'выдана форма оплаты',
         body: created.state?.raw ?? created.form ?? created.confirmationUrl,
       });
-      await db
-        .updateTable('payments')
-        .set({
-          provider_payment_id: created.providerPaymentId,
-          confirmation_url: created.confirmationUrl ?? created.form?.action ?? null,
-          provider_status: created.state?.providerStatus ?? null,
-          updated_at: Date.now(),
-        })
-        .where('id', '=', id)
-        .execute();
+      await repo.recordCreated(db, id, {
+        provider_payment_id: created.providerPaymentId,
+        confirmation_url: created.confirmationUrl ?? created.form?.action ?? null,
+        provider_status: created.state?.providerStatus ?? null,
+        updated_at: Date.now(),
+      });
       return {
         id,
         status: 'pending',
@@ -178,36 +166,23 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
         outcome: `не создан: ${(err as Error).message}`,
         body: raw ?? undefined,
       });
-      await db
-        .updateTable('payments')
-        .set({ status: 'canceled', canceled_at: Date.now(), updated_at: Date.now() })
-        .where('id', '=', id)
-        .where('status', '=', 'pending')
-        .execute();
+      await repo.cancelPending(db, id, Date.now());
       throw new HttpError(502, PAYMENT_TEXTS.providerFailed, { code: 'provider_failed' });
     }
   }
 
   async function list(userId: number): Promise<PlayerPayment[]> {
-    const rows = await db
-      .selectFrom('payments')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('provider_payment_id', 'is not', null)
-      .orderBy('created_at', 'desc')
-      .limit(100)
-      .execute();
-    return rows.map(toPlayerPayment);
+    return (await repo.paymentsOfPlayer(db, userId, 100)).map(toPlayerPayment);
   }
 
   /** The player's own payment; a pending one is re-read from the provider first (the return page asks this). */
   async function getOwn(userId: number, id: string): Promise<PlayerPayment> {
-    let row = await db.selectFrom('payments').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    let row = await repo.ownPayment(db, id, userId);
     if (!row) throw notFound(PAYMENT_TEXTS.notFound, { code: 'payment_not_found' });
     const canFetch = (await adapters())[row.provider as PaymentProvider]?.canFetch ?? false;
     if (row.status === 'pending' && canFetch && (row.checked_at === null || Date.now() - Number(row.checked_at) > 2000)) {
       await refresh(row).catch(() => undefined);
-      row = (await db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst())!;
+      row = (await repo.getPayment(db, id))!;
     }
     return toPlayerPayment(row);
   }
@@ -216,7 +191,7 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
   async function refresh(row: PaymentRow): Promise<string> {
     if (!row.provider_payment_id) return 'нет платежа у провайдера';
     const adapter = await adapterOf(row.provider);
-    await db.updateTable('payments').set({ checked_at: Date.now() }).where('id', '=', row.id).execute();
+    await repo.markChecked(db, row.id, Date.now());
     let state: ProviderPaymentState;
     try {
       state = await adapter.fetch(row.provider_payment_id);
@@ -256,20 +231,14 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
    */
   async function credit(trx: Db, row: PaymentRow, state: ProviderPaymentState, ruleBonus: number): Promise<string> {
     const now = Date.now();
-    const changed = await trx
-      .updateTable('payments')
-      .set({
-        status: 'succeeded',
-        paid_at: now,
-        bonus: ruleBonus,
-        provider_status: state.providerStatus,
-        provider_operation_id: state.operationId ?? null,
-        updated_at: now,
-      })
-      .where('id', '=', row.id)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    if (Number(changed.numUpdatedRows) !== 1) return 'уже учтён';
+    const changed = await repo.markSucceeded(trx, row.id, {
+      paid_at: now,
+      bonus: ruleBonus,
+      provider_status: state.providerStatus,
+      provider_operation_id: state.operationId ?? null,
+      updated_at: now,
+    });
+    if (!changed) return 'уже учтён';
     // A promo code's bonus joins the settings' one (one bonus row per payment).
     const promoBonus =
       row.promo_id === null
@@ -283,7 +252,7 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
             now,
           });
     const bonus = ruleBonus + promoBonus;
-    if (promoBonus > 0) await trx.updateTable('payments').set({ bonus }).where('id', '=', row.id).execute();
+    if (promoBonus > 0) await repo.setBonus(trx, row.id, bonus);
     await postLedger(trx, {
       userId: row.user_id,
       amount: Number(row.amount),
@@ -343,20 +312,9 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
       }
     }
     if (state.status === 'canceled') {
-      const changed = await db
-        .updateTable('payments')
-        .set({ status: 'canceled', canceled_at: now, provider_status: state.providerStatus, updated_at: now })
-        .where('id', '=', row.id)
-        .where('status', '=', 'pending')
-        .executeTakeFirst();
-      return Number(changed.numUpdatedRows) === 1 ? 'отменён' : 'без изменений';
+      return (await repo.cancelPending(db, row.id, now, state.providerStatus)) ? 'отменён' : 'без изменений';
     }
-    await db
-      .updateTable('payments')
-      .set({ provider_status: state.providerStatus })
-      .where('id', '=', row.id)
-      .where('status', '=', 'pending')
-      .execute();
+    await repo.notePendingStatus(db, row.id, state.providerStatus);
     return `ещё не оплачен (${state.providerStatus})`;
   }
 
@@ -390,9 +348,8 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
       await registry.refusals.add(provider, 'test', ip);
       return adapter.notificationReply(true);
     }
-    let q = db.selectFrom('payments').selectAll().where('provider', '=', provider);
-    q = verdict.paymentId ? q.where('id', '=', verdict.paymentId) : q.where('provider_payment_id', '=', verdict.providerPaymentId ?? '');
-    const row = verdict.paymentId && !/^[0-9a-f-]{36}$/.test(verdict.paymentId) ? undefined : await q.executeTakeFirst();
+    const row =
+      verdict.paymentId && !/^[0-9a-f-]{36}$/.test(verdict.paymentId) ? undefined : await repo.notifiedPayment(db, provider, verdict);
     const named = verdict.paymentId ?? verdict.providerPaymentId;
     await recordEvent(db, {
       paymentId: row?.id ?? null,
@@ -437,40 +394,19 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
     const ruleBonus = bonusFor(Number(row.amount), (await ctx.settings.get(PaymentSettings)).bonus_rules);
     try {
       return await db.transaction().execute(async (trx) => {
-        const claimed = await claimOperation(trx, row.provider, operationId, row.id, 'рассматривается');
+        const claimed = await repo.claimOperation(trx, row.provider, operationId, row.id, 'рассматривается');
         if (!claimed) {
-          const first = await trx
-            .selectFrom('payment_operations')
-            .select('outcome')
-            .where('provider', '=', row.provider)
-            .where('operation_id', '=', operationId)
-            .executeTakeFirst();
+          const first = await repo.operationOutcome(trx, row.provider, operationId);
           return `операция ${operationId} уже рассмотрена (${first?.outcome ?? '—'}): ничего не изменено`;
         }
         const outcome = cannotCredit(row, state) ?? (await credit(trx, row, state, ruleBonus));
-        await trx
-          .updateTable('payment_operations')
-          .set({ outcome: outcome.slice(0, 200) })
-          .where('provider', '=', row.provider)
-          .where('operation_id', '=', operationId)
-          .execute();
+        await repo.setOperationOutcome(trx, row.provider, operationId, outcome);
         return outcome;
       });
     } catch (err) {
       if (isUniqueViolation(err)) return 'уже учтён';
       throw err;
     }
-  }
-
-  /** True when this call marked the transfer judged; false when it already was. */
-  async function claimOperation(trx: Db, provider: string, operationId: string, paymentId: string, outcome: string): Promise<boolean> {
-    const rows = await trx
-      .insertInto('payment_operations')
-      .values({ provider, operation_id: operationId, payment_id: paymentId, outcome: outcome.slice(0, 200), created_at: Date.now() })
-      .onConflict((oc) => oc.columns(['provider', 'operation_id']).doNothing())
-      .returning('operation_id')
-      .execute();
-    return rows.length === 1;
   }
 
   /** An authentic notification refused for what it says: its transfer, if it names a payment of ours, is judged (refused) now. */
@@ -481,14 +417,9 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
     message: string,
   ): Promise<void> {
     if (!/^[0-9a-f-]{36}$/.test(op.paymentId)) return;
-    const row = await db
-      .selectFrom('payments')
-      .select('id')
-      .where('id', '=', op.paymentId)
-      .where('provider', '=', provider)
-      .executeTakeFirst();
+    const row = await repo.paymentOfProvider(db, op.paymentId, provider);
     if (!row) return;
-    if (await claimOperation(db, provider, op.operationId, row.id, `отклонено: ${message}`))
+    if (await repo.claimOperation(db, provider, op.operationId, row.id, `отклонено: ${message}`))
       await recordEvent(db, {
         paymentId: row.id,
         provider,

@@ -13,6 +13,7 @@ import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { hiddenPlayers as hiddenPlayersPort, privacyChanged, seenInGame } from '../users/users.ports.ts';
 import { hiddenPlayers, privacyOf, publicProfile, recordSeen, setPrivacy, shortProfile, showcase } from './players.service.ts';
+import { lastLedgerId } from './players.repo.ts';
 import { HomeSettingsDoc } from './players.settings.ts';
 import { errorReplies } from '../../lib/errors.ts';
 
@@ -32,11 +33,7 @@ export function playersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   });
   const homeShowcase = async () => {
     const now = Date.now();
-    const last = await ctx.db
-      .selectFrom('ledger')
-      .select((eb) => eb.fn.max('id').as('id'))
-      .executeTakeFirst();
-    const ledgerId = Number(last?.id ?? 0);
+    const ledgerId = await lastLedgerId(ctx.db);
     if (!cached || cached.ledgerId !== ledgerId || now - cached.at > SHOWCASE_TTL_MS) {
       const value = showcase(ctx, now);
       cached = { at: now, ledgerId, value };

@@ -1,11 +1,11 @@
 import { USERNAME_RE, type HomeShowcase, type PlayerProfile, type PublicProfile } from '@kubik/contract';
-import { sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { notFound } from '../../lib/errors.ts';
 import { zonedDate, zonedMidnight } from '../../lib/zoned-days.ts';
 import { banOf } from '../users/ban-status.ts';
 import { capeTextures, currentTier, skinTextures, votesThisMonth, type HiddenPlayers } from '../users/users.ports.ts';
+import * as repo from './players.repo.ts';
 import { HomeSettingsDoc } from './players.settings.ts';
 
 export const PLAYER_TEXTS = {
@@ -18,23 +18,7 @@ const headUrl = (username: string) => `/api/user/${encodeURIComponent(username)}
 export async function publicProfile(db: Db, username: string, now = Date.now()): Promise<PlayerProfile> {
   // Only a possible player name is looked up (PostgreSQL refuses NUL bytes in text).
   if (!USERNAME_RE.test(username)) throw notFound(PLAYER_TEXTS.notFound, { code: 'player_not_found' });
-  const user = await db
-    .selectFrom('users')
-    .leftJoin('player_profiles', 'player_profiles.user_id', 'users.id')
-    .select([
-      'users.id',
-      'users.username',
-      'users.is_admin',
-      'users.created_at',
-      'users.banned_at',
-      'users.ban_until',
-      'users.ban_reason',
-      'player_profiles.hidden',
-      'player_profiles.last_seen_at',
-    ])
-    .where('users.username_lower', '=', username.toLowerCase())
-    .where('users.deleted_at', 'is', null)
-    .executeTakeFirst();
+  const user = await repo.publicProfileRow(db, username);
   if (!user) throw notFound(PLAYER_TEXTS.notFound, { code: 'player_not_found' });
   const base = { username: user.username, head_url: headUrl(user.username) };
   if (user.hidden === 1) {
@@ -79,22 +63,7 @@ export async function publicProfile(db: Db, username: string, now = Date.now()):
  */
 export async function shortProfile(db: Db, username: string, now = Date.now()): Promise<PublicProfile> {
   if (!USERNAME_RE.test(username)) throw notFound(PLAYER_TEXTS.notFound, { code: 'player_not_found' });
-  const user = await db
-    .selectFrom('users')
-    .leftJoin('player_profiles', 'player_profiles.user_id', 'users.id')
-    .select([
-      'users.username',
-      'users.uuid',
-      'users.is_admin',
-      'users.created_at',
-      'users.banned_at',
-      'users.ban_until',
-      'users.ban_reason',
-      'player_profiles.hidden',
-    ])
-    .where('users.username_lower', '=', username.toLowerCase())
-    .where('users.deleted_at', 'is', null)
-    .executeTakeFirst();
+  const user = await repo.shortProfileRow(db, username);
   if (!user) throw notFound(PLAYER_TEXTS.notFound, { code: 'player_not_found' });
   if (user.hidden === 1) return { username: user.username, hidden: true, uuid: null, is_admin: false, created_at: null, ban: null };
   return {
@@ -112,36 +81,23 @@ export const hiddenPlayers: HiddenPlayers = {
   async ids(db, userIds) {
     const ids = [...new Set(userIds)];
     if (ids.length === 0) return new Set();
-    const rows = await db.selectFrom('player_profiles').select('user_id').where('user_id', 'in', ids).where('hidden', '=', 1).execute();
-    return new Set(rows.map((r) => r.user_id));
+    return new Set(await repo.hiddenIds(db, ids));
   },
   async names(db, names) {
     // Only possible player names are looked up (PostgreSQL refuses NUL bytes in text).
     const lower = [...new Set(names.filter((n) => USERNAME_RE.test(n)).map((n) => n.toLowerCase()))];
     if (lower.length === 0) return new Set();
-    const rows = await db
-      .selectFrom('users')
-      .innerJoin('player_profiles', 'player_profiles.user_id', 'users.id')
-      .select('users.username_lower')
-      .where('users.username_lower', 'in', lower)
-      .where('users.deleted_at', 'is', null)
-      .where('player_profiles.hidden', '=', 1)
-      .execute();
-    return new Set(rows.map((r) => r.username_lower));
+    return new Set(await repo.hiddenNames(db, lower));
   },
 };
 
 export async function privacyOf(db: Db, userId: number): Promise<{ hidden: boolean }> {
-  const row = await db.selectFrom('player_profiles').select('hidden').where('user_id', '=', userId).executeTakeFirst();
+  const row = await repo.profileHidden(db, userId);
   return { hidden: row?.hidden === 1 };
 }
 
 export async function setPrivacy(db: Db, userId: number, hidden: boolean): Promise<{ hidden: boolean }> {
-  await db
-    .insertInto('player_profiles')
-    .values({ user_id: userId, hidden: hidden ? 1 : 0, last_seen_at: null })
-    .onConflict((oc) => oc.column('user_id').doUpdateSet({ hidden: hidden ? 1 : 0 }))
-    .execute();
+  await repo.saveHidden(db, userId, hidden);
   return { hidden };
 }
 
@@ -149,18 +105,7 @@ export async function setPrivacy(db: Db, userId: number, hidden: boolean): Promi
 export async function recordSeen(db: Db, names: string[], at: number): Promise<void> {
   const lower = [...new Set(names.filter((n) => USERNAME_RE.test(n)).map((n) => n.toLowerCase()))];
   if (lower.length === 0) return;
-  const users = await db.selectFrom('users').select('id').where('username_lower', 'in', lower).where('deleted_at', 'is', null).execute();
-  for (const { id } of users) {
-    await db
-      .insertInto('player_profiles')
-      .values({ user_id: id, hidden: 0, last_seen_at: at })
-      .onConflict((oc) =>
-        oc.column('user_id').doUpdateSet({
-          last_seen_at: sql<number>`case when player_profiles.last_seen_at is null or player_profiles.last_seen_at < ${at} then ${at} else player_profiles.last_seen_at end`,
-        }),
-      )
-      .execute();
-  }
+  for (const id of await repo.liveUserIds(db, lower)) await repo.markSeen(db, id, at);
 }
 
 const RECENT = 8;
@@ -179,32 +124,8 @@ export function monthStart(now: number, timeZone: string): number {
 export async function showcase(ctx: Pick<AppContext, 'db' | 'settings' | 'config'>, now = Date.now()): Promise<HomeShowcase> {
   const settings = await ctx.settings.get(HomeSettingsDoc);
   const [recent, top] = await Promise.all([
-    settings.recent_purchases
-      ? ctx.db
-          .selectFrom('ledger')
-          .innerJoin('users', 'users.id', 'ledger.user_id')
-          .leftJoin('player_profiles', 'player_profiles.user_id', 'users.id')
-          .select(['users.username', 'users.deleted_at', 'player_profiles.hidden', 'ledger.note', 'ledger.created_at'])
-          .where('ledger.reason', '=', 'purchase')
-          .orderBy('ledger.id', 'desc')
-          .limit(RECENT)
-          .execute()
-      : null,
-    settings.top_donors
-      ? ctx.db
-          .selectFrom('ledger')
-          .innerJoin('users', 'users.id', 'ledger.user_id')
-          .leftJoin('player_profiles', 'player_profiles.user_id', 'users.id')
-          .select(['users.username', 'users.deleted_at', 'player_profiles.hidden', (eb) => eb.fn.sum<number>('ledger.amount').as('total')])
-          .where('ledger.reason', '=', 'topup')
-          .where('ledger.created_at', '>=', monthStart(now, ctx.config.timeZone))
-          .groupBy(['users.id', 'users.username', 'users.deleted_at', 'player_profiles.hidden'])
-          .having((eb) => eb.fn.sum('ledger.amount'), '>', 0)
-          .orderBy('total', 'desc')
-          .orderBy('users.id')
-          .limit(TOP)
-          .execute()
-      : null,
+    settings.recent_purchases ? repo.recentPurchases(ctx.db, RECENT) : null,
+    settings.top_donors ? repo.topDonors(ctx.db, monthStart(now, ctx.config.timeZone), TOP) : null,
   ]);
   const shown = (r: { username: string; deleted_at: number | null; hidden: number | null }) =>
     r.deleted_at != null || r.hidden === 1 ? null : r.username;

@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { sql, type ExpressionBuilder } from 'kysely';
-import type { Database } from '../../db/types.ts';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import type { Job, ScheduledJobSpec } from '../../lib/jobs/index.ts';
 import { DEFAULT_PORT, queryStatus, type ServerStatus, type StatusOptions } from '../../lib/minecraft/status.ts';
 import { seenInGame } from '../users/users.ports.ts';
+import * as repo from './servers.repo.ts';
+import type { CheckTarget } from './servers.repo.ts';
 import { LIST_CACHE_KEY } from './servers.service.ts';
 
 /** Failed checks in a row before a server shows as offline: one lost packet must not flap it. */
@@ -22,12 +22,6 @@ export function thinHistoryJob(db: Db): ScheduledJobSpec {
 }
 
 export type StatusCheck = (options: StatusOptions) => Promise<ServerStatus>;
-
-interface DueServer {
-  id: number;
-  ip_address: string;
-  port: number;
-}
 
 /** stored: checked and recorded; skipped: not due, or another instance is checking it; lost: checked, not recorded. */
 type CheckOutcome = 'stored' | 'skipped' | 'lost';
@@ -76,20 +70,11 @@ export class ServerMonitor {
     const now = Date.now();
     const { intervalMs, timeoutMs, concurrency } = this.ctx.config.monitor;
     const staleBefore = force ? null : now - intervalMs * 0.8;
-    const total = await this.db
-      .selectFrom('servers')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    const rounds = Math.max(1, Math.ceil(Number(total.n) / concurrency));
+    const rounds = Math.max(1, Math.ceil((await repo.countServers(this.db)) / concurrency));
     // One statement claims every due server for this sweep, so that all checks start together
     // (and silent servers' deadlines overlap) instead of each waiting for its own claim behind
     // the others' writes. The claim outlasts the sweep, so a crashed instance's runs out by itself.
-    const queue = await this.db
-      .updateTable('servers')
-      .set({ checking_until: now + rounds * (timeoutMs + 5000) })
-      .where(this.claimable(now, staleBefore))
-      .returning(['id', 'ip_address', 'port'])
-      .execute();
+    const queue = await repo.claimDueServers(this.db, now, staleBefore, now + rounds * (timeoutMs + 5000));
     let changed = false;
     let checked = 0;
     const workers = Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
@@ -102,35 +87,23 @@ export class ServerMonitor {
     await Promise.all(workers);
     // Stopped midway: the servers not checked are free for the next sweep at once.
     if (queue.length > 0)
-      await this.db
-        .updateTable('servers')
-        .set({ checking_until: null })
-        .where(
-          'id',
-          'in',
-          queue.map((r) => r.id),
-        )
-        .execute();
+      await repo.releaseClaims(
+        this.db,
+        queue.map((r) => r.id),
+      );
     if (changed) await this.ctx.publicCache.invalidate(LIST_CACHE_KEY);
-    const counts = await this.db
-      .selectFrom('servers')
-      .select((eb) => [
-        eb.fn.countAll<number>().as('total'),
-        eb.fn.sum<number>(sql`case when status = 'online' then 1 else 0 end`).as('online'),
-      ])
-      .executeTakeFirstOrThrow();
-    const online = Number(counts.online ?? 0);
-    return { checked, online, offline: Number(counts.total) - online };
+    const { total, online } = await repo.onlineCounts(this.db);
+    return { checked, online, offline: total - online };
   }
 
   /** Checks one server now unless it is being checked already (then waits for that check); true when a result was stored. */
   async checkNow(id: number): Promise<boolean> {
-    const row = await this.db.selectFrom('servers').select(['id', 'ip_address', 'port']).where('id', '=', id).executeTakeFirst();
+    const row = await repo.checkTarget(this.db, id);
     return row ? (await this.checkServer(row, null)) === 'stored' : false;
   }
 
   /** `staleBefore`: check only if the last check is older (background sweeps); null checks now. */
-  private checkServer(row: DueServer, staleBefore: number | null, claimed = false): Promise<CheckOutcome> {
+  private checkServer(row: CheckTarget, staleBefore: number | null, claimed = false): Promise<CheckOutcome> {
     const running = this.inflight.get(row.id);
     if (running) return running;
     const job = this.runCheck(row, staleBefore, claimed)
@@ -143,28 +116,13 @@ export class ServerMonitor {
     return job;
   }
 
-  /** Not being checked by anyone (an expired claim counts as none) and, for background sweeps, due. */
-  private claimable(now: number, staleBefore: number | null) {
-    return (eb: ExpressionBuilder<Database, 'servers'>) =>
-      eb.and([
-        eb.or([eb('checking_until', 'is', null), eb('checking_until', '<', now)]),
-        ...(staleBefore === null ? [] : [eb.or([eb('last_checked_at', 'is', null), eb('last_checked_at', '<=', staleBefore)])]),
-      ]);
-  }
-
   /** `claimed`: the sweep has claimed the row already. */
-  private async runCheck(row: DueServer, staleBefore: number | null, claimed: boolean): Promise<CheckOutcome> {
+  private async runCheck(row: CheckTarget, staleBefore: number | null, claimed: boolean): Promise<CheckOutcome> {
     const startedAt = Date.now();
     const { timeoutMs } = this.ctx.config.monitor;
     if (!claimed) {
       // The claim lasts past the check's deadline, so a crashed instance's claim runs out by itself.
-      const res = await this.db
-        .updateTable('servers')
-        .set({ checking_until: startedAt + timeoutMs + 5000 })
-        .where('id', '=', row.id)
-        .where(this.claimable(startedAt, staleBefore))
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) return 'skipped';
+      if (!(await repo.claimServer(this.db, row.id, startedAt, staleBefore, startedAt + timeoutMs + 5000))) return 'skipped';
     }
 
     let status: ServerStatus | null = null;
@@ -183,61 +141,22 @@ export class ServerMonitor {
       }
     }
     if (this.stopping.aborted && !status) {
-      await this.db
-        .updateTable('servers')
-        .set({ checking_until: null })
-        .where('id', '=', row.id)
-        .execute()
-        .catch(() => {});
+      await repo.releaseClaim(this.db, row.id).catch(() => {});
       return 'lost';
     }
 
     const at = Date.now();
-    // Only if the address is still the one we checked: an edit in between resets the readings.
-    const update = this.db
-      .updateTable('servers')
-      .where('id', '=', row.id)
-      .where('ip_address', '=', row.ip_address)
-      .where('port', '=', row.port);
-    const result = status
-      ? await update
-          .set({
-            status: 'online',
-            online: status.online,
-            reported_max: status.max > 0 ? status.max : null,
-            fail_count: 0,
-            version: status.version,
-            motd: status.motd || null,
-            favicon: status.favicon,
-            players_sample: JSON.stringify(status.sample),
-            last_error: null,
-            last_checked_at: at,
-            checking_until: null,
-          })
-          .executeTakeFirst()
-      : await update
-          .set({
-            fail_count: sql<number>`fail_count + 1`,
-            // SET reads the row as it was, so fail_count here is the count before this failure.
-            status: sql<string>`case when fail_count + 1 >= ${sql.lit(FAILS_TO_OFFLINE)} then 'offline' else status end`,
-            online: sql<number>`case when fail_count + 1 >= ${sql.lit(FAILS_TO_OFFLINE)} then 0 else online end`,
-            last_error: error.slice(0, 255),
-            last_checked_at: at,
-            checking_until: null,
-          })
-          .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) {
+    const stored = status
+      ? await repo.recordOnline(this.db, row, status, at)
+      : await repo.recordFailedCheck(this.db, row, error.slice(0, 255), at, FAILS_TO_OFFLINE);
+    if (!stored) {
       // Edited meanwhile (a new address resets the readings) or deleted: the result is stale.
-      await this.db.updateTable('servers').set({ checking_until: null }).where('id', '=', row.id).execute();
+      await repo.releaseClaim(this.db, row.id);
       return 'lost';
     }
-    await this.db
-      .insertInto('server_online_history')
-      .values({ server_id: row.id, at, online: status ? status.online : null })
-      .execute()
-      .catch(() => {
-        // The server was deleted while it was being checked.
-      });
+    await repo.addHistoryPoint(this.db, row.id, at, status ? status.online : null).catch(() => {
+      // The server was deleted while it was being checked.
+    });
     if (status && status.sample.length > 0) {
       await seenInGame
         .run(this.db, status.sample, at)
@@ -249,21 +168,6 @@ export class ServerMonitor {
 
 /** Keeps every check of the last 7 days; older ones only as each server's peak of each hour; nothing past a year. */
 export async function thinHistory(db: Db, now: number): Promise<number> {
-  const cutoff = now - HISTORY_FULL_MS;
-  const dropped = await db
-    .deleteFrom('server_online_history')
-    .where('at', '<', now - HISTORY_KEEP_MS)
-    .executeTakeFirst();
-  const thinned = await sql`
-    delete from server_online_history
-    where at < ${cutoff}
-      and id not in (
-        select id from (
-          select id, row_number() over (partition by server_id, at / 3600000 order by coalesce(online, -1) desc, id) as rn
-          from server_online_history
-          where at < ${cutoff}
-        ) ranked
-        where rn = 1
-      )`.execute(db);
-  return Number(dropped.numDeletedRows) + Number(thinned.numAffectedRows ?? 0);
+  const dropped = await repo.dropHistoryBefore(db, now - HISTORY_KEEP_MS);
+  return dropped + (await repo.thinHistoryBefore(db, now - HISTORY_FULL_MS));
 }

@@ -14,16 +14,14 @@ import {
   type RconCheckResponse,
   type ServerUpdateBody,
 } from '@kubik/contract';
-import { sql, type Selectable } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db, DbKind } from '../../db/index.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { RconClient, RconError } from '../../lib/rcon/client.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { hiddenPlayers } from '../users/users.ports.ts';
-import type { ServersTable } from './servers.tables.ts';
-
-export type ServerRow = Selectable<ServersTable>;
+import * as repo from './servers.repo.ts';
+import type { ServerRow } from './servers.repo.ts';
 
 export const TEXTS = {
   notFound: 'Сервер не найден',
@@ -133,25 +131,10 @@ function auditView(row: ServerRow) {
   return { name, description, image_url, ip_address, port, max_online, rcon_host, rcon_port, rcon_password, command_template };
 }
 
-const byOrder = (db: Db) => db.selectFrom('servers').selectAll().orderBy('sort_order').orderBy('id');
-
-// Bucket bounds are inlined as integer literals: SQLite binds JS numbers as REAL, which would make
-// the division fractional.
-
 /** Peak players online per half hour over the last 24 hours, for every server at once. */
 async function recentHistory(db: Db, now: number): Promise<{ start: number; byServer: Map<number, (number | null)[]> }> {
   const start = (Math.floor(now / HISTORY_STEP_MS) - (HISTORY_BUCKETS - 1)) * HISTORY_STEP_MS;
-  const rows = await db
-    .selectFrom(
-      db
-        .selectFrom('server_online_history')
-        .select(['server_id', 'online', sql<number>`(at - ${sql.lit(start)}) / ${sql.lit(HISTORY_STEP_MS)}`.as('bucket')])
-        .where('at', '>=', start)
-        .as('h'),
-    )
-    .select(['server_id', 'bucket', (eb) => eb.fn.max('online').as('peak')])
-    .groupBy(['server_id', 'bucket'])
-    .execute();
+  const rows = await repo.peaksOfAll(db, start, HISTORY_STEP_MS);
   const byServer = new Map<number, (number | null)[]>();
   for (const r of rows) {
     const bucket = Number(r.bucket);
@@ -165,7 +148,7 @@ async function recentHistory(db: Db, now: number): Promise<{ start: number; bySe
 
 /** The public list: stored results only, never a ping. */
 export async function buildPublicList(db: Db, now = Date.now()): Promise<ServersListResponse> {
-  const [rows, history] = await Promise.all([byOrder(db).execute(), recentHistory(db, now)]);
+  const [rows, history] = await Promise.all([repo.serversInOrder(db), recentHistory(db, now)]);
   const listed = rows.map(publicFields);
   // The game server names whoever it likes; the site's page leaves out players who hid their profile.
   const hidden = await hiddenPlayers.ask().names(
@@ -184,14 +167,12 @@ export async function buildPublicList(db: Db, now = Date.now()): Promise<Servers
 }
 
 export async function listForAdmin(db: Db): Promise<AdminServer[]> {
-  return (await byOrder(db).execute()).map(toAdmin);
+  return (await repo.serversInOrder(db)).map(toAdmin);
 }
 
-/** A server's row; `lockOn: 'pg'` locks it for the caller's transaction (SQLite's one writer needs no lock). */
+/** A server's row, or 404; `lockOn: 'pg'` locks it for the caller's transaction. */
 async function findRow(db: Db, id: number, lockOn?: DbKind): Promise<ServerRow> {
-  let q = db.selectFrom('servers').selectAll().where('id', '=', id);
-  if (lockOn === 'pg') q = q.forUpdate();
-  const row = await q.executeTakeFirst();
+  const row = await repo.findServerRow(db, id, lockOn);
   if (!row) throw notFound(TEXTS.notFound);
   return row;
 }
@@ -206,28 +187,24 @@ function rconPortFor(port: number | null | undefined, password: string | null): 
 export async function insertServer(trx: Db, actorId: number, input: ServerBody): Promise<ServerRow> {
   const now = Date.now();
   const password = input.rcon_password || null;
-  const created = await trx
-    .insertInto('servers')
-    .values({
-      name: input.name,
-      description: input.description,
-      image_url: input.image_url,
-      ip_address: input.ip_address,
-      port: input.port,
-      max_online: input.max_online,
-      online: 0,
-      status: 'offline',
-      fail_count: 0,
-      rcon_host: input.rcon_host ?? null,
-      rcon_port: rconPortFor(input.rcon_port, password),
-      rcon_password: password,
-      command_template: input.command_template ?? DEFAULT_COMMAND_TEMPLATE,
-      sort_order: 0,
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const created = await repo.insertServerRow(trx, {
+    name: input.name,
+    description: input.description,
+    image_url: input.image_url,
+    ip_address: input.ip_address,
+    port: input.port,
+    max_online: input.max_online,
+    online: 0,
+    status: 'offline',
+    fail_count: 0,
+    rcon_host: input.rcon_host ?? null,
+    rcon_port: rconPortFor(input.rcon_port, password),
+    rcon_password: password,
+    command_template: input.command_template ?? DEFAULT_COMMAND_TEMPLATE,
+    sort_order: 0,
+    created_at: now,
+    updated_at: now,
+  });
   await recordAudit(trx, { actorId, action: 'server.create', entity: 'server', entityId: created.id, after: auditView(created) });
   return created;
 }
@@ -259,43 +236,38 @@ export async function updateServer(
     const dropped = !typed && input.rcon_password !== null && moved && before.rcon_password !== null;
     const password = input.rcon_password === null || dropped ? null : typed ? input.rcon_password! : before.rcon_password;
     const droppedAt = dropped ? now : typed || input.rcon_password === null ? null : before.rcon_password_dropped_at;
-    const row = await trx
-      .updateTable('servers')
-      .set({
-        name: input.name,
-        description: input.description,
-        image_url: input.image_url ?? before.image_url,
-        ip_address: ip,
-        port,
-        max_online: input.max_online ?? before.max_online,
-        rcon_host: rconHost,
-        rcon_port: rconPortFor(rconPort, password),
-        rcon_password: password,
-        rcon_password_dropped_at: droppedAt,
-        command_template:
-          input.command_template === undefined
-            ? (before.command_template ?? DEFAULT_COMMAND_TEMPLATE)
-            : (input.command_template ?? DEFAULT_COMMAND_TEMPLATE),
-        updated_at: now,
-        // Readings of the old address say nothing about the new one.
-        ...(addressChanged
-          ? {
-              status: 'offline',
-              online: 0,
-              reported_max: null,
-              fail_count: 0,
-              last_checked_at: null,
-              checking_until: null,
-              version: null,
-              motd: null,
-              favicon: null,
-              last_error: null,
-            }
-          : {}),
-      })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await repo.saveServer(trx, id, {
+      name: input.name,
+      description: input.description,
+      image_url: input.image_url ?? before.image_url,
+      ip_address: ip,
+      port,
+      max_online: input.max_online ?? before.max_online,
+      rcon_host: rconHost,
+      rcon_port: rconPortFor(rconPort, password),
+      rcon_password: password,
+      rcon_password_dropped_at: droppedAt,
+      command_template:
+        input.command_template === undefined
+          ? (before.command_template ?? DEFAULT_COMMAND_TEMPLATE)
+          : (input.command_template ?? DEFAULT_COMMAND_TEMPLATE),
+      updated_at: now,
+      // Readings of the old address say nothing about the new one.
+      ...(addressChanged
+        ? {
+            status: 'offline',
+            online: 0,
+            reported_max: null,
+            fail_count: 0,
+            last_checked_at: null,
+            checking_until: null,
+            version: null,
+            motd: null,
+            favicon: null,
+            last_error: null,
+          }
+        : {}),
+    });
     await recordAudit(trx, {
       actorId,
       action: 'server.update',
@@ -320,8 +292,7 @@ export async function deleteServer(ctx: AppContext, actorId: number, id: number)
   try {
     await ctx.db.transaction().execute(async (trx) => {
       const before = await findRow(trx, id);
-      await trx.deleteFrom('server_online_history').where('server_id', '=', id).execute();
-      await trx.deleteFrom('servers').where('id', '=', id).execute();
+      await repo.deleteServerRow(trx, id);
       await recordAudit(trx, { actorId, action: 'server.delete', entity: 'server', entityId: id, before: auditView(before) });
     });
   } catch (err) {
@@ -332,7 +303,7 @@ export async function deleteServer(ctx: AppContext, actorId: number, id: number)
 }
 
 export async function favicon(db: Db, id: number): Promise<Buffer> {
-  const row = await db.selectFrom('servers').select('favicon').where('id', '=', id).executeTakeFirst();
+  const row = await repo.faviconOf(db, id);
   const data = row?.favicon?.match(/^data:image\/png;base64,([A-Za-z0-9+/=]+)$/)?.[1];
   if (!data) throw notFound('У сервера нет значка');
   return Buffer.from(data, 'base64');
@@ -343,19 +314,7 @@ export async function history(db: Db, id: number, hours: number, now = Date.now(
   await findRow(db, id);
   const from = now - hours * 3_600_000;
   const step = Math.max(60_000, Math.ceil((hours * 3_600_000) / 288 / 60_000) * 60_000);
-  const rows = await db
-    .selectFrom(
-      db
-        .selectFrom('server_online_history')
-        .select(['online', sql<number>`(at - ${sql.lit(from)}) / ${sql.lit(step)}`.as('bucket')])
-        .where('server_id', '=', id)
-        .where('at', '>=', from)
-        .as('h'),
-    )
-    .select(['bucket', (eb) => eb.fn.max('online').as('peak')])
-    .groupBy('bucket')
-    .orderBy('bucket')
-    .execute();
+  const rows = await repo.peaksOf(db, id, from, step);
   return {
     id,
     from,

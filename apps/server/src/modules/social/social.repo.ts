@@ -1,17 +1,12 @@
-import type { Db } from '../../db/index.ts';
+import type { Insertable, Selectable } from 'kysely';
+import type { Db, DbKind } from '../../db/index.ts';
+import type { UsersTable } from '../../db/types.ts';
 import type { User } from '../users/users.repo.ts';
+import type { SocialFlowsTable, SocialLinksTable, SocialTicketsTable } from './social.tables.ts';
 
-export interface FlowRow {
-  state_hash: string;
-  browser_hash: string;
-  provider: string;
-  mode: string;
-  user_id: number | null;
-  code_verifier: string;
-  expires_at: number;
-}
+export type FlowRow = Selectable<SocialFlowsTable>;
 
-export async function insertFlow(db: Db, row: FlowRow, now: number): Promise<void> {
+export async function insertFlow(db: Db, row: Insertable<SocialFlowsTable>, now: number): Promise<void> {
   await db.deleteFrom('social_flows').where('expires_at', '<=', now).execute();
   await db.insertInto('social_flows').values(row).execute();
 }
@@ -26,12 +21,7 @@ export async function takeFlow(db: Db, stateHash: string): Promise<boolean> {
   return Number(res.numDeletedRows) === 1;
 }
 
-export interface LinkRow {
-  provider: string;
-  provider_user_id: string;
-  display_name: string;
-  created_at: number;
-}
+export type LinkRow = Pick<Selectable<SocialLinksTable>, 'provider' | 'provider_user_id' | 'display_name' | 'created_at'>;
 
 export function linksOf(db: Db, userId: number): Promise<LinkRow[]> {
   return db
@@ -41,7 +31,7 @@ export function linksOf(db: Db, userId: number): Promise<LinkRow[]> {
     .execute();
 }
 
-export function linkOwner(db: Db, provider: string, providerUserId: string): Promise<{ user_id: number } | undefined> {
+export function linkOwner(db: Db, provider: string, providerUserId: string) {
   return db
     .selectFrom('social_links')
     .select('user_id')
@@ -63,10 +53,7 @@ export function linkedUser(db: Db, provider: string, providerUserId: string): Pr
 }
 
 /** Inserts the link unless the provider account or this player's provider is linked already: whether it was inserted. */
-export async function insertLink(
-  db: Db,
-  row: { user_id: number; provider: string; provider_user_id: string; display_name: string; created_at: number },
-): Promise<boolean> {
+export async function insertLink(db: Db, row: Omit<Insertable<SocialLinksTable>, 'id'>): Promise<boolean> {
   const res = await db
     .insertInto('social_links')
     .values(row)
@@ -81,27 +68,25 @@ export async function deleteLink(db: Db, userId: number, provider: string): Prom
   return Number(res.numDeletedRows) === 1;
 }
 
+/**
+ * The player's row, to count their ways in before an unlink; on PostgreSQL it stays locked until
+ * the transaction ends, so two unlinks at once do not both see the other link still there.
+ */
+export function lockAccount(db: Db, kind: DbKind, userId: number) {
+  let q = db.selectFrom('users').select(['id', 'password_hash']).where('id', '=', userId);
+  if (kind === 'pg') q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
 export async function deleteLinksOf(db: Db, userId: number): Promise<void> {
   await db.deleteFrom('social_links').where('user_id', '=', userId).execute();
   await db.deleteFrom('social_tickets').where('user_id', '=', userId).execute();
   await db.deleteFrom('social_flows').where('user_id', '=', userId).execute();
 }
 
-export interface TicketRow {
-  ticket_hash: string;
-  kind: string;
-  provider: string;
-  provider_user_id: string;
-  display_name: string;
-  user_id: number | null;
-  attempts: number;
-  username: string | null;
-  email: string | null;
-  confirm_hash: string | null;
-  expires_at: number;
-}
+export type TicketRow = Selectable<SocialTicketsTable>;
 
-export async function insertTicket(db: Db, row: TicketRow, now: number): Promise<void> {
+export async function insertTicket(db: Db, row: Insertable<SocialTicketsTable>, now: number): Promise<void> {
   await db.deleteFrom('social_tickets').where('expires_at', '<=', now).execute();
   await db.insertInto('social_tickets').values(row).execute();
 }
@@ -147,4 +132,9 @@ export async function takeRegistration(trx: Db, confirmHash: string, now: number
     .executeTakeFirst();
   if (!row) return undefined;
   return (await deleteTicket(trx, row.ticket_hash)) ? row : undefined;
+}
+
+/** The account a confirmed registration makes. */
+export function insertUser(db: Db, values: Insertable<UsersTable>): Promise<User> {
+  return db.insertInto('users').values(values).returningAll().executeTakeFirstOrThrow();
 }

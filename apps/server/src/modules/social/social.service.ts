@@ -382,23 +382,19 @@ export async function confirmRegistration(
       const row = await repo.takeRegistration(trx, hashToken(token), now);
       if (!row?.username || !row.email) return undefined;
       if (await users.nameOrEmailTaken(trx, row.username, row.email)) return undefined;
-      const created = await trx
-        .insertInto('users')
-        .values({
-          username: row.username,
-          username_lower: row.username.toLowerCase(),
-          email: row.email,
-          email_lower: row.email.toLowerCase(),
-          password_hash: NO_PASSWORD,
-          is_admin: 0,
-          balance: 0,
-          email_verified_at: now,
-          created_at: now,
-          deleted_at: null,
-          uuid: await users.profileUuidFor(trx, row.username),
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const created = await repo.insertUser(trx, {
+        username: row.username,
+        username_lower: row.username.toLowerCase(),
+        email: row.email,
+        email_lower: row.email.toLowerCase(),
+        password_hash: NO_PASSWORD,
+        is_admin: 0,
+        balance: 0,
+        email_verified_at: now,
+        created_at: now,
+        deleted_at: null,
+        uuid: await users.profileUuidFor(trx, row.username),
+      });
       if (
         !(await repo.insertLink(trx, {
           user_id: created.id,
@@ -462,10 +458,7 @@ export async function links(ctx: AppContext, user: User): Promise<SocialLinksRes
 /** Unlinks, unless that leaves the account without a way in (no password and no other provider). */
 export async function unlink(ctx: AppContext, user: User, provider: SocialProvider): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
-    // Two unlinks at once must not both see the other link still there.
-    let q = trx.selectFrom('users').select(['id', 'password_hash']).where('id', '=', user.id);
-    if (ctx.dbKind === 'pg') q = q.forUpdate();
-    const me = await q.executeTakeFirst();
+    const me = await repo.lockAccount(trx, ctx.dbKind, user.id);
     if (!me) throw errors.pendingInvalid();
     const rows = await repo.linksOf(trx, user.id);
     if (!rows.some((r) => r.provider === provider)) throw notFound(TEXTS.notLinked, { code: 'social_not_linked' });

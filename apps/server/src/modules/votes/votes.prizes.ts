@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../lib/errors.ts';
 import { toKopecks } from '../../lib/money.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 import { notify } from '../notices/notices.service.ts';
-import { topVoters } from './votes.repo.ts';
+import { prizesPaid, recordPrizeWinners, startPrizePayout, topVoters } from './votes.repo.ts';
 import { formatRoubles, monthOf, monthRange, previousMonth } from './votes.service.ts';
 import { VotePrizeSettings } from './votes.settings.ts';
 
@@ -22,13 +22,12 @@ export async function payMonthPrizes(
   now = Date.now(),
 ): Promise<{ month: string; winners: { place: number; userId: number; amount: number }[] } | null> {
   const month = previousMonth(monthOf(now, ctx.config.timeZone));
-  const done = await ctx.db.selectFrom('vote_prize_payouts').select('month').where('month', '=', month).executeTakeFirst();
-  if (done) return null;
+  if (await prizesPaid(ctx.db, month)) return null;
   const { prizes } = await ctx.settings.get(VotePrizeSettings);
   const { start, end } = monthRange(month, ctx.config.timeZone);
   try {
     return await ctx.db.transaction().execute(async (trx) => {
-      await trx.insertInto('vote_prize_payouts').values({ month, paid_at: now, winners: '[]' }).execute();
+      await startPrizePayout(trx, month, now);
       const top = prizes.length > 0 ? await topVoters(trx, start, end, prizes.length) : [];
       const winners = top
         .map((t, i) => ({ place: i + 1, userId: t.userId, amount: toKopecks(prizes[i] ?? 0) }))
@@ -49,11 +48,7 @@ export async function payMonthPrizes(
           note: `Приз за ${w.place}-е место по голосам за ${month}`,
         });
       }
-      await trx
-        .updateTable('vote_prize_payouts')
-        .set({ winners: JSON.stringify(winners) })
-        .where('month', '=', month)
-        .execute();
+      await recordPrizeWinners(trx, month, winners);
       return { month, winners };
     });
   } catch (err) {

@@ -1,7 +1,7 @@
 import type { CustomVoteScheme, VoteKind, VoteLogEntry, VoteOutcome } from '@kubik/contract';
-import { sql, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, DbKind } from '../../db/index.ts';
-import type { VoteSitesTable } from './votes.tables.ts';
+import type { VoteSitesTable, VotesTable } from './votes.tables.ts';
 
 export type VoteSiteRow = Selectable<VoteSitesTable>;
 
@@ -50,6 +50,57 @@ export async function listSites(db: Db, onlyEnabled: boolean): Promise<VoteSite[
   let q = db.selectFrom('vote_sites').selectAll().orderBy('id');
   if (onlyEnabled) q = q.where('enabled', '=', 1);
   return (await q.execute()).map(toSite);
+}
+
+export async function insertSite(db: Db, values: Insertable<VoteSitesTable>): Promise<number> {
+  const row = await db.insertInto('vote_sites').values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function saveSite(db: Db, id: number, change: Updateable<VoteSitesTable>): Promise<void> {
+  await db.updateTable('vote_sites').set(change).where('id', '=', id).execute();
+}
+
+export async function switchSiteOff(db: Db, id: number, now: number): Promise<void> {
+  await db.updateTable('vote_sites').set({ enabled: 0, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** Which of these server ids exist. */
+export function existingServerIds(db: Db, ids: number[]) {
+  return db.selectFrom('servers').select('id').where('id', 'in', ids).execute();
+}
+
+/** A live account by name, ignoring case: whom a top's callback names. */
+export function findLivePlayer(db: Db, username: string) {
+  return db
+    .selectFrom('users')
+    .select(['id', 'username'])
+    .where('username_lower', '=', username.toLowerCase())
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** Records a rewarded vote; a repeated (site, dedupe) fails as a unique violation: a replay. */
+export async function insertVote(db: Db, values: Insertable<VotesTable>): Promise<number> {
+  const row = await db.insertInto('votes').values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** A player's rewarded votes in [start, end). */
+export async function countVotes(db: Db, userId: number, start: number, end: number): Promise<number> {
+  const count = await db
+    .selectFrom('votes')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .where('created_at', '>=', start)
+    .where('created_at', '<', end)
+    .executeTakeFirst();
+  return Number(count?.n ?? 0);
+}
+
+/** The sites where the player's cooldown still runs at `now`, with its end. */
+export function runningCooldowns(db: Db, userId: number, now: number) {
+  return db.selectFrom('vote_cooldowns').select(['site_id', 'next_at']).where('user_id', '=', userId).where('next_at', '>', now).execute();
 }
 
 /** Counts the callback and keeps it in the site's recent list, dropping what falls past RECENT_KEPT. */
@@ -137,4 +188,30 @@ export async function topVoters(
     .limit(limit)
     .execute();
   return rows.map((r) => ({ userId: r.user_id, username: r.username, votes: Number(r.n) }));
+}
+
+/** Whether the month's (YYYY-MM) prizes were paid. */
+export async function prizesPaid(db: Db, month: string): Promise<boolean> {
+  const row = await db.selectFrom('vote_prize_payouts').select('month').where('month', '=', month).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Claims the month's payout before anything is paid: the month is the primary key, so a second
+ * pass or instance fails here with a unique violation and pays nothing.
+ */
+export async function startPrizePayout(db: Db, month: string, now: number): Promise<void> {
+  await db.insertInto('vote_prize_payouts').values({ month, paid_at: now, winners: '[]' }).execute();
+}
+
+export async function recordPrizeWinners(
+  db: Db,
+  month: string,
+  winners: { place: number; userId: number; amount: number }[],
+): Promise<void> {
+  await db
+    .updateTable('vote_prize_payouts')
+    .set({ winners: JSON.stringify(winners) })
+    .where('month', '=', month)
+    .execute();
 }

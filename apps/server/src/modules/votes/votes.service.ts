@@ -13,7 +13,24 @@ import { postLedger } from '../ledger/ledger.service.ts';
 import { notify } from '../notices/notices.service.ts';
 import type { User } from '../users/users.repo.ts';
 import { hiddenPlayers } from '../users/users.ports.ts';
-import { findSite, listSites, logCallback, siteLog, takeCooldown, topVoters, type VoteSite } from './votes.repo.ts';
+import {
+  countVotes,
+  existingServerIds,
+  findLivePlayer,
+  findSite,
+  insertSite,
+  insertVote,
+  listSites,
+  logCallback,
+  prizesPaid,
+  runningCooldowns,
+  saveSite,
+  siteLog,
+  switchSiteOff,
+  takeCooldown,
+  topVoters,
+  type VoteSite,
+} from './votes.repo.ts';
 import { okText, verifyVote } from './votes.signatures.ts';
 import { VotePrizeSettings } from './votes.settings.ts';
 
@@ -117,7 +134,7 @@ function columns(input: SiteInput) {
 
 async function checkServers(ctx: AppContext, ids: number[] | undefined): Promise<void> {
   if (!ids || ids.length === 0) return;
-  const found = await ctx.db.selectFrom('servers').select('id').where('id', 'in', ids).execute();
+  const found = await existingServerIds(ctx.db, ids);
   if (found.length !== new Set(ids).size) throw badRequest('Такого сервера нет', { code: 'invalid', field: 'server_ids' });
 }
 
@@ -139,20 +156,16 @@ export async function createSite(ctx: AppContext, actor: User, input: SiteInput)
   await checkServers(ctx, input.server_ids);
   const now = Date.now();
   const id = await ctx.db.transaction().execute(async (trx) => {
-    const row = await trx
-      .insertInto('vote_sites')
-      .values({ ...columns(input), secret: input.secret, created_at: now, updated_at: now })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const site = (await findSite(trx, row.id))!;
+    const siteId = await insertSite(trx, { ...columns(input), secret: input.secret, created_at: now, updated_at: now });
+    const site = (await findSite(trx, siteId))!;
     await recordAudit(trx, {
       actorId: actor.id,
       action: 'vote_site.create',
       entity: 'vote_site',
-      entityId: row.id,
+      entityId: siteId,
       after: auditView(site),
     });
-    return row.id;
+    return siteId;
   });
   return adminView(ctx, (await findSite(ctx.db, id))!, actor);
 }
@@ -184,11 +197,7 @@ export async function updateSite(ctx: AppContext, actor: User, id: number, input
     const before = await findSite(trx, id, ctx.dbKind);
     if (!before) throw notFound(VOTE_TEXTS.siteNotFound, { code: 'vote_site_not_found' });
     if (!isOwner(actor)) assertStaffMayEdit(before, input);
-    await trx
-      .updateTable('vote_sites')
-      .set({ ...columns(input), ...(input.secret ? { secret: input.secret } : {}), updated_at: Date.now() })
-      .where('id', '=', id)
-      .execute();
+    await saveSite(trx, id, { ...columns(input), ...(input.secret ? { secret: input.secret } : {}), updated_at: Date.now() });
     const after = (await findSite(trx, id))!;
     await recordAudit(trx, {
       actorId: actor.id,
@@ -207,7 +216,7 @@ export async function disableSite(ctx: AppContext, actor: User, id: number): Pro
   const before = await findSite(ctx.db, id);
   if (!before) throw notFound(VOTE_TEXTS.siteNotFound, { code: 'vote_site_not_found' });
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.updateTable('vote_sites').set({ enabled: 0, updated_at: Date.now() }).where('id', '=', id).execute();
+    await switchSiteOff(trx, id, Date.now());
     await recordAudit(trx, {
       actorId: actor.id,
       action: 'vote_site.disable',
@@ -277,12 +286,7 @@ export async function handleCallback(
     await log('stale', claim.username);
     throw badRequest(VOTE_TEXTS.stale, { code: 'vote_stale' });
   }
-  const user = await ctx.db
-    .selectFrom('users')
-    .select(['id', 'username'])
-    .where('username_lower', '=', claim.username.toLowerCase())
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  const user = await findLivePlayer(ctx.db, claim.username);
   if (!user) {
     await log('unknown_name', claim.username);
     return { text: okText(site.kind), outcome: 'unknown_name' };
@@ -292,11 +296,7 @@ export async function handleCallback(
   let delivered: boolean;
   try {
     delivered = await ctx.db.transaction().execute(async (trx) => {
-      const vote = await trx
-        .insertInto('votes')
-        .values({ site_id: site.id, user_id: user.id, dedupe, created_at: now })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const voteId = await insertVote(trx, { site_id: site.id, user_id: user.id, dedupe, created_at: now });
       if (!(await takeCooldown(trx, site.id, user.id, now, now + site.cooldownHours * 3_600_000))) throw new Cooldown();
       if (site.rewardAmount > 0)
         await postLedger(trx, {
@@ -304,13 +304,13 @@ export async function handleCallback(
           amount: site.rewardAmount,
           reason: 'vote_reward',
           authorId: null,
-          ref: `vote:${vote.id}`,
+          ref: `vote:${voteId}`,
           note: `Голос за сервер: ${site.title}`,
         });
       if (site.rewardCommands.length > 0)
         await enqueueDelivery(trx, {
           source: 'vote',
-          sourceId: vote.id,
+          sourceId: voteId,
           userId: user.id,
           label: `Награда за голос: ${site.title}`.slice(0, 200),
           server: site.serverIds.length > 0 ? site.serverIds : 'all',
@@ -351,14 +351,7 @@ export async function handleCallback(
 /** A player's rewarded votes in a month (YYYY-MM in the zone); also the votesThisMonth port's answer. */
 export async function votesInMonth(db: Db, userId: number, month: string, timeZone: string): Promise<number> {
   const { start, end } = monthRange(month, timeZone);
-  const count = await db
-    .selectFrom('votes')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('user_id', '=', userId)
-    .where('created_at', '>=', start)
-    .where('created_at', '<', end)
-    .executeTakeFirst();
-  return Number(count?.n ?? 0);
+  return countVotes(db, userId, start, end);
 }
 
 export async function playerView(ctx: AppContext, user: User | null, now = Date.now()): Promise<VotesResponse> {
@@ -367,12 +360,7 @@ export async function playerView(ctx: AppContext, user: User | null, now = Date.
   const cooldowns = new Map<number, number>();
   let myVotes: number | null = null;
   if (user) {
-    const rows = await ctx.db
-      .selectFrom('vote_cooldowns')
-      .select(['site_id', 'next_at'])
-      .where('user_id', '=', user.id)
-      .where('next_at', '>', now)
-      .execute();
+    const rows = await runningCooldowns(ctx.db, user.id, now);
     for (const r of rows) cooldowns.set(r.site_id, Number(r.next_at));
     myVotes = await votesInMonth(ctx.db, user.id, month, ctx.config.timeZone);
   }
@@ -398,7 +386,7 @@ export const TOP_SIZE = 10;
 export async function monthTop(ctx: AppContext, month: string | undefined, now = Date.now()): Promise<VoteTopResponse> {
   const m = month ?? monthOf(now, ctx.config.timeZone);
   const { start, end } = monthRange(m, ctx.config.timeZone);
-  const paid = await ctx.db.selectFrom('vote_prize_payouts').select('month').where('month', '=', m).executeTakeFirst();
+  const paid = await prizesPaid(ctx.db, m);
   const { prizes } = await ctx.settings.get(VotePrizeSettings);
   const top = await topVoters(ctx.db, start, end, Math.max(TOP_SIZE, prizes.length));
   // A player who hid their profile keeps their place, votes and prize, without the name: nobody
@@ -415,7 +403,7 @@ export async function monthTop(ctx: AppContext, month: string | undefined, now =
       votes: t.votes,
       prize: prizes[i] ?? null,
     })),
-    paid: !!paid,
+    paid,
   };
 }
 
