@@ -18,7 +18,8 @@ function fillQueue(): Promise<boolean>[] {
   const here = stranger('127.0.0.1');
   const checks: Promise<boolean>[] = [];
   while (checks.length < 5000 && (passwordWork.state().running === 0 || passwordWork.expectedWaitMs(here) <= MAX_WAIT_MS))
-    checks.push(verifyPassword('h:x', 'guess', here));
+    // Past the bound the last ones may be refused: that is the point, not a failure.
+    checks.push(verifyPassword('h:x', 'guess', here).catch(() => false));
   return checks;
 }
 const { tooManyTriesText } = await import('../game-auth/game-auth.service.ts');
@@ -83,8 +84,8 @@ describe.each(dbKinds)('who goes first in the queue of password checks, on %s', 
     gate.hold = true;
     const strangers = fillQueue();
     await tick();
-    const seconds = Math.ceil(passwordWork.expectedWaitMs(stranger('127.0.0.1')) / 1000);
-    const wait = `Слишком много попыток входа. Повторите через ${seconds} с.`;
+    // The wait grows while the held checks run on: the text names it in seconds or minutes.
+    const wait = expect.stringMatching(/^Слишком много попыток входа\. Повторите через \d+ (с|мин)\.$/);
     const gravit = { authorization: `Bearer ${GRAVIT_SECRET}` };
     // GravitLauncher's myhttp core and its older json core: the launcher shows `error` as written.
     const myhttp = await t.app.inject({
@@ -112,7 +113,7 @@ describe.each(dbKinds)('who goes first in the queue of password checks, on %s', 
     });
     expect(ygg.statusCode).toBe(403);
     expect(ygg.json()).toMatchObject({ error: 'ForbiddenOperationException', errorMessage: wait });
-    expect(ygg.headers['retry-after']).toBe(String(seconds));
+    expect(Number(ygg.headers['retry-after'])).toBeGreaterThanOrEqual(2);
     expect(tooManyTriesText(61_000)).toBe('Слишком много попыток входа. Повторите через 2 мин.');
 
     gate.hold = false;

@@ -205,7 +205,11 @@ describe.each(dbKinds)('AuthMe accounts both ways (site on %s)', (kind) => {
     await loginAs(t, 'Griefer', 'grief-pass-123');
     expect(await a.plugin.login('griefer', 'grief-pass-123', ALGORITHM)).toBe(true);
     const ban = await t.app.inject(
-      asUser(owner, { method: 'POST', url: `/api/admin/users/${id}/ban`, payload: { reason: 'Гриферство', until: null } }),
+      asUser(owner, {
+        method: 'POST',
+        url: `/api/admin/users/${id}/ban`,
+        payload: { reason: 'Гриферство', note: 'Ломал постройки', until: null },
+      }),
     );
     expect(ban.statusCode, ban.body).toBe(200);
     await drainOutbox(t.app.ctx);
