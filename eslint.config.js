@@ -192,6 +192,22 @@ export default tseslint.config(
   { files: ['**/*.{js,mjs}'], languageOptions: { globals: globals.node } },
   webLayers,
   {
+    // Routes validate, call a service or repository, and shape the answer: a query or a transaction
+    // opened there is a query without a home (each module keeps its queries in its *.repo.ts).
+    files: [`${SERVER}/modules/**/*.routes.ts`],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(selectFrom|insertInto|updateTable|deleteFrom|selectNoFrom|replaceInto|mergeInto|transaction)$/]',
+          message: 'No query builder in routes: the query belongs in the module’s *.repo.ts (or a service that owns the transaction).',
+        },
+        { selector: 'TaggedTemplateExpression[tag.name="sql"]', message: 'No SQL in routes: the query belongs in the module’s *.repo.ts.' },
+      ],
+    },
+  },
+  {
     files: ['**/*.{ts,tsx,js,mjs}'],
     ignores: ['**/*.test.ts', '**/*.e2e.ts'],
     plugins: { kubik: { rules: { 'no-history-in-comments': historyComments } } },

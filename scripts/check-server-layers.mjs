@@ -59,5 +59,17 @@ for (const [file, target, crosses] of CASES) {
     console.error(`server layers: ${file} → ${target}: expected ${crosses ? 'an error' : 'no error'}, got ${fired ? 'an error' : 'none'}`);
   }
 }
+// Routes hold no query: the rule fires on a query builder in a *.routes.ts and not in a *.repo.ts.
+for (const [file, fires] of [
+  ['modules/news/probe.routes.ts', true],
+  ['modules/news/probe.repo.ts', false],
+]) {
+  const [result] = await eslint.lintText("export const q = (db) => db.selectFrom('news').selectAll().execute();\n", { filePath: server(file) });
+  const fired = result.messages.some((m) => m.ruleId === 'no-restricted-syntax');
+  if (fired !== fires) {
+    wrong += 1;
+    console.error(`server layers: a query in ${file}: expected ${fires ? 'an error' : 'no error'}, got ${fired ? 'an error' : 'none'}`);
+  }
+}
 if (wrong > 0) process.exit(1);
 console.log(`server layers: ${CASES.length} import checks behave`);

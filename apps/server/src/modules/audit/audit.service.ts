@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.ts';
+import { insertAuditRow } from './audit.repo.ts';
 
 export interface AuditEntry {
   actorId: number | null;
@@ -24,16 +25,12 @@ function redact(value: unknown): unknown {
 
 /** Records an admin change, in the caller's transaction so the log and the change agree. */
 export async function recordAudit(trx: Db, entry: AuditEntry): Promise<void> {
-  await trx
-    .insertInto('audit_log')
-    .values({
-      actor_id: entry.actorId,
-      action: entry.action,
-      entity: entry.entity,
-      entity_id: entry.entityId == null ? null : String(entry.entityId),
-      before_json: entry.before === undefined ? null : JSON.stringify(redact(entry.before)),
-      after_json: entry.after === undefined ? null : JSON.stringify(redact(entry.after)),
-      created_at: Date.now(),
-    })
-    .execute();
+  await insertAuditRow(trx, {
+    actor_id: entry.actorId,
+    action: entry.action,
+    entity: entry.entity,
+    entity_id: entry.entityId == null ? null : String(entry.entityId),
+    before_json: entry.before === undefined ? null : JSON.stringify(redact(entry.before)),
+    after_json: entry.after === undefined ? null : JSON.stringify(redact(entry.after)),
+  });
 }
