@@ -64,7 +64,9 @@ for (const [file, fires] of [
   ['modules/news/probe.routes.ts', true],
   ['modules/news/probe.repo.ts', false],
 ]) {
-  const [result] = await eslint.lintText("export const q = (db) => db.selectFrom('news').selectAll().execute();\n", { filePath: server(file) });
+  const [result] = await eslint.lintText("export const q = (db) => db.selectFrom('news').selectAll().execute();\n", {
+    filePath: server(file),
+  });
   const fired = result.messages.some((m) => m.ruleId === 'no-restricted-syntax');
   if (fired !== fires) {
     wrong += 1;
