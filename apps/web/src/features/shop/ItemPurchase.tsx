@@ -1,6 +1,7 @@
 import { BuyBody, type PromoPreview, type ShopItem } from '@kubik/contract';
 import { useId, useState } from 'react';
 import { useController, useFormContext, useWatch } from 'react-hook-form';
+import { fieldDescribedBy, FieldShell } from '../../components/form/FieldShell.tsx';
 import { useFormMeta, useSchemaForm } from '../../components/form/Form.tsx';
 import { PurchaseForm, PurchaseModal } from '../../components/PurchaseModal.tsx';
 import { buyItem } from './api.ts';
@@ -91,8 +92,7 @@ function QuantityField({ name, label, stock }: { name: string; label: string; st
   const step = (delta: number) => change(String(Math.max(1, Math.min(stock, (value ?? 0) + delta))));
 
   return (
-    <div className={error ? 'field field-invalid' : 'field'}>
-      <label htmlFor={id}>{label}</label>
+    <FieldShell id={id} label={label} error={error}>
       <div className="stepper">
         <button type="button" className="btn" aria-label="Уменьшить количество" disabled={(value ?? 0) <= 1} onClick={() => step(-1)}>
           −
@@ -106,7 +106,7 @@ function QuantityField({ name, label, stock }: { name: string; label: string; st
           autoComplete="off"
           value={value === undefined ? '' : String(value)}
           aria-invalid={error ? true : undefined}
-          aria-describedby={error ? `${id}-error` : undefined}
+          aria-describedby={fieldDescribedBy(id, error)}
           onBlur={field.onBlur}
           onChange={(e) => change(e.target.value)}
         />
@@ -114,11 +114,6 @@ function QuantityField({ name, label, stock }: { name: string; label: string; st
           +
         </button>
       </div>
-      {error && (
-        <span className="field-error" id={`${id}-error`}>
-          {error}
-        </span>
-      )}
-    </div>
+    </FieldShell>
   );
 }
