@@ -14,7 +14,7 @@ export function LauncherSection() {
   const query = useQuery({ queryKey: LAUNCHER_KEY, queryFn: fetchLauncher });
   const builds = query.data?.builds ?? [];
   return (
-    <section className="card" aria-labelledby="launcher-h">
+    <section className="card" id="launcher" aria-labelledby="launcher-h">
       <h2 id="launcher-h">Скачать лаунчер</h2>
       <p className="muted">Лаунчер сам скачает игру, обновит её и подключит вас к серверу.</p>
       {query.isPending ? (
