@@ -125,6 +125,8 @@ export const UserPrivilegeKit = z.object({
   command: z.string(),
   period: z.number(),
   kitImg: z.string().nullable(),
+  /** The site has no commands to give it: it is claimed in the game with `command` (no «Получить» on the site). */
+  in_game: z.boolean(),
   /** When it may be claimed again (epoch ms); null: now. */
   next_claim_at: z.number().nullable(),
   /** The last claim (epoch ms) and how its delivery into the game goes; null: never claimed (or no commands to run). */
