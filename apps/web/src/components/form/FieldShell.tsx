@@ -36,6 +36,7 @@ export function FieldShell({
   label,
   hint,
   error,
+  required,
   className,
   children,
 }: {
@@ -44,12 +45,22 @@ export function FieldShell({
   label: ReactNode;
   hint?: ReactNode;
   error?: ReactNode;
+  /** Marks the label «*» (the control itself carries `required`, which screen readers announce). */
+  required?: boolean;
   className?: string;
   children: ReactNode;
 }) {
   return (
     <div className={['field', error ? 'field-invalid' : '', className ?? ''].filter(Boolean).join(' ')}>
-      <label htmlFor={id}>{label}</label>
+      <label htmlFor={id}>
+        {label}
+        {required && (
+          <span className="field-required" aria-hidden="true">
+            {' '}
+            *
+          </span>
+        )}
+      </label>
       {children}
       <FieldNotes id={id} error={error} hint={hint} />
     </div>

@@ -57,7 +57,7 @@ export function TextField({ name, label, hint, type = 'text', ...input }: InputP
   const { register } = useFormContext();
   const f = useField(name, label, hint);
   return (
-    <FieldShell id={f.id} label={label} hint={hint} error={f.error}>
+    <FieldShell id={f.id} label={label} hint={hint} error={f.error} required={input.required}>
       <input type={type} {...input} {...register(name)} {...f.control} />
     </FieldShell>
   );
@@ -67,7 +67,7 @@ export function TextAreaField({ name, label, hint, ...textarea }: BaseProps & Om
   const { register } = useFormContext();
   const f = useField(name, label, hint);
   return (
-    <FieldShell id={f.id} label={label} hint={hint} error={f.error}>
+    <FieldShell id={f.id} label={label} hint={hint} error={f.error} required={textarea.required}>
       <textarea {...textarea} {...register(name)} {...f.control} />
     </FieldShell>
   );
@@ -89,7 +89,7 @@ export function SelectField({
   const { register } = useFormContext();
   const f = useField(name, label, hint);
   return (
-    <FieldShell id={f.id} label={label} hint={hint} error={f.error}>
+    <FieldShell id={f.id} label={label} hint={hint} error={f.error} required={select.required}>
       <select {...select} {...register(name)} {...f.control}>
         {options.map((o) => (
           <option key={o.value} value={o.value}>
@@ -256,7 +256,7 @@ function NumericField({
   const [typed, setTyped] = useState(() => ({ text: show(value), value }));
   if (!Object.is(typed.value, value)) setTyped({ text: show(value), value });
   return (
-    <FieldShell id={f.id} label={label} hint={hint} error={f.error}>
+    <FieldShell id={f.id} label={label} hint={hint} error={f.error} required={input.required}>
       <input
         type="text"
         autoComplete="off"
