@@ -53,7 +53,7 @@ export default function AdminAuditPage() {
                 <li key={e.id} className="audit-entry" data-testid="audit-entry">
                   <div className="audit-meta">
                     <strong>{auditAction(e.action, e.entity)}</strong>
-                    {auditSubject(e.entity, e.entity_id) && <span className="muted">{auditSubject(e.entity, e.entity_id)}</span>}
+                    <Subject entry={e} />
                     <span className="muted">·</span>
                     <span>{e.actor_username ?? 'система'}</span>
                     <time className="muted" dateTime={e.created_at}>
@@ -70,6 +70,11 @@ export default function AdminAuditPage() {
       </QueryState>
     </AdminSection>
   );
+}
+
+function Subject({ entry: e }: { entry: AuditEntry }) {
+  const subject = auditSubject(e.entity, e.entity_id, e.before, e.after);
+  return subject ? <span className="muted">{subject}</span> : null;
 }
 
 /** «Баланс: 0 ₽ → 1 000 ₽», one line per changed field. */
