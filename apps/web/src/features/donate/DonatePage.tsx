@@ -148,7 +148,7 @@ function BuyButton({
           {held ? 'Продлить' : 'Купить'}
         </button>
       ) : (
-        <Link to="/login" className="btn btn-primary">
+        <Link to="/login" state={{ from: '/donate' }} className="btn btn-primary">
           Войдите, чтобы купить
         </Link>
       )}
