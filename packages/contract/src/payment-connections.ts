@@ -73,7 +73,7 @@ export const PROVIDER_FIELDS = {
 } as const satisfies Record<PaymentProvider, { fields: readonly string[]; secrets: readonly string[]; receipts: boolean }>;
 
 export const PROVIDER_FIELD_TEXT: Record<string, string> = {
-  shop_id: 'shopId',
+  shop_id: 'Идентификатор магазина (shopId в ЮKassa)',
   api_url: 'Адрес API',
   secret_key: 'Секретный ключ',
   terminal_key: 'TerminalKey (терминал)',
