@@ -28,7 +28,7 @@ const SECRET_STATE: Record<string, string> = {
 const NEUTER_SECRETS = new Set(['secret1', 'secret2']);
 const secretState = (key: string, state: string) => {
   const text = SECRET_STATE[state] ?? SECRET_STATE.unset!;
-  return NEUTER_SECRETS.has(key) ? text.replace(/задан\b/, 'задано') : text;
+  return NEUTER_SECRETS.has(key) ? text.replace('задан', 'задано') : text;
 };
 
 /** Платежи → Подключения: each provider's switch, keys (write-only), bounds and the address for its notifications. */
