@@ -63,8 +63,12 @@ export const RegisterBody = withLabels(
   },
 );
 
-/** The confirmation link's own query: where to go after logging in (a page of the site). */
-export const ConfirmQuery = z.object({ next: z.string().max(400).optional() });
+/**
+ * The confirmation link's own query: where to go after logging in. The link is a browser's, led
+ * on by a redirect whatever it carries: anything but a page of this site (isLocalPath) is ignored,
+ * never refused or followed.
+ */
+export const ConfirmQuery = z.object({ next: z.unknown().optional() });
 export type RegisterBody = z.infer<typeof RegisterBody>;
 
 export const LoginBody = withLabels(
