@@ -171,8 +171,9 @@ function opened(replace: boolean): void {
   lastAddress = address();
   currentKey();
   const moved = lastAddress !== before;
-  // A redirect (replace) to another page opens it; replacing the address of the same page (a tab, a filter) does not move it.
-  if (replace && !moved) return;
+  // A redirect (replace) to another page opens it; replacing the query of the same page (a tab, a
+  // filter, a search) does not move it.
+  if (replace && lastAddress.split('?')[0] === before.split('?')[0]) return;
   if (location.hash) toAnchor(location.hash);
   else if (moved) toTop();
 }
