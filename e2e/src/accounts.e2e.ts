@@ -28,14 +28,15 @@ describe('accounts in the browser', () => {
     await page.getByLabel('Почта').fill('alex@example.com');
     await page.getByLabel('Пароль').fill('kubik-pass-42');
     await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
-    await toast(page, 'success', 'Письмо с подтверждением отправлено на вашу почту. Проверьте почту!');
     await page.waitForURL('**/login');
+    // Said in the login page, where the next step is.
+    await page.getByTestId('login-registered').getByText('Письмо с подтверждением отправлено на вашу почту. Проверьте почту!').waitFor();
 
     const letter = await site.smtp.waitFor('alex@example.com');
     expect(letter.subject).toContain('Подтверждение почты');
     await page.goto(linkIn(letter, '/api/user/confirm/'));
     await page.waitForURL('**/login?verified=true');
-    await toast(page, 'success', 'Почта успешно подтверждена! Теперь вы можете войти.');
+    expect(await page.getByTestId('login-verified').textContent()).toBe('Почта успешно подтверждена! Теперь вы можете войти.');
 
     await page.getByLabel('Имя или почта').fill('Alex_2010');
     await page.getByLabel('Пароль').fill('kubik-pass-42');

@@ -117,7 +117,7 @@ describe('capes in the browser', () => {
   it('/help shows how to point a launcher at the site', async () => {
     const page = await site.newPage();
     await page.goto('/help');
-    await page.getByRole('heading', { name: 'Вход в игру' }).waitFor();
+    await page.getByRole('heading', { name: 'Вход в лаунчере' }).waitFor();
     expect(await page.getByTestId('yggdrasil-url').textContent()).toBe(`${site.url}/api/yggdrasil/`);
     const link = page.getByRole('link', { name: 'эту ссылку' });
     expect(await link.getAttribute('href')).toBe(`authlib-injector:yggdrasil-server:${encodeURIComponent(`${site.url}/api/yggdrasil/`)}`);

@@ -22,7 +22,7 @@ describe('the owner’s home page, overview and players', () => {
     await owner.goto('/admin/settings');
     await owner.getByLabel('Название сайта').fill('Кубик Дом');
     await owner.getByLabel('Адрес сервера').fill('play.kubik.test:25566');
-    await owner.getByRole('button', { name: 'Сохранить', exact: true }).click();
+    await owner.getByRole('button', { name: 'Сохранить настройки сайта' }).click();
     await toast(owner, 'success', 'Настройки сохранены');
 
     await owner.goto('/admin/pages');
@@ -184,7 +184,7 @@ describe('the owner’s home page, overview and players', () => {
     });
     await owner.goto('/admin/settings');
     await owner.getByLabel('Название сайта').fill('Кубик Дом 2');
-    await owner.getByRole('button', { name: 'Сохранить', exact: true }).click();
+    await owner.getByRole('button', { name: 'Сохранить настройки сайта' }).click();
     await owner
       .locator('.form-errors')
       .getByText(/Форму нельзя отправить/)

@@ -22,14 +22,14 @@ describe('the owner runs the site from the admin area', () => {
     await owner.goto('/admin/settings');
     await owner.getByLabel('Название сайта').fill('Кубик Тест');
     await owner.getByLabel('ИНН').fill('12345');
-    await owner.getByRole('button', { name: 'Сохранить', exact: true }).click();
+    await owner.getByRole('button', { name: 'Сохранить настройки сайта' }).click();
     // Refused in the browser with the contract's words, next to the field.
     await owner.getByText('ИНН: 10 цифр (организация) или 12 цифр (ИП, самозанятый)').waitFor();
     expect(await owner.getByLabel('ИНН').getAttribute('aria-invalid')).toBe('true');
     await owner.getByLabel('ИНН').fill('771234567890');
     await owner.getByLabel('Продавец').fill('ИП Иванов Иван Иванович');
     await owner.getByLabel('Текст в подвале').fill('Лучший сервер для выживания.');
-    await owner.getByRole('button', { name: 'Сохранить', exact: true }).click();
+    await owner.getByRole('button', { name: 'Сохранить настройки сайта' }).click();
     await toast(owner, 'success', 'Настройки сохранены');
     // The shell of the tab that saved shows the new name at once.
     await owner.getByRole('link', { name: 'Кубик Тест — на главную' }).waitFor();

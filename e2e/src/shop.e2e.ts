@@ -53,7 +53,7 @@ describe('shop in the browser', () => {
     await form.getByLabel('Minecraft ID').fill('diamond');
     await form.getByLabel('Цена, ₽').fill('12.5');
     await form.getByLabel('Количество').fill('10');
-    await form.getByLabel('Ссылка на иконку').fill('/favicon.svg');
+    await form.getByLabel('Иконка').fill('/favicon.svg');
     expect(await form.getByLabel('Категория').inputValue()).toBe('Предметы');
     await form.getByLabel('Сервер выдачи').locator('option', { hasText: 'По умолчанию: Выживание' }).waitFor({ state: 'attached' });
     await form.getByRole('button', { name: 'Сохранить' }).click();
@@ -202,7 +202,7 @@ describe('shop in the browser', () => {
     await item.getByLabel('Minecraft ID').fill('emerald');
     await item.getByLabel('Цена, ₽').fill('5');
     await item.getByLabel('Количество').fill('20');
-    await item.getByLabel('Ссылка на иконку').fill('/favicon.svg');
+    await item.getByLabel('Иконка').fill('/favicon.svg');
     await item.getByLabel('Штук за покупку').fill('16');
     await item.getByLabel('Категория').selectOption('Редкости');
     await item.getByRole('button', { name: 'Добавить команду' }).click();

@@ -20,6 +20,10 @@ const queryClient = new QueryClient({
 
 const app = <App queryClient={queryClient} />;
 
+// Where each page opens (top, #anchor, or Back's place): a small chunk of its own, off the first
+// page's budget; it is in before a player can follow a link.
+void import('./app/scroll-memory.ts').then((m) => m.startScrollMemory());
+
 // A page the server drew, and what it was drawn from (boot.ts read it out of the page).
 const drawnFrom = globalThis.__kubikEarly?.drawnFrom;
 

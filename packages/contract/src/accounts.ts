@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isLocalPath, LOCAL_PATH_MAX, LOCAL_PATH_RE } from './local-path.ts';
 import { withLabels } from './common.ts';
 import { TwoFactorCode } from './two-factor.ts';
 import { Permission } from './permissions.ts';
@@ -29,6 +30,13 @@ const LoginField = z
   .min(1, 'Введите имя пользователя и пароль')
   .max(256, 'Неверное имя пользователя или пароль');
 
+/** A page of this site to come back to (local-path.ts says which). */
+export const LocalPath = z
+  .string({ error: 'Адрес возврата: ожидался путь на сайте' })
+  .max(LOCAL_PATH_MAX, `Адрес возврата: не длиннее ${LOCAL_PATH_MAX} символов`)
+  .regex(LOCAL_PATH_RE, 'Адрес возврата: ожидался путь на сайте');
+export { isLocalPath };
+
 export const RegisterBody = withLabels(
   z.strictObject({
     username: Username,
@@ -42,9 +50,25 @@ export const RegisterBody = withLabels(
       .min(0, 'Баланс не может быть отрицательным')
       .max(100_000_000, 'Слишком большой баланс')
       .optional(),
+    /** Where the player was when they chose to register: the confirmation letter's link leads back there after login. */
+    return_to: LocalPath.optional(),
   }),
-  { username: 'Имя пользователя', email: 'Почта', password: 'Пароль', is_admin: 'Администратор', balance: 'Баланс' },
+  {
+    username: 'Имя пользователя',
+    email: 'Почта',
+    password: 'Пароль',
+    is_admin: 'Администратор',
+    balance: 'Баланс',
+    return_to: 'Адрес возврата',
+  },
 );
+
+/**
+ * The confirmation link's own query: where to go after logging in. The link is a browser's, led
+ * on by a redirect whatever it carries: anything but a page of this site (isLocalPath) is ignored,
+ * never refused or followed.
+ */
+export const ConfirmQuery = z.object({ next: z.unknown().optional() });
 export type RegisterBody = z.infer<typeof RegisterBody>;
 
 export const LoginBody = withLabels(

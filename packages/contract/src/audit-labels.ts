@@ -3,7 +3,13 @@
 // or the table's own field names; these tables turn them into «Товар создан» and
 // «Цена: 10 ₽ → 12,50 ₽». A feature that records a new action, entity or field adds its words
 // here; anything not listed still reads as Russian (see auditAction and auditField), never as a
-// raw key.
+// raw key. (The audit log's coverage test, apps/server/src/modules/audit/audit-labels.test.ts,
+// makes the changes the admin area can make and finds every field here by name.)
+
+import { LAUNCHER_PLATFORM_INFO } from './launcher.ts';
+import { PAYMENT_PROVIDER_TEXT } from './payments.ts';
+import { LIMIT_PERIOD_TEXT, PROMO_KIND_TEXT, PROMO_SCOPE_TEXT } from './storefront.ts';
+import { VOTE_KIND_TEXT } from './votes.ts';
 
 /** How a field's value is shown. */
 export type AuditValueKind =
@@ -24,7 +30,31 @@ export type AuditValueKind =
   /** The owner's top-up bonus rules: «от 1 000 ₽ — +10 %». */
   | 'bonus_rules'
   /** A receipt's VAT code (1…6), shown as its rate: «Без НДС». */
-  | 'vat_code';
+  | 'vat_code'
+  /** Roubles, one per place: «1 000 ₽, 500 ₽». */
+  | 'roubles_list'
+  /** A tier's periods: «1 мес., 3 мес. (−10 %)». */
+  | 'periods'
+  | 'percent'
+  /** A value from a fixed set, by its Russian name (AUDIT_VALUE_TEXT). */
+  | 'promo_kind'
+  | 'promo_scope'
+  | 'limit_period'
+  | 'vote_kind'
+  | 'launcher_kind'
+  | 'server_scope'
+  | 'end_reason';
+
+/** The Russian names of the values of the fixed sets above. */
+export const AUDIT_VALUE_TEXT: Partial<Record<AuditValueKind, Record<string, string>>> = {
+  promo_kind: PROMO_KIND_TEXT,
+  promo_scope: PROMO_SCOPE_TEXT,
+  limit_period: LIMIT_PERIOD_TEXT,
+  vote_kind: VOTE_KIND_TEXT,
+  launcher_kind: { file: 'файл на сайте', link: 'ссылка', hidden: 'скрыт' },
+  server_scope: { server: 'выбранный сервер', only: 'единственный сервер с RCON', all: 'все серверы с RCON' },
+  end_reason: { expired: 'срок закончился', upgraded: 'заменена более высокой', revoked: 'снята администратором' },
+};
 
 export interface AuditFieldLabel {
   label: string;
@@ -112,7 +142,6 @@ export const AUDIT_ENTITY_LABELS: Record<string, string> = {
   news: 'Новости',
   donate: 'Донат',
   shop_item: 'Товары',
-  shop_delivery: 'Выдача в игре',
   delivery: 'Выдача в игре',
   shop_category: 'Категории товаров',
   promo_code: 'Промокоды',
@@ -130,6 +159,16 @@ export const AUDIT_ENTITY_LABELS: Record<string, string> = {
   support_category: 'Категории обращений',
   support_canned: 'Шаблоны ответов',
 };
+
+/**
+ * Entities recorded once under another name, read as a section of today's: the shop's deliveries
+ * (`shop_delivery`) before every delivery became one queue (`delivery`). The filter shows each
+ * section once and asks for all of its entities.
+ */
+export const AUDIT_ENTITY_ALIASES: Record<string, readonly string[]> = { delivery: ['shop_delivery'] };
+
+/** The entities a section of the filter covers: its own and those recorded under an old name. */
+export const auditSectionEntities = (section: string): string[] => [section, ...(AUDIT_ENTITY_ALIASES[section] ?? [])];
 
 /** Field names, the same in every entity unless AUDIT_ENTITY_FIELD_LABELS says otherwise. */
 export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
@@ -171,7 +210,7 @@ export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
   command_template: { label: 'Шаблон команды выдачи' },
   state: { label: 'Состояние', kind: 'delivery_state' },
   pieces: { label: 'Штук за покупку', kind: 'number' },
-  commands: { label: 'Свои команды' },
+  commands: { label: 'Свои команды', kind: 'list' },
   server_scope: { label: 'Куда выдавать' },
   attempts: { label: 'Отправлено команд', kind: 'number' },
   reply: { label: 'Ответ сервера' },
@@ -190,11 +229,11 @@ export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
   size: { label: 'Размер, байт', kind: 'number' },
   comment: { label: 'Комментарий' },
   change: { label: 'Изменение', kind: 'roubles' },
-  server_ids: { label: 'Серверы (№)' },
-  grant_commands: { label: 'Команды выдачи' },
-  revoke_commands: { label: 'Команды снятия' },
-  periods: { label: 'Сроки покупки' },
-  give_commands: { label: 'Команды выдачи кита' },
+  server_ids: { label: 'Серверы (№)', kind: 'list' },
+  grant_commands: { label: 'Команды выдачи', kind: 'list' },
+  revoke_commands: { label: 'Команды снятия', kind: 'list' },
+  periods: { label: 'Сроки покупки', kind: 'periods' },
+  give_commands: { label: 'Команды выдачи кита', kind: 'list' },
   starts_at: { label: 'Начало', kind: 'datetime' },
   expires_at: { label: 'Окончание', kind: 'datetime' },
   ended_at: { label: 'Закончилась', kind: 'datetime' },
@@ -214,6 +253,35 @@ export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
   permissions: { label: 'Права', kind: 'list' },
   role: { label: 'Роль' },
   members: { label: 'Сотрудников с ролью', kind: 'number' },
+  enabled: { label: 'Включено', kind: 'boolean' },
+  disabled: { label: 'Выключен', kind: 'boolean' },
+  link: { label: 'Ссылка' },
+  // A tier (Донат): its sale, whether it is sold, its periods.
+  sellable: { label: 'Продаётся за рубли', kind: 'boolean' },
+  sale_amount: { label: 'Цена по акции', kind: 'roubles' },
+  sale_price: { label: 'Цена по акции', kind: 'roubles' },
+  sale_ends_at: { label: 'Акция до', kind: 'datetime' },
+  sale_percent: { label: 'Скидка по акции, %', kind: 'percent' },
+  // A shop item's limit and stock.
+  limit_per_player: { label: 'Лимит на игрока, покупок', kind: 'number' },
+  limit_period: { label: 'Период лимита', kind: 'limit_period' },
+  unlimited: { label: 'Количество без ограничения', kind: 'boolean' },
+  // A promo code.
+  code: { label: 'Код' },
+  kind: { label: 'Вид' },
+  value: { label: 'Значение', kind: 'number' },
+  applies_to: { label: 'Применяется к', kind: 'promo_scope' },
+  item_ids: { label: 'Только товары (№)', kind: 'list' },
+  max_uses: { label: 'Всего использований', kind: 'number' },
+  per_player: { label: 'Раз на игрока', kind: 'number' },
+  min_total: { label: 'Минимальная сумма', kind: 'roubles' },
+  uses: { label: 'Использовано', kind: 'number' },
+  disabled_at: { label: 'Выключен', kind: 'datetime' },
+  // A vote top.
+  secret: { label: 'Секретный ключ', kind: 'secret' },
+  reward_amount: { label: 'Награда на баланс', kind: 'roubles' },
+  reward_commands: { label: 'Команды награды', kind: 'list' },
+  cooldown_hours: { label: 'Голосовать не чаще, часов', kind: 'number' },
 };
 
 /** Where a field means something else in one entity. */
@@ -221,12 +289,28 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
   news: { content: { label: 'Содержание' } },
   // A ban's two texts: what the player and everyone see, and the staff's own note.
   user: { reason: { label: 'Причина для игрока' } },
+  // A promo code's row as stored: money in kopecks; its value a percent or kopecks by its kind (auditField).
+  promo_code: {
+    kind: { label: 'Вид', kind: 'promo_kind' },
+    min_total: { label: 'Минимальная сумма', kind: 'kopecks' },
+    starts_at: { label: 'Действует с', kind: 'datetime' },
+    ends_at: { label: 'Действует до', kind: 'datetime' },
+  },
+  // The shop's category row.
+  shop_category: { position: { label: 'Порядок в магазине', kind: 'number' } },
+  vote_site: { kind: { label: 'Топ', kind: 'vote_kind' }, title: { label: 'Название' }, url: { label: 'Адрес страницы топа' } },
+  delivery: { server_scope: { label: 'Куда выдавать', kind: 'server_scope' } },
   donate: { content: { label: 'Описание' }, amount: { label: 'Цена в месяц', kind: 'number' } },
   // The item's row as stored: the price in kopecks.
-  shop_item: { price: { label: 'Цена', kind: 'kopecks' } },
+  shop_item: {
+    price: { label: 'Цена', kind: 'kopecks' },
+    sale_price: { label: 'Цена по акции', kind: 'kopecks' },
+    commands: { label: 'Свои команды', kind: 'list' },
+  },
   cape: { title: { label: 'Название' } },
   media: { name: { label: 'Имя файла' } },
   launcher: {
+    kind: { label: 'Как раздаётся', kind: 'launcher_kind' },
     platform: { label: 'Система' },
     version: { label: 'Версия' },
     url: { label: 'Ссылка' },
@@ -234,7 +318,7 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
     size: { label: 'Размер, байт', kind: 'number' },
     sha256: { label: 'SHA-256' },
   },
-  privilege: { title: { label: 'Донат' } },
+  privilege: { title: { label: 'Донат' }, end_reason: { label: 'Причина окончания', kind: 'end_reason' } },
   // The site settings (Админ-панель → Настройки); other settings documents share the entity.
   settings: {
     name: { label: 'Название сайта' },
@@ -243,6 +327,10 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
     favicon_url: { label: 'Значок вкладки' },
     accent_color: { label: 'Цвет акцента' },
     game_address: { label: 'Адрес сервера' },
+    home_banner_url: { label: 'Баннер на главной' },
+    home_banner_title: { label: 'Заголовок баннера' },
+    home_banner_text: { label: 'Текст баннера' },
+    home_banner_link: { label: 'Ссылка баннера' },
     support_vk: { label: 'ВКонтакте' },
     support_telegram: { label: 'Telegram' },
     support_discord: { label: 'Discord' },
@@ -263,19 +351,26 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
     // The home page's widgets (settings document `home`).
     recent_purchases: { label: 'Последние покупки на главной', kind: 'boolean' },
     top_donors: { label: 'Топ месяца на главной', kind: 'boolean' },
-    // Вход через соцсети (settings document `social`): secrets stored sealed, base addresses, and
-    // when a secret typed in the admin was dropped because its provider's address changed.
-    vk_client_id: { label: 'ID приложения VK' },
-    vk_client_secret_sealed: { label: 'Защищённый ключ VK', kind: 'secret' },
-    vk_base_url: { label: 'Адрес VK ID' },
+    // Голосование → призы месяца (settings document `vote_prizes`).
+    prizes: { label: 'Призы за места', kind: 'roubles_list' },
+    // Рефералы (settings document `referrals`).
+    share_percent: { label: 'Доля от пополнений, %', kind: 'percent' },
+    share_days: { label: 'Сколько дней платить долю', kind: 'number' },
+    bonus_amount: { label: 'Бонус за первое пополнение', kind: 'roubles' },
+    bonus_min_topup: { label: 'Первое пополнение от', kind: 'roubles' },
+    hold_days: { label: 'Выдержка награды, дней', kind: 'number' },
+    // Вход через соцсети (settings document `social`); keys are stored sealed, shown only as set or not.
+    vk_client_id: { label: 'ВКонтакте: ID приложения' },
+    vk_client_secret_sealed: { label: 'ВКонтакте: защищённый ключ', kind: 'secret' },
+    vk_base_url: { label: 'ВКонтакте: адрес сервиса' },
+    telegram_bot_name: { label: 'Telegram: имя бота' },
+    telegram_bot_token_sealed: { label: 'Telegram: токен бота', kind: 'secret' },
+    telegram_base_url: { label: 'Telegram: адрес сервиса' },
+    discord_client_id: { label: 'Discord: ID приложения' },
+    discord_client_secret_sealed: { label: 'Discord: секрет приложения', kind: 'secret' },
+    discord_base_url: { label: 'Discord: адрес сервиса' },
     vk_key_dropped_at: { label: 'Защищённый ключ VK удалён при смене адреса', kind: 'datetime' },
-    telegram_bot_name: { label: 'Имя бота Telegram' },
-    telegram_bot_token_sealed: { label: 'Токен бота Telegram', kind: 'secret' },
-    telegram_base_url: { label: 'Адрес входа Telegram' },
     telegram_key_dropped_at: { label: 'Токен бота Telegram удалён при смене адреса', kind: 'datetime' },
-    discord_client_id: { label: 'Client ID Discord' },
-    discord_client_secret_sealed: { label: 'Client Secret Discord', kind: 'secret' },
-    discord_base_url: { label: 'Адрес Discord' },
     discord_key_dropped_at: { label: 'Client Secret Discord удалён при смене адреса', kind: 'datetime' },
   },
   page: { body: { label: 'Текст (Markdown)' }, place: { label: 'Где ссылка' }, slug: { label: 'Адрес' } },
@@ -303,6 +398,7 @@ export const AUDIT_HIDDEN_FIELDS: readonly string[] = [
   'username_lower',
   'email_lower',
   'name_key',
+  'code_key',
 ];
 
 const VERBS: Record<string, string> = { create: 'создана', add: 'создана', update: 'изменена', delete: 'удалена', remove: 'удалена' };
@@ -328,18 +424,53 @@ export const AUDIT_SETTINGS_LABELS: Record<string, string> = {
   social: 'Вход через соцсети',
 };
 
-/** What an entry is about, after its action: «№12», or a settings document's Russian name instead of its key. */
-export function auditSubject(entity: string, entityId: string | null | undefined): string | null {
+const recordOf = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+const textOf = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+
+/**
+ * What an entry is about, after its action, named by what it is: a player by name («игрок
+ * Steve»), a record by its title, name or code («Алмазная кирка»), a payment method or a
+ * launcher's system by its Russian name, a settings document by its; a record known only by its
+ * number: «№12». `before`/`after` are the entry's records (the names are read from them).
+ */
+export function auditSubject(entity: string, entityId: string | null | undefined, before?: unknown, after?: unknown): string | null {
   if (entityId === null || entityId === undefined || entityId === '') return null;
   if (entity === 'settings') return AUDIT_SETTINGS_LABELS[entityId] ?? 'Другие настройки';
-  return `№${entityId}`;
+  if (entity === 'payment') {
+    const provider = (PAYMENT_PROVIDER_TEXT as Record<string, string>)[entityId];
+    return provider ?? `платёж ${entityId.slice(0, 8)}`;
+  }
+  if (entity === 'launcher') return (LAUNCHER_PLATFORM_INFO as Record<string, { label: string }>)[entityId]?.label ?? 'Лаунчер';
+  const record = { ...recordOf(before), ...recordOf(after) };
+  const player = textOf(record.username) ?? textOf(record.player);
+  if (player) return `игрок ${player}`;
+  const name = textOf(record.title) ?? textOf(record.name) ?? textOf(record.code) ?? textOf(record.label);
+  if (name) return `«${name.length > 60 ? `${name.slice(0, 60)}…` : name}»`;
+  if (entity === 'page') return `/p/${entityId}`;
+  if (entity === 'delivery' || entity === 'shop_delivery') return `выдача №${entityId}`;
+  return /^\d+$/.test(entityId) ? `№${entityId}` : null;
 }
 
 /** The section's name, or a neutral one. */
 export const auditEntity = (entity: string): string => AUDIT_ENTITY_LABELS[entity] ?? 'Другой раздел';
 
-/** A field's Russian name and how to show it; an unknown field is named by what its name says it holds. */
-export function auditField(entity: string, key: string): AuditFieldLabel {
+/** Whether a field has its own Russian name (listed above), not one guessed from its key. */
+export const auditFieldNamed = (entity: string, key: string): boolean =>
+  AUDIT_HIDDEN_FIELDS.includes(key) || !!(AUDIT_ENTITY_FIELD_LABELS[entity]?.[key] ?? AUDIT_FIELD_LABELS[key]);
+
+/**
+ * A field's Russian name and how to show it; an unknown field is named by what its name says it
+ * holds. `record` is the entry's record, for a field whose meaning follows another (a promo
+ * code's value: a percent, or kopecks for a fixed discount).
+ */
+export function auditField(entity: string, key: string, record?: unknown): AuditFieldLabel {
+  if (entity === 'promo_code' && key === 'value') {
+    const kind = recordOf(record).kind;
+    return kind === 'fixed'
+      ? { label: 'Скидка', kind: 'kopecks' }
+      : { label: kind === 'topup_bonus' ? 'Бонус, %' : 'Скидка, %', kind: 'percent' };
+  }
   const known = AUDIT_ENTITY_FIELD_LABELS[entity]?.[key] ?? AUDIT_FIELD_LABELS[key];
   if (known) return known;
   if (/password|token|secret/i.test(key)) return { label: 'Секретное поле', kind: 'secret' };

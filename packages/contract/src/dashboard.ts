@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DELIVERY_SOURCES, DELIVERY_STATES } from './deliveries.ts';
+import { DELIVERY_SOURCES, DELIVERY_STATES, DELIVERY_WAITING } from './deliveries.ts';
 
 // GET /api/admin/dashboard: the owner's overview at /admin.
 
@@ -26,8 +26,10 @@ export const DashboardDelivery = z.object({
   source: z.enum(DELIVERY_SOURCES),
   label: z.string(),
   state: z.enum(DELIVERY_STATES),
-  /** failed | unknown | waiting (pending for longer than DASHBOARD_WAITING_LONG_MIN). */
+  /** failed | unknown | waiting (not given yet: pending, or sent and not answered yet). */
   reason: z.enum(['failed', 'unknown', 'waiting']),
+  /** Why a pending one waits (the server is down, no server to send to, the player is not in the game); null: its turn has not come. */
+  waiting: z.enum(DELIVERY_WAITING).nullable(),
   username: z.string().nullable(),
   server: z.string().nullable(),
   last_error: z.string().nullable(),
@@ -82,11 +84,24 @@ export const AdminDashboard = z.object({
     peak_30d_at: z.string().nullable(),
   }),
   deliveries: z.object({
+    /** What failed: the server refused it, or never confirmed it (it may have run). */
     failed: z.number(),
     unknown: z.number(),
+    /** Of those not given yet, how many wait longer than DASHBOARD_WAITING_LONG_MIN. */
     waiting: z.number(),
-    /** The newest of them, at most 10. */
+    /** Everything not given yet, by why it waits: sent and not answered yet, the server down, no server, the player not in the game, queued. */
+    pending: z.object({
+      total: z.number(),
+      sending: z.number(),
+      server_down: z.number(),
+      no_server: z.number(),
+      player_offline: z.number(),
+      queued: z.number(),
+    }),
+    /** The newest failures, at most 10. */
     items: z.array(DashboardDelivery),
+    /** The longest waiting of those not given yet, at most 10. */
+    waiting_items: z.array(DashboardDelivery),
   }),
   /** At most 10 each, newest first. */
   latest_orders: z.array(DashboardOrder),

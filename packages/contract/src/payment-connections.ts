@@ -96,7 +96,7 @@ export function providerUrlHosts(id: PaymentProvider, field: string): readonly s
 }
 
 export const PROVIDER_FIELD_TEXT: Record<string, string> = {
-  shop_id: 'shopId',
+  shop_id: 'Идентификатор магазина (shopId в ЮKassa)',
   api_url: 'Адрес API',
   secret_key: 'Секретный ключ',
   terminal_key: 'TerminalKey (терминал)',

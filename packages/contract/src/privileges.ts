@@ -83,8 +83,12 @@ export const PrivilegeQuoteQuery = withLabels(
       .int(PRIVILEGE_TEXTS.badMonths)
       .min(1, PRIVILEGE_TEXTS.badMonths)
       .max(36, PRIVILEGE_TEXTS.badMonths),
+    /** A code to price in, as the purchase would apply it. */
+    promo_code: purchaseExtras.promo_code,
+    /** 1: priced as a gift (a new privilege for someone else). */
+    gift: z.enum(['1'], { error: 'gift: только 1' }).optional(),
   }),
-  { months: 'Срок' },
+  { months: 'Срок', promo_code: 'Промокод', gift: 'Подарок' },
 );
 export type PrivilegeQuoteQuery = z.infer<typeof PrivilegeQuoteQuery>;
 
@@ -96,10 +100,15 @@ export type PrivilegePurchaseKind = (typeof PRIVILEGE_PURCHASE_KINDS)[number];
 export const PrivilegeQuote = z.object({
   tier_id: z.number(),
   months: z.number(),
-  /** Roubles: the period's price (its discount applied), the replaced tier's unused days counted toward it, and what would be debited. */
+  /**
+   * Roubles: the period's price (its discount applied), the replaced tier's unused days counted
+   * toward it, and what would be debited — the promo code's discount taken off too.
+   */
   price: z.number(),
   credit: z.number(),
   total: z.number(),
+  /** The promo code asked about: what it is («Скидка 20 % на привилегии») and the roubles it takes off; null without one. */
+  promo: z.object({ code: z.string(), text: z.string(), discount: z.number() }).nullable(),
   kind: z.enum(PRIVILEGE_PURCHASE_KINDS),
   /** The running lower tier an upgrade replaces, and its whole unused days. */
   replaces: z.object({ title: z.string(), unused_days: z.number() }).nullable(),
@@ -116,6 +125,8 @@ export const UserPrivilegeKit = z.object({
   command: z.string(),
   period: z.number(),
   kitImg: z.string().nullable(),
+  /** The site has no commands to give it: it is claimed in the game with `command` (no «Получить» on the site). */
+  in_game: z.boolean(),
   /** When it may be claimed again (epoch ms); null: now. */
   next_claim_at: z.number().nullable(),
   /** The last claim (epoch ms) and how its delivery into the game goes; null: never claimed (or no commands to run). */

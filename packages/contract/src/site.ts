@@ -47,6 +47,11 @@ export const SiteSettings = withLabels(
         'Адрес сервера: укажите домен или IP, при необходимости с портом (play.example.ru:25565)',
       )
       .refine((v) => v === '' || !v.includes(':') || Number(v.split(':')[1]) <= 65535, 'Адрес сервера: порт от 1 до 65535'),
+    /** The home page's banner: a picture, a title, a line, and where it leads (the owner's news, an event); all optional. */
+    home_banner_url: link('Баннер'),
+    home_banner_title: text('Заголовок баннера', 80),
+    home_banner_text: text('Текст баннера', 300),
+    home_banner_link: link('Ссылка баннера'),
     support_vk: link('ВКонтакте'),
     support_telegram: link('Telegram'),
     support_discord: link('Discord'),
@@ -77,6 +82,10 @@ export const SiteSettings = withLabels(
     favicon_url: 'Значок вкладки',
     accent_color: 'Цвет акцента',
     game_address: 'Адрес сервера',
+    home_banner_url: 'Баннер',
+    home_banner_title: 'Заголовок баннера',
+    home_banner_text: 'Текст баннера',
+    home_banner_link: 'Ссылка баннера',
     support_vk: 'ВКонтакте',
     support_telegram: 'Telegram',
     support_discord: 'Discord',

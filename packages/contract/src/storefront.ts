@@ -152,6 +152,13 @@ export const PromoPreview = z.object({
   ends_at: z.number().nullable(),
   /** «Скидка 10 % на товары магазина» */
   text: z.string(),
+  /**
+   * With `lines`: the cart's price now (sales applied), what the code takes off it and what would
+   * be debited, in roubles — counted as the purchase counts them.
+   */
+  price: z.number().optional(),
+  discount: z.number().optional(),
+  total: z.number().optional(),
 });
 export type PromoPreview = z.infer<typeof PromoPreview>;
 // PostgreSQL refuses NUL in text: such a code is bad input, not a lookup.
@@ -172,6 +179,29 @@ export const CheckoutLine = z.strictObject({
     .min(1, 'Введите корректное количество')
     .max(10_000, 'Введите корректное количество'),
 });
+
+/**
+ * The cart a code is previewed on (GET /api/shop/promo/{code}?lines=12x2,13x1): item ids and
+ * quantities, as the purchase would be made.
+ */
+export const PromoPreviewQuery = withLabels(
+  z.strictObject({
+    lines: z
+      .string({ error: 'Корзина: ожидались строки «товар x количество» через запятую' })
+      .max(1000, 'Корзина: слишком много строк')
+      .regex(/^\d{1,10}x\d{1,6}(,\d{1,10}x\d{1,6})*$/, 'Корзина: ожидались строки «товар x количество» через запятую')
+      .transform((text) =>
+        text.split(',').map((pair) => {
+          const [shop_id, quantity] = pair.split('x').map(Number);
+          return { shop_id, quantity };
+        }),
+      )
+      .pipe(z.array(CheckoutLine).max(MAX_CART_LINES, 'Корзина: слишком много строк'))
+      .optional(),
+  }),
+  { lines: 'Корзина' },
+);
+export type PromoPreviewQuery = z.infer<typeof PromoPreviewQuery>;
 
 export const CheckoutBody = withLabels(
   z.strictObject({

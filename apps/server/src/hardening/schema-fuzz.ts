@@ -96,7 +96,7 @@ export function conforms(schema: JsonSchema | undefined, value: unknown): boolea
 function stringCandidates(name: string): string[] {
   const byName: [RegExp, string][] = [
     [/email/, 'fuzz.base@example.com'],
-    [/url|icon|image|img/i, 'https://example.com/image.png'],
+    [/url|icon|image|img|_link$/i, 'https://example.com/image.png'],
     [/host|ip_address/, '127.0.0.1'],
     [/password/, 'password-123'],
     [/token/, 'x'.repeat(43)],

@@ -30,7 +30,10 @@ export function Footer() {
         <nav aria-label="Ссылки в подвале">
           <ul>
             <li>
-              <Link to="/help">Помощь и лаунчер</Link>
+              <Link to="/help">Помощь</Link>
+            </li>
+            <li>
+              <Link to="/help#launcher">Скачать лаунчер</Link>
             </li>
             <li>
               <Link to="/rules">Правила</Link>

@@ -1,18 +1,18 @@
-import { lazy, Suspense, useCallback, useEffect, useId, useRef, useState } from 'react';
-import { useDismiss } from '../components/useDismiss.ts';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { NavLink } from '../components/NavLink.tsx';
-import { formatRub } from '../lib/format.ts';
-import { TOPUP_PATH } from '../lib/paths.ts';
 import { useAuth } from '../providers/auth.tsx';
-import { Avatar } from './Avatar.tsx';
 import { loadAuthPages } from './auth-pages.ts';
 import { useSite } from '../providers/site.tsx';
 import { usePageLinks } from '../features/pages/api.ts';
 
 const CartLink = lazy(() => import('./CartLink.tsx'));
+// A signed-in player's menu (name, balance, links): off a guest's first page, like the bell.
+const ProfileMenu = lazy(() => import('./ProfileMenu.tsx'));
 // The bell and its live stream load after the page, for signed-in players only (first-page budget).
 const Bell = lazy(() => import('../features/notices/Bell.tsx'));
+
+const AUTH_PATHS = ['/login', '/register', '/forgot-password', '/reset-password', '/setup'];
 
 const LINKS = [
   { to: '/', label: 'Главная', end: true },
@@ -63,7 +63,16 @@ export function Header() {
               </li>
             ))}
           </ul>
-          <div className="header-account">{user === undefined ? null : user ? <ProfileMenu /> : <GuestLinks />}</div>
+          <div className="header-account">
+            {user === undefined ? null : user ? (
+              // The slot keeps the menu's place while its chunk loads, so nothing beside it moves.
+              <Suspense fallback={<span className="profile-slot" aria-hidden="true" />}>
+                <ProfileMenu />
+              </Suspense>
+            ) : (
+              <GuestLinks />
+            )}
+          </div>
         </nav>
         <Suspense>
           <CartLink />
@@ -85,77 +94,17 @@ function GuestLinks() {
   // as a link is pointed at, touched or focused — not with the page, whose main thread it would
   // keep busy while the first screen is still coming in.
   const load = () => void loadAuthPages().catch(() => {});
+  // Where the guest is, so that logging in (or registering, confirming and logging in) brings them back.
+  const [pathname] = useLocation();
+  const state = AUTH_PATHS.includes(pathname) ? undefined : { from: pathname };
   return (
     <div className="row guest-links" onPointerEnter={load} onPointerDown={load} onFocus={load}>
-      <Link to="/register" className="btn btn-ghost">
+      <Link to="/register" state={state} className="btn btn-ghost">
         Регистрация
       </Link>
-      <Link to="/login" className="btn btn-primary">
+      <Link to="/login" state={state} className="btn btn-primary">
         Вход
       </Link>
-    </div>
-  );
-}
-
-function ProfileMenu() {
-  const { user, refresh, logout } = useAuth();
-  const [open, setOpen] = useState(false);
-  const box = useRef<HTMLDivElement>(null);
-  const menuId = useId();
-  const [pathname] = useLocation();
-  useEffect(() => setOpen(false), [pathname]);
-  const close = useCallback(() => setOpen(false), []);
-  useDismiss(box, open, close);
-  if (!user) return null;
-  return (
-    <div className="profile-menu" ref={box} onPointerEnter={refresh} onFocus={refresh}>
-      <button
-        type="button"
-        className="profile-button"
-        aria-haspopup="menu"
-        aria-expanded={open}
-        aria-controls={menuId}
-        onClick={() => setOpen((v) => !v)}
-      >
-        <Avatar username={user.username} size={32} />
-        <span className="profile-name" data-testid="header-username">
-          {user.username}
-        </span>
-      </button>
-      {/* The balance is the way to top it up (a link of its own: a link cannot sit inside the menu's button). */}
-      <Link
-        to={TOPUP_PATH}
-        className="profile-balance"
-        data-testid="header-balance"
-        aria-label={`Баланс ${formatRub(user.balance)} — пополнить`}
-        title="Пополнить баланс"
-      >
-        {formatRub(user.balance)}
-      </Link>
-      {open && (
-        <div className="menu" id={menuId} role="menu">
-          <Link role="menuitem" to="/profile">
-            Личный кабинет
-          </Link>
-          <Link role="menuitem" to={TOPUP_PATH}>
-            Пополнить баланс
-          </Link>
-          <Link role="menuitem" to="/support">
-            Поддержка
-          </Link>
-          <Link role="menuitem" to="/shop">
-            Магазин
-          </Link>
-          {user.permissions.length > 0 && (
-            <Link role="menuitem" to="/admin">
-              Админ-панель
-            </Link>
-          )}
-          <button role="menuitem" type="button" onClick={() => void logout()}>
-            Выйти
-          </button>
-        </div>
-      )}
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import { Link } from 'wouter';
 import { useTitle } from '../providers/title.ts';
 
-export function NotFoundPage() {
+export default function NotFoundPage() {
   useTitle('Страница не найдена');
   return (
     <section className="empty">

@@ -6,7 +6,6 @@ import HomePage, { preloadHomePage } from './pages/HomePage.tsx';
 import { lazyPage } from './lazy-page.tsx';
 import { GuestOnly, RequireUser } from './guards.tsx';
 import { Layout } from './Layout.tsx';
-import { NotFoundPage } from './NotFoundPage.tsx';
 
 // Every screen but the home page is a chunk of its own. The account forms share one (they follow
 // each other quickly), which a guest's header loads when «Вход» or «Регистрация» is pointed at (Header.tsx).
@@ -36,6 +35,8 @@ const SocialCompletePage = lazyPage(() => import('../features/social/SocialCompl
 const TelegramReturnPage = lazyPage(() => import('../features/social/TelegramReturnPage.tsx'));
 // First-run setup, once in a site's life: a chunk of its own, out of the login form's.
 const SetupPage = lazyPage(() => import('../features/accounts/SetupPage.tsx'));
+// An address that leads nowhere is rare: its page is not in the first page's script either.
+const NotFoundPage = lazyPage(() => import('./NotFoundPage.tsx'));
 
 const PRELOAD: Record<string, () => Promise<unknown>> = {
   '/': preloadHomePage,

@@ -2,6 +2,7 @@ import { useEffect, useId, useState, type ReactNode } from 'react';
 import type { FieldValues, UseFormReturn } from 'react-hook-form';
 import { Link } from 'wouter';
 import { ApiError } from '../lib/api.ts';
+import { formatRub } from '../lib/format.ts';
 import { newIdempotencyKey, sendIdempotent } from '../lib/idempotency.ts';
 import { TOPUP_PATH } from '../lib/paths.ts';
 import { Form } from './form/Form.tsx';
@@ -153,7 +154,8 @@ export function PurchaseForm<I extends FieldValues, O>({
           disabled={processing || insufficient || !!refusal || !ready}
           aria-describedby={shown ? noticeId : undefined}
         >
-          {processing ? 'Покупаем…' : 'Подтвердить покупку'}
+          {/* The button says what it takes: the total shown above it, as the server counted it. */}
+          {processing ? 'Покупаем…' : total !== null && ready ? `Подтвердить покупку за ${formatRub(total)}` : 'Подтвердить покупку'}
         </button>
       </div>
     </Form>

@@ -2,6 +2,8 @@ import { addressKey } from '../../lib/rate-limit.ts';
 import { refuseWhileBlocked } from '../../front-door/refusals.ts';
 import {
   ChangePasswordBody,
+  ConfirmQuery,
+  isLocalPath,
   ForgotPasswordBody,
   LoginBody,
   LoginResponse,
@@ -50,13 +52,18 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       onRequest: refuseUnsigned(links, 'verify', (reply) => void reply.redirect(CONFIRM_FAILED, 302)),
       schema: {
         tags,
-        summary: 'Ссылка из письма: подтверждает почту и ведёт на /login?verified=true',
+        summary:
+          'Ссылка из письма: подтверждает почту и ведёт на /login?verified=true; с next (страница сайта, откуда игрок пришёл ' +
+          'регистрироваться) — на /login?verified=true&next=…, чтобы после входа вернуться туда',
         params: TokenParams,
+        querystring: ConfirmQuery,
         response: { 302: z.null() },
       },
       handler: async (req, reply) => {
         const ok = await service.confirmEmail(ctx, req.params.token);
-        return reply.redirect(ok ? '/login?verified=true' : CONFIRM_FAILED, 302);
+        // Only a page of this site; anything else is dropped, never followed.
+        const next = isLocalPath(req.query.next) ? `&next=${encodeURIComponent(req.query.next)}` : '';
+        return reply.redirect(ok ? `/login?verified=true${next}` : CONFIRM_FAILED, 302);
       },
     });
 
@@ -127,6 +134,26 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: MessageResponse, ...errorReplies(400, 429) },
       },
       handler: async (req) => ({ message: await service.forgotPassword(ctx, req.body.email, req.ip) }),
+    });
+
+    app.get('/api/user/reset-password/:token', {
+      config: { access: 'public' },
+      onRequest: [
+        refuseWhileBlocked(ctx.limiter, (req) => `reset:ip:${addressKey(req.ip)}`),
+        refuseUnsigned(links, 'reset', (reply) => void reply.code(400).type('application/json; charset=utf-8').send(FORGED_RESET)),
+      ],
+      schema: {
+        tags,
+        summary:
+          'Действует ли ссылка сброса пароля (страница проверяет её сразу при открытии), не используя её: 200 — да, ' +
+          '400 reset_link_invalid — нет. Ответ не говорит ничего об аккаунте; придуманная ссылка отклоняется до обращения к базе.',
+        params: TokenParams,
+        response: { 200: MessageResponse, ...errorReplies(400, 429) },
+      },
+      handler: async (req) => {
+        await service.checkResetLink(ctx, req.params.token);
+        return { message: service.TEXTS.resetLinkGood };
+      },
     });
 
     app.post('/api/user/reset-password/:token', {

@@ -1,5 +1,6 @@
 import type { StaffRights } from '../users/staff.ts';
 import type { LoginBody, MeResponse, RegisterBody } from '@kubik/contract';
+import { isLocalPath } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import { badRequest, conflict, forbidden, HttpError, isUniqueViolation, tooMany, unauthorized } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
@@ -35,6 +36,7 @@ export const TEXTS = {
   resendSent: 'Если такая почта зарегистрирована и ещё не подтверждена, мы отправили на неё новое письмо',
   resetDone: 'Пароль успешно сброшен',
   resetBad: 'Ссылка для сброса пароля недействительна или устарела',
+  resetLinkGood: 'Ссылка действует: придумайте новый пароль',
   passwordChanged: 'Пароль изменён. Другие сеансы завершены.',
   wrongOldPassword: 'Текущий пароль указан неверно',
   samePassword: 'Новый пароль совпадает с текущим',
@@ -114,7 +116,9 @@ export async function register(
         });
       } else {
         await emailTokens.createEmailToken(trx, row.id, 'verify', verifyToken, VERIFY_TTL_MS);
-        const link = `${ctx.config.publicUrl}/api/user/confirm/${verifyToken}`;
+        // The player's way back (the page they registered from) rides along, checked again when the link is opened.
+        const back = input.return_to && isLocalPath(input.return_to) ? `?next=${encodeURIComponent(input.return_to)}` : '';
+        const link = `${ctx.config.publicUrl}/api/user/confirm/${verifyToken}${back}`;
         await enqueueMail(trx, confirmationLetter(name, input.email, input.username, link));
         await userRegistered.run(trx, row.id, { ip, cookies });
       }
@@ -277,6 +281,18 @@ export async function resendConfirmation(ctx: AppContext, email: string, ip: str
  * The link is checked before the new password is hashed (argon2 costs tens of milliseconds
  * and memory: hashing for any token let anyone slow the site), and tries are limited per address.
  */
+/**
+ * Whether a reset link is still good (signed, stored, unused, not expired), without using it:
+ * one indexed read of the token's hash. Not counted against the address (a made-up link never
+ * gets here: the route checks its signature first), and it says nothing about the account.
+ */
+export async function checkResetLink(ctx: AppContext, token: string): Promise<void> {
+  if (!(await emailTokens.EmailLinkKey.load(ctx.db)).signed('reset', token))
+    throw badRequest(TEXTS.resetBad, { code: 'reset_link_invalid' });
+  if ((await emailTokens.findEmailTokenUser(ctx.db, 'reset', token)) === null)
+    throw badRequest(TEXTS.resetBad, { code: 'reset_link_invalid' });
+}
+
 export async function resetPassword(ctx: AppContext, token: string, newPassword: string, ip: string): Promise<void> {
   if (!(await emailTokens.EmailLinkKey.load(ctx.db)).signed('reset', token))
     throw badRequest(TEXTS.resetBad, { code: 'reset_link_invalid' });

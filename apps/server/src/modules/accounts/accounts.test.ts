@@ -27,6 +27,27 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
       ).n,
     );
 
+  it("keeps the player's way: the page they registered from rides in the letter's link, to the login and no further", async () => {
+    const res = await register({ username: 'Shopper', email: 'shopper@example.com', password: 'correct horse', return_to: '/shop' });
+    expect(res.statusCode, res.body).toBe(201);
+    const letter = await t.smtp.waitFor('shopper@example.com');
+    const link = new URL(linkIn(letter, '/api/user/confirm/'));
+    expect(link.searchParams.get('next')).toBe('/shop');
+    const confirm = await t.app.inject({ method: 'GET', url: link.pathname + link.search });
+    expect(confirm.headers.location).toBe('/login?verified=true&next=%2Fshop');
+    // Only a page of this site: another site's address, given or slipped into the link, is refused or dropped.
+    for (const away of ['https://evil.example/', '//evil.example/x', '/\\evil.example', 'shop', '/a b'])
+      expect(
+        (await register({ username: 'Away_1', email: 'away@example.com', password: 'correct horse', return_to: away })).statusCode,
+        away,
+      ).toBe(400);
+    await register({ username: 'Twice', email: 'twice@example.com', password: 'correct horse' });
+    const plain = new URL(linkIn(await t.smtp.waitFor('twice@example.com'), '/api/user/confirm/'));
+    expect(plain.search).toBe('');
+    const forged = await t.app.inject({ method: 'GET', url: `${plain.pathname}?next=${encodeURIComponent('//evil.example')}` });
+    expect(forged.headers.location).toBe('/login?verified=true');
+  });
+
   it('registers, mails a confirmation link, confirms once and logs in', async () => {
     const res = await register({ username: 'Steve_01', email: 'Steve@Example.com', password: 'correct horse' });
     expect(res.statusCode).toBe(201);
@@ -227,8 +248,19 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
     const short = await t.app.inject({ method: 'POST', url: `/api/user/reset-password/${token}`, payload: { new_password: 'short' } });
     expect(short.statusCode).toBe(400);
 
+    // The page checks the link as it opens, without using it (twice: nothing is spent), and learns nothing about the account.
+    for (let i = 0; i < 2; i++) {
+      const check = await t.app.inject({ method: 'GET', url: `/api/user/reset-password/${token}` });
+      expect(check.statusCode, check.body).toBe(200);
+      expect(check.json()).toEqual({ message: 'Ссылка действует: придумайте новый пароль' });
+      expect(check.body).not.toMatch(/forgetful|Forgetful/);
+    }
     const res = await t.app.inject({ method: 'POST', url: `/api/user/reset-password/${token}`, payload: { new_password: 'new-password' } });
     expect(res.statusCode).toBe(200);
+    // Used: the page says so at once.
+    const used = await t.app.inject({ method: 'GET', url: `/api/user/reset-password/${token}` });
+    expect(used.statusCode).toBe(400);
+    expect(used.json()).toEqual({ error: 'Ссылка для сброса пароля недействительна или устарела', code: 'reset_link_invalid' });
     const reuse = await t.app.inject({
       method: 'POST',
       url: `/api/user/reset-password/${token}`,
@@ -267,6 +299,10 @@ describe.each(dbKinds)('accounts on %s', (kind) => {
           expect(res.statusCode, bad).toBe(400);
           expect(res.json()).toEqual({ error: 'Ссылка для сброса пароля недействительна или устарела', code: 'reset_link_invalid' });
         }
+        // Checking it on arrival costs the same: the signature, before any lookup.
+        const check = await t.app.inject({ method: 'GET', url: `/api/user/reset-password/${bad}` });
+        expect(check.statusCode, bad).toBe(400);
+        expect(check.json()).toEqual({ error: 'Ссылка для сброса пароля недействительна или устарела', code: 'reset_link_invalid' });
         // The same link on the other route; a link signed for the other kind of letter fails each.
         const confirm = await t.app.inject({ method: 'GET', url: `/api/user/confirm/${otherKind}` });
         expect(confirm.statusCode).toBe(302);

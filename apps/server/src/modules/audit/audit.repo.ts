@@ -1,4 +1,4 @@
-import type { AuditEntry } from '@kubik/contract';
+import { auditSectionEntities, type AuditEntry } from '@kubik/contract';
 import type { Db } from '../../db/index.ts';
 
 function parseJson(text: string | null): unknown {
@@ -10,7 +10,7 @@ function parseJson(text: string | null): unknown {
   }
 }
 
-/** One page of the log, newest first, with the name each actor has now. */
+/** One page of the log, newest first, with the name each actor has now; a section takes its entities recorded under an old name too. */
 export async function readAuditPage(
   db: Db,
   page: number,
@@ -18,7 +18,7 @@ export async function readAuditPage(
   entity?: string,
 ): Promise<{ entries: AuditEntry[]; total: number }> {
   let base = db.selectFrom('audit_log');
-  if (entity) base = base.where('audit_log.entity', '=', entity);
+  if (entity) base = base.where('audit_log.entity', 'in', auditSectionEntities(entity));
   const [rows, count] = await Promise.all([
     base
       .leftJoin('users', 'users.id', 'audit_log.actor_id')

@@ -77,31 +77,55 @@ export async function peakOnline(db: Db, since: number, until: number, bucketMs:
   return row ? { total: num(row.total), at: num(row.bucket) * Math.max(1, Math.round(bucketMs)) } : null;
 }
 
-export async function deliveryCounts(db: Db, waitingBefore: number): Promise<{ failed: number; unknown: number; waiting: number }> {
+/** What failed, and what is not given yet — by why it waits, and how many of those wait long. */
+export async function deliveryCounts(db: Db, waitingBefore: number) {
+  const count = (condition: RawBuilder<unknown>) => sql<number>`coalesce(sum(case when ${condition} then 1 else 0 end), 0)`;
+  const pending = (waiting: string) => count(sql`state = 'pending' and waiting = ${waiting}`);
   const row = await db
     .selectFrom('deliveries')
-    .where('state', 'in', ['failed', 'unknown', 'pending'])
+    .where('state', 'in', ['failed', 'unknown', 'pending', 'sent'])
     .select([
-      sql<number>`coalesce(sum(case when state = 'failed' then 1 else 0 end), 0)`.as('failed'),
-      sql<number>`coalesce(sum(case when state = 'unknown' then 1 else 0 end), 0)`.as('unknown'),
-      sql<number>`coalesce(sum(case when state = 'pending' and created_at < ${waitingBefore} then 1 else 0 end), 0)`.as('waiting'),
+      count(sql`state = 'failed'`).as('failed'),
+      count(sql`state = 'unknown'`).as('unknown'),
+      count(sql`state in ('pending', 'sent') and created_at < ${waitingBefore}`).as('waiting'),
+      count(sql`state = 'sent'`).as('sending'),
+      pending('server_down').as('server_down'),
+      pending('no_server').as('no_server'),
+      pending('player_offline').as('player_offline'),
+      count(sql`state = 'pending' and waiting is null`).as('queued'),
     ])
     .executeTakeFirstOrThrow();
-  return { failed: num(row.failed), unknown: num(row.unknown), waiting: num(row.waiting) };
+  const by = {
+    sending: num(row.sending),
+    server_down: num(row.server_down),
+    no_server: num(row.no_server),
+    player_offline: num(row.player_offline),
+    queued: num(row.queued),
+  };
+  return {
+    failed: num(row.failed),
+    unknown: num(row.unknown),
+    waiting: num(row.waiting),
+    pending: { total: Object.values(by).reduce((a, b) => a + b, 0), ...by },
+  };
 }
 
-export function deliveriesNeedingAttention(db: Db, waitingBefore: number, limit: number) {
+function deliveryRows(db: Db) {
   return db
     .selectFrom('deliveries as d')
     .leftJoin('users as u', 'u.id', 'd.user_id')
     .leftJoin('servers as s', 's.id', 'd.server_id')
-    .where((eb) =>
-      eb.or([eb('d.state', 'in', ['failed', 'unknown']), eb.and([eb('d.state', '=', 'pending'), eb('d.created_at', '<', waitingBefore)])]),
-    )
-    .select(['d.id', 'd.source', 'd.label', 'd.state', 'd.last_error', 'd.created_at', 'u.username', 's.name as server'])
-    .orderBy('d.id', 'desc')
-    .limit(limit)
-    .execute();
+    .select(['d.id', 'd.source', 'd.label', 'd.state', 'd.waiting', 'd.last_error', 'd.created_at', 'u.username', 's.name as server']);
+}
+
+/** The newest failures (refused, or never confirmed). */
+export function failedDeliveries(db: Db, limit: number) {
+  return deliveryRows(db).where('d.state', 'in', ['failed', 'unknown']).orderBy('d.id', 'desc').limit(limit).execute();
+}
+
+/** What is not given yet, the longest waiting first. */
+export function waitingDeliveries(db: Db, limit: number) {
+  return deliveryRows(db).where('d.state', 'in', ['pending', 'sent']).orderBy('d.id', 'asc').limit(limit).execute();
 }
 
 export function latestShopOrders(db: Db, limit: number) {

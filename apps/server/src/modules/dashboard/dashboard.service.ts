@@ -8,6 +8,33 @@ const LATEST = 10;
 const HOUR = 3_600_000;
 const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
 
+/**
+ * «Алмаз ×16» for one purchase of 16 pieces; an item whose name says its pieces already
+ * («Алмазы ×16») is not told them twice: «Алмазы ×16», «Алмазы ×16 (3 шт.)».
+ */
+export function orderTitle(name: string, quantity: number, pieces: number): string {
+  const named = pieces > 1 && new RegExp(`[×xх]\\s*${pieces}$`, 'i').test(name.trim());
+  if (named) return quantity > 1 ? `${name} (${quantity} шт.)` : name;
+  return quantity * pieces > 1 ? `${name} ×${quantity * pieces}` : name;
+}
+
+type DeliveryRow = Awaited<ReturnType<typeof repo.failedDeliveries>>[number];
+
+function toDelivery(d: DeliveryRow) {
+  return {
+    id: d.id,
+    source: d.source,
+    label: d.label,
+    state: d.state,
+    reason: d.state === 'failed' ? 'failed' : d.state === 'unknown' ? 'unknown' : 'waiting',
+    waiting: d.state === 'pending' ? d.waiting : null,
+    username: d.username ?? null,
+    server: d.server ?? null,
+    last_error: d.last_error,
+    created_at: iso(d.created_at),
+  };
+}
+
 /** GET /api/admin/dashboard: every number from the database as of `now`, days in the site's time zone. */
 export async function dashboard(ctx: AppContext, now = Date.now()): Promise<AdminDashboard> {
   const zone = ctx.config.timeZone;
@@ -15,7 +42,7 @@ export async function dashboard(ctx: AppContext, now = Date.now()): Promise<Admi
   const waitingBefore = now - DASHBOARD_WAITING_LONG_MIN * 60_000;
   // A check period is the finest the history has for the last 7 days; older rows are hourly peaks.
   const checkBucket = Math.max(ctx.config.monitor.intervalMs, 1000);
-  const [topups, spending, registrations, online, peak24, peak30, counts, attention, shopOrders, privilegeOrders, payments] =
+  const [topups, spending, registrations, online, peak24, peak30, counts, failures, waits, shopOrders, privilegeOrders, payments] =
     await Promise.all([
       repo.topupsByDay(ctx.db, days),
       repo.spendingByDay(ctx.db, days),
@@ -24,7 +51,8 @@ export async function dashboard(ctx: AppContext, now = Date.now()): Promise<Admi
       repo.peakOnline(ctx.db, now - 24 * HOUR, now + 1, checkBucket),
       repo.peakOnline(ctx.db, now - DASHBOARD_DAYS * 24 * HOUR, now + 1, HOUR),
       repo.deliveryCounts(ctx.db, waitingBefore),
-      repo.deliveriesNeedingAttention(ctx.db, waitingBefore, LATEST),
+      repo.failedDeliveries(ctx.db, LATEST),
+      repo.waitingDeliveries(ctx.db, LATEST),
       repo.latestShopOrders(ctx.db, LATEST),
       repo.latestPrivilegePurchases(ctx.db, LATEST),
       repo.latestPayments(ctx.db, LATEST),
@@ -45,7 +73,7 @@ export async function dashboard(ctx: AppContext, now = Date.now()): Promise<Admi
       id: o.id,
       user_id: o.user_id,
       username: o.username,
-      title: o.quantity * Number(o.pieces) > 1 ? `${o.item_name} ×${o.quantity * Number(o.pieces)}` : o.item_name,
+      title: orderTitle(o.item_name, o.quantity, Number(o.pieces)),
       total: toRoubles(Number(o.total)),
       created_at: iso(o.created_at),
     })),
@@ -87,20 +115,7 @@ export async function dashboard(ctx: AppContext, now = Date.now()): Promise<Admi
       peak_30d: p30.n,
       peak_30d_at: p30.at,
     },
-    deliveries: {
-      ...counts,
-      items: attention.map((d) => ({
-        id: d.id,
-        source: d.source,
-        label: d.label,
-        state: d.state,
-        reason: d.state === 'failed' ? 'failed' : d.state === 'unknown' ? 'unknown' : 'waiting',
-        username: d.username ?? null,
-        server: d.server ?? null,
-        last_error: d.last_error,
-        created_at: iso(d.created_at),
-      })),
-    },
+    deliveries: { ...counts, items: failures.map(toDelivery), waiting_items: waits.map(toDelivery) },
     latest_orders: orders,
     latest_payments: payments.map((p) => ({
       id: p.id,

@@ -1,7 +1,7 @@
 import type { AdminDashboard } from '@kubik/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
-import { dashboard } from './dashboard.service.ts';
+import { dashboard, orderTitle } from './dashboard.service.ts';
 
 const at = (iso: string) => Date.parse(iso);
 /** 12:00 in Moscow on 23 November 2026; Moscow's 23rd runs from 22 Nov 21:00 UTC to 23 Nov 21:00 UTC. */
@@ -9,6 +9,18 @@ const NOW = at('2026-11-23T09:00:00Z');
 const MSK_TODAY = at('2026-11-22T21:00:00Z');
 /** The first of the 30 days: 25 October in Moscow. */
 const MSK_FIRST = at('2026-10-24T21:00:00Z');
+
+describe('an order as the overview names it', () => {
+  it('tells the pieces once: from the name when it says them, else after it', () => {
+    expect(orderTitle('Алмаз', 1, 16)).toBe('Алмаз ×16');
+    expect(orderTitle('Алмаз', 2, 16)).toBe('Алмаз ×32');
+    expect(orderTitle('Алмазы ×16', 1, 16)).toBe('Алмазы ×16');
+    expect(orderTitle('Алмазы x16', 3, 16)).toBe('Алмазы x16 (3 шт.)');
+    expect(orderTitle('Меч', 1, 1)).toBe('Меч');
+    expect(orderTitle('Меч', 2, 1)).toBe('Меч ×2');
+    expect(orderTitle('Набор ×16', 1, 8)).toBe('Набор ×16 ×8');
+  });
+});
 
 describe.each(dbKinds)('admin dashboard on %s', (kind) => {
   let t: TestApp;
@@ -266,19 +278,24 @@ describe.each(dbKinds)('admin dashboard on %s', (kind) => {
     });
   });
 
-  it('lists deliveries that need attention, and the latest orders and payments', async () => {
+  it('lists what failed apart from what waits and why, and the latest orders and payments', async () => {
     const d = await dashboard(t.app.ctx, NOW);
     expect({ failed: d.deliveries.failed, unknown: d.deliveries.unknown, waiting: d.deliveries.waiting }).toEqual({
       failed: 1,
       unknown: 1,
       waiting: 1,
     });
+    // Every delivery not given yet is counted by its reason, however fresh (not only those over 15 minutes).
+    expect(d.deliveries.pending).toEqual({ total: 2, sending: 0, server_down: 0, no_server: 0, player_offline: 2, queued: 0 });
     expect(d.deliveries.items.map((x) => [x.label, x.reason])).toEqual([
-      ['Изумруд', 'waiting'],
       ['Золото', 'unknown'],
       ['Алмаз', 'failed'],
     ]);
-    expect(d.deliveries.items[2]).toMatchObject({
+    expect(d.deliveries.waiting_items.map((x) => [x.label, x.reason, x.waiting])).toEqual([
+      ['Изумруд', 'waiting', 'player_offline'],
+      ['Железо', 'waiting', 'player_offline'],
+    ]);
+    expect(d.deliveries.items[1]).toMatchObject({
       username: 'DashMiner',
       server: 'Выживание',
       last_error: 'Unknown item',

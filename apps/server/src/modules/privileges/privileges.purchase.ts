@@ -6,7 +6,7 @@ import { toRoubles } from '../../lib/money.ts';
 import { amountNow, periodsOf } from '../donate/donate.service.ts';
 import * as donateRepo from '../donate/donate.repo.ts';
 import { giftRecipient, sendGiftLetter } from '../purchases/purchases.gift.ts';
-import { redeemPromo } from '../purchases/purchases.promo.ts';
+import { quotePromo, redeemPromo } from '../purchases/purchases.promo.ts';
 import { lockPlayers, purchase } from '../purchases/purchases.service.ts';
 import type { User } from '../users/users.repo.ts';
 import { place, plan, queueGrant, type Plan } from './privileges.placement.ts';
@@ -20,27 +20,53 @@ interface TierPrice {
   plan: Plan;
 }
 
-/** The tier's price for `months` and what buying it would do for this player now; refuses what the purchase would refuse. */
-async function priceTier(db: Db, userId: number, tierId: number, months: number, now: number): Promise<TierPrice> {
+/** The tier's price for `months` now (its sale and the period's discount applied); refuses a tier or a period not sold. */
+async function periodPrice(db: Db, tierId: number, months: number, now: number) {
   const tiers = await donateRepo.listTiers(db);
   const tier = tiers.find((t) => t.id === tierId);
   if (!tier) throw notFound(TEXTS.notFound);
   if (!isRoubles(tier.currency)) throw conflict(TEXTS.notSold, { code: 'not_sold' });
   const period = periodsOf(tier).find((p) => p.months === months);
   if (!period) throw badRequest(TEXTS.periodNotSold(months), { code: 'period_not_sold', field: 'months' });
-  const price = periodTotalKopecks(amountNow(tier, now), months, period.discount);
+  return { tier, tiers, price: periodTotalKopecks(amountNow(tier, now), months, period.discount) };
+}
+
+/** The tier's price for `months` and what buying it would do for this player now; refuses what the purchase would refuse. */
+async function priceTier(db: Db, userId: number, tierId: number, months: number, now: number): Promise<TierPrice> {
+  const { tier, tiers, price } = await periodPrice(db, tierId, months, now);
   return { tier, price, plan: await plan(db, { userId, tier, tiers, addMs: months * MONTH_MS, now, creditUpTo: price }) };
 }
 
-/** GET /api/donate/{id}/quote: what the purchase would cost and do, by the same rules as the purchase, now. */
-export async function quote(db: Db, userId: number, tierId: number, months: number): Promise<PrivilegeQuote> {
-  const { price, plan: p } = await priceTier(db, userId, tierId, months, Date.now());
+/**
+ * GET /api/donate/{id}/quote: what the purchase would cost and do, by the same rules as the
+ * purchase, now — with a promo code, taken off after the upgrade credit as the purchase takes it.
+ * As a gift (`gift`), the period's price as a new privilege: the recipient's own privilege, which
+ * a credit would come from, is not the buyer's to look at.
+ */
+export async function quote(
+  db: Db,
+  userId: number,
+  tierId: number,
+  months: number,
+  opts: { promoCode?: string; gift?: boolean } = {},
+): Promise<PrivilegeQuote> {
+  const now = Date.now();
+  const { price, plan: p } = opts.gift
+    ? {
+        ...(await periodPrice(db, tierId, months, now)),
+        plan: { kind: 'new' as const, credit: 0, replaces: null, startsAt: now, expiresAt: now + months * MONTH_MS },
+      }
+    : await priceTier(db, userId, tierId, months, now);
+  const promoCode = opts.promoCode;
+  const left = Math.max(0, price - p.credit);
+  const promo = promoCode ? await quotePromo(db, { code: promoCode, userId, target: 'donate', lines: [{ amount: left }], now }) : null;
   return {
     tier_id: tierId,
     months,
     price: toRoubles(price),
     credit: toRoubles(p.credit),
-    total: toRoubles(price - p.credit),
+    total: toRoubles(left - (promo?.discount ?? 0)),
+    promo: promo && { code: promo.code, text: promo.text, discount: toRoubles(promo.discount) },
     kind: p.kind,
     replaces: p.replaces && { title: p.replaces.title, unused_days: p.replaces.unusedDays },
     starts_at: p.startsAt,

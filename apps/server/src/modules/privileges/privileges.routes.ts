@@ -90,12 +90,18 @@ export function privilegesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         tags,
         summary:
           'Что будет стоить и сделать покупка доната на months месяцев сейчас, по тем же правилам, что и покупка: цена срока, ' +
-          'зачёт неиспользованных дней заменяемого низшего доната (credit), итог к списанию (total), новый срок. Ничего не меняет.',
+          'зачёт неиспользованных дней заменяемого низшего доната (credit), скидка по промокоду promo_code (promo), итог к списанию (total), новый срок. ' +
+          'Промокод, который не действует на эту покупку, получает тот же отказ, что и покупка (404/409, field promo_code). ' +
+          'gift=1 — цена в подарок: срок как новая привилегия, без зачёта. Ничего не меняет.',
         params: IdParams,
         querystring: PrivilegeQuoteQuery,
         response: { 200: PrivilegeQuote, ...errorReplies(400, 401, 404, 409) },
       },
-      handler: async (req) => purchase.quote(ctx.db, userOf(req).id, req.params.id, req.query.months),
+      handler: async (req) =>
+        purchase.quote(ctx.db, userOf(req).id, req.params.id, req.query.months, {
+          promoCode: req.query.promo_code,
+          gift: req.query.gift === '1',
+        }),
     });
 
     app.post('/api/donate/kits/:kitId/claim', {

@@ -63,6 +63,7 @@ export async function listMine(db: Db, userId: number, now = Date.now()): Promis
           command: k.command,
           period: k.period,
           kitImg: k.kitImg,
+          in_game: k.give_commands.length === 0,
           next_claim_at: next !== null && next > now ? next : null,
           last_claimed_at: last ?? null,
           delivery: claimId === undefined ? null : statusOf(kitDeliveries.get(claimId)),

@@ -138,7 +138,7 @@ describe.each(dbKinds)('privileges on %s', (kind) => {
         title: 'VIP',
         expires_at: body.expires_at,
         active: true,
-        kits: [expect.objectContaining({ id: kitId, name: 'Еда', next_claim_at: null })],
+        kits: [expect.objectContaining({ id: kitId, name: 'Еда', next_claim_at: null, in_game: false })],
       }),
     ]);
   });
@@ -268,6 +268,31 @@ describe.each(dbKinds)('privileges on %s', (kind) => {
     const other = await buy(p.token, premiumId, 1, 'tier-burst-key-01');
     expect([other.statusCode, other.json().code]).toEqual([409, 'idempotency_key_reused']);
     expect(await balanceOf(t, p.id)).toBe(70_000);
+  });
+
+  it('a kit the site has no commands for is said to be claimed in the game, and its claim refuses with the way', async () => {
+    const tier = await t.app.inject(
+      asUser(admin, {
+        method: 'POST',
+        url: '/api/donate/add',
+        payload: {
+          title: 'Игровой',
+          content: 'Набор берут командой в игре',
+          amount: 50,
+          currency: '₽',
+          kits: [{ name: 'Стартовый', description: '', command: '/kit vip', period: 1, kitImg: '', give_commands: [] }],
+        },
+      }),
+    );
+    expect(tier.statusCode, tier.body).toBeLessThan(300);
+    const tierId = tier.json().id as number;
+    const gamer = await quickPlayer(t, 'Gamer', 10_000);
+    expect((await buy(gamer.token, tierId, 1)).statusCode).toBe(200);
+    const [held] = await mine(gamer.token);
+    expect(held.kits).toEqual([expect.objectContaining({ name: 'Стартовый', command: '/kit vip', in_game: true })]);
+    const claim = await t.app.inject(asUser(gamer.token, { method: 'POST', url: `/api/donate/kits/${held.kits[0].id}/claim` }));
+    expect(claim.statusCode).toBe(409);
+    expect(claim.json()).toMatchObject({ code: 'kit_in_game', error: 'Этот набор получают в игре: /kit vip' });
   });
 
   it('claims a kit once per its period; only holders of its tier; the give command reaches the game', async () => {

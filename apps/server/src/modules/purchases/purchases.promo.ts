@@ -104,6 +104,68 @@ export interface PromoLine {
   category?: string;
 }
 
+/** What a code takes off the lines, in kopecks: in all, and from each line (in the order given), adding up. */
+export interface PromoDiscount {
+  discount: number;
+  perLine: number[];
+}
+
+/**
+ * How much a code takes off these lines — the one count of it, for the purchase that redeems the
+ * code and for the preview that shows the price before «Подтвердить». Refuses lines the code does
+ * not cover at all, and a total below the code's minimum.
+ */
+function discountOf(row: PromoRow, lines: PromoLine[]): PromoDiscount {
+  const items = row.item_ids ? new Set(JSON.parse(row.item_ids) as number[]) : null;
+  const category = row.category === null ? null : row.category.trim().toLowerCase();
+  const covered = lines.map(
+    (l) =>
+      (items === null || (l.itemId !== undefined && items.has(l.itemId))) && (category === null || l.category?.toLowerCase() === category),
+  );
+  const base = lines.reduce((s, l, i) => s + (covered[i] ? l.amount : 0), 0);
+  if (!covered.some(Boolean)) throw conflict(PROMO_TEXTS.notItems, { code: 'promo_not_applicable', field: 'promo_code' });
+  if (row.min_total !== null && base < Number(row.min_total))
+    throw conflict(PROMO_TEXTS.minTotal(toRoubles(Number(row.min_total))), { code: 'promo_min_total', field: 'promo_code' });
+  const discount = Math.min(base, row.kind === 'percent' ? Math.floor((base * Number(row.value)) / 100) : Number(row.value));
+  // Spread over the covered lines in proportion; the last covered line takes the rounding.
+  const perLine = lines.map(() => 0);
+  let left = discount;
+  const last = covered.lastIndexOf(true);
+  lines.forEach((l, i) => {
+    if (!covered[i]) return;
+    const part = i === last ? left : Math.floor((discount * l.amount) / Math.max(1, base));
+    perLine[i] = part;
+    left -= part;
+  });
+  return { discount, perLine };
+}
+
+/** A code as a purchase would apply it now, without using it: what it is, and the kopecks it takes off. */
+export interface PromoQuote {
+  code: string;
+  text: string;
+  discount: number;
+}
+
+/**
+ * The preview of a code on a purchase (the shop's cart, a tier's period): refuses exactly as the
+ * purchase would — unknown, not started, ended, used up, used by this player, not for this kind
+ * of purchase, not for these items, below its minimum — and otherwise says what comes off.
+ * Nothing is written: the purchase checks and counts it again in its own transaction.
+ */
+export async function quotePromo(
+  db: Db,
+  input: { code: string; userId: number; target: 'shop' | 'donate'; lines: PromoLine[]; now?: number },
+): Promise<PromoQuote> {
+  const row = await findPromo(db, input.code);
+  const problem = stateProblem(row, input.now ?? Date.now()) ?? (row ? scopeProblem(row, input.target) : null);
+  if (problem || !row) throw problem ?? notFound(PROMO_TEXTS.notFound, { code: 'promo_not_found', field: 'promo_code' });
+  const { discount } = discountOf(row, input.lines);
+  if ((await promoUsesBy(db, row.id, input.userId)) >= Number(row.per_player))
+    throw conflict(PROMO_TEXTS.used, { code: 'promo_used', field: 'promo_code' });
+  return { code: row.code, text: promoText(row), discount };
+}
+
 export interface Redeemed {
   promoId: number;
   /** Kopecks off in all. */
@@ -130,31 +192,11 @@ export async function redeemPromo(
   const problem = stateProblem(row, input.now) ?? (row ? scopeProblem(row, input.target) : null);
   if (problem || !row) throw problem ?? notFound(PROMO_TEXTS.notFound, { code: 'promo_not_found' });
 
-  const items = row.item_ids ? new Set(JSON.parse(row.item_ids) as number[]) : null;
-  const category = row.category === null ? null : row.category.trim().toLowerCase();
-  const covered = input.lines.map(
-    (l) =>
-      (items === null || (l.itemId !== undefined && items.has(l.itemId))) && (category === null || l.category?.toLowerCase() === category),
-  );
-  const base = input.lines.reduce((s, l, i) => s + (covered[i] ? l.amount : 0), 0);
-  if (!covered.some(Boolean)) throw conflict(PROMO_TEXTS.notItems, { code: 'promo_not_applicable', field: 'promo_code' });
-  if (row.min_total !== null && base < Number(row.min_total))
-    throw conflict(PROMO_TEXTS.minTotal(toRoubles(Number(row.min_total))), { code: 'promo_min_total', field: 'promo_code' });
+  const { discount, perLine } = discountOf(row, input.lines);
   if ((await promoUsesBy(trx, row.id, input.userId)) >= Number(row.per_player))
     throw conflict(PROMO_TEXTS.used, { code: 'promo_used', field: 'promo_code' });
 
-  const discount = Math.min(base, row.kind === 'percent' ? Math.floor((base * Number(row.value)) / 100) : Number(row.value));
   await takeUse(trx, row.id, input.now);
-  // Spread over the covered lines in proportion; the last covered line takes the rounding.
-  const perLine = input.lines.map(() => 0);
-  let left = discount;
-  const last = covered.lastIndexOf(true);
-  input.lines.forEach((l, i) => {
-    if (!covered[i]) return;
-    const part = i === last ? left : Math.floor((discount * l.amount) / Math.max(1, base));
-    perLine[i] = part;
-    left -= part;
-  });
   const total = input.lines.reduce((s, l) => s + l.amount, 0) - discount;
   const useId = await insertPromoUse(trx, {
     promo_id: row.id,

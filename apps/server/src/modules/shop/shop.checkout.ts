@@ -14,7 +14,7 @@ import { toRoubles } from '../../lib/money.ts';
 import type { User } from '../users/users.repo.ts';
 import { enqueueDeliveries, type DeliveryRequest } from '../deliveries/deliveries.queue.ts';
 import { giftRecipient, sendGiftLetter, type GiftRecipient } from '../purchases/purchases.gift.ts';
-import { redeemPromo, type Redeemed } from '../purchases/purchases.promo.ts';
+import { quotePromo, redeemPromo, type Redeemed } from '../purchases/purchases.promo.ts';
 import { setPromoUseRef } from '../purchases/purchases.repo.ts';
 import { lockPlayers, purchase, RetryPurchase, type LedgerLine } from '../purchases/purchases.service.ts';
 import { dropListCache } from './shop.cache.ts';
@@ -250,6 +250,33 @@ async function order<A>(
   // The public list shows stock: only a counted item's purchase changes it.
   if (stockTaken) await dropListCache(ctx);
   return result;
+}
+
+/**
+ * GET /api/shop/promo/{code}?lines=…: the cart's price now and what the code takes off it, read
+ * and counted by the purchase's own steps (each line as readLine prices and refuses it, the code
+ * as the purchases core applies it), so the total shown before «Подтвердить» is the one taken.
+ * Nothing is locked or written.
+ */
+export async function previewLines(
+  ctx: AppContext,
+  user: User,
+  code: string,
+  lines: Line[],
+): Promise<{ price: number; discount: number; total: number }> {
+  const now = Date.now();
+  const sales = await categorySales(ctx.db, now);
+  const priced: PricedLine[] = [];
+  for (const line of [...lines].sort((a, b) => a.shop_id - b.shop_id)) priced.push(await readLine(ctx.db, line, user.id, now, sales));
+  const price = priced.reduce((s, l) => s + l.amount, 0);
+  const promo = await quotePromo(ctx.db, {
+    code,
+    userId: user.id,
+    target: 'shop',
+    lines: priced.map((l) => ({ amount: l.amount, itemId: l.item.id, category: l.item.category })),
+    now,
+  });
+  return { price: toRoubles(price), discount: toRoubles(promo.discount), total: toRoubles(price - promo.discount) };
 }
 
 const extras = (b: { promo_code?: string; gift_to?: string }) => ({

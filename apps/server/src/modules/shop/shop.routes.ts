@@ -6,6 +6,7 @@ import {
   CheckoutResponse,
   PromoParams,
   PromoPreview,
+  PromoPreviewQuery,
   ShopListQuery,
   ShopPublicCategories,
   DeliveriesQuery,
@@ -77,11 +78,21 @@ export function shopRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       ...user,
       schema: {
         tags,
-        summary: 'Что даёт промокод этому игроку сейчас; 404 promo_not_found или 409 с причиной',
+        summary:
+          'Что даёт промокод этому игроку сейчас; 404 promo_not_found или 409 с причиной. С lines=12x2,13x1 (товар x количество) — ' +
+          'ещё и цена этой корзины сейчас (price), скидка по коду (discount) и итог к списанию (total), посчитанные как при покупке; ' +
+          'код, который на эти товары или в магазине не действует, получает отказ сразу.',
         params: PromoParams,
+        querystring: PromoPreviewQuery,
         response: { 200: PromoPreview, ...errorReplies(400, 401, 404, 409) },
       },
-      handler: async (req) => previewPromo(ctx.db, req.params.code, userOf(req).id),
+      handler: async (req) => {
+        const me = userOf(req);
+        const lines = req.query.lines;
+        // On lines, refused in the purchase's own order (where it applies before whether it was used).
+        const counted = lines ? await checkout.previewLines(ctx, me, req.params.code, lines) : {};
+        return { ...(await previewPromo(ctx.db, req.params.code, me.id)), ...counted };
+      },
     });
 
     app.post('/api/shop/checkout', {

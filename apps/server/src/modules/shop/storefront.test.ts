@@ -340,6 +340,105 @@ describe.each(dbKinds)('storefront on %s', (kind) => {
     expect((await get('/api/shop/all')).json<{ id: number; price: number }[]>().find((i) => i.id === item)!.price).toBe(100);
   });
 
+  it("previews a code on the cart and on a tier with the purchase's own count: the total shown is the total taken", async () => {
+    const sword = await newItem({
+      name: 'Превью: меч',
+      price: 150,
+      category: 'Оружие',
+      sale_price: 100,
+      sale_ends_at: Date.now() + 3_600_000,
+    });
+    const bread = await newItem({ name: 'Превью: хлеб', price: 33.33, category: 'Еда' });
+    const shopCode = await newPromo({ kind: 'percent', value: 15, applies_to: 'shop' });
+    const tierCode = await newPromo({ kind: 'percent', value: 20, applies_to: 'donate' });
+    const foodCode = await newPromo({ kind: 'fixed', value: 5, applies_to: 'shop', category: 'Еда' });
+    const bigCode = await newPromo({ kind: 'percent', value: 10, applies_to: 'all', min_total: 1000 });
+
+    // 2 × 100 (on sale) + 3 × 33,33 = 299,99; 15 % of it (floored to the kopeck) = 44,99.
+    const lines = `${sword}x2,${bread}x3`;
+    const preview = await get(`/api/shop/promo/${shopCode.code.toLowerCase()}?lines=${lines}`, player);
+    expect(preview.statusCode, preview.body).toBe(200);
+    expect(preview.json()).toMatchObject({ text: 'Скидка 15 % на товары магазина', price: 299.99, discount: 44.99, total: 255 });
+    const before = await balanceOf(t, playerId);
+    const paid = await post('/api/shop/checkout', {
+      lines: [
+        { shop_id: sword, quantity: 2 },
+        { shop_id: bread, quantity: 3 },
+      ],
+      promo_code: shopCode.code,
+    });
+    expect(paid.statusCode, paid.body).toBe(200);
+    expect(paid.json()).toMatchObject({ total: 255, discount: 44.99 });
+    expect(await balanceOf(t, playerId)).toBe(before - 25_500);
+
+    // A tier-only code is refused on the cart at once, as the purchase would refuse it; without lines it only says what it gives.
+    const refused = await get(`/api/shop/promo/${tierCode.code}?lines=${sword}x1`, player);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({
+      error: 'Этот промокод не действует в магазине',
+      code: 'promo_not_applicable',
+      field: 'promo_code',
+    });
+    expect((await get(`/api/shop/promo/${tierCode.code}`, player)).json()).toMatchObject({ text: 'Скидка 20 % на привилегии' });
+    // A code for one category: only its lines; none of them — refused; below the minimum — refused with the minimum.
+    expect((await get(`/api/shop/promo/${foodCode.code}?lines=${sword}x1,${bread}x1`, player)).json()).toMatchObject({
+      price: 133.33,
+      discount: 5,
+      total: 128.33,
+    });
+    expect((await get(`/api/shop/promo/${foodCode.code}?lines=${sword}x1`, player)).json()).toMatchObject({
+      error: 'Промокод не действует на эти товары',
+      field: 'promo_code',
+    });
+    expect((await get(`/api/shop/promo/${bigCode.code}?lines=${sword}x1`, player)).json()).toMatchObject({
+      error: 'Промокод действует при покупке от 1\u00a0000\u00a0₽',
+      code: 'promo_min_total',
+    });
+    // Bad lines are a 400 with the field named, never a 500.
+    for (const bad of ['', 'x', `${sword}x0`, `${sword}`, `${sword}x2,`, 'abc', `99999999999x1`, Array(60).fill(`${sword}x1`).join(',')]) {
+      const res = await get(`/api/shop/promo/${shopCode.code}?lines=${encodeURIComponent(bad)}`, player);
+      expect(res.statusCode, `${bad}: ${res.body}`).toBe(400);
+    }
+    expect((await get(`/api/shop/promo/${shopCode.code}?lines=${sword}x1`)).statusCode).toBe(401);
+    // Nothing was used by the previews.
+    expect(await uses(tierCode.id)).toBe(0);
+    expect(await uses(foodCode.id)).toBe(0);
+
+    // A tier: the quote with the code is what the purchase takes (the sale price 200, 20 % off after no credit).
+    const tier = await post('/api/donate/add', { title: 'Превью VIP', content: 'Привилегия', amount: 199, currency: '₽' }, admin);
+    expect(tier.statusCode, tier.body).toBeLessThan(300);
+    const tierId = (await get('/api/donate/fully')).json<{ id: number; title: string }[]>().find((x) => x.title === 'Превью VIP')!.id;
+    const plain = await get(`/api/donate/${tierId}/quote?months=1`, player);
+    expect(plain.json()).toMatchObject({ price: 199, total: 199, promo: null });
+    const quoted = await get(`/api/donate/${tierId}/quote?months=1&promo_code=${tierCode.code.toLowerCase()}`, player);
+    expect(quoted.statusCode, quoted.body).toBe(200);
+    expect(quoted.json()).toMatchObject({
+      price: 199,
+      total: 159.2,
+      promo: { code: tierCode.code, text: 'Скидка 20 % на привилегии', discount: 39.8 },
+    });
+    // As a gift: the period's price as a new privilege, the code off it; nothing about anyone's privilege.
+    expect((await get(`/api/donate/${tierId}/quote?months=1&gift=1&promo_code=${tierCode.code}`, player)).json()).toMatchObject({
+      kind: 'new',
+      credit: 0,
+      total: 159.2,
+    });
+    expect((await get(`/api/donate/${tierId}/quote?months=1&gift=yes`, player)).statusCode).toBe(400);
+    const shopOnly = await get(`/api/donate/${tierId}/quote?months=1&promo_code=${shopCode.code}`, player);
+    expect(shopOnly.statusCode).toBe(409);
+    expect(shopOnly.json()).toMatchObject({ error: 'Этот промокод не действует на привилегии', field: 'promo_code' });
+    expect((await get(`/api/donate/${tierId}/quote?months=1&promo_code=${encodeURIComponent('не код!')}`, player)).statusCode).toBe(400);
+    const balance = await balanceOf(t, playerId);
+    const bought = await post(`/api/donate/${tierId}/buy`, { months: 1, promo_code: tierCode.code });
+    expect(bought.statusCode, bought.body).toBe(200);
+    expect(await balanceOf(t, playerId)).toBe(balance - 15_920);
+    // Used once: the next preview says so, as the next purchase would.
+    expect((await get(`/api/donate/${tierId}/quote?months=1&promo_code=${tierCode.code}`, player)).json()).toMatchObject({
+      code: 'promo_used',
+    });
+    await ledgerClean();
+  });
+
   it('manages promo codes (permission promo), previews them, and applies them, sales and gifts to tiers', async () => {
     expect((await post('/api/admin/promo-codes', { code: 'X', kind: 'percent', value: 10 }, player)).statusCode).toBe(403);
     const bad = await post('/api/admin/promo-codes', { code: 'BAD', kind: 'percent', value: 150 }, admin);

@@ -1,12 +1,14 @@
-import { GameLoginSection, LauncherSection, SupportSection, WelcomeSection } from '../../features/help/HelpSections.tsx';
+import { GameLoginSection, LauncherSection, StartSection, SupportSection, WelcomeSection } from '../../features/help/HelpSections.tsx';
 import { PageContent } from '../../features/pages/PageContent.tsx';
 import { useAuth } from '../../providers/auth.tsx';
 import { useSite } from '../../providers/site.tsx';
 import { useTitle } from '../../providers/title.ts';
 
 /**
- * /help: the launcher (Настройки), game login, then for guests the FAQ page and for players a
- * welcome, the owner's help page (Админ-панель → Страницы) and the support links.
+ * /help, for a player: how to start playing (four steps), the launcher (Лаунчер), logging in
+ * from it, then for guests the FAQ page and for players a welcome, the owner's help page
+ * (Админ-панель → Страницы) and the support links. What an owner sets on the game servers is in
+ * the admin area (Вход в игру), not here.
  */
 export default function HelpPage() {
   useTitle('Помощь');
@@ -18,6 +20,7 @@ export default function HelpPage() {
         <h1>Помощь</h1>
         <p>Как начать играть на {site.name}, что нужно компьютеру и куда писать, если что-то пошло не так.</p>
       </header>
+      <StartSection username={user?.username ?? null} />
       <LauncherSection />
       <GameLoginSection />
       {user ? (

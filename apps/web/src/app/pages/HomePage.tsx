@@ -18,9 +18,10 @@ const HomeShowcase = lazyPage(() => import('../../features/players/HomeShowcase.
 export const preloadHomePage = () => Promise.all([HomeServerCards.preload(), HomeShowcase.preload()]);
 
 /**
- * The hero (the welcome, the game address to copy, the players online across the servers and
- * «Начать играть»), the servers' status cards, the latest purchases and the month's top (each
- * as the owner chose), then the news.
+ * The owner's banner (Настройки → Главная страница), the hero (the welcome, the game address to
+ * copy, the players online across the servers, «Начать играть» and «Поддержать сервер»), the
+ * servers' status cards, the latest purchases and the month's top (each as the owner chose),
+ * then the news.
  */
 export default function HomePage() {
   useTitle(null);
@@ -30,6 +31,7 @@ export default function HomePage() {
   const guest = user === null;
   return (
     <div className="stack">
+      {site.home_banner_url && <Banner />}
       <section className="hero" aria-labelledby="hero-h">
         <h1 id="hero-h">Добро пожаловать на {site.name}!</h1>
         {site.description && <p className="hero-lead">{site.description}</p>}
@@ -45,6 +47,10 @@ export default function HomePage() {
           <Link to="/help" className="btn btn-primary hero-play">
             Начать играть
           </Link>
+          {/* The way to support the server, in the donation's gold: a tier, its kits and features. */}
+          <Link to="/donate" className="btn btn-gold hero-play">
+            Поддержать сервер
+          </Link>
           {guest && (
             <Link to="/register" className="btn">
               Регистрация
@@ -58,5 +64,39 @@ export default function HomePage() {
       </Suspense>
       <NewsFeed />
     </div>
+  );
+}
+
+/**
+ * The owner's banner: a wide picture (its place kept, so nothing below moves when it arrives),
+ * with its title and line over it, leading where the owner set (a page of the site or another).
+ */
+function Banner() {
+  const site = useSite();
+  const href = site.home_banner_link;
+  const title = site.home_banner_title;
+  const body = (
+    <>
+      <img src={site.home_banner_url} alt={title} width={1200} height={400} fetchPriority="high" className="home-banner-image" />
+      {(title || site.home_banner_text) && (
+        <span className="home-banner-caption">
+          {title && <strong>{title}</strong>}
+          {site.home_banner_text && <span>{site.home_banner_text}</span>}
+        </span>
+      )}
+    </>
+  );
+  return (
+    <section className="home-banner" aria-label={title || 'Баннер'} data-testid="home-banner">
+      {!href ? (
+        body
+      ) : href.startsWith('/') ? (
+        <Link to={href}>{body}</Link>
+      ) : (
+        <a href={href} target="_blank" rel="noopener noreferrer">
+          {body}
+        </a>
+      )}
+    </section>
   );
 }

@@ -1,5 +1,6 @@
 import { useId } from 'react';
 import { useController } from 'react-hook-form';
+import { fieldDescribedBy, FieldShell } from './FieldShell.tsx';
 import { useFormMeta } from './Form.tsx';
 
 const two = (n: number) => String(n).padStart(2, '0');
@@ -17,8 +18,7 @@ export function DateTimeField({ name, label, hint }: { name: string; label: stri
   const value = field.value as number | null | undefined;
   const error = fieldState.error?.message;
   return (
-    <div className={error ? 'field field-invalid' : 'field'}>
-      <label htmlFor={id}>{label}</label>
+    <FieldShell id={id} label={label} hint={hint} error={error}>
       <input
         id={id}
         ref={field.ref}
@@ -26,23 +26,13 @@ export function DateTimeField({ name, label, hint }: { name: string; label: stri
         type="datetime-local"
         value={typeof value === 'number' && Number.isFinite(value) ? toLocal(value) : ''}
         aria-invalid={error ? true : undefined}
-        aria-describedby={[error && `${id}-error`, hint && `${id}-hint`].filter(Boolean).join(' ') || undefined}
+        aria-describedby={fieldDescribedBy(id, error, hint)}
         onBlur={field.onBlur}
         onChange={(e) => {
           const ms = e.target.value ? new Date(e.target.value).getTime() : null;
           field.onChange(ms === null || Number.isFinite(ms) ? ms : null);
         }}
       />
-      {error && (
-        <span className="field-error" id={`${id}-error`}>
-          {error}
-        </span>
-      )}
-      {hint && (
-        <span className="hint" id={`${id}-hint`}>
-          {hint}
-        </span>
-      )}
-    </div>
+    </FieldShell>
   );
 }

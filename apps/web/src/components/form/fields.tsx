@@ -14,6 +14,7 @@ import {
 } from 'react';
 import { useController, useFormContext, useWatch } from 'react-hook-form';
 import { api, ApiError } from '../../lib/api.ts';
+import { fieldDescribedBy, FieldNotes, FieldShell } from './FieldShell.tsx';
 import { useFormMeta } from './Form.tsx';
 
 /*
@@ -47,27 +48,7 @@ function useField(name: string, label: string, hint: ReactNode) {
   useFormMeta().setLabel(name, group ? `${group} — ${label}` : label);
   const id = useId();
   const error = getFieldState(name, formState).error?.message;
-  const describedBy = [error && `${id}-error`, hint && `${id}-hint`].filter(Boolean).join(' ') || undefined;
-  return { id, error, control: { id, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy } };
-}
-
-function Frame({ id, label, hint, error, children }: { id: string; label: string; hint?: ReactNode; error?: string; children: ReactNode }) {
-  return (
-    <div className={error ? 'field field-invalid' : 'field'}>
-      <label htmlFor={id}>{label}</label>
-      {children}
-      {error && (
-        <span className="field-error" id={`${id}-error`}>
-          {error}
-        </span>
-      )}
-      {hint && (
-        <span className="hint" id={`${id}-hint`}>
-          {hint}
-        </span>
-      )}
-    </div>
-  );
+  return { id, error, control: { id, 'aria-invalid': error ? true : undefined, 'aria-describedby': fieldDescribedBy(id, error, hint) } };
 }
 
 type InputProps = BaseProps & Omit<InputHTMLAttributes<HTMLInputElement>, 'name'>;
@@ -76,9 +57,9 @@ export function TextField({ name, label, hint, type = 'text', ...input }: InputP
   const { register } = useFormContext();
   const f = useField(name, label, hint);
   return (
-    <Frame id={f.id} label={label} hint={hint} error={f.error}>
+    <FieldShell id={f.id} label={label} hint={hint} error={f.error} required={input.required}>
       <input type={type} {...input} {...register(name)} {...f.control} />
-    </Frame>
+    </FieldShell>
   );
 }
 
@@ -86,9 +67,9 @@ export function TextAreaField({ name, label, hint, ...textarea }: BaseProps & Om
   const { register } = useFormContext();
   const f = useField(name, label, hint);
   return (
-    <Frame id={f.id} label={label} hint={hint} error={f.error}>
+    <FieldShell id={f.id} label={label} hint={hint} error={f.error} required={textarea.required}>
       <textarea {...textarea} {...register(name)} {...f.control} />
-    </Frame>
+    </FieldShell>
   );
 }
 
@@ -108,7 +89,7 @@ export function SelectField({
   const { register } = useFormContext();
   const f = useField(name, label, hint);
   return (
-    <Frame id={f.id} label={label} hint={hint} error={f.error}>
+    <FieldShell id={f.id} label={label} hint={hint} error={f.error} required={select.required}>
       <select {...select} {...register(name)} {...f.control}>
         {options.map((o) => (
           <option key={o.value} value={o.value}>
@@ -116,7 +97,7 @@ export function SelectField({
           </option>
         ))}
       </select>
-    </Frame>
+    </FieldShell>
   );
 }
 
@@ -129,16 +110,7 @@ export function CheckboxField({ name, label, hint, ...input }: InputProps) {
         <input type="checkbox" {...input} {...register(name)} {...f.control} />
         {label}
       </label>
-      {f.error && (
-        <span className="field-error" id={`${f.id}-error`}>
-          {f.error}
-        </span>
-      )}
-      {hint && (
-        <span className="hint" id={`${f.id}-hint`}>
-          {hint}
-        </span>
-      )}
+      <FieldNotes id={f.id} error={f.error} hint={hint} />
     </div>
   );
 }
@@ -185,16 +157,7 @@ export function RadioGroupField({
           {o.label}
         </label>
       ))}
-      {f.error && (
-        <span className="field-error" id={`${f.id}-error`}>
-          {f.error}
-        </span>
-      )}
-      {hint && (
-        <span className="hint" id={`${f.id}-hint`}>
-          {hint}
-        </span>
-      )}
+      <FieldNotes id={f.id} error={f.error} hint={hint} />
     </fieldset>
   );
 }
@@ -220,7 +183,7 @@ export function FileField({ name, label, hint, accept, refuse }: FileFieldProps)
     if (!file && input.current) input.current.value = '';
   }, [file]);
   return (
-    <Frame id={f.id} label={label} hint={hint} error={f.error}>
+    <FieldShell id={f.id} label={label} hint={hint} error={f.error}>
       <input
         ref={(el) => {
           input.current = el;
@@ -249,7 +212,7 @@ export function FileField({ name, label, hint, accept, refuse }: FileFieldProps)
       <span className="file-name" aria-live="polite">
         {file ? `Выбран файл: ${file.name}` : 'Файл не выбран'}
       </span>
-    </Frame>
+    </FieldShell>
   );
 }
 
@@ -293,7 +256,7 @@ function NumericField({
   const [typed, setTyped] = useState(() => ({ text: show(value), value }));
   if (!Object.is(typed.value, value)) setTyped({ text: show(value), value });
   return (
-    <Frame id={f.id} label={label} hint={hint} error={f.error}>
+    <FieldShell id={f.id} label={label} hint={hint} error={f.error} required={input.required}>
       <input
         type="text"
         autoComplete="off"
@@ -309,7 +272,7 @@ function NumericField({
         }}
         {...f.control}
       />
-    </Frame>
+    </FieldShell>
   );
 }
 

@@ -18,6 +18,8 @@ import { UserCardView } from './UserCardView.tsx';
 import './accounts.css';
 import { BanControls } from './BanDialog.tsx';
 import { BanCommandsPanel } from './BanCommandsPanel.tsx';
+import { FieldShell } from '../../components/form/FieldShell.tsx';
+import { Pager } from '../../components/Pager.tsx';
 
 type Body = AdminUserUpdateBody;
 
@@ -116,8 +118,7 @@ export default function AdminUsersPage() {
         </button>
       }
     >
-      <div className="field admin-filter users-search">
-        <label htmlFor="users-search">Поиск</label>
+      <FieldShell id="users-search" label="Поиск" className="admin-filter users-search">
         <input
           id="users-search"
           type="search"
@@ -127,7 +128,7 @@ export default function AdminUsersPage() {
           autoComplete="off"
           maxLength={100}
         />
-      </div>
+      </FieldShell>
       <QueryState
         query={crud.list}
         error="Не удалось загрузить пользователей"
@@ -149,18 +150,8 @@ export default function AdminUsersPage() {
           </>
         )}
       </QueryState>
-      {data && pages > 1 && (
-        <nav className="pager" aria-label="Страницы списка пользователей">
-          <button type="button" className="btn btn-small" onClick={() => setPage((n) => Math.max(1, n - 1))} disabled={page <= 1}>
-            ← Назад
-          </button>
-          <span aria-current="page">
-            Страница {page} из {pages}
-          </span>
-          <button type="button" className="btn btn-small" onClick={() => setPage((n) => Math.min(pages, n + 1))} disabled={page >= pages}>
-            Вперёд →
-          </button>
-        </nav>
+      {data && (
+        <Pager page={page} pages={pages} onPage={setPage} label="Страницы списка пользователей" previous="← Назад" next="Вперёд →" />
       )}
       <p className="visually-hidden">По {ADMIN_USERS_PER_PAGE} на странице.</p>
 

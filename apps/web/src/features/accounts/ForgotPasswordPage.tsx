@@ -11,6 +11,28 @@ import { mailLinkErrors } from './errors.ts';
 
 export const REDIRECT_DELAY_MS = 2000;
 
+/**
+ * The letter with a reset link: the account's e-mail, sent by «Отправить новое письмо» where a
+ * link turned out spent (ResetPasswordPage); the answer is the same whether the address is known.
+ */
+export function ResetLetterForm({ onSent }: { onSent: () => void }) {
+  const form = useSchemaForm(forgotPasswordSchema, { defaultValues: { email: '' } });
+  return (
+    <Form
+      form={form}
+      onSubmit={async (body: ForgotPasswordBody) => {
+        await forgotPassword(body);
+        onSent();
+      }}
+      serverErrors={mailLinkErrors('Не удалось отправить ссылку для сброса пароля')}
+    >
+      <TextField name="email" label="Почта" type="email" autoComplete="email" />
+      <FormErrors fields={false} />
+      <SubmitButton label="Отправить новое письмо" pendingLabel="Отправляем…" className="btn btn-primary btn-block" />
+    </Form>
+  );
+}
+
 export default function ForgotPasswordPage() {
   const [params] = useSearchParams();
   const resend = params.get('resend') === '1';

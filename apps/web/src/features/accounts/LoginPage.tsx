@@ -1,5 +1,6 @@
+import { isLocalPath } from '@kubik/contract/local-path';
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, useLocation, useSearchParams } from 'wouter';
 import { useHistoryState } from 'wouter/use-browser-location';
 import type { z } from 'zod';
@@ -9,7 +10,6 @@ import { Form, FormErrors, SubmitButton, useSchemaForm } from '../../components/
 import { TextField } from '../../components/form/fields.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { ME_KEY } from '../../providers/auth.tsx';
-import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { giveGameAccountEmail, login } from './api.ts';
 import { accountError, LOGIN_ERRORS } from './errors.ts';
@@ -20,8 +20,7 @@ export default function LoginPage() {
   useTitle('Вход');
   const [params] = useSearchParams();
   const [, navigate] = useLocation();
-  const historyState = useHistoryState<{ from?: string } | null>();
-  const notify = useNotify();
+  const historyState = useHistoryState<{ from?: string; registered?: string } | null>();
   const queryClient = useQueryClient();
   const form = useSchemaForm(loginSchema, { defaultValues: { username: '', password: '' } });
   // The server's 403 `email_not_confirmed`: its text, as a warning with the way to a new letter.
@@ -33,15 +32,14 @@ export default function LoginPage() {
   // An account from the game (AuthMe) without an address: the server's 403 authme_email_required asks for one.
   const [needEmail, setNeedEmail] = useState<string | null>(null);
   const [emailSent, setEmailSent] = useState<string | null>(null);
-  const shown = useRef(false);
-
+  // What brought the player here is said in the page, and goes with it once they log in (a toast
+  // would outlive the page and still say «confirmed» over the next one).
   const verified = params.get('verified');
-  useEffect(() => {
-    if (shown.current) return;
-    shown.current = true;
-    if (verified === 'true') notify('success', 'Почта успешно подтверждена! Теперь вы можете войти.');
-    if (verified === 'invalid') notify('warning', 'Ссылка подтверждения недействительна или устарела. Войдите, чтобы получить новую.');
-  }, [verified, notify]);
+  const registered = historyState?.registered;
+  // Where to go after logging in: the confirmation link's way back, or the page that sent them here.
+  const next = params.get('next');
+  const from = historyState?.from;
+  const back = isLocalPath(next) && next !== '/login' ? next : isLocalPath(from) && from !== '/login' ? from : null;
 
   useEffect(() => {
     if (needCode) form.setFocus('code');
@@ -82,13 +80,31 @@ export default function LoginPage() {
       throw err;
     }
     await queryClient.invalidateQueries({ queryKey: ME_KEY });
-    const from = historyState?.from;
-    navigate(from && from !== '/login' ? from : '/', { replace: true });
+    navigate(back ?? '/', { replace: true });
   }
 
   return (
     <section className="card card-narrow">
       <h1>Вход</h1>
+      {registered && !verified && (
+        <div className="notice notice-success" role="status" data-testid="login-registered">
+          <p>Письмо с подтверждением отправлено на вашу почту. Проверьте почту!</p>
+          <p>
+            Откройте ссылку из письма, отправленного на {registered}, и войдите{back ? ' — вы вернётесь туда, где были' : ''}. Письма нет?{' '}
+            <Link to="/forgot-password?resend=1">Отправить ещё раз</Link>
+          </p>
+        </div>
+      )}
+      {verified === 'true' && (
+        <p className="notice notice-success" role="status" data-testid="login-verified">
+          Почта успешно подтверждена! Теперь вы можете войти.
+        </p>
+      )}
+      {verified === 'invalid' && (
+        <p className="notice notice-warning" role="alert" data-testid="login-verified">
+          Ссылка подтверждения недействительна или устарела. Войдите, чтобы получить новую.
+        </p>
+      )}
       <Form form={form} onSubmit={submit} serverErrors={LOGIN_ERRORS} guard={false}>
         <TextField name="username" label="Имя или почта" autoComplete="username" />
         <TextField name="password" label="Пароль" type="password" autoComplete="current-password" />
@@ -138,7 +154,9 @@ export default function LoginPage() {
           <button type="button" className="link-button" onClick={() => navigate('/forgot-password')}>
             Забыли пароль?
           </button>
-          <Link to="/register">Регистрация</Link>
+          <Link to="/register" state={{ from: back ?? undefined }}>
+            Регистрация
+          </Link>
         </div>
       </Form>
     </section>

@@ -1,11 +1,12 @@
+import { isLocalPath } from '@kubik/contract/local-path';
 import { Link, useLocation } from 'wouter';
+import { useHistoryState } from 'wouter/use-browser-location';
 import type { z } from 'zod';
 import { registrationSchema } from './auth-schema-loaders.ts';
 import type { Registration } from './auth-schemas.ts';
 import { Form, FormErrors, SubmitButton, useSchemaForm } from '../../components/form/Form.tsx';
 import { TextField } from '../../components/form/fields.tsx';
 import { PasswordHint } from '../../components/PasswordHint.tsx';
-import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { register } from './api.ts';
 import { REGISTRATION_ERRORS } from './errors.ts';
@@ -13,14 +14,17 @@ import { REGISTRATION_ERRORS } from './errors.ts';
 export default function RegisterPage() {
   useTitle('Регистрация');
   const [, navigate] = useLocation();
-  const notify = useNotify();
+  // The page the player was on when they chose to register (the header's link, the login page's).
+  const from = useHistoryState<{ from?: string } | null>()?.from;
+  const back = isLocalPath(from) ? from : undefined;
   const form = useSchemaForm(registrationSchema, { defaultValues: { username: '', email: '', password: '' } });
   const [username, email, password] = form.watch(['username', 'email', 'password']);
 
   async function submit(body: z.output<typeof Registration>) {
-    await register(body);
-    notify('success', 'Письмо с подтверждением отправлено на вашу почту. Проверьте почту!');
-    navigate('/login');
+    // The letter's link leads back here after logging in: register → confirm → log in → where they were.
+    await register({ ...body, ...(back ? { return_to: back } : {}) });
+    // The login page says what to do next, in the page (not a toast gone in 5 seconds).
+    navigate('/login', { state: { from: back, registered: body.email } });
   }
 
   return (
@@ -44,7 +48,10 @@ export default function RegisterPage() {
         <FormErrors />
         <SubmitButton label="Зарегистрироваться" pendingLabel="Отправляем…" className="btn btn-primary btn-block" />
         <p className="muted">
-          Уже есть аккаунт? <Link to="/login">Войти</Link>
+          Уже есть аккаунт?{' '}
+          <Link to="/login" state={{ from: back }}>
+            Войти
+          </Link>
         </p>
       </Form>
     </section>

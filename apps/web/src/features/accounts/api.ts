@@ -8,5 +8,7 @@ export const register = (body: RegisterBody) => api<MessageResponse>('/api/user/
 export const forgotPassword = (body: ForgotPasswordBody) => api<MessageResponse>('/api/user/forgot-password', { method: 'POST', body });
 export const resendConfirmation = (body: ForgotPasswordBody) =>
   api<MessageResponse>('/api/user/resend-confirmation', { method: 'POST', body });
+/** Whether a reset link is still good, without using it (400 reset_link_invalid when not). */
+export const checkResetLink = (token: string) => api<MessageResponse>(`/api/user/reset-password/${encodeURIComponent(token)}`);
 export const resetPassword = (token: string, newPassword: string) =>
   api<MessageResponse>(`/api/user/reset-password/${encodeURIComponent(token)}`, { method: 'POST', body: { new_password: newPassword } });

@@ -9,6 +9,8 @@ import { useTitle } from '../../providers/title.ts';
 import { fetchAudit } from './api.ts';
 import { changesOf } from './changes.ts';
 import './audit.css';
+import { FieldShell } from '../../components/form/FieldShell.tsx';
+import { Pager } from '../../components/Pager.tsx';
 
 export default function AdminAuditPage() {
   useTitle('Журнал изменений');
@@ -25,8 +27,7 @@ export default function AdminAuditPage() {
   return (
     <AdminSection title="Журнал изменений">
       <p className="muted">Кто, когда и что изменил в админ-панели: новые записи сверху. Пароли не показываются.</p>
-      <div className="field admin-filter">
-        <label htmlFor={filterId}>Раздел</label>
+      <FieldShell id={filterId} label="Раздел" className="admin-filter">
         <select
           id={filterId}
           value={entity}
@@ -42,7 +43,7 @@ export default function AdminAuditPage() {
             </option>
           ))}
         </select>
-      </div>
+      </FieldShell>
 
       <QueryState query={log} error="Не удалось загрузить журнал" empty="Записей пока нет" isEmpty={(d) => d.entries.length === 0}>
         {(data) => (
@@ -52,7 +53,7 @@ export default function AdminAuditPage() {
                 <li key={e.id} className="audit-entry" data-testid="audit-entry">
                   <div className="audit-meta">
                     <strong>{auditAction(e.action, e.entity)}</strong>
-                    {auditSubject(e.entity, e.entity_id) && <span className="muted">{auditSubject(e.entity, e.entity_id)}</span>}
+                    <Subject entry={e} />
                     <span className="muted">·</span>
                     <span>{e.actor_username ?? 'система'}</span>
                     <time className="muted" dateTime={e.created_at}>
@@ -63,22 +64,17 @@ export default function AdminAuditPage() {
                 </li>
               ))}
             </ol>
-            <nav className="row audit-pages" aria-label="Страницы журнала">
-              <button type="button" className="btn btn-small" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
-                ← Новее
-              </button>
-              <span aria-live="polite">
-                Страница {page} из {pages}
-              </span>
-              <button type="button" className="btn btn-small" disabled={page >= pages} onClick={() => setPage((p) => p + 1)}>
-                Старше →
-              </button>
-            </nav>
+            <Pager page={page} pages={pages} onPage={setPage} label="Страницы журнала" />
           </>
         )}
       </QueryState>
     </AdminSection>
   );
+}
+
+function Subject({ entry: e }: { entry: AuditEntry }) {
+  const subject = auditSubject(e.entity, e.entity_id, e.before, e.after);
+  return subject ? <span className="muted">{subject}</span> : null;
 }
 
 /** «Баланс: 0 ₽ → 1 000 ₽», one line per changed field. */

@@ -1,5 +1,6 @@
 import {
   AUDIT_HIDDEN_FIELDS,
+  AUDIT_VALUE_TEXT,
   auditField,
   DELIVERY_STATE_TEXT,
   VAT_CODE_TEXT,
@@ -23,6 +24,14 @@ const asRecord = (v: unknown): Record<string, unknown> =>
 /** PostgreSQL hands big integers over as strings. */
 const asNumber = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN);
 
+function parseList(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
 /** One value as the audit log shows it: «1 000 ₽», «да», «21.11.2026, 14:05», «Старт, Премиум». */
 export function showValue(kind: AuditValueKind = 'text', value: unknown): string {
   if (kind === 'secret')
@@ -44,15 +53,33 @@ export function showValue(kind: AuditValueKind = 'text', value: unknown): string
       return (Number.isFinite(n) ? VAT_CODE_TEXT[n] : undefined) ?? String(value);
     case 'delivery_state':
       return DELIVERY_STATE_TEXT[value as DeliveryState] ?? String(value);
+    case 'percent':
+      return Number.isFinite(n) ? `${formatNumber(n)} %` : String(value);
     case 'list': {
-      if (!Array.isArray(value)) return String(value);
-      if (value.length === 0) return 'нет';
-      return value
+      // A list as the API has it, or as a row keeps it (JSON text: an item's commands, a code's items).
+      const list = typeof value === 'string' && value.startsWith('[') ? parseList(value) : value;
+      if (!Array.isArray(list)) return String(value);
+      if (list.length === 0) return 'нет';
+      return list
         .map((item) =>
           typeof item === 'string'
             ? (PERMISSION_LABELS[item as Permission]?.label ?? item)
-            : String(asRecord(item).name ?? asRecord(item).title ?? '…'),
+            : typeof item === 'number'
+              ? String(item)
+              : String(asRecord(item).name ?? asRecord(item).title ?? '…'),
         )
+        .join(', ');
+    }
+    case 'roubles_list':
+      return Array.isArray(value) ? (value.length === 0 ? 'нет' : value.map((v) => formatRub(asNumber(v))).join(', ')) : String(value);
+    case 'periods': {
+      if (!Array.isArray(value)) return String(value);
+      return value
+        .map((p) => {
+          const r = asRecord(p);
+          const off = asNumber(r.discount);
+          return `${formatNumber(asNumber(r.months))} мес.${off > 0 ? ` (−${formatNumber(off)} %)` : ''}`;
+        })
         .join(', ');
     }
     case 'bonus_rules': {
@@ -60,8 +87,11 @@ export function showValue(kind: AuditValueKind = 'text', value: unknown): string
       if (value.length === 0) return 'нет';
       return value.map((r) => `от ${formatRub(asNumber(asRecord(r).from))} — +${formatNumber(asNumber(asRecord(r).percent))} %`).join('; ');
     }
-    default:
+    default: {
+      const named = AUDIT_VALUE_TEXT[kind]?.[String(value)];
+      if (named) return named;
       return typeof value === 'object' ? JSON.stringify(value) : String(value);
+    }
   }
 }
 
@@ -73,7 +103,7 @@ export function changesOf(entry: AuditEntry): Change[] {
   return keys
     .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
     .map((k) => {
-      const { label, kind } = auditField(entry.entity, k);
+      const { label, kind } = auditField(entry.entity, k, { ...before, ...after });
       return {
         key: k,
         label,

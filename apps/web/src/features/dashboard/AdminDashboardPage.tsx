@@ -1,6 +1,5 @@
 import {
   DASHBOARD_WAITING_LONG_MIN,
-  DELIVERY_STATE_TEXT,
   PAYMENT_PROVIDER_TEXT,
   PAYMENT_STATUS_TEXT,
   type AdminDashboard,
@@ -124,18 +123,39 @@ function Stat({ label, value, note, testId }: { label: string; value: string; no
   );
 }
 
-const REASON_TEXT: Record<DashboardDelivery['reason'], string> = {
-  failed: 'Ошибка выдачи',
-  unknown: 'Не подтверждено',
-  waiting: `Ждёт дольше ${DASHBOARD_WAITING_LONG_MIN} минут`,
+/** Why something not given yet waits, as the owner acts on it. */
+const WAITING_TEXT: Record<Exclude<keyof AdminDashboard['deliveries']['pending'], 'total'>, string> = {
+  server_down: 'сервер недоступен — выдадим, когда он ответит',
+  no_server: 'не выбран сервер — выберите его в выдаче',
+  player_offline: 'игрок не в игре — выдадим, когда он зайдёт',
+  sending: 'команда отправлена, ждём ответа сервера',
+  queued: 'в очереди на отправку',
 };
 
+/** The one-line reason of a delivery in the tables. */
+function whyText(x: DashboardDelivery): string {
+  if (x.reason === 'failed') return 'Сервер отказал в выдаче';
+  if (x.reason === 'unknown') return 'Сервер не подтвердил выдачу';
+  if (x.state === 'sent') return 'Отправлено, ждём ответа';
+  return x.waiting ? DELIVERY_WAITING_TEXT[x.waiting] : 'В очереди';
+}
+
+const DELIVERY_WAITING_TEXT: Record<NonNullable<DashboardDelivery['waiting']>, string> = {
+  server_down: 'Сервер недоступен',
+  no_server: 'Не выбран сервер',
+  player_offline: 'Игрок не в игре',
+};
+
+/**
+ * «Выдача в игре» on the overview: what failed (the owner's to look at), then what is not given
+ * yet and why — every waiting delivery, however fresh, counted by its reason.
+ */
 function Attention({ d }: { d: AdminDashboard }) {
-  const { failed, unknown, waiting, items } = d.deliveries;
-  const total = failed + unknown + waiting;
+  const { failed, unknown, waiting, pending, items, waiting_items } = d.deliveries;
+  const broken = failed + unknown;
   return (
     <section
-      className={`card stack dash-attention${total > 0 ? ' has-issues' : ''}`}
+      className={`card stack dash-attention${broken > 0 ? ' has-issues' : ''}`}
       aria-labelledby="dash-attention-h"
       data-testid="dashboard-attention"
     >
@@ -145,24 +165,51 @@ function Attention({ d }: { d: AdminDashboard }) {
           Открыть выдачу
         </Link>
       </div>
-      {total === 0 ? (
-        <p className="muted">Всё выдано: ошибок и долгих ожиданий нет.</p>
-      ) : (
-        <>
-          <ul className="dash-attention-counts">
-            <li>
-              <strong>{failed}</strong> {REASON_TEXT.failed.toLowerCase()}
-            </li>
-            <li>
-              <strong>{unknown}</strong> не {plural(unknown, ['подтверждена', 'подтверждены', 'подтверждено'])}
-            </li>
-            <li>
-              <strong>{waiting}</strong> {plural(waiting, ['ждёт', 'ждут', 'ждут'])} дольше {DASHBOARD_WAITING_LONG_MIN} минут
-            </li>
-          </ul>
-          <DataTable label="Выдачи, требующие внимания" rows={items} columns={DELIVERY_COLUMNS} rowKey={(x) => x.id} />
-        </>
-      )}
+      <div className="stack" data-testid="dashboard-failures">
+        <h4>Ошибки выдачи</h4>
+        {broken === 0 ? (
+          <p className="muted">Ошибок выдачи нет.</p>
+        ) : (
+          <>
+            <ul className="dash-attention-counts">
+              {failed > 0 && (
+                <li>
+                  <strong>{failed}</strong> — сервер отказал в выдаче
+                </li>
+              )}
+              {unknown > 0 && (
+                <li>
+                  <strong>{unknown}</strong> — сервер не подтвердил выдачу (команда могла выполниться)
+                </li>
+              )}
+            </ul>
+            <DataTable label="Ошибки выдачи" rows={items} columns={DELIVERY_COLUMNS} rowKey={(x) => x.id} />
+          </>
+        )}
+      </div>
+      <div className="stack" data-testid="dashboard-waiting">
+        <h4>Ждут выдачи</h4>
+        {pending.total === 0 ? (
+          <p className="muted">Ничего не ждёт выдачи.</p>
+        ) : (
+          <>
+            <p>
+              <strong>{pending.total}</strong> {plural(pending.total, ['выдача ждёт', 'выдачи ждут', 'выдач ждут'])}
+              {waiting > 0 && `, из них дольше ${DASHBOARD_WAITING_LONG_MIN} минут: ${waiting}`}.
+            </p>
+            <ul className="dash-attention-counts">
+              {(Object.keys(WAITING_TEXT) as (keyof typeof WAITING_TEXT)[])
+                .filter((why) => pending[why] > 0)
+                .map((why) => (
+                  <li key={why}>
+                    <strong>{pending[why]}</strong> — {WAITING_TEXT[why]}
+                  </li>
+                ))}
+            </ul>
+            <DataTable label="Ждут выдачи" rows={waiting_items} columns={DELIVERY_COLUMNS} rowKey={(x) => x.id} />
+          </>
+        )}
+      </div>
     </section>
   );
 }
@@ -172,15 +219,11 @@ const DELIVERY_COLUMNS: Column<DashboardDelivery>[] = [
   { header: 'Игрок', cell: (x) => x.username ?? '—' },
   { header: 'Сервер', cell: (x) => x.server ?? '—' },
   {
-    header: 'Состояние',
-    cell: (x) => (
-      <span className={`badge ${x.reason === 'failed' ? 'badge-danger' : 'badge-warning'}`}>
-        {x.reason === 'waiting' ? `${DELIVERY_STATE_TEXT[x.state]} · ${REASON_TEXT.waiting.toLowerCase()}` : REASON_TEXT[x.reason]}
-      </span>
-    ),
+    header: 'Почему',
+    cell: (x) => <span className={`badge ${x.reason === 'waiting' ? 'badge-warning' : 'badge-danger'}`}>{whyText(x)}</span>,
   },
   { header: 'Ошибка', cell: (x) => x.last_error ?? '—', kind: 'clip' },
-  { header: 'Когда', cell: (x) => formatDateTime(x.created_at) },
+  { header: 'С', cell: (x) => formatDateTime(x.created_at) },
 ];
 
 const ORDER_COLUMNS: Column<DashboardOrder>[] = [

@@ -48,9 +48,86 @@ export default function DonatePage() {
       ) : tiers.data.length === 0 ? (
         <Empty>Нет доступных донатов</Empty>
       ) : (
-        <TierTabs tiers={tiers.data} selected={selected} onSelect={setSelected} />
+        <>
+          <TierTabs tiers={tiers.data} selected={selected} onSelect={setSelected} />
+          {tiers.data.length > 1 && <TierComparison tiers={tiers.data} />}
+        </>
       )}
     </div>
+  );
+}
+
+/**
+ * Every tier side by side: its price, each feature any tier has (its value, a check, or a dash
+ * where the tier has none) and its kits. On a phone the table scrolls sideways inside its frame
+ * (the tiers' names stay in view), never the page.
+ */
+function TierComparison({ tiers }: { tiers: DonateTier[] }) {
+  const now = Date.now();
+  const titles = [...new Set(tiers.flatMap((t) => t.features.map((f) => f.title.trim())))].filter(Boolean);
+  const cell = (tier: DonateTier, title: string) => {
+    const feature = tier.features.find((f) => f.title.trim() === title);
+    if (!feature) return <span aria-label="нет">—</span>;
+    if (feature.value) return feature.value;
+    return (
+      <span className="compare-check" aria-label="есть">
+        ✓
+      </span>
+    );
+  };
+  return (
+    <section className="card stack" aria-labelledby="compare-h" data-testid="tier-comparison">
+      <h2 id="compare-h">Сравнение привилегий</h2>
+      {/* Focusable, so the keyboard can scroll it on a narrow screen. */}
+      <div className="compare-wrap" tabIndex={0} role="region" aria-labelledby="compare-h">
+        <table className="compare-table">
+          <thead>
+            <tr>
+              <th scope="col">
+                <span className="visually-hidden">Что даёт</span>
+              </th>
+              {tiers.map((t) => (
+                <th key={t.id} scope="col">
+                  {t.title}
+                  {t.is_best && (
+                    <>
+                      {' '}
+                      <Badge tone="gold">Лучший выбор</Badge>
+                    </>
+                  )}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <th scope="row">Цена в месяц</th>
+              {tiers.map((t) => (
+                <td key={t.id} className="compare-price">
+                  {formatPrice(tierNow(t, now).amount, t.currency)}
+                </td>
+              ))}
+            </tr>
+            {titles.map((title) => (
+              <tr key={title}>
+                <th scope="row">{title}</th>
+                {tiers.map((t) => (
+                  <td key={t.id}>{cell(t, title)}</td>
+                ))}
+              </tr>
+            ))}
+            {tiers.some((t) => t.kits.length > 0) && (
+              <tr>
+                <th scope="row">Киты</th>
+                {tiers.map((t) => (
+                  <td key={t.id}>{t.kits.length > 0 ? t.kits.map((k) => k.name).join(', ') : <span aria-label="нет">—</span>}</td>
+                ))}
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+    </section>
   );
 }
 
@@ -148,7 +225,7 @@ function BuyButton({
           {held ? 'Продлить' : 'Купить'}
         </button>
       ) : (
-        <Link to="/login" className="btn btn-primary">
+        <Link to="/login" state={{ from: '/donate' }} className="btn btn-primary">
           Войдите, чтобы купить
         </Link>
       )}

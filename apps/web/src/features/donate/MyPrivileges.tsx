@@ -145,7 +145,12 @@ function KitRow({ kit, now }: { kit: UserPrivilegeKit; now: number }) {
           </p>
         )}
       </div>
-      {waiting ? (
+      {kit.in_game ? (
+        // The site cannot give it: the way to get it, instead of a button that would only refuse.
+        <p className="my-kit-in-game" data-testid="kit-in-game">
+          Получается в игре{kit.command ? ':' : ''} {kit.command && <code>{kit.command}</code>}
+        </p>
+      ) : waiting ? (
         <p className="my-kit-wait" data-testid="kit-countdown">
           Через {durationText(kit.next_claim_at! - now)}
         </p>

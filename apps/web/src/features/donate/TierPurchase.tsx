@@ -1,8 +1,10 @@
 import { PrivilegeBuyBody, type DonateTier, type UserPrivilege } from '@kubik/contract';
 import { useQueries } from '@tanstack/react-query';
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import { useController, useWatch } from 'react-hook-form';
 import { useFormMeta, useSchemaForm } from '../../components/form/Form.tsx';
+import { fieldDescribedBy, FieldNotes } from '../../components/form/FieldShell.tsx';
+import { PromoField, promoRefusal, promoWaiting } from '../../components/PromoField.tsx';
 import { PURCHASE_TEXTS, PurchaseForm, PurchaseModal } from '../../components/PurchaseModal.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDate, formatRub, plural } from '../../lib/format.ts';
@@ -34,15 +36,17 @@ function TierForm({ tier, running, balance, onClose, onBought }: TierPurchasePro
   const form = useSchemaForm(PrivilegeBuyBody, { defaultValues: { months: tier.periods[0]?.months ?? 1, promo_code: '', gift_to: '' } });
   const months = useWatch({ control: form.control, name: 'months' });
   const giftTo = (useWatch({ control: form.control, name: 'gift_to' }) as string | undefined)?.trim() ?? '';
-  const promo = (useWatch({ control: form.control, name: 'promo_code' }) as string | undefined)?.trim() ?? '';
+  const typedCode = useWatch({ control: form.control, name: 'promo_code' }) as string | undefined;
+  const [applied, setApplied] = useState<string | null>(null);
+  const gift = giftTo !== '';
   const periods = tierNow(tier, Date.now()).periods;
-  const gift = periods.find((p) => p.months === months)?.total ?? null;
-  // What the server will do, said by the server before it does it: every period's quote at once,
-  // so switching periods shows its numbers without waiting. Read afresh at each opening.
+  // What the server will take and do, said by the server before it does it, with the applied code
+  // (a gift: the period as a new privilege, the recipient's own not being the buyer's to see).
+  // Every period's quote at once, so switching periods shows its numbers without waiting.
   const quotes = useQueries({
     queries: tier.periods.map((p) => ({
-      queryKey: quoteKey(tier.id, p.months),
-      queryFn: () => fetchQuote(tier.id, p.months),
+      queryKey: quoteKey(tier.id, p.months, applied, gift),
+      queryFn: () => fetchQuote(tier.id, p.months, applied, gift),
       gcTime: 0,
       retry: false,
     })),
@@ -55,12 +59,12 @@ function TierForm({ tier, running, balance, onClose, onBought }: TierPurchasePro
       )
     ];
   const q = quote?.data;
+  const promoError = applied !== null ? promoRefusal(quote?.error) : null;
   const failed = quote?.error instanceof ApiError ? quote.error : null;
-  // A gift is placed against the recipient's privilege, not the buyer's: the buyer's quote does not apply.
   const refusal =
-    giftTo || !quote?.isError
+    !quote?.isError || promoError
       ? null
-      : failed?.code === 'downgrade' && running
+      : failed?.code === 'downgrade' && running && !gift
         ? `У вас действует более высокая привилегия ${running.title}. Купить ${tier.title}, пока она не закончилась, нельзя.`
         : failed?.message || PURCHASE_TEXTS.failed;
 
@@ -69,20 +73,24 @@ function TierForm({ tier, running, balance, onClose, onBought }: TierPurchasePro
       form={form}
       className="form buy-form"
       balance={balance}
-      total={giftTo ? gift : q ? q.total : null}
-      ready={giftTo ? gift !== null : !!q}
+      total={q ? q.total : null}
+      ready={!!q && !promoWaiting(typedCode, applied)}
       refusal={refusal}
-      send={(body, key) => buyTier(tier.id, body, key)}
+      send={(body, key) => buyTier(tier.id, { ...body, promo_code: applied ?? undefined }, key)}
       onClose={onClose}
       onBought={onBought}
     >
       <p className="purchase-name">{tier.title}</p>
       <PeriodField periods={periods} />
-      <TextField
-        name="promo_code"
-        label="Промокод (необязательно)"
-        autoComplete="off"
-        hint={promo ? 'Скидка по промокоду будет учтена при оплате' : undefined}
+      <PromoField
+        state={{
+          applied,
+          checking: applied !== null && !!quote?.isPending,
+          error: promoError,
+          text: q?.promo?.text ?? null,
+          discount: q?.promo?.discount ?? null,
+        }}
+        onApply={setApplied}
       />
       <TextField
         name="gift_to"
@@ -92,13 +100,13 @@ function TierForm({ tier, running, balance, onClose, onBought }: TierPurchasePro
       />
 
       <dl className="purchase-sum">
-        {!giftTo && q?.kind === 'extend' && (
+        {!gift && q?.kind === 'extend' && (
           <>
             <dt>Продление</dt>
             <dd>от {formatDate(q.starts_at)}</dd>
           </>
         )}
-        {!giftTo && q?.kind === 'upgrade' && q.replaces && (
+        {!gift && q?.kind === 'upgrade' && q.replaces && (
           <>
             <dt>Замена {q.replaces.title}</dt>
             <dd>
@@ -106,16 +114,26 @@ function TierForm({ tier, running, balance, onClose, onBought }: TierPurchasePro
             </dd>
           </>
         )}
-        {giftTo && gift !== null && (
+        {q?.promo && (
           <>
-            <dt>Подарок игроку {giftTo}</dt>
-            <dd data-testid="buy-total">{formatRub(gift)}</dd>
+            <dt>Скидка по промокоду</dt>
+            <dd data-testid="buy-discount">−{formatRub(q.promo.discount)}</dd>
           </>
         )}
-        {q && !giftTo && (
+        {gift && (
+          <>
+            <dt>Подарок игроку</dt>
+            <dd className="purchase-gift-to">{giftTo}</dd>
+          </>
+        )}
+        {q && !gift && (
           <>
             <dt>Действует до</dt>
             <dd data-testid="buy-until">{formatDate(q.expires_at)}</dd>
+          </>
+        )}
+        {q && (
+          <>
             <dt>Итого</dt>
             <dd data-testid="buy-total">{formatRub(q.total)}</dd>
           </>
@@ -140,7 +158,7 @@ function PeriodField({ periods }: { periods: DonateTier['periods'] }) {
   const error = fieldState.error?.message;
   return (
     <>
-      <fieldset className="period-choice" aria-describedby={error ? errorId : undefined}>
+      <fieldset className="period-choice" aria-describedby={fieldDescribedBy(errorId, error)}>
         <legend>Срок</legend>
         {periods.map((p) => {
           const on = p.months === field.value;
@@ -161,12 +179,8 @@ function PeriodField({ periods }: { periods: DonateTier['periods'] }) {
             </label>
           );
         })}
+        <FieldNotes id={errorId} error={error} />
       </fieldset>
-      {error && (
-        <p className="field-error period-error" id={errorId}>
-          {error}
-        </p>
-      )}
     </>
   );
 }

@@ -19,9 +19,16 @@ export const MY_PRIVILEGES_KEY = ['privileges', 'mine'] as const;
 export const ADMIN_PRIVILEGES_KEY = ['privileges', 'admin'] as const;
 export const TIER_SERVERS_KEY = ['donate', 'admin', 'servers'] as const;
 
-/** The server's preview of buying a tier now (price, the credit of a replaced lower tier, total, new end). */
-export const quoteKey = (tierId: number, months: number) => ['privileges', 'quote', tierId, months] as const;
-export const fetchQuote = (tierId: number, months: number) => api<PrivilegeQuote>(`/api/donate/${tierId}/quote?months=${months}`);
+/**
+ * The server's preview of buying a tier now (price, the credit of a replaced lower tier, the promo
+ * code's discount, total, new end); as a gift, the period as a new privilege.
+ */
+export const quoteKey = (tierId: number, months: number, promo: string | null = null, gift = false) =>
+  ['privileges', 'quote', tierId, months, promo, gift] as const;
+export function fetchQuote(tierId: number, months: number, promo: string | null = null, gift = false): Promise<PrivilegeQuote> {
+  const query = new URLSearchParams({ months: String(months), ...(promo ? { promo_code: promo } : {}), ...(gift ? { gift: '1' } : {}) });
+  return api<PrivilegeQuote>(`/api/donate/${tierId}/quote?${query}`);
+}
 
 /** Buys with the opening's Idempotency-Key (components/PurchaseModal.tsx). */
 export const buyTier = (tierId: number, body: PrivilegeBuyBody, key: string) =>

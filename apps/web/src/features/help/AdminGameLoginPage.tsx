@@ -8,8 +8,13 @@ import { AUDIT_KEY } from '../../lib/query-keys.ts';
 import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { GAME_LOGIN_KEY, fetchGameLogin, saveGameLogin } from './api.ts';
+import { ServerSetup } from './ServerSetup.tsx';
+import './help.css';
 
-/** Админ-панель → Вход в игру: the name launchers show for the site, and the words on /help. */
+/**
+ * Админ-панель → Вход в игру: the name launchers show for the site, the words on /help, and how
+ * to set up the game servers (and GravitLauncher) for the site's accounts.
+ */
 export default function AdminGameLoginPage() {
   useTitle('Админ-панель: вход в игру');
   const query = useQuery({ queryKey: GAME_LOGIN_KEY, queryFn: fetchGameLogin });
@@ -17,12 +22,15 @@ export default function AdminGameLoginPage() {
     <AdminSection title="Вход в игру">
       <QueryState query={query} error="Не удалось загрузить настройки" isEmpty={() => false}>
         {(info) => (
-          <SettingsForm
-            key={`${info.server_name}\n${info.help_text}`}
-            serverName={info.server_name}
-            helpText={info.help_text}
-            yggdrasilUrl={info.yggdrasil_url}
-          />
+          <div className="stack">
+            <SettingsForm
+              key={`${info.server_name}\n${info.help_text}`}
+              serverName={info.server_name}
+              helpText={info.help_text}
+              yggdrasilUrl={info.yggdrasil_url}
+            />
+            <ServerSetup info={info} />
+          </div>
         )}
       </QueryState>
     </AdminSection>
@@ -57,7 +65,7 @@ function SettingsForm({ serverName, helpText, yggdrasilUrl }: { serverName: stri
         label="Текст на странице помощи"
         rows={5}
         maxLength={5000}
-        hint="Показывается в разделе «Вход в игру» на странице помощи, над инструкцией. Можно оставить пустым."
+        hint="Показывается в разделе «Вход в лаунчере» на странице помощи, над инструкцией. Можно оставить пустым."
       />
       <FormErrors />
       <FormActions />

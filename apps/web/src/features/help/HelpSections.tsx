@@ -14,13 +14,15 @@ export function LauncherSection() {
   const query = useQuery({ queryKey: LAUNCHER_KEY, queryFn: fetchLauncher });
   const builds = query.data?.builds ?? [];
   return (
-    <section className="card" aria-labelledby="launcher-h">
+    <section className="card" id="launcher" aria-labelledby="launcher-h" data-testid="launcher-section">
       <h2 id="launcher-h">Скачать лаунчер</h2>
       <p className="muted">Лаунчер сам скачает игру, обновит её и подключит вас к серверу.</p>
       {query.isPending ? (
         <p className="muted">Загружаем ссылки…</p>
+      ) : query.isError ? (
+        <p className="muted">Не удалось загрузить ссылки на лаунчер. Обновите страницу.</p>
       ) : builds.length === 0 ? (
-        <p className="muted">{query.isError ? 'Не удалось загрузить ссылки на лаунчер.' : 'Ссылки на лаунчер пока не опубликованы.'}</p>
+        <OtherLaunchers />
       ) : (
         <ul className="launcher-builds" data-testid="launcher-builds">
           {builds.map((b, i) => (
@@ -34,6 +36,74 @@ export function LauncherSection() {
         <li>4 ГБ оперативной памяти</li>
         <li>2 ГБ свободного места на диске</li>
       </ul>
+    </section>
+  );
+}
+
+/**
+ * No launcher of the server's own yet: what a player can use meanwhile (any with authlib-injector),
+ * from its makers' own pages — so «download only from this page» holds here too.
+ */
+function OtherLaunchers() {
+  return (
+    <div className="stack" data-testid="other-launchers">
+      <p>Свой лаунчер сервер ещё не выложил — подойдёт лаунчер с authlib-injector. Скачайте его с официальной страницы:</p>
+      <ul>
+        <li>
+          <a href="https://hmcl.huangyuhui.net/download/" target="_blank" rel="noopener noreferrer">
+            HMCL
+          </a>{' '}
+          — Windows, Linux и macOS (нужна Java);
+        </li>
+        <li>
+          <a href="https://github.com/unmojang/FjordLauncher/releases" target="_blank" rel="noopener noreferrer">
+            Fjord Launcher
+          </a>{' '}
+          — Windows, Linux и macOS.
+        </li>
+      </ul>
+      <p>
+        Как войти в нём с аккаунтом сайта — в разделе <a href="#game-login">«Вход в лаунчере»</a>.
+      </p>
+    </div>
+  );
+}
+
+/**
+ * /help «Как начать играть»: the player's four steps, from an account to the server's address,
+ * each where it is done (a signed-in player's first step is done already).
+ */
+export function StartSection({ username }: { username: string | null }) {
+  const site = useSite();
+  return (
+    <section className="card" aria-labelledby="start-h" data-testid="start-steps">
+      <h2 id="start-h">Как начать играть</h2>
+      <ol className="start-steps">
+        <li>
+          {username ? (
+            <>Аккаунт есть: вы вошли как {username}.</>
+          ) : (
+            <>
+              <Link to="/register">Зарегистрируйтесь</Link> и подтвердите почту по ссылке из письма.
+            </>
+          )}
+        </li>
+        <li>
+          <a href="#launcher">Скачайте лаунчер</a> и установите его.
+        </li>
+        <li>
+          Войдите в лаунчере с ником и паролем от сайта — <a href="#game-login">как войти</a>.
+        </li>
+        <li>
+          {site.game_address ? (
+            <>
+              Добавьте сервер по адресу <CopyText text={site.game_address} label="адрес сервера" testId="help-game-address" /> и играйте.
+            </>
+          ) : (
+            <>Выберите сервер в лаунчере и играйте.</>
+          )}
+        </li>
+      </ol>
     </section>
   );
 }

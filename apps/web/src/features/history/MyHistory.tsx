@@ -6,6 +6,8 @@ import { QueryState } from '../../components/QueryState.tsx';
 import { formatDateTime, formatRub } from '../../lib/format.ts';
 import { fetchHistory, historyKey } from './api.ts';
 import './history.css';
+import { FieldShell } from '../../components/form/FieldShell.tsx';
+import { Pager } from '../../components/Pager.tsx';
 
 const moving = (e: UserHistoryEntry) =>
   e.delivery !== null && (e.delivery.state === 'sending' || e.delivery.state === 'waiting_player' || e.delivery.state === 'server_down');
@@ -32,8 +34,7 @@ export function MyHistory() {
       <div className="my-history-head">
         <h2 id={headingId}>История</h2>
         {kinds.length > 1 && (
-          <div className="field my-history-filter">
-            <label htmlFor={kindId}>Что показать</label>
+          <FieldShell id={kindId} label="Что показать" className="my-history-filter">
             <select
               id={kindId}
               value={kind}
@@ -49,7 +50,7 @@ export function MyHistory() {
                 </option>
               ))}
             </select>
-          </div>
+          </FieldShell>
         )}
       </div>
       <QueryState
@@ -66,19 +67,7 @@ export function MyHistory() {
                 <HistoryItem key={e.id} entry={e} />
               ))}
             </ul>
-            {data.pages > 1 && (
-              <nav className="history-pages" aria-label="Страницы истории">
-                <button type="button" className="btn btn-small" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-                  Новее
-                </button>
-                <span className="muted">
-                  Страница {data.page} из {data.pages}
-                </span>
-                <button type="button" className="btn btn-small" disabled={page >= data.pages} onClick={() => setPage(page + 1)}>
-                  Старее
-                </button>
-              </nav>
-            )}
+            <Pager page={data.page} pages={data.pages} onPage={setPage} label="Страницы истории" />
           </>
         )}
       </QueryState>

@@ -31,6 +31,8 @@ import { PaymentDetail } from './PaymentDetail.tsx';
 import { ProviderConnections } from './ProviderConnections.tsx';
 import { STATUS_TONE } from './status.ts';
 import './payments-admin.css';
+import { fieldDescribedBy, FieldShell } from '../../components/form/FieldShell.tsx';
+import { Pager } from '../../components/Pager.tsx';
 
 const PAYMENTS = ['платёж', 'платежа', 'платежей'] as const;
 
@@ -129,8 +131,7 @@ export default function AdminPaymentsPage() {
       }
     >
       <form className="payments-filters" role="search" aria-label="Отбор платежей" onSubmit={(e) => e.preventDefault()}>
-        <div className="field">
-          <label htmlFor={ids.status}>Статус</label>
+        <FieldShell id={ids.status} label="Статус">
           <select id={ids.status} value={filters.status} onChange={(e) => change({ status: e.target.value as PaymentFilters['status'] })}>
             <option value="">Все</option>
             {PAYMENT_STATUSES.map((s) => (
@@ -139,9 +140,8 @@ export default function AdminPaymentsPage() {
               </option>
             ))}
           </select>
-        </div>
-        <div className="field">
-          <label htmlFor={ids.provider}>Способ оплаты</label>
+        </FieldShell>
+        <FieldShell id={ids.provider} label="Способ оплаты">
           <select
             id={ids.provider}
             value={filters.provider}
@@ -154,9 +154,8 @@ export default function AdminPaymentsPage() {
               </option>
             ))}
           </select>
-        </div>
-        <div className={badPlayer ? 'field field-invalid' : 'field'}>
-          <label htmlFor={ids.player}>Игрок</label>
+        </FieldShell>
+        <FieldShell id={ids.player} label="Игрок" error={badPlayer}>
           <input
             id={ids.player}
             type="search"
@@ -166,17 +165,11 @@ export default function AdminPaymentsPage() {
             spellCheck={false}
             placeholder="Часть имени"
             aria-invalid={badPlayer ? true : undefined}
-            aria-describedby={badPlayer ? `${ids.player}-error` : undefined}
+            aria-describedby={fieldDescribedBy(ids.player, badPlayer)}
             onChange={(e) => setPlayer(e.target.value)}
           />
-          {badPlayer && (
-            <span className="field-error" id={`${ids.player}-error`}>
-              {badPlayer}
-            </span>
-          )}
-        </div>
-        <div className="field">
-          <label htmlFor={ids.from}>С</label>
+        </FieldShell>
+        <FieldShell id={ids.from} label="С">
           <input
             id={ids.from}
             type="date"
@@ -184,24 +177,18 @@ export default function AdminPaymentsPage() {
             max={filters.to || undefined}
             onChange={(e) => change({ from: e.target.value })}
           />
-        </div>
-        <div className={badPeriod ? 'field field-invalid' : 'field'}>
-          <label htmlFor={ids.to}>По</label>
+        </FieldShell>
+        <FieldShell id={ids.to} label="По" error={badPeriod}>
           <input
             id={ids.to}
             type="date"
             value={filters.to}
             min={filters.from || undefined}
             aria-invalid={badPeriod ? true : undefined}
-            aria-describedby={badPeriod ? `${ids.to}-error` : undefined}
+            aria-describedby={fieldDescribedBy(ids.to, badPeriod)}
             onChange={(e) => change({ to: e.target.value })}
           />
-          {badPeriod && (
-            <span className="field-error" id={`${ids.to}-error`}>
-              {badPeriod}
-            </span>
-          )}
-        </div>
+        </FieldShell>
         {filtered && (
           <div className="payments-filters-reset">
             <button
@@ -236,19 +223,7 @@ export default function AdminPaymentsPage() {
                 rowProps={(p) => ({ 'data-testid': `payment-row-${p.id}` })}
               />
             </div>
-            {pages > 1 && (
-              <nav className="row audit-pages" aria-label="Страницы платежей">
-                <button type="button" className="btn btn-small" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
-                  ← Новее
-                </button>
-                <span aria-live="polite">
-                  Страница {page} из {pages}
-                </span>
-                <button type="button" className="btn btn-small" disabled={page >= pages} onClick={() => setPage((p) => p + 1)}>
-                  Старше →
-                </button>
-              </nav>
-            )}
+            <Pager page={page} pages={pages} onPage={setPage} label="Страницы платежей" />
           </>
         )}
       </QueryState>

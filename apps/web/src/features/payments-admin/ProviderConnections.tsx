@@ -27,6 +27,12 @@ const SECRET_STATE: Record<string, string> = {
   env: 'из переменных окружения',
   unset: 'не задан',
 };
+/** «Секретное слово» is neuter: «не задано», not «не задан». */
+const NEUTER_SECRETS = new Set(['secret1', 'secret2']);
+const secretState = (key: string, state: string) => {
+  const text = SECRET_STATE[state] ?? SECRET_STATE.unset!;
+  return NEUTER_SECRETS.has(key) ? text.replace('задан', 'задано') : text;
+};
 
 /** Платежи → Подключения: each provider's switch, keys (write-only), bounds and the address for its notifications. */
 export function ProviderConnections() {
@@ -100,7 +106,7 @@ function Provider({ provider: p }: { provider: AdminPaymentProvider }) {
   const clear = async (key: string) => {
     const saved = await saveProvider(p.id, { secrets: { [key]: null } });
     queryClient.setQueryData(ADMIN_PROVIDERS_KEY, saved);
-    notify('success', `${PROVIDER_FIELD_TEXT[key] ?? key}: удалён`);
+    notify('success', `${PROVIDER_FIELD_TEXT[key] ?? key}: ${NEUTER_SECRETS.has(key) ? 'удалено' : 'удалён'}`);
   };
 
   async function save(v: ConnectionValues) {
@@ -170,7 +176,7 @@ function Provider({ provider: p }: { provider: AdminPaymentProvider }) {
             <div key={k} className="provider-secret">
               <TextField
                 name={`secrets.${k}`}
-                label={`${PROVIDER_FIELD_TEXT[k] ?? k} — ${SECRET_STATE[p.secrets[k] ?? 'unset']}`}
+                label={`${PROVIDER_FIELD_TEXT[k] ?? k} — ${secretState(k, p.secrets[k] ?? 'unset')}`}
                 type="password"
                 autoComplete="new-password"
                 readOnly={!owner}

@@ -14,6 +14,7 @@ import { useFormContext, useWatch } from 'react-hook-form';
 import { Link } from 'wouter';
 import { z } from 'zod';
 import { Form, FormErrors, useFormMeta, useSchemaForm } from '../../components/form/Form.tsx';
+import { fieldDescribedBy, FieldNotes } from '../../components/form/FieldShell.tsx';
 import { MoneyField, TextField } from '../../components/form/fields.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { formatRub } from '../../lib/format.ts';
@@ -222,7 +223,7 @@ function ProviderChoice({ providers }: { providers: PaymentOptions['providers'] 
   const errorId = useId();
   const error = formState.errors.provider?.message;
   return (
-    <fieldset className={`provider-choice${error ? ' field-invalid' : ''}`} aria-describedby={error ? errorId : undefined}>
+    <fieldset className={`provider-choice${error ? ' field-invalid' : ''}`} aria-describedby={fieldDescribedBy(errorId, error)}>
       <legend>Способ оплаты</legend>
       {providers.map((p) => (
         <label key={p.id} className="provider-option">
@@ -233,11 +234,7 @@ function ProviderChoice({ providers }: { providers: PaymentOptions['providers'] 
           </span>
         </label>
       ))}
-      {error && (
-        <span className="field-error" id={errorId}>
-          {error}
-        </span>
-      )}
+      <FieldNotes id={errorId} error={error} />
     </fieldset>
   );
 }

@@ -28,6 +28,7 @@ import {
   SHOP_KEY,
 } from './api.ts';
 import { DELIVERY_TONE, deliveryText, isMoving, WAITING_TEXT } from './deliveryState.ts';
+import { FieldShell } from '../../components/form/FieldShell.tsx';
 
 const canAct = (s: DeliveryState) => s === 'failed' || s === 'unknown' || s === 'pending';
 
@@ -194,8 +195,7 @@ export function AdminDeliveries() {
       actions={
         <>
           {dialog}
-          <div className="field admin-filter">
-            <label htmlFor={sourceId}>Источник</label>
+          <FieldShell id={sourceId} label="Источник" className="admin-filter">
             <select id={sourceId} value={source} onChange={(e) => setSource(e.target.value as DeliverySource | '')}>
               <option value="">Все</option>
               {DELIVERY_SOURCES.map((s) => (
@@ -204,9 +204,8 @@ export function AdminDeliveries() {
                 </option>
               ))}
             </select>
-          </div>
-          <div className="field admin-filter">
-            <label htmlFor={stateId}>Состояние</label>
+          </FieldShell>
+          <FieldShell id={stateId} label="Состояние" className="admin-filter">
             <select id={stateId} value={state} onChange={(e) => setState(e.target.value as DeliveryState | '')}>
               <option value="">Все</option>
               {DELIVERY_STATES.map((s) => (
@@ -215,7 +214,7 @@ export function AdminDeliveries() {
                 </option>
               ))}
             </select>
-          </div>
+          </FieldShell>
           <button type="button" className="btn" onClick={() => void list.refetch()} disabled={list.isFetching}>
             Обновить
           </button>
@@ -253,8 +252,7 @@ function MoveToServer({
   const choices = servers.filter((s) => s.rcon && s.id !== delivery.server_id);
   if (choices.length === 0) return null;
   return (
-    <div className="field admin-filter">
-      <label htmlFor={id}>Выдать на сервер</label>
+    <FieldShell id={id} label="Выдать на сервер" className="admin-filter">
       <select
         id={id}
         value=""
@@ -270,6 +268,6 @@ function MoveToServer({
           </option>
         ))}
       </select>
-    </div>
+    </FieldShell>
   );
 }

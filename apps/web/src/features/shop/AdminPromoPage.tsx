@@ -17,6 +17,7 @@ import { useAuth } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { createPromo, disablePromo, fetchPromos, PROMO_KEY, updatePromo } from './promo-api.ts';
+import { promoStatus } from './promo-status.ts';
 
 const valueText = (p: Pick<PromoCodeAdmin, 'kind' | 'value'>) =>
   p.kind === 'fixed' ? `−${formatRub(p.value)}` : p.kind === 'percent' ? `−${p.value} %` : `+${p.value} % к пополнению`;
@@ -60,14 +61,21 @@ export function AdminPromoPage() {
     onError: (err) => notify('danger', err instanceof ApiError && err.message ? err.message : 'Произошла ошибка'),
   });
 
+  const now = Date.now();
   const columns: Column<PromoCodeAdmin>[] = [
-    { header: 'Код', cell: (p) => <code>{p.code}</code>, kind: 'main' },
+    { header: 'Код', cell: (p) => <code className="promo-code">{p.code}</code>, kind: 'main' },
     { header: 'Скидка', cell: (p) => valueText(p) },
     { header: 'Где', cell: (p) => (p.kind === 'topup_bonus' ? 'Пополнение' : PROMO_SCOPE_TEXT[p.applies_to]) },
     { header: 'Использования', cell: (p) => `${p.uses}${p.max_uses === null ? '' : ` из ${p.max_uses}`}`, kind: 'num' },
     { header: 'Выручка', cell: (p) => formatRub(p.revenue), kind: 'num' },
     { header: 'Срок', cell: (p) => periodText(p) },
-    { header: 'Статус', cell: (p) => (p.disabled ? <Badge tone="neutral">Выключен</Badge> : <Badge tone="success">Действует</Badge>) },
+    {
+      header: 'Статус',
+      cell: (p) => {
+        const status = promoStatus(p, now);
+        return <Badge tone={status.tone}>{status.text}</Badge>;
+      },
+    },
     {
       header: 'Действия',
       kind: 'actions',

@@ -1,6 +1,7 @@
-import { CheckoutBody, type PromoPreview, type ShopItem } from '@kubik/contract';
+import { CheckoutBody, type ShopItem } from '@kubik/contract';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useId } from 'react';
+import { useWatch } from 'react-hook-form';
 import { Link, useLocation } from 'wouter';
 import { useSchemaForm } from '../../components/form/Form.tsx';
 import { PurchaseForm } from '../../components/PurchaseModal.tsx';
@@ -13,8 +14,7 @@ import { useNotify } from '../../providers/notifications.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { checkout, fetchShop, ORDERS_KEY, SHOP_KEY } from './api.ts';
 import { isSoldOut, maxQuantity, priceText } from './itemText.ts';
-import { estimateDiscount } from './PromoField.tsx';
-import { PromoAndGift, PurchaseSummary } from './PurchaseParts.tsx';
+import { PromoAndGift, PurchaseSummary, useShopPromo } from './PurchaseParts.tsx';
 import './shop.css';
 
 const cents = (rub: number) => Math.round(rub * 100);
@@ -139,15 +139,10 @@ function CheckoutForm({ rows, balance }: { rows: { line: CartLine; item: ShopIte
   const [, navigate] = useLocation();
   const lines = rows.map((r) => r.line);
   const form = useSchemaForm(CheckoutBody, { defaultValues: { lines, promo_code: '', gift_to: '' } });
-  const [promo, setPromo] = useState<PromoPreview | null>(null);
   // Keyed by the cart's lines (CartPage), so the form starts again whenever they change.
-  const full = subtotal(rows);
-  const discount = estimateDiscount(
-    promo,
-    rows.map((r) => ({ itemId: r.item.id, category: r.item.category, amount: (cents(r.item.price) * r.line.quantity) / 100 })),
-    'shop',
-  );
-  const total = Math.round((full - discount) * 100) / 100;
+  const typedCode = useWatch({ control: form.control, name: 'promo_code' }) as string | undefined;
+  const promo = useShopPromo(typedCode, lines, subtotal(rows));
+  const total = promo.total;
   const saved =
     rows.reduce((s, r) => s + (r.item.old_price === null ? 0 : (cents(r.item.old_price) - cents(r.item.price)) * r.line.quantity), 0) / 100;
   return (
@@ -155,7 +150,9 @@ function CheckoutForm({ rows, balance }: { rows: { line: CartLine; item: ShopIte
       form={form}
       balance={balance}
       total={total}
-      send={(body, key) => checkout({ ...body, lines, expected_total: total }, key)}
+      ready={promo.ready}
+      refusal={promo.refusal}
+      send={(body, key) => checkout({ ...body, lines, promo_code: promo.code, expected_total: total }, key)}
       onClose={() => navigate('/shop')}
       onBought={(newBalance, message) => {
         setCart([]);
@@ -167,8 +164,8 @@ function CheckoutForm({ rows, balance }: { rows: { line: CartLine; item: ShopIte
       }}
       onFailed={() => void queryClient.invalidateQueries({ queryKey: SHOP_KEY })}
     >
-      <PromoAndGift onPreview={setPromo} />
-      <PurchaseSummary testId="cart" total={total} balance={balance} discount={discount} saved={saved} />
+      <PromoAndGift promo={promo} />
+      <PurchaseSummary testId="cart" total={total} balance={balance} discount={promo.discount} saved={saved} />
     </PurchaseForm>
   );
 }

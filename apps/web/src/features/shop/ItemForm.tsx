@@ -49,7 +49,8 @@ export function ItemForm({ item, onSave, onCancel }: ItemFormProps) {
     defaultValues: {
       name: item?.name ?? '',
       price: item?.price ?? Number.NaN,
-      count: item ? item.count : Number.NaN,
+      // Empty: no limit (null), as the hint under the field says; not a number to be typed first.
+      count: item ? item.count : null,
       icon: item?.icon ?? '',
       description: item?.description ?? '',
       category: item?.category ?? DEFAULT_CATEGORY,
@@ -80,21 +81,31 @@ export function ItemForm({ item, onSave, onCancel }: ItemFormProps) {
   ];
   return (
     <Form form={form} onSubmit={(values) => onSave(toBody(values))}>
+      <p className="muted">
+        Поля со звёздочкой <span className="field-required">*</span> обязательны.
+      </p>
       <div className="form-grid">
-        <TextField name="name" label="Название" maxLength={100} autoComplete="off" />
+        <TextField name="name" label="Название" maxLength={100} autoComplete="off" required />
         <TextField
           name="item_id_minecraft"
           label="Minecraft ID"
+          required
           maxLength={100}
           autoComplete="off"
           spellCheck={false}
           hint="Например, diamond_sword"
         />
-        <MoneyField name="price" label="Цена, ₽" />
+        <MoneyField name="price" label="Цена, ₽" required />
         <NumberField name="count" label="Количество" empty={null} hint="Пусто — без ограничения" />
       </div>
-      <ImageUrlField name="icon" label="Ссылка на иконку" placeholder="https://…" />
-      <TextAreaField name="description" label="Описание" maxLength={2000} rows={3} />
+      <ImageUrlField
+        name="icon"
+        label="Иконка"
+        required
+        placeholder="https://… или /media/…"
+        hint="Картинка товара в магазине: загрузите файл или вставьте ссылку."
+      />
+      <TextAreaField name="description" label="Описание (необязательно)" maxLength={2000} rows={3} />
       <div className="form-grid">
         <SelectField
           key={categories.data ? 'categories' : 'loading'}

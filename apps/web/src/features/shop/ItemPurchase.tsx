@@ -1,12 +1,12 @@
-import { BuyBody, type PromoPreview, type ShopItem } from '@kubik/contract';
-import { useId, useState } from 'react';
+import { BuyBody, type ShopItem } from '@kubik/contract';
+import { useId } from 'react';
 import { useController, useFormContext, useWatch } from 'react-hook-form';
+import { fieldDescribedBy, FieldShell } from '../../components/form/FieldShell.tsx';
 import { useFormMeta, useSchemaForm } from '../../components/form/Form.tsx';
 import { PurchaseForm, PurchaseModal } from '../../components/PurchaseModal.tsx';
 import { buyItem } from './api.ts';
 import { maxQuantity, priceText } from './itemText.ts';
-import { estimateDiscount } from './PromoField.tsx';
-import { PromoAndGift, PurchaseSummary } from './PurchaseParts.tsx';
+import { PromoAndGift, PurchaseSummary, useShopPromo } from './PurchaseParts.tsx';
 
 interface ItemPurchaseProps {
   /** The item being bought (kept up to date by the list); null when closed. */
@@ -33,19 +33,18 @@ export function ItemPurchase({ item, ...props }: ItemPurchaseProps) {
 function ItemForm({ item, balance, onClose, onBought, onFailed }: ItemPurchaseProps & { item: ShopItem }) {
   const form = useSchemaForm(BuyBody, { defaultValues: { shop_id: item.id, quantity: 1, promo_code: '', gift_to: '' } });
   const quantity = useWatch({ control: form.control, name: 'quantity' }) as number | undefined;
-  const [promo, setPromo] = useState<PromoPreview | null>(null);
   const stock = maxQuantity(item);
   const n = quantity ?? 0;
-  const full = totalOf(item.price, n);
-  const discount = estimateDiscount(promo, [{ itemId: item.id, category: item.category, amount: full }], 'shop');
-  const total = Math.round((full - discount) * 100) / 100;
+  const typedCode = useWatch({ control: form.control, name: 'promo_code' }) as string | undefined;
+  const promo = useShopPromo(typedCode, [{ shop_id: item.id, quantity: n }], totalOf(item.price, n));
   return (
     <PurchaseForm
       form={form}
       balance={balance}
-      total={n > 0 ? total : null}
-      ready={quantity !== undefined}
-      send={buyItem}
+      total={n > 0 ? promo.total : null}
+      ready={quantity !== undefined && promo.ready}
+      refusal={promo.refusal}
+      send={(body, key) => buyItem({ ...body, promo_code: promo.code }, key)}
       onClose={onClose}
       onBought={onBought}
       onFailed={onFailed}
@@ -62,8 +61,8 @@ function ItemForm({ item, balance, onClose, onBought, onFailed }: ItemPurchasePr
       </div>
 
       <QuantityField name="quantity" label="Количество" stock={stock} />
-      <PromoAndGift onPreview={setPromo} />
-      <PurchaseSummary testId="purchase" total={total} balance={balance} discount={discount} />
+      <PromoAndGift promo={promo} />
+      <PurchaseSummary testId="purchase" total={promo.total} balance={balance} discount={promo.discount} />
     </PurchaseForm>
   );
 }
@@ -91,8 +90,7 @@ function QuantityField({ name, label, stock }: { name: string; label: string; st
   const step = (delta: number) => change(String(Math.max(1, Math.min(stock, (value ?? 0) + delta))));
 
   return (
-    <div className={error ? 'field field-invalid' : 'field'}>
-      <label htmlFor={id}>{label}</label>
+    <FieldShell id={id} label={label} error={error}>
       <div className="stepper">
         <button type="button" className="btn" aria-label="Уменьшить количество" disabled={(value ?? 0) <= 1} onClick={() => step(-1)}>
           −
@@ -106,7 +104,7 @@ function QuantityField({ name, label, stock }: { name: string; label: string; st
           autoComplete="off"
           value={value === undefined ? '' : String(value)}
           aria-invalid={error ? true : undefined}
-          aria-describedby={error ? `${id}-error` : undefined}
+          aria-describedby={fieldDescribedBy(id, error)}
           onBlur={field.onBlur}
           onChange={(e) => change(e.target.value)}
         />
@@ -114,11 +112,6 @@ function QuantityField({ name, label, stock }: { name: string; label: string; st
           +
         </button>
       </div>
-      {error && (
-        <span className="field-error" id={`${id}-error`}>
-          {error}
-        </span>
-      )}
-    </div>
+    </FieldShell>
   );
 }

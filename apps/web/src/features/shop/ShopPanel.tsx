@@ -13,6 +13,7 @@ import { CATEGORY_TABS_KEY, fetchPublicCategories, fetchShop, ORDERS_KEY, SHOP_K
 import { ItemPurchase } from './ItemPurchase.tsx';
 import { isSoldOut, limitText, priceText, saleText, stockText } from './itemText.ts';
 import './shop.css';
+import { FieldShell } from '../../components/form/FieldShell.tsx';
 
 type Sort = 'default' | 'cheap' | 'dear' | 'name';
 const SORTS: { id: Sort; label: string }[] = [
@@ -95,8 +96,7 @@ export function ShopPanel() {
       </div>
 
       <div className="shop-filters">
-        <div className="field">
-          <label htmlFor={searchId}>Поиск</label>
+        <FieldShell id={searchId} label="Поиск">
           <input
             id={searchId}
             type="search"
@@ -104,9 +104,8 @@ export function ShopPanel() {
             placeholder="Название или описание"
             onChange={(e) => setSearch(e.target.value)}
           />
-        </div>
-        <div className="field">
-          <label htmlFor={sortId}>Сортировка</label>
+        </FieldShell>
+        <FieldShell id={sortId} label="Сортировка">
           <select id={sortId} value={sort} onChange={(e) => setSort(e.target.value as Sort)}>
             {SORTS.map((s) => (
               <option key={s.id} value={s.id}>
@@ -114,7 +113,7 @@ export function ShopPanel() {
               </option>
             ))}
           </select>
-        </div>
+        </FieldShell>
       </div>
 
       <Tabs tabs={tabs} active={category} onChange={setCategory} label="Категории">

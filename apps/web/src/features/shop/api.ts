@@ -33,7 +33,9 @@ export const CATEGORY_TABS_KEY = ['shop', 'categories'] as const;
 
 export const fetchShop = () => api<ShopItem[]>('/api/shop/all');
 export const fetchPublicCategories = () => api<ShopPublicCategories>('/api/shop/categories');
-export const previewPromo = (code: string) => api<PromoPreview>(`/api/shop/promo/${encodeURIComponent(code.trim())}`);
+/** What a code takes off these lines now, counted by the server as the purchase counts it (price, discount, total). */
+export const previewPromo = (code: string, lines: { shop_id: number; quantity: number }[]) =>
+  api<PromoPreview>(`/api/shop/promo/${encodeURIComponent(code.trim())}?lines=${lines.map((l) => `${l.shop_id}x${l.quantity}`).join(',')}`);
 /** The cart in one request, with the opening's Idempotency-Key. */
 export const checkout = (body: CheckoutBody, key: string) =>
   api<CheckoutResponse>('/api/shop/checkout', { method: 'POST', body, headers: { 'Idempotency-Key': key } });

@@ -87,7 +87,25 @@ function SettingsForm({ data }: { data: AdminSiteSettings }) {
           placeholder="play.example.ru"
           autoComplete="off"
           spellCheck={false}
-          hint={byDefault('game_address', 'Показывается на главной с кнопкой «Скопировать». Пусто — не показывать.')}
+          hint={byDefault('game_address', 'Показывается на главной и в помощи с кнопкой «Скопировать». Пусто — не показывать.')}
+        />
+        <ImageUrlField
+          name="home_banner_url"
+          label="Баннер (необязательно)"
+          hint={byDefault(
+            'home_banner_url',
+            'Широкая картинка над главной, например 1200×400: ивент, обновление, акция. Пусто — без баннера.',
+          )}
+        />
+        <TextField name="home_banner_title" label="Заголовок баннера (необязательно)" maxLength={80} autoComplete="off" />
+        <TextAreaField name="home_banner_text" label="Текст баннера (необязательно)" rows={2} maxLength={300} />
+        <TextField
+          name="home_banner_link"
+          label="Ссылка баннера (необязательно)"
+          placeholder="/news/12 или https://…"
+          autoComplete="off"
+          spellCheck={false}
+          hint="Куда ведёт баннер: новость, страница доната или внешний сайт."
         />
       </FieldGroup>
       <FieldGroup legend="Поддержка">
@@ -149,7 +167,8 @@ function SettingsForm({ data }: { data: AdminSiteSettings }) {
         />
       </FieldGroup>
       <FormErrors />
-      <FormActions />
+      {/* Named by what it saves: the widgets and the social keys below have buttons of their own. */}
+      <FormActions submitLabel="Сохранить настройки сайта" />
     </Form>
   );
 }

@@ -11,13 +11,16 @@ const KEY = ['admin', 'home-settings'] as const;
 const fetchHomeSettings = () => api<HomeSettings>('/api/admin/home-settings');
 const saveHomeSettings = (body: HomeSettings) => api<HomeSettings>('/api/admin/home-settings', { method: 'PUT', body });
 
-/** Админ-панель → Настройки → Главная страница: which widgets the home page shows. */
+/** Админ-панель → Настройки → «Виджеты на главной»: which widgets the home page shows (a document and a form of their own). */
 export function HomeWidgetsSettings() {
   const query = useQuery({ queryKey: KEY, queryFn: fetchHomeSettings });
   return (
-    <QueryState query={query} error="Не удалось загрузить настройки главной" isEmpty={() => false}>
-      {(data) => <WidgetsForm key={JSON.stringify(data)} value={data} />}
-    </QueryState>
+    <section className="card stack" aria-labelledby="home-widgets-h">
+      <h2 id="home-widgets-h">Виджеты на главной</h2>
+      <QueryState query={query} error="Не удалось загрузить настройки главной" isEmpty={() => false}>
+        {(data) => <WidgetsForm key={JSON.stringify(data)} value={data} />}
+      </QueryState>
+    </section>
   );
 }
 
@@ -36,7 +39,7 @@ function WidgetsForm({ value }: { value: HomeSettings }) {
         notify('success', 'Настройки главной сохранены');
       }}
     >
-      <FieldGroup legend="Главная страница">
+      <FieldGroup legend="Что показывать на главной">
         <CheckboxField
           name="recent_purchases"
           label="Последние покупки"

@@ -12,6 +12,7 @@ import { fetchOwnSkin, ownSkinKey, saveSkinModel, uploadSkin } from './api.ts';
 import { CapePicker, chosenCape, useMyCapes } from './CapePicker.tsx';
 import { SkinViewer, type BackEquipment, type SkinViewerHandle } from './SkinViewer.tsx';
 import './skins.css';
+import { FieldShell } from '../../components/form/FieldShell.tsx';
 
 const TURN = Math.PI / 6;
 
@@ -171,14 +172,13 @@ export function SkinPanel({ username, skin }: { username: string; skin: SkinInfo
           <input type="checkbox" checked={walking} onChange={(e) => setWalking(e.target.checked)} />
           Ходьба
         </label>
-        <div className="field">
-          <label htmlFor={`${ids}-back`}>На спине</label>
+        <FieldShell id={`${ids}-back`} label="На спине">
           <select id={`${ids}-back`} value={back ?? ''} onChange={(e) => setBack((e.target.value || null) as BackEquipment)}>
             <option value="">Ничего</option>
             <option value="cape">{cape ? `Плащ «${cape.title}»` : 'Плащ'}</option>
             <option value="elytra">Элитры</option>
           </select>
-        </div>
+        </FieldShell>
       </fieldset>
 
       <CapePicker

@@ -1,9 +1,10 @@
 import { PERMISSION_LABELS, PERMISSIONS, StaffRoleBody, type StaffRole, type StaffRoleList } from '@kubik/contract';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
 import { DataTable } from '../../components/admin/DataTable.tsx';
 import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
+import { fieldDescribedBy, FieldShell } from '../../components/form/FieldShell.tsx';
 import { CheckboxField, FieldGroup, TextField } from '../../components/form/fields.tsx';
 import { Modal } from '../../components/Modal.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
@@ -164,6 +165,7 @@ function AddStaff({ roles, onAdded }: { roles: StaffRole[]; onAdded: () => void 
   const [name, setName] = useState('');
   const [roleId, setRoleId] = useState(String(roles[0]!.id));
   const [error, setError] = useState<string | null>(null);
+  const ids = useId();
   return (
     <form
       className="stack"
@@ -186,34 +188,28 @@ function AddStaff({ roles, onAdded }: { roles: StaffRole[]; onAdded: () => void 
     >
       <h3>Назначить сотрудника</h3>
       <div className="row">
-        <label className="field">
-          <span className="field-label">Имя игрока</span>
+        <FieldShell id={`${ids}-name`} label="Имя игрока" error={error}>
           <input
+            id={`${ids}-name`}
             value={name}
             onChange={(e) => setName(e.target.value)}
             aria-invalid={error ? true : undefined}
-            aria-describedby={error ? 'add-staff-error' : undefined}
+            aria-describedby={fieldDescribedBy(`${ids}-name`, error)}
           />
-        </label>
-        <label className="field">
-          <span className="field-label">Роль</span>
-          <select value={roleId} onChange={(e) => setRoleId(e.target.value)}>
+        </FieldShell>
+        <FieldShell id={`${ids}-role`} label="Роль">
+          <select id={`${ids}-role`} value={roleId} onChange={(e) => setRoleId(e.target.value)}>
             {roles.map((r) => (
               <option key={r.id} value={r.id}>
                 {r.name}
               </option>
             ))}
           </select>
-        </label>
+        </FieldShell>
         <button type="submit" className="btn btn-primary">
           Назначить
         </button>
       </div>
-      {error && (
-        <p className="field-error" id="add-staff-error" role="alert">
-          {error}
-        </p>
-      )}
     </form>
   );
 }
