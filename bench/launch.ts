@@ -83,7 +83,7 @@ const PARTS = (process.env.LAUNCH_PARTS ?? 'burst,steady').split(',').filter(Boo
 const LOG_LEVEL = process.env.LAUNCH_LOG_LEVEL ?? 'info';
 const DATABASE_URL = process.env.DATABASE_URL || undefined;
 
-/** Goals (issue 45, "a launch day"). */
+/** Goals of a launch day: a burst of newcomers, steady sign-ups, public reads beside them. */
 const GOALS = { burstP99Ms: 2000, steadyP99Ms: 1000, readsP99Ms: 50, knownRatio: 2 };
 /** The public reads, in turn. */
 const READS = ['/api/tidings/news', '/api/donate/fully', '/api/servers/', '/'];

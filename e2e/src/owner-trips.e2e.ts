@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../testing/free-port.ts';
 import { callApi, loginUi, registerAndConfirm, seeErrorBeside, startSite, toast, until, type Site } from './harness.ts';
 
-// What a new owner tripped over in the admin area (issue 49), on a 360 × 740 phone: the new item's
+// What a new owner tripped over in the admin area, on a 360 × 740 phone: the new item's
 // form, the promo codes' status, the overview's deliveries, the audit log, and the settings pages.
 
 const PHONE = { width: 360, height: 740 };

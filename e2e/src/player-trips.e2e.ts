@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi, linkIn, loginUi, registerAndConfirm, startSite, until, type Site } from './harness.ts';
 
-// What a new player tripped over on a 360 × 740 phone (issue 49): the way back after registering,
+// What a new player tripped over on a 360 × 740 phone: the way back after registering,
 // a spent reset link, a kit claimed in the game, the cart's quantity, and the home and donate pages.
 
 const PHONE = { width: 360, height: 740 };

@@ -12,7 +12,7 @@ function consoleOf(page: Page): string[] {
   return said;
 }
 
-describe('pages drawn on the server (issue 29: Lighthouse on a slow phone)', () => {
+describe('pages drawn on the server (Lighthouse on a slow phone)', () => {
   let site: Site;
   let admin: Page;
   beforeAll(async () => {
