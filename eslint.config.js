@@ -208,6 +208,25 @@ export default tseslint.config(
     },
   },
   {
+    // Services own the transaction and the order of its steps; each step is a repository call,
+    // so a query is read, named and reused in one place.
+    files: [`${SERVER}/modules/**/*.service.ts`],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(selectFrom|insertInto|updateTable|deleteFrom|selectNoFrom|replaceInto|mergeInto)$/]',
+          message: 'No query builder in services: the query belongs in the module’s *.repo.ts.',
+        },
+        {
+          selector: 'TaggedTemplateExpression[tag.name="sql"]',
+          message: 'No SQL in services: the query belongs in the module’s *.repo.ts.',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.{ts,tsx,js,mjs}'],
     ignores: ['**/*.test.ts', '**/*.e2e.ts'],
     plugins: { kubik: { rules: { 'no-history-in-comments': historyComments } } },

@@ -85,24 +85,20 @@ export async function register(
   let id: number;
   try {
     id = await ctx.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .insertInto('users')
-        .values({
-          username: input.username,
-          username_lower: input.username.toLowerCase(),
-          email: input.email,
-          email_lower: input.email.toLowerCase(),
-          password_hash: passwordHash,
-          // An administrator vouches for the accounts they create: those need no letter.
-          is_admin: byAdmin && input.is_admin ? 1 : 0,
-          balance: 0,
-          email_verified_at: byAdmin ? now : null,
-          created_at: now,
-          deleted_at: null,
-          uuid: await users.profileUuidFor(trx, input.username),
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const row = await users.insertUser(trx, {
+        username: input.username,
+        username_lower: input.username.toLowerCase(),
+        email: input.email,
+        email_lower: input.email.toLowerCase(),
+        password_hash: passwordHash,
+        // An administrator vouches for the accounts they create: those need no letter.
+        is_admin: byAdmin && input.is_admin ? 1 : 0,
+        balance: 0,
+        email_verified_at: byAdmin ? now : null,
+        created_at: now,
+        deleted_at: null,
+        uuid: await users.profileUuidFor(trx, input.username),
+      });
       if (byAdmin) {
         const kopecks = toKopecks(input.balance ?? 0);
         if (kopecks > 0)
@@ -141,12 +137,7 @@ export async function confirmEmail(ctx: AppContext, token: string): Promise<bool
   return ctx.db.transaction().execute(async (trx) => {
     const userId = await emailTokens.consumeEmailToken(trx, 'verify', token);
     if (userId === null) return false;
-    await trx
-      .updateTable('users')
-      .set({ email_verified_at: Date.now() })
-      .where('id', '=', userId)
-      .where('email_verified_at', 'is', null)
-      .execute();
+    await users.confirmEmail(trx, userId, Date.now());
     return true;
   });
 }
@@ -299,21 +290,16 @@ export async function resetPassword(ctx: AppContext, token: string, newPassword:
   await ctx.limiter.hit(`reset:ip:${addressKey(ip)}`, ctx.config.rateLimits.resetPerIp);
   const owner = await emailTokens.findEmailTokenUser(ctx.db, 'reset', token);
   if (owner === null) throw badRequest(TEXTS.resetBad, { code: 'reset_link_invalid' });
-  const account = await ctx.db.selectFrom('users').select(['username', 'email']).where('id', '=', owner).executeTakeFirst();
+  const account = await users.nameAndEmailOf(ctx.db, owner);
   checkNewPassword(newPassword, account ?? {}, 'new_password');
   const passwordHash = await hashPassword(newPassword);
   const ok = await ctx.db.transaction().execute(async (trx) => {
     const userId = await emailTokens.consumeEmailToken(trx, 'reset', token);
     if (userId === null) return false;
     const now = Date.now();
-    await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
+    await users.setPasswordHash(trx, userId, passwordHash);
     // Opening the link proved the address, so an unconfirmed account is confirmed too.
-    await trx
-      .updateTable('users')
-      .set({ email_verified_at: now })
-      .where('id', '=', userId)
-      .where('email_verified_at', 'is', null)
-      .execute();
+    await users.confirmEmail(trx, userId, now);
     await endLogins(trx, userId);
     return true;
   });
@@ -335,7 +321,7 @@ export async function changePassword(
   checkNewPassword(newPassword, user, 'new_password');
   const passwordHash = await hashPassword(newPassword);
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', user.id).execute();
+    await users.setPasswordHash(trx, user.id, passwordHash);
     // Launchers' game logins end too: only the session where the password was changed stays.
     await endLogins(trx, user.id, { keep: currentToken });
   });

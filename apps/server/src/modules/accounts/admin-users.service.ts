@@ -24,7 +24,7 @@ import { banOf } from '../users/ban-status.ts';
 import { ensureAnotherAdmin, eraseAccount, LAST_ADMIN_TEXTS, lockAdmins } from '../users/users.erase.ts';
 import { endLogins } from '../users/users.logins.ts';
 import { linkedAccounts, secondFactor, userPayments } from '../users/users.ports.ts';
-import { findActiveUser, type User } from '../users/users.repo.ts';
+import { findActiveUser, nameAndEmailOf, type User } from '../users/users.repo.ts';
 import { takenError } from './accounts.service.ts';
 import * as repo from './admin-users.repo.ts';
 
@@ -66,7 +66,7 @@ export async function updateUser(
   body: AdminUserUpdateBody,
 ): Promise<AdminUser> {
   if (body.password) {
-    const current = await ctx.db.selectFrom('users').select(['username', 'email']).where('id', '=', id).executeTakeFirst();
+    const current = await nameAndEmailOf(ctx.db, id);
     checkNewPassword(body.password, { username: body.username ?? current?.username, email: body.email ?? current?.email }, 'password');
   }
   const passwordHash = body.password ? await hashPassword(body.password) : null;

@@ -7,7 +7,7 @@ import { authMeAlgorithmInfo, hashForAuthMe, inspectAuthMeHash, verifyAuthMe, ty
 import { isUniqueViolation } from '../../lib/errors.ts';
 import { activeBan } from '../users/ban-status.ts';
 import type { LinkedAccounts, LinkedVerdict, PasswordCaller } from '../users/users.ports.ts';
-import { profileUuidFor, type User } from '../users/users.repo.ts';
+import { emailHeld, insertUser, passwordStateOf, profileUuidFor, replacePasswordHash, type User } from '../users/users.repo.ts';
 import { AuthMeDatabase, type AuthMeRow } from './authme.database.ts';
 import * as repo from './authme.repo.ts';
 import { authMeConfig, hashProblem, type AuthMeConfig } from './authme.settings.ts';
@@ -212,13 +212,7 @@ async function renewSiteHash(db: Db, user: User, password: string, caller: Passw
   } catch {
     return user;
   }
-  const res = await db
-    .updateTable('users')
-    .set({ password_hash: fresh })
-    .where('id', '=', user.id)
-    .where('password_hash', '=', user.password_hash)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1 ? { ...user, password_hash: fresh } : user;
+  return (await replacePasswordHash(db, user, fresh)) ? { ...user, password_hash: fresh } : user;
 }
 
 type Verdict = LinkedVerdict;
@@ -256,18 +250,7 @@ async function linkedLogin(
     }
     // Until the site's hash of it is stored the link keeps the old step, so this check repeats rather than the old password working.
     const siteHash = await hashPassword(password, caller as Caller).catch(() => null);
-    const stored =
-      siteHash !== null &&
-      Number(
-        (
-          await ctx.db
-            .updateTable('users')
-            .set({ password_hash: siteHash })
-            .where('id', '=', user.id)
-            .where('password_hash', '=', user.password_hash)
-            .executeTakeFirst()
-        ).numUpdatedRows,
-      ) === 1;
+    const stored = siteHash !== null && (await replacePasswordHash(ctx.db, user, siteHash));
     if (stored)
       await repo.updateLink(ctx.db, user.id, {
         hash: text(row.password)!,
@@ -382,8 +365,7 @@ async function firstLogin(
     return launcher ? { kind: 'wrong' } : { kind: 'refused', code: 'authme_name_refused', message: TEXTS.nameRefused(shownName(name)) };
   }
   const email = usableEmail(row.email);
-  const emailFree =
-    email !== null && !(await ctx.db.selectFrom('users').select('id').where('email_lower', '=', email.toLowerCase()).executeTakeFirst());
+  const emailFree = email !== null && !(await emailHeld(ctx.db, email));
   let siteHash: string;
   try {
     siteHash = await hashPassword(password, caller as Caller);
@@ -394,24 +376,20 @@ async function firstLogin(
   let user: User;
   try {
     user = await ctx.db.transaction().execute(async (trx) => {
-      const created = await trx
-        .insertInto('users')
-        .values({
-          username: name,
-          username_lower: name.toLowerCase(),
-          email: emailFree ? email : placeholderEmail(name.toLowerCase()),
-          email_lower: emailFree ? email.toLowerCase() : placeholderEmail(name.toLowerCase()),
-          password_hash: siteHash,
-          is_admin: 0,
-          balance: 0,
-          // AuthMe's address is the player's own record there; one the site made up waits for a real one.
-          email_verified_at: emailFree ? now : null,
-          created_at: now,
-          deleted_at: null,
-          uuid: await profileUuidFor(trx, name),
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const created = await insertUser(trx, {
+        username: name,
+        username_lower: name.toLowerCase(),
+        email: emailFree ? email : placeholderEmail(name.toLowerCase()),
+        email_lower: emailFree ? email.toLowerCase() : placeholderEmail(name.toLowerCase()),
+        password_hash: siteHash,
+        is_admin: 0,
+        balance: 0,
+        // AuthMe's address is the player's own record there; one the site made up waits for a real one.
+        email_verified_at: emailFree ? now : null,
+        created_at: now,
+        deleted_at: null,
+        uuid: await profileUuidFor(trx, name),
+      });
       await repo.insertLink(trx, {
         user_id: created.id,
         authme_name: lower,
@@ -485,9 +463,7 @@ async function writePassword(
   const problem = hashProblem(cfg);
   if (problem) return warn(ctx.db, 'write_failed', problem);
   const link = await repo.linkOf(ctx.db, user.id);
-  const name =
-    link?.authme_name ??
-    (await ctx.db.selectFrom('users').select('username_lower').where('id', '=', user.id).executeTakeFirst())?.username_lower;
+  const name = link?.authme_name ?? (await passwordStateOf(ctx.db, user.id))?.username_lower;
   if (!name) return;
   let made: Awaited<ReturnType<typeof hashForWrite>>;
   try {
@@ -507,11 +483,7 @@ export async function passwordSet(ctx: AppContext, user: Pick<User, 'id'>, passw
   try {
     const found = await authMeOf(ctx);
     if (!found) return;
-    const current = await ctx.db
-      .selectFrom('users')
-      .select(['id', 'password_hash', 'deleted_at'])
-      .where('id', '=', user.id)
-      .executeTakeFirst();
+    const current = await passwordStateOf(ctx.db, user.id);
     if (!current || current.deleted_at !== null) return;
     await writePassword(ctx, found.cfg, current, password, caller);
   } catch (err) {

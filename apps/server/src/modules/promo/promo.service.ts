@@ -1,11 +1,11 @@
 import type { PromoCodeAdmin, PromoCodeBodyParsed, PromoKind, PromoScope } from '@kubik/contract';
-import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import { conflict, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { ownerOnly } from '../../lib/owner-only.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { promoKey, type PromoRow } from '../purchases/purchases.promo.ts';
+import { findPromoById, insertPromo, listPromoRows, promoStats, updatePromoRow } from './promo.repo.ts';
 
 // Админ-панель → Промокоды: the codes themselves; applying them is the purchases core's (purchases.promo.ts).
 
@@ -56,29 +56,15 @@ function toAdmin(row: PromoRow, stats: { revenue: number; discount: number } | u
   };
 }
 
-async function statsOf(db: Db, ids?: number[]): Promise<Map<number, { revenue: number; discount: number }>> {
-  let q = db
-    .selectFrom('promo_uses')
-    .select([
-      'promo_id',
-      (eb) => eb.fn.coalesce(eb.fn.sum<number>('total'), sql<number>`0`).as('revenue'),
-      (eb) => eb.fn.coalesce(eb.fn.sum<number>('discount'), sql<number>`0`).as('discount'),
-    ])
-    .groupBy('promo_id');
-  if (ids) q = q.where('promo_id', 'in', ids);
-  const rows = await q.execute();
-  return new Map(rows.map((r) => [r.promo_id, { revenue: Number(r.revenue), discount: Number(r.discount) }]));
-}
-
 export async function listPromos(db: Db): Promise<PromoCodeAdmin[]> {
-  const [rows, stats] = await Promise.all([db.selectFrom('promo_codes').selectAll().orderBy('id', 'desc').execute(), statsOf(db)]);
+  const [rows, stats] = await Promise.all([listPromoRows(db), promoStats(db)]);
   return rows.map((r) => toAdmin(r, stats.get(r.id)));
 }
 
 async function one(db: Db, id: number): Promise<PromoCodeAdmin> {
-  const row = await db.selectFrom('promo_codes').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await findPromoById(db, id);
   if (!row) throw notFound(PROMO_ADMIN_TEXTS.notFound);
-  return toAdmin(row, (await statsOf(db, [id])).get(id));
+  return toAdmin(row, (await promoStats(db, [id])).get(id));
 }
 
 function columns(body: PromoCodeBodyParsed) {
@@ -103,11 +89,7 @@ export async function createPromo(db: Db, editor: PromoEditor, body: PromoCodeBo
   const now = Date.now();
   try {
     const id = await db.transaction().execute(async (trx) => {
-      const row = await trx
-        .insertInto('promo_codes')
-        .values({ ...columns(body), disabled_at: null, created_at: now, updated_at: now })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const row = await insertPromo(trx, { ...columns(body), disabled_at: null, created_at: now, updated_at: now });
       await recordAudit(trx, { actorId: editor.id, action: 'promo.create', entity: 'promo_code', entityId: row.id, after: row });
       return row.id;
     });
@@ -122,7 +104,7 @@ export async function createPromo(db: Db, editor: PromoEditor, body: PromoCodeBo
 export async function updatePromo(db: Db, editor: PromoEditor, id: number, body: PromoCodeBodyParsed): Promise<PromoCodeAdmin> {
   try {
     await db.transaction().execute(async (trx) => {
-      const before = await trx.selectFrom('promo_codes').selectAll().where('id', '=', id).executeTakeFirst();
+      const before = await findPromoById(trx, id);
       if (!before) throw notFound(PROMO_ADMIN_TEXTS.notFound);
       assertMayEditKind(editor, before.kind, body.kind);
       if (body.max_uses !== null && body.max_uses < Number(before.uses))
@@ -130,12 +112,7 @@ export async function updatePromo(db: Db, editor: PromoEditor, id: number, body:
           code: 'invalid',
           field: 'max_uses',
         });
-      const after = await trx
-        .updateTable('promo_codes')
-        .set({ ...columns(body), updated_at: Date.now() })
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const after = await updatePromoRow(trx, id, { ...columns(body), updated_at: Date.now() });
       await recordAudit(trx, { actorId: editor.id, action: 'promo.update', entity: 'promo_code', entityId: id, before, after });
     });
   } catch (err) {
@@ -147,14 +124,10 @@ export async function updatePromo(db: Db, editor: PromoEditor, id: number, body:
 
 export async function setDisabled(db: Db, editor: PromoEditor, id: number, disabled: boolean): Promise<PromoCodeAdmin> {
   await db.transaction().execute(async (trx) => {
-    const before = await trx.selectFrom('promo_codes').selectAll().where('id', '=', id).executeTakeFirst();
+    const before = await findPromoById(trx, id);
     if (!before) throw notFound(PROMO_ADMIN_TEXTS.notFound);
     if (!disabled && before.kind === 'topup_bonus' && !editor.owner) throw ownerOnly(PROMO_ADMIN_TEXTS.topupOwnerOnly, 'disabled');
-    await trx
-      .updateTable('promo_codes')
-      .set({ disabled_at: disabled ? (before.disabled_at ?? Date.now()) : null, updated_at: Date.now() })
-      .where('id', '=', id)
-      .execute();
+    await updatePromoRow(trx, id, { disabled_at: disabled ? (before.disabled_at ?? Date.now()) : null, updated_at: Date.now() });
     await recordAudit(trx, {
       actorId: editor.id,
       action: disabled ? 'promo.disable' : 'promo.enable',

@@ -287,6 +287,19 @@ export function findCanned(db: Db, id: number): Promise<CannedRow | undefined> {
   return db.selectFrom('support_canned').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+export async function insertCanned(db: Db, row: Insertable<SupportCannedTable>): Promise<number> {
+  const r = await db.insertInto('support_canned').values(row).returning('id').executeTakeFirstOrThrow();
+  return Number(r.id);
+}
+
+export async function updateCanned(db: Db, id: number, set: Updateable<SupportCannedTable>): Promise<void> {
+  await db.updateTable('support_canned').set(set).where('id', '=', id).execute();
+}
+
+export async function deleteCanned(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('support_canned').where('id', '=', id).execute();
+}
+
 // ---- Staff
 
 /** The owner and staff whose role holds `support`, by name (deleted accounts left out). */

@@ -646,18 +646,9 @@ export function createSupportService(ctx: AppContext) {
       const saved = await db.transaction().execute(async (trx) => {
         let savedId = id;
         if (savedId === null) {
-          const r = await trx
-            .insertInto('support_canned')
-            .values({ title: body.title, text: body.text, created_at: now, updated_at: now })
-            .returning('id')
-            .executeTakeFirstOrThrow();
-          savedId = Number(r.id);
+          savedId = await repo.insertCanned(trx, { title: body.title, text: body.text, created_at: now, updated_at: now });
         } else {
-          await trx
-            .updateTable('support_canned')
-            .set({ title: body.title, text: body.text, updated_at: now })
-            .where('id', '=', savedId)
-            .execute();
+          await repo.updateCanned(trx, savedId, { title: body.title, text: body.text, updated_at: now });
         }
         await recordAudit(trx, {
           actorId: actor.id,
@@ -676,7 +667,7 @@ export function createSupportService(ctx: AppContext) {
       const before = await repo.findCanned(db, id);
       if (!before) throw notFound(SUPPORT_TEXTS.cannedNotFound);
       await db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('support_canned').where('id', '=', id).execute();
+        await repo.deleteCanned(trx, id);
         await recordAudit(trx, {
           actorId: actor.id,
           action: 'support.canned.delete',

@@ -25,14 +25,15 @@ export function findUserByLogin(db: Db, login: string): Promise<User | undefined
  * A password hash made anew after a successful check (front-door/passwords.ts renewedHash), stored
  * only if the hash that was checked is still the stored one (a password changed meanwhile stays).
  */
-export async function replacePasswordHash(db: Db, user: Pick<User, 'id' | 'password_hash'>, fresh: string | null): Promise<void> {
-  if (fresh === null) return;
-  await db
+export async function replacePasswordHash(db: Db, user: Pick<User, 'id' | 'password_hash'>, fresh: string | null): Promise<boolean> {
+  if (fresh === null) return false;
+  const res = await db
     .updateTable('users')
     .set({ password_hash: fresh })
     .where('id', '=', user.id)
     .where('password_hash', '=', user.password_hash)
-    .execute();
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
 }
 
 export function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
@@ -306,4 +307,30 @@ export async function insertDevice(db: Db, row: Insertable<KnownDevicesTable>): 
     .onConflict((oc) => oc.columns(['user_id', 'device_hash']).doNothing())
     .executeTakeFirst();
   return Number(added.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+export function insertUser(db: Db, values: Insertable<UsersTable>): Promise<User> {
+  return db.insertInto('users').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Whether any account, an erased one included, holds the address. */
+export async function emailHeld(db: Db, email: string): Promise<boolean> {
+  return !!(await db.selectFrom('users').select('id').where('email_lower', '=', email.toLowerCase()).executeTakeFirst());
+}
+
+export function passwordStateOf(db: Db, id: number) {
+  return db.selectFrom('users').select(['id', 'username_lower', 'password_hash', 'deleted_at']).where('id', '=', id).executeTakeFirst();
+}
+
+export function nameAndEmailOf(db: Db, id: number): Promise<Pick<User, 'username' | 'email'> | undefined> {
+  return db.selectFrom('users').select(['username', 'email']).where('id', '=', id).executeTakeFirst();
+}
+
+export async function setPasswordHash(db: Db, id: number, passwordHash: string): Promise<void> {
+  await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute();
+}
+
+/** Confirms the account's address once: a confirmed one keeps its first date. */
+export async function confirmEmail(db: Db, id: number, now: number): Promise<void> {
+  await db.updateTable('users').set({ email_verified_at: now }).where('id', '=', id).where('email_verified_at', 'is', null).execute();
 }
