@@ -122,7 +122,7 @@ describe.each(dbKinds)('the audit log names everything it records in Russian, on
     await call('PUT', `/api/admin/bans/commands/${server}`, { ban_command: 'ban {player} {reason}', unban_command: 'pardon {player}' });
     await call('PUT', `/api/user/${playerId}`, { balance: 42, password: 'new-password-1' });
     await call('POST', `/api/admin/users/${playerId}/balance`, { amount: 10, comment: 'Компенсация' });
-    await call('POST', `/api/admin/users/${playerId}/ban`, { reason: 'Читы', until: null });
+    await call('POST', `/api/admin/users/${playerId}/ban`, { reason: 'Читы', note: 'Флай-хак на спавне', until: null });
     await call('DELETE', `/api/admin/users/${playerId}/ban`);
     await call('POST', `/api/admin/users/${playerId}/notice`, { title: 'Привет', body: 'Как дела?' });
     await call('POST', '/api/admin/notices', { title: 'Всем', body: 'Ивент в субботу' });
