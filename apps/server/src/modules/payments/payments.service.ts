@@ -267,6 +267,7 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
       amount: Number(row.amount),
       paidAt: now,
       payer: { ip: row.payer_ip, deviceHash: row.payer_device },
+      raw: state.raw,
     });
     if (bonus > 0)
       await postLedger(trx, {
