@@ -240,3 +240,20 @@ export const DonateTier = z.object({
 export type DonateTier = z.infer<typeof DonateTier>;
 
 export const DonateListResponse = z.array(DonateTier);
+
+/** GET /api/donate/goal: the month's donation goal, what came in, the latest purchases and the month's top donors. */
+export const DonationGoal = z.object({
+  /** Roubles; 0 when the owner set no goal. */
+  goal: z.number(),
+  /** Roubles paid this month (Moscow time) by top-ups and subscriptions, refunds taken off. */
+  collected: z.number(),
+  /** collected of goal, 0–100 (whole per cent; 0 without a goal). */
+  percent: z.number(),
+  /** «2026-12». */
+  month: z.string(),
+  /** Newest first; amount only when the owner shows amounts. Players who hid their profile are left out. */
+  latest: z.array(z.object({ nickname: z.string(), item: z.string(), amount: z.number().nullable(), at: z.number() })),
+  /** The month's biggest payers; amounts as the owner chooses. */
+  top: z.array(z.object({ nickname: z.string(), amount: z.number().nullable() })),
+});
+export type DonationGoal = z.infer<typeof DonationGoal>;
