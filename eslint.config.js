@@ -66,6 +66,8 @@ const SERVER_FEATURE_PAIRS = [
   ['subscriptions', 'payments'],
   ['subscriptions', 'privileges'],
   ['subscriptions', 'donate'],
+  ['guest-orders', 'payments'],
+  ['guest-orders', 'shop'],
 ];
 
 /**

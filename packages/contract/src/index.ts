@@ -36,3 +36,4 @@ export * from './launcher.ts';
 export * from './support.ts';
 export * from './authme.ts';
 export * from './subscriptions.ts';
+export * from './guest-orders.ts';

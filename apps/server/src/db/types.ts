@@ -6,6 +6,7 @@ import type { DeliveriesTables } from '../modules/deliveries/deliveries.tables.t
 import type { DonateTables } from '../modules/donate/donate.tables.ts';
 import type { PaymentsTables } from '../modules/payments/payments.tables.ts';
 import type { SubscriptionsTables } from '../modules/subscriptions/subscriptions.tables.ts';
+import type { GuestOrdersTables } from '../modules/guest-orders/guest-orders.tables.ts';
 import type { PrivilegesTables } from '../modules/privileges/privileges.tables.ts';
 import type { PurchasesTables } from '../modules/purchases/purchases.tables.ts';
 import type { NewsTables } from '../modules/news/news.tables.ts';
@@ -206,4 +207,5 @@ export interface Database
     SupportTables,
     AuthMeTables,
     SetupTables,
-    SubscriptionsTables {}
+    SubscriptionsTables,
+    GuestOrdersTables {}

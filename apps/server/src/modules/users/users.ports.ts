@@ -224,6 +224,12 @@ export const topupCredited = new Hook<
   [trx: Db, topup: { paymentId: string; userId: number; amount: number; paidAt: number; payer: TopupPayer; raw?: unknown }]
 >();
 
+/**
+ * An authentic provider notification named a payment the payments feature does not keep (payments):
+ * a feature that took the payment itself (a guest's order) re-reads it. Reactions never throw.
+ */
+export const foreignPaymentNotified = new Hook<[provider: string, providerPaymentId: string]>();
+
 // --- Accounts a game plugin keeps too (AuthMe) -----------------------------------------------
 
 /** Who waits for a password check (front-door/admission.ts): a caller the site knows goes first, a stranger by address. */
