@@ -1,6 +1,7 @@
 import type { DonateTier, SubscriptionProvider } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useConfirm } from '../../components/useConfirm.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDate, formatRub } from '../../lib/format.ts';
 import { useNotify } from '../../providers/notifications.tsx';
@@ -77,6 +78,7 @@ export function MySubscriptions() {
   const subs = useQuery({ queryKey: MY_SUBSCRIPTIONS_KEY, queryFn: fetchMySubscriptions });
   const queryClient = useQueryClient();
   const notify = useNotify();
+  const { confirm, dialog } = useConfirm();
   const cancel = useMutation({
     mutationFn: cancelSubscription,
     onSuccess: () => {
@@ -108,8 +110,14 @@ export function MySubscriptions() {
                 type="button"
                 className="btn btn-small"
                 disabled={cancel.isPending}
-                onClick={() => {
-                  if (window.confirm(`Отменить подписку ${s.title}? Больше списаний не будет, оплаченный срок останется.`))
+                onClick={async () => {
+                  if (
+                    await confirm(`Отменить подписку ${s.title}? Больше списаний не будет, оплаченный срок останется.`, {
+                      title: 'Отмена подписки',
+                      confirmLabel: 'Отменить подписку',
+                      danger: true,
+                    })
+                  )
                     cancel.mutate(s.id);
                 }}
               >
@@ -119,6 +127,7 @@ export function MySubscriptions() {
           </li>
         ))}
       </ul>
+      {dialog}
     </section>
   );
 }

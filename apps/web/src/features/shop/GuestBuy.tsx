@@ -1,6 +1,6 @@
 import type { ShopItem } from '@kubik/contract';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { cloneElement, useState, type FormEvent, type ReactElement } from 'react';
 import { ApiError } from '../../lib/api.ts';
 import { formatRub } from '../../lib/format.ts';
 import { createGuestOrder } from './guest-api.ts';
@@ -41,10 +41,10 @@ export function GuestBuy() {
     if (!form.shop_id) return setErrors({ shop_id: 'Выберите товар' });
     order.mutate();
   };
-  const field = (name: Field, label: string, input: React.ReactNode) => (
+  const field = (name: Field, label: string, input: ReactElement<Record<string, unknown>>) => (
     <div className={`field${errors[name] ? ' field-invalid' : ''}`}>
       <label htmlFor={`guest-${name}`}>{label}</label>
-      {input}
+      {cloneElement(input, errors[name] ? { 'aria-describedby': `guest-${name}-error`, 'aria-invalid': true } : {})}
       {errors[name] && (
         <p className="field-error" id={`guest-${name}-error`} role="alert">
           {errors[name]}
