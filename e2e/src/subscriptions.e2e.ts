@@ -78,6 +78,19 @@ describe('subscriptions and buying for a nickname, on a phone (fake YooKassa)', 
     expect(((await callApi(page, 'GET', '/api/user/subscriptions')).json as UserSubscription[])[0]!.state).toBe('canceled');
   });
 
+  it("the owner sees the subscriptions, the month's revenue and churn on Платежи", async () => {
+    const owner = await site.newPage();
+    await loginUi(owner, 'Owner');
+    await owner.goto('/admin/payments');
+    const block = owner.getByTestId('admin-subscriptions');
+    await block.getByRole('heading', { name: 'Подписки: действует 0' }).waitFor();
+    const byMonth = block.getByRole('table', { name: 'Подписки по месяцам' });
+    await byMonth.getByText('199\u00a0₽').first().waitFor();
+    const list = block.getByRole('table', { name: 'Подписки', exact: true });
+    await list.getByText('Subber').waitFor();
+    await list.getByText('Отменена').waitFor();
+  });
+
   it('a guest buys an item for a nickname on /shop: refusals beside the fields, then the ЮKassa page', async () => {
     const page = await site.newPage({ width: 360, height: 740 });
     await page.goto('/shop');
