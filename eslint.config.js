@@ -57,10 +57,18 @@ const SERVER = 'apps/server/src';
 /** Modules any feature may import (design.md, «Features over a core»); every other folder of modules/ is a feature. */
 const SERVER_CORE = ['users', 'audit', 'mail', 'ledger', 'deliveries', 'site', 'purchases', 'notices'];
 /**
- * The one pair of features allowed to meet directly: privileges sells the tiers donate lists and
- * reads them (docs/decisions/220-server-core-and-ports.md). Adding a pair here needs a note there.
+ * The pairs of features allowed to meet directly: privileges sells the tiers donate lists and
+ * reads them; subscriptions sell those tiers through the payments' providers and the privileges'
+ * placement (docs/decisions/220-server-core-and-ports.md). Adding a pair here needs a note there.
  */
-const SERVER_FEATURE_PAIRS = [['privileges', 'donate']];
+const SERVER_FEATURE_PAIRS = [
+  ['privileges', 'donate'],
+  ['subscriptions', 'payments'],
+  ['subscriptions', 'privileges'],
+  ['subscriptions', 'donate'],
+  ['guest-orders', 'payments'],
+  ['guest-orders', 'shop'],
+];
 
 /**
  * The server's dependencies run one way: the composition root (app.ts, modules/index.ts) → a

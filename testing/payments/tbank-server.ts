@@ -25,6 +25,13 @@
  *   customer's status), 204 «Неверный токен…», 251 amount too small, 212/213 OrderId/Description
  *   size, 255 «Платеж не найден», 330 «Сумма в запросе больше чем в оригинальной транзакции»,
  *   501 «Терминал не найден», 9999 «Внутренняя ошибка системы» (repeat later).
+ * - Recurring payments (developer.tbank.ru/eacq/api/charge): Init with `Recurrent: "Y"` and
+ *   `CustomerKey` makes a parent payment; once paid, its notifications carry `RebillId`. A later
+ *   charge is Init of a new payment (no redirect) and Charge {PaymentId, RebillId}: the card is
+ *   charged at once — CONFIRMED (and notified), or REJECTED with
+ *   `Success: false` and the bank's code: 1051 «Недостаточно средств на карте», 1054 «Истек срок
+ *   действия карты», 104 when the issuer asks 3-D Secure of the absent payer (this double's code
+ *   for it). An unknown RebillId is refused (ErrorCode 8); Charge of a payment not NEW, ErrorCode 4.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type http from 'node:http';
@@ -43,7 +50,20 @@ export interface TBankPayment {
   refunded: number;
   /** ExternalRequestId of the Cancel requests done: a repeat answers the state instead of canceling again. */
   cancelRequests: Set<string>;
+  /** A parent of recurring payments (Init with Recurrent "Y" and CustomerKey). */
+  customerKey?: string;
+  /** The saved card's id, once the parent is paid (or the one a Charge used). */
+  rebillId?: string;
 }
+
+/** How the bank answers a Charge of a saved card. */
+export type RebillOutcome = 'ok' | 'insufficient_funds' | 'card_expired' | '3ds';
+
+const REBILL_REFUSAL: Record<Exclude<RebillOutcome, 'ok'>, { code: string; message: string }> = {
+  insufficient_funds: { code: '1051', message: 'Недостаточно средств на карте' },
+  card_expired: { code: '1054', message: 'Истек срок действия карты' },
+  '3ds': { code: '104', message: 'Требуется прохождение 3DS' },
+};
 
 /** The documented Token rule, written here on its own so a mistake in the site's copy shows. */
 export function signTBank(params: Record<string, unknown>, password: string): string {
@@ -64,6 +84,9 @@ export class FakeTBank extends HttpDouble {
   /** The next N API calls fail with HTTP 503 (the bank did not answer). */
   failNext = 0;
   private nextId = 3_093_639_500 + Math.floor(Math.random() * 1000);
+  /** Saved cards by RebillId: whose they are and how the bank answers the next Charge. */
+  readonly rebills = new Map<string, { customerKey: string; pan: string; outcome: RebillOutcome }>();
+  private nextRebill = 1_700_000_000 + Math.floor(Math.random() * 1000);
 
   constructor(
     readonly terminalKey = '1700000000000DEMO',
@@ -119,6 +142,7 @@ export class FakeTBank extends HttpDouble {
         code: randomBytes(6).toString('base64url'),
         refunded: 0,
         cancelRequests: new Set(),
+        ...(b.Recurrent === 'Y' && typeof b.CustomerKey === 'string' && b.CustomerKey !== '' ? { customerKey: b.CustomerKey } : {}),
       };
       this.payments.set(p.PaymentId, p);
       return sendJson(res, 200, {
@@ -141,6 +165,38 @@ export class FakeTBank extends HttpDouble {
         Message: 'OK',
         TerminalKey: this.terminalKey,
         Status: p.Status,
+        PaymentId: String(p.PaymentId),
+        OrderId: p.OrderId,
+        Amount: p.Amount,
+      });
+    }
+    if (method === 'Charge') {
+      const rebill = typeof b.RebillId === 'string' || typeof b.RebillId === 'number' ? this.rebills.get(String(b.RebillId)) : undefined;
+      if (!rebill) return this.fail(res, '8', 'Неверный статус транзакции.', 'Карта с таким RebillId не найдена.');
+      if (p.Status !== 'NEW') return this.fail(res, '4', 'Изменение статуса транзакции невозможно.', `Платёж в статусе ${p.Status}.`);
+      p.rebillId = String(b.RebillId);
+      if (rebill.outcome !== 'ok') {
+        const why = REBILL_REFUSAL[rebill.outcome];
+        p.Status = 'REJECTED';
+        void this.notify(p);
+        return sendJson(res, 200, {
+          Success: false,
+          ErrorCode: why.code,
+          Message: why.message,
+          TerminalKey: this.terminalKey,
+          Status: p.Status,
+          PaymentId: String(p.PaymentId),
+          OrderId: p.OrderId,
+          Amount: p.Amount,
+        });
+      }
+      p.Status = 'CONFIRMED';
+      void this.notify(p);
+      return sendJson(res, 200, {
+        Success: true,
+        ErrorCode: '0',
+        TerminalKey: this.terminalKey,
+        Status: 'CONFIRMED',
         PaymentId: String(p.PaymentId),
         OrderId: p.OrderId,
         Amount: p.Amount,
@@ -207,8 +263,9 @@ export class FakeTBank extends HttpDouble {
       ErrorCode: failed ? '1051' : '0',
       Amount: p.Amount,
       CardId: 123456789,
-      Pan: '430000******0777',
+      Pan: p.rebillId ? (this.rebills.get(p.rebillId)?.pan ?? '430000******0777') : '430000******0777',
       ExpDate: '1230',
+      ...(p.rebillId && !failed ? { RebillId: Number(p.rebillId) } : {}),
     };
     return { ...body, Token: signTBank(body, this.password) };
   }
@@ -225,10 +282,21 @@ export class FakeTBank extends HttpDouble {
   /** The payer pays with a card: AUTHORIZED, then CONFIRMED, each notified. */
   async pay(p: TBankPayment, notify = true): Promise<void> {
     if (p.Status !== 'NEW' && p.Status !== 'FORM_SHOWED') return;
+    if (p.customerKey && !p.rebillId) {
+      p.rebillId = String(this.nextRebill++);
+      this.rebills.set(p.rebillId, { customerKey: p.customerKey, pan: '430000******0777', outcome: 'ok' });
+    }
     p.Status = 'AUTHORIZED';
     if (notify) await this.notify(p);
     p.Status = 'CONFIRMED';
     if (notify) await this.notify(p);
+  }
+
+  /** How the bank answers the next Charges of a saved card. */
+  setRebillOutcome(rebillId: string, outcome: RebillOutcome): void {
+    const r = this.rebills.get(rebillId);
+    if (!r) throw new Error(`no RebillId ${rebillId}`);
+    r.outcome = outcome;
   }
 
   /** The bank refuses the card. */

@@ -22,6 +22,15 @@
  *   notification (`{type: "notification", event: "payment.succeeded", object: {...}}`, to the URL set
  *   in the shop's settings, here `notificationUrl`) and then redirects the payer to return_url.
  *   Notifications are not signed and are repeated until the shop answers 200.
+ * - Saved payment methods (autopayments, yookassa.ru/developers/payment-acceptance/
+ *   scenario-extensions/recurring-payments): a payment created with `save_payment_method: true`
+ *   and paid gets `payment_method {type: "bank_card", id, saved: true, card {first6, last4,
+ *   expiry_month, expiry_year, card_type}}`. A payment with `payment_method_id` of a saved method
+ *   needs no confirmation and is decided at once: `succeeded`, or `canceled` with
+ *   `cancellation_details {party: "payment_network", reason: "insufficient_funds" | "card_expired"}`
+ *   — or, when the bank asks 3-D Secure of the absent payer, `pending` with a confirmation URL.
+ *   An unknown (or unsaved) method id is refused with 400 `invalid_request`. The shop is notified
+ *   of the outcome as of any payment.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type http from 'node:http';
@@ -41,10 +50,22 @@ export interface YooPayment {
   metadata: Record<string, string>;
   cancellation_details?: { party: string; reason: string };
   refunded_amount?: { value: string; currency: string };
+  payment_method?: YooPaymentMethod;
   refundable: boolean;
   test: boolean;
   receipt_registration?: 'pending' | 'succeeded';
 }
+
+export interface YooPaymentMethod {
+  type: 'bank_card';
+  id: string;
+  saved: boolean;
+  title: string;
+  card: { first6: string; last4: string; expiry_month: string; expiry_year: string; card_type: string };
+}
+
+/** How the bank answers a charge of a saved card. */
+export type SavedCardOutcome = 'ok' | 'insufficient_funds' | 'card_expired' | '3ds';
 
 export interface YooRefund {
   id: string;
@@ -77,6 +98,12 @@ export class FakeYooKassa extends HttpDouble {
   /** Payments created with capture: true (paid means succeeded at once). */
   private readonly autoCapture = new Set<string>();
   private readonly keys = new Map<string, { body: string; status: number; answer: unknown }>();
+  /** Payments asked to save their method. */
+  private readonly toSave = new Set<string>();
+  /** Saved methods by id, with how the bank answers the next charge of each. */
+  readonly savedMethods = new Map<string, { method: YooPaymentMethod; outcome: SavedCardOutcome }>();
+  /** The card the payer pays with on the confirmation page (its last digits). */
+  nextCardLast4 = '4477';
 
   constructor(
     readonly shopId = '123456',
@@ -159,8 +186,13 @@ export class FakeYooKassa extends HttpDouble {
     if (!amount || typeof amount.value !== 'string' || !MONEY.test(amount.value) || toKop(amount.value) <= 0)
       return bad('Invalid amount value', 'amount.value');
     if (amount.currency !== 'RUB') return bad('Invalid currency', 'amount.currency');
+    const methodId = b.payment_method_id;
+    if (methodId !== undefined) {
+      const saved = typeof methodId === 'string' ? this.savedMethods.get(methodId) : undefined;
+      if (!saved || !saved.method.saved) return bad('Payment method is not available', 'payment_method_id');
+    }
     const confirmation = b.confirmation as { type?: unknown; return_url?: unknown } | undefined;
-    if (!confirmation || confirmation.type !== 'redirect' || typeof confirmation.return_url !== 'string')
+    if (methodId === undefined && (!confirmation || confirmation.type !== 'redirect' || typeof confirmation.return_url !== 'string'))
       return bad('Confirmation type redirect needs return_url', 'confirmation');
     if (b.description !== undefined && (typeof b.description !== 'string' || b.description.length > 128))
       return bad('Description is longer than 128 characters', 'description');
@@ -198,17 +230,23 @@ export class FakeYooKassa extends HttpDouble {
       ...(typeof b.description === 'string' ? { description: b.description } : {}),
       recipient: { account_id: this.shopId, gateway_id: '2345678' },
       created_at: new Date().toISOString(),
-      confirmation: {
-        type: 'redirect',
-        return_url: confirmation.return_url,
-        confirmation_url: `${this.url}/checkout/payments/v2/contract?orderId=${id}`,
-      },
+      ...(confirmation && typeof confirmation.return_url === 'string'
+        ? {
+            confirmation: {
+              type: 'redirect' as const,
+              return_url: confirmation.return_url,
+              confirmation_url: `${this.url}/checkout/payments/v2/contract?orderId=${id}`,
+            },
+          }
+        : {}),
       metadata: metadata as Record<string, string>,
       refundable: false,
       test: true,
     };
     if (b.capture === true) this.autoCapture.add(id);
+    if (b.save_payment_method === true) this.toSave.add(id);
     this.payments.set(id, p);
+    if (typeof methodId === 'string') this.chargeSaved(p, methodId);
     return { status: 200, answer: this.view(p) };
   }
 
@@ -277,11 +315,49 @@ export class FakeYooKassa extends HttpDouble {
     return refund;
   }
 
+  /** A charge of a saved method, decided at once as the bank answers; the shop is notified unless 3-D Secure is asked. */
+  private chargeSaved(p: YooPayment, methodId: string): void {
+    const saved = this.savedMethods.get(methodId)!;
+    p.payment_method = structuredClone(saved.method);
+    if (saved.outcome === '3ds') {
+      p.confirmation = {
+        type: 'redirect',
+        return_url: `${this.url}/`,
+        confirmation_url: `${this.url}/checkout/payments/v2/contract?orderId=${p.id}`,
+      };
+      return;
+    }
+    if (saved.outcome === 'ok') this.pay(p.id);
+    else {
+      p.status = 'canceled';
+      p.cancellation_details = { party: 'payment_network', reason: saved.outcome };
+    }
+    void this.notify(this.notificationFor(p.id));
+  }
+
+  /** How the bank answers the next charges of a saved method. */
+  setCardOutcome(methodId: string, outcome: SavedCardOutcome): void {
+    const saved = this.savedMethods.get(methodId);
+    if (!saved) throw new Error(`no saved method ${methodId}`);
+    saved.outcome = outcome;
+  }
+
   /** The payer pays: succeeded (capture: true) or waiting_for_capture; the shop is notified. */
   pay(id: string): YooPayment {
     const p = this.mustGet(id);
     if (p.status !== 'pending') return p;
     p.paid = true;
+    if (this.toSave.has(id) && !p.payment_method) {
+      const method: YooPaymentMethod = {
+        type: 'bank_card',
+        id: `${randomBytes(4).toString('hex')}-000f-5000-a000-${randomBytes(6).toString('hex')}`,
+        saved: true,
+        title: `Bank card *${this.nextCardLast4}`,
+        card: { first6: '555555', last4: this.nextCardLast4, expiry_month: '07', expiry_year: '2030', card_type: 'MasterCard' },
+      };
+      p.payment_method = method;
+      this.savedMethods.set(method.id, { method: structuredClone(method), outcome: 'ok' });
+    }
     if (this.autoCapture.has(id)) {
       p.status = 'succeeded';
       p.captured_at = new Date().toISOString();

@@ -22,7 +22,7 @@ export const DELIVERY_STATE_TEXT: Record<DeliveryState, string> = {
 };
 
 /** Where a delivery comes from. */
-export const DELIVERY_SOURCES = ['shop', 'privilege_grant', 'privilege_revoke', 'kit', 'ban', 'unban', 'vote'] as const;
+export const DELIVERY_SOURCES = ['shop', 'privilege_grant', 'privilege_revoke', 'kit', 'ban', 'unban', 'vote', 'guest'] as const;
 export type DeliverySource = (typeof DELIVERY_SOURCES)[number];
 
 export const DELIVERY_SOURCE_TEXT: Record<DeliverySource, string> = {
@@ -33,6 +33,7 @@ export const DELIVERY_SOURCE_TEXT: Record<DeliverySource, string> = {
   ban: 'Бан',
   unban: 'Разбан',
   vote: 'Награда за голос',
+  guest: 'Покупка без аккаунта',
 };
 
 /** What a player is to receive, in «чтобы получить …». */
@@ -44,6 +45,7 @@ const SOURCE_OBJECT: Record<DeliverySource, string> = {
   ban: 'изменения',
   unban: 'изменения',
   vote: 'награду за голос',
+  guest: 'покупку',
 };
 
 /**

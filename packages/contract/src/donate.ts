@@ -159,6 +159,14 @@ export const DonateBody = withLabels(
       .nullable()
       .default(null),
     sale_ends_at: z.number({ error: 'Конец акции: дата' }).int('Конец акции: дата').min(0).max(8_640_000_000_000).nullable().default(null),
+    /** Offered by subscription: charged from a saved card every `subscription_months` months. */
+    subscription: z.boolean({ error: 'Поле subscription должно быть логическим' }).default(false),
+    subscription_months: z
+      .number({ error: 'Срок подписки: число месяцев' })
+      .int('Срок подписки: целое число месяцев')
+      .min(1, 'Срок подписки — от 1 до 12 месяцев')
+      .max(12, 'Срок подписки — от 1 до 12 месяцев')
+      .default(1),
   }),
   {
     title: 'Название',
@@ -176,6 +184,8 @@ export const DonateBody = withLabels(
     periods: 'Сроки покупки',
     sale_amount: 'Цена по акции',
     sale_ends_at: 'Конец акции',
+    subscription: 'Подписка',
+    subscription_months: 'Срок подписки',
   },
 );
 export type DonateBody = z.input<typeof DonateBody>;
@@ -223,7 +233,27 @@ export const DonateTier = z.object({
   /** The sale price per month and its end (epoch ms) as set; the sale runs while it is below amount and the end is ahead (see tierSaleAmount). */
   sale_amount: z.number().nullable(),
   sale_ends_at: z.number().nullable(),
+  /** Offered by subscription (charged every subscription_months months from a saved card). */
+  subscription: z.boolean(),
+  subscription_months: z.number(),
 });
 export type DonateTier = z.infer<typeof DonateTier>;
 
 export const DonateListResponse = z.array(DonateTier);
+
+/** GET /api/donate/goal: the month's donation goal, what came in, the latest purchases and the month's top donors. */
+export const DonationGoal = z.object({
+  /** Roubles; 0 when the owner set no goal. */
+  goal: z.number(),
+  /** Roubles paid this month (Moscow time) by top-ups and subscriptions, refunds taken off. */
+  collected: z.number(),
+  /** collected of goal, 0–100 (whole per cent; 0 without a goal). */
+  percent: z.number(),
+  /** «2026-12». */
+  month: z.string(),
+  /** Newest first; amount only when the owner shows amounts. Players who hid their profile are left out. */
+  latest: z.array(z.object({ nickname: z.string(), item: z.string(), amount: z.number().nullable(), at: z.number() })),
+  /** The month's biggest payers; amounts as the owner chooses. */
+  top: z.array(z.object({ nickname: z.string(), amount: z.number().nullable() })),
+});
+export type DonationGoal = z.infer<typeof DonationGoal>;

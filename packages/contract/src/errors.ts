@@ -188,6 +188,12 @@ export const ERROR_CODE_MEANINGS = {
   // Notices (the bell) and the live event stream.
   too_many_streams: 'The account has too many open event streams (tabs) on this server; close one',
   notice_user_not_found: 'No such player to send the notice to',
+
+  // Subscriptions (modules/subscriptions) and guest purchases.
+  not_offered: 'The tier is not offered by subscription (or not sold in roubles)',
+  already_subscribed: 'The player already has a live subscription to this tier',
+  subscription_not_found: 'No such subscription, or it is not the player’s own',
+  guest_purchases_off: 'Buying without an account is switched off by the owner',
 } as const satisfies Record<string, string>;
 
 export type ErrorCode = keyof typeof ERROR_CODE_MEANINGS;

@@ -35,3 +35,5 @@ export * from './social.ts';
 export * from './launcher.ts';
 export * from './support.ts';
 export * from './authme.ts';
+export * from './subscriptions.ts';
+export * from './guest-orders.ts';

@@ -17,6 +17,7 @@ export const NOTICE_KINDS = [
   'vote_reward', // a vote on a server top was rewarded, or a month's prize paid
   'referral_reward', // an invited player's top-up paid the inviter
   'support', // a support ticket was answered, assigned or closed
+  'subscription', // a subscription's charge is coming, went through or failed
 ] as const;
 export const NoticeKind = z.enum(NOTICE_KINDS);
 export type NoticeKind = z.infer<typeof NoticeKind>;

@@ -74,6 +74,16 @@ export const SiteSettings = withLabels(
       .trim()
       .refine((v) => v === '' || /^(\d{13}|\d{15})$/.test(v), 'ОГРН: 13 цифр (ОГРН) или 15 цифр (ОГРНИП)'),
     seo_description: text('Описание для поисковиков', 300),
+    /** Buying for a nickname without an account (the shop and the donate page); off until the owner turns it on. */
+    guest_purchases: z.boolean({ error: 'Покупки без аккаунта: да или нет' }),
+    /** The month's donation goal in roubles (0: no goal shown). */
+    donation_goal: z
+      .number({ error: 'Цель сборов: введите сумму в рублях' })
+      .int('Цель сборов: целое число рублей')
+      .min(0, 'Цель сборов не может быть отрицательной')
+      .max(100_000_000, 'Цель сборов: слишком большая сумма'),
+    /** Whether the latest purchases on the home page and /donate show their amounts. */
+    show_purchase_amounts: z.boolean({ error: 'Показывать суммы покупок: да или нет' }),
   }),
   {
     name: 'Название сайта',
@@ -98,6 +108,9 @@ export const SiteSettings = withLabels(
     legal_inn: 'ИНН',
     legal_ogrn: 'ОГРН / ОГРНИП',
     seo_description: 'Описание для поисковиков',
+    guest_purchases: 'Покупки без аккаунта',
+    donation_goal: 'Цель сборов на месяц',
+    show_purchase_amounts: 'Показывать суммы покупок',
   },
 );
 export type SiteSettings = z.infer<typeof SiteSettings>;

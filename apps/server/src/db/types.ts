@@ -5,6 +5,8 @@ import type { AuditTables } from '../modules/audit/audit.tables.ts';
 import type { DeliveriesTables } from '../modules/deliveries/deliveries.tables.ts';
 import type { DonateTables } from '../modules/donate/donate.tables.ts';
 import type { PaymentsTables } from '../modules/payments/payments.tables.ts';
+import type { SubscriptionsTables } from '../modules/subscriptions/subscriptions.tables.ts';
+import type { GuestOrdersTables } from '../modules/guest-orders/guest-orders.tables.ts';
 import type { PrivilegesTables } from '../modules/privileges/privileges.tables.ts';
 import type { PurchasesTables } from '../modules/purchases/purchases.tables.ts';
 import type { NewsTables } from '../modules/news/news.tables.ts';
@@ -204,4 +206,6 @@ export interface Database
     LauncherTables,
     SupportTables,
     AuthMeTables,
-    SetupTables {}
+    SetupTables,
+    SubscriptionsTables,
+    GuestOrdersTables {}

@@ -36,6 +36,8 @@ import { referralsRoutes } from './referrals/referrals.routes.ts';
 import { launcherRoutes } from './launcher/launcher.routes.ts';
 import { supportRoutes } from './support/support.routes.ts';
 import { authmeRoutes } from './authme/authme.routes.ts';
+import { subscriptionsRoutes } from './subscriptions/subscriptions.routes.ts';
+import { guestOrdersRoutes } from './guest-orders/guest-orders.routes.ts';
 
 /**
  * Every module's routes; app.ts registers them in this order. Making a feature's routes also
@@ -63,6 +65,8 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   pagesRoutes,
   paymentsRoutes,
   paymentsAdminRoutes,
+  subscriptionsRoutes,
+  guestOrdersRoutes,
   dashboardRoutes,
   bansRoutes,
   emailChangeRoutes,

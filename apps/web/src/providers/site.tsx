@@ -26,6 +26,9 @@ const FALLBACK: SiteSettings = {
   legal_inn: '',
   legal_ogrn: '',
   seo_description: '',
+  guest_purchases: false,
+  donation_goal: 0,
+  show_purchase_amounts: false,
 };
 
 export const SITE_KEY = ['site', 'settings'] as const;

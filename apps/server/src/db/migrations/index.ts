@@ -20,6 +20,8 @@ import { twoFactorMigrations } from '../../modules/security/two-factor.migration
 import { shopMigrations } from '../../modules/shop/shop.migrations.ts';
 import { mediaMigrations } from '../../modules/media/media.migrations.ts';
 import { skinsMigrations } from '../../modules/skins/skins.migrations.ts';
+import { subscriptionsMigrations } from '../../modules/subscriptions/subscriptions.migrations.ts';
+import { guestOrdersMigrations } from '../../modules/guest-orders/guest-orders.migrations.ts';
 import * as m2026112201 from './2026112201_accounts.ts';
 import * as m2026112250 from './2026112250_user_cache_notify.ts';
 import * as m2026112300 from './2026112300_jobs.ts';
@@ -84,4 +86,6 @@ export const migrations: Record<string, Migration> = {
   '2026112810_signed_sessions': m2026112810,
   ...supportMigrations,
   ...authmeMigrations,
+  ...subscriptionsMigrations,
+  ...guestOrdersMigrations,
 };

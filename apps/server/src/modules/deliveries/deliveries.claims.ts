@@ -62,7 +62,7 @@ export async function claimFor(
   limit: number,
   now: number,
 ): Promise<Claim<ClaimedDelivery>> {
-  const { token, rows } = await queue.claim(limit, ['user_id', 'step', 'commands', 'params', 'retries'], {
+  const { token, rows } = await queue.claim(limit, ['user_id', 'player_name', 'step', 'commands', 'params', 'retries'], {
     now,
     where: (eb) => eb('server_id', '=', serverId),
   });
@@ -76,7 +76,8 @@ export async function claimFor(
     token,
     rows: rows.map((r) => {
       const u = r.user_id === null ? undefined : byId.get(r.user_id);
-      return { ...r, username: u?.username ?? null, uuid: u?.uuid ?? null };
+      // A guest's purchase names its nickname until an account with it takes the row.
+      return { ...r, username: u?.username ?? r.player_name ?? null, uuid: u?.uuid ?? null };
     }),
   };
 }

@@ -15,7 +15,9 @@ export interface DeliveryRequest {
   /** The source's row (shop order, privilege, kit claim, ban), for the source's own lists. */
   sourceId: number | null;
   /** The player: {player} and {uuid} are filled from this account when the command is sent. */
-  userId: number;
+  userId: number | null;
+  /** Without an account (a guest's purchase): {player} is this nickname. */
+  playerName?: string;
   /** What it is, for the admin and the player: «Алмаз», «VIP на 30 дней», «Бан». */
   label: string;
   server: DeliveryTarget;
@@ -130,6 +132,7 @@ export async function enqueueDeliveries(trx: Db, requests: readonly DeliveryRequ
         source: req.source,
         source_id: req.sourceId,
         user_id: req.userId,
+        player_name: req.playerName ?? null,
         label: req.label.trim(),
         server_id: serverId,
         server_scope: scope,

@@ -19,6 +19,8 @@ export interface DeliveriesTable {
   source_id: number | null;
   /** The player: {player} and {uuid} are read from this account when the command is sent. */
   user_id: number | null;
+  /** A nickname without an account (a guest's purchase): {player} is this name while user_id is null. */
+  player_name: Generated<string | null>;
   /** What it is, for the admin and the player («Алмаз», «VIP на 30 дней»). */
   label: string;
   /** Where to send it; null until resolved (see server_scope). No foreign key: servers are deleted freely. */

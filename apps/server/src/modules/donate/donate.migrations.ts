@@ -28,4 +28,17 @@ export const donateMigrations: Record<string, Migration> = {
       await db.schema.alterTable('donate_tiers').addColumn('sale_ends_at', bigint).execute();
     },
   },
+  '2026120730_tier_subscription': {
+    async up(db: Kysely<unknown>) {
+      // Offered by subscription, charged every subscription_months months.
+      await db.schema
+        .alterTable('donate_tiers')
+        .addColumn('subscription', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('donate_tiers')
+        .addColumn('subscription_months', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
+    },
+  },
 };

@@ -1,9 +1,10 @@
-import { DonateBody, DonateListResponse, DonateTier, IdParams, MessageResponse } from '@kubik/contract';
+import { DonateBody, DonateListResponse, DonateTier, DonationGoal, IdParams, MessageResponse } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { sendCached } from '../../front-door/http.ts';
 import { userOf } from '../../plugins/auth.ts';
+import { goalBody } from './donate.community.ts';
 import * as service from './donate.service.ts';
 import { errorReplies } from '../../lib/errors.ts';
 
@@ -19,6 +20,17 @@ export function donateRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: DonateListResponse, 304: z.null() },
       },
       handler: async (req, reply) => sendCached(req, reply, await service.listBody(ctx)),
+    });
+
+    app.get('/api/donate/goal', {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary:
+          'Цель сборов на месяц (рубли), сколько собрано, последние покупки и лучшие донатеры месяца (суммы — если владелец их показывает; скрывшие профиль не называются); кешируется на минуту',
+        response: { 200: DonationGoal, 304: z.null() },
+      },
+      handler: async (req, reply) => sendCached(req, reply, await goalBody(ctx)),
     });
 
     app.post('/api/donate/add', {

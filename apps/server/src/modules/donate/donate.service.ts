@@ -78,6 +78,8 @@ export function toTier(row: repo.TierRow): DonateTier {
     sellable: isRoubles(row.currency),
     sale_amount: row.sale_amount_minor === null ? null : toRoubles(Number(row.sale_amount_minor)),
     sale_ends_at: row.sale_ends_at === null ? null : Number(row.sale_ends_at),
+    subscription: Number(row.subscription) === 1,
+    subscription_months: Number(row.subscription_months),
   };
 }
 
@@ -123,6 +125,8 @@ async function columns(trx: Db, body: DonateBodyParsed, tierId: number | null, k
     periods_json: JSON.stringify([...body.periods].sort((a, b) => a.months - b.months)),
     sale_amount_minor: body.sale_amount === null ? null : toKopecks(body.sale_amount),
     sale_ends_at: body.sale_ends_at,
+    subscription: body.subscription ? 1 : 0,
+    subscription_months: body.subscription_months,
   };
 }
 

@@ -29,6 +29,9 @@ export interface DonateTiersTable {
   /** Kopecks per month while the sale runs (until sale_ends_at; null end: until removed). */
   sale_amount_minor: number | null;
   sale_ends_at: number | null;
+  /** 1: offered by subscription, charged every subscription_months months from a saved card. */
+  subscription: Generated<number>;
+  subscription_months: Generated<number>;
   created_at: number;
   updated_at: number;
 }

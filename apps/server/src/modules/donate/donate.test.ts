@@ -99,6 +99,9 @@ describe.each(dbKinds)('donate on %s', (kind) => {
       sellable: true,
       sale_amount: null,
       sale_ends_at: null,
+      // Not offered by subscription unless the owner says so.
+      subscription: false,
+      subscription_months: 1,
     });
     // Kits have ids of their own, distinct across the list.
     expect(new Set(tier.kits.map((k: { id: number }) => k.id)).size).toBe(3);

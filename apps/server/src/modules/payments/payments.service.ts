@@ -22,7 +22,7 @@ import { postLedger } from '../ledger/ledger.service.ts';
 import { checkTopupPromo, redeemTopupPromo } from '../purchases/purchases.promo.ts';
 import { notify as tellPlayer, rubles } from '../notices/notices.service.ts';
 import { siteName } from '../site/site.settings.ts';
-import { topupCredited, type TopupPayer } from '../users/users.ports.ts';
+import { foreignPaymentNotified, topupCredited, type TopupPayer } from '../users/users.ports.ts';
 import { refundConfirmed } from './payments.refund.ts';
 import * as repo from './payments.repo.ts';
 import { formatRub, PAYMENT_SERVER_TEXTS, recordEvent, type PaymentRow } from './payments.repo.ts';
@@ -267,6 +267,7 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
       amount: Number(row.amount),
       paidAt: now,
       payer: { ip: row.payer_ip, deviceHash: row.payer_device },
+      raw: state.raw,
     });
     if (bonus > 0)
       await postLedger(trx, {
@@ -363,7 +364,10 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
           : 'принято: подпись верна',
       body,
     });
-    if (!row) return adapter.notificationReply(true);
+    if (!row) {
+      if (verdict.providerPaymentId) await foreignPaymentNotified.run(provider, verdict.providerPaymentId);
+      return adapter.notificationReply(true);
+    }
     if (adapter.canFetch) {
       // A failed re-read (recorded on the payment by refresh) answers 502, so the provider repeats
       // the notification later; never a 500.

@@ -83,6 +83,8 @@ export function siteRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       handler: async (req) => {
         const patch = Object.fromEntries(Object.entries(req.body).map(([k, v]) => [k, v === null ? undefined : v]));
         await ctx.settings.set(SiteSettingsDoc, patch, { actorId: userOf(req).id });
+        // The store's goal answer (donate.goal) shows the goal and whether amounts show: built again now.
+        await ctx.publicCache.invalidate('donate.goal');
         return adminView();
       },
     });

@@ -35,6 +35,9 @@ function defaults(config: Readonly<Config>): SiteSettings {
     legal_inn: '',
     legal_ogrn: '',
     seo_description: DEFAULT_SEO_DESCRIPTION,
+    guest_purchases: false,
+    donation_goal: 0,
+    show_purchase_amounts: false,
   };
 }
 

@@ -217,11 +217,18 @@ export interface TopupPayer {
 /**
  * A top-up was credited to a player's balance (payments), in the crediting transaction: referrals
  * rewards the inviter (or refuses when `payer` is the inviter's own browser or address). `amount`
- * is kopecks of money paid (without the owner's bonus).
+ * is kopecks of money paid (without the owner's bonus); `raw` is the provider's answer that said
+ * it was paid (subscriptions read the saved card from it).
  */
 export const topupCredited = new Hook<
-  [trx: Db, topup: { paymentId: string; userId: number; amount: number; paidAt: number; payer: TopupPayer }]
+  [trx: Db, topup: { paymentId: string; userId: number; amount: number; paidAt: number; payer: TopupPayer; raw?: unknown }]
 >();
+
+/**
+ * An authentic provider notification named a payment the payments feature does not keep (payments):
+ * a feature that took the payment itself (a guest's order) re-reads it. Reactions never throw.
+ */
+export const foreignPaymentNotified = new Hook<[provider: string, providerPaymentId: string]>();
 
 // --- Accounts a game plugin keeps too (AuthMe) -----------------------------------------------
 

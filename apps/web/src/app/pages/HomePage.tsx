@@ -7,6 +7,7 @@ import { useAuth } from '../../providers/auth.tsx';
 import { useSite } from '../../providers/site.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { lazyPage } from '../lazy-page.tsx';
+import { CommunityGoal } from '../../features/donate/Community.tsx';
 import './home.css';
 
 // Below the fold: their own chunks, so the first page's script stays small. When the home page is
@@ -62,6 +63,7 @@ export default function HomePage() {
         <HomeServerCards />
         <HomeShowcase />
       </Suspense>
+      <CommunityGoal />
       <NewsFeed />
     </div>
   );

@@ -14,6 +14,7 @@ import { ChangePasswordForm } from '../../features/accounts/ChangePasswordForm.t
 import { DeleteAccountSection } from '../../features/accounts/DeleteAccountSection.tsx';
 import { EmailChangeForm } from '../../features/accounts/EmailChangeForm.tsx';
 import { MyPrivileges } from '../../features/donate/MyPrivileges.tsx';
+import { MySubscriptions } from '../../features/donate/Subscriptions.tsx';
 import { SessionsPanel } from '../../features/security/SessionsPanel.tsx';
 import { TwoFactorPanel } from '../../features/security/TwoFactorPanel.tsx';
 import { OwnSkinPanel } from '../../features/skins/SkinPanel.tsx';
@@ -75,6 +76,7 @@ export default function ProfilePage() {
               <div className="stack">
                 <Information user={user} />
                 <MyPrivileges />
+                <MySubscriptions />
                 <MyPayments />
                 <p>
                   <Link to="/vote">Голосуйте за сервер в рейтингах и получайте награды</Link>

@@ -13,6 +13,8 @@ import { useTitle } from '../../providers/title.ts';
 import { DONATE_KEY, fetchTiers, formatPrice } from './api.ts';
 import { tierNow } from './tierNow.ts';
 import { fetchMyPrivileges, MY_PRIVILEGES_KEY } from './privileges-api.ts';
+import { CommunityGoal } from './Community.tsx';
+import { SubscribeBox } from './Subscriptions.tsx';
 import './donate.css';
 
 /** «Можно получать раз в день», «… раз в 3 дня», «… раз в 7 дней». */
@@ -53,6 +55,7 @@ export default function DonatePage() {
           {tiers.data.length > 1 && <TierComparison tiers={tiers.data} />}
         </>
       )}
+      <CommunityGoal />
     </div>
   );
 }
@@ -165,15 +168,18 @@ function TierTabs({ tiers, selected, onSelect }: { tiers: DonateTier[]; selected
         <TierDetails
           tier={current}
           buy={
-            <BuyButton
-              tier={current}
-              loggedIn={!!user}
-              running={running}
-              onBuy={() => {
-                setAsked(true);
-                setBuying(current);
-              }}
-            />
+            <>
+              <BuyButton
+                tier={current}
+                loggedIn={!!user}
+                running={running}
+                onBuy={() => {
+                  setAsked(true);
+                  setBuying(current);
+                }}
+              />
+              {user && <SubscribeBox tier={current} />}
+            </>
           }
         />
       </Tabs>

@@ -65,6 +65,8 @@ function defaults(t: DonateTier | null): DonateBody {
       periods: DEFAULT_PERIODS,
       sale_amount: null,
       sale_ends_at: null,
+      subscription: false,
+      subscription_months: 1,
     };
   return {
     title: t.title,
@@ -82,6 +84,8 @@ function defaults(t: DonateTier | null): DonateBody {
     periods: t.periods.map((p) => ({ months: p.months, discount: p.discount })),
     sale_amount: t.sale_amount,
     sale_ends_at: t.sale_ends_at,
+    subscription: t.subscription,
+    subscription_months: t.subscription_months,
   };
 }
 
@@ -141,6 +145,16 @@ function TierTabs({ section, onChange }: { section: Section; onChange: (s: Secti
         </div>
         <ImageUrlField name="image_url" label="Ссылка на изображение (необязательно)" />
         <CheckboxField name="is_best" label="Отметить как «Лучший выбор»" />
+        <CheckboxField
+          name="subscription"
+          label="Продавать по подписке"
+          hint="Игрок платит картой через ЮKassa или Т-Банк, дальше привилегия продлевается сама, пока он не отменит подписку."
+        />
+        <NumberField
+          name="subscription_months"
+          label="Подписка: списывать раз в, месяцев"
+          hint="От 1 до 12; цена — цена за месяц × срок."
+        />
       </div>
 
       <div className="stack" hidden={section !== 'game'}>

@@ -21,6 +21,7 @@ const ICONS: Record<NoticeKind, string> = {
   message: '📢',
   vote_reward: '🗳️',
   referral_reward: '🤝',
+  subscription: '🔁',
   support: '💬',
 };
 

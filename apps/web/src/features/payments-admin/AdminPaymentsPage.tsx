@@ -26,6 +26,7 @@ import {
   NO_FILTERS,
   type PaymentFilters,
 } from './api.ts';
+import { AdminSubscriptions } from './AdminSubscriptions.tsx';
 import { BonusSettings } from './BonusSettings.tsx';
 import { PaymentDetail } from './PaymentDetail.tsx';
 import { ProviderConnections } from './ProviderConnections.tsx';
@@ -245,6 +246,7 @@ export default function AdminPaymentsPage() {
       <Modal open={settings} title="Бонусы к пополнению и чек" onClose={() => setSettings(false)}>
         {settings && <BonusSettings onDone={() => setSettings(false)} />}
       </Modal>
+      <AdminSubscriptions />
     </AdminSection>
   );
 }

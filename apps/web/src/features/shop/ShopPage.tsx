@@ -3,6 +3,8 @@ import { CartPage } from './CartPage.tsx';
 import { useAuth } from '../../providers/auth.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { CART_PATH, useCartCount } from '../../lib/cart.ts';
+import { useSite } from '../../providers/site.tsx';
+import { GuestBuy } from './GuestBuy.tsx';
 import { MyPurchases } from './MyPurchases.tsx';
 import { ShopPanel } from './ShopPanel.tsx';
 import './shop.css';
@@ -16,6 +18,7 @@ export default function ShopPage() {
 function Shop() {
   useTitle('Магазин');
   const { user } = useAuth();
+  const site = useSite();
   const count = useCartCount();
   return (
     <div className="stack">
@@ -34,6 +37,7 @@ function Shop() {
         <ShopPanel />
       </div>
       {user && <MyPurchases />}
+      {user === null && site.guest_purchases && <GuestBuy />}
     </div>
   );
 }

@@ -3,7 +3,7 @@ import { SiteSettings, type AdminSiteSettings } from '@kubik/contract';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
 import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
-import { FieldGroup, ImageUrlField, TextAreaField, TextField } from '../../components/form/fields.tsx';
+import { CheckboxField, FieldGroup, ImageUrlField, NumberField, TextAreaField, TextField } from '../../components/form/fields.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { AUDIT_KEY } from '../../lib/query-keys.ts';
 import { useNotify } from '../../providers/notifications.tsx';
@@ -156,6 +156,15 @@ function SettingsForm({ data }: { data: AdminSiteSettings }) {
         />
         <TextField name="legal_inn" label="ИНН" inputMode="numeric" maxLength={12} hint={byDefault('legal_inn')} />
         <TextField name="legal_ogrn" label="ОГРН / ОГРНИП" inputMode="numeric" maxLength={15} hint={byDefault('legal_ogrn')} />
+      </FieldGroup>
+      <FieldGroup legend="Магазин и донат">
+        <CheckboxField
+          name="guest_purchases"
+          label="Покупки без аккаунта"
+          hint="В магазине можно купить товар для ника: гость платит картой, предмет ждёт игрока в игре."
+        />
+        <NumberField name="donation_goal" label="Цель сборов на месяц, ₽" hint="0 — без цели. Полоса прогресса на главной и в «Донате»." />
+        <CheckboxField name="show_purchase_amounts" label="Показывать суммы в последних покупках и лучших донатерах" />
       </FieldGroup>
       <FieldGroup legend="Поисковики">
         <TextAreaField

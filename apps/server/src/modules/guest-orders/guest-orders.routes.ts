@@ -1,0 +1,48 @@
+import { GuestOrder, GuestOrderBody } from '@kubik/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { errorReplies } from '../../lib/errors.ts';
+import { foreignPaymentNotified, userRegistered } from '../users/users.ports.ts';
+import * as repo from './guest-orders.repo.ts';
+import * as service from './guest-orders.service.ts';
+
+const tags = ['Покупки без аккаунта'];
+const OrderParams = z.object({ id: z.uuid({ error: 'Заказ не найден' }) });
+
+export function guestOrdersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  // An account registered with a guest's nickname takes its orders and the deliveries still waiting.
+  userRegistered.on('guest-orders', async (trx, userId) => {
+    const user = await repo.usernameOf(trx, userId);
+    if (user) await repo.attachToAccount(trx, userId, user.username_lower);
+  });
+  return async (app) => {
+    foreignPaymentNotified.on('guest-orders', (provider, providerPaymentId) => service.notified(ctx, provider, providerPaymentId, app.log));
+    ctx.jobs.register(
+      ctx.schedule.job({ name: 'guest-orders.reconcile', everyMs: 5 * 60_000, run: () => service.reconcile(ctx, Date.now(), app.log) }),
+    );
+
+    app.post('/api/shop/guest-orders', {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary:
+          'Купить товар для ника без аккаунта (если владелец включил): {nickname, email (для чека), shop_id, quantity, provider: yookassa | tbank}; оплата сразу у провайдера, баланс не участвует; выдача ждёт игрока с этим ником',
+        body: GuestOrderBody,
+        response: { 201: GuestOrder.extend({ known: z.boolean() }), ...errorReplies(400, 403, 404, 409, 429, 502) },
+      },
+      handler: async (req, reply) => reply.code(201).send(await service.create(ctx, req.body, req.ip)),
+    });
+
+    app.get('/api/shop/guest-orders/:id', {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Заказ без аккаунта (страница возврата после оплаты; ожидающий перечитывается у провайдера)',
+        params: OrderParams,
+        response: { 200: GuestOrder, ...errorReplies(400, 404) },
+      },
+      handler: async (req) => service.get(ctx, req.params.id),
+    });
+  };
+}

@@ -1,0 +1,128 @@
+import type { ShopItem } from '@kubik/contract';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { cloneElement, useState, type FormEvent, type ReactElement } from 'react';
+import { ApiError } from '../../lib/api.ts';
+import { formatRub } from '../../lib/format.ts';
+import { createGuestOrder } from './guest-api.ts';
+import { fetchShop, SHOP_KEY } from './api.ts';
+
+type Field = 'nickname' | 'email' | 'shop_id' | 'quantity' | 'provider';
+
+/**
+ * Buying for a nickname without an account (when the owner allows it): the guest names the
+ * player, gives an e-mail for the receipt and pays the provider; the item waits for that
+ * nickname in the game. Each refusal is shown beside its field.
+ */
+export function GuestBuy() {
+  const items = useQuery({ queryKey: SHOP_KEY, queryFn: fetchShop });
+  const [errors, setErrors] = useState<Partial<Record<Field | 'form', string>>>({});
+  const [form, setForm] = useState({ nickname: '', email: '', shop_id: '', quantity: '1', provider: 'yookassa' });
+  const order = useMutation({
+    mutationFn: () =>
+      createGuestOrder({
+        nickname: form.nickname,
+        email: form.email,
+        shop_id: Number(form.shop_id),
+        quantity: Number(form.quantity),
+        provider: form.provider as 'yookassa' | 'tbank',
+      }),
+    onSuccess: (r) => {
+      if (r.confirmation_url) window.location.assign(r.confirmation_url);
+    },
+    onError: (err) => {
+      if (err instanceof ApiError && err.field) setErrors({ [err.field.split('.')[0] as Field]: err.message });
+      else setErrors({ form: err instanceof ApiError ? err.message : 'Не удалось создать заказ' });
+    },
+  });
+  const list: ShopItem[] = items.data ?? [];
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setErrors({});
+    if (!form.shop_id) return setErrors({ shop_id: 'Выберите товар' });
+    order.mutate();
+  };
+  const field = (name: Field, label: string, input: ReactElement<Record<string, unknown>>) => (
+    <div className={`field${errors[name] ? ' field-invalid' : ''}`}>
+      <label htmlFor={`guest-${name}`}>{label}</label>
+      {cloneElement(input, errors[name] ? { 'aria-describedby': `guest-${name}-error`, 'aria-invalid': true } : {})}
+      {errors[name] && (
+        <p className="field-error" id={`guest-${name}-error`} role="alert">
+          {errors[name]}
+        </p>
+      )}
+    </div>
+  );
+  const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
+  return (
+    <section className="card stack" aria-labelledby="guest-h" data-testid="guest-buy">
+      <h2 id="guest-h">Купить для игрока без входа</h2>
+      <p className="muted">Укажите ник игрока — покупка будет выдана ему в игре. Чек придёт на вашу почту.</p>
+      <form className="stack guest-form" onSubmit={submit} noValidate>
+        {field(
+          'nickname',
+          'Ник игрока',
+          <input
+            id="guest-nickname"
+            autoComplete="off"
+            value={form.nickname}
+            onChange={set('nickname')}
+            aria-invalid={!!errors.nickname}
+          />,
+        )}
+        {field(
+          'email',
+          'Почта для чека',
+          <input
+            id="guest-email"
+            type="email"
+            autoComplete="email"
+            value={form.email}
+            onChange={set('email')}
+            aria-invalid={!!errors.email}
+          />,
+        )}
+        {field(
+          'shop_id',
+          'Товар',
+          <select id="guest-shop_id" value={form.shop_id} onChange={set('shop_id')}>
+            <option value="">— выберите —</option>
+            {list.map((i) => (
+              <option key={i.id} value={i.id}>
+                {i.name} — {formatRub(i.price)}
+              </option>
+            ))}
+          </select>,
+        )}
+        {field(
+          'quantity',
+          'Количество',
+          <input
+            id="guest-quantity"
+            type="number"
+            min={1}
+            max={1000}
+            inputMode="numeric"
+            value={form.quantity}
+            onChange={set('quantity')}
+          />,
+        )}
+        {field(
+          'provider',
+          'Способ оплаты',
+          <select id="guest-provider" value={form.provider} onChange={set('provider')}>
+            <option value="yookassa">ЮKassa</option>
+            <option value="tbank">Т-Банк</option>
+          </select>,
+        )}
+        {errors.form && (
+          <p className="field-error" role="alert">
+            {errors.form}
+          </p>
+        )}
+        <button type="submit" className="btn btn-primary" disabled={order.isPending}>
+          {order.isPending ? 'Переходим к оплате…' : 'Оплатить'}
+        </button>
+      </form>
+    </section>
+  );
+}
