@@ -142,6 +142,9 @@ export const ERROR_CODE_MEANINGS = {
   // Deliveries and servers.
   server_not_found: 'No such game server',
   server_in_use: 'Shop items or deliveries still use the game server',
+  server_not_linked: 'The AzLink plugin is not linked to this game server',
+  azlink_no_token: 'An AzLink call without the Azuriom-Link-Token header',
+  azlink_bad_token: 'An AzLink call with a token the site does not know',
   delivery_not_found: 'No such delivery',
   delivery_done: 'The delivery is done already',
   delivery_refunded: 'The delivery was refunded already',
