@@ -59,7 +59,7 @@ export function azlinkRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
     });
 
-    app.patch('/api/servers/:id/link', {
+    app.put('/api/servers/:id/link', {
       config: { access: 'admin', permission: 'servers' },
       schema: {
         tags,

@@ -289,7 +289,7 @@ describe.each(dbKinds)('the AzLink plugin link on %s', (kind) => {
     const linkedRes = (await link(serverId)).json<{ token: string; server: AdminServer }>();
     // RCON stays the way until the owner switches.
     expect(linkedRes.server.delivery_channel).toBe('rcon');
-    const patch = (payload: object) => t.app.inject(asUser(admin, { method: 'PATCH', url: `/api/servers/${serverId}/link`, payload }));
+    const patch = (payload: object) => t.app.inject(asUser(admin, { method: 'PUT', url: `/api/servers/${serverId}/link`, payload }));
     expect((await patch({ delivery_channel: 'telepathy' })).statusCode).toBe(400);
     expect((await patch({ ping_port: 70000 })).statusCode).toBe(400);
     const plugin = new AzLinkPlugin({ now: time.now });

@@ -220,6 +220,8 @@ export async function answerFetch(
   const load = full ? { tps: round(report.worlds?.tps, 2), ram: round(report.system?.ram, 1), cpu: round(report.system?.cpu, 1) } : null;
   const sample = JSON.stringify(names.slice(0, 12));
   const changed = server.status !== 'online' || Number(server.online) !== names.length || server.players_sample !== sample;
+  // The plugin may call every 5 seconds: a history point and «last seen» once a minute are enough.
+  const minuteOn = server.link_data_at == null || Number(server.link_data_at) <= now - HISTORY_EVERY_MS;
   const commands = await ctx.db.transaction().execute(async (trx) => {
     await repo.updateServerRow(trx, server.id, {
       link_seen_at: now,
@@ -240,12 +242,12 @@ export async function answerFetch(
       last_error: null,
       last_checked_at: now,
     });
-    if (load || server.link_data_at == null || Number(server.link_data_at) <= now - HISTORY_EVERY_MS)
-      await repo.addHistoryPoint(trx, server.id, now, names.length, load ?? undefined);
+    if (load || minuteOn) await repo.addHistoryPoint(trx, server.id, now, names.length, load ?? undefined);
     return viaPlugin(server) ? handToPlugin(trx, { id: server.id, template: server.command_template }, report.players, now) : {};
   });
   if (changed) await ctx.publicCache.invalidate(LIST_CACHE_KEY);
-  if (names.length > 0)
-    await seenInGame.run(ctx.db, names, now).catch((err: unknown) => log.warn({ err }, 'players seen in game: not recorded'));
+  // Not awaited: the plugin's answer does not wait on a write per player.
+  if (names.length > 0 && minuteOn)
+    void seenInGame.run(ctx.db, names, now).catch((err: unknown) => log.warn({ err }, 'players seen in game: not recorded'));
   return { commands };
 }

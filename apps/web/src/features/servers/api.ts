@@ -4,6 +4,8 @@ import type {
   MonitorResponse,
   RconCheckResponse,
   ServerBodyInput,
+  ServerLinkResponse,
+  ServerLinkSettingsBody,
   ServerSaveResponse,
   ServersListResponse,
 } from '@kubik/contract';
@@ -37,3 +39,10 @@ export function serverAddress(host: string, port: number): string {
   const h = host.includes(':') ? `[${host}]` : host;
   return port === 25565 ? h : `${h}:${port}`;
 }
+
+/** «Подключить плагин»: a new AzLink key (shown once) and the command to paste; a new call replaces the key. */
+export const linkPlugin = (id: number) => api<ServerLinkResponse>(`/api/servers/${id}/link`, { method: 'POST' });
+/** «Отключить»: the key stops working, deliveries go back to RCON. */
+export const unlinkPlugin = (id: number) => api<ServerSaveResponse>(`/api/servers/${id}/link`, { method: 'DELETE' });
+export const savePluginSettings = (id: number, body: ServerLinkSettingsBody) =>
+  api<ServerSaveResponse>(`/api/servers/${id}/link`, { method: 'PUT', body });
