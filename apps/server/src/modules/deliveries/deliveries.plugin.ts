@@ -98,7 +98,9 @@ export async function handToPlugin(
     .select(['d.id', 'd.user_id', 'd.source', 'd.step', 'd.commands', 'd.params', 'u.username', 'u.uuid'])
     .where('d.state', '=', 'pending')
     .where('d.server_id', '=', server.id)
-    .where('d.next_attempt_at', '<=', now)
+    // A row that waits (a backoff from RCON days, or for its player) goes as soon as its player is here; one
+    // queued for later (waiting null, not yet due) keeps its time.
+    .where((eb) => eb.or([eb('d.next_attempt_at', '<=', now), eb('d.waiting', 'is not', null)]))
     .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<', now)]))
     .where((eb) => eb.or([eb('d.source', 'in', [...NO_PLAYER_SOURCES]), ...(ids.length > 0 ? [eb('d.user_id', 'in', ids)] : [])]))
     .orderBy('d.id')
@@ -187,7 +189,7 @@ export async function handToPlugin(
     .set({ waiting: 'player_offline', last_error: OUTCOME_TEXTS.offline, updated_at: now })
     .where('state', '=', 'pending')
     .where('server_id', '=', server.id)
-    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('next_attempt_at', '<=', now), eb('waiting', 'is not', null)]))
     .where('source', 'not in', [...NO_PLAYER_SOURCES])
     .where((eb) => eb.or([eb('waiting', 'is', null), eb('waiting', '!=', 'player_offline')]));
   if (ids.length > 0) waiting = waiting.where((eb) => eb.or([eb('user_id', 'is', null), eb('user_id', 'not in', ids)]));

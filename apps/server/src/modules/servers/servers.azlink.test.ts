@@ -180,6 +180,19 @@ describe.each(dbKinds)('the AzLink plugin link on %s', (kind) => {
     time.step();
     expect((await plugin.fetch())?.commands).toEqual({ ALEX: ['give ALEX diamond 1'] });
     expect((await delivery(b!)).state).toBe('done');
+
+    // A row backing off from RCON days goes as soon as its player is here; one queued for later waits for its time.
+    const [c] = await give(serverId, alexId, { commands: ['say backoff {player}'] });
+    await t.handle.db
+      .updateTable('deliveries')
+      .set({ waiting: 'server_down', retries: 4, next_attempt_at: Date.now() + 600_000 })
+      .where('id', '=', c!)
+      .execute();
+    const [d] = await give(serverId, alexId, { commands: ['say later {player}'], notBefore: Date.now() + 600_000 });
+    time.step();
+    expect((await plugin.fetch())?.commands).toEqual({ ALEX: ['say backoff ALEX'] });
+    expect((await delivery(c!)).state).toBe('done');
+    expect((await delivery(d!)).state).toBe('pending');
   });
 
   it('hands revokes and bans without their player, at most 100 commands per answer, and the RCON worker leaves plugin servers alone', async () => {
@@ -251,19 +264,24 @@ describe.each(dbKinds)('the AzLink plugin link on %s', (kind) => {
 
   it('records what the plugin reports: players, max players, platform, and TPS, RAM and CPU of a full fetch in the history; the monitor leaves the server be', async () => {
     const { serverId, plugin } = await linked('Живые данные', { maxPlayers: 250, platformType: 'BUNGEE', platformName: 'Waterfall' });
-    plugin.join('Steve');
+    await seedUser(t, 'Builder');
+    const profile = async () => (await t.app.inject({ method: 'GET', url: '/api/players/Builder' })).json<{ in_game?: string | null }>();
+    expect((await profile()).in_game).toBeNull();
+    plugin.join('builder');
     plugin.join('Notch');
     time.step();
     await plugin.fetch(true);
     const card = await adminServer(serverId);
-    expect(card).toMatchObject({ status: 'online', online: 2, players: ['Steve', 'Notch'] });
+    expect(card).toMatchObject({ status: 'online', online: 2, players: ['builder', 'Notch'] });
+    // «Сейчас в игре» on the player's profile, matched regardless of case.
+    expect((await profile()).in_game).toBe('Живые данные');
     expect(card.link).toMatchObject({
       linked: true,
       online: true,
       platform: 'BUNGEE',
       platform_name: 'Waterfall',
       plugin_version: '1.3.7',
-      players: ['Steve', 'Notch'],
+      players: ['builder', 'Notch'],
       tps: 19.97,
       ram_mb: 512.5,
       cpu_percent: 12.5,
