@@ -233,6 +233,8 @@ export const ServerLink = z.object({
   /** After a purchase the site asks the plugin to fetch at once. */
   instant_ping: z.boolean(),
   ping_port: z.number(),
+  /** In-game registrations and password or address changes make or update site accounts (the owner's switch, off by default). */
+  game_accounts: z.boolean(),
 });
 export type ServerLink = z.infer<typeof ServerLink>;
 
@@ -282,6 +284,9 @@ export const ServerLinkSettingsBody = withLabels(
   { delivery_channel: 'Способ выдачи', instant_ping: 'Мгновенная выдача', ping_port: 'Порт плагина' },
 );
 export type ServerLinkSettingsBody = z.output<typeof ServerLinkSettingsBody>;
+
+export const ServerLinkAccountsBody = z.strictObject({ enabled: z.boolean({ error: 'Аккаунты из игры: да или нет' }) });
+export type ServerLinkAccountsBody = z.output<typeof ServerLinkAccountsBody>;
 
 export const AdminServersListResponse = z.object({ servers: z.array(AdminServer) });
 export type AdminServersListResponse = z.infer<typeof AdminServersListResponse>;

@@ -1,4 +1,4 @@
-import { IdParams, ServerLinkResponse, ServerLinkSettingsBody, ServerSaveResponse } from '@kubik/contract';
+import { IdParams, ServerLinkAccountsBody, ServerLinkResponse, ServerLinkSettingsBody, ServerSaveResponse } from '@kubik/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -14,9 +14,18 @@ import {
   callingServer,
   linkServer,
   noteStatusCall,
+  saveAccountsSwitch,
   saveLinkSettings,
   unlinkServer,
 } from './servers.azlink.ts';
+import {
+  AzLinkEmail,
+  AzLinkPassword,
+  AzLinkRegister,
+  emailFromGame,
+  passwordFromGame,
+  registerFromGame,
+} from './servers.azlink-accounts.ts';
 import type { ServerRow } from './servers.repo.ts';
 import * as service from './servers.service.ts';
 
@@ -75,6 +84,22 @@ export function azlinkRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
     });
 
+    app.put('/api/servers/:id/link/accounts', {
+      config: { access: 'admin', permission: 'owner' },
+      schema: {
+        tags,
+        summary:
+          'Аккаунты из игры (только владелец; по умолчанию выключено): регистрация, смена почты и пароля в игре (AuthMe, nLogin) через плагин AzLink создают или меняют аккаунт сайта с тем же именем — кроме аккаунтов сотрудников',
+        params: IdParams,
+        body: ServerLinkAccountsBody,
+        response: { 200: ServerSaveResponse, ...errorReplies(400, 401, 403, 404) },
+      },
+      handler: async (req) => {
+        const row = await saveAccountsSwitch(ctx, userOf(req).id, req.params.id, req.body.enabled);
+        return { message: AZLINK_TEXTS.settingsSaved, server: service.toAdmin(row) };
+      },
+    });
+
     // The plugin's calls. The token is checked first (onRequest), before the body is read.
     const authenticate = async (req: FastifyRequest) => {
       callers.set(req, await callingServer(ctx, req.headers['azuriom-link-token']));
@@ -116,6 +141,32 @@ export function azlinkRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         handler: async (req, reply) => {
           reply.header('cache-control', 'no-store');
           return answerFetch(ctx, req.log, caller(req), req.body);
+        },
+      });
+    }
+
+    // In-game accounts (AuthMe, nLogin, LimboAuth on the game server). The password arrives in
+    // plain text: these bodies are small, never logged, and the password is hashed first.
+    const accountCalls = [
+      ['register', AzLinkRegister, registerFromGame, 'Регистрация в игре: новый аккаунт сайта с этим именем и паролем'],
+      ['email', AzLinkEmail, emailFromGame, 'Почта, указанная в игре, для аккаунта с этим UUID'],
+      ['password', AzLinkPassword, passwordFromGame, 'Пароль, сменённый в игре, для аккаунта с этим UUID'],
+    ] as const;
+    for (const [path, body, run, summary] of accountCalls) {
+      app.post(`/api/azlink/${path}`, {
+        config: { access: 'public' },
+        bodyLimit: 4096,
+        onRequest: authenticate,
+        schema: {
+          tags: pluginTags,
+          summary: `${summary} (плагин AzLink; только если владелец включил аккаунты из игры для этого сервера)`,
+          body,
+          response: { 200: z.object({ status: z.literal('ok') }), ...errorReplies(400, 401, 403, 409, 413, 429) },
+        },
+        handler: async (req, reply) => {
+          reply.header('cache-control', 'no-store');
+          await (run as (c: AppContext, s: ServerRow, b: unknown) => Promise<void>)(ctx, caller(req), req.body);
+          return { status: 'ok' as const };
         },
       });
     }

@@ -326,12 +326,92 @@ describe.each(dbKinds)('the AzLink plugin link on %s', (kind) => {
       // The worker's pass pings the plugin; the plugin fetches and runs the command.
       await drainDeliveries(t.handle.db, { intervalMs: 1000, timeoutMs: 2000 }, t.app.log);
       const end = Date.now() + 5000;
-      while ((await delivery(id!)).state !== 'done' && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-      expect(plugin.pings).toBeGreaterThanOrEqual(1);
+      // The row is marked in the transaction, before the answer reaches the plugin: wait for the console.
+      while (plugin.console.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      expect(plugin.pings, plugin.log.join('\n')).toBeGreaterThanOrEqual(1);
+      expect(plugin.log.filter((l) => l.startsWith('Unable'))).toEqual([]);
       expect(plugin.console).toEqual(['give Steve diamond 1']);
+      expect((await delivery(id!)).state).toBe('done');
     } finally {
       await plugin.close();
     }
+  });
+
+  it('makes and updates site accounts from in-game registrations only when the owner turned it on, never a staff account', async () => {
+    const { serverId, token } = await linked('Аккаунты');
+    const call = (path: string, payload: object) =>
+      t.app.inject({ method: 'POST', url: `/api/azlink/${path}`, headers: { 'azuriom-link-token': token }, payload });
+    const user = (name: string) =>
+      t.handle.db.selectFrom('users').selectAll().where('username_lower', '=', name.toLowerCase()).executeTakeFirst();
+    // A game's address is unconfirmed: the right password gets «confirm your address» (403), a wrong one 401.
+    const login = async (username: string, password: string) => {
+      const res = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { username, password, bearer: true } });
+      return res.statusCode === 403 && res.json<{ code: string }>().code === 'email_not_confirmed' ? 'right' : res.statusCode;
+    };
+    const crafter = { name: 'Crafter', game_id: offlinePlayerUuid('Crafter'), password: 'рыжая лиса прыгает высоко', ip: '10.0.0.5' };
+
+    // Off by default: nothing is made.
+    const off = await call('register', crafter);
+    expect(off.statusCode).toBe(403);
+    expect(await user('Crafter')).toBeUndefined();
+    // The owner's switch only (a staff member with the servers permission cannot turn it on).
+    const on = await t.app.inject(
+      asUser(admin, { method: 'PUT', url: `/api/servers/${serverId}/link/accounts`, payload: { enabled: true } }),
+    );
+    expect(on.statusCode, on.body).toBe(200);
+    expect(on.json<{ server: AdminServer }>().server.link.game_accounts).toBe(true);
+    expect(
+      (await t.app.inject(asUser(player, { method: 'PUT', url: `/api/servers/${serverId}/link/accounts`, payload: { enabled: true } })))
+        .statusCode,
+    ).toBe(403);
+
+    expect((await call('register', { ...crafter, password: 'abc' })).statusCode).toBe(400);
+    expect((await call('register', { ...crafter, name: 'Cr after' })).statusCode).toBe(400);
+    const made = await call('register', crafter);
+    expect(made.statusCode, made.body).toBe(200);
+    const row = (await user('Crafter'))!;
+    expect(row.password_hash).toMatch(/^\$argon2id\$/);
+    expect(row).toMatchObject({ is_admin: 0, role_id: null, uuid: crafter.game_id, email_verified_at: null });
+    expect(await login('Crafter', crafter.password)).toBe('right');
+    const audit = await t.handle.db.selectFrom('audit_log').selectAll().where('action', 'like', 'user.game_%').execute();
+    expect(JSON.stringify(audit)).not.toContain(crafter.password);
+
+    // Another account of that name is left alone; a staff account is never touched.
+    const steveHash = (await user('Steve'))!.password_hash;
+    expect(
+      (await call('register', { name: 'Steve', game_id: '00000000-0000-4000-8000-0000000000aa', password: 'совсем другой пароль игрока' }))
+        .statusCode,
+    ).toBe(409);
+    expect((await user('Steve'))!.password_hash).toBe(steveHash);
+    const adminRow = (await user('Admin'))!;
+    expect((await call('register', { name: 'Admin', game_id: adminRow.uuid, password: 'захват админки не пройдёт' })).statusCode).toBe(403);
+    expect((await call('password', { game_id: adminRow.uuid, password: 'захват админки не пройдёт' })).statusCode).toBe(403);
+    expect((await user('Admin'))!.password_hash).toBe(adminRow.password_hash);
+
+    // A new password and address typed in the game.
+    const changed = await call('password', { game_id: crafter.game_id, password: 'новый пароль из игры 2026' });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(await login('Crafter', 'новый пароль из игры 2026')).toBe('right');
+    expect(await login('Crafter', crafter.password)).toBe(401);
+    expect((await call('email', { game_id: crafter.game_id, email: 'crafter@example.org' })).statusCode).toBe(200);
+    expect((await user('Crafter'))!.email).toBe('crafter@example.org');
+    expect((await call('email', { game_id: crafter.game_id, email: 'steve@example.com' })).statusCode).toBe(409);
+    expect((await call('email', { game_id: '00000000-0000-4000-8000-0000000000bb', email: 'x@example.org' })).statusCode).toBe(400);
+    // A wrong token changes nothing.
+    const bad = await t.app.inject({
+      method: 'POST',
+      url: '/api/azlink/password',
+      headers: { 'azuriom-link-token': 'nope' },
+      payload: { game_id: crafter.game_id, password: 'третий пароль из игры 2026' },
+    });
+    expect(bad.statusCode).toBe(403);
+    expect(await login('Crafter', 'новый пароль из игры 2026')).toBe('right');
+
+    // Rate-limited per server: a flood of calls ends in 429.
+    const codes: number[] = [];
+    for (let i = 0; i < 40; i++) codes.push((await call('email', { game_id: crafter.game_id, email: 'steve@example.com' })).statusCode);
+    expect(codes).toContain(429);
+    expect(codes.filter((c) => c !== 409 && c !== 429)).toEqual([]);
   });
 });
 

@@ -180,6 +180,23 @@ export async function saveLinkSettings(ctx: AppContext, actorId: number, id: num
   });
 }
 
+/** The owner's switch: AzLink's in-game registrations and changes make or update site accounts. */
+export async function saveAccountsSwitch(ctx: AppContext, actorId: number, id: number, enabled: boolean): Promise<ServerRow> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const before = await findRow(ctx, trx, id);
+    const saved = await repo.saveServer(trx, id, { link_accounts: enabled ? 1 : 0, updated_at: Date.now() });
+    await recordAudit(trx, {
+      actorId,
+      action: 'server.link_accounts',
+      entity: 'server',
+      entityId: id,
+      before: { game_accounts: Number(before.link_accounts) === 1 },
+      after: { game_accounts: enabled },
+    });
+    return saved;
+  });
+}
+
 // --- The plugin's side -----------------------------------------------------------------------
 
 /**

@@ -99,4 +99,13 @@ export const serversMigrations: Record<string, Migration> = {
       await history().addColumn('cpu', 'double precision').execute();
     },
   },
+  '2026120702_servers_azlink_accounts': {
+    async up(db: Kysely<unknown>) {
+      // The owner's switch: the plugin's in-game registrations and changes make or update site accounts.
+      await db.schema
+        .alterTable('servers')
+        .addColumn('link_accounts', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };

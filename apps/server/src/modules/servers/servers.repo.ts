@@ -240,3 +240,31 @@ export function serverByLinkHash(db: Db, hash: string): Promise<ServerRow | unde
 export async function updateServerRow(db: Db, id: number, change: Updateable<ServersTable>): Promise<void> {
   await db.updateTable('servers').set(change).where('id', '=', id).execute();
 }
+
+// --- Accounts from the game (AzLink's register/email/password) ------------------------------
+
+const accountColumns = ['id', 'username', 'email', 'uuid', 'is_admin', 'role_id'] as const;
+
+export function accountByUuid(db: Db, uuid: string) {
+  return db.selectFrom('users').select(accountColumns).where('uuid', '=', uuid).where('deleted_at', 'is', null).executeTakeFirst();
+}
+
+export function accountByName(db: Db, nameLower: string) {
+  return db.selectFrom('users').select(accountColumns).where('username_lower', '=', nameLower).executeTakeFirst();
+}
+
+export function accountByEmail(db: Db, emailLower: string) {
+  return db.selectFrom('users').select(accountColumns).where('email_lower', '=', emailLower).executeTakeFirst();
+}
+
+export async function insertAccount(db: Db, values: Insertable<Database['users']>): Promise<number> {
+  return (await db.insertInto('users').values(values).returning('id').executeTakeFirstOrThrow()).id;
+}
+
+export async function setAccountPassword(db: Db, id: number, passwordHash: string): Promise<void> {
+  await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute();
+}
+
+export async function setAccountEmail(db: Db, id: number, email: string): Promise<void> {
+  await db.updateTable('users').set({ email, email_lower: email.toLowerCase(), email_verified_at: null }).where('id', '=', id).execute();
+}

@@ -152,6 +152,7 @@ export function linkOf(row: ServerRow, now = Date.now()): ServerLink {
     cpu_percent: num(row.link_cpu),
     instant_ping: Number(row.link_ping) === 1,
     ping_port: row.link_ping_port ?? AZLINK_DEFAULT_PING_PORT,
+    game_accounts: Number(row.link_accounts) === 1,
   };
 }
 

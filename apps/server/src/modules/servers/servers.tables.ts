@@ -58,6 +58,8 @@ export interface ServersTable {
   delivery_channel: Generated<string>;
   /** 1: after a purchase the site asks the plugin to fetch at once (AzLink's instant commands). */
   link_ping: Generated<number>;
+  /** 1: the plugin's in-game registrations, address and password changes make or update site accounts (the owner's switch). */
+  link_accounts: Generated<number>;
   /** The port the plugin's instant-commands listener has; null: AzLink's default. */
   link_ping_port: number | null;
   created_at: number;
