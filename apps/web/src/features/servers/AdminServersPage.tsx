@@ -23,7 +23,8 @@ import {
   SERVERS_KEY,
   updateServer,
 } from './api.ts';
-import { PluginPanel, pluginStatus } from './PluginPanel.tsx';
+import { PluginPanel } from './PluginPanel.tsx';
+import { pluginStatus } from './plugin-status.ts';
 import { ServerFormFields } from './ServerForm.tsx';
 import './servers.css';
 

@@ -2,31 +2,9 @@ import { AZLINK_DEFAULT_PING_PORT, type AdminServer, type ServerLinkResponse, ty
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiError } from '../../lib/api.ts';
-import { formatDateTime } from '../../lib/format.ts';
 import { useNotify } from '../../providers/notifications.tsx';
-import { linkPlugin, savePluginSettings, SERVERS_KEY, unlinkPlugin } from './api.ts';
-
-const PLATFORMS: Record<string, string> = {
-  BUKKIT: 'Bukkit/Spigot/Paper',
-  BUNGEE: 'BungeeCord',
-  VELOCITY: 'Velocity',
-  SPONGE: 'Sponge',
-  NUKKIT: 'Nukkit',
-};
-
-/** One line for the list: whether the AzLink plugin reports, and on what. */
-export function pluginStatus(s: AdminServer): string {
-  const l = s.link;
-  if (!l.linked) return 'Не подключён';
-  if (l.last_call_at === null) return 'Ждём первого вызова плагина';
-  const on = [
-    l.platform_name ?? (l.platform ? (PLATFORMS[l.platform] ?? l.platform) : null),
-    l.plugin_version && `AzLink ${l.plugin_version}`,
-  ]
-    .filter(Boolean)
-    .join(', ');
-  return `${l.online ? 'На связи' : `Нет связи с ${formatDateTime(l.last_call_at)}`}${on ? ` · ${on}` : ''}`;
-}
+import { pluginStatus } from './plugin-status.ts';
+import { linkPlugin, savePluginAccounts, savePluginSettings, SERVERS_KEY, unlinkPlugin } from './api.ts';
 
 const reason = (err: unknown, base: string) => (err instanceof ApiError && err.message ? `${base}: ${err.message}` : base);
 
@@ -65,6 +43,14 @@ export function PluginPanel({ server: s }: { server: AdminServer }) {
     },
     onError: (err) => notify('danger', reason(err, 'Настройки не сохранены')),
   });
+  const accounts = useMutation({
+    mutationFn: (enabled: boolean) => savePluginAccounts(s.id, enabled),
+    onSuccess: (res) => {
+      notify('success', res.message);
+      void refresh();
+    },
+    onError: (err) => notify('danger', reason(err, 'Настройка не сохранена (её меняет только владелец)')),
+  });
   const copy = async (text: string) => {
     try {
       await navigator.clipboard.writeText(text);
@@ -74,7 +60,7 @@ export function PluginPanel({ server: s }: { server: AdminServer }) {
     }
   };
   const l = s.link;
-  const busy = link.isPending || unlink.isPending || settings.isPending;
+  const busy = link.isPending || unlink.isPending || settings.isPending || accounts.isPending;
 
   return (
     <div className="plugin-panel" data-testid="plugin-panel">
@@ -139,6 +125,10 @@ export function PluginPanel({ server: s }: { server: AdminServer }) {
               onChange={(e) => settings.mutate({ instant_ping: e.currentTarget.checked })}
             />{' '}
             Мгновенная выдача: после покупки сайт просит плагин забрать команды сразу
+          </label>
+          <label className="checkbox">
+            <input type="checkbox" checked={l.game_accounts} disabled={busy} onChange={(e) => accounts.mutate(e.currentTarget.checked)} />{' '}
+            Аккаунты из игры: регистрация и смена пароля в AuthMe/nLogin создают и меняют аккаунт сайта (кроме сотрудников; только владелец)
           </label>
           {l.instant_ping && (
             <form

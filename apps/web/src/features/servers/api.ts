@@ -46,3 +46,6 @@ export const linkPlugin = (id: number) => api<ServerLinkResponse>(`/api/servers/
 export const unlinkPlugin = (id: number) => api<ServerSaveResponse>(`/api/servers/${id}/link`, { method: 'DELETE' });
 export const savePluginSettings = (id: number, body: ServerLinkSettingsBody) =>
   api<ServerSaveResponse>(`/api/servers/${id}/link`, { method: 'PUT', body });
+/** The owner's switch: in-game registrations and changes through the plugin make or update site accounts. */
+export const savePluginAccounts = (id: number, enabled: boolean) =>
+  api<ServerSaveResponse>(`/api/servers/${id}/link/accounts`, { method: 'PUT', body: { enabled } });
