@@ -186,6 +186,11 @@ export const AdminDelivery = z.object({
   last_attempt_at: z.number().nullable(),
   /** When the server confirmed the last command (given); null: not given (yet). */
   done_at: z.number().nullable(),
+  /**
+   * When it was handed to the AzLink plugin («Передано плагину»): the plugin never confirms, so
+   * «Выдать повторно» stays open; null for RCON deliveries.
+   */
+  handed_to_plugin_at: z.number().nullable(),
   /** When it was queued: bought, claimed or granted. */
   created_at: z.number(),
   updated_at: z.number(),

@@ -21,6 +21,8 @@ export const PlayerProfile = z.object({
   tier: z.object({ title: z.string(), expires_at: z.number() }).nullable(),
   /** When the player was last seen in game (a server's status sample, a login to an online-mode server); null: not known. */
   last_seen_at: z.number().nullable(),
+  /** The server the player is on now, as its AzLink plugin reported in the last two minutes; null: not known to be in the game. */
+  in_game: z.string().nullable().optional(),
   /** Votes on server tops this month; null on a site without votes. */
   votes_month: z.number().nullable(),
   /** The skin to draw in 3D; null: the default skin. */

@@ -204,6 +204,40 @@ export type PublicServer = z.infer<typeof PublicServer>;
 export const ServersListResponse = z.object({ servers: z.array(PublicServer), total_online: z.number() });
 export type ServersListResponse = z.infer<typeof ServersListResponse>;
 
+export const DELIVERY_CHANNELS = ['rcon', 'plugin'] as const;
+export type DeliveryChannel = (typeof DELIVERY_CHANNELS)[number];
+
+/** AzLink's listener for instant commands, unless its owner moved it (`/azlink port`). */
+export const AZLINK_DEFAULT_PING_PORT = 25588;
+/** A linked server whose plugin reported within this long counts as online. */
+export const AZLINK_ONLINE_MS = 2 * 60_000;
+
+/** The AzLink plugin's link, as the admin's server card shows it. */
+export const ServerLink = z.object({
+  linked: z.boolean(),
+  linked_at: z.number().nullable(),
+  /** The plugin's last call of any kind. */
+  last_call_at: z.number().nullable(),
+  /** It reported the players within the last two minutes. */
+  online: z.boolean(),
+  /** BUKKIT, BUNGEE, VELOCITY, SPONGE, NUKKIT… as the plugin names it, with the platform's own name and version. */
+  platform: z.string().nullable(),
+  platform_name: z.string().nullable(),
+  platform_version: z.string().nullable(),
+  plugin_version: z.string().nullable(),
+  /** Every player online at the plugin's last report. */
+  players: z.array(z.string()),
+  tps: z.number().nullable(),
+  ram_mb: z.number().nullable(),
+  cpu_percent: z.number().nullable(),
+  /** After a purchase the site asks the plugin to fetch at once. */
+  instant_ping: z.boolean(),
+  ping_port: z.number(),
+  /** In-game registrations and password or address changes make or update site accounts (the owner's switch, off by default). */
+  game_accounts: z.boolean(),
+});
+export type ServerLink = z.infer<typeof ServerLink>;
+
 export const AdminServer = z.object({
   ...serverFields,
   fail_count: z.number(),
@@ -219,8 +253,40 @@ export const AdminServer = z.object({
   rcon_password_dropped_at: z.number().nullable(),
   /** A password is set and there is an address to send to: the shop can deliver here. */
   rcon_configured: z.boolean(),
+  /** Which way deliveries go: RCON, or the AzLink plugin (only while it is linked). */
+  delivery_channel: z.enum(DELIVERY_CHANNELS),
+  link: ServerLink,
 });
 export type AdminServer = z.infer<typeof AdminServer>;
+
+export const ServerLinkResponse = z.object({
+  message: z.string(),
+  /** Shown once: the site keeps only its hash. */
+  token: z.string(),
+  /** What the owner pastes into the game server's console. */
+  command: z.string(),
+  server: AdminServer,
+});
+export type ServerLinkResponse = z.infer<typeof ServerLinkResponse>;
+
+export const ServerLinkSettingsBody = withLabels(
+  z.strictObject({
+    delivery_channel: z.enum(DELIVERY_CHANNELS, { error: 'Способ выдачи: rcon или plugin' }).optional(),
+    instant_ping: z.boolean({ error: 'Мгновенная выдача: да или нет' }).optional(),
+    ping_port: z
+      .number({ error: 'Порт: целое число от 1 до 65535' })
+      .int('Порт: целое число от 1 до 65535')
+      .min(1, 'Порт: целое число от 1 до 65535')
+      .max(65535, 'Порт: целое число от 1 до 65535')
+      .nullable()
+      .optional(),
+  }),
+  { delivery_channel: 'Способ выдачи', instant_ping: 'Мгновенная выдача', ping_port: 'Порт плагина' },
+);
+export type ServerLinkSettingsBody = z.output<typeof ServerLinkSettingsBody>;
+
+export const ServerLinkAccountsBody = z.strictObject({ enabled: z.boolean({ error: 'Аккаунты из игры: да или нет' }) });
+export type ServerLinkAccountsBody = z.output<typeof ServerLinkAccountsBody>;
 
 export const AdminServersListResponse = z.object({ servers: z.array(AdminServer) });
 export type AdminServersListResponse = z.infer<typeof AdminServersListResponse>;

@@ -57,8 +57,12 @@ describe.each(dbKinds)('authorization matrix on %s', (kind) => {
         if (allowed && route.url === '/api/user/events') continue;
         const res = await t.app.inject(asUser(token, { method, url, payload }));
         // GravitLauncher's endpoints answer only its bearer secret, the game's certificate endpoint
-        // only a game token (Mojang's services API): a site session is nobody there.
-        const ownBearer = route.access === 'gravit' || route.url === '/api/yggdrasil/minecraftservices/player/certificates';
+        // only a game token (Mojang's services API), the AzLink plugin's only its link token: a site
+        // session is nobody there.
+        const ownBearer =
+          route.access === 'gravit' ||
+          route.url === '/api/yggdrasil/minecraftservices/player/certificates' ||
+          route.url.startsWith('/api/azlink');
         const expected = ownBearer ? 401 : allowed ? null : role === 'visitor' ? 401 : 403;
         const ok = expected ? res.statusCode === expected : res.statusCode !== 401 && res.statusCode !== 403 && res.statusCode < 500;
         if (!ok) failures.push(`${method} ${route.url} as ${role} (${route.access}): ${res.statusCode} ${res.body.slice(0, 120)}`);

@@ -40,7 +40,7 @@ export const waitingOn = (serverId: number) => (eb: Eb) => eb.and([eb('server_id
 
 const unclaimed = (eb: Eb, t: number) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', t)]);
 
-/** Servers with due, unclaimed rows. */
+/** Servers with due, unclaimed rows to send over RCON (those of servers that deliver through the AzLink plugin wait for its call). */
 export async function dueServers(db: Db, t: number): Promise<number[]> {
   const due = await db
     .selectFrom('deliveries')
@@ -50,6 +50,13 @@ export async function dueServers(db: Db, t: number): Promise<number[]> {
     .where('server_id', 'is not', null)
     .where('next_attempt_at', '<=', t)
     .where((eb) => unclaimed(eb, t))
+    .where((eb) =>
+      eb(
+        'server_id',
+        'not in',
+        eb.selectFrom('servers').select('id').where('delivery_channel', '=', 'plugin').where('link_token_hash', 'is not', null),
+      ),
+    )
     .execute();
   return due.map((d) => d.server_id!);
 }

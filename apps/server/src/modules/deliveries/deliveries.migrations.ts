@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { bigint, isPg, notNull, withId } from '../../db/schema-helpers.ts';
 
-// Names 2026112310_…–19_…. Merged by db/migrations/index.ts and run in order of name.
+// Names 2026112310_…–19_…, 2026120701_…. Merged by db/migrations/index.ts and run in order of name.
 export const deliveriesMigrations: Record<string, Migration> = {
   '2026112310_deliveries': {
     async up(db: Kysely<unknown>) {
@@ -56,6 +56,12 @@ export const deliveriesMigrations: Record<string, Migration> = {
       await db.schema.createIndex('deliveries_due_idx').on('deliveries').columns(['state', 'server_id', 'next_attempt_at']).execute();
       await db.schema.createIndex('deliveries_source_idx').on('deliveries').columns(['source', 'source_id']).execute();
       await db.schema.createIndex('deliveries_user_idx').on('deliveries').columns(['user_id', 'id']).execute();
+    },
+  },
+  '2026120701_deliveries_channel': {
+    async up(db: Kysely<unknown>) {
+      // plugin: handed to the AzLink plugin in a fetch answer (it never confirms; the admin may resend).
+      await db.schema.alterTable('deliveries').addColumn('channel', 'varchar(8)').execute();
     },
   },
 };

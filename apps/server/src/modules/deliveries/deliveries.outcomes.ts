@@ -58,7 +58,7 @@ export const DELIVERY_NOTICE_TEXTS = {
  * purchase (its stacks and servers are rows of one source), «given» once none of its rows is still
  * on the way, «failed» once per batch.
  */
-async function tellPlayers(db: Db, ids: number[], now: number): Promise<void> {
+export async function tellPlayers(db: Db, ids: number[], now: number): Promise<void> {
   if (ids.length === 0) return;
   const rows = await db
     .selectFrom('deliveries')

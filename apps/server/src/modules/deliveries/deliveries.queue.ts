@@ -50,8 +50,14 @@ export function rconConfigured(s: Pick<ServerRow, 'rcon_password' | 'rcon_host' 
   return !!s.rcon_password && !!(s.rcon_host || s.ip_address);
 }
 
+/** The server delivers through the AzLink plugin (linked, and chosen so): the RCON worker leaves it alone. */
+export function viaPlugin(s: Pick<ServerRow, 'delivery_channel' | 'link_token_hash'>): boolean {
+  return s.delivery_channel === 'plugin' && s.link_token_hash !== null;
+}
+
+/** Servers that can receive deliveries: RCON configured, or the AzLink plugin linked and chosen. */
 export async function rconServerIds(db: Db): Promise<number[]> {
-  return (await serversWithRconPassword(db)).filter(rconConfigured).map((r) => r.id);
+  return (await serversWithRconPassword(db)).filter((s) => viaPlugin(s) || rconConfigured(s)).map((r) => r.id);
 }
 
 export interface RconTarget {

@@ -12,12 +12,17 @@ import type { DeliveriesTable } from './deliveries.tables.ts';
 /** A game server as deliveries see it (the servers feature owns the table). */
 export type ServerRow = Selectable<Database['servers']>;
 
-/** Servers with an RCON password, in the owner's order (whether they also have an address is the caller's check). */
+/**
+ * Servers with an RCON password or delivering through the AzLink plugin, in the owner's order
+ * (whether an RCON server also has an address is the caller's check).
+ */
 export function serversWithRconPassword(db: Db) {
   return db
     .selectFrom('servers')
-    .select(['id', 'rcon_password', 'rcon_host', 'ip_address'])
-    .where('rcon_password', 'is not', null)
+    .select(['id', 'rcon_password', 'rcon_host', 'ip_address', 'delivery_channel', 'link_token_hash'])
+    .where((eb) =>
+      eb.or([eb('rcon_password', 'is not', null), eb.and([eb('delivery_channel', '=', 'plugin'), eb('link_token_hash', 'is not', null)])]),
+    )
     .orderBy('sort_order')
     .orderBy('id')
     .execute();
@@ -27,7 +32,17 @@ export function serversWithRconPassword(db: Db) {
 export function serverForDelivery(db: Db, id: number) {
   return db
     .selectFrom('servers')
-    .select(['id', 'name', 'ip_address', 'rcon_host', 'rcon_port', 'rcon_password', 'command_template'])
+    .select([
+      'id',
+      'name',
+      'ip_address',
+      'rcon_host',
+      'rcon_port',
+      'rcon_password',
+      'command_template',
+      'delivery_channel',
+      'link_token_hash',
+    ])
     .where('id', '=', id)
     .executeTakeFirst();
 }
@@ -85,6 +100,7 @@ function adminRows(db: Db) {
       'd.next_attempt_at',
       'd.sent_at',
       'd.done_at',
+      'd.channel',
       'd.created_at',
       'd.updated_at',
     ]);
@@ -120,7 +136,10 @@ export function resendState(trx: Db, id: number) {
 
 type ServerMove = Pick<UpdateObject<Database, 'deliveries'>, 'server_id' | 'server_scope'>;
 
-/** A failed or unknown row goes back to the queue, due now and unclaimed; false in any other state. */
+/**
+ * A failed or unknown row, or one handed to the AzLink plugin (which never confirms), goes back to
+ * the queue, due now and unclaimed; false in any other state.
+ */
 export async function requeue(trx: Db, id: number, server: ServerMove, now: number): Promise<boolean> {
   const res = await trx
     .updateTable('deliveries')
@@ -133,10 +152,11 @@ export async function requeue(trx: Db, id: number, server: ServerMove, now: numb
       lock_token: null,
       locked_until: null,
       last_error: null,
+      channel: null,
       updated_at: now,
     })
     .where('id', '=', id)
-    .where('state', 'in', ['failed', 'unknown'])
+    .where((eb) => eb.or([eb('state', 'in', ['failed', 'unknown']), eb.and([eb('state', '=', 'done'), eb('channel', '=', 'plugin')])]))
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }

@@ -52,6 +52,7 @@ function toAdmin(r: repo.AdminDeliveryRow): AdminDelivery {
     next_attempt_at: Number(r.next_attempt_at),
     last_attempt_at: r.sent_at === null ? null : Number(r.sent_at),
     done_at: r.done_at === null ? null : Number(r.done_at),
+    handed_to_plugin_at: r.channel === 'plugin' && r.state === 'done' && r.done_at !== null ? Number(r.done_at) : null,
     created_at: Number(r.created_at),
     updated_at: Number(r.updated_at),
   };
@@ -79,7 +80,7 @@ export function refusal(state: string) {
 }
 
 /**
- * Sends again: a failed or unknown delivery goes back to the queue (the admin has checked that it
+ * Sends again: a failed or unknown delivery, or one handed to the AzLink plugin, goes back to the queue (the admin has checked that it
  * did not arrive), from the command it stopped at; a pending one is tried at once instead of after
  * its backoff. `serverId` moves it to another server (its own was deleted, say).
  */

@@ -54,6 +54,8 @@ export interface DeliveriesTable {
   sent_at: number | null;
   done_at: number | null;
   refunded_at: number | null;
+  /** plugin: handed to the AzLink plugin (done means handed over, not confirmed); null: RCON. */
+  channel: string | null;
   created_at: number;
   updated_at: number;
 }

@@ -1,6 +1,8 @@
+import { AZLINK_DEFAULT_PING_PORT } from '@kubik/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/index.ts';
 import type { ClaimOwner, ClaimQueue } from '../../lib/jobs/index.ts';
+import { pingAzLink } from '../../lib/azlink-ping.ts';
 import { RconError, type RconClient } from '../../lib/rcon/client.ts';
 import { CommandError, renderCommand, type CommandParams } from '../../lib/rcon/command.ts';
 import { RconPool } from '../../lib/rcon/pool.ts';
@@ -14,7 +16,8 @@ import {
   type DrainStats,
   type Outcome,
 } from './deliveries.outcomes.ts';
-import { rconServerIds, rconTarget, type RconTarget } from './deliveries.queue.ts';
+import { rconServerIds, rconTarget, viaPlugin, type RconTarget } from './deliveries.queue.ts';
+import { serversWithNewPluginRows } from './deliveries.plugin.ts';
 import { serverForDelivery } from './deliveries.repo.ts';
 
 export { leaseMs, type DrainStats };
@@ -33,6 +36,9 @@ export interface DeliveryOptions {
 }
 
 const DEFAULT_BATCH = 100;
+/** A plugin server is pinged at most this often (AzLink itself skips a fetch within 5 s of the last). */
+const PING_EVERY_MS = 60_000;
+const PING_TIMEOUT_MS = 3000;
 
 interface Item {
   row: ClaimedDelivery;
@@ -71,6 +77,8 @@ export class DeliveryWorker {
   private readonly batch: number;
   private readonly lease: number;
   private stopped = false;
+  /** When each plugin server was last pinged. */
+  private readonly pinged = new Map<number, number>();
   /** Running averages (ms) of a commit and of a command's answer: they set the window. */
   private commitMs = 0;
   private commandMs = 1;
@@ -169,6 +177,7 @@ export class DeliveryWorker {
       () => rconServerIds(this.db),
       (scope, retries) => this.outcomes.waitNoServer(t, scope, retries),
     );
+    this.pingPlugins(t);
     for (const id of await dueServers(this.db, t)) {
       const running = this.lanes.get(id);
       if (running) {
@@ -189,6 +198,11 @@ export class DeliveryWorker {
       if (this.stopped) return;
       lane.again = false;
       const s = await serverForDelivery(this.db, serverId);
+      // Switched to the plugin since the pass looked: its rows wait for the plugin's call.
+      if (s && viaPlugin(s)) {
+        this.pool.close(serverId);
+        return;
+      }
       const target = s ? rconTarget(s) : null;
       if (!target) {
         this.pool.close(serverId);
@@ -307,6 +321,28 @@ export class DeliveryWorker {
       // Claimed but never sent (stopping, or an error): free for anyone at once.
       await this.queue.release(token, waitingOn(target.id));
     }
+  }
+
+  /**
+   * New deliveries for servers that deliver through the AzLink plugin with instant commands on:
+   * the plugin is asked to fetch now. Never awaited (a purchase never waits on a game server);
+   * a server is asked at most once a minute; a failure is logged.
+   */
+  private pingPlugins(t: number): void {
+    serversWithNewPluginRows(this.db, t)
+      .then((servers) => {
+        for (const s of servers) {
+          if ((this.pinged.get(s.id) ?? -Infinity) > t - PING_EVERY_MS || !s.ip_address || !s.link_token_hash) continue;
+          this.pinged.set(s.id, t);
+          const port = s.link_ping_port ?? AZLINK_DEFAULT_PING_PORT;
+          pingAzLink(s.ip_address, port, s.link_token_hash, PING_TIMEOUT_MS)
+            .then((status) => {
+              if (status !== 200) this.log.warn({ server: s.id, status }, 'AzLink instant ping refused');
+            })
+            .catch((err: unknown) => this.log.warn({ err, server: s.id, port }, 'AzLink instant ping failed'));
+        }
+      })
+      .catch((err: unknown) => this.log.warn({ err }, 'AzLink instant ping: servers not read'));
   }
 
   /** Rows to mark 'sent' in one commit: how many commands fit in the time of a commit, from 1 to MAX_WINDOW. */

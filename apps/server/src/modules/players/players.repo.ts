@@ -130,3 +130,15 @@ export function topDonors(db: Db, since: number, limit: number) {
     .limit(limit)
     .execute();
 }
+
+/** Servers whose AzLink plugin reported since `since`, with the names it reported online. */
+export function pluginPlayerLists(db: Db, since: number) {
+  return db
+    .selectFrom('servers')
+    .select(['name', 'link_players'])
+    .where('link_token_hash', 'is not', null)
+    .where('link_data_at', '>', since)
+    .orderBy('sort_order')
+    .orderBy('id')
+    .execute();
+}

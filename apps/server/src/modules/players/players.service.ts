@@ -1,4 +1,4 @@
-import { USERNAME_RE, type HomeShowcase, type PlayerProfile, type PublicProfile } from '@kubik/contract';
+import { AZLINK_ONLINE_MS, USERNAME_RE, type HomeShowcase, type PlayerProfile, type PublicProfile } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { notFound } from '../../lib/errors.ts';
@@ -29,6 +29,7 @@ export async function publicProfile(db: Db, username: string, now = Date.now()):
       is_admin: false,
       tier: null,
       last_seen_at: null,
+      in_game: null,
       votes_month: null,
       skin_url: null,
       slim: false,
@@ -36,11 +37,12 @@ export async function publicProfile(db: Db, username: string, now = Date.now()):
       ban: null,
     };
   }
-  const [tier, votes, skin, cape] = await Promise.all([
+  const [tier, votes, skin, cape, inGame] = await Promise.all([
     currentTier.ask()(db, user.id, now),
     votesThisMonth.ask()(db, user.id, now),
     skinTextures.ask().worn(db, user.id, now),
     capeTextures.ask().worn(db, user.id, now),
+    serverPlayingOn(db, user.username, now),
   ]);
   return {
     ...base,
@@ -48,7 +50,8 @@ export async function publicProfile(db: Db, username: string, now = Date.now()):
     created_at: Number(user.created_at),
     is_admin: user.is_admin === 1,
     tier,
-    last_seen_at: user.last_seen_at == null ? null : Number(user.last_seen_at),
+    last_seen_at: inGame !== null ? now : user.last_seen_at == null ? null : Number(user.last_seen_at),
+    in_game: inGame,
     votes_month: votes,
     skin_url: skin ? `/textures/${skin.hash}` : null,
     slim: skin?.slim ?? false,
@@ -102,6 +105,20 @@ export async function setPrivacy(db: Db, userId: number, hidden: boolean): Promi
 }
 
 /** Players seen online in game: their «last seen» moves to `at` (never back). */
+/** The server whose AzLink plugin names the player online now (within two minutes), or null. */
+async function serverPlayingOn(db: Db, username: string, now: number): Promise<string | null> {
+  const name = username.toLowerCase();
+  for (const s of await repo.pluginPlayerLists(db, now - AZLINK_ONLINE_MS)) {
+    try {
+      const names: unknown = JSON.parse(s.link_players ?? '[]');
+      if (Array.isArray(names) && names.some((n) => typeof n === 'string' && n.toLowerCase() === name)) return s.name;
+    } catch {
+      // A list that does not parse names nobody.
+    }
+  }
+  return null;
+}
+
 export async function recordSeen(db: Db, names: string[], at: number): Promise<void> {
   const lower = [...new Set(names.filter((n) => USERNAME_RE.test(n)).map((n) => n.toLowerCase()))];
   if (lower.length === 0) return;

@@ -67,4 +67,45 @@ export const serversMigrations: Record<string, Migration> = {
       await db.schema.alterTable('servers').addColumn('rcon_password_dropped_at', bigint).execute();
     },
   },
+  '2026120700_servers_azlink': {
+    async up(db: Kysely<unknown>) {
+      // The AzLink plugin's link: the token's sha256 (the token itself is shown once), its calls,
+      // what it reported of the game server, and which way deliveries go when RCON exists too.
+      // SQLite adds one column per statement.
+      const servers = () => db.schema.alterTable('servers');
+      await servers().addColumn('link_token_hash', 'varchar(64)').execute();
+      await servers().addColumn('link_created_at', bigint).execute();
+      await servers().addColumn('link_seen_at', bigint).execute();
+      await servers().addColumn('link_data_at', bigint).execute();
+      await servers().addColumn('link_platform', 'varchar(32)').execute();
+      await servers().addColumn('link_platform_name', 'varchar(100)').execute();
+      await servers().addColumn('link_platform_version', 'varchar(100)').execute();
+      await servers().addColumn('link_plugin_version', 'varchar(32)').execute();
+      await servers().addColumn('link_players', 'text').execute();
+      await servers().addColumn('link_tps', 'double precision').execute();
+      await servers().addColumn('link_ram', 'double precision').execute();
+      await servers().addColumn('link_cpu', 'double precision').execute();
+      await servers()
+        .addColumn('delivery_channel', 'varchar(8)', (c) => c.notNull().defaultTo('rcon'))
+        .execute();
+      await servers()
+        .addColumn('link_ping', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await servers().addColumn('link_ping_port', 'integer').execute();
+      await db.schema.createIndex('servers_link_token_idx').on('servers').column('link_token_hash').unique().execute();
+      const history = () => db.schema.alterTable('server_online_history');
+      await history().addColumn('tps', 'double precision').execute();
+      await history().addColumn('ram', 'double precision').execute();
+      await history().addColumn('cpu', 'double precision').execute();
+    },
+  },
+  '2026120702_servers_azlink_accounts': {
+    async up(db: Kysely<unknown>) {
+      // The owner's switch: the plugin's in-game registrations and changes make or update site accounts.
+      await db.schema
+        .alterTable('servers')
+        .addColumn('link_accounts', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };

@@ -1,3 +1,4 @@
+import { AZLINK_ONLINE_MS } from '@kubik/contract';
 import { sql, type ExpressionBuilder, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, DbKind } from '../../db/index.ts';
 import type { Database } from '../../db/types.ts';
@@ -78,9 +79,18 @@ export function peaksOf(db: Db, id: number, from: number, step: number) {
     .execute();
 }
 
-/** One check's reading; fails when the server was deleted while it was being checked. */
-export async function addHistoryPoint(db: Db, serverId: number, at: number, online: number | null): Promise<void> {
-  await db.insertInto('server_online_history').values({ server_id: serverId, at, online }).execute();
+/** One check's reading (with the plugin's TPS, RAM and CPU when it sent them); fails when the server was deleted while it was being checked. */
+export async function addHistoryPoint(
+  db: Db,
+  serverId: number,
+  at: number,
+  online: number | null,
+  load?: { tps: number | null; ram: number | null; cpu: number | null },
+): Promise<void> {
+  await db
+    .insertInto('server_online_history')
+    .values({ server_id: serverId, at, online, ...(load && { tps: load.tps, ram: load.ram, cpu: load.cpu }) })
+    .execute();
 }
 
 /** Drops every reading older than `before`; returns how many. */
@@ -131,11 +141,15 @@ export function checkTarget(db: Db, id: number): Promise<CheckTarget | undefined
   return db.selectFrom('servers').select(['id', 'ip_address', 'port']).where('id', '=', id).executeTakeFirst();
 }
 
-/** Not being checked by anyone (an expired claim counts as none) and, when `staleBefore` is given, due. */
+/**
+ * Not being checked by anyone (an expired claim counts as none), not reported on by its AzLink
+ * plugin lately (that report is the server's status) and, when `staleBefore` is given, due.
+ */
 function claimable(now: number, staleBefore: number | null) {
   return (eb: ExpressionBuilder<Database, 'servers'>) =>
     eb.and([
       eb.or([eb('checking_until', 'is', null), eb('checking_until', '<', now)]),
+      eb.or([eb('link_data_at', 'is', null), eb('link_data_at', '<=', now - AZLINK_ONLINE_MS)]),
       ...(staleBefore === null ? [] : [eb.or([eb('last_checked_at', 'is', null), eb('last_checked_at', '<=', staleBefore)])]),
     ]);
 }
@@ -213,4 +227,44 @@ export async function recordFailedCheck(db: Db, target: CheckTarget, error: stri
     })
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
+}
+
+// --- The AzLink plugin's link ---------------------------------------------------------------
+
+/** The linked server whose token has this hash. */
+export function serverByLinkHash(db: Db, hash: string): Promise<ServerRow | undefined> {
+  return db.selectFrom('servers').selectAll().where('link_token_hash', '=', hash).executeTakeFirst();
+}
+
+/** Writes what the plugin's call says, without reading the row back. */
+export async function updateServerRow(db: Db, id: number, change: Updateable<ServersTable>): Promise<void> {
+  await db.updateTable('servers').set(change).where('id', '=', id).execute();
+}
+
+// --- Accounts from the game (AzLink's register/email/password) ------------------------------
+
+const accountColumns = ['id', 'username', 'email', 'uuid', 'is_admin', 'role_id'] as const;
+
+export function accountByUuid(db: Db, uuid: string) {
+  return db.selectFrom('users').select(accountColumns).where('uuid', '=', uuid).where('deleted_at', 'is', null).executeTakeFirst();
+}
+
+export function accountByName(db: Db, nameLower: string) {
+  return db.selectFrom('users').select(accountColumns).where('username_lower', '=', nameLower).executeTakeFirst();
+}
+
+export function accountByEmail(db: Db, emailLower: string) {
+  return db.selectFrom('users').select(accountColumns).where('email_lower', '=', emailLower).executeTakeFirst();
+}
+
+export async function insertAccount(db: Db, values: Insertable<Database['users']>): Promise<number> {
+  return (await db.insertInto('users').values(values).returning('id').executeTakeFirstOrThrow()).id;
+}
+
+export async function setAccountPassword(db: Db, id: number, passwordHash: string): Promise<void> {
+  await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute();
+}
+
+export async function setAccountEmail(db: Db, id: number, email: string): Promise<void> {
+  await db.updateTable('users').set({ email, email_lower: email.toLowerCase(), email_verified_at: null }).where('id', '=', id).execute();
 }

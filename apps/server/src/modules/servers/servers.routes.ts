@@ -18,6 +18,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { sendCached } from '../../front-door/http.ts';
 import { userOf } from '../../plugins/auth.ts';
+import { azlinkRoutes } from './servers.azlink.routes.ts';
 import { ServerMonitor, thinHistoryJob } from './servers.monitor.ts';
 import * as service from './servers.service.ts';
 import { firstServer, privacyChanged } from '../users/users.ports.ts';
@@ -63,6 +64,8 @@ export function serversRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     immediateChecks.set(ctx, (id) => checkSoon(id, app.log));
     // The list names players online; one who hides their profile leaves it at once, on every instance.
     privacyChanged.on('servers', (appCtx) => appCtx.publicCache.invalidate(service.LIST_CACHE_KEY));
+
+    await app.register(azlinkRoutes(ctx));
 
     // The spec's client calls /api/servers/ with the slash; both spellings answer.
     for (const url of ['/api/servers/', '/api/servers']) {

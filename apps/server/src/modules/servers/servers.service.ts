@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
+  AZLINK_DEFAULT_PING_PORT,
+  AZLINK_ONLINE_MS,
   DEFAULT_COMMAND_TEMPLATE,
   DEFAULT_RCON_PORT,
   HISTORY_BUCKETS,
@@ -9,6 +11,7 @@ import {
   type ServerBody,
   type ServerHistory,
   type ServerHistoryResponse,
+  type ServerLink,
   type ServersListResponse,
   type RconCheckBody,
   type RconCheckResponse,
@@ -98,10 +101,14 @@ function publicFields(row: ServerRow) {
 }
 
 function sampleOf(row: ServerRow): string[] {
-  if (!row.players_sample) return [];
+  return namesOf(row.players_sample).slice(0, 12);
+}
+
+function namesOf(json: string | null): string[] {
+  if (!json) return [];
   try {
-    const names: unknown = JSON.parse(row.players_sample);
-    return Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string').slice(0, 12) : [];
+    const names: unknown = JSON.parse(json);
+    return Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string') : [];
   } catch {
     return [];
   }
@@ -122,7 +129,36 @@ export function toAdmin(row: ServerRow): AdminServer {
     has_rcon_password: hasPassword,
     rcon_password_dropped_at: row.rcon_password_dropped_at == null ? null : Number(row.rcon_password_dropped_at),
     rcon_configured: hasPassword && !!(row.rcon_host || row.ip_address),
+    delivery_channel: row.delivery_channel === 'plugin' && row.link_token_hash !== null ? 'plugin' : 'rcon',
+    link: linkOf(row),
   };
+}
+
+/** The AzLink plugin's link as the admin's card shows it. */
+export function linkOf(row: ServerRow, now = Date.now()): ServerLink {
+  const num = (v: number | null) => (v == null ? null : Number(v));
+  return {
+    linked: row.link_token_hash !== null,
+    linked_at: num(row.link_created_at),
+    last_call_at: num(row.link_seen_at),
+    online: row.link_token_hash !== null && linkOnline(row, now),
+    platform: row.link_platform,
+    platform_name: row.link_platform_name,
+    platform_version: row.link_platform_version,
+    plugin_version: row.link_plugin_version,
+    players: namesOf(row.link_players),
+    tps: num(row.link_tps),
+    ram_mb: num(row.link_ram),
+    cpu_percent: num(row.link_cpu),
+    instant_ping: Number(row.link_ping) === 1,
+    ping_port: row.link_ping_port ?? AZLINK_DEFAULT_PING_PORT,
+    game_accounts: Number(row.link_accounts) === 1,
+  };
+}
+
+/** The plugin reported the players within the last two minutes. */
+export function linkOnline(row: Pick<ServerRow, 'link_data_at'>, now = Date.now()): boolean {
+  return row.link_data_at != null && Number(row.link_data_at) > now - AZLINK_ONLINE_MS;
 }
 
 /** What the audit log keeps of a server: its settings, not the monitor's readings (recordAudit masks the password). */

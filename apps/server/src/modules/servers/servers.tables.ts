@@ -36,6 +36,32 @@ export interface ServersTable {
   players_sample: string | null;
   /** Why the last check failed, for the admin list. */
   last_error: string | null;
+  /** sha256 (hex) of the AzLink plugin's token; null: not linked. The token itself is shown once and never kept. */
+  link_token_hash: string | null;
+  link_created_at: number | null;
+  /** The plugin's last call of any kind (its status check too). */
+  link_seen_at: number | null;
+  /** The plugin's last report of the players (POST /api/azlink): within two minutes the server counts as online. */
+  link_data_at: number | null;
+  /** What the plugin runs on, as it reports it: BUKKIT, BUNGEE, VELOCITY… and the platform's own name and version. */
+  link_platform: string | null;
+  link_platform_name: string | null;
+  link_platform_version: string | null;
+  link_plugin_version: string | null;
+  /** JSON array of the names of every player online at the plugin's last report. */
+  link_players: string | null;
+  /** Readings of the plugin's last full report (every 15 minutes): TPS, RAM used (MB), CPU (%). */
+  link_tps: number | null;
+  link_ram: number | null;
+  link_cpu: number | null;
+  /** rcon | plugin: which way deliveries go (plugin only while linked). */
+  delivery_channel: Generated<string>;
+  /** 1: after a purchase the site asks the plugin to fetch at once (AzLink's instant commands). */
+  link_ping: Generated<number>;
+  /** 1: the plugin's in-game registrations, address and password changes make or update site accounts (the owner's switch). */
+  link_accounts: Generated<number>;
+  /** The port the plugin's instant-commands listener has; null: AzLink's default. */
+  link_ping_port: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -46,6 +72,10 @@ export interface ServerOnlineHistoryTable {
   server_id: number;
   at: number;
   online: number | null;
+  /** From the AzLink plugin's full reports only: TPS, RAM used (MB), CPU (%). */
+  tps?: number | null;
+  ram?: number | null;
+  cpu?: number | null;
 }
 
 export interface ServersTables {

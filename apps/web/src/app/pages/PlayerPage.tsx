@@ -56,8 +56,10 @@ export default function PlayerPage() {
                   )}
                   <dt>Привилегия</dt>
                   <dd>{p.tier ? `${p.tier.title} до ${formatDate(p.tier.expires_at)}` : 'Нет'}</dd>
-                  <dt>Был в игре</dt>
-                  <dd>{p.last_seen_at ? formatDateTime(p.last_seen_at) : 'Неизвестно'}</dd>
+                  <dt>{p.in_game ? 'В игре' : 'Был в игре'}</dt>
+                  <dd>
+                    {p.in_game ? `Сейчас в игре на сервере «${p.in_game}»` : p.last_seen_at ? formatDateTime(p.last_seen_at) : 'Неизвестно'}
+                  </dd>
                   {p.votes_month !== null && (
                     <>
                       <dt>Голосов в этом месяце</dt>

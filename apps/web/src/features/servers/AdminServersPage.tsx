@@ -1,6 +1,6 @@
 import { DEFAULT_RCON_PORT, type AdminServer, type ServerBodyInput, type ServerSaveResponse } from '@kubik/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
 import { DataTable, type Column } from '../../components/admin/DataTable.tsx';
 import { RowMenu } from '../../components/admin/RowMenu.tsx';
@@ -23,6 +23,8 @@ import {
   SERVERS_KEY,
   updateServer,
 } from './api.ts';
+import { PluginPanel } from './PluginPanel.tsx';
+import { pluginStatus } from './plugin-status.ts';
 import { ServerFormFields } from './ServerForm.tsx';
 import './servers.css';
 
@@ -78,6 +80,10 @@ export default function AdminServersPage() {
     return () => window.clearInterval(timer);
   }, [checkAll]);
 
+  // The server whose AzLink panel is open; read from the list, so it shows each refresh.
+  const [pluginFor, setPluginFor] = useState<number | null>(null);
+  const pluginServer = pluginFor === null ? undefined : crud.list.data?.find((s) => s.id === pluginFor);
+
   const columns: Column<AdminServer>[] = [
     { header: 'ID', cell: (s) => s.id, kind: 'num' },
     { header: 'Название', cell: (s) => s.name, kind: 'main' },
@@ -88,6 +94,14 @@ export default function AdminServersPage() {
       header: 'Статус',
       cell: (s) => (
         <Badge tone={s.status === 'online' ? 'success' : s.last_checked_at === null ? 'neutral' : 'danger'}>{statusText(s)}</Badge>
+      ),
+    },
+    {
+      header: 'Плагин',
+      cell: (s) => (
+        <button type="button" className="btn btn-small" onClick={() => setPluginFor(s.id)} title={pluginStatus(s)}>
+          {s.link.linked ? (s.link.online ? 'На связи' : 'Нет связи') : 'Подключить плагин'}
+        </button>
       ),
     },
     {
@@ -115,6 +129,9 @@ export default function AdminServersPage() {
         {(servers) => <DataTable label="Серверы" rows={servers} columns={columns} rowKey={(s) => s.id} />}
       </QueryState>
       {crud.dialog}
+      <Modal open={pluginServer !== undefined} title={`Плагин AzLink: ${pluginServer?.name ?? ''}`} onClose={() => setPluginFor(null)}>
+        {pluginServer && <PluginPanel key={pluginServer.id} server={pluginServer} />}
+      </Modal>
       <Modal open={crud.editing !== undefined} title={crud.editing ? 'Изменить сервер' : 'Новый сервер'} onClose={crud.close} wide>
         {crud.editing !== undefined && (
           <ServerFormFields key={crud.editing?.id ?? 'new'} server={crud.editing} onSave={crud.save} onCancel={crud.close} />
@@ -162,6 +179,8 @@ function ServerMenu({
           <dd>{s.last_error}</dd>
         </>
       )}
+      <dt>Плагин AzLink</dt>
+      <dd>{pluginStatus(s)}</dd>
       <dt>RCON</dt>
       <dd>
         {s.rcon_configured

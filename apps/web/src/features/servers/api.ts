@@ -4,6 +4,8 @@ import type {
   MonitorResponse,
   RconCheckResponse,
   ServerBodyInput,
+  ServerLinkResponse,
+  ServerLinkSettingsBody,
   ServerSaveResponse,
   ServersListResponse,
 } from '@kubik/contract';
@@ -37,3 +39,13 @@ export function serverAddress(host: string, port: number): string {
   const h = host.includes(':') ? `[${host}]` : host;
   return port === 25565 ? h : `${h}:${port}`;
 }
+
+/** «Подключить плагин»: a new AzLink key (shown once) and the command to paste; a new call replaces the key. */
+export const linkPlugin = (id: number) => api<ServerLinkResponse>(`/api/servers/${id}/link`, { method: 'POST' });
+/** «Отключить»: the key stops working, deliveries go back to RCON. */
+export const unlinkPlugin = (id: number) => api<ServerSaveResponse>(`/api/servers/${id}/link`, { method: 'DELETE' });
+export const savePluginSettings = (id: number, body: ServerLinkSettingsBody) =>
+  api<ServerSaveResponse>(`/api/servers/${id}/link`, { method: 'PUT', body });
+/** The owner's switch: in-game registrations and changes through the plugin make or update site accounts. */
+export const savePluginAccounts = (id: number, enabled: boolean) =>
+  api<ServerSaveResponse>(`/api/servers/${id}/link/accounts`, { method: 'PUT', body: { enabled } });

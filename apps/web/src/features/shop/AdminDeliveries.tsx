@@ -69,6 +69,13 @@ export function AdminDeliveries() {
 
   async function askResend(d: AdminDelivery, serverId?: number) {
     if (
+      d.handed_to_plugin_at !== null &&
+      !(await confirm('Плагин AzLink не подтверждает команды. Проверьте в игре, что выдача не дошла. Выдать ещё раз?', {
+        confirmLabel: 'Выдать ещё раз',
+      }))
+    )
+      return;
+    if (
       d.state === 'unknown' &&
       !(await confirm('Сервер не ответил на команду — она могла выполниться. Проверьте в игре. Выдать ещё раз?', {
         confirmLabel: 'Выдать ещё раз',
@@ -133,14 +140,22 @@ export function AdminDeliveries() {
       header: 'Состояние',
       cell: (d) => (
         <>
-          <Badge tone={DELIVERY_TONE[d.state]}>{deliveryText(d.state)}</Badge>
+          {d.handed_to_plugin_at !== null ? (
+            <Badge tone="neutral">Передано плагину</Badge>
+          ) : (
+            <Badge tone={DELIVERY_TONE[d.state]}>{deliveryText(d.state)}</Badge>
+          )}
           {d.state === 'pending' && d.waiting && <div className="muted-small">{WAITING_TEXT[d.waiting]}</div>}
           {d.steps > 1 && (
             <div className="muted-small">
               выполнено команд: {Math.min(d.step, d.steps)} из {d.steps}
             </div>
           )}
-          {d.done_at !== null && d.state === 'done' && <div className="muted-small">подтверждено {formatDateTime(d.done_at)}</div>}
+          {d.handed_to_plugin_at !== null ? (
+            <div className="muted-small">{formatDateTime(d.handed_to_plugin_at)}, без подтверждения</div>
+          ) : (
+            d.done_at !== null && d.state === 'done' && <div className="muted-small">подтверждено {formatDateTime(d.done_at)}</div>
+          )}
         </>
       ),
     },
@@ -174,12 +189,12 @@ export function AdminDeliveries() {
       header: 'Действия',
       kind: 'actions',
       cell: (d) =>
-        canAct(d.state) && (
+        (canAct(d.state) || d.handed_to_plugin_at !== null) && (
           <div className="admin-actions">
             <button type="button" className="btn btn-small" disabled={busy} onClick={() => askResend(d)}>
               {d.state === 'pending' ? 'Отправить сейчас' : 'Выдать повторно'}
             </button>
-            {d.source === 'shop' && (
+            {d.source === 'shop' && d.handed_to_plugin_at === null && (
               <button type="button" className="btn btn-small btn-danger" disabled={busy} onClick={() => askRefund(d)}>
                 Вернуть деньги
               </button>
