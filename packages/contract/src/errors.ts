@@ -188,6 +188,13 @@ export const ERROR_CODE_MEANINGS = {
   // Notices (the bell) and the live event stream.
   too_many_streams: 'The account has too many open event streams (tabs) on this server; close one',
   notice_user_not_found: 'No such player to send the notice to',
+
+  // The seller's legal side: consent and 54-ФЗ receipts.
+  consent_required:
+    'A published document (the offer, the personal-data policy) or the adult-or-parental-consent confirmation must be accepted first; `field` is consents',
+  fiscal_item_not_found: 'No such shop item or donate tier',
+  receipt_not_found: 'No such receipt',
+  receipt_not_resendable: 'Only a canceled (failed) receipt can be sent again',
 } as const satisfies Record<string, string>;
 
 export type ErrorCode = keyof typeof ERROR_CODE_MEANINGS;

@@ -35,3 +35,4 @@ export * from './social.ts';
 export * from './launcher.ts';
 export * from './support.ts';
 export * from './authme.ts';
+export * from './fiscal.ts';

@@ -26,6 +26,7 @@ import type { ReferralsTables } from '../modules/referrals/referrals.tables.ts';
 import type { LauncherTables } from '../modules/launcher/launcher.tables.ts';
 import type { SupportTables } from '../modules/support/support.tables.ts';
 import type { AuthMeTables } from '../modules/authme/authme.tables.ts';
+import type { LegalTables } from '../modules/site/legal.tables.ts';
 
 /** Times are epoch milliseconds and booleans 0/1 on both databases, so one code path serves both. */
 export interface UsersTable {
@@ -195,6 +196,7 @@ export interface Database
     PagesTables,
     PlayersTables,
     PaymentsTables,
+    LegalTables,
     BansTables,
     EmailChangeTables,
     TwoFactorTables,
