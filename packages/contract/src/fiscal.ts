@@ -322,3 +322,69 @@ export const ConsentBody = withLabels(z.strictObject({ consents: z.array(Consent
 /** GET /api/legal/consents: what the signed-in player still has to accept before paying. */
 export const ConsentsNeeded = z.object({ needed: z.array(ConsentKind) });
 export type ConsentsNeeded = z.infer<typeof ConsentsNeeded>;
+
+// ---- 54-ФЗ receipts ----
+
+export const RECEIPT_KINDS = ['advance', 'settlement', 'refund'] as const;
+export const ReceiptKind = z.enum(RECEIPT_KINDS, { error: 'Вид чека: advance, settlement или refund' });
+export const RECEIPT_KIND_TEXT: Record<(typeof RECEIPT_KINDS)[number], string> = {
+  advance: 'Аванс (пополнение)',
+  settlement: 'Полный расчёт (зачёт аванса)',
+  refund: 'Возврат',
+};
+export const RECEIPT_STATES = ['pending', 'sent', 'succeeded', 'canceled'] as const;
+export const ReceiptState = z.enum(RECEIPT_STATES, { error: 'Состояние: pending, sent, succeeded или canceled' });
+export const RECEIPT_STATE_TEXT: Record<(typeof RECEIPT_STATES)[number], string> = {
+  pending: 'Ждёт отправки',
+  sent: 'Отправлен',
+  succeeded: 'Зарегистрирован',
+  canceled: 'Не зарегистрирован',
+};
+
+export const AdminReceipt = z.object({
+  id: z.number(),
+  payment_id: z.string(),
+  user_id: z.number(),
+  username: z.string().nullable(),
+  provider: z.string(),
+  kind: ReceiptKind,
+  kind_text: z.string(),
+  state: ReceiptState,
+  state_text: z.string(),
+  /** The provider's reason for a canceled one, or the last error while it is retried. */
+  reason: z.string().nullable(),
+  /** Roubles. */
+  amount: z.number(),
+  lines: z.array(
+    z.object({
+      description: z.string(),
+      amount: z.number(),
+      vat_code: z.number().nullable(),
+      payment_mode: z.string().nullable(),
+      payment_subject: z.string().nullable(),
+    }),
+  ),
+  email: z.string(),
+  /** What it is for: the spending's ledger reference (order:…, privilege:…) or the refund. */
+  ref: z.string().nullable(),
+  idempotence_key: z.string(),
+  provider_receipt_id: z.string().nullable(),
+  attempts: z.number(),
+  created_at: z.number(),
+  updated_at: z.number(),
+});
+export type AdminReceipt = z.infer<typeof AdminReceipt>;
+
+export const AdminReceiptsQuery = withLabels(
+  z.strictObject({
+    state: ReceiptState.optional(),
+    kind: ReceiptKind.optional(),
+    payment_id: z.string().trim().max(36, 'Платёж: не длиннее 36 символов').optional(),
+    player: z.string().trim().max(32, 'Игрок: не длиннее 32 символов').optional(),
+    before: z.coerce.number({ error: 'Курсор: число' }).int('Курсор: число').positive('Курсор: число').optional(),
+  }),
+  { state: 'Состояние', kind: 'Вид чека', payment_id: 'Платёж', player: 'Игрок', before: 'Курсор' },
+);
+export type AdminReceiptsQuery = z.infer<typeof AdminReceiptsQuery>;
+export const AdminReceiptsPage = z.object({ items: z.array(AdminReceipt), next: z.number().nullable() });
+export type AdminReceiptsPage = z.infer<typeof AdminReceiptsPage>;

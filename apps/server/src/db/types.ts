@@ -27,6 +27,7 @@ import type { LauncherTables } from '../modules/launcher/launcher.tables.ts';
 import type { SupportTables } from '../modules/support/support.tables.ts';
 import type { AuthMeTables } from '../modules/authme/authme.tables.ts';
 import type { LegalTables } from '../modules/site/legal.tables.ts';
+import type { ReceiptsTables } from '../modules/payments/receipts.tables.ts';
 
 /** Times are epoch milliseconds and booleans 0/1 on both databases, so one code path serves both. */
 export interface UsersTable {
@@ -197,6 +198,7 @@ export interface Database
     PlayersTables,
     PaymentsTables,
     LegalTables,
+    ReceiptsTables,
     BansTables,
     EmailChangeTables,
     TwoFactorTables,

@@ -37,6 +37,7 @@ import { launcherRoutes } from './launcher/launcher.routes.ts';
 import { supportRoutes } from './support/support.routes.ts';
 import { authmeRoutes } from './authme/authme.routes.ts';
 import { fiscalRoutes } from './fiscal/fiscal.routes.ts';
+import { receiptsRoutes } from './payments/receipts.routes.ts';
 
 /**
  * Every module's routes; app.ts registers them in this order. Making a feature's routes also
@@ -81,4 +82,5 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   supportRoutes,
   authmeRoutes,
   fiscalRoutes,
+  receiptsRoutes,
 ];

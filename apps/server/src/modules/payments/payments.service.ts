@@ -28,6 +28,7 @@ import * as repo from './payments.repo.ts';
 import { formatRub, PAYMENT_SERVER_TEXTS, recordEvent, type PaymentRow } from './payments.repo.ts';
 import { PaymentSettings } from './payments.settings.ts';
 import { ProviderRegistry, type Adapters } from './payments.providers.ts';
+import { receiptFiscal, recordAdvance } from './receipts.service.ts';
 
 /** A pending payment nobody paid for this long is canceled. */
 export const PAYMENT_EXPIRY_MS = 24 * 3_600_000;
@@ -104,7 +105,8 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
     if (amount > b.max) throw badRequest(PAYMENT_TEXTS.amountMax(formatRub(b.max)), { code: 'amount_too_large', field: 'amount' });
     // A top-up code is checked now and counted when the money arrives (purchases.promo.ts).
     const promoId = body.promo_code ? await checkTopupPromo(db, body.promo_code, user.id) : null;
-    const settings = await ctx.settings.get(PaymentSettings);
+    const receipt = await receiptFiscal(ctx);
+    const withReceipt = !fixedAdapters && adapter.sendReceipt !== undefined && (await registry.effective())[body.provider].receipts;
     const id = randomUUID();
     const now = Date.now();
     const cap = cfg.maxPending ?? 5;
@@ -135,8 +137,20 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
         returnUrl: `${config.publicUrl}/profile?payment=${id}`,
         notificationUrl: `${config.publicUrl}/api/payments/${body.provider}/notify`,
         email: user.email,
-        vatCode: settings.vat_code,
+        vatCode: receipt.vatCode,
+        fiscal: receipt.fiscal,
       });
+      // The advance receipt went with the payment: its row says so from now on.
+      if (withReceipt)
+        await recordAdvance(db, {
+          paymentId: id,
+          userId: user.id,
+          provider: body.provider,
+          amount,
+          email: user.email,
+          vatCode: receipt.vatCode,
+          selfEmployed: receipt.fiscal.selfEmployed,
+        });
       await recordEvent(db, {
         paymentId: id,
         provider: body.provider,
