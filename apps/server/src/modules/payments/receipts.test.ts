@@ -262,4 +262,33 @@ describe.each(dbKinds)('54-ФЗ receipts through YooKassa on %s', (kind) => {
     const ok = await adapter.sendReceipt!({ ...req, key: 'x-4', providerPaymentId: await ypid(last), lines: [{ ...line, vatCode: 11 }] });
     expect(ok.status).toBe('succeeded');
   });
+
+  it('once the owner publishes the offer, paying needs the consents (a new version asks again), each stored', async () => {
+    const pay = (consents?: string[]) =>
+      call(player, 'POST', '/api/payments', { amount: 100, provider: 'yookassa', ...(consents ? { consents } : {}) });
+    const offer = (await call(owner, 'GET', '/api/admin/legal/offer')).json().template;
+    expect((await call(owner, 'PUT', '/api/admin/legal/offer', offer)).statusCode).toBe(200);
+    const refused = await pay();
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ code: 'consent_required', field: 'consents' });
+    expect(refused.json().error).toMatch(/оферты/);
+    const noAge = await pay(['offer']);
+    expect(noAge.json().error).toMatch(/18 лет/);
+    expect((await pay(['offer', 'age'])).statusCode).toBe(201);
+    expect((await pay()).statusCode).toBe(201);
+    expect((await call(owner, 'PUT', '/api/admin/legal/offer', { title: 'Оферта', body: 'Редакция 2' })).statusCode).toBe(200);
+    expect((await pay()).json().code).toBe('consent_required');
+    expect((await pay(['offer'])).statusCode).toBe(201);
+    const stored = await t.handle.db
+      .selectFrom('legal_consents')
+      .select(['kind', 'version', 'source'])
+      .where('user_id', '=', playerId)
+      .orderBy('id')
+      .execute();
+    expect(stored.map((c) => [c.kind, Number(c.version), c.source])).toEqual([
+      ['offer', 1, 'payment'],
+      ['age', 1, 'payment'],
+      ['offer', 2, 'payment'],
+    ]);
+  });
 });

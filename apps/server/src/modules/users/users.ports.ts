@@ -219,6 +219,8 @@ export const ledgerRefs = new LedgerRefs();
 export interface TopupPayer {
   ip: string | null;
   deviceHash: string | null;
+  /** The browser's User-Agent, kept with the consents given with the payment. */
+  userAgent?: string | null;
 }
 
 /**
