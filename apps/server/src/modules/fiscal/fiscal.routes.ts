@@ -25,6 +25,18 @@ import * as service from './fiscal.service.ts';
 
 const tags = ['Продавец, документы и согласия'];
 
+const IncomesQuery = z.strictObject({
+  year: z.coerce.number({ error: 'Год: число' }).int('Год: число').min(2000, 'Год: от 2000').max(2100, 'Год: до 2100').optional(),
+});
+const MonthIncome = z.object({
+  month: z.string(),
+  count: z.number(),
+  received: z.number(),
+  refunded: z.number(),
+  income: z.number(),
+  by_provider: z.record(z.string(), z.number()),
+});
+
 /** The seller's fiscal details, per-item receipt settings, legal documents and the consents players gave. */
 export function fiscalRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -72,6 +84,36 @@ export function fiscalRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         response: { 200: FiscalItem, ...errorReplies(400, 401, 403, 404) },
       },
       handler: async (req) => service.saveFiscalItem(ctx, req.params.kind, req.params.id, req.body, userOf(req).id),
+    });
+
+    app.get('/api/admin/fiscal/incomes', {
+      config: { access: 'admin', permission: 'payments.view' },
+      schema: {
+        tags,
+        summary:
+          'Доходы самозанятого по месяцам (московское время) через ЮMoney и FreeKassa — их чеки в «Мой налог» он регистрирует сам: получено, возвращено, доход',
+        querystring: IncomesQuery,
+        response: { 200: z.array(MonthIncome), ...errorReplies(400, 401, 403) },
+      },
+      handler: async (req) => service.monthlyIncomes(ctx, req.query.year ?? new Date().getUTCFullYear()),
+    });
+
+    app.get('/api/admin/fiscal/incomes.csv', {
+      config: { access: 'admin', permission: 'payments.view' },
+      schema: {
+        tags,
+        summary: 'То же файлом CSV для Excel (UTF-8 с BOM, «;», рубли через запятую)',
+        querystring: IncomesQuery,
+        response: { 200: z.string(), ...errorReplies(400, 401, 403) },
+      },
+      handler: async (req, reply) => {
+        const year = req.query.year ?? new Date().getUTCFullYear();
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="incomes-${year}.csv"`)
+          .header('cache-control', 'no-store')
+          .send(service.incomesCsv(await service.monthlyIncomes(ctx, year)));
+      },
     });
 
     app.get('/api/admin/legal/consents', {

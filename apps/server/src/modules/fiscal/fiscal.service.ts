@@ -18,6 +18,8 @@ import {
 import type * as Markdown from '@kubik/contract/markdown';
 import type { AppContext } from '../../context.ts';
 import { notFound } from '../../lib/errors.ts';
+import { toRoubles } from '../../lib/money.ts';
+import * as fiscalRepo from './fiscal.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { DEFAULT_PAYMENT_SUBJECT, FiscalSettingsDoc, fiscalMissing, fiscalSettings } from '../site/fiscal.settings.ts';
 import * as repo from '../site/legal.repo.ts';
@@ -146,4 +148,67 @@ export async function givePaymentConsents(
   meta: { ip: string; userAgent: string | null },
 ) {
   await ctx.db.transaction().execute((trx) => recordConsents(trx, userId, consents, { ...meta, source: 'payment' }));
+}
+
+/** Moscow time has no daylight saving: a month there starts 3 hours before UTC's. */
+const MSK_MS = 3 * 3_600_000;
+/** Providers that send no receipt through their API: a самозанятый registers these incomes in «Мой налог» himself. */
+export const SELF_REGISTERED = ['yoomoney', 'freekassa'] as const;
+
+export interface MonthIncome {
+  month: string;
+  count: number;
+  /** Roubles received, refunded, and what stays as income. */
+  received: number;
+  refunded: number;
+  income: number;
+  by_provider: Record<string, number>;
+}
+
+/** Incomes per month (Moscow time) of the year through ЮMoney and FreeKassa. */
+export async function monthlyIncomes(ctx: AppContext, year: number): Promise<MonthIncome[]> {
+  const from = Date.UTC(year, 0, 1) - MSK_MS;
+  const to = Date.UTC(year + 1, 0, 1) - MSK_MS;
+  const rows = await fiscalRepo.incomePayments(ctx.db, [...SELF_REGISTERED], from, to);
+  const months = Array.from({ length: 12 }, (_, i) => ({
+    month: `${year}-${String(i + 1).padStart(2, '0')}`,
+    count: 0,
+    received: 0,
+    refunded: 0,
+    income: 0,
+    by_provider: {} as Record<string, number>,
+  }));
+  for (const r of rows) {
+    const m = months[new Date(Number(r.paid_at) + MSK_MS).getUTCMonth()]!;
+    m.count += 1;
+    m.received += Number(r.amount);
+    m.refunded += Number(r.refunded_amount);
+    m.by_provider[r.provider] = (m.by_provider[r.provider] ?? 0) + Number(r.amount) - Number(r.refunded_amount);
+  }
+  return months.map((m) => ({
+    ...m,
+    received: toRoubles(m.received),
+    refunded: toRoubles(m.refunded),
+    income: toRoubles(m.received - m.refunded),
+    by_provider: Object.fromEntries(Object.entries(m.by_provider).map(([k, v]) => [k, toRoubles(v)])),
+  }));
+}
+
+const rub = (v: number) => v.toFixed(2).replace('.', ',');
+
+/** The same as CSV for Excel: UTF-8 with BOM, «;», roubles with a decimal comma. */
+export function incomesCsv(months: MonthIncome[]): string {
+  const head = ['Месяц', 'Платежей', 'Получено, ₽', 'Возвращено, ₽', 'Доход, ₽', 'ЮMoney, ₽', 'FreeKassa, ₽'];
+  const lines = months.map((m) =>
+    [
+      m.month,
+      String(m.count),
+      rub(m.received),
+      rub(m.refunded),
+      rub(m.income),
+      rub(m.by_provider.yoomoney ?? 0),
+      rub(m.by_provider.freekassa ?? 0),
+    ].join(';'),
+  );
+  return `\uFEFF${[head.join(';'), ...lines].join('\r\n')}\r\n`;
 }

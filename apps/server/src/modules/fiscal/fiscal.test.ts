@@ -240,4 +240,50 @@ describe.each(dbKinds)('seller details, legal documents and consent on %s', (kin
     expect((await call(null, 'GET', '/api/legal/offer')).json().version).toBe(2);
     expect((await call(player, 'POST', '/api/legal/consents', { consents: ['offer'] })).json().needed).toEqual([]);
   });
+
+  it('a самозанятый sees his ЮMoney and FreeKassa incomes per Moscow month, as a table and CSV', async () => {
+    const user = await t.handle.db.selectFrom('users').select('id').where('username', '=', 'Steve').executeTakeFirstOrThrow();
+    const pay = (id: string, provider: string, rub: number, paidAt: number, status = 'succeeded', refunded = 0) =>
+      t.handle.db
+        .insertInto('payments')
+        .values({
+          id,
+          user_id: user.id,
+          provider,
+          amount: rub * 100,
+          status,
+          created_at: paidAt,
+          updated_at: paidAt,
+          paid_at: status === 'pending' ? null : paidAt,
+          refunded_amount: refunded * 100,
+        } as never)
+        .execute();
+    await pay('00000000-0000-4000-8000-000000000001', 'yoomoney', 1000, Date.UTC(2026, 0, 15), 'refunded', 200);
+    // 31 December 22:00 UTC is already 1 January in Moscow.
+    await pay('00000000-0000-4000-8000-000000000002', 'freekassa', 500, Date.UTC(2025, 11, 31, 22));
+    await pay('00000000-0000-4000-8000-000000000003', 'freekassa', 250, Date.UTC(2026, 1, 10));
+    await pay('00000000-0000-4000-8000-000000000004', 'yookassa', 300, Date.UTC(2026, 0, 20));
+    await pay('00000000-0000-4000-8000-000000000005', 'yoomoney', 700, Date.UTC(2026, 0, 21), 'pending');
+    expect((await call(player, 'GET', '/api/admin/fiscal/incomes?year=2026')).statusCode).toBe(403);
+    const res = await call(viewStaff, 'GET', '/api/admin/fiscal/incomes?year=2026');
+    expect(res.statusCode, res.body).toBe(200);
+    const months = res.json();
+    expect(months).toHaveLength(12);
+    expect(months[0]).toEqual({
+      month: '2026-01',
+      count: 2,
+      received: 1500,
+      refunded: 200,
+      income: 1300,
+      by_provider: { yoomoney: 800, freekassa: 500 },
+    });
+    expect(months[1]).toMatchObject({ month: '2026-02', count: 1, income: 250 });
+    expect(months[2]).toMatchObject({ count: 0, income: 0 });
+    const csv = await call(viewStaff, 'GET', '/api/admin/fiscal/incomes.csv?year=2026');
+    expect(csv.headers['content-type']).toMatch(/text\/csv/);
+    const lines = csv.body.replace(/^\uFEFF/, '').split('\r\n');
+    expect(lines[0]).toBe('Месяц;Платежей;Получено, ₽;Возвращено, ₽;Доход, ₽;ЮMoney, ₽;FreeKassa, ₽');
+    expect(lines[1]).toBe('2026-01;2;1500,00;200,00;1300,00;800,00;500,00');
+    expect((await call(viewStaff, 'GET', '/api/admin/fiscal/incomes?year=1999')).statusCode).toBe(400);
+  });
 });

@@ -291,4 +291,32 @@ describe.each(dbKinds)('54-ФЗ receipts through YooKassa on %s', (kind) => {
       ['offer', 2, 'payment'],
     ]);
   });
+
+  it('a самозанятый through YooKassa: receipts without VAT (income registered in «Мой налог» by YooKassa), no completion receipts', async () => {
+    const se = await call(owner, 'PUT', '/api/admin/fiscal', { legal_form: 'self_employed', ogrn: '' });
+    expect(se.statusCode, se.body).toBe(200);
+    yoo.selfEmployed = true;
+    const id = await topUp(200);
+    const made = yoo.requests.filter((r) => r.path === '/v3/payments').at(-1)!.body as { receipt: { items: Record<string, unknown>[] } };
+    expect(made.receipt).toEqual({
+      customer: { email: 'buyer@example.com' },
+      items: [{ description: 'Пополнение баланса', quantity: '1.00', amount: { value: '200.00', currency: 'RUB' } }],
+    });
+    // 50 ₽ are left of the earlier top-up (spent first, FIFO), the other 50 ₽ come from this one.
+    await buy(1);
+    expect((await receipts(id)).map((r) => r.kind)).toEqual(['advance']);
+    expect(
+      (await t.handle.db.selectFrom('balance_spends').select('amount').where('payment_id', '=', id).execute()).map((r) => Number(r.amount)),
+    ).toEqual([5000]);
+    // A refund of the rest annuls that much of the income; its receipt again without VAT.
+    const refund = await call(owner, 'POST', `/api/admin/payments/${id}/refund`, {});
+    expect(refund.statusCode, refund.body).toBe(200);
+    const sentRefund = yoo.requests.filter((r) => r.path === '/v3/refunds').at(-1)!.body as {
+      receipt: { items: Record<string, unknown>[] };
+    };
+    expect(sentRefund.receipt.items).toEqual([
+      { description: 'Пополнение баланса', quantity: '1.00', amount: { value: '150.00', currency: 'RUB' } },
+    ]);
+    yoo.selfEmployed = false;
+  });
 });
