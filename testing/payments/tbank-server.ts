@@ -20,6 +20,15 @@
  *   carries OriginalAmount, NewAmount and ExternalRequestId. A Cancel repeating an ExternalRequestId
  *   already used for the payment cancels nothing and answers the current state. Cancel of a payment
  *   in any other status (already REFUNDED, REJECTED…) is refused with ErrorCode 8.
+ * - Receipts (54-ФЗ, the terminal on T-Bank's online cash register, `receiptsRequired`): Init needs a
+ *   `Receipt` {Email or Phone, Taxation (osn, usn_income, usn_income_outcome, envd, esn, patent),
+ *   Items [{Name ≤ 128, Price, Quantity, Amount = Price × Quantity, Tax (none, vat0, vat5, vat7,
+ *   vat10, vat20, vat22, vat105, vat107, vat110, vat120, vat122), PaymentMethod, PaymentObject}]}
+ *   whose Amounts add up to the payment's Amount. SendClosingReceipt (…/cashbox/SendClosingReceipt,
+ *   PaymentId and Receipt, signed like the others) closes the advance of a CONFIRMED payment whose
+ *   Init Receipt had a full_prepayment (or prepayment, advance) item, and never for more than that
+ *   advance less the closings before. The bank's code for a refused receipt is not in the error
+ *   table we read: the double answers Success false, ErrorCode 309, and a Message naming the field.
  * - Error codes and texts as T-Bank's own table (developer.tbank.ru/eacq/intro/errors/error-codes,
  *   also the `ErrorCode` description in its OpenAPI file): 8 «Неверный статус транзакции» (7 is the
  *   customer's status), 204 «Неверный токен…», 251 amount too small, 212/213 OrderId/Description
@@ -54,6 +63,54 @@ export interface TBankPayment {
   customerKey?: string;
   /** The saved card's id, once the parent is paid (or the one a Charge used). */
   rebillId?: string;
+  /** The Receipt sent with Init, and the closing receipts sent since. */
+  receipt?: Record<string, unknown>;
+  closings: Record<string, unknown>[];
+}
+
+const TAXATIONS = ['osn', 'usn_income', 'usn_income_outcome', 'envd', 'esn', 'patent'];
+const TAXES = ['none', 'vat0', 'vat5', 'vat7', 'vat10', 'vat20', 'vat22', 'vat105', 'vat107', 'vat110', 'vat120', 'vat122'];
+const METHODS = ['full_prepayment', 'prepayment', 'advance', 'full_payment', 'partial_payment', 'credit', 'credit_payment'];
+const OBJECTS = [
+  'commodity',
+  'excise',
+  'job',
+  'service',
+  'gambling_bet',
+  'gambling_prize',
+  'lottery',
+  'lottery_prize',
+  'intellectual_activity',
+  'payment',
+  'agent_commission',
+  'composite',
+  'another',
+];
+const PREPAY = ['full_prepayment', 'prepayment', 'advance'];
+
+/** What is wrong with a Receipt (a Message naming the field), or null; `sum` is the Items' Amounts. */
+export function tbankReceiptProblem(r: unknown): { message: string } | { sum: number; prepaid: number } {
+  const receipt = r as { Email?: unknown; Phone?: unknown; Taxation?: unknown; Items?: unknown } | null;
+  if (!receipt || typeof receipt !== 'object') return { message: 'Receipt: нет чека' };
+  if (typeof receipt.Email !== 'string' && typeof receipt.Phone !== 'string') return { message: 'Receipt.Email: нужна почта или телефон' };
+  if (!TAXATIONS.includes(receipt.Taxation as string)) return { message: 'Receipt.Taxation: неверная система налогообложения' };
+  if (!Array.isArray(receipt.Items) || receipt.Items.length === 0) return { message: 'Receipt.Items: нет позиций' };
+  let sum = 0;
+  let prepaid = 0;
+  for (const [i, it] of (receipt.Items as Record<string, unknown>[]).entries()) {
+    const at = `Receipt.Items[${i}]`;
+    if (typeof it.Name !== 'string' || it.Name.length === 0 || it.Name.length > 128) return { message: `${at}.Name: от 1 до 128 символов` };
+    if (!Number.isSafeInteger(it.Price) || !Number.isFinite(it.Quantity) || !Number.isSafeInteger(it.Amount))
+      return { message: `${at}: Price, Quantity и Amount — числа` };
+    if (Math.round((it.Price as number) * (it.Quantity as number)) !== it.Amount)
+      return { message: `${at}.Amount: не равно Price × Quantity` };
+    if (!TAXES.includes(it.Tax as string)) return { message: `${at}.Tax: неверная ставка НДС` };
+    if (!METHODS.includes(it.PaymentMethod as string)) return { message: `${at}.PaymentMethod: неверный признак способа расчёта` };
+    if (!OBJECTS.includes(it.PaymentObject as string)) return { message: `${at}.PaymentObject: неверный признак предмета расчёта` };
+    sum += it.Amount as number;
+    if (PREPAY.includes(it.PaymentMethod as string)) prepaid += it.Amount as number;
+  }
+  return { sum, prepaid };
 }
 
 /** How the bank answers a Charge of a saved card. */
@@ -83,6 +140,8 @@ export class FakeTBank extends HttpDouble {
   refuseCancel: { code: string; message: string; details?: string } | null = null;
   /** The next N API calls fail with HTTP 503 (the bank did not answer). */
   failNext = 0;
+  /** The terminal sends receipts through T-Bank's cash register: Init must carry a Receipt. */
+  receiptsRequired = false;
   private nextId = 3_093_639_500 + Math.floor(Math.random() * 1000);
   /** Saved cards by RebillId: whose they are and how the bank answers the next Charge. */
   readonly rebills = new Map<string, { customerKey: string; pan: string; outcome: RebillOutcome }>();
@@ -116,7 +175,8 @@ export class FakeTBank extends HttpDouble {
       res.writeHead(503, { 'content-type': 'text/html' });
       return void res.end('<html><body>Service Unavailable</body></html>');
     }
-    const method = /^\/v2\/(\w+)$/.exec(url.pathname)?.[1];
+    const method =
+      /^\/v2\/(\w+)$/.exec(url.pathname)?.[1] ?? (url.pathname === '/cashbox/SendClosingReceipt' ? 'SendClosingReceipt' : undefined);
     if (req.method !== 'POST' || !method) return sendJson(res, 404, { Success: false, ErrorCode: '9999', Message: 'Метод не найден' });
     const b = (json ?? {}) as Record<string, unknown>;
     if (b.TerminalKey !== this.terminalKey) return this.fail(res, '501', 'Терминал не найден.');
@@ -130,6 +190,12 @@ export class FakeTBank extends HttpDouble {
         return this.fail(res, '212', 'Размер поля OrderId должен быть от 1 до 36.');
       if (b.Description !== undefined && (typeof b.Description !== 'string' || b.Description.length > 140))
         return this.fail(res, '213', 'Размер поля Description должен быть от 0 до 140.');
+      if (this.receiptsRequired || b.Receipt !== undefined) {
+        const check = tbankReceiptProblem(b.Receipt);
+        if ('message' in check) return this.fail(res, '309', 'Неверные параметры чека.', check.message);
+        if (check.sum !== b.Amount)
+          return this.fail(res, '309', 'Неверные параметры чека.', 'Receipt.Items: сумма позиций не равна Amount');
+      }
       const p: TBankPayment = {
         PaymentId: this.nextId++,
         OrderId: b.OrderId,
@@ -143,6 +209,8 @@ export class FakeTBank extends HttpDouble {
         refunded: 0,
         cancelRequests: new Set(),
         ...(b.Recurrent === 'Y' && typeof b.CustomerKey === 'string' && b.CustomerKey !== '' ? { customerKey: b.CustomerKey } : {}),
+        ...(b.Receipt ? { receipt: b.Receipt as Record<string, unknown> } : {}),
+        closings: [],
       };
       this.payments.set(p.PaymentId, p);
       return sendJson(res, 200, {
@@ -158,6 +226,19 @@ export class FakeTBank extends HttpDouble {
     }
     const p = this.payments.get(Number(b.PaymentId));
     if (!p) return this.fail(res, '255', 'Платеж не найден.');
+    if (method === 'SendClosingReceipt') {
+      if (p.Status !== 'CONFIRMED') return this.fail(res, '8', 'Неверный статус транзакции.');
+      const first = p.receipt ? tbankReceiptProblem(p.receipt) : null;
+      if (!first || 'message' in first || first.prepaid === 0)
+        return this.fail(res, '309', 'Неверные параметры чека.', 'В платеже не было чека с предоплатой');
+      const check = tbankReceiptProblem(b.Receipt);
+      if ('message' in check) return this.fail(res, '309', 'Неверные параметры чека.', check.message);
+      const closed = p.closings.reduce((sum, c) => sum + (tbankReceiptProblem(c) as { sum: number }).sum, 0);
+      if (check.sum > first.prepaid - closed - p.refunded)
+        return this.fail(res, '309', 'Неверные параметры чека.', 'Сумма чека закрытия больше внесённой предоплаты');
+      p.closings.push(b.Receipt as Record<string, unknown>);
+      return sendJson(res, 200, { Success: true, ErrorCode: '0', Message: 'OK' });
+    }
     if (method === 'GetState') {
       return sendJson(res, 200, {
         Success: true,

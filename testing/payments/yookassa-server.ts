@@ -9,6 +9,18 @@
  * - Amounts are strings with two decimals (`"150.50"`, currency `"RUB"`); a number is refused.
  * - A shop with 54-ФЗ receipts refuses a payment without `receipt` (customer e-mail or phone, items
  *   whose sum is the amount, each with vat_code, payment_mode, payment_subject).
+ * - Receipt items (yookassa.ru/developers/payment-acceptance/receipts/54fz/parameters-values):
+ *   description 1–128 characters, quantity > 0, amount in roubles, vat_code 1–12 (11 and 12 are the
+ *   22 % rates of 2026), payment_mode and payment_subject from the documented lists; tax_system_code,
+ *   when sent, 1–6. A self-employed shop (`selfEmployed`) takes items of description, quantity and
+ *   amount only («Мой налог» registers the income).
+ * - POST /v3/receipts (the «Сначала платёж, потом чек» scenario): {type: payment | refund,
+ *   payment_id, customer, items, settlements [{type, amount}], tax_system_code, send}, with an
+ *   Idempotence-Key; the items add up to the settlements; a settlement `prepayment` offsets the
+ *   payment's advance and is refused (400 invalid_request, parameter settlements) beyond what the
+ *   payment prepaid less what earlier receipts offset and refunds returned. Answers the receipt
+ *   {id, type, payment_id, status: pending | succeeded | canceled, …} (see receiptOutcome);
+ *   GET /v3/receipts/{id} re-reads it.
  * - Statuses pending → succeeded (capture: true) | waiting_for_capture (capture: false) | canceled,
  *   with `paid`, `captured_at`, `cancellation_details`, `refunded_amount`.
  * - Refunds: POST /v3/refunds {payment_id, amount, description} (Idempotence-Key as for payments;
@@ -77,6 +89,39 @@ export interface YooRefund {
   cancellation_details?: { party: string; reason: string };
 }
 
+export interface YooReceipt {
+  id: string;
+  type: 'payment' | 'refund';
+  payment_id?: string;
+  status: 'pending' | 'succeeded' | 'canceled';
+  items: unknown[];
+  settlements: { type: string; amount: { value: string; currency: string } }[];
+  tax_system_code?: number;
+  registered_at?: string;
+  cancellation_details?: { party: string; reason: string };
+}
+
+const PAYMENT_MODES = ['full_prepayment', 'partial_prepayment', 'advance', 'full_payment', 'partial_payment', 'credit', 'credit_payment'];
+const PAYMENT_SUBJECTS = [
+  'commodity',
+  'excise',
+  'job',
+  'service',
+  'gambling_bet',
+  'gambling_prize',
+  'lottery',
+  'lottery_prize',
+  'intellectual_activity',
+  'payment',
+  'agent_commission',
+  'property_right',
+  'non_operating_gain',
+  'insurance_premium',
+  'sales_tax',
+  'resort_fee',
+  'composite',
+  'another',
+];
 const MONEY = /^\d{1,10}(\.\d{1,2})?$/;
 const toKop = (v: string) => Math.round(Number(v) * 100);
 const fromKop = (k: number) => `${Math.floor(k / 100)}.${String(k % 100).padStart(2, '0')}`;
@@ -95,6 +140,12 @@ export class FakeYooKassa extends HttpDouble {
   /** How the next refunds end: at once (succeeded), later (pending, see settleRefund) or refused (canceled). */
   refundOutcome: 'succeeded' | 'pending' | 'canceled' = 'succeeded';
   readonly refunds = new Map<string, YooRefund>();
+  /** A self-employed shop: receipts of its payments carry no VAT and are not sent on their own. */
+  selfEmployed = false;
+  /** Receipts created with POST /v3/receipts. */
+  readonly receipts = new Map<string, YooReceipt>();
+  /** How the next receipts end: registered at once, later (settleReceipt), or refused by the register. */
+  receiptOutcome: 'succeeded' | 'pending' | 'canceled' = 'succeeded';
   /** Payments created with capture: true (paid means succeeded at once). */
   private readonly autoCapture = new Set<string>();
   private readonly keys = new Map<string, { body: string; status: number; answer: unknown }>();
@@ -136,7 +187,7 @@ export class FakeYooKassa extends HttpDouble {
     if (req.headers.authorization !== expected)
       return this.error(res, 401, 'invalid_credentials', 'Login or password is incorrect. Authentication by given credentials failed');
 
-    if (req.method === 'POST' && (url.pathname === '/v3/payments' || url.pathname === '/v3/refunds')) {
+    if (req.method === 'POST' && (url.pathname === '/v3/payments' || url.pathname === '/v3/refunds' || url.pathname === '/v3/receipts')) {
       const key = req.headers['idempotence-key'];
       if (typeof key !== 'string' || key.length === 0 || key.length > 64)
         return this.error(res, 400, 'invalid_request', 'Idempotence key is missing or invalid', 'Idempotence-Key');
@@ -151,9 +202,17 @@ export class FakeYooKassa extends HttpDouble {
       const out =
         url.pathname === '/v3/payments'
           ? this.createPayment(json as Record<string, unknown>)
-          : this.createRefund(json as Record<string, unknown>);
+          : url.pathname === '/v3/refunds'
+            ? this.createRefund(json as Record<string, unknown>)
+            : this.createReceipt(json as Record<string, unknown>);
       this.keys.set(`${url.pathname}:${key}`, { body: text, status: out.status, answer: out.answer });
       return sendJson(res, out.status, out.answer);
+    }
+    const rc = /^\/v3\/receipts\/([\w-]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && rc) {
+      const receipt = this.receipts.get(rc[1]!);
+      if (!receipt) return this.error(res, 404, 'not_found', "Incorrect receipt_id. Receipt doesn't exist or access denied.", 'receipt_id');
+      return sendJson(res, 200, receipt);
     }
     const r = /^\/v3\/refunds\/([\w-]+)$/.exec(url.pathname);
     if (req.method === 'GET' && r) {
@@ -200,25 +259,11 @@ export class FakeYooKassa extends HttpDouble {
     if (typeof metadata !== 'object' || Object.keys(metadata).length > 16 || Object.values(metadata).some((v) => typeof v !== 'string'))
       return bad('Invalid metadata', 'metadata');
     if (this.receiptsRequired) {
-      const receipt = b.receipt as { customer?: { email?: unknown; phone?: unknown }; items?: unknown } | undefined;
-      if (!receipt) return bad('Receipt is missing or illegal', 'receipt');
-      if (!receipt.customer || (typeof receipt.customer.email !== 'string' && typeof receipt.customer.phone !== 'string'))
-        return bad('Receipt customer needs email or phone', 'receipt.customer');
-      if (!Array.isArray(receipt.items) || receipt.items.length === 0) return bad('Receipt has no items', 'receipt.items');
-      let sum = 0;
-      for (const [i, item] of (receipt.items as Record<string, unknown>[]).entries()) {
-        const ia = item.amount as { value?: unknown; currency?: unknown } | undefined;
-        const q = Number(item.quantity);
-        if (!ia || typeof ia.value !== 'string' || !MONEY.test(ia.value)) return bad('Invalid item amount', `receipt.items[${i}].amount`);
-        if (!Number.isFinite(q) || q <= 0) return bad('Invalid item quantity', `receipt.items[${i}].quantity`);
-        if (![1, 2, 3, 4, 5, 6].includes(item.vat_code as number)) return bad('Invalid vat_code', `receipt.items[${i}].vat_code`);
-        if (typeof item.description !== 'string' || item.description.length === 0 || item.description.length > 128)
-          return bad('Invalid item description', `receipt.items[${i}].description`);
-        if (typeof item.payment_mode !== 'string' || typeof item.payment_subject !== 'string')
-          return bad('Item needs payment_mode and payment_subject', `receipt.items[${i}]`);
-        sum += Math.round(toKop(ia.value) * q);
-      }
-      if (sum !== toKop(amount.value)) return bad('Sum of receipt items differs from the payment amount', 'receipt.items');
+      if (!b.receipt) return bad('Receipt is missing or illegal', 'receipt');
+      const problem = this.receiptProblem(b.receipt, 'receipt');
+      if (problem) return bad(problem.description, problem.parameter);
+      if (problem === null && this.itemsSum(b.receipt) !== toKop(amount.value))
+        return bad('Sum of receipt items differs from the payment amount', 'receipt.items');
     }
     const id = `${randomBytes(4).toString('hex')}-000f-5000-8000-${randomBytes(6).toString('hex')}`;
     const value = fromKop(toKop(amount.value));
@@ -271,15 +316,13 @@ export class FakeYooKassa extends HttpDouble {
       const full = refunded === 0 && toKop(amount.value) === toKop(p.amount.value);
       const receipt = b.receipt as { customer?: { email?: unknown; phone?: unknown }; items?: unknown } | undefined;
       if (full && receipt !== undefined) return bad(400, 'invalid_request', 'Receipt is not needed for a full refund', 'receipt');
-      if (
-        !full &&
-        (!receipt ||
-          !receipt.customer ||
-          (typeof receipt.customer.email !== 'string' && typeof receipt.customer.phone !== 'string') ||
-          !Array.isArray(receipt.items) ||
-          receipt.items.length === 0)
-      )
-        return bad(400, 'invalid_request', 'Receipt is missing or illegal', 'receipt');
+      if (!full) {
+        if (!receipt) return bad(400, 'invalid_request', 'Receipt is missing or illegal', 'receipt');
+        const problem = this.receiptProblem(receipt, 'receipt');
+        if (problem) return bad(400, 'invalid_request', problem.description, problem.parameter);
+        if (this.itemsSum(receipt) !== toKop(amount.value))
+          return bad(400, 'invalid_request', 'Sum of receipt items differs from the refund amount', 'receipt.items');
+      }
     }
     if (toKop(amount.value) > toKop(p.amount.value) - refunded)
       return bad(400, 'invalid_request', 'Refund amount exceeds the payment amount', 'amount.value');
@@ -294,6 +337,121 @@ export class FakeYooKassa extends HttpDouble {
     this.refunds.set(refund.id, refund);
     if (this.refundOutcome !== 'pending') this.settleRefund(refund.id, this.refundOutcome);
     return { status: 200, answer: structuredClone(refund) };
+  }
+
+  /** What is wrong with a receipt object (customer, items, tax_system_code), or null. */
+  private receiptProblem(value: unknown, at: string): { description: string; parameter: string } | null {
+    const receipt = value as { customer?: { email?: unknown; phone?: unknown }; items?: unknown; tax_system_code?: unknown };
+    if (!receipt || typeof receipt !== 'object') return { description: 'Receipt is missing or illegal', parameter: at };
+    if (!receipt.customer || (typeof receipt.customer.email !== 'string' && typeof receipt.customer.phone !== 'string'))
+      return { description: 'Receipt customer needs email or phone', parameter: `${at}.customer` };
+    if (typeof receipt.customer.email === 'string' && !/^[^\s@]+@[^\s@]+$/.test(receipt.customer.email))
+      return { description: 'Invalid customer email', parameter: `${at}.customer.email` };
+    if (!Array.isArray(receipt.items) || receipt.items.length === 0 || receipt.items.length > 100)
+      return { description: 'Receipt has no items', parameter: `${at}.items` };
+    if (
+      receipt.tax_system_code !== undefined &&
+      !(Number.isInteger(receipt.tax_system_code) && (receipt.tax_system_code as number) >= 1 && (receipt.tax_system_code as number) <= 6)
+    )
+      return { description: 'Invalid tax_system_code', parameter: `${at}.tax_system_code` };
+    for (const [i, item] of (receipt.items as Record<string, unknown>[]).entries()) {
+      const where = `${at}.items[${i}]`;
+      const ia = item.amount as { value?: unknown; currency?: unknown } | undefined;
+      const q = Number(item.quantity);
+      if (!ia || typeof ia.value !== 'string' || !MONEY.test(ia.value) || ia.currency !== 'RUB' || toKop(ia.value) <= 0)
+        return { description: 'Invalid item amount', parameter: `${where}.amount` };
+      if (typeof item.quantity !== 'string' || !Number.isFinite(q) || q <= 0)
+        return { description: 'Invalid item quantity', parameter: `${where}.quantity` };
+      if (typeof item.description !== 'string' || item.description.length === 0 || item.description.length > 128)
+        return { description: 'Invalid item description', parameter: `${where}.description` };
+      if (this.selfEmployed) continue;
+      if (!(Number.isInteger(item.vat_code) && (item.vat_code as number) >= 1 && (item.vat_code as number) <= 12))
+        return { description: 'Invalid vat_code', parameter: `${where}.vat_code` };
+      if (!PAYMENT_MODES.includes(item.payment_mode as string))
+        return { description: 'Invalid payment_mode', parameter: `${where}.payment_mode` };
+      if (!PAYMENT_SUBJECTS.includes(item.payment_subject as string))
+        return { description: 'Invalid payment_subject', parameter: `${where}.payment_subject` };
+    }
+    return null;
+  }
+
+  private itemsSum(receipt: unknown): number {
+    return ((receipt as { items: { amount: { value: string }; quantity: string }[] }).items ?? []).reduce(
+      (s, it) => s + Math.round(toKop(it.amount.value) * Number(it.quantity)),
+      0,
+    );
+  }
+
+  /** Kopecks of the payment's advance already offset by completion receipts (those not canceled). */
+  offsetOf(paymentId: string): number {
+    let sum = 0;
+    for (const r of this.receipts.values())
+      if (r.payment_id === paymentId && r.type === 'payment' && r.status !== 'canceled')
+        for (const s of r.settlements) if (s.type === 'prepayment') sum += toKop(s.amount.value);
+    return sum;
+  }
+
+  private createReceipt(b: Record<string, unknown>): { status: number; answer: unknown } {
+    const bad = (description: string, parameter: string) => ({
+      status: 400,
+      answer: { type: 'error', id: randomUUID(), code: 'invalid_request', description, parameter },
+    });
+    if (this.selfEmployed) return bad('Receipts are registered by YooKassa for a self-employed shop', 'type');
+    if (b.type !== 'payment' && b.type !== 'refund') return bad('Invalid receipt type', 'type');
+    if (b.send !== true) return bad('Only send: true is supported', 'send');
+    const problem = this.receiptProblem(b, 'receipt');
+    if (problem) return bad(problem.description, problem.parameter.replace(/^receipt\./, ''));
+    const settlements = b.settlements as { type?: unknown; amount?: { value?: unknown; currency?: unknown } }[] | undefined;
+    if (!Array.isArray(settlements) || settlements.length === 0) return bad('Settlements are missing', 'settlements');
+    let paid = 0;
+    let prepaid = 0;
+    for (const [i, st] of settlements.entries()) {
+      if (!['cashless', 'prepayment', 'postpayment', 'consideration'].includes(st.type as string))
+        return bad('Invalid settlement type', `settlements[${i}].type`);
+      if (!st.amount || typeof st.amount.value !== 'string' || !MONEY.test(st.amount.value) || st.amount.currency !== 'RUB')
+        return bad('Invalid settlement amount', `settlements[${i}].amount`);
+      paid += toKop(st.amount.value);
+      if (st.type === 'prepayment') prepaid += toKop(st.amount.value);
+    }
+    if (paid !== this.itemsSum(b)) return bad('Sum of settlements differs from the sum of items', 'settlements');
+    const paymentId = typeof b.payment_id === 'string' ? b.payment_id : undefined;
+    const p = paymentId ? this.payments.get(paymentId) : undefined;
+    if (paymentId !== undefined && !p) return bad('Payment not found', 'payment_id');
+    if (prepaid > 0) {
+      if (!p || p.status !== 'succeeded') return bad('Prepayment can be offset only for a succeeded payment', 'payment_id');
+      const refunded = p.refunded_amount ? toKop(p.refunded_amount.value) : 0;
+      const room = toKop(p.amount.value) - refunded - this.offsetOf(p.id);
+      if (prepaid > room) return bad('Prepayment settlement exceeds the amount prepaid', 'settlements');
+      for (const [i, item] of (b.items as Record<string, unknown>[]).entries())
+        if (item.payment_mode !== 'full_payment' && item.payment_mode !== 'partial_payment')
+          return bad('Offsetting a prepayment needs payment_mode full_payment', `items[${i}].payment_mode`);
+    }
+    const receipt: YooReceipt = {
+      id: `${randomBytes(4).toString('hex')}-0017-5000-9000-${randomBytes(6).toString('hex')}`,
+      type: b.type,
+      ...(paymentId ? { payment_id: paymentId } : {}),
+      status: 'pending',
+      items: structuredClone(b.items) as unknown[],
+      settlements: settlements.map((st) => ({
+        type: st.type as string,
+        amount: { value: fromKop(toKop(st.amount!.value as string)), currency: 'RUB' },
+      })),
+      ...(b.tax_system_code !== undefined ? { tax_system_code: b.tax_system_code as number } : {}),
+    };
+    this.receipts.set(receipt.id, receipt);
+    if (this.receiptOutcome !== 'pending') this.settleReceipt(receipt.id, this.receiptOutcome);
+    return { status: 200, answer: structuredClone(receipt) };
+  }
+
+  /** A pending receipt is registered by the register (succeeded) or refused (canceled). */
+  settleReceipt(id: string, outcome: 'succeeded' | 'canceled'): YooReceipt {
+    const r = this.receipts.get(id);
+    if (!r) throw new Error(`no receipt ${id}`);
+    if (r.status !== 'pending') return r;
+    r.status = outcome;
+    if (outcome === 'succeeded') r.registered_at = new Date().toISOString();
+    else r.cancellation_details = { party: 'yoo_money', reason: 'receipt_registration_failed' };
+    return r;
   }
 
   /** A pending refund ends: succeeded (the payment's refunded_amount grows) or canceled; the shop is notified. */

@@ -81,6 +81,8 @@ const Env = z.object({
   TBANK_TERMINAL_KEY: z.string().optional(),
   TBANK_PASSWORD: z.string().optional(),
   TBANK_API_URL: z.string().url().default('https://securepay.tinkoff.ru/v2'),
+  /** 54-ФЗ receipts through T-Bank's online cash register (Receipt in Init, SendClosingReceipt). */
+  TBANK_RECEIPTS: bool.default(false),
   YOOMONEY_WALLET: z.string().optional(),
   YOOMONEY_NOTIFICATION_SECRET: z.string().optional(),
   YOOMONEY_OAUTH_TOKEN: z.string().optional(),
@@ -207,7 +209,7 @@ export interface SocialConfig {
 
 export interface PaymentsConfig {
   yookassa: { shopId: string; secretKey: string; apiUrl: string; receipts: boolean; notifyIps: string[] } | null;
-  tbank: { terminalKey: string; password: string; apiUrl: string } | null;
+  tbank: { terminalKey: string; password: string; apiUrl: string; receipts?: boolean } | null;
   /** ЮMoney wallet (quickpay form + HTTP notifications); set in the admin or by YOOMONEY_* variables. */
   yoomoney?: { wallet: string; notificationSecret: string; oauthToken?: string; formUrl: string; apiUrl: string } | null;
   /** FreeKassa SCI (form + notifications signed with secret word 2; API key for re-reading orders). */
@@ -297,7 +299,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
           : null,
       tbank:
         e.TBANK_TERMINAL_KEY && e.TBANK_PASSWORD
-          ? { terminalKey: e.TBANK_TERMINAL_KEY, password: e.TBANK_PASSWORD, apiUrl: e.TBANK_API_URL.replace(/\/+$/, '') }
+          ? {
+              terminalKey: e.TBANK_TERMINAL_KEY,
+              password: e.TBANK_PASSWORD,
+              apiUrl: e.TBANK_API_URL.replace(/\/+$/, ''),
+              receipts: e.TBANK_RECEIPTS,
+            }
           : null,
       yoomoney:
         e.YOOMONEY_WALLET && e.YOOMONEY_NOTIFICATION_SECRET

@@ -4,6 +4,7 @@ import { withLabels } from './common.ts';
 import { TwoFactorCode } from './two-factor.ts';
 import { Permission } from './permissions.ts';
 import { PASSWORD_MIN } from './password-strength.ts';
+import { Consents } from './fiscal.ts';
 
 /** Registration rules: the username is the in-game name, so it follows Minecraft's rules. */
 export const USERNAME_RE = /^[A-Za-z0-9_]{3,16}$/;
@@ -52,6 +53,11 @@ export const RegisterBody = withLabels(
       .optional(),
     /** Where the player was when they chose to register: the confirmation letter's link leads back there after login. */
     return_to: LocalPath.optional(),
+    /**
+     * The checkboxes ticked: 'privacy' (consent to personal-data processing) and 'offer', each
+     * required once the owner has published that document (GET /api/legal says which).
+     */
+    consents: Consents,
   }),
   {
     username: 'Имя пользователя',
@@ -60,6 +66,7 @@ export const RegisterBody = withLabels(
     is_admin: 'Администратор',
     balance: 'Баланс',
     return_to: 'Адрес возврата',
+    consents: 'Согласия',
   },
 );
 

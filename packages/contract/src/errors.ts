@@ -202,6 +202,12 @@ export const ERROR_CODE_MEANINGS = {
   already_subscribed: 'The player already has a live subscription to this tier',
   subscription_not_found: 'No such subscription, or it is not the player’s own',
   guest_purchases_off: 'Buying without an account is switched off by the owner',
+  // The seller's legal side: consent and 54-ФЗ receipts.
+  consent_required:
+    'A published document (the offer, the personal-data policy) or the adult-or-parental-consent confirmation must be accepted first; `field` is consents',
+  fiscal_item_not_found: 'No such shop item or donate tier',
+  receipt_not_found: 'No such receipt',
+  receipt_not_resendable: 'Only a canceled (failed) receipt can be sent again',
 } as const satisfies Record<string, string>;
 
 export type ErrorCode = keyof typeof ERROR_CODE_MEANINGS;

@@ -37,3 +37,4 @@ export * from './support.ts';
 export * from './authme.ts';
 export * from './subscriptions.ts';
 export * from './guest-orders.ts';
+export * from './fiscal.ts';

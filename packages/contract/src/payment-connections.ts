@@ -67,7 +67,7 @@ export const PROVIDER_STATUS_TEXT: Record<string, string> = {
 /** Fields of each provider the owner sets; secrets are write-only (answers say only whether they are set). */
 export const PROVIDER_FIELDS = {
   yookassa: { fields: ['shop_id', 'api_url'], secrets: ['secret_key'], receipts: true },
-  tbank: { fields: ['terminal_key', 'api_url'], secrets: ['password'], receipts: false },
+  tbank: { fields: ['terminal_key', 'api_url'], secrets: ['password'], receipts: true },
   yoomoney: { fields: ['wallet', 'form_url', 'api_url'], secrets: ['notification_secret', 'oauth_token'], receipts: false },
   freekassa: { fields: ['merchant_id', 'form_url', 'api_url'], secrets: ['secret1', 'secret2', 'api_key'], receipts: false },
 } as const satisfies Record<PaymentProvider, { fields: readonly string[]; secrets: readonly string[]; receipts: boolean }>;

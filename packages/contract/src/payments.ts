@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Consents } from './fiscal.ts';
 import { OptionalPromoCode } from './storefront.ts';
 import { roundsToZeroKopecks, withLabels, ZERO_KOPECKS_TEXT } from './common.ts';
 
@@ -63,8 +64,10 @@ export const CreatePaymentBody = withLabels(
     provider: z.enum(PAYMENT_PROVIDERS, { error: PAYMENT_TEXTS.providerOff }),
     /** A 'topup_bonus' promo code: its percent is added to the bonus when the payment is credited. */
     promo_code: OptionalPromoCode,
+    /** Ticked before paying: the offer's new version, the personal-data policy, the age confirmation (GET /api/legal/consents). */
+    consents: Consents,
   }),
-  { amount: 'Сумма', provider: 'Способ оплаты', promo_code: 'Промокод' },
+  { amount: 'Сумма', provider: 'Способ оплаты', promo_code: 'Промокод', consents: 'Согласия' },
 );
 export type CreatePaymentBody = z.infer<typeof CreatePaymentBody>;
 

@@ -28,6 +28,8 @@ import type { ReferralsTables } from '../modules/referrals/referrals.tables.ts';
 import type { LauncherTables } from '../modules/launcher/launcher.tables.ts';
 import type { SupportTables } from '../modules/support/support.tables.ts';
 import type { AuthMeTables } from '../modules/authme/authme.tables.ts';
+import type { LegalTables } from '../modules/site/legal.tables.ts';
+import type { ReceiptsTables } from '../modules/payments/receipts.tables.ts';
 
 /** Times are epoch milliseconds and booleans 0/1 on both databases, so one code path serves both. */
 export interface UsersTable {
@@ -197,6 +199,8 @@ export interface Database
     PagesTables,
     PlayersTables,
     PaymentsTables,
+    LegalTables,
+    ReceiptsTables,
     BansTables,
     EmailChangeTables,
     TwoFactorTables,

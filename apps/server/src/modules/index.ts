@@ -38,6 +38,8 @@ import { supportRoutes } from './support/support.routes.ts';
 import { authmeRoutes } from './authme/authme.routes.ts';
 import { subscriptionsRoutes } from './subscriptions/subscriptions.routes.ts';
 import { guestOrdersRoutes } from './guest-orders/guest-orders.routes.ts';
+import { fiscalRoutes } from './fiscal/fiscal.routes.ts';
+import { receiptsRoutes } from './payments/receipts.routes.ts';
 
 /**
  * Every module's routes; app.ts registers them in this order. Making a feature's routes also
@@ -83,4 +85,6 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   launcherRoutes,
   supportRoutes,
   authmeRoutes,
+  fiscalRoutes,
+  receiptsRoutes,
 ];

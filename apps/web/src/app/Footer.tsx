@@ -1,11 +1,13 @@
 import { Link } from 'wouter';
 import { usePageLinks } from '../features/pages/api.ts';
 import { useSite } from '../providers/site.tsx';
+import { useLegal } from '../providers/legal.ts';
 
 /** The owner's footer: their words, the support links set in Настройки, and the seller's legal details. */
 export function Footer() {
   const site = useSite();
   const pages = usePageLinks('footer');
+  const legalInfo = useLegal();
   const support = [
     { href: site.support_vk, label: 'ВКонтакте' },
     { href: site.support_telegram, label: 'Telegram' },
@@ -41,6 +43,11 @@ export function Footer() {
             <li>
               <Link to="/donate">Донат</Link>
             </li>
+            {legalInfo?.documents.map((d) => (
+              <li key={d.kind}>
+                <Link to={d.path}>{d.title}</Link>
+              </li>
+            ))}
             {pages.map((p) => (
               <li key={p.slug}>
                 <Link to={p.path}>{p.title}</Link>
@@ -71,6 +78,11 @@ export function Footer() {
             © {new Date().getFullYear()} {site.name}
           </p>
           {legal.length > 0 && <p data-testid="footer-legal">{legal.join(' · ')}</p>}
+          {legalInfo && (
+            <p className="age-mark" data-testid="footer-age" aria-label={`Возрастная маркировка ${legalInfo.age_mark}`}>
+              {legalInfo.age_mark}
+            </p>
+          )}
         </div>
       </div>
     </footer>

@@ -17,6 +17,7 @@ const HelpPage = lazyPage(() => import('./pages/HelpPage.tsx'));
 const EmailChangePage = lazyPage(() => import('../features/accounts/EmailChangePage.tsx'));
 const RulesPage = lazyPage(() => import('../features/pages/RulesPage.tsx'));
 const CustomPage = lazyPage(() => import('../features/pages/CustomPage.tsx'));
+const LegalPage = lazyPage(() => import('../features/pages/LegalPage.tsx'));
 const NewsPage = lazyPage(() => import('../features/news/NewsPage.tsx'));
 const DonatePage = lazyPage(() => import('../features/donate/DonatePage.tsx'));
 const ServersPage = lazyPage(() => import('../features/servers/ServersPage.tsx'));
@@ -76,6 +77,9 @@ export function AppRoutes() {
         </Route>
         <Route path="/p/:slug">
           <CustomPage />
+        </Route>
+        <Route path="/legal/:kind">
+          <LegalPage />
         </Route>
         <Route path="/news/:id">
           <NewsPage />

@@ -35,6 +35,8 @@ import { setupMigrations } from '../../modules/setup/setup.migrations.ts';
 import { launcherMigrations } from '../../modules/launcher/launcher.migrations.ts';
 import { supportMigrations } from '../../modules/support/support.migrations.ts';
 import { authmeMigrations } from '../../modules/authme/authme.migrations.ts';
+import { legalMigrations } from '../../modules/site/legal.migrations.ts';
+import { receiptsMigrations } from '../../modules/payments/receipts.migrations.ts';
 import * as m2026112670 from './2026112670_staff_roles.ts';
 import * as m2026112780 from './2026112780_shared_secrets.ts';
 import * as m2026112790 from './2026112790_sessions_notify_on_change.ts';
@@ -88,4 +90,6 @@ export const migrations: Record<string, Migration> = {
   ...authmeMigrations,
   ...subscriptionsMigrations,
   ...guestOrdersMigrations,
+  ...legalMigrations,
+  ...receiptsMigrations,
 };

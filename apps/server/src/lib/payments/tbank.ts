@@ -10,6 +10,9 @@ import {
   type PaymentAdapter,
   type ProviderPaymentState,
   type RefundRequest,
+  type ReceiptLine,
+  type ReceiptRequest,
+  type ReceiptState,
   type RefundResult,
 } from './types.ts';
 import { sameSecret } from '../same-secret.ts';
@@ -38,6 +41,46 @@ const CANCELED = new Set(['CANCELED', 'REJECTED', 'DEADLINE_EXPIRED', 'AUTH_FAIL
 const REFUNDED = new Set(['REFUNDED']);
 const TRANSIENT_CODES = new Set(['3', '21', '55', '9999']);
 
+/** Our `tax_system_code` (YooKassa's 1–6) as T-Bank's Receipt.Taxation. */
+const TAXATION: Record<number, string> = { 1: 'osn', 2: 'usn_income', 3: 'usn_income_outcome', 4: 'envd', 5: 'esn', 6: 'patent' };
+/** Our `vat_code` (YooKassa's 1–12) as T-Bank's Items[].Tax. */
+const TAX: Record<number, string> = {
+  1: 'none',
+  2: 'vat0',
+  3: 'vat10',
+  4: 'vat20',
+  5: 'vat110',
+  6: 'vat120',
+  7: 'vat5',
+  8: 'vat7',
+  9: 'vat105',
+  10: 'vat107',
+  11: 'vat22',
+  12: 'vat122',
+};
+
+/** A T-Bank Receipt of one line each (Price and Amount in kopecks, Quantity 1). */
+function tbankReceipt(email: string, taxSystemCode: number | null, lines: ReceiptLine[]): Record<string, unknown> {
+  return {
+    Email: email,
+    // T-Bank needs the tax system on every receipt; УСН «доходы» until the owner says otherwise.
+    Taxation: TAXATION[taxSystemCode ?? 2] ?? 'usn_income',
+    Items: lines.map((l) => ({
+      Name: l.description.slice(0, 128),
+      Price: l.amountKopecks,
+      Quantity: 1,
+      Amount: l.amountKopecks,
+      Tax: TAX[l.vatCode] ?? 'none',
+      PaymentMethod: l.paymentMode,
+      PaymentObject: l.paymentSubject,
+    })),
+  };
+}
+
+function advanceLine(amountKopecks: number, vatCode: number): ReceiptLine {
+  return { description: 'Пополнение баланса (аванс)', amountKopecks, vatCode, paymentMode: 'full_prepayment', paymentSubject: 'payment' };
+}
+
 interface TBankAnswer {
   Success?: unknown;
   ErrorCode?: unknown;
@@ -56,9 +99,14 @@ interface TBankAnswer {
  * a valid one only names the payment to re-read with GetState. They must be answered `OK`.
  */
 export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
-  async function call(method: 'Init' | 'GetState' | 'Cancel', params: Record<string, unknown>): Promise<TBankAnswer> {
+  async function call(
+    method: 'Init' | 'GetState' | 'Cancel' | 'SendClosingReceipt',
+    params: Record<string, unknown>,
+  ): Promise<TBankAnswer> {
     const body = { TerminalKey: cfg.terminalKey, ...params };
-    const res = await callJson(`${cfg.apiUrl}/${method}`, {
+    // SendClosingReceipt lives in the cash register's API beside v2 (…/cashbox/SendClosingReceipt).
+    const base = method === 'SendClosingReceipt' ? cfg.apiUrl.replace(/\/v2$/, '/cashbox') : cfg.apiUrl;
+    const res = await callJson(`${base}/${method}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify({ ...body, Token: tbankToken(body, cfg.password) }),
@@ -119,6 +167,9 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
         SuccessURL: req.returnUrl,
         FailURL: req.returnUrl,
         DATA: { Email: req.email },
+        ...(cfg.receipts
+          ? { Receipt: tbankReceipt(req.email, req.fiscal?.taxSystemCode ?? null, [advanceLine(req.amountKopecks, req.vatCode)]) }
+          : {}),
       });
       if ((typeof a.PaymentId !== 'string' && typeof a.PaymentId !== 'number') || typeof a.PaymentURL !== 'string')
         throw new ProviderError('Т-Банк не дал ссылку на оплату', false, a);
@@ -126,6 +177,17 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
     },
     async fetch(providerPaymentId: string): Promise<ProviderPaymentState> {
       return state(await call('GetState', { PaymentId: providerPaymentId }));
+    },
+    async sendReceipt(req: ReceiptRequest): Promise<ReceiptState> {
+      // SendClosingReceipt: the completion of the advance sent with Init (the payment CONFIRMED,
+      // its Receipt with a full_prepayment item); the register answers Success without a receipt id.
+      if (req.type !== 'payment' || req.settlement !== 'prepayment' || !req.providerPaymentId)
+        throw new ProviderError('Т-Банк принимает отдельно только чек закрытия аванса', true);
+      const a = await call('SendClosingReceipt', {
+        PaymentId: req.providerPaymentId,
+        Receipt: tbankReceipt(req.email, req.taxSystemCode, req.lines),
+      });
+      return { providerReceiptId: null, status: 'succeeded', reason: null, raw: a };
     },
     verifyNotification(_ip: string, body: unknown): NotificationVerdict {
       const b = body as Record<string, unknown> | null;
@@ -160,7 +222,19 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
       if (now.providerStatus === 'REFUNDING' || now.providerStatus === 'ASYNC_REFUNDING')
         return { status: 'pending', providerRefundId: null, raw: now.raw };
       // Cancel of a CONFIRMED payment for its whole Amount answers Status REFUNDED (a part: PARTIAL_REFUNDED).
-      const a = await call('Cancel', { PaymentId: req.providerPaymentId, Amount: req.amountKopecks, ExternalRequestId: req.key });
+      const a = await call('Cancel', {
+        PaymentId: req.providerPaymentId,
+        Amount: req.amountKopecks,
+        ExternalRequestId: req.key,
+        // A part carries its refund receipt; the whole payment's is made from the payment's own.
+        ...(cfg.receipts && req.partReceipt
+          ? {
+              Receipt: tbankReceipt(req.partReceipt.email, req.partReceipt.fiscal?.taxSystemCode ?? null, [
+                advanceLine(req.amountKopecks, req.partReceipt.vatCode),
+              ]),
+            }
+          : {}),
+      });
       return {
         status: a.Status === 'REFUNDED' || a.Status === 'PARTIAL_REFUNDED' ? 'succeeded' : 'pending',
         providerRefundId: null,

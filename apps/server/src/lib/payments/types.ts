@@ -46,6 +46,45 @@ export interface CreateRequest {
   email: string;
   /** VAT code of the receipt (YooKassa `vat_code`). */
   vatCode: number;
+  /** The seller's tax system (`tax_system_code` 1–6) and whether it is a самозанятый (items without VAT). */
+  fiscal?: ReceiptFiscal;
+}
+
+export interface ReceiptFiscal {
+  taxSystemCode: number | null;
+  selfEmployed: boolean;
+}
+
+/** One line of a 54-ФЗ receipt, in our terms. */
+export interface ReceiptLine {
+  description: string;
+  amountKopecks: number;
+  vatCode: number;
+  /** full_prepayment (the top-up, an advance), full_payment (goods handed over). */
+  paymentMode: string;
+  paymentSubject: string;
+}
+
+/** A receipt sent on its own (YooKassa POST /v3/receipts): the completion of an advance, or a refund's. */
+export interface ReceiptRequest {
+  /** Our receipt's idempotence key: a repeat never makes a second receipt. */
+  key: string;
+  type: 'payment' | 'refund';
+  /** The provider's id of the top-up it belongs to. */
+  providerPaymentId: string | null;
+  email: string;
+  lines: ReceiptLine[];
+  /** prepayment: the advance is offset (зачёт предоплаты). */
+  settlement: 'prepayment' | 'cashless';
+  taxSystemCode: number | null;
+}
+
+export interface ReceiptState {
+  providerReceiptId: string | null;
+  status: 'pending' | 'succeeded' | 'canceled';
+  /** Why the provider canceled it. */
+  reason: string | null;
+  raw: unknown;
 }
 
 export interface CreatedPayment {
@@ -127,6 +166,10 @@ export interface PaymentAdapter {
    * provider refused this refund (nothing was returned), otherwise the outcome is unknown.
    */
   refund(req: RefundRequest): Promise<RefundResult>;
+  /** Sends a receipt of its own (absent: the provider takes receipts only with its payments). */
+  sendReceipt?(req: ReceiptRequest): Promise<ReceiptState>;
+  /** Re-reads a receipt sent before. */
+  fetchReceipt?(providerReceiptId: string): Promise<ReceiptState>;
 }
 
 export interface RefundRequest {
@@ -137,7 +180,7 @@ export interface RefundRequest {
   /** The provider's id of this attempt's refund, when an earlier call got one: it is re-read instead. */
   knownRefundId: string | null;
   /** A part (not the whole payment at once): its 54-ФЗ receipt's customer and VAT code (YooKassa wants one then). */
-  partReceipt?: { email: string; vatCode: number } | null;
+  partReceipt?: { email: string; vatCode: number; fiscal?: ReceiptFiscal } | null;
 }
 
 export interface RefundResult {

@@ -12,6 +12,9 @@ import {
   type NotificationVerdict,
   type PaymentAdapter,
   type ProviderPaymentState,
+  type ReceiptFiscal,
+  type ReceiptRequest,
+  type ReceiptState,
   type RefundRequest,
   type RefundResult,
 } from './types.ts';
@@ -22,6 +25,36 @@ interface YooRefund {
   id?: unknown;
   status?: unknown;
   cancellation_details?: { reason?: unknown };
+}
+
+interface YooReceipt {
+  id?: unknown;
+  status?: unknown;
+  cancellation_details?: { reason?: unknown };
+}
+
+/**
+ * The top-up's receipt: an advance (54-ФЗ «аванс»: payment_mode full_prepayment, payment_subject
+ * payment), since what the balance buys is not known yet; a самозанятый's has items without VAT
+ * (YooKassa registers the income in «Мой налог»).
+ */
+function advanceReceipt(email: string, kopecks: number, vatCode: number, fiscal?: ReceiptFiscal): Record<string, unknown> {
+  const amount = { value: kopecksToValue(kopecks), currency: 'RUB' };
+  if (fiscal?.selfEmployed) return { customer: { email }, items: [{ description: 'Пополнение баланса', quantity: '1.00', amount }] };
+  return {
+    customer: { email },
+    items: [
+      {
+        description: 'Пополнение баланса (аванс)',
+        quantity: '1.00',
+        amount,
+        vat_code: vatCode,
+        payment_mode: 'full_prepayment',
+        payment_subject: 'payment',
+      },
+    ],
+    ...(fiscal?.taxSystemCode ? { tax_system_code: fiscal.taxSystemCode } : {}),
+  };
 }
 
 interface YooPayment {
@@ -73,8 +106,44 @@ export function yookassaAdapter(cfg: YooKassaConfig): PaymentAdapter {
     return { status: ours, providerStatus: status, amountKopecks: amount, orderId, raw: p };
   }
 
+  function receiptState(r: YooReceipt): ReceiptState {
+    const status = r.status === 'succeeded' || r.status === 'canceled' ? r.status : 'pending';
+    const reason = r.cancellation_details?.reason;
+    return {
+      providerReceiptId: typeof r.id === 'string' ? r.id : null,
+      status,
+      reason: typeof reason === 'string' ? reason : null,
+      raw: r,
+    };
+  }
+
   return {
     name: 'yookassa',
+    async sendReceipt(req: ReceiptRequest): Promise<ReceiptState> {
+      // POST /v3/receipts: a receipt of its own for a payment made before («Сначала платёж, потом
+      // чек»): the completion of an advance is type payment with settlements [{type: prepayment}].
+      const total = req.lines.reduce((s, l) => s + l.amountKopecks, 0);
+      const body = {
+        customer: { email: req.email },
+        type: req.type,
+        ...(req.providerPaymentId ? { payment_id: req.providerPaymentId } : {}),
+        send: true,
+        items: req.lines.map((l) => ({
+          description: l.description.slice(0, 128),
+          quantity: '1.00',
+          amount: { value: kopecksToValue(l.amountKopecks), currency: 'RUB' },
+          vat_code: l.vatCode,
+          payment_mode: l.paymentMode,
+          payment_subject: l.paymentSubject,
+        })),
+        ...(req.taxSystemCode ? { tax_system_code: req.taxSystemCode } : {}),
+        settlements: [{ type: req.settlement, amount: { value: kopecksToValue(total), currency: 'RUB' } }],
+      };
+      return receiptState((await call('POST', '/receipts', body, req.key)) as YooReceipt);
+    },
+    async fetchReceipt(id: string): Promise<ReceiptState> {
+      return receiptState((await call('GET', `/receipts/${encodeURIComponent(id)}`)) as YooReceipt);
+    },
     canFetch: true,
     canRefund: true,
     async check() {
@@ -99,21 +168,7 @@ export function yookassaAdapter(cfg: YooKassaConfig): PaymentAdapter {
         description: req.description.slice(0, 128),
         metadata: { payment_id: req.id },
       };
-      if (cfg.receipts) {
-        body.receipt = {
-          customer: { email: req.email },
-          items: [
-            {
-              description: 'Пополнение баланса',
-              quantity: '1.00',
-              amount: { value, currency: 'RUB' },
-              vat_code: req.vatCode,
-              payment_mode: 'full_payment',
-              payment_subject: 'service',
-            },
-          ],
-        };
-      }
+      if (cfg.receipts) body.receipt = advanceReceipt(req.email, req.amountKopecks, req.vatCode, req.fiscal);
       const p = (await call('POST', '/payments', body, req.id)) as YooPayment;
       const url = p.confirmation?.confirmation_url;
       if (typeof p.id !== 'string' || typeof url !== 'string') throw new ProviderError('ЮKassa не дала ссылку на оплату', false, p);
@@ -164,19 +219,7 @@ export function yookassaAdapter(cfg: YooKassaConfig): PaymentAdapter {
             // A part carries its own receipt when receipts are on (the whole payment takes the payment's).
             ...(cfg.receipts && req.partReceipt
               ? {
-                  receipt: {
-                    customer: { email: req.partReceipt.email },
-                    items: [
-                      {
-                        description: 'Пополнение баланса',
-                        quantity: '1.00',
-                        amount: { value: kopecksToValue(req.amountKopecks), currency: 'RUB' },
-                        vat_code: req.partReceipt.vatCode,
-                        payment_mode: 'full_payment',
-                        payment_subject: 'service',
-                      },
-                    ],
-                  },
+                  receipt: advanceReceipt(req.partReceipt.email, req.amountKopecks, req.partReceipt.vatCode, req.partReceipt.fiscal),
                 }
               : {}),
           },

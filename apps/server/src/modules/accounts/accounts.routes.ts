@@ -42,7 +42,7 @@ export function accountsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       handler: async (req, reply) => {
         const actor = await optionalUser(req);
-        const result = await service.register(ctx, req.body, actor, req.ip, req.cookies);
+        const result = await service.register(ctx, req.body, actor, req.ip, req.cookies, req.headers['user-agent'] ?? null);
         return reply.code(201).send(result);
       },
     });

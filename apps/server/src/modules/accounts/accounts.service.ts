@@ -12,6 +12,7 @@ import { recordAudit } from '../audit/audit.service.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 import { enqueueMail, MAIL_JOB } from '../mail/mail.outbox.ts';
 import { siteName } from '../site/site.settings.ts';
+import { recordConsents, registerConsentsNeeded, requireConsents } from '../site/legal.service.ts';
 import { refuseBannedLogin } from '../users/ban-status.ts';
 import * as emailTokens from '../users/email-tokens.ts';
 import { clearLoginFailures, isKnownDevice, rememberDevice, reserveLoginTry, retryText } from '../users/login-throttle.ts';
@@ -67,11 +68,15 @@ export async function register(
   actor: User | null,
   ip: string,
   cookies: Record<string, string | undefined> = {},
+  userAgent: string | null = null,
 ): Promise<{ message: string; id: number }> {
   const byAdmin = actor?.is_admin === 1;
   if (!byAdmin) await ctx.limiter.hit(`register:ip:${addressKey(ip)}`, ctx.config.rateLimits.registerPerIp);
 
   checkNewPassword(input.password, input, 'password');
+  // The owner's published offer and personal-data policy are accepted by the player, each apart.
+  const consents = byAdmin ? [] : await registerConsentsNeeded(ctx.db);
+  requireConsents(consents, input.consents);
   const taken = await users.nameOrEmailTaken(ctx.db, input.username, input.email);
   if (taken) throw takenError(taken);
   // A player of the game server who never came to the site has this name there (AuthMe).
@@ -116,6 +121,7 @@ export async function register(
         const back = input.return_to && isLocalPath(input.return_to) ? `?next=${encodeURIComponent(input.return_to)}` : '';
         const link = `${ctx.config.publicUrl}/api/user/confirm/${verifyToken}${back}`;
         await enqueueMail(trx, confirmationLetter(name, input.email, input.username, link));
+        await recordConsents(trx, row.id, input.consents ?? [], { ip, userAgent, source: 'register' });
         await userRegistered.run(trx, row.id, { ip, cookies });
       }
       return row.id;

@@ -148,7 +148,7 @@ function envOf(
     tbank: {
       fields: clean({ terminal_key: p.tbank?.terminalKey, api_url: p.tbank?.apiUrl ?? urls['tbank.api_url'] }),
       secrets: clean({ password: p.tbank?.password }),
-      receipts: false,
+      receipts: p.tbank?.receipts ?? false,
     },
     yoomoney: {
       fields: clean({
@@ -190,7 +190,12 @@ function adapterFor(ctx: AppContext, e: EffectiveProvider): PaymentAdapter {
         notifyIps: p.yookassa?.notifyIps ?? p.defaults?.yookassaNotifyIps ?? DEFAULT_YOOKASSA_IPS,
       });
     case 'tbank':
-      return tbankAdapter({ terminalKey: f.terminal_key!, password: s.password!, apiUrl: f.api_url!.replace(/\/+$/, '') });
+      return tbankAdapter({
+        terminalKey: f.terminal_key!,
+        password: s.password!,
+        apiUrl: f.api_url!.replace(/\/+$/, ''),
+        receipts: e.receipts,
+      });
     case 'yoomoney':
       return yoomoneyAdapter({
         wallet: f.wallet!,

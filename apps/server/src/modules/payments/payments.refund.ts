@@ -11,7 +11,13 @@ import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { conflict, HttpError } from '../../lib/errors.ts';
 import { toRoubles } from '../../lib/money.ts';
-import { ProviderError, type PaymentAdapter, type ProviderPaymentState, type RefundResult } from '../../lib/payments/index.ts';
+import {
+  ProviderError,
+  type PaymentAdapter,
+  type ProviderPaymentState,
+  type RefundRequest,
+  type RefundResult,
+} from '../../lib/payments/index.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { topupRefunded } from '../users/users.ports.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
@@ -27,7 +33,7 @@ import {
   type PaymentSet,
   type PaymentWhere,
 } from './payments.repo.ts';
-import { PaymentSettings } from './payments.settings.ts';
+import { receiptFiscal, refundableOf, RECEIPT_TEXTS } from './receipts.service.ts';
 
 /*
  * The refund of a payment, as a state machine. The payment's status moves only along the
@@ -171,7 +177,9 @@ export async function refundPayment(
   if (row.status === 'refunded' || (row.status === 'succeeded' && refundLeft(row) <= 0))
     throw conflict(ADMIN_PAYMENT_TEXTS.alreadyRefunded, { code: 'already_refunded' });
   if (row.status !== 'succeeded' || !row.provider_payment_id) throw conflict(PAYMENT_TEXTS.refundNotSucceeded, { code: 'not_refundable' });
-  const left = refundLeft(row);
+  // Money of a top-up with receipts that was spent on goods had its completion receipt: it is not returned.
+  const left = Math.min(refundLeft(row), await refundableOf(ctx.db, row));
+  if (left <= 0) throw conflict(RECEIPT_TEXTS.allSpent, { code: 'refund_too_large', field: 'amount' });
   const part = amountKopecks ?? left;
   if (part > left) throw conflict(PAYMENT_SERVER_TEXTS.refundTooLarge(formatRub(left)), { code: 'refund_too_large', field: 'amount' });
   const share = bonusShare(row, part);
@@ -254,10 +262,11 @@ async function askProvider(ctx: AppContext, adapters: Adapters, row: PaymentRow,
   const attempt = Number(row.refund_attempts);
   const part = attemptOf(row).now;
   const whole = Number(row.refunded_amount) === 0 && part === Number(row.amount);
-  let partReceipt: { email: string; vatCode: number } | null = null;
+  let partReceipt: RefundRequest['partReceipt'] = null;
   if (!whole) {
     const user = await payerEmail(ctx.db, row.user_id);
-    partReceipt = { email: user?.email ?? '', vatCode: (await ctx.settings.get(PaymentSettings)).vat_code };
+    const receipt = await receiptFiscal(ctx);
+    partReceipt = { email: user?.email ?? '', vatCode: receipt.vatCode, fiscal: receipt.fiscal };
   }
   let result: RefundResult;
   try {

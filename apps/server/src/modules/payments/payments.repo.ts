@@ -30,7 +30,7 @@ export async function recordEvent(
   e: {
     paymentId: string | null;
     provider: string;
-    kind: 'notification' | 'create' | 'fetch' | 'refund' | 'error' | 'expire';
+    kind: 'notification' | 'create' | 'fetch' | 'refund' | 'error' | 'expire' | 'receipt';
     ip?: string | null;
     outcome: string;
     body?: unknown;

@@ -63,7 +63,11 @@ export function paymentsRoutes(ctx: AppContext, service: PaymentsService = payme
       handler: async (req, reply) => {
         // Kept with the payment: a referral reward is refused when the inviter's own browser or address pays.
         const device = deviceToken(req);
-        const payer = { ip: req.ip, deviceHash: device && device.length <= 200 ? hashToken(device) : null };
+        const payer = {
+          ip: req.ip,
+          deviceHash: device && device.length <= 200 ? hashToken(device) : null,
+          userAgent: req.headers['user-agent'] ?? null,
+        };
         return reply.code(201).send(await service.create(userOf(req), req.body, payer));
       },
     });

@@ -28,6 +28,8 @@ import * as repo from './payments.repo.ts';
 import { formatRub, PAYMENT_SERVER_TEXTS, recordEvent, type PaymentRow } from './payments.repo.ts';
 import { PaymentSettings } from './payments.settings.ts';
 import { ProviderRegistry, type Adapters } from './payments.providers.ts';
+import { receiptFiscal, recordAdvance } from './receipts.service.ts';
+import { paymentConsentsNeeded, publishedVersions, recordConsents, requireConsents } from '../site/legal.service.ts';
 
 /** A pending payment nobody paid for this long is canceled. */
 export const PAYMENT_EXPIRY_MS = 24 * 3_600_000;
@@ -104,7 +106,12 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
     if (amount > b.max) throw badRequest(PAYMENT_TEXTS.amountMax(formatRub(b.max)), { code: 'amount_too_large', field: 'amount' });
     // A top-up code is checked now and counted when the money arrives (purchases.promo.ts).
     const promoId = body.promo_code ? await checkTopupPromo(db, body.promo_code, user.id) : null;
-    const settings = await ctx.settings.get(PaymentSettings);
+    // Once the owner has published the offer or the policy, a payment needs the player's consent
+    // (a new offer version asks again) and, once, the adult-or-parental-consent confirmation.
+    const legal = Object.keys(await publishedVersions(db)).some((k) => k === 'offer' || k === 'privacy');
+    if (legal) requireConsents(await paymentConsentsNeeded(db, user.id), body.consents);
+    const receipt = await receiptFiscal(ctx);
+    const withReceipt = !fixedAdapters && adapter.sendReceipt !== undefined && (await registry.effective())[body.provider].receipts;
     const id = randomUUID();
     const now = Date.now();
     const cap = cfg.maxPending ?? 5;
@@ -114,6 +121,8 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
       await repo.lockPlayer(trx, ctx.dbKind, user.id);
       const waiting = await repo.countPending(trx, user.id, now - PAYMENT_EXPIRY_MS);
       if (waiting >= cap) throw tooMany(PAYMENT_SERVER_TEXTS.tooManyPending(cap), { code: 'too_many_pending' });
+      if (legal && body.consents?.length)
+        await recordConsents(trx, user.id, body.consents, { ip: payer.ip, userAgent: payer.userAgent ?? null, source: 'payment' });
       await repo.insertPayment(trx, {
         id,
         user_id: user.id,
@@ -135,8 +144,20 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
         returnUrl: `${config.publicUrl}/profile?payment=${id}`,
         notificationUrl: `${config.publicUrl}/api/payments/${body.provider}/notify`,
         email: user.email,
-        vatCode: settings.vat_code,
+        vatCode: receipt.vatCode,
+        fiscal: receipt.fiscal,
       });
+      // The advance receipt went with the payment: its row says so from now on.
+      if (withReceipt)
+        await recordAdvance(db, {
+          paymentId: id,
+          userId: user.id,
+          provider: body.provider,
+          amount,
+          email: user.email,
+          vatCode: receipt.vatCode,
+          selfEmployed: receipt.fiscal.selfEmployed,
+        });
       await recordEvent(db, {
         paymentId: id,
         provider: body.provider,

@@ -108,11 +108,12 @@ describe.each(dbKinds)('payments on %s', (kind) => {
         customer: { email: 'payer@example.com' },
         items: [
           {
-            description: 'Пополнение баланса',
+            // A top-up is an advance: the balance buys goods later (their receipt is the completion one).
+            description: 'Пополнение баланса (аванс)',
             amount: { value: '150.50', currency: 'RUB' },
             vat_code: 1,
-            payment_mode: 'full_payment',
-            payment_subject: 'service',
+            payment_mode: 'full_prepayment',
+            payment_subject: 'payment',
           },
         ],
       },

@@ -1,6 +1,7 @@
 import type { Db, DbKind } from '../../db/index.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
+import { balanceSpent } from '../users/users.ports.ts';
 import { idempotent, type KeyedRequest } from './purchases.keys.ts';
 import { lockPlayerRow } from './purchases.repo.ts';
 
@@ -83,7 +84,16 @@ export async function lockPlayers(trx: Db, kind: DbKind, userIds: number[]): Pro
 /** Takes `amount` kopecks from the player's balance with its ledger row; refuses (400 insufficient_funds) what would go below zero. */
 export async function debit(trx: Db, userId: number, amount: number, ledger: LedgerLine): Promise<number> {
   try {
-    return await postLedger(trx, { userId, amount: -amount, reason: 'purchase', authorId: userId, ref: ledger.ref, note: ledger.note });
+    const balance = await postLedger(trx, {
+      userId,
+      amount: -amount,
+      reason: 'purchase',
+      authorId: userId,
+      ref: ledger.ref,
+      note: ledger.note,
+    });
+    if (amount > 0) await balanceSpent.run(trx, { userId, amount, ref: ledger.ref, note: ledger.note });
+    return balance;
   } catch (err) {
     if (err instanceof InsufficientFunds) throw badRequest(PURCHASE_TEXTS.noFunds, { code: 'insufficient_funds' });
     throw err;

@@ -170,6 +170,13 @@ export const votesThisMonth = new Port<(db: Db, userId: number, now: number) => 
  */
 export const topupRefunded = new Hook<[trx: Db, refund: { userId: number; paymentId: string; amount: number; bonus: number }]>();
 
+/**
+ * A player spent `amount` kopecks of the balance on something (purchases: an item, a cart's line,
+ * a tier, a gift), in the debiting transaction: payments splits it over the top-ups that paid for
+ * it and queues the 54-ФЗ completion receipts.
+ */
+export const balanceSpent = new Hook<[trx: Db, spend: { userId: number; amount: number; ref: string; note: string }]>();
+
 /** A player's latest top-ups for the admin's user card: answered by payments; null on a site without payments. */
 export const userPayments = new Port<(ctx: AppContext, userId: number, limit: number) => Promise<UserCard['payments']>>(
   "a player's top-ups",
@@ -212,6 +219,8 @@ export const ledgerRefs = new LedgerRefs();
 export interface TopupPayer {
   ip: string | null;
   deviceHash: string | null;
+  /** The browser's User-Agent, kept with the consents given with the payment. */
+  userAgent?: string | null;
 }
 
 /**

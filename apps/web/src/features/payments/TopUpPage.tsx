@@ -21,6 +21,9 @@ import { formatRub } from '../../lib/format.ts';
 import { useAuth } from '../../providers/auth.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { createPayment, fetchPaymentOptions, PAYMENT_OPTIONS_KEY } from './api.ts';
+import type { ConsentKind } from '@kubik/contract';
+import { fetchConsentsNeeded, LEGAL_CONSENTS_KEY, useLegal } from '../../providers/legal.ts';
+import { CONSENT_MISSING, ConsentBoxes } from '../../components/ConsentBoxes.tsx';
 import './payments.css';
 
 /** Where the player pays: each provider shows its own page (cards, СБП…) after the redirect. */
@@ -121,8 +124,26 @@ function TopUpForm({ options }: { options: PaymentOptions }) {
     return () => window.removeEventListener('pageshow', back);
   }, []);
 
+  // Once the owner published the offer or the policy: what the player has not accepted yet, and
+  // once the age confirmation — separate boxes, not ticked in advance.
+  const legal = useLegal();
+  const documents = legal?.documents.some((d) => d.kind === 'offer' || d.kind === 'privacy') ?? false;
+  const needed = useQuery({ queryKey: LEGAL_CONSENTS_KEY, queryFn: fetchConsentsNeeded, enabled: documents });
+  const asked = documents ? (needed.data?.needed ?? []) : [];
+  const [ticked, setTicked] = useState<ConsentKind[]>([]);
+  const [consentErrors, setConsentErrors] = useState<Partial<Record<ConsentKind, string>>>({});
+
   async function pay(values: TopUpValues) {
-    const created = await createPayment({ amount: values.amount, provider: values.provider, promo_code: values.promo_code });
+    const missing = asked.filter((k) => !ticked.includes(k));
+    setConsentErrors(Object.fromEntries(missing.map((k) => [k, CONSENT_MISSING[k]])));
+    if (missing.length > 0) return;
+    const created = await createPayment({
+      amount: values.amount,
+      provider: values.provider,
+      promo_code: values.promo_code,
+      ...(asked.length > 0 ? { consents: ticked.filter((k) => asked.includes(k)) } : {}),
+    });
+    void needed.refetch();
     setLeaving(true);
     if (created.form) postForm(created.form);
     else if (created.confirmation_url) window.location.assign(created.confirmation_url);
@@ -138,6 +159,15 @@ function TopUpForm({ options }: { options: PaymentOptions }) {
         label="Промокод (необязательно)"
         autoComplete="off"
         hint="Код на бонус к пополнению добавит свой процент, когда платёж поступит"
+      />
+      <ConsentBoxes
+        asked={asked}
+        ticked={ticked}
+        errors={consentErrors}
+        onChange={(next) => {
+          setTicked(next);
+          setConsentErrors((e) => Object.fromEntries(Object.entries(e).filter(([k]) => !next.includes(k as ConsentKind))));
+        }}
       />
       <FormErrors />
       <div className="form-actions">

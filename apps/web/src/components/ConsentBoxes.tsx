@@ -1,0 +1,69 @@
+import { CONSENT_TEXT, type ConsentKind } from '@kubik/contract';
+import { Link } from 'wouter';
+import { FieldNotes } from './form/FieldShell.tsx';
+import { useLegal } from '../providers/legal.ts';
+
+const DOC_OF: Partial<Record<ConsentKind, string>> = { offer: '/legal/offer', privacy: '/legal/privacy' };
+
+/**
+ * Separate, not pre-ticked checkboxes for the consents asked (registration, before paying), each
+ * with its error under it; the document's name links to its published text.
+ */
+export function ConsentBoxes({
+  asked,
+  ticked,
+  errors,
+  onChange,
+}: {
+  asked: readonly ConsentKind[];
+  ticked: readonly ConsentKind[];
+  errors: Partial<Record<ConsentKind, string>>;
+  onChange: (next: ConsentKind[]) => void;
+}) {
+  const legal = useLegal();
+  if (asked.length === 0) return null;
+  return (
+    <div className="stack consent-boxes" data-testid="consents">
+      {asked.map((kind) => {
+        const id = `consent-${kind}`;
+        const error = errors[kind];
+        const doc = DOC_OF[kind];
+        const published = legal?.documents.some((d) => d.kind === kind);
+        return (
+          <div key={kind} className={error ? 'field field-check field-invalid' : 'field field-check'}>
+            <label className="checkbox">
+              <input
+                id={id}
+                type="checkbox"
+                name={id}
+                checked={ticked.includes(kind)}
+                aria-invalid={error ? true : undefined}
+                aria-describedby={error ? `${id}-error` : undefined}
+                onChange={(e) => onChange(e.target.checked ? [...ticked, kind] : ticked.filter((k) => k !== kind))}
+              />
+              {CONSENT_TEXT[kind]}
+              {doc && published && (
+                <>
+                  {' '}
+                  (
+                  <Link to={doc} target="_blank">
+                    текст
+                  </Link>
+                  )
+                </>
+              )}
+            </label>
+            <FieldNotes id={id} error={error} />
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+/** What a missing tick says, beside its box. */
+export const CONSENT_MISSING: Record<ConsentKind, string> = {
+  privacy: 'Отметьте согласие на обработку персональных данных',
+  offer: 'Примите условия публичной оферты',
+  age: 'Подтвердите возраст или согласие родителей',
+};
