@@ -7,12 +7,15 @@ import {
   BanServerCommands,
   IdParams,
   MessageResponse,
+  PublicBansPage,
+  PublicBansQuery,
 } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import * as service from './bans.service.ts';
+import { publicBanPage } from './bans.public.ts';
 import { errorReplies } from '../../lib/errors.ts';
 
 const tags = ['Баны'];
@@ -21,6 +24,18 @@ export function bansRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     ctx.jobs.register(ctx.schedule.job(service.banExpiryJob(ctx)));
     const admin = { config: { access: 'admin' as const, permission: 'bans' as const } };
+
+    app.get('/api/bans', {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary:
+          'Публичный список наказаний (/bans): баны сайта и, если подключён, LiteBans; новые первыми, по 20 на страницу, поиск по началу имени (q). kind — ban, mute, kick или warning. Только публичная причина: ни заметок, ни IP-адресов, ни тихих наказаний',
+        querystring: PublicBansQuery,
+        response: { 200: PublicBansPage, ...errorReplies(400) },
+      },
+      handler: async (req) => publicBanPage(ctx, req.query, null),
+    });
 
     app.post('/api/admin/users/:id/ban', {
       ...admin,
