@@ -193,3 +193,45 @@ export const PublicBansPage = z.object({
   kinds: z.array(z.enum(PUBLIC_BAN_KINDS)),
 });
 export type PublicBansPage = z.infer<typeof PublicBansPage>;
+
+// ---- A game plugin's punishments on /bans (Админ-панель → Баны → Список на сайте)
+
+export const BAN_PLUGINS = ['litebans', 'advancedban'] as const;
+export type BanPlugin = (typeof BAN_PLUGINS)[number];
+
+/**
+ * The plugin's database. `database_url` holds the database's password: the owner's alone (403
+ * owner_only for staff), stored sealed and never shown back; null disconnects.
+ */
+export const BanSourceBody = withLabels(
+  z.strictObject({
+    plugin: z.enum(BAN_PLUGINS, { error: 'Плагин: litebans или advancedban' }).optional(),
+    database_url: z
+      .string({ error: 'Введите адрес базы данных' })
+      .trim()
+      .max(1000, 'Слишком длинный адрес')
+      .regex(/^(mysql|mariadb|postgres|postgresql):\/\/[^\s]+$/, 'Адрес вида mysql://пользователь:пароль@хост:3306/база или postgres://…')
+      .nullable()
+      .optional(),
+    table_prefix: z
+      .string({ error: 'Префикс таблиц: ожидалась строка' })
+      .trim()
+      .regex(/^[A-Za-z0-9_]{0,32}$/, 'Префикс таблиц: латинские буквы, цифры и «_», до 32 символов')
+      .optional(),
+  }),
+  { plugin: 'Плагин', database_url: 'Адрес базы данных плагина', table_prefix: 'Префикс таблиц' },
+);
+export type BanSourceBody = z.infer<typeof BanSourceBody>;
+
+export const BanSourceView = z.object({
+  plugin: z.enum(BAN_PLUGINS),
+  connected: z.boolean(),
+  kind: z.enum(['mysql', 'postgres']).nullable(),
+  /** The address without its password, to the owner only. */
+  display: z.string().nullable(),
+  table_prefix: z.string(),
+});
+export type BanSourceView = z.infer<typeof BanSourceView>;
+
+export const BanSourceCheck = z.object({ ok: z.boolean(), problems: z.array(z.string()), notes: z.array(z.string()) });
+export type BanSourceCheck = z.infer<typeof BanSourceCheck>;

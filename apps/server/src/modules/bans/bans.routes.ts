@@ -2,6 +2,9 @@ import {
   BanBody,
   BanCommandsBody,
   BanListQuery,
+  BanSourceBody,
+  BanSourceCheck,
+  BanSourceView,
   BanRecord,
   BanResponse,
   BanServerCommands,
@@ -16,7 +19,10 @@ import type { AppContext } from '../../context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import * as service from './bans.service.ts';
 import { publicBanPage } from './bans.public.ts';
+import { checkSource, closeExternalSource, externalSource, saveSource, sourceView } from './bans.source.ts';
+import { PluginDbError } from './bans.plugin-db.ts';
 import { errorReplies } from '../../lib/errors.ts';
+import { isOwner } from '../../lib/owner-only.ts';
 
 const tags = ['Баны'];
 
@@ -34,7 +40,56 @@ export function bansRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         querystring: PublicBansQuery,
         response: { 200: PublicBansPage, ...errorReplies(400) },
       },
-      handler: async (req) => publicBanPage(ctx, req.query, null),
+      handler: async (req) => {
+        const external = await externalSource(ctx);
+        try {
+          return await publicBanPage(ctx, req.query, external);
+        } catch (err) {
+          if (!(err instanceof PluginDbError)) throw err;
+          // The game plugin's database is down: the site's own bans are still shown.
+          req.log.warn({ err: err.message }, 'ban list: the game plugin database failed');
+          return publicBanPage(ctx, req.query, null);
+        }
+      },
+    });
+
+    app.addHook('onClose', async () => closeExternalSource(ctx));
+
+    app.get('/api/admin/bans/source', {
+      ...admin,
+      schema: {
+        tags,
+        summary:
+          'Плагин наказаний, чьи баны, муты, кики и предупреждения показывает /bans (LiteBans или AdvancedBan); адрес базы — только владельцу и без пароля',
+        response: { 200: BanSourceView, ...errorReplies(401, 403) },
+      },
+      handler: async (req) => sourceView(ctx, isOwner(userOf(req))),
+    });
+
+    app.put('/api/admin/bans/source', {
+      ...admin,
+      schema: {
+        tags,
+        summary:
+          'Подключить плагин наказаний: { plugin, database_url, table_prefix }. database_url (mysql://… или postgres://…, только чтение) меняет только владелец (403 owner_only); хранится зашифрованным и не показывается; null отключает',
+        body: BanSourceBody,
+        response: { 200: BanSourceView, ...errorReplies(400, 401, 403) },
+      },
+      handler: async (req) => {
+        const user = userOf(req);
+        await saveSource(ctx, req.body, { id: user.id, owner: isOwner(user) });
+        return sourceView(ctx, isOwner(user));
+      },
+    });
+
+    app.post('/api/admin/bans/source/check', {
+      ...admin,
+      schema: {
+        tags,
+        summary: 'Проверить подключение к базе плагина наказаний: соединение, пользователь и пароль, каждая таблица',
+        response: { 200: BanSourceCheck, ...errorReplies(401, 403) },
+      },
+      handler: async () => checkSource(ctx),
     });
 
     app.post('/api/admin/users/:id/ban', {
