@@ -25,6 +25,7 @@ import type { SocialTables } from '../modules/social/social.tables.ts';
 import type { ReferralsTables } from '../modules/referrals/referrals.tables.ts';
 import type { LauncherTables } from '../modules/launcher/launcher.tables.ts';
 import type { SupportTables } from '../modules/support/support.tables.ts';
+import type { AnnounceTables } from '../modules/announce/announce.tables.ts';
 import type { AuthMeTables } from '../modules/authme/authme.tables.ts';
 
 /** Times are epoch milliseconds and booleans 0/1 on both databases, so one code path serves both. */
@@ -203,5 +204,6 @@ export interface Database
     SocialTables,
     LauncherTables,
     SupportTables,
+    AnnounceTables,
     AuthMeTables,
     SetupTables {}

@@ -36,6 +36,7 @@ import { referralsRoutes } from './referrals/referrals.routes.ts';
 import { launcherRoutes } from './launcher/launcher.routes.ts';
 import { supportRoutes } from './support/support.routes.ts';
 import { authmeRoutes } from './authme/authme.routes.ts';
+import { announceRoutes } from './announce/announce.routes.ts';
 
 /**
  * Every module's routes; app.ts registers them in this order. Making a feature's routes also
@@ -79,4 +80,5 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   launcherRoutes,
   supportRoutes,
   authmeRoutes,
+  announceRoutes,
 ];

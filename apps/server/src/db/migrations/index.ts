@@ -32,6 +32,7 @@ import { socialMigrations } from '../../modules/social/social.migrations.ts';
 import { setupMigrations } from '../../modules/setup/setup.migrations.ts';
 import { launcherMigrations } from '../../modules/launcher/launcher.migrations.ts';
 import { supportMigrations } from '../../modules/support/support.migrations.ts';
+import { announceMigrations } from '../../modules/announce/announce.migrations.ts';
 import { authmeMigrations } from '../../modules/authme/authme.migrations.ts';
 import * as m2026112670 from './2026112670_staff_roles.ts';
 import * as m2026112780 from './2026112780_shared_secrets.ts';
@@ -83,5 +84,6 @@ export const migrations: Record<string, Migration> = {
   '2026112790_sessions_notify_on_change': m2026112790,
   '2026112810_signed_sessions': m2026112810,
   ...supportMigrations,
+  ...announceMigrations,
   ...authmeMigrations,
 };
