@@ -1,4 +1,4 @@
-import type { PublicBanKind, PublicBansPage } from '@kubik/contract';
+import type { BanSourceBody, BanSourceCheck, BanSourceView, PublicBanKind, PublicBansPage } from '@kubik/contract';
 import { api } from '../../lib/api.ts';
 
 export interface BansFilter {
@@ -14,3 +14,9 @@ export function fetchBans(f: BansFilter): Promise<PublicBansPage> {
   if (f.q) q.set('q', f.q);
   return api<PublicBansPage>(`/api/bans?${q}`);
 }
+
+// Админ-панель → Баны на сайте: the game plugin whose punishments /bans shows.
+export const BAN_SOURCE_KEY = ['admin', 'bans', 'source'] as const;
+export const fetchBanSource = () => api<BanSourceView>('/api/admin/bans/source');
+export const saveBanSource = (body: BanSourceBody) => api<BanSourceView>('/api/admin/bans/source', { method: 'PUT', body });
+export const checkBanSource = () => api<BanSourceCheck>('/api/admin/bans/source/check', { method: 'POST' });
