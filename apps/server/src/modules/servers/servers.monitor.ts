@@ -158,7 +158,8 @@ export class ServerMonitor {
     if (before) {
       // Told once per change: down after the failures that turn it offline, up at the first answer after.
       const event =
-        status && before.status === 'offline'
+        // A new or just edited server is offline without failed checks: its first answer is no comeback.
+        status && before.status === 'offline' && Number(before.fail_count) >= FAILS_TO_OFFLINE
           ? ({ kind: 'server_up', id: row.id, server: before.name, online: status.online, at } as const)
           : !status && before.status === 'online' && Number(before.fail_count) + 1 >= FAILS_TO_OFFLINE
             ? ({ kind: 'server_down', id: row.id, server: before.name, at } as const)
