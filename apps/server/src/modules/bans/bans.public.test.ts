@@ -133,3 +133,23 @@ describe('merging the site bans into a plugin list', () => {
     }
   });
 });
+
+describe.each(dbKinds)('searching the ban list on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('counts searches per address; browsing pages is not counted', async () => {
+    const get = (url: string, remoteAddress = '203.0.113.5') => t.app.inject({ method: 'GET', url, remoteAddress });
+    for (let i = 0; i < 300; i++) expect((await get(`/api/bans?q=p${i % 10}`)).statusCode).toBe(200);
+    const over = await get('/api/bans?q=steve');
+    expect(over.statusCode).toBe(429);
+    expect(errorOf(over)).toMatch(/[а-яё]/i);
+    expect((await get('/api/bans?page=2')).statusCode).toBe(200);
+    expect((await get('/api/bans?q=steve', '203.0.113.6')).statusCode).toBe(200);
+  });
+});

@@ -26,9 +26,6 @@ export interface ExternalBanSource {
   page(kind: PublicBanKind, q: string | undefined, offset: number, limit: number): Promise<PublicBan[]>;
 }
 
-/** The connected game plugin's punishments, or null; set by the module when the owner connects one. */
-export type ExternalSourceOf = (ctx: AppContext) => Promise<ExternalBanSource | null>;
-
 function siteRow(r: Awaited<ReturnType<typeof repo.publicBans>>[number], now: number): PublicBan {
   const until = r.until === null ? null : Number(r.until);
   return {

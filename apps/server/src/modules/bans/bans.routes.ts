@@ -23,6 +23,10 @@ import { checkSource, closeExternalSource, externalSource, saveSource, sourceVie
 import { PluginDbError } from './bans.plugin-db.ts';
 import { errorReplies } from '../../lib/errors.ts';
 import { isOwner } from '../../lib/owner-only.ts';
+import { addressKey } from '../../lib/rate-limit.ts';
+
+/** Searches of /bans one address may make in a rate-limit window (RATE_LIMIT_WINDOW_SEC). */
+const PUBLIC_BANS_SEARCHES_PER_WINDOW = 300;
 
 const tags = ['Баны'];
 
@@ -38,9 +42,11 @@ export function bansRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary:
           'Публичный список наказаний (/bans): баны сайта и, если подключён, LiteBans; новые первыми, по 20 на страницу, поиск по началу имени (q). kind — ban, mute, kick или warning. Только публичная причина: ни заметок, ни IP-адресов, ни тихих наказаний',
         querystring: PublicBansQuery,
-        response: { 200: PublicBansPage, ...errorReplies(400) },
+        response: { 200: PublicBansPage, ...errorReplies(400, 429) },
       },
       handler: async (req) => {
+        // A search by name is the one read that is not a single indexed step (and on the plugin's database): counted per address.
+        if (req.query.q) await ctx.limiter.hit(`bans:search:${addressKey(req.ip)}`, PUBLIC_BANS_SEARCHES_PER_WINDOW);
         const external = await externalSource(ctx);
         try {
           return await publicBanPage(ctx, req.query, external);
