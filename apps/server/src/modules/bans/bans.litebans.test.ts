@@ -273,6 +273,16 @@ describe.each(dbKinds)('LiteBans and AdvancedBan on /bans, the site on %s', (kin
     const at = names.findIndex((n) => n.startsWith('site:Mixed155:'));
     expect(names[at - 1]).toMatch(/^litebans:P15:/);
     expect(names[at + 1]).toMatch(/^litebans:P16:/);
+
+    // A new punishment shows on page 1 at once; the pages after it follow once the kept keys are renewed.
+    await p.insert('bans', [{ uuid: uuidOf(100), reason: 'новый', banned_by_name: 'M', time: Date.now(), until: -1 }]);
+    expect((await list()).items[0]).toMatchObject({ reason: 'новый' });
+    await new Promise((r) => setTimeout(r, 300));
+    const again: string[] = [];
+    for (let page = 1; page <= 4; page++)
+      again.push(...(await list(`?page=${page}`)).items.map((b) => `${b.source}:${b.reason}:${b.since}`));
+    expect(again).toHaveLength(64);
+    expect(new Set(again).size).toBe(64);
     expect((await connect(owner, { database_url: null })).statusCode).toBe(200);
   });
 

@@ -26,9 +26,9 @@ export class LiteBansSource implements ExternalBanSource {
   /**
    * Per kind, the (time, id) of every row the list reaches, newest first: a page then starts at
    * its row's key through the index on time instead of stepping over the rows ahead of it (an
-   * OFFSET of 10,000 reads 10,000 rows, each looked up for its silent flag). Renewed once a
-   * minute in the background; a punishment given meanwhile shows on the first page at once and
-   * moves the later pages by one only at the next renewal.
+   * OFFSET of 10,000 reads 10,000 rows, each looked up for its silent flag). Renewed in the
+   * background once a minute, and at the next request after the first page shows a row newer
+   * than the kept ones; until then the later pages start where they did.
    */
   private readonly keys = new Map<PublicBanKind, { keys: [number, number][]; cap: number; at: number; renewing: boolean }>();
 
@@ -123,6 +123,12 @@ export class LiteBansSource implements ExternalBanSource {
        WHERE ${where.sql} ORDER BY ${t} DESC, id DESC LIMIT ${Math.floor(limit)} ${from}`,
       where.params,
     );
+    if (!q && offset === 0 && rows[0]) {
+      // The first page is read live: a punishment newer than the kept keys renews them now, not within the minute.
+      const kept = this.keys.get(kind);
+      const first = kept?.keys[0];
+      if (kept && !kept.renewing && (!first || first[0] !== Number(rows[0].t) || first[1] !== Number(rows[0].id))) kept.at = 0;
+    }
     const names = await this.namesOf([...new Set(rows.map((r) => String(r.uuid)))]);
     const now = Date.now();
     return rows.map((r) => {
