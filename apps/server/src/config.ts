@@ -106,6 +106,8 @@ const Env = z.object({
   DISCORD_CLIENT_ID: z.string().optional(),
   DISCORD_CLIENT_SECRET: z.string().optional(),
   DISCORD_URL: z.string().url().default('https://discord.com'),
+  TELEGRAM_API_URL: z.string().url().default('https://api.telegram.org'),
+  VK_API_URL: z.string().url().default('https://api.vk.com'),
   SECRETS_KEY: z.string().min(32, 'не короче 32 символов').optional(),
   PAYMENT_MIN_RUB: z.coerce.number().min(1).max(1_000_000).default(10),
   PAYMENT_MAX_RUB: z.coerce.number().min(1).max(10_000_000).default(100_000),
@@ -199,6 +201,8 @@ export interface Config {
   logFormat: 'pretty' | 'json';
   /** AuthMe's database (modules/authme): the environment's defaults under what the owner sets in the admin. */
   authme: { databaseUrl: string | undefined; table: string | undefined; hash: string | undefined };
+  /** Announcements (modules/announce): the providers' base addresses (DISCORD_URL, TELEGRAM_API_URL, VK_API_URL). */
+  announce: { discordUrl: string; telegramApiUrl: string; vkApiUrl: string };
 }
 
 export interface SocialConfig {
@@ -368,6 +372,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       },
     },
     logFormat: e.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
+    announce: {
+      discordUrl: e.DISCORD_URL.replace(/\/+$/, ''),
+      telegramApiUrl: e.TELEGRAM_API_URL.replace(/\/+$/, ''),
+      vkApiUrl: e.VK_API_URL.replace(/\/+$/, ''),
+    },
     authme: {
       databaseUrl: e.AUTHME_DATABASE_URL?.trim() || undefined,
       table: e.AUTHME_TABLE?.trim() || undefined,

@@ -434,6 +434,8 @@ export const AUDIT_SETTINGS_LABELS: Record<string, string> = {
   vote_prizes: 'Голосование: призы месяца',
   referrals: 'Рефералы',
   social: 'Вход через соцсети',
+  announce: 'Объявления в Discord, Telegram и VK',
+  ban_source: 'Баны на сайте: плагин наказаний',
 };
 
 const recordOf = (v: unknown): Record<string, unknown> =>

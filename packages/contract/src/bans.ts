@@ -126,3 +126,112 @@ export const BanServerCommands = z.object({
   unban_command: z.string().nullable(),
 });
 export type BanServerCommands = z.infer<typeof BanServerCommands>;
+
+// ---- The public ban list (/bans)
+
+/** Rows on one page of /bans. */
+export const PUBLIC_BANS_PAGE_SIZE = 20;
+/** The list reaches this many of the newest punishments of a kind; older ones are found by name. */
+export const PUBLIC_BANS_MAX_PAGES = 500;
+export const PUBLIC_BAN_KINDS = ['ban', 'mute', 'kick', 'warning'] as const;
+export type PublicBanKind = (typeof PUBLIC_BAN_KINDS)[number];
+export const PUBLIC_BAN_KIND_TEXT: Record<PublicBanKind, string> = {
+  ban: 'Баны',
+  mute: 'Муты',
+  kick: 'Кики',
+  warning: 'Предупреждения',
+};
+export const PUBLIC_BAN_SOURCES = ['site', 'litebans', 'advancedban'] as const;
+
+export const PublicBansQuery = withLabels(
+  z.strictObject({
+    q: z
+      .string({ error: 'Поиск: ожидалась строка' })
+      .trim()
+      .max(16, 'Поиск: имя игрока не длиннее 16 символов')
+      .refine((s) => /^[A-Za-z0-9_]*$/.test(s), 'Поиск: имя игрока — латинские буквы, цифры и «_»')
+      .optional(),
+    page: z.coerce
+      .number({ error: 'Страница: ожидалось число' })
+      .int('Страница: ожидалось целое число')
+      .min(1, 'Страница: от 1')
+      .max(PUBLIC_BANS_MAX_PAGES, `Страница: не дальше ${PUBLIC_BANS_MAX_PAGES}-й — найдите игрока по имени`)
+      .default(1),
+    kind: z.enum(PUBLIC_BAN_KINDS, { error: 'Вид: ban, mute, kick или warning' }).default('ban'),
+  }),
+  { q: 'Поиск', page: 'Страница', kind: 'Вид' },
+);
+export type PublicBansQuery = z.infer<typeof PublicBansQuery>;
+
+/** One punishment as anyone sees it: the public reason only, never a note, an address or a silent one. */
+export const PublicBan = z.object({
+  /** Where it comes from: the site's own bans or the game plugin's table. */
+  source: z.enum(PUBLIC_BAN_SOURCES),
+  kind: z.enum(PUBLIC_BAN_KINDS),
+  username: z.string(),
+  /** '' when none was given. */
+  reason: z.string(),
+  /** Who gave it (a name, «Console»); null when unknown. */
+  by: z.string().nullable(),
+  /** Epoch ms. */
+  since: z.number(),
+  /** Epoch ms; null: forever (and for kicks and warnings without an end). */
+  until: z.number().nullable(),
+  /** In force now (not lifted and not ended). */
+  active: z.boolean(),
+  /** The server it applies to; null: every server (or the site). */
+  server: z.string().nullable(),
+});
+export type PublicBan = z.infer<typeof PublicBan>;
+
+export const PublicBansPage = z.object({
+  items: z.array(PublicBan),
+  page: z.number(),
+  pages: z.number(),
+  kind: z.enum(PUBLIC_BAN_KINDS),
+  /** Kinds this site can show: 'ban' always, the others with a game plugin connected. */
+  kinds: z.array(z.enum(PUBLIC_BAN_KINDS)),
+});
+export type PublicBansPage = z.infer<typeof PublicBansPage>;
+
+// ---- A game plugin's punishments on /bans (Админ-панель → Баны → Список на сайте)
+
+export const BAN_PLUGINS = ['litebans', 'advancedban'] as const;
+export type BanPlugin = (typeof BAN_PLUGINS)[number];
+
+/**
+ * The plugin's database. `database_url` holds the database's password: the owner's alone (403
+ * owner_only for staff), stored sealed and never shown back; null disconnects.
+ */
+export const BanSourceBody = withLabels(
+  z.strictObject({
+    plugin: z.enum(BAN_PLUGINS, { error: 'Плагин: litebans или advancedban' }).optional(),
+    database_url: z
+      .string({ error: 'Введите адрес базы данных' })
+      .trim()
+      .max(1000, 'Слишком длинный адрес')
+      .regex(/^(mysql|mariadb|postgres|postgresql):\/\/[^\s]+$/, 'Адрес вида mysql://пользователь:пароль@хост:3306/база или postgres://…')
+      .nullable()
+      .optional(),
+    table_prefix: z
+      .string({ error: 'Префикс таблиц: ожидалась строка' })
+      .trim()
+      .regex(/^[A-Za-z0-9_]{0,32}$/, 'Префикс таблиц: латинские буквы, цифры и «_», до 32 символов')
+      .optional(),
+  }),
+  { plugin: 'Плагин', database_url: 'Адрес базы данных плагина', table_prefix: 'Префикс таблиц' },
+);
+export type BanSourceBody = z.infer<typeof BanSourceBody>;
+
+export const BanSourceView = z.object({
+  plugin: z.enum(BAN_PLUGINS),
+  connected: z.boolean(),
+  kind: z.enum(['mysql', 'postgres']).nullable(),
+  /** The address without its password, to the owner only. */
+  display: z.string().nullable(),
+  table_prefix: z.string(),
+});
+export type BanSourceView = z.infer<typeof BanSourceView>;
+
+export const BanSourceCheck = z.object({ ok: z.boolean(), problems: z.array(z.string()), notes: z.array(z.string()) });
+export type BanSourceCheck = z.infer<typeof BanSourceCheck>;

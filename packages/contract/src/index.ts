@@ -21,6 +21,7 @@ export * from './media.ts';
 export * from './privileges.ts';
 export * from './history.ts';
 export * from './password-strength.ts';
+export * from './announce.ts';
 export * from './bans.ts';
 export * from './account-self.ts';
 export * from './dashboard.ts';

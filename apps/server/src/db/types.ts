@@ -27,6 +27,7 @@ import type { SocialTables } from '../modules/social/social.tables.ts';
 import type { ReferralsTables } from '../modules/referrals/referrals.tables.ts';
 import type { LauncherTables } from '../modules/launcher/launcher.tables.ts';
 import type { SupportTables } from '../modules/support/support.tables.ts';
+import type { AnnounceTables } from '../modules/announce/announce.tables.ts';
 import type { AuthMeTables } from '../modules/authme/authme.tables.ts';
 import type { LegalTables } from '../modules/site/legal.tables.ts';
 import type { ReceiptsTables } from '../modules/payments/receipts.tables.ts';
@@ -209,6 +210,7 @@ export interface Database
     SocialTables,
     LauncherTables,
     SupportTables,
+    AnnounceTables,
     AuthMeTables,
     SetupTables,
     SubscriptionsTables,

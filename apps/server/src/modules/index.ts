@@ -40,6 +40,7 @@ import { subscriptionsRoutes } from './subscriptions/subscriptions.routes.ts';
 import { guestOrdersRoutes } from './guest-orders/guest-orders.routes.ts';
 import { fiscalRoutes } from './fiscal/fiscal.routes.ts';
 import { receiptsRoutes } from './payments/receipts.routes.ts';
+import { announceRoutes } from './announce/announce.routes.ts';
 
 /**
  * Every module's routes; app.ts registers them in this order. Making a feature's routes also
@@ -87,4 +88,5 @@ export const modules: ((ctx: AppContext) => FastifyPluginAsyncZod)[] = [
   authmeRoutes,
   fiscalRoutes,
   receiptsRoutes,
+  announceRoutes,
 ];

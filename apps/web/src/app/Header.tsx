@@ -21,6 +21,7 @@ const LINKS = [
   { to: '/donate', label: 'Донат' },
   { to: '/shop', label: 'Магазин' },
   { to: '/rules', label: 'Правила' },
+  { to: '/bans', label: 'Наказания' },
 ];
 
 export function Header() {

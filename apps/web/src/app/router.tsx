@@ -26,6 +26,7 @@ const PlayerPage = lazyPage(() => import('./pages/PlayerPage.tsx'));
 const ShopPage = lazyPage(() => import('../features/shop/ShopPage.tsx'));
 const TopUpPage = lazyPage(() => import('../features/payments/TopUpPage.tsx'));
 const VotePage = lazyPage(() => import('../features/votes/Vote.tsx'));
+const BansPage = lazyPage(() => import('../features/bans/BansPage.tsx'));
 // /support and its pages, and /support/appeal for a banned player: one chunk that guards itself.
 const SupportPage = lazyPage(() => import('../features/support/SupportPage.tsx'));
 // The admin area, its frame and its map of screens, is one chunk (admin/AdminPages.tsx): no admin address in the first page's script.
@@ -104,6 +105,9 @@ export function AppRoutes() {
         </Route>
         <Route path="/support/*?">
           <SupportPage />
+        </Route>
+        <Route path="/bans">
+          <BansPage />
         </Route>
         <Route path="/vote">
           <VotePage />

@@ -34,6 +34,7 @@ import { socialMigrations } from '../../modules/social/social.migrations.ts';
 import { setupMigrations } from '../../modules/setup/setup.migrations.ts';
 import { launcherMigrations } from '../../modules/launcher/launcher.migrations.ts';
 import { supportMigrations } from '../../modules/support/support.migrations.ts';
+import { announceMigrations } from '../../modules/announce/announce.migrations.ts';
 import { authmeMigrations } from '../../modules/authme/authme.migrations.ts';
 import { legalMigrations } from '../../modules/site/legal.migrations.ts';
 import { receiptsMigrations } from '../../modules/payments/receipts.migrations.ts';
@@ -87,6 +88,7 @@ export const migrations: Record<string, Migration> = {
   '2026112790_sessions_notify_on_change': m2026112790,
   '2026112810_signed_sessions': m2026112810,
   ...supportMigrations,
+  ...announceMigrations,
   ...authmeMigrations,
   ...subscriptionsMigrations,
   ...guestOrdersMigrations,

@@ -1,6 +1,6 @@
 import { banChanged } from '../users/users.ports.ts';
 import type { Db } from '../../db/index.ts';
-import type { Insertable, Updateable } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
 import type { BanServerCommandsTable, BansTable } from './bans.tables.ts';
 
 export async function activeBanRow(db: Db, userId: number) {
@@ -141,5 +141,36 @@ export async function saveBanCommands(
     .insertInto('ban_server_commands')
     .values({ server_id: serverId, ...values })
     .onConflict((oc) => oc.column('server_id').doUpdateSet(values))
+    .execute();
+}
+
+/** `like` pattern of a name's start: `_` is a letter of a name here, not a wildcard. */
+const namePrefix = (q: string) => `${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The site's bans of players whose account still exists, for the public list (a name's start, any case). */
+function publicBansQuery(db: Db, q: string | undefined) {
+  let query = db.selectFrom('bans').innerJoin('users', 'users.id', 'bans.user_id').where('users.deleted_at', 'is', null);
+  if (q) query = query.where(sql<boolean>`users.username_lower like ${namePrefix(q)} escape '\\'`);
+  return query;
+}
+
+/** How many there are, counted no further than `cap` (the list shows no more). */
+export async function countPublicBans(db: Db, q: string | undefined, cap: number): Promise<number> {
+  const row = await db
+    .selectFrom(publicBansQuery(db, q).select('bans.id').limit(cap).as('b'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** The newest first (then the higher id): what the public list shows, never the note. */
+export function publicBans(db: Db, q: string | undefined, offset: number, limit: number) {
+  return publicBansQuery(db, q)
+    .leftJoin('users as banner', 'banner.id', 'bans.created_by')
+    .select(['bans.id', 'users.username', 'bans.reason', 'bans.until', 'bans.created_at', 'bans.lifted_at', 'banner.username as by'])
+    .orderBy('bans.created_at', 'desc')
+    .orderBy('bans.id', 'desc')
+    .offset(offset)
+    .limit(limit)
     .execute();
 }

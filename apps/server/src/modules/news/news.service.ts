@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.ts';
 import { notFound } from '../../lib/errors.ts';
 import type { CachedBody } from '../../lib/public-cache.ts';
 import type { User } from '../users/users.repo.ts';
+import { siteEvent } from '../users/users.ports.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import * as repo from './news.repo.ts';
 
@@ -72,6 +73,7 @@ export async function createNews(ctx: AppContext, actor: User, body: NewsBody): 
     const row = await repo.insertNews(trx, { ...fields(body), author_id: actor.id, created_at: now, updated_at: now });
     const created = toNewsItem(row);
     await recordAudit(trx, { actorId: actor.id, action: 'news.create', entity: 'news', entityId: row.id, after: created });
+    await siteEvent.run(trx, { kind: 'news', id: row.id, title: created.title, text: body.content });
     return created;
   });
   await invalidate(ctx);

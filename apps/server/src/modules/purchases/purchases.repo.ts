@@ -109,3 +109,8 @@ export async function insertPromoUse(trx: Db, row: Insertable<PromoUsesTable>): 
 export async function setPromoUseRef(trx: Db, useId: number, ref: string): Promise<void> {
   await trx.updateTable('promo_uses').set({ ref }).where('id', '=', useId).execute();
 }
+
+/** The buyer's name, for the purchase's announcement. */
+export async function buyerName(db: Db, userId: number): Promise<string | undefined> {
+  return (await db.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst())?.username;
+}

@@ -3,7 +3,8 @@ import { badRequest } from '../../lib/errors.ts';
 import { InsufficientFunds, postLedger } from '../ledger/ledger.service.ts';
 import { balanceSpent } from '../users/users.ports.ts';
 import { idempotent, type KeyedRequest } from './purchases.keys.ts';
-import { lockPlayerRow } from './purchases.repo.ts';
+import { buyerName, lockPlayerRow } from './purchases.repo.ts';
+import { siteEvent } from '../users/users.ports.ts';
 
 export { RetryPurchase } from './purchases.keys.ts';
 
@@ -116,6 +117,14 @@ export function purchase<P extends { price: number }, R extends Recorded, A>(
     const balance = await debitAll(trx, spec.userId, charge.total, recorded.ledger);
     const answer = await spec.deliver(trx, recorded, balance, now);
     if (spec.take) await spec.take(trx, priced, now);
+    const lines = Array.isArray(recorded.ledger) ? recorded.ledger : [recorded.ledger];
+    await siteEvent.run(trx, {
+      kind: 'purchase',
+      id: lines.map((l) => l.ref).join(','),
+      player: (await buyerName(trx, spec.userId)) ?? '',
+      item: lines.map((l) => l.note).join(', '),
+      amount: charge.total,
+    });
     return answer;
   });
 }

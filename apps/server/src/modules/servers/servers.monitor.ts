@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import type { Job, ScheduledJobSpec } from '../../lib/jobs/index.ts';
 import { DEFAULT_PORT, queryStatus, type ServerStatus, type StatusOptions } from '../../lib/minecraft/status.ts';
-import { seenInGame } from '../users/users.ports.ts';
+import { seenInGame, siteEvent } from '../users/users.ports.ts';
 import * as repo from './servers.repo.ts';
 import type { CheckTarget } from './servers.repo.ts';
 import { LIST_CACHE_KEY } from './servers.service.ts';
@@ -146,6 +146,7 @@ export class ServerMonitor {
     }
 
     const at = Date.now();
+    const before = await repo.statusBefore(this.db, row.id);
     const stored = status
       ? await repo.recordOnline(this.db, row, status, at)
       : await repo.recordFailedCheck(this.db, row, error.slice(0, 255), at, FAILS_TO_OFFLINE);
@@ -153,6 +154,17 @@ export class ServerMonitor {
       // Edited meanwhile (a new address resets the readings) or deleted: the result is stale.
       await repo.releaseClaim(this.db, row.id);
       return 'lost';
+    }
+    if (before) {
+      // Told once per change: down after the failures that turn it offline, up at the first answer after.
+      const event =
+        // A new or just edited server is offline without failed checks: its first answer is no comeback.
+        status && before.status === 'offline' && Number(before.fail_count) >= FAILS_TO_OFFLINE
+          ? ({ kind: 'server_up', id: row.id, server: before.name, online: status.online, at } as const)
+          : !status && before.status === 'online' && Number(before.fail_count) + 1 >= FAILS_TO_OFFLINE
+            ? ({ kind: 'server_down', id: row.id, server: before.name, at } as const)
+            : null;
+      if (event) await siteEvent.run(this.db, event).catch((err: unknown) => this.log.warn({ err }, 'server status event: not queued'));
     }
     await repo.addHistoryPoint(this.db, row.id, at, status ? status.online : null).catch(() => {
       // The server was deleted while it was being checked.

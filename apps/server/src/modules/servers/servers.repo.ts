@@ -137,6 +137,11 @@ export async function onlineCounts(db: Db): Promise<{ total: number; online: num
   return { total: Number(counts.total), online: Number(counts.online ?? 0) };
 }
 
+/** The server's name and status before a check records its result: whether it went down or came back. */
+export function statusBefore(db: Db, id: number) {
+  return db.selectFrom('servers').select(['name', 'status', 'fail_count']).where('id', '=', id).executeTakeFirst();
+}
+
 export function checkTarget(db: Db, id: number): Promise<CheckTarget | undefined> {
   return db.selectFrom('servers').select(['id', 'ip_address', 'port']).where('id', '=', id).executeTakeFirst();
 }

@@ -360,6 +360,12 @@ describe.each(dbKinds)('servers API on %s', (kind) => {
       expect(await mine()).toMatchObject({ status: 'online', online: 7 });
       await monitor();
       expect(await mine()).toMatchObject({ status: 'offline', online: 0, current_online: 0 });
+      // Going down is an event others may announce (announce writes it down), once.
+      const events = async () =>
+        (await t.handle.db.selectFrom('announce_outbox').select(['event', 'text']).where('channel', '=', 'event').orderBy('id').execute())
+          .filter((e) => (JSON.parse(e.text) as { id: number }).id === s.id)
+          .map((e) => e.event);
+      expect(await events()).toEqual(['server_down']);
       const adminView = (await call(admin, 'GET', '/api/servers/admin')).json().servers[0];
       expect(adminView).toMatchObject({ fail_count: 2, last_error: 'Соединение отклонено: порт закрыт', max_online: 50 });
 
@@ -367,6 +373,7 @@ describe.each(dbKinds)('servers API on %s', (kind) => {
       try {
         await monitor();
         expect(await mine()).toMatchObject({ status: 'online', online: 2 });
+        expect(await events()).toEqual(['server_down', 'server_up']);
       } finally {
         await back.stop();
       }

@@ -30,6 +30,7 @@ import { siteName } from '../site/site.settings.ts';
 import { banInfo } from '../users/ban-status.ts';
 import type { StaffRights } from '../users/staff.ts';
 import type { User } from '../users/users.repo.ts';
+import { siteEvent } from '../users/users.ports.ts';
 import { AppealLinks, type AppealClaim } from './support.appeal-links.ts';
 import { displayName, encodeAttachment, type AttachmentType } from './support.images.ts';
 import { excerpt, tell, type Recipient } from './support.letters.ts';
@@ -401,6 +402,7 @@ export function createSupportService(ctx: AppContext) {
           created_at: now,
         });
         await attach(trx, user.id, body.attachment_ids, id, messageId);
+        await siteEvent.run(trx, { kind: 'ticket', id, subject: body.subject, player: user.username, category: category.name });
         return id;
       });
     },

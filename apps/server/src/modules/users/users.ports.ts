@@ -298,3 +298,20 @@ export interface FirstServerMaker {
   checkSoon(ctx: AppContext, id: number): void;
 }
 export const firstServer = new Port<FirstServerMaker>('the first game server at setup');
+
+// --- Announcements --------------------------------------------------------------------------
+
+/** Something the community may be told of in Discord, Telegram or VK (announce queues it). */
+export type SiteEvent =
+  | { kind: 'news'; id: number; title: string; text: string }
+  | { kind: 'purchase'; id: string; player: string; item: string; amount: number }
+  | { kind: 'ticket'; id: number; subject: string; player: string; category: string | null }
+  | { kind: 'server_down'; id: number; server: string; at: number }
+  | { kind: 'server_up'; id: number; server: string; online: number; at: number };
+
+/**
+ * An event happened (news: published; shop and privileges: a purchase, `amount` in kopecks;
+ * support: a new ticket; servers: a server went down or came back), in the transaction that
+ * records it when there is one: the messages are queued only if it commits.
+ */
+export const siteEvent = new Hook<[db: Db, event: SiteEvent]>();

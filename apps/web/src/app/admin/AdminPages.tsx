@@ -30,6 +30,8 @@ function AdminSettingsPage() {
 const AdminPagesPage = lazy(() => import('../../features/pages/AdminPagesPage.tsx'));
 const AdminPaymentsPage = lazy(() => import('../../features/payments-admin/AdminPaymentsPage.tsx'));
 const AdminAuthMePage = lazy(() => import('../../features/authme/AdminAuthMePage.tsx'));
+const AdminBanSourcePage = lazy(() => import('../../features/bans/AdminBanSourcePage.tsx'));
+const AdminAnnouncePage = lazy(() => import('../../features/announce/AdminAnnouncePage.tsx'));
 
 /** The admin screens by address; the frame (AdminLayout) checks the caller's permission for each. */
 const ADMIN_PAGES: Record<string, ComponentType> = {
@@ -51,6 +53,8 @@ const ADMIN_PAGES: Record<string, ComponentType> = {
   '/admin/payments': AdminPaymentsPage,
   '/admin/staff': AdminStaffPage,
   '/admin/authme': AdminAuthMePage,
+  '/admin/bans': AdminBanSourcePage,
+  '/admin/announcements': AdminAnnouncePage,
 };
 
 /** An unknown admin address is sent by the frame to the first screen the caller may use. */

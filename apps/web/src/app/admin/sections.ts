@@ -22,6 +22,7 @@ export const ADMIN_GROUPS: { title: string; sections: AdminSectionLink[] }[] = [
     title: 'Содержимое',
     sections: [
       { to: '/admin/news', label: 'Новости', permission: 'news' },
+      { to: '/admin/announcements', label: 'Объявления', permission: 'settings' },
       { to: '/admin/pages', label: 'Страницы', permission: 'pages' },
       { to: '/admin/media', label: 'Картинки', permission: 'pages' },
     ],
@@ -43,6 +44,7 @@ export const ADMIN_GROUPS: { title: string; sections: AdminSectionLink[] }[] = [
       { to: '/admin/game-login', label: 'Вход в игру', permission: 'servers' },
       { to: '/admin/launcher', label: 'Лаунчер', permission: 'settings' },
       { to: '/admin/authme', label: 'AuthMe', permission: 'settings' },
+      { to: '/admin/bans', label: 'Баны на сайте', permission: 'bans' },
     ],
   },
   {

@@ -10,7 +10,7 @@ import {
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { useWatch } from 'react-hook-form';
-import { Link, Redirect, useLocation, useRoute } from 'wouter';
+import { Link, Redirect, useLocation, useRoute, useSearchParams } from 'wouter';
 import { z } from 'zod';
 import { Form, FormErrors, SubmitButton, useSchemaForm } from '../../components/form/Form.tsx';
 import { CheckboxField, RadioGroupField, SelectField, TextAreaField, TextField } from '../../components/form/fields.tsx';
@@ -139,10 +139,12 @@ function NewTicket() {
 
 function NewTicketForm({ categories, links }: { categories: SupportCategory[]; links: SupportLink[] }) {
   const schema = useMemo(() => newTicketSchema(categories), [categories]);
+  // «Обжаловать» on /bans opens this form with the punishment named in the subject.
+  const [params] = useSearchParams();
   const form = useSchemaForm(schema, {
     defaultValues: {
       category_id: categories.length === 1 ? String(categories[0]!.id) : '',
-      subject: '',
+      subject: (params.get('subject') ?? '').slice(0, SUPPORT_LIMITS.subjectMax),
       message: '',
       link: '',
       fields: {},
