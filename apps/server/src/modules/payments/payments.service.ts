@@ -22,7 +22,7 @@ import { postLedger } from '../ledger/ledger.service.ts';
 import { checkTopupPromo, redeemTopupPromo } from '../purchases/purchases.promo.ts';
 import { notify as tellPlayer, rubles } from '../notices/notices.service.ts';
 import { siteName } from '../site/site.settings.ts';
-import { foreignPaymentNotified, topupCredited, type TopupPayer } from '../users/users.ports.ts';
+import { earnsTopupBonus, foreignPaymentNotified, topupCredited, type TopupPayer } from '../users/users.ports.ts';
 import { refundConfirmed } from './payments.refund.ts';
 import * as repo from './payments.repo.ts';
 import { formatRub, PAYMENT_SERVER_TEXTS, recordEvent, type PaymentRow } from './payments.repo.ts';
@@ -325,7 +325,9 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
     if (state.status === 'succeeded') {
       const refused = cannotCredit(row, state);
       if (refused) return refused;
-      const ruleBonus = bonusFor(Number(row.amount), (await ctx.settings.get(PaymentSettings)).bonus_rules);
+      const ruleBonus = (await earnsTopupBonus.ask()(db, row.id))
+        ? bonusFor(Number(row.amount), (await ctx.settings.get(PaymentSettings)).bonus_rules)
+        : 0;
       try {
         return await db.transaction().execute((trx) => credit(trx, row, state, ruleBonus));
       } catch (err) {
@@ -416,7 +418,9 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
    */
   async function applyOperation(row: PaymentRow, state: ProviderPaymentState): Promise<string> {
     const operationId = state.operationId!;
-    const ruleBonus = bonusFor(Number(row.amount), (await ctx.settings.get(PaymentSettings)).bonus_rules);
+    const ruleBonus = (await earnsTopupBonus.ask()(db, row.id))
+      ? bonusFor(Number(row.amount), (await ctx.settings.get(PaymentSettings)).bonus_rules)
+      : 0;
     try {
       return await db.transaction().execute(async (trx) => {
         const claimed = await repo.claimOperation(trx, row.provider, operationId, row.id, 'рассматривается');

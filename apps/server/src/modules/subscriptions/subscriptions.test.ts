@@ -5,6 +5,7 @@ import { paymentsConfig } from '../../test/payments.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 import { findLedgerMismatches } from '../ledger/ledger.service.ts';
 import { findPaymentLedgerMismatches } from '../payments/payments.ledger-check.ts';
+import { PaymentSettings } from '../payments/payments.settings.ts';
 import { GRACE_MS, subscriptionPass } from './subscriptions.clock.ts';
 
 const YOOKASSA_IP = '185.71.76.17';
@@ -60,6 +61,8 @@ describe.each(dbKinds)('subscriptions on %s', (kind) => {
     );
     plainTierId = plain.json().id;
     expect(plain.json().subscription).toBe(false);
+    // The owner's top-up bonus: it must not reach a subscription's payments.
+    await t.app.ctx.settings.set(PaymentSettings, { bonus_rules: [{ from: 100, percent: 10 }] }, { actorId: null });
   });
   afterAll(async () => {
     await t?.close();

@@ -234,6 +234,12 @@ export const topupCredited = new Hook<
 >();
 
 /**
+ * Whether a payment of the payments table is a top-up the owner's bonus applies to: subscriptions
+ * answer false for the payments of a subscription (the money buys the period, not balance).
+ */
+export const earnsTopupBonus = new Port<(db: Db, paymentId: string) => Promise<boolean>>('top-up bonus of a payment', async () => true);
+
+/**
  * An authentic provider notification named a payment the payments feature does not keep (payments):
  * a feature that took the payment itself (a guest's order) re-reads it. Reactions never throw.
  */
