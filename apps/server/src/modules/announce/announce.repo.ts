@@ -1,4 +1,5 @@
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
+import type { ClaimQueue } from '../../lib/jobs/index.ts';
 import type { Db } from '../../db/index.ts';
 import type { AnnounceOutboxTable } from './announce.tables.ts';
 
@@ -39,4 +40,27 @@ export function messageById(db: Db, id: number) {
 
 export async function dropMessage(db: Db, id: number): Promise<void> {
   await db.deleteFrom('announce_outbox').where('id', '=', id).execute();
+}
+
+/** The oldest due message of a channel, claimed, with its attempt counted. */
+export function claimChannelMessage(queue: ClaimQueue<'announce_outbox'>, channel: string, now: number) {
+  return queue.claim(1, ['channel', 'text', 'attempts'], {
+    now,
+    set: { attempts: sql<number>`attempts + 1` },
+    // One message of a channel in flight at a time, across instances: a provider's wait met by one is kept by all.
+    where: (eb) =>
+      eb.and([
+        eb('channel', '=', channel),
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('announce_outbox as busy')
+              .select('busy.id')
+              .where('busy.channel', '=', channel)
+              .where('busy.state', '=', 'queued')
+              .where('busy.locked_until', '>', now),
+          ),
+        ),
+      ]),
+  });
 }

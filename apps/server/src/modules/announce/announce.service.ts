@@ -5,7 +5,6 @@ import {
   type AnnounceSettingsView,
   type AnnounceTestResult,
 } from '@kubik/contract';
-import { sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
 import { backoffMs, type Backoff } from '../../lib/backoff.ts';
@@ -185,25 +184,7 @@ export async function drainAnnouncements(ctx: AppContext, signal?: AbortSignal):
     for (const channel of ANNOUNCE_CHANNELS) {
       if (idle.has(channel) || signal?.aborted) continue;
       const now = Date.now();
-      const { token, rows } = await queue.claim(1, ['channel', 'text', 'attempts'], {
-        now,
-        set: { attempts: sql<number>`attempts + 1` },
-        // One message of a channel in flight at a time, across instances: a provider's wait met by one is kept by all.
-        where: (eb) =>
-          eb.and([
-            eb('channel', '=', channel),
-            eb.not(
-              eb.exists(
-                eb
-                  .selectFrom('announce_outbox as busy')
-                  .select('busy.id')
-                  .where('busy.channel', '=', channel)
-                  .where('busy.state', '=', 'queued')
-                  .where('busy.locked_until', '>', now),
-              ),
-            ),
-          ]),
-      });
+      const { token, rows } = await repo.claimChannelMessage(queue, channel, now);
       const row = rows[0];
       if (!row) {
         idle.add(channel);
