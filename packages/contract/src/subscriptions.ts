@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { withLabels } from './common.ts';
+import { Consents } from './fiscal.ts';
 
 /** Providers that charge a saved card without the player (recurring payments). */
 export const SUBSCRIPTION_PROVIDERS = ['yookassa', 'tbank'] as const;
@@ -29,8 +30,10 @@ export const SUBSCRIPTION_TEXTS = {
 export const SubscribeBody = withLabels(
   z.strictObject({
     provider: z.enum(SUBSCRIPTION_PROVIDERS, { error: SUBSCRIPTION_TEXTS.providerOff }),
+    /** Ticked before paying, as for a top-up (GET /api/legal/consents says which are asked). */
+    consents: Consents,
   }),
-  { provider: 'Способ оплаты' },
+  { provider: 'Способ оплаты', consents: 'Согласия' },
 );
 export type SubscribeBody = z.infer<typeof SubscribeBody>;
 

@@ -34,7 +34,14 @@ export function subscriptionsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         body: SubscribeBody,
         response: { 201: SubscriptionCreated, 200: SubscriptionCreated, ...errorReplies(400, 401, 404, 409, 502) },
       },
-      handler: async (req, reply) => reply.code(201).send(await service.subscribe(ctx, userOf(req), req.params.id, req.body.provider)),
+      handler: async (req, reply) =>
+        reply.code(201).send(
+          await service.subscribe(ctx, userOf(req), req.params.id, req.body.provider, {
+            consents: req.body.consents,
+            ip: req.ip,
+            userAgent: req.headers['user-agent'] ?? null,
+          }),
+        ),
     });
 
     app.get('/api/user/subscriptions', {

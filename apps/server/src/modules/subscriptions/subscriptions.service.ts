@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type ConsentKind,
   isRoubles,
   periodTotalKopecks,
   SUBSCRIPTION_STATE_TEXT,
@@ -35,6 +36,7 @@ import { PaymentSettings } from '../payments/payments.settings.ts';
 import { place, plan, queueGrant } from '../privileges/privileges.placement.ts';
 import * as privilegesRepo from '../privileges/privileges.repo.ts';
 import { MONTH_MS } from '../privileges/privileges.service.ts';
+import { paymentConsentsNeeded, publishedVersions, recordConsents, requireConsents } from '../site/legal.service.ts';
 import { siteName } from '../site/site.settings.ts';
 import type { User } from '../users/users.repo.ts';
 import * as repo from './subscriptions.repo.ts';
@@ -92,10 +94,27 @@ async function offered(db: Db, tierId: number, now: number) {
  * live_key lets one insert in, so a double click finds the first and gets its payment link. A
  * pending one whose first payment was canceled or never paid gives its place up first.
  */
-export async function subscribe(ctx: AppContext, user: User, tierId: number, provider: SubscriptionProvider): Promise<SubscriptionCreated> {
+/** What the subscribing request ticked, and where it came from (kept with each acceptance). */
+export interface SubscribeConsent {
+  consents?: readonly ConsentKind[];
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export async function subscribe(
+  ctx: AppContext,
+  user: User,
+  tierId: number,
+  provider: SubscriptionProvider,
+  consent: SubscribeConsent = { ip: null, userAgent: null },
+): Promise<SubscriptionCreated> {
   const { db } = ctx;
   const now = Date.now();
   const { tier, months, amount } = await offered(db, tierId, now);
+  // The first payment of a subscription is a payment like a top-up: once the owner has published
+  // the offer or the policy it needs the same consents (a new offer version asks again).
+  const legal = Object.keys(await publishedVersions(db)).some((k) => k === 'offer' || k === 'privacy');
+  if (legal) requireConsents(await paymentConsentsNeeded(db, user.id), consent.consents);
   const adapter = await recurringOf(ctx, provider);
   if (!adapter) throw badRequest(SUBSCRIPTION_TEXTS.providerOff, { code: 'provider_off', field: 'provider' });
   // A higher tier running refuses the subscription as it refuses the purchase (409 downgrade).
@@ -134,6 +153,8 @@ export async function subscribe(ctx: AppContext, user: User, tierId: number, pro
       ended_at: null,
     });
     if (!fresh) return false;
+    if (legal && consent.consents?.length)
+      await recordConsents(trx, user.id, consent.consents, { ip: consent.ip, userAgent: consent.userAgent, source: 'payment' });
     await paymentsRepo.insertPayment(trx, {
       id: paymentId,
       user_id: user.id,

@@ -395,4 +395,27 @@ describe.each(dbKinds)('subscriptions on %s', (kind) => {
     const player = await loginAs(t, 'Leaver');
     expect((await t.app.inject(asUser(player, { method: 'GET', url: '/api/admin/subscriptions' }))).statusCode).toBe(403);
   });
+  it('once the owner publishes the offer and the policy, subscribing asks the consents a top-up asks, and stores them', async () => {
+    for (const kind of ['offer', 'privacy']) {
+      const doc = await t.app.inject(asUser(admin, { method: 'GET', url: `/api/admin/legal/${kind}` }));
+      const put = await t.app.inject(asUser(admin, { method: 'PUT', url: `/api/admin/legal/${kind}`, payload: doc.json().template }));
+      expect(put.statusCode, put.body).toBe(200);
+    }
+    const userId = await seedUser(t, 'Consenter');
+    const token = await loginAs(t, 'Consenter');
+    const bare = await subscribe(token, tierId);
+    expect(bare.statusCode).toBe(400);
+    expect(bare.json()).toMatchObject({ code: 'consent_required', field: 'consents' });
+    expect(await db().selectFrom('subscriptions').selectAll().where('user_id', '=', userId).execute()).toHaveLength(0);
+    const ok = await t.app.inject(
+      asUser(token, {
+        method: 'POST',
+        url: `/api/donate/${tierId}/subscribe`,
+        payload: { provider: 'yookassa', consents: ['offer', 'privacy', 'age'] },
+      }),
+    );
+    expect(ok.statusCode, ok.body).toBe(201);
+    const kept = await db().selectFrom('legal_consents').select('kind').where('user_id', '=', userId).execute();
+    expect(kept.map((r) => r.kind).sort()).toEqual(['age', 'offer', 'privacy']);
+  });
 });

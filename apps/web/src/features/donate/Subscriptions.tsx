@@ -1,9 +1,11 @@
-import type { DonateTier, SubscriptionProvider } from '@kubik/contract';
+import type { ConsentKind, DonateTier, SubscriptionProvider } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { CONSENT_MISSING, ConsentBoxes } from '../../components/ConsentBoxes.tsx';
 import { useConfirm } from '../../components/useConfirm.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatDate, formatRub } from '../../lib/format.ts';
+import { fetchConsentsNeeded, LEGAL_CONSENTS_KEY, useLegal } from '../../providers/legal.ts';
 import { useNotify } from '../../providers/notifications.tsx';
 import {
   cancelSubscription,
@@ -28,8 +30,15 @@ export function SubscribeBox({ tier }: { tier: DonateTier }) {
   const [provider, setProvider] = useState<SubscriptionProvider | null>(null);
   const [error, setError] = useState<string | null>(null);
   const chosen = provider ?? (providers[0]?.id as SubscriptionProvider | undefined) ?? null;
+  // The same consents as a top-up asks once the owner has published the offer or the policy.
+  const legal = useLegal();
+  const documents = legal?.documents.some((d) => d.kind === 'offer' || d.kind === 'privacy') ?? false;
+  const needed = useQuery({ queryKey: LEGAL_CONSENTS_KEY, queryFn: fetchConsentsNeeded, enabled: documents });
+  const asked = documents ? (needed.data?.needed ?? []) : [];
+  const [ticked, setTicked] = useState<ConsentKind[]>([]);
+  const [consentErrors, setConsentErrors] = useState<Partial<Record<ConsentKind, string>>>({});
   const start = useMutation({
-    mutationFn: () => subscribe(tier.id, chosen!),
+    mutationFn: () => subscribe(tier.id, chosen!, asked.length > 0 ? ticked.filter((k) => asked.includes(k)) : undefined),
     onSuccess: (r) => {
       if (r.confirmation_url) window.location.assign(r.confirmation_url);
       else setError('Платёж ещё создаётся: нажмите «Подписаться» ещё раз через пару секунд');
@@ -61,7 +70,25 @@ export function SubscribeBox({ tier }: { tier: DonateTier }) {
           ))}
         </fieldset>
       )}
-      <button type="button" className="btn btn-gold" disabled={start.isPending || !chosen} onClick={() => start.mutate()}>
+      <ConsentBoxes
+        asked={asked}
+        ticked={ticked}
+        errors={consentErrors}
+        onChange={(next) => {
+          setTicked(next);
+          setConsentErrors((e) => Object.fromEntries(Object.entries(e).filter(([k]) => !next.includes(k as ConsentKind))));
+        }}
+      />
+      <button
+        type="button"
+        className="btn btn-gold"
+        disabled={start.isPending || !chosen}
+        onClick={() => {
+          const missing = asked.filter((k) => !ticked.includes(k));
+          setConsentErrors(Object.fromEntries(missing.map((k) => [k, CONSENT_MISSING[k]])));
+          if (missing.length === 0) start.mutate();
+        }}
+      >
         {start.isPending ? 'Переходим к оплате…' : 'Подписаться'}
       </button>
       {error && (

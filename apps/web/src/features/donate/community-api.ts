@@ -1,12 +1,19 @@
-import type { DonationGoal, PaymentOptions, SubscriptionCreated, SubscriptionProvider, UserSubscription } from '@kubik/contract';
+import type {
+  ConsentKind,
+  DonationGoal,
+  PaymentOptions,
+  SubscriptionCreated,
+  SubscriptionProvider,
+  UserSubscription,
+} from '@kubik/contract';
 import { api } from '../../lib/api.ts';
 
 export const GOAL_KEY = ['donate', 'goal'] as const;
 export const MY_SUBSCRIPTIONS_KEY = ['subscriptions', 'mine'] as const;
 
 export const fetchGoal = () => api<DonationGoal>('/api/donate/goal');
-export const subscribe = (tierId: number, provider: SubscriptionProvider) =>
-  api<SubscriptionCreated>(`/api/donate/${tierId}/subscribe`, { method: 'POST', body: { provider } });
+export const subscribe = (tierId: number, provider: SubscriptionProvider, consents?: ConsentKind[]) =>
+  api<SubscriptionCreated>(`/api/donate/${tierId}/subscribe`, { method: 'POST', body: { provider, ...(consents ? { consents } : {}) } });
 export const fetchMySubscriptions = () => api<UserSubscription[]>('/api/user/subscriptions');
 export const cancelSubscription = (id: string) =>
   api<UserSubscription>(`/api/user/subscriptions/${encodeURIComponent(id)}`, { method: 'DELETE' });
