@@ -6,7 +6,7 @@ import { backoffMs, type Backoff } from '../../lib/backoff.ts';
 import type { ClaimQueue } from '../../lib/jobs/index.ts';
 import { RconError } from '../../lib/rcon/client.ts';
 import { judgeReply } from '../../lib/rcon/command.ts';
-import { notify } from '../notices/notices.service.ts';
+import { notifyMany } from '../notices/notices.service.ts';
 import { unassigned, type ClaimedDelivery } from './deliveries.claims.ts';
 
 /*
@@ -56,7 +56,8 @@ export const DELIVERY_NOTICE_TEXTS = {
 /**
  * Notices for rows that just turned done or failed, in the transaction that recorded it: one per
  * purchase (its stacks and servers are rows of one source), «given» once none of its rows is still
- * on the way, «failed» once per batch.
+ * on the way, «failed» once per batch. A few statements whatever the batch's size: one read of the
+ * rows, one of the sources still on the way, one insert of the notices.
  */
 export async function tellPlayers(db: Db, ids: number[], now: number): Promise<void> {
   if (ids.length === 0) return;
@@ -70,35 +71,47 @@ export async function tellPlayers(db: Db, ids: number[], now: number): Promise<v
     .orderBy('id')
     .execute();
   const seen = new Set<string>();
-  for (const r of rows) {
-    const failed = r.state === 'failed';
+  const told = rows.filter((r) => {
     const key = `${r.source}:${r.source_id ?? `row${r.id}`}:${r.state}`;
-    if (seen.has(key)) continue;
+    if (seen.has(key)) return false;
     seen.add(key);
-    if (!failed && r.source_id !== null) {
-      const open = await db
-        .selectFrom('deliveries')
-        .select('id')
-        .where('source', '=', r.source)
-        .where('source_id', '=', r.source_id)
-        .where('state', 'in', ['pending', 'sent'])
-        .limit(1)
-        .executeTakeFirst();
-      if (open) continue;
-    }
-    await notify(
-      db,
-      r.user_id!,
-      {
-        kind: failed ? 'delivery_failed' : 'delivery_done',
-        title: TOLD[r.source]![failed ? 'failed' : 'done'](r.label),
-        body: failed ? DELIVERY_NOTICE_TEXTS.failedBody : null,
-        link: '/profile',
-        data: { delivery_id: Number(r.id), source: r.source },
-      },
-      now,
-    );
+    return true;
+  });
+  // Sources with a row still on the way: their «given» waits for the last one.
+  const open = new Set<string>();
+  const given = new Map<string, number[]>();
+  for (const r of told)
+    if (r.state !== 'failed' && r.source_id !== null) given.set(r.source, [...(given.get(r.source) ?? []), r.source_id]);
+  for (const [source, sourceIds] of given) {
+    const moving = await db
+      .selectFrom('deliveries')
+      .select('source_id')
+      .distinct()
+      .where('source', '=', source)
+      .where('source_id', 'in', sourceIds)
+      .where('state', 'in', ['pending', 'sent'])
+      .execute();
+    for (const m of moving) open.add(`${source}:${m.source_id}`);
   }
+  await notifyMany(
+    db,
+    told
+      .filter((r) => r.state === 'failed' || r.source_id === null || !open.has(`${r.source}:${r.source_id}`))
+      .map((r) => {
+        const failed = r.state === 'failed';
+        return {
+          userId: r.user_id!,
+          notice: {
+            kind: failed ? 'delivery_failed' : 'delivery_done',
+            title: TOLD[r.source]![failed ? 'failed' : 'done'](r.label),
+            body: failed ? DELIVERY_NOTICE_TEXTS.failedBody : null,
+            link: '/profile',
+            data: { delivery_id: Number(r.id), source: r.source },
+          },
+        };
+      }),
+    now,
+  );
 }
 
 /** The longest wait for a server that cannot be reached (or a server to appear). */

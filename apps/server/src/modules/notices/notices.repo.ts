@@ -95,6 +95,11 @@ export async function insertNotice(trx: Db, row: Insertable<NoticesTable>): Prom
   return Number(inserted.id);
 }
 
+/** Several players' notices in one insert. */
+export async function insertNotices(trx: Db, rows: Insertable<NoticesTable>[]): Promise<void> {
+  if (rows.length > 0) await trx.insertInto('notices').values(rows).execute();
+}
+
 /**
  * The same notice to every account that is not deleted, one row each, in one statement (the
  * values are cast, so both databases take them as the columns' types). Returns how many.

@@ -17,7 +17,7 @@
 import type { NoticeKind } from '@kubik/contract';
 import type { Db } from '../../db/index.ts';
 import { isPg } from '../../db/schema-helpers.ts';
-import { insertNotice, insertNoticeForEveryone, pgNotify } from './notices.repo.ts';
+import { insertNotice, insertNoticeForEveryone, insertNotices, pgNotify } from './notices.repo.ts';
 
 export interface NoticeInput {
   kind: NoticeKind;
@@ -65,6 +65,19 @@ export async function notify(trx: Db, userId: number, notice: NoticeInput, now =
   const id = await insertNotice(trx, row(userId, notice, now));
   await signal(trx, { u: userId, e: 'notice' });
   return id;
+}
+
+/**
+ * Several notices in one insert (a batch of deliveries given at once), and one signal per player
+ * rather than one per notice.
+ */
+export async function notifyMany(trx: Db, notices: readonly { userId: number; notice: NoticeInput }[], now = Date.now()): Promise<void> {
+  if (notices.length === 0) return;
+  await insertNotices(
+    trx,
+    notices.map((n) => row(n.userId, n.notice, now)),
+  );
+  for (const userId of new Set(notices.map((n) => n.userId))) await signal(trx, { u: userId, e: 'notice' });
 }
 
 /** The same notice to every account that is not deleted (one row each). Returns how many got it. */

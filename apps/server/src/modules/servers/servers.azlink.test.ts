@@ -4,6 +4,7 @@ import type { AdminDelivery, AdminServer, PlayerDelivery } from '@kubik/contract
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AzLinkPlugin, offlinePlayerUuid } from '../../../../../testing/azlink-plugin.ts';
 import { asUser, createPgDatabase, createTestApp, dbKinds, loginAs, seedUser, startInstance, type TestApp } from '../../test/test-app.ts';
+import { handToPlugin } from '../deliveries/deliveries.plugin.ts';
 import { enqueueDelivery, enqueueDeliveries, type DeliveryRequest } from '../deliveries/deliveries.queue.ts';
 import { drainDeliveries } from '../deliveries/deliveries.worker.ts';
 import { addServer, closeTestApp } from '../shop/shop.test-helpers.ts';
@@ -224,6 +225,32 @@ describe.each(dbKinds)('the AzLink plugin link on %s', (kind) => {
     expect(await plugin.fetch()).toEqual({ commands: {} });
   });
 
+  it('never gives one command to two calls at once (a retried call, a copied config)', async () => {
+    const { serverId, token } = await linked('Дубли');
+    const requests: DeliveryRequest[] = Array.from({ length: 120 }, (_, i) => ({
+      source: 'shop',
+      sourceId: null,
+      userId: i % 2 ? steveId : alexId,
+      label: 'Алмаз',
+      server: serverId,
+      commands: [`give {player} diamond ${i + 1}`],
+    }));
+    await t.handle.db.transaction().execute((trx) => enqueueDeliveries(trx, requests));
+    const plugins = [0, 1, 2].map(() => new AzLinkPlugin({ now: time.now }));
+    for (const p of plugins) {
+      await p.setup(base, token);
+      p.join('Steve');
+      p.join('Alex');
+    }
+    for (let round = 0; round < 4; round++) {
+      time.step();
+      await Promise.all(plugins.map((p) => p.fetch()));
+    }
+    const ran = plugins.flatMap((p) => p.console);
+    expect(ran).toHaveLength(120);
+    expect(new Set(ran).size).toBe(120);
+  });
+
   it('refuses a body that is not AzLink’s with 400 or 413, never a 500, and changes nothing', async () => {
     const { serverId, token } = await linked('Мусор');
     const [id] = await give(serverId, steveId);
@@ -416,6 +443,55 @@ describe.each(dbKinds)('the AzLink plugin link on %s', (kind) => {
 });
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('two instances on one PostgreSQL database answering AzLink', () => {
+  it('hands a delivery to one of two transactions that both read it (the conditional update), not to both', async () => {
+    const pg = await createPgDatabase();
+    const a = await startInstance(pg.url);
+    const b = await startInstance(pg.url);
+    try {
+      const ta = a as unknown as TestApp;
+      const steve = await seedUser(ta, 'Steve');
+      const serverId = await addServer(ta, { name: 'Гонка' });
+      await a.handle.db.transaction().execute((trx) =>
+        enqueueDeliveries(
+          trx,
+          Array.from({ length: 10 }, (_, i) => ({
+            source: 'shop' as const,
+            sourceId: null,
+            userId: steve,
+            label: 'Алмаз',
+            server: serverId,
+            commands: [`give {player} diamond ${i + 1}`],
+          })),
+        ),
+      );
+      const players = [{ name: 'Steve', uuid: offlinePlayerUuid('Steve') }];
+      const server = { id: serverId, template: null };
+      // The first holds its transaction open after handing out; the second reads the same rows meanwhile.
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let firstDone!: () => void;
+      const firstHanded = new Promise<void>((r) => (firstDone = r));
+      const first = a.handle.db.transaction().execute(async (trx) => {
+        const answer = await handToPlugin(trx, server, players, Date.now());
+        firstDone();
+        await held;
+        return answer;
+      });
+      await firstHanded;
+      const second = b.handle.db.transaction().execute((trx) => handToPlugin(trx, server, players, Date.now()));
+      // The second's update waits for the first's row locks; let the first commit.
+      await new Promise((r) => setTimeout(r, 200));
+      release();
+      const [one, two] = await Promise.all([first, second]);
+      expect(one.Steve).toHaveLength(10);
+      expect(two).toEqual({});
+    } finally {
+      await a.close();
+      await b.close();
+      await pg.drop();
+    }
+  });
+
   it('never hands one command twice while both answer fetches at once', async () => {
     const pg = await createPgDatabase();
     const a = await startInstance(pg.url);
