@@ -39,11 +39,11 @@ const template = z
   .string({ error: 'Шаблон: ожидалась строка' })
   .max(ANNOUNCE_TEMPLATE_MAX, `Шаблон: не длиннее ${ANNOUNCE_TEMPLATE_MAX} символов`);
 
-const secret = (label: string, max: number) =>
+const secret = (label: string, shape: RegExp, shapeText: string) =>
   z
     .string({ error: `${label}: ожидалась строка` })
     .trim()
-    .max(max, `${label}: слишком длинно`)
+    .regex(shape, shapeText)
     .nullable()
     .optional();
 
@@ -54,30 +54,29 @@ const secret = (label: string, max: number) =>
  */
 export const AnnounceSettingsBody = withLabels(
   z.strictObject({
-    discord_webhook_url: secret('Адрес вебхука Discord', 500),
-    telegram_bot_token: secret('Токен бота Telegram', 200).refine(
-      (s) => s === undefined || s === null || /^\d{3,20}:[A-Za-z0-9_-]{20,100}$/.test(s),
+    discord_webhook_url: secret(
+      'Адрес вебхука Discord',
+      /^https?:\/\/[^\s]{1,490}$/,
+      'Адрес вебхука Discord: https://discord.com/api/webhooks/<номер>/<ключ>',
+    ),
+    telegram_bot_token: secret(
+      'Токен бота Telegram',
+      /^\d{3,20}:[A-Za-z0-9_-]{20,100}$/,
       'Токен бота Telegram: вида 123456789:AA… (его выдаёт @BotFather)',
     ),
     telegram_chat_id: z
       .string({ error: 'Чат Telegram: ожидалась строка' })
-      .trim()
       .regex(/^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{3,31})?$/, 'Чат Telegram: номер чата (-100…) или @имя_канала')
       .optional(),
-    vk_token: secret('Ключ доступа VK', 400).refine(
-      (s) => s === undefined || s === null || /^[A-Za-z0-9._-]{20,400}$/.test(s),
-      'Ключ доступа VK: ключ сообщества из «Управление → Работа с API»',
-    ),
+    vk_token: secret('Ключ доступа VK', /^[A-Za-z0-9._-]{20,400}$/, 'Ключ доступа VK: ключ сообщества из «Управление → Работа с API»'),
     vk_group_id: z
       .string({ error: 'Сообщество VK: ожидалось число' })
-      .trim()
       .regex(/^\d{0,12}$/, 'Сообщество VK: номер сообщества (только цифры)')
       .optional(),
     /** 'wall': a post on the community's wall; 'messages': a message from the community to vk_peer_id. */
     vk_mode: z.enum(['wall', 'messages'], { error: 'VK: стена или сообщения' }).optional(),
     vk_peer_id: z
       .string({ error: 'Получатель VK: ожидалось число' })
-      .trim()
       .regex(/^\d{0,12}$/, 'Получатель VK: номер беседы или пользователя (только цифры)')
       .optional(),
     events: z

@@ -215,7 +215,6 @@ export const BanSourceBody = withLabels(
       .optional(),
     table_prefix: z
       .string({ error: 'Префикс таблиц: ожидалась строка' })
-      .trim()
       .regex(/^[A-Za-z0-9_]{0,32}$/, 'Префикс таблиц: латинские буквы, цифры и «_», до 32 символов')
       .optional(),
   }),

@@ -147,9 +147,27 @@ export async function saveBanCommands(
 /** `like` pattern of a name's start: `_` is a letter of a name here, not a wildcard. */
 const namePrefix = (q: string) => `${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** The site's bans of players whose account still exists, for the public list (a name's start, any case). */
+/**
+ * The site's bans of players whose account still exists and who did not hide their profile, for
+ * the public list (a name's start, any case). The hidden flag is read here, in the query, rather
+ * than through the hiddenPlayers port after it: the pages and their count must agree.
+ */
 function publicBansQuery(db: Db, q: string | undefined) {
-  let query = db.selectFrom('bans').innerJoin('users', 'users.id', 'bans.user_id').where('users.deleted_at', 'is', null);
+  let query = db
+    .selectFrom('bans')
+    .innerJoin('users', 'users.id', 'bans.user_id')
+    .where('users.deleted_at', 'is', null)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('player_profiles')
+            .select('player_profiles.user_id')
+            .whereRef('player_profiles.user_id', '=', 'bans.user_id')
+            .where('player_profiles.hidden', '=', 1),
+        ),
+      ),
+    );
   if (q) query = query.where(sql<boolean>`users.username_lower like ${namePrefix(q)} escape '\\'`);
   return query;
 }
