@@ -312,7 +312,12 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
   shop_category: { position: { label: 'Порядок в магазине', kind: 'number' } },
   vote_site: { kind: { label: 'Топ', kind: 'vote_kind' }, title: { label: 'Название' }, url: { label: 'Адрес страницы топа' } },
   delivery: { server_scope: { label: 'Куда выдавать', kind: 'server_scope' } },
-  donate: { content: { label: 'Описание' }, amount: { label: 'Цена в месяц', kind: 'number' } },
+  donate: {
+    content: { label: 'Описание' },
+    amount: { label: 'Цена в месяц', kind: 'number' },
+    subscription: { label: 'По подписке', kind: 'boolean' },
+    subscription_months: { label: 'Месяцев за списание', kind: 'number' },
+  },
   // The item's row as stored: the price in kopecks.
   shop_item: {
     price: { label: 'Цена', kind: 'kopecks' },

@@ -112,6 +112,7 @@ function stringCandidates(name: string): string[] {
     [/inn$/, '7707083893'],
     [/ogrn$/, '1027700132195'],
     [/currency/, 'RUB'],
+    [/phone/, '+7 900 000-00-00'],
     // A game profile's UUID (AzLink's game_id).
     [/game_id|uuid/, '069a79f4-44e9-4726-a5be-fca90e38aaf5'],
   ];
