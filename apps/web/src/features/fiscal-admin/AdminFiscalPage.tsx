@@ -6,6 +6,8 @@ import {
   LEGAL_DOCS,
   LEGAL_FORM_TEXT,
   LEGAL_FORMS,
+  PAYMENT_SUBJECT_TEXT,
+  PAYMENT_SUBJECTS,
   RECEIPT_KIND_TEXT,
   RECEIPT_KINDS,
   RECEIPT_STATE_TEXT,
@@ -14,6 +16,8 @@ import {
   type AdminFiscal,
   type AdminReceipt,
   type ConsentKind,
+  type FiscalItem,
+  type PaymentSubject,
   type LegalDocKind,
 } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -30,12 +34,14 @@ import {
   FISCAL_KEY,
   fetchConsents,
   fetchFiscal,
+  fetchFiscalItems,
   fetchIncomes,
   fetchLegalDoc,
   fetchReceipts,
   publishLegalDoc,
   resendReceipt,
   saveFiscal,
+  saveFiscalItem,
 } from './api.ts';
 
 /** Админ-панель → Продавец и чеки: the seller's details, 54-ФЗ receipts, legal documents, consents, a самозанятый's incomes. */
@@ -44,6 +50,7 @@ export default function AdminFiscalPage() {
   return (
     <div className="stack">
       <SellerForm />
+      <ItemSettings />
       <Receipts />
       <LegalDocs />
       <Consents />
@@ -187,6 +194,69 @@ function SellerForm() {
             </form>
           )
         }
+      </QueryState>
+    </AdminSection>
+  );
+}
+
+/** Per privilege and item: the VAT rate and payment subject of its completion receipt line («по умолчанию»: the seller's VAT, «Услуга»). */
+function ItemSettings() {
+  const client = useQueryClient();
+  const key = [...FISCAL_KEY, 'items'];
+  const query = useQuery({ queryKey: key, queryFn: fetchFiscalItems });
+  const save = useMutation({
+    mutationFn: ({ item, vat, subject }: { item: FiscalItem; vat: number | null; subject: PaymentSubject | null }) =>
+      saveFiscalItem(item, { vat_code: vat, payment_subject: subject }),
+    onSuccess: () => client.invalidateQueries({ queryKey: key }),
+  });
+  const columns: Column<FiscalItem>[] = [
+    { header: 'Привилегия или товар', cell: (i) => `${i.kind === 'tier' ? 'Донат' : 'Товар'}: ${i.title}`, kind: 'main' },
+    {
+      header: 'Ставка НДС',
+      cell: (i) => (
+        <select
+          aria-label={`Ставка НДС: ${i.title}`}
+          value={i.vat_code ?? ''}
+          onChange={(e) => save.mutate({ item: i, vat: e.target.value === '' ? null : Number(e.target.value), subject: i.payment_subject })}
+        >
+          <option value="">По умолчанию ({FISCAL_VAT_TEXT[i.effective_vat_code]})</option>
+          {Object.entries(FISCAL_VAT_TEXT).map(([k, v]) => (
+            <option key={k} value={k}>
+              {v}
+            </option>
+          ))}
+        </select>
+      ),
+    },
+    {
+      header: 'Предмет расчёта',
+      cell: (i) => (
+        <select
+          aria-label={`Предмет расчёта: ${i.title}`}
+          value={i.payment_subject ?? ''}
+          onChange={(e) =>
+            save.mutate({ item: i, vat: i.vat_code, subject: e.target.value === '' ? null : (e.target.value as PaymentSubject) })
+          }
+        >
+          <option value="">По умолчанию (Услуга)</option>
+          {PAYMENT_SUBJECTS.map((p) => (
+            <option key={p} value={p}>
+              {PAYMENT_SUBJECT_TEXT[p]}
+            </option>
+          ))}
+        </select>
+      ),
+    },
+  ];
+  return (
+    <AdminSection title="НДС и предмет расчёта в чеках">
+      {save.error && (
+        <p className="form-error" role="alert">
+          {save.error.message}
+        </p>
+      )}
+      <QueryState query={query} error="Не удалось загрузить товары" isEmpty={(d) => d.length === 0} empty="Нет ни привилегий, ни товаров">
+        {(items) => <DataTable rows={items} columns={columns} rowKey={(i) => `${i.kind}-${i.id}`} label="НДС и предмет расчёта" />}
       </QueryState>
     </AdminSection>
   );

@@ -3,6 +3,8 @@ import type {
   AdminLegalDoc,
   AdminReceipt,
   AdminReceiptsPage,
+  FiscalItem,
+  FiscalItemBody,
   FiscalSettingsBody,
   LegalDocBody,
   LegalDocKind,
@@ -42,3 +44,6 @@ export interface ConsentRow {
   source: string;
 }
 export const fetchConsents = () => api<{ items: ConsentRow[] }>('/api/admin/legal/consents');
+export const fetchFiscalItems = () => api<FiscalItem[]>('/api/admin/fiscal/items');
+export const saveFiscalItem = (item: Pick<FiscalItem, 'kind' | 'id'>, body: FiscalItemBody) =>
+  api<FiscalItem>(`/api/admin/fiscal/items/${item.kind}/${item.id}`, { method: 'PUT', body });
