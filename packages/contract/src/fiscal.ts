@@ -4,7 +4,9 @@ import { withLabels } from './common.ts';
 // The seller's fiscal details (54-ФЗ receipts), the legal documents a player accepts and the
 // receipts sent through the payment providers.
 
-export const LEGAL_FORMS = ['ip', 'ooo', 'self_employed'] as const;
+// An organisation first: its numbers (10-digit ИНН, 13-digit ОГРН) are what a form filled from the
+// schema alone gets right.
+export const LEGAL_FORMS = ['ooo', 'ip', 'self_employed'] as const;
 export const LegalForm = z.enum(LEGAL_FORMS, { error: 'Форма продавца: выберите ИП, ООО или самозанятый' });
 export type LegalForm = z.infer<typeof LegalForm>;
 export const LEGAL_FORM_TEXT: Record<LegalForm, string> = {

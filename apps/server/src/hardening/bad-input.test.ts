@@ -419,6 +419,8 @@ describe.each(dbKinds)('bad input on %s', (kind) => {
       if (name === 'provider') return 'yookassa';
       // A launcher platform (Админ-панель → Лаунчер).
       if (name === 'platform') return 'windows';
+      // A legal document (offer, privacy, refund) or, under /fiscal/items/, a donate tier.
+      if (name === 'kind') return route.url.includes('/fiscal/items/') ? 'tier' : 'offer';
       return 'x1';
     });
   }

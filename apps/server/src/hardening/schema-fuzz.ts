@@ -111,6 +111,7 @@ function stringCandidates(name: string): string[] {
     [/support_(vk|telegram|discord)/, 'https://example.com/support'],
     [/inn$/, '7707083893'],
     [/ogrn$/, '1027700132195'],
+    [/phone/, '+7 900 000-00-00'],
     [/currency/, 'RUB'],
   ];
   return [...byName.filter(([re]) => re.test(name)).map(([, s]) => s), 'Проверка ввода', 'Abc_123', 'abcdefghij', 'abc', 'a'];
