@@ -141,6 +141,9 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'support.canned.create': 'Шаблон ответа добавлен',
   'support.canned.update': 'Шаблон ответа изменён',
   'support.canned.delete': 'Шаблон ответа удалён',
+  'fiscal.item': 'Ставка НДС и предмет расчёта изменены',
+  'legal.publish': 'Опубликована новая редакция документа',
+  'receipt.resend': 'Чек отправлен заново',
 };
 
 /** The log's sections (its filter), by the entity the server records. */
@@ -165,6 +168,7 @@ export const AUDIT_ENTITY_LABELS: Record<string, string> = {
   notice: 'Сообщения игрокам',
   support_category: 'Категории обращений',
   support_canned: 'Шаблоны ответов',
+  legal: 'Документы',
 };
 
 /**
@@ -187,6 +191,10 @@ export const AUDIT_FIELD_LABELS: Record<string, AuditFieldLabel> = {
   balance: { label: 'Баланс', kind: 'roubles' },
   deleted: { label: 'Удалён', kind: 'boolean' },
   title: { label: 'Заголовок' },
+  // Per item and tier: its receipt line (Продавец и чеки).
+  vat_code: { label: 'Ставка НДС', kind: 'vat_code' },
+  payment_subject: { label: 'Предмет расчёта' },
+  receipt: { label: 'Чек', kind: 'number' },
   body: { label: 'Текст сообщения' },
   sent: { label: 'Получателей', kind: 'number' },
   name: { label: 'Название' },
@@ -363,6 +371,14 @@ export const AUDIT_ENTITY_FIELD_LABELS: Record<string, Record<string, AuditField
     // The payments document (Админ-панель → Платежи → Бонусы).
     vat_code: { label: 'Ставка НДС в чеке', kind: 'vat_code' },
     bonus_rules: { label: 'Бонусы к пополнению', kind: 'bonus_rules' },
+    // Продавец и чеки (settings document `fiscal`).
+    legal_form: { label: 'Форма продавца' },
+    inn: { label: 'ИНН' },
+    ogrn: { label: 'ОГРН / ОГРНИП' },
+    tax_system_code: { label: 'Система налогообложения', kind: 'number' },
+    phone: { label: 'Телефон продавца' },
+    address: { label: 'Адрес продавца' },
+    age_mark: { label: 'Возрастная маркировка' },
     // Админ-панель → Безопасность (settings document `security`).
     require_admin_two_factor: { label: 'Двухфакторная защита для администраторов', kind: 'boolean' },
     // The home page's widgets (settings document `home`).
@@ -441,6 +457,7 @@ export const AUDIT_SETTINGS_LABELS: Record<string, string> = {
   social: 'Вход через соцсети',
   announce: 'Объявления в Discord, Telegram и VK',
   ban_source: 'Баны на сайте: плагин наказаний',
+  fiscal: 'Продавец и чеки',
 };
 
 const recordOf = (v: unknown): Record<string, unknown> =>

@@ -208,6 +208,8 @@ export const ERROR_CODE_MEANINGS = {
   fiscal_item_not_found: 'No such shop item or donate tier',
   receipt_not_found: 'No such receipt',
   receipt_not_resendable: 'Only a canceled (failed) receipt can be sent again',
+  receipt_email_required:
+    'The account has no real e-mail (it came from the game without one) and the payment needs a 54-ФЗ receipt: the player sets an address in the profile first',
 } as const satisfies Record<string, string>;
 
 export type ErrorCode = keyof typeof ERROR_CODE_MEANINGS;

@@ -4,7 +4,9 @@ import { withLabels } from './common.ts';
 // The seller's fiscal details (54-ФЗ receipts), the legal documents a player accepts and the
 // receipts sent through the payment providers.
 
-export const LEGAL_FORMS = ['ip', 'ooo', 'self_employed'] as const;
+// An organisation first: its numbers (10-digit ИНН, 13-digit ОГРН) are what a form filled from the
+// schema alone gets right.
+export const LEGAL_FORMS = ['ooo', 'ip', 'self_employed'] as const;
 export const LegalForm = z.enum(LEGAL_FORMS, { error: 'Форма продавца: выберите ИП, ООО или самозанятый' });
 export type LegalForm = z.infer<typeof LegalForm>;
 export const LEGAL_FORM_TEXT: Record<LegalForm, string> = {
@@ -183,7 +185,11 @@ export type FiscalItemKind = z.infer<typeof FiscalItemKind>;
 export const FiscalItemParams = withLabels(
   z.strictObject({
     kind: FiscalItemKind,
-    id: z.coerce.number({ error: 'Некорректный идентификатор' }).int('Некорректный идентификатор').positive('Некорректный идентификатор'),
+    id: z.coerce
+      .number({ error: 'Некорректный идентификатор' })
+      .int('Некорректный идентификатор')
+      .positive('Некорректный идентификатор')
+      .max(2_147_483_647, 'Некорректный идентификатор'),
   }),
   { kind: 'Вид', id: 'Идентификатор' },
 );
@@ -307,9 +313,19 @@ export const ConsentRecord = z.object({
 export type ConsentRecord = z.infer<typeof ConsentRecord>;
 export const ConsentQuery = withLabels(
   z.strictObject({
-    user_id: z.coerce.number({ error: 'Игрок: номер' }).int('Игрок: номер').positive('Игрок: номер').optional(),
+    user_id: z.coerce
+      .number({ error: 'Игрок: номер' })
+      .int('Игрок: номер')
+      .positive('Игрок: номер')
+      .max(2_147_483_647, 'Игрок: номер')
+      .optional(),
     kind: ConsentKind.optional(),
-    before: z.coerce.number({ error: 'Курсор: число' }).int('Курсор: число').positive('Курсор: число').optional(),
+    before: z.coerce
+      .number({ error: 'Курсор: число' })
+      .int('Курсор: число')
+      .positive('Курсор: число')
+      .max(2_147_483_647, 'Курсор: слишком большое число')
+      .optional(),
   }),
   { user_id: 'Игрок', kind: 'Согласие', before: 'Курсор' },
 );
@@ -379,9 +395,23 @@ export const AdminReceiptsQuery = withLabels(
   z.strictObject({
     state: ReceiptState.optional(),
     kind: ReceiptKind.optional(),
-    payment_id: z.string().trim().max(36, 'Платёж: не длиннее 36 символов').optional(),
-    player: z.string().trim().max(32, 'Игрок: не длиннее 32 символов').optional(),
-    before: z.coerce.number({ error: 'Курсор: число' }).int('Курсор: число').positive('Курсор: число').optional(),
+    payment_id: z
+      .string()
+      .trim()
+      .regex(/^[0-9a-f-]{1,36}$/, 'Платёж: номер платежа (UUID)')
+      .optional(),
+    player: z
+      .string()
+      .trim()
+      .max(16, 'Игрок: не длиннее 16 символов')
+      .regex(/^[A-Za-z0-9_]*$/, 'Игрок: латинские буквы, цифры и «_»')
+      .optional(),
+    before: z.coerce
+      .number({ error: 'Курсор: число' })
+      .int('Курсор: число')
+      .positive('Курсор: число')
+      .max(2_147_483_647, 'Курсор: слишком большое число')
+      .optional(),
   }),
   { state: 'Состояние', kind: 'Вид чека', payment_id: 'Платёж', player: 'Игрок', before: 'Курсор' },
 );

@@ -295,6 +295,7 @@ export const PAYMENT_EVENT_KIND_TEXT: Record<string, string> = {
   refund: 'Возврат',
   error: 'Ошибка',
   expire: 'Истёк срок',
+  receipt: 'Чек',
 };
 
 export const PaymentEventView = z.object({

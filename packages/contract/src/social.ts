@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Consents } from './fiscal.ts';
 import { Email, Username } from './accounts.ts';
 import { withLabels } from './common.ts';
 import { TwoFactorCode } from './two-factor.ts';
@@ -61,9 +62,10 @@ export type SocialPending = z.infer<typeof SocialPending>;
 export const SocialCompleteBody = withLabels(z.strictObject({ code: TwoFactorCode }), { code: 'Код подтверждения' });
 export type SocialCompleteBody = z.infer<typeof SocialCompleteBody>;
 
-export const SocialRegisterBody = withLabels(z.strictObject({ username: Username, email: Email }), {
+export const SocialRegisterBody = withLabels(z.strictObject({ username: Username, email: Email, consents: Consents }), {
   username: 'Имя в игре',
   email: 'Почта',
+  consents: 'Согласия',
 });
 export type SocialRegisterBody = z.infer<typeof SocialRegisterBody>;
 

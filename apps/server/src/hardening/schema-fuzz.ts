@@ -111,8 +111,8 @@ function stringCandidates(name: string): string[] {
     [/support_(vk|telegram|discord)/, 'https://example.com/support'],
     [/inn$/, '7707083893'],
     [/ogrn$/, '1027700132195'],
-    [/currency/, 'RUB'],
     [/phone/, '+7 900 000-00-00'],
+    [/currency/, 'RUB'],
     // A game profile's UUID (AzLink's game_id).
     [/game_id|uuid/, '069a79f4-44e9-4726-a5be-fca90e38aaf5'],
   ];

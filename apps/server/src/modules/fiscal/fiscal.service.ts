@@ -72,7 +72,7 @@ export async function saveFiscalItem(ctx: AppContext, kind: 'shop_item' | 'tier'
     await recordAudit(trx, {
       actorId,
       action: 'fiscal.item',
-      entity: kind,
+      entity: kind === 'tier' ? 'donate' : 'shop_item',
       entityId: id,
       before: before ? { vat_code: before.vat_code, payment_subject: before.payment_subject } : null,
       after: body,

@@ -112,6 +112,10 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
     if (legal) requireConsents(await paymentConsentsNeeded(db, user.id), body.consents);
     const receipt = await receiptFiscal(ctx);
     const withReceipt = !fixedAdapters && adapter.sendReceipt !== undefined && (await registry.effective())[body.provider].receipts;
+    // The receipt goes to the account's e-mail; an account from the game without one has a
+    // placeholder nobody reads (…@authme.invalid): the player gives an address first.
+    if (withReceipt && (!user.email || /\.invalid$/i.test(user.email)))
+      throw badRequest('Укажите почту в профиле: на неё придёт чек об оплате', { code: 'receipt_email_required', field: 'email' });
     const id = randomUUID();
     const now = Date.now();
     const cap = cfg.maxPending ?? 5;

@@ -319,4 +319,20 @@ describe.each(dbKinds)('54-ФЗ receipts through YooKassa on %s', (kind) => {
     ]);
     yoo.selfEmployed = false;
   });
+
+  it('an account from the game without an e-mail is asked for one before a payment with a receipt', async () => {
+    const id = await seedUser(t, 'No_Mail');
+    await t.handle.db
+      .updateTable('users')
+      .set({ email: 'no_mail@authme.invalid', email_lower: 'no_mail@authme.invalid' })
+      .where('id', '=', id)
+      .execute();
+    const token = await loginAs(t, 'No_Mail');
+    const before = await t.handle.db.selectFrom('payments').select('id').execute();
+    const res = await call(token, 'POST', '/api/payments', { amount: 100, provider: 'yookassa', consents: ['offer', 'age'] });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'receipt_email_required', field: 'email' });
+    expect(res.json().error).toMatch(/почту/);
+    expect(await t.handle.db.selectFrom('payments').select('id').execute()).toHaveLength(before.length);
+  });
 });

@@ -38,4 +38,11 @@ export const legalMigrations: Record<string, Migration> = {
       await db.schema.createIndex('legal_consents_user_idx').on('legal_consents').columns(['user_id', 'kind', 'version']).execute();
     },
   },
+  '2026120712_social_consents': {
+    async up(db: Kysely<unknown>) {
+      // A registration through VK, Telegram or Discord keeps the consents ticked at its step
+      // until the letter's link makes the account.
+      await db.schema.alterTable('social_tickets').addColumn('consents', 'text').execute();
+    },
+  },
 };

@@ -57,13 +57,15 @@ export interface ConsentMeta {
   ip: string | null;
   userAgent: string | null;
   source: 'register' | 'social' | 'payment';
+  /** When they were given (a social registration's step, before its letter's link); now by default. */
+  at?: number;
 }
 
 /** Stores each acceptance of `kinds` (the documents at their published version; `age` as version 1), in the caller's transaction. */
 export async function recordConsents(trx: Db, userId: number, kinds: readonly ConsentKind[], meta: ConsentMeta): Promise<void> {
   if (kinds.length === 0) return;
   const published = await publishedVersions(trx);
-  const now = Date.now();
+  const now = meta.at ?? Date.now();
   const rows = [...new Set(kinds)].flatMap((kind) => {
     const version = kind === 'age' ? 1 : published[kind];
     if (version === undefined) return [];

@@ -116,7 +116,7 @@ export async function countAttempt(db: Db, ticketHash: string, max: number): Pro
 export async function setRegistration(
   db: Db,
   ticketHash: string,
-  fields: { username: string; email: string; confirm_hash: string; expires_at: number },
+  fields: { username: string; email: string; confirm_hash: string; expires_at: number; consents: string | null },
 ): Promise<void> {
   await db.updateTable('social_tickets').set(fields).where('ticket_hash', '=', ticketHash).where('kind', '=', 'register').execute();
 }

@@ -188,7 +188,9 @@ export function socialRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         body: SocialRegisterBody,
         response: { 200: MessageResponse, ...errorReplies(400, 409, 429) },
       },
-      handler: async (req) => ({ message: await service.register(ctx, req.cookies[TICKET_COOKIE], req.body, req.ip) }),
+      handler: async (req) => ({
+        message: await service.register(ctx, req.cookies[TICKET_COOKIE], req.body, req.ip, req.headers['user-agent'] ?? null),
+      }),
     });
 
     app.get('/api/auth/social/confirm/:token', {

@@ -6,7 +6,7 @@ import type {
   SocialRegisterBody,
   TelegramAuthBody,
 } from '@kubik/contract';
-import { SOCIAL_PROVIDER_TITLES } from '@kubik/contract';
+import { SOCIAL_PROVIDER_TITLES, type ConsentKind } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import { badRequest, conflict, forbidden, HttpError, isUniqueViolation, notFound, unauthorized } from '../../lib/errors.ts';
 import { addressKey } from '../../lib/rate-limit.ts';
@@ -18,6 +18,7 @@ import { assertNotBanned } from '../users/ban-status.ts';
 import { rememberDevice } from '../users/login-throttle.ts';
 import { createSession } from '../users/users.logins.ts';
 import { linkedAccounts, newDeviceLogin, secondFactor, secondFactorError, userRegistered } from '../users/users.ports.ts';
+import { recordConsents, registerConsentsNeeded, requireConsents } from '../site/legal.service.ts';
 import * as users from '../users/users.repo.ts';
 import type { User } from '../users/users.repo.ts';
 import { socialConfirmLetter, socialExistsLetter } from './social.mail.ts';
@@ -328,8 +329,16 @@ export async function complete(
  * public: player pages); the address is not: a letter goes to it either way, with the link that
  * creates the account, or, when it has an account, with how to link the provider to it.
  */
-export async function register(ctx: AppContext, ticket: string | undefined, body: SocialRegisterBody, ip: string): Promise<string> {
+export async function register(
+  ctx: AppContext,
+  ticket: string | undefined,
+  body: SocialRegisterBody,
+  ip: string,
+  userAgent: string | null = null,
+): Promise<string> {
   await ctx.limiter.hit(`register:ip:${addressKey(ip)}`, ctx.config.rateLimits.registerPerIp);
+  // The same separate consents as a registration with a password, kept until the account is made.
+  requireConsents(await registerConsentsNeeded(ctx.db), body.consents);
   const hash = ticket && ticket.length <= 200 ? hashToken(ticket) : null;
   const row = hash ? await repo.findTicket(ctx.db, hash, Date.now()) : undefined;
   if (!hash || !row || row.kind !== 'register') throw errors.pendingInvalid();
@@ -353,6 +362,7 @@ export async function register(ctx: AppContext, ticket: string | undefined, body
         email: body.email,
         confirm_hash: hashToken(confirm),
         expires_at: Date.now() + REGISTRATION_TTL_MS,
+        consents: body.consents?.length ? JSON.stringify({ kinds: body.consents, ip, user_agent: userAgent, at: Date.now() }) : null,
       });
       const link = `${ctx.config.publicUrl}/api/auth/social/confirm/${confirm}`;
       await enqueueMail(trx, socialConfirmLetter(name, body.email, body.username, provider, link));
@@ -405,6 +415,11 @@ export async function confirmRegistration(
         }))
       )
         throw new LinkTaken();
+      const given = row.consents
+        ? (JSON.parse(row.consents) as { kinds: ConsentKind[]; ip: string; user_agent: string | null; at: number })
+        : null;
+      if (given)
+        await recordConsents(trx, created.id, given.kinds, { ip: given.ip, userAgent: given.user_agent, source: 'social', at: given.at });
       await userRegistered.run(trx, created.id, { ip: meta.ip, cookies });
       return created;
     });

@@ -48,6 +48,8 @@ export interface SocialTicketsTable {
   email: string | null;
   confirm_hash: string | null;
   expires_at: number;
+  /** Registration: the consents ticked at the registration step (JSON {kinds, ip, user_agent, at}), stored when the account is made. */
+  consents?: string | null;
 }
 
 export interface SocialTables {

@@ -428,4 +428,31 @@ describe.each(dbKinds)('social login on %s', (kind) => {
     // The winner's repeats are answered 200, the other player's 409.
     results.forEach((r, i) => expect(r.statusCode).toBe((i % 2 ? aId : bId) === owner.user_id ? 200 : 409));
   });
+
+  it('registration through a provider asks the same separate consents once the owner publishes the documents, and stores them', async () => {
+    await seedUser(t, 'Legal_Owner', { admin: true });
+    const owner = await loginAs(t, 'Legal_Owner');
+    for (const kind of ['privacy', 'offer'])
+      expect(
+        (await t.app.inject(asUser(owner, { method: 'PUT', url: `/api/admin/legal/${kind}`, payload: { title: kind, body: 'Текст' } })))
+          .statusCode,
+      ).toBe(200);
+    const jar: Jar = {};
+    cookiesOf(await telegram(signTelegramLogin(BOT_TOKEN, tgUser({ username: 'consent_tg' })), jar), jar);
+    const reg = (payload: object) =>
+      t.app.inject({ method: 'POST', url: '/api/auth/social/register', payload, cookies: jar, headers: { 'user-agent': 'TgBrowser/2' } });
+    const refused = await reg({ username: 'Consent_Tg', email: 'consent-tg@example.com', consents: ['offer'] });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ code: 'consent_required', field: 'consents' });
+    expect((await reg({ username: 'Consent_Tg', email: 'consent-tg@example.com', consents: ['privacy', 'offer'] })).statusCode).toBe(200);
+    const letter = await t.smtp.waitFor('consent-tg@example.com');
+    const link = /http:\/\/kubik\.test\/api\/auth\/social\/confirm\/[A-Za-z0-9_-]+/.exec(letter.text)![0];
+    expect((await t.app.inject({ method: 'GET', url: pathOf(link) })).statusCode).toBe(302);
+    const id = (await t.handle.db.selectFrom('users').select('id').where('username', '=', 'Consent_Tg').executeTakeFirstOrThrow()).id;
+    const stored = await t.handle.db.selectFrom('legal_consents').selectAll().where('user_id', '=', id).orderBy('kind').execute();
+    expect(stored.map((c) => [c.kind, Number(c.version), c.source, c.user_agent])).toEqual([
+      ['offer', 1, 'social', 'TgBrowser/2'],
+      ['privacy', 1, 'social', 'TgBrowser/2'],
+    ]);
+  });
 });

@@ -29,6 +29,7 @@ function AdminSettingsPage() {
 }
 const AdminPagesPage = lazy(() => import('../../features/pages/AdminPagesPage.tsx'));
 const AdminPaymentsPage = lazy(() => import('../../features/payments-admin/AdminPaymentsPage.tsx'));
+const AdminFiscalPage = lazy(() => import('../../features/fiscal-admin/AdminFiscalPage.tsx'));
 const AdminAuthMePage = lazy(() => import('../../features/authme/AdminAuthMePage.tsx'));
 const AdminBanSourcePage = lazy(() => import('../../features/bans/AdminBanSourcePage.tsx'));
 const AdminAnnouncePage = lazy(() => import('../../features/announce/AdminAnnouncePage.tsx'));
@@ -51,6 +52,7 @@ const ADMIN_PAGES: Record<string, ComponentType> = {
   '/admin/security': AdminSecurityPage,
   '/admin/pages': AdminPagesPage,
   '/admin/payments': AdminPaymentsPage,
+  '/admin/fiscal': AdminFiscalPage,
   '/admin/staff': AdminStaffPage,
   '/admin/authme': AdminAuthMePage,
   '/admin/bans': AdminBanSourcePage,

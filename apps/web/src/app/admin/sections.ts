@@ -15,6 +15,7 @@ export const ADMIN_GROUPS: { title: string; sections: AdminSectionLink[] }[] = [
     sections: [
       { to: '/admin/users', label: 'Пользователи', permission: 'players.view' },
       { to: '/admin/payments', label: 'Платежи', permission: 'payments.view' },
+      { to: '/admin/fiscal', label: 'Продавец и чеки', permission: 'payments.view' },
       { to: '/admin/support', label: 'Обращения', permission: 'support' },
     ],
   },

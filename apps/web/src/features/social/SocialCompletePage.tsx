@@ -1,4 +1,6 @@
-import { SOCIAL_PROVIDER_TITLES, SocialCompleteBody, SocialRegisterBody, type SocialPending } from '@kubik/contract';
+import { SOCIAL_PROVIDER_TITLES, SocialCompleteBody, SocialRegisterBody, type ConsentKind, type SocialPending } from '@kubik/contract';
+import { CONSENT_MISSING, ConsentBoxes } from '../../components/ConsentBoxes.tsx';
+import { useLegal } from '../../providers/legal.ts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
@@ -79,6 +81,18 @@ function TwoFactorStep({ pending }: { pending: SocialPending }) {
 function RegisterStep({ pending }: { pending: SocialPending }) {
   const [sent, setSent] = useState<string | null>(null);
   const form = useSchemaForm(SocialRegisterBody, { defaultValues: { username: pending.suggested_username, email: '' } });
+  // The same separate boxes as the password registration, once the owner published the documents.
+  const asked = useLegal()?.register_consents ?? [];
+  const [ticked, setTicked] = useState<ConsentKind[]>([]);
+  const [consentErrors, setConsentErrors] = useState<Partial<Record<ConsentKind, string>>>({});
+  async function submit(body: SocialRegisterBody) {
+    const missing = asked.filter((k) => !ticked.includes(k));
+    setConsentErrors(Object.fromEntries(missing.map((k) => [k, CONSENT_MISSING[k]])));
+    if (missing.length > 0) return;
+    setSent(
+      (await registerThrough({ ...body, ...(asked.length > 0 ? { consents: ticked.filter((k) => asked.includes(k)) } : {}) })).message,
+    );
+  }
   if (sent)
     return (
       <section className="card card-narrow">
@@ -98,9 +112,18 @@ function RegisterStep({ pending }: { pending: SocialPending }) {
       <p className="muted">
         Уже играете у нас? <Link to="/login">Войдите</Link> и привяжите {SOCIAL_PROVIDER_TITLES[pending.provider]} в профиле (Настройки).
       </p>
-      <Form form={form} onSubmit={async (body) => setSent((await registerThrough(body)).message)}>
+      <Form form={form} onSubmit={submit}>
         <TextField name="username" label="Имя в игре" autoComplete="username" hint="От 3 до 16 символов: латинские буквы, цифры и «_»." />
         <TextField name="email" label="Почта" type="email" autoComplete="email" />
+        <ConsentBoxes
+          asked={asked}
+          ticked={ticked}
+          errors={consentErrors}
+          onChange={(next) => {
+            setTicked(next);
+            setConsentErrors((e) => Object.fromEntries(Object.entries(e).filter(([k]) => !next.includes(k as ConsentKind))));
+          }}
+        />
         <FormErrors fields={false} />
         <SubmitButton label="Продолжить" pendingLabel="Отправляем…" className="btn btn-primary btn-block" />
       </Form>
