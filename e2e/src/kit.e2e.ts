@@ -240,8 +240,9 @@ describe('the admin kit in the browser', () => {
     const scripts = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
     const gzip = scripts.reduce((sum, file) => sum + gzipSync(readFileSync(path.join(dist, file))).length, 0);
     // 90 KB until round three; its shell (the cart counter's and the bell's loaders, the staff-aware
-    // header, the paged news) measured 90.3 KB with every new screen lazy. Raised once, by 2 KB.
-    expect(gzip / 1024).toBeLessThan(92);
+    // header, the paged news) measured 90.3 KB with every new screen lazy; the footer's legal links
+    // and age mark, the consent boxes and the goal bar brought it to 93.1 KB. Raised twice, by 2 KB each.
+    expect(gzip / 1024).toBeLessThan(94);
     for (const file of scripts) expect(readFileSync(path.join(dist, file), 'utf8')).not.toContain('Проверьте поля');
   });
 });

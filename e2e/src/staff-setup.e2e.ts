@@ -109,7 +109,7 @@ describe('a moderator', () => {
     await moder.getByRole('button', { name: /^Разделы/ }).click();
     const menu = moder.getByRole('navigation', { name: 'Разделы админ-панели' });
     const links = await menu.getByRole('link').allTextContents();
-    expect(links).toEqual(['Пользователи']);
+    expect(links).toEqual(['Пользователи', 'Баны на сайте']);
     await see(moder, 'Ваша роль: Модератор');
 
     // Other screens send them back; the API refuses them too.
