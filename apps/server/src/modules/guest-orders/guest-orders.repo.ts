@@ -65,29 +65,6 @@ export async function knowsGamePlayers(db: Db): Promise<boolean> {
   return row !== undefined;
 }
 
-export function itemForGuest(db: Db, id: number) {
-  return db
-    .selectFrom('shop_items')
-    .select([
-      'id',
-      'name',
-      'category',
-      'item_id_minecraft',
-      'price',
-      'sale_price',
-      'sale_ends_at',
-      'server_id',
-      'pieces',
-      'commands',
-      'status',
-      'count',
-      'unlimited',
-      'deleted_at',
-    ])
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
-
 /** Takes `quantity` of a counted item (never below zero); true for an unlimited one or when taken. */
 export async function takeStock(db: Db, id: number, quantity: number, now: number): Promise<boolean> {
   const item = await db.selectFrom('shop_items').select('unlimited').where('id', '=', id).executeTakeFirst();

@@ -10,6 +10,7 @@ import { enqueueDeliveries, kickDeliveries, type DeliveryRequest } from '../deli
 import { formatRub } from '../payments/payments.repo.ts';
 import { paymentsService } from '../payments/payments.service.ts';
 import { PaymentSettings } from '../payments/payments.settings.ts';
+import { itemForPurchase } from '../shop/shop.repo.ts';
 import { categorySales, commandsOf, deliveryChunks, priceNow } from '../shop/shop.service.ts';
 import { siteName, SiteSettingsDoc } from '../site/site.settings.ts';
 import * as repo from './guest-orders.repo.ts';
@@ -46,7 +47,7 @@ export async function create(
   if (!(await ctx.settings.get(SiteSettingsDoc)).guest_purchases) throw forbidden(GUEST_ORDER_TEXTS.off, { code: 'guest_purchases_off' });
   await ctx.limiter.hit(`guest-order:ip:${addressKey(ip)}`, GUEST_ORDERS_PER_IP);
   const now = Date.now();
-  const item = await repo.itemForGuest(db, body.shop_id);
+  const item = await itemForPurchase(db, body.shop_id);
   if (!item || item.deleted_at !== null) throw notFound('Товар не найден', { code: 'not_found', field: 'shop_id' });
   if (item.status !== ON_SALE) throw conflict('Этот товар сейчас не продаётся', { code: 'not_on_sale', field: 'shop_id' });
   if (Number(item.unlimited) !== 1 && Number(item.count) < body.quantity)
@@ -103,7 +104,7 @@ export async function create(
 /** The deliveries of a paid order: the item's own commands once, or the server's template per stack. */
 function deliveriesOf(
   order: GuestOrderRow,
-  item: NonNullable<Awaited<ReturnType<typeof repo.itemForGuest>>>,
+  item: NonNullable<Awaited<ReturnType<typeof itemForPurchase>>>,
   userId: number | null,
 ): DeliveryRequest[] {
   const own = commandsOf(item);
@@ -135,7 +136,7 @@ export async function apply(ctx: AppContext, order: GuestOrderRow, state: Provid
   if (state.amountKopecks !== Number(order.amount)) return 'сумма не совпала: не выдано';
   const queued = await ctx.db.transaction().execute(async (trx) => {
     if (!(await repo.settle(trx, order.id, 'paid', { paid_at: now }))) return false;
-    const item = await repo.itemForGuest(trx, Number(order.item_id));
+    const item = await itemForPurchase(trx, Number(order.item_id));
     const account = await repo.accountNamed(trx, order.nickname_lower);
     if (!item || !(await repo.takeStock(trx, item.id, Number(order.quantity), now))) return false;
     await enqueueDeliveries(trx, deliveriesOf(order, item, account?.id ?? null));
