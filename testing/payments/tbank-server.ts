@@ -140,6 +140,11 @@ export class FakeTBank extends HttpDouble {
   refuseCancel: { code: string; message: string; details?: string } | null = null;
   /** The next N API calls fail with HTTP 503 (the bank did not answer). */
   failNext = 0;
+  /**
+   * The next calls of these methods are carried out, and their answers lost on the way back (a
+   * timeout, a dropped connection): the site sees 504 while the bank did the work.
+   */
+  readonly loseAnswers = new Map<string, number>();
   /** The terminal sends receipts through T-Bank's cash register: Init must carry a Receipt. */
   receiptsRequired = false;
   private nextId = 3_093_639_500 + Math.floor(Math.random() * 1000);
@@ -178,6 +183,17 @@ export class FakeTBank extends HttpDouble {
     const method =
       /^\/v2\/(\w+)$/.exec(url.pathname)?.[1] ?? (url.pathname === '/cashbox/SendClosingReceipt' ? 'SendClosingReceipt' : undefined);
     if (req.method !== 'POST' || !method) return sendJson(res, 404, { Success: false, ErrorCode: '9999', Message: 'Метод не найден' });
+    const lose = this.loseAnswers.get(method) ?? 0;
+    if (lose > 0) {
+      this.loseAnswers.set(method, lose - 1);
+      await this.answer(req, method, json, url, { writeHead: () => undefined, end: () => undefined } as unknown as http.ServerResponse);
+      res.writeHead(504, { 'content-type': 'text/html' });
+      return void res.end('<html><body>Gateway Time-out</body></html>');
+    }
+    return this.answer(req, method, json, url, res);
+  }
+
+  private async answer(req: http.IncomingMessage, method: string, json: unknown, url: URL, res: http.ServerResponse): Promise<void> {
     const b = (json ?? {}) as Record<string, unknown>;
     if (b.TerminalKey !== this.terminalKey) return this.fail(res, '501', 'Терминал не найден.');
     if (typeof b.Token !== 'string' || b.Token !== signTBank(b, this.password))

@@ -35,6 +35,16 @@ export interface RecurringStart {
 export interface RecurringCharge {
   /** Our payment id: the idempotence key of this period's attempt. */
   id: string;
+  /**
+   * The provider's payment of this attempt, when an earlier call made one and its outcome was not
+   * learnt (an answer lost, a crash). Then the provider is asked what became of it, and a charge
+   * is only ever completed on that payment, never started anew: the card is charged once.
+   */
+  known: string | null;
+  /** False when the subscription was cancelled meanwhile: a known payment is looked at, never charged. */
+  mayCharge: boolean;
+  /** Called with the provider's payment as soon as it exists, before the card is charged. */
+  created(providerPaymentId: string): Promise<void>;
   amountKopecks: number;
   description: string;
   notificationUrl: string;
@@ -107,6 +117,14 @@ export function yookassaRecurring(cfg: { shopId: string; secretKey: string; apiU
       res.body,
     );
   }
+  async function get(id: string): Promise<Record<string, unknown>> {
+    const res = await callJson(`${cfg.apiUrl}/payments/${encodeURIComponent(id)}`, {
+      method: 'GET',
+      headers: { authorization: auth, accept: 'application/json' },
+    });
+    if (res.status === 200 && typeof res.body === 'object' && res.body) return res.body as Record<string, unknown>;
+    throw new ProviderError(`ЮKassa ответила ${res.status} на запрос платежа`, false, res.body);
+  }
   const receipt = (email: string, value: string, item: string, vatCode: number) =>
     cfg.receipts
       ? {
@@ -157,17 +175,23 @@ export function yookassaRecurring(cfg: { shopId: string; secretKey: string; apiU
     },
     async charge(req) {
       const value = kopecksToValue(req.amountKopecks);
-      const p = await post(
-        {
-          amount: { value, currency: 'RUB' },
-          capture: true,
-          payment_method_id: req.methodId,
-          description: req.description.slice(0, 128),
-          metadata: { payment_id: req.id },
-          ...receipt(req.email, value, req.item, req.vatCode),
-        },
-        req.id,
-      );
+      // A payment already made for this attempt is re-read: ЮKassa keeps an Idempotence-Key's
+      // answer for 24 hours only, so a later POST with it could charge the card a second time.
+      if (!req.known && !req.mayCharge) return { providerPaymentId: null, state: null, failure: 'подписка отменена' };
+      const p = req.known
+        ? await get(req.known)
+        : await post(
+            {
+              amount: { value, currency: 'RUB' },
+              capture: true,
+              payment_method_id: req.methodId,
+              description: req.description.slice(0, 128),
+              metadata: { payment_id: req.id },
+              ...receipt(req.email, value, req.item, req.vatCode),
+            },
+            req.id,
+          );
+      if (!req.known && typeof p.id === 'string') await req.created(p.id);
       const state = stateOf(p, req.id);
       const id = typeof p.id === 'string' ? p.id : null;
       if (state.status === 'canceled') {
@@ -205,7 +229,7 @@ export function tbankSavedMethod(raw: unknown): SavedMethod | null {
 }
 
 export function tbankRecurring(cfg: { terminalKey: string; password: string; apiUrl: string }): RecurringAdapter {
-  async function call(method: 'Init' | 'Charge', params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async function call(method: 'Init' | 'Charge' | 'GetState', params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const body = { TerminalKey: cfg.terminalKey, ...params };
     const res = await callJson(`${cfg.apiUrl}/${method}`, {
       method: 'POST',
@@ -237,28 +261,52 @@ export function tbankRecurring(cfg: { terminalKey: string; password: string; api
       return { providerPaymentId: String(a.PaymentId), confirmationUrl: a.PaymentURL, state: null };
     },
     async charge(req) {
-      const init = await call('Init', {
-        Amount: req.amountKopecks,
-        OrderId: req.id,
-        Description: req.description.slice(0, 140),
-        NotificationURL: req.notificationUrl,
-        DATA: { Email: req.email },
-      });
-      if (failed(init)) throw new ProviderError(why(init), true, init);
-      const paymentId = String(init.PaymentId);
-      const a = await call('Charge', { PaymentId: paymentId, RebillId: req.methodId });
-      const state: ProviderPaymentState = {
-        status: a.Status === 'CONFIRMED' ? 'succeeded' : a.Status === 'REJECTED' || failed(a) ? 'canceled' : 'pending',
-        providerStatus: typeof a.Status === 'string' ? a.Status : 'REJECTED',
-        amountKopecks: Number(a.Amount ?? req.amountKopecks),
-        orderId: typeof a.OrderId === 'string' ? a.OrderId : req.id,
-        raw: a,
-      };
-      return { providerPaymentId: paymentId, state, failure: failed(a) || a.Status === 'REJECTED' ? why(a) : null };
+      let paymentId = req.known;
+      if (paymentId !== null) {
+        // The Charge of an earlier call may have gone through with its answer lost: the payment's
+        // state says. Only a payment still NEW was never charged.
+        const now = await call('GetState', { PaymentId: paymentId });
+        if (failed(now)) throw new ProviderError(why(now), false, now);
+        if (now.Status !== 'NEW' || !req.mayCharge) return stateOfCharge(now, paymentId, req);
+      } else {
+        if (!req.mayCharge) return { providerPaymentId: null, state: null, failure: 'подписка отменена' };
+        // Init makes a new payment each time it is called: its PaymentId is recorded before the
+        // Charge, so a retry finds this payment instead of making (and charging) another.
+        const init = await call('Init', {
+          Amount: req.amountKopecks,
+          OrderId: req.id,
+          Description: req.description.slice(0, 140),
+          NotificationURL: req.notificationUrl,
+          DATA: { Email: req.email },
+        });
+        if (failed(init)) throw new ProviderError(why(init), true, init);
+        paymentId = String(init.PaymentId);
+        await req.created(paymentId);
+      }
+      return stateOfCharge(await call('Charge', { PaymentId: paymentId, RebillId: req.methodId }), paymentId, req);
     },
     savedMethod: tbankSavedMethod,
   };
+
+  function stateOfCharge(a: Record<string, unknown>, paymentId: string, req: RecurringCharge): ChargeOutcome {
+    const status = typeof a.Status === 'string' ? a.Status : null;
+    // A payment NEW when it may not be charged is left to expire at the bank; the attempt ends here.
+    if (status === 'NEW') return { providerPaymentId: paymentId, state: null, failure: 'подписка отменена' };
+    const refused = failed(a) || (status !== null && TBANK_ENDED.has(status));
+    const state: ProviderPaymentState = {
+      status: status === 'CONFIRMED' ? 'succeeded' : refused ? 'canceled' : 'pending',
+      providerStatus: status ?? 'REJECTED',
+      amountKopecks: Number(a.Amount ?? req.amountKopecks),
+      orderId: typeof a.OrderId === 'string' ? a.OrderId : req.id,
+      raw: a,
+    };
+    // GetState of a refused payment is itself a success: the bank's code is in the Charge's answer only.
+    return { providerPaymentId: paymentId, state, failure: refused ? (failed(a) ? why(a) : 'банк отклонил списание') : null };
+  }
 }
+
+/** T-Bank's statuses of a payment that will not be paid any more. */
+const TBANK_ENDED = new Set(['REJECTED', 'CANCELED', 'DEADLINE_EXPIRED', 'REVERSED', 'AUTH_FAIL']);
 
 /** The player's CustomerKey at T-Bank: the same for every subscription of theirs, never their name. */
 export const customerKeyOf = (userId: number) => `kubik-user-${userId}`;

@@ -23,6 +23,8 @@ export const REMIND_BEFORE_MS = 3 * DAY;
 export const RETRY_AFTER_MS = [1 * DAY, 3 * DAY, 5 * DAY];
 /** …and this long after it the subscription ends (the privilege runs to the end of what was paid). */
 export const GRACE_MS = 7 * DAY;
+/** A charge whose outcome is unknown (no answer from the provider) is asked about again this soon. */
+export const UNKNOWN_RETRY_MS = 10 * 60_000;
 const BATCH = 100;
 
 export interface ClockOutcome {
@@ -69,14 +71,25 @@ async function chargeCard(
   s: SubscriptionRow,
   paymentId: string,
   email: string,
+  attempt: { known: string | null; mayCharge: boolean },
 ): Promise<{ state: ProviderPaymentState | null; failure: string | null; unknown: boolean }> {
   const adapter = await recurringOf(ctx, s.provider as SubscriptionProvider);
   if (!adapter) return { state: null, failure: 'способ оплаты отключён на сайте', unknown: false };
   if (!s.method_id) return { state: null, failure: 'карта не сохранена при первой оплате', unknown: false };
   const settings = await ctx.settings.get(PaymentSettings);
   try {
+    const created = (providerPaymentId: string) =>
+      paymentsRepo.recordCreated(ctx.db, paymentId, {
+        provider_payment_id: providerPaymentId,
+        confirmation_url: null,
+        provider_status: null,
+        updated_at: Date.now(),
+      });
     const out = await adapter.charge({
       id: paymentId,
+      known: attempt.known,
+      mayCharge: attempt.mayCharge,
+      created,
       amountKopecks: Number(s.amount),
       description: `Подписка ${s.title}, продление (${await siteName(ctx)})`,
       notificationUrl: paymentsService(ctx).registry.notificationUrl(s.provider as SubscriptionProvider),
@@ -175,15 +188,23 @@ async function chargeOne(ctx: AppContext, due: SubscriptionRow, now: number, out
   if (!claimed) return;
   const { s, paymentId } = claimed;
   const { email, username } = await repo.emailOf(db, s.user_id);
-  // A cancel that came after the claim and before the bank was asked still stops this charge.
+  // A cancel that came after the claim and before the bank was asked still stops this charge; an
+  // attempt that already reached the provider is only looked at (its charge may have gone through).
   const now2 = await repo.getSubscription(db, s.id);
-  if (now2?.state !== 'active' && now2?.state !== 'past_due') {
+  const mayCharge = now2?.state === 'active' || now2?.state === 'past_due';
+  const known = (await paymentsRepo.getPayment(db, paymentId))?.provider_payment_id ?? null;
+  if (!mayCharge && known === null) {
     await repo.markChargeFailed(db, paymentId, 'подписка отменена');
     await paymentsRepo.cancelPending(db, paymentId, Date.now());
     return;
   }
-  const result = await chargeCard(ctx, s, paymentId, email);
-  if (result.unknown) return;
+  const result = await chargeCard(ctx, s, paymentId, email, { known, mayCharge });
+  if (result.unknown) {
+    // The provider did not answer: the same attempt is asked again soon, well inside the day for
+    // which ЮKassa keeps an idempotence key's answer.
+    await repo.moveSubscription(db, s.id, ['active', 'past_due'], { next_charge_at: now + UNKNOWN_RETRY_MS, updated_at: now });
+    return;
+  }
   const payment = (await paymentsRepo.getPayment(db, paymentId))!;
   if (result.state && (result.state.status === 'succeeded' || result.state.status === 'canceled')) {
     await paymentsService(ctx).apply(payment, { ...result.state, orderId: paymentId });

@@ -6,7 +6,7 @@ import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestAp
 import { findLedgerMismatches } from '../ledger/ledger.service.ts';
 import { findPaymentLedgerMismatches } from '../payments/payments.ledger-check.ts';
 import { PaymentSettings } from '../payments/payments.settings.ts';
-import { GRACE_MS, subscriptionPass } from './subscriptions.clock.ts';
+import { GRACE_MS, subscriptionPass, UNKNOWN_RETRY_MS } from './subscriptions.clock.ts';
 
 const YOOKASSA_IP = '185.71.76.17';
 const DAY = 86_400_000;
@@ -381,6 +381,79 @@ describe.each(dbKinds)('subscriptions on %s', (kind) => {
       .where('period', '=', 3)
       .executeTakeFirstOrThrow();
     expect(failed.failure).toBe('срок действия карты истёк');
+    await ledgerClean();
+  });
+
+  it('T-Bank: a Charge whose answer is lost is looked up on the next pass, never charged twice', async () => {
+    await seedUser(t, 'TbankLost');
+    const token = await loginAs(t, 'TbankLost');
+    const res = await subscribe(token, tierId, 'tbank');
+    expect(res.statusCode, res.body).toBe(201);
+    const p = tbank.byOrder(res.json().payment_id);
+    await tbank.pay(p, false);
+    expect((await tbankNotify(tbank.notificationFor(p))).body).toBe('OK');
+    const [sub] = await mine(token);
+    const due = Date.parse(sub!.next_charge_at!);
+    const calls = (path: string) => tbank.requests.filter((r) => r.path === path).length;
+    const inits = calls('/v2/Init');
+    const charged = calls('/v2/Charge');
+    // The bank charges the card; its answer never reaches the site.
+    tbank.loseAnswers.set('Charge', 1);
+    const first = await subscriptionPass(t.app.ctx, due + 1000);
+    expect(first.charged + first.failed).toBe(0);
+    expect(calls('/v2/Charge')).toBe(charged + 1);
+    const attempt = await db()
+      .selectFrom('subscription_charges')
+      .selectAll()
+      .where('subscription_id', '=', sub!.id)
+      .where('period', '=', 2)
+      .executeTakeFirstOrThrow();
+    expect(attempt.status).toBe('pending');
+    const payment = await db().selectFrom('payments').selectAll().where('id', '=', attempt.payment_id).executeTakeFirstOrThrow();
+    expect(tbank.payments.get(Number(payment.provider_payment_id))!.Status).toBe('CONFIRMED');
+    // Asked again soon, not a day later, and only asked: no second Init, no second Charge.
+    expect(Number((await row(sub!.id)).next_charge_at)).toBe(due + 1000 + UNKNOWN_RETRY_MS);
+    expect((await subscriptionPass(t.app.ctx, due + 2000)).charged).toBe(0);
+    await subscriptionPass(t.app.ctx, due + 1000 + UNKNOWN_RETRY_MS);
+    expect(calls('/v2/Init')).toBe(inits + 1);
+    expect(calls('/v2/Charge')).toBe(charged + 1);
+    expect(tbank.requests.filter((r) => r.path === '/v2/GetState').at(-1)!.body).toMatchObject({ PaymentId: payment.provider_payment_id });
+    const r = await row(sub!.id);
+    expect(r.periods).toBe(2);
+    expect(r.state).toBe('active');
+    expect((await db().selectFrom('payments').select('status').where('id', '=', attempt.payment_id).executeTakeFirstOrThrow()).status).toBe(
+      'succeeded',
+    );
+    await ledgerClean();
+  });
+
+  it('T-Bank: an Init whose answer is lost makes a new payment on the retry, charged once', async () => {
+    await seedUser(t, 'TbankInitLost');
+    const token = await loginAs(t, 'TbankInitLost');
+    const res = await subscribe(token, tierId, 'tbank');
+    const p = tbank.byOrder(res.json().payment_id);
+    await tbank.pay(p, false);
+    await tbankNotify(tbank.notificationFor(p));
+    const [sub] = await mine(token);
+    const due = Date.parse(sub!.next_charge_at!);
+    const charged = tbank.requests.filter((r) => r.path === '/v2/Charge').length;
+    tbank.loseAnswers.set('Init', 1);
+    await subscriptionPass(t.app.ctx, due + 1000);
+    expect(tbank.requests.filter((r) => r.path === '/v2/Charge').length).toBe(charged);
+    await subscriptionPass(t.app.ctx, due + 1000 + UNKNOWN_RETRY_MS);
+    expect(tbank.requests.filter((r) => r.path === '/v2/Charge').length).toBe(charged + 1);
+    expect((await row(sub!.id)).periods).toBe(2);
+    const orderId = (
+      await db()
+        .selectFrom('subscription_charges')
+        .select('payment_id')
+        .where('subscription_id', '=', sub!.id)
+        .where('period', '=', 2)
+        .executeTakeFirstOrThrow()
+    ).payment_id;
+    // The bank holds two payments of that order: the lost NEW one (it expires) and the charged one.
+    const atBank = [...tbank.payments.values()].filter((x) => x.OrderId === orderId);
+    expect(atBank.map((x) => x.Status).sort()).toEqual(['CONFIRMED', 'NEW']);
     await ledgerClean();
   });
 
