@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type * as mysql2 from 'mysql2/promise';
 import type pg from 'pg';
 import { loadPg } from '../../db/index.ts';
+import { urlWithoutPassword } from '../../lib/database-url.ts';
 
 /**
  * A game plugin's own database (LiteBans, AdvancedBan), read and never written: MySQL or MariaDB
@@ -30,14 +31,7 @@ export function pluginDbKind(url: string): PluginDbKind | null {
 
 /** The address without its password, for the owner's eyes. */
 export function displayPluginUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '•••';
-    u.search = '';
-    return u.toString();
-  } catch {
-    return url.replace(/:\/\/[^@/]*@/, '://•••@');
-  }
+  return urlWithoutPassword(url);
 }
 
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
