@@ -1,12 +1,23 @@
 /**
  * LiteBans' and AdvancedBan's tables as the plugins make them in MySQL/MariaDB (and LiteBans'
- * in PostgreSQL), for tests and the benchmark to fill as the plugins would. Written from what
- * the plugins create on a live server (SHOW CREATE TABLE of LiteBans 2.x: one table per kind of
- * punishment with the same columns — `warnings` adds `warned` — bit(1) flags, times in epoch ms
- * with `until` ≤ 0 for ever, and its secondary indexes; `history` with a name per uuid and login)
- * and from AdvancedBan's MySQL statements (`Punishments` and `PunishmentHistory` with only the id
- * indexed, and `start`/`end` declared `LONG`, which MySQL makes MEDIUMTEXT). Nothing here comes
+ * in PostgreSQL), for tests and the benchmark to fill as the plugins would. Nothing here comes
  * from the site.
+ *
+ * LiteBans (closed source) is imitated from what it makes on a live server (SHOW CREATE TABLE of
+ * LiteBans 2.x: one table per kind of punishment with the same columns — `warnings` adds
+ * `warned` — bit(1) flags, times in epoch ms in BIGINT with `until` ≤ 0 for ever, and its
+ * secondary indexes; `history` with a name per uuid and login) and from its open-source web
+ * interface, litebans-php, which reads the same tables on MySQL and PostgreSQL: on PostgreSQL it
+ * compares the flags with the bit strings B'1' and B'0' (a BOOLEAN column would refuse that), and
+ * its test schema declares the flags BIT, the times BIGINT and the same VARCHAR widths. So in
+ * PostgreSQL the flags are BIT(1) too, which node-postgres reads as the text '1' or '0', and
+ * BIGINT times come as text. `liteBansPostgresTables(prefix, flags)` can also make them BOOLEAN
+ * or SMALLINT, for a site that must cope with a table made or altered by hand.
+ *
+ * AdvancedBan is imitated from its source (DevLeoko/AdvancedBan, SQLQuery.java): on MySQL
+ * `Punishments` and `PunishmentHistory` with only the id indexed, reason VARCHAR(255), and
+ * `start`/`end` declared `LONG`, which MySQL makes MEDIUMTEXT, so epoch ms arrive as text; its
+ * only other store is a local HSQLDB file (start/end BIGINT) the site cannot reach: no PostgreSQL.
  */
 
 const KINDS = ['bans', 'mutes', 'kicks', 'warnings'] as const;
@@ -68,9 +79,18 @@ export function liteBansMysqlTables(prefix = 'litebans_'): string[] {
   ];
 }
 
-/** LiteBans' tables in PostgreSQL: the same columns, flags as booleans, names folded to lower case. */
-export function liteBansPostgresTables(prefix = 'litebans_'): string[] {
+/** How a PostgreSQL table keeps LiteBans' flags: BIT(1) as LiteBans makes it, or as a hand-made table might. */
+export type LiteBansPgFlags = 'bit' | 'boolean' | 'smallint';
+const PG_FLAG: Record<LiteBansPgFlags, { type: string; off: string }> = {
+  bit: { type: 'BIT(1)', off: "B'0'" },
+  boolean: { type: 'BOOLEAN', off: 'FALSE' },
+  smallint: { type: 'SMALLINT', off: '0' },
+};
+
+/** LiteBans' tables in PostgreSQL: the same columns, names folded to lower case, flags BIT(1) unless told. */
+export function liteBansPostgresTables(prefix = 'litebans_', flags: LiteBansPgFlags = 'bit'): string[] {
   const out: string[] = [];
+  const { type: F, off } = PG_FLAG[flags];
   for (const k of KINDS) {
     const t = `${prefix}${k}`;
     out.push(`CREATE TABLE IF NOT EXISTS ${t} (
@@ -89,10 +109,10 @@ export function liteBansPostgresTables(prefix = 'litebans_'): string[] {
   template SMALLINT NOT NULL DEFAULT 255,
   server_scope VARCHAR(32),
   server_origin VARCHAR(32),
-  silent BOOLEAN NOT NULL,
-  ipban BOOLEAN NOT NULL,
-  ipban_wildcard BOOLEAN NOT NULL DEFAULT FALSE,
-  active BOOLEAN NOT NULL${k === 'warnings' ? ',\n  warned BOOLEAN NOT NULL DEFAULT FALSE' : ''}
+  silent ${F} NOT NULL,
+  ipban ${F} NOT NULL,
+  ipban_wildcard ${F} NOT NULL DEFAULT ${off},
+  active ${F} NOT NULL${k === 'warnings' ? `,\n  warned ${F} NOT NULL DEFAULT ${off}` : ''}
 )`);
     for (const c of ['uuid', 'ip', 'banned_by_uuid', 'time', 'until', 'active'])
       out.push(`CREATE INDEX IF NOT EXISTS idx_${t}_${c} ON ${t} (${c})`);
@@ -108,7 +128,7 @@ export function liteBansPostgresTables(prefix = 'litebans_'): string[] {
   return out;
 }
 
-/** One punishment as LiteBans writes it (the test picks the values; flags as 0/1). */
+/** One punishment as LiteBans writes it (the test picks the values). */
 export interface LiteBansRow {
   uuid: string;
   ip?: string;
@@ -122,7 +142,11 @@ export interface LiteBansRow {
   active?: boolean;
 }
 
-/** An INSERT of rows into a LiteBans table, with `?` placeholders (mysql2 and, numbered, pg). */
+/**
+ * An INSERT of rows into a LiteBans table, with `?` placeholders (mysql2 and, numbered, pg). Flags
+ * go as 0/1 to MySQL and as the text '0'/'1' to PostgreSQL, which reads that as a bit, a boolean
+ * or a number alike.
+ */
 export function liteBansInsert(
   prefix: string,
   kind: LiteBansKind,
@@ -145,7 +169,7 @@ export function liteBansInsert(
     'active',
   ];
   const params: unknown[] = [];
-  const bool = (b: boolean | undefined, d: boolean) => (dialect === 'mysql' ? ((b ?? d) ? 1 : 0) : (b ?? d));
+  const bool = (b: boolean | undefined, d: boolean) => (dialect === 'mysql' ? ((b ?? d) ? 1 : 0) : (b ?? d) ? '1' : '0');
   for (const r of rows)
     params.push(
       r.uuid,
@@ -171,13 +195,13 @@ export function liteBansInsert(
   return { sql, params };
 }
 
-/** AdvancedBan's two tables in MySQL/MariaDB. */
+/** AdvancedBan's two tables in MySQL/MariaDB, as its SQLQuery makes them. */
 export function advancedBanMysqlTables(prefix = ''): string[] {
   const cols = (t: string) => `CREATE TABLE IF NOT EXISTS \`${prefix}${t}\` (
   \`id\` int NOT NULL AUTO_INCREMENT,
   \`name\` VARCHAR(16) NULL DEFAULT NULL,
   \`uuid\` VARCHAR(35) NULL DEFAULT NULL,
-  \`reason\` VARCHAR(100) NULL DEFAULT NULL,
+  \`reason\` VARCHAR(255) NULL DEFAULT NULL,
   \`operator\` VARCHAR(16) NULL DEFAULT NULL,
   \`punishmentType\` VARCHAR(16) NULL DEFAULT NULL,
   \`start\` LONG DEFAULT NULL,

@@ -34,11 +34,13 @@ export function countTouches(db: Db, from: RegExp): { readonly count: number; re
 /**
  * A fresh database migrated up to just before `migration`, to fill as an older version left it
  * (addUser: a confirmed account); migrateRest() then runs that migration and the later ones, and
- * start() the site on it. close() stops and removes it all.
+ * start() the site on it (`workers: false`: without its background workers). close() stops and
+ * removes it all.
  */
 export async function databaseBefore(
   kind: TestDbKind,
   migration: string,
+  { workers = true }: { workers?: boolean } = {},
 ): Promise<{
   config: Readonly<Config>;
   handle: DbHandle;
@@ -53,7 +55,14 @@ export async function databaseBefore(
   const pgDb = kind === 'pg' ? await createPgDatabase() : null;
   const config = loadConfig(
     {},
-    { dataDir: dir, sqlitePath: path.join(dir, 'db.sqlite'), databaseUrl: pgDb?.url, logLevel: 'silent', publicUrl: 'http://kubik.test' },
+    {
+      dataDir: dir,
+      sqlitePath: path.join(dir, 'db.sqlite'),
+      databaseUrl: pgDb?.url,
+      logLevel: 'silent',
+      workers,
+      publicUrl: 'http://kubik.test',
+    },
   );
   const handle = openDatabase(config);
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -9,6 +9,7 @@ import {
 import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
+import { urlWithoutPassword } from '../../lib/database-url.ts';
 import { badRequest, forbidden } from '../../lib/errors.ts';
 import { authMeAlgorithmInfo, parseAuthMeAlgorithm, unsupportedAuthMeAlgorithm, type AuthMeAlgorithm } from '../../lib/authme/hashes.ts';
 import type { AuthMeSettings } from '../../lib/authme/method.ts';
@@ -75,15 +76,7 @@ export function backendOf(url: string): BackendKind | null {
 
 /** The address without its password, for the owner's eyes: mysql://kubik:•••@db:3306/authme. */
 export function displayUrl(url: string): string {
-  if (backendOf(url) === 'sqlite') return url;
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '•••';
-    u.search = '';
-    return u.toString();
-  } catch {
-    return url.replace(/:\/\/[^@/]*@/, '://•••@');
-  }
+  return backendOf(url) === 'sqlite' ? url : urlWithoutPassword(url);
 }
 
 function columnsOf(stored: Record<string, string> | undefined): Record<AuthMeColumnKey, string> {

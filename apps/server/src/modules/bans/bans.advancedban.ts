@@ -1,6 +1,6 @@
 import type { PublicBan, PublicBanKind } from '@kubik/contract';
 import type { ExternalBanSource } from './bans.public.ts';
-import type { PluginDb } from './bans.plugin-db.ts';
+import { epochMs, pluginText, type PluginDb } from './bans.plugin-db.ts';
 
 /**
  * AdvancedBan's tables, as the plugin makes them: `PunishmentHistory` keeps every punishment
@@ -9,6 +9,9 @@ import type { PluginDb } from './bans.plugin-db.ts';
  * force, with the same columns and ids of its own. The only index is the id, so rows are read by
  * id, newest first. An IP punishment keeps the address in `uuid`: such rows (IP_BAN,
  * TEMP_IP_BAN) and staff notes (NOTE) never leave this file. The plugin keeps no silent flag.
+ * It stores in MySQL/MariaDB or in a local HSQLDB file, never in PostgreSQL. Rows are foreign
+ * input (bans.plugin-db.ts): texts are cut to the widths it declares, a row whose start is not a
+ * time is left out, and an end that is not one shows no end and is not in force.
  */
 
 const TYPES: Record<PublicBanKind, string[]> = {
@@ -18,6 +21,8 @@ const TYPES: Record<PublicBanKind, string[]> = {
   warning: ['WARNING', 'TEMP_WARNING'],
 };
 const COUNT_TTL_MS = 60_000;
+/** The widths AdvancedBan declares: name and operator VARCHAR(16), reason VARCHAR(255) (100 in old versions). */
+const WIDTH = { name: 16, reason: 255, operator: 16 } as const;
 
 export class AdvancedBanSource implements ExternalBanSource {
   readonly kinds: readonly PublicBanKind[] = ['ban', 'mute', 'kick', 'warning'];
@@ -75,24 +80,31 @@ export class AdvancedBanSource implements ExternalBanSource {
         `SELECT uuid, ${type} AS ptype, ${this.db.name('start')} AS s FROM ${this.table('Punishments')} WHERE uuid IN (${uuids.map(() => '?').join(', ')})`,
         uuids,
       );
-      for (const r of live) inForce.add(`${String(r.uuid)}\n${String(r.ptype)}\n${Number(r.s)}`);
+      for (const r of live) {
+        const start = epochMs(r.s);
+        if (start !== null) inForce.add(`${String(r.uuid)}\n${String(r.ptype)}\n${start}`);
+      }
     }
     const now = Date.now();
-    return rows.map((r) => {
-      const end = Number(r.e ?? -1);
+    const out: PublicBan[] = [];
+    for (const r of rows) {
+      const since = epochMs(r.s);
+      if (since === null) continue;
+      const end = r.e === null || r.e === undefined ? -1 : epochMs(r.e);
       const lasting = kind === 'ban' || kind === 'mute';
-      return {
+      out.push({
         source: 'advancedban',
         kind,
-        username: String(r.name ?? ''),
-        reason: r.reason === null || r.reason === undefined ? '' : String(r.reason),
-        by: r.operator === null || r.operator === undefined ? null : String(r.operator),
-        since: Number(r.s),
-        until: lasting && end > 0 ? end : null,
-        active: inForce.has(`${String(r.uuid)}\n${String(r.ptype)}\n${Number(r.s)}`) && (end <= 0 || end > now),
+        username: pluginText(r.name, WIDTH.name) ?? '',
+        reason: pluginText(r.reason, WIDTH.reason) ?? '',
+        by: pluginText(r.operator, WIDTH.operator),
+        since,
+        until: lasting && end !== null && end > 0 ? end : null,
+        active: end !== null && inForce.has(`${String(r.uuid)}\n${String(r.ptype)}\n${since}`) && (end <= 0 || end > now),
         server: null,
-      } satisfies PublicBan;
-    });
+      });
+    }
+    return out;
   }
 
   async check(): Promise<{ problems: string[]; notes: string[] }> {

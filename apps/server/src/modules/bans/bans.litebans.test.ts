@@ -8,6 +8,7 @@ import {
   liteBansMysqlTables,
   liteBansPostgresTables,
   type LiteBansKind,
+  type LiteBansPgFlags,
   type LiteBansRow,
 } from '../../../../../testing/litebans/tables.ts';
 import { startMariaDb, type MariaDb } from '../../../../../testing/mariadb.ts';
@@ -59,7 +60,7 @@ async function mariaLiteBans(tables: string[]): Promise<PluginDbHandle> {
   };
 }
 
-async function postgresLiteBans(): Promise<PluginDbHandle> {
+async function postgresLiteBans(flags: LiteBansPgFlags): Promise<PluginDbHandle> {
   const base = process.env.TEST_DATABASE_URL!;
   const name = `kubik_litebans_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const admin = new pg.Client({ connectionString: base });
@@ -69,7 +70,7 @@ async function postgresLiteBans(): Promise<PluginDbHandle> {
   url.pathname = `/${name}`;
   const client = new pg.Client({ connectionString: url.toString() });
   await client.connect();
-  for (const sql of liteBansPostgresTables()) await client.query(sql);
+  for (const sql of liteBansPostgresTables('litebans_', flags)) await client.query(sql);
   const numbered = (sql: string) => {
     let i = 0;
     return sql.replace(/\?/g, () => `$${++i}`);
@@ -169,14 +170,25 @@ describe.each(dbKinds)('LiteBans and AdvancedBan on /bans, the site on %s', (kin
     expect(errorOf(bad)).toMatch(/mysql/);
   });
 
-  for (const backend of ['mariadb', ...(process.env.TEST_DATABASE_URL ? ['postgres'] : [])] as const) {
+  // PostgreSQL's flags as LiteBans makes them (BIT), and as a table made or altered by hand might keep them.
+  const backends: { name: string; tag: string; flags?: LiteBansPgFlags }[] = [
+    { name: 'mariadb', tag: 'Maria' },
+    ...(process.env.TEST_DATABASE_URL
+      ? [
+          { name: 'postgres', tag: 'PgBit', flags: 'bit' as const },
+          { name: 'postgres with BOOLEAN flags', tag: 'PgBool', flags: 'boolean' as const },
+          { name: 'postgres with SMALLINT flags', tag: 'PgInt', flags: 'smallint' as const },
+        ]
+      : []),
+  ];
+  for (const { name: backend, tag, flags } of backends) {
     it(`shows LiteBans' punishments from ${backend} merged with the site's bans, never an IP, a silent one or a player-less one`, async () => {
-      const p = backend === 'mariadb' ? await mariaLiteBans(liteBansMysqlTables()) : await postgresLiteBans();
+      const p = flags ? await postgresLiteBans(flags) : await mariaLiteBans(liteBansMysqlTables());
       plugins.push(p);
       await fill(p);
       const res = await connect(owner, { plugin: 'litebans', database_url: p.url, table_prefix: 'litebans_' });
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json()).toMatchObject({ plugin: 'litebans', connected: true, kind: backend === 'mariadb' ? 'mysql' : 'postgres' });
+      expect(res.json()).toMatchObject({ plugin: 'litebans', connected: true, kind: flags ? 'postgres' : 'mysql' });
       expect(res.body).not.toContain(new URL(p.url).password || 'no-password-in-url');
       const seen = await t.app.inject(asUser(staff, { method: 'GET', url: '/api/admin/bans/source' }));
       expect(seen.json()).toMatchObject({ connected: true, display: null });
@@ -184,7 +196,7 @@ describe.each(dbKinds)('LiteBans and AdvancedBan on /bans, the site on %s', (kin
       expect(check.json(), check.body).toMatchObject({ ok: true, problems: [] });
 
       // A site ban, given between the plugin's.
-      const siteId = await seedUser(t, `Site${backend}`, { password: PASSWORD });
+      const siteId = await seedUser(t, `Site${tag}`, { password: PASSWORD });
       expect(
         (
           await t.app.inject(
@@ -200,7 +212,7 @@ describe.each(dbKinds)('LiteBans and AdvancedBan on /bans, the site on %s', (kin
       const bans = await list();
       expect(bans.kinds).toEqual(['ban', 'mute', 'kick', 'warning']);
       expect(bans.items.map((b) => [b.source, b.username, b.reason])).toEqual([
-        ['site', `Site${backend}`, 'Спам'],
+        ['site', `Site${tag}`, 'Спам'],
         ['litebans', 'Notch_Fan', 'Оскорбления'],
         ['litebans', 'NewName', 'Читы'],
         ['litebans', 'Notch_Fan', 'Старый бан'],
@@ -290,7 +302,7 @@ describe.each(dbKinds)('LiteBans and AdvancedBan on /bans, the site on %s', (kin
     const p = await mariaLiteBans(advancedBanMysqlTables());
     plugins.push(p);
     const now = Date.now();
-    const row = (name: string, type: string, reason: string, start: number, end: number) => [
+    const row = (name: string, type: string, reason: string, start: number | string, end: number | string) => [
       name,
       `uuid${name}`,
       reason,
@@ -306,6 +318,9 @@ describe.each(dbKinds)('LiteBans and AdvancedBan on /bans, the site on %s', (kin
       row('Steve', 'TEMP_MUTE', 'Флуд', now - 2 * DAY, now + DAY),
       row('Herobrine', 'IP_BAN', 'IP', now - DAY, -1),
       row('Alex', 'NOTE', 'заметка', now - DAY, -1),
+      // `start` and `end` are MEDIUMTEXT: whatever text a hand or another program left there.
+      row('Garbage', 'BAN', 'начало словами', 'вчера', -1),
+      row('Endless', 'BAN', 'конец словами', now - 4 * DAY, 'никогда'),
     ];
     const insert = (table: string, rows: unknown[][]) =>
       p.exec(
@@ -313,17 +328,65 @@ describe.each(dbKinds)('LiteBans and AdvancedBan on /bans, the site on %s', (kin
         rows.flat(),
       );
     await insert('PunishmentHistory', history);
-    await insert('Punishments', [history[1]!, history[2]!, history[3]!]);
+    await insert('Punishments', [history[1]!, history[2]!, history[3]!, history[5]!, history[6]!]);
     expect((await connect(owner, { plugin: 'advancedban', database_url: p.url, table_prefix: '' })).statusCode).toBe(200);
     const bans = await list();
     const ab = bans.items.filter((b) => b.source === 'advancedban');
-    expect(ab.map((b) => [b.username, b.reason, b.active])).toEqual([
-      ['Alex', 'Читы', true],
-      ['Steve', 'Старый', false],
+    expect(ab.map((b) => [b.username, b.reason, b.active, b.until])).toEqual([
+      ['Endless', 'конец словами', false, null],
+      ['Alex', 'Читы', true, null],
+      ['Steve', 'Старый', false, now - 9 * DAY],
     ]);
+    expect(JSON.stringify(bans)).not.toContain('начало словами');
     expect((await list('?kind=mute')).items).toMatchObject([{ username: 'Steve', active: true }]);
     expect(JSON.stringify(bans)).not.toContain('заметка');
     expect(JSON.stringify(bans)).not.toContain('Herobrine');
+    expect((await connect(owner, { database_url: null })).statusCode).toBe(200);
+  });
+
+  it('reads foreign rows as hostile: a time that is not one, an over-long text, an odd flag cost that row, not the page', async () => {
+    const p = await mariaLiteBans(liteBansMysqlTables());
+    plugins.push(p);
+    // Columns altered by hand: times as text, flags as numbers, wider texts.
+    await p.exec(
+      'ALTER TABLE litebans_bans MODIFY `time` VARCHAR(64) NOT NULL, MODIFY `until` VARCHAR(64) NOT NULL, MODIFY reason TEXT, ' +
+        'MODIFY server_scope VARCHAR(255), MODIFY silent TINYINT NOT NULL, MODIFY active TINYINT NOT NULL',
+    );
+    await p.exec('ALTER TABLE litebans_history MODIFY name VARCHAR(255) NULL');
+    await p.exec('INSERT INTO litebans_history (name, uuid, ip) VALUES (?, ?, ?), (NULL, ?, ?)', [
+      'N'.repeat(40),
+      uuidOf(501),
+      '198.51.100.5',
+      uuidOf(502),
+      '198.51.100.6',
+    ]);
+    const now = Date.now();
+    const rows: [number, string, string, string, number, number, string][] = [
+      [501, 'Длинная'.repeat(1000), String(now - 1000), '-1', 0, 1, 's'.repeat(100)],
+      [501, 'время словами', 'вчера', '-1', 0, 1, '*'],
+      [502, 'конец словами', String(now - 2000), 'завтра', 0, 1, '*'],
+      [502, 'тихий два', String(now - 3000), '-1', 2, 1, '*'],
+      [502, 'active семь', String(now - 4000), '-1', 0, 7, '*'],
+    ];
+    await p.exec(
+      `INSERT INTO litebans_bans (uuid, reason, banned_by_uuid, banned_by_name, \`time\`, \`until\`, silent, active, ipban, server_scope) VALUES ${rows
+        .map(() => "(?, ?, 'CONSOLE', 'Moder', ?, ?, ?, ?, 0, ?)")
+        .join(', ')}`,
+      rows.flatMap(([n, reason, time, until, silent, active, scope]) => [uuidOf(n), reason, time, until, silent, active, scope]),
+    );
+    expect((await connect(owner, { plugin: 'litebans', database_url: p.url, table_prefix: 'litebans_' })).statusCode).toBe(200);
+    const page = await list();
+    const lb = page.items.filter((b) => b.source === 'litebans');
+    expect(lb.map((b) => [b.username, b.reason.slice(0, 13), b.active, b.until])).toEqual([
+      ['N'.repeat(16), 'ДлиннаяДлинна', true, null],
+      ['(имя неизвестно)', 'конец словами', false, null],
+      ['(имя неизвестно)', 'active семь', false, null],
+    ]);
+    expect(lb[0]!.reason).toHaveLength(2048);
+    expect(lb[0]!.server).toBe('s'.repeat(32));
+    expect(lb[0]!.since).toBe(now - 1000);
+    const body = JSON.stringify(page);
+    for (const hidden of ['вчера', 'время словами', 'тихий два', 'завтра']) expect(body).not.toContain(hidden);
     expect((await connect(owner, { database_url: null })).statusCode).toBe(200);
   });
 

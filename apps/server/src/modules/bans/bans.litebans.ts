@@ -1,6 +1,6 @@
 import type { PublicBan, PublicBanKind } from '@kubik/contract';
 import type { ExternalBanSource } from './bans.public.ts';
-import { flag, type PluginDb } from './bans.plugin-db.ts';
+import { epochMs, flag, pluginText, type PluginDb } from './bans.plugin-db.ts';
 
 /**
  * LiteBans' tables, as the plugin makes them: `<prefix>bans`, `mutes`, `kicks` and `warnings`
@@ -11,6 +11,12 @@ import { flag, type PluginDb } from './bans.plugin-db.ts';
  * indexed on uuid, name and ip). Rows are read newest first through the index on time; the player's
  * name is the latest one history holds for the uuid. Neither the ip column nor a silent row leaves
  * this file, nor does a row without a player's uuid (an IP-only ban is '#'…).
+ *
+ * The flags are bit(1) on MySQL and on PostgreSQL alike (LiteBans declares them BIT; litebans-php
+ * compares them with B'1' on PostgreSQL), and the times BIGINT, which node-postgres hands over as
+ * text. A row is read as foreign input (bans.plugin-db.ts): a flag counts only when plainly on, a
+ * row is silent unless its flag is plainly off, texts are cut to the widths LiteBans declares,
+ * and a row whose time is not a time is left out.
  */
 
 const TABLE: Record<PublicBanKind, string> = { ban: 'bans', mute: 'mutes', kick: 'kicks', warning: 'warnings' };
@@ -19,6 +25,8 @@ const COUNT_TTL_MS = 60_000;
 /** A search by name looks at no more players than this. */
 const SEARCH_UUIDS = 200;
 const UNKNOWN_NAME = '(имя неизвестно)';
+/** The widths LiteBans declares: reason VARCHAR(2048), banned_by_name VARCHAR(128), server_scope VARCHAR(32), history's name VARCHAR(16). */
+const WIDTH = { reason: 2048, by: 128, server: 32, name: 16 } as const;
 
 export class LiteBansSource implements ExternalBanSource {
   readonly kinds: readonly PublicBanKind[] = ['ban', 'mute', 'kick', 'warning'];
@@ -41,9 +49,10 @@ export class LiteBansSource implements ExternalBanSource {
     return this.db.name(`${this.prefix}${kind === 'history' ? 'history' : TABLE[kind]}`);
   }
 
-  /** The public rows: a player's, not silent. */
+  /** The public rows: a player's, not silent (a flag that is not plainly off, NULL too, counts as silent). */
   private get shown(): string {
-    const silentOff = this.db.kind === 'mysql' ? 'silent = 0' : "CAST(silent AS text) NOT IN ('1', 'true')";
+    // bit(1) reads as text '0', BOOLEAN as 'false', a number column as '0'.
+    const silentOff = this.db.kind === 'mysql' ? 'silent = 0' : "CAST(silent AS text) IN ('0', 'false')";
     return `${silentOff} AND uuid IS NOT NULL AND uuid NOT LIKE '#%'`;
   }
 
@@ -67,7 +76,13 @@ export class LiteBansSource implements ExternalBanSource {
     const rows = await this.db.rows(
       `SELECT ${t} AS t, id FROM ${this.table(kind)} WHERE ${this.shown} ORDER BY ${t} DESC, id DESC LIMIT ${Math.floor(cap)}`,
     );
-    const keys = rows.map((r) => [Number(r.t), Number(r.id)] as [number, number]);
+    const keys: [number, number][] = [];
+    for (const r of rows) {
+      const t = epochMs(r.t);
+      const id = Number(r.id);
+      // A row without a readable time has no place in the list (page() leaves it out too).
+      if (t !== null && Number.isSafeInteger(id)) keys.push([t, id]);
+    }
     this.keys.set(kind, { keys, cap, at: Date.now(), renewing: false });
     return keys;
   }
@@ -127,26 +142,31 @@ export class LiteBansSource implements ExternalBanSource {
       // The first page is read live: a punishment newer than the kept keys renews them now, not within the minute.
       const kept = this.keys.get(kind);
       const first = kept?.keys[0];
-      if (kept && !kept.renewing && (!first || first[0] !== Number(rows[0].t) || first[1] !== Number(rows[0].id))) kept.at = 0;
+      if (kept && !kept.renewing && (!first || first[0] !== epochMs(rows[0].t) || first[1] !== Number(rows[0].id))) kept.at = 0;
     }
     const names = await this.namesOf([...new Set(rows.map((r) => String(r.uuid)))]);
     const now = Date.now();
-    return rows.map((r) => {
-      const until = Number(r.u ?? 0);
+    const out: PublicBan[] = [];
+    for (const r of rows) {
+      const since = epochMs(r.t);
+      if (since === null) continue;
+      // An end that is not a time: shown without one, and not in force.
+      const until = epochMs(r.u);
       const lasting = kind === 'ban' || kind === 'mute';
-      const scope = r.server_scope === null || r.server_scope === undefined ? null : String(r.server_scope);
-      return {
+      const scope = pluginText(r.server_scope, WIDTH.server);
+      out.push({
         source: 'litebans',
         kind,
         username: names.get(String(r.uuid)) ?? UNKNOWN_NAME,
-        reason: r.reason === null || r.reason === undefined ? '' : String(r.reason),
-        by: r.banned_by_name === null || r.banned_by_name === undefined ? null : String(r.banned_by_name),
-        since: Number(r.t),
-        until: lasting && until > 0 ? until : null,
-        active: kind !== 'kick' && flag(r.active) && (until <= 0 || until > now || !lasting),
+        reason: pluginText(r.reason, WIDTH.reason) ?? '',
+        by: pluginText(r.banned_by_name, WIDTH.by),
+        since,
+        until: lasting && until !== null && until > 0 ? until : null,
+        active: kind !== 'kick' && until !== null && flag(r.active) && (until <= 0 || until > now || !lasting),
         server: scope === null || scope === '' || scope === '*' ? null : scope,
-      } satisfies PublicBan;
-    });
+      });
+    }
+    return out;
   }
 
   /** The latest name of each uuid. */
@@ -157,7 +177,10 @@ export class LiteBansSource implements ExternalBanSource {
       `SELECT uuid, name FROM ${this.table('history')} WHERE uuid IN (${uuids.map(() => '?').join(', ')}) ORDER BY date DESC, id DESC`,
       uuids,
     );
-    for (const r of rows) if (!out.has(String(r.uuid))) out.set(String(r.uuid), String(r.name));
+    for (const r of rows) {
+      const name = pluginText(r.name, WIDTH.name);
+      if (name && !out.has(String(r.uuid))) out.set(String(r.uuid), name);
+    }
     return out;
   }
 

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type * as mysql2 from 'mysql2/promise';
 import type pg from 'pg';
 import { loadPg } from '../../db/index.ts';
+import { urlWithoutPassword } from '../../lib/database-url.ts';
 
 /**
  * A game plugin's own database (LiteBans, AdvancedBan), read and never written: MySQL or MariaDB
@@ -30,14 +31,7 @@ export function pluginDbKind(url: string): PluginDbKind | null {
 
 /** The address without its password, for the owner's eyes. */
 export function displayPluginUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '•••';
-    u.search = '';
-    return u.toString();
-  } catch {
-    return url.replace(/:\/\/[^@/]*@/, '://•••@');
-  }
+  return urlWithoutPassword(url);
 }
 
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
@@ -170,9 +164,50 @@ export class PluginDb {
   }
 }
 
-/** A flag column as the driver gives it: bit(1) is a Buffer in mysql2, '1'/'0' as text, a boolean in PostgreSQL. */
+/*
+ * A plugin's rows are foreign input: its tables may be older, altered by hand or filled by another
+ * program. Each value a page shows passes one of these readers, so an odd column type or value
+ * costs that one row its field, never the whole page (the response schema refuses NaN).
+ */
+
+/**
+ * A flag column as the driver gives it: bit(1) is a Buffer in mysql2 and the text '1'/'0' in
+ * node-postgres, BOOLEAN a boolean, a number column a number. Only a plain «on» is true.
+ */
 export function flag(value: unknown): boolean {
-  if (Buffer.isBuffer(value)) return value.length > 0 && value[0] !== 0;
+  if (Buffer.isBuffer(value)) return value.length === 1 && value[0] === 1;
   if (typeof value === 'string') return value === '1' || value === 't' || value === 'true';
   return value === true || value === 1 || value === 1n;
+}
+
+/** The latest moment a JavaScript Date holds, in ms either side of 1970. */
+const MAX_EPOCH_MS = 8.64e15;
+
+/**
+ * An epoch-ms column (BIGINT comes as text from node-postgres, MEDIUMTEXT is text in mysql2): the
+ * whole number it holds, or null for anything else (a fraction, words, a number past a date).
+ */
+export function epochMs(value: unknown): number | null {
+  let n: number;
+  if (typeof value === 'number') n = value;
+  else if (typeof value === 'bigint') n = Number(value);
+  else if (typeof value === 'string' && /^\s*-?\d{1,16}\s*$/.test(value)) n = Number(value);
+  else return null;
+  return Number.isSafeInteger(n) && Math.abs(n) <= MAX_EPOCH_MS ? n : null;
+}
+
+/**
+ * A text column, cut to `max` characters (the width the plugin declares, so its own rows are
+ * never cut); null when absent or not text.
+ */
+export function pluginText(value: unknown, max: number): string | null {
+  let s: string;
+  if (typeof value === 'string') s = value;
+  else if (Buffer.isBuffer(value)) s = value.toString('utf8');
+  else if (typeof value === 'number' || typeof value === 'bigint') s = String(value);
+  else return null;
+  if (s.length <= max) return s;
+  const cut = s.slice(0, max);
+  // Not half of a character outside the BMP.
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
 }

@@ -1,17 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { Migrator, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { buildApp } from '../../app.ts';
-import { loadConfig } from '../../config.ts';
-import { openDatabase } from '../../db/index.ts';
-import { migrations } from '../../db/migrations/index.ts';
-import { offlineUuid } from '../../lib/offline-uuid.ts';
 import { decodePng, pixelHash, type Rgba } from '../../lib/skin/skin-image.ts';
 import { blank, fill, testSkin, toPng } from '../../../../../testing/skin-images.ts';
-import { createPgDatabase, dbKinds } from '../../test/test-app.ts';
+import { databaseBefore } from '../../test/database.ts';
+import { dbKinds } from '../../test/test-app.ts';
 import * as textureHashes from './texture-hashes.migration.ts';
 
 /** How textures were named before issue 27. */
@@ -21,51 +13,12 @@ const MIGRATION = '2026112627_texture_hashes';
 
 describe.each(dbKinds)('moving stored textures to the new hash on %s', (kind) => {
   it('renames skins and capes, merges twins, keeps the old names answering, and can run again', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'kubik-textures-'));
-    const pgDb = kind === 'pg' ? await createPgDatabase() : null;
-    const config = loadConfig(
-      {},
-      {
-        dataDir: dir,
-        sqlitePath: path.join(dir, 'db.sqlite'),
-        databaseUrl: pgDb?.url,
-        logLevel: 'silent',
-        workers: false,
-        publicUrl: 'http://kubik.test',
-      },
-    );
-    const handle = openDatabase(config);
+    const before = await databaseBefore(kind, MIGRATION, { workers: false });
     try {
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the schema as it was before
-      const db = handle.db as unknown as Kysely<any>;
-      const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
-      const before = Object.keys(migrations)
-        .sort()
-        .filter((n) => n < MIGRATION)
-        .at(-1)!;
-      expect((await migrator.migrateTo(before)).error).toBeUndefined();
-
+      const { db } = before;
       const now = Date.now();
       const users: Record<string, number> = {};
-      for (const name of ['Steve', 'Alex', 'Notch']) {
-        const row = await db
-          .insertInto('users')
-          .values({
-            username: name,
-            username_lower: name.toLowerCase(),
-            email: `${name}@x.ru`,
-            email_lower: `${name.toLowerCase()}@x.ru`,
-            password_hash: 'x',
-            is_admin: 0,
-            balance: 0,
-            created_at: now,
-            email_verified_at: now,
-            uuid: offlineUuid(name),
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        users[name] = row.id;
-      }
+      for (const name of ['Steve', 'Alex', 'Notch']) users[name] = await before.addUser(name);
       const addSkin = async (img: Rgba, at: number) => {
         const hash = oldHash(img);
         await db
@@ -107,7 +60,7 @@ describe.each(dbKinds)('moving stored textures to the new hash on %s', (kind) =>
       await db.insertInto('user_capes').values({ user_id: users.Steve, cape_id: red.id, updated_at: now }).execute();
       await db.insertInto('user_capes').values({ user_id: users.Notch, cape_id: blueAgain.id, updated_at: now }).execute();
 
-      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      await before.migrateRest();
 
       const skins = await db.selectFrom('skins').select(['hash', 'png']).execute();
       expect(skins).toHaveLength(2);
@@ -161,25 +114,19 @@ describe.each(dbKinds)('moving stored textures to the new hash on %s', (kind) =>
       expect(again).toEqual(aliases);
 
       // The site answers both names with the same file, as image/png.
-      const app = await buildApp(config, { database: handle });
-      try {
-        for (const [old, current] of Object.entries(aliases)) {
-          const a = await app.inject({ method: 'GET', url: `/textures/${old}` });
-          const b = await app.inject({ method: 'GET', url: `/textures/${current}` });
-          expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
-          expect(a.headers['content-type']).toBe('image/png');
-          expect(b.headers['content-type']).toBe('image/png');
-          expect(a.rawPayload.equals(b.rawPayload)).toBe(true);
-          expect(pixelHash(await decodePng(a.rawPayload))).toBe(current);
-        }
-        expect((await app.inject({ method: 'GET', url: `/textures/${'0'.repeat(64)}` })).statusCode).toBe(404);
-      } finally {
-        await app.close();
+      const app = await before.start();
+      for (const [old, current] of Object.entries(aliases)) {
+        const a = await app.inject({ method: 'GET', url: `/textures/${old}` });
+        const b = await app.inject({ method: 'GET', url: `/textures/${current}` });
+        expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+        expect(a.headers['content-type']).toBe('image/png');
+        expect(b.headers['content-type']).toBe('image/png');
+        expect(a.rawPayload.equals(b.rawPayload)).toBe(true);
+        expect(pixelHash(await decodePng(a.rawPayload))).toBe(current);
       }
+      expect((await app.inject({ method: 'GET', url: `/textures/${'0'.repeat(64)}` })).statusCode).toBe(404);
     } finally {
-      await handle.close();
-      await pgDb?.drop();
-      rmSync(dir, { recursive: true, force: true });
+      await before.close();
     }
   });
 });

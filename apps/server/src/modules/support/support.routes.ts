@@ -64,6 +64,68 @@ function sendPicture(reply: FastifyReply, type: AttachmentType, bytes: Buffer) {
     .send(bytes);
 }
 
+type App = Parameters<FastifyPluginAsyncZod>[0];
+
+/**
+ * A list the staff keep (categories, canned answers): GET the list, POST one (201), PUT and
+ * DELETE one by id, each behind the support permission, with its schemas and refusals declared.
+ */
+function staffRecords<List extends z.ZodType, Body extends z.ZodType, Created extends z.ZodType, Updated extends z.ZodType>(
+  app: App,
+  r: {
+    path: string;
+    summary: { list: string; create: string; update: string; remove: string };
+    list: List;
+    body: Body;
+    created: Created;
+    updated: Updated;
+    /** The answer to a deletion. */
+    removed: string;
+    handlers: {
+      list: () => Promise<z.input<List>>;
+      create: (req: FastifyRequest, body: z.output<Body>) => Promise<z.input<Created>>;
+      update: (req: FastifyRequest, id: number, body: z.output<Body>) => Promise<z.input<Updated>>;
+      remove: (req: FastifyRequest, id: number) => Promise<void>;
+    };
+  },
+) {
+  const config = { access: 'admin' as const, permission: 'support' as const };
+  const tags = adminTags;
+  // The type provider cannot resolve a schema that is a type parameter: the routes see the schemas
+  // as plain ones, and the handlers are checked against the same schemas where they are given.
+  const [list, body, created, updated]: z.ZodType[] = [r.list, r.body, r.created, r.updated];
+  const input = (req: FastifyRequest) => req.body as z.output<Body>;
+  app.get(r.path, {
+    config,
+    schema: { tags, summary: r.summary.list, response: { 200: list, ...errorReplies(401, 403) } },
+    handler: async () => r.handlers.list(),
+  });
+  app.post(r.path, {
+    config,
+    schema: { tags, summary: r.summary.create, body, response: { 201: created, ...errorReplies(400, 401, 403) } },
+    handler: async (req, reply) => reply.code(201).send(await r.handlers.create(req, input(req))),
+  });
+  app.put(`${r.path}/:id`, {
+    config,
+    schema: {
+      tags,
+      summary: r.summary.update,
+      params: IdParams,
+      body,
+      response: { 200: updated, ...errorReplies(400, 401, 403, 404) },
+    },
+    handler: async (req) => r.handlers.update(req, req.params.id, input(req)),
+  });
+  app.delete(`${r.path}/:id`, {
+    config,
+    schema: { tags, summary: r.summary.remove, params: IdParams, response: { 200: MessageResponse, ...errorReplies(400, 401, 403, 404) } },
+    handler: async (req) => {
+      await r.handlers.remove(req, req.params.id);
+      return { message: r.removed };
+    },
+  });
+}
+
 export function supportRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   const support = createSupportService(ctx);
   banAppealToken.provide(async (db, userId, since) => (await AppealLinks.load(db)).issue(userId, since));
@@ -331,93 +393,45 @@ export function supportRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       handler: async () => ({ staff: await support.staff() }),
     });
 
-    app.get('/api/admin/support/categories', {
-      config: staff,
-      schema: {
-        tags: adminTags,
-        summary: 'Все категории, и выключенные',
-        response: { 200: SupportCategoryList, ...errorReplies(401, 403) },
+    staffRecords(app, {
+      path: '/api/admin/support/categories',
+      summary: {
+        list: 'Все категории, и выключенные',
+        create: 'Добавить категорию: название, описание, значок и поля (строка, текст, число, выбор, флажок; обязательные или нет)',
+        update: 'Изменить категорию; поля с прежним key сохраняют его',
+        remove: 'Удалить категорию: новых обращений в ней не будет, старые остаются',
       },
-      handler: async () => support.categories(false),
-    });
-
-    app.post('/api/admin/support/categories', {
-      config: staff,
-      schema: {
-        tags: adminTags,
-        summary: 'Добавить категорию: название, описание, значок и поля (строка, текст, число, выбор, флажок; обязательные или нет)',
-        body: SupportCategoryBody,
-        response: { 201: SupportCreated, ...errorReplies(400, 401, 403) },
-      },
-      handler: async (req, reply) => reply.code(201).send({ id: await support.createCategory(userOf(req), req.body) }),
-    });
-
-    app.put('/api/admin/support/categories/:id', {
-      config: staff,
-      schema: {
-        tags: adminTags,
-        summary: 'Изменить категорию; поля с прежним key сохраняют его',
-        params: IdParams,
-        body: SupportCategoryBody,
-        response: { 200: SupportCategory, ...errorReplies(400, 401, 403, 404) },
-      },
-      handler: async (req) => support.updateCategory(userOf(req), req.params.id, req.body),
-    });
-
-    app.delete('/api/admin/support/categories/:id', {
-      config: staff,
-      schema: {
-        tags: adminTags,
-        summary: 'Удалить категорию: новых обращений в ней не будет, старые остаются',
-        params: IdParams,
-        response: { 200: MessageResponse, ...errorReplies(400, 401, 403, 404) },
-      },
-      handler: async (req) => {
-        await support.deleteCategory(userOf(req), req.params.id);
-        return { message: 'Категория удалена' };
+      list: SupportCategoryList,
+      body: SupportCategoryBody,
+      created: SupportCreated,
+      updated: SupportCategory,
+      removed: 'Категория удалена',
+      handlers: {
+        list: () => support.categories(false),
+        create: async (req, body) => ({ id: await support.createCategory(userOf(req), body) }),
+        update: (req, id, body) => support.updateCategory(userOf(req), id, body),
+        remove: (req, id) => support.deleteCategory(userOf(req), id),
       },
     });
 
-    app.get('/api/admin/support/canned', {
-      config: staff,
-      schema: { tags: adminTags, summary: 'Шаблоны ответов', response: { 200: CannedAnswerList, ...errorReplies(401, 403) } },
-      handler: async () => support.canned(),
-    });
-
-    app.post('/api/admin/support/canned', {
-      config: staff,
-      schema: {
-        tags: adminTags,
-        summary: 'Добавить шаблон ответа',
-        body: CannedAnswerBody,
-        response: { 201: CannedAnswer, ...errorReplies(400, 401, 403) },
+    staffRecords(app, {
+      path: '/api/admin/support/canned',
+      summary: {
+        list: 'Шаблоны ответов',
+        create: 'Добавить шаблон ответа',
+        update: 'Изменить шаблон ответа',
+        remove: 'Удалить шаблон ответа',
       },
-      handler: async (req, reply) => reply.code(201).send(await support.saveCanned(userOf(req), null, req.body)),
-    });
-
-    app.put('/api/admin/support/canned/:id', {
-      config: staff,
-      schema: {
-        tags: adminTags,
-        summary: 'Изменить шаблон ответа',
-        params: IdParams,
-        body: CannedAnswerBody,
-        response: { 200: CannedAnswer, ...errorReplies(400, 401, 403, 404) },
-      },
-      handler: async (req) => support.saveCanned(userOf(req), req.params.id, req.body),
-    });
-
-    app.delete('/api/admin/support/canned/:id', {
-      config: staff,
-      schema: {
-        tags: adminTags,
-        summary: 'Удалить шаблон ответа',
-        params: IdParams,
-        response: { 200: MessageResponse, ...errorReplies(400, 401, 403, 404) },
-      },
-      handler: async (req) => {
-        await support.deleteCanned(userOf(req), req.params.id);
-        return { message: 'Шаблон удалён' };
+      list: CannedAnswerList,
+      body: CannedAnswerBody,
+      created: CannedAnswer,
+      updated: CannedAnswer,
+      removed: 'Шаблон удалён',
+      handlers: {
+        list: () => support.canned(),
+        create: (req, body) => support.saveCanned(userOf(req), null, body),
+        update: (req, id, body) => support.saveCanned(userOf(req), id, body),
+        remove: (req, id) => support.deleteCanned(userOf(req), id),
       },
     });
   };

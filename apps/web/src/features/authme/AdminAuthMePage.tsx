@@ -1,16 +1,10 @@
-import {
-  AUTHME_COLUMN_KEYS,
-  AUTHME_COLUMN_TEXT,
-  type AuthMeCheckResponse,
-  type AuthMeImportView,
-  type AuthMeSettingsBody,
-  type AuthMeView,
-} from '@kubik/contract';
+import { AUTHME_COLUMN_KEYS, AUTHME_COLUMN_TEXT, type AuthMeImportView, type AuthMeSettingsBody, type AuthMeView } from '@kubik/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { z } from 'zod';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
 import { Badge } from '../../components/Badge.tsx';
+import { ConnectionCheckPanel, DatabaseUrlField } from '../../components/DatabaseConnection.tsx';
 import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
 import { CheckboxField, FieldGroup, NumberField, SelectField, TextField } from '../../components/form/fields.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
@@ -53,7 +47,12 @@ export default function AdminAuthMePage() {
         {(view) => (
           <div className="stack">
             <ConnectionForm key={JSON.stringify(view)} view={view} />
-            <CheckPanel />
+            <ConnectionCheckPanel
+              headingId="authme-check-h"
+              check={checkAuthMe}
+              intro="Соединение, пользователь и пароль, база, таблица и каждый столбец, права на запись, алгоритм и образец хешей."
+              testId="authme-check"
+            />
             <Warnings view={view} />
             <ImportPanel view={view} />
           </div>
@@ -135,18 +134,13 @@ function ConnectionForm({ view }: { view: AuthMeView }) {
         {c.source === 'unset' ? <Badge>Не подключён</Badge> : <Badge tone="success">Адрес задан</Badge>}
       </div>
       <Form form={form} onSubmit={save}>
-        {owner ? (
-          <TextField
-            name="database_url"
-            label="Адрес базы данных AuthMe"
-            type="password"
-            autoComplete="off"
-            placeholder="mysql://пользователь:пароль@хост:3306/база"
-            hint={`Сейчас: ${now}. Пустое поле — оставить как есть. Также postgres://… или sqlite:/путь/authme.db. Лучше отдельный пользователь с правами SELECT, INSERT, UPDATE только на таблицу AuthMe.`}
-          />
-        ) : (
-          <p className="muted">Адрес базы данных: {now}. Его меняет только владелец сайта: в адресе пароль от базы.</p>
-        )}
+        <DatabaseUrlField
+          owner={owner}
+          label="Адрес базы данных AuthMe"
+          placeholder="mysql://пользователь:пароль@хост:3306/база"
+          hint={`Сейчас: ${now}. Пустое поле — оставить как есть. Также postgres://… или sqlite:/путь/authme.db. Лучше отдельный пользователь с правами SELECT, INSERT, UPDATE только на таблицу AuthMe.`}
+          readOnly={`Адрес базы данных: ${now}. Его меняет только владелец сайта: в адресе пароль от базы.`}
+        />
         <TextField name="table" label="Таблица" hint="DataSource.mySQLTablename в config.yml AuthMe (по умолчанию authme)." />
         <details className="authme-columns">
           <summary>Столбцы (если в config.yml AuthMe они переименованы)</summary>
@@ -187,47 +181,6 @@ function ConnectionForm({ view }: { view: AuthMeView }) {
         <FormErrors />
         <FormActions />
       </Form>
-    </section>
-  );
-}
-
-function CheckPanel() {
-  const [result, setResult] = useState<AuthMeCheckResponse | null>(null);
-  const check = useMutation({
-    mutationFn: checkAuthMe,
-    onMutate: () => setResult(null),
-    onSuccess: setResult,
-    onError: (err) =>
-      setResult({ ok: false, problems: [err instanceof ApiError && err.message ? err.message : 'Проверка не удалась'], notes: [] }),
-  });
-  return (
-    <section className="card stack" aria-labelledby="authme-check-h">
-      <h3 id="authme-check-h">Проверка</h3>
-      <p className="muted">Соединение, пользователь и пароль, база, таблица и каждый столбец, права на запись, алгоритм и образец хешей.</p>
-      <div>
-        <button type="button" className="btn" onClick={() => check.mutate()} disabled={check.isPending}>
-          {check.isPending ? 'Проверяем…' : 'Проверить подключение'}
-        </button>
-      </div>
-      {result && (
-        <div className={result.ok ? 'notice notice-success' : 'notice notice-danger'} role="status" data-testid="authme-check">
-          <p>{result.ok ? 'Подключение в порядке.' : 'Что не так:'}</p>
-          {result.problems.length > 0 && (
-            <ul>
-              {result.problems.map((p) => (
-                <li key={p}>{p}</li>
-              ))}
-            </ul>
-          )}
-          {result.notes.length > 0 && (
-            <ul className="muted">
-              {result.notes.map((n) => (
-                <li key={n}>{n}</li>
-              ))}
-            </ul>
-          )}
-        </div>
-      )}
     </section>
   );
 }

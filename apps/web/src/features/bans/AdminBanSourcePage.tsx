@@ -1,13 +1,12 @@
-import type { BanSourceBody, BanSourceCheck, BanSourceView } from '@kubik/contract';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import type { BanSourceBody, BanSourceView } from '@kubik/contract';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { AdminSection } from '../../components/admin/AdminSection.tsx';
 import { Badge } from '../../components/Badge.tsx';
+import { ConnectionCheckPanel, DatabaseUrlField } from '../../components/DatabaseConnection.tsx';
 import { Form, FormActions, FormErrors, useSchemaForm } from '../../components/form/Form.tsx';
 import { CheckboxField, SelectField, TextField } from '../../components/form/fields.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
-import { ApiError } from '../../lib/api.ts';
 import { AUDIT_KEY } from '../../lib/query-keys.ts';
 import { useAuth } from '../../providers/auth.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
@@ -30,7 +29,7 @@ export default function AdminBanSourcePage() {
         {(view) => (
           <div className="stack">
             <SourceForm key={JSON.stringify(view)} view={view} />
-            <CheckPanel />
+            <ConnectionCheckPanel headingId="ban-source-check-h" check={checkBanSource} />
           </div>
         )}
       </QueryState>
@@ -80,21 +79,15 @@ function SourceForm({ view }: { view: BanSourceView }) {
             { value: 'advancedban', label: 'AdvancedBan (только MySQL/MariaDB)' },
           ]}
         />
-        {owner ? (
-          <>
-            <TextField
-              name="database_url"
-              label="Адрес базы данных плагина"
-              type="password"
-              autoComplete="off"
-              placeholder="mysql://пользователь:пароль@хост:3306/litebans"
-              hint={`Сейчас: ${now}. Пустое поле — оставить как есть. Также postgres://… Дайте сайту пользователя только с правом SELECT.`}
-            />
-            {view.connected && <CheckboxField name="disconnect" label="Отключить базу плагина" />}
-          </>
-        ) : (
-          <p className="muted">База данных: {now}. Адрес меняет только владелец сайта: в нём пароль от базы.</p>
-        )}
+        <DatabaseUrlField
+          owner={owner}
+          label="Адрес базы данных плагина"
+          placeholder="mysql://пользователь:пароль@хост:3306/litebans"
+          hint={`Сейчас: ${now}. Пустое поле — оставить как есть. Также postgres://… Дайте сайту пользователя только с правом SELECT.`}
+          readOnly={`База данных: ${now}. Адрес меняет только владелец сайта: в нём пароль от базы.`}
+        >
+          {view.connected && <CheckboxField name="disconnect" label="Отключить базу плагина" />}
+        </DatabaseUrlField>
         <TextField
           name="table_prefix"
           label="Префикс таблиц"
@@ -103,46 +96,6 @@ function SourceForm({ view }: { view: BanSourceView }) {
         <FormErrors />
         <FormActions />
       </Form>
-    </section>
-  );
-}
-
-function CheckPanel() {
-  const [result, setResult] = useState<BanSourceCheck | null>(null);
-  const check = useMutation({
-    mutationFn: checkBanSource,
-    onMutate: () => setResult(null),
-    onSuccess: setResult,
-    onError: (err) =>
-      setResult({ ok: false, problems: [err instanceof ApiError && err.message ? err.message : 'Проверка не удалась'], notes: [] }),
-  });
-  return (
-    <section className="card stack" aria-labelledby="ban-source-check-h">
-      <h3 id="ban-source-check-h">Проверка</h3>
-      <div>
-        <button type="button" className="btn" onClick={() => check.mutate()} disabled={check.isPending}>
-          {check.isPending ? 'Проверяем…' : 'Проверить подключение'}
-        </button>
-      </div>
-      {result && (
-        <div className={result.ok ? 'notice notice-success' : 'notice notice-danger'} role="status">
-          <p>{result.ok ? 'Подключение в порядке.' : 'Что не так:'}</p>
-          {result.problems.length > 0 && (
-            <ul>
-              {result.problems.map((p) => (
-                <li key={p}>{p}</li>
-              ))}
-            </ul>
-          )}
-          {result.notes.length > 0 && (
-            <ul className="muted">
-              {result.notes.map((n) => (
-                <li key={n}>{n}</li>
-              ))}
-            </ul>
-          )}
-        </div>
-      )}
     </section>
   );
 }

@@ -15,8 +15,8 @@ import {
   type SupportAttachment,
   type SupportCategory,
 } from '@kubik/contract';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
+import { Fragment, useEffect, useState, type ReactNode } from 'react';
 import { useFieldArray, useFormContext, useWatch } from 'react-hook-form';
 import { Link, useSearchParams } from 'wouter';
 import { z } from 'zod';
@@ -391,49 +391,84 @@ const CategoryForm = SupportCategoryBody.extend({
 type CategoryFormInput = z.input<typeof CategoryForm>;
 type CategoryFormOutput = z.output<typeof CategoryForm>;
 
-function CategoriesTab() {
-  const list = useQuery({ queryKey: adminCategoriesKey, queryFn: fetchAdminCategories });
-  const [editing, setEditing] = useState<SupportCategory | null | undefined>(undefined);
+interface EditableListTexts<T> {
+  /** The accusative noun in the row buttons' labels: «Изменить категорию …». */
+  noun: string;
+  add: string;
+  removed: string;
+  removeFailed: string;
+  confirmRemove: (item: T) => string;
+  loadFailed: string;
+  empty: string;
+  table: string;
+  newTitle: string;
+  editTitle: string;
+}
+
+/**
+ * A tab of records the staff add, change and delete (categories, canned answers): the list with
+ * «Изменить» and «Удалить» on each row, «Добавить» above it and the editor in a modal; after a
+ * save or a deletion the list and the audit log are read again.
+ */
+function EditableList<T extends { id: number }>({
+  queryKey,
+  fetch,
+  refreshKey,
+  remove: removeItem,
+  name,
+  texts,
+  columns,
+  wide,
+  editor,
+}: {
+  queryKey: QueryKey;
+  fetch: () => Promise<T[]>;
+  /** What a change makes stale besides the audit log. */
+  refreshKey: QueryKey;
+  remove: (item: T) => Promise<unknown>;
+  name: (item: T) => string;
+  texts: EditableListTexts<T>;
+  /** The columns before «Действия». */
+  columns: Column<T>[];
+  wide?: boolean;
+  editor: (item: T | null, onDone: () => Promise<void>) => ReactNode;
+}) {
+  const list = useQuery({ queryKey, queryFn: fetch });
+  const [editing, setEditing] = useState<T | null | undefined>(undefined);
   const notify = useNotify();
   const client = useQueryClient();
   const { confirm, dialog } = useConfirm();
   const refresh = () =>
-    Promise.all([client.invalidateQueries({ queryKey: SUPPORT_KEY }), client.invalidateQueries({ queryKey: AUDIT_KEY })]);
+    Promise.all([client.invalidateQueries({ queryKey: refreshKey }), client.invalidateQueries({ queryKey: AUDIT_KEY })]);
   const remove = useMutation({
-    mutationFn: (c: SupportCategory) => deleteCategory(c.id),
+    mutationFn: removeItem,
     onSuccess: async () => {
-      notify('success', 'Категория удалена');
+      notify('success', texts.removed);
       await refresh();
     },
-    onError: (err) => notify('danger', reason(err, 'Не удалось удалить категорию')),
+    onError: (err) => notify('danger', reason(err, texts.removeFailed)),
   });
-  const columns: Column<SupportCategory>[] = [
-    {
-      header: 'Категория',
-      kind: 'main',
-      cell: (c) => (
-        <span>
-          <CategoryIcon icon={c.icon} /> {c.name}
-        </span>
-      ),
-    },
-    { header: 'Поля', cell: (c) => (c.fields.length ? c.fields.map((f) => f.label).join(', ') : '—') },
-    { header: 'Включена', cell: (c) => (c.enabled ? 'Да' : 'Нет') },
+  const withActions: Column<T>[] = [
+    ...columns,
     {
       header: 'Действия',
       kind: 'actions',
-      cell: (c) => (
+      cell: (item) => (
         <div className="row">
-          <button type="button" className="btn btn-small" onClick={() => setEditing(c)} aria-label={`Изменить категорию ${c.name}`}>
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => setEditing(item)}
+            aria-label={`Изменить ${texts.noun} ${name(item)}`}
+          >
             Изменить
           </button>
           <button
             type="button"
             className="btn btn-small btn-danger"
-            aria-label={`Удалить категорию ${c.name}`}
+            aria-label={`Удалить ${texts.noun} ${name(item)}`}
             onClick={async () => {
-              if (await confirm(`Удалить категорию «${c.name}»? Обращения в ней останутся.`, { confirmLabel: 'Удалить', danger: true }))
-                remove.mutate(c);
+              if (await confirm(texts.confirmRemove(item), { confirmLabel: 'Удалить', danger: true })) remove.mutate(item);
             }}
           >
             Удалить
@@ -442,39 +477,69 @@ function CategoriesTab() {
       ),
     },
   ];
+  const done = async () => {
+    setEditing(undefined);
+    await refresh();
+  };
   return (
     <div className="stack">
       {dialog}
       <div className="row">
         <button type="button" className="btn btn-primary" onClick={() => setEditing(null)}>
-          Добавить категорию
+          {texts.add}
         </button>
       </div>
-      <QueryState
-        query={list}
-        error="Не удалось загрузить категории"
-        empty="Категорий пока нет: игроки не смогут написать, пока нет ни одной"
-      >
-        {(items) => <DataTable label="Категории" rows={items} columns={columns} rowKey={(c) => c.id} />}
+      <QueryState query={list} error={texts.loadFailed} empty={texts.empty}>
+        {(items) => <DataTable label={texts.table} rows={items} columns={withActions} rowKey={(item) => item.id} />}
       </QueryState>
       <Modal
         open={editing !== undefined}
-        title={editing ? 'Изменить категорию' : 'Новая категория'}
+        title={editing ? texts.editTitle : texts.newTitle}
         onClose={() => setEditing(undefined)}
-        wide
+        wide={wide}
       >
-        {editing !== undefined && (
-          <CategoryEditor
-            key={editing?.id ?? 'new'}
-            category={editing}
-            onDone={async () => {
-              setEditing(undefined);
-              await refresh();
-            }}
-          />
-        )}
+        {editing !== undefined && <Fragment key={editing?.id ?? 'new'}>{editor(editing, done)}</Fragment>}
       </Modal>
     </div>
+  );
+}
+
+function CategoriesTab() {
+  return (
+    <EditableList<SupportCategory>
+      queryKey={adminCategoriesKey}
+      fetch={fetchAdminCategories}
+      refreshKey={SUPPORT_KEY}
+      remove={(c) => deleteCategory(c.id)}
+      name={(c) => c.name}
+      texts={{
+        noun: 'категорию',
+        add: 'Добавить категорию',
+        removed: 'Категория удалена',
+        removeFailed: 'Не удалось удалить категорию',
+        confirmRemove: (c) => `Удалить категорию «${c.name}»? Обращения в ней останутся.`,
+        loadFailed: 'Не удалось загрузить категории',
+        empty: 'Категорий пока нет: игроки не смогут написать, пока нет ни одной',
+        table: 'Категории',
+        newTitle: 'Новая категория',
+        editTitle: 'Изменить категорию',
+      }}
+      columns={[
+        {
+          header: 'Категория',
+          kind: 'main',
+          cell: (c) => (
+            <span>
+              <CategoryIcon icon={c.icon} /> {c.name}
+            </span>
+          ),
+        },
+        { header: 'Поля', cell: (c) => (c.fields.length ? c.fields.map((f) => f.label).join(', ') : '—') },
+        { header: 'Включена', cell: (c) => (c.enabled ? 'Да' : 'Нет') },
+      ]}
+      wide
+      editor={(c, onDone) => <CategoryEditor category={c} onDone={onDone} />}
+    />
   );
 }
 
@@ -548,69 +613,31 @@ function FieldsEditor() {
 // ---- Canned answers
 
 function CannedTab() {
-  const list = useQuery({ queryKey: cannedKey, queryFn: fetchCanned });
-  const [editing, setEditing] = useState<CannedAnswer | null | undefined>(undefined);
-  const notify = useNotify();
-  const client = useQueryClient();
-  const { confirm, dialog } = useConfirm();
-  const refresh = () => Promise.all([client.invalidateQueries({ queryKey: cannedKey }), client.invalidateQueries({ queryKey: AUDIT_KEY })]);
-  const remove = useMutation({
-    mutationFn: (c: CannedAnswer) => deleteCanned(c.id),
-    onSuccess: async () => {
-      notify('success', 'Шаблон удалён');
-      await refresh();
-    },
-    onError: (err) => notify('danger', reason(err, 'Не удалось удалить шаблон')),
-  });
-  const columns: Column<CannedAnswer>[] = [
-    { header: 'Название', kind: 'main', cell: (c) => c.title },
-    { header: 'Текст', kind: 'clip', cell: (c) => c.text },
-    {
-      header: 'Действия',
-      kind: 'actions',
-      cell: (c) => (
-        <div className="row">
-          <button type="button" className="btn btn-small" onClick={() => setEditing(c)} aria-label={`Изменить шаблон ${c.title}`}>
-            Изменить
-          </button>
-          <button
-            type="button"
-            className="btn btn-small btn-danger"
-            aria-label={`Удалить шаблон ${c.title}`}
-            onClick={async () => {
-              if (await confirm(`Удалить шаблон «${c.title}»?`, { confirmLabel: 'Удалить', danger: true })) remove.mutate(c);
-            }}
-          >
-            Удалить
-          </button>
-        </div>
-      ),
-    },
-  ];
   return (
-    <div className="stack">
-      {dialog}
-      <div className="row">
-        <button type="button" className="btn btn-primary" onClick={() => setEditing(null)}>
-          Добавить шаблон
-        </button>
-      </div>
-      <QueryState query={list} error="Не удалось загрузить шаблоны" empty="Шаблонов пока нет">
-        {(items) => <DataTable label="Шаблоны ответов" rows={items} columns={columns} rowKey={(c) => c.id} />}
-      </QueryState>
-      <Modal open={editing !== undefined} title={editing ? 'Изменить шаблон' : 'Новый шаблон'} onClose={() => setEditing(undefined)}>
-        {editing !== undefined && (
-          <CannedEditor
-            key={editing?.id ?? 'new'}
-            canned={editing}
-            onDone={async () => {
-              setEditing(undefined);
-              await refresh();
-            }}
-          />
-        )}
-      </Modal>
-    </div>
+    <EditableList<CannedAnswer>
+      queryKey={cannedKey}
+      fetch={fetchCanned}
+      refreshKey={cannedKey}
+      remove={(c) => deleteCanned(c.id)}
+      name={(c) => c.title}
+      texts={{
+        noun: 'шаблон',
+        add: 'Добавить шаблон',
+        removed: 'Шаблон удалён',
+        removeFailed: 'Не удалось удалить шаблон',
+        confirmRemove: (c) => `Удалить шаблон «${c.title}»?`,
+        loadFailed: 'Не удалось загрузить шаблоны',
+        empty: 'Шаблонов пока нет',
+        table: 'Шаблоны ответов',
+        newTitle: 'Новый шаблон',
+        editTitle: 'Изменить шаблон',
+      }}
+      columns={[
+        { header: 'Название', kind: 'main', cell: (c) => c.title },
+        { header: 'Текст', kind: 'clip', cell: (c) => c.text },
+      ]}
+      editor={(c, onDone) => <CannedEditor canned={c} onDone={onDone} />}
+    />
   );
 }
 
