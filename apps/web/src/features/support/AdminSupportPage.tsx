@@ -25,6 +25,7 @@ import { DataTable, type Column } from '../../components/admin/DataTable.tsx';
 import { Form, FormActions, FormErrors, SubmitButton, useSchemaForm } from '../../components/form/Form.tsx';
 import { CheckboxField, FieldGroup, NumberField, SelectField, TextAreaField, TextField } from '../../components/form/fields.tsx';
 import { Modal } from '../../components/Modal.tsx';
+import { Pager } from '../../components/Pager.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
 import { useConfirm } from '../../components/useConfirm.tsx';
@@ -177,29 +178,7 @@ function TicketsTab() {
               Найдено: {data.total}. Ждут ответа сотрудников: {data.open}.
             </p>
             <DataTable label="Обращения" rows={data.items} columns={columns} rowKey={(t) => t.id} />
-            {data.pages > 1 && (
-              <div className="row support-pager">
-                <button
-                  type="button"
-                  className="btn btn-small"
-                  disabled={filter.page <= 1}
-                  onClick={() => setFilter((f) => ({ ...f, page: f.page - 1 }))}
-                >
-                  Назад
-                </button>
-                <span className="muted">
-                  Страница {data.page} из {data.pages}
-                </span>
-                <button
-                  type="button"
-                  className="btn btn-small"
-                  disabled={filter.page >= data.pages}
-                  onClick={() => setFilter((f) => ({ ...f, page: f.page + 1 }))}
-                >
-                  Дальше
-                </button>
-              </div>
-            )}
+            <Pager label="Страницы обращений" page={data.page} pages={data.pages} onPage={(page) => setFilter((f) => ({ ...f, page }))} />
           </>
         )}
       </QueryState>

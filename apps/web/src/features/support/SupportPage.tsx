@@ -14,6 +14,7 @@ import { Link, Redirect, useLocation, useRoute, useSearchParams } from 'wouter';
 import { z } from 'zod';
 import { Form, FormErrors, SubmitButton, useSchemaForm } from '../../components/form/Form.tsx';
 import { CheckboxField, RadioGroupField, SelectField, TextAreaField, TextField } from '../../components/form/fields.tsx';
+import { Pager } from '../../components/Pager.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { Loading } from '../../components/States.tsx';
 import { useConfirm } from '../../components/useConfirm.tsx';
@@ -94,19 +95,7 @@ function TicketList() {
                 </li>
               ))}
             </ul>
-            {data.pages > 1 && (
-              <div className="row support-pager">
-                <button type="button" className="btn btn-small" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
-                  Назад
-                </button>
-                <span className="muted">
-                  Страница {data.page} из {data.pages}
-                </span>
-                <button type="button" className="btn btn-small" disabled={page >= data.pages} onClick={() => setPage((p) => p + 1)}>
-                  Дальше
-                </button>
-              </div>
-            )}
+            <Pager label="Страницы обращений" page={data.page} pages={data.pages} onPage={setPage} />
           </>
         )}
       </QueryState>
