@@ -173,9 +173,10 @@ describe('the expected wait, on a controlled clock', () => {
       c.advance(20);
       await g.finishNext();
     }
-    // The running check has held its slot 180 ms where 20 is typical: 160 ms without a check
-    // finishing, over 16 checks' window: 30 ms a check. Two wait: 0 left of the running one + 2 × 30.
-    c.advance(180);
+    // The running check has held its slot 170 ms where 20 is typical: 150 ms without a check
+    // finishing, over the window's 15 checks (16 but the longest): 30 ms a check. Two wait: 0 left
+    // of the running one + 2 × 30.
+    c.advance(170);
     expect(admission.checkMs()).toBe(30);
     expect(admission.expectedWaitMs(stranger('10.9.0.1'))).toBe(60);
     while (g.open.length) await g.finishNext();
@@ -198,7 +199,8 @@ describe('the expected wait, on a controlled clock', () => {
     await finish(16, 100);
     expect(admission.checkMs()).toBe(100);
     await finish(8, 20);
-    expect(admission.checkMs()).toBe(60);
+    // Eight of 100 and eight of 20, one of the 100 left out as the longest.
+    expect(admission.checkMs()).toBeCloseTo((7 * 100 + 8 * 20) / 15);
     await finish(8, 20);
     expect(admission.checkMs()).toBe(20);
     // Three seconds later, a burst of slower checks: the old ones count no more once four new have finished.
@@ -207,6 +209,33 @@ describe('the expected wait, on a controlled clock', () => {
     expect(admission.checkMs()).toBe((3000 + 40 * 3) / 4);
     await finish(1, 40);
     expect(admission.checkMs()).toBe((3000 + 40 * 4) / 5);
+    while (g.open.length) await g.finishNext();
+    await Promise.all(all);
+  });
+
+  it('counts a single stall while it lasts, and leaves it out once it is over', async () => {
+    const c = clock();
+    const g = gate();
+    const admission = new Admission({ slots: 1, maxWaitMs: 100_000, maxWaiting: 100, typicalMs: 10, now: c.now });
+    const all: Promise<void>[] = [];
+    for (let i = 0; i < 30; i++) all.push(admission.run(stranger(`10.0.${i}.1`), g.work(`n${i}`)));
+    await settle();
+    for (let i = 0; i < 15; i++) {
+      c.advance(20);
+      await g.finishNext();
+    }
+    // A check held up 400 ms: while it runs, the 380 ms past the typical 20 count ((14 × 20 + 380) / 14).
+    c.advance(400);
+    expect(admission.checkMs()).toBeCloseTo((14 * 20 + 380) / 14);
+    await g.finishNext();
+    // Over: the window's longest, left out.
+    expect(admission.checkMs()).toBe(20);
+    // Slow for good: every check of the window says so.
+    for (let i = 0; i < 8; i++) {
+      c.advance(60);
+      await g.finishNext();
+    }
+    expect(admission.checkMs()).toBeCloseTo((7 * 20 + 8 * 60) / 15);
     while (g.open.length) await g.finishNext();
     await Promise.all(all);
   });

@@ -62,6 +62,8 @@ export function networkOf(address: string): string {
 const SAMPLES = 16;
 const MIN_SAMPLES = 4;
 const WINDOW_MS = 2000;
+/** From this many checks in the window the longest is left out. */
+const TRIM_FROM = 8;
 
 export class Admission {
   private running = 0;
@@ -83,7 +85,8 @@ export class Admission {
 
   /**
    * How long one check holds a slot now (ms): the slot time of the recent window's checks per
-   * check finished, that is the inverse of the rate a slot finishes them at. It counts all a
+   * check finished, that is the inverse of the rate a slot finishes them at (the longest left out
+   * of a window of eight or more). It counts all a
    * check's slot holds: the hash, its thread's waits for a core and the event loop's delay in
    * taking the result, so it follows the machine as it is during a burst. A check running longer
    * than that adds its overrun to the window: no check finishing is news too (a stalled machine
@@ -98,6 +101,16 @@ export class Admission {
       if (count >= MIN_SAMPLES && now - this.doneAt[at]! > WINDOW_MS) break;
       held += this.heldMs[at]!;
       count++;
+    }
+    // The longest of a full enough window is left out: one check far longer than the rest is a
+    // stall (a collection, the pool's thread kept from a core for a moment), counted while it lasted
+    // (below); once over it says little about the next checks, and kept it refused a crowd for a
+    // window more. A machine slow for good shows in every other check as well.
+    if (count >= TRIM_FROM) {
+      let longest = 0;
+      for (let i = 1; i <= count; i++) longest = Math.max(longest, this.heldMs[(this.done - i) % SAMPLES]!);
+      held -= longest;
+      count--;
     }
     if (count === 0) {
       held = this.options.typicalMs;
