@@ -9,7 +9,10 @@ const MIGRATION_LOCK_ID = 4_242_001;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrator works on any schema
 export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
   const executed = await executedMigrations(db);
-  if (executed) return Object.keys(migrations).filter((name) => !executed.has(name)).sort();
+  if (executed)
+    return Object.keys(migrations)
+      .filter((name) => !executed.has(name))
+      .sort();
   return (await migratorFor(db).getMigrations()).filter((m) => m.executedAt === undefined).map((m) => m.name);
 }
 
