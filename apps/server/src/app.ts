@@ -114,13 +114,13 @@ function registerPlatformJobs(ctx: AppContext, database: DbHandle, log: FastifyB
 
 /**
  * Background work starts once the site is ready (when config.workers; tests call passes
- * directly). On close the front door turns new requests away, jobs wind down (releasing their
+ * directly), a job's first pass per event-loop turn, so the site listens and answers meanwhile. On close the front door turns new requests away, jobs wind down (releasing their
  * claims) while requests in flight finish, then the caches, the channel, the mailer and the
  * database it opened itself (`owned`) close.
  */
 function registerLifecycle(app: FastifyInstance, ctx: AppContext, door: FrontDoor, owned: DbHandle | null): void {
   app.addHook('onReady', async () => {
-    if (ctx.config.workers) ctx.jobs.start();
+    if (ctx.config.workers) ctx.jobs.startInTurns();
   });
   let jobsStopped: Promise<boolean> | undefined;
   app.addHook('preClose', async () => {

@@ -32,8 +32,9 @@ describe('admission of password work by expected wait', () => {
 
   it('admits a crowd while its wait is short, and refuses only past the bound', async () => {
     const g = gate();
-    // 10 ms a check, one at a time, 200 ms at most: 20 may wait behind the one running.
-    const admission = new Admission({ slots: 1, maxWaitMs: 200, maxWaiting: 1000, typicalMs: 10 });
+    // 10 ms a check, one at a time, 200 ms at most: 20 may wait behind the one running (a clock
+    // standing still: the running check has all of its 10 ms left).
+    const admission = new Admission({ slots: 1, maxWaitMs: 200, maxWaiting: 1000, typicalMs: 10, now: () => 0 });
     let refused = 0;
     const all = Array.from({ length: 30 }, (_, i) =>
       admission.run(stranger(`10.0.${i}.1`), g.work(`n${i}`)).catch((err: unknown) => {
@@ -44,7 +45,7 @@ describe('admission of password work by expected wait', () => {
     await new Promise((r) => setImmediate(r));
     const state = admission.state();
     expect(state.running).toBe(1);
-    // 10 × (0.5 + 19 ahead) = 195 ms: the 20th waits; the 21st would wait 205 ms: refused.
+    // 10 + 19 ahead × 10 = 200 ms: the 20th waits; the 21st would wait 210 ms: refused.
     expect(state.strangers).toBe(20);
     expect(refused).toBe(9);
     while (g.open.length) await g.finishNext();
@@ -71,7 +72,7 @@ describe('admission of password work by expected wait', () => {
 
   it('keeps a flood from one network from pushing a newcomer past the bound', async () => {
     const g = gate();
-    const admission = new Admission({ slots: 1, maxWaitMs: 200, maxWaiting: 1000, typicalMs: 10 });
+    const admission = new Admission({ slots: 1, maxWaitMs: 200, maxWaiting: 1000, typicalMs: 10, now: () => 0 });
     const all: Promise<unknown>[] = [admission.run(stranger('10.9.9.1'), g.work('running')).catch(() => undefined)];
     let floodRefused = 0;
     for (let i = 0; i < 100; i++)
@@ -83,8 +84,8 @@ describe('admission of password work by expected wait', () => {
     await new Promise((r) => setImmediate(r));
     expect(floodRefused).toBeGreaterThan(50);
     // A newcomer from elsewhere waits about one check per network ahead, not the flood's depth.
-    expect(admission.expectedWaitMs(stranger('172.16.0.1'))).toBeLessThanOrEqual(25);
-    expect(admission.expectedWaitMs(stranger('10.9.9.200'))).toBeGreaterThan(190);
+    expect(admission.expectedWaitMs(stranger('172.16.0.1'))).toBe(20);
+    expect(admission.expectedWaitMs(stranger('10.9.9.200'))).toBe(210);
     const newcomer = admission.run(stranger('172.16.0.1'), g.work('newcomer'));
     await g.finishNext();
     await g.finishNext();
@@ -113,16 +114,206 @@ describe('admission of password work by expected wait', () => {
   });
 });
 
-describe('admission when the machine slows down', () => {
-  it('counts a check that runs longer than the average: the wait it implies refuses sooner', async () => {
+/** A clock the test moves by hand: every estimate below is exact, whatever the machine does meanwhile. */
+function clock() {
+  let t = 1000;
+  return { now: () => t, advance: (ms: number) => void (t += ms) };
+}
+
+const settle = async () => {
+  for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+};
+
+describe('the expected wait, on a controlled clock', () => {
+  it('starts from the typical time, and counts a running check by its age', async () => {
+    const c = clock();
     const g = gate();
-    const admission = new Admission({ slots: 1, maxWaitMs: 200, maxWaiting: 1000, typicalMs: 10 });
+    const admission = new Admission({ slots: 1, maxWaitMs: 10_000, maxWaiting: 100, typicalMs: 10, now: c.now });
+    expect(admission.expectedWaitMs(stranger('10.0.0.1'))).toBe(0);
+    const all = [admission.run(stranger('10.0.0.1'), g.work('a'))];
+    c.advance(4);
+    // 6 ms left of the running check, nobody ahead.
+    expect(admission.expectedWaitMs(stranger('10.1.0.1'))).toBe(6);
+    for (const n of ['b', 'c', 'd']) all.push(admission.run(stranger(`10.2.${n.charCodeAt(0)}.1`), g.work(n)));
+    // Then three checks of 10 ms ahead.
+    expect(admission.expectedWaitMs(stranger('10.1.0.1'))).toBe(36);
+    while (g.open.length) await g.finishNext();
+    await Promise.all(all);
+  });
+
+  it('learns how long a check holds its slot from the checks that finished', async () => {
+    const c = clock();
+    const g = gate();
+    const admission = new Admission({ slots: 1, maxWaitMs: 10_000, maxWaiting: 100, typicalMs: 10, now: c.now });
+    const all: Promise<void>[] = [];
+    for (let i = 0; i < 20; i++) all.push(admission.run(stranger(`10.0.${i}.1`), g.work(`n${i}`)));
+    await settle();
+    // Each check holds the slot 25 ms: the rate is 40 a second, and the estimate follows it.
+    for (let i = 0; i < 16; i++) {
+      c.advance(25);
+      await g.finishNext();
+    }
+    expect(admission.checkMs()).toBe(25);
+    c.advance(5);
+    // 20 ms left of the running one, three waiting: 20 + 3 × 25.
+    expect(admission.state()).toMatchObject({ running: 1, strangers: 3 });
+    expect(admission.expectedWaitMs(stranger('10.9.0.1'))).toBe(95);
+    while (g.open.length) await g.finishNext();
+    await Promise.all(all);
+  });
+
+  it('raises the estimate by how long a check overruns, spread over the window, not by its age times the queue', async () => {
+    const c = clock();
+    const g = gate();
+    const admission = new Admission({ slots: 1, maxWaitMs: 10_000, maxWaiting: 100, typicalMs: 10, now: c.now });
+    const all: Promise<void>[] = [];
+    for (let i = 0; i < 19; i++) all.push(admission.run(stranger(`10.0.${i}.1`), g.work(`n${i}`)));
+    await settle();
+    for (let i = 0; i < 16; i++) {
+      c.advance(20);
+      await g.finishNext();
+    }
+    // The running check has held its slot 170 ms where 20 is typical: 150 ms without a check
+    // finishing, over the window's 15 checks (16 but the longest): 30 ms a check. Two wait: 0 left
+    // of the running one + 2 × 30.
+    c.advance(170);
+    expect(admission.checkMs()).toBe(30);
+    expect(admission.expectedWaitMs(stranger('10.9.0.1'))).toBe(60);
+    while (g.open.length) await g.finishNext();
+    await Promise.all(all);
+  });
+
+  it('forgets a slow stretch after a window of checks, and old checks after two seconds', async () => {
+    const c = clock();
+    const g = gate();
+    const admission = new Admission({ slots: 1, maxWaitMs: 100_000, maxWaiting: 100, typicalMs: 10, now: c.now });
+    const all: Promise<void>[] = [];
+    for (let i = 0; i < 40; i++) all.push(admission.run(stranger(`10.0.${i}.1`), g.work(`n${i}`)));
+    await settle();
+    const finish = async (n: number, ms: number) => {
+      for (let i = 0; i < n; i++) {
+        c.advance(ms);
+        await g.finishNext();
+      }
+    };
+    await finish(16, 100);
+    expect(admission.checkMs()).toBe(100);
+    await finish(8, 20);
+    // Eight of 100 and eight of 20, one of the 100 left out as the longest.
+    expect(admission.checkMs()).toBeCloseTo((7 * 100 + 8 * 20) / 15);
+    await finish(8, 20);
+    expect(admission.checkMs()).toBe(20);
+    // Three seconds later, a burst of slower checks: the old ones count no more once four new have finished.
+    await finish(1, 3000);
+    await finish(3, 40);
+    expect(admission.checkMs()).toBe((3000 + 40 * 3) / 4);
+    await finish(1, 40);
+    expect(admission.checkMs()).toBe((3000 + 40 * 4) / 5);
+    while (g.open.length) await g.finishNext();
+    await Promise.all(all);
+  });
+
+  it('counts a single stall while it lasts, and leaves it out once it is over', async () => {
+    const c = clock();
+    const g = gate();
+    const admission = new Admission({ slots: 1, maxWaitMs: 100_000, maxWaiting: 100, typicalMs: 10, now: c.now });
+    const all: Promise<void>[] = [];
+    for (let i = 0; i < 30; i++) all.push(admission.run(stranger(`10.0.${i}.1`), g.work(`n${i}`)));
+    await settle();
+    for (let i = 0; i < 15; i++) {
+      c.advance(20);
+      await g.finishNext();
+    }
+    // A check held up 400 ms: while it runs, the 380 ms past the typical 20 count ((14 × 20 + 380) / 14).
+    c.advance(400);
+    expect(admission.checkMs()).toBeCloseTo((14 * 20 + 380) / 14);
+    await g.finishNext();
+    // Over: the window's longest, left out.
+    expect(admission.checkMs()).toBe(20);
+    // Slow for good: every check of the window says so.
+    for (let i = 0; i < 8; i++) {
+      c.advance(60);
+      await g.finishNext();
+    }
+    expect(admission.checkMs()).toBeCloseTo((7 * 20 + 8 * 60) / 15);
+    while (g.open.length) await g.finishNext();
+    await Promise.all(all);
+  });
+
+  it('admits a burst whose last admitted waits just what its estimate said, none longer than the bound', async () => {
+    const c = clock();
+    const admission = new Admission({ slots: 1, maxWaitMs: 200, maxWaiting: 1000, typicalMs: 10, now: c.now });
+    // A machine where each check holds the slot 10 ms: the work ends when the clock says.
+    const pending: { at: number; finish: () => void }[] = [];
+    const work = () => new Promise<void>((resolve) => pending.push({ at: c.now() + 10, finish: resolve }));
+    const waits: { estimate: number; actual: number }[] = [];
+    let refused = 0;
+    const all: Promise<void>[] = [];
+    // 60 arrivals 2 ms apart (500 a second) for a slot that does 100 a second.
+    for (let i = 0; i < 60; i++) {
+      const caller = stranger(`10.0.${i}.1`);
+      const estimate = admission.expectedWaitMs(caller);
+      const asked = c.now();
+      all.push(
+        admission
+          .run(caller, () => {
+            waits.push({ estimate, actual: c.now() - asked });
+            return work();
+          })
+          .catch(() => void refused++),
+      );
+      await settle();
+      for (let step = 0; step < 2; step++) {
+        c.advance(1);
+        while (pending[0] && pending[0].at <= c.now()) {
+          pending.shift()!.finish();
+          await settle();
+        }
+      }
+    }
+    while (pending.length) {
+      c.advance(pending[0]!.at - c.now());
+      pending.shift()!.finish();
+      await settle();
+    }
+    await Promise.all(all);
+    // In 120 ms the slot does 12 checks; 200 ms more of waiting holds 20: 32 or so are admitted.
+    expect(waits.length).toBeGreaterThanOrEqual(30);
+    expect(refused).toBe(60 - waits.length);
+    for (const { estimate, actual } of waits) expect(actual).toBe(estimate);
+    expect(Math.max(...waits.map((w) => w.actual))).toBeLessThanOrEqual(200);
+    expect(Math.max(...waits.map((w) => w.actual))).toBeGreaterThan(190);
+  });
+
+  it('spreads the waiters over several slots in rotation', async () => {
+    const c = clock();
+    const g = gate();
+    const admission = new Admission({ slots: 2, maxWaitMs: 10_000, maxWaiting: 100, typicalMs: 10, now: c.now });
+    const all = [admission.run(stranger('10.0.0.1'), g.work('a'))];
+    c.advance(7);
+    all.push(admission.run(stranger('10.0.1.1'), g.work('b')));
+    c.advance(1);
+    // The slots free in 2 ms (a, 8 ms old) and 9 ms (b, 1 ms old).
+    expect(admission.expectedWaitMs(stranger('10.1.0.1'))).toBe(2);
+    all.push(admission.run(stranger('10.0.2.1'), g.work('c')));
+    expect(admission.expectedWaitMs(stranger('10.1.0.1'))).toBe(9);
+    all.push(admission.run(stranger('10.0.3.1'), g.work('d')));
+    expect(admission.expectedWaitMs(stranger('10.1.0.1'))).toBe(12);
+    while (g.open.length) await g.finishNext();
+    await Promise.all(all);
+  });
+
+  it('refuses sooner when a check stalls: no check finishing is news', async () => {
+    const c = clock();
+    const g = gate();
+    const admission = new Admission({ slots: 1, maxWaitMs: 200, maxWaiting: 1000, typicalMs: 10, now: c.now });
     const running = admission.run(stranger('10.0.0.1'), g.work('slow'));
-    expect(admission.expectedWaitMs(stranger('10.1.0.1'))).toBeLessThan(20);
-    await new Promise((r) => setTimeout(r, 120));
-    // One check has run 120 ms where the average says 10: a newcomer behind two waiters would wait ~300 ms.
+    expect(admission.expectedWaitMs(stranger('10.1.0.1'))).toBe(10);
+    c.advance(120);
+    // One check has run 120 ms where 10 are typical (the one prior, no check finished yet): 120 ms
+    // a check now; a newcomer behind two waiters would wait 240 ms.
     const waiting = [admission.run(stranger('10.2.0.1'), g.work('a')), admission.run(stranger('10.3.0.1'), g.work('b'))];
-    expect(admission.expectedWaitMs(stranger('10.4.0.1'))).toBeGreaterThan(200);
+    expect(admission.expectedWaitMs(stranger('10.4.0.1'))).toBe(240);
     await expect(admission.run(stranger('10.4.0.1'), g.work('c'))).rejects.toBeInstanceOf(PasswordsBusy);
     while (g.open.length) await g.finishNext();
     await Promise.all([running, ...waiting]);

@@ -39,8 +39,10 @@ export interface AdmissionOptions {
   maxWaitMs: number;
   /** At most this many may wait, known callers and strangers alike (memory). */
   maxWaiting: number;
-  /** How long one check takes before any was timed (ms). */
+  /** How long one check holds a slot before any has finished here (ms). */
   typicalMs: number;
+  /** The clock (ms): performance.now, or a test's own. */
+  now?: () => number;
 }
 
 /** The network a stranger's turn is shared with: IPv4 /24, IPv6 /64 (addressKey gives the /64). */
@@ -51,34 +53,95 @@ export function networkOf(address: string): string {
   return dot < 0 ? key : `${key.slice(0, dot)}.0/24`;
 }
 
+/**
+ * What the estimate learns from: the latest finished checks, those of the last WINDOW_MS, but never
+ * fewer than MIN_SAMPLES (after a quiet hour the last few checks are still the best guess) nor more
+ * than SAMPLES. A stretch of slow checks is forgotten after SAMPLES more or WINDOW_MS: a moving
+ * average kept it for dozens, and refused a crowd the machine had room for again.
+ */
+const SAMPLES = 16;
+const MIN_SAMPLES = 4;
+const WINDOW_MS = 2000;
+/** From this many checks in the window the longest is left out. */
+const TRIM_FROM = 8;
+
 export class Admission {
   private running = 0;
-  /** When each running check started (performance.now()), at most `slots` of them. */
+  /** When each running check started (the clock), at most `slots` of them. */
   private readonly startedAt: number[] = [];
   private readonly known: (() => void)[] = [];
   /** Strangers' waiters by network, in the order their networks take turns (a Map keeps insertion order). */
   private readonly networks = new Map<string, (() => void)[]>();
   private strangers = 0;
-  /** How long one check takes here, a moving average (ms). */
-  private typicalMs: number;
+  /** The latest finished checks, a ring: when each finished and how long it held its slot (ms). */
+  private readonly doneAt = new Float64Array(SAMPLES);
+  private readonly heldMs = new Float64Array(SAMPLES);
+  private done = 0;
+  private readonly now: () => number;
 
   constructor(private readonly options: AdmissionOptions) {
-    this.typicalMs = options.typicalMs;
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  /**
+   * How long one check holds a slot now (ms): the slot time of the recent window's checks per
+   * check finished, that is the inverse of the rate a slot finishes them at (the longest left out
+   * of a window of eight or more). It counts all a
+   * check's slot holds: the hash, its thread's waits for a core and the event loop's delay in
+   * taking the result, so it follows the machine as it is during a burst. A check running longer
+   * than that adds its overrun to the window: no check finishing is news too (a stalled machine
+   * raises the estimate at once, by how long it stalls, instead of multiplying every wait by the
+   * oldest check's age).
+   */
+  checkMs(now = this.now()): number {
+    let held = 0;
+    let count = 0;
+    for (let i = 1; i <= Math.min(this.done, SAMPLES); i++) {
+      const at = (this.done - i) % SAMPLES;
+      if (count >= MIN_SAMPLES && now - this.doneAt[at]! > WINDOW_MS) break;
+      held += this.heldMs[at]!;
+      count++;
+    }
+    // The longest of a full enough window is left out: one check far longer than the rest is a
+    // stall (a collection, the pool's thread kept from a core for a moment), counted while it lasted
+    // (below); once over it says little about the next checks, and kept it refused a crowd for a
+    // window more. A machine slow for good shows in every other check as well.
+    if (count >= TRIM_FROM) {
+      let longest = 0;
+      for (let i = 1; i <= count; i++) longest = Math.max(longest, this.heldMs[(this.done - i) % SAMPLES]!);
+      held -= longest;
+      count--;
+    }
+    if (count === 0) {
+      held = this.options.typicalMs;
+      count = 1;
+    }
+    const typical = held / count;
+    let overrun = 0;
+    for (const started of this.startedAt) overrun += Math.max(0, now - started - typical);
+    return (held + overrun) / count;
   }
 
   /** How long a check asked now by this caller would wait for its turn (ms). */
   expectedWaitMs(caller: Caller): number {
-    if (this.running < this.options.slots) return 0;
+    const { slots } = this.options;
+    if (this.running < slots) return 0;
     let ahead = this.known.length;
     if (caller !== 'known') {
       const mine = this.networks.get(networkOf(caller.address))?.length ?? 0;
       // Round by round: every network ahead gives at most one more check than this one has waiting.
       for (const queue of this.networks.values()) ahead += Math.min(queue.length, mine + 1);
     }
-    // A slot frees after about half a check on average; then `ahead` checks go, `slots` at a time.
-    // A check running longer than the average says the machine is slower now than the average knows.
-    const oldest = this.startedAt.length > 0 ? performance.now() - Math.min(...this.startedAt) : 0;
-    return Math.max(this.typicalMs, oldest) * (0.5 + ahead / this.options.slots);
+    const now = this.now();
+    const check = this.checkMs(now);
+    // When each slot frees: a running check's rest by its age (a check past the typical time may
+    // end any moment), a slot just handed on but not yet started a whole check.
+    const frees = this.startedAt.map((started) => Math.max(0, check - (now - started)));
+    while (frees.length < slots) frees.push(check);
+    frees.sort((a, b) => a - b);
+    // The slots then take the waiters in rotation, each a check at a time: the caller's turn comes
+    // when the slot its place falls to has run the checks before it.
+    return frees[ahead % slots]! + Math.floor(ahead / slots) * check;
   }
 
   /** Throws Busy, before any work, when the caller would wait too long or nothing more may wait. */
@@ -95,14 +158,18 @@ export class Admission {
     this.admit(caller);
     if (this.running >= this.options.slots) await new Promise<void>((resolve) => this.enqueue(caller, resolve));
     else this.running++;
-    const started = performance.now();
+    const started = this.now();
     this.startedAt.push(started);
     try {
       return await work();
     } finally {
+      const now = this.now();
       this.startedAt.splice(this.startedAt.indexOf(started), 1);
+      const at = this.done % SAMPLES;
+      this.doneAt[at] = now;
       // At least a millisecond: no real check is quicker, and the bound on waiters stays finite.
-      this.typicalMs = this.typicalMs * 0.9 + Math.min(1000, Math.max(1, performance.now() - started)) * 0.1;
+      this.heldMs[at] = Math.max(1, now - started);
+      this.done++;
       const next = this.next();
       if (next) next();
       else this.running--;
@@ -116,7 +183,7 @@ export class Admission {
    */
   async burn(caller: Caller): Promise<void> {
     this.admit(caller);
-    const ms = (this.expectedWaitMs(caller) + this.typicalMs) * (0.85 + Math.random() * 0.3);
+    const ms = (this.expectedWaitMs(caller) + this.checkMs()) * (0.85 + Math.random() * 0.3);
     await new Promise((resolve) => setTimeout(resolve, ms));
   }
 
@@ -127,7 +194,7 @@ export class Admission {
       known: this.known.length,
       strangers: this.strangers,
       networks: this.networks.size,
-      typicalMs: this.typicalMs,
+      typicalMs: this.checkMs(),
     };
   }
 

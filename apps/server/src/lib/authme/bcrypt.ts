@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { hash as bcrypt } from '@node-rs/bcrypt';
+import type * as BcryptModule from '@node-rs/bcrypt';
 import { type AuthMeMethod, LIMITS } from './method.ts';
 import { javaUtf8, sameText } from './text.ts';
 
@@ -53,9 +53,16 @@ function decodeSalt(text: string): Buffer {
   return Buffer.from(bytes.slice(0, 16));
 }
 
+/**
+ * The native addon, loaded at the first bcrypt hash: only sites that import AuthMe's bcrypt
+ * accounts ever hash one, and every start paid for opening it.
+ */
+let loading: Promise<typeof BcryptModule> | undefined;
+
 /** OpenBSDBCrypt.generate(version, password, salt, cost): one bcrypt string. */
-export function bcryptHash(password: string | Buffer, version: BcryptVersion, cost: number, salt: Uint8Array): Promise<string> {
-  return bcrypt(typeof password === 'string' ? javaUtf8(password) : password, { salt, cost, version });
+export async function bcryptHash(password: string | Buffer, version: BcryptVersion, cost: number, salt: Uint8Array): Promise<string> {
+  const { hash } = await (loading ??= import('@node-rs/bcrypt'));
+  return hash(typeof password === 'string' ? javaUtf8(password) : password, { salt, cost, version });
 }
 
 async function check(password: string, hash: string): Promise<boolean> {

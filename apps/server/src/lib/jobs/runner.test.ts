@@ -116,4 +116,34 @@ describe('JobRunner', () => {
     expect(() => runner.register({ name: 'a', intervalMs: 0, run: async () => {} })).toThrow(/twice/);
     expect(() => runner.kick('nope')).toThrow(/no job/);
   });
+
+  it('starts in turns: one first pass per event-loop turn, none for a job a request already ran', async () => {
+    const runner = new JobRunner();
+    const order: string[] = [];
+    for (const name of ['a', 'b', 'c']) runner.register({ name, intervalMs: 0, run: async () => void order.push(name) });
+    const turn = () => new Promise((r) => setImmediate(r));
+    runner.startInTurns();
+    expect(order).toEqual([]);
+    // A request kicks c before its turn: c's first pass is that one.
+    runner.kick('c');
+    await turn();
+    expect(order).toEqual(['c', 'a']);
+    await turn();
+    expect(order).toEqual(['c', 'a', 'b']);
+    await turn();
+    await turn();
+    expect(order).toEqual(['c', 'a', 'b']);
+    await runner.stop(100);
+  });
+
+  it('stops starting in turns once stopped', async () => {
+    const runner = new JobRunner();
+    const order: string[] = [];
+    for (const name of ['a', 'b']) runner.register({ name, intervalMs: 0, run: async () => void order.push(name) });
+    runner.startInTurns();
+    const stopped = runner.stop(100);
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    await stopped;
+    expect(order).toEqual([]);
+  });
 });

@@ -90,6 +90,27 @@ export class JobRunner {
     for (const name of this.slots.keys()) this.kick(name);
   }
 
+  /**
+   * start() for a site that is about to answer: each job's first pass in an event-loop turn of its
+   * own (setImmediate), so that the first requests (a readiness probe, a visitor) are answered
+   * between them, not after all of them: some twenty passes of database work in one go were a
+   * twentieth of a start on one core. A job a request kicked meanwhile has had its first pass.
+   */
+  startInTurns(): void {
+    if (this.started || this.signal.aborted) return;
+    this.started = true;
+    const names = [...this.slots.keys()];
+    const next = () => {
+      if (!this.isRunning) return;
+      const name = names.shift();
+      if (name === undefined) return;
+      const slot = this.slot(name);
+      if (slot.stats.runs === 0 && !slot.running) this.kick(name);
+      setImmediate(next);
+    };
+    setImmediate(next);
+  }
+
   get isRunning(): boolean {
     return this.started && !this.signal.aborted;
   }
