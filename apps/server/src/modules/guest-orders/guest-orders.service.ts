@@ -285,7 +285,12 @@ async function fulfilTier(ctx: AppContext, trx: Db, order: GuestOrderRow, userId
       if (err instanceof HttpError) return false;
       throw err;
     }
-    await repo.updateOrder(trx, order.id, { fulfilled: 1, user_id: userId, privilege_id: placed.privilegeId, expires_at: placed.expiresAt });
+    await repo.updateOrder(trx, order.id, {
+      fulfilled: 1,
+      user_id: userId,
+      privilege_id: placed.privilegeId,
+      expires_at: placed.expiresAt,
+    });
     return true;
   }
   if (await repo.nicknameHolding(trx, order.nickname_lower, now, order.id)) return false;

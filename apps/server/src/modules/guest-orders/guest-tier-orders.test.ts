@@ -78,7 +78,10 @@ describe.each(dbKinds)('guest orders of a donate tier on %s', (kind) => {
   it('is refused while the owner has not turned guest purchases on', async () => {
     const res = await order(vipId, good);
     expect(res.statusCode).toBe(403);
-    expect(res.json()).toMatchObject({ code: 'guest_purchases_off', error: 'Покупки без аккаунта выключены: войдите в аккаунт, чтобы купить' });
+    expect(res.json()).toMatchObject({
+      code: 'guest_purchases_off',
+      error: 'Покупки без аккаунта выключены: войдите в аккаунт, чтобы купить',
+    });
     const on = await t.app.inject(asUser(admin, { method: 'PUT', url: '/api/admin/settings', payload: { guest_purchases: true } }));
     expect(on.statusCode).toBe(200);
   });
@@ -106,7 +109,15 @@ describe.each(dbKinds)('guest orders of a donate tier on %s', (kind) => {
     expect(res.statusCode, res.body).toBe(201);
     const body = res.json();
     // 3 months of 100 ₽ less 10 %.
-    expect(body).toMatchObject({ kind: 'tier', nickname: 'TierKid', item: 'VIP', quantity: 3, amount: 270, status: 'pending', known: false });
+    expect(body).toMatchObject({
+      kind: 'tier',
+      nickname: 'TierKid',
+      item: 'VIP',
+      quantity: 3,
+      amount: 270,
+      status: 'pending',
+      known: false,
+    });
     const call = yoo.requests.at(-1)!;
     expect(call.headers['idempotence-key']).toBe(body.id);
     expect(call.body).toMatchObject({
@@ -216,12 +227,16 @@ describe.each(dbKinds)('guest orders of a donate tier on %s', (kind) => {
     await Promise.all([reconcile(t.app.ctx, Number(held.expires_at) + 1000), reconcile(t.app.ctx, Number(held.expires_at) + 2000)]);
     expect((await rowOf(held.id)).ended_at).not.toBeNull();
     const mine = (await guestDeliveries()).filter((d) => d.player_name === 'Wanderer');
-    expect(mine.map((d) => JSON.parse(d.commands!)[0])).toEqual(['lp user {player} parent add premium', 'lp user {player} parent remove premium']);
+    expect(mine.map((d) => JSON.parse(d.commands!)[0])).toEqual([
+      'lp user {player} parent add premium',
+      'lp user {player} parent remove premium',
+    ]);
   });
 
   it('one address is rate-limited', async () => {
     const codes: number[] = [];
-    for (let i = 0; i < 12; i++) codes.push((await order(vipId, { ...good, nickname: `Someone${i}`, months: 1 }, '203.0.113.77')).statusCode);
+    for (let i = 0; i < 12; i++)
+      codes.push((await order(vipId, { ...good, nickname: `Someone${i}`, months: 1 }, '203.0.113.77')).statusCode);
     expect(codes.filter((c) => c === 429).length).toBeGreaterThan(0);
     expect(codes.filter((c) => c === 201).length).toBeLessThanOrEqual(10);
   });
