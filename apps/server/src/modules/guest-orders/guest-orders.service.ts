@@ -97,13 +97,14 @@ async function start(
   const lower = buyer.nickname.toLowerCase();
   const account = await repo.accountNamed(db, lower);
   const sale = await price(account, now);
+  const forName = account?.username ?? buyer.nickname;
   const adapter = (await paymentsService(ctx).adapters())[buyer.provider];
   if (!adapter) throw badRequest(GUEST_ORDER_TEXTS.providerOff, { code: 'provider_off', field: 'provider' });
   const id = randomUUID();
   await repo.insertOrder(db, {
     id,
     kind: sale.kind,
-    nickname: account?.username ?? buyer.nickname,
+    nickname: forName,
     nickname_lower: lower,
     email: buyer.email,
     item_id: sale.itemId,
@@ -127,7 +128,7 @@ async function start(
     const created = await adapter.create({
       id,
       amountKopecks: sale.amount,
-      description: `${sale.description} для ${buyer.nickname} (${await siteName(ctx)})`,
+      description: `${sale.description} для ${forName} (${await siteName(ctx)})`,
       returnUrl: `${ctx.config.publicUrl}${sale.page}?guest_order=${id}`,
       notificationUrl: paymentsService(ctx).registry.notificationUrl(buyer.provider),
       email: buyer.email,
@@ -136,7 +137,7 @@ async function start(
       // The goods are named and handed over on payment: «полный расчёт», not an advance.
       lines: [
         {
-          description: `${sale.description} для ${buyer.nickname}`,
+          description: `${sale.description} для ${forName}`,
           amountKopecks: sale.amount,
           vatCode: item?.vat_code ?? receipt.vatCode,
           paymentMode: 'full_payment',

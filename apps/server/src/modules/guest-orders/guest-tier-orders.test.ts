@@ -25,6 +25,8 @@ describe.each(dbKinds)('guest orders of a donate tier on %s', (kind) => {
     const payments = paymentsConfig(yoo, tbank);
     payments.yookassa!.receipts = true;
     yoo.receiptsRequired = true;
+    payments.tbank!.receipts = true;
+    tbank.receiptsRequired = true;
     t = await createTestApp(kind, { workers: false, payments });
     await seedUser(t, 'TierOwner', { admin: true });
     admin = await loginAs(t, 'TierOwner');
@@ -185,6 +187,10 @@ describe.each(dbKinds)('guest orders of a donate tier on %s', (kind) => {
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json()).toMatchObject({ nickname: 'tierkid', known: true, amount: 100 });
     const p = tbank.byOrder(res.json().id);
+    expect(p.receipt).toMatchObject({
+      Email: 'parent@example.com',
+      Items: [{ Name: 'Привилегия VIP на 1 мес. для tierkid', Amount: 10_000, PaymentMethod: 'full_payment' }],
+    });
     await tbank.pay(p, false);
     const note = tbank.notificationFor(p);
     for (let i = 0; i < 2; i++)
