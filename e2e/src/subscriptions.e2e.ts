@@ -107,6 +107,9 @@ describe('subscriptions and buying for a nickname, on a phone (fake YooKassa)', 
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     await form.getByLabel('Почта для чека').fill('parent@example.com');
     await form.getByRole('button', { name: 'Оплатить' }).click();
+    // Nobody called LittleBro has an account: warned beside the nickname, not refused.
+    await form.getByText('Игрок с таким ником ещё не заходил на сервер — проверьте написание').waitFor();
+    await form.getByRole('link', { name: 'Ник верный — оплатить' }).click();
     await page.waitForURL((url) => url.href.startsWith(`${yookassa.url}/checkout/`));
     await page.getByRole('button', { name: 'Оплатить' }).click();
     await page.waitForURL((url) => url.pathname === '/shop' && url.searchParams.has('guest_order'));
