@@ -1,4 +1,4 @@
-import type { Kysely, Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 import { bigint, notNull } from '../../db/schema-helpers.ts';
 
 // Names 2026120732_…, 2026120760_…–69_…. Migrations of the guest-orders feature, merged by db/migrations/index.ts and run in order of name.
@@ -46,6 +46,11 @@ export const guestOrdersMigrations: Record<string, Migration> = {
       // The privilege an account holds for it (placed at payment, or when the account is registered).
       await db.schema.alterTable('guest_orders').addColumn('privilege_id', 'integer').execute();
       await db.schema.createIndex('guest_orders_holding_idx').on('guest_orders').columns(['kind', 'ended_at', 'expires_at']).execute();
+      // One tier held per nickname without an account: of two orders paid at once, the second's
+      // transaction fails here and its re-read finds the first holding (left for the owner to refund).
+      await sql`create unique index guest_orders_nickname_holds_uq on guest_orders (nickname_lower) where kind = 'tier' and expires_at is not null and privilege_id is null and ended_at is null`.execute(
+        db,
+      );
     },
   },
 };

@@ -239,6 +239,33 @@ describe.each(dbKinds)('guest orders of a donate tier on %s', (kind) => {
     ]);
   });
 
+  it('two orders for one nickname without an account paid at once: one holds the tier, the other is left for the owner to refund', async () => {
+    const ids: string[] = [];
+    for (const tierId of [vipId, premiumId]) {
+      const res = await order(tierId, { ...good, nickname: 'Twins', months: 1 }, '198.51.100.10');
+      expect(res.statusCode, res.body).toBe(201);
+      ids.push(res.json().id);
+    }
+    const rows = await Promise.all(ids.map(rowOf));
+    for (const r of rows) yoo.pay(r.provider_payment_id!);
+    await Promise.all(
+      rows.map((r) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/payments/yookassa/notify',
+          payload: yoo.notificationFor(r.provider_payment_id!) as object,
+          remoteAddress: YOOKASSA_IP,
+        }),
+      ),
+    );
+    // A transaction that lost the race is re-read by the next pass.
+    await reconcile(t.app.ctx);
+    const after = await Promise.all(ids.map(rowOf));
+    expect(after.map((r) => r.status)).toEqual(['paid', 'paid']);
+    expect(after.map((r) => Number(r.fulfilled)).sort()).toEqual([0, 1]);
+    expect((await guestDeliveries()).filter((d) => d.player_name === 'Twins')).toHaveLength(1);
+  });
+
   it('one address is rate-limited', async () => {
     const codes: number[] = [];
     for (let i = 0; i < 12; i++)
