@@ -116,6 +116,10 @@ describe('subscriptions and buying for a nickname, on a phone (fake YooKassa)', 
     const id = new URL(page.url()).searchParams.get('guest_order')!;
     const order = await callApi(page, 'GET', `/api/shop/guest-orders/${id}`);
     expect(order.json).toMatchObject({ nickname: 'LittleBro', item: 'Алмаз', status: 'paid' });
+    await page
+      .getByTestId('guest-order-return')
+      .getByText(/^Оплачено: Алмаз × 1 для LittleBro\./)
+      .waitFor();
     // The month's goal on the home page (its answer is cached for a minute, so the sum may lag).
     await page.goto('/');
     await page.getByTestId('community-goal').getByRole('progressbar', { name: 'Цель сборов на месяц' }).waitFor();
@@ -163,5 +167,11 @@ describe('subscriptions and buying for a nickname, on a phone (fake YooKassa)', 
     const id = new URL(page.url()).searchParams.get('guest_order')!;
     const order = await callApi(page, 'GET', `/api/shop/guest-orders/${id}`);
     expect(order.json).toMatchObject({ kind: 'tier', nickname: 'TierGuest', item: 'VIP', quantity: 1, amount: 199, status: 'paid' });
+    // The page back from the provider says what became of it.
+    await page
+      .getByTestId('guest-order-return')
+      .getByText('Оплачено: привилегия VIP на 1 мес. для TierGuest. Привилегия будет выдана в игре, когда игрок зайдёт на сервер.')
+      .waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
   });
 });

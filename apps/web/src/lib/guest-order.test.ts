@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorPlace, nextStep, UNKNOWN_NICKNAME_WARNING } from './guest-order.ts';
+import { errorPlace, guestOrderText, nextStep, UNKNOWN_NICKNAME_WARNING } from './guest-order.ts';
 
 const NBSP = '\u00a0';
 
@@ -35,5 +35,19 @@ describe('where a refusal of a guest order goes', () => {
     expect(errorPlace('months.0', fields)).toBe('months');
     expect(errorPlace('shop_id', fields)).toBe('form');
     expect(errorPlace(undefined, fields)).toBe('form');
+  });
+});
+
+describe('what the page says back from the provider', () => {
+  const tier = { kind: 'tier' as const, nickname: 'TierKid', item: 'VIP', quantity: 3 };
+  it('names the tier and its months, or the item and its pieces, for the nickname, by the status', () => {
+    expect(guestOrderText({ ...tier, status: 'paid' })).toBe(
+      'Оплачено: привилегия VIP на 3 мес. для TierKid. Привилегия будет выдана в игре, когда игрок зайдёт на сервер.',
+    );
+    expect(guestOrderText({ kind: 'item', nickname: 'Bro', item: 'Алмаз', quantity: 2, status: 'paid' })).toBe(
+      'Оплачено: Алмаз × 2 для Bro. Покупка будет выдана в игре, когда игрок зайдёт на сервер.',
+    );
+    expect(guestOrderText({ ...tier, status: 'canceled' })).toMatch(/^Оплата не прошла, заказ отменён/);
+    expect(guestOrderText({ ...tier, status: 'pending' })).toMatch(/^Ждём подтверждения оплаты/);
   });
 });

@@ -41,3 +41,12 @@ export function errorPlace<F extends string>(field: string | undefined, fields: 
   const top = field?.split('.')[0];
   return fields.find((f) => f === top) ?? 'form';
 }
+
+/** What the page says about a guest's order on the way back from the provider. */
+export function guestOrderText(o: { kind: 'item' | 'tier'; status: string; nickname: string; item: string; quantity: number }): string {
+  const what = o.kind === 'tier' ? `привилегия ${o.item} на ${o.quantity} мес.` : `${o.item} × ${o.quantity}`;
+  if (o.status === 'paid')
+    return `Оплачено: ${what} для ${o.nickname}. ${o.kind === 'tier' ? 'Привилегия будет выдана' : 'Покупка будет выдана'} в игре, когда игрок зайдёт на сервер.`;
+  if (o.status === 'canceled') return `Оплата не прошла, заказ отменён: ${what} для ${o.nickname}. Можно оформить его снова.`;
+  return `Ждём подтверждения оплаты от платёжной системы: ${what} для ${o.nickname}…`;
+}

@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import { Badge } from '../../components/Badge.tsx';
+import { GuestOrderReturn } from '../../components/GuestOrderReturn.tsx';
 import { formatDate, formatDateTime } from '../../lib/format.ts';
 import { useAuth } from '../../providers/auth.tsx';
 import { useSite } from '../../providers/site.tsx';
@@ -42,6 +43,7 @@ export default function DonatePage() {
         <h1>Донат</h1>
         <p>Поддержите сервер и получите привилегии и наборы предметов в игре.</p>
       </header>
+      <GuestOrderReturn />
       {tiers.isPending ? (
         <Loading text="Загрузка привилегий..." />
       ) : tiers.isError ? (
