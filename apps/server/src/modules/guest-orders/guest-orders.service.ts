@@ -100,6 +100,8 @@ async function start(
   const forName = account?.username ?? buyer.nickname;
   const adapter = (await paymentsService(ctx).adapters())[buyer.provider];
   if (!adapter) throw badRequest(GUEST_ORDER_TEXTS.providerOff, { code: 'provider_off', field: 'provider' });
+  const receipt = await receiptFiscal(ctx);
+  const fiscalItem = await fiscalItemRow(db, sale.fiscal.kind, sale.fiscal.id);
   const id = randomUUID();
   await repo.insertOrder(db, {
     id,
@@ -123,8 +125,6 @@ async function start(
     checked_at: null,
   });
   try {
-    const receipt = await receiptFiscal(ctx);
-    const item = await fiscalItemRow(db, sale.fiscal.kind, sale.fiscal.id);
     const created = await adapter.create({
       id,
       amountKopecks: sale.amount,
@@ -139,9 +139,9 @@ async function start(
         {
           description: `${sale.description} для ${forName}`,
           amountKopecks: sale.amount,
-          vatCode: item?.vat_code ?? receipt.vatCode,
+          vatCode: fiscalItem?.vat_code ?? receipt.vatCode,
           paymentMode: 'full_payment',
-          paymentSubject: item?.payment_subject ?? DEFAULT_PAYMENT_SUBJECT,
+          paymentSubject: fiscalItem?.payment_subject ?? DEFAULT_PAYMENT_SUBJECT,
         },
       ],
     });
