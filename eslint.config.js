@@ -68,6 +68,8 @@ const SERVER_FEATURE_PAIRS = [
   ['subscriptions', 'donate'],
   ['guest-orders', 'payments'],
   ['guest-orders', 'shop'],
+  ['guest-orders', 'privileges'],
+  ['guest-orders', 'donate'],
 ];
 
 /**

@@ -107,18 +107,70 @@ describe('subscriptions and buying for a nickname, on a phone (fake YooKassa)', 
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     await form.getByLabel('Почта для чека').fill('parent@example.com');
     await form.getByRole('button', { name: 'Оплатить' }).click();
+    // Nobody called LittleBro has an account: warned beside the nickname, not refused.
+    await form.getByText('Игрок с таким ником ещё не заходил на сервер — проверьте написание').waitFor();
+    await form.getByRole('link', { name: 'Ник верный — оплатить' }).click();
     await page.waitForURL((url) => url.href.startsWith(`${yookassa.url}/checkout/`));
     await page.getByRole('button', { name: 'Оплатить' }).click();
     await page.waitForURL((url) => url.pathname === '/shop' && url.searchParams.has('guest_order'));
     const id = new URL(page.url()).searchParams.get('guest_order')!;
     const order = await callApi(page, 'GET', `/api/shop/guest-orders/${id}`);
     expect(order.json).toMatchObject({ nickname: 'LittleBro', item: 'Алмаз', status: 'paid' });
+    await page
+      .getByTestId('guest-order-return')
+      .getByText(/^Оплачено: Алмаз × 1 для LittleBro\./)
+      .waitFor();
     // The month's goal on the home page (its answer is cached for a minute, so the sum may lag).
     await page.goto('/');
     await page.getByTestId('community-goal').getByRole('progressbar', { name: 'Цель сборов на месяц' }).waitFor();
     await page
       .getByTestId('community-goal')
       .getByText(/Собрано .* из 1\s000\s₽ в этом месяце/)
+      .waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+  });
+
+  it('a guest buys a tier for a nickname on /donate with the keyboard: refusals beside the fields, the unknown nickname warned, one order per double click, then the ЮKassa page', async () => {
+    const page = await site.newPage({ width: 360, height: 740 });
+    await page.goto('/donate');
+    const open = page.getByRole('button', { name: 'Купить для игрока' });
+    await open.focus();
+    await page.keyboard.press('Enter');
+    const form = page.getByTestId('guest-tier-buy');
+    await form.waitFor();
+    expect(await open.getAttribute('aria-expanded')).toBe('true');
+    const nickname = form.getByLabel('Ник игрока');
+    const email = form.getByLabel('Почта для чека');
+    // The price on the button is the first period's, as the server will take it.
+    const pay = form.getByRole('button', { name: 'Оплатить 199\u00a0₽' });
+    await nickname.fill('no spaces allowed');
+    await email.fill('parent@example.com');
+    await pay.click();
+    await seeErrorBeside(nickname, /^Ник: от 3 до 16 символов/);
+    await nickname.fill('TierGuest');
+    await email.fill('not-mail');
+    await email.press('Enter');
+    await seeErrorBeside(email, /^Введите корректный адрес почты/);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await email.fill('parent@example.com');
+    const before = yookassa.requests.filter((r) => r.path === '/v3/payments').length;
+    await pay.dblclick();
+    // Nobody called TierGuest has played: the form says so beside the nickname and waits.
+    await form.getByText('Игрок с таким ником ещё не заходил на сервер — проверьте написание').waitFor();
+    expect(await nickname.getAttribute('aria-describedby')).toContain('gt-nickname-note');
+    expect(yookassa.requests.filter((r) => r.path === '/v3/payments').length - before).toBe(1);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await form.getByRole('link', { name: 'Ник верный — оплатить' }).click();
+    await page.waitForURL((url) => url.href.startsWith(`${yookassa.url}/checkout/`));
+    await page.getByRole('button', { name: 'Оплатить' }).click();
+    await page.waitForURL((url) => url.pathname === '/donate' && url.searchParams.has('guest_order'));
+    const id = new URL(page.url()).searchParams.get('guest_order')!;
+    const order = await callApi(page, 'GET', `/api/shop/guest-orders/${id}`);
+    expect(order.json).toMatchObject({ kind: 'tier', nickname: 'TierGuest', item: 'VIP', quantity: 1, amount: 199, status: 'paid' });
+    // The page back from the provider says what became of it.
+    await page
+      .getByTestId('guest-order-return')
+      .getByText('Оплачено: привилегия VIP на 1 мес. для TierGuest. Привилегия будет выдана в игре, когда игрок зайдёт на сервер.')
       .waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
   });

@@ -202,6 +202,8 @@ export const ERROR_CODE_MEANINGS = {
   already_subscribed: 'The player already has a live subscription to this tier',
   subscription_not_found: 'No such subscription, or it is not the player’s own',
   guest_purchases_off: 'Buying without an account is switched off by the owner',
+  nickname_holds:
+    'The nickname, without an account, already holds a tier bought by a guest; it is extended or changed once the player registers',
   // The seller's legal side: consent and 54-ФЗ receipts.
   consent_required:
     'A published document (the offer, the personal-data policy) or the adult-or-parental-consent confirmation must be accepted first; `field` is consents',

@@ -168,7 +168,13 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
         FailURL: req.returnUrl,
         DATA: { Email: req.email },
         ...(cfg.receipts
-          ? { Receipt: tbankReceipt(req.email, req.fiscal?.taxSystemCode ?? null, [advanceLine(req.amountKopecks, req.vatCode)]) }
+          ? {
+              Receipt: tbankReceipt(
+                req.email,
+                req.fiscal?.taxSystemCode ?? null,
+                req.lines ?? [advanceLine(req.amountKopecks, req.vatCode)],
+              ),
+            }
           : {}),
       });
       if ((typeof a.PaymentId !== 'string' && typeof a.PaymentId !== 'number') || typeof a.PaymentURL !== 'string')

@@ -48,6 +48,11 @@ export interface CreateRequest {
   vatCode: number;
   /** The seller's tax system (`tax_system_code` 1–6) and whether it is a самозанятый (items without VAT). */
   fiscal?: ReceiptFiscal;
+  /**
+   * The receipt's lines when the payment buys something named now (a guest's order: full_payment,
+   * the goods handed over); absent, the receipt is the top-up's advance.
+   */
+  lines?: ReceiptLine[];
 }
 
 export interface ReceiptFiscal {

@@ -96,3 +96,70 @@ export async function attachToAccount(db: Db, userId: number, lower: string): Pr
 export function usernameOf(db: Db, id: number) {
   return db.selectFrom('users').select('username_lower').where('id', '=', id).executeTakeFirst();
 }
+
+/** A paid tier order that holds its tier for a nickname now (no account took it), other than `exceptId`. */
+export function nicknameHolding(db: Db, lower: string, now: number, exceptId = ''): Promise<GuestOrderRow | undefined> {
+  return db
+    .selectFrom('guest_orders')
+    .selectAll()
+    .where('nickname_lower', '=', lower)
+    .where('kind', '=', 'tier')
+    .where('status', '=', 'paid')
+    .where('privilege_id', 'is', null)
+    .where('ended_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where('id', '!=', exceptId)
+    .executeTakeFirst();
+}
+
+/** Tier orders holding a privilege for the nickname still (the account registered with it takes them). */
+export function holdingsOf(db: Db, lower: string, now: number): Promise<GuestOrderRow[]> {
+  return db
+    .selectFrom('guest_orders')
+    .selectAll()
+    .where('nickname_lower', '=', lower)
+    .where('kind', '=', 'tier')
+    .where('status', '=', 'paid')
+    .where('privilege_id', 'is', null)
+    .where('ended_at', 'is', null)
+    .where('expires_at', '>', now)
+    .execute();
+}
+
+/** Tier orders whose held privilege's end has come, the earliest first. */
+export function dueHoldings(db: Db, now: number, limit: number): Promise<GuestOrderRow[]> {
+  return db
+    .selectFrom('guest_orders')
+    .selectAll()
+    .where('kind', '=', 'tier')
+    .where('privilege_id', 'is', null)
+    .where('ended_at', 'is', null)
+    .where('expires_at', '<=', now)
+    .orderBy('expires_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Ends the order's hold of its tier, once; true when this call ended it. */
+export async function endHolding(db: Db, id: string, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('guest_orders')
+    .set({ ended_at: now })
+    .where('id', '=', id)
+    .where('privilege_id', 'is', null)
+    .where('ended_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** The account's privilege takes over the order's hold, once; true when this call moved it. */
+export async function handOver(db: Db, id: string, privilegeId: number): Promise<boolean> {
+  const r = await db
+    .updateTable('guest_orders')
+    .set({ privilege_id: privilegeId })
+    .where('id', '=', id)
+    .where('privilege_id', 'is', null)
+    .where('ended_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}

@@ -1,4 +1,4 @@
-import { GuestOrder, GuestOrderBody } from '@kubik/contract';
+import { GuestOrder, GuestOrderBody, GuestTierOrderBody, IdParams, NewGuestOrder } from '@kubik/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -11,10 +11,10 @@ const tags = ['Покупки без аккаунта'];
 const OrderParams = z.object({ id: z.uuid({ error: 'Заказ не найден' }) });
 
 export function guestOrdersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  // An account registered with a guest's nickname takes its orders and the deliveries still waiting.
+  // An account registered with a guest's nickname takes its orders, the tiers it holds and the deliveries still waiting.
   userRegistered.on('guest-orders', async (trx, userId) => {
     const user = await repo.usernameOf(trx, userId);
-    if (user) await repo.attachToAccount(trx, userId, user.username_lower);
+    if (user) await service.registered(trx, userId, user.username_lower);
   });
   return async (app) => {
     foreignPaymentNotified.on('guest-orders', (provider, providerPaymentId) => service.notified(ctx, provider, providerPaymentId, app.log));
@@ -29,9 +29,24 @@ export function guestOrdersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         summary:
           'Купить товар для ника без аккаунта (если владелец включил): {nickname, email (для чека), shop_id, quantity, provider: yookassa | tbank}; оплата сразу у провайдера, баланс не участвует; выдача ждёт игрока с этим ником',
         body: GuestOrderBody,
-        response: { 201: GuestOrder.extend({ known: z.boolean() }), ...errorReplies(400, 403, 404, 409, 429, 502) },
+        response: { 201: NewGuestOrder, ...errorReplies(400, 403, 404, 409, 429, 502) },
       },
       handler: async (req, reply) => reply.code(201).send(await service.create(ctx, req.body, req.ip)),
+    });
+
+    app.post('/api/donate/:id/guest-orders', {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary:
+          'Купить донат (привилегию) для ника без аккаунта (если владелец включил): {nickname, email (для чека), months — один из сроков доната, provider: yookassa | tbank}; ' +
+          'цена срока сейчас, без зачёта; оплата сразу у провайдера с чеком «полный расчёт», баланс не участвует. Оплаченная привилегия выдаётся аккаунту с этим ником ' +
+          '(по правилам покупки) или, пока его нет, нику в игре — и переходит к аккаунту, зарегистрированному с этим ником позже. known: false — ника нет ни среди аккаунтов, ни среди игроков сервера',
+        params: IdParams,
+        body: GuestTierOrderBody,
+        response: { 201: NewGuestOrder, ...errorReplies(400, 403, 404, 409, 429, 502) },
+      },
+      handler: async (req, reply) => reply.code(201).send(await service.createTier(ctx, req.params.id, req.body, req.ip)),
     });
 
     app.get('/api/shop/guest-orders/:id', {

@@ -5,7 +5,7 @@ import { enqueueDelivery, type DeliveryTarget } from '../deliveries/deliveries.q
 import { listOf } from '../donate/donate.service.ts';
 import * as donateRepo from '../donate/donate.repo.ts';
 import * as repo from './privileges.repo.ts';
-import { DAY_MS, TEXTS, type PrivilegeRow, type TierRow } from './privileges.service.ts';
+import { DAY_MS, MONTH_MS, TEXTS, type PrivilegeRow, type TierRow } from './privileges.service.ts';
 
 // The one running privilege of a player: what a purchase or a grant would do to it (plan), doing
 // it (place), ending it (endPrivilege), and the grant and revoke commands that go with each.
@@ -23,6 +23,24 @@ export function tierServers(tier: TierRow | undefined): DeliveryTarget {
   return ids.length > 0 ? ids : 'all';
 }
 
+/**
+ * Who a tier's commands are for: an account's privilege (sourced to it), or a nickname without
+ * an account whose guest order holds the tier (the guest's deliveries, taken by the account
+ * registered later with that nickname).
+ */
+export type TierHolder = { privilegeId: number; userId: number } | { guest: { userId: number | null; playerName: string } };
+
+function holderFields(h: TierHolder, source: 'privilege_grant' | 'privilege_revoke') {
+  if ('guest' in h)
+    return {
+      source: 'guest' as const,
+      sourceId: null,
+      userId: h.guest.userId,
+      ...(h.guest.userId === null ? { playerName: h.guest.playerName } : {}),
+    };
+  return { source, sourceId: h.privilegeId, userId: h.userId };
+}
+
 /** Queues a tier's grant commands for a privilege that now runs until `expiresAt`. */
 export async function queueGrant(
   trx: Db,
@@ -32,17 +50,34 @@ export async function queueGrant(
   expiresAt: number,
   now: number,
 ): Promise<void> {
+  await queueTierGrant(trx, tier, { privilegeId, userId }, expiresAt, now);
+}
+
+/** Queues a tier's grant commands for its holder, the privilege running until `expiresAt`. */
+export async function queueTierGrant(trx: Db, tier: TierRow, holder: TierHolder, expiresAt: number, now: number): Promise<void> {
   const commands = listOf<string>(tier.grant_commands);
   if (commands.length === 0) return;
   const days = Math.max(1, Math.ceil((expiresAt - now) / DAY_MS));
   await enqueueDelivery(trx, {
-    source: 'privilege_grant',
-    sourceId: privilegeId,
-    userId,
+    ...holderFields(holder, 'privilege_grant'),
     label: `${tier.title.slice(0, 150)} на ${days} дн.`,
     server: tierServers(tier),
     commands,
     params: { tier: tierWord(tier.title), days, expires: expiresWord(expiresAt) },
+  });
+}
+
+/** Queues the revoke commands of a tier (by id: a deleted tier has none) that ended for its holder at `endedAt`. */
+export async function queueTierRevoke(trx: Db, tierId: number, holder: TierHolder, endedAt: number): Promise<void> {
+  const tier = await donateRepo.findTier(trx, tierId);
+  const commands = tier ? listOf<string>(tier.revoke_commands) : [];
+  if (!tier || commands.length === 0) return;
+  await enqueueDelivery(trx, {
+    ...holderFields(holder, 'privilege_revoke'),
+    label: `${tier.title.slice(0, 150)}: окончание`,
+    server: tierServers(tier),
+    commands,
+    params: { tier: tierWord(tier.title), days: 0, expires: expiresWord(endedAt) },
   });
 }
 
@@ -59,19 +94,7 @@ export async function endPrivilege(
   expiresAt?: number,
 ): Promise<boolean> {
   if (!(await repo.markEnded(trx, row.id, reason, now, expiresAt))) return false;
-  const tier = await donateRepo.findTier(trx, row.tier_id);
-  const commands = tier ? listOf<string>(tier.revoke_commands) : [];
-  if (tier && commands.length > 0) {
-    await enqueueDelivery(trx, {
-      source: 'privilege_revoke',
-      sourceId: row.id,
-      userId: row.user_id,
-      label: `${tier.title.slice(0, 150)}: окончание`,
-      server: tierServers(tier),
-      commands,
-      params: { tier: tierWord(tier.title), days: 0, expires: expiresWord(expiresAt ?? Math.min(Number(row.expires_at), now)) },
-    });
-  }
+  await queueTierRevoke(trx, row.tier_id, { privilegeId: row.id, userId: row.user_id }, expiresAt ?? Math.min(Number(row.expires_at), now));
   return true;
 }
 
@@ -155,4 +178,72 @@ export async function place(
     created_at: now,
     updated_at: now,
   });
+}
+
+/**
+ * A tier paid straight to a provider for an account (a guest's order for its nickname), by the
+ * purchase's rules without a credit (the payer cannot see the holder's privilege, and the sum was
+ * fixed when the order was made): placed, recorded as its purchase (no ledger row: no balance
+ * was used), its grant queued. Throws what the purchase refuses (409 downgrade).
+ */
+export async function placePaid(
+  trx: Db,
+  opts: { userId: number; tier: TierRow; tiers: TierRow[]; months: number; amount: number; now: number },
+): Promise<{ privilegeId: number; expiresAt: number }> {
+  const { userId, tier, months, now } = opts;
+  const p = await plan(trx, { userId, tier, tiers: opts.tiers, addMs: months * MONTH_MS, now, creditUpTo: 0 });
+  const privilegeId = await place(trx, p, { userId, tier, now, grantedBy: null });
+  await repo.insertPurchase(trx, {
+    privilege_id: privilegeId,
+    user_id: userId,
+    paid_by: null,
+    tier_id: tier.id,
+    months,
+    price: opts.amount,
+    credit: 0,
+    total: opts.amount,
+    replaced_id: p.kind === 'upgrade' ? (p.current?.id ?? null) : null,
+    created_at: now,
+  });
+  await queueTierGrant(trx, tier, { privilegeId, userId }, p.expiresAt, now);
+  return { privilegeId, expiresAt: p.expiresAt };
+}
+
+/**
+ * A new account takes a tier its nickname holds through a paid guest order: the privilege as it
+ * runs (from the payment to its end), recorded as its purchase. Its grant ran in the game for the
+ * nickname already, so nothing is queued. Null when the account already runs one (the order keeps
+ * holding its tier until its end).
+ */
+export async function adoptPaid(
+  trx: Db,
+  opts: { userId: number; tierId: number; title: string; months: number; amount: number; startsAt: number; expiresAt: number; now: number },
+): Promise<number | null> {
+  if (await repo.runningRow(trx, opts.userId)) return null;
+  const privilegeId = await repo.insertPrivilege(trx, {
+    user_id: opts.userId,
+    tier_id: opts.tierId,
+    tier_title: opts.title.slice(0, 100),
+    starts_at: opts.startsAt,
+    expires_at: opts.expiresAt,
+    ended_at: null,
+    end_reason: null,
+    reminded_at: null,
+    granted_by: null,
+    created_at: opts.now,
+    updated_at: opts.now,
+  });
+  await repo.insertPurchase(trx, {
+    privilege_id: privilegeId,
+    user_id: opts.userId,
+    paid_by: null,
+    tier_id: opts.tierId,
+    months: opts.months,
+    price: opts.amount,
+    credit: 0,
+    total: opts.amount,
+    replaced_id: null,
+    created_at: opts.startsAt,
+  });
+  return privilegeId;
 }

@@ -21,7 +21,7 @@ interface TierPrice {
 }
 
 /** The tier's price for `months` now (its sale and the period's discount applied); refuses a tier or a period not sold. */
-async function periodPrice(db: Db, tierId: number, months: number, now: number) {
+export async function periodPrice(db: Db, tierId: number, months: number, now: number) {
   const tiers = await donateRepo.listTiers(db);
   const tier = tiers.find((t) => t.id === tierId);
   if (!tier) throw notFound(TEXTS.notFound);

@@ -3,8 +3,10 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import { Badge } from '../../components/Badge.tsx';
+import { GuestOrderReturn } from '../../components/GuestOrderReturn.tsx';
 import { formatDate, formatDateTime } from '../../lib/format.ts';
 import { useAuth } from '../../providers/auth.tsx';
+import { useSite } from '../../providers/site.tsx';
 import { useNotify } from '../../providers/notifications.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { Tabs } from '../../components/Tabs.tsx';
@@ -26,6 +28,9 @@ export function kitPeriod(days: number): string {
 // a player's page does not wait for it. It is asked for when «Купить» is pointed at or focused.
 const loadPurchase = () => import('./TierPurchase.tsx');
 const TierPurchase = lazy(() => loadPurchase().then((m) => ({ default: m.TierPurchase })));
+// The guest's form for a nickname: a chunk of its own too, asked for when its button is pointed at.
+const loadGuest = () => import('./GuestTierBuy.tsx');
+const GuestTierBuy = lazy(() => loadGuest().then((m) => ({ default: m.GuestTierBuy })));
 
 export default function DonatePage() {
   useTitle('Донат');
@@ -38,6 +43,7 @@ export default function DonatePage() {
         <h1>Донат</h1>
         <p>Поддержите сервер и получите привилегии и наборы предметов в игре.</p>
       </header>
+      <GuestOrderReturn />
       {tiers.isPending ? (
         <Loading text="Загрузка привилегий..." />
       ) : tiers.isError ? (
@@ -203,7 +209,10 @@ function TierTabs({ tiers, selected, onSelect }: { tiers: DonateTier[]; selected
   );
 }
 
-/** «Купить» («Продлить» for the running tier); guests are sent to log in; tiers not in roubles are not sold here. */
+/**
+ * «Купить» («Продлить» for the running tier); guests are sent to log in or, when the owner allows
+ * it, buy for a nickname; tiers not in roubles are not sold here.
+ */
 function BuyButton({
   tier,
   loggedIn,
@@ -215,8 +224,11 @@ function BuyButton({
   running: UserPrivilege | null;
   onBuy: () => void;
 }) {
+  const site = useSite();
+  const [forPlayer, setForPlayer] = useState<number | null>(null);
   if (!tier.sellable) return <p className="muted">Эта привилегия не продаётся на сайте.</p>;
   const held = running?.tier_id === tier.id;
+  const guestOpen = forPlayer === tier.id;
   return (
     <div className="tier-buy">
       {held && running && <p className="tier-held">У вас действует до {formatDate(running.expires_at)}</p>}
@@ -231,9 +243,33 @@ function BuyButton({
           {held ? 'Продлить' : 'Купить'}
         </button>
       ) : (
-        <Link to="/login" state={{ from: '/donate' }} className="btn btn-primary">
-          Войдите, чтобы купить
-        </Link>
+        <>
+          <Link to="/login" state={{ from: '/donate' }} className="btn btn-primary">
+            Войдите, чтобы купить
+          </Link>
+          {site.guest_purchases && (
+            <>
+              <button
+                type="button"
+                className="btn"
+                aria-expanded={guestOpen}
+                aria-controls={`guest-tier-${tier.id}`}
+                onClick={() => setForPlayer(guestOpen ? null : tier.id)}
+                onPointerEnter={() => void loadGuest().catch(() => {})}
+                onFocus={() => void loadGuest().catch(() => {})}
+              >
+                Купить для игрока
+              </button>
+              <div id={`guest-tier-${tier.id}`} hidden={!guestOpen}>
+                {guestOpen && (
+                  <Suspense fallback={<Loading text="Загрузка формы..." />}>
+                    <GuestTierBuy tier={tier} />
+                  </Suspense>
+                )}
+              </div>
+            </>
+          )}
+        </>
       )}
     </div>
   );

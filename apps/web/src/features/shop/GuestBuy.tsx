@@ -1,22 +1,28 @@
 import type { ShopItem } from '@kubik/contract';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { cloneElement, useState, type FormEvent, type ReactElement } from 'react';
+import { cloneElement, useRef, useState, type FormEvent, type ReactElement } from 'react';
 import { ApiError } from '../../lib/api.ts';
 import { formatRub } from '../../lib/format.ts';
+import { errorPlace, nextStep, type GuestNextStep } from '../../lib/guest-order.ts';
 import { createGuestOrder } from './guest-api.ts';
 import { fetchShop, SHOP_KEY } from './api.ts';
 
-type Field = 'nickname' | 'email' | 'shop_id' | 'quantity' | 'provider';
+const FIELDS = ['nickname', 'email', 'shop_id', 'quantity', 'provider'] as const;
+type Field = (typeof FIELDS)[number];
 
 /**
  * Buying for a nickname without an account (when the owner allows it): the guest names the
  * player, gives an e-mail for the receipt and pays the provider; the item waits for that
- * nickname in the game. Each refusal is shown beside its field.
+ * nickname in the game. Each refusal is shown beside its field; a nickname nobody is known by is
+ * warned about beside it before the payment page, the same payment offered.
  */
 export function GuestBuy() {
   const items = useQuery({ queryKey: SHOP_KEY, queryFn: fetchShop });
   const [errors, setErrors] = useState<Partial<Record<Field | 'form', string>>>({});
   const [form, setForm] = useState({ nickname: '', email: '', shop_id: '', quantity: '1', provider: 'yookassa' });
+  const [step, setStep] = useState<GuestNextStep | null>(null);
+  // A second click before React re-renders must not make a second order.
+  const sending = useRef(false);
   const order = useMutation({
     mutationFn: () =>
       createGuestOrder({
@@ -27,32 +33,55 @@ export function GuestBuy() {
         provider: form.provider as 'yookassa' | 'tbank',
       }),
     onSuccess: (r) => {
-      if (r.confirmation_url) window.location.assign(r.confirmation_url);
+      const next = nextStep(r, null);
+      if (next.go) return window.location.assign(next.go);
+      sending.current = false;
+      setStep(next);
     },
     onError: (err) => {
-      if (err instanceof ApiError && err.field) setErrors({ [err.field.split('.')[0] as Field]: err.message });
-      else setErrors({ form: err instanceof ApiError ? err.message : 'Не удалось создать заказ' });
+      sending.current = false;
+      const place = errorPlace(err instanceof ApiError ? err.field : undefined, FIELDS);
+      setErrors({ [place]: err instanceof ApiError ? err.message : 'Не удалось создать заказ' });
     },
   });
   const list: ShopItem[] = items.data ?? [];
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    if (sending.current) return;
     setErrors({});
+    setStep(null);
     if (!form.shop_id) return setErrors({ shop_id: 'Выберите товар' });
+    sending.current = true;
     order.mutate();
   };
-  const field = (name: Field, label: string, input: ReactElement<Record<string, unknown>>) => (
-    <div className={`field${errors[name] ? ' field-invalid' : ''}`}>
-      <label htmlFor={`guest-${name}`}>{label}</label>
-      {cloneElement(input, errors[name] ? { 'aria-describedby': `guest-${name}-error`, 'aria-invalid': true } : {})}
-      {errors[name] && (
-        <p className="field-error" id={`guest-${name}-error`} role="alert">
-          {errors[name]}
-        </p>
-      )}
-    </div>
-  );
-  const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
+  const field = (name: Field, label: string, input: ReactElement<Record<string, unknown>>, note?: string | null) => {
+    const described = [errors[name] ? `guest-${name}-error` : null, note ? `guest-${name}-note` : null].filter(Boolean).join(' ');
+    return (
+      <div className={`field${errors[name] ? ' field-invalid' : ''}`}>
+        <label htmlFor={`guest-${name}`}>{label}</label>
+        {cloneElement(input, {
+          ...(described ? { 'aria-describedby': described } : {}),
+          ...(errors[name] ? { 'aria-invalid': true } : {}),
+        })}
+        {errors[name] && (
+          <p className="field-error" id={`guest-${name}-error`} role="alert">
+            {errors[name]}
+          </p>
+        )}
+        {note && (
+          <p className="field-warning" id={`guest-${name}-note`} role="status">
+            {note}
+          </p>
+        )}
+      </div>
+    );
+  };
+  // Changing what was ordered drops the stop: the next «Оплатить» makes the order anew.
+  const set = (k: keyof typeof form) => (e: { target: { value: string } }) => {
+    setForm({ ...form, [k]: e.target.value });
+    setStep(null);
+  };
+  const busy = order.isPending || (order.isSuccess && step === null);
   return (
     <section className="card stack" aria-labelledby="guest-h" data-testid="guest-buy">
       <h2 id="guest-h">Купить для игрока без входа</h2>
@@ -68,6 +97,7 @@ export function GuestBuy() {
             onChange={set('nickname')}
             aria-invalid={!!errors.nickname}
           />,
+          step?.warning,
         )}
         {field(
           'email',
@@ -119,9 +149,15 @@ export function GuestBuy() {
             {errors.form}
           </p>
         )}
-        <button type="submit" className="btn btn-primary" disabled={order.isPending}>
-          {order.isPending ? 'Переходим к оплате…' : 'Оплатить'}
-        </button>
+        {step?.payUrl ? (
+          <a className="btn btn-primary" href={step.payUrl}>
+            {step.warning ? 'Ник верный — оплатить' : 'Оплатить'}
+          </a>
+        ) : (
+          <button type="submit" className="btn btn-primary" disabled={busy}>
+            {busy ? 'Переходим к оплате…' : 'Оплатить'}
+          </button>
+        )}
       </form>
     </section>
   );

@@ -4,6 +4,7 @@ import { useAuth } from '../../providers/auth.tsx';
 import { useTitle } from '../../providers/title.ts';
 import { CART_PATH, useCartCount } from '../../lib/cart.ts';
 import { useSite } from '../../providers/site.tsx';
+import { GuestOrderReturn } from '../../components/GuestOrderReturn.tsx';
 import { GuestBuy } from './GuestBuy.tsx';
 import { MyPurchases } from './MyPurchases.tsx';
 import { ShopPanel } from './ShopPanel.tsx';
@@ -33,6 +34,7 @@ function Shop() {
           </Link>
         )}
       </header>
+      <GuestOrderReturn />
       <div className="card">
         <ShopPanel />
       </div>
