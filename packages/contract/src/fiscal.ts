@@ -301,8 +301,12 @@ export type PublicLegal = z.infer<typeof PublicLegal>;
 
 export const ConsentRecord = z.object({
   id: z.number(),
-  user_id: z.number(),
+  /** Null for a guest paying for a nickname (and for an erased account). */
+  user_id: z.number().nullable(),
   username: z.string().nullable(),
+  /** A guest's order and the nickname it was for. */
+  guest_order_id: z.string().nullable(),
+  guest_nickname: z.string().nullable(),
   kind: ConsentKind,
   version: z.number(),
   accepted_at: z.number(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { USERNAME_RE } from './accounts.ts';
 import { withLabels } from './common.ts';
+import { Consents } from './fiscal.ts';
 import { PRIVILEGE_TEXTS } from './privileges.ts';
 
 export const GUEST_ORDER_TEXTS = {
@@ -44,8 +45,10 @@ export const GuestOrderBody = withLabels(
       .max(1000, 'Количество: не больше 1000')
       .default(1),
     provider: guestProvider,
+    /** Ticked before paying once the owner has published the offer or the policy: offer, privacy and age. */
+    consents: Consents,
   }),
-  { nickname: 'Ник', email: 'Почта', shop_id: 'Товар', quantity: 'Количество', provider: 'Способ оплаты' },
+  { nickname: 'Ник', email: 'Почта', shop_id: 'Товар', quantity: 'Количество', provider: 'Способ оплаты', consents: 'Согласия' },
 );
 export type GuestOrderBody = z.input<typeof GuestOrderBody>;
 
@@ -60,8 +63,9 @@ export const GuestTierOrderBody = withLabels(
       .min(1, PRIVILEGE_TEXTS.badMonths)
       .max(36, PRIVILEGE_TEXTS.badMonths),
     provider: guestProvider,
+    consents: Consents,
   }),
-  { nickname: 'Ник', email: 'Почта', months: 'Срок', provider: 'Способ оплаты' },
+  { nickname: 'Ник', email: 'Почта', months: 'Срок', provider: 'Способ оплаты', consents: 'Согласия' },
 );
 export type GuestTierOrderBody = z.input<typeof GuestTierOrderBody>;
 

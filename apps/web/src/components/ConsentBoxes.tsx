@@ -1,4 +1,5 @@
 import { CONSENT_TEXT, type ConsentKind } from '@kubik/contract';
+import { useState } from 'react';
 import { Link } from 'wouter';
 import { FieldNotes } from './form/FieldShell.tsx';
 import { useLegal } from '../providers/legal.ts';
@@ -67,3 +68,24 @@ export const CONSENT_MISSING: Record<ConsentKind, string> = {
   offer: 'Примите условия публичной оферты',
   age: 'Подтвердите возраст или согласие родителей',
 };
+
+/**
+ * The consents a guest paying for a nickname ticks: once the owner has published the offer or
+ * the policy, those and the age mark, on every order (no account remembers them). `check()` puts
+ * each missing tick's error beside its box and says whether the order may go.
+ */
+export function useGuestConsents() {
+  const legal = useLegal();
+  const docs = (legal?.documents ?? []).map((d) => d.kind).filter((k): k is 'offer' | 'privacy' => k === 'offer' || k === 'privacy');
+  const asked: ConsentKind[] = docs.length > 0 ? [...docs, 'age'] : [];
+  const [ticked, setTicked] = useState<ConsentKind[]>([]);
+  const [errors, setErrors] = useState<Partial<Record<ConsentKind, string>>>({});
+  const check = () => {
+    const missing = asked.filter((k) => !ticked.includes(k));
+    setErrors(Object.fromEntries(missing.map((k) => [k, CONSENT_MISSING[k]])));
+    return missing.length === 0;
+  };
+  const given = asked.length > 0 ? ticked.filter((k) => asked.includes(k)) : undefined;
+  const boxes = <ConsentBoxes asked={asked} ticked={ticked} errors={errors} onChange={setTicked} />;
+  return { given, check, boxes };
+}

@@ -129,7 +129,7 @@ export function fiscalRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const items = rows.slice(0, 50).map((r) => ({
           ...r,
           kind: r.kind as 'offer' | 'privacy' | 'age',
-          user_id: Number(r.user_id),
+          user_id: r.user_id === null ? null : Number(r.user_id),
           version: Number(r.version),
           accepted_at: Number(r.accepted_at),
           username: r.username ?? null,

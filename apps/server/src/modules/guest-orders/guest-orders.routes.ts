@@ -31,7 +31,8 @@ export function guestOrdersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         body: GuestOrderBody,
         response: { 201: NewGuestOrder, ...errorReplies(400, 403, 404, 409, 429, 502) },
       },
-      handler: async (req, reply) => reply.code(201).send(await service.create(ctx, req.body, req.ip)),
+      handler: async (req, reply) =>
+        reply.code(201).send(await service.create(ctx, req.body, { ip: req.ip, userAgent: req.headers['user-agent'] ?? null })),
     });
 
     app.post('/api/donate/:id/guest-orders', {
@@ -46,7 +47,10 @@ export function guestOrdersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         body: GuestTierOrderBody,
         response: { 201: NewGuestOrder, ...errorReplies(400, 403, 404, 409, 429, 502) },
       },
-      handler: async (req, reply) => reply.code(201).send(await service.createTier(ctx, req.params.id, req.body, req.ip)),
+      handler: async (req, reply) =>
+        reply
+          .code(201)
+          .send(await service.createTier(ctx, req.params.id, req.body, { ip: req.ip, userAgent: req.headers['user-agent'] ?? null })),
     });
 
     app.get('/api/shop/guest-orders/:id', {

@@ -3,6 +3,7 @@ import {
   GUEST_ORDER_TEXTS,
   ON_SALE,
   type GuestOrder,
+  type ConsentKind,
   type GuestOrderBody,
   type GuestOrderKind,
   type GuestTierOrderBody,
@@ -28,6 +29,7 @@ import { itemForPurchase } from '../shop/shop.repo.ts';
 import { categorySales, commandsOf, deliveryChunks, priceNow } from '../shop/shop.service.ts';
 import { DEFAULT_PAYMENT_SUBJECT } from '../site/fiscal.settings.ts';
 import { fiscalItemRow } from '../site/legal.repo.ts';
+import { guestConsentsNeeded, recordGuestConsents, requireConsents } from '../site/legal.service.ts';
 import { siteName, SiteSettingsDoc } from '../site/site.settings.ts';
 import * as repo from './guest-orders.repo.ts';
 import type { GuestOrderRow } from './guest-orders.repo.ts';
@@ -55,6 +57,13 @@ interface Buyer {
   nickname: string;
   email: string;
   provider: 'yookassa' | 'tbank';
+  consents?: ConsentKind[] | undefined;
+}
+
+/** Where the guest's request came from: kept with the consents given. */
+export interface GuestRequest {
+  ip: string;
+  userAgent: string | null;
 }
 
 /** What a guest order sells, priced now: its row's columns, the payment's description and the receipt's line. */
@@ -87,12 +96,16 @@ function checkLeast(ctx: AppContext, amount: number, field: string, hint: string
 async function start(
   ctx: AppContext,
   buyer: Buyer,
-  ip: string,
+  { ip, userAgent }: GuestRequest,
   price: (account: { id: number; username: string } | undefined, now: number) => Promise<Sale>,
 ): Promise<NewGuestOrder> {
   const { db } = ctx;
   if (!(await ctx.settings.get(SiteSettingsDoc)).guest_purchases) throw forbidden(GUEST_ORDER_TEXTS.off, { code: 'guest_purchases_off' });
   await ctx.limiter.hit(`guest-order:ip:${addressKey(ip)}`, GUEST_ORDERS_PER_IP);
+  // The offer and the policy once the owner has published them, and the adult-or-parent mark:
+  // a guest has no account that remembers them, so every order asks.
+  const consents = await guestConsentsNeeded(db);
+  requireConsents(consents, buyer.consents);
   const now = Date.now();
   const lower = buyer.nickname.toLowerCase();
   const account = await repo.accountNamed(db, lower);
@@ -103,26 +116,29 @@ async function start(
   const receipt = await receiptFiscal(ctx);
   const fiscalItem = await fiscalItemRow(db, sale.fiscal.kind, sale.fiscal.id);
   const id = randomUUID();
-  await repo.insertOrder(db, {
-    id,
-    kind: sale.kind,
-    nickname: forName,
-    nickname_lower: lower,
-    email: buyer.email,
-    item_id: sale.itemId,
-    item_name: sale.name.slice(0, 200),
-    quantity: sale.quantity,
-    amount: sale.amount,
-    provider: buyer.provider,
-    provider_payment_id: null,
-    confirmation_url: null,
-    status: 'pending',
-    fulfilled: 0,
-    user_id: account?.id ?? null,
-    payer_ip: ip.slice(0, 64),
-    created_at: now,
-    paid_at: null,
-    checked_at: null,
+  await db.transaction().execute(async (trx) => {
+    await repo.insertOrder(trx, {
+      id,
+      kind: sale.kind,
+      nickname: forName,
+      nickname_lower: lower,
+      email: buyer.email,
+      item_id: sale.itemId,
+      item_name: sale.name.slice(0, 200),
+      quantity: sale.quantity,
+      amount: sale.amount,
+      provider: buyer.provider,
+      provider_payment_id: null,
+      confirmation_url: null,
+      status: 'pending',
+      fulfilled: 0,
+      user_id: account?.id ?? null,
+      payer_ip: ip.slice(0, 64),
+      created_at: now,
+      paid_at: null,
+      checked_at: null,
+    });
+    await recordGuestConsents(trx, { id, nickname: forName }, consents, { ip, userAgent });
   });
   try {
     const created = await adapter.create({
@@ -154,8 +170,8 @@ async function start(
 }
 
 /** POST /api/shop/guest-orders: a shop item for a nickname. */
-export async function create(ctx: AppContext, body: GuestOrderBody & { quantity: number }, ip: string): Promise<NewGuestOrder> {
-  return start(ctx, body, ip, async (_account, now) => {
+export async function create(ctx: AppContext, body: GuestOrderBody & { quantity: number }, from: GuestRequest): Promise<NewGuestOrder> {
+  return start(ctx, body, from, async (_account, now) => {
     const item = await itemForPurchase(ctx.db, body.shop_id);
     if (!item || item.deleted_at !== null) throw notFound('Товар не найден', { code: 'not_found', field: 'shop_id' });
     if (item.status !== ON_SALE) throw conflict('Этот товар сейчас не продаётся', { code: 'not_on_sale', field: 'shop_id' });
@@ -185,8 +201,8 @@ export async function create(ctx: AppContext, body: GuestOrderBody & { quantity:
  * up front what the payment could not give: a tier or a period not sold, a tier below the one the
  * nickname's account runs, a second tier for a nickname without an account that holds one.
  */
-export async function createTier(ctx: AppContext, tierId: number, body: GuestTierOrderBody, ip: string): Promise<NewGuestOrder> {
-  return start(ctx, body, ip, async (account, now) => {
+export async function createTier(ctx: AppContext, tierId: number, body: GuestTierOrderBody, from: GuestRequest): Promise<NewGuestOrder> {
+  return start(ctx, body, from, async (account, now) => {
     const { tier, tiers, price } = await periodPrice(ctx.db, tierId, body.months, now);
     checkLeast(ctx, price, 'months', ': выберите срок подольше');
     if (account) {

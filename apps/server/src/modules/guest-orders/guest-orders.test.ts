@@ -134,4 +134,37 @@ describe.each(dbKinds)('guest orders on %s', (kind) => {
     expect(codes.filter((c) => c === 429).length).toBeGreaterThan(0);
     expect(codes.filter((c) => c === 201).length).toBeLessThanOrEqual(10);
   });
+
+  it('once the owner publishes the offer and the policy, a guest ticks them and the age mark on every order; each is kept with the order', async () => {
+    for (const kind of ['offer', 'privacy']) {
+      const doc = await t.app.inject(asUser(admin, { method: 'GET', url: `/api/admin/legal/${kind}` }));
+      const put = await t.app.inject(asUser(admin, { method: 'PUT', url: `/api/admin/legal/${kind}`, payload: doc.json().template }));
+      expect(put.statusCode, put.body).toBe(200);
+    }
+    const before = (await db().selectFrom('guest_orders').select('id').execute()).length;
+    for (const consents of [undefined, ['offer', 'privacy']]) {
+      const bare = await order({ ...good, shop_id: itemId, quantity: 1, ...(consents && { consents }) }, '198.51.100.90');
+      expect(bare.statusCode).toBe(400);
+      expect(bare.json()).toMatchObject({ code: 'consent_required', field: 'consents' });
+    }
+    expect((await db().selectFrom('guest_orders').select('id').execute()).length).toBe(before);
+    const ok = await t.app.inject({
+      method: 'POST',
+      url: '/api/shop/guest-orders',
+      payload: { ...good, nickname: 'ForMyKid', shop_id: itemId, quantity: 1, consents: ['offer', 'privacy', 'age'] },
+      remoteAddress: '198.51.100.90',
+      headers: { 'user-agent': 'Mozilla/5.0 (Linux; Android 14) Parent' },
+    });
+    expect(ok.statusCode, ok.body).toBe(201);
+    const kept = await db().selectFrom('legal_consents').selectAll().where('guest_order_id', '=', ok.json().id).orderBy('kind').execute();
+    expect(kept.map((c) => [c.kind, c.user_id, c.guest_nickname, c.source, c.ip, c.user_agent])).toEqual(
+      ['age', 'offer', 'privacy'].map((k) => [k, null, 'ForMyKid', 'guest', '198.51.100.90', 'Mozilla/5.0 (Linux; Android 14) Parent']),
+    );
+    // The owner sees them beside the account holders' consents.
+    const list = await t.app.inject(asUser(admin, { method: 'GET', url: '/api/admin/legal/consents' }));
+    expect(list.json().items.find((c: { guest_order_id: string | null }) => c.guest_order_id === ok.json().id)).toMatchObject({
+      user_id: null,
+      guest_nickname: 'ForMyKid',
+    });
+  });
 });

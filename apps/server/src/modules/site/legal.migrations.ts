@@ -45,4 +45,11 @@ export const legalMigrations: Record<string, Migration> = {
       await db.schema.alterTable('social_tickets').addColumn('consents', 'text').execute();
     },
   },
+  '2026120713_guest_consents': {
+    async up(db: Kysely<unknown>) {
+      // A guest paying for a nickname has no account: the consent names the order and the nickname.
+      await db.schema.alterTable('legal_consents').addColumn('guest_order_id', 'varchar(36)').execute();
+      await db.schema.alterTable('legal_consents').addColumn('guest_nickname', 'varchar(32)').execute();
+    },
+  },
 };

@@ -1,4 +1,6 @@
+import type { Insertable } from 'kysely';
 import type { Db } from '../../db/index.ts';
+import type { LegalConsentsTable } from './legal.tables.ts';
 
 // Queries of the seller's legal side: per-item fiscal settings, legal documents, consents.
 
@@ -90,18 +92,7 @@ export async function lastVersion(db: Db, kind: string): Promise<number> {
   return Number(r?.v ?? 0);
 }
 
-export async function insertConsents(
-  db: Db,
-  rows: {
-    user_id: number;
-    kind: string;
-    version: number;
-    accepted_at: number;
-    ip: string | null;
-    user_agent: string | null;
-    source: string;
-  }[],
-) {
+export async function insertConsents(db: Db, rows: Insertable<LegalConsentsTable>[]) {
   if (rows.length > 0) await db.insertInto('legal_consents').values(rows).execute();
 }
 
@@ -120,7 +111,19 @@ export async function consentPage(db: Db, q: { user_id?: number; kind?: string; 
   let query = db
     .selectFrom('legal_consents as c')
     .leftJoin('users as u', 'u.id', 'c.user_id')
-    .select(['c.id', 'c.user_id', 'u.username', 'c.kind', 'c.version', 'c.accepted_at', 'c.ip', 'c.user_agent', 'c.source'])
+    .select([
+      'c.id',
+      'c.user_id',
+      'u.username',
+      'c.guest_order_id',
+      'c.guest_nickname',
+      'c.kind',
+      'c.version',
+      'c.accepted_at',
+      'c.ip',
+      'c.user_agent',
+      'c.source',
+    ])
     .orderBy('c.id', 'desc')
     .limit(limit);
   if (q.user_id !== undefined) query = query.where('c.user_id', '=', q.user_id);

@@ -84,6 +84,43 @@ export async function recordConsents(trx: Db, userId: number, kinds: readonly Co
   await repo.insertConsents(trx, rows);
 }
 
+/** What a guest paying for a nickname ticks once the owner has published the offer or the policy: all of it, every time (no account remembers it). */
+export async function guestConsentsNeeded(db: Db): Promise<ConsentKind[]> {
+  const published = await publishedVersions(db);
+  const docs = (['offer', 'privacy'] as const).filter((k) => published[k] !== undefined);
+  return docs.length > 0 ? [...docs, 'age'] : [];
+}
+
+/** Stores a guest's acceptances with the order and nickname they were given for, in the caller's transaction. */
+export async function recordGuestConsents(
+  trx: Db,
+  order: { id: string; nickname: string },
+  kinds: readonly ConsentKind[],
+  meta: { ip: string | null; userAgent: string | null },
+): Promise<void> {
+  if (kinds.length === 0) return;
+  const published = await publishedVersions(trx);
+  const now = Date.now();
+  const rows = [...new Set(kinds)].flatMap((kind) => {
+    const version = kind === 'age' ? 1 : published[kind];
+    if (version === undefined) return [];
+    return [
+      {
+        user_id: null,
+        kind,
+        version,
+        accepted_at: now,
+        ip: meta.ip?.slice(0, 64) ?? null,
+        user_agent: meta.userAgent?.slice(0, 300) ?? null,
+        source: 'guest',
+        guest_order_id: order.id,
+        guest_nickname: order.nickname.slice(0, 32),
+      },
+    ];
+  });
+  await repo.insertConsents(trx, rows);
+}
+
 export { CONSENT_TEXT };
 
 /** A starter text naming the seller from the fiscal settings; the owner edits it before publishing. */

@@ -41,6 +41,9 @@ export interface LegalConsentsTable {
   accepted_at: number;
   ip: string | null;
   user_agent: string | null;
-  /** Where it was given: 'register', 'social', 'payment'. */
+  /** Where it was given: 'register', 'social', 'payment', 'guest' (a payment without an account). */
   source: string;
+  /** A guest's order and the nickname it was for (user_id is null then). */
+  guest_order_id: string | null;
+  guest_nickname: string | null;
 }

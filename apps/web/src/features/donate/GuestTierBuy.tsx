@@ -1,6 +1,7 @@
 import type { DonateTier } from '@kubik/contract';
 import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useGuestConsents } from '../../components/ConsentBoxes.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatRub, plural } from '../../lib/format.ts';
 import { errorPlace, nextStep, type GuestNextStep } from '../../lib/guest-order.ts';
@@ -23,6 +24,7 @@ export function GuestTierBuy({ tier }: { tier: DonateTier }) {
   const [form, setForm] = useState({ nickname: '', email: '', months: String(periods[0]?.months ?? 1), provider: 'yookassa' });
   const [errors, setErrors] = useState<Partial<Record<Field | 'form', string>>>({});
   const [step, setStep] = useState<GuestNextStep | null>(null);
+  const consents = useGuestConsents();
   // A second click before React re-renders must not make a second order.
   const sending = useRef(false);
   const shown = periods.find((p) => String(p.months) === form.months)?.total ?? null;
@@ -33,6 +35,7 @@ export function GuestTierBuy({ tier }: { tier: DonateTier }) {
         email: form.email,
         months: Number(form.months),
         provider: form.provider as 'yookassa' | 'tbank',
+        consents: consents.given,
       }),
     onSuccess: (r) => {
       const next = nextStep(r, shown);
@@ -49,9 +52,10 @@ export function GuestTierBuy({ tier }: { tier: DonateTier }) {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (sending.current) return;
-    sending.current = true;
     setErrors({});
     setStep(null);
+    if (!consents.check()) return;
+    sending.current = true;
     order.mutate();
   };
   // Changing what was ordered drops the stop: the next «Оплатить» makes the order anew.
@@ -133,6 +137,7 @@ export function GuestTierBuy({ tier }: { tier: DonateTier }) {
           <option value="tbank">Т-Банк</option>
         </select>
       ))}
+      {consents.boxes}
       {errors.form && (
         <p className="field-error" role="alert">
           {errors.form}

@@ -427,7 +427,11 @@ function Consents() {
             rowKey={(c) => String(c.id)}
             label="Согласия"
             columns={[
-              { header: 'Игрок', cell: (c) => c.username ?? '—', kind: 'main' },
+              {
+                header: 'Игрок',
+                cell: (c) => c.username ?? (c.guest_nickname ? `${c.guest_nickname} (покупка без аккаунта)` : '—'),
+                kind: 'main',
+              },
               {
                 header: 'Согласие',
                 cell: (c) => `${CONSENT_TEXT[c.kind as ConsentKind] ?? c.kind}${c.kind === 'age' ? '' : `, ред. ${c.version}`}`,

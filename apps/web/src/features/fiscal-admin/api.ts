@@ -36,6 +36,8 @@ export const fetchIncomes = (year: number) => api<MonthIncome[]>(`/api/admin/fis
 export interface ConsentRow {
   id: number;
   username: string | null;
+  /** The nickname a guest paid for, without an account. */
+  guest_nickname: string | null;
   kind: string;
   version: number;
   accepted_at: number;

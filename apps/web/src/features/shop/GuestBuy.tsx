@@ -1,6 +1,7 @@
 import type { ShopItem } from '@kubik/contract';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { cloneElement, useRef, useState, type FormEvent, type ReactElement } from 'react';
+import { useGuestConsents } from '../../components/ConsentBoxes.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatRub } from '../../lib/format.ts';
 import { errorPlace, nextStep, type GuestNextStep } from '../../lib/guest-order.ts';
@@ -21,6 +22,7 @@ export function GuestBuy() {
   const [errors, setErrors] = useState<Partial<Record<Field | 'form', string>>>({});
   const [form, setForm] = useState({ nickname: '', email: '', shop_id: '', quantity: '1', provider: 'yookassa' });
   const [step, setStep] = useState<GuestNextStep | null>(null);
+  const consents = useGuestConsents();
   // A second click before React re-renders must not make a second order.
   const sending = useRef(false);
   const order = useMutation({
@@ -31,6 +33,7 @@ export function GuestBuy() {
         shop_id: Number(form.shop_id),
         quantity: Number(form.quantity),
         provider: form.provider as 'yookassa' | 'tbank',
+        consents: consents.given,
       }),
     onSuccess: (r) => {
       const next = nextStep(r, null);
@@ -51,6 +54,7 @@ export function GuestBuy() {
     setErrors({});
     setStep(null);
     if (!form.shop_id) return setErrors({ shop_id: 'Выберите товар' });
+    if (!consents.check()) return;
     sending.current = true;
     order.mutate();
   };
@@ -144,6 +148,7 @@ export function GuestBuy() {
             <option value="tbank">Т-Банк</option>
           </select>,
         )}
+        {consents.boxes}
         {errors.form && (
           <p className="field-error" role="alert">
             {errors.form}
