@@ -182,7 +182,12 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
       // SendClosingReceipt: the completion of the advance sent with Init (the payment CONFIRMED,
       // its Receipt with a full_prepayment item); the register answers Success without a receipt id.
       if (req.type !== 'payment' || req.settlement !== 'prepayment' || !req.providerPaymentId)
-        throw new ProviderError('Т-Банк принимает отдельно только чек закрытия аванса', true);
+        throw new ProviderError(
+          req.type === 'refund'
+            ? 'Т-Банк не принимает чек возврата полного расчёта через API: оформите его в кассе'
+            : 'Т-Банк принимает отдельно только чек закрытия аванса',
+          true,
+        );
       const a = await call('SendClosingReceipt', {
         PaymentId: req.providerPaymentId,
         Receipt: tbankReceipt(req.email, req.taxSystemCode, req.lines),

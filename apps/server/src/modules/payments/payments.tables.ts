@@ -95,6 +95,17 @@ export interface PaymentsTable {
   payer_ip: string | null;
   /** sha256 of that browser's `kubik_device` cookie (as known_devices keeps it); null when it sent none. */
   payer_device: string | null;
+  /**
+   * topup: money put on the balance (an advance under 54-ФЗ, spent FIFO by top-up); goods: money
+   * paid for goods directly (a subscription's period), whose receipt went with the payment as
+   * «полный расчёт» and which never enters the top-ups' FIFO.
+   */
+  purpose: Generated<string>;
+  /**
+   * JSON {email, lines} of the advance receipt that went with the top-up, fixed when it was created;
+   * the crediting transaction records it as the top-up's `advance` receipt row. Null: none went.
+   */
+  receipt: string | null;
 }
 
 export interface PaymentEventsTable {

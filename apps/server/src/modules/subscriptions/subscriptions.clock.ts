@@ -143,6 +143,9 @@ async function chargeOne(ctx: AppContext, due: SubscriptionRow, now: number, out
         updated_at: now,
         payer_ip: null,
         payer_device: null,
+        // The period's price, paid directly: its receipt went with the payment, and it is no top-up.
+        purpose: 'goods',
+        receipt: null,
       });
       if (
         !(await repo.insertCharge(trx, {

@@ -166,6 +166,9 @@ export async function subscribe(
       updated_at: now,
       payer_ip: null,
       payer_device: null,
+      // The period's price, paid directly: its receipt went with the payment, and it is no top-up.
+      purpose: 'goods',
+      receipt: null,
     });
     await repo.insertCharge(trx, {
       payment_id: paymentId,
