@@ -60,7 +60,7 @@ const TAX: Record<number, string> = {
 };
 
 /** A T-Bank Receipt of one line each (Price and Amount in kopecks, Quantity 1). */
-function tbankReceipt(email: string, taxSystemCode: number | null, lines: ReceiptLine[]): Record<string, unknown> {
+export function tbankReceipt(email: string, taxSystemCode: number | null, lines: ReceiptLine[]): Record<string, unknown> {
   return {
     Email: email,
     // T-Bank needs the tax system on every receipt; УСН «доходы» until the owner says otherwise.
@@ -168,7 +168,13 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
         FailURL: req.returnUrl,
         DATA: { Email: req.email },
         ...(cfg.receipts
-          ? { Receipt: tbankReceipt(req.email, req.fiscal?.taxSystemCode ?? null, [advanceLine(req.amountKopecks, req.vatCode)]) }
+          ? {
+              Receipt: tbankReceipt(
+                req.email,
+                req.fiscal?.taxSystemCode ?? null,
+                req.lines ?? [advanceLine(req.amountKopecks, req.vatCode)],
+              ),
+            }
           : {}),
       });
       if ((typeof a.PaymentId !== 'string' && typeof a.PaymentId !== 'number') || typeof a.PaymentURL !== 'string')

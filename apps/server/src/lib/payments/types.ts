@@ -48,6 +48,11 @@ export interface CreateRequest {
   vatCode: number;
   /** The seller's tax system (`tax_system_code` 1–6) and whether it is a самозанятый (items without VAT). */
   fiscal?: ReceiptFiscal;
+  /**
+   * Goods paid for directly (a guest's order): the receipt's lines, «полный расчёт» (full_payment).
+   * Without them the receipt is the top-up's advance of `amountKopecks` at `vatCode`.
+   */
+  lines?: ReceiptLine[];
 }
 
 export interface ReceiptFiscal {

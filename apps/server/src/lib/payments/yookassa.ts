@@ -13,6 +13,7 @@ import {
   type PaymentAdapter,
   type ProviderPaymentState,
   type ReceiptFiscal,
+  type ReceiptLine,
   type ReceiptRequest,
   type ReceiptState,
   type RefundRequest,
@@ -54,6 +55,21 @@ function advanceReceipt(email: string, kopecks: number, vatCode: number, fiscal?
       },
     ],
     ...(fiscal?.taxSystemCode ? { tax_system_code: fiscal.taxSystemCode } : {}),
+  };
+}
+
+/** The receipt of goods paid for directly: their lines as given (a самозанятый's without VAT). */
+function goodsReceipt(email: string, lines: ReceiptLine[], fiscal?: ReceiptFiscal): Record<string, unknown> {
+  const items = lines.map((l) => ({
+    description: l.description.slice(0, 128),
+    quantity: '1.00',
+    amount: { value: kopecksToValue(l.amountKopecks), currency: 'RUB' },
+    ...(fiscal?.selfEmployed ? {} : { vat_code: l.vatCode, payment_mode: l.paymentMode, payment_subject: l.paymentSubject }),
+  }));
+  return {
+    customer: { email },
+    items,
+    ...(fiscal?.taxSystemCode && !fiscal.selfEmployed ? { tax_system_code: fiscal.taxSystemCode } : {}),
   };
 }
 
@@ -168,7 +184,10 @@ export function yookassaAdapter(cfg: YooKassaConfig): PaymentAdapter {
         description: req.description.slice(0, 128),
         metadata: { payment_id: req.id },
       };
-      if (cfg.receipts) body.receipt = advanceReceipt(req.email, req.amountKopecks, req.vatCode, req.fiscal);
+      if (cfg.receipts)
+        body.receipt = req.lines
+          ? goodsReceipt(req.email, req.lines, req.fiscal)
+          : advanceReceipt(req.email, req.amountKopecks, req.vatCode, req.fiscal);
       const p = (await call('POST', '/payments', body, req.id)) as YooPayment;
       const url = p.confirmation?.confirmation_url;
       if (typeof p.id !== 'string' || typeof url !== 'string') throw new ProviderError('ЮKassa не дала ссылку на оплату', false, p);

@@ -9,7 +9,7 @@ import { addressKey } from '../../lib/rate-limit.ts';
 import { enqueueDeliveries, kickDeliveries, type DeliveryRequest } from '../deliveries/deliveries.queue.ts';
 import { formatRub } from '../payments/payments.repo.ts';
 import { paymentsService } from '../payments/payments.service.ts';
-import { PaymentSettings } from '../payments/payments.settings.ts';
+import { goodsLine, receiptFiscal } from '../payments/receipts.service.ts';
 import { itemForPurchase } from '../shop/shop.repo.ts';
 import { categorySales, commandsOf, deliveryChunks, priceNow } from '../shop/shop.service.ts';
 import { siteName, SiteSettingsDoc } from '../site/site.settings.ts';
@@ -83,6 +83,7 @@ export async function create(
     paid_at: null,
     checked_at: null,
   });
+  const receipt = await receiptFiscal(ctx);
   try {
     const created = await adapter.create({
       id,
@@ -91,7 +92,10 @@ export async function create(
       returnUrl: `${ctx.config.publicUrl}/shop?guest_order=${id}`,
       notificationUrl: paymentsService(ctx).registry.notificationUrl(body.provider),
       email: body.email,
-      vatCode: (await ctx.settings.get(PaymentSettings)).vat_code,
+      vatCode: receipt.vatCode,
+      fiscal: receipt.fiscal,
+      // The goods are paid for directly: the receipt is their «полный расчёт», not an advance.
+      lines: [await goodsLine(db, { kind: 'shop_item', id: item.id }, `${item.name} × ${body.quantity}`, amount, receipt.vatCode)],
     });
     await repo.updateOrder(db, id, { provider_payment_id: created.providerPaymentId, confirmation_url: created.confirmationUrl });
   } catch {

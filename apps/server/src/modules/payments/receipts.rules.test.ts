@@ -294,8 +294,11 @@ describe.each(dbKinds)('receipt rules through YooKassa on %s', (kind) => {
     const sub = await call(p.token, 'POST', `/api/donate/${tierId}/subscribe`, { provider: 'yookassa' });
     expect(sub.statusCode, sub.body).toBe(201);
     const subPayment = sub.json().payment_id as string;
-    const made = yoo.requests.filter((r) => r.path === '/v3/payments').at(-1)!.body as { receipt: { items: Record<string, unknown>[] } };
-    expect(made.receipt.items).toMatchObject([{ amount: { value: '199.00' }, payment_mode: 'full_payment' }]);
+    const made = yoo.requests.filter((r) => r.path === '/v3/payments').at(-1)!.body as { receipt: unknown };
+    expect(made.receipt).toMatchObject({
+      tax_system_code: 2,
+      items: [{ amount: { value: '199.00' }, vat_code: 1, payment_mode: 'full_payment', payment_subject: 'service' }],
+    });
     await notifyPaid(subPayment);
     const row = await db()
       .selectFrom('payments')
@@ -346,5 +349,33 @@ describe.each(dbKinds)('receipt rules through YooKassa on %s', (kind) => {
       (await db().selectFrom('notices').select('kind').where('user_id', '=', p.id).execute()).filter((n) => n.kind === 'topup'),
     ).toHaveLength(1);
     await ledgerClean();
+  });
+
+  it("a guest's order carries its goods' «полный расчёт» inside the payment, with the item's VAT rate and subject", async () => {
+    expect((await call(owner, 'PUT', '/api/admin/settings', { guest_purchases: true })).statusCode).toBe(200);
+    const fiscal = await call(owner, 'PUT', `/api/admin/fiscal/items/shop_item/${itemId}`, { vat_code: 11, payment_subject: 'commodity' });
+    expect(fiscal.statusCode, fiscal.body).toBe(200);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/shop/guest-orders',
+      payload: { nickname: 'GuestKid', email: 'parent@example.com', shop_id: itemId, quantity: 2, provider: 'yookassa' },
+      remoteAddress: '203.0.113.9',
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const made = yoo.requests.filter((r) => r.path === '/v3/payments').at(-1)!.body as { receipt: unknown };
+    expect(made.receipt).toEqual({
+      customer: { email: 'parent@example.com' },
+      items: [
+        {
+          description: 'Алмаз × 2',
+          quantity: '1.00',
+          amount: { value: '200.00', currency: 'RUB' },
+          vat_code: 11,
+          payment_mode: 'full_payment',
+          payment_subject: 'commodity',
+        },
+      ],
+      tax_system_code: 2,
+    });
   });
 });

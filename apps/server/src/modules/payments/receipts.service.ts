@@ -90,6 +90,24 @@ export async function recordAdvance(
   });
 }
 
+/** The «полный расчёт» line of goods paid for directly (a guest's order, a subscription's period): the item's or tier's VAT rate and payment subject, else the seller's. */
+export async function goodsLine(
+  db: Db,
+  sellable: { kind: 'shop_item' | 'tier'; id: number },
+  description: string,
+  amountKopecks: number,
+  sellerVat: number,
+): Promise<ReceiptLine> {
+  const item = await fiscalItemRow(db, sellable.kind, sellable.id);
+  return {
+    description: description.slice(0, 128),
+    amountKopecks,
+    vatCode: item?.vat_code ?? sellerVat,
+    paymentMode: 'full_payment',
+    paymentSubject: item?.payment_subject ?? DEFAULT_PAYMENT_SUBJECT,
+  };
+}
+
 /**
  * Splits a spending over the player's paid top-ups, oldest first (FIFO by top-up), and queues a
  * completion receipt («полный расчёт», the advance offset) for each part of a top-up whose advance

@@ -10,7 +10,7 @@ import { notify as tellPlayer } from '../notices/notices.service.ts';
 import { formatRub, recordEvent } from '../payments/payments.repo.ts';
 import * as paymentsRepo from '../payments/payments.repo.ts';
 import { paymentsService } from '../payments/payments.service.ts';
-import { PaymentSettings } from '../payments/payments.settings.ts';
+import { goodsLine, receiptFiscal } from '../payments/receipts.service.ts';
 import { siteName } from '../site/site.settings.ts';
 import * as repo from './subscriptions.repo.ts';
 import type { SubscriptionRow } from './subscriptions.repo.ts';
@@ -73,7 +73,9 @@ async function chargeCard(
   const adapter = await recurringOf(ctx, s.provider as SubscriptionProvider);
   if (!adapter) return { state: null, failure: 'способ оплаты отключён на сайте', unknown: false };
   if (!s.method_id) return { state: null, failure: 'карта не сохранена при первой оплате', unknown: false };
-  const settings = await ctx.settings.get(PaymentSettings);
+  const fiscal = await receiptFiscal(ctx);
+  const item = `Подписка ${s.title} на ${Number(s.months)} мес.`;
+  const line = await goodsLine(ctx.db, { kind: 'tier', id: Number(s.tier_id) }, item, Number(s.amount), fiscal.vatCode);
   try {
     const out = await adapter.charge({
       id: paymentId,
@@ -81,9 +83,11 @@ async function chargeCard(
       description: `Подписка ${s.title}, продление (${await siteName(ctx)})`,
       notificationUrl: paymentsService(ctx).registry.notificationUrl(s.provider as SubscriptionProvider),
       email,
-      vatCode: settings.vat_code,
+      vatCode: fiscal.vatCode,
       methodId: s.method_id,
-      item: `Подписка ${s.title} на ${Number(s.months)} мес.`,
+      item,
+      line,
+      taxSystemCode: fiscal.fiscal.taxSystemCode,
     });
     if (out.providerPaymentId)
       await paymentsRepo.recordCreated(ctx.db, paymentId, {

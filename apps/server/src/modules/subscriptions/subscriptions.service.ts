@@ -32,7 +32,7 @@ import * as donateRepo from '../donate/donate.repo.ts';
 import { formatRub, recordEvent } from '../payments/payments.repo.ts';
 import * as paymentsRepo from '../payments/payments.repo.ts';
 import { paymentsService } from '../payments/payments.service.ts';
-import { PaymentSettings } from '../payments/payments.settings.ts';
+import { goodsLine, receiptFiscal } from '../payments/receipts.service.ts';
 import { place, plan, queueGrant } from '../privileges/privileges.placement.ts';
 import * as privilegesRepo from '../privileges/privileges.repo.ts';
 import { MONTH_MS } from '../privileges/privileges.service.ts';
@@ -57,7 +57,7 @@ export async function recurringOf(ctx: AppContext, provider: SubscriptionProvide
   const url = (e.fields.api_url ?? '').replace(/\/+$/, '');
   if (provider === 'yookassa')
     return yookassaRecurring({ shopId: e.fields.shop_id!, secretKey: e.secrets.secret_key!, apiUrl: url, receipts: e.receipts });
-  return tbankRecurring({ terminalKey: e.fields.terminal_key!, password: e.secrets.password!, apiUrl: url });
+  return tbankRecurring({ terminalKey: e.fields.terminal_key!, password: e.secrets.password!, apiUrl: url, receipts: e.receipts });
 }
 
 export function toUserSubscription(s: SubscriptionRow): UserSubscription {
@@ -198,8 +198,9 @@ export async function subscribe(
     };
   }
 
-  const settings = await ctx.settings.get(PaymentSettings);
   const name = await siteName(ctx);
+  const fiscal = await receiptFiscal(ctx);
+  const item = `Подписка ${tier.title} на ${months} мес.`;
   try {
     const created = await adapter.start({
       id: paymentId,
@@ -208,9 +209,11 @@ export async function subscribe(
       returnUrl: `${ctx.config.publicUrl}/profile?subscription=${id}`,
       notificationUrl: paymentsService(ctx).registry.notificationUrl(provider),
       email: user.email,
-      vatCode: settings.vat_code,
+      vatCode: fiscal.vatCode,
       customerKey: customerKeyOf(user.id),
-      item: `Подписка ${tier.title} на ${months} мес.`,
+      item,
+      line: await goodsLine(db, { kind: 'tier', id: tierId }, item, amount, fiscal.vatCode),
+      taxSystemCode: fiscal.fiscal.taxSystemCode,
     });
     await recordEvent(db, {
       paymentId,
