@@ -241,7 +241,9 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
         ...(cfg.receipts && req.partReceipt
           ? {
               Receipt: tbankReceipt(req.partReceipt.email, req.partReceipt.fiscal?.taxSystemCode ?? null, [
-                advanceLine(req.amountKopecks, req.partReceipt.vatCode),
+                req.partReceipt.line
+                  ? { ...req.partReceipt.line, amountKopecks: req.amountKopecks }
+                  : advanceLine(req.amountKopecks, req.partReceipt.vatCode),
               ]),
             }
           : {}),

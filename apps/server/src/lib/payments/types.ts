@@ -184,8 +184,12 @@ export interface RefundRequest {
   key: string;
   /** The provider's id of this attempt's refund, when an earlier call got one: it is re-read instead. */
   knownRefundId: string | null;
-  /** A part (not the whole payment at once): its 54-ФЗ receipt's customer and VAT code (YooKassa wants one then). */
-  partReceipt?: { email: string; vatCode: number; fiscal?: ReceiptFiscal } | null;
+  /**
+   * A part (not the whole payment at once): its 54-ФЗ receipt's customer and VAT code (YooKassa
+   * wants one then); `line`: the goods' line of a payment for goods (the part's amount replaces
+   * its own), else the receipt is the top-up's advance line.
+   */
+  partReceipt?: { email: string; vatCode: number; fiscal?: ReceiptFiscal; line?: ReceiptLine } | null;
 }
 
 export interface RefundResult {

@@ -238,7 +238,13 @@ export function yookassaAdapter(cfg: YooKassaConfig): PaymentAdapter {
             // A part carries its own receipt when receipts are on (the whole payment takes the payment's).
             ...(cfg.receipts && req.partReceipt
               ? {
-                  receipt: advanceReceipt(req.partReceipt.email, req.amountKopecks, req.partReceipt.vatCode, req.partReceipt.fiscal),
+                  receipt: req.partReceipt.line
+                    ? goodsReceipt(
+                        req.partReceipt.email,
+                        [{ ...req.partReceipt.line, amountKopecks: req.amountKopecks }],
+                        req.partReceipt.fiscal,
+                      )
+                    : advanceReceipt(req.partReceipt.email, req.amountKopecks, req.partReceipt.vatCode, req.partReceipt.fiscal),
                 }
               : {}),
           },

@@ -102,8 +102,9 @@ export interface PaymentsTable {
    */
   purpose: Generated<string>;
   /**
-   * JSON {email, lines} of the advance receipt that went with the top-up, fixed when it was created;
-   * the crediting transaction records it as the top-up's `advance` receipt row. Null: none went.
+   * JSON {email, lines} of the receipt that went with the payment, fixed when it was created: a
+   * top-up's advance (the crediting transaction records it as the `advance` receipt row) or the
+   * goods' «полный расчёт» (a partial refund's receipt repeats its line). Null: none went.
    */
   receipt: string | null;
 }

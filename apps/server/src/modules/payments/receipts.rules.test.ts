@@ -348,6 +348,32 @@ describe.each(dbKinds)('receipt rules through YooKassa on %s', (kind) => {
     expect(
       (await db().selectFrom('notices').select('kind').where('user_id', '=', p.id).execute()).filter((n) => n.kind === 'topup'),
     ).toHaveLength(1);
+
+    // Money of the period back on the balance is refunded in part with the goods' line, not an advance's.
+    await db()
+      .transaction()
+      .execute((trx) =>
+        postLedger(trx, {
+          userId: p.id,
+          amount: 5000,
+          reason: 'adjustment',
+          authorId: null,
+          ref: 'gift:sub2',
+          note: 'Подарок администратора',
+        }),
+      );
+    const part = await call(owner, 'POST', `/api/admin/payments/${subPayment}/refund`, { amount: 50 });
+    expect(part.statusCode, part.body).toBe(200);
+    const refundBody = yoo.requests.filter((r) => r.path === '/v3/refunds').at(-1)!.body;
+    expect(refundBody).toMatchObject({
+      amount: { value: '50.00' },
+      receipt: {
+        tax_system_code: 2,
+        items: [
+          { description: 'Подписка VIP на 1 мес.', amount: { value: '50.00' }, payment_mode: 'full_payment', payment_subject: 'service' },
+        ],
+      },
+    });
     await ledgerClean();
   });
 

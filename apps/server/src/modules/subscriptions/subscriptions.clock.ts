@@ -76,6 +76,9 @@ async function chargeCard(
   const fiscal = await receiptFiscal(ctx);
   const item = `Подписка ${s.title} на ${Number(s.months)} мес.`;
   const line = await goodsLine(ctx.db, { kind: 'tier', id: Number(s.tier_id) }, item, Number(s.amount), fiscal.vatCode);
+  // What goes with the charge, kept on its payment (a partial refund's receipt repeats its line).
+  if ((await paymentsService(ctx).registry.effective())[s.provider as SubscriptionProvider]?.receipts)
+    await paymentsRepo.keepReceipt(ctx.db, paymentId, JSON.stringify({ email, lines: [line] }));
   try {
     const out = await adapter.charge({
       id: paymentId,

@@ -122,6 +122,10 @@ export async function subscribe(
 
   const id = randomUUID();
   const paymentId = randomUUID();
+  const fiscal = await receiptFiscal(ctx);
+  const item = `Подписка ${tier.title} на ${months} мес.`;
+  const line = await goodsLine(db, { kind: 'tier', id: tierId }, item, amount, fiscal.vatCode);
+  const withReceipt = (await paymentsService(ctx).registry.effective())[provider]?.receipts ?? false;
   const inserted = await db.transaction().execute(async (trx) => {
     const live = await repo.liveOf(trx, user.id, tierId);
     if (live?.state === 'pending') {
@@ -166,9 +170,9 @@ export async function subscribe(
       updated_at: now,
       payer_ip: null,
       payer_device: null,
-      // The period's price, paid directly: its receipt went with the payment, and it is no top-up.
+      // The period's price, paid directly: its receipt goes with the payment, and it is no top-up.
       purpose: 'goods',
-      receipt: null,
+      receipt: withReceipt ? JSON.stringify({ email: user.email, lines: [line] }) : null,
     });
     await repo.insertCharge(trx, {
       payment_id: paymentId,
@@ -199,8 +203,6 @@ export async function subscribe(
   }
 
   const name = await siteName(ctx);
-  const fiscal = await receiptFiscal(ctx);
-  const item = `Подписка ${tier.title} на ${months} мес.`;
   try {
     const created = await adapter.start({
       id: paymentId,
@@ -212,7 +214,7 @@ export async function subscribe(
       vatCode: fiscal.vatCode,
       customerKey: customerKeyOf(user.id),
       item,
-      line: await goodsLine(db, { kind: 'tier', id: tierId }, item, amount, fiscal.vatCode),
+      line,
       taxSystemCode: fiscal.fiscal.taxSystemCode,
     });
     await recordEvent(db, {
