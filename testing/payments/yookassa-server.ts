@@ -18,7 +18,9 @@
  *   payment_id, customer, items, settlements [{type, amount}], tax_system_code, send}, with an
  *   Idempotence-Key; the items add up to the settlements; a settlement `prepayment` offsets the
  *   payment's advance and is refused (400 invalid_request, parameter settlements) beyond what the
- *   payment prepaid less what earlier receipts offset and refunds returned. Answers the receipt
+ *   payment prepaid less what earlier receipts offset and refunds returned; a `refund` receipt with
+ *   settlement `prepayment` (a completion reversed: the goods were not handed over) gives that much
+ *   back to the advance, never more than was offset. Answers the receipt
  *   {id, type, payment_id, status: pending | succeeded | canceled, …} (see receiptOutcome);
  *   GET /v3/receipts/{id} re-reads it.
  * - Statuses pending → succeeded (capture: true) | waiting_for_capture (capture: false) | canceled,
@@ -382,12 +384,15 @@ export class FakeYooKassa extends HttpDouble {
     );
   }
 
-  /** Kopecks of the payment's advance already offset by completion receipts (those not canceled). */
+  /**
+   * Kopecks of the payment's advance offset by completion receipts (those not canceled), less what
+   * refund receipts of those completions gave back to the advance.
+   */
   offsetOf(paymentId: string): number {
     let sum = 0;
     for (const r of this.receipts.values())
-      if (r.payment_id === paymentId && r.type === 'payment' && r.status !== 'canceled')
-        for (const s of r.settlements) if (s.type === 'prepayment') sum += toKop(s.amount.value);
+      if (r.payment_id === paymentId && r.status !== 'canceled')
+        for (const s of r.settlements) if (s.type === 'prepayment') sum += (r.type === 'refund' ? -1 : 1) * toKop(s.amount.value);
     return sum;
   }
 
@@ -420,8 +425,12 @@ export class FakeYooKassa extends HttpDouble {
     if (prepaid > 0) {
       if (!p || p.status !== 'succeeded') return bad('Prepayment can be offset only for a succeeded payment', 'payment_id');
       const refunded = p.refunded_amount ? toKop(p.refunded_amount.value) : 0;
-      const room = toKop(p.amount.value) - refunded - this.offsetOf(p.id);
-      if (prepaid > room) return bad('Prepayment settlement exceeds the amount prepaid', 'settlements');
+      if (b.type === 'refund') {
+        // A refund of a completion («возврат прихода» with settlement prepayment) gives the offset
+        // back to the advance: never more than was offset.
+        if (prepaid > this.offsetOf(p.id)) return bad('Prepayment refund exceeds what completion receipts offset', 'settlements');
+      } else if (prepaid > toKop(p.amount.value) - refunded - this.offsetOf(p.id))
+        return bad('Prepayment settlement exceeds the amount prepaid', 'settlements');
       for (const [i, item] of (b.items as Record<string, unknown>[]).entries())
         if (item.payment_mode !== 'full_payment' && item.payment_mode !== 'partial_payment')
           return bad('Offsetting a prepayment needs payment_mode full_payment', `items[${i}].payment_mode`);

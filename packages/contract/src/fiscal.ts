@@ -345,12 +345,13 @@ export type ConsentsNeeded = z.infer<typeof ConsentsNeeded>;
 
 // ---- 54-ФЗ receipts ----
 
-export const RECEIPT_KINDS = ['advance', 'settlement', 'refund'] as const;
-export const ReceiptKind = z.enum(RECEIPT_KINDS, { error: 'Вид чека: advance, settlement или refund' });
+export const RECEIPT_KINDS = ['advance', 'settlement', 'refund', 'settle_refund'] as const;
+export const ReceiptKind = z.enum(RECEIPT_KINDS, { error: 'Вид чека: advance, settlement, refund или settle_refund' });
 export const RECEIPT_KIND_TEXT: Record<(typeof RECEIPT_KINDS)[number], string> = {
   advance: 'Аванс (пополнение)',
   settlement: 'Полный расчёт (зачёт аванса)',
   refund: 'Возврат',
+  settle_refund: 'Возврат полного расчёта (деньги вернулись на баланс)',
 };
 export const RECEIPT_STATES = ['pending', 'sent', 'succeeded', 'canceled'] as const;
 export const ReceiptState = z.enum(RECEIPT_STATES, { error: 'Состояние: pending, sent, succeeded или canceled' });

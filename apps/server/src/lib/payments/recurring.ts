@@ -1,5 +1,13 @@
-import { tbankToken } from './tbank.ts';
-import { callJson, kopecksToValue, ProviderError, valueToKopecks, type CreatedPayment, type ProviderPaymentState } from './types.ts';
+import { tbankReceipt, tbankToken } from './tbank.ts';
+import {
+  callJson,
+  kopecksToValue,
+  ProviderError,
+  valueToKopecks,
+  type CreatedPayment,
+  type ProviderPaymentState,
+  type ReceiptLine,
+} from './types.ts';
 
 /**
  * Recurring payments (subscriptions): the first payment, paid by the player on the provider's
@@ -30,6 +38,9 @@ export interface RecurringStart {
   customerKey: string;
   /** Receipt item text (54-ФЗ). */
   item: string;
+  /** The period's «полный расчёт» line (the tier's VAT rate and payment subject) and the seller's tax system. */
+  line?: ReceiptLine;
+  taxSystemCode?: number | null;
 }
 
 export interface RecurringCharge {
@@ -52,6 +63,8 @@ export interface RecurringCharge {
   vatCode: number;
   methodId: string;
   item: string;
+  line?: ReceiptLine;
+  taxSystemCode?: number | null;
 }
 
 export interface ChargeOutcome {
@@ -125,21 +138,30 @@ export function yookassaRecurring(cfg: { shopId: string; secretKey: string; apiU
     if (res.status === 200 && typeof res.body === 'object' && res.body) return res.body as Record<string, unknown>;
     throw new ProviderError(`ЮKassa ответила ${res.status} на запрос платежа`, false, res.body);
   }
-  const receipt = (email: string, value: string, item: string, vatCode: number) =>
+  // The period is paid for directly: its receipt is the goods' «полный расчёт», never an advance.
+  const receipt = (req: {
+    email: string;
+    amountKopecks: number;
+    item: string;
+    vatCode: number;
+    line?: ReceiptLine;
+    taxSystemCode?: number | null;
+  }) =>
     cfg.receipts
       ? {
           receipt: {
-            customer: { email },
+            customer: { email: req.email },
             items: [
               {
-                description: item.slice(0, 128),
+                description: (req.line?.description ?? req.item).slice(0, 128),
                 quantity: '1.00',
-                amount: { value, currency: 'RUB' },
-                vat_code: vatCode,
+                amount: { value: kopecksToValue(req.amountKopecks), currency: 'RUB' },
+                vat_code: req.line?.vatCode ?? req.vatCode,
                 payment_mode: 'full_payment',
-                payment_subject: 'service',
+                payment_subject: req.line?.paymentSubject ?? 'service',
               },
             ],
+            ...(req.taxSystemCode ? { tax_system_code: req.taxSystemCode } : {}),
           },
         }
       : {};
@@ -165,7 +187,7 @@ export function yookassaRecurring(cfg: { shopId: string; secretKey: string; apiU
           confirmation: { type: 'redirect', return_url: req.returnUrl },
           description: req.description.slice(0, 128),
           metadata: { payment_id: req.id },
-          ...receipt(req.email, value, req.item, req.vatCode),
+          ...receipt(req),
         },
         req.id,
       );
@@ -187,7 +209,7 @@ export function yookassaRecurring(cfg: { shopId: string; secretKey: string; apiU
               payment_method_id: req.methodId,
               description: req.description.slice(0, 128),
               metadata: { payment_id: req.id },
-              ...receipt(req.email, value, req.item, req.vatCode),
+              ...receipt(req),
             },
             req.id,
           );
@@ -228,7 +250,29 @@ export function tbankSavedMethod(raw: unknown): SavedMethod | null {
   return { id: String(b.RebillId), last4 };
 }
 
-export function tbankRecurring(cfg: { terminalKey: string; password: string; apiUrl: string }): RecurringAdapter {
+export function tbankRecurring(cfg: { terminalKey: string; password: string; apiUrl: string; receipts?: boolean }): RecurringAdapter {
+  // With the online register on, every Init carries the period's «полный расчёт» (full_payment).
+  const receipt = (req: {
+    email: string;
+    amountKopecks: number;
+    item: string;
+    vatCode: number;
+    line?: ReceiptLine;
+    taxSystemCode?: number | null;
+  }) =>
+    cfg.receipts
+      ? {
+          Receipt: tbankReceipt(req.email, req.taxSystemCode ?? null, [
+            {
+              description: req.line?.description ?? req.item,
+              amountKopecks: req.amountKopecks,
+              vatCode: req.line?.vatCode ?? req.vatCode,
+              paymentMode: 'full_payment',
+              paymentSubject: req.line?.paymentSubject ?? 'service',
+            },
+          ]),
+        }
+      : {};
   async function call(method: 'Init' | 'Charge' | 'GetState', params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const body = { TerminalKey: cfg.terminalKey, ...params };
     const res = await callJson(`${cfg.apiUrl}/${method}`, {
@@ -254,6 +298,7 @@ export function tbankRecurring(cfg: { terminalKey: string; password: string; api
         Recurrent: 'Y',
         CustomerKey: req.customerKey,
         DATA: { Email: req.email },
+        ...receipt(req),
       });
       if (failed(a)) throw new ProviderError(why(a), true, a);
       if ((typeof a.PaymentId !== 'string' && typeof a.PaymentId !== 'number') || typeof a.PaymentURL !== 'string')
@@ -278,6 +323,7 @@ export function tbankRecurring(cfg: { terminalKey: string; password: string; api
           Description: req.description.slice(0, 140),
           NotificationURL: req.notificationUrl,
           DATA: { Email: req.email },
+          ...receipt(req),
         });
         if (failed(init)) throw new ProviderError(why(init), true, init);
         paymentId = String(init.PaymentId);

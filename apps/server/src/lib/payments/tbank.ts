@@ -60,7 +60,7 @@ const TAX: Record<number, string> = {
 };
 
 /** A T-Bank Receipt of one line each (Price and Amount in kopecks, Quantity 1). */
-function tbankReceipt(email: string, taxSystemCode: number | null, lines: ReceiptLine[]): Record<string, unknown> {
+export function tbankReceipt(email: string, taxSystemCode: number | null, lines: ReceiptLine[]): Record<string, unknown> {
   return {
     Email: email,
     // T-Bank needs the tax system on every receipt; УСН «доходы» until the owner says otherwise.
@@ -188,7 +188,12 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
       // SendClosingReceipt: the completion of the advance sent with Init (the payment CONFIRMED,
       // its Receipt with a full_prepayment item); the register answers Success without a receipt id.
       if (req.type !== 'payment' || req.settlement !== 'prepayment' || !req.providerPaymentId)
-        throw new ProviderError('Т-Банк принимает отдельно только чек закрытия аванса', true);
+        throw new ProviderError(
+          req.type === 'refund'
+            ? 'Т-Банк не принимает чек возврата полного расчёта через API: оформите его в кассе'
+            : 'Т-Банк принимает отдельно только чек закрытия аванса',
+          true,
+        );
       const a = await call('SendClosingReceipt', {
         PaymentId: req.providerPaymentId,
         Receipt: tbankReceipt(req.email, req.taxSystemCode, req.lines),
@@ -236,7 +241,9 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
         ...(cfg.receipts && req.partReceipt
           ? {
               Receipt: tbankReceipt(req.partReceipt.email, req.partReceipt.fiscal?.taxSystemCode ?? null, [
-                advanceLine(req.amountKopecks, req.partReceipt.vatCode),
+                req.partReceipt.line
+                  ? { ...req.partReceipt.line, amountKopecks: req.amountKopecks }
+                  : advanceLine(req.amountKopecks, req.partReceipt.vatCode),
               ]),
             }
           : {}),

@@ -49,8 +49,8 @@ export interface CreateRequest {
   /** The seller's tax system (`tax_system_code` 1–6) and whether it is a самозанятый (items without VAT). */
   fiscal?: ReceiptFiscal;
   /**
-   * The receipt's lines when the payment buys something named now (a guest's order: full_payment,
-   * the goods handed over); absent, the receipt is the top-up's advance.
+   * Goods paid for directly (a guest's order): the receipt's lines, «полный расчёт» (full_payment).
+   * Without them the receipt is the top-up's advance of `amountKopecks` at `vatCode`.
    */
   lines?: ReceiptLine[];
 }
@@ -184,8 +184,12 @@ export interface RefundRequest {
   key: string;
   /** The provider's id of this attempt's refund, when an earlier call got one: it is re-read instead. */
   knownRefundId: string | null;
-  /** A part (not the whole payment at once): its 54-ФЗ receipt's customer and VAT code (YooKassa wants one then). */
-  partReceipt?: { email: string; vatCode: number; fiscal?: ReceiptFiscal } | null;
+  /**
+   * A part (not the whole payment at once): its 54-ФЗ receipt's customer and VAT code (YooKassa
+   * wants one then); `line`: the goods' line of a payment for goods (the part's amount replaces
+   * its own), else the receipt is the top-up's advance line.
+   */
+  partReceipt?: { email: string; vatCode: number; fiscal?: ReceiptFiscal; line?: ReceiptLine } | null;
 }
 
 export interface RefundResult {

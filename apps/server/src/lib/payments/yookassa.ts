@@ -58,17 +58,18 @@ function advanceReceipt(email: string, kopecks: number, vatCode: number, fiscal?
   };
 }
 
-/** A receipt of named lines (a guest's order: full_payment); a самозанятый's without VAT, as the advance's. */
-function linesReceipt(email: string, lines: ReceiptLine[], fiscal?: ReceiptFiscal): Record<string, unknown> {
+/** The receipt of goods paid for directly: their lines as given (a самозанятый's without VAT). */
+function goodsReceipt(email: string, lines: ReceiptLine[], fiscal?: ReceiptFiscal): Record<string, unknown> {
+  const items = lines.map((l) => ({
+    description: l.description.slice(0, 128),
+    quantity: '1.00',
+    amount: { value: kopecksToValue(l.amountKopecks), currency: 'RUB' },
+    ...(fiscal?.selfEmployed ? {} : { vat_code: l.vatCode, payment_mode: l.paymentMode, payment_subject: l.paymentSubject }),
+  }));
   return {
     customer: { email },
-    items: lines.map((l) => ({
-      description: l.description.slice(0, 128),
-      quantity: '1.00',
-      amount: { value: kopecksToValue(l.amountKopecks), currency: 'RUB' },
-      ...(fiscal?.selfEmployed ? {} : { vat_code: l.vatCode, payment_mode: l.paymentMode, payment_subject: l.paymentSubject }),
-    })),
-    ...(!fiscal?.selfEmployed && fiscal?.taxSystemCode ? { tax_system_code: fiscal.taxSystemCode } : {}),
+    items,
+    ...(fiscal?.taxSystemCode && !fiscal.selfEmployed ? { tax_system_code: fiscal.taxSystemCode } : {}),
   };
 }
 
@@ -185,7 +186,7 @@ export function yookassaAdapter(cfg: YooKassaConfig): PaymentAdapter {
       };
       if (cfg.receipts)
         body.receipt = req.lines
-          ? linesReceipt(req.email, req.lines, req.fiscal)
+          ? goodsReceipt(req.email, req.lines, req.fiscal)
           : advanceReceipt(req.email, req.amountKopecks, req.vatCode, req.fiscal);
       const p = (await call('POST', '/payments', body, req.id)) as YooPayment;
       const url = p.confirmation?.confirmation_url;
@@ -237,7 +238,13 @@ export function yookassaAdapter(cfg: YooKassaConfig): PaymentAdapter {
             // A part carries its own receipt when receipts are on (the whole payment takes the payment's).
             ...(cfg.receipts && req.partReceipt
               ? {
-                  receipt: advanceReceipt(req.partReceipt.email, req.amountKopecks, req.partReceipt.vatCode, req.partReceipt.fiscal),
+                  receipt: req.partReceipt.line
+                    ? goodsReceipt(
+                        req.partReceipt.email,
+                        [{ ...req.partReceipt.line, amountKopecks: req.amountKopecks }],
+                        req.partReceipt.fiscal,
+                      )
+                    : advanceReceipt(req.partReceipt.email, req.amountKopecks, req.partReceipt.vatCode, req.partReceipt.fiscal),
                 }
               : {}),
           },

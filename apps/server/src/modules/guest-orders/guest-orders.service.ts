@@ -19,7 +19,7 @@ import { addressKey } from '../../lib/rate-limit.ts';
 import { enqueueDeliveries, kickDeliveries, type DeliveryRequest } from '../deliveries/deliveries.queue.ts';
 import { formatRub } from '../payments/payments.repo.ts';
 import { paymentsService } from '../payments/payments.service.ts';
-import { receiptFiscal } from '../payments/receipts.service.ts';
+import { goodsLine, receiptFiscal } from '../payments/receipts.service.ts';
 import * as donateRepo from '../donate/donate.repo.ts';
 import { adoptPaid, placePaid, plan, queueTierGrant, queueTierRevoke } from '../privileges/privileges.placement.ts';
 import { periodPrice } from '../privileges/privileges.purchase.ts';
@@ -27,8 +27,6 @@ import { MONTH_MS } from '../privileges/privileges.service.ts';
 import { lockPlayers } from '../purchases/purchases.service.ts';
 import { itemForPurchase } from '../shop/shop.repo.ts';
 import { categorySales, commandsOf, deliveryChunks, priceNow } from '../shop/shop.service.ts';
-import { DEFAULT_PAYMENT_SUBJECT } from '../site/fiscal.settings.ts';
-import { fiscalItemRow } from '../site/legal.repo.ts';
 import { guestConsentsNeeded, recordGuestConsents, requireConsents } from '../site/legal.service.ts';
 import { siteName, SiteSettingsDoc } from '../site/site.settings.ts';
 import * as repo from './guest-orders.repo.ts';
@@ -114,7 +112,6 @@ async function start(
   const adapter = (await paymentsService(ctx).adapters())[buyer.provider];
   if (!adapter) throw badRequest(GUEST_ORDER_TEXTS.providerOff, { code: 'provider_off', field: 'provider' });
   const receipt = await receiptFiscal(ctx);
-  const fiscalItem = await fiscalItemRow(db, sale.fiscal.kind, sale.fiscal.id);
   const id = randomUUID();
   await db.transaction().execute(async (trx) => {
     await repo.insertOrder(trx, {
@@ -151,15 +148,7 @@ async function start(
       vatCode: receipt.vatCode,
       fiscal: receipt.fiscal,
       // The goods are named and handed over on payment: «полный расчёт», not an advance.
-      lines: [
-        {
-          description: `${sale.description} для ${forName}`,
-          amountKopecks: sale.amount,
-          vatCode: fiscalItem?.vat_code ?? receipt.vatCode,
-          paymentMode: 'full_payment',
-          paymentSubject: fiscalItem?.payment_subject ?? DEFAULT_PAYMENT_SUBJECT,
-        },
-      ],
+      lines: [await goodsLine(db, sale.fiscal, `${sale.description} для ${forName}`, sale.amount, receipt.vatCode)],
     });
     await repo.updateOrder(db, id, { provider_payment_id: created.providerPaymentId, confirmation_url: created.confirmationUrl });
   } catch {

@@ -15,6 +15,7 @@ import {
   ProviderError,
   type PaymentAdapter,
   type ProviderPaymentState,
+  type ReceiptLine,
   type RefundRequest,
   type RefundResult,
 } from '../../lib/payments/index.ts';
@@ -266,7 +267,9 @@ async function askProvider(ctx: AppContext, adapters: Adapters, row: PaymentRow,
   if (!whole) {
     const user = await payerEmail(ctx.db, row.user_id);
     const receipt = await receiptFiscal(ctx);
-    partReceipt = { email: user?.email ?? '', vatCode: receipt.vatCode, fiscal: receipt.fiscal };
+    // A payment for goods is refunded with its goods' line (full_payment), not a top-up's advance.
+    const kept = row.purpose === 'goods' && row.receipt ? (JSON.parse(row.receipt) as { lines: ReceiptLine[] }).lines[0] : undefined;
+    partReceipt = { email: user?.email ?? '', vatCode: receipt.vatCode, fiscal: receipt.fiscal, ...(kept ? { line: kept } : {}) };
   }
   let result: RefundResult;
   try {

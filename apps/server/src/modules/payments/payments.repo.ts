@@ -96,6 +96,11 @@ export async function insertPayment(db: Db, values: Insertable<PaymentsTable>): 
   await db.insertInto('payments').values(values).execute();
 }
 
+/** The receipt that goes with a payment, kept once (a retried charge of the same payment keeps the first). */
+export async function keepReceipt(db: Db, id: string, receipt: string): Promise<void> {
+  await db.updateTable('payments').set({ receipt }).where('id', '=', id).where('receipt', 'is', null).execute();
+}
+
 /** What the provider answered when the payment was created there. */
 export async function recordCreated(
   db: Db,

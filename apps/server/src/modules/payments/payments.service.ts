@@ -22,13 +22,13 @@ import { postLedger } from '../ledger/ledger.service.ts';
 import { checkTopupPromo, redeemTopupPromo } from '../purchases/purchases.promo.ts';
 import { notify as tellPlayer, rubles } from '../notices/notices.service.ts';
 import { siteName } from '../site/site.settings.ts';
-import { earnsTopupBonus, foreignPaymentNotified, topupCredited, type TopupPayer } from '../users/users.ports.ts';
+import { foreignPaymentNotified, goodsPaid, topupCredited, type TopupPayer } from '../users/users.ports.ts';
 import { refundConfirmed } from './payments.refund.ts';
 import * as repo from './payments.repo.ts';
 import { formatRub, PAYMENT_SERVER_TEXTS, recordEvent, type PaymentRow } from './payments.repo.ts';
 import { PaymentSettings } from './payments.settings.ts';
 import { ProviderRegistry, type Adapters } from './payments.providers.ts';
-import { receiptFiscal, recordAdvance } from './receipts.service.ts';
+import { advanceOf, receiptFiscal, recordAdvance } from './receipts.service.ts';
 import { paymentConsentsNeeded, publishedVersions, recordConsents, requireConsents } from '../site/legal.service.ts';
 
 /** A pending payment nobody paid for this long is canceled. */
@@ -138,6 +138,10 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
         updated_at: now,
         payer_ip: payer.ip?.slice(0, 64) ?? null,
         payer_device: payer.deviceHash,
+        // The advance receipt goes with the payment as it is now; the crediting transaction records its row.
+        receipt: withReceipt
+          ? advanceOf({ amount, email: user.email, vatCode: receipt.vatCode, selfEmployed: receipt.fiscal.selfEmployed })
+          : null,
       });
     });
     try {
@@ -151,17 +155,6 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
         vatCode: receipt.vatCode,
         fiscal: receipt.fiscal,
       });
-      // The advance receipt went with the payment: its row says so from now on.
-      if (withReceipt)
-        await recordAdvance(db, {
-          paymentId: id,
-          userId: user.id,
-          provider: body.provider,
-          amount,
-          email: user.email,
-          vatCode: receipt.vatCode,
-          selfEmployed: receipt.fiscal.selfEmployed,
-        });
       await recordEvent(db, {
         paymentId: id,
         provider: body.provider,
@@ -278,22 +271,34 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
           });
     const bonus = ruleBonus + promoBonus;
     if (promoBonus > 0) await repo.setBonus(trx, row.id, bonus);
+    // A top-up puts money on the balance as an advance; a payment for goods (a subscription's
+    // period) passes through it to the goods, its receipt («полный расчёт») having gone with the
+    // payment: no advance row, no top-up FIFO, no referral reward, no «Баланс пополнен».
+    const topup = row.purpose !== 'goods';
+    const via = PAYMENT_PROVIDER_TEXT[row.provider as PaymentProvider] ?? row.provider;
     await postLedger(trx, {
       userId: row.user_id,
       amount: Number(row.amount),
       reason: 'topup',
       authorId: null,
       ref: `payment:${row.id}`,
-      note: `Пополнение через ${PAYMENT_PROVIDER_TEXT[row.provider as PaymentProvider] ?? row.provider}`,
+      note: topup ? `Пополнение через ${via}` : `Оплата через ${via}`,
     });
-    await topupCredited.run(trx, {
+    const credited = {
       paymentId: row.id,
       userId: row.user_id,
       amount: Number(row.amount),
       paidAt: now,
       payer: { ip: row.payer_ip, deviceHash: row.payer_device },
       raw: state.raw,
-    });
+    };
+    if (!topup) {
+      await goodsPaid.run(trx, credited);
+      return `оплачено ${formatRub(Number(row.amount))}`;
+    }
+    // No money moves without its receipt row: the advance that went with the payment is recorded here.
+    await recordAdvance(trx, row);
+    await topupCredited.run(trx, credited);
     if (bonus > 0)
       await postLedger(trx, {
         userId: row.user_id,
@@ -329,9 +334,7 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
     if (state.status === 'succeeded') {
       const refused = cannotCredit(row, state);
       if (refused) return refused;
-      const ruleBonus = (await earnsTopupBonus.ask()(db, row.id))
-        ? bonusFor(Number(row.amount), (await ctx.settings.get(PaymentSettings)).bonus_rules)
-        : 0;
+      const ruleBonus = row.purpose !== 'goods' ? bonusFor(Number(row.amount), (await ctx.settings.get(PaymentSettings)).bonus_rules) : 0;
       try {
         return await db.transaction().execute((trx) => credit(trx, row, state, ruleBonus));
       } catch (err) {
@@ -422,9 +425,7 @@ export function createPaymentsService(ctx: AppContext, fixedAdapters?: Adapters)
    */
   async function applyOperation(row: PaymentRow, state: ProviderPaymentState): Promise<string> {
     const operationId = state.operationId!;
-    const ruleBonus = (await earnsTopupBonus.ask()(db, row.id))
-      ? bonusFor(Number(row.amount), (await ctx.settings.get(PaymentSettings)).bonus_rules)
-      : 0;
+    const ruleBonus = row.purpose !== 'goods' ? bonusFor(Number(row.amount), (await ctx.settings.get(PaymentSettings)).bonus_rules) : 0;
     try {
       return await db.transaction().execute(async (trx) => {
         const claimed = await repo.claimOperation(trx, row.provider, operationId, row.id, 'рассматривается');

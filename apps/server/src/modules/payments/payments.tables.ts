@@ -95,6 +95,18 @@ export interface PaymentsTable {
   payer_ip: string | null;
   /** sha256 of that browser's `kubik_device` cookie (as known_devices keeps it); null when it sent none. */
   payer_device: string | null;
+  /**
+   * topup: money put on the balance (an advance under 54-ФЗ, spent FIFO by top-up); goods: money
+   * paid for goods directly (a subscription's period), whose receipt went with the payment as
+   * «полный расчёт» and which never enters the top-ups' FIFO.
+   */
+  purpose: Generated<string>;
+  /**
+   * JSON {email, lines} of the receipt that went with the payment, fixed when it was created: a
+   * top-up's advance (the crediting transaction records it as the `advance` receipt row) or the
+   * goods' «полный расчёт» (a partial refund's receipt repeats its line). Null: none went.
+   */
+  receipt: string | null;
 }
 
 export interface PaymentEventsTable {

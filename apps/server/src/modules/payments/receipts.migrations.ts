@@ -1,7 +1,7 @@
-import type { Kysely, Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 import { bigint, notNull, withId } from '../../db/schema-helpers.ts';
 
-// Names 2026120711_… – 2026120719_… (with site/legal.migrations.ts's 2026120710_…): 54-ФЗ
+// Names 2026120711_… – 2026120719_… and 2026120750_… – 2026120759_… (with site/legal.migrations.ts's 2026120710_…): 54-ФЗ
 // receipts of the payments feature, merged by db/migrations/index.ts.
 export const receiptsMigrations: Record<string, Migration> = {
   '2026120711_receipts': {
@@ -36,6 +36,20 @@ export const receiptsMigrations: Record<string, Migration> = {
         .execute();
       await db.schema.createIndex('balance_spends_payment_idx').on('balance_spends').column('payment_id').execute();
       await db.schema.createIndex('balance_spends_user_idx').on('balance_spends').column('user_id').execute();
+    },
+  },
+  // 2026120750_… – 2026120759_…: which payments are top-ups, the advance fixed at creation, and
+  // reversed completions.
+  '2026120750_payment_purpose': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .alterTable('payments')
+        .addColumn('purpose', 'varchar(16)', (c) => c.notNull().defaultTo('topup'))
+        .execute();
+      await db.schema.alterTable('payments').addColumn('receipt', 'text').execute();
+      await db.schema.alterTable('receipts').addColumn('parent_id', 'integer').execute();
+      // A subscription's payments bought a period: they were never top-ups.
+      await sql`update payments set purpose = 'goods' where id in (select payment_id from subscription_charges)`.execute(db);
     },
   },
 };

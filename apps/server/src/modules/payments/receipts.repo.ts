@@ -85,7 +85,7 @@ export async function receiptPage(
 }
 
 /**
- * The player's paid top-ups, oldest first, with what is left of each to spend: its amount less
+ * The player's paid top-ups (not payments for goods), oldest first, with what is left of each to spend: its amount less
  * what went back to the card (or is going back now) less what was spent of it; and whether its
  * advance receipt was sent (the completion receipt follows only then).
  */
@@ -116,6 +116,8 @@ export async function moneyLots(db: Db, userId: number) {
           .as('advances'),
     ])
     .where('payments.user_id', '=', userId)
+    // Money paid for goods directly had its «полный расчёт» with the payment: never an advance to offset.
+    .where('payments.purpose', '=', 'topup')
     .where('payments.status', 'in', ['succeeded', 'refunding', 'refunded'])
     .orderBy('payments.paid_at')
     .orderBy('payments.id')
@@ -132,6 +134,40 @@ export async function moneyLots(db: Db, userId: number) {
 export async function insertSpend(db: Db, row: { user_id: number; payment_id: string; amount: number; ref: string; created_at: number }) {
   const r = await db.insertInto('balance_spends').values(row).returning('id').executeTakeFirstOrThrow();
   return r.id;
+}
+
+/** The parts of one spending (its ledger reference) over the top-ups, with the returns (negative), in order. */
+export async function spendParts(db: Db, userId: number, ref: string) {
+  return db
+    .selectFrom('balance_spends')
+    .select(['id', 'payment_id', 'amount'])
+    .where('user_id', '=', userId)
+    .where('ref', '=', ref)
+    .orderBy('id')
+    .execute();
+}
+
+/** The completion receipt of one spending's part paid by one top-up (one part per top-up and spending). */
+export async function settlementOf(db: Db, paymentId: string, ref: string) {
+  return db
+    .selectFrom('receipts')
+    .selectAll()
+    .where('payment_id', '=', paymentId)
+    .where('kind', '=', 'settlement')
+    .where('ref', '=', ref)
+    .orderBy('id')
+    .executeTakeFirst();
+}
+
+/** Reversals of a completion receipt. */
+export async function reversalsOf(db: Db, parentId: number) {
+  return db
+    .selectFrom('receipts')
+    .selectAll()
+    .where('parent_id', '=', parentId)
+    .where('kind', '=', 'settle_refund')
+    .orderBy('id')
+    .execute();
 }
 
 export async function spentOf(db: Db, paymentId: string): Promise<number> {

@@ -16,7 +16,7 @@ import { ProviderError, type ReceiptFiscal, type ReceiptLine, type ReceiptState 
 import { recordAudit } from '../audit/audit.service.ts';
 import { DEFAULT_PAYMENT_SUBJECT, FiscalSettingsDoc } from '../site/fiscal.settings.ts';
 import { fiscalItemRow } from '../site/legal.repo.ts';
-import { balanceSpent, topupCredited, topupRefunded } from '../users/users.ports.ts';
+import { balanceReturned, balanceSpent, topupRefunded } from '../users/users.ports.ts';
 import type { Adapters } from './payments.providers.ts';
 import { recordEvent } from './payments.repo.ts';
 import { PaymentSettings } from './payments.settings.ts';
@@ -42,12 +42,8 @@ export async function receiptFiscal(ctx: Pick<AppContext, 'settings'>): Promise<
   };
 }
 
-/** The top-up's advance receipt went with the payment: its row, «sent» until the payment ends. */
-export async function recordAdvance(
-  db: Db,
-  p: { paymentId: string; userId: number; provider: string; amount: number; email: string; vatCode: number; selfEmployed: boolean },
-): Promise<void> {
-  const now = Date.now();
+/** The advance receipt that goes with a top-up, as payments.receipt keeps it (JSON {email, lines}). */
+export function advanceOf(p: { amount: number; email: string; vatCode: number; selfEmployed: boolean }): string {
   const line: ReceiptLine = {
     description: p.selfEmployed ? 'Пополнение баланса' : 'Пополнение баланса (аванс)',
     amountKopecks: p.amount,
@@ -55,23 +51,61 @@ export async function recordAdvance(
     paymentMode: 'full_prepayment',
     paymentSubject: 'payment',
   };
-  await repo.insertReceipt(db, {
-    payment_id: p.paymentId,
-    user_id: p.userId,
+  return JSON.stringify({ email: p.email, lines: [line] });
+}
+
+/**
+ * A top-up is credited (in its transaction): the advance receipt that went with it gets its row,
+ * so no money reaches the balance without one. A top-up created before the receipt was kept on
+ * the payment has its row already, «sent» until now.
+ */
+export async function recordAdvance(
+  trx: Db,
+  p: { id: string; user_id: number; provider: string; amount: number; receipt: string | null },
+): Promise<void> {
+  if (p.receipt === null) {
+    for (const r of await repo.receiptOfKind(trx, p.id, 'advance'))
+      await repo.moveReceipt(trx, r.id, 'sent', { state: 'succeeded', reason: null });
+    return;
+  }
+  const advance = JSON.parse(p.receipt) as { email: string; lines: ReceiptLine[] };
+  const now = Date.now();
+  await repo.insertReceipt(trx, {
+    payment_id: p.id,
+    user_id: p.user_id,
     provider: p.provider,
     kind: 'advance',
-    state: 'sent',
+    state: 'succeeded',
     reason: null,
-    amount: p.amount,
-    lines: JSON.stringify([line]),
-    email: p.email,
-    ref: `payment:${p.paymentId}`,
-    idempotence_key: p.paymentId,
+    amount: Number(p.amount),
+    lines: JSON.stringify(advance.lines),
+    email: advance.email,
+    ref: `payment:${p.id}`,
+    idempotence_key: p.id,
     provider_receipt_id: null,
+    parent_id: null,
     next_at: null,
     created_at: now,
     updated_at: now,
   });
+}
+
+/** The «полный расчёт» line of goods paid for directly (a guest's order, a subscription's period): the item's or tier's VAT rate and payment subject, else the seller's. */
+export async function goodsLine(
+  db: Db,
+  sellable: { kind: 'shop_item' | 'tier'; id: number },
+  description: string,
+  amountKopecks: number,
+  sellerVat: number,
+): Promise<ReceiptLine> {
+  const item = await fiscalItemRow(db, sellable.kind, sellable.id);
+  return {
+    description: description.slice(0, 128),
+    amountKopecks,
+    vatCode: item?.vat_code ?? sellerVat,
+    paymentMode: 'full_payment',
+    paymentSubject: item?.payment_subject ?? DEFAULT_PAYMENT_SUBJECT,
+  };
 }
 
 /**
@@ -123,6 +157,64 @@ async function splitSpending(trx: Db, spend: { userId: number; amount: number; r
       ref: spend.ref,
       idempotence_key: `settle-${spendId}`,
       provider_receipt_id: null,
+      parent_id: null,
+      next_at: now,
+      created_at: now,
+      updated_at: now,
+    });
+  }
+}
+
+/**
+ * Money of a spending came back to the balance (a delivery refunded): its free part comes back
+ * first (it was spent last), then the money, newest top-up first. Each top-up gets back what it
+ * paid (a negative balance_spends row: it may pay for goods again, and that spending gets its own
+ * completion receipt), and its completion receipt is reversed by that much: a «возврат прихода»
+ * with the goods' line (full_payment) and settlement prepayment, which restores the advance.
+ */
+async function returnSpending(
+  trx: Db,
+  back: { userId: number; amount: number; spentRef: string; spent: number; returnedBefore: number; ref: string },
+): Promise<void> {
+  const parts = await repo.spendParts(trx, back.userId, back.spentRef);
+  if (parts.length === 0) return;
+  const paid = parts.reduce((s, p) => s + Math.max(0, Number(p.amount)), 0);
+  const free = Math.max(0, back.spent - paid);
+  const moneyBack = Math.max(0, back.returnedBefore + back.amount - free) - Math.max(0, back.returnedBefore - free);
+  // What each top-up still holds of this spending, the latest part first.
+  const lots = new Map<string, number>();
+  for (const p of [...parts].reverse()) lots.set(p.payment_id, (lots.get(p.payment_id) ?? 0) + Number(p.amount));
+  let left = moneyBack;
+  const now = Date.now();
+  for (const [paymentId, held] of lots) {
+    if (left <= 0) break;
+    const take = Math.min(left, held);
+    if (take <= 0) continue;
+    left -= take;
+    const spendId = await repo.insertSpend(trx, {
+      user_id: back.userId,
+      payment_id: paymentId,
+      amount: -take,
+      ref: back.spentRef,
+      created_at: now,
+    });
+    const settlement = await repo.settlementOf(trx, paymentId, back.spentRef);
+    if (!settlement) continue;
+    const lines = JSON.parse(settlement.lines) as ReceiptLine[];
+    await repo.insertReceipt(trx, {
+      payment_id: paymentId,
+      user_id: back.userId,
+      provider: settlement.provider,
+      kind: 'settle_refund',
+      state: 'pending',
+      reason: null,
+      amount: take,
+      lines: JSON.stringify([{ ...lines[0]!, amountKopecks: take }]),
+      email: settlement.email,
+      ref: back.ref,
+      idempotence_key: `unsettle-${spendId}`,
+      provider_receipt_id: null,
+      parent_id: settlement.id,
       next_at: now,
       created_at: now,
       updated_at: now,
@@ -132,6 +224,7 @@ async function splitSpending(trx: Db, spend: { userId: number; amount: number; r
 
 export const RECEIPT_TEXTS = {
   allSpent: 'Это пополнение уже потрачено на покупки (по ним выданы чеки полного расчёта): вернуть на карту нечего',
+  parentNotRegistered: 'чек полного расчёта не зарегистрирован: отменять нечего (отправится, если отправить заново его)',
 } as const;
 
 /**
@@ -147,13 +240,10 @@ export async function hasAdvance(db: Db, paymentId: string): Promise<boolean> {
   return (await repo.receiptOfKind(db, paymentId, 'advance')).length > 0;
 }
 
-/** Registers the reactions: a spending splits over top-ups; a credited top-up's advance is registered; a refund gets its row. */
+/** Registers the reactions: a spending splits over top-ups; money of a spending back on the balance reverses its completion; a refund gets its row. */
 export function registerReceiptHooks(): void {
   balanceSpent.on('payments-receipts', splitSpending);
-  topupCredited.on('payments-receipts', async (trx, t) => {
-    for (const r of await repo.receiptOfKind(trx, t.paymentId, 'advance'))
-      await repo.moveReceipt(trx, r.id, 'sent', { state: 'succeeded', reason: null });
-  });
+  balanceReturned.on('payments-receipts', returnSpending);
   topupRefunded.on('payments-receipts', async (trx, r) => {
     // The refund receipt went with the refund (YooKassa makes a whole refund's from the payment's own).
     const advance = (await repo.receiptOfKind(trx, r.paymentId, 'advance'))[0];
@@ -174,6 +264,7 @@ export function registerReceiptHooks(): void {
       ref: `payment:${r.paymentId}:refund:${n}`,
       idempotence_key: `refund-${r.paymentId}-${n}`,
       provider_receipt_id: null,
+      parent_id: null,
       next_at: null,
       created_at: now,
       updated_at: now,
@@ -209,15 +300,27 @@ export async function sendReceipts(
     if (signal?.aborted) break;
     const adapter = adapters[r.provider as PaymentProvider];
     if (!adapter?.sendReceipt) continue;
+    if (r.parent_id !== null) {
+      // A reversal goes only after the completion it reverses is registered; one never registered needs none.
+      const parent = await repo.receiptById(ctx.db, r.parent_id);
+      if (parent?.state === 'pending' || parent?.state === 'sent') {
+        await repo.moveReceipt(ctx.db, r.id, 'pending', { next_at: now + RETRY.baseMs });
+        continue;
+      }
+      if (parent?.state !== 'succeeded') {
+        await repo.moveReceipt(ctx.db, r.id, 'pending', { state: 'canceled', reason: RECEIPT_TEXTS.parentNotRegistered, next_at: null });
+        continue;
+      }
+    }
     const payment = await repo.paymentForReceipt(ctx.db, r.payment_id);
     try {
       const state = await adapter.sendReceipt({
         key: r.idempotence_key,
-        type: r.kind === 'refund' ? 'refund' : 'payment',
+        type: r.kind === 'refund' || r.kind === 'settle_refund' ? 'refund' : 'payment',
         providerPaymentId: payment?.provider_payment_id ?? null,
         email: r.email,
         lines: JSON.parse(r.lines) as ReceiptLine[],
-        settlement: r.kind === 'settlement' ? 'prepayment' : 'cashless',
+        settlement: r.kind === 'settlement' || r.kind === 'settle_refund' ? 'prepayment' : 'cashless',
         taxSystemCode: (await receiptFiscal(ctx)).fiscal.taxSystemCode,
       });
       await repo.moveReceipt(ctx.db, r.id, 'pending', { ...applyState(state), attempts: Number(r.attempts) + 1, next_at: null });
@@ -319,19 +422,31 @@ export async function listReceipts(ctx: AppContext, q: AdminReceiptsQuery): Prom
 export async function resendReceipt(ctx: AppContext, id: number, actorId: number): Promise<AdminReceipt> {
   const r = await repo.receiptById(ctx.db, id);
   if (!r) throw notFound('Чек не найден', { code: 'receipt_not_found' });
-  if (r.state !== 'canceled' || r.kind === 'advance' || r.kind === 'refund')
-    throw conflict('Отправить заново можно только неотправленный чек полного расчёта', { code: 'receipt_not_resendable' });
-  const base = r.idempotence_key.replace(/-r\d+$/, '');
-  const n = Number(/-r(\d+)$/.exec(r.idempotence_key)?.[1] ?? 0) + 1;
+  if (r.state !== 'canceled' || (r.kind !== 'settlement' && r.kind !== 'settle_refund'))
+    throw conflict('Отправить заново можно только неотправленный чек полного расчёта или его возврата', { code: 'receipt_not_resendable' });
+  const again = (key: string) => {
+    const base = key.replace(/-r\d+$/, '');
+    return `${base}-r${Number(/-r(\d+)$/.exec(key)?.[1] ?? 0) + 1}`;
+  };
   await ctx.db.transaction().execute(async (trx) => {
     const moved = await repo.moveReceipt(trx, id, 'canceled', {
       state: 'pending',
-      idempotence_key: `${base}-r${n}`,
+      idempotence_key: again(r.idempotence_key),
       attempts: 0,
       next_at: Date.now(),
       provider_receipt_id: null,
     });
     if (!moved) throw conflict('Чек уже отправляется', { code: 'receipt_not_resendable' });
+    // Its reversals, canceled while it was not registered, follow it.
+    for (const c of await repo.reversalsOf(trx, id))
+      if (c.state === 'canceled')
+        await repo.moveReceipt(trx, c.id, 'canceled', {
+          state: 'pending',
+          idempotence_key: again(c.idempotence_key),
+          attempts: 0,
+          next_at: Date.now(),
+          provider_receipt_id: null,
+        });
     await recordAudit(trx, { actorId, action: 'receipt.resend', entity: 'payment', entityId: r.payment_id, after: { receipt: id } });
   });
   return view({ ...(await repo.receiptPage(ctx.db, {}, 1_000_000)).find((x) => x.id === id)! });

@@ -16,7 +16,7 @@ export interface ReceiptsTable {
   payment_id: string;
   user_id: number;
   provider: string;
-  /** advance | settlement | refund */
+  /** advance | settlement | refund | settle_refund (a completion reversed: the goods' money went back to the balance) */
   kind: string;
   /** pending (to send) | sent (the provider is registering it) | succeeded | canceled (reason says why) */
   state: string;
@@ -31,6 +31,8 @@ export interface ReceiptsTable {
   /** The provider's Idempotence-Key: a repeat never makes a second receipt; a resend takes a new one. */
   idempotence_key: string;
   provider_receipt_id: string | null;
+  /** A settle_refund's completion receipt: it is sent only once that one is registered. */
+  parent_id: number | null;
   attempts: Generated<number>;
   /** When the runner may try (again). */
   next_at: number | null;
@@ -46,6 +48,7 @@ export interface BalanceSpendsTable {
   id: Generated<number>;
   user_id: number;
   payment_id: string;
+  /** Negative: that much of the part went back to the balance (a delivery refunded), and the top-up may pay for goods again. */
   amount: number;
   /** The spending's ledger reference. */
   ref: string;

@@ -126,4 +126,36 @@ describe.each(dbKinds)('54-ФЗ receipts through T-Bank on %s', (kind) => {
       }),
     ).rejects.toThrow(/PaymentObject: неверный признак предмета расчёта/);
   });
+
+  it("a subscription's Init (the first payment and each charge) carries the period's «полный расчёт», not an advance", async () => {
+    const tier = await call(owner, 'POST', '/api/donate/add', {
+      title: 'VIP',
+      content: 'Каждый месяц',
+      amount: 199,
+      currency: '₽',
+      subscription: true,
+      grant_commands: ['lp user {player} parent addtemp vip {days}d'],
+    });
+    expect(tier.statusCode, tier.body).toBe(201);
+    const sub = await call(player, 'POST', `/api/donate/${tier.json().id}/subscribe`, { provider: 'tbank' });
+    expect(sub.statusCode, sub.body).toBe(201);
+    const init = tbank.requests.filter((r) => r.path === '/v2/Init').at(-1)!;
+    expect(init.body).toMatchObject({
+      Amount: 19900,
+      Recurrent: 'Y',
+      Receipt: {
+        Email: 'buyer@example.com',
+        Taxation: 'osn',
+        Items: [
+          {
+            Name: 'Подписка VIP на 1 мес.',
+            Amount: 19900,
+            Tax: 'vat22',
+            PaymentMethod: 'full_payment',
+            PaymentObject: 'service',
+          },
+        ],
+      },
+    });
+  });
 });

@@ -5,6 +5,7 @@ import { toRoubles } from '../../lib/money.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { DELIVERY_TEXTS, getDelivery, refusal } from '../deliveries/deliveries.service.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
+import { balanceReturned } from '../users/users.ports.ts';
 import { dropListCache } from './shop.cache.ts';
 import * as repo from './shop.repo.ts';
 
@@ -38,14 +39,25 @@ export async function refundDelivery(
     const quantity = Number(row.quantity);
     const amount = refundWorth(Number(row.total), Number(row.order_quantity), quantity);
     // A gift's money goes back to the player who paid for it.
+    const payer = row.paid_by ?? row.user_id;
     const balance = await postLedger(trx, {
-      userId: row.paid_by ?? row.user_id,
+      userId: payer,
       amount,
       reason: 'refund',
       authorId: adminId,
       ref: `delivery:${id}`,
       note: `Возврат: ${row.item_name} × ${quantity}`,
     });
+    // The goods were not handed over: the completion receipt of that money is reversed (payments).
+    if (amount > 0)
+      await balanceReturned.run(trx, {
+        userId: payer,
+        amount,
+        spentRef: `order:${row.order_id}`,
+        spent: Number(row.total),
+        returnedBefore: await repo.returnedOfOrder(trx, row.order_id, id),
+        ref: `delivery:${id}`,
+      });
     await repo.restock(trx, row.item_id!, quantity, now);
     await recordAudit(trx, {
       actorId: adminId,

@@ -343,6 +343,19 @@ export function deliveryWithOrder(trx: Db, id: number) {
     .executeTakeFirst();
 }
 
+/** Kopecks of an order that went back to the balance with its other deliveries' refunds (`delivery:<id>` rows). */
+export async function returnedOfOrder(trx: Db, orderId: number, exceptDeliveryId: number): Promise<number> {
+  const r = await trx
+    .selectFrom('deliveries')
+    .innerJoin('ledger', (j) => j.on('ledger.reason', '=', 'refund').on('ledger.ref', '=', sql<string>`'delivery:' || deliveries.id`))
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('ledger.amount'), eb.lit(0)).as('amount'))
+    .where('deliveries.source', '=', 'shop')
+    .where('deliveries.source_id', '=', orderId)
+    .where('deliveries.id', '!=', exceptDeliveryId)
+    .executeTakeFirst();
+  return Number(r?.amount ?? 0);
+}
+
 /**
  * → refunded, once, and the row's claim is dropped: only a row not given (pending, failed,
  * unknown) and never refunded; false otherwise, so a second refund or one racing the worker

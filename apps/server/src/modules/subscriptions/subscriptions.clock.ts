@@ -10,7 +10,7 @@ import { notify as tellPlayer } from '../notices/notices.service.ts';
 import { formatRub, recordEvent } from '../payments/payments.repo.ts';
 import * as paymentsRepo from '../payments/payments.repo.ts';
 import { paymentsService } from '../payments/payments.service.ts';
-import { PaymentSettings } from '../payments/payments.settings.ts';
+import { goodsLine, receiptFiscal } from '../payments/receipts.service.ts';
 import { siteName } from '../site/site.settings.ts';
 import * as repo from './subscriptions.repo.ts';
 import type { SubscriptionRow } from './subscriptions.repo.ts';
@@ -76,7 +76,12 @@ async function chargeCard(
   const adapter = await recurringOf(ctx, s.provider as SubscriptionProvider);
   if (!adapter) return { state: null, failure: 'способ оплаты отключён на сайте', unknown: false };
   if (!s.method_id) return { state: null, failure: 'карта не сохранена при первой оплате', unknown: false };
-  const settings = await ctx.settings.get(PaymentSettings);
+  const fiscal = await receiptFiscal(ctx);
+  const item = `Подписка ${s.title} на ${Number(s.months)} мес.`;
+  const line = await goodsLine(ctx.db, { kind: 'tier', id: Number(s.tier_id) }, item, Number(s.amount), fiscal.vatCode);
+  // What goes with the charge, kept on its payment (a partial refund's receipt repeats its line).
+  if ((await paymentsService(ctx).registry.effective())[s.provider as SubscriptionProvider]?.receipts)
+    await paymentsRepo.keepReceipt(ctx.db, paymentId, JSON.stringify({ email, lines: [line] }));
   try {
     const created = (providerPaymentId: string) =>
       paymentsRepo.recordCreated(ctx.db, paymentId, {
@@ -94,9 +99,11 @@ async function chargeCard(
       description: `Подписка ${s.title}, продление (${await siteName(ctx)})`,
       notificationUrl: paymentsService(ctx).registry.notificationUrl(s.provider as SubscriptionProvider),
       email,
-      vatCode: settings.vat_code,
+      vatCode: fiscal.vatCode,
       methodId: s.method_id,
-      item: `Подписка ${s.title} на ${Number(s.months)} мес.`,
+      item,
+      line,
+      taxSystemCode: fiscal.fiscal.taxSystemCode,
     });
     if (out.providerPaymentId)
       await paymentsRepo.recordCreated(ctx.db, paymentId, {
@@ -156,6 +163,9 @@ async function chargeOne(ctx: AppContext, due: SubscriptionRow, now: number, out
         updated_at: now,
         payer_ip: null,
         payer_device: null,
+        // The period's price, paid directly: its receipt went with the payment, and it is no top-up.
+        purpose: 'goods',
+        receipt: null,
       });
       if (
         !(await repo.insertCharge(trx, {

@@ -4,9 +4,8 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { errorReplies } from '../../lib/errors.ts';
 import { userOf } from '../../plugins/auth.ts';
-import { earnsTopupBonus, topupCredited } from '../users/users.ports.ts';
+import { goodsPaid } from '../users/users.ports.ts';
 import { clockJob } from './subscriptions.clock.ts';
-import { chargeOf } from './subscriptions.repo.ts';
 import * as service from './subscriptions.service.ts';
 
 const tags = ['Подписки'];
@@ -18,9 +17,7 @@ const CLOCK_EVERY_MS = 10 * 60_000;
 
 export function subscriptionsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   // A subscription's payment, once credited, grants its period in the crediting transaction.
-  topupCredited.on('subscriptions', service.periodPaid);
-  // The owner's top-up bonus is for money put on the balance, not for a subscription's period.
-  earnsTopupBonus.provide(async (db, paymentId) => (await chargeOf(db, paymentId)) === undefined);
+  goodsPaid.on('subscriptions', service.periodPaid);
   return async (app) => {
     ctx.jobs.register(ctx.schedule.job(clockJob(ctx, { everyMs: CLOCK_EVERY_MS, log: app.log })));
 

@@ -32,7 +32,7 @@ import * as donateRepo from '../donate/donate.repo.ts';
 import { formatRub, recordEvent } from '../payments/payments.repo.ts';
 import * as paymentsRepo from '../payments/payments.repo.ts';
 import { paymentsService } from '../payments/payments.service.ts';
-import { PaymentSettings } from '../payments/payments.settings.ts';
+import { goodsLine, receiptFiscal } from '../payments/receipts.service.ts';
 import { place, plan, queueGrant } from '../privileges/privileges.placement.ts';
 import * as privilegesRepo from '../privileges/privileges.repo.ts';
 import { MONTH_MS } from '../privileges/privileges.service.ts';
@@ -57,7 +57,7 @@ export async function recurringOf(ctx: AppContext, provider: SubscriptionProvide
   const url = (e.fields.api_url ?? '').replace(/\/+$/, '');
   if (provider === 'yookassa')
     return yookassaRecurring({ shopId: e.fields.shop_id!, secretKey: e.secrets.secret_key!, apiUrl: url, receipts: e.receipts });
-  return tbankRecurring({ terminalKey: e.fields.terminal_key!, password: e.secrets.password!, apiUrl: url });
+  return tbankRecurring({ terminalKey: e.fields.terminal_key!, password: e.secrets.password!, apiUrl: url, receipts: e.receipts });
 }
 
 export function toUserSubscription(s: SubscriptionRow): UserSubscription {
@@ -122,6 +122,10 @@ export async function subscribe(
 
   const id = randomUUID();
   const paymentId = randomUUID();
+  const fiscal = await receiptFiscal(ctx);
+  const item = `Подписка ${tier.title} на ${months} мес.`;
+  const line = await goodsLine(db, { kind: 'tier', id: tierId }, item, amount, fiscal.vatCode);
+  const withReceipt = (await paymentsService(ctx).registry.effective())[provider]?.receipts ?? false;
   const inserted = await db.transaction().execute(async (trx) => {
     const live = await repo.liveOf(trx, user.id, tierId);
     if (live?.state === 'pending') {
@@ -166,6 +170,9 @@ export async function subscribe(
       updated_at: now,
       payer_ip: null,
       payer_device: null,
+      // The period's price, paid directly: its receipt goes with the payment, and it is no top-up.
+      purpose: 'goods',
+      receipt: withReceipt ? JSON.stringify({ email: user.email, lines: [line] }) : null,
     });
     await repo.insertCharge(trx, {
       payment_id: paymentId,
@@ -195,7 +202,6 @@ export async function subscribe(
     };
   }
 
-  const settings = await ctx.settings.get(PaymentSettings);
   const name = await siteName(ctx);
   try {
     const created = await adapter.start({
@@ -205,9 +211,11 @@ export async function subscribe(
       returnUrl: `${ctx.config.publicUrl}/profile?subscription=${id}`,
       notificationUrl: paymentsService(ctx).registry.notificationUrl(provider),
       email: user.email,
-      vatCode: settings.vat_code,
+      vatCode: fiscal.vatCode,
       customerKey: customerKeyOf(user.id),
-      item: `Подписка ${tier.title} на ${months} мес.`,
+      item,
+      line,
+      taxSystemCode: fiscal.fiscal.taxSystemCode,
     });
     await recordEvent(db, {
       paymentId,

@@ -177,6 +177,17 @@ export const topupRefunded = new Hook<[trx: Db, refund: { userId: number; paymen
  */
 export const balanceSpent = new Hook<[trx: Db, spend: { userId: number; amount: number; ref: string; note: string }]>();
 
+/**
+ * Money of a spending went back to the balance of the player who spent it (shop: an undelivered
+ * delivery refunded), in the refunding transaction: `amount` kopecks of the spending `spentRef`
+ * (its ledger reference, `order:12`) that cost `spent` in all, `returnedBefore` of which had come
+ * back earlier; `ref` is the return's own ledger reference. Payments reverses that much of its
+ * completion receipts and gives the money back to the top-ups it came from.
+ */
+export const balanceReturned = new Hook<
+  [trx: Db, back: { userId: number; amount: number; spentRef: string; spent: number; returnedBefore: number; ref: string }]
+>();
+
 /** A player's latest top-ups for the admin's user card: answered by payments; null on a site without payments. */
 export const userPayments = new Port<(ctx: AppContext, userId: number, limit: number) => Promise<UserCard['payments']>>(
   "a player's top-ups",
@@ -234,10 +245,14 @@ export const topupCredited = new Hook<
 >();
 
 /**
- * Whether a payment of the payments table is a top-up the owner's bonus applies to: subscriptions
- * answer false for the payments of a subscription (the money buys the period, not balance).
+ * A payment for goods paid directly (payments.purpose 'goods': a subscription's period) was
+ * credited (payments), in the crediting transaction: the feature that sold them hands them over,
+ * taking the money off the balance it just passed through. Its receipt («полный расчёт») went with
+ * the payment; it is no top-up: no bonus, no referral reward, no advance to offset.
  */
-export const earnsTopupBonus = new Port<(db: Db, paymentId: string) => Promise<boolean>>('top-up bonus of a payment', async () => true);
+export const goodsPaid = new Hook<
+  [trx: Db, payment: { paymentId: string; userId: number; amount: number; paidAt: number; payer: TopupPayer; raw?: unknown }]
+>();
 
 /**
  * An authentic provider notification named a payment the payments feature does not keep (payments):

@@ -292,7 +292,7 @@ function Receipts() {
       header: 'Действия',
       kind: 'actions',
       cell: (r) =>
-        r.state === 'canceled' && r.kind === 'settlement' ? (
+        r.state === 'canceled' && (r.kind === 'settlement' || r.kind === 'settle_refund') ? (
           <button type="button" className="btn btn-small" disabled={resend.isPending} onClick={() => resend.mutate(r.id)}>
             Отправить заново
           </button>
