@@ -393,7 +393,7 @@ describe.each(dbKinds)('receipt rules through YooKassa on %s', (kind) => {
       customer: { email: 'parent@example.com' },
       items: [
         {
-          description: 'Алмаз × 2',
+          description: 'Алмаз × 2 для GuestKid',
           quantity: '1.00',
           amount: { value: '200.00', currency: 'RUB' },
           vat_code: 11,
