@@ -4,7 +4,7 @@ import type { Db } from '../../db/index.ts';
 import type { Database } from '../../db/types.ts';
 import { offlineUuid } from '../../lib/offline-uuid.ts';
 import { CommandError, renderCommand, type CommandParams } from '../../lib/rcon/command.ts';
-import { OUTCOME_TEXTS, tellPlayers } from './deliveries.outcomes.ts';
+import { ENDED_COLUMNS, OUTCOME_TEXTS, tellPlayersOf, type EndedRow } from './deliveries.outcomes.ts';
 
 /*
  * Deliveries handed to the AzLink plugin. The plugin calls the site every minute with the players
@@ -40,6 +40,13 @@ export interface PluginServer {
 type Eb = ExpressionBuilder<Database, 'deliveries'>;
 
 const unclaimed = (eb: Eb, t: number) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', t)]);
+
+/**
+ * The state as an expression no index serves, beside `id in (…)`: SQLite keeps no statistics and
+ * would otherwise walk the index on state (deliveries_state_created_idx) rather than look up the
+ * few ids by key.
+ */
+const stateByKey = sql<string>`${sql.ref('state')} || ''`;
 
 /**
  * Accounts of the reported players: by UUID (the account's profile UUID, or the offline-mode UUID
@@ -131,6 +138,7 @@ export async function handToPlugin(
   }
 
   const answer: Record<string, string[]> = {};
+  const ended: EndedRow[] = [];
   if (chosen.length > 0) {
     const last = sql<string>`case ${sql.join(
       chosen.map((c) => sql`when id = ${c.row.id} then ${c.commands.join('\n')}`),
@@ -157,31 +165,38 @@ export async function handToPlugin(
         'in',
         chosen.map((c) => c.row.id),
       )
-      .where('state', '=', 'pending')
+      .where(stateByKey, '=', 'pending')
       .where((eb) => unclaimed(eb, now))
-      .returning('id')
+      .returning(ENDED_COLUMNS)
       .execute();
     const got = new Set(handed.map((h) => h.id));
     for (const c of chosen) {
       if (!got.has(c.row.id)) continue;
       (answer[c.key] ??= []).push(...c.commands);
     }
-    await tellPlayers(trx, [...got], now);
+    ended.push(...handed);
   }
-  for (const f of failed) {
-    await trx
-      .updateTable('deliveries')
-      .set({ state: 'failed', channel: 'plugin', waiting: null, last_error: f.error, updated_at: now })
-      .where('id', '=', f.id)
-      .where('state', '=', 'pending')
-      .execute();
-  }
-  if (failed.length > 0)
-    await tellPlayers(
-      trx,
-      failed.map((f) => f.id),
-      now,
+  if (failed.length > 0) {
+    const why = sql<string>`case ${sql.join(
+      failed.map((f) => sql`when id = ${f.id} then ${f.error}`),
+      sql` `,
+    )} end`;
+    ended.push(
+      ...(await trx
+        .updateTable('deliveries')
+        .set({ state: 'failed', channel: 'plugin', waiting: null, last_error: why, updated_at: now })
+        .where(
+          'id',
+          'in',
+          failed.map((f) => f.id),
+        )
+        .where(stateByKey, '=', 'pending')
+        .returning(ENDED_COLUMNS)
+        .execute()),
     );
+  }
+  // The players hear of what was given and what failed, from the rows the updates returned.
+  await tellPlayersOf(trx, ended, now);
 
   // The others wait for their player; written once, when they start waiting.
   let waiting = trx

@@ -126,9 +126,13 @@ export async function insertNoticeForEveryone(trx: Db, notice: Omit<Insertable<N
   return Number(result.numInsertedOrUpdatedRows ?? 0);
 }
 
-/** PostgreSQL only: a signal on the channel, sent when the caller's transaction commits (dropped with a rollback). */
-export async function pgNotify(trx: Db, channel: string, payload: string): Promise<void> {
-  await sql`select pg_notify(${channel}, ${payload})`.execute(trx);
+/**
+ * PostgreSQL only: signals on the channel, sent when the caller's transaction commits (dropped with
+ * a rollback). Several payloads go in one statement, one round trip.
+ */
+export async function pgNotify(trx: Db, channel: string, payloads: readonly string[]): Promise<void> {
+  if (payloads.length === 1) await sql`select pg_notify(${channel}, ${payloads[0]})`.execute(trx);
+  else if (payloads.length > 1) await sql`select pg_notify(${channel}, p) from unnest(cast(${payloads} as text[])) as p`.execute(trx);
 }
 
 /** The player's balance in kopecks (0 for an unknown id). */

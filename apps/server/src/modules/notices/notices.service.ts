@@ -69,7 +69,7 @@ export async function notify(trx: Db, userId: number, notice: NoticeInput, now =
 
 /**
  * Several notices in one insert (a batch of deliveries given at once), and one signal per player
- * rather than one per notice.
+ * rather than one per notice, all sent by one statement: two statements whatever the batch.
  */
 export async function notifyMany(trx: Db, notices: readonly { userId: number; notice: NoticeInput }[], now = Date.now()): Promise<void> {
   if (notices.length === 0) return;
@@ -77,7 +77,10 @@ export async function notifyMany(trx: Db, notices: readonly { userId: number; no
     trx,
     notices.map((n) => row(n.userId, n.notice, now)),
   );
-  for (const userId of new Set(notices.map((n) => n.userId))) await signal(trx, { u: userId, e: 'notice' });
+  await signalAll(
+    trx,
+    [...new Set(notices.map((n) => n.userId))].map((u) => ({ u, e: 'notice' as const })),
+  );
 }
 
 /** The same notice to every account that is not deleted (one row each). Returns how many got it. */
@@ -105,13 +108,23 @@ type Listener = (signal: UserSignal) => void;
 const local = new Set<Listener>();
 
 async function signal(trx: Db, s: UserSignal): Promise<void> {
+  await signalAll(trx, [s]);
+}
+
+/** Several signals: one statement on PostgreSQL (a round trip per player was most of a big batch's time). */
+async function signalAll(trx: Db, signals: readonly UserSignal[]): Promise<void> {
+  if (signals.length === 0) return;
   if (isPg(trx as never)) {
-    await pgNotify(trx, USER_EVENTS_CHANNEL, JSON.stringify(s));
+    await pgNotify(
+      trx,
+      USER_EVENTS_CHANNEL,
+      signals.map((s) => JSON.stringify(s)),
+    );
     return;
   }
   // Heard after this call returns; a listener's read waits for the writer's transaction to end.
   setImmediate(() => {
-    for (const l of local) l(s);
+    for (const s of signals) for (const l of local) l(s);
   });
 }
 
