@@ -8,7 +8,7 @@ import { handToPlugin } from '../deliveries/deliveries.plugin.ts';
 import { rconConfigured, viaPlugin } from '../deliveries/deliveries.queue.ts';
 import { seenInGame } from '../users/users.ports.ts';
 import * as repo from './servers.repo.ts';
-import type { ServerRow } from './servers.repo.ts';
+import type { LinkCaller, ServerRow } from './servers.repo.ts';
 import { LIST_CACHE_KEY } from './servers.service.ts';
 
 /*
@@ -203,7 +203,7 @@ export async function saveAccountsSwitch(ctx: AppContext, actorId: number, id: n
  * The server whose plugin calls: the token from the `Azuriom-Link-Token` header only (never a
  * query string). None → 401, one the site does not know → 403, as AzLink expects.
  */
-export async function callingServer(ctx: AppContext, header: string | string[] | undefined): Promise<ServerRow> {
+export async function callingServer(ctx: AppContext, header: string | string[] | undefined): Promise<LinkCaller> {
   const token = Array.isArray(header) ? header[0] : header;
   if (!token) throw unauthorized(AZLINK_TEXTS.noToken, { code: 'azlink_no_token' });
   const row = token.length <= 200 ? await repo.serverByLinkHash(ctx.db, sha256Hex(token)) : undefined;
@@ -212,7 +212,7 @@ export async function callingServer(ctx: AppContext, header: string | string[] |
 }
 
 /** `GET /api/azlink` (setup, `/azlink status`): the link works. */
-export async function noteStatusCall(ctx: AppContext, server: ServerRow): Promise<void> {
+export async function noteStatusCall(ctx: AppContext, server: LinkCaller): Promise<void> {
   await repo.updateServerRow(ctx.db, server.id, { link_seen_at: Date.now() });
 }
 
@@ -228,7 +228,7 @@ const round = (v: number | null | undefined, digits: number) => (v == null || v 
 export async function answerFetch(
   ctx: AppContext,
   log: { warn(obj: object, msg: string): void },
-  server: ServerRow,
+  server: LinkCaller,
   report: AzLinkReport,
   now = Date.now(),
 ): Promise<AzLinkAnswer> {

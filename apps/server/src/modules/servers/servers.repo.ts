@@ -237,8 +237,22 @@ export async function recordFailedCheck(db: Db, target: CheckTarget, error: stri
 // --- The AzLink plugin's link ---------------------------------------------------------------
 
 /** The linked server whose token has this hash. */
-export function serverByLinkHash(db: Db, hash: string): Promise<ServerRow | undefined> {
-  return db.selectFrom('servers').selectAll().where('link_token_hash', '=', hash).executeTakeFirst();
+/** What a call of the plugin needs of its server: not the favicon, the players' list or RCON's settings. */
+export const LINK_CALLER_COLUMNS = [
+  'id',
+  'status',
+  'online',
+  'players_sample',
+  'link_data_at',
+  'link_token_hash',
+  'link_accounts',
+  'delivery_channel',
+  'command_template',
+] as const;
+export type LinkCaller = Pick<ServerRow, (typeof LINK_CALLER_COLUMNS)[number]>;
+
+export function serverByLinkHash(db: Db, hash: string): Promise<LinkCaller | undefined> {
+  return db.selectFrom('servers').select(LINK_CALLER_COLUMNS).where('link_token_hash', '=', hash).executeTakeFirst();
 }
 
 /** Writes what the plugin's call says, without reading the row back. */
