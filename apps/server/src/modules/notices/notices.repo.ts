@@ -101,6 +101,19 @@ export async function insertNotices(trx: Db, rows: Insertable<NoticesTable>[]): 
 }
 
 /**
+ * PostgreSQL only: the rows and their signals on the channel in one statement (one round trip);
+ * the signals go at commit, like pgNotify's.
+ */
+export async function insertNoticesAndNotify(trx: Db, rows: Insertable<NoticesTable>[], channel: string, payloads: readonly string[]) {
+  if (rows.length === 0) return;
+  await trx
+    .with('added', (db) => db.insertInto('notices').values(rows).returning('id'))
+    .selectFrom(sql<{ p: string }>`unnest(cast(${payloads} as text[]))`.as('p'))
+    .select(sql<string>`pg_notify(${channel}, p)`.as('sent'))
+    .execute();
+}
+
+/**
  * The same notice to every account that is not deleted, one row each, in one statement (the
  * values are cast, so both databases take them as the columns' types). Returns how many.
  */

@@ -17,7 +17,7 @@
 import type { NoticeKind } from '@kubik/contract';
 import type { Db } from '../../db/index.ts';
 import { isPg } from '../../db/schema-helpers.ts';
-import { insertNotice, insertNoticeForEveryone, insertNotices, pgNotify } from './notices.repo.ts';
+import { insertNotice, insertNoticeForEveryone, insertNotices, insertNoticesAndNotify, pgNotify } from './notices.repo.ts';
 
 export interface NoticeInput {
   kind: NoticeKind;
@@ -69,18 +69,24 @@ export async function notify(trx: Db, userId: number, notice: NoticeInput, now =
 
 /**
  * Several notices in one insert (a batch of deliveries given at once), and one signal per player
- * rather than one per notice, all sent by one statement: two statements whatever the batch.
+ * rather than one per notice: one statement on PostgreSQL whatever the batch.
  */
 export async function notifyMany(trx: Db, notices: readonly { userId: number; notice: NoticeInput }[], now = Date.now()): Promise<void> {
   if (notices.length === 0) return;
-  await insertNotices(
-    trx,
-    notices.map((n) => row(n.userId, n.notice, now)),
-  );
-  await signalAll(
-    trx,
-    [...new Set(notices.map((n) => n.userId))].map((u) => ({ u, e: 'notice' as const })),
-  );
+  const rows = notices.map((n) => row(n.userId, n.notice, now));
+  const signals = [...new Set(notices.map((n) => n.userId))].map((u): UserSignal => ({ u, e: 'notice' }));
+  // PostgreSQL: the insert and the signals are one statement, one round trip.
+  if (isPg(trx as never)) {
+    await insertNoticesAndNotify(
+      trx,
+      rows,
+      USER_EVENTS_CHANNEL,
+      signals.map((s) => JSON.stringify(s)),
+    );
+    return;
+  }
+  await insertNotices(trx, rows);
+  await signalAll(trx, signals);
 }
 
 /** The same notice to every account that is not deleted (one row each). Returns how many got it. */

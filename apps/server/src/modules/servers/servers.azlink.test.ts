@@ -316,8 +316,8 @@ describe.each(dbKinds)('the AzLink plugin link on %s', (kind) => {
     const big = await fetch(60, 60);
     expect(big).toBe(small);
     // The server's row, the due rows' accounts and the rows, the hand-over, the purchases still on
-    // the way, the notices (and their signal on PostgreSQL).
-    expect(small).toBeLessThanOrEqual(kind === 'pg' ? 7 : 6);
+    // the way, the notices (with their signals on PostgreSQL).
+    expect(small).toBeLessThanOrEqual(6);
     // Nothing due: the server's row and one read.
     expect(await fetch(60, 0)).toBe(2);
     // A player away: his rows are marked waiting by one more statement, once; later fetches leave them be.
