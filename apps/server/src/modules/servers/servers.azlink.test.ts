@@ -330,6 +330,13 @@ describe.each(dbKinds)('the AzLink plugin link on %s', (kind) => {
       .execute();
     expect(waiting.map((w) => w.waiting)).toEqual(['player_offline', 'player_offline', 'player_offline']);
     expect(await fetch(2, 2)).toBe(small);
+    // One history point, the first call's: the others were within its minute.
+    const history = await t.handle.db
+      .selectFrom('server_online_history')
+      .select(['online', 'tps'])
+      .where('server_id', '=', serverId)
+      .execute();
+    expect(history).toEqual([{ online: 0, tps: null }]);
   });
 
   it('refuses a body that is not AzLink’s with 400 or 413, never a 500, and changes nothing', async () => {

@@ -240,7 +240,7 @@ export async function answerFetch(
   // The plugin may call every 5 seconds: a history point and «last seen» once a minute are enough.
   const minuteOn = server.link_data_at == null || Number(server.link_data_at) <= now - HISTORY_EVERY_MS;
   const commands = await ctx.db.transaction().execute(async (trx) => {
-    await repo.updateServerRow(trx, server.id, {
+    const change = {
       link_seen_at: now,
       link_data_at: now,
       ...(report.platform && {
@@ -258,12 +258,18 @@ export async function answerFetch(
       fail_count: 0,
       last_error: null,
       last_checked_at: now,
-    });
-    if (load || minuteOn) await repo.addHistoryPoint(trx, server.id, now, names.length, load ?? undefined);
+    } as const;
+    await repo.recordReport(
+      trx,
+      ctx.dbKind,
+      server.id,
+      change,
+      load || minuteOn ? { at: now, online: names.length, load: load ?? undefined } : null,
+    );
     return viaPlugin(server) ? handToPlugin(trx, { id: server.id, template: server.command_template }, report.players, now) : {};
   });
   if (changed) await ctx.publicCache.invalidate(LIST_CACHE_KEY);
-  // Not awaited: the plugin's answer does not wait on a write per player.
+  // Not awaited: the plugin's answer does not wait on it.
   if (names.length > 0 && minuteOn)
     void seenInGame.run(ctx.db, names, now).catch((err: unknown) => log.warn({ err }, 'players seen in game: not recorded'));
   return { commands };

@@ -260,6 +260,42 @@ export async function updateServerRow(db: Db, id: number, change: Updateable<Ser
   await db.updateTable('servers').set(change).where('id', '=', id).execute();
 }
 
+/**
+ * What the plugin's fetch reports: the server's row and, when `point` is given, a history point.
+ * On PostgreSQL both are one statement (the update in a WITH), one round trip.
+ */
+export async function recordReport(
+  db: Db,
+  kind: DbKind,
+  id: number,
+  change: Updateable<ServersTable>,
+  point: { at: number; online: number; load?: { tps: number | null; ram: number | null; cpu: number | null } } | null,
+): Promise<void> {
+  if (!point || kind !== 'pg') {
+    await updateServerRow(db, id, change);
+    if (point) await addHistoryPoint(db, id, point.at, point.online, point.load);
+    return;
+  }
+  const real = (v: number | null | undefined) => sql<number | null>`cast(${v ?? null} as double precision)`;
+  await db
+    .with('s', (qb) => qb.updateTable('servers').set(change).where('id', '=', id).returning('id'))
+    .insertInto('server_online_history')
+    .columns(['server_id', 'at', 'online', 'tps', 'ram', 'cpu'])
+    .expression((eb) =>
+      eb
+        .selectFrom('s')
+        .select([
+          's.id',
+          sql<number>`cast(${point.at} as bigint)`.as('at'),
+          sql<number>`cast(${point.online} as integer)`.as('online'),
+          real(point.load?.tps).as('tps'),
+          real(point.load?.ram).as('ram'),
+          real(point.load?.cpu).as('cpu'),
+        ]),
+    )
+    .execute();
+}
+
 // --- Accounts from the game (AzLink's register/email/password) ------------------------------
 
 const accountColumns = ['id', 'username', 'email', 'uuid', 'is_admin', 'role_id'] as const;
