@@ -53,23 +53,39 @@ export const DELIVERY_NOTICE_TEXTS = {
   failedBody: 'Администратор уже видит ошибку: выдаст повторно или вернёт деньги.',
 } as const;
 
+/** What tellPlayers needs of a row that just turned done or failed. */
+export interface EndedRow {
+  id: number;
+  user_id: number | null;
+  source: string;
+  source_id: number | null;
+  label: string;
+  state: string;
+}
+
+/** The columns of an EndedRow, for a select or an update's RETURNING. */
+export const ENDED_COLUMNS = ['id', 'user_id', 'source', 'source_id', 'label', 'state'] as const;
+
 /**
  * Notices for rows that just turned done or failed, in the transaction that recorded it: one per
  * purchase (its stacks and servers are rows of one source), «given» once none of its rows is still
  * on the way, «failed» once per batch. A few statements whatever the batch's size: one read of the
- * rows, one of the sources still on the way, one insert of the notices.
+ * rows (none with tellPlayersOf), one of the sources still on the way, the notices' (notifyMany).
  */
 export async function tellPlayers(db: Db, ids: number[], now: number): Promise<void> {
   if (ids.length === 0) return;
-  const rows = await db
-    .selectFrom('deliveries')
-    .select(['id', 'user_id', 'source', 'source_id', 'label', 'state'])
-    .where('id', 'in', ids)
-    .where('source', 'in', Object.keys(TOLD))
-    .where('user_id', 'is not', null)
-    .where('state', 'in', ['done', 'failed'])
-    .orderBy('id')
-    .execute();
+  // By key only: with a condition on the state too, SQLite (which keeps no statistics) would
+  // rather walk the index on state, over every row ever done, than look up these few ids.
+  const rows = await db.selectFrom('deliveries').select(ENDED_COLUMNS).where('id', 'in', ids).execute();
+  await tellPlayersOf(db, rows, now);
+}
+
+/** tellPlayers for rows already at hand (an update's RETURNING): no read of them again. */
+export async function tellPlayersOf(db: Db, ended: readonly EndedRow[], now: number): Promise<void> {
+  const rows = ended
+    .filter((r) => r.user_id !== null && Object.hasOwn(TOLD, r.source) && (r.state === 'done' || r.state === 'failed'))
+    .sort((a, b) => Number(a.id) - Number(b.id));
+  if (rows.length === 0) return;
   const seen = new Set<string>();
   const told = rows.filter((r) => {
     const key = `${r.source}:${r.source_id ?? `row${r.id}`}:${r.state}`;
@@ -77,21 +93,24 @@ export async function tellPlayers(db: Db, ids: number[], now: number): Promise<v
     seen.add(key);
     return true;
   });
-  // Sources with a row still on the way: their «given» waits for the last one.
-  const open = new Set<string>();
+  // Sources with a row still on the way: their «given» waits for the last one. One read for all of them.
   const given = new Map<string, number[]>();
-  for (const r of told)
-    if (r.state !== 'failed' && r.source_id !== null) given.set(r.source, [...(given.get(r.source) ?? []), r.source_id]);
-  for (const [source, sourceIds] of given) {
+  for (const r of told) {
+    if (r.state === 'failed' || r.source_id === null) continue;
+    const list = given.get(r.source);
+    if (list) list.push(r.source_id);
+    else given.set(r.source, [r.source_id]);
+  }
+  const open = new Set<string>();
+  if (given.size > 0) {
     const moving = await db
       .selectFrom('deliveries')
-      .select('source_id')
+      .select(['source', 'source_id'])
       .distinct()
-      .where('source', '=', source)
-      .where('source_id', 'in', sourceIds)
+      .where((eb) => eb.or([...given].map(([source, sourceIds]) => eb.and([eb('source', '=', source), eb('source_id', 'in', sourceIds)]))))
       .where('state', 'in', ['pending', 'sent'])
       .execute();
-    for (const m of moving) open.add(`${source}:${m.source_id}`);
+    for (const m of moving) open.add(`${m.source}:${m.source_id}`);
   }
   await notifyMany(
     db,

@@ -4,7 +4,7 @@ import type { Db } from '../../db/index.ts';
 import type { Database } from '../../db/types.ts';
 import { offlineUuid } from '../../lib/offline-uuid.ts';
 import { CommandError, renderCommand, type CommandParams } from '../../lib/rcon/command.ts';
-import { OUTCOME_TEXTS, tellPlayers } from './deliveries.outcomes.ts';
+import { ENDED_COLUMNS, OUTCOME_TEXTS, tellPlayersOf, type EndedRow } from './deliveries.outcomes.ts';
 
 /*
  * Deliveries handed to the AzLink plugin. The plugin calls the site every minute with the players
@@ -42,11 +42,39 @@ type Eb = ExpressionBuilder<Database, 'deliveries'>;
 const unclaimed = (eb: Eb, t: number) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', t)]);
 
 /**
- * Accounts of the reported players: by UUID (the account's profile UUID, or the offline-mode UUID
- * of its name, which an offline server gives it), else by name. Maps user id → the player as the
- * game server knows them.
+ * The state as an expression no index serves, beside `id in (…)`: SQLite keeps no statistics and
+ * would otherwise walk the index on state (deliveries_state_created_idx) rather than look up the
+ * few ids by key.
  */
-async function playersOnline(db: Db, players: readonly ReportedPlayer[]): Promise<Map<number, ReportedPlayer>> {
+const stateByKey = sql<string>`${sql.ref('state')} || ''`;
+
+/** A row whose player must be in the game that is not yet marked as waiting for them. */
+const UNMARKED = sql<number>`case when d.source not in (${sql.join([...NO_PLAYER_SOURCES])}) and (d.waiting is null or d.waiting <> 'player_offline') then 1 else 0 end`;
+const ANYONE = sql<number>`case when d.source in (${sql.join([...NO_PLAYER_SOURCES])}) then 1 else 0 end`;
+
+/** The players of the server's due rows, with what their rows need; the server's whole queue in one read. */
+async function dueAccounts(db: Db, serverId: number, now: number) {
+  return db
+    .selectFrom('deliveries as d')
+    .leftJoin('users as u', 'u.id', 'd.user_id')
+    .select((eb) => ['d.user_id', 'u.username', 'u.uuid', eb.fn.max(UNMARKED).as('unmarked'), eb.fn.max(ANYONE).as('anyone')])
+    .where('d.state', '=', 'pending')
+    .where('d.server_id', '=', serverId)
+    .where((eb) => eb.or([eb('d.next_attempt_at', '<=', now), eb('d.waiting', 'is not', null)]))
+    .groupBy(['d.user_id', 'u.username', 'u.uuid'])
+    .execute();
+}
+
+/**
+ * Which of these accounts are among the reported players: by UUID (the account's profile UUID, or
+ * the offline-mode UUID of its name, which an offline server gives it), else by name. Maps user
+ * id → the player as the game server knows them. Only the accounts with due rows are matched, so
+ * a fetch costs what its queue holds, not what its player list does.
+ */
+function playersOnline(
+  accounts: readonly { user_id: number | null; username: string | null; uuid: string | null }[],
+  players: readonly ReportedPlayer[],
+): Map<number, ReportedPlayer> {
   const found = new Map<number, ReportedPlayer>();
   if (players.length === 0) return found;
   const byUuid = new Map<string, ReportedPlayer>();
@@ -55,14 +83,10 @@ async function playersOnline(db: Db, players: readonly ReportedPlayer[]): Promis
     byUuid.set(p.uuid.toLowerCase(), p);
     byName.set(p.name.toLowerCase(), p);
   }
-  const users = await db
-    .selectFrom('users')
-    .select(['id', 'username', 'uuid'])
-    .where((eb) => eb.or([eb('uuid', 'in', [...byUuid.keys()]), eb('username_lower', 'in', [...byName.keys()])]))
-    .execute();
-  for (const u of users) {
+  for (const u of accounts) {
+    if (u.user_id === null || u.username === null || u.uuid === null) continue;
     const p = byUuid.get(u.uuid.toLowerCase()) ?? byUuid.get(offlineUuid(u.username)) ?? byName.get(u.username.toLowerCase());
-    if (p) found.set(u.id, p);
+    if (p) found.set(u.user_id, p);
   }
   return found;
 }
@@ -90,22 +114,28 @@ export async function handToPlugin(
   players: readonly ReportedPlayer[],
   now: number,
 ): Promise<Record<string, string[]>> {
-  const online = await playersOnline(trx, players);
+  // Nothing due (the usual minute): one read, no more.
+  const accounts = await dueAccounts(trx, server.id, now);
+  if (accounts.length === 0) return {};
+  const online = playersOnline(accounts, players);
   const ids = [...online.keys()];
-  const candidates: Candidate[] = await trx
-    .selectFrom('deliveries as d')
-    .leftJoin('users as u', 'u.id', 'd.user_id')
-    .select(['d.id', 'd.user_id', 'd.source', 'd.step', 'd.commands', 'd.params', 'u.username', 'u.uuid'])
-    .where('d.state', '=', 'pending')
-    .where('d.server_id', '=', server.id)
-    // A row that waits (a backoff from RCON days, or for its player) goes as soon as its player is here; one
-    // queued for later (waiting null, not yet due) keeps its time.
-    .where((eb) => eb.or([eb('d.next_attempt_at', '<=', now), eb('d.waiting', 'is not', null)]))
-    .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<', now)]))
-    .where((eb) => eb.or([eb('d.source', 'in', [...NO_PLAYER_SOURCES]), ...(ids.length > 0 ? [eb('d.user_id', 'in', ids)] : [])]))
-    .orderBy('d.id')
-    .limit(MAX_HANDED_COMMANDS)
-    .execute();
+  const candidates: Candidate[] =
+    ids.length === 0 && !accounts.some((a) => Number(a.anyone) === 1)
+      ? []
+      : await trx
+          .selectFrom('deliveries as d')
+          .leftJoin('users as u', 'u.id', 'd.user_id')
+          .select(['d.id', 'd.user_id', 'd.source', 'd.step', 'd.commands', 'd.params', 'u.username', 'u.uuid'])
+          .where('d.state', '=', 'pending')
+          .where('d.server_id', '=', server.id)
+          // A row that waits (a backoff from RCON days, or for its player) goes as soon as its player is here; one
+          // queued for later (waiting null, not yet due) keeps its time.
+          .where((eb) => eb.or([eb('d.next_attempt_at', '<=', now), eb('d.waiting', 'is not', null)]))
+          .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<', now)]))
+          .where((eb) => eb.or([eb('d.source', 'in', [...NO_PLAYER_SOURCES]), ...(ids.length > 0 ? [eb('d.user_id', 'in', ids)] : [])]))
+          .orderBy('d.id')
+          .limit(MAX_HANDED_COMMANDS)
+          .execute();
 
   const chosen: { row: Candidate; key: string; commands: string[] }[] = [];
   const failed: { id: number; error: string }[] = [];
@@ -131,6 +161,7 @@ export async function handToPlugin(
   }
 
   const answer: Record<string, string[]> = {};
+  const ended: EndedRow[] = [];
   if (chosen.length > 0) {
     const last = sql<string>`case ${sql.join(
       chosen.map((c) => sql`when id = ${c.row.id} then ${c.commands.join('\n')}`),
@@ -157,43 +188,59 @@ export async function handToPlugin(
         'in',
         chosen.map((c) => c.row.id),
       )
-      .where('state', '=', 'pending')
+      .where(stateByKey, '=', 'pending')
       .where((eb) => unclaimed(eb, now))
-      .returning('id')
+      .returning(ENDED_COLUMNS)
       .execute();
     const got = new Set(handed.map((h) => h.id));
     for (const c of chosen) {
       if (!got.has(c.row.id)) continue;
       (answer[c.key] ??= []).push(...c.commands);
     }
-    await tellPlayers(trx, [...got], now);
+    ended.push(...handed);
   }
-  for (const f of failed) {
+  if (failed.length > 0) {
+    const why = sql<string>`case ${sql.join(
+      failed.map((f) => sql`when id = ${f.id} then ${f.error}`),
+      sql` `,
+    )} end`;
+    ended.push(
+      ...(await trx
+        .updateTable('deliveries')
+        .set({ state: 'failed', channel: 'plugin', waiting: null, last_error: why, updated_at: now })
+        .where(
+          'id',
+          'in',
+          failed.map((f) => f.id),
+        )
+        .where(stateByKey, '=', 'pending')
+        .returning(ENDED_COLUMNS)
+        .execute()),
+    );
+  }
+  // The players hear of what was given and what failed, from the rows the updates returned.
+  await tellPlayersOf(trx, ended, now);
+
+  // The others wait for their player; written once, when they start waiting. Only the players
+  // the read above found away with unmarked rows: none (the usual case) is no statement, and a row
+  // queued meanwhile is left to the next call rather than marked for a player who may be here.
+  const away = accounts.filter((a) => Number(a.unmarked) === 1 && (a.user_id === null || !online.has(a.user_id)));
+  if (away.length > 0) {
+    const awayIds = away.flatMap((a) => (a.user_id === null ? [] : [a.user_id]));
+    const userless = away.some((a) => a.user_id === null);
     await trx
       .updateTable('deliveries')
-      .set({ state: 'failed', channel: 'plugin', waiting: null, last_error: f.error, updated_at: now })
-      .where('id', '=', f.id)
+      .set({ waiting: 'player_offline', last_error: OUTCOME_TEXTS.offline, updated_at: now })
       .where('state', '=', 'pending')
+      .where('server_id', '=', server.id)
+      .where((eb) => eb.or([eb('next_attempt_at', '<=', now), eb('waiting', 'is not', null)]))
+      .where('source', 'not in', [...NO_PLAYER_SOURCES])
+      .where((eb) => eb.or([eb('waiting', 'is', null), eb('waiting', '!=', 'player_offline')]))
+      .where((eb) =>
+        eb.or([...(userless ? [eb('user_id', 'is', null)] : []), ...(awayIds.length > 0 ? [eb('user_id', 'in', awayIds)] : [])]),
+      )
       .execute();
   }
-  if (failed.length > 0)
-    await tellPlayers(
-      trx,
-      failed.map((f) => f.id),
-      now,
-    );
-
-  // The others wait for their player; written once, when they start waiting.
-  let waiting = trx
-    .updateTable('deliveries')
-    .set({ waiting: 'player_offline', last_error: OUTCOME_TEXTS.offline, updated_at: now })
-    .where('state', '=', 'pending')
-    .where('server_id', '=', server.id)
-    .where((eb) => eb.or([eb('next_attempt_at', '<=', now), eb('waiting', 'is not', null)]))
-    .where('source', 'not in', [...NO_PLAYER_SOURCES])
-    .where((eb) => eb.or([eb('waiting', 'is', null), eb('waiting', '!=', 'player_offline')]));
-  if (ids.length > 0) waiting = waiting.where((eb) => eb.or([eb('user_id', 'is', null), eb('user_id', 'not in', ids)]));
-  await waiting.execute();
   return answer;
 }
 

@@ -101,6 +101,19 @@ export async function insertNotices(trx: Db, rows: Insertable<NoticesTable>[]): 
 }
 
 /**
+ * PostgreSQL only: the rows and their signals on the channel in one statement (one round trip);
+ * the signals go at commit, like pgNotify's.
+ */
+export async function insertNoticesAndNotify(trx: Db, rows: Insertable<NoticesTable>[], channel: string, payloads: readonly string[]) {
+  if (rows.length === 0) return;
+  await trx
+    .with('added', (db) => db.insertInto('notices').values(rows).returning('id'))
+    .selectFrom(sql<{ p: string }>`unnest(cast(${payloads} as text[]))`.as('p'))
+    .select(sql<string>`pg_notify(${channel}, p)`.as('sent'))
+    .execute();
+}
+
+/**
  * The same notice to every account that is not deleted, one row each, in one statement (the
  * values are cast, so both databases take them as the columns' types). Returns how many.
  */
@@ -126,9 +139,13 @@ export async function insertNoticeForEveryone(trx: Db, notice: Omit<Insertable<N
   return Number(result.numInsertedOrUpdatedRows ?? 0);
 }
 
-/** PostgreSQL only: a signal on the channel, sent when the caller's transaction commits (dropped with a rollback). */
-export async function pgNotify(trx: Db, channel: string, payload: string): Promise<void> {
-  await sql`select pg_notify(${channel}, ${payload})`.execute(trx);
+/**
+ * PostgreSQL only: signals on the channel, sent when the caller's transaction commits (dropped with
+ * a rollback). Several payloads go in one statement, one round trip.
+ */
+export async function pgNotify(trx: Db, channel: string, payloads: readonly string[]): Promise<void> {
+  if (payloads.length === 1) await sql`select pg_notify(${channel}, ${payloads[0]})`.execute(trx);
+  else if (payloads.length > 1) await sql`select pg_notify(${channel}, p) from unnest(cast(${payloads} as text[])) as p`.execute(trx);
 }
 
 /** The player's balance in kopecks (0 for an unknown id). */

@@ -17,7 +17,7 @@
 import type { NoticeKind } from '@kubik/contract';
 import type { Db } from '../../db/index.ts';
 import { isPg } from '../../db/schema-helpers.ts';
-import { insertNotice, insertNoticeForEveryone, insertNotices, pgNotify } from './notices.repo.ts';
+import { insertNotice, insertNoticeForEveryone, insertNotices, insertNoticesAndNotify, pgNotify } from './notices.repo.ts';
 
 export interface NoticeInput {
   kind: NoticeKind;
@@ -69,15 +69,24 @@ export async function notify(trx: Db, userId: number, notice: NoticeInput, now =
 
 /**
  * Several notices in one insert (a batch of deliveries given at once), and one signal per player
- * rather than one per notice.
+ * rather than one per notice: one statement on PostgreSQL whatever the batch.
  */
 export async function notifyMany(trx: Db, notices: readonly { userId: number; notice: NoticeInput }[], now = Date.now()): Promise<void> {
   if (notices.length === 0) return;
-  await insertNotices(
-    trx,
-    notices.map((n) => row(n.userId, n.notice, now)),
-  );
-  for (const userId of new Set(notices.map((n) => n.userId))) await signal(trx, { u: userId, e: 'notice' });
+  const rows = notices.map((n) => row(n.userId, n.notice, now));
+  const signals = [...new Set(notices.map((n) => n.userId))].map((u): UserSignal => ({ u, e: 'notice' }));
+  // PostgreSQL: the insert and the signals are one statement, one round trip.
+  if (isPg(trx as never)) {
+    await insertNoticesAndNotify(
+      trx,
+      rows,
+      USER_EVENTS_CHANNEL,
+      signals.map((s) => JSON.stringify(s)),
+    );
+    return;
+  }
+  await insertNotices(trx, rows);
+  await signalAll(trx, signals);
 }
 
 /** The same notice to every account that is not deleted (one row each). Returns how many got it. */
@@ -105,13 +114,23 @@ type Listener = (signal: UserSignal) => void;
 const local = new Set<Listener>();
 
 async function signal(trx: Db, s: UserSignal): Promise<void> {
+  await signalAll(trx, [s]);
+}
+
+/** Several signals: one statement on PostgreSQL (a round trip per player was most of a big batch's time). */
+async function signalAll(trx: Db, signals: readonly UserSignal[]): Promise<void> {
+  if (signals.length === 0) return;
   if (isPg(trx as never)) {
-    await pgNotify(trx, USER_EVENTS_CHANNEL, JSON.stringify(s));
+    await pgNotify(
+      trx,
+      USER_EVENTS_CHANNEL,
+      signals.map((s) => JSON.stringify(s)),
+    );
     return;
   }
   // Heard after this call returns; a listener's read waits for the writer's transaction to end.
   setImmediate(() => {
-    for (const l of local) l(s);
+    for (const s of signals) for (const l of local) l(s);
   });
 }
 

@@ -74,19 +74,24 @@ export async function saveHidden(db: Db, userId: number, hidden: boolean): Promi
 }
 
 /** Ids of the live accounts with these lower-cased names. */
-export async function liveUserIds(db: Db, lower: string[]): Promise<number[]> {
-  const rows = await db.selectFrom('users').select('id').where('username_lower', 'in', lower).where('deleted_at', 'is', null).execute();
-  return rows.map((r) => r.id);
-}
-
-/** The player's «last seen» moves to `at`, never back: a late report of an older sighting changes nothing. */
-export async function markSeen(db: Db, userId: number, at: number): Promise<void> {
+/**
+ * The «last seen» of every live account among these names (lower case) moves to `at`, never back
+ * (a late report of an older sighting changes nothing): one statement however many players.
+ */
+export async function markSeenByNames(db: Db, lower: string[], at: number): Promise<void> {
   await db
     .insertInto('player_profiles')
-    .values({ user_id: userId, hidden: 0, last_seen_at: at })
+    .columns(['user_id', 'hidden', 'last_seen_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('users')
+        .select(['id', sql<number>`0`.as('hidden'), sql<number>`cast(${at} as bigint)`.as('last_seen_at')])
+        .where('username_lower', 'in', lower)
+        .where('deleted_at', 'is', null),
+    )
     .onConflict((oc) =>
       oc.column('user_id').doUpdateSet({
-        last_seen_at: sql<number>`case when player_profiles.last_seen_at is null or player_profiles.last_seen_at < ${at} then ${at} else player_profiles.last_seen_at end`,
+        last_seen_at: sql<number>`case when player_profiles.last_seen_at is null or player_profiles.last_seen_at < excluded.last_seen_at then excluded.last_seen_at else player_profiles.last_seen_at end`,
       }),
     )
     .execute();

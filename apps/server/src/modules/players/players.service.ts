@@ -122,7 +122,7 @@ async function serverPlayingOn(db: Db, username: string, now: number): Promise<s
 export async function recordSeen(db: Db, names: string[], at: number): Promise<void> {
   const lower = [...new Set(names.filter((n) => USERNAME_RE.test(n)).map((n) => n.toLowerCase()))];
   if (lower.length === 0) return;
-  for (const id of await repo.liveUserIds(db, lower)) await repo.markSeen(db, id, at);
+  await repo.markSeenByNames(db, lower, at);
 }
 
 const RECENT = 8;

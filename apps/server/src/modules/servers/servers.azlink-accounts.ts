@@ -9,7 +9,7 @@ import { recordAudit } from '../audit/audit.service.ts';
 import { deleteSessionsOf, profileUuidFor } from '../users/users.repo.ts';
 import { isStaff } from '../users/staff.ts';
 import * as repo from './servers.repo.ts';
-import type { ServerRow } from './servers.repo.ts';
+import type { LinkCaller } from './servers.repo.ts';
 
 /*
  * AzLink's account calls: with AuthMe, nLogin or LimboAuth on the game server, the plugin tells the
@@ -49,7 +49,7 @@ export const AzLinkRegister = z.object({
 export const AzLinkEmail = z.object({ game_id: GameId, email: Email });
 export const AzLinkPassword = z.object({ game_id: GameId, password: NewPassword });
 
-async function allowed(ctx: AppContext, server: ServerRow): Promise<void> {
+async function allowed(ctx: AppContext, server: LinkCaller): Promise<void> {
   if (Number(server.link_accounts) !== 1) throw forbidden(ACCOUNT_TEXTS.off, { code: 'azlink_accounts_off' });
   await ctx.limiter.hit(`azlink-accounts:${server.id}`, ACCOUNT_CALLS_PER_WINDOW);
 }
@@ -72,7 +72,7 @@ const emailFree = async (db: Db, email: string, except?: number) => {
  * account whose profile UUID the game gave — its new password. Another account of that name is
  * left alone (409): a registration on a game server does not take over a site account.
  */
-export async function registerFromGame(ctx: AppContext, server: ServerRow, body: z.infer<typeof AzLinkRegister>): Promise<void> {
+export async function registerFromGame(ctx: AppContext, server: LinkCaller, body: z.infer<typeof AzLinkRegister>): Promise<void> {
   await allowed(ctx, server);
   const hash = await hashPassword(body.password);
   if (!USERNAME_RE.test(body.name)) throw badRequest(ACCOUNT_TEXTS.badName, { code: 'invalid', field: 'name' });
@@ -116,7 +116,7 @@ export async function registerFromGame(ctx: AppContext, server: ServerRow, body:
 }
 
 /** A new address typed in the game: set (unconfirmed) when no other account holds it. */
-export async function emailFromGame(ctx: AppContext, server: ServerRow, body: z.infer<typeof AzLinkEmail>): Promise<void> {
+export async function emailFromGame(ctx: AppContext, server: LinkCaller, body: z.infer<typeof AzLinkEmail>): Promise<void> {
   await allowed(ctx, server);
   await ctx.db.transaction().execute(async (trx) => {
     const user = await accountOf(trx, body.game_id);
@@ -133,7 +133,7 @@ export async function emailFromGame(ctx: AppContext, server: ServerRow, body: z.
 }
 
 /** A new password typed in the game: hashed at once; the account's sessions end. */
-export async function passwordFromGame(ctx: AppContext, server: ServerRow, body: z.infer<typeof AzLinkPassword>): Promise<void> {
+export async function passwordFromGame(ctx: AppContext, server: LinkCaller, body: z.infer<typeof AzLinkPassword>): Promise<void> {
   await allowed(ctx, server);
   const hash = await hashPassword(body.password);
   await ctx.db.transaction().execute(async (trx) => {

@@ -26,14 +26,14 @@ import {
   passwordFromGame,
   registerFromGame,
 } from './servers.azlink-accounts.ts';
-import type { ServerRow } from './servers.repo.ts';
+import type { LinkCaller } from './servers.repo.ts';
 import * as service from './servers.service.ts';
 
 const tags = ['Серверы'];
 const pluginTags = ['Плагин AzLink'];
 
 /** The calling plugin's server, found before the body is read (a wrong token is refused whatever it sends). */
-const callers = new WeakMap<FastifyRequest, ServerRow>();
+const callers = new WeakMap<FastifyRequest, LinkCaller>();
 
 export function azlinkRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -165,7 +165,7 @@ export function azlinkRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
         handler: async (req, reply) => {
           reply.header('cache-control', 'no-store');
-          await (run as (c: AppContext, s: ServerRow, b: unknown) => Promise<void>)(ctx, caller(req), req.body);
+          await (run as (c: AppContext, s: LinkCaller, b: unknown) => Promise<void>)(ctx, caller(req), req.body);
           return { status: 'ok' as const };
         },
       });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AzLinkPlugin, offlinePlayerUuid } from '../../../../../testing/azlink-plugin.ts';
 import { asUser, createPgDatabase, createTestApp, dbKinds, loginAs, seedUser, startInstance, type TestApp } from '../../test/test-app.ts';
 import { handToPlugin } from '../deliveries/deliveries.plugin.ts';
+import { answerFetch, callingServer } from './servers.azlink.ts';
 import { enqueueDelivery, enqueueDeliveries, type DeliveryRequest } from '../deliveries/deliveries.queue.ts';
 import { drainDeliveries } from '../deliveries/deliveries.worker.ts';
 import { addServer, closeTestApp } from '../shop/shop.test-helpers.ts';
@@ -249,6 +250,93 @@ describe.each(dbKinds)('the AzLink plugin link on %s', (kind) => {
     const ran = plugins.flatMap((p) => p.console);
     expect(ran).toHaveLength(120);
     expect(new Set(ran).size).toBe(120);
+  });
+
+  it('answers a fetch in the same few statements whether it hands 2 commands or 60, and a fetch with nothing due in two', async () => {
+    const { serverId, token } = await linked('Счёт запросов');
+    const names = Array.from({ length: 60 }, (_, i) => `Counted_${i}`);
+    const now0 = Date.now();
+    const users = await t.handle.db
+      .insertInto('users')
+      .values(
+        names.map((n) => ({
+          username: n,
+          username_lower: n.toLowerCase(),
+          email: `${n.toLowerCase()}@example.com`,
+          email_lower: `${n.toLowerCase()}@example.com`,
+          password_hash: 'not-a-hash',
+          is_admin: 0,
+          balance: 0,
+          email_verified_at: now0,
+          created_at: now0,
+          deleted_at: null,
+          uuid: offlinePlayerUuid(n),
+        })),
+      )
+      .returning('id')
+      .execute();
+    let statements = 0;
+    const counted = t.handle.db.withPlugin({
+      transformQuery: (args) => {
+        statements++;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const quiet = { warn: () => {} };
+    let at = now0;
+    let order = 5000;
+    // Statements of one fetch by the first `online` players, after `due` deliveries for them (one
+    // purchase each) and `away` for the last player, who is not online.
+    const fetch = async (online: number, due: number, away = 0) => {
+      await t.handle.db.transaction().execute((trx) =>
+        enqueueDeliveries(
+          trx,
+          Array.from({ length: due + away }, (_, i) => ({
+            source: 'shop' as const,
+            sourceId: order++,
+            userId: i < due ? users[i % online]!.id : users.at(-1)!.id,
+            label: 'Алмаз',
+            server: serverId,
+            commands: ['give {player} diamond 1'],
+          })),
+        ),
+      );
+      // Within the minute of the first call: no history point, no «seen in game» after the answer.
+      at = Math.max(Date.now(), at + 1000);
+      const caller = await callingServer(t.app.ctx, token);
+      const report = { players: names.slice(0, online).map((name) => ({ name, uuid: offlinePlayerUuid(name) })) };
+      statements = 0;
+      const answer = await answerFetch({ ...t.app.ctx, db: counted }, quiet, caller, report, at);
+      expect(Object.values(answer.commands).flat()).toHaveLength(due);
+      return statements;
+    };
+    await answerFetch(t.app.ctx, quiet, await callingServer(t.app.ctx, token), { players: [] }, at);
+    const small = await fetch(2, 2);
+    const big = await fetch(60, 60);
+    expect(big).toBe(small);
+    // The server's row, the due rows' accounts and the rows, the hand-over, the purchases still on
+    // the way, the notices (with their signals on PostgreSQL).
+    expect(small).toBeLessThanOrEqual(6);
+    // Nothing due: the server's row and one read.
+    expect(await fetch(60, 0)).toBe(2);
+    // A player away: his rows are marked waiting by one more statement, once; later fetches leave them be.
+    expect(await fetch(2, 2, 3)).toBe(small + 1);
+    const waiting = await t.handle.db
+      .selectFrom('deliveries')
+      .select('waiting')
+      .where('user_id', '=', users.at(-1)!.id)
+      .where('state', '=', 'pending')
+      .execute();
+    expect(waiting.map((w) => w.waiting)).toEqual(['player_offline', 'player_offline', 'player_offline']);
+    expect(await fetch(2, 2)).toBe(small);
+    // One history point, the first call's: the others were within its minute.
+    const history = await t.handle.db
+      .selectFrom('server_online_history')
+      .select(['online', 'tps'])
+      .where('server_id', '=', serverId)
+      .execute();
+    expect(history).toEqual([{ online: 0, tps: null }]);
   });
 
   it('refuses a body that is not AzLink’s with 400 or 413, never a 500, and changes nothing', async () => {

@@ -8,7 +8,7 @@ import { handToPlugin } from '../deliveries/deliveries.plugin.ts';
 import { rconConfigured, viaPlugin } from '../deliveries/deliveries.queue.ts';
 import { seenInGame } from '../users/users.ports.ts';
 import * as repo from './servers.repo.ts';
-import type { ServerRow } from './servers.repo.ts';
+import type { LinkCaller, ServerRow } from './servers.repo.ts';
 import { LIST_CACHE_KEY } from './servers.service.ts';
 
 /*
@@ -203,7 +203,7 @@ export async function saveAccountsSwitch(ctx: AppContext, actorId: number, id: n
  * The server whose plugin calls: the token from the `Azuriom-Link-Token` header only (never a
  * query string). None → 401, one the site does not know → 403, as AzLink expects.
  */
-export async function callingServer(ctx: AppContext, header: string | string[] | undefined): Promise<ServerRow> {
+export async function callingServer(ctx: AppContext, header: string | string[] | undefined): Promise<LinkCaller> {
   const token = Array.isArray(header) ? header[0] : header;
   if (!token) throw unauthorized(AZLINK_TEXTS.noToken, { code: 'azlink_no_token' });
   const row = token.length <= 200 ? await repo.serverByLinkHash(ctx.db, sha256Hex(token)) : undefined;
@@ -212,7 +212,7 @@ export async function callingServer(ctx: AppContext, header: string | string[] |
 }
 
 /** `GET /api/azlink` (setup, `/azlink status`): the link works. */
-export async function noteStatusCall(ctx: AppContext, server: ServerRow): Promise<void> {
+export async function noteStatusCall(ctx: AppContext, server: LinkCaller): Promise<void> {
   await repo.updateServerRow(ctx.db, server.id, { link_seen_at: Date.now() });
 }
 
@@ -228,7 +228,7 @@ const round = (v: number | null | undefined, digits: number) => (v == null || v 
 export async function answerFetch(
   ctx: AppContext,
   log: { warn(obj: object, msg: string): void },
-  server: ServerRow,
+  server: LinkCaller,
   report: AzLinkReport,
   now = Date.now(),
 ): Promise<AzLinkAnswer> {
@@ -240,7 +240,7 @@ export async function answerFetch(
   // The plugin may call every 5 seconds: a history point and «last seen» once a minute are enough.
   const minuteOn = server.link_data_at == null || Number(server.link_data_at) <= now - HISTORY_EVERY_MS;
   const commands = await ctx.db.transaction().execute(async (trx) => {
-    await repo.updateServerRow(trx, server.id, {
+    const change = {
       link_seen_at: now,
       link_data_at: now,
       ...(report.platform && {
@@ -258,12 +258,18 @@ export async function answerFetch(
       fail_count: 0,
       last_error: null,
       last_checked_at: now,
-    });
-    if (load || minuteOn) await repo.addHistoryPoint(trx, server.id, now, names.length, load ?? undefined);
+    } as const;
+    await repo.recordReport(
+      trx,
+      ctx.dbKind,
+      server.id,
+      change,
+      load || minuteOn ? { at: now, online: names.length, load: load ?? undefined } : null,
+    );
     return viaPlugin(server) ? handToPlugin(trx, { id: server.id, template: server.command_template }, report.players, now) : {};
   });
   if (changed) await ctx.publicCache.invalidate(LIST_CACHE_KEY);
-  // Not awaited: the plugin's answer does not wait on a write per player.
+  // Not awaited: the plugin's answer does not wait on it.
   if (names.length > 0 && minuteOn)
     void seenInGame.run(ctx.db, names, now).catch((err: unknown) => log.warn({ err }, 'players seen in game: not recorded'));
   return { commands };

@@ -237,13 +237,63 @@ export async function recordFailedCheck(db: Db, target: CheckTarget, error: stri
 // --- The AzLink plugin's link ---------------------------------------------------------------
 
 /** The linked server whose token has this hash. */
-export function serverByLinkHash(db: Db, hash: string): Promise<ServerRow | undefined> {
-  return db.selectFrom('servers').selectAll().where('link_token_hash', '=', hash).executeTakeFirst();
+/** What a call of the plugin needs of its server: not the favicon, the players' list or RCON's settings. */
+export const LINK_CALLER_COLUMNS = [
+  'id',
+  'status',
+  'online',
+  'players_sample',
+  'link_data_at',
+  'link_token_hash',
+  'link_accounts',
+  'delivery_channel',
+  'command_template',
+] as const;
+export type LinkCaller = Pick<ServerRow, (typeof LINK_CALLER_COLUMNS)[number]>;
+
+export function serverByLinkHash(db: Db, hash: string): Promise<LinkCaller | undefined> {
+  return db.selectFrom('servers').select(LINK_CALLER_COLUMNS).where('link_token_hash', '=', hash).executeTakeFirst();
 }
 
 /** Writes what the plugin's call says, without reading the row back. */
 export async function updateServerRow(db: Db, id: number, change: Updateable<ServersTable>): Promise<void> {
   await db.updateTable('servers').set(change).where('id', '=', id).execute();
+}
+
+/**
+ * What the plugin's fetch reports: the server's row and, when `point` is given, a history point.
+ * On PostgreSQL both are one statement (the update in a WITH), one round trip.
+ */
+export async function recordReport(
+  db: Db,
+  kind: DbKind,
+  id: number,
+  change: Updateable<ServersTable>,
+  point: { at: number; online: number; load?: { tps: number | null; ram: number | null; cpu: number | null } } | null,
+): Promise<void> {
+  if (!point || kind !== 'pg') {
+    await updateServerRow(db, id, change);
+    if (point) await addHistoryPoint(db, id, point.at, point.online, point.load);
+    return;
+  }
+  const real = (v: number | null | undefined) => sql<number | null>`cast(${v ?? null} as double precision)`;
+  await db
+    .with('s', (qb) => qb.updateTable('servers').set(change).where('id', '=', id).returning('id'))
+    .insertInto('server_online_history')
+    .columns(['server_id', 'at', 'online', 'tps', 'ram', 'cpu'])
+    .expression((eb) =>
+      eb
+        .selectFrom('s')
+        .select([
+          's.id',
+          sql<number>`cast(${point.at} as bigint)`.as('at'),
+          sql<number>`cast(${point.online} as integer)`.as('online'),
+          real(point.load?.tps).as('tps'),
+          real(point.load?.ram).as('ram'),
+          real(point.load?.cpu).as('cpu'),
+        ]),
+    )
+    .execute();
 }
 
 // --- Accounts from the game (AzLink's register/email/password) ------------------------------
