@@ -339,6 +339,23 @@ describe.each(dbKinds)('the AzLink plugin link on %s', (kind) => {
     expect(history).toEqual([{ online: 0, tps: null }]);
   });
 
+  it('a plugin calling every 5 seconds still leaves a history point each minute', async () => {
+    const { serverId, token } = await linked('Частый');
+    const quiet = { warn: () => {} };
+    const start = Date.now();
+    for (let s = 0; s <= 120; s += 5) {
+      const caller = await callingServer(t.app.ctx, token);
+      await answerFetch(t.app.ctx, quiet, caller, { players: [] }, start + s * 1000);
+    }
+    const points = await t.handle.db
+      .selectFrom('server_online_history')
+      .select('at')
+      .where('server_id', '=', serverId)
+      .orderBy('at')
+      .execute();
+    expect(points.map((p) => (Number(p.at) - start) / 1000)).toEqual([0, 50, 100]);
+  });
+
   it('refuses a body that is not AzLink’s with 400 or 413, never a 500, and changes nothing', async () => {
     const { serverId, token } = await linked('Мусор');
     const [id] = await give(serverId, steveId);

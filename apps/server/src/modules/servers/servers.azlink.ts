@@ -238,11 +238,12 @@ export async function answerFetch(
   const sample = JSON.stringify(names.slice(0, 12));
   const changed = server.status !== 'online' || Number(server.online) !== names.length || server.players_sample !== sample;
   // The plugin may call every 5 seconds: a history point and «last seen» once a minute are enough.
+  // link_data_at marks the last such minute, so calls in between do not push the next one away.
   const minuteOn = server.link_data_at == null || Number(server.link_data_at) <= now - HISTORY_EVERY_MS;
   const commands = await ctx.db.transaction().execute(async (trx) => {
     const change = {
       link_seen_at: now,
-      link_data_at: now,
+      ...(minuteOn && { link_data_at: now }),
       ...(report.platform && {
         link_platform: report.platform.type,
         link_platform_name: report.platform.name ?? null,
