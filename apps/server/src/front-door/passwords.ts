@@ -15,11 +15,12 @@ const OPTIONS = { algorithm: 2, memoryCost: 12_288, timeCost: 3, parallelism: 1 
 const CURRENT_PARAMS = `$m=${OPTIONS.memoryCost},t=${OPTIONS.timeCost},p=${OPTIONS.parallelism}$`;
 
 /**
- * Each hash holds 12 MiB while it runs, on one of libuv's threads. At most one runs per two cores:
- * a burst of logins or registrations (or an attacker's flood) keeps the other cores for serving
- * pages, and memory does not balloon.
+ * Each hash holds 12 MiB while it runs, on one of libuv's threads: one per core, at most four, so
+ * memory does not balloon. The pool's threads run at a lower priority (lib/pool-threads.ts), so
+ * pages still go first on a busy core; a slot is also held while the event loop takes a finished
+ * hash's result, and with one slot per core a second hash runs in that gap instead of waiting.
  */
-export const SLOTS = Math.max(1, Math.min(4, Math.floor(os.availableParallelism() / 2)));
+export const SLOTS = Math.max(1, Math.min(4, os.availableParallelism()));
 
 /** A stranger who would wait longer than this for a check is refused (429 with Retry-After). */
 export const MAX_WAIT_MS = 2000;
