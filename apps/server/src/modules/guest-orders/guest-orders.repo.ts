@@ -59,9 +59,9 @@ export function accountNamed(db: Db, lower: string) {
     .executeTakeFirst();
 }
 
-/** Whether the site knows any player from the game (a linked server reports who is online). */
-export async function knowsGamePlayers(db: Db): Promise<boolean> {
-  const row = await db.selectFrom('player_profiles').select('user_id').where('last_seen_at', 'is not', null).limit(1).executeTakeFirst();
+/** Whether a game server ever reported this name (lower case) as playing, account or not. */
+export async function playedHere(db: Db, lower: string): Promise<boolean> {
+  const row = await db.selectFrom('game_names').select('name_lower').where('name_lower', '=', lower).executeTakeFirst();
   return row !== undefined;
 }
 

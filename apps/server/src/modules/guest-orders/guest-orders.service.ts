@@ -155,7 +155,9 @@ async function start(
     await repo.settle(db, id, 'canceled', {});
     throw new HttpError(502, 'Платёжная система не ответила. Попробуйте ещё раз позже.', { code: 'provider_failed' });
   }
-  return { ...toGuestOrder((await repo.getOrder(db, id))!), known: account !== undefined };
+  // Known: an account has the name, or a game server reported someone by it playing here.
+  const known = account !== undefined || (await repo.playedHere(db, lower));
+  return { ...toGuestOrder((await repo.getOrder(db, id))!), known };
 }
 
 /** POST /api/shop/guest-orders: a shop item for a nickname. */

@@ -4,6 +4,7 @@ import { FakeYooKassa } from '../../../../../testing/payments/yookassa-server.ts
 import { paymentsConfig } from '../../test/payments.ts';
 import { asUser, createTestApp, dbKinds, errorOf, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 import { findLedgerMismatches } from '../ledger/ledger.service.ts';
+import { seenInGame } from '../users/users.ports.ts';
 
 const YOOKASSA_IP = '185.71.76.17';
 
@@ -166,5 +167,23 @@ describe.each(dbKinds)('guest orders on %s', (kind) => {
       user_id: null,
       guest_nickname: 'ForMyKid',
     });
+  });
+
+  it('a nickname a game server reported playing is known without an account; one nobody reported is not', async () => {
+    await seenInGame.run(db(), ['Wanderer_7'], Date.now());
+    const seen = await order(
+      { ...good, nickname: 'wanderer_7', shop_id: itemId, quantity: 1, consents: ['offer', 'privacy', 'age'] },
+      '198.51.100.91',
+    );
+    expect(seen.statusCode, seen.body).toBe(201);
+    expect(seen.json()).toMatchObject({ nickname: 'wanderer_7', known: true });
+    const stranger = await order(
+      { ...good, nickname: 'NoSuchKid', shop_id: itemId, quantity: 1, consents: ['offer', 'privacy', 'age'] },
+      '198.51.100.91',
+    );
+    expect(stranger.json()).toMatchObject({ known: false });
+    expect(await db().selectFrom('game_names').selectAll().where('name_lower', '=', 'wanderer_7').execute()).toMatchObject([
+      { name: 'Wanderer_7' },
+    ]);
   });
 });

@@ -97,6 +97,21 @@ export async function markSeenByNames(db: Db, lower: string[], at: number): Prom
     .execute();
 }
 
+/** Each name as seen in the game at `at` (never moved back): one statement however many. */
+export async function markNamesSeen(db: Db, names: { name_lower: string; name: string }[], at: number): Promise<void> {
+  if (names.length === 0) return;
+  await db
+    .insertInto('game_names')
+    .values(names.map((n) => ({ ...n, last_seen_at: at })))
+    .onConflict((oc) =>
+      oc.column('name_lower').doUpdateSet({
+        name: sql<string>`case when game_names.last_seen_at < excluded.last_seen_at then excluded.name else game_names.name end`,
+        last_seen_at: sql<number>`case when game_names.last_seen_at < excluded.last_seen_at then excluded.last_seen_at else game_names.last_seen_at end`,
+      }),
+    )
+    .execute();
+}
+
 /** The newest ledger entry's id (0 when none): the home page's widgets change only when it moves. */
 export async function lastLedgerId(db: Db): Promise<number> {
   const last = await db

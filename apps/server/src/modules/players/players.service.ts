@@ -120,9 +120,14 @@ async function serverPlayingOn(db: Db, username: string, now: number): Promise<s
 }
 
 export async function recordSeen(db: Db, names: string[], at: number): Promise<void> {
-  const lower = [...new Set(names.filter((n) => USERNAME_RE.test(n)).map((n) => n.toLowerCase()))];
-  if (lower.length === 0) return;
-  await repo.markSeenByNames(db, lower, at);
+  const byLower = new Map(names.filter((n) => USERNAME_RE.test(n)).map((n) => [n.toLowerCase(), n]));
+  if (byLower.size === 0) return;
+  await repo.markSeenByNames(db, [...byLower.keys()], at);
+  await repo.markNamesSeen(
+    db,
+    [...byLower].map(([name_lower, name]) => ({ name_lower, name })),
+    at,
+  );
 }
 
 const RECENT = 8;

@@ -6,6 +6,15 @@ export interface PlayerProfilesTable {
   last_seen_at: number | null;
 }
 
+/** A name a game server reported as playing, account or not (the monitor's sample, AzLink, a join). */
+export interface GameNamesTable {
+  name_lower: string;
+  /** As the game spelt it last. */
+  name: string;
+  last_seen_at: number;
+}
+
 export interface PlayersTables {
   player_profiles: PlayerProfilesTable;
+  game_names: GameNamesTable;
 }
