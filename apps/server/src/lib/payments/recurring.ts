@@ -80,6 +80,9 @@ export interface SavedMethod {
   last4: string | null;
 }
 
+/** What a period's receipt is made of: the same fields of the first payment and of each charge. */
+type PeriodReceipt = Pick<RecurringCharge, 'email' | 'amountKopecks' | 'item' | 'vatCode' | 'line' | 'taxSystemCode'>;
+
 export interface RecurringAdapter {
   start(req: RecurringStart): Promise<CreatedPayment>;
   charge(req: RecurringCharge): Promise<ChargeOutcome>;
@@ -139,14 +142,7 @@ export function yookassaRecurring(cfg: { shopId: string; secretKey: string; apiU
     throw new ProviderError(`ЮKassa ответила ${res.status} на запрос платежа`, false, res.body);
   }
   // The period is paid for directly: its receipt is the goods' «полный расчёт», never an advance.
-  const receipt = (req: {
-    email: string;
-    amountKopecks: number;
-    item: string;
-    vatCode: number;
-    line?: ReceiptLine;
-    taxSystemCode?: number | null;
-  }) =>
+  const receipt = (req: PeriodReceipt) =>
     cfg.receipts
       ? {
           receipt: {
@@ -252,14 +248,7 @@ export function tbankSavedMethod(raw: unknown): SavedMethod | null {
 
 export function tbankRecurring(cfg: { terminalKey: string; password: string; apiUrl: string; receipts?: boolean }): RecurringAdapter {
   // With the online register on, every Init carries the period's «полный расчёт» (full_payment).
-  const receipt = (req: {
-    email: string;
-    amountKopecks: number;
-    item: string;
-    vatCode: number;
-    line?: ReceiptLine;
-    taxSystemCode?: number | null;
-  }) =>
+  const receipt = (req: PeriodReceipt) =>
     cfg.receipts
       ? {
           Receipt: tbankReceipt(req.email, req.taxSystemCode ?? null, [

@@ -97,8 +97,8 @@ export function usernameOf(db: Db, id: number) {
   return db.selectFrom('users').select('username_lower').where('id', '=', id).executeTakeFirst();
 }
 
-/** A paid tier order that holds its tier for a nickname now (no account took it), other than `exceptId`. */
-export function nicknameHolding(db: Db, lower: string, now: number, exceptId = ''): Promise<GuestOrderRow | undefined> {
+/** Paid tier orders that hold their tier for the nickname now: no account took it, not yet ended. */
+function holding(db: Db, lower: string, now: number) {
   return db
     .selectFrom('guest_orders')
     .selectAll()
@@ -107,23 +107,17 @@ export function nicknameHolding(db: Db, lower: string, now: number, exceptId = '
     .where('status', '=', 'paid')
     .where('privilege_id', 'is', null)
     .where('ended_at', 'is', null)
-    .where('expires_at', '>', now)
-    .where('id', '!=', exceptId)
-    .executeTakeFirst();
+    .where('expires_at', '>', now);
+}
+
+/** A paid tier order that holds its tier for a nickname now (no account took it), other than `exceptId`. */
+export function nicknameHolding(db: Db, lower: string, now: number, exceptId = ''): Promise<GuestOrderRow | undefined> {
+  return holding(db, lower, now).where('id', '!=', exceptId).executeTakeFirst();
 }
 
 /** Tier orders holding a privilege for the nickname still (the account registered with it takes them). */
 export function holdingsOf(db: Db, lower: string, now: number): Promise<GuestOrderRow[]> {
-  return db
-    .selectFrom('guest_orders')
-    .selectAll()
-    .where('nickname_lower', '=', lower)
-    .where('kind', '=', 'tier')
-    .where('status', '=', 'paid')
-    .where('privilege_id', 'is', null)
-    .where('ended_at', 'is', null)
-    .where('expires_at', '>', now)
-    .execute();
+  return holding(db, lower, now).execute();
 }
 
 /** Tier orders whose held privilege's end has come, the earliest first. */
