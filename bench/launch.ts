@@ -596,6 +596,8 @@ async function main(): Promise<void> {
           // Behind nginx: believe it (one hop), as deploy/nginx/kubik.conf's header says; alone: the
           // bench's X-Forwarded-For stands in for a proxy's.
           TRUST_PROXY: databaseUrl ? 'on' : '1',
+          // Instances sharing this machine share its cores for password checks, as the deploy files say.
+          PASSWORD_SLOTS: String(Math.max(1, Math.min(4, Math.floor(os.availableParallelism() / instances)))),
           RATE_LIMITS: 'on',
           SMTP_URL: '',
           // The seeded servers are not real game servers: nobody to check.

@@ -45,6 +45,7 @@ const Env = z.object({
   SESSION_TTL_DAYS: int(30, 1, 3650),
   LOGIN_FAILURE_DELAY_MS: int(250, 0, 5000),
   POOL_THREADS_NICE: int(10, 0, 19),
+  PASSWORD_SLOTS: int(0, 0, 4),
   RATE_LIMITS: bool.default(true),
   RATE_LIMIT_WINDOW_SEC: int(900, 1),
   RATE_LIMIT_LOGIN_IP: int(30, 1),
@@ -154,6 +155,8 @@ export interface Config {
   loginFailureDelayMs: number;
   /** lib/pool-threads.ts: the nice of libuv's pool threads (password hashes); 0 leaves them as they are. */
   poolThreadsNice: number;
+  /** front-door/passwords.ts: password checks run at once by this process; 0 = one per core (at most four). */
+  passwordSlots: number;
   rateLimits: {
     enabled: boolean;
     windowMs: number;
@@ -272,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     sessionTtlMs: e.SESSION_TTL_DAYS * 86_400_000,
     loginFailureDelayMs: e.LOGIN_FAILURE_DELAY_MS,
     poolThreadsNice: e.POOL_THREADS_NICE,
+    passwordSlots: e.PASSWORD_SLOTS,
     launcher: {
       version: e.LAUNCHER_VERSION,
       windowsUrl: e.LAUNCHER_WINDOWS_URL,

@@ -2,6 +2,7 @@ import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './db/index.ts';
 import { DatabaseDownAtStart, migrateWhenReachable } from './db/migrate.ts';
+import { usePasswordSlots } from './front-door/passwords.ts';
 import { lowerPoolThreads } from './lib/pool-threads.ts';
 
 const config = loadConfig();
@@ -14,10 +15,13 @@ try {
   await database.close().catch(() => {});
   process.exit(1);
 }
+// As many password checks at once as this instance's share of the cores, set before any can run.
+const passwordSlots = usePasswordSlots(config.passwordSlots);
 const app = await buildApp(config, { database });
 // Password hashes below the requests in the CPU's queue (lib/pool-threads.ts).
 const lowered = await lowerPoolThreads(config.poolThreadsNice);
 if (lowered !== null) app.log.debug(`libuv's pool threads at nice ${config.poolThreadsNice}: ${lowered}`);
+app.log.debug(`password checks at once: ${passwordSlots}`);
 
 let closing = false;
 /**

@@ -303,6 +303,22 @@ describe('the expected wait, on a controlled clock', () => {
     await Promise.all(all);
   });
 
+  it('takes its number of slots at start, before any check', async () => {
+    const c = clock();
+    const g = gate();
+    const admission = new Admission({ slots: 2, maxWaitMs: 10_000, maxWaiting: 100, typicalMs: 10, now: c.now });
+    admission.setSlots(1);
+    const all = [admission.run(stranger('10.0.0.1'), g.work('a'))];
+    // One slot: the second check waits for the first.
+    expect(admission.expectedWaitMs(stranger('10.1.0.1'))).toBe(10);
+    all.push(admission.run(stranger('10.0.1.1'), g.work('b')));
+    expect(admission.state()).toMatchObject({ running: 1, strangers: 1 });
+    expect(() => admission.setSlots(2)).toThrow();
+    while (g.open.length) await g.finishNext();
+    await Promise.all(all);
+    expect(() => new Admission({ slots: 2, maxWaitMs: 1, maxWaiting: 1, typicalMs: 1 }).setSlots(0)).toThrow();
+  });
+
   it('refuses sooner when a check stalls: no check finishing is news', async () => {
     const c = clock();
     const g = gate();

@@ -67,6 +67,7 @@ const TRIM_FROM = 8;
 
 export class Admission {
   private running = 0;
+  private slots: number;
   /** When each running check started (the clock), at most `slots` of them. */
   private readonly startedAt: number[] = [];
   private readonly known: (() => void)[] = [];
@@ -81,6 +82,13 @@ export class Admission {
 
   constructor(private readonly options: AdmissionOptions) {
     this.now = options.now ?? (() => performance.now());
+    this.slots = options.slots;
+  }
+
+  /** Sets how many checks run at once; at start, before any check (the site's PASSWORD_SLOTS). */
+  setSlots(slots: number): void {
+    if (this.running > 0 || slots < 1) throw new Error('slots are set before any check, at least one');
+    this.slots = slots;
   }
 
   /**
@@ -124,7 +132,7 @@ export class Admission {
 
   /** How long a check asked now by this caller would wait for its turn (ms). */
   expectedWaitMs(caller: Caller): number {
-    const { slots } = this.options;
+    const { slots } = this;
     if (this.running < slots) return 0;
     let ahead = this.known.length;
     if (caller !== 'known') {
@@ -146,7 +154,7 @@ export class Admission {
 
   /** Throws Busy, before any work, when the caller would wait too long or nothing more may wait. */
   admit(caller: Caller): void {
-    if (this.running < this.options.slots) return;
+    if (this.running < this.slots) return;
     if (this.known.length + this.strangers >= this.options.maxWaiting) throw new PasswordsBusy(this.retryAfterSec());
     if (caller === 'known') return;
     const wait = this.expectedWaitMs(caller);
@@ -156,7 +164,7 @@ export class Admission {
   /** Runs the work in the caller's turn; throws Busy (before any work) instead of a long wait. */
   async run<T>(caller: Caller, work: () => Promise<T>): Promise<T> {
     this.admit(caller);
-    if (this.running >= this.options.slots) await new Promise<void>((resolve) => this.enqueue(caller, resolve));
+    if (this.running >= this.slots) await new Promise<void>((resolve) => this.enqueue(caller, resolve));
     else this.running++;
     const started = this.now();
     this.startedAt.push(started);

@@ -19,8 +19,20 @@ const CURRENT_PARAMS = `$m=${OPTIONS.memoryCost},t=${OPTIONS.timeCost},p=${OPTIO
  * memory does not balloon. The pool's threads run at a lower priority (lib/pool-threads.ts), so
  * pages still go first on a busy core; a slot is also held while the event loop takes a finished
  * hash's result, and with one slot per core a second hash runs in that gap instead of waiting.
+ * Several instances on one machine share its cores: PASSWORD_SLOTS gives each its part
+ * (passwordSlots below).
  */
 export const SLOTS = Math.max(1, Math.min(4, os.availableParallelism()));
+
+/**
+ * The checks this process runs at once: PASSWORD_SLOTS when set (1–4), else one per core. Called
+ * once at start, before any check.
+ */
+export function usePasswordSlots(configured: number): number {
+  const slots = configured > 0 ? configured : SLOTS;
+  passwordWork.setSlots(slots);
+  return slots;
+}
 
 /** A stranger who would wait longer than this for a check is refused (429 with Retry-After). */
 export const MAX_WAIT_MS = 2000;
