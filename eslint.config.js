@@ -79,7 +79,8 @@ const SERVER_FEATURE_PAIRS = [
  * (modules/users/users.ports.ts) that the answering feature registers with its routes. The core
  * never imports a feature; lib/ never imports modules, plugins or the front door; plugins/ and
  * db/ import at most the core, except the table and migration registries (db/types.ts,
- * db/migrations/index.ts), which gather every module's. The front door (front-door/) stands
+ * db/migrations/index.ts), which gather every module's. base/ is the ground: helpers that import
+ * nothing of the site, which db/ and config.ts stand on (db/ uses base/, never lib/). The front door (front-door/) stands
  * between: it reads sessions with the users core and uses lib/, and anything above may use it,
  * but the users core never does. Tests drive the whole site and may use any module.
  * scripts/check-server-layers.mjs proves each rule still fires.
@@ -94,6 +95,7 @@ const serverLayers = {
       { type: 'server-core', pattern: `${SERVER}/modules/{${SERVER_CORE.join(',')}}`, capture: ['module'] },
       { type: 'server-feature', pattern: `${SERVER}/modules/*`, capture: ['feature'] },
       { type: 'server-lib', pattern: `${SERVER}/lib` },
+      { type: 'server-base', pattern: `${SERVER}/base` },
       { type: 'server-front-door', pattern: `${SERVER}/front-door` },
       { type: 'server-plugins', pattern: `${SERVER}/plugins` },
       { type: 'server-db', pattern: `${SERVER}/db` },
@@ -119,6 +121,17 @@ const serverLayers = {
             disallow: { to: { element: { type: 'server-feature' } } },
           },
           { from: { element: { type: 'server-db' } }, disallow: { to: { element: { type: 'server-core' } } } },
+          {
+            from: { element: { type: 'server-base' } },
+            disallow: {
+              to: {
+                element: {
+                  types: { anyOf: ['server-core', 'server-feature', 'server-plugins', 'server-front-door', 'server-lib', 'server-db'] },
+                },
+              },
+            },
+          },
+          { from: { element: { type: 'server-db' } }, disallow: { to: { element: { type: 'server-lib' } } } },
           {
             from: { element: { type: 'server-lib' } },
             disallow: { to: { element: { types: { anyOf: ['server-core', 'server-feature', 'server-plugins', 'server-front-door'] } } } },

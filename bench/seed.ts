@@ -1,6 +1,6 @@
 import type { DbHandle } from '../apps/server/src/db/index.ts';
 import { hashPassword } from '../apps/server/src/front-door/passwords.ts';
-import { offlineUuid } from '../apps/server/src/lib/offline-uuid.ts';
+import { offlineUuid } from '../apps/server/src/base/offline-uuid.ts';
 import { postLedger } from '../apps/server/src/modules/ledger/ledger.service.ts';
 
 export interface SeedResult {

@@ -44,6 +44,13 @@ const CASES = [
   ['lib/probe.ts', '../front-door/http.ts', true],
   ['modules/accounts/probe.ts', '../../front-door/passwords.ts', false],
   ['modules/site/probe.ts', '../../front-door/http.ts', false],
+  // base/ is the ground: it imports nothing of the site, and db/ takes its helpers from there, not lib/.
+  ['base/probe.ts', '../lib/errors.ts', true],
+  ['base/probe.ts', '../db/index.ts', true],
+  ['base/probe.ts', './ip-list.ts', false],
+  ['db/probe.ts', '../base/backoff.ts', false],
+  ['db/probe.ts', '../lib/logging.ts', true],
+  ['lib/probe.ts', '../base/backoff.ts', false],
   // The composition root composes.
   ['modules/index.ts', './bans/bans.routes.ts', false],
   ['app.ts', './modules/security/sessions.service.ts', false],

@@ -12,7 +12,7 @@ import { backupJob } from './lib/backup.ts';
 import { createLogger } from './lib/logging.ts';
 import { createMailer, type Mailer } from './lib/mailer.ts';
 import { Metrics } from './lib/metrics.ts';
-import { fastifyTrustProxy } from './lib/proxy-trust.ts';
+import { fastifyTrustProxy } from './base/proxy-trust.ts';
 import { DatabaseRateLimiter } from './lib/rate-limit.ts';
 import { modules } from './modules/index.ts';
 import { mailJob } from './modules/mail/mail.outbox.ts';
@@ -27,7 +27,7 @@ import { registerErrorHandling } from './plugins/errors.ts';
 import { registerMetrics } from './plugins/metrics.ts';
 import { registerOriginCheck } from './plugins/origin.ts';
 import { frameworkErrors, registerJsonParser, registerSecurityHeaders } from './plugins/security.ts';
-import { registerWebApp } from './plugins/web-app.ts';
+import { registerWebApp } from './modules/site/site.web-app.ts';
 
 // Russian messages only. `z` itself carries `z.locales`, every language; the bundle keeps Russian alone (scripts/build.mjs).
 z.config(ru());

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { parseProxyTrust, type ProxyTrust } from './lib/proxy-trust.ts';
+import { parseProxyTrust, type ProxyTrust } from './base/proxy-trust.ts';
 
 const bool = z.enum(['on', 'off', 'true', 'false', '1', '0']).transform((v) => v === 'on' || v === 'true' || v === '1');
 const int = (def: number, min = 0, max = 1_000_000_000) => z.coerce.number().int().min(min).max(max).default(def);
@@ -138,7 +138,7 @@ export interface Config {
   siteName: string;
   /** IANA time zone the admin's days are counted in (the dashboard's «by day»). */
   timeZone: string;
-  /** Which forwarding proxies are believed (lib/proxy-trust.ts); tests may pass true (one hop). */
+  /** Which forwarding proxies are believed (base/proxy-trust.ts); tests may pass true (one hop). */
   trustProxy: ProxyTrust | boolean;
   /** Wait for a database that is down at start (true), or exit with one line (false). */
   databaseWait: boolean;

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { BackupError, makeBackup } from '../lib/backup.ts';
-import { privateUmask } from '../lib/private-files.ts';
+import { privateUmask } from '../base/private-files.ts';
 
 /**
  * npm run backup -- --out FILE

@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import { isPostgresUrl, loadSqlite, openDatabase } from '../db/index.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { BackupError, detectBackupKind, pgConnection, runPgTool } from '../lib/backup.ts';
-import { ensurePrivateDir, makePrivate, PRIVATE_FILE_MODE } from '../lib/private-files.ts';
+import { ensurePrivateDir, makePrivate, PRIVATE_FILE_MODE } from '../base/private-files.ts';
 import { ledgerReport } from './ledger-report.ts';
 import { settleRestoredInFlight, SETTLE_TEXTS } from './restore-settle.ts';
 

@@ -4,8 +4,8 @@ import { createRequire } from 'node:module';
 import type SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, type Dialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type pg from 'pg';
-import { backoffMs, type Backoff } from '../lib/backoff.ts';
-import { ensurePrivateDir, makePrivate } from '../lib/private-files.ts';
+import { backoffMs, type Backoff } from '../base/backoff.ts';
+import { ensurePrivateDir, makePrivate } from '../base/private-files.ts';
 import type { Database } from './types.ts';
 import { WriteWatch, type WriteKind } from './write-watch.ts';
 

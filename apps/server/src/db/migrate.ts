@@ -1,5 +1,5 @@
 import { DEFAULT_MIGRATION_TABLE, Migrator, sql, SqliteAdapter, type Kysely, type Migration } from 'kysely';
-import { backoffMs } from '../lib/backoff.ts';
+import { backoffMs } from '../base/backoff.ts';
 import { isConnectionError, type DbHandle } from './index.ts';
 import { migrations } from './migrations/index.ts';
 

@@ -48,7 +48,7 @@ export interface UsersTable {
   deleted_at: number | null;
   /**
    * The game profile's UUID, set once at creation and never changed (not even on a rename): the
-   * offline-mode UUID of the name it was created with (lib/offline-uuid.ts), or a random one
+   * offline-mode UUID of the name it was created with (base/offline-uuid.ts), or a random one
    * when another account holds that.
    */
   uuid: string;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Config } from '../config.ts';
 import { isPostgresUrl, loadSqlite } from '../db/index.ts';
 import type { ScheduledJobSpec } from './jobs/index.ts';
-import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private-files.ts';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../base/private-files.ts';
 
 /**
  * Backups of the site's database (docs/operations.md): `npm run backup -- --out FILE`, the

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import type { Config } from '../config.ts';
-import { peerIsTrustedProxy } from './proxy-trust.ts';
+import { peerIsTrustedProxy } from '../base/proxy-trust.ts';
 import { WriteBehind } from './write-behind.ts';
 
 /**

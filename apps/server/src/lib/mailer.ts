@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
-import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private-files.ts';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../base/private-files.ts';
 
 export interface Letter {
   to: string;
@@ -64,7 +64,7 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'data
     async send(letter) {
       const { fromName, ...rest } = letter;
       const info = await (await transport.get()).sendMail({ ...rest, from: senderOf(config.mailFrom, fromName) });
-      // Letters hold sign-in links: readable by the site's user only (lib/private-files.ts), also
+      // Letters hold sign-in links: readable by the site's user only (base/private-files.ts), also
       // a mail/ folder an older version created 0755.
       ensurePrivateDir(dir, true);
       const safeTo = letter.to.replace(/[^a-zA-Z0-9@._-]/g, '_');

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { loadPg } from '../db/index.ts';
-import { backoffMs, type Backoff } from './backoff.ts';
+import { backoffMs, type Backoff } from '../base/backoff.ts';
 
 type Handler = (payload: string) => void;
 

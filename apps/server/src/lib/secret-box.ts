@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private-files.ts';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../base/private-files.ts';
 
 const PREFIX = 'v1:';
 

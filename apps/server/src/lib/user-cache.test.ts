@@ -10,7 +10,7 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { asUser, createPgDatabase, dbKinds, loginAs, seedUser, startInstance, type TestApp } from '../test/test-app.ts';
 import { listeningSite } from '../test/game-auth.ts';
 import { UserCache } from './user-cache.ts';
-import { offlineUuid } from './offline-uuid.ts';
+import { offlineUuid } from '../base/offline-uuid.ts';
 
 describe('user cache', () => {
   it('loads once, serves from memory, and loads again after clear()', async () => {

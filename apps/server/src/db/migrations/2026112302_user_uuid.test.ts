@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Migrator, sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createPgDatabase, createTestApp, dbKinds, loginAs, seedUser } from '../../test/test-app.ts';
-import { offlineUuid } from '../../lib/offline-uuid.ts';
+import { offlineUuid } from '../../base/offline-uuid.ts';
 import { openDatabase } from '../index.ts';
 import { migrations } from './index.ts';
 

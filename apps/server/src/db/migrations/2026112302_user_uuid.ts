@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { offlineUuid } from '../../lib/offline-uuid.ts';
+import { offlineUuid } from '../../base/offline-uuid.ts';
 import { isPg } from '../schema-helpers.ts';
 
 /**

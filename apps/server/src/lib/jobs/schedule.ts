@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
-import { backoffMs } from '../backoff.ts';
+import { backoffMs } from '../../base/backoff.ts';
 import { ClaimOwner } from './claim-owner.ts';
 import type { Job } from './runner.ts';
 

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { PaymentsConfig } from '../../config.ts';
-import { ipList } from './ip-list.ts';
+import { ipList } from '../../base/ip-list.ts';
 import {
   callJson,
   kopecksToValue,

@@ -1,6 +1,6 @@
 import type { PaymentsConfig } from '../../config.ts';
 import type { ErrorBody } from '../errors.ts';
-import { ipList } from './ip-list.ts';
+import { ipList } from '../../base/ip-list.ts';
 import {
   callJson,
   kopecksToValue,

@@ -7,7 +7,7 @@ import {
 } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
-import { backoffMs, type Backoff } from '../../lib/backoff.ts';
+import { backoffMs, type Backoff } from '../../base/backoff.ts';
 import { ClaimQueue, type ClaimOwner, type Job } from '../../lib/jobs/index.ts';
 import { rubles } from '../notices/notices.service.ts';
 import { siteName } from '../site/site.settings.ts';

@@ -3,7 +3,7 @@ import type { Insertable } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import type { UsersTable } from '../../db/types.ts';
 import { ClaimQueue, type ClaimOwner } from '../../lib/jobs/index.ts';
-import { offlineUuid } from '../../lib/offline-uuid.ts';
+import { offlineUuid } from '../../base/offline-uuid.ts';
 import type { AuthMeDatabase, AuthMeRow } from './authme.database.ts';
 import * as repo from './authme.repo.ts';
 import type { AuthMeConfig } from './authme.settings.ts';

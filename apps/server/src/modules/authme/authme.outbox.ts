@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts';
-import { backoffMs, type Backoff } from '../../lib/backoff.ts';
+import { backoffMs, type Backoff } from '../../base/backoff.ts';
 import { ClaimQueue, type Job, type ScheduledJobSpec } from '../../lib/jobs/index.ts';
 import { activeBan } from '../users/ban-status.ts';
 import { AuthMeError, type AuthMeDatabase } from './authme.database.ts';

@@ -2,7 +2,7 @@ import type { DeliveryWaiting } from '@kubik/contract';
 import { sql, type ExpressionBuilder, type UpdateObject } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import type { Database } from '../../db/types.ts';
-import { backoffMs, type Backoff } from '../../lib/backoff.ts';
+import { backoffMs, type Backoff } from '../../base/backoff.ts';
 import type { ClaimQueue } from '../../lib/jobs/index.ts';
 import { RconError } from '../../lib/rcon/client.ts';
 import { judgeReply } from '../../lib/rcon/command.ts';

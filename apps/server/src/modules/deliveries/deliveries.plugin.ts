@@ -2,7 +2,7 @@ import { USERNAME_RE, type DeliverySource } from '@kubik/contract';
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import type { Database } from '../../db/types.ts';
-import { offlineUuid } from '../../lib/offline-uuid.ts';
+import { offlineUuid } from '../../base/offline-uuid.ts';
 import { CommandError, renderCommand, type CommandParams } from '../../lib/rcon/command.ts';
 import { ENDED_COLUMNS, OUTCOME_TEXTS, tellPlayersOf, type EndedRow } from './deliveries.outcomes.ts';
 

@@ -7,7 +7,7 @@ import type { User } from '../users/users.repo.ts';
 import type { GameTokenKind, GameTokensTable, SiteKeysTable } from './game-auth.tables.ts';
 import { GameTokenKeys } from './game-tokens.ts';
 
-/** The game profile's UUID without dashes (users.uuid: fixed when the account was created, see lib/offline-uuid.ts). */
+/** The game profile's UUID without dashes (users.uuid: fixed when the account was created, see base/offline-uuid.ts). */
 export function profileUuid(user: Pick<User, 'uuid'>): string {
   return unhyphenated(user.uuid);
 }

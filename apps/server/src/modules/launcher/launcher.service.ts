@@ -16,7 +16,7 @@ import {
 } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import { HttpError } from '../../lib/errors.ts';
-import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../../lib/private-files.ts';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../../base/private-files.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { SiteSettingsDoc } from '../site/site.settings.ts';
 import type { User } from '../users/users.repo.ts';

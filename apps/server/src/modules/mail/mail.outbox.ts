@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
-import { backoffMs, type Backoff } from '../../lib/backoff.ts';
+import { backoffMs, type Backoff } from '../../base/backoff.ts';
 import { ClaimQueue, type ClaimOwner, type Job } from '../../lib/jobs/index.ts';
 import type { Letter, Mailer } from '../../lib/mailer.ts';
 import * as repo from './mail.repo.ts';

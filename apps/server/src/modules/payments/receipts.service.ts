@@ -8,7 +8,7 @@ import {
 } from '@kubik/contract';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
-import { backoffMs } from '../../lib/backoff.ts';
+import { backoffMs } from '../../base/backoff.ts';
 import { conflict, notFound } from '../../lib/errors.ts';
 import type { ScheduledJobSpec } from '../../lib/jobs/index.ts';
 import { toRoubles } from '../../lib/money.ts';

@@ -6,7 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { conflict, forbidden } from '../../lib/errors.ts';
 import { hashPassword } from '../../front-door/passwords.ts';
-import { makePrivate, PRIVATE_FILE_MODE } from '../../lib/private-files.ts';
+import { makePrivate, PRIVATE_FILE_MODE } from '../../base/private-files.ts';
 import { addressKey } from '../../lib/rate-limit.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { SiteSettingsDoc } from '../site/site.settings.ts';

@@ -1,5 +1,5 @@
 import type { TestApp } from '../../test/test-app.ts';
-import { offlineUuid } from '../../lib/offline-uuid.ts';
+import { offlineUuid } from '../../base/offline-uuid.ts';
 import { createSession } from '../users/users.logins.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
 

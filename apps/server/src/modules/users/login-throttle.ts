@@ -1,5 +1,5 @@
 import type { Db } from '../../db/index.ts';
-import { backoffMs, type Backoff } from '../../lib/backoff.ts';
+import { backoffMs, type Backoff } from '../../base/backoff.ts';
 import { plural } from '../../lib/plural.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { advanceThrottle, deleteDevicesOf, insertDevice, isDeviceKnown, throttleOf, touchDevice } from './users.repo.ts';

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db, DbKind } from '../../db/index.ts';
 import type { Database, EmailTokensTable, SessionsTable, UsersTable } from '../../db/types.ts';
-import { newProfileUuid } from '../../lib/offline-uuid.ts';
+import { newProfileUuid } from '../../base/offline-uuid.ts';
 
 /**
  * A user as stored: the one type for an account everywhere on the server (the caller of a
@@ -56,7 +56,7 @@ export async function nameOrEmailTaken(db: Db, username: string, email: string):
   return null;
 }
 
-/** The game profile UUID for a new account (lib/offline-uuid.ts): the name's offline UUID unless another account has it. */
+/** The game profile UUID for a new account (base/offline-uuid.ts): the name's offline UUID unless another account has it. */
 export function profileUuidFor(db: Db, username: string): Promise<string> {
   return newProfileUuid(
     username,

@@ -2,7 +2,7 @@ import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.ts';
 import { createTestApp } from '../test/test-app.ts';
-import { requestIds } from './logging.ts';
+import { requestIds } from '../lib/logging.ts';
 import { fastifyTrustProxy, parseProxyTrust, peerIsTrustedProxy } from './proxy-trust.ts';
 
 describe('TRUST_PROXY', () => {

@@ -1,4 +1,4 @@
-import { ipList } from './payments/ip-list.ts';
+import { ipList } from './ip-list.ts';
 
 /**
  * TRUST_PROXY (README, docs/operations.md): which forwarding proxies the site believes.

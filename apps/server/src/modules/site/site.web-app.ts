@@ -2,14 +2,14 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.ts';
-import { sendCached } from '../front-door/http.ts';
-import type { ErrorBody } from '../lib/errors.ts';
-import { ensurePrivateDir } from '../lib/private-files.ts';
-import { signedInBrowser } from '../modules/users/session-tokens.ts';
-import { indexPage } from '../modules/site/site.index-page.ts';
-import { Prerender, prerenderFile } from '../modules/site/site.prerender.ts';
-import { SiteSettingsDoc } from '../modules/site/site.settings.ts';
+import type { Config } from '../../config.ts';
+import { sendCached } from '../../front-door/http.ts';
+import type { ErrorBody } from '../../lib/errors.ts';
+import { ensurePrivateDir } from '../../base/private-files.ts';
+import { signedInBrowser } from '../users/session-tokens.ts';
+import { indexPage } from './site.index-page.ts';
+import { Prerender, prerenderFile } from './site.prerender.ts';
+import { SiteSettingsDoc } from './site.settings.ts';
 
 /**
  * The web build's files as URL paths (`/assets/index-d4.js`), without the page renderer (`ssr/`,
