@@ -50,6 +50,7 @@ const Env = z.object({
   RATE_LIMIT_WINDOW_SEC: int(900, 1),
   RATE_LIMIT_LOGIN_IP: int(30, 1),
   RATE_LIMIT_LOGIN_ACCOUNT: int(5, 1),
+  RATE_LIMIT_LOGIN_NETWORK: int(100, 1),
   RATE_LIMIT_REGISTER_IP: int(10, 1),
   RATE_LIMIT_FORGOT_IP: int(10, 1),
   RATE_LIMIT_FORGOT_ACCOUNT: int(3, 1),
@@ -163,6 +164,8 @@ export interface Config {
     loginPerIp: number;
     /** Failed logins of one account (from unknown devices) before each try waits a growing delay. */
     loginPerAccount: number;
+    /** Strangers' failed logins from one network (IPv4 /24, IPv6 /64) in a window, web and launchers together. */
+    loginFailuresPerNetwork: number;
     registerPerIp: number;
     forgotPerIp: number;
     forgotPerAccount: number;
@@ -392,6 +395,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       windowMs: e.RATE_LIMIT_WINDOW_SEC * 1000,
       loginPerIp: e.RATE_LIMIT_LOGIN_IP,
       loginPerAccount: e.RATE_LIMIT_LOGIN_ACCOUNT,
+      loginFailuresPerNetwork: e.RATE_LIMIT_LOGIN_NETWORK,
       registerPerIp: e.RATE_LIMIT_REGISTER_IP,
       forgotPerIp: e.RATE_LIMIT_FORGOT_IP,
       forgotPerAccount: e.RATE_LIMIT_FORGOT_ACCOUNT,

@@ -1,6 +1,8 @@
 import { HttpError } from '../lib/errors.ts';
 import { plural } from '../lib/plural.ts';
-import { addressKey } from '../lib/rate-limit.ts';
+import { networkOf } from '../lib/rate-limit.ts';
+
+export { networkOf };
 
 /**
  * Admission of expensive work (password hashes) by the time a caller would wait, not by how many
@@ -43,14 +45,6 @@ export interface AdmissionOptions {
   typicalMs: number;
   /** The clock (ms): performance.now, or a test's own. */
   now?: () => number;
-}
-
-/** The network a stranger's turn is shared with: IPv4 /24, IPv6 /64 (addressKey gives the /64). */
-export function networkOf(address: string): string {
-  const key = addressKey(address);
-  if (key.includes(':')) return key;
-  const dot = key.lastIndexOf('.');
-  return dot < 0 ? key : `${key.slice(0, dot)}.0/24`;
 }
 
 /**

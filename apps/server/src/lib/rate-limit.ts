@@ -74,6 +74,19 @@ export function addressKey(ip: string): string {
     .join(':')}::/64`;
 }
 
+/**
+ * The network an address belongs to: IPv4 /24, IPv6 /64. Password checks take turns by it
+ * (front-door/admission.ts) and strangers' failed logins are counted by it
+ * (modules/users/login-throttle.ts): a client rotating through its network's addresses is still
+ * one client there.
+ */
+export function networkOf(address: string): string {
+  const key = addressKey(address);
+  if (key.includes(':')) return key;
+  const dot = key.lastIndexOf('.');
+  return dot < 0 ? key : `${key.slice(0, dot)}.0/24`;
+}
+
 /** The per-process store (SQLite: one process holds the site). */
 export class MemoryRateLimiter implements RateLimiter {
   private readonly hits = new Map<string, { count: number; resetAt: number }>();

@@ -6,7 +6,7 @@ import { badRequest, conflict, forbidden, HttpError, isUniqueViolation, tooMany,
 import { toKopecks, toRoubles } from '../../lib/money.ts';
 import { checkNewPassword } from '../../lib/password-policy.ts';
 import { burnPasswordCheck, failedLoginFloor, hashPassword, renewedHash, stranger, verifyPassword } from '../../front-door/passwords.ts';
-import { addressKey } from '../../lib/rate-limit.ts';
+import { addressKey, limitText } from '../../lib/rate-limit.ts';
 import { newToken } from '../../lib/tokens.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { postLedger } from '../ledger/ledger.service.ts';
@@ -15,7 +15,15 @@ import { siteName } from '../site/site.settings.ts';
 import { recordConsents, registerConsentsNeeded, requireConsents } from '../site/legal.service.ts';
 import { refuseBannedLogin } from '../users/ban-status.ts';
 import * as emailTokens from '../users/email-tokens.ts';
-import { clearLoginFailures, isKnownDevice, rememberDevice, reserveLoginTry, retryText } from '../users/login-throttle.ts';
+import {
+  clearLoginFailures,
+  countNetworkFailure,
+  isKnownDevice,
+  networkRefusedFor,
+  rememberDevice,
+  reserveLoginTry,
+  retryText,
+} from '../users/login-throttle.ts';
 import { createSession, endLogins } from '../users/users.logins.ts';
 import { linkedAccounts, newDeviceLogin, secondFactor, secondFactorError, userRegistered } from '../users/users.ports.ts';
 import * as users from '../users/users.repo.ts';
@@ -175,8 +183,22 @@ export async function login(
   const started = performance.now();
   await ctx.limiter.hit(`login:ip:${addressKey(meta.ip)}`, ctx.config.rateLimits.loginPerIp);
 
+  const limits = ctx.config.rateLimits;
+  // A stranger from a network refused for its failed logins (users/login-throttle.ts) gets no
+  // hash, and is answered at once like every refusal for a rate.
+  const refuseFailingNetwork = () => {
+    const left = networkRefusedFor(ctx.limiter, meta.ip);
+    if (left > 0) throw tooMany(limitText(left), { code: 'rate_limited', extra: { retry_after: Math.ceil(left / 1000) } });
+  };
+  const failed = async (byStranger: boolean) => {
+    if (byStranger) await countNetworkFailure(ctx.limiter, meta.ip, limits.loginFailuresPerNetwork);
+    await failedLoginFloor(started, ctx.config.loginFailureDelayMs);
+    return unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
+  };
+
   const linked = linkedAccounts.ask();
   let user = await users.findUserByLogin(ctx.db, input.username);
+  if (!user) refuseFailingNetwork();
   // A player only the game server's AuthMe knows: its password makes the account now.
   const first = user ? null : await linked.checkPassword(ctx, { ...loginOf(input), user, caller: stranger(meta.ip), launcher: false });
   if (first?.kind === 'refused') throw forbidden(first.message, { code: first.code });
@@ -184,14 +206,14 @@ export async function login(
   if (!user) {
     // No hash for a name nobody has: the same admission, and the floor every failed login waits.
     if (first?.kind !== 'wrong') await burnPasswordCheck(stranger(meta.ip));
-    await failedLoginFloor(started, ctx.config.loginFailureDelayMs);
-    throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
+    throw await failed(true);
   }
-  const limits = ctx.config.rateLimits;
   // A browser that logged in to this account before goes first in the queue of password checks and
   // skips the account's delay (a session of this account only goes first); strangers wait, and may
   // be refused when their wait would be long.
   const knownDevice = await isKnownDevice(ctx.db, user.id, meta.deviceToken);
+  const known = knownDevice || meta.signedInAs === user.id;
+  if (!known) refuseFailingNetwork();
   if (limits.enabled) {
     if (knownDevice) {
       await ctx.limiter.hit(`login:device:${user.id}:${meta.deviceToken}`, limits.loginPerAccount * 2);
@@ -204,14 +226,11 @@ export async function login(
         });
     }
   }
-  const caller = knownDevice || meta.signedInAs === user.id ? 'known' : stranger(meta.ip);
+  const caller = known ? 'known' : stranger(meta.ip);
   // A linked game account (AuthMe) may have changed its password in the game: it is asked first.
   const verdict = first ?? (await linked.checkPassword(ctx, { ...loginOf(input), user, caller, launcher: false }));
   const right = verdict.kind === 'site' ? await verifyPassword(user.password_hash, input.password, caller) : verdict.kind !== 'wrong';
-  if (!right) {
-    await failedLoginFloor(started, ctx.config.loginFailureDelayMs);
-    throw unauthorized(TEXTS.badCredentials, { code: 'bad_credentials' });
-  }
+  if (!right) throw await failed(!known);
   if (verdict.kind === 'refused') throw forbidden(verdict.message, { code: verdict.code });
   if (verdict.kind === 'right') user = verdict.user;
   else await users.replacePasswordHash(ctx.db, user, await renewedHash(user.password_hash, input.password));

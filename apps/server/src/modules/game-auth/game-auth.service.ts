@@ -5,7 +5,14 @@ import { burnPasswordCheck, failedLoginFloor, renewedHash, stranger, verifyPassw
 import { hashToken } from '../../lib/tokens.ts';
 import { signProperty, texturesValue, unhyphenated } from '../../lib/yggdrasil/textures.ts';
 import { activeBan, banText } from '../users/ban-status.ts';
-import { clearLoginFailures, isKnownDevice, rememberDevice, reserveLoginTry } from '../users/login-throttle.ts';
+import {
+  clearLoginFailures,
+  countNetworkFailure,
+  isKnownDevice,
+  networkRefusedFor,
+  rememberDevice,
+  reserveLoginTry,
+} from '../users/login-throttle.ts';
 import { capeTextures, linkedAccounts, secondFactor, skinTextures } from '../users/users.ports.ts';
 import { findUserByLogin, replacePasswordHash, type User } from '../users/users.repo.ts';
 import { loadSigningKey, type SigningKey } from './game-auth.keys.ts';
@@ -161,16 +168,19 @@ export function createGameAuth(ctx: AppContext) {
     } else {
       if (throttled(user ? `u:${user.id}` : `l:${login.toLowerCase()}`, now))
         return { ok: false, reason: 'throttled', retryInMs: LOGIN_INTERVAL_MS };
+      // A network refused for its strangers' failed logins (users/login-throttle.ts): no hash.
+      const refusedFor = networkRefusedFor(ctx.limiter, meta.ip ?? '', now);
+      if (refusedFor > 0) return { ok: false, reason: 'throttled', retryInMs: refusedFor };
       if (!user) {
         // A player only the game server's AuthMe knows: its password makes the account now.
         const first = await linkedAccounts
           .ask()
           .checkPassword(ctx, { name: login, password, user, caller: stranger(meta.ip ?? ''), launcher: true });
         if (first.kind === 'right') return { ok: true, user: first.user };
-        if (first.kind === 'wrong') return { ok: false, reason: 'wrong' };
         // No hash for a name nobody has: the same admission and about the same wait.
-        await burnPasswordCheck(stranger(meta.ip ?? ''));
-        return { ok: false, reason: 'unknown' };
+        if (first.kind !== 'wrong') await burnPasswordCheck(stranger(meta.ip ?? ''));
+        await countNetworkFailure(ctx.limiter, meta.ip ?? '', limits.loginFailuresPerNetwork);
+        return { ok: false, reason: first.kind === 'wrong' ? 'wrong' : 'unknown' };
       }
       // The site login's per-account count (by user id) covers launchers too.
       if (limits.enabled) {
@@ -185,8 +195,10 @@ export function createGameAuth(ctx: AppContext) {
     const caller = known ? 'known' : stranger(meta.ip ?? '');
     // A linked game account (AuthMe) may have changed its password in the game: it is asked first.
     const verdict = await linkedAccounts.ask().checkPassword(ctx, { name: login, password: given.password, user, caller, launcher: true });
-    if (verdict.kind === 'site' ? !(await verifyPassword(user.password_hash, given.password, caller)) : verdict.kind !== 'right')
+    if (verdict.kind === 'site' ? !(await verifyPassword(user.password_hash, given.password, caller)) : verdict.kind !== 'right') {
+      if (!known) await countNetworkFailure(ctx.limiter, meta.ip ?? '', limits.loginFailuresPerNetwork);
       return { ok: false, reason: 'wrong' };
+    }
     if (verdict.kind !== 'right') await replacePasswordHash(ctx.db, user, await renewedHash(user.password_hash, given.password));
     const account = verdict.kind === 'right' ? verdict.user : user;
     if (given.twoFactor) {

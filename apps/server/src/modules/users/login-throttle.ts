@@ -1,6 +1,8 @@
 import type { Db } from '../../db/index.ts';
 import { backoffMs, type Backoff } from '../../base/backoff.ts';
+import { HttpError } from '../../lib/errors.ts';
 import { plural } from '../../lib/plural.ts';
+import { networkOf, type RateLimiter } from '../../lib/rate-limit.ts';
 import { hashToken } from '../../lib/tokens.ts';
 import { advanceThrottle, deleteDevicesOf, insertDevice, isDeviceKnown, throttleOf, touchDevice } from './users.repo.ts';
 
@@ -44,6 +46,32 @@ export async function reserveLoginTry(db: Db, userId: number, free: number, now 
   const counted = await advanceThrottle(db, row, { failures, last_failure_at: now, next_allowed_at: now + delayAfter(failures, free) });
   if (!counted) return { ok: false, retryInMs: 1000 };
   return { ok: true };
+}
+
+/** The key strangers' failed logins from one network are counted under. */
+const networkFailures = (ip: string) => `login:fail:${networkOf(ip)}`;
+
+/**
+ * Strangers' failed logins (wrong passwords and names nobody has, from browsers and launchers the
+ * account does not know) are also counted per network, an IPv4 /24 or an IPv6 /64, web and
+ * launchers together. Past RATE_LIMIT_LOGIN_NETWORK in a window (RATE_LIMIT_WINDOW_SEC) that network's strangers are refused before any
+ * hash until the window ends, while every known browser and launcher still logs in. Each address
+ * alone stays under its own limit, so without this one network rotating its addresses kept the
+ * cores hashing its guesses: 32 loops from one /24 were about a hundred hashes a second.
+ * Milliseconds the caller's network is still refused for here (0: not refused), from memory.
+ */
+export function networkRefusedFor(limiter: RateLimiter, ip: string, now = Date.now()): number {
+  return limiter.blockedFor(networkFailures(ip), now);
+}
+
+/** Counts a stranger's failed login against its network; the failure itself is still the answer. */
+export async function countNetworkFailure(limiter: RateLimiter, ip: string, limit: number): Promise<void> {
+  try {
+    await limiter.hit(networkFailures(ip), limit);
+  } catch (err) {
+    // Over the limit: the network is refused from the next try on (the limiter keeps it in memory).
+    if (!(err instanceof HttpError && err.statusCode === 429)) throw err;
+  }
 }
 
 /** Whether this browser's device cookie belongs to a past successful login of the account. */
