@@ -181,15 +181,22 @@ export async function login(
   meta: LoginMeta,
 ): Promise<{ token: string; deviceToken: string; user: User }> {
   const started = performance.now();
-  await ctx.limiter.hit(`login:ip:${addressKey(meta.ip)}`, ctx.config.rateLimits.loginPerIp);
-
   const limits = ctx.config.rateLimits;
   // A stranger from a network refused for its failed logins (users/login-throttle.ts) gets no
-  // hash, and is answered at once like every refusal for a rate.
-  const refuseFailingNetwork = () => {
+  // hash. The refusal stands for the failures that earned it and waits their floor: answered at
+  // once, a loop of them turned a hundred times faster than a loop of guesses and kept the cores
+  // as busy with refusals as they had been with hashes.
+  const refuseFailingNetwork = async () => {
     const left = networkRefusedFor(ctx.limiter, meta.ip);
-    if (left > 0) throw tooMany(limitText(left), { code: 'rate_limited', extra: { retry_after: Math.ceil(left / 1000) } });
+    if (left <= 0) return;
+    await failedLoginFloor(started, ctx.config.loginFailureDelayMs);
+    throw tooMany(limitText(left), { code: 'rate_limited', extra: { retry_after: Math.ceil(left / 1000) } });
   };
+  // Without a device cookie or a session nothing can make the caller known: decided from memory
+  // before any query.
+  if (!meta.deviceToken && !meta.signedInAs) await refuseFailingNetwork();
+  await ctx.limiter.hit(`login:ip:${addressKey(meta.ip)}`, limits.loginPerIp);
+
   const failed = async (byStranger: boolean) => {
     if (byStranger) await countNetworkFailure(ctx.limiter, meta.ip, limits.loginFailuresPerNetwork);
     await failedLoginFloor(started, ctx.config.loginFailureDelayMs);
@@ -198,7 +205,7 @@ export async function login(
 
   const linked = linkedAccounts.ask();
   let user = await users.findUserByLogin(ctx.db, input.username);
-  if (!user) refuseFailingNetwork();
+  if (!user) await refuseFailingNetwork();
   // A player only the game server's AuthMe knows: its password makes the account now.
   const first = user ? null : await linked.checkPassword(ctx, { ...loginOf(input), user, caller: stranger(meta.ip), launcher: false });
   if (first?.kind === 'refused') throw forbidden(first.message, { code: first.code });
@@ -213,7 +220,7 @@ export async function login(
   // be refused when their wait would be long.
   const knownDevice = await isKnownDevice(ctx.db, user.id, meta.deviceToken);
   const known = knownDevice || meta.signedInAs === user.id;
-  if (!known) refuseFailingNetwork();
+  if (!known) await refuseFailingNetwork();
   if (limits.enabled) {
     if (knownDevice) {
       await ctx.limiter.hit(`login:device:${user.id}:${meta.deviceToken}`, limits.loginPerAccount * 2);
