@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Admission, networkOf, PasswordsBusy, stranger, type Caller } from './admission.ts';
+import { networkOf } from '../lib/rate-limit.ts';
+import { Admission, PasswordsBusy, stranger, type Caller } from './admission.ts';
 
 /** Work that ends when the test says, so the order of turns can be seen exactly. */
 function gate() {

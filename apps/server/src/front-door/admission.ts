@@ -2,8 +2,6 @@ import { HttpError } from '../lib/errors.ts';
 import { plural } from '../lib/plural.ts';
 import { networkOf } from '../lib/rate-limit.ts';
 
-export { networkOf };
-
 /**
  * Admission of expensive work (password hashes) by the time a caller would wait, not by how many
  * wait. A launch day's crowd of newcomers waits its turn while the wait stays short; a caller is

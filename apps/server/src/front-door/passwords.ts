@@ -20,7 +20,7 @@ const CURRENT_PARAMS = `$m=${OPTIONS.memoryCost},t=${OPTIONS.timeCost},p=${OPTIO
  * pages still go first on a busy core; a slot is also held while the event loop takes a finished
  * hash's result, and with one slot per core a second hash runs in that gap instead of waiting.
  * Several instances on one machine share its cores: PASSWORD_SLOTS gives each its part
- * (passwordSlots below).
+ * (usePasswordSlots below).
  */
 export const SLOTS = Math.max(1, Math.min(4, os.availableParallelism()));
 
