@@ -107,6 +107,59 @@ describe('admission of password work by expected wait', () => {
     expect(admission.state()).toMatchObject({ running: 0, known: 0, strangers: 0, networks: 0 });
   });
 
+  it('refuses a stranger still waiting at the deadline, then, and forgets it', async () => {
+    const g = gate();
+    // The estimate (a clock standing still: 10 ms a check) lets in up to 1 s of waiting; the
+    // deadline is 40 ms of real time, which the gate outlasts.
+    const admission = new Admission({ slots: 1, maxWaitMs: 40, refuseAtOnceMs: 1000, maxWaiting: 100, typicalMs: 10, now: () => 0 });
+    const outcome: string[] = [];
+    const run = (name: string, address: string) =>
+      admission.run(stranger(address), g.work(name)).then(
+        () => void outcome.push(`${name}:done`),
+        (err: unknown) => void outcome.push(`${name}:${err instanceof PasswordsBusy ? 'busy' : String(err)}`),
+      );
+    const first = run('first', '10.0.0.1');
+    const late = [run('a', '10.0.1.1'), run('b', '10.0.2.1'), run('b2', '10.0.2.2')];
+    await settle();
+    // Let in on the estimate: none refused at once.
+    expect(admission.state()).toMatchObject({ running: 1, strangers: 3, networks: 2 });
+    await Promise.all(late);
+    expect(outcome.sort()).toEqual(['a:busy', 'b2:busy', 'b:busy']);
+    expect(admission.state()).toMatchObject({ running: 1, strangers: 0, networks: 0 });
+    // The running check is not touched, and the slot is free after it, not held by a refused waiter.
+    await g.finishNext();
+    await first;
+    expect(outcome).toContain('first:done');
+    expect(admission.state()).toMatchObject({ running: 0, strangers: 0 });
+    expect(g.order).toEqual(['first']);
+  });
+
+  it('lets in before the deadline a stranger whose checks ahead end in time, and never refuses it after', async () => {
+    const g = gate();
+    const admission = new Admission({ slots: 1, maxWaitMs: 60, refuseAtOnceMs: 1000, maxWaiting: 100, typicalMs: 10, now: () => 0 });
+    const all = [admission.run(stranger('10.0.0.1'), g.work('first')), admission.run(stranger('10.0.1.1'), g.work('second'))];
+    await settle();
+    await g.finishNext();
+    // 'second' runs now; it outlives the deadline it had while waiting and still ends well.
+    await new Promise((r) => setTimeout(r, 90));
+    await g.finishNext();
+    await Promise.all(all);
+    expect(g.order).toEqual(['first', 'second']);
+  });
+
+  it('makes a missing name wait the deadline and then refuses it, as a check past its deadline is', async () => {
+    const g = gate();
+    const admission = new Admission({ slots: 1, maxWaitMs: 50, refuseAtOnceMs: 10_000, maxWaiting: 100, typicalMs: 10, now: () => 0 });
+    const all = Array.from({ length: 10 }, (_, i) => admission.run(stranger(`10.0.${i}.1`), g.work(`n${i}`)).catch(() => undefined));
+    await settle();
+    // Nine waiting, 100 ms of checks ahead: past the deadline, short of a refusal at once.
+    const started = performance.now();
+    await expect(admission.burn(stranger('10.9.9.9'))).rejects.toBeInstanceOf(PasswordsBusy);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+    while (g.open.length) await g.finishNext();
+    await Promise.all(all);
+  });
+
   it('burns about one check for a name nobody has, admitted like one', async () => {
     const admission = new Admission({ slots: 1, maxWaitMs: 200, maxWaiting: 10, typicalMs: 20 });
     const started = performance.now();

@@ -8,7 +8,8 @@ vi.mock('@node-rs/argon2', () => ({
     new Promise<boolean>((resolve) => gate.pending.push({ password, finish: () => resolve(password === 'right') })),
 }));
 
-const { verifyPassword, burnPasswordCheck, PasswordsBusy, passwordWork, stranger, MAX_WAIT_MS, SLOTS } = await import('./passwords.ts');
+const { verifyPassword, burnPasswordCheck, PasswordsBusy, passwordWork, stranger, REFUSE_AT_ONCE_MS, SLOTS } =
+  await import('./passwords.ts');
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
 describe('password checks in turn', () => {
@@ -19,10 +20,10 @@ describe('password checks in turn', () => {
         (ok) => void order.push(`${name}:${ok}`),
         (err: unknown) => void order.push(`${name}:${err instanceof PasswordsBusy ? 'busy' : String(err)}`),
       );
-    // Strangers from one network until its wait passes the bound.
+    // Strangers from one network until its estimated wait passes the bound of a refusal at once.
     const waiting: Promise<void>[] = [];
     for (let i = 0; i < SLOTS; i++) waiting.push(check(`run${i}`, stranger('10.0.0.1')));
-    while (passwordWork.expectedWaitMs(stranger('10.0.0.1')) <= MAX_WAIT_MS) waiting.push(check('s', stranger('10.0.0.1')));
+    while (passwordWork.expectedWaitMs(stranger('10.0.0.1')) <= REFUSE_AT_ONCE_MS) waiting.push(check('s', stranger('10.0.0.1')));
     await check('extra', stranger('10.0.0.2'));
     expect(order).toEqual(['extra:busy']);
     await expect(burnPasswordCheck(stranger('10.0.0.3'))).rejects.toBeInstanceOf(PasswordsBusy);

@@ -34,14 +34,26 @@ export function usePasswordSlots(configured: number): number {
   return slots;
 }
 
-/** A stranger who would wait longer than this for a check is refused (429 with Retry-After). */
+/** A stranger still waiting for its check after this long is refused (429 with Retry-After). */
 export const MAX_WAIT_MS = 2000;
+/**
+ * A stranger whose estimated wait is longer than this is refused at once. Twice the bound: the
+ * estimate runs high while a crowd is still arriving (admission.ts), and a newcomer it said would
+ * wait up to twice the bound is still let in far more often than not.
+ */
+export const REFUSE_AT_ONCE_MS = 2 * MAX_WAIT_MS;
 
 /**
  * The password work of this process, admitted by expected wait (admission.ts): one per process,
  * as the cores it shares are.
  */
-export const passwordWork = new Admission({ slots: SLOTS, maxWaitMs: MAX_WAIT_MS, maxWaiting: 4096, typicalMs: 10 });
+export const passwordWork = new Admission({
+  slots: SLOTS,
+  maxWaitMs: MAX_WAIT_MS,
+  refuseAtOnceMs: REFUSE_AT_ONCE_MS,
+  maxWaiting: 4096,
+  typicalMs: 10,
+});
 
 export function hashPassword(password: string, caller: Caller = 'known'): Promise<string> {
   return passwordWork.run(caller, () => hash(password, OPTIONS));
