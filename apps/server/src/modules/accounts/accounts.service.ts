@@ -130,7 +130,7 @@ export async function register(
         const link = `${ctx.config.publicUrl}/api/user/confirm/${verifyToken}${back}`;
         await enqueueMail(trx, confirmationLetter(name, input.email, input.username, link));
         await recordConsents(trx, row.id, input.consents ?? [], { ip, userAgent, source: 'register' });
-        await userRegistered.run(trx, row.id, { ip, cookies });
+        await userRegistered.run(trx, row.id, { username: input.username, ip, cookies });
       }
       return row.id;
     });

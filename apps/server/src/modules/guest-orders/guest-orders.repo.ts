@@ -93,10 +93,6 @@ export async function attachToAccount(db: Db, userId: number, lower: string): Pr
     .execute();
 }
 
-export function usernameOf(db: Db, id: number) {
-  return db.selectFrom('users').select('username_lower').where('id', '=', id).executeTakeFirst();
-}
-
 /** Paid tier orders that hold their tier for the nickname now: no account took it, not yet ended. */
 function holding(db: Db, lower: string, now: number) {
   return db

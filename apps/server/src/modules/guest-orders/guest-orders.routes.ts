@@ -4,7 +4,6 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { errorReplies } from '../../lib/errors.ts';
 import { foreignPaymentNotified, userRegistered } from '../users/users.ports.ts';
-import * as repo from './guest-orders.repo.ts';
 import * as service from './guest-orders.service.ts';
 
 const tags = ['Покупки без аккаунта'];
@@ -12,10 +11,7 @@ const OrderParams = z.object({ id: z.uuid({ error: 'Заказ не найден
 
 export function guestOrdersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   // An account registered with a guest's nickname takes its orders, the tiers it holds and the deliveries still waiting.
-  userRegistered.on('guest-orders', async (trx, userId) => {
-    const user = await repo.usernameOf(trx, userId);
-    if (user) await service.registered(trx, userId, user.username_lower);
-  });
+  userRegistered.on('guest-orders', (trx, userId, { username }) => service.registered(trx, userId, username.toLowerCase()));
   return async (app) => {
     foreignPaymentNotified.on('guest-orders', (provider, providerPaymentId) => service.notified(ctx, provider, providerPaymentId, app.log));
     ctx.jobs.register(

@@ -7,6 +7,8 @@ import type { Letter, Mailer } from '../../lib/mailer.ts';
 import * as repo from './mail.repo.ts';
 
 const MAX_ATTEMPTS = 20;
+/** Letters claimed at a time. */
+const BATCH = 10;
 const LOCK_MS = 60_000;
 
 export interface OutboxLetter extends Letter {
@@ -72,12 +74,15 @@ export async function drainOutbox(
   let sent = 0;
   // The site's name as the owner set it now (settings), read once a pass and only when there is mail.
   let fromName: Promise<string | undefined> | undefined;
-  while (!signal?.aborted) {
-    const { token, rows } = await queue.claim(10, ['to_address', 'subject', 'text_body', 'html_body', 'link', 'attempts'], {
+  let more = true;
+  while (more && !signal?.aborted) {
+    const { token, rows } = await queue.claim(BATCH, ['to_address', 'subject', 'text_body', 'html_body', 'link', 'attempts'], {
       now: now(),
       set: { attempts: sql<number>`attempts + 1` },
     });
-    if (rows.length === 0) break;
+    // A claim short of a batch took every letter due: no need to ask again. A letter queued
+    // meanwhile kicks the job, which then runs one more pass.
+    more = rows.length === BATCH;
     for (const row of rows) {
       if (signal?.aborted) break;
       try {

@@ -420,7 +420,7 @@ export async function confirmRegistration(
         : null;
       if (given)
         await recordConsents(trx, created.id, given.kinds, { ip: given.ip, userAgent: given.user_agent, source: 'social', at: given.at });
-      await userRegistered.run(trx, created.id, { ip: meta.ip, cookies });
+      await userRegistered.run(trx, created.id, { username: row.username, ip: meta.ip, cookies });
       return created;
     });
   } catch (err) {

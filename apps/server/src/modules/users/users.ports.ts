@@ -307,8 +307,13 @@ export const banChanged = new Hook<[trx: Db, userId: number]>();
 
 // --- Registration ---------------------------------------------------------------------------
 
-/** A player registered themselves (accounts), in the registering transaction: referrals records who invited them. */
-export const userRegistered = new Hook<[trx: Db, userId: number, meta: { ip: string; cookies: Record<string, string | undefined> }]>();
+/**
+ * A player registered themselves (accounts, social), in the registering transaction, with the name
+ * the account took: referrals records who invited them, guest orders hand over what waits for the name.
+ */
+export const userRegistered = new Hook<
+  [trx: Db, userId: number, meta: { username: string; ip: string; cookies: Record<string, string | undefined> }]
+>();
 
 // --- First-run setup ------------------------------------------------------------------------
 
