@@ -160,6 +160,26 @@ describe('admission of password work by expected wait', () => {
     await Promise.all(all);
   });
 
+  it('makes a missing name wait in line like a check, and hands the slot on when its turn comes', async () => {
+    const g = gate();
+    const admission = new Admission({ slots: 1, maxWaitMs: 10_000, maxWaiting: 100, typicalMs: 10, now: () => 0 });
+    const first = admission.run(stranger('10.0.0.1'), g.work('first'));
+    let burnt = false;
+    const burn = admission.burn(stranger('10.0.1.1')).then(() => void (burnt = true));
+    const behind = admission.run(stranger('10.0.2.1'), g.work('behind'));
+    await settle();
+    expect(admission.state()).toMatchObject({ running: 1, strangers: 2 });
+    await g.finishNext();
+    // The burn's turn came and went: the check behind it runs, no slot is held for the burn.
+    expect(g.open.map((o) => o.name)).toEqual(['behind']);
+    expect(admission.state()).toMatchObject({ running: 1, strangers: 0 });
+    expect(burnt).toBe(false);
+    await burn;
+    await g.finishNext();
+    await Promise.all([first, behind]);
+    expect(admission.state()).toMatchObject({ running: 0, strangers: 0, networks: 0 });
+  });
+
   it('burns about one check for a name nobody has, admitted like one', async () => {
     const admission = new Admission({ slots: 1, maxWaitMs: 200, maxWaiting: 10, typicalMs: 20 });
     const started = performance.now();

@@ -191,26 +191,30 @@ export class Admission {
       // At least a millisecond: no real check is quicker, and the bound on waiters stays finite.
       this.heldMs[at] = Math.max(1, now - started);
       this.done++;
-      const next = this.next();
-      if (next) next();
-      else this.running--;
+      this.handOn();
     }
+  }
+
+  /** A slot ends its work: to the next waiter, or free. */
+  private handOn(): void {
+    const next = this.next();
+    if (next) next();
+    else this.running--;
   }
 
   /**
    * Waits about as long as this caller's check would take, without doing one (a name nobody has:
    * the timing must not tell it from a wrong password, and a stranger must not make the site hash
-   * for free). Admitted like a check.
+   * for free). It is admitted like a check and waits in line like one, deadline included; when its
+   * turn comes it hands the slot on at once and waits about one check's time outside it.
    */
   async burn(caller: Caller): Promise<void> {
     this.admit(caller);
-    const wait = this.expectedWaitMs(caller);
-    // A real check would reach its deadline first: the same wait, then the same refusal.
-    if (caller !== 'known' && wait > this.options.maxWaitMs) {
-      await new Promise((resolve) => setTimeout(resolve, this.options.maxWaitMs));
-      throw new PasswordsBusy(this.retryAfterSec(wait));
+    if (this.running >= this.slots) {
+      await new Promise<void>((resolve, reject) => this.enqueue(caller, resolve, reject));
+      this.handOn();
     }
-    const ms = (wait + this.checkMs()) * (0.85 + Math.random() * 0.3);
+    const ms = this.checkMs() * (0.85 + Math.random() * 0.3);
     await new Promise((resolve) => setTimeout(resolve, ms));
   }
 
