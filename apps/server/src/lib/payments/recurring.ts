@@ -1,4 +1,4 @@
-import { tbankReceipt, tbankToken } from './tbank.ts';
+import { tbankPost, tbankReceipt } from './tbank.ts';
 import {
   callJson,
   kopecksToValue,
@@ -133,6 +133,8 @@ export function yookassaRecurring(cfg: { shopId: string; secretKey: string; apiU
       res.body,
     );
   }
+  // Unlike the one-time adapter's calls, a failed re-read is never definitive: the payment exists
+  // (ЮKassa gave its id), and taken as a failed charge the next attempt would charge the card again.
   async function get(id: string): Promise<Record<string, unknown>> {
     const res = await callJson(`${cfg.apiUrl}/payments/${encodeURIComponent(id)}`, {
       method: 'GET',
@@ -263,12 +265,7 @@ export function tbankRecurring(cfg: { terminalKey: string; password: string; api
         }
       : {};
   async function call(method: 'Init' | 'Charge' | 'GetState', params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const body = { TerminalKey: cfg.terminalKey, ...params };
-    const res = await callJson(`${cfg.apiUrl}/${method}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ ...body, Token: tbankToken(body, cfg.password) }),
-    });
+    const res = await tbankPost(`${cfg.apiUrl}/${method}`, cfg, params);
     if (res.status >= 500 || res.status === 429) throw new ProviderError(`Т-Банк ответил ${res.status}`, false, res.body);
     return (typeof res.body === 'object' && res.body ? res.body : {}) as Record<string, unknown>;
   }

@@ -36,6 +36,24 @@ export function tbankToken(params: Record<string, unknown>, password: string): s
     .digest('hex');
 }
 
+/**
+ * One signed call to T-Bank: {TerminalKey, ...params, Token} POSTed as JSON to `url`. The answer
+ * as it came; what a refusal means is the caller's (a one-time payment fails on it, a card charge
+ * reads it as the bank's decline).
+ */
+export function tbankPost(
+  url: string,
+  cfg: { terminalKey: string; password: string },
+  params: Record<string, unknown>,
+): Promise<{ status: number; body: unknown }> {
+  const body = { TerminalKey: cfg.terminalKey, ...params };
+  return callJson(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ ...body, Token: tbankToken(body, cfg.password) }),
+  });
+}
+
 const SUCCEEDED = new Set(['CONFIRMED']);
 const CANCELED = new Set(['CANCELED', 'REJECTED', 'DEADLINE_EXPIRED', 'AUTH_FAIL', 'REVERSED']);
 const REFUNDED = new Set(['REFUNDED']);
@@ -103,14 +121,9 @@ export function tbankAdapter(cfg: TBankConfig): PaymentAdapter {
     method: 'Init' | 'GetState' | 'Cancel' | 'SendClosingReceipt',
     params: Record<string, unknown>,
   ): Promise<TBankAnswer> {
-    const body = { TerminalKey: cfg.terminalKey, ...params };
     // SendClosingReceipt lives in the cash register's API beside v2 (…/cashbox/SendClosingReceipt).
     const base = method === 'SendClosingReceipt' ? cfg.apiUrl.replace(/\/v2$/, '/cashbox') : cfg.apiUrl;
-    const res = await callJson(`${base}/${method}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ ...body, Token: tbankToken(body, cfg.password) }),
-    });
+    const res = await tbankPost(`${base}/${method}`, cfg, params);
     const a = (typeof res.body === 'object' && res.body ? res.body : {}) as TBankAnswer;
     if (res.status >= 500 || res.status === 429) throw new ProviderError(`Т-Банк ответил ${res.status}`, false, res.body);
     if (res.status !== 200 || a.Success !== true || String(a.ErrorCode ?? '0') !== '0') {
