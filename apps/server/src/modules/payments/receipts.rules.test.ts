@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeYooKassa } from '../../../../../testing/payments/yookassa-server.ts';
-import { paymentsConfig } from '../../test/payments.ts';
-import { asUser, createTestApp, dbKinds, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
+import { receiptsSite, type Call } from '../../test/receipts.ts';
+import { dbKinds, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 import { findLedgerMismatches, postLedger } from '../ledger/ledger.service.ts';
 import { findPaymentLedgerMismatches } from './payments.ledger-check.ts';
 import { paymentsService } from './payments.service.ts';
@@ -17,6 +17,7 @@ const YOOKASSA_IP = '185.71.76.17';
  */
 describe.each(dbKinds)('receipt rules through YooKassa on %s', (kind) => {
   let t: TestApp;
+  let call: Call;
   let yoo: FakeYooKassa;
   let owner: string;
   let itemId: number;
@@ -25,27 +26,7 @@ describe.each(dbKinds)('receipt rules through YooKassa on %s', (kind) => {
   beforeAll(async () => {
     yoo = await new FakeYooKassa().start();
     yoo.receiptsRequired = true;
-    t = await createTestApp(kind, {
-      workers: false,
-      rateLimits: { enabled: false },
-      payments: paymentsConfig(yoo, null, {
-        yookassa: { shopId: yoo.shopId, secretKey: yoo.secretKey, apiUrl: yoo.apiUrl, receipts: true, notifyIps: ['185.71.76.0/27'] },
-      }),
-    });
-    await seedUser(t, 'Owner', { admin: true });
-    owner = await loginAs(t, 'Owner');
-    const fiscal = await call(owner, 'PUT', '/api/admin/fiscal', {
-      legal_form: 'ip',
-      name: 'ИП Иванов И. И.',
-      inn: '500100732259',
-      ogrn: '304500116000157',
-      tax_system_code: 2,
-      vat_code: 1,
-    });
-    expect(fiscal.statusCode, fiscal.body).toBe(200);
-    const item = await call(owner, 'POST', '/api/shop/admin/create', { name: 'Алмаз', price: 100, count: 1000, icon: '/d.png' });
-    expect(item.statusCode, item.body).toBe(201);
-    itemId = item.json().id;
+    ({ t, call, owner, itemId } = await receiptsSite(kind, { yookassa: yoo }));
     const tier = await call(owner, 'POST', '/api/donate/add', {
       title: 'VIP',
       content: 'Каждый месяц',
@@ -63,8 +44,6 @@ describe.each(dbKinds)('receipt rules through YooKassa on %s', (kind) => {
   });
 
   const db = () => t.handle.db;
-  const call = (token: string | null, method: string, url: string, payload?: unknown) =>
-    t.app.inject(asUser(token, { method: method as 'GET', url, ...(payload === undefined ? {} : { payload: payload as object }) }));
   const receipts = (userId: number) => db().selectFrom('receipts').selectAll().where('user_id', '=', userId).orderBy('id').execute();
   const spends = (userId: number) =>
     db().selectFrom('balance_spends').select(['payment_id', 'amount', 'ref']).where('user_id', '=', userId).orderBy('id').execute();

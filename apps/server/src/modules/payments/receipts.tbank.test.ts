@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeTBank } from '../../../../../testing/payments/tbank-server.ts';
-import { paymentsConfig } from '../../test/payments.ts';
-import { asUser, createTestApp, dbKinds, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
+import { receiptsSite, type Call } from '../../test/receipts.ts';
+import { dbKinds, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 import { paymentsService } from './payments.service.ts';
 import { sendReceipts } from './receipts.service.ts';
 
 describe.each(dbKinds)('54-ФЗ receipts through T-Bank on %s', (kind) => {
   let t: TestApp;
+  let call: Call;
   let tbank: FakeTBank;
   let owner: string;
   let player: string;
@@ -15,36 +16,14 @@ describe.each(dbKinds)('54-ФЗ receipts through T-Bank on %s', (kind) => {
   beforeAll(async () => {
     tbank = await new FakeTBank().start();
     tbank.receiptsRequired = true;
-    t = await createTestApp(kind, {
-      workers: false,
-      rateLimits: { enabled: false },
-      payments: paymentsConfig(null, tbank, {
-        tbank: { terminalKey: tbank.terminalKey, password: tbank.password, apiUrl: tbank.apiUrl, receipts: true },
-      }),
-    });
-    await seedUser(t, 'Owner', { admin: true });
+    ({ t, call, owner, itemId } = await receiptsSite(kind, { tbank }));
     await seedUser(t, 'Buyer');
-    owner = await loginAs(t, 'Owner');
     player = await loginAs(t, 'Buyer');
-    const fiscal = await call(owner, 'PUT', '/api/admin/fiscal', {
-      legal_form: 'ooo',
-      name: 'ООО «Кубик»',
-      inn: '7707083893',
-      ogrn: '1027700132195',
-      tax_system_code: 1,
-      vat_code: 11,
-    });
-    expect(fiscal.statusCode, fiscal.body).toBe(200);
-    const item = await call(owner, 'POST', '/api/shop/admin/create', { name: 'Алмаз', price: 100, count: 1000, icon: '/d.png' });
-    itemId = item.json().id;
   });
   afterAll(async () => {
     await t?.close();
     await tbank?.stop();
   });
-
-  const call = (token: string | null, method: string, url: string, payload?: unknown) =>
-    t.app.inject(asUser(token, { method: method as 'GET', url, ...(payload === undefined ? {} : { payload: payload as object }) }));
 
   it('Init carries the advance Receipt (Taxation, Items with Tax, PaymentMethod, PaymentObject); spending closes it with SendClosingReceipt', async () => {
     const res = await call(player, 'POST', '/api/payments', { amount: 300, provider: 'tbank' });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeYooKassa } from '../../../../../testing/payments/yookassa-server.ts';
-import { paymentsConfig } from '../../test/payments.ts';
-import { asUser, createTestApp, dbKinds, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
+import { receiptsSite, type Call } from '../../test/receipts.ts';
+import { dbKinds, loginAs, seedUser, type TestApp } from '../../test/test-app.ts';
 import { findLedgerMismatches, postLedger } from '../ledger/ledger.service.ts';
 import { ProviderError } from '../../lib/payments/index.ts';
 import { paymentsService } from './payments.service.ts';
@@ -11,6 +11,7 @@ const YOOKASSA_IP = '185.71.76.17';
 
 describe.each(dbKinds)('54-ФЗ receipts through YooKassa on %s', (kind) => {
   let t: TestApp;
+  let call: Call;
   let yoo: FakeYooKassa;
   let owner: string;
   let player: string;
@@ -20,37 +21,15 @@ describe.each(dbKinds)('54-ФЗ receipts through YooKassa on %s', (kind) => {
   beforeAll(async () => {
     yoo = await new FakeYooKassa().start();
     yoo.receiptsRequired = true;
-    t = await createTestApp(kind, {
-      workers: false,
-      rateLimits: { enabled: false },
-      payments: paymentsConfig(yoo, null, {
-        yookassa: { shopId: yoo.shopId, secretKey: yoo.secretKey, apiUrl: yoo.apiUrl, receipts: true, notifyIps: ['185.71.76.0/27'] },
-      }),
-    });
-    await seedUser(t, 'Owner', { admin: true });
+    ({ t, call, owner, itemId } = await receiptsSite(kind, { yookassa: yoo }));
     playerId = await seedUser(t, 'Buyer');
-    owner = await loginAs(t, 'Owner');
     player = await loginAs(t, 'Buyer');
-    const fiscal = await call(owner, 'PUT', '/api/admin/fiscal', {
-      legal_form: 'ip',
-      name: 'ИП Иванов И. И.',
-      inn: '500100732259',
-      ogrn: '304500116000157',
-      tax_system_code: 2,
-      vat_code: 1,
-    });
-    expect(fiscal.statusCode, fiscal.body).toBe(200);
-    const item = await call(owner, 'POST', '/api/shop/admin/create', { name: 'Алмаз', price: 100, count: 1000, icon: '/d.png' });
-    expect(item.statusCode, item.body).toBe(201);
-    itemId = item.json().id;
   });
   afterAll(async () => {
     await t?.close();
     await yoo?.stop();
   });
 
-  const call = (token: string | null, method: string, url: string, payload?: unknown) =>
-    t.app.inject(asUser(token, { method: method as 'GET', url, ...(payload === undefined ? {} : { payload: payload as object }) }));
   const receipts = (paymentId?: string) => {
     let q = t.handle.db.selectFrom('receipts').selectAll().orderBy('id');
     if (paymentId) q = q.where('payment_id', '=', paymentId);
