@@ -1,25 +1,34 @@
 import type { ReactNode } from 'react';
 
 /*
- * The one shell of a field on the site: its label, the control, then its error and its hint,
- * each with an id the control names in aria-describedby (fieldDescribedBy). The form kit's
+ * The one shell of a field on the site: its label, the control, then its error, its warning and
+ * its hint, each with an id the control names in aria-describedby (fieldDescribedBy). The form kit's
  * fields draw themselves in it, and so does a control outside a form (a search box, a filter,
  * a purchase's quantity), so every field looks and reads alike. No form library here: a guest's
  * page may use it without loading the kit.
  */
 
-/** What the control's aria-describedby names: its error first, then its hint. */
-export function fieldDescribedBy(id: string, error?: ReactNode, hint?: ReactNode): string | undefined {
-  return [error && `${id}-error`, hint && `${id}-hint`].filter(Boolean).join(' ') || undefined;
+/** What the control's aria-describedby names: its error first, then its warning, then its hint. */
+export function fieldDescribedBy(id: string, error?: ReactNode, hint?: ReactNode, warning?: ReactNode): string | undefined {
+  return [error && `${id}-error`, warning && `${id}-note`, hint && `${id}-hint`].filter(Boolean).join(' ') || undefined;
 }
 
-/** The error and the hint under a control (also under a checkbox or a group of radios). */
-export function FieldNotes({ id, error, hint }: { id: string; error?: ReactNode; hint?: ReactNode }) {
+/**
+ * The error, the warning and the hint under a control (also under a checkbox or a group of
+ * radios). A warning is news the value is taken with (a nickname nobody has played under): it is
+ * announced as it appears.
+ */
+export function FieldNotes({ id, error, hint, warning }: { id: string; error?: ReactNode; hint?: ReactNode; warning?: ReactNode }) {
   return (
     <>
       {error && (
         <span className="field-error" id={`${id}-error`}>
           {error}
+        </span>
+      )}
+      {warning && (
+        <span className="field-warning" id={`${id}-note`} role="status">
+          {warning}
         </span>
       )}
       {hint && (
@@ -36,6 +45,7 @@ export function FieldShell({
   label,
   hint,
   error,
+  warning,
   required,
   className,
   children,
@@ -45,6 +55,7 @@ export function FieldShell({
   label: ReactNode;
   hint?: ReactNode;
   error?: ReactNode;
+  warning?: ReactNode;
   /** Marks the label «*» (the control itself carries `required`, which screen readers announce). */
   required?: boolean;
   className?: string;
@@ -62,7 +73,7 @@ export function FieldShell({
         )}
       </label>
       {children}
-      <FieldNotes id={id} error={error} hint={hint} />
+      <FieldNotes id={id} error={error} hint={hint} warning={warning} />
     </div>
   );
 }

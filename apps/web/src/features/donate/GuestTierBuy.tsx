@@ -1,15 +1,11 @@
 import type { DonateTier } from '@kubik/contract';
-import { useMutation } from '@tanstack/react-query';
-import { useRef, useState, type FormEvent, type ReactNode } from 'react';
-import { useGuestConsents } from '../../components/ConsentBoxes.tsx';
-import { ApiError } from '../../lib/api.ts';
+import { useState } from 'react';
+import { useGuestOrder } from '../../components/useGuestOrder.tsx';
 import { formatRub, plural } from '../../lib/format.ts';
-import { errorPlace, nextStep, type GuestNextStep } from '../../lib/guest-order.ts';
 import { createGuestTierOrder } from './guest-api.ts';
 import { tierNow } from './tierNow.ts';
 
 const FIELDS = ['nickname', 'email', 'months', 'provider'] as const;
-type Field = (typeof FIELDS)[number];
 
 const monthsText = (m: number) => `${m} ${plural(m, ['месяц', 'месяца', 'месяцев'])}`;
 
@@ -22,72 +18,28 @@ const monthsText = (m: number) => `${m} ${plural(m, ['месяц', 'месяца
 export function GuestTierBuy({ tier }: { tier: DonateTier }) {
   const periods = tierNow(tier, Date.now()).periods;
   const [form, setForm] = useState({ nickname: '', email: '', months: String(periods[0]?.months ?? 1), provider: 'yookassa' });
-  const [errors, setErrors] = useState<Partial<Record<Field | 'form', string>>>({});
-  const [step, setStep] = useState<GuestNextStep | null>(null);
-  const consents = useGuestConsents();
-  // A second click before React re-renders must not make a second order.
-  const sending = useRef(false);
   const shown = periods.find((p) => String(p.months) === form.months)?.total ?? null;
-  const order = useMutation({
-    mutationFn: () =>
+  const { errors, step, consents, submit, changed, field, busy } = useGuestOrder({
+    fields: FIELDS,
+    idOf: (f) => `gt-${f}`,
+    create: (given) =>
       createGuestTierOrder(tier.id, {
         nickname: form.nickname,
         email: form.email,
         months: Number(form.months),
         provider: form.provider as 'yookassa' | 'tbank',
-        consents: consents.given,
+        consents: given,
       }),
-    onSuccess: (r) => {
-      const next = nextStep(r, shown);
-      if (next.go) return window.location.assign(next.go);
-      sending.current = false;
-      setStep(next);
-    },
-    onError: (err) => {
-      sending.current = false;
-      const place = errorPlace(err instanceof ApiError ? err.field : undefined, FIELDS);
-      setErrors({ [place]: err instanceof ApiError ? err.message : 'Не удалось создать заказ' });
-    },
+    shown,
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (sending.current) return;
-    setErrors({});
-    setStep(null);
-    if (!consents.check()) return;
-    sending.current = true;
-    order.mutate();
-  };
-  // Changing what was ordered drops the stop: the next «Оплатить» makes the order anew.
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) => {
     setForm({ ...form, [k]: e.target.value });
-    setStep(null);
+    changed();
   };
-  const field = (name: Field, label: string, control: (described: string | undefined) => ReactNode, note?: string | null) => {
-    const err = errors[name];
-    const ids = [err ? `gt-${name}-error` : null, note ? `gt-${name}-note` : null].filter(Boolean).join(' ') || undefined;
-    return (
-      <div className={`field${err ? ' field-invalid' : ''}`}>
-        <label htmlFor={`gt-${name}`}>{label}</label>
-        {control(ids)}
-        {err && (
-          <p className="field-error" id={`gt-${name}-error`} role="alert">
-            {err}
-          </p>
-        )}
-        {note && (
-          <p className="field-warning" id={`gt-${name}-note`} role="status">
-            {note}
-          </p>
-        )}
-      </div>
-    );
-  };
-  const busy = order.isPending || (order.isSuccess && step === null);
   return (
     <form
       className="stack guest-form guest-tier-form"
-      onSubmit={submit}
+      onSubmit={(e) => submit(e)}
       noValidate
       data-testid="guest-tier-buy"
       aria-label={`${tier.title} для игрока`}
